@@ -1,0 +1,40 @@
+import { CountersignError, toEnvelope } from "../model/errors.js";
+
+/** Where a command writes; injected so tests can run commands in-process. */
+export interface Io {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  readStdin: () => Promise<string>;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+/** A command returns its exit code; it never calls process.exit itself. */
+export interface Command {
+  summary: string;
+  usage: string;
+  run: (argv: string[], io: Io) => Promise<number>;
+}
+
+/** Exit codes shared by every command (DESIGN.md section 12). */
+export const EXIT = {
+  ok: 0,
+  rejected: 1,
+  usage: 2,
+  denied: 3,
+  requestMore: 4,
+  expired: 5,
+  failed: 6,
+} as const;
+
+/** Print an error as the envelope (--json) or as one readable line, and return its exit code. */
+export function reportError(err: unknown, io: Io, json: boolean, exitCode: number = EXIT.usage): number {
+  const envelope = toEnvelope(err);
+  if (json) io.stdout(JSON.stringify(envelope, null, 2) + "\n");
+  else io.stderr(`countersign: ${envelope.error.class}: ${envelope.error.message}\n`);
+  return err instanceof CountersignError || exitCode !== EXIT.usage ? exitCode : EXIT.usage;
+}
+
+export function usageError(message: string): CountersignError {
+  return new CountersignError("usage_error", "cli", message);
+}

@@ -1,0 +1,112 @@
+import { z } from "zod";
+
+/**
+ * Shapes of the TOML files in manifests/ (DESIGN.md section 5). These check one file alone;
+ * rules that need several files (interpolation references, preview ops, hash pins, duplicates)
+ * live in the loader's cross-file validation.
+ */
+
+const identifier = z.string().regex(/^[a-z][a-z0-9_]*$/, "must be lower_snake_case");
+const semver = z
+  .string()
+  .regex(/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/, "must be a SemVer version like 1.0.0");
+
+export const InputType = z.enum(["string", "integer", "number", "boolean", "array", "object"]);
+export type InputType = z.infer<typeof InputType>;
+export const ItemsType = z.enum(["string", "integer", "number", "boolean", "object"]);
+
+export const ActionInput = z
+  .object({
+    name: identifier,
+    type: InputType,
+    required: z.boolean().default(true),
+    description: z.string().min(1),
+    label: z.string().min(1).optional(),
+    multiline: z.boolean().optional(),
+    items_type: ItemsType.optional(),
+  })
+  .strict()
+  .superRefine((input, ctx) => {
+    if (input.multiline !== undefined && input.type !== "string") {
+      ctx.addIssue({ code: "custom", path: ["multiline"], message: "multiline is only allowed on string inputs" });
+    }
+    if (input.items_type !== undefined && input.type !== "array") {
+      ctx.addIssue({ code: "custom", path: ["items_type"], message: "items_type is only allowed on array inputs" });
+    }
+    if (input.type === "array" && input.items_type === undefined) {
+      ctx.addIssue({ code: "custom", path: ["items_type"], message: "array inputs must declare items_type" });
+    }
+  });
+export type ActionInput = z.infer<typeof ActionInput>;
+
+/** String values may hold `${args.X}` or `${step.field}` references, resolved at execution. */
+export const ExecuteStep = z
+  .object({
+    id: identifier,
+    connector: identifier,
+    op: identifier,
+    inputs: z.record(z.string(), z.unknown()).default({}),
+  })
+  .strict();
+export type ExecuteStep = z.infer<typeof ExecuteStep>;
+
+export const PreviewSpec = z
+  .object({
+    op: identifier,
+    args: z.record(z.string(), z.unknown()).default({}),
+    render: z.record(z.string(), z.string().min(1)),
+    multiline: z.array(z.string()).default([]),
+  })
+  .strict();
+export type PreviewSpec = z.infer<typeof PreviewSpec>;
+
+export const ActionManifest = z
+  .object({
+    name: identifier,
+    version: semver,
+    description: z.string().min(1),
+    idempotent: z.boolean(),
+    inputs: z.array(ActionInput).default([]),
+    execute: z.array(ExecuteStep).min(1, "an action needs at least one [[execute]] step"),
+    approval: z
+      .object({ required: z.boolean(), preview: PreviewSpec.optional() })
+      .strict()
+      .default({ required: false }),
+  })
+  .strict();
+export type ActionManifest = z.infer<typeof ActionManifest>;
+
+/** `host:port` with an explicit port and no wildcard. */
+export const HostPort = z
+  .string()
+  .regex(/^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\]):\d{1,5}$/i, "must be host:port with an explicit port and no wildcard")
+  .refine((h) => {
+    const port = Number(h.slice(h.lastIndexOf(":") + 1));
+    return port >= 1 && port <= 65535;
+  }, "port must be between 1 and 65535");
+
+export const ConnectorManifest = z
+  .object({
+    name: identifier,
+    version: semver,
+    description: z.string().min(1).optional(),
+    wasm: z.string().min(1), // path relative to the manifest file
+    sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits"),
+    capabilities: z
+      .object({
+        network: z.object({ hosts: z.array(HostPort).default([]) }).strict().optional(),
+        credential: z
+          .object({
+            kind: z.enum(["oauth2", "api_key", "none"]),
+            header: z.string().min(1).optional(),
+            format: z.string().min(1).optional(),
+          })
+          .strict()
+          .optional(),
+        fs: z.object({ roots: z.array(z.string()).default([]) }).strict().optional(),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+export type ConnectorManifest = z.infer<typeof ConnectorManifest>;

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { Json } from "./json.js";
+
+/**
+ * Where an unknown value came from. `untrusted` marks data read from the outside world
+ * (a draft body, a file, an HTTP response): the agent or a third party may control it.
+ */
+export const Provenance = z.object({
+  source: z.string(), // e.g. "result of email.get_draft", "loop variable", "Date.now()"
+  untrusted: z.boolean(),
+});
+export type Provenance = z.infer<typeof Provenance>;
+
+/** An inclusive range; `max: null` means unbounded (e.g. a loop without a static bound). */
+export const CountRange = z.object({
+  min: z.number().int().nonnegative(),
+  max: z.number().int().nonnegative().nullable(),
+});
+export type CountRange = z.infer<typeof CountRange>;
+
+/**
+ * The analysis's over-approximation of a value (DESIGN.md section 6). Every concrete value a run
+ * could produce must be a member of the abstract value's concretization:
+ * - const:   one of a finite set of JSON values;
+ * - string:  any string starting with `prefix` and ending with `suffix` (the middle is unknown);
+ * - array:   an array whose length lies in `length` and every element in `element`;
+ * - record:  an object whose listed fields are in their abstract values (other fields: absent);
+ * - unknown: anything at all, with where it came from.
+ */
+export type AbstractValue =
+  | { kind: "const"; values: Json[] }
+  | { kind: "string"; prefix: string; suffix: string; provenance: Provenance[] }
+  | { kind: "array"; element: AbstractValue; length: CountRange }
+  | { kind: "record"; fields: Record<string, AbstractValue> }
+  | { kind: "unknown"; provenance: Provenance[] };
+
+export const AbstractValue: z.ZodType<AbstractValue> = z.lazy(() =>
+  z.discriminatedUnion("kind", [
+    z.object({ kind: z.literal("const"), values: z.array(Json).min(1) }),
+    z.object({ kind: z.literal("string"), prefix: z.string(), suffix: z.string(), provenance: z.array(Provenance) }),
+    z.object({ kind: z.literal("array"), element: AbstractValue, length: CountRange }),
+    z.object({ kind: z.literal("record"), fields: z.record(z.string(), AbstractValue) }),
+    z.object({ kind: z.literal("unknown"), provenance: z.array(Provenance) }),
+  ]),
+);

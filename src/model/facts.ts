@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { AbstractValue, CountRange } from "./abstract.js";
+import { EffectConstraint } from "./constraint.js";
+
+/** A place in the submitted program, 1-based like editors show it. */
+export const Site = z.object({ line: z.number().int().positive(), column: z.number().int().positive() });
+export type Site = z.infer<typeof Site>;
+
+/**
+ * Something the analysis has to say about the program. `error` refuses the program.
+ * `code` is stable: `type_error` (compiler's words in `message`), `refused_construct`,
+ * `refused_import`, `invalid_guarantee`, `invalid_program`, `unsupported`.
+ */
+export const Diagnostic = z.object({
+  severity: z.enum(["error", "warning"]),
+  code: z.string(),
+  message: z.string(),
+  line: z.number().int().positive(),
+  column: z.number().int().positive(),
+  construct: z.string().optional(), // the refused construct, e.g. "eval", "computed member access"
+});
+export type Diagnostic = z.infer<typeof Diagnostic>;
+
+/** One trusted call site: what it does, with which (abstract) arguments, how many times. */
+export const Effect = z.object({
+  op: z.string(), // "<connector>.<action>", e.g. "email.send_email"
+  connector: z.string(),
+  action: z.string(),
+  site: Site,
+  args: z.record(z.string(), AbstractValue), // keyed by manifest input name
+  count: CountRange,
+});
+export type Effect = z.infer<typeof Effect>;
+
+export const GuaranteeStatus = z.enum(["proven", "refuted", "enforced"]);
+export type GuaranteeStatus = z.infer<typeof GuaranteeStatus>;
+
+export const GuaranteeResult = z.object({
+  source: EffectConstraint, // the constraint the program promised
+  text: z.string(), // the guarantee as written in the program, e.g. `recipientsOnly(["bob@example.com"])`
+  status: GuaranteeStatus,
+  why: z.string(), // plain language, derived from facts only
+  site: Site.optional(), // refuted: the call site that breaks it
+});
+export type GuaranteeResult = z.infer<typeof GuaranteeResult>;
+
+/** Everything countersign proved about one program: the input of every later stage. */
+export const Facts = z.object({
+  program: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), entry: z.string() }),
+  ok: z.boolean(), // false: refused (type errors, refused constructs, refuted guarantee)
+  diagnostics: z.array(Diagnostic),
+  effects: z.array(Effect),
+  guarantees: z.array(GuaranteeResult),
+  summary: z.array(z.string()), // deterministic, generated from facts, never from the agent's text
+  rationale: z.string(), // the agent's words, kept apart
+});
+export type Facts = z.infer<typeof Facts>;
