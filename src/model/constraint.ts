@@ -35,10 +35,13 @@ export const ValueConstraint: z.ZodType<ValueConstraint> = z.lazy(() =>
   ]),
 );
 
-/** `email.send_email`, or a glob over the action part: `email.*`, `*`. */
+/**
+ * `email.send_email`, or a glob whose `*` matches any run of characters in the action part:
+ * `email.*`, `email.send_*`; or `*` for every op.
+ */
 export const OpPattern = z
   .string()
-  .regex(/^(\*|[a-z][a-z0-9_]*\.(\*|[a-z][a-z0-9_]*))$/, "must be <connector>.<action>, <connector>.* or *");
+  .regex(/^(\*|[a-z][a-z0-9_]*\.[a-z0-9_*]+)$/, "must be <connector>.<action>, a glob such as email.* or email.send_*, or *");
 
 export const CountBound = z.object({ max: z.number().int().nonnegative() }).strict();
 

@@ -1,0 +1,25 @@
+import type { ActionManifest, ConnectorManifest } from "./schema.js";
+
+/** One action manifest after loading: `op` is "<connector>.<action>", e.g. "email.send_draft". */
+export interface LoadedAction {
+  op: string;
+  connector: string;
+  name: string;
+  file: string; // absolute path of the .toml
+  manifest: ActionManifest;
+}
+
+/** One connector manifest after loading; `wasmPath` is absolute, resolved against the manifest file. */
+export interface LoadedConnector {
+  name: string;
+  file: string;
+  wasmPath: string;
+  manifest: ConnectorManifest;
+}
+
+/** Every manifest of a directory, validated together (schema and cross-file rules). */
+export interface ManifestSet {
+  dir: string;
+  connectors: ReadonlyMap<string, LoadedConnector>;
+  actions: ReadonlyMap<string, LoadedAction>; // keyed by op
+}
