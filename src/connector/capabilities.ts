@@ -1,0 +1,96 @@
+import { readFileSync, realpathSync } from "node:fs";
+import type { LoadedConnector } from "../manifest/manifest-set.js";
+import { CountersignError } from "../model/errors.js";
+import type { Connection, Connections } from "./connections.js";
+import { hostPort } from "./host-port.js";
+import { within } from "./within.js";
+
+/**
+ * What one connector may do in this call: the manifest's declared capabilities narrowed by the
+ * user's connection. Host functions consult nothing else.
+ */
+export interface Capabilities {
+  connector: string;
+  hosts: ReadonlySet<string>; // "host:port"
+  baseUrl: URL | null; // relative requests resolve here; the credential goes only to its host
+  credential: { header: string; value: string } | null;
+  roots: readonly string[]; // real paths
+}
+
+function configError(connections: Connections, key: string, message: string): CountersignError {
+  return new CountersignError("config_error", "connector", `${connections.file}: ${key}: ${message}`, {
+    details: { file: connections.file, key },
+  });
+}
+
+function readToken(connections: Connections, key: string, tokenFile: string): string {
+  let token: string;
+  try {
+    token = readFileSync(tokenFile, "utf8").trim();
+  } catch {
+    throw configError(connections, key, `cannot read the token file ${tokenFile}`);
+  }
+  if (token === "") throw configError(connections, key, `the token file ${tokenFile} is empty`);
+  if (/[\r\n]/.test(token)) throw configError(connections, key, `the token file ${tokenFile} holds more than one line`);
+  return token;
+}
+
+function realRoots(connections: Connections, key: string, roots: string[], declared: string[]): string[] {
+  return roots.map((root) => {
+    let real: string;
+    try {
+      real = realpathSync(root);
+    } catch {
+      throw configError(connections, key, `root ${root} does not exist`);
+    }
+    if (declared.length > 0 && !declared.some((d) => within(real, d))) {
+      throw configError(connections, key, `root ${root} is outside the connector's declared roots`);
+    }
+    return real;
+  });
+}
+
+function allowedHosts(connections: Connections, name: string, conn: Connection, declared: string[]): Set<string> {
+  if (conn.base_url !== undefined) return new Set([hostPort(new URL(conn.base_url))]);
+  if (conn.hosts === undefined) {
+    if (declared.length > 0) return new Set(declared);
+    throw configError(connections, `${name}.hosts`, `missing: list the hosts this connector may call, e.g. hosts = ["api.example.com:443"]`);
+  }
+  const hosts = conn.hosts.map((h) => h.toLowerCase());
+  const allowed = declared.length > 0 ? hosts.filter((h) => declared.includes(h)) : hosts;
+  if (allowed.length === 0) throw configError(connections, `${name}.hosts`, "none of these hosts is allowed by the connector manifest");
+  return new Set(allowed);
+}
+
+/** Resolve a connector's capabilities for one action; every missing piece is a config_error naming file and key. */
+export function resolveCapabilities(connector: LoadedConnector, connections: Connections): Capabilities {
+  const { name } = connector;
+  const caps = connector.manifest.capabilities;
+  const credentialKind = caps.credential?.kind ?? "none";
+  const needsConnection = caps.network !== undefined || caps.fs !== undefined || credentialKind !== "none";
+  const conn = connections.byConnector[name];
+  if (conn === undefined) {
+    if (needsConnection) throw configError(connections, name, `missing: add a [${name}] table`);
+    return { connector: name, hosts: new Set(), baseUrl: null, credential: null, roots: [] };
+  }
+
+  let credential: Capabilities["credential"] = null;
+  if (credentialKind !== "none") {
+    if (conn.base_url === undefined) throw configError(connections, `${name}.base_url`, "missing: the API's base URL, e.g. https://gmail.googleapis.com");
+    if (conn.token_file === undefined) throw configError(connections, `${name}.token_file`, "missing: the path of a file holding the token");
+    const token = readToken(connections, `${name}.token_file`, conn.token_file);
+    const format = caps.credential?.format ?? "{token}";
+    credential = { header: caps.credential?.header ?? "Authorization", value: format.replace("{token}", token) };
+  }
+
+  const hosts = caps.network !== undefined ? allowedHosts(connections, name, conn, caps.network.hosts) : new Set<string>();
+  let roots: string[] = [];
+  if (caps.fs !== undefined) {
+    if (conn.roots === undefined || conn.roots.length === 0) {
+      throw configError(connections, `${name}.roots`, `missing: list the directories this connector may use, e.g. roots = ["/home/me/Sandbox"]`);
+    }
+    roots = realRoots(connections, `${name}.roots`, conn.roots, caps.fs.roots);
+  }
+  const baseUrl = conn.base_url !== undefined && caps.network !== undefined ? new URL(conn.base_url) : null;
+  return { connector: name, hosts, baseUrl, credential, roots };
+}

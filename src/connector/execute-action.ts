@@ -1,0 +1,41 @@
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import { CountersignError } from "../model/errors.js";
+import type { Json } from "../model/json.js";
+import { resolveCapabilities, type Capabilities } from "./capabilities.js";
+import { checkArgs } from "./check-args.js";
+import type { ConnectorContext } from "./context.js";
+import { interpolate } from "./interpolate.js";
+import { createPluginPool } from "./plugin-pool.js";
+
+/**
+ * Run an action's `[[execute]]` steps in order and return the last step's output. The first
+ * failing step stops the action with its error (capability_denied, network_error,
+ * external_api_error, connector_error, resource_limit_exceeded, hash_mismatch, config_error).
+ *
+ * This is the side-effect seam: the trusted wrappers call it only after the receipt and grant
+ * checks pass, and nothing else in countersign reaches a connector.
+ */
+export async function executeAction(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext): Promise<Json> {
+  const action = set.actions.get(op);
+  if (action === undefined) throw new CountersignError("connector_error", "connector", `unknown action ${op}`, { details: { op } });
+  checkArgs(action, args);
+  const pool = ctx.plugins ?? createPluginPool();
+  try {
+    const scope: Record<string, Json> = { args };
+    const capabilities = new Map<string, Capabilities>();
+    let output: Json = null;
+    for (const step of action.manifest.execute) {
+      const connector = set.connectors.get(step.connector);
+      if (connector === undefined) {
+        throw new CountersignError("connector_error", "connector", `${op}: step ${step.id} names unknown connector ${step.connector}`, { details: { op } });
+      }
+      let caps = capabilities.get(connector.name);
+      if (caps === undefined) capabilities.set(connector.name, (caps = resolveCapabilities(connector, ctx.connections)));
+      output = await pool.call(connector, step.op, interpolate(step.inputs, scope) ?? {}, caps, ctx.limits);
+      scope[step.id] = output;
+    }
+    return output;
+  } finally {
+    if (ctx.plugins === undefined) await pool.close();
+  }
+}

@@ -1,0 +1,48 @@
+import { createHash } from "node:crypto";
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import type { Json } from "../model/json.js";
+import type { ConnectorContext } from "./context.js";
+import { executeAction } from "./execute-action.js";
+import { interpolate } from "./interpolate.js";
+import { resolvePath } from "./resolve-path.js";
+
+export interface PreviewField {
+  label: string;
+  value: string;
+  multiline: boolean;
+}
+
+/** `reason` is ready to show: "Preview unavailable: <why>". `sha256` hashes the preview op's output as JSON. */
+export type Preview = { ok: true; fields: PreviewField[]; sha256: string } | { ok: false; reason: string; fields: [] };
+
+export const PREVIEW_TIMEOUT_MS = 5_000;
+
+function display(value: Json | undefined): string {
+  if (value === undefined || value === null) return "n/a";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
+
+/**
+ * Fetch what the user should see before approving a gated action (Aileron ADR-0016): run the
+ * action's `[approval.preview]` op on the same connector, with the same connection, within 5 s,
+ * and read each `render` path. Never throws and caches nothing: any failure is reported as
+ * unavailable and the approval goes on without it.
+ */
+export async function fetchPreview(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext): Promise<Preview> {
+  try {
+    const action = set.actions.get(op);
+    const spec = action?.manifest.approval.preview;
+    if (action === undefined || spec === undefined) return { ok: false, reason: `Preview unavailable: ${op} declares no preview`, fields: [] };
+    const previewArgs = interpolate(spec.args, { args }) as Record<string, Json>;
+    const limits = { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) };
+    const output = await executeAction(set, `${action.connector}.${spec.op}`, previewArgs, { ...ctx, limits });
+    const fields = Object.entries(spec.render).map(([label, path]) => ({
+      label,
+      value: display(resolvePath(output, path)),
+      multiline: spec.multiline.includes(label),
+    }));
+    return { ok: true, fields, sha256: createHash("sha256").update(JSON.stringify(output)).digest("hex") };
+  } catch (err) {
+    return { ok: false, reason: `Preview unavailable: ${err instanceof Error ? err.message : String(err)}`, fields: [] };
+  }
+}

@@ -1,0 +1,93 @@
+import { randomBytes } from "node:crypto";
+import { lstat, readdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { basename, dirname, isAbsolute, join } from "node:path";
+import { z } from "zod";
+import { CountersignError } from "../model/errors.js";
+import type { Capabilities } from "./capabilities.js";
+import type { Limits } from "./limits.js";
+import { within } from "./within.js";
+
+export const FsPathRequest = z.object({ path: z.string().min(1) }).strict();
+export const FsWriteRequest = z.object({ path: z.string().min(1), content: z.string() }).strict();
+
+function denied(caps: Capabilities, path: string, why: string): CountersignError {
+  return new CountersignError("capability_denied", "connector", `${caps.connector}: ${path}: ${why}`, { details: { path, roots: caps.roots } });
+}
+
+function failed(caps: Capabilities, path: string, err: unknown): CountersignError {
+  const code = (err as NodeJS.ErrnoException).code ?? "EIO";
+  return new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: ${code}`, { details: { path, code } });
+}
+
+/** Absolute, no NUL, no `..` segment: checked on the path as written, before anything touches the disk. */
+function plainPath(caps: Capabilities, path: string): string {
+  if (!isAbsolute(path)) throw denied(caps, path, "must be an absolute path");
+  if (path.includes("\0")) throw denied(caps, path, "contains a NUL byte");
+  if (path.split("/").includes("..")) throw denied(caps, path, "must not contain `..`");
+  return path;
+}
+
+/** The real path (symlinks resolved), which must lie inside one of the roots. */
+async function realInside(caps: Capabilities, path: string): Promise<string> {
+  let real: string;
+  try {
+    real = await realpath(plainPath(caps, path));
+  } catch (err) {
+    if (err instanceof CountersignError) throw err;
+    throw failed(caps, path, err);
+  }
+  if (!caps.roots.some((root) => within(real, root))) throw denied(caps, path, "is outside the configured roots");
+  return real;
+}
+
+export async function fsRead(caps: Capabilities, limits: Limits, path: string): Promise<{ content: string }> {
+  const real = await realInside(caps, path);
+  try {
+    const info = await stat(real);
+    if (!info.isFile()) throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: not a regular file`, { details: { path } });
+    if (info.size > limits.maxResponseBytes) {
+      throw new CountersignError("resource_limit_exceeded", "connector", `${caps.connector}: ${path} is larger than ${limits.maxResponseBytes} bytes`, {
+        details: { path, limit_bytes: limits.maxResponseBytes },
+      });
+    }
+    return { content: await readFile(real, "utf8") };
+  } catch (err) {
+    throw err instanceof CountersignError ? err : failed(caps, path, err);
+  }
+}
+
+export async function fsList(caps: Capabilities, path: string): Promise<{ entries: { name: string; type: string }[] }> {
+  const real = await realInside(caps, path);
+  try {
+    const dirents = await readdir(real, { withFileTypes: true });
+    const entries = dirents
+      .map((d) => ({ name: d.name, type: d.isFile() ? "file" : d.isDirectory() ? "dir" : d.isSymbolicLink() ? "symlink" : "other" }))
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return { entries };
+  } catch (err) {
+    throw failed(caps, path, err);
+  }
+}
+
+/**
+ * Write through a temp file in the same (real) directory, then rename: a reader sees the old file
+ * or the new one, never half of it. The parent's real path is what is checked against the roots,
+ * and rename replaces a symlink at the target instead of writing through it.
+ */
+export async function fsWrite(caps: Capabilities, path: string, content: string): Promise<{ bytes: number }> {
+  const name = basename(plainPath(caps, path));
+  if (name === "" || name === "." || path.endsWith("/")) throw denied(caps, path, "must name a file");
+  const parent = await realInside(caps, dirname(path));
+  const target = join(parent, name);
+  const temp = join(parent, `.${name}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    const existing = await lstat(target).catch(() => null);
+    if (existing?.isDirectory()) throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: is a directory`, { details: { path } });
+    await writeFile(temp, content, { flag: "wx" });
+    await rename(temp, target);
+    return { bytes: Buffer.byteLength(content) };
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err instanceof CountersignError ? err : failed(caps, path, err);
+  }
+}

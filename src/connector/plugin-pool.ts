@@ -1,0 +1,115 @@
+import type { Plugin } from "@extism/extism";
+import type { LoadedConnector } from "../manifest/manifest-set.js";
+import { CountersignError } from "../model/errors.js";
+import type { Json } from "../model/json.js";
+import type { Capabilities } from "./capabilities.js";
+import type { CallState } from "./host-functions.js";
+import type { Limits } from "./limits.js";
+import { loadPlugin } from "./load-plugin.js";
+
+/**
+ * Loaded plugins, reused across calls (a worker costs ~45 ms to start). A plugin that timed out or
+ * trapped is closed and dropped; the next call loads (and hash-checks) it again.
+ */
+export interface PluginPool {
+  /** Call export `fn` of the connector's plugin with `input`; resolves to its JSON output. */
+  call(connector: LoadedConnector, fn: string, input: Json, caps: Capabilities, limits: Limits): Promise<Json>;
+  close(): Promise<void>;
+}
+
+interface Loaded {
+  plugin: Promise<Plugin>;
+  state: CallState;
+  queue: Promise<unknown>; // calls run one at a time: a plugin is not reentrant
+}
+
+const PLUGIN_ERROR = "Plugin-originated error: ";
+
+/** A plugin's own error: it may claim external_api_error (with the provider's status); anything else is connector_error. */
+function pluginError(connector: string, fn: string, text: string): CountersignError {
+  let claimed: { class?: unknown; message?: unknown; status?: unknown } = {};
+  try {
+    claimed = JSON.parse(text);
+  } catch {
+    claimed = { message: text };
+  }
+  const message = `${connector}.${fn}: ${typeof claimed.message === "string" ? claimed.message : "failed"}`;
+  if (claimed.class === "external_api_error" && typeof claimed.status === "number") {
+    return new CountersignError("external_api_error", "provider", message, {
+      retriable: claimed.status >= 500 || claimed.status === 429,
+      details: { status: claimed.status },
+    });
+  }
+  return new CountersignError("connector_error", "connector", message);
+}
+
+export function createPluginPool(): PluginPool {
+  const loaded = new Map<string, Loaded>();
+
+  function get(connector: LoadedConnector, limits: Limits): Loaded {
+    let entry = loaded.get(connector.file);
+    if (entry === undefined) {
+      const state: CallState = { caps: null, limits, signal: new AbortController().signal, hostError: null };
+      const plugin = loadPlugin(connector, limits, state);
+      entry = { plugin, state, queue: Promise.resolve() };
+      loaded.set(connector.file, entry);
+      plugin.catch(() => loaded.delete(connector.file)); // a failed load is retried next time
+    }
+    return entry;
+  }
+
+  async function drop(connector: LoadedConnector, entry: Loaded): Promise<void> {
+    if (loaded.get(connector.file) === entry) loaded.delete(connector.file);
+    await (await entry.plugin).close();
+  }
+
+  async function callOnce(entry: Loaded, connector: LoadedConnector, fn: string, input: Json, caps: Capabilities, limits: Limits): Promise<Json> {
+    const plugin = await entry.plugin;
+    const abort = new AbortController();
+    Object.assign(entry.state, { caps, limits, signal: abort.signal, hostError: null });
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = Symbol("timeout");
+    const timeout = new Promise<typeof timedOut>((resolve) => (timer = setTimeout(() => resolve(timedOut), limits.timeoutMs)));
+    try {
+      const output = await Promise.race([plugin.call(fn, JSON.stringify(input)), timeout]);
+      if (output === timedOut) {
+        abort.abort();
+        await drop(connector, entry);
+        throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn} ran longer than ${limits.timeoutMs} ms and was stopped`, {
+          details: { timeout_ms: limits.timeoutMs },
+        });
+      }
+      if (entry.state.hostError !== null) throw entry.state.hostError;
+      const text = output?.text() ?? "";
+      try {
+        return JSON.parse(text) as Json;
+      } catch {
+        throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: output is not JSON`);
+      }
+    } catch (err) {
+      if (err instanceof CountersignError) throw err;
+      if (entry.state.hostError !== null) throw entry.state.hostError;
+      const message = err instanceof Error ? err.message : String(err);
+      if (message.startsWith(PLUGIN_ERROR)) throw pluginError(connector.name, fn, message.slice(PLUGIN_ERROR.length));
+      await drop(connector, entry); // a trap may leave the module's state inconsistent
+      throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: plugin trapped: ${message}`);
+    } finally {
+      clearTimeout(timer);
+      entry.state.caps = null;
+    }
+  }
+
+  return {
+    call(connector, fn, input, caps, limits) {
+      const entry = get(connector, limits);
+      const result = entry.queue.then(() => callOnce(entry, connector, fn, input, caps, limits));
+      entry.queue = result.catch(() => undefined);
+      return result;
+    },
+    async close() {
+      const entries = [...loaded.values()];
+      loaded.clear();
+      await Promise.all(entries.map((e) => e.plugin.then((p) => p.close(), () => undefined)));
+    },
+  };
+}

@@ -1,0 +1,14 @@
+/**
+ * The bit of Node's WebAssembly global the host uses. The project's lib settings (ES2023, no DOM)
+ * do not declare it, so it is typed here once.
+ */
+export interface WasmModule {
+  readonly __brand?: "WebAssembly.Module";
+}
+
+interface WasmApi {
+  compile(bytes: Uint8Array): Promise<WasmModule>;
+  Module: { imports(module: WasmModule): { module: string; name: string; kind: string }[] };
+}
+
+export const wasm: WasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;

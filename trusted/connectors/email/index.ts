@@ -1,0 +1,183 @@
+// The email connector, shaped like the Gmail REST API (users.drafts.create/get/send,
+// users.messages.send). Paths are relative: the host sends them to the connection's base_url and
+// adds the credential, which this plugin never sees.
+import { J, Kind, parse } from "../shared/json";
+import { decodeText, encodeText } from "../shared/base64";
+import { fail, failed, run, stringArg } from "../shared/plugin";
+import { httpRequest } from "../shared/host";
+
+const API = "/gmail/v1/users/me";
+
+/** One plain address: a single @, no separators, spaces or brackets that could smuggle in another recipient. */
+function isPlainAddress(a: string): bool {
+  const at = a.indexOf("@");
+  if (at <= 0 || at != a.lastIndexOf("@") || at == a.length - 1 || a.length > 254) return false;
+  for (let i = 0; i < a.length; i++) {
+    const c = a.charCodeAt(i);
+    if (c <= 0x20 || c >= 0x7f || c == 0x2c || c == 0x3b || c == 0x3c || c == 0x3e || c == 0x22 || c == 0x28 || c == 0x29 || c == 0x5c) return false;
+  }
+  return true;
+}
+
+function recipients(args: J): string {
+  const to = args.get("to");
+  if (to == null || to.kind != Kind.Arr || to.items.length == 0) {
+    fail("connector_error", "input `to` must be a non-empty array of addresses");
+    return "";
+  }
+  const list: string[] = [];
+  for (let i = 0; i < to.items.length; i++) {
+    const item = to.items[i];
+    if (item.kind != Kind.Str || !isPlainAddress(item.s)) {
+      fail("connector_error", "recipient " + i.toString() + " is not a plain email address");
+      return "";
+    }
+    list.push(item.s);
+  }
+  return list.join(", ");
+}
+
+function hasLineBreak(s: string): bool {
+  return s.includes("\r") || s.includes("\n");
+}
+
+function isAscii(s: string): bool {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) >= 0x7f) return false;
+  return true;
+}
+
+/** The RFC 5322 message, base64url-encoded as Gmail's `raw` field wants it. */
+function rawMessage(args: J): string {
+  const to = recipients(args);
+  const subject = stringArg(args, "subject");
+  const body = stringArg(args, "body");
+  if (failed()) return "";
+  if (hasLineBreak(subject)) {
+    fail("connector_error", "subject must not contain line breaks");
+    return "";
+  }
+  const encodedSubject = isAscii(subject) ? subject : "=?UTF-8?B?" + encodeText(subject, false) + "?=";
+  const text =
+    "To: " + to + "\r\n" +
+    "Subject: " + encodedSubject + "\r\n" +
+    "MIME-Version: 1.0\r\n" +
+    "Content-Type: text/plain; charset=UTF-8\r\n" +
+    "Content-Transfer-Encoding: 8bit\r\n\r\n" + body;
+  return encodeText(text, true);
+}
+
+function isDraftId(id: string): bool {
+  if (id.length == 0 || id.length > 128) return false;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    const ok = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x2d || c == 0x5f;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+function draftId(args: J): string {
+  const id = stringArg(args, "id");
+  if (!failed() && !isDraftId(id)) fail("connector_error", "draft id must be 1 to 128 letters, digits, - or _");
+  return id;
+}
+
+/** Call the API; a non-2xx answer becomes an external_api_error with the provider's status. */
+function call(method: string, path: string, body: J | null): J {
+  const req = J.obj().set("method", J.str(method)).set("url", J.str(API + path));
+  if (body != null) {
+    req.set("headers", J.obj().set("content-type", J.str("application/json")));
+    req.set("body", J.str(body.stringify()));
+  }
+  const a = httpRequest(req);
+  if (a == null) return new J();
+  const status = a.get("status");
+  const code = status != null && status.kind == Kind.Num ? <i32>status.n : 0;
+  if (code < 200 || code > 299) return fail("external_api_error", "the mail API answered " + code.toString(), code);
+  const text = a.getString("body");
+  const parsed = text != null ? parseObject(text) : null;
+  if (parsed == null) return fail("external_api_error", "the mail API answered with something other than a JSON object", code);
+  return parsed;
+}
+
+function parseObject(text: string): J | null {
+  const j = parse(text);
+  return j != null && j.kind == Kind.Obj ? j : null;
+}
+
+function str(j: J, key: string): J {
+  const v = j.getString(key);
+  return J.str(v != null ? v : "");
+}
+
+function messageIds(message: J): J {
+  return J.obj().set("id", str(message, "id")).set("thread_id", str(message, "threadId"));
+}
+
+function createDraft(args: J): J {
+  const raw = rawMessage(args);
+  if (failed()) return new J();
+  const draft = call("POST", "/drafts", J.obj().set("message", J.obj().set("raw", J.str(raw))));
+  if (failed()) return new J();
+  const message = draft.get("message");
+  return J.obj().set("id", str(draft, "id")).set("message_id", message != null ? str(message, "id") : J.str(""));
+}
+
+/** Header value by name, case-insensitive, as Gmail lists them in payload.headers. */
+function header(payload: J, name: string): string {
+  const headers = payload.get("headers");
+  if (headers == null || headers.kind != Kind.Arr) return "";
+  for (let i = 0; i < headers.items.length; i++) {
+    const h = headers.items[i];
+    const n = h.getString("name");
+    const v = h.getString("value");
+    if (n != null && v != null && n.toLowerCase() == name.toLowerCase()) return v;
+  }
+  return "";
+}
+
+function getDraft(args: J): J {
+  const id = draftId(args);
+  if (failed()) return new J();
+  const draft = call("GET", "/drafts/" + id + "?format=full", null);
+  if (failed()) return new J();
+  const message = draft.get("message");
+  const payload = message != null ? message.get("payload") : null;
+  const out = J.obj().set("id", str(draft, "id")).set("message", message != null ? message : J.obj());
+  const to = J.arr();
+  let body = "";
+  let subject = "";
+  if (payload != null) {
+    const list = header(payload, "To").split(",");
+    for (let i = 0; i < list.length; i++) {
+      const a = list[i].trim();
+      if (a.length > 0) to.push(J.str(a));
+    }
+    subject = header(payload, "Subject");
+    const b = payload.get("body");
+    const data = b != null ? b.getString("data") : null;
+    const decoded = data != null ? decodeText(data) : "";
+    if (decoded == null) return fail("external_api_error", "draft body is not valid base64url", 200);
+    body = decoded;
+  }
+  return out.set("to", to).set("subject", J.str(subject)).set("body", J.str(body));
+}
+
+function sendDraft(args: J): J {
+  const id = draftId(args);
+  if (failed()) return new J();
+  const message = call("POST", "/drafts/send", J.obj().set("id", J.str(id)));
+  return failed() ? new J() : messageIds(message);
+}
+
+function sendMessage(args: J): J {
+  const raw = rawMessage(args);
+  if (failed()) return new J();
+  const message = call("POST", "/messages/send", J.obj().set("raw", J.str(raw)));
+  return failed() ? new J() : messageIds(message);
+}
+
+export function create_draft(): i32 { return run(createDraft); }
+export function get_draft(): i32 { return run(getDraft); }
+export function send_draft(): i32 { return run(sendDraft); }
+export function send_message(): i32 { return run(sendMessage); }

@@ -1,0 +1,47 @@
+// Host functions countersign provides in "extism:host/user". Each takes a JSON request and
+// answers `{ ok: true, ... }` or `{ ok: false, error: { class, message } }`; the host enforces
+// every allowlist and keeps the credential, so a connector only says what it wants.
+import { loadString, storeString } from "./kernel";
+import { J, Kind, parse } from "./json";
+import { fail } from "./plugin";
+
+@external("extism:host/user", "http_request") declare function host_http_request(req: i64): i64;
+@external("extism:host/user", "fs_read") declare function host_fs_read(req: i64): i64;
+@external("extism:host/user", "fs_list") declare function host_fs_list(req: i64): i64;
+@external("extism:host/user", "fs_write") declare function host_fs_write(req: i64): i64;
+
+/** The answer when the host said ok, otherwise null with the host's error recorded. */
+function answer(offset: i64): J | null {
+  const a = parse(loadString(offset));
+  if (a == null || a.kind != Kind.Obj) {
+    fail("connector_error", "host answer is not a JSON object");
+    return null;
+  }
+  const ok = a.get("ok");
+  if (ok != null && ok.kind == Kind.Bool && ok.b) return a;
+  const e = a.get("error");
+  const cls = e != null ? e.getString("class") : null;
+  const msg = e != null ? e.getString("message") : null;
+  fail(cls != null ? cls : "connector_error", msg != null ? msg : "host function failed");
+  return null;
+}
+
+/** `{ method, url, headers?, body? }` → `{ status, headers, body }`; a relative url uses the connection's base_url. */
+export function httpRequest(req: J): J | null {
+  return answer(host_http_request(storeString(req.stringify())));
+}
+
+/** `{ path }` → `{ content }`. */
+export function fsRead(req: J): J | null {
+  return answer(host_fs_read(storeString(req.stringify())));
+}
+
+/** `{ path }` → `{ entries: [{ name, type }] }`. */
+export function fsList(req: J): J | null {
+  return answer(host_fs_list(storeString(req.stringify())));
+}
+
+/** `{ path, content }` → `{ bytes }`. */
+export function fsWrite(req: J): J | null {
+  return answer(host_fs_write(storeString(req.stringify())));
+}
