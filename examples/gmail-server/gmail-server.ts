@@ -1,0 +1,185 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A local stand-in for the parts of the Gmail REST API countersign's email connector uses:
+ * users.drafts.create / get / send and users.messages.send under /gmail/v1/users/me. It checks a
+ * Bearer token and records what it "sent". Requests carry Gmail's `raw` field: a base64url
+ * RFC 5322 message; drafts come back in Gmail's shape, headers as a `{ name, value }` list.
+ */
+
+export interface Header {
+  name: string;
+  value: string;
+}
+
+export interface GmailMessage {
+  id: string;
+  threadId: string;
+  labelIds: string[];
+  payload: { mimeType: string; headers: Header[]; body: { size: number; data: string } };
+}
+
+export interface Draft {
+  id: string;
+  message: GmailMessage;
+}
+
+export interface SentMessage {
+  id: string;
+  via: "draft" | "message";
+  to: string[];
+  subject: string;
+  body: string;
+}
+
+export interface GmailServer {
+  url: string;
+  sent: SentMessage[];
+  drafts: Map<string, Draft>;
+  /** Every request as "<METHOD> <path>", in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+const PREFIX = "/gmail/v1/users/me";
+const MAX_BODY = 35 * 1024 * 1024; // Gmail's own message size limit
+
+function b64url(text: string): string {
+  return Buffer.from(text, "utf8").toString("base64url");
+}
+
+/** RFC 2047 encoded words of the form =?UTF-8?B?...?= (what the connector writes for non-ASCII subjects). */
+function decodeWords(value: string): string {
+  return value.replace(/=\?utf-8\?b\?([A-Za-z0-9+/=]*)\?=/gi, (_, data: string) => Buffer.from(data, "base64").toString("utf8"));
+}
+
+/** Split a raw RFC 5322 message into its headers and its body. */
+function parseRaw(raw: string): { headers: Header[]; body: string } | null {
+  const text = Buffer.from(raw, "base64url").toString("utf8");
+  const split = text.indexOf("\r\n\r\n");
+  if (split < 0) return null;
+  const headers: Header[] = [];
+  for (const line of text.slice(0, split).split("\r\n")) {
+    const colon = line.indexOf(":");
+    if (colon <= 0) return null;
+    headers.push({ name: line.slice(0, colon).trim(), value: decodeWords(line.slice(colon + 1).trim()) });
+  }
+  const encoding = headers.find((h) => h.name.toLowerCase() === "content-transfer-encoding")?.value.toLowerCase();
+  const rawBody = text.slice(split + 4);
+  return { headers, body: encoding === "base64" ? Buffer.from(rawBody, "base64").toString("utf8") : rawBody };
+}
+
+function header(headers: Header[], name: string): string {
+  return headers.find((h) => h.name.toLowerCase() === name.toLowerCase())?.value ?? "";
+}
+
+function apiError(res: ServerResponse, code: number, status: string, message: string): void {
+  send(res, code, { error: { code, message, status } });
+}
+
+function send(res: ServerResponse, code: number, body: unknown): void {
+  res.writeHead(code, { "content-type": "application/json; charset=UTF-8" });
+  res.end(JSON.stringify(body));
+}
+
+async function readJson(req: IncomingMessage): Promise<Record<string, unknown> | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) return null;
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function startGmailServer(options: { port?: number; token: string }): Promise<GmailServer> {
+  const drafts = new Map<string, Draft>();
+  const sent: SentMessage[] = [];
+  const requests: string[] = [];
+  let counter = 0;
+  const nextId = (prefix: string) => `${prefix}${(++counter).toString(16).padStart(8, "0")}`;
+
+  function message(raw: unknown, labels: string[]): GmailMessage | null {
+    if (typeof raw !== "string") return null;
+    const parsed = parseRaw(raw);
+    if (parsed === null) return null;
+    const data = b64url(parsed.body);
+    const id = nextId("m");
+    return {
+      id,
+      threadId: id,
+      labelIds: labels,
+      payload: { mimeType: "text/plain", headers: parsed.headers, body: { size: Buffer.byteLength(parsed.body), data } },
+    };
+  }
+
+  function record(m: GmailMessage, via: SentMessage["via"]): void {
+    const to = header(m.payload.headers, "To").split(",").map((a) => a.trim()).filter((a) => a !== "");
+    const body = Buffer.from(m.payload.body.data, "base64url").toString("utf8");
+    sent.push({ id: m.id, via, to, subject: header(m.payload.headers, "Subject"), body });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    requests.push(`${req.method} ${url.pathname}`);
+    if (req.headers.authorization !== `Bearer ${options.token}`) {
+      return apiError(res, 401, "UNAUTHENTICATED", "Request is missing or has an invalid Bearer token.");
+    }
+    const path = url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : null;
+    const draftMatch = path === null ? null : /^\/drafts\/([A-Za-z0-9_-]+)$/.exec(path);
+
+    if (req.method === "POST" && path === "/drafts") {
+      const body = await readJson(req);
+      const m = message((body?.message as { raw?: unknown } | undefined)?.raw, ["DRAFT"]);
+      if (m === null) return apiError(res, 400, "INVALID_ARGUMENT", "message.raw must be a base64url RFC 5322 message");
+      const draft = { id: nextId("r"), message: m };
+      drafts.set(draft.id, draft);
+      return send(res, 200, { id: draft.id, message: { id: m.id, threadId: m.threadId, labelIds: m.labelIds } });
+    }
+    if (req.method === "GET" && draftMatch !== null) {
+      const draft = drafts.get(draftMatch[1]!);
+      return draft === undefined ? apiError(res, 404, "NOT_FOUND", "Requested entity was not found.") : send(res, 200, draft);
+    }
+    if (req.method === "POST" && path === "/drafts/send") {
+      const body = await readJson(req);
+      const draft = typeof body?.id === "string" ? drafts.get(body.id) : undefined;
+      if (draft === undefined) return apiError(res, 404, "NOT_FOUND", "Requested entity was not found.");
+      drafts.delete(draft.id);
+      const m = { ...draft.message, labelIds: ["SENT"] };
+      record(m, "draft");
+      return send(res, 200, { id: m.id, threadId: m.threadId, labelIds: m.labelIds });
+    }
+    if (req.method === "POST" && path === "/messages/send") {
+      const body = await readJson(req);
+      const m = message(body?.raw, ["SENT"]);
+      if (m === null) return apiError(res, 400, "INVALID_ARGUMENT", "raw must be a base64url RFC 5322 message");
+      record(m, "message");
+      return send(res, 200, { id: m.id, threadId: m.threadId, labelIds: m.labelIds });
+    }
+    return apiError(res, 404, "NOT_FOUND", `no route for ${req.method} ${url.pathname}`);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => apiError(res, 500, "INTERNAL", "internal error"));
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sent,
+    drafts,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

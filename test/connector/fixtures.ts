@@ -1,0 +1,80 @@
+// Shared test fixtures: the shipped manifests as a ManifestSet, temp data directories with a
+// connections.toml, and connectors built from test plugins.
+import { createHash } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { parse } from "smol-toml";
+import type { LoadedAction, LoadedConnector, ManifestSet } from "../../src/manifest/manifest-set.js";
+import { ActionManifest, ConnectorManifest } from "../../src/manifest/schema.js";
+import { packageRoot } from "../../src/model/paths.js";
+import { buildWasm } from "../../scripts/build-connectors.mjs";
+
+/** The shipped manifests, read with the schemas alone (the cross-file loader is tested elsewhere). */
+export function shippedManifests(): ManifestSet {
+  const dir = join(packageRoot, "manifests");
+  const connectors = new Map<string, LoadedConnector>();
+  const actions = new Map<string, LoadedAction>();
+  for (const name of readdirSync(dir)) {
+    for (const fileName of readdirSync(join(dir, name))) {
+      const file = join(dir, name, fileName);
+      const raw = parse(readFileSync(file, "utf8"));
+      if (fileName === "connector.toml") {
+        const manifest = ConnectorManifest.parse(raw);
+        connectors.set(name, { name, file, wasmPath: resolve(dirname(file), manifest.wasm), manifest });
+      } else {
+        const manifest = ActionManifest.parse(raw);
+        actions.set(`${name}.${manifest.name}`, { op: `${name}.${manifest.name}`, connector: name, name: manifest.name, file, manifest });
+      }
+    }
+  }
+  return { dir, connectors, actions };
+}
+
+export function tempDir(prefix = "cs-conn-"): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/** A data directory whose connections.toml holds `toml`, plus a token file (referenced as TOKEN_FILE in `toml`). */
+export function dataDirWith(toml: string, token = "secret-token"): string {
+  const dir = tempDir("cs-home-");
+  const tokenFile = join(dir, "token");
+  writeFileSync(tokenFile, `${token}\n`);
+  writeFileSync(join(dir, "connections.toml"), toml.replaceAll("TOKEN_FILE", tokenFile));
+  return dir;
+}
+
+/** A copy of `set` with one more connector (and its actions), e.g. a test plugin. */
+export function withConnector(set: ManifestSet, connector: LoadedConnector, actions: LoadedAction[] = []): ManifestSet {
+  const connectors = new Map(set.connectors);
+  connectors.set(connector.name, connector);
+  const all = new Map(set.actions);
+  for (const a of actions) all.set(a.op, a);
+  return { dir: set.dir, connectors, actions: all };
+}
+
+/** A connector (and one action per export) for a wasm file, pinned to its current hash. */
+export function connectorFor(name: string, wasmPath: string, exports: string[]): { connector: LoadedConnector; actions: LoadedAction[] } {
+  const sha256 = createHash("sha256").update(readFileSync(wasmPath)).digest("hex");
+  const connector: LoadedConnector = {
+    name,
+    file: join(dirname(wasmPath), `${name}.connector.toml`),
+    wasmPath,
+    manifest: ConnectorManifest.parse({ name, version: "1.0.0", wasm: wasmPath, sha256 }),
+  };
+  const actions = exports.map((fn) => ({
+    op: `${name}.${fn}`,
+    connector: name,
+    name: fn,
+    file: join(dirname(wasmPath), `${fn}.toml`),
+    manifest: ActionManifest.parse({ name: fn, version: "1.0.0", description: "test", idempotent: true, execute: [{ id: "run", connector: name, op: fn }] }),
+  }));
+  return { connector, actions };
+}
+
+/** Build a test plugin from test/connector/plugins/<name>.ts into `dir`. */
+export async function buildTestPlugin(name: string, dir: string): Promise<string> {
+  const out = join(dir, `${name}.wasm`);
+  await buildWasm(join(packageRoot, "test", "connector", "plugins", `${name}.ts`), out);
+  return out;
+}
