@@ -1,0 +1,79 @@
+import { implies, matchOp } from "../constraint/index.js";
+import type { AbstractValue } from "../model/abstract.js";
+import type { EffectConstraint, ValueConstraint } from "../model/constraint.js";
+import type { Grant } from "../model/decision.js";
+import { CountersignError } from "../model/errors.js";
+import type { Effect } from "../model/facts.js";
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import type { Json } from "../model/json.js";
+import { canonicalJson } from "./policy-hash.js";
+import { totalCount } from "./narrow-effect.js";
+
+/**
+ * One grant per op (DESIGN.md section 8), as tight as the facts allow: each argument's proven
+ * value set, then every known constraint on it (guarantees and guards) that the value set does
+ * not already imply; the count is the op's total, capped by count guarantees.
+ * `effects` are already narrowed by `known`.
+ */
+export function buildGrants(effects: readonly Effect[], known: readonly EffectConstraint[], set: ManifestSet): Grant[] {
+  const ops = [...new Set(effects.map((e) => e.op))];
+  return ops.map((op) => {
+    const members = effects.filter((e) => e.op === op);
+    const connectorName = members[0]!.connector;
+    const connector = set.connectors.get(connectorName);
+    if (connector === undefined) {
+      throw new CountersignError("config_error", "policy", `no connector manifest "${connectorName}" for ${op}`, { details: { op } });
+    }
+    const applying = known.filter((k) => matchOp(k.op, op));
+    const inputs = set.actions.get(op)?.manifest.inputs ?? [];
+    const isList = (name: string) => inputs.some((i) => i.name === name && i.type === "array");
+    const names = new Set([...members.flatMap((e) => Object.keys(e.args)), ...applying.flatMap((k) => Object.keys(k.args ?? {}))]);
+    const args: Record<string, ValueConstraint> = {};
+    for (const name of names) {
+      const constraint = argConstraint(members.map((e) => e.args[name]), isList(name), applying.flatMap((k) => k.args?.[name] ?? []));
+      if (constraint !== undefined) args[name] = constraint;
+    }
+    const distinct = applying.find((k) => k.distinct !== undefined)?.distinct;
+    return {
+      op,
+      connector: { name: connector.name, sha256: connector.manifest.sha256 },
+      args,
+      count: { max: totalCount(effects, op, known).max },
+      ...(distinct === undefined ? {} : { distinct }),
+    };
+  });
+}
+
+function argConstraint(values: (AbstractValue | undefined)[], isList: boolean, known: ValueConstraint[]): ValueConstraint | undefined {
+  const proven = valueSet(values, isList);
+  const seen = new Set<string>();
+  const parts: ValueConstraint[] = [];
+  for (const c of proven === undefined ? known : [proven, ...known]) {
+    const key = canonicalJson(c);
+    if (seen.has(key) || (proven !== undefined && c !== proven && implies(proven, c))) continue;
+    seen.add(key);
+    parts.push(c);
+  }
+  return parts.length <= 1 ? parts[0] : { all: parts };
+}
+
+/**
+ * `{ in: [...] }` when every call's value is one of finitely many constants; for a list input the
+ * set is over the elements, since a constraint on a list applies to each element.
+ */
+export function valueSet(values: (AbstractValue | undefined)[], isList: boolean): ValueConstraint | undefined {
+  const all: Json[] = [];
+  for (const v of values) {
+    const elements = isList ? listElements(v) : v?.kind === "const" ? v.values : undefined;
+    if (elements === undefined) return undefined;
+    all.push(...elements);
+  }
+  const unique = new Map(all.map((x) => [canonicalJson(x), x]));
+  return { in: [...unique.values()] };
+}
+
+function listElements(v: AbstractValue | undefined): Json[] | undefined {
+  if (v?.kind === "array") return v.element.kind === "const" ? v.element.values : undefined;
+  if (v?.kind !== "const" || !v.values.every(Array.isArray)) return undefined;
+  return (v.values as Json[][]).flat();
+}

@@ -1,0 +1,149 @@
+import { describeEffectConstraint, matchOp } from "../constraint/index.js";
+import type { EffectConstraint } from "../model/constraint.js";
+import type { EffectVerdict, PolicyDecision } from "../model/decision.js";
+import type { Effect, Facts } from "../model/facts.js";
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import { buildGrants } from "./build-grants.js";
+import { checkRule, type RuleCheck } from "./check-rule.js";
+import { narrowEffect, withAbsentInputs } from "./narrow-effect.js";
+import { canonicalJson } from "./policy-hash.js";
+import type { LoadedRule, Policy } from "./schema.js";
+
+/** How one rule whose op matches an effect fared against it. */
+export interface RuleOutcome extends RuleCheck {
+  rule: LoadedRule;
+}
+
+/** The full reasoning about one effect: what is known, every matching rule, the verdict. */
+export interface EffectEvaluation {
+  effect: Effect; // as the analysis found it
+  known: Effect; // narrowed by guarantees and guards
+  rules: RuleOutcome[]; // every rule whose op matches, in policy order
+  guards: EffectConstraint[]; // run-time guards this effect's maybe-deny rules produced
+  verdict: EffectVerdict;
+}
+
+export interface Evaluation {
+  refused: string | null; // why the program was refused before any rule was read
+  effects: EffectEvaluation[];
+  decision: PolicyDecision;
+}
+
+/**
+ * The policy stage (DESIGN.md section 7), shared by decide and explain. Pure: facts, policy and
+ * manifests in, reasoning out.
+ */
+export function evaluate(facts: Facts, policy: Policy, set: ManifestSet): Evaluation {
+  const refused = refusal(facts);
+  if (refused !== null) {
+    const effects = facts.effects.map((effect) => ({
+      effect,
+      known: effect,
+      rules: [],
+      guards: [],
+      verdict: { op: effect.op, site: effect.site, rule: null, verdict: "deny" as const, why: `the program was refused: ${refused}` },
+    }));
+    const decision = { kind: "auto_rejected" as const, effects: effects.map((e) => e.verdict), guards: [], grants: [], policy: { sha256: policy.sha256 }, reason: `the program was refused: ${refused}` };
+    return { refused, effects, decision };
+  }
+
+  // Proven guarantees hold on every run and enforced ones are checked at every call: both are known.
+  const assumed = facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source);
+  const enforced = facts.guarantees.filter((g) => g.status === "enforced").map((g) => g.source);
+  const listInputs = (op: string) => new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name));
+
+  // Pass 1: deny rules, against what the guarantees make known. A maybe becomes a guard.
+  const first = facts.effects.map((e) => narrowEffect(withAbsentInputs(e, set), assumed));
+  const denies = first.map((effect) =>
+    rulesFor(policy, effect.op, ["deny"]).map((rule) => ({ rule, ...checkRule(rule, effect, { effects: first, known: assumed, listInputs: listInputs(effect.op) }) })),
+  );
+  const ownGuards = first.map((effect, i) => dedupe(denies[i]!.filter((o) => o.holds === "maybe").map((o) => negate(o, effect.op))));
+  const guards = dedupe(ownGuards.flat());
+
+  // Pass 2: ask and allow rules, knowing that the guards hold too.
+  const known = [...assumed, ...guards];
+  const second = first.map((e) => narrowEffect(e, guards));
+  const effects = second.map((effect, i): EffectEvaluation => {
+    const others = rulesFor(policy, effect.op, ["ask", "allow"]).map((rule) => ({ rule, ...checkRule(rule, effect, { effects: second, known, listInputs: listInputs(effect.op) }) }));
+    const rules = [...denies[i]!, ...others].sort((a, b) => policy.rules.indexOf(a.rule) - policy.rules.indexOf(b.rule));
+    const guardsHere = ownGuards[i]!;
+    return { effect: facts.effects[i]!, known: effect, rules, guards: guardsHere, verdict: verdictFor(facts.effects[i]!, rules, guardsHere, policy, set) };
+  });
+
+  const verdicts = effects.map((e) => e.verdict);
+  const denied = verdicts.find((v) => v.verdict === "deny");
+  const kind = denied !== undefined ? "auto_rejected" : verdicts.every((v) => v.verdict === "allow") ? "auto_approved" : "ask";
+  const decision: PolicyDecision = {
+    kind,
+    effects: verdicts,
+    guards: kind === "auto_rejected" ? [] : dedupe([...enforced, ...guards]),
+    grants: kind === "auto_rejected" ? [] : buildGrants(second, known, set),
+    policy: { sha256: policy.sha256 },
+    reason: reasonFor(kind, verdicts),
+  };
+  return { refused: null, effects, decision };
+}
+
+function refusal(facts: Facts): string | null {
+  const refuted = facts.guarantees.find((g) => g.status === "refuted");
+  if (refuted !== undefined) {
+    const at = refuted.site === undefined ? "" : ` at line ${refuted.site.line}`;
+    return `it breaks its own guarantee ${refuted.text}${at}: ${refuted.why}`;
+  }
+  const error = facts.diagnostics.find((d) => d.severity === "error");
+  if (error !== undefined) return `${error.line}:${error.column}: ${error.message}`;
+  return facts.ok ? null : "the analysis refused it";
+}
+
+function rulesFor(policy: Policy, op: string, decisions: LoadedRule["decision"][]): LoadedRule[] {
+  return policy.rules.filter((r) => decisions.includes(r.decision) && matchOp(r.op, op));
+}
+
+/**
+ * The guard that keeps a maybe-deny rule from ever firing: every undecided argument condition
+ * negated (one per argument, as a constraint checks one argument). With several undecided
+ * arguments this asks for more than "not all of them" — it may refuse a call the rule would have
+ * let through, never the reverse.
+ */
+function negate(outcome: RuleOutcome, op: string): EffectConstraint {
+  const args = outcome.rule.when?.args ?? {};
+  return { op, args: Object.fromEntries(outcome.undecided.map((name) => [name, { not: args[name]! }])) };
+}
+
+function verdictFor(effect: Effect, rules: RuleOutcome[], guards: EffectConstraint[], policy: Policy, set: ManifestSet): EffectVerdict {
+  const at = { op: effect.op, site: effect.site };
+  const of = (o: RuleOutcome) => `${o.rule.decision} rule "${o.rule.id}"${o.rule.reason === undefined ? "" : ` (${o.rule.reason})`}: ${o.why}`;
+  const deny = rules.find((o) => o.rule.decision === "deny" && o.holds === "yes");
+  if (deny !== undefined) return { ...at, rule: deny.rule.id, verdict: "deny", why: of(deny) };
+  const maybeDeny = rules.find((o) => o.rule.decision === "deny" && o.holds === "maybe");
+  if (maybeDeny !== undefined) {
+    const held = guards.map(describeEffectConstraint).join("; ");
+    return { ...at, rule: maybeDeny.rule.id, verdict: "ask", why: `${of(maybeDeny)}; it may apply, so a person decides and every call is held to: ${held}` };
+  }
+  // An ask rule that may apply must be asked now: a person cannot be asked at run time.
+  const ask = rules.find((o) => o.rule.decision === "ask" && o.holds !== "no");
+  if (ask !== undefined) return { ...at, rule: ask.rule.id, verdict: "ask", why: of(ask) };
+  const allows = rules.filter((o) => o.rule.decision === "allow" && o.holds === "yes");
+  // Consequential actions: only a rule naming the op exactly lifts the manifest's floor.
+  const consequential = set.actions.get(effect.op)?.manifest.approval.required ?? true;
+  const allow = allows.find((o) => !consequential || o.rule.op === effect.op);
+  if (allow !== undefined) return { ...at, rule: allow.rule.id, verdict: "allow", why: of(allow) };
+  const glob = allows[0];
+  if (glob !== undefined) {
+    return { ...at, rule: null, verdict: "ask", why: `${of(glob)}; but ${effect.op} requires approval (its manifest), and only a rule naming ${effect.op} exactly can auto-pass it` };
+  }
+  const unproven = rules.filter((o) => o.rule.decision === "allow" && o.holds === "maybe").map((o) => ` (not proven: ${of(o)})`).join("");
+  return { ...at, rule: null, verdict: policy.default, why: `no rule covers it; the policy default is ${policy.default}${unproven}` };
+}
+
+function reasonFor(kind: PolicyDecision["kind"], verdicts: EffectVerdict[]): string {
+  const line = (v: EffectVerdict) => `${v.op} at line ${v.site.line}: ${v.rule === null ? "" : `rule "${v.rule}", `}${v.why}`;
+  if (kind === "auto_rejected") return `denied — ${line(verdicts.find((v) => v.verdict === "deny")!)}`;
+  if (kind === "auto_approved") return verdicts.length === 0 ? "the program has no effects" : "every effect is allowed by the policy";
+  const asks = verdicts.filter((v) => v.verdict === "ask");
+  return `${asks.length} of ${verdicts.length} effects need a person — ${line(asks[0]!)}`;
+}
+
+function dedupe(constraints: EffectConstraint[]): EffectConstraint[] {
+  return [...new Map(constraints.map((c) => [canonicalJson(c), c])).values()];
+}

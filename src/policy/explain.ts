@@ -1,0 +1,43 @@
+import type { EffectConstraint, Verdict3 } from "../model/constraint.js";
+import type { EffectVerdict, PolicyDecision } from "../model/decision.js";
+import type { Facts, Site } from "../model/facts.js";
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import { describeCount, describeValue } from "./describe-value.js";
+import { evaluate } from "./evaluate.js";
+import type { Policy } from "./schema.js";
+
+export interface EffectExplanation {
+  op: string;
+  site: Site;
+  args: Record<string, string>; // what is known about each argument, guarantees and guards applied
+  count: string;
+  rules: { id: string; decision: string; op: string; holds: Verdict3; why: string }[]; // every rule whose op matches
+  guards: EffectConstraint[];
+  verdict: EffectVerdict;
+}
+
+export interface Explanation {
+  policy: { sha256: string; files: string[]; default: Policy["default"] };
+  refused: string | null;
+  effects: EffectExplanation[];
+  decision: PolicyDecision;
+}
+
+/** The full reasoning of decide, per effect: every rule that matched yes, maybe or no, and why. */
+export function explain(facts: Facts, policy: Policy, set: ManifestSet): Explanation {
+  const evaluation = evaluate(facts, policy, set);
+  return {
+    policy: { sha256: policy.sha256, files: policy.files, default: policy.default },
+    refused: evaluation.refused,
+    effects: evaluation.effects.map((e) => ({
+      op: e.effect.op,
+      site: e.effect.site,
+      args: Object.fromEntries(Object.entries(e.known.args).map(([name, v]) => [name, describeValue(v)])),
+      count: describeCount(e.known.count),
+      rules: e.rules.map((o) => ({ id: o.rule.id, decision: o.rule.decision, op: o.rule.op, holds: o.holds, why: o.why })),
+      guards: e.guards,
+      verdict: e.verdict,
+    })),
+    decision: evaluation.decision,
+  };
+}

@@ -1,0 +1,46 @@
+import type { PolicyDecision } from "../model/decision.js";
+import type { Facts } from "../model/facts.js";
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import { valueSet } from "./build-grants.js";
+import { describeValue } from "./describe-value.js";
+import { narrowEffect, totalCount, withAbsentInputs } from "./narrow-effect.js";
+import type { PolicyRule } from "./schema.js";
+
+/** Per op: the narrow allow rule to save, or why none can be made. */
+export type Remembered = { op: string; rule: PolicyRule } | { op: string; rule: null; why: string };
+
+/**
+ * For "approve and remember": per op, the narrowest allow rule that auto-approves exactly these
+ * effects — every input pinned to its finite set of constants (`in`; list inputs per element),
+ * calls capped at the program's total. It names the op exactly, so it can lift a consequential
+ * action's floor, and it never allows more than this program does: when an input is not a
+ * finite constant set or the calls are unbounded, no rule is made for that op.
+ */
+export function rememberRule(facts: Facts, decision: PolicyDecision, set: ManifestSet): Remembered[] {
+  const ops = [...new Set(facts.effects.map((e) => e.op))];
+  if (decision.kind === "auto_rejected") return ops.map((op) => ({ op, rule: null, why: "the request was rejected; there is nothing to remember" }));
+  const known = facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source);
+  const effects = facts.effects.map((e) => narrowEffect(withAbsentInputs(e, set), known));
+  const tag = facts.program.sha256.slice(0, 12);
+  return ops.map((op): Remembered => {
+    const action = set.actions.get(op);
+    if (action === undefined) return { op, rule: null, why: `${op} is not in the manifests` };
+    const members = effects.filter((e) => e.op === op);
+    const args: NonNullable<PolicyRule["when"]>["args"] = {};
+    for (const input of action.manifest.inputs) {
+      const values = members.map((e) => e.args[input.name]);
+      const pinned = valueSet(values, input.type === "array");
+      if (pinned === undefined) {
+        const shown = values.map((v) => (v === undefined ? "missing" : describeValue(v))).join("; ");
+        return { op, rule: null, why: `${input.name} is ${shown}: only a finite set of constants can be remembered without allowing more` };
+      }
+      args[input.name] = pinned;
+    }
+    const max = totalCount(effects, op, known).max;
+    if (max === null) return { op, rule: null, why: `the number of ${op} calls is not bounded` };
+    return {
+      op,
+      rule: { id: `remembered.${op}.${tag}`, decision: "allow", op, when: { args, count: { max } }, reason: `approved and remembered for program ${tag}` },
+    };
+  });
+}

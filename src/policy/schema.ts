@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { EffectConstraint, OpPattern } from "../model/constraint.js";
+
+/**
+ * The shape of one policy file (`policies/*.toml`, DESIGN.md section 7), checked alone.
+ * Rules that need every file or the manifests (unique ids, one default, known ops and inputs)
+ * live in the loader.
+ */
+
+export const RuleDecision = z.enum(["deny", "ask", "allow"]);
+export type RuleDecision = z.infer<typeof RuleDecision>;
+
+export const DefaultDecision = z.enum(["ask", "deny"]);
+export type DefaultDecision = z.infer<typeof DefaultDecision>;
+
+/** A rule's condition: an effect constraint without `op` (the rule names the op itself). */
+export const RuleWhen = EffectConstraint.omit({ op: true });
+export type RuleWhen = z.infer<typeof RuleWhen>;
+
+export const PolicyRule = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "must be letters, digits, '_', '.' or '-'"),
+    decision: RuleDecision,
+    op: OpPattern,
+    when: RuleWhen.optional(),
+    reason: z.string().min(1).optional(),
+  })
+  .strict()
+  .superRefine((rule, ctx) => {
+    if (rule.decision === "deny" && rule.reason === undefined) {
+      ctx.addIssue({ code: "custom", path: ["reason"], message: "a deny rule needs a reason: the agent and the user see it" });
+    }
+    // "deny when count <= n" would refuse the small programs and let the large ones through.
+    for (const key of ["count", "distinct"] as const) {
+      if (rule.decision === "deny" && rule.when?.[key] !== undefined) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["when", key],
+          message: `${key} is not allowed in a deny rule (it would deny only programs within the bound); use an allow or ask rule with ${key}`,
+        });
+      }
+    }
+  });
+export type PolicyRule = z.infer<typeof PolicyRule>;
+
+export const PolicyFile = z
+  .object({
+    default: DefaultDecision.optional(),
+    rules: z.array(PolicyRule).default([]),
+  })
+  .strict();
+export type PolicyFile = z.infer<typeof PolicyFile>;
+
+/** A rule after loading, with the file it came from. */
+export interface LoadedRule extends PolicyRule {
+  file: string;
+}
+
+/** Every policy file of a directory, validated together. */
+export interface Policy {
+  dir: string;
+  files: string[]; // absolute paths, sorted by file name
+  default: DefaultDecision;
+  rules: LoadedRule[]; // in file order, then rule order
+  sha256: string; // see policyHash
+}
+
+/** One thing wrong with a policy: where (file, rule, field, line) and what. */
+export interface PolicyProblem {
+  file: string;
+  rule?: string;
+  field?: string;
+  line?: number;
+  message: string;
+}
