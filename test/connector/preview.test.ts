@@ -1,0 +1,119 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
+import { connectorContext, type ConnectorContext } from "../../src/connector/context.js";
+import { executeAction } from "../../src/connector/execute-action.js";
+import { fetchPreview } from "../../src/connector/fetch-preview.js";
+import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
+import type { ManifestSet } from "../../src/manifest/manifest-set.js";
+import { dataDirWith, shippedManifests } from "./fixtures.js";
+
+const set = shippedManifests();
+let gmail: GmailServer;
+let odd: Server; // answers drafts.get with whatever the test asks for
+let oddAnswer: (res: import("node:http").ServerResponse) => void = () => undefined;
+let pool: PluginPool;
+
+const contextFor = (url: string, limits = {}): ConnectorContext =>
+  connectorContext(dataDirWith(`[email]\nbase_url = "${url}"\ntoken_file = "TOKEN_FILE"\n`), { plugins: pool, limits });
+
+beforeAll(async () => {
+  gmail = await startGmailServer({ token: "secret-token" });
+  odd = createServer((_, res) => oddAnswer(res));
+  await new Promise<void>((resolve) => odd.listen(0, "127.0.0.1", resolve));
+  pool = createPluginPool();
+});
+afterAll(async () => {
+  await pool.close();
+  await gmail.close();
+  odd.closeAllConnections();
+  await new Promise((resolve) => odd.close(resolve));
+});
+
+const oddUrl = () => `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
+
+describe("fetchPreview for email.send_draft", () => {
+  it("shows To, Subject and the multiline Body of the draft, with a hash of the preview", async () => {
+    const ctx = contextFor(gmail.url);
+    const draft = (await executeAction(set, "email.draft_email", { to: ["bob@example.com"], subject: "Q3", body: "Numbers\nattached" }, ctx)) as { id: string };
+    const preview = await fetchPreview(set, "email.send_draft", { draft_id: draft.id }, ctx);
+    expect(preview).toEqual({
+      ok: true,
+      fields: [
+        { label: "To", value: "bob@example.com", multiline: false },
+        { label: "Subject", value: "Q3", multiline: false },
+        { label: "Body", value: "Numbers\nattached", multiline: true },
+      ],
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(gmail.sent).toEqual([]); // a preview sends nothing
+    const again = await fetchPreview(set, "email.send_draft", { draft_id: draft.id }, ctx);
+    expect(again).toEqual(preview); // same draft, same hash; nothing cached in between
+    expect(gmail.requests.filter((r) => r.startsWith("GET")).length).toBe(2);
+  });
+
+  it("is unavailable when the provider answers 404", async () => {
+    const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r404" }, contextFor(gmail.url));
+    expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.get_draft: the mail API answered 404", fields: [] });
+  });
+
+  it("is unavailable when the provider is too slow", async () => {
+    oddAnswer = (res) => setTimeout(() => res.end("{}"), 2_000);
+    const started = Date.now();
+    const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r1" }, contextFor(oddUrl(), { timeoutMs: 300 }));
+    expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.get_draft ran longer than 300 ms and was stopped", fields: [] });
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it("caps the preview's timeout at 5 s whatever the context allows", async () => {
+    oddAnswer = (res) => setTimeout(() => res.end("{}"), 8_000);
+    const started = Date.now();
+    const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r1" }, contextFor(oddUrl(), { timeoutMs: 60_000 }));
+    expect(preview.ok).toBe(false);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+    expect(Date.now() - started).toBeLessThan(7_000);
+  }, 15_000);
+
+  it("is unavailable when the provider's answer is not JSON", async () => {
+    oddAnswer = (res) => res.end("<html>oops</html>");
+    const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r1" }, contextFor(oddUrl()));
+    expect(preview).toEqual({
+      ok: false,
+      reason: "Preview unavailable: email.get_draft: the mail API answered with something other than a JSON object",
+      fields: [],
+    });
+  });
+
+  it("shows n/a for a render path the answer does not have", async () => {
+    const ctx = contextFor(gmail.url);
+    const draft = (await executeAction(set, "email.draft_email", { to: ["bob@example.com"], subject: "S", body: "B" }, ctx)) as { id: string };
+    const sendDraft = set.actions.get("email.send_draft")!;
+    const preview = sendDraft.manifest.approval.preview!;
+    const changed: ManifestSet = {
+      ...set,
+      actions: new Map(set.actions).set("email.send_draft", {
+        ...sendDraft,
+        manifest: { ...sendDraft.manifest, approval: { required: true, preview: { ...preview, render: { Cc: "message.payload.headers.Cc", First: "to.0", Nope: "to.7" } } } },
+      }),
+    };
+    const result = await fetchPreview(changed, "email.send_draft", { draft_id: draft.id }, ctx);
+    expect(result.ok && result.fields).toEqual([
+      { label: "Cc", value: "n/a", multiline: false },
+      { label: "First", value: "bob@example.com", multiline: false },
+      { label: "Nope", value: "n/a", multiline: false },
+    ]);
+  });
+
+  it("is unavailable for an action without a preview, and for a missing credential", async () => {
+    expect(await fetchPreview(set, "email.send_email", { to: ["a@b.c"], subject: "s", body: "b" }, contextFor(gmail.url))).toEqual({
+      ok: false,
+      reason: "Preview unavailable: email.send_email declares no preview",
+      fields: [],
+    });
+    const noToken = connectorContext(dataDirWith(`[email]\nbase_url = "${gmail.url}"\n`), { plugins: pool });
+    const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r1" }, noToken);
+    expect(preview.ok).toBe(false);
+    expect(!preview.ok && preview.reason).toMatch(/^Preview unavailable: .*connections\.toml: email\.token_file: missing/);
+  });
+});
