@@ -54,7 +54,9 @@ export const PreviewSpec = z
   .object({
     op: identifier,
     args: z.record(z.string(), z.unknown()).default({}),
-    render: z.record(z.string(), z.string().min(1)),
+    render: z
+      .record(z.string(), z.string().min(1))
+      .refine((render) => Object.keys(render).length > 0, "must name at least one field to show"),
     multiline: z.array(z.string()).default([]),
   })
   .strict();
@@ -103,7 +105,10 @@ export const ConnectorManifest = z
           })
           .strict()
           .optional(),
-        fs: z.object({ roots: z.array(z.string()).default([]) }).strict().optional(),
+        fs: z
+          .object({ roots: z.array(z.string().refine((root) => root.startsWith("/"), "must be an absolute path")).default([]) })
+          .strict()
+          .optional(),
       })
       .strict()
       .default({}),

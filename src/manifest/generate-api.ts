@@ -1,0 +1,125 @@
+import type { ContractHelper } from "../model/contract.js";
+import { contractsByConnector } from "../../trusted/contracts/index.js";
+import { actionFunctionName } from "./function-name.js";
+import type { LoadedAction, ManifestSet } from "./manifest-set.js";
+import type { ActionInput } from "./schema.js";
+
+export { actionFunctionName, findActionByFunction } from "./function-name.js";
+
+/** The agent-facing API: module name -> its `declare module` block, and all blocks together. */
+export interface ApiDeclarations {
+  modules: Record<string, string>;
+  all: string;
+}
+
+/**
+ * Declarations of `countersign`, `trusted/<connector>` and `trusted/<connector>/contracts`,
+ * generated from the manifests (never written by hand) so that the API the agent reads, the one
+ * programs are compiled against and the one that runs are the same.
+ *
+ * Actions resolve to `Record<string, unknown>`: manifests declare inputs, not outputs, and a
+ * connector's response is data from the outside world, so the agent must convert what it reads.
+ */
+export function generateApi(set: ManifestSet): ApiDeclarations {
+  const connectors = [...set.connectors.keys()].sort();
+  const modules: Record<string, string> = { countersign: countersignModule(connectors) };
+  for (const connector of connectors) {
+    const actions = [...set.actions.values()].filter((a) => a.connector === connector).sort((a, b) => (a.name < b.name ? -1 : 1));
+    modules[`trusted/${connector}`] = declareModule(`trusted/${connector}`, actions.map(actionDeclaration));
+    const helpers = contractsByConnector[connector] ?? [];
+    if (helpers.length > 0) {
+      const body = ['import type { Guarantee } from "countersign";', ...helpers.map(contractDeclaration)];
+      modules[`trusted/${connector}/contracts`] = declareModule(`trusted/${connector}/contracts`, body);
+    }
+  }
+  return { modules, all: Object.values(modules).join("\n") };
+}
+
+function countersignModule(connectors: string[]): string {
+  const ops = ['"*"', ...connectors.map((c) => `\`${c}.\${string}\``)].join(" | ");
+  return declareModule("countersign", [
+    "/** A JSON value. */\nexport type Json = string | number | boolean | null | Json[] | { [key: string]: Json };",
+    [
+      "/** A condition on one argument; on an array argument it applies to each element. Exactly one key. */",
+      "export type ValueConstraint =",
+      "  | { eq: Json }",
+      "  | { in: Json[] }",
+      "  | { not_in: Json[] }",
+      "  | { under: string } // an absolute directory; `~`, `.` and `..` are resolved first",
+      '  | { glob: string } // `*` matches any run of characters, e.g. "*@example.com"',
+      "  | { host_in: string[] } // the URL's host is one of these",
+      "  | { max_length: number }",
+      "  | { all: ValueConstraint[] }",
+      "  | { any: ValueConstraint[] }",
+      "  | { not: ValueConstraint };",
+    ].join("\n"),
+    `/** An op such as \`email.send_email\`, a glob such as \`email.*\` or \`email.send_*\`, or \`*\` for every op. */\nexport type OpPattern = ${ops};`,
+    [
+      "/**",
+      " * A promise about the effects of the matching ops: per-argument conditions, a maximum number of",
+      " * calls, and an argument whose values never repeat. countersign proves it, refutes it (the program",
+      " * is rejected) or enforces it at run time on every call.",
+      " */",
+      "export interface Guarantee {",
+      "  op: OpPattern;",
+      "  args?: { [input: string]: ValueConstraint };",
+      "  count?: { max: number };",
+      "  distinct?: string;",
+      "}",
+    ].join("\n"),
+    "/** A program ready to submit: export it as the module's default. */\nexport interface Program {\n  readonly rationale: string;\n  readonly guarantees: readonly Guarantee[];\n}",
+    [
+      "/**",
+      " * Declare the program. `rationale` is shown to the user as your words; `guarantees` are checked",
+      " * against what the program can do; `main` makes the trusted calls.",
+      " */",
+      "export function program(spec: { rationale: string; guarantees?: Guarantee[]; main: () => Promise<void> }): Program;",
+    ].join("\n"),
+  ]);
+}
+
+function actionDeclaration(action: LoadedAction): string {
+  const { manifest } = action;
+  const doc = [manifest.description, "", `Effect: \`${action.op}\`.`];
+  if (manifest.approval.required) doc.push("Requires the user's approval unless the policy allows it.");
+  doc.push("Resolves to the connector's response: data from outside, to be checked before use.");
+  const optional = manifest.inputs.every((input) => !input.required);
+  const fields = manifest.inputs.map((input) => `${jsDoc([input.description])}\n${property(input)}`);
+  const args = fields.length === 0 ? "{}" : `{\n${indent(fields.join("\n"))}\n}`;
+  const signature = `export function ${actionFunctionName(manifest.name)}(args${optional ? "?" : ""}: ${args}): Promise<Record<string, unknown>>;`;
+  return `${jsDoc(doc)}\n${signature}`;
+}
+
+function property(input: ActionInput): string {
+  const type = input.type === "array" ? `${tsType(input.items_type ?? "object")}[]` : tsType(input.type);
+  return `${input.name}${input.required ? "" : "?"}: ${type};`;
+}
+
+function tsType(type: string): string {
+  if (type === "integer" || type === "number") return "number";
+  if (type === "object") return "Record<string, unknown>";
+  return type; // string, boolean
+}
+
+function contractDeclaration(helper: ContractHelper): string {
+  const params = helper.params.map((p) => `${p.name}: ${p.type}`).join(", ");
+  return `${jsDoc([helper.doc])}\nexport function ${helper.name}(${params}): Guarantee;`;
+}
+
+function declareModule(name: string, members: string[]): string {
+  return `declare module ${JSON.stringify(name)} {\n${indent(members.join("\n\n"))}\n}\n`;
+}
+
+/** A JSDoc block; `*\/` inside manifest text must not end the comment early. */
+function jsDoc(lines: string[]): string {
+  const text = lines.flatMap((line) => line.split("\n")).map((line) => line.replaceAll("*/", "*\\/"));
+  if (text.length === 1) return `/** ${text[0]} */`;
+  return ["/**", ...text.map((line) => (line === "" ? " *" : ` * ${line}`)), " */"].join("\n");
+}
+
+function indent(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => (line === "" ? line : `  ${line}`))
+    .join("\n");
+}

@@ -1,0 +1,16 @@
+import type { ManifestError } from "./manifest-error.js";
+import { formatField, lineOf, type FieldPath, type KeyLines } from "./toml-lines.js";
+
+/** One TOML file of a manifest directory, with what is needed to point an error at its line. */
+export interface ManifestFile {
+  rel: string; // relative to the manifest directory, with "/" separators
+  path: string; // absolute
+  lines: KeyLines;
+}
+
+export function fieldError(file: ManifestFile, path: FieldPath, message: string): ManifestError {
+  const error: ManifestError = { file: file.rel, field: formatField(path), message };
+  const line = lineOf(file.lines, path);
+  if (line !== undefined) error.line = line;
+  return error;
+}
