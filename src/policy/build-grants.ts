@@ -1,3 +1,4 @@
+import { canonicalJson } from "../constraint/canonical-json.js";
 import { implies, matchOp } from "../constraint/index.js";
 import type { AbstractValue } from "../model/abstract.js";
 import type { EffectConstraint, ValueConstraint } from "../model/constraint.js";
@@ -5,14 +6,13 @@ import type { Grant } from "../model/decision.js";
 import { CountersignError } from "../model/errors.js";
 import type { Effect } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
-import type { Json } from "../model/json.js";
-import { canonicalJson } from "./policy-hash.js";
 import { totalCount } from "./narrow-effect.js";
+import { provenShape } from "./proven-shape.js";
 
 /**
  * One grant per op (DESIGN.md section 8), as tight as the facts allow: each argument's proven
- * value set, then every known constraint on it (guarantees and guards) that the value set does
- * not already imply; the count is the op's total, capped by count guarantees.
+ * shape (provenShape), then every known constraint on it (guarantees and guards) that the shape
+ * does not already imply; the count is the op's total, capped by count guarantees.
  * `effects` are already narrowed by `known`.
  */
 export function buildGrants(effects: readonly Effect[], known: readonly EffectConstraint[], set: ManifestSet): Grant[] {
@@ -45,7 +45,7 @@ export function buildGrants(effects: readonly Effect[], known: readonly EffectCo
 }
 
 function argConstraint(values: (AbstractValue | undefined)[], isList: boolean, known: ValueConstraint[]): ValueConstraint | undefined {
-  const proven = valueSet(values, isList);
+  const proven = provenShape(values, isList);
   const seen = new Set<string>();
   const parts: ValueConstraint[] = [];
   for (const c of proven === undefined ? known : [proven, ...known]) {
@@ -55,25 +55,4 @@ function argConstraint(values: (AbstractValue | undefined)[], isList: boolean, k
     parts.push(c);
   }
   return parts.length <= 1 ? parts[0] : { all: parts };
-}
-
-/**
- * `{ in: [...] }` when every call's value is one of finitely many constants; for a list input the
- * set is over the elements, since a constraint on a list applies to each element.
- */
-export function valueSet(values: (AbstractValue | undefined)[], isList: boolean): ValueConstraint | undefined {
-  const all: Json[] = [];
-  for (const v of values) {
-    const elements = isList ? listElements(v) : v?.kind === "const" ? v.values : undefined;
-    if (elements === undefined) return undefined;
-    all.push(...elements);
-  }
-  const unique = new Map(all.map((x) => [canonicalJson(x), x]));
-  return { in: [...unique.values()] };
-}
-
-function listElements(v: AbstractValue | undefined): Json[] | undefined {
-  if (v?.kind === "array") return v.element.kind === "const" ? v.element.values : undefined;
-  if (v?.kind !== "const" || !v.values.every(Array.isArray)) return undefined;
-  return (v.values as Json[][]).flat();
 }

@@ -1,4 +1,5 @@
 import { describeConstraint, holds, holdsEffect, matchOp } from "../constraint/index.js";
+import { and3, not3 } from "../constraint/kleene.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/constraint.js";
 import type { Effect } from "../model/facts.js";
 import { describeCount, describeValue } from "./describe-value.js";
@@ -59,13 +60,4 @@ function distinctHolds(op: string, input: string, context: RuleContext): { holds
   if (promised) return { holds: "yes", why: `distinct ${input}: yes (guaranteed by the program)` };
   const result = holdsEffect({ op, distinct: input }, [...members]);
   return { holds: result.verdict, why: `distinct ${input}: ${result.verdict} (${result.why})` };
-}
-
-export function and3(verdicts: Verdict3[]): Verdict3 {
-  if (verdicts.includes("no")) return "no";
-  return verdicts.every((v) => v === "yes") ? "yes" : "maybe";
-}
-
-function not3(v: Verdict3): Verdict3 {
-  return v === "yes" ? "no" : v === "no" ? "yes" : "maybe";
 }

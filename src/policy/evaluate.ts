@@ -1,12 +1,12 @@
 import { describeEffectConstraint, matchOp } from "../constraint/index.js";
-import type { EffectConstraint } from "../model/constraint.js";
+import type { EffectConstraint, ValueConstraint } from "../model/constraint.js";
 import type { EffectVerdict, PolicyDecision } from "../model/decision.js";
 import type { Effect, Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { buildGrants } from "./build-grants.js";
 import { checkRule, type RuleCheck } from "./check-rule.js";
 import { narrowEffect, withAbsentInputs } from "./narrow-effect.js";
-import { canonicalJson } from "./policy-hash.js";
+import { canonicalJson } from "../constraint/canonical-json.js";
 import type { LoadedRule, Policy } from "./schema.js";
 
 /** How one rule whose op matches an effect fared against it. */
@@ -107,7 +107,12 @@ function rulesFor(policy: Policy, op: string, decisions: LoadedRule["decision"][
  */
 function negate(outcome: RuleOutcome, op: string): EffectConstraint {
   const args = outcome.rule.when?.args ?? {};
-  return { op, args: Object.fromEntries(outcome.undecided.map((name) => [name, { not: args[name]! }])) };
+  return { op, args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(args[name]!)])) };
+}
+
+/** `not` of a condition, without a double negation: deny "not under ~/Sandbox" guards "under ~/Sandbox". */
+function negation(c: ValueConstraint): ValueConstraint {
+  return "not" in c ? c.not : { not: c };
 }
 
 function verdictFor(effect: Effect, rules: RuleOutcome[], guards: EffectConstraint[], policy: Policy, set: ManifestSet): EffectVerdict {

@@ -2,5 +2,5 @@ export { checkPolicy, defaultPolicyDir, formatProblem, loadPolicy, type LoadPoli
 export { decide } from "./decide.js";
 export { explain, type EffectExplanation, type Explanation } from "./explain.js";
 export { rememberRule, type Remembered } from "./remember-rule.js";
-export { canonicalJson, policyHash } from "./policy-hash.js";
+export { policyHash } from "./policy-hash.js";
 export { PolicyFile, PolicyRule, RuleWhen, type LoadedRule, type Policy, type PolicyProblem } from "./schema.js";

@@ -1,5 +1,7 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
+import { canonicalJson } from "../constraint/canonical-json.js";
+import type { Json } from "../model/json.js";
 import type { PolicyFile } from "./schema.js";
 
 /**
@@ -11,15 +13,6 @@ import type { PolicyFile } from "./schema.js";
 export function policyHash(files: { file: string; content: PolicyFile }[]): string {
   const entries = files.map(({ file, content }) => [basename(file), content] as const);
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash("sha256").update(canonicalJson(entries)).digest("hex");
-}
-
-/** JSON with object keys sorted at every level; undefined fields are dropped like JSON.stringify does. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
+  // Through JSON first: optional fields left undefined by the schema are dropped, as in the file.
+  return createHash("sha256").update(canonicalJson(JSON.parse(JSON.stringify(entries)) as Json)).digest("hex");
 }

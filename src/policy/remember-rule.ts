@@ -1,7 +1,7 @@
 import type { PolicyDecision } from "../model/decision.js";
 import type { Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
-import { valueSet } from "./build-grants.js";
+import { provenShape } from "./proven-shape.js";
 import { describeValue } from "./describe-value.js";
 import { narrowEffect, totalCount, withAbsentInputs } from "./narrow-effect.js";
 import type { PolicyRule } from "./schema.js";
@@ -29,8 +29,8 @@ export function rememberRule(facts: Facts, decision: PolicyDecision, set: Manife
     const args: NonNullable<PolicyRule["when"]>["args"] = {};
     for (const input of action.manifest.inputs) {
       const values = members.map((e) => e.args[input.name]);
-      const pinned = valueSet(values, input.type === "array");
-      if (pinned === undefined) {
+      const pinned = provenShape(values, input.type === "array");
+      if (pinned === undefined || !("in" in pinned)) {
         const shown = values.map((v) => (v === undefined ? "missing" : describeValue(v))).join("; ");
         return { op, rule: null, why: `${input.name} is ${shown}: only a finite set of constants can be remembered without allowing more` };
       }

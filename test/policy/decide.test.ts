@@ -1,0 +1,309 @@
+import { describe, expect, it } from "vitest";
+import { decide } from "../../src/policy/decide.js";
+import { explain } from "../../src/policy/explain.js";
+import { effect, facts, list, mail, policyOf, shippedManifests, str, unknown, val } from "./helpers.js";
+
+const set = shippedManifests();
+const SANDBOX = "/home/me/Sandbox";
+
+const layered = policyOf(`
+default = "ask"
+
+[[rules]]
+id = "no-evil"
+decision = "deny"
+op = "email.send_email"
+when = { args = { to = { glob = "*@evil.com" } } }
+reason = "never mail evil.com"
+
+[[rules]]
+id = "ask-bob"
+decision = "ask"
+op = "email.send_email"
+when = { args = { to = { in = ["bob@example.com", "x@evil.com"] } } }
+
+[[rules]]
+id = "mail-all"
+decision = "allow"
+op = "email.send_email"
+`);
+
+describe("precedence: deny beats ask beats allow", () => {
+  it("a deny rule that surely applies rejects the request, whatever else matches", () => {
+    const d = decide(facts([mail(list(val("x@evil.com")))]), layered, set);
+    expect(d.kind).toBe("auto_rejected");
+    expect(d.effects[0]).toMatchObject({ rule: "no-evil", verdict: "deny" });
+    expect(d.effects[0]?.why).toMatch(/never mail evil.com/);
+    expect(d.grants).toEqual([]);
+    expect(d.reason).toMatch(/^denied — email.send_email at line \d+: rule "no-evil"/);
+  });
+
+  it("a deny on a list argument fires when any element matches", () => {
+    const d = decide(facts([mail(val(["amy@example.com", "x@evil.com"]))]), layered, set);
+    expect(d.effects[0]).toMatchObject({ rule: "no-evil", verdict: "deny" });
+  });
+
+  it("an ask rule beats an allow rule", () => {
+    const d = decide(facts([mail(list(val("bob@example.com")))]), layered, set);
+    expect(d.kind).toBe("ask");
+    expect(d.effects[0]).toMatchObject({ rule: "ask-bob", verdict: "ask" });
+  });
+
+  it("the allow rule decides when nothing stronger applies", () => {
+    const d = decide(facts([mail(list(val("amy@example.com")))]), layered, set);
+    expect(d.kind).toBe("auto_approved");
+    expect(d.effects[0]).toMatchObject({ rule: "mail-all", verdict: "allow" });
+  });
+
+  it("one denied effect rejects the whole request; one ask makes it ask", () => {
+    const deny = decide(facts([mail(list(val("amy@example.com"))), mail(list(val("x@evil.com")))]), layered, set);
+    expect(deny.kind).toBe("auto_rejected");
+    expect(deny.effects.map((e) => e.verdict)).toEqual(["allow", "deny"]);
+    const ask = decide(facts([mail(list(val("amy@example.com"))), mail(list(val("bob@example.com")))]), layered, set);
+    expect(ask.kind).toBe("ask");
+    expect(ask.reason).toMatch(/^1 of 2 effects need a person/);
+  });
+});
+
+describe("the policy default", () => {
+  it("ask: an effect no rule covers is asked about, with no rule", () => {
+    const d = decide(facts([effect("http.post", { url: val("https://api.example.com/x"), body: val("{}") })]), layered, set);
+    expect(d.kind).toBe("ask");
+    expect(d.effects[0]).toMatchObject({ rule: null, verdict: "ask", why: "no rule covers it; the policy default is ask" });
+  });
+
+  it("deny: an uncovered effect is rejected", () => {
+    const strict = policyOf(`default = "deny"\n[[rules]]\nid = "reads"\ndecision = "allow"\nop = "fs.read_file"\n`);
+    const d = decide(facts([effect("fs.read_file", { path: val("/a") }), effect("fs.list_dir", { path: val("/a") })]), strict, set);
+    expect(d.kind).toBe("auto_rejected");
+    expect(d.effects.map((e) => [e.rule, e.verdict])).toEqual([
+      ["reads", "allow"],
+      [null, "deny"],
+    ]);
+  });
+
+  it("a program without effects is approved", () => {
+    expect(decide(facts([]), layered, set)).toMatchObject({ kind: "auto_approved", reason: "the program has no effects", grants: [] });
+  });
+});
+
+describe("globs and consequential actions", () => {
+  const globs = policyOf(`
+[[rules]]
+id = "all-fs"
+decision = "allow"
+op = "fs.*"
+
+[[rules]]
+id = "all"
+decision = "allow"
+op = "*"
+`);
+
+  it("a glob allow covers ordinary actions", () => {
+    const d = decide(facts([effect("fs.read_file", { path: val("/a") }), effect("http.post", { url: val("https://a.b/"), body: val("") })]), globs, set);
+    expect(d.kind).toBe("auto_approved");
+    expect(d.effects.map((e) => e.rule)).toEqual(["all-fs", "all"]);
+  });
+
+  it("a glob allow never auto-passes an action whose manifest requires approval", () => {
+    for (const e of [effect("fs.write_file", { path: val("/a"), content: val("x") }), mail(list(val("me@example.com"))), effect("email.send_draft", { draft_id: val("d1") })]) {
+      const d = decide(facts([e]), globs, set);
+      expect(d.kind).toBe("ask");
+      expect(d.effects[0]?.rule).toBeNull();
+      expect(d.effects[0]?.why).toMatch(new RegExp(`only a rule naming ${e.op.replace(".", "\\.")} exactly can auto-pass it`));
+    }
+  });
+
+  it("a glob allow falls to the floor (ask), not to a deny default", () => {
+    const strict = policyOf(`default = "deny"\n[[rules]]\nid = "mail"\ndecision = "allow"\nop = "email.*"\n`);
+    expect(decide(facts([mail(list(val("a@b.c")))]), strict, set).kind).toBe("ask");
+  });
+
+  it("an allow rule naming the action exactly lifts the floor", () => {
+    const exact = policyOf(`[[rules]]\nid = "w"\ndecision = "allow"\nop = "fs.write_file"\nwhen = { args = { path = { under = "~/Sandbox" } } }\n`);
+    const d = decide(facts([effect("fs.write_file", { path: val(`${SANDBOX}/a.txt`), content: val("x") })]), exact, set);
+    expect(d).toMatchObject({ kind: "auto_approved", effects: [{ rule: "w", verdict: "allow" }] });
+  });
+});
+
+describe("count and distinct", () => {
+  const capped = policyOf(`
+[[rules]]
+id = "three-mails"
+decision = "allow"
+op = "email.send_email"
+when = { count = { max = 3 }, distinct = "to" }
+`);
+
+  it("counts every call the rule's op matches", () => {
+    const two = [mail(list(val("a@x.com")), {}, { min: 1, max: 2 }), mail(list(val("b@x.com")))];
+    expect(decide(facts(two), capped, set).kind).toBe("auto_approved");
+    const four = [mail(list(val("a@x.com")), {}, { min: 1, max: 3 }), mail(list(val("b@x.com")))];
+    const d = decide(facts(four), capped, set);
+    expect(d.kind).toBe("ask");
+    expect(d.effects[0]?.why).toMatch(/not proven: allow rule "three-mails": at most 3 calls of email.send_email: maybe \(2\.\.4 calls\)/);
+  });
+
+  it("a call count surely above the bound does not match at all", () => {
+    const e = explain(facts([mail(list(val("a@x.com")), {}, { min: 5, max: 5 })]), capped, set);
+    expect(e.effects[0]?.rules[0]).toMatchObject({ id: "three-mails", holds: "no" });
+  });
+
+  it("an unbounded loop is bounded by an enforced count guarantee", () => {
+    const loop = [mail(list(val("a@x.com")), {}, { min: 0, max: null })];
+    expect(decide(facts(loop), capped, set).kind).toBe("ask");
+    const bounded = facts(loop, [
+      [{ op: "email.send_*", count: { max: 3 } }, "enforced"],
+      [{ op: "email.send_*", distinct: "to" }, "enforced"],
+    ]);
+    const d = decide(bounded, capped, set);
+    expect(d.kind).toBe("auto_approved");
+    expect(d.grants[0]).toMatchObject({ op: "email.send_email", count: { max: 3 }, distinct: "to" });
+    expect(d.guards).toEqual([
+      { op: "email.send_*", count: { max: 3 } },
+      { op: "email.send_*", distinct: "to" },
+    ]);
+  });
+
+  it("distinct needs proof: the same recipient twice is not distinct", () => {
+    const twice = [mail(list(val("a@x.com"))), mail(list(val("a@x.com")))];
+    const e = explain(facts(twice), capped, set);
+    expect(e.effects[0]?.rules[0]?.holds).not.toBe("yes");
+    expect(e.decision.kind).toBe("ask");
+  });
+});
+
+describe("unknown values and guarantees", () => {
+  const toMe = policyOf(`
+[[rules]]
+id = "to-me"
+decision = "allow"
+op = "email.send_email"
+when = { args = { to = { in = ["me@example.com"] } } }
+`);
+
+  it("an unknown recipient never satisfies an allow rule by itself", () => {
+    for (const to of [unknown(), list(unknown()), list(str("me@", "example.com")), unknown("loop variable", false)]) {
+      const d = decide(facts([mail(to)]), toMe, set);
+      expect(d.kind).toBe("ask");
+      expect(d.effects[0]?.rule).toBeNull();
+    }
+  });
+
+  it("an enforced guarantee makes the unknown known: approved, and the guarantee is in the grant and the guards", () => {
+    const recipientsOnly = { op: "email.*", args: { to: { in: ["me@example.com"] } } };
+    const d = decide(facts([mail(list(unknown()))], [[recipientsOnly, "enforced"]]), toMe, set);
+    expect(d.kind).toBe("auto_approved");
+    expect(d.guards).toEqual([recipientsOnly]);
+    expect(d.grants[0]?.args.to).toEqual({ in: ["me@example.com"] });
+  });
+
+  it("a wider guarantee is not enough", () => {
+    const wide = { op: "email.*", args: { to: { glob: "*@example.com" } } };
+    expect(decide(facts([mail(list(unknown()))], [[wide, "enforced"]]), toMe, set).kind).toBe("ask");
+  });
+
+  it("refused facts are rejected before any rule is read", () => {
+    const allowAll = policyOf(`[[rules]]\nid = "all"\ndecision = "allow"\nop = "*"\n`);
+    const refuted = facts([effect("fs.read_file", { path: val("/a") })], [[{ op: "fs.write_file", count: { max: 0 } }, "refuted"]]);
+    refuted.guarantees[0]!.site = { line: 7, column: 3 };
+    const d = decide(refuted, allowAll, set);
+    expect(d.kind).toBe("auto_rejected");
+    expect(d.effects[0]).toMatchObject({ rule: null, verdict: "deny" });
+    expect(d.reason).toMatch(/^the program was refused: it breaks its own guarantee .* at line 7/);
+    const broken = { ...facts([]), ok: false, diagnostics: [{ severity: "error" as const, code: "refused_construct", message: "eval is not allowed", line: 3, column: 1 }] };
+    expect(decide(broken, allowAll, set)).toMatchObject({ kind: "auto_rejected", reason: "the program was refused: 3:1: eval is not allowed" });
+  });
+});
+
+describe("a deny rule that may apply becomes a guard and asks", () => {
+  const sandbox = policyOf(`
+[[rules]]
+id = "outside"
+decision = "deny"
+op = "fs.write_file"
+when = { args = { path = { not = { under = "~/Sandbox" } } } }
+reason = "only inside the sandbox"
+
+[[rules]]
+id = "inside"
+decision = "allow"
+op = "fs.write_file"
+when = { args = { path = { under = "~/Sandbox" } } }
+`);
+
+  it("an unknown path: ask, guarded by the rule's negation", () => {
+    const d = decide(facts([effect("fs.write_file", { path: unknown(), content: val("x") })]), sandbox, set);
+    expect(d.kind).toBe("ask");
+    expect(d.effects[0]).toMatchObject({ rule: "outside", verdict: "ask" });
+    expect(d.guards).toEqual([{ op: "fs.write_file", args: { path: { under: SANDBOX } } }]);
+    expect(d.grants[0]?.args.path).toEqual({ under: SANDBOX });
+  });
+
+  it("a path surely outside is rejected; surely inside is approved", () => {
+    expect(decide(facts([effect("fs.write_file", { path: val("/etc/passwd"), content: val("x") })]), sandbox, set).kind).toBe("auto_rejected");
+    expect(decide(facts([effect("fs.write_file", { path: str(`${SANDBOX}/`), content: unknown() })]), sandbox, set).kind).toBe("auto_approved");
+  });
+
+  it("the guard covers every call of the op and is not needed once a guarantee decides it", () => {
+    const d = decide(
+      facts([effect("fs.write_file", { path: unknown(), content: val("x") })], [[{ op: "fs.write_file", args: { path: { under: `${SANDBOX}/notes` } } }, "enforced"]]),
+      sandbox,
+      set,
+    );
+    expect(d.kind).toBe("auto_approved");
+    expect(d.guards).toEqual([{ op: "fs.write_file", args: { path: { under: `${SANDBOX}/notes` } } }]);
+  });
+
+  it("several undecided arguments are each negated (never weaker than the rule)", () => {
+    const two = policyOf(`
+[[rules]]
+id = "leak"
+decision = "deny"
+op = "http.post"
+when = { args = { url = { host_in = ["evil.com"] }, body = { glob = "*secret*" } } }
+reason = "no secrets to evil.com"
+`);
+    const d = decide(facts([effect("http.post", { url: unknown(), body: unknown() })]), two, set);
+    expect(d.guards).toEqual([{ op: "http.post", args: { url: { not: { host_in: ["evil.com"] } }, body: { not: { glob: "*secret*" } } } }]);
+    const one = decide(facts([effect("http.post", { url: unknown(), body: val("a secret") })]), two, set);
+    expect(one.guards).toEqual([{ op: "http.post", args: { url: { not: { host_in: ["evil.com"] } } } }]);
+  });
+});
+
+describe("grants", () => {
+  it("per op: connector pin, proven value sets, summed counts", () => {
+    const allowAll = policyOf(`[[rules]]\nid = "all"\ndecision = "allow"\nop = "*"\n`);
+    const d = decide(
+      facts([
+        mail(list(val("a@x.com")), {}, { min: 1, max: 2 }),
+        mail(val(["b@x.com", "c@x.com"]), { subject: val("Re") }),
+        effect("http.post", { url: val("https://api.example.com/x"), body: unknown() }),
+      ]),
+      allowAll,
+      set,
+    );
+    const email = set.connectors.get("email")!.manifest.sha256;
+    expect(d.grants).toEqual([
+      {
+        op: "email.send_email",
+        connector: { name: "email", sha256: email },
+        args: { to: { in: ["a@x.com", "b@x.com", "c@x.com"] }, subject: { in: ["Hi", "Re"] }, body: { in: ["Hello"] } },
+        count: { max: 3 },
+      },
+      {
+        op: "http.post",
+        connector: { name: "http", sha256: set.connectors.get("http")!.manifest.sha256 },
+        args: { url: { in: ["https://api.example.com/x"] }, content_type: { in: [null] } },
+        count: { max: 1 },
+      },
+    ]);
+  });
+
+  it("an unbounded op has count.max null", () => {
+    const d = decide(facts([effect("fs.read_file", { path: unknown() }, { min: 0, max: null })]), policyOf(`[[rules]]\nid = "r"\ndecision = "allow"\nop = "fs.read_file"\n`), set);
+    expect(d.grants[0]?.count).toEqual({ max: null });
+    expect(d.grants[0]?.args).toEqual({});
+  });
+});
