@@ -9,6 +9,7 @@ import type { ActionManifest } from "./schema.js";
 export interface ActionContext {
   connector: string; // the directory the action lives in
   actions: ReadonlyMap<string, ActionManifest>; // the schema-valid actions of that connector, by name
+  broken: ReadonlySet<string>; // file names (without .toml) of that connector's actions that failed their schema
   connectors: ReadonlySet<string>; // every connector directory of the set
 }
 
@@ -44,7 +45,8 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
   const at = ["approval", "preview"];
   const target = context.actions.get(preview.op);
   if (target === undefined) {
-    error([...at, "op"], `"${preview.op}" is not an action of connector ${context.connector}`);
+    // An action file that failed its own schema has its errors already; do not repeat them here.
+    if (!context.broken.has(preview.op)) error([...at, "op"], `"${preview.op}" is not an action of connector ${context.connector}`);
   } else {
     if (!target.idempotent) error([...at, "op"], `"${preview.op}" is not idempotent = true, so it cannot run as a preview`);
     if (target.approval.required) error([...at, "op"], `"${preview.op}" itself requires approval, so it cannot run as a preview`);

@@ -1,5 +1,5 @@
 import { readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { CountersignError } from "../model/errors.js";
 import { checkAction } from "./check-action.js";
 import { checkConnector, wasmPathOf } from "./check-connector.js";
@@ -89,10 +89,11 @@ export function checkManifests(dir: string): ManifestCheck {
         byFunction.set(actionFunctionName(name), action);
       }
     }
+    const broken = new Set(connectorDir.actions.filter((a) => a.data === undefined).map((a) => basename(a.file.rel, ".toml")));
     const valid = new Map([...byName].map(([name, action]) => [name, action.data as ActionManifest]));
     for (const action of byName.values()) {
       const manifest = action.data as ActionManifest;
-      errors.push(...checkAction(action.file, manifest, { connector: connectorDir.name, actions: valid, connectors: connectorNames }));
+      errors.push(...checkAction(action.file, manifest, { connector: connectorDir.name, actions: valid, broken, connectors: connectorNames }));
       const op = `${connectorDir.name}.${manifest.name}`;
       actions.set(op, { op, connector: connectorDir.name, name: manifest.name, file: action.file.path, manifest });
     }

@@ -81,7 +81,10 @@ export type ActionManifest = z.infer<typeof ActionManifest>;
 /** `host:port` with an explicit port and no wildcard. */
 export const HostPort = z
   .string()
-  .regex(/^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\]):\d{1,5}$/i, "must be host:port with an explicit port and no wildcard")
+  .regex(/^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:]+\]):\d{1,5}$/i, {
+    message: "must be host:port with an explicit port and no wildcard",
+    abort: true, // the port range check below needs a well-formed host:port
+  })
   .refine((h) => {
     const port = Number(h.slice(h.lastIndexOf(":") + 1));
     return port >= 1 && port <= 65535;
