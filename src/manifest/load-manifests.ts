@@ -13,6 +13,8 @@ import { ActionManifest, ConnectorManifest } from "./schema.js";
 export interface ManifestCheck {
   set?: ManifestSet; // present exactly when errors is empty
   errors: ManifestError[];
+  connectors: number; // connector directories found, valid or not
+  actions: number; // action files found, valid or not
 }
 
 interface ConnectorDir {
@@ -33,7 +35,8 @@ export function checkManifests(dir: string): ManifestCheck {
   try {
     entries = listSorted(root);
   } catch (err) {
-    return { errors: [{ file: ".", field: "", message: `cannot read the manifest directory: ${(err as Error).message}` }] };
+    const message = `cannot read the manifest directory: ${(err as Error).message}`;
+    return { errors: [{ file: ".", field: "", message }], connectors: 0, actions: 0 };
   }
   for (const entry of entries) {
     const path = join(root, entry);
@@ -100,8 +103,9 @@ export function checkManifests(dir: string): ManifestCheck {
   }
 
   errors.sort(compareManifestErrors);
-  if (errors.length > 0) return { errors };
-  return { set: { dir: root, connectors, actions }, errors };
+  const found = { connectors: dirs.length, actions: dirs.reduce((n, d) => n + d.actions.length, 0) };
+  if (errors.length > 0) return { errors, ...found };
+  return { set: { dir: root, connectors, actions }, errors, ...found };
 }
 
 /** `checkManifests`, throwing one config_error whose `details.errors` lists every problem. */

@@ -1,0 +1,43 @@
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
+import { generateApi } from "../manifest/generate-api.js";
+import { loadManifests } from "../manifest/load-manifests.js";
+import { EXIT, reportError, usageError, type Command } from "./command.js";
+
+const usage = `usage: countersign api [--module NAME] [--manifests DIR] [--json]
+
+Print the TypeScript declarations agent programs are written against, generated from the
+manifests: "countersign", "trusted/<connector>" and "trusted/<connector>/contracts".
+--module prints one of them.`;
+
+/** `countersign api`: the agent-facing API, exactly as programs are compiled against it. */
+const command: Command = {
+  summary: "print the agent API (TypeScript declarations generated from the manifests)",
+  usage,
+  async run(argv, io) {
+    const json = argv.includes("--json");
+    try {
+      const { values } = parseArgs({
+        args: argv,
+        options: { json: { type: "boolean" }, module: { type: "string" }, manifests: { type: "string" } },
+      });
+      const dir = values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests);
+      const api = generateApi(loadManifests(dir));
+      let modules = api.modules;
+      if (values.module !== undefined) {
+        const text = api.modules[values.module];
+        if (text === undefined) {
+          throw usageError(`unknown module "${values.module}"; available: ${Object.keys(api.modules).join(", ")}`);
+        }
+        modules = { [values.module]: text };
+      }
+      io.stdout(json ? JSON.stringify({ modules }, null, 2) + "\n" : Object.values(modules).join("\n"));
+      return EXIT.ok;
+    } catch (err) {
+      return reportError(err, io, json);
+    }
+  },
+};
+
+export default command;

@@ -1,0 +1,67 @@
+import { isAbsolute, join, relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
+import { checkManifests } from "../manifest/load-manifests.js";
+import { formatManifestError } from "../manifest/manifest-error.js";
+import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
+
+const usage = `usage: countersign manifests check [DIR] [--manifests DIR] [--json]
+
+Validate every action and connector manifest of DIR (default: $COUNTERSIGN_HOME/manifests when it
+exists, else the shipped manifests). Exit 0 when valid, 2 with one line per problem.`;
+
+/** `countersign manifests check`: every problem of a manifest directory, one per line. */
+const command: Command = {
+  summary: "validate action and connector manifests",
+  usage,
+  async run(argv, io) {
+    const json = argv.includes("--json");
+    try {
+      const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: { json: { type: "boolean" }, manifests: { type: "string" } },
+      });
+      const [sub, positional, ...extra] = positionals;
+      if (sub !== "check") throw usageError(sub === undefined ? "missing subcommand: manifests check [DIR]" : `unknown subcommand "${sub}"; try: manifests check [DIR]`);
+      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+      if (positional !== undefined && values.manifests !== undefined && resolve(io.cwd, positional) !== resolve(io.cwd, values.manifests)) {
+        throw usageError("give the manifest directory once: DIR or --manifests DIR");
+      }
+      const given = positional ?? values.manifests;
+      const dir = given === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, given);
+      return report(dir, io, json);
+    } catch (err) {
+      return reportError(err, io, json);
+    }
+  },
+};
+
+function report(dir: string, io: Io, json: boolean): number {
+  const { set, errors, connectors, actions } = checkManifests(dir);
+  const ok = set !== undefined;
+  if (json) {
+    io.stdout(JSON.stringify({ ok, dir, connectors, actions, errors }, null, 2) + "\n");
+    return ok ? EXIT.ok : EXIT.usage;
+  }
+  const counts = `${plural(connectors, "connector")}, ${plural(actions, "action")}`;
+  if (ok) {
+    io.stdout(`manifests ok: ${counts} in ${shown(io.cwd, dir)}\n`);
+    return EXIT.ok;
+  }
+  for (const error of errors) io.stdout(formatManifestError(error, shown(io.cwd, join(dir, error.file))) + "\n");
+  io.stderr(`${plural(errors.length, "error")} in ${shown(io.cwd, dir)} (${counts})\n`);
+  return EXIT.usage;
+}
+
+/** A path as the user would type it from where they are: relative below the cwd, absolute elsewhere. */
+function shown(cwd: string, path: string): string {
+  const rel = relative(cwd, path);
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? path : rel;
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+export default command;
