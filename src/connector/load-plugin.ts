@@ -8,6 +8,13 @@ import { hostFunctions, type CallState } from "./host-functions.js";
 import type { Limits } from "./limits.js";
 import { wasm, type WasmModule } from "./wasm.js";
 
+/** The Extism kernel functions a plugin may import (all but http_request and http_status_code). */
+const KERNEL = new Set([
+  "alloc", "free", "length", "length_unsafe", "load_u8", "load_u64", "store_u8", "store_u64",
+  "input_offset", "input_length", "input_load_u8", "input_load_u64", "output_set", "error_set",
+  "config_get", "var_get", "var_set", "log_warn", "log_info", "log_debug", "log_error",
+]);
+
 /**
  * Load a connector's plugin in a worker thread. The bytes that get compiled are the bytes that
  * were hashed: a mismatch with the manifest's pin is `hash_mismatch` and nothing runs. A module
@@ -32,6 +39,15 @@ export async function loadPlugin(connector: LoadedConnector, limits: Limits, sta
   } catch (err) {
     throw new CountersignError("connector_error", "connector", `${connector.name}: not a valid wasm module: ${(err as Error).message}`);
   }
+  // An import the worker cannot satisfy fails inside it as an unhandled error that takes the
+  // whole process down, so check them here. Extism's own http_request is left out on purpose.
+  const functions = hostFunctions(state);
+  const missing = wasm.Module.imports(module).find((i) => !(i.module === "extism:host/env" ? KERNEL.has(i.name) : i.module === "extism:host/user" && i.name in functions["extism:host/user"]));
+  if (missing !== undefined) {
+    throw new CountersignError("connector_error", "connector", `${connector.name}: imports ${missing.module} ${missing.name}, which the host does not provide`, {
+      details: { import: `${missing.module}/${missing.name}` },
+    });
+  }
   const pages = declaredMemoryPages(module, bytes);
   if (pages === null || pages > limits.maxMemoryPages) {
     throw new CountersignError(
@@ -41,5 +57,5 @@ export async function loadPlugin(connector: LoadedConnector, limits: Limits, sta
       { details: { declared_pages: pages, limit_pages: limits.maxMemoryPages } },
     );
   }
-  return createPlugin({ wasm: [{ module }] }, { runInWorker: true, useWasi: false, allowedHosts: [], functions: hostFunctions(state) });
+  return createPlugin({ wasm: [{ module }] }, { runInWorker: true, useWasi: false, allowedHosts: [], functions });
 }

@@ -63,6 +63,20 @@ describe("loading a plugin", () => {
     });
   });
 
+  it("refuses a module importing what the host does not provide, Extism's own http_request included", async () => {
+    const enc = (text: string) => [text.length, ...Buffer.from(text)];
+    for (const [module, name] of [["env", "abort"], ["extism:host/env", "http_request"], ["extism:host/user", "exec"]] as const) {
+      const payload = [1, ...enc(module), ...enc(name), 0, 0];
+      const file = join(tempDir(), "imports.wasm");
+      writeFileSync(file, Uint8Array.from([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 2, payload.length, ...payload]));
+      const { connector, actions } = connectorFor("imports", file, ["run"]);
+      await expect(executeAction(withConnector(shipped, connector, actions), "imports.run", {}, ctxFor())).rejects.toMatchObject({
+        class: "connector_error",
+        message: `imports: imports ${module} ${name}, which the host does not provide`,
+      });
+    }
+  });
+
   it("reports a missing export as connector_error", async () => {
     const file = join(tempDir(), "empty.wasm");
     writeFileSync(file, new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));

@@ -1,0 +1,70 @@
+// The measurements behind bench/connector.bench.ts, in plain JavaScript over the built dist/.
+// They run in a child `node` without tsx: Extism starts its worker from a data: URL whose
+// source-map comment Node cannot resolve once tsx (inherited by the worker) enables source maps.
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import createPlugin from "@extism/extism";
+import { parse } from "smol-toml";
+
+const dist = new URL("../dist/src/", import.meta.url);
+const load = (p) => import(new URL(p, dist).href);
+const { connectorContext } = await load("connector/context.js");
+const { executeAction } = await load("connector/execute-action.js");
+const { fsList } = await load("connector/host-fs.js");
+const { hostFunctions } = await load("connector/host-functions.js");
+const { DEFAULT_LIMITS } = await load("connector/limits.js");
+const { loadPlugin } = await load("connector/load-plugin.js");
+const { createPluginPool } = await load("connector/plugin-pool.js");
+const { ActionManifest, ConnectorManifest } = await load("manifest/schema.js");
+
+const pkg = new URL("../", import.meta.url).pathname;
+const root = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-")));
+for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(root, name), name);
+writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${root}"]\n`);
+
+const toml = (p) => parse(readFileSync(join(pkg, "manifests", p), "utf8"));
+const connector = { name: "fs", file: join(pkg, "manifests/fs/connector.toml"), wasmPath: join(pkg, "trusted/connectors/fs.wasm"), manifest: ConnectorManifest.parse(toml("fs/connector.toml")) };
+const action = { op: "fs.list_dir", connector: "fs", name: "list_dir", file: join(pkg, "manifests/fs/list_dir.toml"), manifest: ActionManifest.parse(toml("fs/list_dir.toml")) };
+const set = { dir: join(pkg, "manifests"), connectors: new Map([["fs", connector]]), actions: new Map([[action.op, action]]) };
+
+const caps = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [root] };
+const input = JSON.stringify({ path: root });
+const state = () => ({ caps, limits: DEFAULT_LIMITS, signal: new AbortController().signal, hostError: null });
+// A canned, synchronous fs_list: foreground plugins cannot await a host function, and it isolates
+// the cost of the plugin and its bridge from the file system.
+const entries = [{ name: "a.txt", type: "file" }, { name: "b.txt", type: "file" }];
+const canned = { "extism:host/user": { ...hostFunctions(state())["extism:host/user"], fs_list: (cx) => cx.store(JSON.stringify({ ok: true, entries })) } };
+// The baseline: the same work as the plugin's list_dir, as a plain function call.
+const direct = (text) => JSON.stringify({ path: JSON.parse(text).path, entries: JSON.parse(JSON.stringify({ ok: true, entries })).entries });
+const module = await WebAssembly.compile(readFileSync(connector.wasmPath));
+
+async function measure(fn, { samples = 15, inner = 1 } = {}) {
+  const times = [];
+  for (let s = 0; s < samples; s++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < inner; i++) await fn();
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6 / inner);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)];
+}
+
+const r = {};
+r.direct = await measure(() => direct(input), { inner: 2000 });
+r.fsList = await measure(() => fsList(caps, root), { inner: 200 });
+r.loadWorker = await measure(async () => (await loadPlugin(connector, DEFAULT_LIMITS, state())).close());
+r.loadForeground = await measure(async () => (await createPlugin({ wasm: [{ module }] }, { functions: hostFunctions(state()) })).close());
+const worker = await createPlugin({ wasm: [{ module }] }, { runInWorker: true, functions: canned });
+r.callWorker = await measure(() => worker.call("list_dir", input), { inner: 100 });
+await worker.close();
+const foreground = await createPlugin({ wasm: [{ module }] }, { functions: canned });
+r.callForeground = await measure(() => foreground.call("list_dir", input), { inner: 100 });
+await foreground.close();
+const pool = createPluginPool();
+const pooled = connectorContext(root, { plugins: pool });
+r.actionPooled = await measure(() => executeAction(set, "fs.list_dir", { path: root }, pooled), { inner: 50 });
+await pool.close();
+r.actionUnpooled = await measure(() => executeAction(set, "fs.list_dir", { path: root }, connectorContext(root)), { samples: 10 });
+process.stdout.write(JSON.stringify(r));
+process.exit(0);

@@ -1,0 +1,34 @@
+// Connector host costs: loading a plugin and calling it, in a worker (what countersign uses) and
+// in the foreground, next to calling the same host operation directly. Needs `npm run build`
+// first (npm run bench does it): the measurements run over dist/ in a plain node child process.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "../src/model/paths.js";
+import { table, writeSection } from "./report.js";
+
+if (!existsSync(join(packageRoot, "dist", "src", "connector", "execute-action.js"))) {
+  process.stderr.write("bench/connector: run `npm run build` first\n");
+  process.exit(1);
+}
+const r = JSON.parse(execFileSync(process.execPath, [join(packageRoot, "bench", "connector-measure.mjs")], { encoding: "utf8" })) as Record<string, number>;
+const direct = r.direct!;
+const ms = (x: number) => (x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(1)} µs`);
+const row = (what: string, x: number) => [what, ms(x), `${(x / direct).toFixed(1)}×`];
+
+const body = `${table([
+  ["what", "median", "vs baseline"],
+  row("baseline: the plugin's list_dir work as a plain JS function call", direct),
+  row("plugin call list_dir, foreground (canned sync fs_list)", r.callForeground!),
+  row("plugin call list_dir, worker (runInWorker: true, canned fs_list)", r.callWorker!),
+  row("the real fs_list host operation (realpath + readdir, 3 entries)", r.fsList!),
+  row("executeAction fs.list_dir, pooled worker plugin", r.actionPooled!),
+  row("executeAction fs.list_dir, no pool (load + call + close)", r.actionUnpooled!),
+  row("plugin load, worker (hash check + compile + worker start)", r.loadWorker!),
+  row("plugin load, foreground (precompiled module)", r.loadForeground!),
+])}
+
+Plugins run in workers so that a runaway one can be stopped; the table shows what that costs per
+call and per load. Pass a \`PluginPool\` as \`ctx.plugins\` when a run makes several calls.`;
+writeSection("connector", "Connector host (Extism)", body);
+process.stdout.write(body + "\n");
