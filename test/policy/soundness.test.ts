@@ -1,0 +1,232 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { matchOp, satisfies, satisfiesCall } from "../../src/constraint/index.js";
+import type { AbstractValue } from "../../src/model/abstract.js";
+import type { EffectConstraint, ValueConstraint } from "../../src/model/constraint.js";
+import type { Effect, GuaranteeStatus } from "../../src/model/facts.js";
+import type { Json } from "../../src/model/json.js";
+import { decide } from "../../src/policy/decide.js";
+import { explain } from "../../src/policy/explain.js";
+import type { LoadedRule, Policy, PolicyRule } from "../../src/policy/schema.js";
+import { facts, shippedManifests } from "./helpers.js";
+
+/**
+ * Soundness against the run-time semantics: for random policies, effects and guarantees, sample
+ * concrete runs (the calls a program with these facts could make) that pass the guarantees and
+ * the guards. An auto_approved decision must have every such call allowed by an eligible allow
+ * rule and matched by no deny or ask rule; a deny verdict must hit every sampled call.
+ */
+
+const set = shippedManifests();
+const ADDRESSES = ["me@example.com", "bob@example.com", "eve@evil.com", "EVE@Evil.com", "x@y"];
+const PATHS = ["/s/a.txt", "/s/sub/b", "/t/c", "/s/../t/d", "/s", "relative"];
+const URLS = ["https://api.example.com/v1", "https://evil.com/x", "http://api.example.com:8080/", "not a url"];
+const STRINGS = ["", "hello", "secret stuff", "x".repeat(12)];
+const MIDDLES = ["", "a", "../t/x", "z@evil.com", "/../../etc"];
+
+const OPS = {
+  "email.send_email": { to: ADDRESSES, subject: STRINGS, body: STRINGS },
+  "fs.write_file": { path: PATHS, content: STRINGS },
+  "fs.read_file": { path: PATHS },
+  "http.get": { url: URLS },
+} as const;
+type Op = keyof typeof OPS;
+const opNames = Object.keys(OPS) as Op[];
+const isList = (op: string, input: string) => op === "email.send_email" && input === "to";
+const pool = (op: Op, input: string): readonly string[] => (OPS[op] as Record<string, readonly string[]>)[input]!;
+const inputsOf = (op: Op) => Object.keys(OPS[op]);
+
+function leaf(op: Op, input: string): fc.Arbitrary<ValueConstraint> {
+  const values = fc.subarray([...pool(op, input)], { minLength: 1 });
+  const options: fc.Arbitrary<ValueConstraint>[] = [
+    values.map((v) => ({ in: v })),
+    values.map((v) => ({ not_in: v })),
+    fc.constantFrom(...pool(op, input)).map((v) => ({ eq: v })),
+    fc.nat(13).map((n) => ({ max_length: n })),
+  ];
+  if (input === "to") options.push(fc.constantFrom("*@example.com", "*@evil.com", "me@*").map((glob) => ({ glob })));
+  if (input === "path") options.push(fc.constantFrom("/s", "/t", "/s/sub").map((under) => ({ under })), fc.constantFrom("/s/*", "*.txt").map((glob) => ({ glob })));
+  if (input === "url") options.push(fc.constantFrom(["api.example.com"], ["evil.com"], ["api.example.com:8080"]).map((host_in) => ({ host_in })));
+  if (input === "body" || input === "content") options.push(fc.constantFrom("*secret*", "h*").map((glob) => ({ glob })));
+  return fc.oneof(...options);
+}
+
+function constraint(op: Op, input: string): fc.Arbitrary<ValueConstraint> {
+  const base = leaf(op, input);
+  return fc.oneof(
+    { weight: 4, arbitrary: base },
+    { weight: 1, arbitrary: base.map((c) => ({ not: c })) },
+    { weight: 1, arbitrary: fc.tuple(base, base).map(([a, b]) => ({ any: [a, b] })) },
+    { weight: 1, arbitrary: fc.tuple(base, base).map(([a, b]) => ({ all: [a, b] })) },
+  );
+}
+
+function argsFor(op: Op): fc.Arbitrary<Record<string, ValueConstraint>> {
+  return fc
+    .subarray(inputsOf(op), { maxLength: 2 })
+    .chain((names) => fc.tuple(...names.map((n) => constraint(op, n))).map((cs) => Object.fromEntries(names.map((n, i) => [n, cs[i]!]))));
+}
+
+const opPattern = (op: Op) => fc.constantFrom(op, `${op.split(".")[0]}.*`, "*");
+
+const rule: fc.Arbitrary<PolicyRule> = fc.constantFrom(...opNames).chain((op) =>
+  fc.record({
+    decision: fc.constantFrom("deny", "ask", "allow", "allow", "allow") as fc.Arbitrary<PolicyRule["decision"]>,
+    op: opPattern(op),
+    args: argsFor(op),
+    count: fc.option(fc.nat(4), { nil: undefined }),
+    distinct: fc.option(fc.constantFrom(...inputsOf(op)), { nil: undefined }),
+  }).map(({ decision, op: pattern, args, count, distinct }) => {
+    const when: NonNullable<PolicyRule["when"]> = Object.keys(args).length > 0 ? { args } : {};
+    if (decision !== "deny" && count !== undefined) when.count = { max: count };
+    if (decision !== "deny" && distinct !== undefined && pattern === op) when.distinct = distinct;
+    return { id: "", decision, op: pattern, ...(Object.keys(when).length > 0 ? { when } : {}), ...(decision === "deny" ? { reason: "r" } : {}) };
+  }),
+);
+
+const policy: fc.Arbitrary<Policy> = fc.record({ rules: fc.array(rule, { maxLength: 6 }), default: fc.constantFrom("ask", "deny") as fc.Arbitrary<"ask" | "deny"> }).map(({ rules, default: fallback }) => ({
+  dir: "/p",
+  files: ["/p/p.toml"],
+  default: fallback,
+  rules: rules.map((r, i): LoadedRule => ({ ...r, id: `r${i}`, file: "/p/p.toml" })),
+  sha256: "0".repeat(64),
+}));
+
+function scalar(op: Op, input: string): fc.Arbitrary<AbstractValue> {
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.subarray([...pool(op, input)], { minLength: 1 }).map((values) => ({ kind: "const" as const, values })) },
+    { weight: 1, arbitrary: fc.tuple(fc.constantFrom("", "/s/", "/t/", "https://api.example.com/", "https://evil.com/", "me@"), fc.constantFrom("", ".txt", "@example.com")).map(([prefix, suffix]) => ({ kind: "string" as const, prefix, suffix, provenance: [] })) },
+    { weight: 1, arbitrary: fc.constant({ kind: "unknown" as const, provenance: [{ source: "result of email.get_draft", untrusted: true }] }) },
+  );
+}
+
+function abstractArg(op: Op, input: string): fc.Arbitrary<AbstractValue> {
+  if (!isList(op, input)) return scalar(op, input);
+  return fc.tuple(scalar(op, input), fc.nat(2), fc.option(fc.nat(2), { nil: null })).map(([element, min, extra]) => ({ kind: "array", element, length: { min, max: extra === null ? null : min + extra } }));
+}
+
+let line = 0;
+const effect: fc.Arbitrary<Effect> = fc.constantFrom(...opNames).chain((op) =>
+  fc.record({
+    args: fc.tuple(...inputsOf(op).map((n) => abstractArg(op, n))).map((vs) => Object.fromEntries(inputsOf(op).map((n, i) => [n, vs[i]!]))),
+    min: fc.nat(2),
+    extra: fc.option(fc.nat(2), { nil: null }),
+  }).map(({ args, min, extra }) => ({
+    op,
+    connector: op.split(".")[0]!,
+    action: op.split(".")[1]!,
+    site: { line: ++line, column: 1 },
+    args,
+    count: { min, max: extra === null ? null : min + extra },
+  })),
+);
+
+const guarantee: fc.Arbitrary<[EffectConstraint, GuaranteeStatus]> = fc.tuple(
+  fc.constantFrom(...opNames).chain((op) =>
+    fc.record({ op: opPattern(op), args: argsFor(op), count: fc.option(fc.nat(3), { nil: undefined }) }).map(({ op, args, count }) => ({
+      op,
+      ...(Object.keys(args).length > 0 ? { args } : {}),
+      ...(count === undefined ? {} : { count: { max: count } }),
+    })),
+  ),
+  fc.constantFrom("proven", "enforced") as fc.Arbitrary<GuaranteeStatus>,
+);
+
+interface Call {
+  op: string;
+  effect: number;
+  args: Record<string, Json>;
+}
+
+function concrete(v: AbstractValue, op: Op, input: string, rand: () => number): Json {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+  if (v.kind === "const") return pick(v.values);
+  if (v.kind === "string") return v.prefix + pick(MIDDLES) + v.suffix;
+  if (v.kind === "array") {
+    const max = v.length.max ?? v.length.min + 3;
+    const n = v.length.min + Math.floor(rand() * (max - v.length.min + 1));
+    return Array.from({ length: n }, () => concrete(v.element, op, input, rand));
+  }
+  const any = pick([...pool(op, input), ...MIDDLES]);
+  return isList(op, input) ? [any] : any;
+}
+
+function sampleRun(effects: Effect[], rand: () => number): Call[] {
+  return effects.flatMap((e, index) => {
+    const max = e.count.max ?? e.count.min + 3;
+    const n = e.count.min + Math.floor(rand() * (max - e.count.min + 1));
+    return Array.from({ length: n }, () => ({
+      op: e.op,
+      effect: index,
+      args: Object.fromEntries(Object.entries(e.args).map(([k, v]) => [k, concrete(v, e.op as Op, k, rand)])),
+    }));
+  });
+}
+
+/** Does a run meet an effect constraint, as the wrappers check it call by call? */
+function meets(c: EffectConstraint, run: Call[]): boolean {
+  return run.every((call, i) => satisfiesCall(c, call, run.slice(0, i)));
+}
+
+function distinct(calls: Call[], input: string): boolean {
+  const seen = calls.flatMap((call) => {
+    const v = call.args[input];
+    return Array.isArray(v) ? v : v === undefined ? [] : [v];
+  }).map((v) => JSON.stringify(v));
+  return new Set(seen).size === seen.length;
+}
+
+/** Does a rule apply to a concrete call in this run? Deny reads list inputs as "any element". */
+function applies(r: PolicyRule, call: Call, run: Call[]): boolean {
+  if (!matchOp(r.op, call.op)) return false;
+  const argsOk = Object.entries(r.when?.args ?? {}).every(([k, c]) => {
+    const v = call.args[k]!;
+    return r.decision === "deny" && isList(call.op, k) ? !satisfies({ not: c }, v) : satisfies(c, v);
+  });
+  const count = r.when?.count;
+  const countOk = count === undefined || run.filter((c) => matchOp(r.op, c.op)).length <= count.max;
+  const distinctOk = r.when?.distinct === undefined || distinct(run.filter((c) => matchOp(r.op, c.op)), r.when.distinct);
+  return argsOk && countOk && distinctOk;
+}
+
+describe("decide is sound against run-time semantics", () => {
+  it("auto_approved runs are allowed, denied effects are always denied", () => {
+    fc.assert(
+      fc.property(policy, fc.array(effect, { minLength: 1, maxLength: 4 }), fc.array(guarantee, { maxLength: 2 }), fc.integer(), (p, effects, guarantees, seed) => {
+        const f = facts(effects, guarantees);
+        const decision = decide(f, p, set);
+        let state = seed >>> 0;
+        const rand = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+        const runs = Array.from({ length: 25 }, () => sampleRun(effects, rand));
+        const known = [...guarantees.map(([g]) => g), ...decision.guards];
+        const admitted = runs.filter((run) => known.every((c) => meets(c, run)));
+        if (decision.kind === "auto_approved") {
+          for (const run of admitted) {
+            for (const call of run) {
+              const consequential = set.actions.get(call.op)!.manifest.approval.required;
+              const rules = p.rules.filter((r) => applies(r, call, run));
+              expect(rules.filter((r) => r.decision !== "allow")).toEqual([]);
+              expect(rules.some((r) => r.decision === "allow" && (!consequential || r.op === call.op))).toBe(true);
+            }
+          }
+        }
+        decision.effects.forEach((v, i) => {
+          if (v.verdict !== "deny" || v.rule === null) return;
+          const r = p.rules.find((x) => x.id === v.rule)!;
+          for (const run of runs) for (const call of run.filter((c) => c.effect === i)) expect(applies(r, call, run)).toBe(true);
+        });
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("explain agrees with decide", () => {
+    fc.assert(
+      fc.property(policy, fc.array(effect, { maxLength: 3 }), (p, effects) => {
+        const f = facts(effects);
+        expect(explain(f, p, set).decision).toEqual(decide(f, p, set));
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
