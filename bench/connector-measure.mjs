@@ -5,7 +5,6 @@ import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import createPlugin from "@extism/extism";
-import { parse } from "smol-toml";
 
 const dist = new URL("../dist/src/", import.meta.url);
 const load = (p) => import(new URL(p, dist).href);
@@ -16,17 +15,15 @@ const { hostFunctions } = await load("connector/host-functions.js");
 const { DEFAULT_LIMITS } = await load("connector/limits.js");
 const { loadPlugin } = await load("connector/load-plugin.js");
 const { createPluginPool } = await load("connector/plugin-pool.js");
-const { ActionManifest, ConnectorManifest } = await load("manifest/schema.js");
+const { loadManifests } = await load("manifest/load-manifests.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
 const root = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-")));
 for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(root, name), name);
 writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${root}"]\n`);
 
-const toml = (p) => parse(readFileSync(join(pkg, "manifests", p), "utf8"));
-const connector = { name: "fs", file: join(pkg, "manifests/fs/connector.toml"), wasmPath: join(pkg, "trusted/connectors/fs.wasm"), manifest: ConnectorManifest.parse(toml("fs/connector.toml")) };
-const action = { op: "fs.list_dir", connector: "fs", name: "list_dir", file: join(pkg, "manifests/fs/list_dir.toml"), manifest: ActionManifest.parse(toml("fs/list_dir.toml")) };
-const set = { dir: join(pkg, "manifests"), connectors: new Map([["fs", connector]]), actions: new Map([[action.op, action]]) };
+const set = loadManifests(join(pkg, "manifests"));
+const connector = set.connectors.get("fs");
 
 const caps = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [root] };
 const input = JSON.stringify({ path: root });

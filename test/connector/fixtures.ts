@@ -1,34 +1,18 @@
 // Shared test fixtures: the shipped manifests as a ManifestSet, temp data directories with a
 // connections.toml, and connectors built from test plugins.
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { parse } from "smol-toml";
+import { dirname, join } from "node:path";
+import { loadManifests } from "../../src/manifest/load-manifests.js";
 import type { LoadedAction, LoadedConnector, ManifestSet } from "../../src/manifest/manifest-set.js";
 import { ActionManifest, ConnectorManifest } from "../../src/manifest/schema.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { buildWasm } from "../../scripts/build-connectors.mjs";
 
-/** The shipped manifests, read with the schemas alone (the cross-file loader is tested elsewhere). */
+/** The shipped manifests, through the real loader (schemas, cross-file rules and hash pins). */
 export function shippedManifests(): ManifestSet {
-  const dir = join(packageRoot, "manifests");
-  const connectors = new Map<string, LoadedConnector>();
-  const actions = new Map<string, LoadedAction>();
-  for (const name of readdirSync(dir)) {
-    for (const fileName of readdirSync(join(dir, name))) {
-      const file = join(dir, name, fileName);
-      const raw = parse(readFileSync(file, "utf8"));
-      if (fileName === "connector.toml") {
-        const manifest = ConnectorManifest.parse(raw);
-        connectors.set(name, { name, file, wasmPath: resolve(dirname(file), manifest.wasm), manifest });
-      } else {
-        const manifest = ActionManifest.parse(raw);
-        actions.set(`${name}.${manifest.name}`, { op: `${name}.${manifest.name}`, connector: name, name: manifest.name, file, manifest });
-      }
-    }
-  }
-  return { dir, connectors, actions };
+  return loadManifests(join(packageRoot, "manifests"));
 }
 
 export function tempDir(prefix = "cs-conn-"): string {
