@@ -9,8 +9,6 @@ export interface ManifestFile {
 }
 
 export function fieldError(file: ManifestFile, path: FieldPath, message: string): ManifestError {
-  const error: ManifestError = { file: file.rel, field: formatField(path), message };
   const line = lineOf(file.lines, path);
-  if (line !== undefined) error.line = line;
-  return error;
+  return { file: file.rel, field: formatField(path), ...(line === undefined ? {} : { line }), message };
 }
