@@ -1,0 +1,120 @@
+import { readFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { createAnalyzer } from "../analyze/index.js";
+import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
+import { loadManifests } from "../manifest/load-manifests.js";
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import { CountersignError } from "../model/errors.js";
+import { checkPolicy, defaultPolicyDir, formatProblem, loadPolicy } from "../policy/load-policy.js";
+import { explain, type Explanation } from "../policy/explain.js";
+import { formatDecision } from "../policy/format-decision.js";
+import { runPolicyTests } from "../policy/run-policy-tests.js";
+import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
+
+const usage = `usage: countersign policy check [DIR] [--manifests DIR] [--json]
+       countersign policy test [DIR] [--manifests DIR] [--json]
+       countersign policy explain FILE [--policies DIR] [--manifests DIR] [--json]
+
+check    validate the policy files of DIR (default: $COUNTERSIGN_HOME/policies when it exists,
+         else the shipped policies) against the manifests; exit 2 with one line per problem.
+test     run the cases in DIR/tests/*.toml (each a program and the decision it must get);
+         prints PASS or FAIL per case, exit 1 if any fails.
+explain  analyze FILE and show, for every effect, each rule whose op matches: whether it holds
+         (yes, no, maybe) and why, the guards, and the decision.`;
+
+type Values = { json?: boolean; manifests?: string; policies?: string };
+
+/** `countersign policy`: check, test and explain the policy. */
+const command: Command = {
+  summary: "check a policy, run its tests, explain a decision",
+  usage,
+  async run(argv, io) {
+    const json = argv.includes("--json");
+    try {
+      const { values, positionals } = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: { json: { type: "boolean" }, manifests: { type: "string" }, policies: { type: "string" } },
+      });
+      const [sub, arg, ...extra] = positionals;
+      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+      if (sub === "check" || sub === "test") {
+        if (values.policies !== undefined) throw usageError(`policy ${sub} takes the policy directory as DIR, not --policies`);
+        const dir = arg === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, arg);
+        return sub === "check" ? check(dir, values, io, json) : await test(dir, values, io, json);
+      }
+      if (sub === "explain") {
+        if (arg === undefined) throw usageError("missing FILE: policy explain FILE");
+        return await explainFile(resolve(io.cwd, arg), values, io, json);
+      }
+      throw usageError(sub === undefined ? "missing subcommand: policy check | test | explain" : `unknown subcommand "${sub}"; try: policy check | test | explain`);
+    } catch (err) {
+      return reportError(err, io, json);
+    }
+  },
+};
+
+function manifestsOf(values: Values, io: Io): ManifestSet {
+  return loadManifests(values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests));
+}
+
+function check(dir: string, values: Values, io: Io, json: boolean): number {
+  const { policy, problems } = checkPolicy(dir, { manifests: manifestsOf(values, io) });
+  if (json) {
+    io.stdout(JSON.stringify({ ok: policy !== undefined, dir, rules: policy?.rules.length ?? 0, sha256: policy?.sha256 ?? null, problems }, null, 2) + "\n");
+  } else if (policy !== undefined) {
+    io.stdout(`policy ok: ${policy.rules.length} rules in ${relative(io.cwd, dir) || "."}, default ${policy.default}, sha256 ${policy.sha256}\n`);
+  } else {
+    for (const p of problems) io.stdout(formatProblem({ ...p, file: relative(io.cwd, p.file) }) + "\n");
+    io.stderr(`${problems.length} problem${problems.length === 1 ? "" : "s"} in ${relative(io.cwd, dir) || "."}\n`);
+  }
+  return policy === undefined ? EXIT.usage : EXIT.ok;
+}
+
+async function test(dir: string, values: Values, io: Io, json: boolean): Promise<number> {
+  const manifests = manifestsOf(values, io);
+  const analyzer = createAnalyzer(manifests);
+  const results = await runPolicyTests(dir, { manifests, analyze: (source, entry) => analyzer.analyze(source, { entry }) });
+  const failed = results.filter((r) => !r.pass).length;
+  if (json) {
+    io.stdout(JSON.stringify({ ok: failed === 0, passed: results.length - failed, failed, cases: results }, null, 2) + "\n");
+  } else {
+    for (const r of results) {
+      const detail = r.pass ? "" : `\n    expected ${r.expected}, got ${r.actual}: ${r.why}`;
+      io.stdout(`${r.pass ? "PASS" : "FAIL"} ${relative(io.cwd, r.file)}: ${r.name}${detail}\n`);
+    }
+    io.stdout(`${results.length - failed} passed, ${failed} failed\n`);
+  }
+  return failed === 0 ? EXIT.ok : EXIT.rejected;
+}
+
+async function explainFile(file: string, values: Values, io: Io, json: boolean): Promise<number> {
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new CountersignError("usage_error", "cli", `cannot read ${file}: ${(err as Error).message}`);
+  }
+  const manifests = manifestsOf(values, io);
+  const policy = loadPolicy(values.policies === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, values.policies), { manifests });
+  const facts = await createAnalyzer(manifests).analyze(source, { entry: file });
+  const explanation = explain(facts, policy, manifests);
+  io.stdout(json ? JSON.stringify(explanation, null, 2) + "\n" : formatExplanation(explanation));
+  return EXIT.ok;
+}
+
+function formatExplanation(e: Explanation): string {
+  const lines = [`policy ${e.policy.sha256.slice(0, 12)} (${e.policy.files.length} files, default ${e.policy.default})`];
+  if (e.refused !== null) lines.push(`refused before any rule was read: ${e.refused}`);
+  for (const effect of e.effects) {
+    lines.push("", `${effect.site.line}:${effect.site.column} ${effect.op}, ${effect.count} call(s)`);
+    for (const [name, value] of Object.entries(effect.args)) lines.push(`  ${name}: ${value}`);
+    if (effect.rules.length === 0 && e.refused === null) lines.push("  no rule's op matches");
+    for (const r of effect.rules) lines.push(`  ${r.holds.padEnd(5)} ${r.decision} rule "${r.id}" (${r.op}): ${r.why}`);
+    lines.push(`  => ${effect.verdict.verdict}${effect.verdict.rule === null ? "" : ` by rule "${effect.verdict.rule}"`}: ${effect.verdict.why}`);
+  }
+  return lines.join("\n") + "\n\n" + formatDecision(e.decision);
+}
+
+export default command;

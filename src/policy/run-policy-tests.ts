@@ -1,0 +1,97 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { parse } from "smol-toml";
+import { z } from "zod";
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import { CountersignError } from "../model/errors.js";
+import type { Facts } from "../model/facts.js";
+import { decide } from "./decide.js";
+import { formatProblem, loadPolicy } from "./load-policy.js";
+
+/**
+ * A policy test file (`<policy dir>/tests/*.toml`), like `opa test`: each case is a program —
+ * a file relative to the test file, or inline `source` — and the decision it must get.
+ * `home` fixes what `~` means in the policy, so tests pass for every user.
+ */
+export const PolicyTestFile = z
+  .object({
+    home: z.string().refine((h) => h.startsWith("/"), "must be an absolute path").optional(),
+    cases: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1),
+            program: z.string().min(1).optional(),
+            source: z.string().min(1).optional(),
+            expect: z.enum(["auto_approved", "auto_rejected", "ask"]),
+            rule: z.string().min(1).optional(), // the rule that decides some effect
+          })
+          .strict()
+          .refine((c) => (c.program === undefined) !== (c.source === undefined), "give exactly one of program and source"),
+      )
+      .min(1),
+  })
+  .strict();
+export type PolicyTestFile = z.infer<typeof PolicyTestFile>;
+
+export interface PolicyCaseResult {
+  file: string;
+  name: string;
+  pass: boolean;
+  expected: string;
+  actual: string; // the decision kind, or "error"
+  why: string;
+}
+
+export interface PolicyTestOptions {
+  manifests: ManifestSet;
+  analyze: (source: string, entry: string) => Facts | Promise<Facts>;
+}
+
+/** Run every case of every test file in `<dir>/tests`; a file that cannot be read is a config_error. */
+export async function runPolicyTests(dir: string, options: PolicyTestOptions): Promise<PolicyCaseResult[]> {
+  const testDir = join(resolve(dir), "tests");
+  let names: string[];
+  try {
+    names = readdirSync(testDir).filter((n) => n.endsWith(".toml")).sort();
+  } catch {
+    names = [];
+  }
+  if (names.length === 0) throw new CountersignError("config_error", "policy", `no policy tests (tests/*.toml) in ${resolve(dir)}`);
+  const results: PolicyCaseResult[] = [];
+  for (const name of names) {
+    const file = join(testDir, name);
+    const content = readTestFile(file);
+    const policy = loadPolicy(dir, { manifests: options.manifests, home: content.home ?? homedir() });
+    for (const c of content.cases) {
+      const base = { file, name: c.name, expected: c.expect + (c.rule === undefined ? "" : ` by rule "${c.rule}"`) };
+      try {
+        const entry = c.program === undefined ? `${c.name}.ts` : resolve(dirname(file), c.program);
+        const source = c.source ?? readFileSync(entry, "utf8");
+        const decision = decide(await options.analyze(source, entry), policy, options.manifests);
+        const ruled = c.rule === undefined || decision.effects.some((e) => e.rule === c.rule);
+        const rules = decision.effects.map((e) => `${e.op}: ${e.rule === null ? "no rule" : `rule "${e.rule}"`} (${e.verdict})`).join("; ");
+        const pass = decision.kind === c.expect && ruled;
+        results.push({ ...base, pass, actual: decision.kind, why: `${decision.reason}${rules === "" ? "" : ` [${rules}]`}` });
+      } catch (err) {
+        results.push({ ...base, pass: false, actual: "error", why: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+  return results;
+}
+
+function readTestFile(file: string): PolicyTestFile {
+  let raw: unknown;
+  try {
+    raw = parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new CountersignError("config_error", "policy", `${file}: not valid TOML: ${(err as Error).message.split("\n")[0]}`, { details: { file } });
+  }
+  const result = PolicyTestFile.safeParse(raw);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.map(String).join(".");
+  throw new CountersignError("config_error", "policy", formatProblem({ file, field, message: issue.message }), { details: { file, field } });
+}
