@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { generateApi } from "../manifest/generate-api.js";
 import { loadManifests } from "../manifest/load-manifests.js";
 import { EXIT, reportError, usageError, type Command } from "./command.js";
+import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign api [--module NAME] [--manifests DIR] [--json]
 
@@ -18,7 +18,7 @@ const command: Command = {
   async run(argv, io) {
     const json = argv.includes("--json");
     try {
-      const { values } = parseArgs({
+      const { values } = parseFlags({
         args: argv,
         options: { json: { type: "boolean" }, module: { type: "string" }, manifests: { type: "string" } },
       });

@@ -1,9 +1,9 @@
 import { isAbsolute, join, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { checkManifests } from "../manifest/load-manifests.js";
 import { formatManifestError } from "../manifest/manifest-error.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
+import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign manifests check [DIR] [--manifests DIR] [--json]
 
@@ -17,7 +17,7 @@ const command: Command = {
   async run(argv, io) {
     const json = argv.includes("--json");
     try {
-      const { values, positionals } = parseArgs({
+      const { values, positionals } = parseFlags({
         args: argv,
         allowPositionals: true,
         options: { json: { type: "boolean" }, manifests: { type: "string" } },
