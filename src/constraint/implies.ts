@@ -1,0 +1,55 @@
+import type { ValueConstraint } from "../model/constraint.js";
+import type { Json } from "../model/json.js";
+import { jsonEqual } from "./canonical-json.js";
+import { isElementwise } from "./elementwise.js";
+import { isPathUnder } from "./path-under.js";
+import { satisfies } from "./satisfies.js";
+import { parseHostEntry } from "./url-host.js";
+
+/**
+ * Sound but incomplete: true only if every JSON value satisfying `premise` satisfies
+ * `conclusion`, arrays included (see the array rule in satisfies.ts). Each rule below is a proof
+ * step; false means "not shown", never "does not follow".
+ */
+export function implies(premise: ValueConstraint, conclusion: ValueConstraint): boolean {
+  if (jsonEqual(premise as Json, conclusion as Json)) return true;
+  if ("all" in conclusion && conclusion.all.every((c) => implies(premise, c))) return true;
+  if ("all" in premise && premise.all.some((p) => implies(p, conclusion))) return true;
+  // The two below go through elements, so the side they reach must treat arrays element-wise.
+  if ("any" in premise && isElementwise(conclusion) && premise.any.every((p) => implies(p, conclusion))) return true;
+  if ("any" in conclusion && conclusion.any.some((c) => isElementwise(c) && implies(premise, c))) return true;
+  if ("not" in premise && "not" in conclusion && implies(conclusion.not, premise.not)) return true;
+  return impliesLeaf(premise, conclusion);
+}
+
+function impliesLeaf(premise: ValueConstraint, conclusion: ValueConstraint): boolean {
+  const members = membersOf(premise);
+  // A value in a finite set is an array of members (element-wise) or a non-array member: check those.
+  if (members !== undefined) {
+    return isElementwise(conclusion) && members.every((m) => Array.isArray(m) || satisfies(conclusion, m));
+  }
+  const excluded = "not_in" in premise ? premise.not_in : undefined;
+  if (excluded !== undefined) {
+    const banned = "not_in" in conclusion ? conclusion.not_in : "not" in conclusion ? membersOf(conclusion.not) : undefined;
+    return banned !== undefined && banned.every((b) => Array.isArray(b) || excluded.some((e) => jsonEqual(e, b)));
+  }
+  if ("under" in premise && "under" in conclusion) return isPathUnder(premise.under, conclusion.under);
+  if ("host_in" in premise && "host_in" in conclusion) return premise.host_in.every((h) => hostCovered(h, conclusion.host_in));
+  if ("max_length" in premise && "max_length" in conclusion) return premise.max_length <= conclusion.max_length;
+  return false;
+}
+
+// An entry allows a subset of another's URLs: same host, and the other allows every port or this one.
+function hostCovered(entry: string, others: readonly string[]): boolean {
+  const mine = parseHostEntry(entry);
+  if (mine === null) return true; // an entry that is no host allows nothing
+  return others.some((other) => {
+    const theirs = parseHostEntry(other);
+    return theirs !== null && theirs.host === mine.host && (theirs.port === null || theirs.port === mine.port);
+  });
+}
+
+// The finite set an `eq` or `in` allows.
+function membersOf(c: ValueConstraint): readonly Json[] | undefined {
+  return "eq" in c ? [c.eq] : "in" in c ? c.in : undefined;
+}

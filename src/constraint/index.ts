@@ -1,0 +1,15 @@
+// The one constraint language: run-time checks, the static three-valued check, and the
+// reasoning the policy builds on.
+export { satisfies } from "./satisfies.js";
+export { matchOp } from "./match-op.js";
+export { holds } from "./holds.js";
+export { holdsEffect, type EffectCheck } from "./holds-effect.js";
+export { satisfiesCall, type Call } from "./satisfies-call.js";
+export type { EffectOptions } from "./effect-options.js";
+export { normalizePath } from "./normalize-path.js";
+export { isPathUnder } from "./path-under.js";
+export { urlHostPort } from "./url-host.js";
+export { implies } from "./implies.js";
+export { narrow } from "./narrow.js";
+export { describeConstraint, describeEffectConstraint } from "./describe.js";
+export { and3, or3, not3 } from "./kleene.js";
