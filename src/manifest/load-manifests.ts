@@ -17,6 +17,11 @@ export interface ManifestCheck {
   actions: number; // action files found, valid or not
 }
 
+interface Loaded {
+  connectors: Map<string, LoadedConnector>;
+  actions: Map<string, LoadedAction>;
+}
+
 interface ConnectorDir {
   name: string;
   connector?: ParsedManifest<ConnectorManifest>;
@@ -29,16 +34,27 @@ interface ConnectorDir {
  */
 export function checkManifests(dir: string): ManifestCheck {
   const root = resolve(dir);
-  const errors: ManifestError[] = [];
-  const dirs: ConnectorDir[] = [];
-  let entries: string[];
+  let scan: { dirs: ConnectorDir[]; errors: ManifestError[] };
   try {
-    entries = listSorted(root);
+    scan = readConnectorDirs(root);
   } catch (err) {
     const message = `cannot read the manifest directory: ${(err as Error).message}`;
     return { errors: [{ file: ".", field: "", message }], connectors: 0, actions: 0 };
   }
-  for (const entry of entries) {
+  const { dirs, errors } = scan;
+  const loaded: Loaded = { connectors: new Map(), actions: new Map() };
+  const connectorNames = new Set(dirs.map((d) => d.name));
+  for (const connectorDir of dirs) errors.push(...checkConnectorDir(connectorDir, connectorNames, loaded));
+  errors.sort(compareManifestErrors);
+  const found = { connectors: dirs.length, actions: dirs.reduce((n, d) => n + d.actions.length, 0) };
+  return errors.length > 0 ? { errors, ...found } : { set: { dir: root, ...loaded }, errors, ...found };
+}
+
+/** Parse every TOML file of every connector directory; files outside a connector directory are errors. */
+function readConnectorDirs(root: string): { dirs: ConnectorDir[]; errors: ManifestError[] } {
+  const dirs: ConnectorDir[] = [];
+  const errors: ManifestError[] = [];
+  for (const entry of listSorted(root)) {
     const path = join(root, entry);
     if (!isDirectory(path)) {
       if (entry.endsWith(".toml")) {
@@ -59,53 +75,54 @@ export function checkManifests(dir: string): ManifestCheck {
     }
     dirs.push(connectorDir);
   }
+  return { dirs, errors };
+}
 
-  const connectors = new Map<string, LoadedConnector>();
-  const actions = new Map<string, LoadedAction>();
-  const connectorNames = new Set(dirs.map((d) => d.name));
-  for (const connectorDir of dirs) {
-    const { connector } = connectorDir;
-    if (connector !== undefined) {
-      errors.push(...connector.errors);
-      if (connector.data !== undefined) {
-        errors.push(...checkConnector(connector.file, connector.data, connectorDir.name));
-        const wasmPath = wasmPathOf(connector.file, connector.data);
-        connectors.set(connectorDir.name, { name: connectorDir.name, file: connector.file.path, wasmPath, manifest: connector.data });
-      }
-    }
-    const byName = new Map<string, ParsedManifest<ActionManifest>>();
-    const byFunction = new Map<string, ParsedManifest<ActionManifest>>();
-    for (const action of connectorDir.actions) {
-      errors.push(...action.errors);
-      if (action.data === undefined) continue;
-      const { name } = action.data;
-      const sameName = byName.get(name);
-      const sameFunction = byFunction.get(actionFunctionName(name));
-      if (sameName !== undefined) {
-        errors.push(fieldError(action.file, ["name"], `duplicate action "${name}" (also in ${sameName.file.rel})`));
-      } else if (sameFunction !== undefined) {
-        const other = sameFunction.data?.name ?? "";
-        const message = `"${name}" and "${other}" (${sameFunction.file.rel}) both become the function ${actionFunctionName(name)}`;
-        errors.push(fieldError(action.file, ["name"], message));
-      } else {
-        byName.set(name, action);
-        byFunction.set(actionFunctionName(name), action);
-      }
-    }
-    const broken = new Set(connectorDir.actions.filter((a) => a.data === undefined).map((a) => basename(a.file.rel, ".toml")));
-    const valid = new Map([...byName].map(([name, action]) => [name, action.data as ActionManifest]));
-    for (const action of byName.values()) {
-      const manifest = action.data as ActionManifest;
-      errors.push(...checkAction(action.file, manifest, { connector: connectorDir.name, actions: valid, broken, connectors: connectorNames }));
-      const op = `${connectorDir.name}.${manifest.name}`;
-      actions.set(op, { op, connector: connectorDir.name, name: manifest.name, file: action.file.path, manifest });
+/** The errors of one connector directory; what is valid goes into `loaded`. */
+function checkConnectorDir(connectorDir: ConnectorDir, connectorNames: ReadonlySet<string>, loaded: Loaded): ManifestError[] {
+  const errors: ManifestError[] = [];
+  const { name: directory, connector } = connectorDir;
+  const { connectors, actions } = loaded;
+  if (connector !== undefined) {
+    errors.push(...connector.errors);
+    if (connector.data !== undefined) {
+      errors.push(...checkConnector(connector.file, connector.data, directory));
+      const wasmPath = wasmPathOf(connector.file, connector.data);
+      connectors.set(directory, { name: directory, file: connector.file.path, wasmPath, manifest: connector.data });
     }
   }
 
-  errors.sort(compareManifestErrors);
-  const found = { connectors: dirs.length, actions: dirs.reduce((n, d) => n + d.actions.length, 0) };
-  if (errors.length > 0) return { errors, ...found };
-  return { set: { dir: root, connectors, actions }, errors, ...found };
+  // Names first: a duplicate (or a name that maps to the same function) is reported once, then set aside.
+  const byName = new Map<string, ParsedManifest<ActionManifest>>();
+  const byFunction = new Map<string, ParsedManifest<ActionManifest>>();
+  for (const action of connectorDir.actions) {
+    errors.push(...action.errors);
+    if (action.data === undefined) continue;
+    const { name } = action.data;
+    const sameName = byName.get(name);
+    const sameFunction = byFunction.get(actionFunctionName(name));
+    if (sameName !== undefined) {
+      errors.push(fieldError(action.file, ["name"], `duplicate action "${name}" (also in ${sameName.file.rel})`));
+    } else if (sameFunction !== undefined) {
+      const other = sameFunction.data?.name ?? "";
+      const message = `"${name}" and "${other}" (${sameFunction.file.rel}) both become the function ${actionFunctionName(name)}`;
+      errors.push(fieldError(action.file, ["name"], message));
+    } else {
+      byName.set(name, action);
+      byFunction.set(actionFunctionName(name), action);
+    }
+  }
+
+  const broken = new Set(connectorDir.actions.filter((a) => a.data === undefined).map((a) => basename(a.file.rel, ".toml")));
+  const valid = new Map([...byName].map(([name, action]) => [name, action.data as ActionManifest]));
+  const context = { connector: directory, actions: valid, broken, connectors: connectorNames };
+  for (const [name, action] of byName) {
+    const manifest = action.data as ActionManifest;
+    errors.push(...checkAction(action.file, manifest, context));
+    const op = `${directory}.${name}`;
+    actions.set(op, { op, connector: directory, name, file: action.file.path, manifest });
+  }
+  return errors;
 }
 
 /** `checkManifests`, throwing one config_error whose `details.errors` lists every problem. */
