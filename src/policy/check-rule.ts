@@ -1,9 +1,10 @@
-import { describeConstraint, holds, holdsEffect, matchOp } from "../constraint/index.js";
-import { and3, not3 } from "../constraint/kleene.js";
+import { and3, describeConstraint, holds, holdsEffect, implies, matchOp, not3 } from "../constraint/index.js";
+import type { AbstractValue } from "../model/abstract.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/constraint.js";
 import type { Effect } from "../model/facts.js";
 import { describeCount, describeValue } from "./describe-value.js";
 import { totalCount } from "./narrow-effect.js";
+import { negation } from "./negation.js";
 import type { PolicyRule } from "./schema.js";
 
 export interface RuleCheck {
@@ -29,7 +30,8 @@ export function checkRule(rule: PolicyRule, effect: Effect, context: RuleContext
   const parts: { name?: string; holds: Verdict3; why: string }[] = [];
   for (const [name, c] of Object.entries(rule.when?.args ?? {})) {
     const any = rule.decision === "deny" && context.listInputs.has(name);
-    parts.push({ name, ...argHolds(name, c, effect.args[name], any) });
+    const known = context.known.flatMap((k) => (matchOp(k.op, effect.op) && k.args?.[name] !== undefined ? [k.args[name]] : []));
+    parts.push({ name, ...argHolds(name, c, effect.args[name], any, known) });
   }
   const max = rule.when?.count?.max;
   if (max !== undefined) {
@@ -47,11 +49,22 @@ export function checkRule(rule: PolicyRule, effect: Effect, context: RuleContext
   };
 }
 
-function argHolds(name: string, c: ValueConstraint, value: Effect["args"][string] | undefined, any: boolean): { holds: Verdict3; why: string } {
-  if (value === undefined) return { holds: "maybe", why: `${name} ${describeConstraint(c)}: maybe (not passed)` };
+/**
+ * One argument condition: the static check on what is known of the value, and failing that, a
+ * proof from the constraints known to hold at every call (guarantees, guards) — `narrow` cannot
+ * put "under /dir" into a string's shape, but `implies` can reason about it.
+ */
+function argHolds(name: string, c: ValueConstraint, value: AbstractValue | undefined, any: boolean, known: ValueConstraint[]): { holds: Verdict3; why: string } {
+  const label = `${any ? "some " : ""}${name} ${describeConstraint(c)}`;
+  if (value === undefined) return { holds: "maybe", why: `${label}: maybe (not passed)` };
   // Some element matches exactly when not every element fails to.
   const verdict = any ? not3(holds({ not: c }, value)) : holds(c, value);
-  return { holds: verdict, why: `${any ? "some " : ""}${name} ${describeConstraint(c)}: ${verdict} (${describeValue(value)})` };
+  const premise: ValueConstraint | undefined = known.length <= 1 ? known[0] : { all: known };
+  if (verdict === "maybe" && premise !== undefined) {
+    if (!any && implies(premise, c)) return { holds: "yes", why: `${label}: yes (${describeValue(value)}, and every call must satisfy ${describeConstraint(premise)})` };
+    if (implies(premise, any ? { not: c } : negation(c))) return { holds: "no", why: `${label}: no (${describeValue(value)}, and every call must satisfy ${describeConstraint(premise)})` };
+  }
+  return { holds: verdict, why: `${label}: ${verdict} (${describeValue(value)})` };
 }
 
 function distinctHolds(op: string, input: string, context: RuleContext): { holds: Verdict3; why: string } {

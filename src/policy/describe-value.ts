@@ -6,8 +6,10 @@ export function describeValue(v: AbstractValue): string {
     case "const":
       return v.values.length === 1 ? JSON.stringify(v.values[0]) : `one of ${v.values.map((x) => JSON.stringify(x)).join(", ")}`;
     case "string": {
-      const from = v.provenance.length === 0 ? "" : `, rest from ${sources(v.provenance)}`;
-      return `a string ${[v.prefix === "" ? "" : `starting ${JSON.stringify(v.prefix)}`, v.suffix === "" ? "" : `ending ${JSON.stringify(v.suffix)}`].filter(Boolean).join(" and ") || "not known"}${from}`;
+      const known = [v.prefix === "" ? "" : `starting ${JSON.stringify(v.prefix)}`, v.suffix === "" ? "" : `ending ${JSON.stringify(v.suffix)}`];
+      const shape = known.filter(Boolean).join(" and ");
+      const from = v.provenance.length === 0 ? "" : ` (${sources(v.provenance)})`;
+      return shape === "" ? `any string${from}` : `a string ${shape}${from}`;
     }
     case "array":
       return `a list of ${describeCount(v.length)} × ${describeValue(v.element)}`;

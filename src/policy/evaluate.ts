@@ -1,11 +1,12 @@
 import { describeEffectConstraint, matchOp } from "../constraint/index.js";
-import type { EffectConstraint, ValueConstraint } from "../model/constraint.js";
+import type { EffectConstraint } from "../model/constraint.js";
 import type { EffectVerdict, PolicyDecision } from "../model/decision.js";
 import type { Effect, Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { buildGrants } from "./build-grants.js";
 import { checkRule, type RuleCheck } from "./check-rule.js";
-import { narrowEffect, withAbsentInputs } from "./narrow-effect.js";
+import { narrowEffect, typedEffect } from "./narrow-effect.js";
+import { negation } from "./negation.js";
 import { canonicalJson } from "../constraint/canonical-json.js";
 import type { LoadedRule, Policy } from "./schema.js";
 
@@ -53,7 +54,7 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet): Evalua
   const listInputs = (op: string) => new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name));
 
   // Pass 1: deny rules, against what the guarantees make known. A maybe becomes a guard.
-  const first = facts.effects.map((e) => narrowEffect(withAbsentInputs(e, set), assumed));
+  const first = facts.effects.map((e) => narrowEffect(typedEffect(e, set), assumed));
   const denies = first.map((effect) =>
     rulesFor(policy, effect.op, ["deny"]).map((rule) => ({ rule, ...checkRule(rule, effect, { effects: first, known: assumed, listInputs: listInputs(effect.op) }) })),
   );
@@ -108,11 +109,6 @@ function rulesFor(policy: Policy, op: string, decisions: LoadedRule["decision"][
 function negate(outcome: RuleOutcome, op: string): EffectConstraint {
   const args = outcome.rule.when?.args ?? {};
   return { op, args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(args[name]!)])) };
-}
-
-/** `not` of a condition, without a double negation: deny "not under ~/Sandbox" guards "under ~/Sandbox". */
-function negation(c: ValueConstraint): ValueConstraint {
-  return "not" in c ? c.not : { not: c };
 }
 
 function verdictFor(effect: Effect, rules: RuleOutcome[], guards: EffectConstraint[], policy: Policy, set: ManifestSet): EffectVerdict {

@@ -1,8 +1,9 @@
 import { matchOp, narrow } from "../constraint/index.js";
-import type { CountRange } from "../model/abstract.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
 import type { EffectConstraint } from "../model/constraint.js";
 import type { Effect } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
+import type { ActionInput } from "../manifest/schema.js";
 
 /**
  * What is known about an effect once `known` holds at run time (proven or enforced guarantees,
@@ -43,10 +44,33 @@ function capCount(range: CountRange, max: number): CountRange {
   return { min: Math.min(range.min, max), max: range.max === null ? max : Math.min(range.max, max) };
 }
 
-/** An optional input the program does not pass is null, for rules and grants alike. */
-export function withAbsentInputs(effect: Effect, set: ManifestSet): Effect {
-  const missing = (set.actions.get(effect.op)?.manifest.inputs ?? []).filter((i) => !(i.name in effect.args));
-  if (missing.length === 0) return effect;
-  const absent = Object.fromEntries(missing.map((i) => [i.name, { kind: "const" as const, values: [null] }]));
-  return { ...effect, args: { ...effect.args, ...absent } };
+/**
+ * The arguments as a call that runs has them. The connector refuses a call whose arguments lack
+ * the manifest's types (checkArgs), so an unknown required string is some string, and a list of
+ * strings a list of strings — shapes `narrow` can refine. An optional input the program does not
+ * pass is null, for rules and grants alike (as the run-time check reads it).
+ */
+export function typedEffect(effect: Effect, set: ManifestSet): Effect {
+  const inputs = set.actions.get(effect.op)?.manifest.inputs ?? [];
+  let args = effect.args;
+  for (const input of inputs) {
+    const value = args[input.name];
+    const typed = value === undefined ? (input.required ? undefined : NULL) : input.required ? typedValue(value, input) : value;
+    if (typed !== value && typed !== undefined) args = { ...args, [input.name]: typed };
+  }
+  return args === effect.args ? effect : { ...effect, args };
+}
+
+const NULL: AbstractValue = { kind: "const", values: [null] };
+
+function typedValue(value: AbstractValue, input: ActionInput): AbstractValue {
+  if (input.type === "string" && value.kind === "unknown") return anyString(value.provenance);
+  if (input.type !== "array" || input.items_type !== "string") return value;
+  if (value.kind === "unknown") return { kind: "array", element: anyString(value.provenance), length: { min: 0, max: null } };
+  if (value.kind === "array" && value.element.kind === "unknown") return { ...value, element: anyString(value.element.provenance) };
+  return value;
+}
+
+function anyString(provenance: Provenance[]): AbstractValue {
+  return { kind: "string", prefix: "", suffix: "", provenance };
 }

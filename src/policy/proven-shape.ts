@@ -6,7 +6,8 @@ import type { Json } from "../model/json.js";
 /**
  * The tightest constraint that every call's value satisfies, from the values alone: `{ in: [...] }`
  * when all are constants; partly known strings add `{ glob: "prefix*suffix" }`, but only when
- * the glob means exactly that (no `*`, `?` or case-folding `@` in the known parts), joined by
+ * the glob means exactly that (no `*`, `?` or case-folding `@` in the known parts) and says
+ * something (not a bare `*`), joined by
  * `any`. For a list input it describes the elements, as a constraint on a list applies to each.
  * Undefined when some value is not bounded that way.
  */
@@ -18,7 +19,7 @@ export function provenShape(values: (AbstractValue | undefined)[], isList: boole
     if (parts === undefined) return undefined;
     for (const part of parts) {
       if (part.kind === "const") constants.push(...part.values);
-      else if (part.kind === "string" && !/[*?@]/.test(part.prefix + part.suffix)) globs.push(`${part.prefix}*${part.suffix}`);
+      else if (part.kind === "string" && part.prefix + part.suffix !== "" && !/[*?@]/.test(part.prefix + part.suffix)) globs.push(`${part.prefix}*${part.suffix}`);
       else return undefined;
     }
   }

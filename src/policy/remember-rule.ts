@@ -3,7 +3,7 @@ import type { Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { provenShape } from "./proven-shape.js";
 import { describeValue } from "./describe-value.js";
-import { narrowEffect, totalCount, withAbsentInputs } from "./narrow-effect.js";
+import { narrowEffect, totalCount, typedEffect } from "./narrow-effect.js";
 import type { PolicyRule } from "./schema.js";
 
 /** Per op: the narrow allow rule to save, or why none can be made. */
@@ -20,7 +20,7 @@ export function rememberRule(facts: Facts, decision: PolicyDecision, set: Manife
   const ops = [...new Set(facts.effects.map((e) => e.op))];
   if (decision.kind === "auto_rejected") return ops.map((op) => ({ op, rule: null, why: "the request was rejected; there is nothing to remember" }));
   const known = facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source);
-  const effects = facts.effects.map((e) => narrowEffect(withAbsentInputs(e, set), known));
+  const effects = facts.effects.map((e) => narrowEffect(typedEffect(e, set), known));
   const tag = facts.program.sha256.slice(0, 12);
   return ops.map((op): Remembered => {
     const action = set.actions.get(op);
