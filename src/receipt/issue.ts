@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { CompactSign } from "jose";
+import type { DecisionKind, Grant } from "../model/decision.js";
+import { CountersignError } from "../model/errors.js";
+import {
+  ApprovalKind,
+  DEFAULT_LIFETIME_SECONDS,
+  MAX_LIFETIME_SECONDS,
+  RECEIPT_AUDIENCE,
+  RECEIPT_TYP,
+  ReceiptClaims,
+} from "../model/receipt.js";
+import { describeIssues } from "./describe-issues.js";
+import type { Keyring } from "./keyring-file.js";
+
+export interface IssueInput {
+  requestId: string;
+  program: { sha256: string; entry: string };
+  decision: DecisionKind;
+  policySha256: string;
+  grants: Grant[];
+  approver?: string;
+  lifetimeSeconds?: number;
+  issuer: string;
+}
+
+/**
+ * Sign a receipt for an approved request with the keyring's active key. Only approvals get one;
+ * the claims are checked against the same schema the verifier uses, so we never sign a receipt
+ * that every runner would refuse.
+ */
+export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "active">, now: Date = new Date()): Promise<string> {
+  const lifetime = input.lifetimeSeconds ?? DEFAULT_LIFETIME_SECONDS;
+  if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > MAX_LIFETIME_SECONDS) {
+    throw new CountersignError("config_error", "receipt", `receipt lifetime must be a whole number of seconds from 1 to ${MAX_LIFETIME_SECONDS}, not ${lifetime}`, {
+      details: { lifetimeSeconds: lifetime },
+    });
+  }
+  if (!ApprovalKind.safeParse(input.decision).success) {
+    throw refused(`no receipt for a request that was not approved (decision ${input.decision})`);
+  }
+  const iat = Math.floor(now.getTime() / 1000);
+  const parsed = ReceiptClaims.safeParse({
+    iss: input.issuer,
+    aud: RECEIPT_AUDIENCE,
+    sub: input.requestId,
+    iat,
+    nbf: iat,
+    exp: iat + lifetime,
+    jti: randomBytes(16).toString("base64url"),
+    program: { sha256: input.program.sha256, entry: input.program.entry },
+    decision: input.decision,
+    policy: { sha256: input.policySha256 },
+    grants: input.grants,
+    ...(input.approver === undefined ? {} : { approver: input.approver }),
+  });
+  if (!parsed.success) throw refused(describeIssues(parsed.error));
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(parsed.data)))
+    .setProtectedHeader({ alg: "EdDSA", typ: RECEIPT_TYP, kid: keys.active.kid })
+    .sign(keys.active.privateKey);
+}
+
+function refused(message: string): CountersignError {
+  return new CountersignError("receipt_invalid", "receipt", `cannot issue receipt: ${message}`, { details: { reason: "bad_claims" } });
+}

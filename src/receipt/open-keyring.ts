@@ -1,0 +1,31 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { generateKey } from "./generate-key.js";
+import { publishJwks } from "./jwks.js";
+import { keyringPath, keysDir, readKeyring, writeKeyring, type Keyring } from "./keyring-file.js";
+
+/**
+ * The keyring of the data directory `home`, made on first use (keys/ mode 0700, keyring.json
+ * mode 0600). Retired keys whose receipts have all expired are pruned, and keys/jwks.json is
+ * brought up to date.
+ */
+export async function openKeyring(home: string, now: Date = new Date()): Promise<Keyring> {
+  mkdirSync(keysDir(home), { recursive: true, mode: 0o700 });
+  const file = keyringPath(home);
+  if (!existsSync(file)) await create(file, now);
+  const read = await readKeyring(file);
+  const live = read.keys.filter((k) => k.expires === null || k.expires > now);
+  const keyring = live.length === read.keys.length ? read : { ...read, keys: live };
+  if (keyring !== read) writeKeyring(keyring);
+  publishJwks(home, keyring, now);
+  return keyring;
+}
+
+async function create(file: string, now: Date): Promise<void> {
+  const key = await generateKey(now);
+  try {
+    writeKeyring({ file, keys: [key] }, { exclusive: true });
+  } catch (err) {
+    // Another process made the keyring first: use theirs.
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  }
+}

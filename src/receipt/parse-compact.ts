@@ -1,0 +1,57 @@
+import { MAX_RECEIPT_BYTES, RECEIPT_TYP } from "../model/receipt.js";
+import { invalid } from "./refuse.js";
+
+/** The only header parameters a receipt has. Anything else (jwk, jku, x5u, x5c, crit, b64, ...) is refused. */
+const HEADER_PARAMS = new Set(["alg", "typ", "kid"]);
+
+export interface CompactParts {
+  kid: string;
+  signingInput: Buffer;
+  payload: Buffer;
+  signature: Buffer;
+}
+
+/**
+ * The checks made before any key is touched, in order: size, compact form, `alg`, the header's
+ * other parameters, `typ`, and that a kid is named. The header is read here, by us: jose never
+ * gets to choose a key or an algorithm from it.
+ */
+export function parseCompact(token: unknown): CompactParts {
+  if (typeof token !== "string") throw invalid("malformed", "not a string");
+  if (token.length > MAX_RECEIPT_BYTES) throw invalid("too_large", `${token.length} bytes, more than ${MAX_RECEIPT_BYTES}`);
+  const parts = token.split(".");
+  if (parts.length !== 3) throw invalid("malformed", `a compact JWS has 3 parts, this has ${parts.length}`);
+  const [h, p, s] = parts as [string, string, string];
+  const headerBytes = decodePart(h, "header");
+  const payload = decodePart(p, "payload");
+  const signature = decodePart(s, "signature");
+
+  const header = parseJsonObject(headerBytes);
+  if (header === undefined) throw invalid("malformed", "the header is not a JSON object");
+  if (header.alg !== "EdDSA") throw invalid("bad_alg", `alg ${JSON.stringify(header.alg)} is not EdDSA`);
+  const extra = Object.keys(header).filter((name) => !HEADER_PARAMS.has(name));
+  if (extra.length > 0) throw invalid("bad_header", `header parameter ${extra.map((n) => JSON.stringify(n)).join(", ")} is not allowed`);
+  if (header.typ !== RECEIPT_TYP) throw invalid("bad_typ", `typ ${JSON.stringify(header.typ)} is not ${RECEIPT_TYP}`);
+  if (typeof header.kid !== "string") throw invalid("unknown_kid", "the header names no kid");
+  return { kid: header.kid, signingInput: Buffer.from(`${h}.${p}`, "ascii"), payload, signature };
+}
+
+/** Strict base64url: no padding, no stray characters, and the canonical encoding of its bytes. */
+function decodePart(part: string, name: string): Buffer {
+  if (part.length === 0 || !/^[A-Za-z0-9_-]+$/.test(part)) throw invalid("malformed", `the ${name} is not base64url`);
+  const bytes = Buffer.from(part, "base64url");
+  if (bytes.toString("base64url") !== part) throw invalid("malformed", `the ${name} is not canonical base64url`);
+  return bytes;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A JSON object from UTF-8 bytes, or undefined for anything else (bad UTF-8, bad JSON, not an object). */
+export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(utf8.decode(bytes));
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
