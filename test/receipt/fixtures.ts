@@ -79,7 +79,7 @@ export function headerOf(token: string): Record<string, unknown> {
 }
 
 /** Await `promise` (or run `fn`) and check it fails with exactly this class and reason. */
-export async function expectRefused(run: () => unknown, errorClass: string, reason: string): Promise<CountersignError> {
+export async function expectRefused(run: () => unknown, errorClass: string, reason?: string): Promise<CountersignError> {
   let caught: unknown;
   try {
     await run();
