@@ -1,5 +1,5 @@
 import { and3, describeConstraint, holds, holdsEffect, implies, matchOp, not3 } from "../constraint/index.js";
-import type { AbstractValue } from "../model/abstract.js";
+import type { AbstractValue, CountRange } from "../model/abstract.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/constraint.js";
 import type { Effect } from "../model/facts.js";
 import { describeCount, describeValue } from "./describe-value.js";
@@ -9,15 +9,22 @@ import type { PolicyRule } from "./schema.js";
 
 export interface RuleCheck {
   holds: Verdict3;
-  why: string;
+  parts: Part[]; // one per condition, for whyOf
   undecided: string[]; // the argument names whose condition is maybe
 }
 
 export interface RuleContext {
   effects: readonly Effect[]; // every effect of the program, narrowed like `effect`
   known: readonly EffectConstraint[]; // what holds at run time
+  knownHere: readonly EffectConstraint[]; // those of them whose op matches the effect's
   listInputs: ReadonlySet<string>; // inputs of the effect's action whose type is array
 }
+
+/** One condition's verdict, with what `whyOf` needs to say why (strings are built only when shown). */
+type Part =
+  | { kind: "arg"; name: string; c: ValueConstraint; value: AbstractValue | undefined; any: boolean; premise?: ValueConstraint; holds: Verdict3 }
+  | { kind: "count"; op: string; max: number; range: CountRange; holds: Verdict3 }
+  | { kind: "distinct"; input: string; holds: Verdict3; why: string };
 
 /**
  * Does `rule` (whose op matches) apply to `effect`? Three-valued, conditions joined by "and".
@@ -27,26 +34,39 @@ export interface RuleContext {
  * the rule's op matches, since a bound on calls is a bound on the total.
  */
 export function checkRule(rule: PolicyRule, effect: Effect, context: RuleContext): RuleCheck {
-  const parts: { name?: string; holds: Verdict3; why: string }[] = [];
+  const parts: Part[] = [];
   for (const [name, c] of Object.entries(rule.when?.args ?? {})) {
     const any = rule.decision === "deny" && context.listInputs.has(name);
-    const known = context.known.flatMap((k) => (matchOp(k.op, effect.op) && k.args?.[name] !== undefined ? [k.args[name]] : []));
-    parts.push({ name, ...argHolds(name, c, effect.args[name], any, known) });
+    const known = context.knownHere.flatMap((k) => (k.args?.[name] !== undefined ? [k.args[name]] : []));
+    parts.push(argHolds(name, c, effect.args[name], any, known));
   }
   const max = rule.when?.count?.max;
   if (max !== undefined) {
     const range = totalCount(context.effects, rule.op, context.known);
-    const verdict: Verdict3 = range.max !== null && range.max <= max ? "yes" : range.min > max ? "no" : "maybe";
-    parts.push({ holds: verdict, why: `at most ${max} calls of ${rule.op}: ${verdict} (${describeCount(range)} calls)` });
+    parts.push({ kind: "count", op: rule.op, max, range, holds: range.max !== null && range.max <= max ? "yes" : range.min > max ? "no" : "maybe" });
   }
   const distinct = rule.when?.distinct;
   if (distinct !== undefined) parts.push(distinctHolds(rule.op, distinct, context));
-  const verdict = and3(parts.map((p) => p.holds));
   return {
-    holds: verdict,
-    why: parts.length === 0 ? `every ${rule.op} call` : parts.map((p) => p.why).join("; "),
-    undecided: parts.flatMap((p) => (p.holds === "maybe" && p.name !== undefined ? [p.name] : [])),
+    holds: and3(parts.map((p) => p.holds)),
+    parts,
+    undecided: parts.flatMap((p) => (p.holds === "maybe" && p.kind === "arg" ? [p.name] : [])),
   };
+}
+
+/** Why a rule check came out as it did, one clause per condition. */
+export function whyOf(rule: PolicyRule, check: RuleCheck): string {
+  if (check.parts.length === 0) return `every ${rule.op} call`;
+  return check.parts.map(describePart).join("; ");
+}
+
+function describePart(p: Part): string {
+  if (p.kind === "count") return `at most ${p.max} calls of ${p.op}: ${p.holds} (${describeCount(p.range)} calls)`;
+  if (p.kind === "distinct") return `distinct ${p.input}: ${p.holds} (${p.why})`;
+  const label = `${p.any ? "some " : ""}${p.name} ${describeConstraint(p.c)}`;
+  if (p.value === undefined) return `${label}: maybe (not passed)`;
+  const given = p.premise === undefined ? "" : `, and every call must satisfy ${describeConstraint(p.premise)}`;
+  return `${label}: ${p.holds} (${describeValue(p.value)}${given})`;
 }
 
 /**
@@ -54,23 +74,22 @@ export function checkRule(rule: PolicyRule, effect: Effect, context: RuleContext
  * proof from the constraints known to hold at every call (guarantees, guards) — `narrow` cannot
  * put "under /dir" into a string's shape, but `implies` can reason about it.
  */
-function argHolds(name: string, c: ValueConstraint, value: AbstractValue | undefined, any: boolean, known: ValueConstraint[]): { holds: Verdict3; why: string } {
-  const label = `${any ? "some " : ""}${name} ${describeConstraint(c)}`;
-  if (value === undefined) return { holds: "maybe", why: `${label}: maybe (not passed)` };
+function argHolds(name: string, c: ValueConstraint, value: AbstractValue | undefined, any: boolean, known: ValueConstraint[]): Part {
+  if (value === undefined) return { kind: "arg", name, c, value, any, holds: "maybe" };
   // Some element matches exactly when not every element fails to.
   const verdict = any ? not3(holds({ not: c }, value)) : holds(c, value);
   const premise: ValueConstraint | undefined = known.length <= 1 ? known[0] : { all: known };
   if (verdict === "maybe" && premise !== undefined) {
-    if (!any && implies(premise, c)) return { holds: "yes", why: `${label}: yes (${describeValue(value)}, and every call must satisfy ${describeConstraint(premise)})` };
-    if (implies(premise, any ? { not: c } : negation(c))) return { holds: "no", why: `${label}: no (${describeValue(value)}, and every call must satisfy ${describeConstraint(premise)})` };
+    if (!any && implies(premise, c)) return { kind: "arg", name, c, value, any, premise, holds: "yes" };
+    if (implies(premise, any ? { not: c } : negation(c))) return { kind: "arg", name, c, value, any, premise, holds: "no" };
   }
-  return { holds: verdict, why: `${label}: ${verdict} (${describeValue(value)})` };
+  return { kind: "arg", name, c, value, any, holds: verdict };
 }
 
-function distinctHolds(op: string, input: string, context: RuleContext): { holds: Verdict3; why: string } {
+function distinctHolds(op: string, input: string, context: RuleContext): Part {
   const members = context.effects.filter((e) => matchOp(op, e.op));
   const promised = context.known.some((k) => k.distinct === input && members.every((e) => matchOp(k.op, e.op)));
-  if (promised) return { holds: "yes", why: `distinct ${input}: yes (guaranteed by the program)` };
-  const result = holdsEffect({ op, distinct: input }, [...members]);
-  return { holds: result.verdict, why: `distinct ${input}: ${result.verdict} (${result.why})` };
+  if (promised) return { kind: "distinct", input, holds: "yes", why: "guaranteed by the program" };
+  const result = holdsEffect({ op, distinct: input }, members);
+  return { kind: "distinct", input, holds: result.verdict, why: result.why };
 }

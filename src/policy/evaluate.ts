@@ -4,7 +4,7 @@ import type { EffectVerdict, PolicyDecision } from "../model/decision.js";
 import type { Effect, Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { buildGrants } from "./build-grants.js";
-import { checkRule, type RuleCheck } from "./check-rule.js";
+import { checkRule, whyOf, type RuleCheck } from "./check-rule.js";
 import { narrowEffect, typedEffect } from "./narrow-effect.js";
 import { negation } from "./negation.js";
 import { canonicalJson } from "../constraint/canonical-json.js";
@@ -19,7 +19,7 @@ export interface RuleOutcome extends RuleCheck {
 export interface EffectEvaluation {
   effect: Effect; // as the analysis found it
   known: Effect; // narrowed by guarantees and guards
-  rules: RuleOutcome[]; // every rule whose op matches, in policy order
+  rules: RuleOutcome[]; // the rules checked (all whose op matches, when complete), in policy order
   guards: EffectConstraint[]; // run-time guards this effect's maybe-deny rules produced
   verdict: EffectVerdict;
 }
@@ -32,9 +32,10 @@ export interface Evaluation {
 
 /**
  * The policy stage (DESIGN.md section 7), shared by decide and explain. Pure: facts, policy and
- * manifests in, reasoning out.
+ * manifests in, reasoning out. `complete` checks every rule whose op matches (explain); without
+ * it only the rules that can change the verdict are checked (decide), with the same decision.
  */
-export function evaluate(facts: Facts, policy: Policy, set: ManifestSet): Evaluation {
+export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complete: boolean): Evaluation {
   const refused = refusal(facts);
   if (refused !== null) {
     const effects = facts.effects.map((effect) => ({
@@ -51,22 +52,49 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet): Evalua
   // Proven guarantees hold on every run and enforced ones are checked at every call: both are known.
   const assumed = facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source);
   const enforced = facts.guarantees.filter((g) => g.status === "enforced").map((g) => g.source);
-  const listInputs = (op: string) => new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name));
+  const lists = new Map<string, ReadonlySet<string>>();
+  const listInputs = (op: string) => {
+    if (!lists.has(op)) lists.set(op, new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name)));
+    return lists.get(op)!;
+  };
+
+  // Each op's rules, in policy order, matched once.
+  const rulesOf = new Map<string, LoadedRule[]>();
+  for (const op of new Set(facts.effects.map((e) => e.op))) rulesOf.set(op, policy.rules.filter((r) => matchOp(r.op, op)));
 
   // Pass 1: deny rules, against what the guarantees make known. A maybe becomes a guard.
   const first = facts.effects.map((e) => narrowEffect(typedEffect(e, set), assumed));
-  const denies = first.map((effect) =>
-    rulesFor(policy, effect.op, ["deny"]).map((rule) => ({ rule, ...checkRule(rule, effect, { effects: first, known: assumed, listInputs: listInputs(effect.op) }) })),
-  );
-  const ownGuards = first.map((effect, i) => dedupe(denies[i]!.filter((o) => o.holds === "maybe").map((o) => negate(o, effect.op))));
+  const denies = first.map((effect) => {
+    const context = { effects: first, known: assumed, knownHere: assumed.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op) };
+    return new Map(rulesOf.get(effect.op)!.filter((r) => r.decision === "deny").map((rule) => [rule, checkRule(rule, effect, context)]));
+  });
+  const ownGuards = first.map((effect, i) => dedupe([...denies[i]!].filter(([, o]) => o.holds === "maybe").map(([rule, o]) => negate(rule, o, effect.op))));
   const guards = dedupe(ownGuards.flat());
 
-  // Pass 2: ask and allow rules, knowing that the guards hold too.
+  // Pass 2: ask and allow rules, knowing that the guards hold too. Unless the full reasoning is
+  // wanted, stop as soon as the verdict is settled: a deny that may apply, the first ask that
+  // may apply, the first allow that can auto-pass the effect.
   const known = [...assumed, ...guards];
-  const second = first.map((e) => narrowEffect(e, guards));
+  const second = guards.length === 0 ? first : first.map((e) => narrowEffect(e, guards));
   const effects = second.map((effect, i): EffectEvaluation => {
-    const others = rulesFor(policy, effect.op, ["ask", "allow"]).map((rule) => ({ rule, ...checkRule(rule, effect, { effects: second, known, listInputs: listInputs(effect.op) }) }));
-    const rules = [...denies[i]!, ...others].sort((a, b) => policy.rules.indexOf(a.rule) - policy.rules.indexOf(b.rule));
+    const context = { effects: second, known, knownHere: known.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op) };
+    const all = rulesOf.get(effect.op)!;
+    const outcomes = new Map(denies[i]!);
+    const check = (rule: LoadedRule) => {
+      const outcome = checkRule(rule, effect, context);
+      outcomes.set(rule, outcome);
+      return outcome;
+    };
+    if (complete) {
+      for (const rule of all) if (!outcomes.has(rule)) check(rule);
+    } else if ([...outcomes.values()].every((o) => o.holds === "no")) {
+      const asked = all.some((r) => r.decision === "ask" && check(r).holds !== "no");
+      if (!asked) all.some((r) => r.decision === "allow" && check(r).holds === "yes" && canAutoPass(r, effect.op, set));
+    }
+    const rules = all.flatMap((rule) => {
+      const outcome = outcomes.get(rule);
+      return outcome === undefined ? [] : [{ rule, ...outcome }];
+    });
     const guardsHere = ownGuards[i]!;
     return { effect: facts.effects[i]!, known: effect, rules, guards: guardsHere, verdict: verdictFor(facts.effects[i]!, rules, guardsHere, policy, set) };
   });
@@ -96,24 +124,26 @@ function refusal(facts: Facts): string | null {
   return facts.ok ? null : "the analysis refused it";
 }
 
-function rulesFor(policy: Policy, op: string, decisions: LoadedRule["decision"][]): LoadedRule[] {
-  return policy.rules.filter((r) => decisions.includes(r.decision) && matchOp(r.op, op));
-}
-
 /**
  * The guard that keeps a maybe-deny rule from ever firing: every undecided argument condition
  * negated (one per argument, as a constraint checks one argument). With several undecided
  * arguments this asks for more than "not all of them" — it may refuse a call the rule would have
  * let through, never the reverse.
  */
-function negate(outcome: RuleOutcome, op: string): EffectConstraint {
-  const args = outcome.rule.when?.args ?? {};
+function negate(rule: LoadedRule, outcome: RuleCheck, op: string): EffectConstraint {
+  const args = rule.when?.args ?? {};
   return { op, args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(args[name]!)])) };
+}
+
+/** Consequential actions (manifest `[approval] required`): only a rule naming the op exactly lifts the floor. */
+function canAutoPass(rule: LoadedRule, op: string, set: ManifestSet): boolean {
+  const consequential = set.actions.get(op)?.manifest.approval.required ?? true;
+  return !consequential || rule.op === op;
 }
 
 function verdictFor(effect: Effect, rules: RuleOutcome[], guards: EffectConstraint[], policy: Policy, set: ManifestSet): EffectVerdict {
   const at = { op: effect.op, site: effect.site };
-  const of = (o: RuleOutcome) => `${o.rule.decision} rule "${o.rule.id}"${o.rule.reason === undefined ? "" : ` (${o.rule.reason})`}: ${o.why}`;
+  const of = (o: RuleOutcome) => `${o.rule.decision} rule "${o.rule.id}"${o.rule.reason === undefined ? "" : ` (${o.rule.reason})`}: ${whyOf(o.rule, o)}`;
   const deny = rules.find((o) => o.rule.decision === "deny" && o.holds === "yes");
   if (deny !== undefined) return { ...at, rule: deny.rule.id, verdict: "deny", why: of(deny) };
   const maybeDeny = rules.find((o) => o.rule.decision === "deny" && o.holds === "maybe");
@@ -125,9 +155,7 @@ function verdictFor(effect: Effect, rules: RuleOutcome[], guards: EffectConstrai
   const ask = rules.find((o) => o.rule.decision === "ask" && o.holds !== "no");
   if (ask !== undefined) return { ...at, rule: ask.rule.id, verdict: "ask", why: of(ask) };
   const allows = rules.filter((o) => o.rule.decision === "allow" && o.holds === "yes");
-  // Consequential actions: only a rule naming the op exactly lifts the manifest's floor.
-  const consequential = set.actions.get(effect.op)?.manifest.approval.required ?? true;
-  const allow = allows.find((o) => !consequential || o.rule.op === effect.op);
+  const allow = allows.find((o) => canAutoPass(o.rule, effect.op, set));
   if (allow !== undefined) return { ...at, rule: allow.rule.id, verdict: "allow", why: of(allow) };
   const glob = allows[0];
   if (glob !== undefined) {

@@ -3,6 +3,7 @@ import type { EffectVerdict, PolicyDecision } from "../model/decision.js";
 import type { Facts, Site } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { describeCount, describeValue } from "./describe-value.js";
+import { whyOf } from "./check-rule.js";
 import { evaluate } from "./evaluate.js";
 import type { Policy } from "./schema.js";
 
@@ -25,7 +26,7 @@ export interface Explanation {
 
 /** The full reasoning of decide, per effect: every rule that matched yes, maybe or no, and why. */
 export function explain(facts: Facts, policy: Policy, set: ManifestSet): Explanation {
-  const evaluation = evaluate(facts, policy, set);
+  const evaluation = evaluate(facts, policy, set, true);
   return {
     policy: { sha256: policy.sha256, files: policy.files, default: policy.default },
     refused: evaluation.refused,
@@ -34,7 +35,7 @@ export function explain(facts: Facts, policy: Policy, set: ManifestSet): Explana
       site: e.effect.site,
       args: Object.fromEntries(Object.entries(e.known.args).map(([name, v]) => [name, describeValue(v)])),
       count: describeCount(e.known.count),
-      rules: e.rules.map((o) => ({ id: o.rule.id, decision: o.rule.decision, op: o.rule.op, holds: o.holds, why: o.why })),
+      rules: e.rules.map((o) => ({ id: o.rule.id, decision: o.rule.decision, op: o.rule.op, holds: o.holds, why: whyOf(o.rule, o) })),
       guards: e.guards,
       verdict: e.verdict,
     })),
