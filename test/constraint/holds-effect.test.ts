@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { holdsEffect, satisfiesCall } from "../../src/constraint/index.js";
-import type { AbstractValue } from "../../src/model/abstract.js";
+import type { AbstractValue, CountRange } from "../../src/model/abstract.js";
 import type { EffectConstraint } from "../../src/model/constraint.js";
 import type { Json } from "../../src/model/json.js";
 import { effect, manifests } from "./effects.js";
@@ -106,7 +106,7 @@ describe("holdsEffect: count", () => {
 
 describe("holdsEffect: distinct", () => {
   const unique: EffectConstraint = { op: "email.send_*", distinct: "to" };
-  const send = (to: AbstractValue, count = once) => effect("email.send_email", { to, subject: c("s") }, count);
+  const send = (to: AbstractValue, count: CountRange = once) => effect("email.send_email", { to, subject: c("s") }, count);
   it.each([
     ["one call", [send(c(["a", "b"]))], "yes"],
     ["two calls, disjoint constants", [send(c(["a"])), send(c(["b"], ["c"]))], "yes"],
