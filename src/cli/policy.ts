@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { isAbsolute, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { createAnalyzer } from "../analyze/index.js";
 import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { loadManifests } from "../manifest/load-manifests.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
@@ -59,22 +58,33 @@ function manifestsOf(values: Values, io: Io): ManifestSet {
   return loadManifests(values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests));
 }
 
+/** `~` in policies means $HOME of the command's environment. */
+function homeOf(io: Io): { home?: string } {
+  return io.env.HOME === undefined || io.env.HOME === "" ? {} : { home: io.env.HOME };
+}
+
+/** The analyzer costs ~0.4 s to import (TypeScript): only the subcommands that analyze load it. */
+async function analyzerFor(manifests: ManifestSet) {
+  const { createAnalyzer } = await import("../analyze/index.js");
+  return createAnalyzer(manifests);
+}
+
 function check(dir: string, values: Values, io: Io, json: boolean): number {
-  const { policy, problems } = checkPolicy(dir, { manifests: manifestsOf(values, io) });
+  const { policy, problems } = checkPolicy(dir, { manifests: manifestsOf(values, io), ...homeOf(io) });
   if (json) {
     io.stdout(JSON.stringify({ ok: policy !== undefined, dir, rules: policy?.rules.length ?? 0, sha256: policy?.sha256 ?? null, problems }, null, 2) + "\n");
   } else if (policy !== undefined) {
-    io.stdout(`policy ok: ${policy.rules.length} rules in ${relative(io.cwd, dir) || "."}, default ${policy.default}, sha256 ${policy.sha256}\n`);
+    io.stdout(`policy ok: ${policy.rules.length} rules in ${shownPath(io, dir)}, default ${policy.default}, sha256 ${policy.sha256}\n`);
   } else {
-    for (const p of problems) io.stdout(formatProblem({ ...p, file: relative(io.cwd, p.file) }) + "\n");
-    io.stderr(`${problems.length} problem${problems.length === 1 ? "" : "s"} in ${relative(io.cwd, dir) || "."}\n`);
+    for (const p of problems) io.stdout(formatProblem({ ...p, file: shownPath(io, p.file) }) + "\n");
+    io.stderr(`${problems.length} problem${problems.length === 1 ? "" : "s"} in ${shownPath(io, dir)}\n`);
   }
   return policy === undefined ? EXIT.usage : EXIT.ok;
 }
 
 async function test(dir: string, values: Values, io: Io, json: boolean): Promise<number> {
   const manifests = manifestsOf(values, io);
-  const analyzer = createAnalyzer(manifests);
+  const analyzer = await analyzerFor(manifests);
   const results = await runPolicyTests(dir, { manifests, analyze: (source, entry) => analyzer.analyze(source, { entry }) });
   const failed = results.filter((r) => !r.pass).length;
   if (json) {
@@ -82,7 +92,7 @@ async function test(dir: string, values: Values, io: Io, json: boolean): Promise
   } else {
     for (const r of results) {
       const detail = r.pass ? "" : `\n    expected ${r.expected}, got ${r.actual}: ${r.why}`;
-      io.stdout(`${r.pass ? "PASS" : "FAIL"} ${relative(io.cwd, r.file)}: ${r.name}${detail}\n`);
+      io.stdout(`${r.pass ? "PASS" : "FAIL"} ${shownPath(io, r.file)}: ${r.name}${detail}\n`);
     }
     io.stdout(`${results.length - failed} passed, ${failed} failed\n`);
   }
@@ -97,8 +107,8 @@ async function explainFile(file: string, values: Values, io: Io, json: boolean):
     throw new CountersignError("usage_error", "cli", `cannot read ${file}: ${(err as Error).message}`);
   }
   const manifests = manifestsOf(values, io);
-  const policy = loadPolicy(values.policies === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, values.policies), { manifests });
-  const facts = await createAnalyzer(manifests).analyze(source, { entry: file });
+  const policy = loadPolicy(values.policies === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, values.policies), { manifests, ...homeOf(io) });
+  const facts = await (await analyzerFor(manifests)).analyze(source, { entry: file });
   const explanation = explain(facts, policy, manifests);
   io.stdout(json ? JSON.stringify(explanation, null, 2) + "\n" : formatExplanation(explanation));
   return EXIT.ok;
@@ -115,6 +125,12 @@ function formatExplanation(e: Explanation): string {
     lines.push(`  => ${effect.verdict.verdict}${effect.verdict.rule === null ? "" : ` by rule "${effect.verdict.rule}"`}: ${effect.verdict.why}`);
   }
   return lines.join("\n") + "\n\n" + formatDecision(e.decision);
+}
+
+/** Below the working directory a path shows relative to it, elsewhere in full. */
+function shownPath(io: Io, path: string): string {
+  const rel = relative(io.cwd, path);
+  return rel.startsWith("..") || isAbsolute(rel) ? path : rel || ".";
 }
 
 export default command;

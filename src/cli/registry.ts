@@ -7,4 +7,5 @@ import type { Command } from "./command.js";
 export const commands: Record<string, () => Promise<Command>> = {
   manifests: () => import("./manifests.js").then((m) => m.default),
   api: () => import("./api.js").then((m) => m.default),
+  policy: () => import("./policy.js").then((m) => m.default),
 };

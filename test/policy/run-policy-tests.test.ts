@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { CountersignError } from "../../src/model/errors.js";
+import type { Facts } from "../../src/model/facts.js";
+import { runPolicyTests } from "../../src/policy/run-policy-tests.js";
+import { facts, list, mail, policyDir, shippedManifests, val } from "./helpers.js";
+
+const set = shippedManifests();
+const policy = `default = "ask"\n[[rules]]\nid = "to-me"\ndecision = "allow"\nop = "email.send_email"\nwhen = { args = { to = { in = ["me@example.com"] } } }\n`;
+
+/** Stands in for the analyzer: the program's text is the recipient. */
+const analyze = (source: string): Facts => facts([mail(list(val(source.trim())))]);
+
+describe("runPolicyTests", () => {
+  it("runs every case and reports PASS/FAIL with why", async () => {
+    const dir = policyDir({
+      "p.toml": policy,
+      "tests/a.toml": `
+[[cases]]
+name = "me"
+source = "me@example.com"
+expect = "auto_approved"
+rule = "to-me"
+
+[[cases]]
+name = "bob, wrongly expected"
+source = "bob@example.com"
+expect = "auto_approved"
+
+[[cases]]
+name = "from a file"
+program = "bob.txt"
+expect = "ask"
+
+[[cases]]
+name = "right kind, wrong rule"
+source = "me@example.com"
+expect = "auto_approved"
+rule = "other"
+`,
+      "tests/bob.txt": "bob@example.com\n",
+    });
+    const results = await runPolicyTests(dir, { manifests: set, analyze });
+    expect(results.map((r) => [r.name, r.pass, r.actual])).toEqual([
+      ["me", true, "auto_approved"],
+      ["bob, wrongly expected", false, "ask"],
+      ["from a file", true, "ask"],
+      ["right kind, wrong rule", false, "auto_approved"],
+    ]);
+    expect(results[1]?.why).toMatch(/no rule covers it; the policy default is ask/);
+    expect(results[3]?.expected).toBe('auto_approved by rule "other"');
+  });
+
+  it("a missing program file fails its case, not the run", async () => {
+    const dir = policyDir({ "p.toml": policy, "tests/a.toml": '[[cases]]\nname = "gone"\nprogram = "nope.ts"\nexpect = "ask"\n' });
+    const [result] = await runPolicyTests(dir, { manifests: set, analyze });
+    expect(result).toMatchObject({ pass: false, actual: "error", why: expect.stringMatching(/ENOENT/) });
+  });
+
+  it("rejects malformed test files and folders without tests", async () => {
+    const bad = policyDir({ "p.toml": policy, "tests/a.toml": '[[cases]]\nname = "x"\nexpect = "maybe"\nsource = "s"\n' });
+    await expect(runPolicyTests(bad, { manifests: set, analyze })).rejects.toThrow(/a\.toml: cases\.0\.expect: /);
+    const both = policyDir({ "p.toml": policy, "tests/a.toml": '[[cases]]\nname = "x"\nexpect = "ask"\nsource = "s"\nprogram = "p.ts"\n' });
+    await expect(runPolicyTests(both, { manifests: set, analyze })).rejects.toThrow(/give exactly one of program and source/);
+    const none = policyDir({ "p.toml": policy });
+    await expect(runPolicyTests(none, { manifests: set, analyze })).rejects.toBeInstanceOf(CountersignError);
+  });
+});
