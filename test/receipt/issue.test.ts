@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_LIFETIME_SECONDS, RECEIPT_TYP } from "../../src/model/receipt.js";
+import { expectRefused, headerOf, claimsOf, issue, keyringIn, NOW_S, PROGRAM_SHA, GRANTS, ISSUER } from "./fixtures.js";
+
+describe("issueReceipt", () => {
+  it("writes the header and every claim", async () => {
+    const keys = await keyringIn();
+    const token = await issue(keys);
+    expect(headerOf(token)).toEqual({ alg: "EdDSA", typ: RECEIPT_TYP, kid: keys.active.kid });
+    const claims = claimsOf(token);
+    expect(claims).toEqual({
+      iss: ISSUER,
+      aud: "countersign-runner",
+      sub: "req-1",
+      iat: NOW_S,
+      nbf: NOW_S,
+      exp: NOW_S + DEFAULT_LIFETIME_SECONDS,
+      jti: claims.jti,
+      program: { sha256: PROGRAM_SHA, entry: "program.ts" },
+      decision: "approved_once",
+      policy: { sha256: "c".repeat(64) },
+      grants: GRANTS,
+      approver: "alice",
+    });
+    expect(claims.jti).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
+  it("gives every receipt its own 128-bit jti", async () => {
+    const keys = await keyringIn();
+    const jtis = new Set(await Promise.all(Array.from({ length: 50 }, async () => claimsOf(await issue(keys)).jti)));
+    expect(jtis.size).toBe(50);
+  });
+
+  it("takes a configured lifetime up to 900 s, and refuses more rather than clamping", async () => {
+    const keys = await keyringIn();
+    expect(claimsOf(await issue(keys, { lifetimeSeconds: 900 })).exp).toBe(NOW_S + 900);
+    expect(claimsOf(await issue(keys, { lifetimeSeconds: 1 })).exp).toBe(NOW_S + 1);
+    for (const bad of [901, 7200, 0, -5, 1.5, Number.NaN]) {
+      const err = await expectRefused(() => issue(keys, { lifetimeSeconds: bad }), "config_error");
+      expect(err.message).toContain("900");
+    }
+  });
+
+  it("issues for approvals only", async () => {
+    const keys = await keyringIn();
+    for (const decision of ["auto_rejected", "ask", "rejected", "request_more", "expired"] as const) {
+      const err = await expectRefused(() => issue(keys, { decision }), "receipt_invalid", "bad_claims");
+      expect(err.message).toContain(decision);
+    }
+    expect(claimsOf(await issue(keys, { decision: "approved_remember" })).decision).toBe("approved_remember");
+    expect(claimsOf(await issue(keys, { decision: "auto_approved", approver: undefined }))).not.toHaveProperty("approver");
+  });
+
+  it("requires an approver when a person decided, and none for auto_approved", async () => {
+    const keys = await keyringIn();
+    await expectRefused(() => issue(keys, { decision: "approved_once", approver: undefined }), "receipt_invalid", "bad_claims");
+    await expectRefused(() => issue(keys, { decision: "approved_remember", approver: undefined }), "receipt_invalid", "bad_claims");
+    await expectRefused(() => issue(keys, { decision: "auto_approved", approver: "alice" }), "receipt_invalid", "bad_claims");
+  });
+
+  it("refuses claims the verifier would refuse (a bad hash, a glob op)", async () => {
+    const keys = await keyringIn();
+    await expectRefused(() => issue(keys, { program: { sha256: "nothex", entry: "p.ts" } }), "receipt_invalid", "bad_claims");
+    await expectRefused(() => issue(keys, { grants: [{ ...GRANTS[0]!, op: "email.*" }] }), "receipt_invalid", "bad_claims");
+  });
+});
