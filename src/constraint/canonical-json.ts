@@ -12,5 +12,7 @@ export function canonicalJson(value: Json): string {
 
 /** Deep JSON equality: same type, same members, key order ignored. */
 export function jsonEqual(a: Json, b: Json): boolean {
-  return a === b || canonicalJson(a) === canonicalJson(b);
+  // Scalars compare by value (the common case: an address in a list); only structures need text.
+  if (a === null || typeof a !== "object" || b === null || typeof b !== "object") return a === b;
+  return canonicalJson(a) === canonicalJson(b);
 }
