@@ -8,4 +8,6 @@ export const commands: Record<string, () => Promise<Command>> = {
   manifests: () => import("./manifests.js").then((m) => m.default),
   api: () => import("./api.js").then((m) => m.default),
   policy: () => import("./policy.js").then((m) => m.default),
+  keys: () => import("./keys.js").then((m) => m.default),
+  receipt: () => import("./receipt.js").then((m) => m.default),
 };

@@ -1,0 +1,63 @@
+import { dataDir } from "../model/paths.js";
+import { authorityPath, writeLocalAuthority } from "../receipt/authority-file.js";
+import { jwksPath } from "../receipt/jwks.js";
+import type { Keyring } from "../receipt/keyring-file.js";
+import { openKeyring } from "../receipt/open-keyring.js";
+import { rotateKeyring } from "../receipt/rotate-keyring.js";
+import { EXIT, reportError, usageError, type Command } from "./command.js";
+import { parseFlags } from "./parse-flags.js";
+
+const usage = `usage: countersign keys list [--json]
+       countersign keys rotate [--json]
+
+list    the receipt signing keys in $COUNTERSIGN_HOME/keys (made on first use): kid, created,
+        active or retired, and when a retired key leaves the JWKS.
+rotate  make a new signing key; the old one stays in the JWKS until every receipt it signed
+        has expired (rotation time + 900 s).
+Both create or update $COUNTERSIGN_HOME/authority.json, which local runners trust.`;
+
+/** `countersign keys`: list and rotate the local authority's receipt signing keys. */
+const command: Command = {
+  summary: "list or rotate the receipt signing keys",
+  usage,
+  async run(argv, io) {
+    const json = argv.includes("--json");
+    try {
+      const { positionals } = parseFlags({ args: argv, allowPositionals: true, options: { json: { type: "boolean" } } });
+      const [sub, ...extra] = positionals;
+      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+      if (sub !== "list" && sub !== "rotate") {
+        throw usageError(sub === undefined ? "missing subcommand: keys list | rotate" : `unknown subcommand "${sub}"; try: keys list | rotate`);
+      }
+      const home = dataDir(io.env);
+      const now = new Date();
+      const keyring = sub === "rotate" ? await rotateKeyring(home, now) : await openKeyring(home, now);
+      const authority = writeLocalAuthority(home);
+      const rows = describe(keyring);
+      if (json) {
+        io.stdout(JSON.stringify({ issuer: authority.issuer, authority: authorityPath(home), jwks: jwksPath(home), active: keyring.active.kid, keys: rows }, null, 2) + "\n");
+        return EXIT.ok;
+      }
+      if (sub === "rotate") io.stdout(`rotated: new signing key ${keyring.active.kid}\n`);
+      for (const row of rows) {
+        io.stdout(`${row.kid}  ${row.status.padEnd(7)}  created ${row.created}${row.expires === null ? "" : `  leaves JWKS ${row.expires}`}\n`);
+      }
+      io.stdout(`issuer ${authority.issuer}; JWKS ${jwksPath(home)}\n`);
+      return EXIT.ok;
+    } catch (err) {
+      return reportError(err, io, json);
+    }
+  },
+};
+
+function describe(keyring: Keyring) {
+  return keyring.keys.map((k) => ({
+    kid: k.kid,
+    status: k.retired === null ? ("active" as const) : ("retired" as const),
+    created: k.created.toISOString(),
+    retired: k.retired?.toISOString() ?? null,
+    expires: k.expires?.toISOString() ?? null,
+  }));
+}
+
+export default command;

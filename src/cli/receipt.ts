@@ -1,0 +1,97 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describeConstraint } from "../constraint/index.js";
+import { CountersignError } from "../model/errors.js";
+import { dataDir } from "../model/paths.js";
+import type { ReceiptClaims } from "../model/receipt.js";
+import { loadLocalAuthority } from "../receipt/authority-file.js";
+import { fetchJwks } from "../receipt/fetch-jwks.js";
+import { importJwks } from "../receipt/verification-keys.js";
+import { verifyReceipt, isoTime } from "../receipt/verify.js";
+import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
+import { parseFlags } from "./parse-flags.js";
+
+const usage = `usage: countersign receipt verify TOKEN --program FILE [--jwks FILE|URL] [--issuer ISS] [--json]
+
+Check a receipt as a runner would before running FILE: signature against the JWKS, header,
+issuer, audience, validity window, lifetime and program hash. TOKEN - reads it from stdin.
+Without --jwks and --issuer, the local authority's ($COUNTERSIGN_HOME/authority.json).
+It only verifies: the receipt is not redeemed. Exit 0 valid, 3 refused (with the reason).`;
+
+/** `countersign receipt verify`: explain whether a receipt would let a program run, and why not. */
+const command: Command = {
+  summary: "verify a receipt against a program and the authority's keys",
+  usage,
+  async run(argv, io) {
+    const json = argv.includes("--json");
+    try {
+      const { values, positionals } = parseFlags({
+        args: argv,
+        allowPositionals: true,
+        options: { json: { type: "boolean" }, program: { type: "string" }, jwks: { type: "string" }, issuer: { type: "string" } },
+      });
+      const [sub, tokenArg, ...extra] = positionals;
+      if (sub !== "verify") throw usageError(sub === undefined ? "missing subcommand: receipt verify" : `unknown subcommand "${sub}"; try: receipt verify`);
+      if (tokenArg === undefined) throw usageError("missing TOKEN (or - to read it from stdin)");
+      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+      if (values.program === undefined) throw usageError("missing --program FILE: the program the receipt must be for");
+      const token = tokenArg === "-" ? (await io.readStdin()).trim() : tokenArg;
+      const programBytes = readProgram(resolve(io.cwd, values.program));
+      const trust = await trusted(values, io);
+      try {
+        const verified = await verifyReceipt(token, { jwks: importJwks(trust.jwks), issuer: trust.issuer, programBytes });
+        if (json) io.stdout(JSON.stringify({ valid: true, kid: verified.kid, claims: verified.claims }, null, 2) + "\n");
+        else io.stdout(format(verified.kid, verified.claims));
+        return EXIT.ok;
+      } catch (err) {
+        if (err instanceof CountersignError && err.class === "receipt_invalid") return reportError(err, io, json, EXIT.denied);
+        throw err;
+      }
+    } catch (err) {
+      return reportError(err, io, json);
+    }
+  },
+};
+
+function readProgram(file: string): Uint8Array {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw usageError(`cannot read program ${file}: ${(err as Error).message}`);
+  }
+}
+
+async function trusted(values: { jwks?: string; issuer?: string }, io: Io): Promise<{ jwks: unknown; issuer: string }> {
+  const local = values.jwks === undefined || values.issuer === undefined ? loadLocalAuthority(dataDir(io.env)) : undefined;
+  return { jwks: values.jwks === undefined ? local!.jwks : await readJwks(values.jwks, io), issuer: values.issuer ?? local!.issuer };
+}
+
+async function readJwks(source: string, io: Io): Promise<unknown> {
+  if (/^https?:\/\//i.test(source)) return fetchJwks(source);
+  const file = resolve(io.cwd, source);
+  try {
+    return JSON.parse(readFileSync(file, "utf8"));
+  } catch (err) {
+    throw new CountersignError("config_error", "receipt", `cannot read JWKS ${file}: ${(err as Error).message}`, { details: { file } });
+  }
+}
+
+function format(kid: string, c: ReceiptClaims): string {
+  const lines = [
+    `receipt valid: signed by ${c.iss} with key ${kid}`,
+    `  request   ${c.sub}`,
+    `  decision  ${c.decision}${c.approver === undefined ? "" : ` by ${c.approver}`}`,
+    `  program   ${c.program.entry} sha256 ${c.program.sha256}`,
+    `  policy    sha256 ${c.policy.sha256}`,
+    `  valid     ${isoTime(c.nbf)} to ${isoTime(c.exp)} (jti ${c.jti})`,
+    `  grants${c.grants.length === 0 ? "    none: no call may be made" : ":"}`,
+  ];
+  for (const g of c.grants) {
+    const limits = [`at most ${g.count.max ?? "any number of"} call${g.count.max === 1 ? "" : "s"}`, ...(g.distinct === undefined ? [] : [`${g.distinct} distinct`])];
+    lines.push(`    ${g.op} via ${g.connector.name} (sha256 ${g.connector.sha256.slice(0, 12)}…), ${limits.join(", ")}`);
+    for (const [input, constraint] of Object.entries(g.args)) lines.push(`      ${input}: ${describeConstraint(constraint)}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+export default command;
