@@ -58,15 +58,12 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
     return lists.get(op)!;
   };
 
-  // Each op's rules, in policy order, matched once.
-  const rulesOf = new Map<string, LoadedRule[]>();
-  for (const op of new Set(facts.effects.map((e) => e.op))) rulesOf.set(op, policy.rules.filter((r) => matchOp(r.op, op)));
 
   // Pass 1: deny rules, against what the guarantees make known. A maybe becomes a guard.
   const first = facts.effects.map((e) => narrowEffect(typedEffect(e, set), assumed));
   const denies = first.map((effect) => {
     const context = { effects: first, known: assumed, knownHere: assumed.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op) };
-    return new Map(rulesOf.get(effect.op)!.filter((r) => r.decision === "deny").map((rule) => [rule, checkRule(rule, effect, context)]));
+    return new Map(rulesOf(policy, effect.op).filter((r) => r.decision === "deny").map((rule) => [rule, checkRule(rule, effect, context)]));
   });
   const ownGuards = first.map((effect, i) => dedupe([...denies[i]!].filter(([, o]) => o.holds === "maybe").map(([rule, o]) => negate(rule, o, effect.op))));
   const guards = dedupe(ownGuards.flat());
@@ -78,7 +75,7 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
   const second = guards.length === 0 ? first : first.map((e) => narrowEffect(e, guards));
   const effects = second.map((effect, i): EffectEvaluation => {
     const context = { effects: second, known, knownHere: known.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op) };
-    const all = rulesOf.get(effect.op)!;
+    const all = rulesOf(policy, effect.op);
     const outcomes = new Map(denies[i]!);
     const check = (rule: LoadedRule) => {
       const outcome = checkRule(rule, effect, context);
@@ -133,6 +130,17 @@ function refusal(facts: Facts): string | null {
 function negate(rule: LoadedRule, outcome: RuleCheck, op: string): EffectConstraint {
   const args = rule.when?.args ?? {};
   return { op, args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(args[name]!)])) };
+}
+
+// A loaded policy never changes: each op's rules (in policy order) are matched once per policy.
+const rulesByOp = new WeakMap<Policy, Map<string, LoadedRule[]>>();
+
+function rulesOf(policy: Policy, op: string): LoadedRule[] {
+  let byOp = rulesByOp.get(policy);
+  if (byOp === undefined) rulesByOp.set(policy, (byOp = new Map()));
+  let rules = byOp.get(op);
+  if (rules === undefined) byOp.set(op, (rules = policy.rules.filter((r) => matchOp(r.op, op))));
+  return rules;
 }
 
 /** Consequential actions (manifest `[approval] required`): only a rule naming the op exactly lifts the floor. */
