@@ -30,7 +30,7 @@ export interface EffectCheck {
 export function holdsEffect(c: EffectConstraint, effects: readonly Effect[], opts: EffectOptions = {}): EffectCheck {
   const selected = effects.filter((e) => matchOp(c.op, e.op) && e.count.max !== 0);
   const parts: EffectCheck[] = [];
-  if (c.args !== undefined) parts.push(checkArgs(c.args, selected, opts));
+  if (c.args !== undefined && Object.keys(c.args).length > 0) parts.push(checkArgs(c.args, selected, opts));
   if (c.count !== undefined) parts.push(checkCount(c.op, c.count.max, selected));
   if (c.distinct !== undefined) parts.push(holdsDistinct(c.op, c.distinct, selected, opts));
   const refuted = parts.find((p) => p.verdict === "no");

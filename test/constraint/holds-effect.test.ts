@@ -75,6 +75,12 @@ describe("holdsEffect: arguments", () => {
   });
 });
 
+describe("holdsEffect: no conditions", () => {
+  it("an empty args object constrains nothing", () => {
+    expect(holdsEffect({ op: "email.*", args: {} }, [effect("email.send_email", { to: c(["a"]) })], manifests)).toEqual({ verdict: "yes", why: "every email.* call" });
+  });
+});
+
 describe("holdsEffect: count", () => {
   const atMost2: EffectConstraint = { op: "email.send_*", count: { max: 2 } };
   it.each([
