@@ -91,6 +91,6 @@ here is \`${decision.kind}\` (${decision.effects.filter((e) => e.verdict === "al
 decide() answers for every run of the program at once, with a reason per effect. A profile puts
 most of decide()'s time in the constraint checks it calls (a URL parse per \`host_in\` check, a
 path normalization per \`under\` check); explain() checks every rule, decide() stops once the
-verdict is settled.\`;
+verdict is settled.`;
 writeSection("policy", "Policy decisions", body);
 process.stdout.write(body + "\n");
