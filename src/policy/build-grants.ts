@@ -1,5 +1,4 @@
-import { canonicalJson } from "../constraint/canonical-json.js";
-import { implies, matchOp } from "../constraint/index.js";
+import { canonicalJson, implies, matchOp } from "../constraint/index.js";
 import type { AbstractValue } from "../model/abstract.js";
 import type { EffectConstraint, ValueConstraint } from "../model/constraint.js";
 import type { Grant } from "../model/decision.js";

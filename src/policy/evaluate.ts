@@ -1,4 +1,4 @@
-import { describeEffectConstraint, matchOp } from "../constraint/index.js";
+import { canonicalJson, describeEffectConstraint, matchOp } from "../constraint/index.js";
 import type { EffectConstraint } from "../model/constraint.js";
 import type { EffectVerdict, PolicyDecision } from "../model/decision.js";
 import type { Effect, Facts } from "../model/facts.js";
@@ -7,7 +7,6 @@ import { buildGrants } from "./build-grants.js";
 import { checkRule, whyOf, type RuleCheck } from "./check-rule.js";
 import { narrowEffect, typedEffect } from "./narrow-effect.js";
 import { negation } from "./negation.js";
-import { canonicalJson } from "../constraint/canonical-json.js";
 import type { LoadedRule, Policy } from "./schema.js";
 
 /** How one rule whose op matches an effect fared against it. */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import { canonicalJson } from "../constraint/canonical-json.js";
+import { canonicalJson } from "../constraint/index.js";
 import type { Json } from "../model/json.js";
 import type { PolicyFile } from "./schema.js";
 

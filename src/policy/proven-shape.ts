@@ -1,4 +1,4 @@
-import { canonicalJson } from "../constraint/canonical-json.js";
+import { canonicalJson } from "../constraint/index.js";
 import type { AbstractValue } from "../model/abstract.js";
 import type { ValueConstraint } from "../model/constraint.js";
 import type { Json } from "../model/json.js";
