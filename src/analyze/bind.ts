@@ -1,0 +1,41 @@
+import { ts } from "ts-morph";
+import type { AbstractValue } from "../model/abstract.js";
+import { evaluate } from "./expressions.js";
+import type { Interpreter } from "./interpreter.js";
+import { asArray, constant, derived, join } from "./lattice.js";
+import type { State } from "./state.js";
+import { getProperty } from "./values.js";
+
+/** Bind a declared name or destructuring pattern to `value`. */
+export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractValue, state: State): void {
+  if (ts.isIdentifier(name)) {
+    const symbol = it.checker.getSymbolAtLocation(name);
+    if (symbol !== undefined) state.env.set(symbol, value);
+    return;
+  }
+  name.elements.forEach((element, index) => {
+    if (ts.isOmittedExpression(element)) return;
+    let part: AbstractValue;
+    if (element.dotDotDotToken !== undefined) part = rest(value, name, index);
+    else if (ts.isObjectBindingPattern(name)) {
+      const key = element.propertyName ?? element.name;
+      part = ts.isIdentifier(key) || ts.isStringLiteral(key) ? getProperty(value, key.text) : derived([value], "a computed property");
+    } else part = getProperty(value, String(index));
+    bindName(it, element.name, withDefault(it, part, element.initializer, state), state);
+  });
+}
+
+/** A value, or the default when it may be undefined. */
+export function withDefault(it: Interpreter, value: AbstractValue, initializer: ts.Expression | undefined, state: State): AbstractValue {
+  if (initializer === undefined || value.kind === "const" || value.kind === "array" || value.kind === "record") return value;
+  return join(value, evaluate(it, initializer, state));
+}
+
+function rest(value: AbstractValue, pattern: ts.BindingPattern, index: number): AbstractValue {
+  if (ts.isArrayBindingPattern(pattern)) {
+    if (value.kind === "const" && value.values.length === 1 && Array.isArray(value.values[0])) return constant(value.values[0].slice(index));
+    const view = asArray(value);
+    if (view !== undefined) return { kind: "array", element: view.element, length: { min: 0, max: view.length.max } };
+  }
+  return derived([value], "the rest of a destructured value");
+}

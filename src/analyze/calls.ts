@@ -1,0 +1,277 @@
+import { ts } from "ts-morph";
+import type { AbstractValue } from "../model/abstract.js";
+import type { LoadedAction } from "../manifest/manifest-set.js";
+import { bindName, withDefault } from "./bind.js";
+import { callGlobal, callMethod } from "./builtins.js";
+import { evaluate } from "./expressions.js";
+import type { Interpreter } from "./interpreter.js";
+import { asArray, constant, derived, isPlainObject, join, unknown } from "./lattice.js";
+import { mutateTracked } from "./mutate.js";
+import { MUTATORS, valueSymbol } from "./scan.js";
+import { runBlock } from "./statements.js";
+import { joinStates, type State } from "./state.js";
+import { resolveApiCall } from "./trusted-callee.js";
+import { arrayOf } from "./values.js";
+
+export type FunctionNode = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration;
+
+const MAX_UNROLL = 64;
+
+/** The function a symbol names when it is a function declaration or a `const` bound to a function expression. */
+export function localFunction(it: Interpreter, symbol: ts.Symbol): FunctionNode | undefined {
+  const declaration = symbol.valueDeclaration;
+  if (declaration === undefined || declaration.getSourceFile() !== it.file) return undefined;
+  if (ts.isFunctionDeclaration(declaration) && declaration.body !== undefined) return declaration;
+  if (ts.isVariableDeclaration(declaration) && ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const && declaration.initializer !== undefined) {
+    const init = skipOuter(declaration.initializer);
+    if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
+  }
+  return undefined;
+}
+
+function skipOuter(e: ts.Expression): ts.Expression {
+  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+  return e;
+}
+
+const isAsync = (fn: FunctionNode): boolean => (ts.getCombinedModifierFlags(fn) & ts.ModifierFlags.Async) !== 0;
+
+/** An async call whose caller does not wait for it right away: its continuation may see later writes. */
+function isDetached(fn: FunctionNode, call: ts.Node): boolean {
+  if (!isAsync(fn)) return false;
+  let parent = call.parent;
+  while (ts.isParenthesizedExpression(parent)) parent = parent.parent;
+  return !ts.isAwaitExpression(parent);
+}
+
+/** Run a function body from `state` (parameters already bound); returns the end state and the returned value. */
+function runBody(it: Interpreter, fn: FunctionNode, state: State): { end: State | undefined; value: AbstractValue } {
+  const body = fn.body;
+  if (body === undefined) return { end: state, value: unknown("undefined") };
+  if (!ts.isBlock(body)) return { end: state, value: evaluate(it, body, state) };
+  const flow = runBlock(it, body.statements, state);
+  const fallsOff = flow.normal !== undefined ? unknown("undefined") : undefined;
+  const value = flow.returned === undefined ? (fallsOff ?? unknown("undefined")) : fallsOff === undefined ? flow.returned : join(flow.returned, fallsOff);
+  return { end: joinStates(flow.normal, flow.returns), value };
+}
+
+function bindParameters(it: Interpreter, fn: FunctionNode, args: AbstractValue[] | undefined, state: State): void {
+  fn.parameters.forEach((parameter, index) => {
+    let value: AbstractValue;
+    if (args === undefined) value = unknown("a parameter of a function called from elsewhere");
+    else if (parameter.dotDotDotToken !== undefined) value = arrayOf(args.slice(index).map((v) => ({ value: v, spread: false })));
+    else {
+      const given = args[index];
+      value = given === undefined ? (parameter.initializer !== undefined ? evaluate(it, parameter.initializer, state) : unknown("undefined")) : withDefault(it, given, parameter.initializer, state);
+    }
+    bindName(it, parameter.name, value, state);
+  });
+}
+
+/**
+ * Interpret a call of a local function at its call site. The callee sees the caller's variables
+ * (or, when detached, unknown values for any variable written anywhere); its own writes to
+ * outer variables are volatile in the pre-pass, so only the counts flow back.
+ */
+export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] | undefined, state: State, detached: boolean): AbstractValue {
+  if (it.isOnStack(fn) !== undefined || it.tooDeep()) {
+    escapeFunction(it, fn, state); // recursion: any number of calls
+    return isAsync(fn) ? it.promiseOf(unknown("the result of a recursive call")) : unknown("the result of a recursive call");
+  }
+  return it.within(fn, false, () => {
+    const callee: State = { env: new Map((detached ? it.havoc(state) : state).env), counts: new Map(state.counts) };
+    bindParameters(it, fn, args, callee);
+    const { end, value } = runBody(it, fn, callee);
+    if (end !== undefined) state.counts = end.counts;
+    return isAsync(fn) ? it.promiseOf(value) : value;
+  });
+}
+
+/** A function that escapes (stored, passed, returned) may run any number of times, any time later. */
+export function escapeFunction(it: Interpreter, fn: FunctionNode, state: State): void {
+  if (it.isOnStack(fn)?.escaped === true) return;
+  it.within(fn, true, () => {
+    const start = it.havoc(state);
+    bindParameters(it, fn, undefined, start);
+    it.repeat(state, start, { min: 0, max: null }, (s) => {
+      const { end } = runBody(it, fn, s);
+      return { normal: end };
+    });
+  });
+}
+
+export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: State): AbstractValue {
+  const api = resolveApiCall(it.checker, it.set, call);
+  if (api === "unresolved") {
+    it.unsupported(call, "a call of a trusted function missing from the manifests");
+    return unknown("an unresolved call");
+  }
+  if (api !== undefined) {
+    const args = call.arguments.map((a) => evaluate(it, a, state));
+    if (api.kind !== "action") return unknown(`${api.name}()`);
+    it.recordCall(state, call, api.action, actionArgs(api.action, args[0] ?? unknown("undefined")));
+    return it.promiseOf(unknown(`result of ${api.action.op}`, true));
+  }
+  const callee = skipOuter(call.expression);
+  if (ts.isArrowFunction(callee) || ts.isFunctionExpression(callee)) {
+    return invoke(it, callee, evaluateArgs(it, call.arguments, state), state, isDetached(callee, call));
+  }
+  if (ts.isIdentifier(callee)) {
+    const symbol = valueSymbol(it.checker, callee);
+    const fn = symbol === undefined ? undefined : localFunction(it, symbol);
+    if (fn !== undefined) return invoke(it, fn, evaluateArgs(it, call.arguments, state), state, isDetached(fn, call));
+    if (symbol?.valueDeclaration !== undefined && it.isLibDeclaration(symbol.valueDeclaration)) return callGlobal(callee.text, evaluateArgs(it, call.arguments, state) ?? []);
+  }
+  if (ts.isPropertyAccessExpression(callee)) return methodCall(it, call, callee, state);
+  const target = evaluate(it, callee, state);
+  return derived([target, ...(evaluateArgs(it, call.arguments, state) ?? [])], "the result of a function value");
+}
+
+/** Argument values; undefined when a spread hides how many there are. */
+function evaluateArgs(it: Interpreter, args: ts.NodeArray<ts.Expression>, state: State): AbstractValue[] | undefined {
+  let exact = true;
+  const values: AbstractValue[] = [];
+  for (const arg of args) {
+    if (ts.isSpreadElement(arg)) {
+      const v = evaluate(it, arg.expression, state);
+      if (v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0])) values.push(...v.values[0].map((x) => constant(x)));
+      else exact = false;
+    } else values.push(evaluate(it, arg, state));
+  }
+  return exact ? values : undefined;
+}
+
+/** The trusted call's arguments keyed by manifest input; inputs that are surely absent are left out. */
+function actionArgs(action: LoadedAction, value: AbstractValue): Record<string, AbstractValue> {
+  const out: Record<string, AbstractValue> = {};
+  for (const input of action.manifest.inputs) {
+    const key = input.name;
+    if (value.kind === "record") {
+      const field = value.fields[key];
+      if (field !== undefined) out[key] = field;
+    } else if (value.kind === "const" && value.values.every(isPlainObject)) {
+      const present = value.values.filter((v) => Object.hasOwn(v as object, key));
+      if (present.length === value.values.length) out[key] = constantsOf(present.map((v) => (v as Record<string, never>)[key]!));
+      else if (present.length > 0) out[key] = unknown(`${key}, given on some calls only`);
+    } else out[key] = value.kind === "unknown" ? value : derived([value], "an argument that is not an object");
+  }
+  return out;
+}
+
+function constantsOf(values: never[]): AbstractValue {
+  return values.map((v) => constant(v)).reduce(join);
+}
+
+const namespaces = new Set(["Math", "JSON", "Promise", "Object", "Array", "Number", "String", "Date", "console"]);
+const perElement = new Set(["map", "forEach", "filter", "flatMap"]);
+const someElements = new Set(["some", "every", "find", "findIndex"]);
+
+function methodCall(it: Interpreter, call: ts.CallExpression, callee: ts.PropertyAccessExpression, state: State): AbstractValue {
+  const name = callee.name.text;
+  const ns = callee.expression;
+  if (ts.isIdentifier(ns) && namespaces.has(ns.text)) {
+    const declaration = it.checker.getSymbolAtLocation(ns)?.valueDeclaration;
+    if (declaration !== undefined && it.isLibDeclaration(declaration)) return staticCall(it, `${ns.text}.${name}`, call, state);
+  }
+  const receiver = evaluate(it, ns, state);
+  const callback = call.arguments[0] === undefined ? undefined : functionArgument(it, call.arguments[0]);
+  if (callback !== undefined && (perElement.has(name) || someElements.has(name) || name === "reduce")) {
+    const rest = call.arguments.slice(1).map((a) => evaluate(it, a, state));
+    return arrayCallback(it, receiver, name, callback, rest, state);
+  }
+  const args = evaluateArgs(it, call.arguments, state) ?? [unknown("spread arguments")];
+  if (MUTATORS.has(name)) {
+    mutateTracked(it, ns, state, (v) => mutated(v, name, args));
+    return derived([receiver, ...args], `the result of .${name}()`);
+  }
+  return callMethod(receiver, name, args);
+}
+
+/** A function node passed as an argument, directly or by the name of a local function. */
+function functionArgument(it: Interpreter, arg: ts.Expression): FunctionNode | undefined {
+  const e = skipOuter(arg);
+  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) return e;
+  if (!ts.isIdentifier(e)) return undefined;
+  const symbol = valueSymbol(it.checker, e);
+  return symbol === undefined ? undefined : localFunction(it, symbol);
+}
+
+/** An array after an in-place mutator: exact for push/unshift of constants on a constant array. */
+function mutated(v: AbstractValue, name: string, args: AbstractValue[]): AbstractValue {
+  const only = v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0]) ? v.values[0] : undefined;
+  const singles = args.map((a) => (a.kind === "const" && a.values.length === 1 ? a.values[0]! : undefined));
+  if (only !== undefined && (name === "push" || name === "unshift") && singles.every((s) => s !== undefined)) {
+    return constant(name === "push" ? [...only, ...singles] : [...singles, ...only]);
+  }
+  const view = asArray(v);
+  if (view === undefined) return derived([v, ...args], "an object changed in place");
+  const element = args.reduce((e, a) => join(e, a), view.element);
+  if (name === "push" || name === "unshift") {
+    const n = args.length;
+    return { kind: "array", element, length: { min: view.length.min + n, max: view.length.max === null ? null : view.length.max + n } };
+  }
+  if (name === "sort" || name === "reverse") return { kind: "array", element, length: view.length };
+  return { kind: "array", element, length: { min: 0, max: name === "splice" ? null : view.length.max } };
+}
+
+/** `xs.map(cb)` and friends: the callback runs once per element (or up to once, for some/every/find). */
+function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, fn: FunctionNode, rest: AbstractValue[], state: State): AbstractValue {
+  const view = asArray(receiver);
+  const detached = isAsync(fn);
+  const only = receiver.kind === "const" && receiver.values.length === 1 && Array.isArray(receiver.values[0]) ? receiver.values[0] : undefined;
+  const returns: AbstractValue[] = [];
+  if (only !== undefined && only.length <= MAX_UNROLL && perElement.has(name)) {
+    only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index)], state, detached)));
+  } else {
+    const element = view?.element ?? derived([receiver], "an element of a collection");
+    const length = view?.length ?? { min: 0, max: null };
+    const iterations = perElement.has(name) || name === "reduce" ? length : { min: 0, max: length.max };
+    const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value")), element, unknown("an index")] : [element, unknown("an index")];
+    it.repeat(state, state, iterations, (s) => {
+      returns.push(invoke(it, fn, args, s, detached));
+      return { normal: s };
+    });
+  }
+  const returned = returns.length > 0 ? returns.reduce(join) : undefined;
+  switch (name) {
+    case "map":
+      if (only !== undefined) return arrayOf(returns.map((value) => ({ value, spread: false })));
+      return { kind: "array", element: returned ?? unknown("an element of an empty array"), length: view?.length ?? { min: 0, max: null } };
+    case "filter":
+      return view === undefined ? derived([receiver], "the result of .filter()") : { kind: "array", element: view.element, length: { min: 0, max: view.length.max } };
+    case "forEach":
+      return unknown("undefined");
+    case "find":
+      return join(view?.element ?? derived([receiver], "the result of .find()"), unknown("undefined"));
+    default:
+      return derived([receiver, ...(returned === undefined ? [] : [returned])], `the result of .${name}()`);
+  }
+}
+
+/** Members of the global namespaces: Promise combinators keep what they resolve to, the rest are built-ins. */
+function staticCall(it: Interpreter, name: string, call: ts.CallExpression, state: State): AbstractValue {
+  if (name === "Promise.all") {
+    const [arg] = call.arguments;
+    if (arg !== undefined && ts.isArrayLiteralExpression(skipOuter(arg))) {
+      const literal = skipOuter(arg) as ts.ArrayLiteralExpression;
+      const parts = literal.elements.map((el) =>
+        ts.isSpreadElement(el) ? { value: it.awaited(evaluate(it, el.expression, state)), spread: true } : { value: it.awaited(evaluate(it, el, state)), spread: false },
+      );
+      return it.promiseOf(arrayOf(parts));
+    }
+    const value = arg === undefined ? unknown("undefined") : evaluate(it, arg, state);
+    const view = asArray(value);
+    return it.promiseOf(view === undefined ? derived([value], "Promise.all()") : { kind: "array", element: it.awaited(view.element), length: view.length });
+  }
+  const args = evaluateArgs(it, call.arguments, state) ?? [unknown("spread arguments")];
+  if (name === "Promise.resolve") return it.promiseOf(it.awaited(args[0] ?? unknown("undefined")));
+  if (name.startsWith("Promise.")) return it.promiseOf(derived(args, `${name}()`));
+  return callGlobal(name, args);
+}
+
+export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State): AbstractValue {
+  const args = (e.arguments ?? []).map((a) => evaluate(it, a, state));
+  const name = ts.isIdentifier(e.expression) ? e.expression.text : "an object";
+  if (name === "Promise") return it.promiseOf(unknown("a promise"));
+  return derived(args, `new ${name}()`);
+}

@@ -1,0 +1,71 @@
+import { ts } from "ts-morph";
+import { holdsEffect } from "../constraint/index.js";
+import { EffectConstraint } from "../model/constraint.js";
+import type { Diagnostic, Effect, GuaranteeResult } from "../model/facts.js";
+import type { Json } from "../model/json.js";
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import { contractsByConnector } from "../../trusted/contracts/index.js";
+import { diagnosticAt } from "./diagnostic.js";
+import { evaluate } from "./expressions.js";
+import type { Interpreter } from "./interpreter.js";
+import { single } from "./lattice.js";
+import { clone, type State } from "./state.js";
+import { resolveApiCall } from "./trusted-callee.js";
+
+const STATUS = { yes: "proven", no: "refuted", maybe: "enforced" } as const;
+
+/**
+ * Each guarantee evaluated statically to a constraint (an object literal, or a contract helper
+ * called with constant arguments), validated against the schema, then checked against the effects:
+ * proven (holds for every run), refuted (the program breaks it) or enforced at run time.
+ */
+export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Expression[], state: State, effects: Effect[], set: ManifestSet): { results: GuaranteeResult[]; diagnostics: Diagnostic[] } {
+  const results: GuaranteeResult[] = [];
+  const diagnostics: Diagnostic[] = [];
+  const opts = {
+    inputsOf: (op: string) => set.actions.get(op)?.manifest.inputs.map((i) => i.name),
+    idempotent: (op: string) => set.actions.get(op)?.manifest.idempotent === true,
+  };
+  for (const g of guarantees) {
+    const value = constraintOf(it, g, state);
+    if (typeof value === "string") {
+      diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", value));
+      continue;
+    }
+    const parsed = EffectConstraint.safeParse(value.json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`;
+      diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", `not a valid guarantee${where}: ${issue?.message ?? "invalid"}`));
+      continue;
+    }
+    const check = holdsEffect(parsed.data, effects, opts);
+    const result: GuaranteeResult = { source: parsed.data, text: g.getText(it.file), status: STATUS[check.verdict], why: check.why };
+    if (check.site !== undefined) result.site = check.site;
+    results.push(result);
+  }
+  return { results, diagnostics };
+}
+
+/** The guarantee's JSON value, or why it is not static. */
+function constraintOf(it: Interpreter, g: ts.Expression, state: State): { json: Json } | string {
+  if (ts.isCallExpression(g)) {
+    const api = resolveApiCall(it.checker, it.set, g);
+    if (api === undefined || api === "unresolved" || api.kind !== "contract") return "a guarantee call must be a contract helper from trusted/<connector>/contracts";
+    const helper = contractsByConnector[api.connector]?.find((h) => h.name === api.name);
+    if (helper === undefined) return `${api.name} is not a contract helper of ${api.connector}`;
+    const args: Json[] = [];
+    for (const arg of g.arguments) {
+      const v = single(evaluate(it, arg, clone(state)));
+      if (v === undefined) return `the arguments of ${api.name} must be constants the analysis can compute: ${arg.getText(it.file)} is not`;
+      args.push(v);
+    }
+    try {
+      return { json: (helper.build as unknown as (...a: Json[]) => Json)(...args) };
+    } catch (err) {
+      return `${api.name}(...) failed: ${(err as Error).message}`;
+    }
+  }
+  const v = single(evaluate(it, g, clone(state)));
+  return v === undefined ? "a guarantee must be a constant constraint object such as { op: \"email.*\", count: { max: 1 } }" : { json: v };
+}

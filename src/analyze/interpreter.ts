@@ -1,0 +1,164 @@
+import { ts } from "ts-morph";
+import type { AbstractValue, CountRange } from "../model/abstract.js";
+import type { Diagnostic } from "../model/facts.js";
+import type { LoadedAction, ManifestSet } from "../manifest/manifest-set.js";
+import { diagnosticAt } from "./diagnostic.js";
+import { derived, join, provenanceOf, unknown } from "./lattice.js";
+import type { Scan } from "./scan.js";
+import { clone, countOf, emptyState, joinStates, type Flow, type State } from "./state.js";
+
+/** One trusted call site as the interpreter saw it: its action and the join of its arguments over every visit. */
+export interface SiteRecord {
+  action: LoadedAction;
+  args: Record<string, AbstractValue>;
+}
+
+interface Frame {
+  fn: ts.Node;
+  escaped: boolean;
+}
+
+const MAX_DEPTH = 16;
+
+/**
+ * The shared context of the abstract interpreter. Statements, expressions and calls are
+ * interpreted by the functions in statements.ts, expressions.ts and calls.ts; this class holds
+ * what they share: the checker, the pre-pass, the call sites seen, the accumulators that give a
+ * `catch` block (and the end of the run) the largest counts reached before any possible throw,
+ * and the stack of functions being interpreted (to cut recursion).
+ */
+export class Interpreter {
+  readonly sites = new Map<ts.CallExpression, SiteRecord>();
+  readonly diagnostics: Diagnostic[] = [];
+  private accumulators: State[] = [];
+  private readonly stack: Frame[] = [];
+  private readonly promises = new WeakMap<AbstractValue, AbstractValue>();
+
+  constructor(
+    readonly checker: ts.TypeChecker,
+    readonly set: ManifestSet,
+    readonly file: ts.SourceFile,
+    readonly scan: Scan,
+    readonly libFile: string,
+  ) {}
+
+  /** Count one run of a trusted call site and join its arguments into the site's record. */
+  recordCall(state: State, call: ts.CallExpression, action: LoadedAction, args: Record<string, AbstractValue>): void {
+    const seen = this.sites.get(call);
+    if (seen === undefined) this.sites.set(call, { action, args });
+    else {
+      const merged: Record<string, AbstractValue> = {};
+      for (const key of new Set([...Object.keys(seen.args), ...Object.keys(args)])) {
+        const a = seen.args[key];
+        const b = args[key];
+        merged[key] = a !== undefined && b !== undefined ? join(a, b) : unknown("an argument given on some calls only");
+      }
+      seen.args = merged;
+    }
+    const c = countOf(state, call);
+    state.counts.set(call, { min: c.min + 1, max: c.max === null ? null : c.max + 1 });
+    this.remember(state);
+  }
+
+  /** Join `state`'s counts into every open accumulator (each open try block, and the whole run). */
+  remember(state: State): void {
+    for (const acc of this.accumulators) {
+      const joined = joinStates({ env: new Map(), counts: acc.counts }, { env: new Map(), counts: state.counts })!;
+      acc.counts = joined.counts;
+    }
+  }
+
+  /** Run `body` with a fresh accumulator on top of the open ones; returns its result and the accumulator. */
+  accumulate<T>(body: () => T, isolated = false): { result: T; acc: State } {
+    const acc = emptyState();
+    const saved = this.accumulators;
+    this.accumulators = isolated ? [acc] : [...saved, acc];
+    try {
+      return { result: body(), acc };
+    } finally {
+      this.accumulators = saved;
+    }
+  }
+
+  /**
+   * Run one iteration of something repeated `iterations` times (a loop body, a callback, an escaped
+   * function) from `start` with counts from zero, then add the scaled counts to `state`.
+   * Minimums stay as they were: any iteration may be the last.
+   */
+  repeat(state: State, start: State, iterations: CountRange, once: (s: State) => Flow): Flow {
+    const zero: State = { env: new Map(start.env), counts: new Map() };
+    const { result: flow, acc } = this.accumulate(() => once(zero), true);
+    const perIteration = [acc, flow.normal, flow.continues, flow.breaks, flow.returns].reduce<State | undefined>((a, b) => joinStates(a, b), undefined);
+    for (const [site, range] of perIteration?.counts ?? []) {
+      const current = countOf(state, site);
+      const b = range.max;
+      let max: number | null;
+      if (current.max === null || b === null) max = null;
+      else if (iterations.max === null) max = b === 0 ? current.max : null;
+      else max = current.max + iterations.max * b;
+      state.counts.set(site, { min: current.min, max });
+    }
+    this.remember(state);
+    return flow;
+  }
+
+  isOnStack(fn: ts.Node): Frame | undefined {
+    return this.stack.find((f) => f.fn === fn);
+  }
+
+  within<T>(fn: ts.Node, escaped: boolean, body: () => T): T {
+    this.stack.push({ fn, escaped });
+    try {
+      return body();
+    } finally {
+      this.stack.pop();
+    }
+  }
+
+  tooDeep(): boolean {
+    return this.stack.length >= MAX_DEPTH;
+  }
+
+  /** The state a callback or detached async call starts from: variables written anywhere may have changed. */
+  havoc(state: State): State {
+    const out = clone(state);
+    for (const symbol of this.scan.mutable) if (out.env.has(symbol)) out.env.set(symbol, unknown("a variable that may have changed"));
+    return out;
+  }
+
+  /** A variable's value at this point, unless the pre-pass says it cannot be trusted. */
+  read(state: State, symbol: ts.Symbol): AbstractValue {
+    if (this.scan.volatile.has(symbol)) return unknown(`${symbol.name}, changed by a callback`);
+    const value = state.env.get(symbol);
+    if (value === undefined) return unknown(`${symbol.name} before its value is known`);
+    if (this.scan.heapOpaque && holdsObject(value)) return derived([value], `${symbol.name}, an object changed elsewhere`);
+    return value;
+  }
+
+  promiseOf(resolved: AbstractValue): AbstractValue {
+    const provenance = provenanceOf(resolved);
+    const promise: AbstractValue = { kind: "unknown", provenance: provenance.length > 0 ? provenance : [{ source: "a promise", untrusted: false }] };
+    this.promises.set(promise, resolved);
+    return promise;
+  }
+
+  /** `await v`: the value a promise we created resolves to; anything else awaits to itself or unknown. */
+  awaited(value: AbstractValue): AbstractValue {
+    return this.promises.get(value) ?? value;
+  }
+
+  isLibDeclaration(node: ts.Node): boolean {
+    return node.getSourceFile().fileName === this.libFile;
+  }
+
+  unsupported(node: ts.Node, what: string): void {
+    this.diagnostics.push(diagnosticAt(this.file, node, "unsupported", `${what} is not supported by the analysis`, what));
+  }
+}
+
+function holdsObject(value: AbstractValue): boolean {
+  if (value.kind === "array" || value.kind === "record") return true;
+  return value.kind === "const" && value.values.some((v) => v !== null && typeof v === "object");
+}
+
+export type { Flow, State };

@@ -1,0 +1,191 @@
+import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
+import type { Json } from "../model/json.js";
+
+/**
+ * The value lattice of the analysis. Every operation here over-approximates: a join's
+ * concretization contains both inputs', and anything the analysis cannot follow becomes `unknown`
+ * with the provenance of whatever flowed into it (so untrusted data stays marked untrusted).
+ */
+
+const MAX_CONSTANTS = 64;
+
+export function constant(value: Json): AbstractValue {
+  return { kind: "const", values: [value] };
+}
+
+export function unknown(source: string, untrusted = false): AbstractValue {
+  return { kind: "unknown", provenance: [{ source, untrusted }] };
+}
+
+/** Every provenance inside `value`, deduplicated. */
+export function provenanceOf(value: AbstractValue): Provenance[] {
+  switch (value.kind) {
+    case "const":
+      return [];
+    case "string":
+    case "unknown":
+      return value.provenance;
+    case "array":
+      return provenanceOf(value.element);
+    case "record":
+      return mergeProvenance(Object.values(value.fields).map(provenanceOf));
+  }
+}
+
+function mergeProvenance(lists: Provenance[][]): Provenance[] {
+  const seen = new Map<string, Provenance>();
+  for (const list of lists) for (const p of list) seen.set(`${p.untrusted}:${p.source}`, p);
+  return [...seen.values()];
+}
+
+/** An unknown result computed from `inputs`: it keeps their provenance, or gets `source` if they had none. */
+export function derived(inputs: AbstractValue[], source: string): AbstractValue {
+  const provenance = mergeProvenance(inputs.map(provenanceOf));
+  return { kind: "unknown", provenance: provenance.length > 0 ? provenance : [{ source, untrusted: false }] };
+}
+
+export function isUntrusted(value: AbstractValue): boolean {
+  return provenanceOf(value).some((p) => p.untrusted);
+}
+
+/** A stable key for a JSON value, so that constant sets compare by value and not by key order. */
+export function jsonKey(value: Json): string {
+  if (Array.isArray(value)) return `[${value.map(jsonKey).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${jsonKey(value[k]!)}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** A constant set, or its generalization when it grows too large. */
+export function constants(values: Json[]): AbstractValue {
+  const unique = new Map<string, Json>();
+  for (const v of values) unique.set(jsonKey(v), v);
+  const list = [...unique.values()];
+  if (list.length <= MAX_CONSTANTS) return { kind: "const", values: list };
+  if (list.every((v) => typeof v === "string")) return stringOf(list as string[], []);
+  if (list.every(Array.isArray)) return arrayOfConstants(list as Json[][]);
+  return unknown("one of many values");
+}
+
+/** The strings starting with the common prefix of `strings` and ending with their common suffix. */
+function stringOf(strings: string[], provenance: Provenance[]): AbstractValue {
+  let prefix = strings[0] ?? "";
+  let suffix = prefix;
+  for (const s of strings) {
+    prefix = commonPrefix(prefix, s);
+    suffix = commonSuffix(suffix, s);
+  }
+  return { kind: "string", prefix, suffix, provenance };
+}
+
+function commonPrefix(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
+}
+
+function commonSuffix(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && i < b.length && a[a.length - 1 - i] === b[b.length - 1 - i]) i++;
+  return a.slice(a.length - i);
+}
+
+/** The array view of constant arrays: every element of every array, lengths as a range. */
+function arrayOfConstants(arrays: Json[][]): AbstractValue {
+  const elements = arrays.flat();
+  const lengths = arrays.map((a) => a.length);
+  const length = { min: Math.min(...lengths), max: Math.max(...lengths) };
+  return { kind: "array", element: elements.length > 0 ? constants(elements) : unknown("element of an empty array"), length };
+}
+
+/** `value` as an array view if every concrete value is an array; undefined otherwise. */
+export function asArray(value: AbstractValue): { element: AbstractValue; length: CountRange } | undefined {
+  if (value.kind === "array") return value;
+  if (value.kind === "const" && value.values.every(Array.isArray)) {
+    const view = arrayOfConstants(value.values as Json[][]);
+    return view.kind === "array" ? view : undefined;
+  }
+  return undefined;
+}
+
+export function joinCounts(a: CountRange, b: CountRange): CountRange {
+  return { min: Math.min(a.min, b.min), max: a.max === null || b.max === null ? null : Math.max(a.max, b.max) };
+}
+
+/** The least upper bound we can express of two abstract values. */
+export function join(a: AbstractValue, b: AbstractValue): AbstractValue {
+  if (a.kind === "const" && b.kind === "const") return constants([...a.values, ...b.values]);
+  const sa = asStringView(a);
+  const sb = asStringView(b);
+  if (sa !== undefined && sb !== undefined) {
+    const provenance = mergeProvenance([sa.provenance, sb.provenance]);
+    return { kind: "string", prefix: commonPrefix(sa.prefix, sb.prefix), suffix: commonSuffix(sa.suffix, sb.suffix), provenance };
+  }
+  const aa = asArray(a);
+  const ab = asArray(b);
+  if (aa !== undefined && ab !== undefined) {
+    return { kind: "array", element: join(aa.element, ab.element), length: joinCounts(aa.length, ab.length) };
+  }
+  const ra = asRecord(a);
+  const rb = asRecord(b);
+  if (ra !== undefined && rb !== undefined) {
+    const fields: Record<string, AbstractValue> = {};
+    for (const key of new Set([...Object.keys(ra), ...Object.keys(rb)])) {
+      const fa = ra[key];
+      const fb = rb[key];
+      fields[key] = fa !== undefined && fb !== undefined ? join(fa, fb) : unknown("a field that may be absent");
+    }
+    return { kind: "record", fields };
+  }
+  return derived([a, b], "one of several values");
+}
+
+/** A string value seen as prefix/suffix (a single-constant string is its own prefix and suffix). */
+function asStringView(value: AbstractValue): { prefix: string; suffix: string; provenance: Provenance[] } | undefined {
+  if (value.kind === "string") return value;
+  if (value.kind === "const" && value.values.every((v) => typeof v === "string")) {
+    const view = stringOf(value.values as string[], []);
+    return view.kind === "string" ? view : undefined;
+  }
+  return undefined;
+}
+
+/** The fields of a record or of constant plain objects that all have the same keys. */
+export function asRecord(value: AbstractValue): Record<string, AbstractValue> | undefined {
+  if (value.kind === "record") return value.fields;
+  if (value.kind !== "const") return undefined;
+  const objects = value.values.filter(isPlainObject);
+  if (objects.length !== value.values.length || objects.length === 0) return undefined;
+  const keys = Object.keys(objects[0]!).sort().join("\0");
+  if (!objects.every((o) => Object.keys(o).sort().join("\0") === keys)) return undefined;
+  const fields: Record<string, AbstractValue> = {};
+  for (const key of Object.keys(objects[0]!)) fields[key] = constants(objects.map((o) => o[key]!));
+  return fields;
+}
+
+export function isPlainObject(value: Json): value is { [key: string]: Json } {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** A single known value, if the abstract value is exactly one constant. */
+export function single(value: AbstractValue): Json | undefined {
+  return value.kind === "const" && value.values.length === 1 ? value.values[0] : undefined;
+}
+
+/** A constant made of a record/array whose parts are all single constants, folded back into one constant. */
+export function fold(value: AbstractValue): AbstractValue {
+  if (value.kind === "record") {
+    const out: Record<string, Json> = {};
+    for (const [key, field] of Object.entries(value.fields)) {
+      const v = single(field);
+      if (v === undefined) return value;
+      out[key] = v;
+    }
+    return constant(out);
+  }
+  return value;
+}

@@ -1,0 +1,116 @@
+import { ts } from "ts-morph";
+import type { AbstractValue, CountRange } from "../model/abstract.js";
+import { bindName } from "./bind.js";
+import { evaluate } from "./expressions.js";
+import type { Interpreter } from "./interpreter.js";
+import { asArray, constant, derived, join, unknown } from "./lattice.js";
+import { truthy } from "./operators.js";
+import { declare, runStatement } from "./statements.js";
+import { clone, joinStates, type Flow, type State } from "./state.js";
+
+/**
+ * Loops are unrolled while the analysis knows exactly how many iterations remain (a constant array,
+ * a condition that evaluates to a known boolean), up to MAX_UNROLL iterations. Otherwise every
+ * variable the loop writes becomes unknown, one iteration is interpreted from that state, and its
+ * counts are multiplied by the possible number of iterations (unbounded unless the length of the
+ * iterated array is bounded).
+ */
+const MAX_UNROLL = 64;
+
+interface Exits {
+  breaks?: State;
+  returns?: State;
+  returned?: AbstractValue;
+}
+
+/** One unrolled iteration: returns the state the next one starts from, collecting exits. */
+function step(flow: Flow, exits: Exits): State | undefined {
+  exits.breaks = joinStates(exits.breaks, flow.breaks);
+  exits.returns = joinStates(exits.returns, flow.returns);
+  if (flow.returned !== undefined) exits.returned = exits.returned === undefined ? flow.returned : join(exits.returned, flow.returned);
+  return joinStates(flow.normal, flow.continues);
+}
+
+function done(normal: State | undefined, exits: Exits): Flow {
+  return { normal: joinStates(normal, exits.breaks), returns: exits.returns, returned: exits.returned };
+}
+
+/** The generic case: any number of iterations within `iterations`, starting from `state`. */
+function widened(it: Interpreter, loop: ts.Node, state: State, iterations: CountRange, iteration: (s: State) => Flow, exits: Exits): Flow {
+  const start = clone(state);
+  for (const symbol of it.scan.writtenWithin(loop)) if (start.env.has(symbol)) start.env.set(symbol, unknown("a value changed in a loop"));
+  const flow = it.repeat(state, start, iterations, iteration);
+  const after = (): State => ({ env: new Map(start.env), counts: new Map(state.counts) });
+  step({ returns: flow.returns === undefined ? undefined : after(), returned: flow.returned }, exits);
+  return done(after(), { ...exits, breaks: undefined });
+}
+
+function bindLoopVariable(it: Interpreter, statement: ts.ForOfStatement, value: AbstractValue, state: State): void {
+  const init = statement.initializer;
+  if (ts.isVariableDeclarationList(init) && init.declarations.length === 1) bindName(it, init.declarations[0]!.name, value, state);
+  else it.unsupported(init, "this for...of target");
+}
+
+export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: State): Flow {
+  const iterable = evaluate(it, statement.expression, state);
+  const body = (s: State, element: AbstractValue): Flow => {
+    bindLoopVariable(it, statement, element, s);
+    return runStatement(it, statement.statement, s);
+  };
+  const only = iterable.kind === "const" && iterable.values.length === 1 && Array.isArray(iterable.values[0]) ? iterable.values[0] : undefined;
+  const view = asArray(iterable);
+  const exact = only !== undefined ? only.map((v) => constant(v)) : view !== undefined && view.length.min === view.length.max ? Array<AbstractValue>(view.length.min).fill(view.element) : undefined;
+  const exits: Exits = {};
+  if (exact !== undefined && exact.length <= MAX_UNROLL) {
+    let current: State | undefined = state;
+    for (const element of exact) {
+      if (current === undefined) break;
+      current = step(body(current, element), exits);
+    }
+    return done(current, exits);
+  }
+  const element = view?.element ?? derived([iterable], "an element of a collection");
+  return widened(it, statement, state, view?.length ?? { min: 0, max: null }, (s) => body(s, element), exits);
+}
+
+/** Shared by for and while: unroll while the condition is known, then widen. */
+function conditional(it: Interpreter, loop: ts.Node, state: State, condition: ts.Expression | undefined, body: ts.Statement, next: ts.Expression | undefined, bodyFirst: boolean): Flow {
+  const exits: Exits = {};
+  const iterate = (s: State): State | undefined => {
+    const after = step(runStatement(it, body, s), exits);
+    if (after !== undefined && next !== undefined) evaluate(it, next, after);
+    return after;
+  };
+  let current: State | undefined = bodyFirst ? iterate(state) : state;
+  for (let i = 0; i < MAX_UNROLL && current !== undefined; i++) {
+    const t = condition === undefined ? "yes" : truthy(evaluate(it, condition, current));
+    if (t === "no") return done(current, exits);
+    if (t === "maybe") break;
+    current = iterate(current);
+  }
+  if (current === undefined) return done(undefined, exits);
+  return widened(it, loop, current, { min: 0, max: null }, (s) => {
+    if (condition !== undefined) evaluate(it, condition, s);
+    const flow = runStatement(it, body, s);
+    const after = joinStates(flow.normal, flow.continues);
+    if (after !== undefined && next !== undefined) evaluate(it, next, after);
+    return { ...flow, normal: after, continues: undefined };
+  }, exits);
+}
+
+export function runFor(it: Interpreter, statement: ts.ForStatement, state: State): Flow {
+  const init = statement.initializer;
+  if (init !== undefined) {
+    if (ts.isVariableDeclarationList(init)) declare(it, init, state);
+    else evaluate(it, init, state);
+  }
+  return conditional(it, statement, state, statement.condition, statement.statement, statement.incrementor, false);
+}
+
+export function runWhile(it: Interpreter, statement: ts.WhileStatement, state: State): Flow {
+  return conditional(it, statement, state, statement.expression, statement.statement, undefined, false);
+}
+
+export function runDoWhile(it: Interpreter, statement: ts.DoStatement, state: State): Flow {
+  return conditional(it, statement, state, statement.expression, statement.statement, undefined, true);
+}

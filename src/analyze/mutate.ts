@@ -1,0 +1,18 @@
+import { ts } from "ts-morph";
+import type { AbstractValue } from "../model/abstract.js";
+import type { Interpreter } from "./interpreter.js";
+import type { State } from "./state.js";
+
+/**
+ * Apply an in-place change to the object named by `receiver` when the pre-pass tracks it (a fresh,
+ * unaliased literal). Any other mutation is already accounted for: the pre-pass then marks the heap
+ * opaque or the variable volatile, and reads of it are unknown.
+ */
+export function mutateTracked(it: Interpreter, receiver: ts.Expression, state: State, change: (v: AbstractValue) => AbstractValue): void {
+  let e = receiver;
+  while (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
+  if (!ts.isIdentifier(e)) return;
+  const symbol = it.checker.getSymbolAtLocation(e);
+  if (symbol === undefined || !it.scan.tracked.has(symbol)) return;
+  state.env.set(symbol, change(it.read(state, symbol)));
+}

@@ -1,0 +1,64 @@
+import { ts } from "ts-morph";
+import type { CountRange } from "../model/abstract.js";
+import type { Effect } from "../model/facts.js";
+import { invoke } from "./calls.js";
+import type { Interpreter } from "./interpreter.js";
+import { unknown } from "./lattice.js";
+import type { ProgramShape } from "./program-shape.js";
+import { declare } from "./statements.js";
+import { clone, countOf, emptyState, type State } from "./state.js";
+import { resolveApiCall } from "./trusted-callee.js";
+
+/**
+ * Interpret the module as it runs: top-level declarations in order, then `main` once. Returns one
+ * Effect per trusted call site, in source order, and the state at `export default` (for guarantees).
+ * Counts: the minimum is over runs that finish; the maximum also covers runs that stop with an
+ * exception (the whole-run accumulator), so it bounds every run.
+ */
+export function runProgram(it: Interpreter, shape: ProgramShape): { effects: Effect[]; atExport: State } {
+  const state = emptyState();
+  let atExport = state;
+  const { acc } = it.accumulate(() => {
+    for (const statement of it.file.statements) {
+      if (ts.isVariableStatement(statement)) declare(it, statement.declarationList, state);
+      else if (ts.isExportAssignment(statement)) {
+        atExport = clone(state);
+        invoke(it, shape.main, [], state, false);
+      }
+    }
+  });
+  return { effects: callSites(it).map((call) => effectAt(it, call, state, acc)), atExport };
+}
+
+function callSites(it: Interpreter): ts.CallExpression[] {
+  const out: ts.CallExpression[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const api = resolveApiCall(it.checker, it.set, node);
+      if (api !== undefined && api !== "unresolved" && api.kind === "action") out.push(node);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(it.file);
+  return out;
+}
+
+function effectAt(it: Interpreter, call: ts.CallExpression, end: State, acc: State): Effect {
+  const api = resolveApiCall(it.checker, it.set, call);
+  if (api === undefined || api === "unresolved" || api.kind !== "action") throw new Error("not a trusted call site");
+  const { action } = api;
+  const { line, character } = it.file.getLineAndCharacterOfPosition(call.getStart(it.file));
+  const site = { line: line + 1, column: character + 1 };
+  const seen = it.sites.get(call);
+  if (seen === undefined) {
+    // Never reached by the interpretation: claim nothing about it.
+    const args = Object.fromEntries(action.manifest.inputs.map((input) => [input.name, unknown("a call the analysis did not reach")]));
+    return { op: action.op, connector: action.connector, action: action.name, site, args, count: { min: 0, max: null } };
+  }
+  const atEnd = countOf(end, call);
+  const reached = acc.counts.get(call);
+  const most = reached === undefined ? 0 : reached.max;
+  const max = atEnd.max === null || most === null ? null : Math.max(atEnd.max, most);
+  const count: CountRange = { min: atEnd.min, max };
+  return { op: action.op, connector: action.connector, action: action.name, site, args: seen.args, count };
+}

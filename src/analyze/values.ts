@@ -1,0 +1,86 @@
+import type { AbstractValue } from "../model/abstract.js";
+import type { Json } from "../model/json.js";
+import { asArray, constant, constants, derived, isPlainObject, join, unknown } from "./lattice.js";
+
+/** Reading `key` from one JSON value the way JavaScript would; undefined when it is not an own, plain value. */
+function propertyOfJson(value: Json, key: string): Json | undefined {
+  if (typeof value === "string") {
+    if (key === "length") return value.length;
+    return isIndex(key) && Number(key) < value.length ? value[Number(key)] : undefined;
+  }
+  if (Array.isArray(value)) {
+    if (key === "length") return value.length;
+    return isIndex(key) ? value[Number(key)] : undefined;
+  }
+  if (isPlainObject(value) && Object.hasOwn(value, key)) return value[key];
+  return undefined;
+}
+
+function isIndex(key: string): boolean {
+  return /^(0|[1-9][0-9]*)$/.test(key);
+}
+
+/** `v[key]` (or `v.key`); anything we cannot read exactly is unknown, keeping v's provenance. */
+export function getProperty(v: AbstractValue, key: string): AbstractValue {
+  switch (v.kind) {
+    case "const": {
+      const found = v.values.map((x) => propertyOfJson(x, key));
+      if (found.every((x) => x !== undefined)) return constants(found as Json[]);
+      return unknown(`property ${key}, which may be missing`);
+    }
+    case "record":
+      return v.fields[key] ?? unknown(`property ${key}, which is missing`);
+    case "array": {
+      if (key === "length") return v.length.min === v.length.max ? constant(v.length.min) : unknown("the length of an array");
+      if (!isIndex(key)) return derived([v], `property ${key} of an array`);
+      return Number(key) < v.length.min ? v.element : join(v.element, unknown("an index that may be out of range"));
+    }
+    case "string":
+      return derived([v], `property ${key} of a string`);
+    case "unknown":
+      return v;
+  }
+}
+
+/** `v[k]` for an abstract key. */
+export function getElement(v: AbstractValue, k: AbstractValue): AbstractValue {
+  if (k.kind === "const" && k.values.every((x) => typeof x === "string" || typeof x === "number")) {
+    return k.values.map((x) => getProperty(v, String(x))).reduce(join);
+  }
+  const array = asArray(v);
+  if (array !== undefined) return join(array.element, unknown("an index that may be out of range"));
+  return derived([v, k], "a computed property");
+}
+
+/** An array built from parts: single values and spread arrays. */
+export function arrayOf(parts: { value: AbstractValue; spread: boolean }[]): AbstractValue {
+  const exact: Json[] = [];
+  let allExact = true;
+  for (const part of parts) {
+    const only = part.value.kind === "const" && part.value.values.length === 1 ? part.value.values[0]! : undefined;
+    if (only === undefined || (part.spread && !Array.isArray(only))) {
+      allExact = false;
+      break;
+    }
+    if (part.spread) exact.push(...(only as Json[]));
+    else exact.push(only);
+  }
+  if (allExact) return constant(exact);
+  let element: AbstractValue | undefined;
+  let min = 0;
+  let max: number | null = 0;
+  for (const part of parts) {
+    if (!part.spread) {
+      element = element === undefined ? part.value : join(element, part.value);
+      min++;
+      if (max !== null) max++;
+      continue;
+    }
+    const view = asArray(part.value);
+    const e = view?.element ?? derived([part.value], "a spread value");
+    element = element === undefined ? e : join(element, e);
+    min += view?.length.min ?? 0;
+    max = max === null || view === undefined || view.length.max === null ? null : max + view.length.max;
+  }
+  return { kind: "array", element: element ?? unknown("an element of an empty array"), length: { min, max } };
+}
