@@ -1,6 +1,4 @@
-import { canonicalJson } from "../constraint/canonical-json.js";
-import { describeConstraint, satisfies } from "../constraint/index.js";
-import { distinctTokens } from "../constraint/satisfies-call.js";
+import { canonicalJson, describeConstraint, distinctTokens, satisfies } from "../constraint/index.js";
 import type { Json } from "../model/json.js";
 import { CLOCK_TOLERANCE_SECONDS } from "../model/receipt.js";
 import { invalid, violation } from "./refuse.js";

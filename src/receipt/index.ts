@@ -7,7 +7,7 @@ export { authorityPath, loadLocalAuthority, writeLocalAuthority } from "./author
 export { issueReceipt, type IssueInput } from "./issue.js";
 export { importJwks, VerificationKeys } from "./verification-keys.js";
 export { verifyReceipt, type VerifyOptions } from "./verify.js";
-export { VerifiedReceipt } from "./verified-receipt.js";
+export type { VerifiedReceipt } from "./verified-receipt.js"; // made by verifyReceipt / startRun only
 export { checkCall, type CallAttempt } from "./check-call.js";
 export { MemoryRedemptionStore, type RedemptionStore } from "./redemption.js";
 export { startRun } from "./start-run.js";
