@@ -10,7 +10,7 @@ import { getProperty } from "./values.js";
 export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractValue, state: State): void {
   if (ts.isIdentifier(name)) {
     const symbol = it.checker.getSymbolAtLocation(name);
-    if (symbol !== undefined) state.env.set(symbol, value);
+    if (symbol !== undefined) it.setVar(state, symbol, value);
     return;
   }
   name.elements.forEach((element, index) => {

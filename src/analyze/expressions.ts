@@ -210,7 +210,7 @@ function write(it: Interpreter, target: ts.Expression, value: AbstractValue, sta
   while (ts.isParenthesizedExpression(t) || ts.isNonNullExpression(t) || ts.isAsExpression(t) || ts.isSatisfiesExpression(t)) t = t.expression;
   if (ts.isIdentifier(t)) {
     const symbol = it.checker.getSymbolAtLocation(t);
-    if (symbol !== undefined) state.env.set(symbol, value);
+    if (symbol !== undefined) it.setVar(state, symbol, value);
     return;
   }
   if (ts.isPropertyAccessExpression(t)) return mutateTracked(it, t.expression, state, (v) => setField(v, constant(t.name.text), value));

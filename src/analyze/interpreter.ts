@@ -1,9 +1,9 @@
 import { ts } from "ts-morph";
-import type { AbstractValue, CountRange } from "../model/abstract.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
 import type { Diagnostic } from "../model/facts.js";
 import type { LoadedAction, ManifestSet } from "../manifest/manifest-set.js";
 import { diagnosticAt } from "./diagnostic.js";
-import { derived, join, provenanceOf, unknown } from "./lattice.js";
+import { derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
 import type { Scan } from "./scan.js";
 import { clone, countOf, emptyState, joinStates, type Flow, type State } from "./state.js";
 
@@ -33,6 +33,7 @@ export class Interpreter {
   private accumulators: State[] = [];
   private readonly stack: Frame[] = [];
   private readonly promises = new WeakMap<AbstractValue, AbstractValue>();
+  private observers: Map<ts.Symbol, Provenance[]>[] = [];
 
   constructor(
     readonly checker: ts.TypeChecker,
@@ -102,6 +103,39 @@ export class Interpreter {
     return flow;
   }
 
+  /** Every variable write goes through here, so that open observers learn what may flow into it. */
+  setVar(state: State, symbol: ts.Symbol, value: AbstractValue): void {
+    state.env.set(symbol, value);
+    const provenance = provenanceOf(value);
+    for (const o of this.observers) o.set(symbol, mergeProvenance([o.get(symbol) ?? [], provenance]));
+  }
+
+  /** Run `body`, recording the provenance of every value written to each variable meanwhile. */
+  observe<T>(body: () => T): { result: T; observed: Map<ts.Symbol, Provenance[]> } {
+    const observed = new Map<ts.Symbol, Provenance[]>();
+    this.observers.push(observed);
+    try {
+      return { result: body(), observed };
+    } finally {
+      this.observers.pop();
+    }
+  }
+
+  /**
+   * `state` with `symbols` set to unknown: what they held, plus whatever `observed` says may be
+   * written to them, keeps its provenance (untrusted data stays untrusted).
+   */
+  widen(state: State, symbols: Iterable<ts.Symbol>, source: string, observed: Map<ts.Symbol, Provenance[]>): State {
+    const out = clone(state);
+    for (const symbol of symbols) {
+      const before = out.env.get(symbol);
+      if (before === undefined) continue;
+      const provenance = mergeProvenance([[{ source, untrusted: false }], provenanceOf(before), observed.get(symbol) ?? []]);
+      out.env.set(symbol, { kind: "unknown", provenance });
+    }
+    return out;
+  }
+
   isOnStack(fn: ts.Node): Frame | undefined {
     return this.stack.find((f) => f.fn === fn);
   }
@@ -119,16 +153,19 @@ export class Interpreter {
     return this.stack.length >= MAX_DEPTH;
   }
 
-  /** The state a callback or detached async call starts from: variables written anywhere may have changed. */
+  /**
+   * The state a callback or detached async call starts from: variables written anywhere may have
+   * changed, to anything the program can produce, so they count as untrusted.
+   */
   havoc(state: State): State {
     const out = clone(state);
-    for (const symbol of this.scan.mutable) if (out.env.has(symbol)) out.env.set(symbol, unknown("a variable that may have changed"));
+    for (const symbol of this.scan.mutable) if (out.env.has(symbol)) out.env.set(symbol, unknown("a variable that may have changed", true));
     return out;
   }
 
   /** A variable's value at this point, unless the pre-pass says it cannot be trusted. */
   read(state: State, symbol: ts.Symbol): AbstractValue {
-    if (this.scan.volatile.has(symbol)) return unknown(`${symbol.name}, changed by a callback`);
+    if (this.scan.volatile.has(symbol)) return unknown(`${symbol.name}, changed by a callback`, true);
     const value = state.env.get(symbol);
     if (value === undefined) return unknown(`${symbol.name} before its value is known`);
     if (this.scan.heapOpaque && holdsObject(value)) return derived([value], `${symbol.name}, an object changed elsewhere`);

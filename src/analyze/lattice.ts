@@ -32,7 +32,7 @@ export function provenanceOf(value: AbstractValue): Provenance[] {
   }
 }
 
-function mergeProvenance(lists: Provenance[][]): Provenance[] {
+export function mergeProvenance(lists: Provenance[][]): Provenance[] {
   const seen = new Map<string, Provenance>();
   for (const list of lists) for (const p of list) seen.set(`${p.untrusted}:${p.source}`, p);
   return [...seen.values()];

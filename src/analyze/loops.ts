@@ -1,9 +1,9 @@
 import { ts } from "ts-morph";
-import type { AbstractValue, CountRange } from "../model/abstract.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
 import { bindName } from "./bind.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, constant, derived, join, unknown } from "./lattice.js";
+import { asArray, constant, derived, join, provenanceOf } from "./lattice.js";
 import { truthy } from "./operators.js";
 import { declare, runStatement } from "./statements.js";
 import { clone, joinStates, type Flow, type State } from "./state.js";
@@ -16,6 +16,14 @@ import { clone, joinStates, type Flow, type State } from "./state.js";
  * iterated array is bounded).
  */
 const MAX_UNROLL = 64;
+const MAX_ROUNDS = 4;
+
+/** Whether `value`'s provenance already includes all of `provenance`. */
+function covers(value: AbstractValue | undefined, provenance: Provenance[]): boolean {
+  if (value === undefined) return true;
+  const have = new Set(provenanceOf(value).map((p) => `${p.untrusted}:${p.source}`));
+  return provenance.every((p) => have.has(`${p.untrusted}:${p.source}`));
+}
 
 interface Exits {
   breaks?: State;
@@ -37,9 +45,20 @@ function done(normal: State | undefined, exits: Exits): Flow {
 
 /** The generic case: any number of iterations within `iterations`, starting from `state`. */
 function widened(it: Interpreter, loop: ts.Node, state: State, iterations: CountRange, iteration: (s: State) => Flow, exits: Exits): Flow {
-  const start = clone(state);
-  for (const symbol of it.scan.writtenWithin(loop)) if (start.env.has(symbol)) start.env.set(symbol, unknown("a value changed in a loop"));
-  const flow = it.repeat(state, start, iterations, iteration);
+  const written = it.scan.writtenWithin(loop);
+  const counts = new Map(state.counts);
+  let seen = new Map<ts.Symbol, Provenance[]>();
+  let start = it.widen(state, written, "a value changed in a loop", seen);
+  let flow: Flow = {};
+  // Re-run until the provenance written in the body is already in the widened values (at most a few rounds).
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    state.counts = new Map(counts);
+    const { result, observed } = it.observe(() => it.repeat(state, start, iterations, iteration));
+    flow = result;
+    if ([...observed].every(([symbol, p]) => !written.has(symbol) || covers(start.env.get(symbol), p))) break;
+    seen = observed;
+    start = it.widen(start, written, "a value changed in a loop", seen);
+  }
   const after = (): State => ({ env: new Map(start.env), counts: new Map(state.counts) });
   step({ returns: flow.returns === undefined ? undefined : after(), returned: flow.returned }, exits);
   return done(after(), { ...exits, breaks: undefined });

@@ -14,5 +14,5 @@ export function mutateTracked(it: Interpreter, receiver: ts.Expression, state: S
   if (!ts.isIdentifier(e)) return;
   const symbol = it.checker.getSymbolAtLocation(e);
   if (symbol === undefined || !it.scan.tracked.has(symbol)) return;
-  state.env.set(symbol, change(it.read(state, symbol)));
+  it.setVar(state, symbol, change(it.read(state, symbol)));
 }

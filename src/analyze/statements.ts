@@ -86,9 +86,9 @@ function isFunctionExpression(e: ts.Expression): boolean {
  */
 function runTry(it: Interpreter, statement: ts.TryStatement, state: State): Flow {
   const entry = clone(state);
-  const { result: tried, acc } = it.accumulate(() => runBlock(it, statement.tryBlock.statements, state));
-  const widened = clone(entry);
-  for (const symbol of it.scan.writtenWithin(statement.tryBlock)) if (widened.env.has(symbol)) widened.env.set(symbol, unknown("a value changed in a try block"));
+  const { result: observedTry, observed } = it.observe(() => it.accumulate(() => runBlock(it, statement.tryBlock.statements, state)));
+  const { result: tried, acc } = observedTry;
+  const widened = it.widen(entry, it.scan.writtenWithin(statement.tryBlock), "a value changed in a try block", observed);
   const thrown = joinStates(widened, { env: widened.env, counts: acc.counts })!;
   let flow = tried;
   let escaping = thrown; // the state an exception may leave the whole statement with

@@ -10,4 +10,5 @@ export const commands: Record<string, () => Promise<Command>> = {
   policy: () => import("./policy.js").then((m) => m.default),
   keys: () => import("./keys.js").then((m) => m.default),
   receipt: () => import("./receipt.js").then((m) => m.default),
+  check: () => import("./check.js").then((m) => m.default),
 };

@@ -1,0 +1,81 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { createAnalyzer } from "../analyze/index.js";
+import { countText, describe } from "../analyze/summarize.js";
+import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
+import { loadManifests } from "../manifest/load-manifests.js";
+import { CountersignError } from "../model/errors.js";
+import type { Facts } from "../model/facts.js";
+import { EXIT, reportError, usageError, type Command } from "./command.js";
+import { parseFlags } from "./parse-flags.js";
+
+const usage = `usage: countersign check [FILE|-] [--manifests DIR] [--json]
+
+Analyze an agent program (FILE, or - for stdin): type errors, refused constructs, every trusted
+call with its arguments and call count, each guarantee proven, refuted or enforced at run time,
+and a plain-language summary. Exit 0 when the program is well-formed and no guarantee is
+refuted, 1 when it is refused, 2 on a usage error.`;
+
+/** `countersign check`: the static analysis of one program. */
+const command: Command = {
+  summary: "analyze a program: effects, guarantees, summary",
+  usage,
+  async run(argv, io) {
+    const json = argv.includes("--json");
+    try {
+      const { values, positionals } = parseFlags({
+        args: argv,
+        allowPositionals: true,
+        options: { json: { type: "boolean" }, manifests: { type: "string" } },
+      });
+      const [file, ...extra] = positionals;
+      if (file === undefined) throw usageError("missing FILE: countersign check FILE (or - for stdin)");
+      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+      const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
+      const manifests = loadManifests(values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests));
+      const analyzer = createAnalyzer(manifests);
+      const facts = analyzer.analyze(source, { entry: file === "-" ? "stdin.ts" : file });
+      analyzer.dispose();
+      io.stdout(json ? JSON.stringify(asJson(facts), null, 2) + "\n" : human(facts));
+      return facts.ok ? EXIT.ok : EXIT.rejected;
+    } catch (err) {
+      return reportError(err, io, json);
+    }
+  },
+};
+
+export default command;
+
+function readSource(path: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    throw new CountersignError("usage_error", "cli", `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+function asJson(facts: Facts): unknown {
+  return {
+    program: facts.program,
+    ok: facts.ok,
+    diagnostics: facts.diagnostics,
+    effects: facts.effects.map(({ op, site, args, count }) => ({ op, site, args, count })),
+    guarantees: facts.guarantees.map(({ source, text, status, why, site }) => ({ source, text, status, why, ...(site === undefined ? {} : { site }) })),
+    summary: facts.summary,
+    rationale: facts.rationale,
+  };
+}
+
+function human(facts: Facts): string {
+  const lines: string[] = [];
+  const entry = facts.program.entry;
+  for (const d of facts.diagnostics) lines.push(`${entry}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);
+  for (const g of facts.guarantees) lines.push(`${g.status.padEnd(8)} ${g.text} — ${g.why}`);
+  for (const e of facts.effects) {
+    const args = Object.entries(e.args).map(([name, v]) => `${name} ${describe(v)}`);
+    lines.push(`effect   ${e.op} at ${e.site.line}:${e.site.column} ${countText(e.count)}${args.length > 0 ? `: ${args.join("; ")}` : ""}`);
+  }
+  if (facts.summary.length > 0) lines.push("", "Summary:", ...facts.summary.map((s) => `  ${s}`));
+  lines.push("", facts.ok ? "ok" : "refused");
+  return lines.join("\n") + "\n";
+}
