@@ -74,7 +74,7 @@ function bindParameters(it: Interpreter, fn: FunctionNode, args: AbstractValue[]
  * outer variables are volatile in the pre-pass, so only the counts flow back.
  */
 export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] | undefined, state: State, detached: boolean): AbstractValue {
-  if (it.isOnStack(fn) !== undefined || it.tooDeep()) {
+  if (it.isOnStack(fn) || it.tooDeep()) {
     escapeFunction(it, fn, state); // recursion: any number of calls
     return isAsync(fn) ? it.promiseOf(unknown("the result of a recursive call")) : unknown("the result of a recursive call");
   }
@@ -89,7 +89,7 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
 
 /** A function that escapes (stored, passed, returned) may run any number of times, any time later. */
 export function escapeFunction(it: Interpreter, fn: FunctionNode, state: State): void {
-  if (it.isOnStack(fn)?.escaped === true) return;
+  if (it.isOnStack(fn, true)) return;
   it.within(fn, true, () => {
     const start = it.havoc(state);
     bindParameters(it, fn, undefined, start);

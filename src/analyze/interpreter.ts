@@ -136,8 +136,8 @@ export class Interpreter {
     return out;
   }
 
-  isOnStack(fn: ts.Node): Frame | undefined {
-    return this.stack.find((f) => f.fn === fn);
+  isOnStack(fn: ts.Node, escaped?: boolean): boolean {
+    return this.stack.some((f) => f.fn === fn && (escaped === undefined || f.escaped === escaped));
   }
 
   within<T>(fn: ts.Node, escaped: boolean, body: () => T): T {

@@ -153,6 +153,7 @@ interface Promise<T> {
 interface PromiseConstructor {
   all<T extends readonly unknown[] | []>(values: T): Promise<{ -readonly [P in keyof T]: Awaited<T[P]> }>;
   allSettled<T extends readonly unknown[] | []>(values: T): Promise<{ -readonly [P in keyof T]: { status: "fulfilled" | "rejected"; value?: Awaited<T[P]>; reason?: unknown } }>;
+  resolve(): Promise<void>;
   resolve<T>(value: T): Promise<Awaited<T>>;
   reject<T = never>(reason?: unknown): Promise<T>;
 }

@@ -150,7 +150,8 @@ function isSafeReference(id: ts.Identifier, isTrustedCall: (call: ts.CallExpress
     const assignment = op >= ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment;
     return !logical && !assignment;
   }
-  // A field of the argument object of a trusted call: the host copies the value.
+  // The argument of a trusted call, or a field of it: the host copies the value.
+  if (ts.isCallExpression(parent) && parent.arguments[0] === id && isTrustedCall(parent)) return true;
   const property = ts.isPropertyAssignment(parent) && parent.initializer === id ? parent : ts.isShorthandPropertyAssignment(parent) ? parent : undefined;
   const call = property?.parent.parent;
   return call !== undefined && ts.isCallExpression(call) && call.arguments[0] === property!.parent && isTrustedCall(call);
