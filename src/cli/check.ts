@@ -6,15 +6,19 @@ import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { loadManifests } from "../manifest/load-manifests.js";
 import { CountersignError } from "../model/errors.js";
 import type { Facts } from "../model/facts.js";
+import { decide } from "../policy/decide.js";
+import { formatDecision } from "../policy/format-decision.js";
+import { defaultPolicyDir, loadPolicy } from "../policy/load-policy.js";
 import { EXIT, reportError, usageError, type Command } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 
-const usage = `usage: countersign check [FILE|-] [--manifests DIR] [--json]
+const usage = `usage: countersign check [FILE|-] [--manifests DIR] [--policies DIR] [--json]
 
 Analyze an agent program (FILE, or - for stdin): type errors, refused constructs, every trusted
 call with its arguments and call count, each guarantee proven, refuted or enforced at run time,
-and a plain-language summary. Exit 0 when the program is well-formed and no guarantee is
-refuted, 1 when it is refused, 2 on a usage error.`;
+and a plain-language summary; then the policy's dry-run decision (--policies DIR, default
+$COUNTERSIGN_HOME/policies or the shipped policies) with the rule and reason per effect. Exit 0
+when the program is well-formed and no guarantee is refuted, 1 when it is refused, 2 on a usage error.`;
 
 /** `countersign check`: the static analysis of one program. */
 const command: Command = {
@@ -26,7 +30,7 @@ const command: Command = {
       const { values, positionals } = parseFlags({
         args: argv,
         allowPositionals: true,
-        options: { json: { type: "boolean" }, manifests: { type: "string" } },
+        options: { json: { type: "boolean" }, manifests: { type: "string" }, policies: { type: "string" } },
       });
       const [file, ...extra] = positionals;
       if (file === undefined) throw usageError("missing FILE: countersign check FILE (or - for stdin)");
@@ -36,7 +40,9 @@ const command: Command = {
       const analyzer = createAnalyzer(manifests);
       const facts = analyzer.analyze(source, { entry: file === "-" ? "stdin.ts" : file });
       analyzer.dispose();
-      io.stdout(json ? JSON.stringify(asJson(facts), null, 2) + "\n" : human(facts));
+      const policy = loadPolicy(values.policies === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, values.policies), { manifests });
+      const decision = decide(facts, policy, manifests);
+      io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : human(facts) + formatDecision(decision));
       return facts.ok ? EXIT.ok : EXIT.rejected;
     } catch (err) {
       return reportError(err, io, json);

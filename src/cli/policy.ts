@@ -85,7 +85,7 @@ function check(dir: string, values: Values, io: Io, json: boolean): number {
 async function test(dir: string, values: Values, io: Io, json: boolean): Promise<number> {
   const manifests = manifestsOf(values, io);
   const analyzer = await analyzerFor(manifests);
-  const results = await runPolicyTests(dir, { manifests, analyze: (source, entry) => analyzer.analyze(source, { entry }) });
+  const results = await runPolicyTests(dir, { manifests, analyze: (source, entry) => analyzer.analyze(source, { entry }) }).finally(() => analyzer.dispose());
   const failed = results.filter((r) => !r.pass).length;
   if (json) {
     io.stdout(JSON.stringify({ ok: failed === 0, passed: results.length - failed, failed, cases: results }, null, 2) + "\n");
@@ -108,7 +108,9 @@ async function explainFile(file: string, values: Values, io: Io, json: boolean):
   }
   const manifests = manifestsOf(values, io);
   const policy = loadPolicy(values.policies === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, values.policies), { manifests, ...homeOf(io) });
-  const facts = await (await analyzerFor(manifests)).analyze(source, { entry: file });
+  const analyzer = await analyzerFor(manifests);
+  const facts = analyzer.analyze(source, { entry: file });
+  analyzer.dispose();
   const explanation = explain(facts, policy, manifests);
   io.stdout(json ? JSON.stringify(explanation, null, 2) + "\n" : formatExplanation(explanation));
   return EXIT.ok;

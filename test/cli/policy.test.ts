@@ -51,3 +51,49 @@ describe("countersign policy check", () => {
     expect(d.err()).toBe("countersign: usage_error: missing FILE: policy explain FILE\n");
   });
 });
+
+describe("countersign policy test and explain (real analyzer)", () => {
+  it("runs the shipped policy's tests", async () => {
+    const c = capture();
+    expect(await main(["policy", "test"], c.io)).toBe(0);
+    expect(c.out()).toMatch(/^PASS policies\/tests\/default\.toml: reading a file runs without asking\n/);
+    expect(c.out()).toMatch(/\n9 passed, 0 failed\n$/);
+  });
+
+  it("exits 1 and says why when a case fails", async () => {
+    const dir = policyDir({
+      "p.toml": 'default = "deny"\n',
+      "tests/t.toml": `[[cases]]\nname = "read"\nexpect = "auto_approved"\nsource = '''\nimport { program } from "countersign";\nimport { readFile } from "trusted/fs";\nexport default program({ rationale: "r", async main() { await readFile({ path: "/a" }); } });\n'''\n`,
+    });
+    const c = capture();
+    expect(await main(["policy", "test", dir, "--json"], c.io)).toBe(1);
+    const report = JSON.parse(c.out());
+    expect(report).toMatchObject({ ok: false, passed: 0, failed: 1 });
+    expect(report.cases[0]).toMatchObject({ name: "read", pass: false, actual: "auto_rejected", why: expect.stringMatching(/the policy default is deny/) });
+  });
+
+  it("explains every matching rule of every effect", async () => {
+    const c = capture();
+    expect(await main(["policy", "explain", "examples/write-outside-sandbox.ts", "--json"], c.io)).toBe(0);
+    const e = JSON.parse(c.out());
+    expect(e.decision.kind).toBe("auto_rejected");
+    expect(e.effects[0].rules).toEqual([{ id: "fs.write-outside-sandbox", decision: "deny", op: "fs.write_file", holds: "yes", why: expect.stringMatching(/\/home\/me\/Sandbox/) }]);
+  });
+});
+
+describe("countersign check shows the policy decision", () => {
+  it("ends the human output with the decision and one line per effect", async () => {
+    const c = capture();
+    expect(await main(["check", "examples/write-outside-sandbox.ts"], c.io)).toBe(0);
+    expect(c.out()).toMatch(/\ndecision: auto_rejected\n {2}\d+:\d+ fs\.write_file: deny, rule "fs\.write-outside-sandbox" — .*\n$/);
+  });
+
+  it("--json adds the decision; --policies picks the policy", async () => {
+    const dir = policyDir({ "p.toml": '[[rules]]\nid = "w"\ndecision = "allow"\nop = "fs.write_file"\n' });
+    const c = capture();
+    expect(await main(["check", "examples/write-outside-sandbox.ts", "--policies", dir, "--json"], c.io)).toBe(0);
+    const { decision } = JSON.parse(c.out());
+    expect(decision).toMatchObject({ kind: "auto_approved", effects: [{ op: "fs.write_file", rule: "w", verdict: "allow" }], guards: [] });
+    expect(decision.grants[0]).toMatchObject({ op: "fs.write_file", count: { max: 1 } });
+  });
+});
