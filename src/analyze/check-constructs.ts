@@ -6,7 +6,8 @@ import { valueSymbol } from "./scan.js";
 import { apiModuleOf } from "./trusted-callee.js";
 
 /** Names that reach the host, the global object or code from strings, wherever they appear as a value. */
-const FORBIDDEN_NAMES: Record<string, string> = {
+// Maps, not object literals: a lookup of "constructor" or "__proto__" must not find Object.prototype's.
+const FORBIDDEN_NAMES = new Map<string, string>(Object.entries({
   eval: "runs code from a string",
   Function: "runs code from a string",
   require: "loads modules at run time",
@@ -22,12 +23,13 @@ const FORBIDDEN_NAMES: Record<string, string> = {
   module: "reaches the module system",
   exports: "reaches the module system",
   WebAssembly: "runs code the analysis cannot see",
-};
+}));
 
 /** Property names that reach prototypes or constructors (and so `Function`). */
-const FORBIDDEN_PROPERTIES: Record<string, string> = {
-  constructor: "reaches the Function constructor",
-  __proto__: "changes or reaches prototypes",
+const FORBIDDEN_PROPERTIES = new Map<string, string>([
+  ["constructor", "reaches the Function constructor"],
+  ["__proto__", "changes or reaches prototypes"],
+  ...Object.entries({
   prototype: "changes or reaches prototypes",
   __defineGetter__: "defines hidden accessors",
   __defineSetter__: "defines hidden accessors",
@@ -35,7 +37,8 @@ const FORBIDDEN_PROPERTIES: Record<string, string> = {
   __lookupSetter__: "reaches hidden accessors",
   caller: "reaches other functions",
   callee: "reaches other functions",
-};
+  }),
+]);
 
 /** Statement and declaration kinds refused outright, with why. */
 const REFUSED_KINDS: Partial<Record<ts.SyntaxKind, [string, string]>> = {
@@ -96,15 +99,21 @@ export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, sh
     out.push(diagnosticAt(file, node, "refused_construct", `${construct} is refused: it ${why}`, construct));
   };
   const guaranteeCalls = new Set(shape?.guarantees.filter(ts.isCallExpression));
+  // Even when the program's form is wrong (reported by programShape), its `program(...)` call and
+  // `main` method are not refused a second time.
+  const exported = file.statements.find(ts.isExportAssignment)?.expression;
+  const programCall = exported !== undefined && ts.isCallExpression(exported) ? exported : undefined;
+  const isMainMethod = (node: ts.MethodDeclaration): boolean =>
+    programCall !== undefined && node.parent === programCall.arguments[0] && ts.isIdentifier(node.name) && node.name.text === "main";
 
   const checkName = (id: ts.Identifier): void => {
-    const why = FORBIDDEN_NAMES[id.text];
+    const why = FORBIDDEN_NAMES.get(id.text);
     if (why !== undefined) refuse(id, id.text, why);
   };
   const checkPropertyName = (name: ts.Node): void => {
     const text = ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name) || ts.isPrivateIdentifier(name) ? name.text : undefined;
     if (text === undefined) return;
-    const why = FORBIDDEN_PROPERTIES[text];
+    const why = FORBIDDEN_PROPERTIES.get(text);
     if (why !== undefined) refuse(name, `${text} access`, why);
   };
 
@@ -115,7 +124,7 @@ export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, sh
     const parent = id.parent;
     const called = ts.isCallExpression(parent) && parent.expression === id;
     if (module === "countersign") {
-      if (!(called && parent === shape?.call)) refuse(id, `${id.text} used here`, "may only be called once, as `export default program({...})`");
+      if (!(called && parent === programCall)) refuse(id, `${id.text} used here`, "may only be called once, as `export default program({...})`");
     } else if (module.endsWith("/contracts")) {
       if (!(called && guaranteeCalls.has(parent))) refuse(id, `${id.text} used here`, "is a contract helper: call it only as an element of `guarantees`");
     } else if (!called) {
@@ -164,7 +173,7 @@ export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, sh
         return refuse(node.name, "computed property name", "hides which property is set; write the name");
       }
       if (ts.isComputedPropertyName(node.name)) checkPropertyName(node.name.expression);
-      if (ts.isMethodDeclaration(node) && !(shape !== undefined && node === shape.main)) return refuse(node, "method", "methods are not supported; use a property with an arrow function");
+      if (ts.isMethodDeclaration(node) && !isMainMethod(node)) return refuse(node, "method", "methods are not supported; use a property with an arrow function");
       if (ts.isPropertyAssignment(node)) {
         if (!ts.isComputedPropertyName(node.name)) return visit(node.initializer);
       }
