@@ -1,0 +1,103 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Io } from "../../src/cli/command.js";
+import { main } from "../../src/cli/main.js";
+import { packageRoot } from "../../src/model/paths.js";
+
+function capture(stdin = ""): Io & { out: string; err: string } {
+  const io = {
+    out: "",
+    err: "",
+    stdout: (t: string) => void (io.out += t),
+    stderr: (t: string) => void (io.err += t),
+    readStdin: async () => stdin,
+    env: { COUNTERSIGN_HOME: mkdtempSync(join(tmpdir(), "cs-home-")) },
+    cwd: packageRoot,
+  };
+  return io;
+}
+
+describe("countersign check", () => {
+  it("prints the facts of an example as one JSON object and exits 0", async () => {
+    const io = capture();
+    const code = await main(["check", "examples/notify-team.ts", "--json"], io);
+    expect(code).toBe(0);
+    const out = JSON.parse(io.out);
+    expect(out.program.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(out.diagnostics).toEqual([]);
+    expect(out.effects).toEqual([
+      {
+        op: "email.send_email",
+        site: { line: 12, column: 11 },
+        args: {
+          to: { kind: "const", values: [["alice@example.com", "bob@example.com"]] },
+          subject: { kind: "const", values: ["Weekly report ready"] },
+          body: { kind: "const", values: ["The weekly report is in /home/user/Sandbox/reports."] },
+        },
+        count: { min: 1, max: 1 },
+      },
+    ]);
+    expect(out.guarantees.map((g: { status: string }) => g.status)).toEqual(["proven", "proven", "proven"]);
+    expect(out.summary[0]).toBe("Every `to` of email.* is in [alice@example.com, bob@example.com] — proven");
+  });
+
+  it("exits 1 on a refuted guarantee and names the call site", async () => {
+    const io = capture();
+    const code = await main(["check", "examples/refuted.ts", "--json"], io);
+    expect(code).toBe(1);
+    const out = JSON.parse(io.out);
+    expect(out.guarantees).toEqual([
+      expect.objectContaining({ status: "refuted", site: { line: 11, column: 11 }, why: 'fs.write_file at 11:11: `path` is under /home/user/Sandbox/reports fails ("/home/user/Sandbox/notes/today.md")' }),
+    ]);
+  });
+
+  it("every example is well-formed, and only refuted.ts is refused", async () => {
+    for (const name of ["notify-team", "weekly-report", "draft-and-send", "fetch-and-post", "write-outside-sandbox", "team-digest"]) {
+      const io = capture();
+      expect(await main(["check", `examples/${name}.ts`, "--json"], io), name).toBe(0);
+      expect(JSON.parse(io.out).diagnostics, name).toEqual([]);
+    }
+  });
+
+  it("reads the program from stdin with -, and prints diagnostics for people", async () => {
+    const io = capture(`import { program } from "countersign";\nexport default program({ rationale: "x", guarantees: [], async main() { eval("1"); } });\n`);
+    const code = await main(["check", "-"], io);
+    expect(code).toBe(1);
+    expect(io.out).toContain("stdin.ts:2:73: error refused_construct: eval is refused: it runs code from a string");
+    expect(io.out).toContain("stdin.ts:2:73: error type_error: Cannot find name 'eval'. (TS2304)");
+    expect(io.out.trim().endsWith("refused")).toBe(true);
+  });
+
+  it("prints guarantees, effects and the summary in human form", async () => {
+    const io = capture();
+    expect(await main(["check", "examples/draft-and-send.ts"], io)).toBe(0);
+    expect(io.out).toContain("proven   atMostEmails(1) — at most 1 email.send_* calls (bound 1)");
+    expect(io.out).toContain("effect   email.send_draft at 16:11 (once): draft_id is unknown (from result of email.draft_email, untrusted)");
+    expect(io.out).toContain("Summary:");
+  });
+
+  it("a missing file is a usage error with the envelope under --json", async () => {
+    const io = capture();
+    const code = await main(["check", "examples/nope.ts", "--json"], io);
+    expect(code).toBe(2);
+    expect(JSON.parse(io.out)).toEqual({ error: { class: "usage_error", message: expect.stringContaining("ENOENT"), retriable: false, boundary: "cli" } });
+  });
+
+  it("no file is a usage error", async () => {
+    const io = capture();
+    expect(await main(["check"], io)).toBe(2);
+    expect(io.err).toBe("countersign: usage_error: missing FILE: countersign check FILE (or - for stdin)\n");
+  });
+
+  it("takes another manifest directory", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cs-check-"));
+    const file = join(dir, "p.ts");
+    writeFileSync(file, `import { program } from "countersign";\nimport { sendEmail } from "trusted/email";\nexport default program({ rationale: "x", guarantees: [], async main() {} });\n`);
+    const io = capture();
+    const code = await main(["check", file, "--json", "--manifests", join(dir, "missing")], io);
+    expect(code).toBe(2);
+    expect(JSON.parse(io.out).error.class).not.toBe("internal_error");
+  });
+});
