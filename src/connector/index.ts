@@ -1,5 +1,6 @@
 // The connector host's public surface.
 export { executeAction } from "./execute-action.js";
+export { callWithReceipt } from "./call-with-receipt.js";
 export { fetchPreview, PREVIEW_TIMEOUT_MS, type Preview, type PreviewField } from "./fetch-preview.js";
 export { connectorContext, type ConnectorContext } from "./context.js";
 export { loadConnections, Connection, ConnectionsFile, CONNECTIONS_FILE, type Connections } from "./connections.js";
