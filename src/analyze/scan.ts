@@ -121,7 +121,11 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
       ts.isIdentifier(declaration.name) &&
       declaration.initializer !== undefined &&
       (ts.isArrayLiteralExpression(skipOuter(declaration.initializer)) || ts.isObjectLiteralExpression(skipOuter(declaration.initializer)));
-    if (fresh && !reassigned.has(symbol) && (references.get(symbol) ?? []).every((id) => isSafeReference(id, isTrustedCall))) tracked.add(symbol);
+    const refs = references.get(symbol) ?? [];
+    // Returning the object hands it over for good only if no closure can still reach it afterwards.
+    const home = declaringFunction(symbol);
+    const canReturn = refs.every((id) => enclosingFunction(id) === home);
+    if (fresh && !reassigned.has(symbol) && refs.every((id) => isSafeReference(id, isTrustedCall, canReturn))) tracked.add(symbol);
     else heapOpaque = true;
   }
 
@@ -137,8 +141,9 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
 }
 
 /** A use of an object variable that cannot create a second name for the object. */
-function isSafeReference(id: ts.Identifier, isTrustedCall: (call: ts.CallExpression) => boolean): boolean {
+function isSafeReference(id: ts.Identifier, isTrustedCall: (call: ts.CallExpression) => boolean, canReturn: boolean): boolean {
   const parent = id.parent;
+  if (ts.isReturnStatement(parent) && canReturn) return true;
   if ((ts.isVariableDeclaration(parent) && parent.name === id) || ts.isTypeQueryNode(parent)) return true;
   if ((ts.isPropertyAccessExpression(parent) || ts.isElementAccessExpression(parent)) && parent.expression === id) return true;
   if (ts.isSpreadElement(parent) || ts.isSpreadAssignment(parent) || ts.isTemplateSpan(parent)) return true;
