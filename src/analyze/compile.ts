@@ -1,4 +1,4 @@
-import { Project, ts } from "ts-morph";
+import { Project, ts } from "./ts-morph.js";
 import type { Diagnostic } from "../model/facts.js";
 import { generateApi } from "../manifest/generate-api.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ts } from "ts-morph";
+import type { ts } from "./ts-morph.js";
 import type { Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { checkConstructs } from "./check-constructs.js";

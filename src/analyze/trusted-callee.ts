@@ -1,4 +1,4 @@
-import { ts } from "ts-morph";
+import { ts } from "./ts-morph.js";
 import { findActionByFunction } from "../manifest/generate-api.js";
 import type { LoadedAction, ManifestSet } from "../manifest/manifest-set.js";
 
