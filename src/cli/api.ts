@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { generateApi } from "../manifest/generate-api.js";
 import { loadManifests } from "../manifest/load-manifests.js";
-import { EXIT, reportError, usageError, type Command } from "./command.js";
+import { EXIT, usageError, type Command } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign api [--module NAME] [--manifests DIR] [--json]
@@ -17,26 +17,22 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    try {
-      const { values } = parseFlags({
-        args: argv,
-        options: { json: { type: "boolean" }, module: { type: "string" }, manifests: { type: "string" } },
-      });
-      const dir = values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests);
-      const api = generateApi(loadManifests(dir));
-      let modules = api.modules;
-      if (values.module !== undefined) {
-        const text = api.modules[values.module];
-        if (text === undefined) {
-          throw usageError(`unknown module "${values.module}"; available: ${Object.keys(api.modules).join(", ")}`);
-        }
-        modules = { [values.module]: text };
+    const { values } = parseFlags({
+      args: argv,
+      options: { json: { type: "boolean" }, module: { type: "string" }, manifests: { type: "string" } },
+    });
+    const dir = values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests);
+    const api = generateApi(loadManifests(dir));
+    let modules = api.modules;
+    if (values.module !== undefined) {
+      const text = api.modules[values.module];
+      if (text === undefined) {
+        throw usageError(`unknown module "${values.module}"; available: ${Object.keys(api.modules).join(", ")}`);
       }
-      io.stdout(json ? JSON.stringify({ modules }, null, 2) + "\n" : Object.values(modules).join("\n"));
-      return EXIT.ok;
-    } catch (err) {
-      return reportError(err, io, json);
+      modules = { [values.module]: text };
     }
+    io.stdout(json ? JSON.stringify({ modules }, null, 2) + "\n" : Object.values(modules).join("\n"));
+    return EXIT.ok;
   },
 };
 

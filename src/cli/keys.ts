@@ -4,7 +4,7 @@ import { jwksPath } from "../receipt/jwks.js";
 import type { Keyring } from "../receipt/keyring-file.js";
 import { openKeyring } from "../receipt/open-keyring.js";
 import { rotateKeyring } from "../receipt/rotate-keyring.js";
-import { EXIT, reportError, usageError, type Command } from "./command.js";
+import { EXIT, usageError, type Command } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign keys list [--json]
@@ -22,31 +22,27 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    try {
-      const { positionals } = parseFlags({ args: argv, allowPositionals: true, options: { json: { type: "boolean" } } });
-      const [sub, ...extra] = positionals;
-      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
-      if (sub !== "list" && sub !== "rotate") {
-        throw usageError(sub === undefined ? "missing subcommand: keys list | rotate" : `unknown subcommand "${sub}"; try: keys list | rotate`);
-      }
-      const home = dataDir(io.env);
-      const now = new Date();
-      const keyring = sub === "rotate" ? await rotateKeyring(home, now) : await openKeyring(home, now);
-      const authority = writeLocalAuthority(home);
-      const rows = describe(keyring);
-      if (json) {
-        io.stdout(JSON.stringify({ issuer: authority.issuer, authority: authorityPath(home), jwks: jwksPath(home), active: keyring.active.kid, keys: rows }, null, 2) + "\n");
-        return EXIT.ok;
-      }
-      if (sub === "rotate") io.stdout(`rotated: new signing key ${keyring.active.kid}\n`);
-      for (const row of rows) {
-        io.stdout(`${row.kid}  ${row.status.padEnd(7)}  created ${row.created}${row.expires === null ? "" : `  leaves JWKS ${row.expires}`}\n`);
-      }
-      io.stdout(`issuer ${authority.issuer}; JWKS ${jwksPath(home)}\n`);
-      return EXIT.ok;
-    } catch (err) {
-      return reportError(err, io, json);
+    const { positionals } = parseFlags({ args: argv, allowPositionals: true, options: { json: { type: "boolean" } } });
+    const [sub, ...extra] = positionals;
+    if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+    if (sub !== "list" && sub !== "rotate") {
+      throw usageError(sub === undefined ? "missing subcommand: keys list | rotate" : `unknown subcommand "${sub}"; try: keys list | rotate`);
     }
+    const home = dataDir(io.env);
+    const now = new Date();
+    const keyring = sub === "rotate" ? await rotateKeyring(home, now) : await openKeyring(home, now);
+    const authority = writeLocalAuthority(home);
+    const rows = describe(keyring);
+    if (json) {
+      io.stdout(JSON.stringify({ issuer: authority.issuer, authority: authorityPath(home), jwks: jwksPath(home), active: keyring.active.kid, keys: rows }, null, 2) + "\n");
+      return EXIT.ok;
+    }
+    if (sub === "rotate") io.stdout(`rotated: new signing key ${keyring.active.kid}\n`);
+    for (const row of rows) {
+      io.stdout(`${row.kid}  ${row.status.padEnd(7)}  created ${row.created}${row.expires === null ? "" : `  leaves JWKS ${row.expires}`}\n`);
+    }
+    io.stdout(`issuer ${authority.issuer}; JWKS ${jwksPath(home)}\n`);
+    return EXIT.ok;
   },
 };
 

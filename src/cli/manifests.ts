@@ -2,7 +2,7 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { checkManifests } from "../manifest/load-manifests.js";
 import { formatManifestError } from "../manifest/manifest-error.js";
-import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
+import { EXIT, usageError, type Command, type Io } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign manifests check [DIR] [--manifests DIR] [--json]
@@ -16,24 +16,20 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    try {
-      const { values, positionals } = parseFlags({
-        args: argv,
-        allowPositionals: true,
-        options: { json: { type: "boolean" }, manifests: { type: "string" } },
-      });
-      const [sub, positional, ...extra] = positionals;
-      if (sub !== "check") throw usageError(sub === undefined ? "missing subcommand: manifests check [DIR]" : `unknown subcommand "${sub}"; try: manifests check [DIR]`);
-      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
-      if (positional !== undefined && values.manifests !== undefined && resolve(io.cwd, positional) !== resolve(io.cwd, values.manifests)) {
-        throw usageError("give the manifest directory once: DIR or --manifests DIR");
-      }
-      const given = positional ?? values.manifests;
-      const dir = given === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, given);
-      return report(dir, io, json);
-    } catch (err) {
-      return reportError(err, io, json);
+    const { values, positionals } = parseFlags({
+      args: argv,
+      allowPositionals: true,
+      options: { json: { type: "boolean" }, manifests: { type: "string" } },
+    });
+    const [sub, positional, ...extra] = positionals;
+    if (sub !== "check") throw usageError(sub === undefined ? "missing subcommand: manifests check [DIR]" : `unknown subcommand "${sub}"; try: manifests check [DIR]`);
+    if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+    if (positional !== undefined && values.manifests !== undefined && resolve(io.cwd, positional) !== resolve(io.cwd, values.manifests)) {
+      throw usageError("give the manifest directory once: DIR or --manifests DIR");
     }
+    const given = positional ?? values.manifests;
+    const dir = given === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, given);
+    return report(dir, io, json);
   },
 };
 

@@ -9,7 +9,7 @@ import { checkPolicy, defaultPolicyDir, formatProblem, loadPolicy } from "../pol
 import { explain, type Explanation } from "../policy/explain.js";
 import { formatDecision } from "../policy/format-decision.js";
 import { runPolicyTests } from "../policy/run-policy-tests.js";
-import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
+import { EXIT, usageError, type Command, type Io } from "./command.js";
 
 const usage = `usage: countersign policy check [DIR] [--manifests DIR] [--json]
        countersign policy test [DIR] [--manifests DIR] [--json]
@@ -30,27 +30,23 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    try {
-      const { values, positionals } = parseArgs({
-        args: argv,
-        allowPositionals: true,
-        options: { json: { type: "boolean" }, manifests: { type: "string" }, policies: { type: "string" } },
-      });
-      const [sub, arg, ...extra] = positionals;
-      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
-      if (sub === "check" || sub === "test") {
-        if (values.policies !== undefined) throw usageError(`policy ${sub} takes the policy directory as DIR, not --policies`);
-        const dir = arg === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, arg);
-        return sub === "check" ? check(dir, values, io, json) : await test(dir, values, io, json);
-      }
-      if (sub === "explain") {
-        if (arg === undefined) throw usageError("missing FILE: policy explain FILE");
-        return await explainFile(resolve(io.cwd, arg), values, io, json);
-      }
-      throw usageError(sub === undefined ? "missing subcommand: policy check | test | explain" : `unknown subcommand "${sub}"; try: policy check | test | explain`);
-    } catch (err) {
-      return reportError(err, io, json);
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { json: { type: "boolean" }, manifests: { type: "string" }, policies: { type: "string" } },
+    });
+    const [sub, arg, ...extra] = positionals;
+    if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+    if (sub === "check" || sub === "test") {
+      if (values.policies !== undefined) throw usageError(`policy ${sub} takes the policy directory as DIR, not --policies`);
+      const dir = arg === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, arg);
+      return sub === "check" ? check(dir, values, io, json) : await test(dir, values, io, json);
     }
+    if (sub === "explain") {
+      if (arg === undefined) throw usageError("missing FILE: policy explain FILE");
+      return await explainFile(resolve(io.cwd, arg), values, io, json);
+    }
+    throw usageError(sub === undefined ? "missing subcommand: policy check | test | explain" : `unknown subcommand "${sub}"; try: policy check | test | explain`);
   },
 };
 

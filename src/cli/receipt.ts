@@ -24,31 +24,27 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
+    const { values, positionals } = parseFlags({
+      args: argv,
+      allowPositionals: true,
+      options: { json: { type: "boolean" }, program: { type: "string" }, jwks: { type: "string" }, issuer: { type: "string" } },
+    });
+    const [sub, tokenArg, ...extra] = positionals;
+    if (sub !== "verify") throw usageError(sub === undefined ? "missing subcommand: receipt verify" : `unknown subcommand "${sub}"; try: receipt verify`);
+    if (tokenArg === undefined) throw usageError("missing TOKEN (or - to read it from stdin)");
+    if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+    if (values.program === undefined) throw usageError("missing --program FILE: the program the receipt must be for");
+    const token = tokenArg === "-" ? (await io.readStdin()).trim() : tokenArg;
+    const programBytes = readProgram(resolve(io.cwd, values.program));
+    const trust = await trusted(values, io);
     try {
-      const { values, positionals } = parseFlags({
-        args: argv,
-        allowPositionals: true,
-        options: { json: { type: "boolean" }, program: { type: "string" }, jwks: { type: "string" }, issuer: { type: "string" } },
-      });
-      const [sub, tokenArg, ...extra] = positionals;
-      if (sub !== "verify") throw usageError(sub === undefined ? "missing subcommand: receipt verify" : `unknown subcommand "${sub}"; try: receipt verify`);
-      if (tokenArg === undefined) throw usageError("missing TOKEN (or - to read it from stdin)");
-      if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
-      if (values.program === undefined) throw usageError("missing --program FILE: the program the receipt must be for");
-      const token = tokenArg === "-" ? (await io.readStdin()).trim() : tokenArg;
-      const programBytes = readProgram(resolve(io.cwd, values.program));
-      const trust = await trusted(values, io);
-      try {
-        const verified = await verifyReceipt(token, { jwks: importJwks(trust.jwks), issuer: trust.issuer, programBytes });
-        if (json) io.stdout(JSON.stringify({ valid: true, kid: verified.kid, claims: verified.claims }, null, 2) + "\n");
-        else io.stdout(format(verified.kid, verified.claims));
-        return EXIT.ok;
-      } catch (err) {
-        if (err instanceof CountersignError && err.class === "receipt_invalid") return reportError(err, io, json, EXIT.denied);
-        throw err;
-      }
+      const verified = await verifyReceipt(token, { jwks: importJwks(trust.jwks), issuer: trust.issuer, programBytes });
+      if (json) io.stdout(JSON.stringify({ valid: true, kid: verified.kid, claims: verified.claims }, null, 2) + "\n");
+      else io.stdout(format(verified.kid, verified.claims));
+      return EXIT.ok;
     } catch (err) {
-      return reportError(err, io, json);
+      if (err instanceof CountersignError && err.class === "receipt_invalid") return reportError(err, io, json, EXIT.denied);
+      throw err;
     }
   },
 };
