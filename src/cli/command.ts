@@ -1,3 +1,4 @@
+import { isAbsolute, relative } from "node:path";
 import { CountersignError, toEnvelope } from "../model/errors.js";
 
 /** Where a command writes; injected so tests can run commands in-process. */
@@ -37,4 +38,10 @@ export function reportError(err: unknown, io: Io, json: boolean, exitCode: numbe
 
 export function usageError(message: string): CountersignError {
   return new CountersignError("usage_error", "cli", message);
+}
+
+/** A path as the user would type it from where they are: relative below the cwd, absolute elsewhere. */
+export function shownPath(io: Io, path: string): string {
+  const rel = relative(io.cwd, path);
+  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? path : rel;
 }

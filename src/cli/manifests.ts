@@ -1,8 +1,8 @@
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { checkManifests } from "../manifest/load-manifests.js";
 import { formatManifestError } from "../manifest/manifest-error.js";
-import { EXIT, usageError, type Command, type Io } from "./command.js";
+import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign manifests check [DIR] [--manifests DIR] [--json]
@@ -42,18 +42,12 @@ function report(dir: string, io: Io, json: boolean): number {
   }
   const counts = `${plural(connectors, "connector")}, ${plural(actions, "action")}`;
   if (ok) {
-    io.stdout(`manifests ok: ${counts} in ${shown(io.cwd, dir)}\n`);
+    io.stdout(`manifests ok: ${counts} in ${shownPath(io, dir)}\n`);
     return EXIT.ok;
   }
-  for (const error of errors) io.stdout(formatManifestError(error, shown(io.cwd, join(dir, error.file))) + "\n");
-  io.stderr(`${plural(errors.length, "error")} in ${shown(io.cwd, dir)} (${counts})\n`);
+  for (const error of errors) io.stdout(formatManifestError(error, shownPath(io, join(dir, error.file))) + "\n");
+  io.stderr(`${plural(errors.length, "error")} in ${shownPath(io, dir)} (${counts})\n`);
   return EXIT.usage;
-}
-
-/** A path as the user would type it from where they are: relative below the cwd, absolute elsewhere. */
-function shown(cwd: string, path: string): string {
-  const rel = relative(cwd, path);
-  return rel === "" ? "." : rel.startsWith("..") || isAbsolute(rel) ? path : rel;
 }
 
 function plural(n: number, noun: string): string {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { resolve } from "node:path";
+import { parseFlags } from "./parse-flags.js";
 import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { loadManifests } from "../manifest/load-manifests.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
@@ -9,7 +9,7 @@ import { checkPolicy, defaultPolicyDir, formatProblem, loadPolicy } from "../pol
 import { explain, type Explanation } from "../policy/explain.js";
 import { formatDecision } from "../policy/format-decision.js";
 import { runPolicyTests } from "../policy/run-policy-tests.js";
-import { EXIT, usageError, type Command, type Io } from "./command.js";
+import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 
 const usage = `usage: countersign policy check [DIR] [--manifests DIR] [--json]
        countersign policy test [DIR] [--manifests DIR] [--json]
@@ -30,7 +30,7 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    const { values, positionals } = parseArgs({
+    const { values, positionals } = parseFlags({
       args: argv,
       allowPositionals: true,
       options: { json: { type: "boolean" }, manifests: { type: "string" }, policies: { type: "string" } },
@@ -123,12 +123,6 @@ function formatExplanation(e: Explanation): string {
     lines.push(`  => ${effect.verdict.verdict}${effect.verdict.rule === null ? "" : ` by rule "${effect.verdict.rule}"`}: ${effect.verdict.why}`);
   }
   return lines.join("\n") + "\n\n" + formatDecision(e.decision);
-}
-
-/** Below the working directory a path shows relative to it, elsewhere in full. */
-function shownPath(io: Io, path: string): string {
-  const rel = relative(io.cwd, path);
-  return rel.startsWith("..") || isAbsolute(rel) ? path : rel || ".";
 }
 
 export default command;

@@ -49,6 +49,9 @@ describe("countersign policy check", () => {
     const d = capture();
     expect(await main(["policy", "explain"], d.io)).toBe(2);
     expect(d.err()).toBe("countersign: usage_error: missing FILE: policy explain FILE\n");
+    const e = capture();
+    expect(await main(["policy", "check", "--bogus", "--json"], e.io)).toBe(2);
+    expect(JSON.parse(e.out()).error).toMatchObject({ class: "usage_error" });
   });
 });
 
