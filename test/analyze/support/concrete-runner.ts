@@ -15,8 +15,8 @@ export interface ObservedCall {
 
 export interface Trace {
   calls: ObservedCall[];
-  /** returned: main resolved; threw: main rejected; pending: main never settled. */
-  outcome: "returned" | "threw" | "pending";
+  /** returned: main resolved; threw: main rejected; pending: main never settled; timeout: stopped. */
+  outcome: "returned" | "threw" | "pending" | "timeout";
   error?: string;
   /** The guarantees as the real contract helpers built them when the module was evaluated. */
   guarantees: Json[];
@@ -34,6 +34,8 @@ export interface Compiled {
 }
 
 const HOST = "__countersignHost";
+const QUIET = "__countersignQuiet";
+const MAX_CALLS = 1000;
 
 /**
  * A test-only concrete interpreter for agent programs: TypeScript's transpiler strips the types,
@@ -48,16 +50,20 @@ export function compileProgram(source: string, set: ManifestSet): Compiled {
   const trusted = trustedImports(file, set);
   const transformer: ts.TransformerFactory<ts.SourceFile> = (context) => (root) => {
     const f = context.factory;
-    const visit = (node: ts.Node): ts.Node => {
+    const visit = (node: ts.Node, parent?: ts.Node): ts.Node => {
       if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && trusted.has(node.expression.text)) {
         const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
-        const args = node.arguments.map((a) => ts.visitNode(a, visit) as ts.Expression);
+        const args = node.arguments.map((a) => ts.visitNode(a, (n) => visit(n, node)) as ts.Expression);
         const recorder = f.createPropertyAccessExpression(f.createIdentifier(HOST), "call");
         return f.createCallExpression(recorder, undefined, [f.createStringLiteral(trusted.get(node.expression.text)!), f.createNumericLiteral(line + 1), f.createNumericLiteral(character + 1), ...args]);
       }
-      return ts.visitEachChild(node, visit, context);
+      const out = ts.visitEachChild(node, (child) => visit(child, node), context);
+      // A promise the program drops may reject with nobody listening; mark it handled (a no-op
+      // reaction changes no other job's order) so that it does not surface as the test's own error.
+      const chained = parent !== undefined && (ts.isPropertyAccessExpression(parent) || ts.isElementAccessExpression(parent) || (ts.isCallExpression(parent) && parent.expression === node));
+      return ts.isCallExpression(node) && !chained ? f.createCallExpression(f.createIdentifier(QUIET), undefined, [out as ts.Expression]) : out;
     };
-    return ts.visitNode(root, visit) as ts.SourceFile;
+    return ts.visitNode(root, (n) => visit(n)) as ts.SourceFile;
   };
   // The original tree's positions are what sites are measured against, so transform that tree.
   const js = ts.transpileModule(source, {
@@ -90,9 +96,13 @@ function driver(js: string): string {
   return `(() => {
   const host = ${HOST};
   const module = { exports: {} };
-  (function (require, exports, module) {
+  const quiet = (value) => {
+    if (value !== null && typeof value === "object" && typeof value.then === "function") value.then(undefined, () => {});
+    return value;
+  };
+  (function (require, exports, module, ${QUIET}) {
 ${js}
-  })(host.require, module.exports, module);
+  })(host.require, module.exports, module, quiet);
   const spec = host.spec();
   if (spec === undefined) throw new Error("the module did not call program(...)");
   host.guarantees(JSON.stringify(spec.guarantees ?? []));
@@ -115,7 +125,7 @@ function runOnce(script: Script, set: ManifestSet, options: RunOptions): Trace {
     countersign: { program: (s: unknown) => ((spec = s), s) },
   };
   for (const [connector, helpers] of Object.entries(contractsByConnector)) {
-    modules[`trusted/${connector}/contracts`] = Object.fromEntries(helpers.map((h) => [h.name, (...a: unknown[]) => parse(JSON.stringify((h.build as (...x: unknown[]) => Json)(...(JSON.parse(stringify(a)) as unknown[]))))]));
+    modules[`trusted/${connector}/contracts`] = Object.fromEntries(helpers.map((h) => [h.name, (...a: unknown[]) => parse(JSON.stringify((h.build as unknown as (...x: unknown[]) => Json)(...(JSON.parse(stringify(a)) as unknown[]))))]));
   }
   for (const connector of set.connectors.keys()) modules[`trusted/${connector}`] = {}; // calls go through host.call
   context[HOST] = {
@@ -131,12 +141,18 @@ function runOnce(script: Script, set: ManifestSet, options: RunOptions): Trace {
       if (outcome === "threw") trace.error = error;
     },
     call: (op: string, line: number, column: number, args: unknown) => {
+      if (trace.calls.length >= MAX_CALLS) throw new Error("too many trusted calls");
       const sent = JSON.parse(stringify(args)) as Json;
       trace.calls.push({ op, site: { line, column }, args: isRecord(sent) ? sent : { "(not an object)": sent } });
       return parse(JSON.stringify(resultOf(op, () => readText(op, reads++), trace.calls.length)));
     },
   };
-  script.runInContext(context, { timeout: options.timeoutMs ?? 2000 });
+  try {
+    script.runInContext(context, { timeout: options.timeoutMs ?? 250 });
+  } catch (err) {
+    if ((err as { code?: string }).code !== "ERR_SCRIPT_EXECUTION_TIMEOUT") throw err;
+    trace.outcome = "timeout";
+  }
   return trace;
 }
 

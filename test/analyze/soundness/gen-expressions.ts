@@ -1,0 +1,93 @@
+import { FLAVORS, TEMPLATE_TEXT, type Flavor } from "./alphabet.js";
+import type { Program, Scope, Type } from "./gen-context.js";
+
+const MAX_DEPTH = 3;
+const lit = (v: string | number): string => JSON.stringify(v);
+
+/**
+ * Expressions of the supported subset, by type. Every composite is parenthesized, so that the text
+ * means what the generator meant whatever surrounds it. `d` is the nesting depth: at the maximum
+ * only literals and variables are written.
+ */
+export class Expressions {
+  constructor(private readonly p: Program) {}
+
+  of(type: Type, scope: Scope, flavor: Flavor = "text", d = 0): string {
+    switch (type) {
+      case "str":
+        return this.str(scope, flavor, d);
+      case "strs":
+        return this.strs(scope, d);
+      case "num":
+        return this.num(scope, d);
+      case "bool":
+        return this.bool(scope, d);
+      case "res":
+        return "{}";
+    }
+  }
+
+  str(scope: Scope, flavor: Flavor, d = 0): string {
+    const c = this.p.c;
+    const deeper = d < MAX_DEPTH;
+    const varOf = (t: Type): string => this.p.pickVar(scope, t)!.name;
+    return c.weighted<string>([
+      [5, true, () => lit(c.item(FLAVORS[flavor]))],
+      [4, this.p.has(scope, "str"), () => varOf("str")],
+      [2, deeper, () => `(${this.str(scope, flavor, d + 1)} + ${this.str(scope, "text", d + 1)})`],
+      [2, deeper, () => `\`${c.item(TEMPLATE_TEXT)}\${${this.str(scope, flavor, d + 1)}}${c.item(TEMPLATE_TEXT)}\``],
+      [1, deeper, () => `(${this.bool(scope, d + 1)} ? ${this.str(scope, flavor, d + 1)} : ${this.str(scope, flavor, d + 1)})`],
+      [2, this.p.has(scope, "res"), () => `String(${varOf("res")}.${c.item(["body", "content", "id", "subject", "status", "entries"])})`],
+      [2, deeper, () => `((${this.str(scope, flavor, d + 1)}).${c.item(["toLowerCase()", "trim()", "toUpperCase()", "slice(0, 3)", 'replace("a", "$&$&")', 'padStart(4, "0")', 'at(-1) ?? ""'])})`],
+      [1, deeper, () => `(${this.strs(scope, d + 1)}).join(${lit(c.item([",", "", " "]))})`],
+      [1, deeper, () => `((${this.strs(scope, d + 1)})[${c.int(3)}] ?? ${lit(c.item(FLAVORS[flavor]))})`],
+      [1, deeper, () => `String(${this.num(scope, d + 1)})`],
+      [1, deeper && this.p.pureHelpers.length > 0, () => `${c.item(this.p.pureHelpers)}(${this.str(scope, flavor, d + 1)})`],
+    ]);
+  }
+
+  strs(scope: Scope, d = 0): string {
+    const c = this.p.c;
+    const deeper = d < MAX_DEPTH;
+    const literal = (): string => {
+      const items = Array.from({ length: c.int(4) }, () => this.str(scope, "email", d + 1));
+      return items.length === 0 ? "([] as string[])" : `[${items.join(", ")}]`; // a bare [] would be never[]
+    };
+    return c.weighted<string>([
+      [4, true, () => (deeper ? literal() : `[${lit(c.item(FLAVORS.email))}]`)],
+      [4, this.p.has(scope, "strs"), () => this.p.pickVar(scope, "strs")!.name],
+      [1, deeper, () => `[...${this.strs(scope, d + 1)}, ${this.str(scope, "email", d + 1)}]`],
+      [1, deeper, () => `(${this.bool(scope, d + 1)} ? ${this.strs(scope, d + 1)} : ${this.strs(scope, d + 1)})`],
+      [2, deeper, () => `(${this.strs(scope, d + 1)}).${c.item(["slice(0, 1)", 'filter((x) => x !== "a@x.com")', "map((x) => x.toLowerCase())", 'concat(["c@y.org"])', "reverse()", "sort()"])}`],
+      [1, deeper, () => `(${this.str(scope, "email", d + 1)}).split(",")`],
+    ]);
+  }
+
+  num(scope: Scope, d = 0): string {
+    const c = this.p.c;
+    const deeper = d < MAX_DEPTH;
+    return c.weighted<string>([
+      [4, true, () => String(c.int(4))],
+      [3, this.p.has(scope, "num"), () => this.p.pickVar(scope, "num")!.name],
+      [1, deeper, () => `(${this.num(scope, d + 1)} + ${this.num(scope, d + 1)})`],
+      [2, deeper, () => `(${this.strs(scope, d + 1)}).length`],
+      [1, deeper, () => `(${this.str(scope, "text", d + 1)}).length`],
+      [1, deeper, () => `Math.min(${this.num(scope, d + 1)}, ${this.num(scope, d + 1)})`],
+    ]);
+  }
+
+  bool(scope: Scope, d = 0): string {
+    const c = this.p.c;
+    const deeper = d < MAX_DEPTH;
+    return c.weighted<string>([
+      [2, true, () => c.item(["true", "false"])],
+      [3, this.p.has(scope, "bool"), () => this.p.pickVar(scope, "bool")!.name],
+      [3, true, () => `((${this.str(scope, "text", d + 1)} as string) === ${lit(c.item(FLAVORS.text))})`], // as string: two literals may not be compared
+      [2, true, () => `(${this.num(scope, d + 1)} < ${this.num(scope, d + 1)})`],
+      [1, deeper, () => `(${this.strs(scope, d + 1)}).includes(${this.str(scope, "email", d + 1)})`],
+      [1, deeper, () => `(${this.str(scope, "text", d + 1)}).startsWith(${lit(c.item(["a", "h", ""]))})`],
+      [1, deeper, () => `!(${this.bool(scope, d + 1)})`],
+      [1, deeper, () => `(${this.bool(scope, d + 1)} ${c.item(["&&", "||"])} ${this.bool(scope, d + 1)})`],
+    ]);
+  }
+}

@@ -1,0 +1,81 @@
+import fc from "fast-check";
+import { DIRS, FLAVORS, GLOBS, HOSTS, OP_PATTERNS } from "./alphabet.js";
+import { Choices } from "./choices.js";
+import { Program } from "./gen-context.js";
+import { Statements } from "./gen-statements.js";
+
+const INPUTS = ["to", "subject", "body", "path", "content", "url", "content_type", "id", "draft_id"];
+
+/** A random agent program in the supported subset, written from a list of choices (see Choices). */
+export function generateProgram(choices: readonly number[]): string {
+  const p = new Program(new Choices(choices));
+  const statements = new Statements(p);
+  const guarantees = Array.from({ length: p.c.int(4) }, () => guarantee(p));
+  const main = statements.block({ vars: [], loop: "none", async: true, depth: 0 }, "    ");
+  p.use("countersign", "program");
+  const imports = [...p.imports].sort(([a], [b]) => a.localeCompare(b)).map(([module, names]) => `import { ${[...names].sort().join(", ")} } from "${module}";`);
+  return [
+    ...imports,
+    "",
+    ...p.helpers.flatMap((h) => [h, ""]),
+    "export default program({",
+    '  rationale: "generated",',
+    `  guarantees: [${guarantees.join(", ")}],`,
+    "  async main() {",
+    main,
+    "  },",
+    "});",
+    "",
+  ].join("\n");
+}
+
+/** The choice lists fast-check draws and shrinks. */
+export const programChoices = fc.array(fc.nat({ max: 9999 }), { maxLength: 800, size: "max" });
+
+const json = (v: unknown): string => JSON.stringify(v);
+
+function subset<T>(p: Program, items: readonly T[]): T[] {
+  const out = items.filter(() => p.c.chance(50));
+  return out.length > 0 ? out : [items[0]!];
+}
+
+/** A contract helper call or a constraint object literal over the same small alphabets. */
+function guarantee(p: Program): string {
+  const c = p.c;
+  const helper = (connector: string, name: string): string => p.use(`trusted/${connector}/contracts`, name);
+  return c.weighted<string>([
+    [3, true, () => `${helper("email", "recipientsOnly")}(${json(subset(p, FLAVORS.email))})`],
+    [2, true, () => `${helper("email", "atMostEmails")}(${c.int(4)})`],
+    [1, true, () => `${helper("email", "uniqueRecipients")}()`],
+    [2, true, () => `${helper("fs", "writesUnder")}(${json(c.item(DIRS))})`],
+    [1, true, () => `${helper("fs", "noWrites")}()`],
+    [2, true, () => `${helper("http", "onlyHosts")}(${json(subset(p, HOSTS))})`],
+    [4, true, () => literalGuarantee(p)],
+  ]);
+}
+
+function literalGuarantee(p: Program): string {
+  const c = p.c;
+  const parts = [`op: ${json(c.item(OP_PATTERNS))}`];
+  if (c.chance(70)) parts.push(`args: { ${c.item(INPUTS)}: ${valueConstraint(p, 0)} }`);
+  if (c.chance(30)) parts.push(`count: { max: ${c.int(4)} }`);
+  if (c.chance(15)) parts.push(`distinct: ${json(c.item(["to", "path", "url"]))}`);
+  return `{ ${parts.join(", ")} }`;
+}
+
+function valueConstraint(p: Program, depth: number): string {
+  const c = p.c;
+  const anyValue = (): string => json(c.item([...FLAVORS.email, ...FLAVORS.text, ...FLAVORS.path, ...FLAVORS.url]));
+  return c.weighted<string>([
+    [3, true, () => `{ in: [${subset(p, FLAVORS.email).map(json).join(", ")}] }`],
+    [1, true, () => `{ not_in: [${subset(p, FLAVORS.email).map(json).join(", ")}] }`],
+    [2, true, () => `{ eq: ${anyValue()} }`],
+    [2, true, () => `{ glob: ${json(c.item(GLOBS))} }`],
+    [2, true, () => `{ under: ${json(c.item(DIRS))} }`],
+    [2, true, () => `{ host_in: ${json(subset(p, HOSTS))} }`],
+    [1, true, () => `{ max_length: ${c.int(12)} }`],
+    [1, depth < 2, () => `{ not: ${valueConstraint(p, depth + 1)} }`],
+    [1, depth < 2, () => `{ any: [${valueConstraint(p, depth + 1)}, ${valueConstraint(p, depth + 1)}] }`],
+    [1, depth < 2, () => `{ all: [${valueConstraint(p, depth + 1)}] }`],
+  ]);
+}

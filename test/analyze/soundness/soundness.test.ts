@@ -1,0 +1,43 @@
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAnalyzer } from "../../../src/analyze/create-analyzer.js";
+import { testManifests } from "../support/test-manifests.js";
+import { checkProgram } from "./check-program.js";
+import { generateProgram, programChoices } from "./generate-program.js";
+
+// FC_RUNS=20000 for a long local run; FC_SEED to replay one.
+const RUNS = Number(process.env.FC_RUNS ?? 1000);
+const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
+
+const set = testManifests();
+const analyzer = createAnalyzer(set);
+afterAll(() => analyzer.dispose());
+
+// What reads return in each concrete run: empty, an address, text with commas and spaces, a URL.
+const readText = fc.constantFrom("", "a@x.com", "b@x.com,c@y.org", "hello world, a longer text", "https://evil.com/", "/etc/passwd");
+const runs = fc.array(fc.array(readText, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 });
+
+describe("soundness: the facts cover every concrete run", () => {
+  it(`holds for ${RUNS} random programs`, { timeout: Math.max(60_000, RUNS * 60) }, () => {
+    fc.assert(
+      fc.property(programChoices, runs, (choices, reads) => {
+        const source = generateProgram(choices);
+        const { problems } = checkProgram(analyzer, set, source, reads);
+        if (problems.length > 0) throw new Error(`${problems.join("\n")}\n--- program ---\n${source}`);
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  });
+
+  it("the generator writes programs that call trusted functions and get every guarantee status", () => {
+    const seen = { calls: 0, proven: 0, refuted: 0, enforced: 0, unbounded: 0, threw: 0 };
+    for (const choices of fc.sample(programChoices, { numRuns: 150, seed: 1 })) {
+      const { facts, traces } = checkProgram(analyzer, set, generateProgram(choices), [["a@x.com"]]);
+      seen.calls += traces[0]?.calls.length ?? 0;
+      seen.unbounded += facts.effects.filter((e) => e.count.max === null).length;
+      seen.threw += traces.filter((t) => t.outcome === "threw").length;
+      for (const g of facts.guarantees) seen[g.status]++;
+    }
+    for (const [what, n] of Object.entries(seen)) expect(n, what).toBeGreaterThan(3);
+  });
+});
