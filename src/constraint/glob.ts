@@ -11,8 +11,11 @@ export function globFolds(pattern: string): boolean {
 
 /** ASCII-only lower case: keeps the string's length, unlike toLowerCase on some non-ASCII letters. */
 export function foldAscii(text: string): string {
-  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  return UPPER.test(text) ? text.replace(UPPER_ALL, (c) => c.toLowerCase()) : text;
 }
+
+const UPPER = /[A-Z]/;
+const UPPER_ALL = /[A-Z]/g;
 
 export function globMatches(pattern: string, value: string): boolean {
   return globFolds(pattern) ? wildcardMatch(foldAscii(pattern), foldAscii(value)) : wildcardMatch(pattern, value);

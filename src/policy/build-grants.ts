@@ -6,6 +6,7 @@ import { CountersignError } from "../model/errors.js";
 import type { Effect } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { totalCount } from "./narrow-effect.js";
+import { knownFor } from "./known-for.js";
 import { provenShape } from "./proven-shape.js";
 
 /**
@@ -24,12 +25,14 @@ export function buildGrants(effects: readonly Effect[], known: readonly EffectCo
       throw new CountersignError("config_error", "policy", `no connector manifest "${connectorName}" for ${op}`, { details: { op } });
     }
     const applying = known.filter((k) => matchOp(k.op, op));
-    const inputs = set.actions.get(op)?.manifest.inputs ?? [];
-    const isList = (name: string) => inputs.some((i) => i.name === name && i.type === "array");
-    const names = new Set([...members.flatMap((e) => Object.keys(e.args)), ...applying.flatMap((k) => Object.keys(k.args ?? {}))]);
+    const lists = new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name));
+    const names = new Set<string>();
+    for (const e of members) for (const name of Object.keys(e.args)) names.add(name);
+    for (const k of applying) for (const name of Object.keys(k.args ?? {})) names.add(name);
     const args: Record<string, ValueConstraint> = {};
     for (const name of names) {
-      const constraint = argConstraint(members.map((e) => e.args[name]), isList(name), applying.flatMap((k) => k.args?.[name] ?? []));
+      const values = members.map((e) => (Object.hasOwn(e.args, name) ? e.args[name] : undefined));
+      const constraint = argConstraint(values, lists.has(name), knownFor(name, applying));
       if (constraint !== undefined) args[name] = constraint;
     }
     const distinct = applying.find((k) => k.distinct !== undefined)?.distinct;
@@ -45,9 +48,11 @@ export function buildGrants(effects: readonly Effect[], known: readonly EffectCo
 
 function argConstraint(values: (AbstractValue | undefined)[], isList: boolean, known: ValueConstraint[]): ValueConstraint | undefined {
   const proven = provenShape(values, isList);
+  const candidates = proven === undefined ? known : [proven, ...known];
+  if (candidates.length <= 1) return candidates[0];
   const seen = new Set<string>();
   const parts: ValueConstraint[] = [];
-  for (const c of proven === undefined ? known : [proven, ...known]) {
+  for (const c of candidates) {
     const key = canonicalJson(c);
     if (seen.has(key) || (proven !== undefined && c !== proven && implies(proven, c))) continue;
     seen.add(key);

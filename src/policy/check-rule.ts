@@ -1,16 +1,22 @@
-import { and3, describeConstraint, holds, holdsEffect, implies, matchOp, not3 } from "../constraint/index.js";
+import { describeConstraint, holds, holdsEffect, implies, matchOp, not3 } from "../constraint/index.js";
 import type { AbstractValue, CountRange } from "../model/abstract.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/constraint.js";
 import type { Effect } from "../model/facts.js";
 import { describeCount, describeValue } from "./describe-value.js";
+import { knownFor } from "./known-for.js";
 import { totalCount } from "./narrow-effect.js";
 import { negation } from "./negation.js";
-import type { PolicyRule } from "./schema.js";
+import type { LoadedRule, PolicyRule } from "./schema.js";
 
 export interface RuleCheck {
   holds: Verdict3;
   parts: Part[]; // one per condition, for whyOf
   undecided: string[]; // the argument names whose condition is maybe
+}
+
+/** How one rule whose op matches an effect fared against it. */
+export interface RuleOutcome extends RuleCheck {
+  rule: LoadedRule;
 }
 
 export interface RuleContext {
@@ -33,12 +39,12 @@ type Part =
  * a list that holds one such address among others. `count` and `distinct` look at all effects
  * the rule's op matches, since a bound on calls is a bound on the total.
  */
-export function checkRule(rule: PolicyRule, effect: Effect, context: RuleContext): RuleCheck {
+export function checkRule(rule: LoadedRule, effect: Effect, context: RuleContext): RuleOutcome {
   const parts: Part[] = [];
   for (const [name, c] of Object.entries(rule.when?.args ?? {})) {
     const any = rule.decision === "deny" && context.listInputs.has(name);
-    const known = context.knownHere.flatMap((k) => (k.args?.[name] !== undefined ? [k.args[name]] : []));
-    parts.push(argHolds(name, c, effect.args[name], any, known));
+    const value = Object.hasOwn(effect.args, name) ? effect.args[name] : undefined;
+    parts.push(argHolds(name, c, value, any, knownFor(name, context.knownHere)));
   }
   const max = rule.when?.count?.max;
   if (max !== undefined) {
@@ -47,11 +53,17 @@ export function checkRule(rule: PolicyRule, effect: Effect, context: RuleContext
   }
   const distinct = rule.when?.distinct;
   if (distinct !== undefined) parts.push(distinctHolds(rule.op, distinct, context));
-  return {
-    holds: and3(parts.map((p) => p.holds)),
-    parts,
-    undecided: parts.flatMap((p) => (p.holds === "maybe" && p.kind === "arg" ? [p.name] : [])),
-  };
+  // The conditions joined by Kleene's "and"; the argument conditions that stay open.
+  let verdict: Verdict3 = "yes";
+  const undecided: string[] = [];
+  for (const p of parts) {
+    if (p.holds === "no") verdict = "no";
+    else if (p.holds === "maybe") {
+      if (verdict === "yes") verdict = "maybe";
+      if (p.kind === "arg") undecided.push(p.name);
+    }
+  }
+  return { rule, holds: verdict, parts, undecided };
 }
 
 /** Why a rule check came out as it did, one clause per condition. */

@@ -4,15 +4,10 @@ import type { EffectVerdict, PolicyDecision } from "../model/decision.js";
 import type { Effect, Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { buildGrants } from "./build-grants.js";
-import { checkRule, whyOf, type RuleCheck } from "./check-rule.js";
+import { checkRule, whyOf, type RuleCheck, type RuleContext, type RuleOutcome } from "./check-rule.js";
 import { narrowEffect, typedEffect } from "./narrow-effect.js";
 import { negation } from "./negation.js";
 import type { LoadedRule, Policy } from "./schema.js";
-
-/** How one rule whose op matches an effect fared against it. */
-export interface RuleOutcome extends RuleCheck {
-  rule: LoadedRule;
-}
 
 /** The full reasoning about one effect: what is known, every matching rule, the verdict. */
 export interface EffectEvaluation {
@@ -59,12 +54,16 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
 
 
   // Pass 1: deny rules, against what the guarantees make known. A maybe becomes a guard.
+  // Outcomes are kept per effect in the order of the op's rules, undefined for a rule not checked.
   const first = facts.effects.map((e) => narrowEffect(typedEffect(e, set), assumed));
   const denies = first.map((effect) => {
     const context = { effects: first, known: assumed, knownHere: assumed.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op) };
-    return new Map(rulesOf(policy, effect.op).filter((r) => r.decision === "deny").map((rule) => [rule, checkRule(rule, effect, context)]));
+    return rulesOf(policy, effect.op).map((rule) => (rule.decision === "deny" ? checkRule(rule, effect, context) : undefined));
   });
-  const ownGuards = first.map((effect, i) => dedupe([...denies[i]!].filter(([, o]) => o.holds === "maybe").map(([rule, o]) => negate(rule, o, effect.op))));
+  const ownGuards = first.map((effect, i) => {
+    const maybe = denies[i]!.filter((o) => o !== undefined).filter((o) => o.holds === "maybe");
+    return maybe.length === 0 ? [] : dedupe(maybe.map((o) => negate(o.rule, o, effect.op)));
+  });
   const guards = dedupe(ownGuards.flat());
 
   // Pass 2: ask and allow rules, knowing that the guards hold too. Unless the full reasoning is
@@ -75,22 +74,10 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
   const effects = second.map((effect, i): EffectEvaluation => {
     const context = { effects: second, known, knownHere: known.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op) };
     const all = rulesOf(policy, effect.op);
-    const outcomes = new Map(denies[i]!);
-    const check = (rule: LoadedRule) => {
-      const outcome = checkRule(rule, effect, context);
-      outcomes.set(rule, outcome);
-      return outcome;
-    };
-    if (complete) {
-      for (const rule of all) if (!outcomes.has(rule)) check(rule);
-    } else if ([...outcomes.values()].every((o) => o.holds === "no")) {
-      const asked = all.some((r) => r.decision === "ask" && check(r).holds !== "no");
-      if (!asked) all.some((r) => r.decision === "allow" && check(r).holds === "yes" && canAutoPass(r, effect.op, set));
-    }
-    const rules = all.flatMap((rule) => {
-      const outcome = outcomes.get(rule);
-      return outcome === undefined ? [] : [{ rule, ...outcome }];
-    });
+    const outcomes = denies[i]!;
+    if (complete) checkAll(all, outcomes, effect, context);
+    else checkUntilSettled(all, outcomes, effect, context, set);
+    const rules = outcomes.filter((o) => o !== undefined);
     const guardsHere = ownGuards[i]!;
     return { effect: facts.effects[i]!, known: effect, rules, guards: guardsHere, verdict: verdictFor(facts.effects[i]!, rules, guardsHere, policy, set) };
   });
@@ -131,6 +118,29 @@ function negate(rule: LoadedRule, outcome: RuleCheck, op: string): EffectConstra
   return { op, args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(args[name]!)])) };
 }
 
+/** Every rule not checked yet, for the full reasoning. */
+function checkAll(all: readonly LoadedRule[], outcomes: (RuleOutcome | undefined)[], effect: Effect, context: RuleContext): void {
+  for (let k = 0; k < all.length; k++) outcomes[k] ??= checkRule(all[k]!, effect, context);
+}
+
+/**
+ * Only the rules that can change the verdict, in policy order: none once a deny may apply; else
+ * the ask rules up to the first that may apply; else the allow rules up to the first that can
+ * auto-pass the effect.
+ */
+function checkUntilSettled(all: readonly LoadedRule[], outcomes: (RuleOutcome | undefined)[], effect: Effect, context: RuleContext, set: ManifestSet): void {
+  if (outcomes.some((o) => o !== undefined && o.holds !== "no")) return;
+  for (let k = 0; k < all.length; k++) {
+    if (all[k]!.decision !== "ask") continue;
+    if ((outcomes[k] = checkRule(all[k]!, effect, context)).holds !== "no") return;
+  }
+  for (let k = 0; k < all.length; k++) {
+    const rule = all[k]!;
+    if (rule.decision !== "allow") continue;
+    if ((outcomes[k] = checkRule(rule, effect, context)).holds === "yes" && canAutoPass(rule, effect.op, set)) return;
+  }
+}
+
 // A loaded policy never changes: each op's rules (in policy order) are matched once per policy.
 const rulesByOp = new WeakMap<Policy, Map<string, LoadedRule[]>>();
 
@@ -149,27 +159,33 @@ function canAutoPass(rule: LoadedRule, op: string, set: ManifestSet): boolean {
 }
 
 function verdictFor(effect: Effect, rules: RuleOutcome[], guards: EffectConstraint[], policy: Policy, set: ManifestSet): EffectVerdict {
-  const at = { op: effect.op, site: effect.site };
-  const of = (o: RuleOutcome) => `${o.rule.decision} rule "${o.rule.id}"${o.rule.reason === undefined ? "" : ` (${o.rule.reason})`}: ${whyOf(o.rule, o)}`;
   const deny = rules.find((o) => o.rule.decision === "deny" && o.holds === "yes");
-  if (deny !== undefined) return { ...at, rule: deny.rule.id, verdict: "deny", why: of(deny) };
+  if (deny !== undefined) return verdictOf(effect, deny.rule.id, "deny", ruleWhy(deny));
   const maybeDeny = rules.find((o) => o.rule.decision === "deny" && o.holds === "maybe");
   if (maybeDeny !== undefined) {
     const held = guards.map(describeEffectConstraint).join("; ");
-    return { ...at, rule: maybeDeny.rule.id, verdict: "ask", why: `${of(maybeDeny)}; it may apply, so a person decides and every call is held to: ${held}` };
+    return verdictOf(effect, maybeDeny.rule.id, "ask", `${ruleWhy(maybeDeny)}; it may apply, so a person decides and every call is held to: ${held}`);
   }
   // An ask rule that may apply must be asked now: a person cannot be asked at run time.
   const ask = rules.find((o) => o.rule.decision === "ask" && o.holds !== "no");
-  if (ask !== undefined) return { ...at, rule: ask.rule.id, verdict: "ask", why: of(ask) };
+  if (ask !== undefined) return verdictOf(effect, ask.rule.id, "ask", ruleWhy(ask));
   const allows = rules.filter((o) => o.rule.decision === "allow" && o.holds === "yes");
   const allow = allows.find((o) => canAutoPass(o.rule, effect.op, set));
-  if (allow !== undefined) return { ...at, rule: allow.rule.id, verdict: "allow", why: of(allow) };
+  if (allow !== undefined) return verdictOf(effect, allow.rule.id, "allow", ruleWhy(allow));
   const glob = allows[0];
   if (glob !== undefined) {
-    return { ...at, rule: null, verdict: "ask", why: `${of(glob)}; but ${effect.op} requires approval (its manifest), and only a rule naming ${effect.op} exactly can auto-pass it` };
+    return verdictOf(effect, null, "ask", `${ruleWhy(glob)}; but ${effect.op} requires approval (its manifest), and only a rule naming ${effect.op} exactly can auto-pass it`);
   }
-  const unproven = rules.filter((o) => o.rule.decision === "allow" && o.holds === "maybe").map((o) => ` (not proven: ${of(o)})`).join("");
-  return { ...at, rule: null, verdict: policy.default, why: `no rule covers it; the policy default is ${policy.default}${unproven}` };
+  const unproven = rules.filter((o) => o.rule.decision === "allow" && o.holds === "maybe").map((o) => ` (not proven: ${ruleWhy(o)})`).join("");
+  return verdictOf(effect, null, policy.default, `no rule covers it; the policy default is ${policy.default}${unproven}`);
+}
+
+function verdictOf(effect: Effect, rule: string | null, verdict: EffectVerdict["verdict"], why: string): EffectVerdict {
+  return { op: effect.op, site: effect.site, rule, verdict, why };
+}
+
+function ruleWhy(o: RuleOutcome): string {
+  return `${o.rule.decision} rule "${o.rule.id}"${o.rule.reason === undefined ? "" : ` (${o.rule.reason})`}: ${whyOf(o.rule, o)}`;
 }
 
 function reasonFor(kind: PolicyDecision["kind"], verdicts: EffectVerdict[]): string {

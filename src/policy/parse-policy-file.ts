@@ -4,8 +4,6 @@ import { expandHome } from "./expand-home.js";
 import { locate } from "./locate.js";
 import { PolicyFile, type PolicyProblem } from "./schema.js";
 
-const CONSTRAINT_KEYS = "eq, in, not_in, under, glob, host_in, max_length, all, any, not";
-
 /** Parse and validate one policy file's text; `~` in `under` paths expands against `home`. */
 export function parsePolicyFile(file: string, text: string, home: string): { content?: PolicyFile; problems: PolicyProblem[] } {
   let raw: unknown;
@@ -50,7 +48,6 @@ function fullPath(issue: z.core.$ZodIssue): PropertyKey[] {
 
 function messageOf(issue: z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys") return "unknown key";
-  if (issue.code === "invalid_union") return `must be a value constraint with exactly one of ${CONSTRAINT_KEYS}`;
   return issue.message;
 }
 
