@@ -40,6 +40,24 @@ export default program({
 });
 `,
   },
+  {
+    name: "a trusted function put in an object by shorthand, then called through a wider function type: a hidden send",
+    open: true,
+    source: `import { program } from "countersign";
+import { sendEmail } from "trusted/email";
+import { recipientsOnly } from "trusted/email/contracts";
+
+export default program({
+  rationale: "r",
+  guarantees: [recipientsOnly(["a@x.com"])],
+  async main() {
+    const box = { sendEmail };
+    const f: (a: { to: string[]; subject: string; body: string }) => Promise<unknown> = box.sendEmail;
+    await f({ to: ["evil@x.com"], subject: "s", body: "b" });
+  },
+});
+`,
+  },
 ];
 
 describe("soundness regressions", () => {

@@ -127,8 +127,13 @@ function runOnce(script: Script, set: ManifestSet, options: RunOptions): Trace {
   for (const [connector, helpers] of Object.entries(contractsByConnector)) {
     modules[`trusted/${connector}/contracts`] = Object.fromEntries(helpers.map((h) => [h.name, (...a: unknown[]) => parse(JSON.stringify((h.build as unknown as (...x: unknown[]) => Json)(...(JSON.parse(stringify(a)) as unknown[]))))]));
   }
-  for (const connector of set.connectors.keys()) modules[`trusted/${connector}`] = {}; // calls go through host.call
-  context[HOST] = {
+  // Direct calls are rewritten to host.call with their site; a call the rewrite cannot see (through
+  // an alias the analyzer should have refused) still records, at the unknown site 0:0.
+  for (const connector of set.connectors.keys()) {
+    const actions = [...set.actions.values()].filter((a) => a.connector === connector);
+    modules[`trusted/${connector}`] = Object.fromEntries(actions.map((a) => [actionFunctionName(a.name), (args: unknown) => host.call(a.op, 0, 0, args)]));
+  }
+  const host = {
     require: (name: string) => {
       const m = modules[name];
       if (m === undefined) throw new Error(`the program requires ${name}`);
@@ -147,6 +152,7 @@ function runOnce(script: Script, set: ManifestSet, options: RunOptions): Trace {
       return parse(JSON.stringify(resultOf(op, () => readText(op, reads++), trace.calls.length)));
     },
   };
+  context[HOST] = host;
   try {
     script.runInContext(context, { timeout: options.timeoutMs ?? 250 });
   } catch (err) {

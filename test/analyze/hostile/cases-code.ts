@@ -1,0 +1,47 @@
+import { prog } from "./program.js";
+import type { HostileCase } from "./case.js";
+
+const mail = `{ to: ["a@x.com"], subject: "s", body: "b" }`;
+
+/** Reaching code from strings, the global object, the host, and hidden hooks. */
+export const codeCases: HostileCase[] = [
+  { name: "eval", source: prog(`const x = ⟦eval("1 + 1");`), code: "refused_construct", construct: "eval" },
+  { name: "Function called", source: prog(`const f = ⟦Function("return 1");`), code: "refused_construct", construct: "Function" },
+  { name: "new Function", source: prog(`const f = new ⟦Function("a", "return a");`), code: "refused_construct", construct: "Function" },
+  { name: "dynamic import()", source: prog(`const m = await ⟦import("node:fs");`), code: "refused_construct", construct: "import()" },
+  { name: "dynamic import() of a trusted module", source: prog(`const m = await ⟦import("trusted/email");\nawait m.sendEmail(${mail});`), code: "refused_construct", construct: "import()" },
+  { name: "require", source: prog(`const fs = ⟦require("node:fs");`), code: "refused_construct", construct: "require" },
+  { name: "globalThis", source: prog(`const g = ⟦globalThis;`), code: "refused_construct", construct: "globalThis" },
+  { name: "window", source: prog(`const w = ⟦window;`), code: "refused_construct", construct: "window" },
+  { name: "self", source: prog(`const s = ⟦self;`), code: "refused_construct", construct: "self" },
+  { name: "global", source: prog(`const g = ⟦global;`), code: "refused_construct", construct: "global" },
+  { name: "process", source: prog(`⟦process.exit(1);`), code: "refused_construct", construct: "process" },
+  { name: "with (a syntax error in module code, refused either way)", source: prog(`const o = { a: 1 };\n    ⟦with (o) { a; }`), code: "refused_construct", construct: "with" },
+  { name: "Proxy", source: prog(`const p = new ⟦Proxy({}, {});`), code: "refused_construct", construct: "Proxy" },
+  { name: "Reflect.apply on a trusted function", source: prog(`await ⟦Reflect.apply(sendEmail, undefined, [${mail}]);`), code: "refused_construct", construct: "Reflect" },
+  { name: "__proto__ in an object literal", source: prog(`const o = { ⟦__proto__: null };`), code: "refused_construct", construct: "__proto__ access" },
+  { name: "__proto__ read", source: prog(`const o = {};\n    const p = o.⟦__proto__;`), code: "refused_construct", construct: "__proto__ access" },
+  { name: "the Function constructor through constructor.constructor", source: prog(`const f = ({}).⟦constructor.constructor("return this")();`), code: "refused_construct", construct: "constructor access" },
+  { name: "a trusted function's constructor", source: prog(`const F = sendEmail.⟦constructor;`), code: "refused_construct", construct: "constructor access" },
+  { name: "constructor by a string key", source: prog(`const c = [][⟦"constructor"];`), code: "refused_construct", construct: "constructor access" },
+  { name: "constructor by destructuring", source: prog(`const { ⟦constructor: C } = [1];`), code: "refused_construct", construct: "constructor access" },
+  { name: "a prototype write", source: prog(`Array.⟦prototype.join = () => "x";`), code: "refused_construct", construct: "prototype access" },
+  { name: "a getter in an object literal", source: prog(`const o = { ⟦get to() { return ["a@x.com"]; } };`), code: "refused_construct", construct: "getter" },
+  { name: "a setter in an object literal", source: prog(`const o = { ⟦set to(v: string[]) { } };`), code: "refused_construct", construct: "setter" },
+  { name: "a class with a getter", source: prog(`⟦class Args { get to() { return ["a@x.com"]; } }`), code: "refused_construct", construct: "class" },
+  { name: "a tagged template on a trusted function", source: prog("await ⟦sendEmail`x`;"), code: "refused_construct", construct: "tagged template" },
+  { name: "Symbol.toPrimitive as a computed key", source: prog(`const o = { ⟦[Symbol.toPrimitive]: () => "b@x.com" };`), code: "refused_construct", construct: "computed property name" },
+  { name: "Symbol", source: prog(`const key = ⟦Symbol.iterator;`), code: "refused_construct", construct: "Symbol" },
+  { name: "arguments", source: prog(`h(1);`, { top: `function h(a: number): number { return ⟦arguments.length; }\n` }), code: "refused_construct", construct: "arguments" },
+  { name: "a label with break", source: prog(`⟦outer: for (const a of [1, 2]) { for (const b of [3]) { break outer; } }`), code: "refused_construct", construct: "label" },
+  { name: "debugger", source: prog(`⟦debugger;`), code: "refused_construct", construct: "debugger" },
+  { name: "this", source: prog(`const t = ⟦this;`), code: "refused_construct", construct: "this" },
+  { name: "a generator", source: prog(`for (const x of g()) { }`, { top: `function⟦* g() { yield 1; }\n` }), code: "refused_construct", construct: "generator" },
+  { name: "delete", source: prog(`const o: { to?: string[] } = { to: [] };\n    ⟦delete o.to;`), code: "refused_construct", construct: "delete" },
+  { name: "Object.defineProperty (not in the sandbox's lib)", source: prog(`Object.⟦defineProperty({}, "to", { get: () => ["b@x.com"] });`), code: "type_error" },
+  { name: "setTimeout (not in the sandbox's lib)", source: prog(`⟦setTimeout(() => {}, 1);`), code: "type_error" },
+  { name: "a namespace", source: prog(``, { top: `⟦namespace N { export const to = ["b@x.com"]; }\n` }), code: "refused_construct", construct: "namespace / declare module" },
+  { name: "declare module augmenting a trusted module", source: prog(``, { top: `⟦declare module "trusted/email" { export function sendQuietly(): void; }\n` }), code: "refused_construct", construct: "namespace / declare module" },
+  { name: "declare global", source: prog(``, { top: `⟦declare global { var secret: string; }\n` }), code: "refused_construct", construct: "namespace / declare module" },
+  { name: "an enum", source: prog(``, { top: `⟦enum Who { A = "a@x.com" }\n` }), code: "refused_construct", construct: "enum" },
+];

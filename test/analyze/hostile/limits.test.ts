@@ -1,0 +1,91 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAnalyzer } from "../../../src/analyze/create-analyzer.js";
+import { main } from "../../../src/cli/main.js";
+import type { Io } from "../../../src/cli/command.js";
+import { CountersignError } from "../../../src/model/errors.js";
+import { testManifests } from "../support/test-manifests.js";
+import { located, prog } from "./program.js";
+
+const analyzer = createAnalyzer(testManifests());
+afterAll(() => analyzer.dispose());
+
+/** Cases the analyzer still gets wrong, by name: they run as expected failures until fixed. */
+const OPEN = new Set<string>([
+  "3000 nested parentheses",
+  "3000 nested array literals",
+  "3000 nested ifs",
+  "3000 nested arrows",
+  "600 nested calls",
+  "a sum of 3000 terms",
+  "a file that is not UTF-8",
+]);
+
+/** Refused with a diagnostic, or a CountersignError: never a raw RangeError from deep recursion. */
+function refusesCleanly(source: string): void {
+  let facts;
+  try {
+    facts = analyzer.analyze(source);
+  } catch (err) {
+    expect(err, String(err)).toBeInstanceOf(CountersignError);
+    return;
+  }
+  if (!facts.ok) expect(facts.diagnostics.length).toBeGreaterThan(0);
+}
+
+const deep: [string, string][] = [
+  ["3000 nested parentheses", `const x = ${"(".repeat(3000)}1${")".repeat(3000)};`],
+  ["3000 nested array literals", `const x = ${"[".repeat(3000)}${"]".repeat(3000)};`],
+  ["3000 nested ifs", `${"if (true) { ".repeat(3000)}${"}".repeat(3000)}`],
+  ["3000 nested arrows", `const f = ${"() => ".repeat(3000)}1;`],
+  ["600 nested calls", `await ${"Promise.resolve(".repeat(600)}1${")".repeat(600)};`],
+  ["a sum of 3000 terms", `const x = ${Array(3000).fill("1").join(" + ")};`],
+];
+
+describe("programs too large or too deep", () => {
+  for (const [name, body] of deep) (OPEN.has(name) ? it.fails : it)(`${name}: a clear refusal, not a stack overflow`, () => refusesCleanly(prog(body)));
+
+  it("20000 flat statements are analyzed, and a refusal at the end has the right line", () => {
+    const body = Array.from({ length: 20000 }, (_, i) => `const v${i} = ${i};`).join("\n    ");
+    const { source, line, column } = located(prog(`${body}\n    const last = ⟦eval("1");`));
+    expect(line).toBe(20011);
+    expect(analyzer.analyze(source).diagnostics).toContainEqual(expect.objectContaining({ code: "refused_construct", construct: "eval", line, column }));
+  });
+});
+
+function capture(): Io & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), readStdin: async () => "", env: {}, cwd: process.cwd() };
+}
+
+describe("bytes on disk", () => {
+  const dir = mkdtempSync(join(tmpdir(), "countersign-hostile-"));
+
+  // Invalid UTF-8 decodes to U+FFFD: the analysis would then be about other text than the bytes
+  // whose hash a receipt binds. Refuse it, or at least hash the bytes themselves.
+  (OPEN.has("a file that is not UTF-8") ? it.fails : it)("a file that is not UTF-8", async () => {
+    const bytes = Buffer.concat([Buffer.from(prog(`const to = "b@x.com`)), Buffer.from([0xff, 0xfe]), Buffer.from(`";`)]);
+    const file = join(dir, "latin1.ts");
+    writeFileSync(file, bytes);
+    const io = capture();
+    const code = await main(["check", file, "--json"], io);
+    if (code === 0) {
+      const facts = JSON.parse(io.out.join("")) as { program: { sha256: string } };
+      expect(facts.program.sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
+    } else expect(io.out.join("") + io.err.join("")).toMatch(/UTF-8/i);
+  });
+
+  it("a BOM and CRLF file: lines as an editor shows them", async () => {
+    const file = join(dir, "crlf.ts");
+    const { source, line, column } = located(`\uFEFF${prog(`const a = 1;\n    const b = ⟦eval("a");`)}`.replace(/\n/g, "\r\n"));
+    writeFileSync(file, source);
+    const io = capture();
+    expect(await main(["check", file, "--json"], io)).toBe(1);
+    const facts = JSON.parse(io.out.join("")) as { diagnostics: { construct?: string; line: number; column: number }[] };
+    expect(facts.diagnostics).toContainEqual(expect.objectContaining({ construct: "eval", line, column }));
+  });
+});
