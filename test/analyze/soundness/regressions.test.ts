@@ -58,6 +58,45 @@ export default program({
 });
 `,
   },
+  {
+    name: "an element write evaluates its key before the value: a[i] = (i = 1, x) writes a[0]",
+    open: true,
+    source: `import { program } from "countersign";
+import { sendEmail } from "trusted/email";
+import { recipientsOnly } from "trusted/email/contracts";
+
+export default program({
+  rationale: "r",
+  guarantees: [recipientsOnly(["a@x.com", "c@y.org"])],
+  async main() {
+    let i = 0;
+    const to = ["a@x.com", "b@x.com"];
+    to[i] = (i = 1, "c@y.org");
+    await sendEmail({ to: to, subject: "s", body: "b" });
+  },
+});
+`,
+  },
+  {
+    name: "Object.keys of an object whose field may be absent lists only the fields it has",
+    open: true,
+    reads: [[""], ["a long body"]],
+    source: `import { program } from "countersign";
+import { getDraft, sendEmail } from "trusted/email";
+import { recipientsOnly } from "trusted/email/contracts";
+
+export default program({
+  rationale: "r",
+  guarantees: [recipientsOnly(["b@x.com"])],
+  async main() {
+    const body = String((await getDraft({ id: "1" })).body);
+    const o = body.length > 3 ? { "b@x.com": body, "a@x.com": body } : { "a@x.com": body };
+    const first = Object.keys(o)[0] ?? "b@x.com";
+    await sendEmail({ to: [first], subject: "s", body: "b" });
+  },
+});
+`,
+  },
 ];
 
 describe("soundness regressions", () => {
