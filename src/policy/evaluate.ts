@@ -131,13 +131,12 @@ function checkAll(all: readonly LoadedRule[], outcomes: (RuleOutcome | undefined
 function checkUntilSettled(all: readonly LoadedRule[], outcomes: (RuleOutcome | undefined)[], effect: Effect, context: RuleContext, set: ManifestSet): void {
   if (outcomes.some((o) => o !== undefined && o.holds !== "no")) return;
   for (let k = 0; k < all.length; k++) {
-    if (all[k]!.decision !== "ask") continue;
-    if ((outcomes[k] = checkRule(all[k]!, effect, context)).holds !== "no") return;
+    const rule = all[k]!;
+    if (rule.decision === "ask" && (outcomes[k] = checkRule(rule, effect, context)).holds !== "no") return;
   }
   for (let k = 0; k < all.length; k++) {
     const rule = all[k]!;
-    if (rule.decision !== "allow") continue;
-    if ((outcomes[k] = checkRule(rule, effect, context)).holds === "yes" && canAutoPass(rule, effect.op, set)) return;
+    if (rule.decision === "allow" && (outcomes[k] = checkRule(rule, effect, context)).holds === "yes" && canAutoPass(rule, effect.op, set)) return;
   }
 }
 
