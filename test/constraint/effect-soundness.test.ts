@@ -89,7 +89,8 @@ describe("holdsEffect is sound against satisfiesCall", () => {
   });
 
   it("distinct recipients", () => {
-    assertSound(fc.constantFrom("email.send_*", "email.*", "*").map((op) => ({ op, distinct: "to" })), emailEffectArb, 300);
+    // distinct commits less often (about 300-400 of 3000 runs either way): a margin keeps it from flaking.
+    assertSound(fc.constantFrom("email.send_*", "email.*", "*").map((op) => ({ op, distinct: "to" })), emailEffectArb, 200);
   });
 
   it("recipient lists and call counts", () => {
