@@ -1,4 +1,4 @@
-import { ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 import type { AbstractValue } from "../model/abstract.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";

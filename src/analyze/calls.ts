@@ -1,4 +1,4 @@
-import { ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 import type { AbstractValue } from "../model/abstract.js";
 import type { LoadedAction } from "../manifest/manifest-set.js";
 import { bindName, withDefault } from "./bind.js";

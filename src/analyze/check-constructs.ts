@@ -1,4 +1,4 @@
-import { ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 import type { Diagnostic } from "../model/facts.js";
 import { diagnosticAt } from "./diagnostic.js";
 import type { ProgramShape } from "./program-shape.js";

@@ -1,4 +1,4 @@
-import { Project, ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 import type { Diagnostic } from "../model/facts.js";
 import { generateApi } from "../manifest/generate-api.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
@@ -8,57 +8,80 @@ export const LIB_FILE = "/countersign/lib.sandbox.d.ts";
 const API_FILE = "/countersign/api.d.ts";
 const PROGRAM_FILE = "/program.ts";
 
+const OPTIONS: ts.CompilerOptions = {
+  noLib: true,
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: false,
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ESNext,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  types: [],
+  noEmit: true,
+  isolatedModules: true,
+};
+
 /**
- * One long-lived in-memory TypeScript project: our own lib (no DOM, no Node) and the trusted API
- * generated from the manifests are parsed once; each program is added, checked and removed.
+ * One long-lived in-memory TypeScript program: our own lib (no DOM, no Node) and the trusted API
+ * generated from the manifests are parsed once; each program replaces the previous one, and the
+ * compiler reuses the unchanged declaration files from the last program.
  */
 export interface Compiler {
-  project: Project;
   modules: ReadonlySet<string>; // the importable module names
+  build(source: string): ts.Program;
 }
 
 export function createCompiler(set: ManifestSet): Compiler {
-  const project = new Project({
-    useInMemoryFileSystem: true,
-    skipLoadingLibFiles: true,
-    compilerOptions: {
-      noLib: true,
-      strict: true,
-      noUncheckedIndexedAccess: true,
-      exactOptionalPropertyTypes: false,
-      target: ts.ScriptTarget.ES2022,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      types: [],
-      noEmit: true,
-      isolatedModules: true,
-    },
-  });
   const api = generateApi(set);
-  project.createSourceFile(LIB_FILE, sandboxLib);
-  project.createSourceFile(API_FILE, api.all);
-  return { project, modules: new Set(Object.keys(api.modules)) };
+  const texts = new Map([
+    [LIB_FILE, sandboxLib],
+    [API_FILE, api.all],
+  ]);
+  const parsed = new Map<string, ts.SourceFile>();
+  let source = "";
+  let last: ts.Program | undefined;
+  const host: ts.CompilerHost = {
+    getSourceFile(name, options) {
+      if (name === PROGRAM_FILE) return ts.createSourceFile(name, source, options, true);
+      const text = texts.get(name);
+      if (text === undefined) return undefined;
+      let file = parsed.get(name);
+      if (file === undefined) parsed.set(name, (file = ts.createSourceFile(name, text, options, true)));
+      return file;
+    },
+    fileExists: (name) => name === PROGRAM_FILE || texts.has(name),
+    readFile: (name) => (name === PROGRAM_FILE ? source : texts.get(name)),
+    directoryExists: (name) => name === "/" || name === "/countersign",
+    getDirectories: () => [],
+    getDefaultLibFileName: () => LIB_FILE,
+    writeFile: () => {},
+    getCurrentDirectory: () => "/",
+    getCanonicalFileName: (name) => name,
+    useCaseSensitiveFileNames: () => true,
+    getNewLine: () => "\n",
+  };
+  return {
+    modules: new Set(Object.keys(api.modules)),
+    build(text) {
+      source = text;
+      last = ts.createProgram({ rootNames: [LIB_FILE, API_FILE, PROGRAM_FILE], options: OPTIONS, host, ...(last === undefined ? {} : { oldProgram: last }) });
+      return last;
+    },
+  };
 }
 
 export interface Compiled {
   file: ts.SourceFile;
   checker: ts.TypeChecker;
   diagnostics: Diagnostic[]; // type errors, in the compiler's words
-  remove(): void;
 }
 
 export function compile(compiler: Compiler, source: string): Compiled {
-  const added = compiler.project.createSourceFile(PROGRAM_FILE, source, { overwrite: true });
-  const program = compiler.project.getProgram().compilerObject;
+  const program = compiler.build(source);
   const file = program.getSourceFile(PROGRAM_FILE)!;
   const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
   const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error).map((d) => typeDiagnostic(d, file));
-  return {
-    file,
-    checker: program.getTypeChecker(),
-    diagnostics,
-    remove: () => compiler.project.removeSourceFile(added),
-  };
+  return { file, checker: program.getTypeChecker(), diagnostics };
 }
 
 function typeDiagnostic(d: ts.Diagnostic, file: ts.SourceFile): Diagnostic {

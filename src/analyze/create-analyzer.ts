@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { ts } from "./ts-morph.js";
+import type { ts } from "./typescript.js";
 import type { Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { checkConstructs } from "./check-constructs.js";
@@ -34,30 +34,25 @@ export function createAnalyzer(set: ManifestSet): Analyzer {
       if (compiler === undefined) throw new Error("analyzer disposed");
       const sha256 = createHash("sha256").update(source, "utf8").digest("hex");
       const facts: Facts = { program: { sha256, entry: options.entry ?? "program.ts" }, ok: false, diagnostics: [], effects: [], guarantees: [], summary: [], rationale: "" };
-      const compiled = compile(compiler, source);
-      try {
-        const { file, checker } = compiled;
-        const { shape, diagnostics: shapeProblems } = programShape(checker, file);
-        if (shape !== undefined) facts.rationale = shape.rationale;
-        facts.diagnostics.push(...compiled.diagnostics, ...checkImports(file, compiler.modules), ...shapeProblems, ...checkConstructs(checker, file, shape));
-        if (facts.diagnostics.length > 0 || shape === undefined) return sorted(facts);
-        const isTrusted = (call: ts.CallExpression): boolean => {
-          const api = resolveApiCall(checker, set, call);
-          return api !== undefined && api !== "unresolved" && api.kind === "action";
-        };
-        const it = new Interpreter(checker, set, file, scanProgram(checker, file, isTrusted), LIB_FILE);
-        const { effects, atExport } = runProgram(it, shape);
-        const { results, diagnostics } = checkGuarantees(it, shape.guarantees, atExport, effects, set);
-        facts.diagnostics.push(...it.diagnostics, ...diagnostics);
-        if (facts.diagnostics.length > 0) return sorted(facts);
-        facts.effects = effects;
-        facts.guarantees = results;
-        facts.summary = summarize(effects, results);
-        facts.ok = results.every((g) => g.status !== "refuted");
-        return facts;
-      } finally {
-        compiled.remove();
-      }
+      const { file, checker, diagnostics: typeErrors } = compile(compiler, source);
+      const { shape, diagnostics: shapeProblems } = programShape(checker, file);
+      if (shape !== undefined) facts.rationale = shape.rationale;
+      facts.diagnostics.push(...typeErrors, ...checkImports(file, compiler.modules), ...shapeProblems, ...checkConstructs(checker, file, shape));
+      if (facts.diagnostics.length > 0 || shape === undefined) return sorted(facts);
+      const isTrusted = (call: ts.CallExpression): boolean => {
+        const api = resolveApiCall(checker, set, call);
+        return api !== undefined && api !== "unresolved" && api.kind === "action";
+      };
+      const it = new Interpreter(checker, set, file, scanProgram(checker, file, isTrusted), LIB_FILE);
+      const { effects, atExport } = runProgram(it, shape);
+      const { results, diagnostics } = checkGuarantees(it, shape.guarantees, atExport, effects, set);
+      facts.diagnostics.push(...it.diagnostics, ...diagnostics);
+      if (facts.diagnostics.length > 0) return sorted(facts);
+      facts.effects = effects;
+      facts.guarantees = results;
+      facts.summary = summarize(effects, results);
+      facts.ok = results.every((g) => g.status !== "refuted");
+      return facts;
     },
     dispose() {
       compiler = undefined;

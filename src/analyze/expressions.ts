@@ -1,4 +1,4 @@
-import { ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 import type { AbstractValue } from "../model/abstract.js";
 import type { Json } from "../model/json.js";
 import { evaluateCall, evaluateNew, escapeFunction, localFunction } from "./calls.js";

@@ -1,4 +1,4 @@
-import { ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 import { holdsEffect } from "../constraint/index.js";
 import { EffectConstraint } from "../model/constraint.js";
 import type { Diagnostic, Effect, GuaranteeResult } from "../model/facts.js";

@@ -1,4 +1,4 @@
-import { ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
 import type { Diagnostic } from "../model/facts.js";
 import type { LoadedAction, ManifestSet } from "../manifest/manifest-set.js";

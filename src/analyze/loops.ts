@@ -1,4 +1,4 @@
-import { ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
 import { bindName } from "./bind.js";
 import { evaluate } from "./expressions.js";

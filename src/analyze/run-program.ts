@@ -1,4 +1,4 @@
-import { ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 import type { CountRange } from "../model/abstract.js";
 import type { Effect } from "../model/facts.js";
 import { invoke } from "./calls.js";

@@ -1,4 +1,4 @@
-import { ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 
 /**
  * A pass over the whole program before interpretation, finding the variables whose values the

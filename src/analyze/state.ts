@@ -1,4 +1,4 @@
-import type { ts } from "./ts-morph.js";
+import type { ts } from "./typescript.js";
 import type { AbstractValue, CountRange } from "../model/abstract.js";
 import { join, joinCounts } from "./lattice.js";
 

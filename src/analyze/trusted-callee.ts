@@ -1,4 +1,4 @@
-import { ts } from "./ts-morph.js";
+import { ts } from "./typescript.js";
 import { findActionByFunction } from "../manifest/generate-api.js";
 import type { LoadedAction, ManifestSet } from "../manifest/manifest-set.js";
 

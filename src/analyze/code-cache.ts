@@ -1,0 +1,84 @@
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, type Stats } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, join } from "node:path";
+import { Script } from "node:vm";
+
+/**
+ * A V8 code cache for big CommonJS bundles (the TypeScript compiler: ~130 ms to compile from
+ * source on every cold `check`). The cache only saves time: V8 takes compiled code from it, so it
+ * is read only from a directory and a file that the current user owns and nobody else can write,
+ * under a name keyed by the bundle's sha256 and the exact Node build, and its own checksum must
+ * match. Anything else (missing, foreign, corrupt, rejected by V8) compiles from source and the
+ * cache is written anew when the process exits.
+ */
+let cacheDir: string | undefined;
+
+/** Keep code caches in `dir` (made mode 0700 on first use); `undefined` turns the cache off. */
+export function useCodeCache(dir: string | undefined): void {
+  cacheDir = dir;
+}
+
+/** `require(file)` for a self-contained CommonJS file, through the code cache when one is in use. */
+export function requireCached(file: string): unknown {
+  const require = createRequire(file);
+  const dir = cacheDir;
+  if (dir === undefined) return require(file);
+  const bytes = readFileSync(file);
+  const key = createHash("sha256").update(bytes).update(`\0${process.version}\0${process.arch}`).digest("hex");
+  const path = join(dir, `${basename(file)}-${key.slice(0, 32)}.v8cache`);
+  const cached = readCache(dir, path);
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${bytes.toString("utf8")}\n})`, { filename: file, ...(cached === undefined ? {} : { cachedData: cached }) });
+  // Written at exit so that it also holds the functions compiled while the process ran.
+  if (cached === undefined || script.cachedDataRejected === true) process.once("exit", () => writeCache(dir, path, script));
+  const module = { exports: {} as unknown };
+  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, require, module, file, dirname(file));
+  return module.exports;
+}
+
+const CHECKSUM_BYTES = 32;
+
+function readCache(dir: string, path: string): Buffer | undefined {
+  try {
+    if (!ownedByMe(lstatSync(dir), "dir")) return undefined;
+    const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    try {
+      if (!ownedByMe(fstatSync(fd), "file")) return undefined;
+      const data = readFileSync(fd);
+      const payload = data.subarray(CHECKSUM_BYTES);
+      return payload.length > 0 && sha256(payload).equals(data.subarray(0, CHECKSUM_BYTES)) ? payload : undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+function writeCache(dir: string, path: string, script: Script): void {
+  const temp = `${path}.${process.pid}.tmp`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!ownedByMe(lstatSync(dir), "dir")) return;
+    const payload = script.createCachedData();
+    writeFileSync(temp, Buffer.concat([sha256(payload), payload]), { mode: 0o600, flag: "wx" });
+    renameSync(temp, path);
+  } catch {
+    try {
+      rmSync(temp, { force: true });
+    } catch {
+      // nothing to clean up, or it cannot be: the cache is only ever an optimisation
+    }
+  }
+}
+
+/** A real directory or file of the current user that no one else may write (POSIX). */
+function ownedByMe(stats: Stats, kind: "dir" | "file"): boolean {
+  if (!(kind === "dir" ? stats.isDirectory() : stats.isFile())) return false;
+  if (process.getuid === undefined) return true;
+  return stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
+}
+
+function sha256(data: Buffer): Buffer {
+  return createHash("sha256").update(data).digest();
+}
