@@ -14,6 +14,9 @@ import { Script } from "node:vm";
  */
 let cacheDir: string | undefined;
 
+const WRAP = ["(function (exports, require, module, __filename, __dirname) {", "\n})"] as const;
+const CHECKSUM_BYTES = 32; // a cache file is sha256(payload) then the payload
+
 /** Keep code caches in `dir` (made mode 0700 on first use); `undefined` turns the cache off. */
 export function useCodeCache(dir: string | undefined): void {
   cacheDir = dir;
@@ -21,22 +24,33 @@ export function useCodeCache(dir: string | undefined): void {
 
 /** `require(file)` for a self-contained CommonJS file, through the code cache when one is in use. */
 export function requireCached(file: string): unknown {
-  const require = createRequire(file);
-  const dir = cacheDir;
-  if (dir === undefined) return require(file);
-  const bytes = readFileSync(file);
-  const key = createHash("sha256").update(bytes).update(`\0${process.version}\0${process.arch}`).digest("hex");
-  const path = join(dir, `${basename(file)}-${key.slice(0, 32)}.v8cache`);
-  const cached = readCache(dir, path);
-  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${bytes.toString("utf8")}\n})`, { filename: file, ...(cached === undefined ? {} : { cachedData: cached }) });
+  if (cacheDir === undefined) return createRequire(file)(file);
+  const loaded = runCached(file, cacheDir);
   // Written at exit so that it also holds the functions compiled while the process ran.
-  if (cached === undefined || script.cachedDataRejected === true) process.once("exit", () => writeCache(dir, path, script));
-  const module = { exports: {} as unknown };
-  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, require, module, file, dirname(file));
-  return module.exports;
+  if (!loaded.fromCache) process.once("exit", loaded.save);
+  return loaded.exports;
 }
 
-const CHECKSUM_BYTES = 32;
+export interface CachedRun {
+  exports: unknown;
+  fromCache: boolean; // V8 accepted a cache from `dir`
+  save(): void; // writes the cache for this file (never throws)
+}
+
+/** Runs `file` as CommonJS, compiled with the code cache in `dir` when a trustworthy one is there. */
+export function runCached(file: string, dir: string): CachedRun {
+  const bytes = readFileSync(file);
+  // The key covers exactly what V8 compiles: V8 checks little more than the source length, and
+  // runs the cached code of another source of the same length.
+  const key = createHash("sha256").update(WRAP[0]).update(bytes).update(WRAP[1]).update(`\0${process.version}\0${process.arch}`).digest("hex");
+  const path = join(dir, `${basename(file)}-${key.slice(0, 32)}.v8cache`);
+  const cached = readCache(dir, path);
+  const script = new Script(WRAP[0] + bytes.toString("utf8") + WRAP[1], { filename: file, ...(cached === undefined ? {} : { cachedData: cached }) });
+  const module = { exports: {} as unknown };
+  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  return { exports: module.exports, fromCache: cached !== undefined && script.cachedDataRejected === false, save: () => writeCache(dir, path, script) };
+}
+
 
 function readCache(dir: string, path: string): Buffer | undefined {
   try {
