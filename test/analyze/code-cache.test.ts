@@ -50,7 +50,7 @@ describe("runCached", () => {
     load().save();
     const [cache] = cacheFiles();
     const bytes = readFileSync(cache!);
-    bytes[bytes.length - 10] ^= 0xff;
+    bytes[bytes.length - 10] = bytes[bytes.length - 10]! ^ 0xff;
     writeFileSync(cache!, bytes);
     const corrupt = load();
     expect(corrupt.fromCache).toBe(false);
