@@ -17,8 +17,8 @@ let cacheDir: string | undefined;
 const WRAP = ["(function (exports, require, module, __filename, __dirname) {", "\n})"] as const;
 const CHECKSUM_BYTES = 32; // a cache file is sha256(payload) then the payload
 
-/** Keep code caches in `dir` (made mode 0700 on first use); `undefined` turns the cache off. */
-export function useCodeCache(dir: string | undefined): void {
+/** Keep code caches in `dir` (made mode 0700 on first use); without it `requireCached` is `require`. */
+export function useCodeCache(dir: string): void {
   cacheDir = dir;
 }
 
