@@ -60,7 +60,14 @@ export class Expressions {
       [1, deeper, () => `(${this.bool(scope, d + 1)} ? ${this.strs(scope, d + 1)} : ${this.strs(scope, d + 1)})`],
       [2, deeper, () => `(${this.strs(scope, d + 1)}).${c.item(["slice(0, 1)", 'filter((x) => x !== "a@x.com")', "map((x) => x.toLowerCase())", 'concat(["c@y.org"])', "reverse()", "sort()"])}`],
       [1, deeper, () => `(${this.str(scope, "email", d + 1)}).split(",")`],
+      [1, deeper, () => `Object.keys(${this.bool(scope, d + 1)} ? { ${this.fields(scope, d + 1)} } : { ${this.fields(scope, d + 1)} })`],
     ]);
+  }
+
+  /** Object literal fields keyed by addresses, for Object.keys: the two branches may differ. */
+  private fields(scope: Scope, d: number): string {
+    const keys = [...FLAVORS.email].filter(() => this.p.c.chance(50));
+    return keys.map((k) => `${lit(k)}: ${this.str(scope, "text", d)}`).join(", ");
   }
 
   num(scope: Scope, d = 0): string {

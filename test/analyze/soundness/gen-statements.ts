@@ -38,6 +38,7 @@ export class Statements {
       [5, true, () => (s.async ? this.trustedStatement(s) : `void ${this.trustedCall(s)};`)],
       [2, this.p.has(s, "str", true) || this.p.has(s, "strs", true) || this.p.has(s, "num", true), () => this.assign(s)],
       [1, this.p.has(s, "strs"), () => `${this.p.pickVar(s, "strs")!.name}.push(${this.e.str(s, "email")});`],
+      [1, this.p.has(s, "strs"), () => this.elementWrite(s)],
       [2, nest, () => `if (${this.e.bool(s)}) {\n${this.block(s, "  ")}\n}${c.chance(50) ? ` else {\n${this.block(s, "  ")}\n}` : ""}`],
       [2, nest, () => this.forOf(s)],
       [1, nest, () => this.forCount(s)],
@@ -152,9 +153,32 @@ export class Statements {
     return `const ${name} = async (${param.name}: string): Promise<void> => {\n${body}\n};\n${calls.join("\n")}`;
   }
 
+  /** Trusted calls and helper calls (which run detached: a helper that throws does not stop the others). */
   private promiseAll(s: Scope): string {
-    const calls = Array.from({ length: 1 + this.p.c.int(3) }, () => this.trustedCall(s));
+    const call = (): string => (this.p.asyncHelpers.length > 0 && this.p.c.chance(40) ? this.detachedHelper(s) : this.trustedCall(s));
+    const calls = Array.from({ length: 1 + this.p.c.int(3) }, call);
     return `await Promise.all([${calls.join(", ")}]);`;
+  }
+
+  private detachedHelper(s: Scope): string {
+    const helper = this.p.c.item(this.p.asyncHelpers);
+    return `${helper.name}(${helper.params.map((t) => this.e.of(t, s, "email")).join(", ")})`;
+  }
+
+  /** `a[k] = v`, with keys whose evaluation has effects: `a[k++]`, `a[k] = (k = n, v)`, `a[k++] += v`. */
+  private elementWrite(s: Scope): string {
+    const c = this.p.c;
+    const a = this.p.pickVar(s, "strs")!.name;
+    // A fresh counter that only this statement writes, so that the allowlist sees a number key.
+    const k = this.p.fresh("k");
+    const value = this.e.str(s, "email");
+    const write = c.weighted<string>([
+      [2, true, () => `${a}[${k}] = ${value};`],
+      [1, true, () => `${a}[${k}++] = ${value};`],
+      [1, true, () => `${a}[${k}] = (${k} = ${c.int(3)}, ${value});`],
+      [1, true, () => `${a}[${k}++] += ${value};`],
+    ]);
+    return `let ${k} = ${c.int(3)};\n${write}`;
   }
 
   private mapAll(s: Scope): string {
