@@ -60,7 +60,7 @@ export class Expressions {
       [1, deeper, () => `(${this.bool(scope, d + 1)} ? ${this.strs(scope, d + 1)} : ${this.strs(scope, d + 1)})`],
       [2, deeper, () => `(${this.strs(scope, d + 1)}).${c.item(["slice(0, 1)", 'filter((x) => x !== "a@x.com")', "map((x) => x.toLowerCase())", 'concat(["c@y.org"])', "reverse()", "sort()"])}`],
       [1, deeper, () => `(${this.str(scope, "email", d + 1)}).split(",")`],
-      [1, deeper, () => `Object.keys(${this.bool(scope, d + 1)} ? { ${this.fields(scope, d + 1)} } : { ${this.fields(scope, d + 1)} })`],
+      [1, deeper && this.p.on("object-keys"), () => `Object.keys(${this.bool(scope, d + 1)} ? { ${this.fields(scope, d + 1)} } : { ${this.fields(scope, d + 1)} })`],
     ]);
   }
 

@@ -45,7 +45,7 @@ export class Statements {
       [1, nest, () => this.whileCount(s)],
       [1, nest, () => `try {\n${this.block(s, "  ")}\n} catch {\n${this.block(s, "  ")}\n}${c.chance(30) ? ` finally {\n${this.block(s, "  ")}\n}` : ""}`],
       [1, true, () => `if (${this.e.bool(s)}) return;`],
-      [1, true, () => `if (${this.e.bool(s)}) throw new Error("stop");`],
+      [1, s.noThrow !== true, () => `if (${this.e.bool(s)}) throw new Error("stop");`],
       [1, inLoop, () => `if (${this.e.bool(s)}) ${s.loop === "for" && c.chance(50) ? "continue" : "break"};`],
       [2, s.async && nest, () => this.helperCall(s)],
       [1, s.async && nest, () => this.closure(s)],
@@ -129,7 +129,7 @@ export class Statements {
       const params = [c.item<Type>(["str", "strs"]), c.item<Type>(["str", "strs", "num"])];
       const name = this.p.fresh("h");
       const vars = params.map((type, i) => ({ name: `p${i}`, type, mutable: true }));
-      const body = this.block({ vars, loop: "none", async: true, depth: 0 }, "  ");
+      const body = this.block({ vars, loop: "none", async: true, depth: 0, noThrow: !this.p.on("detached-throw") }, "  ");
       this.p.helpers.push(`async function ${name}(${vars.map((v) => `${v.name}: ${TS_TYPE[v.type]}`).join(", ")}): Promise<void> {\n${body}\n}`);
       helper = { name, params };
       this.p.asyncHelpers.push(helper);
@@ -175,7 +175,7 @@ export class Statements {
     const write = c.weighted<string>([
       [2, true, () => `${a}[${k}] = ${value};`],
       [1, true, () => `${a}[${k}++] = ${value};`],
-      [1, true, () => `${a}[${k}] = (${k} = ${c.int(3)}, ${value});`],
+      [1, this.p.on("key-order"), () => `${a}[${k}] = (${k} = ${c.int(3)}, ${value});`],
       [1, true, () => `${a}[${k}++] += ${value};`],
     ]);
     return `let ${k} = ${c.int(3)};\n${write}`;
@@ -183,7 +183,7 @@ export class Statements {
 
   private mapAll(s: Scope): string {
     const x: Var = { name: this.p.fresh("x"), type: "str", mutable: false };
-    const body = this.block({ ...s, vars: [...s.vars, x], loop: "none" }, "  ");
+    const body = this.block({ ...s, vars: [...s.vars, x], loop: "none", noThrow: s.noThrow === true || !this.p.on("detached-throw") }, "  ");
     return `await Promise.all((${this.e.strs(s)}).map(async (${x.name}) => {\n${body}\n}));`;
   }
 

@@ -1,14 +1,14 @@
 import fc from "fast-check";
 import { DIRS, FLAVORS, GLOBS, HOSTS, OP_PATTERNS } from "./alphabet.js";
 import { Choices } from "./choices.js";
-import { Program } from "./gen-context.js";
+import { Program, type Feature } from "./gen-context.js";
 import { Statements } from "./gen-statements.js";
 
 const INPUTS = ["to", "subject", "body", "path", "content", "url", "content_type", "id", "draft_id"];
 
 /** A random agent program in the supported subset, written from a list of choices (see Choices). */
-export function generateProgram(choices: readonly number[]): string {
-  const p = new Program(new Choices(choices));
+export function generateProgram(choices: readonly number[], disabled: ReadonlySet<Feature> = new Set()): string {
+  const p = new Program(new Choices(choices), disabled);
   const statements = new Statements(p);
   const guarantees = Array.from({ length: p.c.int(4) }, () => guarantee(p));
   const main = statements.block({ vars: [], loop: "none", async: true, depth: 0 }, "    ");
