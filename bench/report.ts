@@ -7,7 +7,7 @@ const FILE = join(packageRoot, "BENCHMARKS.md");
 const HEADER = `# Benchmarks
 
 Produced by \`npm run bench\` (each section by its own script under bench/; rerun one with
-\`npx tsx bench/<name>.ts\`). Every figure stands next to a baseline measured in the same run.
+\`npx tsx bench/<name>.bench.ts\`). Every figure stands next to a baseline measured in the same run.
 `;
 
 /** Replace (or append) one named section of BENCHMARKS.md, leaving the others as they are. */
