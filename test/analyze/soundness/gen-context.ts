@@ -4,7 +4,7 @@ import type { Choices } from "./choices.js";
  * Constructs the generator can leave out while the analyzer gets them wrong (each has an open case
  * in regressions.test.ts), so that the property test keeps checking everything else.
  */
-export type Feature = "object-keys" | "detached-throw" | "key-order";
+export type Feature = "object-keys" | "detached-throw" | "key-order" | "doubling";
 
 export type Type = "str" | "strs" | "num" | "bool" | "res";
 

@@ -42,6 +42,8 @@ export class Expressions {
       [1, deeper, () => `(${this.strs(scope, d + 1)}).join(${lit(c.item([",", "", " "]))})`],
       [1, deeper, () => `((${this.strs(scope, d + 1)})[${c.int(3)}] ?? ${lit(c.item(FLAVORS[flavor]))})`],
       [1, deeper, () => `String(${this.num(scope, d + 1)})`],
+      [1, deeper, () => `(String(${this.str(scope, flavor, d + 1)}) || ${lit(c.item(FLAVORS[flavor]))})`], // String(): the compiler refuses `"literal" || x`
+      [1, this.p.has(scope, "res"), () => `String(${varOf("res")}?.${c.item(["body", "missing"])} ?? ${lit(c.item(FLAVORS[flavor]))})`],
       [1, deeper && this.p.pureHelpers.length > 0, () => `${c.item(this.p.pureHelpers)}(${this.str(scope, flavor, d + 1)})`],
     ]);
   }
@@ -80,6 +82,7 @@ export class Expressions {
       [2, deeper, () => `(${this.strs(scope, d + 1)}).length`],
       [1, deeper, () => `(${this.str(scope, "text", d + 1)}).length`],
       [1, deeper, () => `Math.min(${this.num(scope, d + 1)}, ${this.num(scope, d + 1)})`],
+      [1, deeper, () => `${c.item(["Number", "parseInt"])}(${this.str(scope, "text", d + 1)})`],
     ]);
   }
 

@@ -37,12 +37,20 @@ export class Statements {
       [4, true, () => this.declare(s)],
       [5, true, () => (s.async ? this.trustedStatement(s) : `void ${this.trustedCall(s)};`)],
       [2, this.p.has(s, "str", true) || this.p.has(s, "strs", true) || this.p.has(s, "num", true), () => this.assign(s)],
-      [1, this.p.has(s, "strs"), () => `${this.p.pickVar(s, "strs")!.name}.push(${this.e.str(s, "email")});`],
+      [1, this.p.has(s, "strs"), () => {
+        const v = this.p.pickVar(s, "strs")!;
+        return `${v.name}.push(${this.e.str(this.without(s, v), "email")});`;
+      }],
       [1, this.p.has(s, "strs"), () => this.elementWrite(s)],
       [2, nest, () => `if (${this.e.bool(s)}) {\n${this.block(s, "  ")}\n}${c.chance(50) ? ` else {\n${this.block(s, "  ")}\n}` : ""}`],
       [2, nest, () => this.forOf(s)],
       [1, nest, () => this.forCount(s)],
       [1, nest, () => this.whileCount(s)],
+      [1, nest, () => this.doWhileCount(s)],
+      [1, true, () => this.destructure(s)],
+      [1, nest, () => this.someWithEffects(s)],
+      [1, s.async && nest, () => this.recursive(s)],
+      [1, this.p.has(s, "res"), () => `${this.p.pickVar(s, "res")!.name}.body = ${this.e.str(s, "text")};`],
       [1, nest, () => `try {\n${this.block(s, "  ")}\n} catch {\n${this.block(s, "  ")}\n}${c.chance(30) ? ` finally {\n${this.block(s, "  ")}\n}` : ""}`],
       [1, true, () => `if (${this.e.bool(s)}) return;`],
       [1, s.noThrow !== true, () => `if (${this.e.bool(s)}) throw new Error("stop");`],
@@ -69,9 +77,15 @@ export class Statements {
     const c = this.p.c;
     const candidates = s.vars.filter((v) => v.mutable && v.type !== "bool" && v.type !== "res");
     const v = c.item(candidates);
-    if (v.type === "num") return c.chance(50) ? `${v.name}++;` : `${v.name} = ${this.e.num(s)};`;
-    if (v.type === "str" && c.chance(30)) return `${v.name} += ${this.e.str(s, "text")};`;
-    return `${v.name} = ${this.e.of(v.type, s, "email")};`;
+    const rhs = this.without(s, v);
+    if (v.type === "num") return c.chance(50) ? `${v.name}++;` : `${v.name} = ${this.e.num(rhs)};`;
+    if (v.type === "str" && c.chance(30)) return `${v.name} += ${this.e.str(rhs, "text")};`;
+    return `${v.name} = ${this.e.of(v.type, rhs, "email")};`;
+  }
+
+  /** The scope for a value written into `v`: without `v` itself while "doubling" is left out (see Feature). */
+  private without(s: Scope, v: Var): Scope {
+    return this.p.on("doubling") ? s : { ...s, vars: s.vars.filter((x) => x !== v) };
   }
 
   /** `{ input: value, ... }` for a trusted function; an optional input is sometimes left out. */
@@ -118,6 +132,43 @@ export class Statements {
     const k: Var = { name: this.p.fresh("k"), type: "num", mutable: false };
     const body = this.block({ ...s, vars: [...s.vars, k], loop: "while" }, "  ");
     return `let ${k.name} = 0;\nwhile (${k.name} < ${this.p.c.int(4)}) {\n${body}\n  ${k.name}++;\n}`;
+  }
+
+  private doWhileCount(s: Scope): string {
+    const k = this.p.fresh("k");
+    const body = this.block({ ...s, loop: "while" }, "  ");
+    return `let ${k} = 0;\ndo {\n${body}\n  ${k}++;\n} while (${k} < ${this.p.c.int(4)});`;
+  }
+
+  /** Array destructuring with defaults (an element may be missing). */
+  private destructure(s: Scope): string {
+    const a: Var = { name: this.p.fresh("v"), type: "str", mutable: false };
+    const b: Var = { name: this.p.fresh("v"), type: "str", mutable: false };
+    const line = `const [${a.name} = ${this.e.str(s, "email")}, ${b.name} = "z@x.com"] = ${this.e.strs(s)};`;
+    s.vars.push(a, b);
+    return line;
+  }
+
+  /** A synchronous predicate with effects; some/every/find stop early, so it may run fewer times. */
+  private someWithEffects(s: Scope): string {
+    const x: Var = { name: this.p.fresh("x"), type: "str", mutable: false };
+    const v: Var = { name: this.p.fresh("v"), type: "bool", mutable: false };
+    const body = this.block({ ...s, vars: [...s.vars, x], loop: "none", async: false }, "  ");
+    const method = this.p.c.item(["some", "every", "find"]);
+    const result = method === "find" ? ` !== undefined` : "";
+    const over = this.e.strs(s);
+    s.vars.push(v);
+    return `const ${v.name}: boolean = (${over}).${method}((${x.name}) => {\n${body}\n  return (${x.name} as string) === ${JSON.stringify(this.p.c.item(["a@x.com", "c@y.org"]))};\n})${result};`;
+  }
+
+  /** A recursive local helper with a decreasing counter: a bounded number of calls the analysis cannot unroll. */
+  private recursive(s: Scope): string {
+    const name = this.p.fresh("g");
+    const n: Var = { name: this.p.fresh("n"), type: "num", mutable: false };
+    const q: Var = { name: this.p.fresh("q"), type: "str", mutable: false };
+    const body = this.block({ vars: [n, q], loop: "none", async: true, depth: 1, noThrow: s.noThrow }, "  ");
+    const fn = `async function ${name}(${n.name}: number, ${q.name}: string): Promise<void> {\n  if (${n.name} <= 0) return;\n${body}\n  await ${name}(${n.name} - 1, ${q.name});\n}`;
+    return `${fn}\nawait ${name}(${this.p.c.int(4)}, ${this.e.str(s, "email")});`;
   }
 
   /** A call of a top-level async helper (written now, or one written before: never recursive). */
@@ -168,10 +219,11 @@ export class Statements {
   /** `a[k] = v`, with keys whose evaluation has effects: `a[k++]`, `a[k] = (k = n, v)`, `a[k++] += v`. */
   private elementWrite(s: Scope): string {
     const c = this.p.c;
-    const a = this.p.pickVar(s, "strs")!.name;
+    const array = this.p.pickVar(s, "strs")!;
+    const a = array.name;
     // A fresh counter that only this statement writes, so that the allowlist sees a number key.
     const k = this.p.fresh("k");
-    const value = this.e.str(s, "email");
+    const value = this.e.str(this.without(s, array), "email");
     const write = c.weighted<string>([
       [2, true, () => `${a}[${k}] = ${value};`],
       [1, true, () => `${a}[${k}++] = ${value};`],
