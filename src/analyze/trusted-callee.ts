@@ -1,6 +1,7 @@
 import { ts } from "./typescript.js";
 import { findActionByFunction } from "../manifest/generate-api.js";
 import type { LoadedAction, ManifestSet } from "../manifest/manifest-set.js";
+import { valueSymbol } from "./scan.js";
 
 /** The module a declaration belongs to, when it is one of the generated `declare module "..."` blocks. */
 export function declaringModule(declaration: ts.Node): string | undefined {
@@ -10,9 +11,12 @@ export function declaringModule(declaration: ts.Node): string | undefined {
   return undefined;
 }
 
-/** The API module (`countersign`, `trusted/...`) an identifier refers to, following import aliases. */
+/**
+ * The API module (`countersign`, `trusted/...`) an identifier refers to, following import aliases
+ * and `{ name }` shorthand properties (whose own symbol is the property, not the value).
+ */
 export function apiModuleOf(checker: ts.TypeChecker, id: ts.Identifier): string | undefined {
-  let symbol = checker.getSymbolAtLocation(id);
+  let symbol = valueSymbol(checker, id);
   if (symbol === undefined) return undefined;
   if (symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
   const declaration = symbol.declarations?.[0];
