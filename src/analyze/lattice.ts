@@ -48,15 +48,10 @@ export function isUntrusted(value: AbstractValue): boolean {
   return provenanceOf(value).some((p) => p.untrusted);
 }
 
-/** A stable key for a JSON value, so that constant sets compare by value and not by key order. */
+/** A key for a JSON value in a constant set. Key order is part of an object's value: Object.keys shows it. */
 export function jsonKey(value: Json): string {
   if (Array.isArray(value)) return `[${value.map(jsonKey).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${jsonKey(value[k]!)}`)
-      .join(",")}}`;
-  }
+  if (value !== null && typeof value === "object") return `{${Object.keys(value).map((k) => `${JSON.stringify(k)}:${jsonKey(value[k]!)}`).join(",")}}`;
   return JSON.stringify(value);
 }
 
@@ -130,15 +125,12 @@ export function join(a: AbstractValue, b: AbstractValue): AbstractValue {
   if (aa !== undefined && ab !== undefined) {
     return { kind: "array", element: join(aa.element, ab.element), length: joinCounts(aa.length, ab.length) };
   }
+  // A record's keys are exact, in order (Object.keys reads them): objects with other keys join to unknown.
   const ra = asRecord(a);
   const rb = asRecord(b);
-  if (ra !== undefined && rb !== undefined) {
+  if (ra !== undefined && rb !== undefined && sameKeys(ra, rb)) {
     const fields: Record<string, AbstractValue> = {};
-    for (const key of new Set([...Object.keys(ra), ...Object.keys(rb)])) {
-      const fa = ra[key];
-      const fb = rb[key];
-      fields[key] = fa !== undefined && fb !== undefined ? join(fa, fb) : unknown("a field that may be absent");
-    }
+    for (const key of Object.keys(ra)) fields[key] = join(ra[key]!, rb[key]!);
     return { kind: "record", fields };
   }
   return derived([a, b], "one of several values");
@@ -154,14 +146,19 @@ function asStringView(value: AbstractValue): { prefix: string; suffix: string; p
   return undefined;
 }
 
-/** The fields of a record or of constant plain objects that all have the same keys. */
+function sameKeys(a: object, b: object): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k, i) => k === kb[i]);
+}
+
+/** The fields of a record or of constant plain objects that all have the same keys in the same order. */
 export function asRecord(value: AbstractValue): Record<string, AbstractValue> | undefined {
   if (value.kind === "record") return value.fields;
   if (value.kind !== "const") return undefined;
   const objects = value.values.filter(isPlainObject);
   if (objects.length !== value.values.length || objects.length === 0) return undefined;
-  const keys = Object.keys(objects[0]!).sort().join("\0");
-  if (!objects.every((o) => Object.keys(o).sort().join("\0") === keys)) return undefined;
+  if (!objects.every((o) => sameKeys(o, objects[0]!))) return undefined;
   const fields: Record<string, AbstractValue> = {};
   for (const key of Object.keys(objects[0]!)) fields[key] = constants(objects.map((o) => o[key]!));
   return fields;
