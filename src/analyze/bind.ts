@@ -13,6 +13,8 @@ export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractV
     if (symbol !== undefined) it.setVar(state, symbol, value);
     return;
   }
+  // Destructuring null or undefined, or an array pattern over something that is not an array, throws.
+  if (ts.isArrayBindingPattern(name) ? asArray(value) === undefined : value.kind !== "record" && !(value.kind === "const" && value.values.every((v) => v !== null))) it.mayThrow(state);
   name.elements.forEach((element, index) => {
     if (ts.isOmittedExpression(element)) return;
     let part: AbstractValue;

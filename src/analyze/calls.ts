@@ -3,13 +3,13 @@ import type { AbstractValue } from "../model/abstract.js";
 import type { LoadedAction } from "../manifest/manifest-set.js";
 import { bindName, withDefault } from "./bind.js";
 import { callGlobal, callMethod } from "./builtins.js";
-import { evaluate } from "./expressions.js";
+import { evaluate, spread } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
 import { asArray, constant, derived, isPlainObject, join, unknown } from "./lattice.js";
 import { mutateTracked } from "./mutate.js";
 import { MUTATORS, valueSymbol } from "./scan.js";
 import { runBlock } from "./statements.js";
-import { joinStates, type State } from "./state.js";
+import { countOf, joinStates, type State } from "./state.js";
 import { resolveApiCall } from "./trusted-callee.js";
 import { arrayOf } from "./values.js";
 
@@ -75,15 +75,33 @@ function bindParameters(it: Interpreter, fn: FunctionNode, args: AbstractValue[]
  */
 export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] | undefined, state: State, detached: boolean): AbstractValue {
   if (it.isOnStack(fn) || it.tooDeep()) {
+    it.mayThrow(state); // deep recursion may overflow the stack
     escapeFunction(it, fn, state); // recursion: any number of calls
     return isAsync(fn) ? it.promiseOf(unknown("the result of a recursive call")) : unknown("the result of a recursive call");
   }
   return it.within(fn, false, () => {
     const callee: State = { env: new Map((detached ? it.havoc(state) : state).env), counts: new Map(state.counts) };
     bindParameters(it, fn, args, callee);
-    const { end, value } = runBody(it, fn, callee);
-    if (end !== undefined) state.counts = end.counts;
-    return isAsync(fn) ? it.promiseOf(value) : value;
+    if (!detached) {
+      const { end, value } = runBody(it, fn, callee);
+      if (end !== undefined) state.counts = end.counts;
+      return isAsync(fn) ? it.promiseOf(value) : value;
+    }
+    // A detached async call that throws rejects its promise, and its caller goes on: with the
+    // smallest counts of any point where the body may throw, and the largest it reached at all.
+    const { result, thrown } = it.collectThrows(() => it.accumulate(() => runBody(it, fn, callee)));
+    const { result: ran, acc } = result;
+    let after = ran.end;
+    if (thrown !== undefined) {
+      const counts = new Map(thrown.counts);
+      for (const [site, reached] of acc.counts) {
+        const at = countOf(thrown, site);
+        counts.set(site, { min: at.min, max: at.max === null || reached.max === null ? null : Math.max(at.max, reached.max) });
+      }
+      after = joinStates(after, { env: new Map(), counts });
+    }
+    if (after !== undefined) state.counts = after.counts;
+    return it.promiseOf(ran.value);
   });
 }
 
@@ -133,7 +151,7 @@ function evaluateArgs(it: Interpreter, args: ts.NodeArray<ts.Expression>, state:
   const values: AbstractValue[] = [];
   for (const arg of args) {
     if (ts.isSpreadElement(arg)) {
-      const v = evaluate(it, arg.expression, state);
+      const v = spread(it, arg, state);
       if (v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0])) values.push(...v.values[0].map((x) => constant(x)));
       else exact = false;
     } else values.push(evaluate(it, arg, state));

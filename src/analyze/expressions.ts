@@ -3,7 +3,7 @@ import type { AbstractValue } from "../model/abstract.js";
 import type { Json } from "../model/json.js";
 import { evaluateCall, evaluateNew, escapeFunction, localFunction } from "./calls.js";
 import type { Interpreter } from "./interpreter.js";
-import { asRecord, constant, derived, fold, join, unknown } from "./lattice.js";
+import { asArray, asRecord, constant, derived, fold, join, unknown } from "./lattice.js";
 import { binary, fromTruth, template, truthy, typeOf, unary } from "./operators.js";
 import { valueSymbol } from "./scan.js";
 import { assign, clone, joinStates, type State } from "./state.js";
@@ -28,23 +28,34 @@ export function evaluate(it: Interpreter, e: ts.Expression, state: State): Abstr
   if (ts.isIdentifier(e)) return identifier(it, e, state);
   if (ts.isTemplateExpression(e)) {
     const spans = e.templateSpans.map((span) => ({ value: evaluate(it, span.expression, state), text: span.literal.text }));
+    if (!spans.every((span) => isPrimitive(span.value))) it.mayThrow(state); // an object's toString runs
     return template(e.head.text, spans);
   }
   if (ts.isArrayLiteralExpression(e)) {
-    return arrayOf(e.elements.map((el) => (ts.isSpreadElement(el) ? { value: evaluate(it, el.expression, state), spread: true } : { value: ts.isOmittedExpression(el) ? unknown("a hole in an array") : evaluate(it, el, state), spread: false })));
+    return arrayOf(e.elements.map((el) => (ts.isSpreadElement(el) ? { value: spread(it, el, state), spread: true } : { value: ts.isOmittedExpression(el) ? unknown("a hole in an array") : evaluate(it, el, state), spread: false })));
   }
   if (ts.isObjectLiteralExpression(e)) return objectLiteral(it, e, state);
   if (ts.isPropertyAccessExpression(e)) {
     const receiver = evaluate(it, e.expression, state);
+    if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
     return maybeNullish(e, receiver, getProperty(receiver, e.name.text));
   }
   if (ts.isElementAccessExpression(e)) {
     const receiver = evaluate(it, e.expression, state);
-    return maybeNullish(e, receiver, getElement(receiver, evaluate(it, e.argumentExpression, state)));
+    const key = evaluate(it, e.argumentExpression, state);
+    if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
+    return maybeNullish(e, receiver, getElement(receiver, key));
   }
-  if (ts.isCallExpression(e)) return evaluateCall(it, e, state);
-  if (ts.isNewExpression(e)) return evaluateNew(it, e, state);
-  if (ts.isAwaitExpression(e)) return it.awaited(evaluate(it, e.expression, state));
+  if (ts.isCallExpression(e) || ts.isNewExpression(e)) {
+    const value = ts.isCallExpression(e) ? evaluateCall(it, e, state) : evaluateNew(it, e, state);
+    it.mayThrow(state); // any call may throw (a trusted call's promise may reject)
+    return value;
+  }
+  if (ts.isAwaitExpression(e)) {
+    const value = it.awaited(evaluate(it, e.expression, state));
+    it.mayThrow(state);
+    return value;
+  }
   if (ts.isBinaryExpression(e)) return binaryExpression(it, e, state);
   if (ts.isPrefixUnaryExpression(e) || ts.isPostfixUnaryExpression(e)) return unaryExpression(it, e, state);
   if (ts.isConditionalExpression(e)) {
@@ -65,6 +76,23 @@ export function evaluate(it: Interpreter, e: ts.Expression, state: State): Abstr
   if (ts.isRegularExpressionLiteral(e)) return unknown("a regular expression");
   it.unsupported(e, ts.SyntaxKind[e.kind]);
   return unknown("an unsupported expression");
+}
+
+/** Values that convert to strings and numbers without running any of the program's code. */
+export function isPrimitive(v: AbstractValue): boolean {
+  return v.kind === "const" && v.values.every((x) => x === null || typeof x !== "object");
+}
+
+/** A member read or write on a value that may be null or undefined throws a TypeError. */
+export function mayBeNullish(it: Interpreter, receiver: AbstractValue, state: State): void {
+  if (nullish(receiver) !== "no") it.mayThrow(state);
+}
+
+/** `...x` in an array or call: throws unless x is an array. */
+export function spread(it: Interpreter, el: ts.SpreadElement, state: State): AbstractValue {
+  const value = evaluate(it, el.expression, state);
+  if (asArray(value) === undefined) it.mayThrow(state);
+  return value;
 }
 
 function identifier(it: Interpreter, id: ts.Identifier, state: State): AbstractValue {
@@ -150,41 +178,43 @@ const compound: Partial<Record<ts.SyntaxKind, string>> = {
 
 function binaryExpression(it: Interpreter, e: ts.BinaryExpression, state: State): AbstractValue {
   const op = e.operatorToken.kind;
-  if (op === ts.SyntaxKind.EqualsToken) {
-    const value = evaluate(it, e.right, state);
-    write(it, e.left, value, state);
-    return value;
-  }
+  if (op === ts.SyntaxKind.EqualsToken) return assignTo(it, e.left, state, () => evaluate(it, e.right, state));
   const arithmetic = compound[op];
-  if (arithmetic !== undefined) {
-    const value = binary(arithmetic, evaluate(it, e.left, state), evaluate(it, e.right, state));
-    write(it, e.left, value, state);
-    return value;
-  }
+  if (arithmetic !== undefined) return assignTo(it, e.left, state, (old) => arithmeticOf(it, arithmetic, old(), evaluate(it, e.right, state), state));
   if (op === ts.SyntaxKind.AmpersandAmpersandEqualsToken || op === ts.SyntaxKind.BarBarEqualsToken || op === ts.SyntaxKind.QuestionQuestionEqualsToken) {
-    const value = join(evaluate(it, e.left, state), evaluate(it, e.right, state));
-    write(it, e.left, value, state);
-    return value;
+    return assignTo(it, e.left, state, (old) => shortCircuit(it, op, old(), e.right, state));
   }
   if (op === ts.SyntaxKind.CommaToken) {
     evaluate(it, e.left, state);
     return evaluate(it, e.right, state);
   }
   if (op === ts.SyntaxKind.AmpersandAmpersandToken || op === ts.SyntaxKind.BarBarToken || op === ts.SyntaxKind.QuestionQuestionToken) {
-    const left = evaluate(it, e.left, state);
-    const t = op === ts.SyntaxKind.QuestionQuestionToken ? nullish(left) : truthy(left);
-    const takesLeft = op === ts.SyntaxKind.AmpersandAmpersandToken ? "no" : op === ts.SyntaxKind.BarBarToken ? "yes" : "no";
-    if (t === takesLeft) return left;
-    if (t !== "maybe") return evaluate(it, e.right, state);
-    const other = clone(state);
-    const right = evaluate(it, e.right, other);
-    assign(state, joinStates(state, other)!);
-    return join(left, right);
+    return shortCircuit(it, op, evaluate(it, e.left, state), e.right, state);
   }
   const left = evaluate(it, e.left, state);
   const right = evaluate(it, e.right, state);
-  if (op === ts.SyntaxKind.InKeyword || op === ts.SyntaxKind.InstanceOfKeyword) return fromTruth("maybe");
+  // Non-primitive operands run valueOf/toString; `in` and `instanceof` throw on primitives.
+  const strict = op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsEqualsToken;
+  if (!strict && !(isPrimitive(left) && isPrimitive(right))) it.mayThrow(state);
+  if (op === ts.SyntaxKind.InKeyword || op === ts.SyntaxKind.InstanceOfKeyword) {
+    it.mayThrow(state);
+    return fromTruth("maybe");
+  }
   return binary(ts.tokenToString(op) ?? "?", left, right);
+}
+
+/** `left && right`, `left || right`, `left ?? right` (and their assignment forms): `right` runs only when it must. */
+function shortCircuit(it: Interpreter, op: ts.SyntaxKind, left: AbstractValue, right: ts.Expression, state: State): AbstractValue {
+  const nullishOp = op === ts.SyntaxKind.QuestionQuestionToken || op === ts.SyntaxKind.QuestionQuestionEqualsToken;
+  const orOp = op === ts.SyntaxKind.BarBarToken || op === ts.SyntaxKind.BarBarEqualsToken;
+  const t = nullishOp ? nullish(left) : truthy(left);
+  const takesLeft = orOp ? "yes" : "no";
+  if (t === takesLeft) return left;
+  if (t !== "maybe") return evaluate(it, right, state);
+  const other = clone(state);
+  const value = evaluate(it, right, other);
+  assign(state, joinStates(state, other)!);
+  return join(left, value);
 }
 
 /** Whether `v` is null or undefined, for `??`. */
@@ -194,31 +224,51 @@ function nullish(v: AbstractValue): "yes" | "no" | "maybe" {
 }
 
 function unaryExpression(it: Interpreter, e: ts.PrefixUnaryExpression | ts.PostfixUnaryExpression, state: State): AbstractValue {
-  const old = evaluate(it, e.operand, state);
   if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken) {
-    const number = unary("+", old);
-    const next = binary(e.operator === ts.SyntaxKind.PlusPlusToken ? "+" : "-", number, constant(1));
-    write(it, e.operand, next, state);
+    let number: AbstractValue = unknown("undefined");
+    const next = assignTo(it, e.operand, state, (old) => {
+      const previous = old();
+      if (!isPrimitive(previous)) it.mayThrow(state);
+      number = unary("+", previous);
+      return binary(e.operator === ts.SyntaxKind.PlusPlusToken ? "+" : "-", number, constant(1));
+    });
     return ts.isPrefixUnaryExpression(e) ? next : number;
   }
-  return unary(ts.tokenToString(e.operator) ?? "?", old);
+  const operand = evaluate(it, e.operand, state);
+  if (e.operator !== ts.SyntaxKind.ExclamationToken && !isPrimitive(operand)) it.mayThrow(state);
+  return unary(ts.tokenToString(e.operator) ?? "?", operand);
 }
 
-/** Store `value` into an assignment target: a variable, or a field of a tracked object. */
-function write(it: Interpreter, target: ts.Expression, value: AbstractValue, state: State): void {
+/** `a op b` for a compound assignment or ++/--, which may run valueOf/toString on objects. */
+function arithmeticOf(it: Interpreter, op: string, a: AbstractValue, b: AbstractValue, state: State): AbstractValue {
+  if (!(isPrimitive(a) && isPrimitive(b))) it.mayThrow(state);
+  return binary(op, a, b);
+}
+
+/**
+ * An assignment to `target` of what `compute` gives (it may read the old value once). As in
+ * JavaScript, the target's object and key are evaluated first, once, then the value, then the write.
+ */
+function assignTo(it: Interpreter, target: ts.Expression, state: State, compute: (old: () => AbstractValue) => AbstractValue): AbstractValue {
   let t = target;
   while (ts.isParenthesizedExpression(t) || ts.isNonNullExpression(t) || ts.isAsExpression(t) || ts.isSatisfiesExpression(t)) t = t.expression;
   if (ts.isIdentifier(t)) {
+    const value = compute(() => evaluate(it, t, state));
     const symbol = it.checker.getSymbolAtLocation(t);
     if (symbol !== undefined) it.setVar(state, symbol, value);
-    return;
+    return value;
   }
-  if (ts.isPropertyAccessExpression(t)) return mutateTracked(it, t.expression, state, (v) => setField(v, constant(t.name.text), value));
-  if (ts.isElementAccessExpression(t)) {
-    const key = evaluate(it, t.argumentExpression, state);
-    return mutateTracked(it, t.expression, state, (v) => setField(v, key, value));
+  if (ts.isPropertyAccessExpression(t) || ts.isElementAccessExpression(t)) {
+    const object = t.expression;
+    const receiver = evaluate(it, object, state);
+    const key = ts.isPropertyAccessExpression(t) ? constant(t.name.text) : evaluate(it, t.argumentExpression, state);
+    mayBeNullish(it, receiver, state);
+    const value = compute(() => getElement(receiver, key));
+    mutateTracked(it, object, state, (v) => setField(v, key, value));
+    return value;
   }
   it.unsupported(target, "this assignment target");
+  return unknown("an unsupported assignment");
 }
 
 /** An object after `o[key] = value`. */

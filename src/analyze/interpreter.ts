@@ -34,6 +34,7 @@ export class Interpreter {
   private readonly stack: Frame[] = [];
   private readonly promises = new WeakMap<AbstractValue, AbstractValue>();
   private observers: Map<ts.Symbol, Provenance[]>[] = [];
+  private throwSinks: { at?: State }[] = [];
 
   constructor(
     readonly checker: ts.TypeChecker,
@@ -103,6 +104,22 @@ export class Interpreter {
     return flow;
   }
 
+  /** A point where an exception may be thrown: each open sink joins the counts it may leave with. */
+  mayThrow(state: State): void {
+    for (const sink of this.throwSinks) sink.at = joinStates(sink.at, { env: new Map(), counts: state.counts });
+  }
+
+  /** Run `body`, collecting the join of the states at every point where it may throw (undefined: none). */
+  collectThrows<T>(body: () => T): { result: T; thrown: State | undefined } {
+    const sink: { at?: State } = {};
+    this.throwSinks.push(sink);
+    try {
+      return { result: body(), thrown: sink.at };
+    } finally {
+      this.throwSinks.pop();
+    }
+  }
+
   /** Every variable write goes through here, so that open observers learn what may flow into it. */
   setVar(state: State, symbol: ts.Symbol, value: AbstractValue): void {
     state.env.set(symbol, value);
@@ -167,7 +184,10 @@ export class Interpreter {
   read(state: State, symbol: ts.Symbol): AbstractValue {
     if (this.scan.volatile.has(symbol)) return unknown(`${symbol.name}, changed by a callback`, true);
     const value = state.env.get(symbol);
-    if (value === undefined) return unknown(`${symbol.name} before its value is known`);
+    if (value === undefined) {
+      this.mayThrow(state); // read before its declaration ran: a ReferenceError
+      return unknown(`${symbol.name} before its value is known`);
+    }
     if (this.scan.heapOpaque && holdsObject(value)) return derived([value], `${symbol.name}, an object changed elsewhere`);
     return value;
   }

@@ -72,6 +72,7 @@ function bindLoopVariable(it: Interpreter, statement: ts.ForOfStatement, value: 
 
 export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: State): Flow {
   const iterable = evaluate(it, statement.expression, state);
+  if (asArray(iterable) === undefined) it.mayThrow(state); // not iterable, or a string (not followed)
   const body = (s: State, element: AbstractValue): Flow => {
     bindLoopVariable(it, statement, element, s);
     return runStatement(it, statement.statement, s);

@@ -48,6 +48,7 @@ export function runStatement(it: Interpreter, statement: ts.Statement, state: St
   }
   if (ts.isThrowStatement(statement)) {
     evaluate(it, statement.expression, state);
+    it.mayThrow(state);
     return {};
   }
   if (ts.isBreakStatement(statement)) return { breaks: state };

@@ -44,6 +44,7 @@ export declare namespace ts {
   type PropertyName = TsMorph.ts.PropertyName;
   type ScriptTarget = TsMorph.ts.ScriptTarget;
   type SourceFile = TsMorph.ts.SourceFile;
+  type SpreadElement = TsMorph.ts.SpreadElement;
   type Statement = TsMorph.ts.Statement;
   type Symbol = TsMorph.ts.Symbol;
   type SyntaxKind = TsMorph.ts.SyntaxKind;
