@@ -43,7 +43,6 @@ export default program({
   {
     name: "a trusted function put in an object by shorthand, then called through a wider function type: a hidden send",
     refused: "trusted function sendEmail used as a value",
-    refused: "trusted function sendEmail used as a value",
     source: `import { program } from "countersign";
 import { sendEmail } from "trusted/email";
 import { recipientsOnly } from "trusted/email/contracts";
