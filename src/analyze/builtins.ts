@@ -1,7 +1,7 @@
 import type { AbstractValue } from "../model/abstract.js";
 import type { Json } from "../model/json.js";
 import { asArray, asRecord, constant, constants, derived, join, unknown } from "./lattice.js";
-import { fromJs, truthy } from "./operators.js";
+import { fromJs, MAX_STRING, truthy } from "./operators.js";
 
 /**
  * The sandbox's built-in functions and methods. Pure ones are computed exactly when every input is
@@ -9,7 +9,6 @@ import { fromJs, truthy } from "./operators.js";
  * derived from its inputs so that untrusted data stays marked.
  */
 
-const MAX_STRING = 100_000;
 const MAX_VALUES = 16;
 
 // Methods that only read their receiver and constant primitive arguments.

@@ -2,6 +2,7 @@ import { ts } from "./typescript.js";
 import type { Diagnostic } from "../model/facts.js";
 import { generateApi } from "../manifest/generate-api.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
+import { checkNesting, parserTooDeep } from "./nesting.js";
 import { sandboxLib } from "./sandbox-lib.js";
 
 export const LIB_FILE = "/countersign/lib.sandbox.d.ts";
@@ -76,9 +77,18 @@ export interface Compiled {
   diagnostics: Diagnostic[]; // type errors, in the compiler's words
 }
 
-export function compile(compiler: Compiler, source: string): Compiled {
-  const program = compiler.build(source);
+/** The program type-checked, or refused when it nests too deeply to be checked safely. */
+export function compile(compiler: Compiler, source: string): Compiled | { refused: Diagnostic } {
+  let program: ts.Program;
+  try {
+    program = compiler.build(source);
+  } catch (err) {
+    if (err instanceof RangeError) return { refused: parserTooDeep() }; // the parser's own recursion overflowed
+    throw err;
+  }
   const file = program.getSourceFile(PROGRAM_FILE)!;
+  const tooDeep = checkNesting(file);
+  if (tooDeep !== undefined) return { refused: tooDeep };
   const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
   const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error).map((d) => typeDiagnostic(d, file));
   return { file, checker: program.getTypeChecker(), diagnostics };

@@ -34,7 +34,12 @@ export function createAnalyzer(set: ManifestSet): Analyzer {
       if (compiler === undefined) throw new Error("analyzer disposed");
       const sha256 = createHash("sha256").update(source, "utf8").digest("hex");
       const facts: Facts = { program: { sha256, entry: options.entry ?? "program.ts" }, ok: false, diagnostics: [], effects: [], guarantees: [], summary: [], rationale: "" };
-      const { file, checker, diagnostics: typeErrors } = compile(compiler, source);
+      const compiled = compile(compiler, source);
+      if ("refused" in compiled) {
+        facts.diagnostics.push(compiled.refused);
+        return facts;
+      }
+      const { file, checker, diagnostics: typeErrors } = compiled;
       const { shape, diagnostics: shapeProblems } = programShape(checker, file);
       if (shape !== undefined) facts.rationale = shape.rationale;
       facts.diagnostics.push(...typeErrors, ...checkImports(file, compiler.modules), ...shapeProblems, ...checkConstructs(checker, file, shape));

@@ -9,6 +9,8 @@ import { constant, constants, derived, join, provenanceOf, unknown } from "./lat
  */
 
 const MAX_PRODUCT = 64;
+/** The longest string the analysis computes or keeps as a known prefix or suffix (a doubling loop soon passes the engine's limit). */
+export const MAX_STRING = 100_000;
 
 /** A primitive result as a constant, or unknown when JSON cannot hold it (NaN, Infinity, undefined, -0). */
 export function fromJs(value: unknown, source: string): AbstractValue {
@@ -20,6 +22,7 @@ export function fromJs(value: unknown, source: string): AbstractValue {
 /** Apply `op` to every pair of constants, joining the results; undefined if there are too many pairs. */
 function product(a: AbstractValue, b: AbstractValue, op: (x: Json, y: Json) => unknown, source: string): AbstractValue | undefined {
   if (a.kind !== "const" || b.kind !== "const" || a.values.length * b.values.length > MAX_PRODUCT) return undefined;
+  if (length(a) + length(b) > MAX_STRING) return undefined;
   let out: AbstractValue | undefined;
   for (const x of a.values) for (const y of b.values) {
     const r = fromJs(op(x, y), source);
@@ -29,6 +32,9 @@ function product(a: AbstractValue, b: AbstractValue, op: (x: Json, y: Json) => u
 }
 
 const isPrimitive = (v: Json): boolean => v === null || typeof v !== "object";
+
+/** The longest string among constants (what `+` may concatenate). */
+const length = (v: AbstractValue): number => (v.kind === "const" ? Math.max(0, ...v.values.map((x) => (typeof x === "string" ? x.length : 0))) : 0);
 
 type Arith = (x: never, y: never) => unknown;
 const arithmetic: Record<string, Arith> = {
@@ -83,7 +89,9 @@ export function binary(op: string, a: AbstractValue, b: AbstractValue): Abstract
 function concat(a: AbstractValue, b: AbstractValue): AbstractValue | undefined {
   if (!isString(a) && !isString(b)) return undefined;
   const provenance = [...provenanceOf(a), ...provenanceOf(b)];
-  return { kind: "string", prefix: knownStart(a) + (isWhollyKnown(a) ? knownStart(b) : ""), suffix: (isWhollyKnown(b) ? knownEnd(a) : "") + knownEnd(b), provenance };
+  const prefix = knownStart(a) + (isWhollyKnown(a) ? knownStart(b) : "");
+  const suffix = (isWhollyKnown(b) ? knownEnd(a) : "") + knownEnd(b);
+  return { kind: "string", prefix: prefix.slice(0, MAX_STRING), suffix: suffix.slice(-MAX_STRING), provenance };
 }
 
 function isString(v: AbstractValue): boolean {

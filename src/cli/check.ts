@@ -52,11 +52,21 @@ const command: Command = {
 
 export default command;
 
+// Strict: invalid bytes would decode to U+FFFD, and the analysis (and the hash a receipt binds)
+// would be about other text than the file. The BOM is kept, so the text encodes back to the bytes.
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
 function readSource(path: string): string {
+  let bytes: Buffer;
   try {
-    return readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (err) {
     throw new CountersignError("usage_error", "cli", `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new CountersignError("usage_error", "cli", `${path} is not valid UTF-8: a program must be UTF-8 text`);
   }
 }
 

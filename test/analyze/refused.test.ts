@@ -119,6 +119,19 @@ describe("program form", () => {
     expect(facts.diagnostics).toEqual([expect.objectContaining({ code: "invalid_guarantee", message: "the arguments of recipientsOnly must be constants the analysis can compute: who is not" })]);
   });
 
+  it("refuses nesting past the limit at the first node too deep, and analyzes nesting below it", () => {
+    const deep = main(`const x = ${"(".repeat(250)}1${")".repeat(250)};`);
+    const facts = analyzer.analyze(deep);
+    expect(facts.ok).toBe(false);
+    expect(facts.diagnostics).toEqual([expect.objectContaining({ code: "unsupported", construct: "deep nesting", message: expect.stringMatching(/more than 200 levels deep/) })]);
+    expect(analyzer.analyze(main(`const x = ${"(".repeat(150)}1${")".repeat(150)};`)).diagnostics).toEqual([]);
+  });
+
+  it("refuses a program too deep for the parser itself with the same limit", () => {
+    const facts = analyzer.analyze(main(`const x = ${"[".repeat(5000)}${"]".repeat(5000)};`));
+    expect(facts.diagnostics).toEqual([{ severity: "error", code: "unsupported", construct: "deep nesting", line: 1, column: 1, message: expect.stringMatching(/more than 200 levels deep/) }]);
+  });
+
   it("refuses a call inside a guarantee", () => {
     const source = programOf({ guarantees: `{ op: "email.*", count: { max: Math.max(1, 2) } }`, main: "" });
     const facts = analyzer.analyze(source);

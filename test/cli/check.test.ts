@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -83,6 +84,22 @@ describe("countersign check", () => {
     const code = await main(["check", "examples/nope.ts", "--json"], io);
     expect(code).toBe(2);
     expect(JSON.parse(io.out)).toEqual({ error: { class: "usage_error", message: expect.stringContaining("ENOENT"), retriable: false, boundary: "cli" } });
+  });
+
+  it("a file that is not UTF-8 is a usage error naming the file; a BOM is kept in the hashed text", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cs-check-"));
+    const text = `import { program } from "countersign";\nexport default program({ rationale: "x", guarantees: [], async main() {} });\n`;
+    const bad = join(dir, "bad.ts");
+    writeFileSync(bad, Buffer.concat([Buffer.from(text), Buffer.from([0xc3, 0x28])]));
+    const io = capture();
+    expect(await main(["check", bad, "--json"], io)).toBe(2);
+    expect(JSON.parse(io.out).error).toEqual({ class: "usage_error", message: `${bad} is not valid UTF-8: a program must be UTF-8 text`, retriable: false, boundary: "cli" });
+    const bom = join(dir, "bom.ts");
+    const bytes = Buffer.from(`\uFEFF${text}`);
+    writeFileSync(bom, bytes);
+    const ok = capture();
+    expect(await main(["check", bom, "--json"], ok)).toBe(0);
+    expect(JSON.parse(ok.out).program.sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
   });
 
   it("no file is a usage error", async () => {
