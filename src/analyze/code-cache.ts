@@ -17,7 +17,7 @@ let cacheDir: string | undefined;
 const WRAP = ["(function (exports, require, module, __filename, __dirname) {", "\n})"] as const;
 const CHECKSUM_BYTES = 32; // a cache file is sha256(payload) then the payload
 
-/** Keep code caches in `dir` (made mode 0700 on first use); without it `requireCached` is `require`. */
+/** Keep code caches in `dir` (made mode 0700 with its parent on first use); without it `requireCached` is `require`. */
 export function useCodeCache(dir: string): void {
   cacheDir = dir;
 }
@@ -73,7 +73,8 @@ function readCache(dir: string, path: string): Buffer | undefined {
 function writeCache(dir: string, path: string, script: Script): void {
   const temp = `${path}.${process.pid}.tmp`;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDir(dirname(dir));
+    makeDir(dir);
     if (!ownedByMe(lstatSync(dir), "dir")) return;
     const payload = script.createCachedData();
     writeFileSync(temp, Buffer.concat([sha256(payload), payload]), { mode: 0o600, flag: "wx" });
@@ -84,6 +85,16 @@ function writeCache(dir: string, path: string, script: Script): void {
     } catch {
       // nothing to clean up, or it cannot be: the cache is only ever an optimisation
     }
+  }
+}
+
+// Not `recursive: true`: Node 20's recursive mkdir spins for ever where mkdir keeps failing with
+// ENOENT (e.g. under /proc), and that would hang the process at exit.
+function makeDir(path: string): void {
+  try {
+    mkdirSync(path, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
 }
 

@@ -86,6 +86,24 @@ describe("runCached", () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it("makes the cache directory and its parent, but no deeper", () => {
+    dir = join(root, "home", "cache");
+    load().save();
+    expect(cacheFiles()).toHaveLength(1);
+    dir = join(root, "a", "b", "cache");
+    load().save();
+    expect(readdirSync(root).sort()).toEqual(["bundle.js", "home"]);
+  });
+
+  it("gives up quietly where the directory cannot be made (a file in the way, /proc)", () => {
+    writeFileSync(join(root, "file"), "");
+    for (const where of [join(root, "file", "cache"), ...(process.platform === "linux" ? ["/proc/countersign-nonexistent/cache"] : [])]) {
+      const run = runCached(file, where);
+      expect(run.fromCache).toBe(false);
+      expect(() => run.save()).not.toThrow();
+    }
+  });
+
   it("does not follow a symbolic link to a cache file", () => {
     load().save();
     const [cache] = cacheFiles();
