@@ -193,13 +193,11 @@ function binaryExpression(it: Interpreter, e: ts.BinaryExpression, state: State)
   }
   const left = evaluate(it, e.left, state);
   const right = evaluate(it, e.right, state);
-  // Non-primitive operands run valueOf/toString; `in` and `instanceof` throw on primitives.
+  // Non-primitive operands run valueOf/toString (or the string grows too long); `in` and `instanceof` throw on primitives.
   const strict = op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsEqualsToken;
-  if (!strict && !(isPrimitive(left) && isPrimitive(right))) it.mayThrow(state);
-  if (op === ts.SyntaxKind.InKeyword || op === ts.SyntaxKind.InstanceOfKeyword) {
-    it.mayThrow(state);
-    return fromTruth("maybe");
-  }
+  const relation = op === ts.SyntaxKind.InKeyword || op === ts.SyntaxKind.InstanceOfKeyword;
+  if (relation || (!strict && !(isPrimitive(left) && isPrimitive(right)))) it.mayThrow(state);
+  if (relation) return fromTruth("maybe");
   return binary(ts.tokenToString(op) ?? "?", left, right);
 }
 
