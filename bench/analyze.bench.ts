@@ -2,7 +2,7 @@
 // native TypeScript 7) on the same 50-line program, and warm per-program analysis in one process.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAnalyzer } from "../src/analyze/index.js";
 import { generateApi } from "../src/manifest/generate-api.js";
@@ -40,6 +40,11 @@ async function notify(to: string, subject: string, body: string): Promise<void> 
   await sendEmail({ to: [to], subject, body });
 }
 
+function headline(done: number, ok: boolean): string {
+  if (!ok) return \`Build failing, \${done} items done\`;
+  return done === 0 ? "Nothing done this week" : \`\${done} items done\`;
+}
+
 export default program({
   rationale: "Write the weekly report, post the status and tell the team.",
   guarantees: [recipientsOnly(TEAM), atMostEmails(3), writesUnder(SANDBOX), onlyHosts(["ci.example.com"])],
@@ -52,7 +57,7 @@ export default program({
     const status = await get({ url: "https://ci.example.com/api/status" });
     const ok = status.status === 200;
     await post({ url: "https://ci.example.com/api/notes", body: JSON.stringify({ done: done.length, ok }) });
-    for (const to of TEAM) await notify(to, "Weekly report", \`\${done.length} items done. Build ok: \${ok}\`);
+    for (const to of TEAM) await notify(to, "Weekly report", headline(done.length, ok));
   },
 });
 `;
@@ -63,20 +68,36 @@ writeFileSync(file, PROGRAM);
 const set = loadManifests(join(packageRoot, "manifests"));
 writeFileSync(join(dir, "api.d.ts"), generateApi(set).all);
 
-const run = (args: string[]): void => {
-  const r = spawnSync(process.execPath, args, { cwd: dir, encoding: "utf8" });
+const run = (args: string[], env: NodeJS.ProcessEnv = process.env): void => {
+  const r = spawnSync(process.execPath, args, { cwd: dir, encoding: "utf8", env });
   if (r.status !== 0) throw new Error(`${args.join(" ")} failed (${r.status}): ${r.stdout}${r.stderr}`);
 };
+// \`check\` keeps its code cache in the data directory: a fresh one per run is the first run after
+// install; one kept across runs is every run after that.
+let fresh = 0;
+const home = (): string => join(dir, `home-${fresh++}`);
+const warmHome = home();
+const check = (countersignHome: string) => (): void => run([join(packageRoot, "bin/countersign.js"), "check", file, "--json"], { ...process.env, COUNTERSIGN_HOME: countersignHome });
 const tscArgs = ["--noEmit", "--strict", "--target", "es2022", "--module", "esnext", "--moduleResolution", "bundler", "--skipLibCheck", "program.ts", "api.d.ts"];
-const check = (): void => run([join(packageRoot, "bin/countersign.js"), "check", file, "--json"]);
 const tsc5 = (): void => run([join(packageRoot, "node_modules/typescript5/bin/tsc"), ...tscArgs]);
 const tsc7 = (): void => run([join(packageRoot, "node_modules/typescript/bin/tsc"), ...tscArgs]);
 
+/** Median ms of each process, run in interleaved rounds so that load from other jobs hits all alike. */
+function rounds(procs: Record<string, () => void>, n: number): Record<string, number> {
+  const times: Record<string, number[]> = {};
+  for (let i = 0; i < n; i++) {
+    for (const [name, fn] of Object.entries(procs)) {
+      const t0 = process.hrtime.bigint();
+      fn();
+      (times[name] ??= []).push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }
+  return Object.fromEntries(Object.entries(times).map(([name, t]) => [name, t.sort((a, b) => a - b)[Math.floor(t.length / 2)]!]));
+}
+
 const lines = PROGRAM.trimEnd().split("\n").length;
-const coldCheck = await measure(check, { samples: 7 });
-const coldTsc5 = await measure(tsc5, { samples: 7 });
-const coldTsc7 = await measure(tsc7, { samples: 7 });
-const nodeOnly = await measure(() => run(["-e", "0"]), { samples: 7 });
+check(warmHome)(); // writes the code cache
+const cold = rounds({ first: () => check(home())(), cached: check(warmHome), tsc5, tsc7, node: () => run(["-e", "0"]) }, 15);
 
 let analyzer = createAnalyzer(set);
 const firstInProcess = await measure(
@@ -87,24 +108,29 @@ const firstInProcess = await measure(
   },
   { samples: 5 },
 );
-const warm = await measure(() => analyzer.analyze(PROGRAM), { samples: 30 });
+for (let i = 0; i < 20; i++) analyzer.analyze(PROGRAM); // a long-lived analyzer runs JIT-compiled code
+const warm = await measure(() => analyzer.analyze(PROGRAM), { samples: 100 });
 const facts = analyzer.analyze(PROGRAM);
 if (!facts.ok) throw new Error(`the bench program must be well-formed: ${JSON.stringify(facts.diagnostics)}`);
 analyzer.dispose();
 
 const ms = (n: number): string => `${n.toFixed(1)} ms`;
+const vsTsc5 = (n: number, target = ""): string[] => [ms(n), (n / cold.tsc5!).toFixed(2), `tsc 5 --noEmit ${ms(cold.tsc5!)}${target}`];
 const body = `A ${lines}-line program with helpers, loops, a filter/map chain and calls to all three connectors
-(${facts.effects.length} effect sites, ${facts.guarantees.length} guarantees). Whole processes, median of 7; \`tsc\` gets the
-generated API declarations and the same strictness.
+(${facts.effects.length} effect sites, ${facts.guarantees.length} guarantees). Whole processes, median of 15 interleaved rounds; \`tsc\` gets
+the generated API declarations and the same strictness. \`check\` loads the TypeScript compiler that
+ts-morph bundles (9 MB of JavaScript) and keeps V8's compiled code for it in \`$COUNTERSIGN_HOME/cache\`:
+the first run after install compiles it from source, every later run reads the cache. The machine
+is shared: 1-minute load average ${loadavg()[0]!.toFixed(1)} when the run ended.
 
 ${table([
   ["measure", "time", "ratio to baseline", "baseline"],
-  ["cold \`countersign check --json\` (process)", ms(coldCheck), (coldCheck / coldTsc5).toFixed(2), `tsc 5 --noEmit ${ms(coldTsc5)} (target ≤ 0.50)`],
-  ["cold \`tsc --noEmit\`, TypeScript 7 (native)", ms(coldTsc7), (coldTsc7 / coldTsc5).toFixed(2), `tsc 5 --noEmit ${ms(coldTsc5)}`],
-  ["\`node -e 0\` (process floor)", ms(nodeOnly), (nodeOnly / coldCheck).toFixed(2), `cold check ${ms(coldCheck)}`],
-  ["warm analysis, same analyzer (in process)", ms(warm), (warm / firstInProcess).toFixed(2), `new analyzer + first analysis ${ms(firstInProcess)} (target warm < 20 ms)`],
+  ["cold \`countersign check --json\`, code cache in place (process)", ...vsTsc5(cold.cached!, " (target ≤ 0.50)")],
+  ["cold \`countersign check --json\`, first run: no code cache yet (process)", ...vsTsc5(cold.first!, " (target ≤ 0.50)")],
+  ["cold \`tsc --noEmit\`, TypeScript 7 (native)", ...vsTsc5(cold.tsc7!)],
+  ["\`node -e 0\` (process floor)", ms(cold.node!), (cold.node! / cold.cached!).toFixed(2), `cold check, cached ${ms(cold.cached!)}`],
+  ["warm analysis, same analyzer after 20 analyses (in process)", ms(warm), (warm / firstInProcess).toFixed(2), `new analyzer + first analysis ${ms(firstInProcess)} (target warm < 20 ms)`],
 ])}
 `;
 writeSection("analyze", "Analyzer: cold check and warm analysis", body);
 process.stdout.write(body);
-
