@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, type Stats } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { makePrivateDir } from "../model/paths.js";
 
 /**
  * A V8 code cache for big CommonJS bundles (the TypeScript compiler: ~130 ms to compile from
@@ -73,8 +74,7 @@ function readCache(dir: string, path: string): Buffer | undefined {
 function writeCache(dir: string, path: string, script: Script): void {
   const temp = `${path}.${process.pid}.tmp`;
   try {
-    makeDir(dirname(dir));
-    makeDir(dir);
+    makePrivateDir(dir);
     if (!ownedByMe(lstatSync(dir), "dir")) return;
     const payload = script.createCachedData();
     writeFileSync(temp, Buffer.concat([sha256(payload), payload]), { mode: 0o600, flag: "wx" });
@@ -85,16 +85,6 @@ function writeCache(dir: string, path: string, script: Script): void {
     } catch {
       // nothing to clean up, or it cannot be: the cache is only ever an optimisation
     }
-  }
-}
-
-// Not `recursive: true`: Node 20's recursive mkdir spins for ever where mkdir keeps failing with
-// ENOENT (e.g. under /proc), and that would hang the process at exit.
-function makeDir(path: string): void {
-  try {
-    mkdirSync(path, { mode: 0o700 });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
   }
 }
 

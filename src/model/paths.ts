@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,4 +19,19 @@ export const packageRoot: string = (() => {
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
   const home = env.COUNTERSIGN_HOME;
   return home !== undefined && home !== "" ? resolve(home) : join(homedir(), ".countersign");
+}
+
+/**
+ * Create a private directory (mode 0700) and its parent if they are missing. Not `recursive:
+ * true`: Node 20's recursive mkdir spins for ever where mkdir keeps failing with ENOENT (e.g. a
+ * data directory under /proc), so a deeper missing path fails with ENOENT instead of hanging.
+ */
+export function makePrivateDir(path: string): void {
+  for (const dir of [dirname(path), path]) {
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+  }
 }

@@ -1,4 +1,6 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { CountersignError } from "../model/errors.js";
+import { makePrivateDir } from "../model/paths.js";
 import { generateKey } from "./generate-key.js";
 import { publishJwks } from "./jwks.js";
 import { keyringPath, keysDir, readKeyring, writeKeyring, type Keyring } from "./keyring-file.js";
@@ -9,7 +11,14 @@ import { keyringPath, keysDir, readKeyring, writeKeyring, type Keyring } from ".
  * brought up to date.
  */
 export async function openKeyring(home: string, now: Date = new Date()): Promise<Keyring> {
-  mkdirSync(keysDir(home), { recursive: true, mode: 0o700 });
+  try {
+    makePrivateDir(keysDir(home));
+  } catch (err) {
+    throw new CountersignError("config_error", "receipt", `cannot create the key directory ${keysDir(home)}: ${(err as Error).message}`, {
+      details: { dir: keysDir(home) },
+      cause: err,
+    });
+  }
   const file = keyringPath(home);
   if (!existsSync(file)) await create(file, now);
   const read = await readKeyring(file);

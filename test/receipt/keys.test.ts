@@ -29,6 +29,14 @@ describe("keyring", () => {
     expect(readFileSync(jwksPath(home), "utf8")).not.toContain('"d"');
   });
 
+  it("a data directory that cannot be created is a config_error naming it, never a hang", async () => {
+    const base = tempHome();
+    const deep = join(base, "missing", "deeper", "home");
+    await expect(openKeyring(deep)).rejects.toMatchObject({ class: "config_error", details: { dir: join(deep, "keys") } });
+    await expect(openKeyring("/proc/countersign-no-such-dir")).rejects.toMatchObject({ class: "config_error" });
+    expect(readdirSync(base)).toEqual([]); // nothing half-made
+  });
+
   it("is the same key when opened again", async () => {
     const home = tempHome();
     const first = await openKeyring(home, NOW);
