@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import { resolve } from "node:path";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
 import { asStoreError } from "./store-error.js";
 
@@ -6,9 +7,14 @@ import { asStoreError } from "./store-error.js";
  * SQLite through better-sqlite3: WAL so that readers never wait for the writer, synchronous=FULL
  * so that a committed redemption survives a power cut, and BEGIN IMMEDIATE so that a transaction
  * takes the one write lock up front (two processes on one file wait for each other, up to
- * busy_timeout, instead of failing halfway). Calls are serialised in this process, because a
- * transaction spans awaits and one connection must never mix two of them.
+ * busy_timeout, instead of failing halfway). Calls are serialised per file in this process: a
+ * transaction spans awaits, so one connection must never mix two of them, and a second
+ * connection to the same file in this process would wait for the lock synchronously, blocking
+ * the very event loop that has to finish the first transaction.
  */
+/** The tail of each file's queue of calls, shared by every connection this process has to it. */
+const queues = new Map<string, Promise<void>>();
+
 export function openSqliteDriver(path: string): Driver {
   let db: Database.Database;
   try {
@@ -41,12 +47,19 @@ export function openSqliteDriver(path: string): Driver {
     },
   };
 
-  let queue: Promise<unknown> = Promise.resolve();
+  const file = resolve(path);
   const serially = <T>(what: string, fn: () => Promise<T>): Promise<T> => {
-    const next = queue.then(fn).catch((err: unknown) => {
+    const next = (queues.get(file) ?? Promise.resolve()).then(fn).catch((err: unknown) => {
       throw asStoreError(what, err);
     });
-    queue = next.catch(() => undefined);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(file, settled);
+    void settled.then(() => {
+      if (queues.get(file) === settled) queues.delete(file);
+    });
     return next;
   };
   const rings = new Set<() => void>();
@@ -72,9 +85,6 @@ export function openSqliteDriver(path: string): Driver {
       rings.add(onRing);
       return async () => void rings.delete(onRing);
     },
-    async close() {
-      await queue;
-      db.close();
-    },
+    close: () => serially("closing the store failed", async () => void db.close()),
   };
 }
