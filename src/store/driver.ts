@@ -22,8 +22,8 @@ export interface Driver {
   /** One transaction; committed when `fn` resolves, rolled back when it throws. */
   write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   /**
-   * Call `onRing` after each committed transaction that rang: for SQLite this process's own
-   * writes, for PostgreSQL every process sharing the database (LISTEN/NOTIFY). A ring carries no
+   * Call `onRing` after each committed transaction that rang: for SQLite the writes of this
+   * process (any of its connections to the file), for PostgreSQL every process sharing the database (LISTEN/NOTIFY). A ring carries no
    * data: listeners read what changed from the events table, so a lost ring loses nothing.
    */
   listen(onRing: () => void): Promise<() => Promise<void>>;

@@ -12,8 +12,9 @@ import { asStoreError } from "./store-error.js";
  * connection to the same file in this process would wait for the lock synchronously, blocking
  * the very event loop that has to finish the first transaction.
  */
-/** The tail of each file's queue of calls, shared by every connection this process has to it. */
+/** Per file, shared by every connection this process has to it: the tail of its queue of calls, its listeners. */
 const queues = new Map<string, Promise<void>>();
+const ringsOf = new Map<string, Set<() => void>>();
 
 export function openSqliteDriver(path: string): Driver {
   let db: Database.Database;
@@ -62,7 +63,8 @@ export function openSqliteDriver(path: string): Driver {
     });
     return next;
   };
-  const rings = new Set<() => void>();
+  const rings = ringsOf.get(file) ?? new Set<() => void>();
+  ringsOf.set(file, rings);
 
   return {
     dialect: "sqlite",
@@ -83,7 +85,10 @@ export function openSqliteDriver(path: string): Driver {
       }),
     async listen(onRing) {
       rings.add(onRing);
-      return async () => void rings.delete(onRing);
+      return async () => {
+        rings.delete(onRing);
+        if (rings.size === 0) ringsOf.delete(file);
+      };
     },
     close: () => serially("closing the store failed", async () => void db.close()),
   };
