@@ -2,10 +2,10 @@
 // loopback in the run's temp folder by the first test that needs it (initdb + pg_ctl), and
 // stopped by the global teardown. No PostgreSQL installed is an error, never a skipped test.
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 
@@ -37,21 +37,33 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
+/** Let the postgres user pass through (not list) the folders above its cluster: temp folders are 0700. */
+function traversable(dir: string): void {
+  for (let d = dir; d !== dirname(d); d = dirname(d)) {
+    const mode = statSync(d).mode & 0o777;
+    if ((mode & 0o001) === 0) chmodSync(d, mode | 0o011);
+  }
+}
+
 /** Create and start a cluster in `dir` (which must not exist yet); answers its port. */
 export async function startCluster(dir: string, settings: string[] = []): Promise<number> {
-  const bin = binDir();
   mkdirSync(dir, { mode: 0o700 });
   if (process.getuid?.() === 0) {
+    traversable(dirname(dir));
     const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }));
     const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }));
     chownSync(dir, uid, gid);
   }
-  const data = join(dir, "data");
-  asServerUser(join(bin, "initdb"), ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+  asServerUser(join(binDir(), "initdb"), ["-D", join(dir, "data"), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
   const port = await freePort();
-  const options = ["-h 127.0.0.1", `-p ${port}`, `-k ${dir}`, "-c max_connections=300", ...settings.map((s) => `-c ${s}`)].join(" ");
-  asServerUser(join(bin, "pg_ctl"), ["-D", data, "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", options, "start"]);
+  runCluster(dir, port, settings);
   return port;
+}
+
+/** Start the cluster of `dir` (again) on `port`, listening on loopback and a socket in `dir` only. */
+export function runCluster(dir: string, port: number, settings: string[] = []): void {
+  const options = ["-h 127.0.0.1", `-p ${port}`, `-k ${dir}`, "-c max_connections=300", ...settings.map((s) => `-c ${s}`)].join(" ");
+  asServerUser(join(binDir(), "pg_ctl"), ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", options, "start"]);
 }
 
 export function stopCluster(dir: string): void {
@@ -77,7 +89,6 @@ async function sharedPort(): Promise<number> {
   }
   if (starter) {
     try {
-      chmodSync(tmpdir(), 0o711); // the postgres user must reach its folder inside the run's temp folder
       const port = await startCluster(dir, ["fsync=off"]);
       writeFileSync(`${portFile}.tmp`, String(port));
       renameSync(`${portFile}.tmp`, portFile);
