@@ -1,24 +1,8 @@
 // The hash chain: every entry verifies, and a change to any stored row is named by `verify`,
 // in the database and in an exported JSONL file.
-import Database from "better-sqlite3";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyChain, type Store } from "../../src/store/index.js";
-import { DIALECTS, newDatabase, opener, submission } from "./fixtures.js";
-
-/** Run raw SQL against the database behind the store's back, as an intruder would. */
-async function tamper(database: string, sql: string): Promise<void> {
-  if (database.startsWith("postgres://")) {
-    const client = new pg.Client({ connectionString: database });
-    await client.connect();
-    await client.query(sql);
-    await client.end();
-    return;
-  }
-  const db = new Database(database);
-  db.exec(sql);
-  db.close();
-}
+import { DIALECTS, newDatabase, opener, rawSql as tamper, submission } from "./fixtures.js";
 
 async function exported(store: Store): Promise<string[]> {
   const lines: string[] = [];

@@ -5,24 +5,10 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { CountersignError } from "../../src/model/errors.js";
 import type { Store } from "../../src/store/index.js";
-import { DIALECTS, newDatabase, newJti, opener, sha256, submission } from "./fixtures.js";
-
-async function rawSql(database: string, sql: string): Promise<void> {
-  if (database.startsWith("postgres://")) {
-    const client = new pg.Client({ connectionString: database });
-    await client.connect();
-    await client.query(sql);
-    await client.end();
-  } else {
-    const db = new Database(database);
-    db.exec(sql);
-    db.close();
-  }
-}
+import { DIALECTS, newDatabase, newJti, opener, rawSql, sha256, submission } from "./fixtures.js";
 
 /** Make every audit insert fail from now on, as a full disk or a broken table would. */
 function breakAudit(database: string): Promise<void> {

@@ -2,6 +2,8 @@
 // open the same database as many times as a test needs, for each implementation.
 import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
+import Database from "better-sqlite3";
+import pg from "pg";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PolicyDecision } from "../../src/model/decision.js";
@@ -65,4 +67,24 @@ export function newJti(): string {
 export function manualClock(start = Date.UTC(2030, 0, 1)): { now: () => number; advance(ms: number): void } {
   let t = start;
   return { now: () => t, advance: (ms) => void (t += ms) };
+}
+
+/** Run raw SQL against the database behind the store's back, as an intruder or a broken disk would. */
+export async function rawSql(database: string, sql: string): Promise<void> {
+  if (database.startsWith("postgres://")) {
+    const client = new pg.Client({ connectionString: database });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+    return;
+  }
+  const db = new Database(database);
+  try {
+    db.exec(sql);
+  } finally {
+    db.close();
+  }
 }
