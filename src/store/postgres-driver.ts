@@ -91,10 +91,19 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
     },
     async listen(onRing) {
       rings.add(onRing);
-      listener ??= startListener(config, () => {
+      const current = (listener ??= startListener(config, () => {
         for (const ring of rings) ring();
-      });
-      await listener.ready;
+      }));
+      try {
+        await current.ready;
+      } catch (err) {
+        rings.delete(onRing);
+        if (rings.size === 0 && listener === current) {
+          listener = undefined;
+          await current.close();
+        }
+        throw err;
+      }
       return async () => {
         rings.delete(onRing);
         if (rings.size === 0 && listener !== undefined) {

@@ -1,6 +1,6 @@
 import type { AuditEntry, AuditVerification, ExternalAudit } from "../model/audit.js";
 import type { ListQuery, PersonDecision, StoredRequest, StoreEvent, SubmitInput } from "../model/request.js";
-import type { RedemptionStore } from "../receipt/redemption.js";
+import type { RedemptionStore } from "../receipt/index.js";
 import { verifyAuditChain, exportAudit, recordAudit } from "./audit-log.js";
 import type { StoreContext } from "./change.js";
 import { decideRequest, type DecideResult } from "./decide-request.js";
