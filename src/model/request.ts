@@ -40,6 +40,15 @@ export const PersonDecision = z.discriminatedUnion("kind", [
 ]);
 export type PersonDecision = z.infer<typeof PersonDecision>;
 
+/** Request ids are 128 random bits. */
+export const RequestId = z.string().regex(/^req_[A-Za-z0-9_-]{22}$/, "must be req_ and 128 random bits, base64url");
+
+/** A signed receipt as the store keeps it: its id and expiry (seconds since the epoch), never the token. */
+export const ReceiptRef = z
+  .object({ jti: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "must be 128 random bits, base64url"), exp: z.number().int().positive() })
+  .strict();
+export type ReceiptRef = z.infer<typeof ReceiptRef>;
+
 /** A new request: the program as submitted and what the authority's own analysis and policy said. */
 export const SubmitInput = z
   .object({
@@ -48,6 +57,10 @@ export const SubmitInput = z
     facts: Facts,
     policy: PolicyDecision,
     deadline_s: z.number().int().min(1).max(MAX_DEADLINE_SECONDS).default(DEFAULT_DEADLINE_SECONDS),
+    // An auto-approved request's receipt, signed before storing (for the id the caller chose):
+    // recorded in the same transaction, so the request and its receipt commit together.
+    id: RequestId.optional(),
+    receipt: ReceiptRef.optional(),
   })
   .strict();
 export type SubmitInput = z.input<typeof SubmitInput>;

@@ -6,7 +6,7 @@ export { openSqliteDriver } from "./sqlite-driver.js";
 export { openPostgresDriver, redactUrl } from "./postgres-driver.js";
 export type { Driver, Dialect } from "./driver.js";
 export { verifyChain, entryHash, sha256Json, GENESIS_HASH } from "./audit-chain.js";
-export type { SubmitResult } from "./submit-request.js";
+export { newRequestId, type SubmitResult } from "./submit-request.js";
 export type { DecideResult } from "./decide-request.js";
 export type { WithdrawResult } from "./withdraw-request.js";
 export type { RequestPage } from "./list-requests.js";

@@ -1,13 +1,17 @@
 import { z } from "zod";
 import { CLOCK_TOLERANCE_SECONDS } from "../model/receipt.js";
-import { change, type StoreContext } from "./change.js";
+import { ReceiptRef } from "../model/request.js";
+import { change, type Change, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
 
-const Jti = z.string().regex(/^[A-Za-z0-9_-]{22}$/, "must be 128 random bits, base64url");
-const Exp = z.number().int().positive();
-
-export const ReceiptRecord = z.object({ jti: Jti, request_id: z.string().min(1), exp: Exp }).strict();
+export const ReceiptRecord = ReceiptRef.extend({ request_id: z.string().min(1) }).strict();
 export type ReceiptRecord = z.infer<typeof ReceiptRecord>;
+
+/** Insert the receipt with its `receipt_issued` entry; the caller checked that the request may have one. */
+export async function insertReceipt(c: Change, requestId: string, receipt: ReceiptRef): Promise<void> {
+  await c.tx.run("INSERT INTO receipts (jti, request_id, exp, issued_at) VALUES (?, ?, ?, ?)", [receipt.jti, requestId, receipt.exp, c.now]);
+  await c.audit({ type: "receipt_issued", request_id: requestId, actor: "authority", details: { jti: receipt.jti, exp: receipt.exp } });
+}
 
 /** `already_run`: a receipt of this request was redeemed: one request is one run. */
 export type RecordReceiptResult = { ok: true } | { ok: false; reason: "not_found" | "not_approved" | "already_run" };
@@ -25,8 +29,7 @@ export async function recordReceipt(ctx: StoreContext, raw: ReceiptRecord): Prom
     if (request.status !== "approved") return { ok: false, reason: "not_approved" };
     const run = await c.tx.all("SELECT jti FROM receipts WHERE request_id = ? AND redeemed_at IS NOT NULL", [receipt.request_id]);
     if (run.length > 0) return { ok: false, reason: "already_run" };
-    await c.tx.run("INSERT INTO receipts (jti, request_id, exp, issued_at) VALUES (?, ?, ?, ?)", [receipt.jti, receipt.request_id, receipt.exp, c.now]);
-    await c.audit({ type: "receipt_issued", request_id: receipt.request_id, actor: "authority", details: { jti: receipt.jti, exp: receipt.exp } });
+    await insertReceipt(c, receipt.request_id, receipt);
     return { ok: true };
   });
 }
@@ -43,7 +46,7 @@ export type RedeemOutcome = "redeemed" | "unknown" | "expired" | "already_redeem
  * one caller only, in the transaction that records `redeemed` (or, for every refusal, `redeem_refused`).
  */
 export async function redeemReceipt(ctx: StoreContext, jti: string, exp: number): Promise<RedeemOutcome> {
-  if (!Jti.safeParse(jti).success || !Exp.safeParse(exp).success) return "unknown";
+  if (!ReceiptRef.safeParse({ jti, exp }).success) return "unknown";
   return change(ctx, async (c) => {
     const row = (await c.tx.all("SELECT request_id, exp, redeemed_at FROM receipts WHERE jti = ?", [jti]))[0];
     const requestId = row === undefined ? null : String(row.request_id);

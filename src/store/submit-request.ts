@@ -5,6 +5,7 @@ import { sha256Hex, sha256Json } from "./audit-chain.js";
 import { change, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
 import { statusOf } from "./request-row.js";
+import { insertReceipt } from "./receipts.js";
 import { storeUsageError } from "./store-error.js";
 
 export type SubmitResult = { ok: true; request: StoredRequest } | { ok: false; reason: "token_inactive" };
@@ -26,7 +27,10 @@ export async function submitRequest(ctx: StoreContext, raw: SubmitInput): Promis
     throw storeUsageError("the facts were not derived from this source: its sha256 differs from facts.program.sha256");
   }
   if (policy.kind === "auto_approved" && !facts.ok) throw storeUsageError("a program the analysis refused cannot be auto_approved");
-  const id = newRequestId();
+  if (input.receipt !== undefined && (policy.kind !== "auto_approved" || input.id === undefined)) {
+    throw storeUsageError("a receipt can be recorded with a submission only when it is auto_approved and names its id");
+  }
+  const id = input.id ?? newRequestId();
   return change(ctx, async (c) => {
     const token = (await c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [input.token]))[0];
     if (token === undefined || token.revoked_at !== null) return { ok: false, reason: "token_inactive" };
@@ -53,6 +57,7 @@ export async function submitRequest(ctx: StoreContext, raw: SubmitInput): Promis
     });
     if (decision === null) await c.event(submitted, "pending", status);
     else await c.event(await c.audit({ type: "decided", request_id: id, actor: "policy", details: { kind: decision.kind } }), "resolved", status);
+    if (input.receipt !== undefined) await insertReceipt(c, id, input.receipt);
     const request: StoredRequest = {
       id,
       seq: Number(row?.seq),

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../../src/model/audit.js";
 import { CountersignError } from "../../src/model/errors.js";
 import type { StoreEvent } from "../../src/model/request.js";
-import type { Store } from "../../src/store/index.js";
+import { newRequestId, type Store } from "../../src/store/index.js";
 import { DIALECTS, manualClock, newDatabase, newJti, opener, submission } from "./fixtures.js";
 
 async function auditOf(store: Store, requestId?: string): Promise<AuditEntry[]> {
@@ -191,6 +191,24 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
       "redeem_refused",
     ]);
     expect(audit.at(-1)?.details).toEqual({ jti: b, outcome: "request_already_run" });
+  });
+
+  it("records an auto-approved request and its receipt in one transaction, or neither", async () => {
+    const exp = Math.floor(clock.now() / 1000) + 300;
+    const [id, jti] = [newRequestId(), newJti()];
+    const r = await store.submit({ ...submission(token, "auto_approved"), id, receipt: { jti, exp } });
+    expect(r).toMatchObject({ ok: true, request: { id, status: "approved" } });
+    expect((await auditOf(store, id)).map((e) => e.type)).toEqual(["submitted", "analyzed", "decided", "receipt_issued"]);
+    expect(await store.redeem(jti, exp)).toBe(true);
+    // the same jti again: the receipt insert fails, and the request it came with is not stored either
+    const second = newRequestId();
+    const err = await store.submit({ ...submission(token, "auto_approved"), id: second, receipt: { jti, exp } }).then(() => undefined, (e: unknown) => e);
+    expect(err).toMatchObject({ class: "store_error" });
+    expect(await store.get(second)).toBeNull();
+    await expectUsageError(store.submit({ ...submission(token, "ask"), id: newRequestId(), receipt: { jti: newJti(), exp } }), /only when it is auto_approved/);
+    await expectUsageError(store.submit({ ...submission(token, "auto_approved"), receipt: { jti: newJti(), exp } }), /names its id/);
+    await expectUsageError(store.submit({ ...submission(token, "auto_approved"), id: "req_short" }), /id/);
+    expect(await store.verifyAuditChain()).toMatchObject({ ok: true });
   });
 
   it("refuses to redeem an expired receipt", async () => {
