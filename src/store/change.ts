@@ -38,8 +38,10 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>): Pro
     const row = (await tx.all(`SELECT last_id, last_hash FROM audit_head WHERE one = 1${lock}`))[0];
     if (row === undefined) throw new Error("the audit chain head is missing");
     const head = { id: Number(row.last_id), hash: String(row.last_hash) };
+    const start = head.id;
+    let published = false;
     const now = ctx.now();
-    return fn({
+    const result = await fn({
       tx,
       now,
       async audit(input) {
@@ -55,7 +57,6 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>): Pro
           entry.prev_hash,
           entry.hash,
         ]);
-        await tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [entry.id, entry.hash]);
         head.id = entry.id;
         head.hash = entry.hash;
         return entry;
@@ -63,8 +64,12 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>): Pro
       async event(entry, type, status) {
         if (entry.request_id === null) throw new Error("a change event needs a request");
         await tx.run("INSERT INTO events (id, type, request_id, status, at) VALUES (?, ?, ?, ?, ?)", [entry.id, type, entry.request_id, status, entry.at]);
-        await tx.notify();
+        published = true;
       },
     });
+    // the head moves once per transaction, to the last entry it appended
+    if (head.id !== start) await tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [head.id, head.hash]);
+    if (published) await tx.notify();
+    return result;
   });
 }
