@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { PersonDecision, StoreEvent } from "../../src/model/request.js";
 import type { Store } from "../../src/store/index.js";
-import { DIALECTS, newDatabase, newJti, opener, submission } from "./fixtures.js";
+import { DIALECTS, newDatabase, newJti, opener, rawSql, submission } from "./fixtures.js";
 import { runTogether, spawnChild } from "./processes.js";
 
 describe.each(DIALECTS)("concurrency on %s", (dialect) => {
@@ -105,6 +105,22 @@ describe("events across servers", () => {
     await runTogether([child]);
     await expect.poll(() => seen.map((e) => e.type), { timeout: 5000 }).toEqual(["pending", "resolved"]);
     expect(seen[1]).toMatchObject({ request_id: r.request.id, status: "approved" });
+    await stop();
+  });
+
+  it("catches up on what happened while its LISTEN connection was cut", async () => {
+    const database = await newDatabase("postgres");
+    const [a, b] = [await stores.open(database), await stores.open(database)];
+    const { name: token } = await a.addToken("agent");
+    const seen: StoreEvent[] = [];
+    const stop = await a.subscribe((e) => seen.push(e));
+    const cut = await rawSql(database, "SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE query = 'LISTEN countersign_events'");
+    expect(cut).toEqual([{ cut: true }]);
+    const r = await b.submit(submission(token)); // its NOTIFY finds no listener of a's
+    if (!r.ok) throw new Error("refused");
+    await expect.poll(() => seen.map((e) => [e.type, e.request_id]), { timeout: 10_000 }).toEqual([["pending", r.request.id]]);
+    await b.decide(r.request.id, { kind: "approved_once", approver: "alice" });
+    await expect.poll(() => seen.map((e) => e.type), { timeout: 10_000 }).toEqual(["pending", "resolved"]);
     await stop();
   });
 

@@ -11,7 +11,7 @@ import type { Store } from "../../src/store/index.js";
 import { DIALECTS, newDatabase, newJti, opener, rawSql, sha256, submission } from "./fixtures.js";
 
 /** Make every audit insert fail from now on, as a full disk or a broken table would. */
-function breakAudit(database: string): Promise<void> {
+function breakAudit(database: string): Promise<unknown> {
   return rawSql(
     database,
     database.startsWith("postgres://")
@@ -21,7 +21,7 @@ function breakAudit(database: string): Promise<void> {
   );
 }
 
-function repairAudit(database: string): Promise<void> {
+function repairAudit(database: string): Promise<unknown> {
   return rawSql(database, "DROP TRIGGER no_audit" + (database.startsWith("postgres://") ? " ON audit" : ""));
 }
 

@@ -69,21 +69,25 @@ export function manualClock(start = Date.UTC(2030, 0, 1)): { now: () => number; 
   return { now: () => t, advance: (ms) => void (t += ms) };
 }
 
-/** Run raw SQL against the database behind the store's back, as an intruder or a broken disk would. */
-export async function rawSql(database: string, sql: string): Promise<void> {
+/**
+ * Run raw SQL against the database behind the store's back, as an intruder or a broken disk
+ * would; answers the rows of a PostgreSQL query (SQLite runs a script and answers none).
+ */
+export async function rawSql(database: string, sql: string): Promise<unknown[]> {
   if (database.startsWith("postgres://")) {
     const client = new pg.Client({ connectionString: database });
     await client.connect();
     try {
-      await client.query(sql);
+      const result: pg.QueryResult | pg.QueryResult[] = await client.query(sql);
+      return Array.isArray(result) ? [] : result.rows; // a script of several statements answers one result each
     } finally {
       await client.end();
     }
-    return;
   }
   const db = new Database(database);
   try {
     db.exec(sql);
+    return [];
   } finally {
     db.close();
   }
