@@ -1,7 +1,26 @@
 import Database from "better-sqlite3";
-import { resolve } from "node:path";
+import { realpathSync } from "node:fs";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
 import { asStoreError } from "./store-error.js";
+
+/** Per file, shared by every connection this process has to it: the tail of its queue of calls, its listeners. */
+const queues = new Map<string, Promise<void>>();
+const ringsOf = new Map<string, Set<() => void>>();
+
+function openFile(path: string): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path);
+    db.pragma("busy_timeout = 10000");
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.pragma("foreign_keys = ON");
+    return db;
+  } catch (err) {
+    db?.close();
+    throw asStoreError(`cannot open the SQLite store ${path}`, err);
+  }
+}
 
 /**
  * SQLite through better-sqlite3: WAL so that readers never wait for the writer, synchronous=FULL
@@ -12,21 +31,8 @@ import { asStoreError } from "./store-error.js";
  * connection to the same file in this process would wait for the lock synchronously, blocking
  * the very event loop that has to finish the first transaction.
  */
-/** Per file, shared by every connection this process has to it: the tail of its queue of calls, its listeners. */
-const queues = new Map<string, Promise<void>>();
-const ringsOf = new Map<string, Set<() => void>>();
-
 export function openSqliteDriver(path: string): Driver {
-  let db: Database.Database;
-  try {
-    db = new Database(path);
-    db.pragma("busy_timeout = 10000");
-    db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
-    db.pragma("foreign_keys = ON");
-  } catch (err) {
-    throw asStoreError(`cannot open the SQLite store ${path}`, err);
-  }
+  const db = openFile(path);
   const statements = new Map<string, Database.Statement>();
   const prepare = (sql: string): Database.Statement => {
     let statement = statements.get(sql);
@@ -48,7 +54,7 @@ export function openSqliteDriver(path: string): Driver {
     },
   };
 
-  const file = resolve(path);
+  const file = realpathSync(path); // one queue per file, however it is named
   const serially = <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     const next = (queues.get(file) ?? Promise.resolve()).then(fn).catch((err: unknown) => {
       throw asStoreError(what, err);
@@ -63,8 +69,6 @@ export function openSqliteDriver(path: string): Driver {
     });
     return next;
   };
-  const rings = ringsOf.get(file) ?? new Set<() => void>();
-  ringsOf.set(file, rings);
 
   return {
     dialect: "sqlite",
@@ -76,18 +80,24 @@ export function openSqliteDriver(path: string): Driver {
         try {
           const result = await fn({ ...q, notify: async () => void (rang = true) });
           db.exec("COMMIT");
-          if (rang) for (const ring of rings) queueMicrotask(ring);
+          if (rang) for (const ring of ringsOf.get(file) ?? []) queueMicrotask(ring);
           return result;
         } catch (err) {
-          if (db.inTransaction) db.exec("ROLLBACK");
+          try {
+            if (db.inTransaction) db.exec("ROLLBACK");
+          } catch {
+            // the original error is the one to report; SQLite has rolled back or will on close
+          }
           throw err;
         }
       }),
     async listen(onRing) {
+      const rings = ringsOf.get(file) ?? new Set<() => void>();
+      ringsOf.set(file, rings);
       rings.add(onRing);
       return async () => {
         rings.delete(onRing);
-        if (rings.size === 0) ringsOf.delete(file);
+        if (rings.size === 0 && ringsOf.get(file) === rings) ringsOf.delete(file);
       };
     },
     close: () => serially("closing the store failed", async () => void db.close()),
