@@ -1,10 +1,14 @@
+import { z } from "zod";
 import { StoreEvent } from "../model/request.js";
 import type { StoreContext } from "./change.js";
+import { parseInput } from "./parse-input.js";
 
 const PAGE = 500;
 
 /** Events after `after` in id order: what an SSE client that sent `Last-Event-ID: after` missed. */
-export async function eventsSince(ctx: StoreContext, after: number, limit = PAGE): Promise<StoreEvent[]> {
+export async function eventsSince(ctx: StoreContext, rawAfter: number, rawLimit = PAGE): Promise<StoreEvent[]> {
+  const after = parseInput(z.number().int().nonnegative(), rawAfter, "last event id");
+  const limit = parseInput(z.number().int().min(1).max(10_000), rawLimit, "event limit");
   const rows = await ctx.driver.read((q) => q.all("SELECT id, type, request_id, status, at FROM events WHERE id > ? ORDER BY id LIMIT ?", [after, limit]));
   return rows.map((r) => StoreEvent.parse({ ...r, id: Number(r.id), at: Number(r.at) }));
 }

@@ -74,6 +74,14 @@ describe.each(DIALECTS)("audit chain on %s", (dialect) => {
     expect(await garbled.store.verifyAuditChain()).toMatchObject({ ok: false, broken_id: 3, reason: "malformed" });
   });
 
+  it("names the first unreadable line of an export, whatever it holds", async () => {
+    const lines = (await exported(clean.store)).map((l) => JSON.parse(l));
+    for (const junk of [null, "entry", 7, [], { ...lines[2], id: "3" }, { ...lines[2], extra: 1 }, { ...lines[2], hash: "F".repeat(64) }]) {
+      const entries = [...lines.slice(0, 2), junk, ...lines.slice(3)];
+      expect(await verifyChain(entries)).toMatchObject({ ok: false, broken_id: 3, entries: 2, reason: "malformed" });
+    }
+  });
+
   it("names a changed line of an exported file", async () => {
     const lines = await exported(clean.store);
     const entries = lines.map((l) => JSON.parse(l));

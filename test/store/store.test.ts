@@ -278,6 +278,9 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     await expect.poll(() => resumed.length).toBe(2);
     expect(resumed).toEqual(seen.slice(1));
     await stop2();
+    await expectUsageError(store.eventsSince(-1), /last event id/);
+    await expectUsageError(store.eventsSince(1.5), /last event id/);
+    await expectUsageError(store.eventsSince(0, 0), /event limit/);
     await store.submit(submission(token));
     await new Promise((r) => setTimeout(r, 100));
     expect(resumed).toHaveLength(2);
