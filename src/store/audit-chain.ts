@@ -1,0 +1,64 @@
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../constraint/index.js";
+import { AuditEntry, type AuditVerification } from "../model/audit.js";
+import type { Json } from "../model/json.js";
+
+/** The `prev_hash` of the first entry. */
+export const GENESIS_HASH = "0".repeat(64);
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+/** The sha256 of canonical JSON: equal values hash equally whatever their key order. */
+export function sha256Json(value: Json): string {
+  return sha256Hex(canonicalJson(value));
+}
+
+/** An entry's hash: every field but `hash`, the previous entry's hash included. */
+export function entryHash(entry: Omit<AuditEntry, "hash">): string {
+  const { id, at, type, request_id, actor, details, prev_hash } = entry;
+  return sha256Json({ id, at, type, request_id, actor, details, prev_hash });
+}
+
+/**
+ * Recompute the chain from the first entry on, in id order, and name the first entry that breaks
+ * it: unreadable, a hash that does not match its fields, a link to anything but its predecessor,
+ * or a missing id. `head` (the chain head the store keeps) catches entries cut off the end.
+ * Works on the store's rows and on an exported JSONL file alike.
+ */
+export async function verifyChain(
+  entries: Iterable<unknown> | AsyncIterable<unknown>,
+  head?: { id: number; hash: string },
+): Promise<AuditVerification> {
+  let count = 0;
+  let prev = { id: 0, hash: GENESIS_HASH };
+  const broken = (broken_id: number, reason: Extract<AuditVerification, { ok: false }>["reason"], message: string): AuditVerification => ({
+    ok: false,
+    entries: count,
+    broken_id,
+    reason,
+    message,
+  });
+  for await (const raw of entries) {
+    const expectedId = prev.id + 1;
+    const parsed = AuditEntry.safeParse(raw);
+    if (!parsed.success) {
+      const id = (raw as { id?: unknown } | null)?.id;
+      return broken(typeof id === "number" ? id : expectedId, "malformed", `audit entry ${typeof id === "number" ? id : expectedId} is not a well-formed entry`);
+    }
+    const entry = parsed.data;
+    if (entry.id !== expectedId) return broken(expectedId, "id_gap", `audit entry ${expectedId} is missing (the next one is ${entry.id})`);
+    if (entry.prev_hash !== prev.hash) return broken(entry.id, "prev_hash_mismatch", `audit entry ${entry.id} does not link to entry ${prev.id}`);
+    if (entryHash(entry) !== entry.hash) return broken(entry.id, "hash_mismatch", `audit entry ${entry.id} was changed: its hash does not match its contents`);
+    prev = { id: entry.id, hash: entry.hash };
+    count++;
+  }
+  if (head !== undefined) {
+    if (head.id > prev.id) return broken(prev.id + 1, "id_gap", `audit entries ${prev.id + 1} to ${head.id} are missing`);
+    if (head.id < prev.id || head.hash !== prev.hash) {
+      return broken(prev.id, "head_mismatch", `the chain head (entry ${head.id}) does not match the last entry ${prev.id}`);
+    }
+  }
+  return { ok: true, entries: count, head: prev.hash };
+}

@@ -1,0 +1,75 @@
+import type { AuditEntry, AuditType } from "../model/audit.js";
+import type { Json } from "../model/json.js";
+import type { RequestStatus, StoreEvent } from "../model/request.js";
+import { entryHash } from "./audit-chain.js";
+import type { Driver, Tx } from "./driver.js";
+
+export interface StoreContext {
+  driver: Driver;
+  now: () => number; // ms since the epoch
+}
+
+export interface AuditInput {
+  type: AuditType;
+  request_id: string | null;
+  actor: string | null;
+  details: Record<string, Json>;
+}
+
+/** A state change in progress: one transaction holding the chain head. */
+export interface Change {
+  tx: Tx;
+  now: number;
+  /** Append the entry that records this change; it commits with it or not at all. */
+  audit(input: AuditInput): Promise<AuditEntry>;
+  /** Publish a change event for the approver UI, under the id of the entry that recorded it. */
+  event(entry: AuditEntry, type: StoreEvent["type"], status: RequestStatus): Promise<void>;
+}
+
+/**
+ * Run `fn` as one transaction that first locks the audit chain head. Every writer takes that
+ * lock first, so writes are serialised across processes: the chain never forks, ids follow
+ * commit order (an events reader resuming after id N misses nothing), and no two writers
+ * deadlock on each other's rows.
+ */
+export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>): Promise<T> {
+  return ctx.driver.write(async (tx) => {
+    const lock = ctx.driver.dialect === "postgres" ? " FOR UPDATE" : ""; // SQLite: BEGIN IMMEDIATE holds the only write lock
+    const row = (await tx.all(`SELECT last_id, last_hash FROM audit_head WHERE one = 1${lock}`))[0];
+    if (row === undefined) throw new Error("the audit chain head is missing");
+    const head = { id: Number(row.last_id), hash: String(row.last_hash) };
+    const start = head.id;
+    let published = false;
+    const now = ctx.now();
+    const result = await fn({
+      tx,
+      now,
+      async audit(input) {
+        const body = { id: head.id + 1, at: now, ...input, prev_hash: head.hash };
+        const entry: AuditEntry = { ...body, hash: entryHash(body) };
+        await tx.run("INSERT INTO audit (id, at, type, request_id, actor, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
+          entry.id,
+          entry.at,
+          entry.type,
+          entry.request_id,
+          entry.actor,
+          JSON.stringify(entry.details),
+          entry.prev_hash,
+          entry.hash,
+        ]);
+        head.id = entry.id;
+        head.hash = entry.hash;
+        return entry;
+      },
+      async event(entry, type, status) {
+        if (entry.request_id === null) throw new Error("a change event needs a request");
+        await tx.run("INSERT INTO events (id, type, request_id, status, at) VALUES (?, ?, ?, ?, ?)", [entry.id, type, entry.request_id, status, entry.at]);
+        published = true;
+      },
+    });
+    // the head moves once per transaction, to the last entry it appended
+    if (head.id !== start) await tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [head.id, head.hash]);
+    if (published) await tx.notify();
+    return result;
+  });
+}

@@ -1,0 +1,31 @@
+/** The little a store operation needs from a database: queries, transactions, a change doorbell. */
+
+export type SqlValue = string | number | null;
+export type Row = Record<string, unknown>;
+export type Dialect = "sqlite" | "postgres";
+
+/** SQL is written once with `?` placeholders; the PostgreSQL driver numbers them. */
+export interface Queryer {
+  all(sql: string, params?: readonly SqlValue[]): Promise<Row[]>;
+  /** Runs a statement and answers how many rows it changed. */
+  run(sql: string, params?: readonly SqlValue[]): Promise<number>;
+}
+
+export interface Tx extends Queryer {
+  /** Ring the change doorbell of every listener once this transaction commits (never if it rolls back). */
+  notify(): Promise<void>;
+}
+
+export interface Driver {
+  readonly dialect: Dialect;
+  read<T>(fn: (q: Queryer) => Promise<T>): Promise<T>;
+  /** One transaction; committed when `fn` resolves, rolled back when it throws. */
+  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Call `onRing` after each committed transaction that rang: for SQLite the writes of this
+   * process (any of its connections to the file), for PostgreSQL every process sharing the database (LISTEN/NOTIFY). A ring carries no
+   * data: listeners read what changed from the events table, so a lost ring loses nothing.
+   */
+  listen(onRing: () => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,16 @@
+// The durable store (SQLite or PostgreSQL) and the hash-chained audit log.
+export { openStore, storeOver, isPostgresUrl, SQLITE_FILE, type OpenStoreOptions } from "./open-store.js";
+export { Store } from "./store.js";
+export { migrate, MIGRATIONS, type Migration } from "./migrations.js";
+export { openSqliteDriver } from "./sqlite-driver.js";
+export { openPostgresDriver, redactUrl } from "./postgres-driver.js";
+export type { Driver, Dialect } from "./driver.js";
+export { verifyChain, entryHash, sha256Json, GENESIS_HASH } from "./audit-chain.js";
+export { newRequestId, type SubmitResult } from "./submit-request.js";
+export type { DecideResult } from "./decide-request.js";
+export type { WithdrawResult } from "./withdraw-request.js";
+export type { RequestPage } from "./list-requests.js";
+export type { ReceiptRecord, RecordReceiptResult, RedeemOutcome } from "./receipts.js";
+export type { StoredRule } from "./remembered-rules.js";
+export type { TokenInfo } from "./tokens.js";
+export type { SubscribeOptions } from "./events.js";

@@ -1,0 +1,117 @@
+import { CountersignError } from "../model/errors.js";
+import type { Dialect, Driver } from "./driver.js";
+
+/** Column types that differ between the dialects; everything else is the same SQL. */
+interface Types {
+  int: string; // 64-bit integer
+  serial: string; // an increasing integer key
+}
+const TYPES: Record<Dialect, Types> = {
+  sqlite: { int: "INTEGER", serial: "INTEGER PRIMARY KEY AUTOINCREMENT" },
+  postgres: { int: "BIGINT", serial: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY" },
+};
+
+export interface Migration {
+  version: number;
+  statements(t: Types): string[];
+}
+
+const GENESIS = "0".repeat(64);
+
+/** Numbered, append-only: a released migration is never edited, a change is a new one. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    statements: (t) => [
+      `CREATE TABLE tokens (
+        name TEXT PRIMARY KEY,
+        hash TEXT NOT NULL UNIQUE,
+        created_at ${t.int} NOT NULL,
+        revoked_at ${t.int})`,
+      `CREATE TABLE requests (
+        seq ${t.serial},
+        id TEXT NOT NULL UNIQUE,
+        token TEXT NOT NULL,
+        status TEXT NOT NULL,
+        source TEXT NOT NULL,
+        facts TEXT NOT NULL,
+        policy TEXT NOT NULL,
+        created_at ${t.int} NOT NULL,
+        deadline_at ${t.int} NOT NULL,
+        decision TEXT,
+        approver TEXT,
+        reason TEXT,
+        feedback TEXT,
+        decided_at ${t.int})`,
+      "CREATE INDEX requests_status_seq ON requests (status, seq)",
+      "CREATE INDEX requests_pending_deadline ON requests (deadline_at) WHERE status = 'pending'",
+      `CREATE TABLE receipts (
+        jti TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL REFERENCES requests (id),
+        exp ${t.int} NOT NULL,
+        issued_at ${t.int} NOT NULL,
+        redeemed_at ${t.int})`,
+      "CREATE INDEX receipts_request ON receipts (request_id)",
+      `CREATE TABLE remembered_rules (
+        id TEXT PRIMARY KEY,
+        request_id TEXT NOT NULL REFERENCES requests (id),
+        op TEXT NOT NULL,
+        rule TEXT NOT NULL,
+        created_at ${t.int} NOT NULL,
+        forgotten_at ${t.int})`,
+      `CREATE TABLE audit (
+        id ${t.int} PRIMARY KEY,
+        at ${t.int} NOT NULL,
+        type TEXT NOT NULL,
+        request_id TEXT,
+        actor TEXT,
+        details TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL)`,
+      // The chain head: one row, locked by every writer, so that two processes never fork the chain.
+      `CREATE TABLE audit_head (
+        one ${t.int} PRIMARY KEY CHECK (one = 1),
+        last_id ${t.int} NOT NULL,
+        last_hash TEXT NOT NULL)`,
+      `INSERT INTO audit_head (one, last_id, last_hash) VALUES (1, 0, '${GENESIS}')`,
+      // Change events for the approver UI; the id is the audit entry that records the change.
+      `CREATE TABLE events (
+        id ${t.int} PRIMARY KEY,
+        type TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        at ${t.int} NOT NULL)`,
+    ],
+  },
+];
+
+/** Any constant: the PostgreSQL advisory lock that lets one process at a time migrate. */
+const MIGRATION_LOCK = 744_211_001;
+
+/**
+ * Bring the schema up to date in one transaction, at open. Idempotent; refuses a database whose
+ * schema is newer than this code (an older countersign must not write to it).
+ */
+export async function migrate(driver: Driver, migrations: readonly Migration[] = MIGRATIONS): Promise<number> {
+  const t = TYPES[driver.dialect];
+  const latest = migrations.at(-1)?.version ?? 0;
+  return driver.write(async (tx) => {
+    if (driver.dialect === "postgres") await tx.all(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await tx.run(`CREATE TABLE IF NOT EXISTS schema_version (version ${t.int} PRIMARY KEY, applied_at ${t.int} NOT NULL)`);
+    const current = Number((await tx.all("SELECT MAX(version) AS v FROM schema_version"))[0]?.v ?? 0);
+    if (current > latest) {
+      throw new CountersignError(
+        "store_error",
+        "store",
+        `the database has schema version ${current}, newer than this countersign knows (${latest}): upgrade countersign or use another database`,
+        { details: { schema_version: current, supported: latest } },
+      );
+    }
+    for (const migration of migrations) {
+      if (migration.version <= current) continue;
+      for (const statement of migration.statements(t)) await tx.run(statement);
+      await tx.run("INSERT INTO schema_version (version, applied_at) VALUES (?, ?)", [migration.version, Date.now()]);
+    }
+    return latest;
+  });
+}

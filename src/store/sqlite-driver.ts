@@ -1,0 +1,105 @@
+import Database from "better-sqlite3";
+import { realpathSync } from "node:fs";
+import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
+import { asStoreError } from "./store-error.js";
+
+/** Per file, shared by every connection this process has to it: the tail of its queue of calls, its listeners. */
+const queues = new Map<string, Promise<void>>();
+const ringsOf = new Map<string, Set<() => void>>();
+
+function openFile(path: string): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    db = new Database(path);
+    db.pragma("busy_timeout = 10000");
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = FULL");
+    db.pragma("foreign_keys = ON");
+    return db;
+  } catch (err) {
+    db?.close();
+    throw asStoreError(`cannot open the SQLite store ${path}`, err);
+  }
+}
+
+/**
+ * SQLite through better-sqlite3: WAL so that readers never wait for the writer, synchronous=FULL
+ * so that a committed redemption survives a power cut, and BEGIN IMMEDIATE so that a transaction
+ * takes the one write lock up front (two processes on one file wait for each other, up to
+ * busy_timeout, instead of failing halfway). Calls are serialised per file in this process: a
+ * transaction spans awaits, so one connection must never mix two of them, and a second
+ * connection to the same file in this process would wait for the lock synchronously, blocking
+ * the very event loop that has to finish the first transaction.
+ */
+export function openSqliteDriver(path: string): Driver {
+  const db = openFile(path);
+  const statements = new Map<string, Database.Statement>();
+  const prepare = (sql: string): Database.Statement => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  const q: Queryer = {
+    async all(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
+      const statement = prepare(sql);
+      if (statement.reader) return statement.all(...params) as Row[];
+      statement.run(...params);
+      return [];
+    },
+    async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+      return prepare(sql).run(...params).changes;
+    },
+  };
+
+  const file = realpathSync(path); // one queue per file, however it is named
+  const serially = <T>(what: string, fn: () => Promise<T>): Promise<T> => {
+    const next = (queues.get(file) ?? Promise.resolve()).then(fn).catch((err: unknown) => {
+      throw asStoreError(what, err);
+    });
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    queues.set(file, settled);
+    void settled.then(() => {
+      if (queues.get(file) === settled) queues.delete(file);
+    });
+    return next;
+  };
+
+  return {
+    dialect: "sqlite",
+    read: (fn) => serially("store read failed", () => fn(q)),
+    write: (fn) =>
+      serially("store write failed", async () => {
+        let rang = false;
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const result = await fn({ ...q, notify: async () => void (rang = true) });
+          db.exec("COMMIT");
+          if (rang) for (const ring of ringsOf.get(file) ?? []) queueMicrotask(ring);
+          return result;
+        } catch (err) {
+          try {
+            if (db.inTransaction) db.exec("ROLLBACK");
+          } catch {
+            // the original error is the one to report; SQLite has rolled back or will on close
+          }
+          throw err;
+        }
+      }),
+    async listen(onRing) {
+      const rings = ringsOf.get(file) ?? new Set<() => void>();
+      ringsOf.set(file, rings);
+      rings.add(onRing);
+      return async () => {
+        rings.delete(onRing);
+        if (rings.size === 0 && ringsOf.get(file) === rings) ringsOf.delete(file);
+      };
+    },
+    close: () => serially("closing the store failed", async () => void db.close()),
+  };
+}

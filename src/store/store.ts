@@ -1,0 +1,109 @@
+import type { AuditEntry, AuditVerification, ExternalAudit } from "../model/audit.js";
+import type { ListQuery, PersonDecision, StoredRequest, StoreEvent, SubmitInput } from "../model/request.js";
+import type { RedemptionStore } from "../receipt/index.js";
+import { verifyAuditChain, exportAudit, recordAudit } from "./audit-log.js";
+import type { StoreContext } from "./change.js";
+import { decideRequest, type DecideResult } from "./decide-request.js";
+import type { Dialect, Driver } from "./driver.js";
+import { EventFeed, eventsSince, type SubscribeOptions } from "./events.js";
+import { expireDue } from "./expire-requests.js";
+import { getRequest, listRequests, type RequestPage } from "./list-requests.js";
+import { recordReceipt, redeemReceipt, type ReceiptRecord, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
+import { forgetRule, listRememberedRules, type StoredRule } from "./remembered-rules.js";
+import { submitRequest, type SubmitResult } from "./submit-request.js";
+import { addToken, authenticate, listTokens, revokeToken, type TokenInfo } from "./tokens.js";
+import { withdrawRequest, type WithdrawResult } from "./withdraw-request.js";
+
+/**
+ * The authority's durable state: requests, decisions, receipts, remembered rules, submitter
+ * tokens and the hash-chained audit log, in SQLite or PostgreSQL behind the same methods. Every
+ * method that changes state is one transaction that also appends its audit entry, committed
+ * before the method resolves; when it rejects (a store_error), nothing of it happened.
+ */
+export class Store implements RedemptionStore {
+  readonly #ctx: StoreContext;
+  readonly #feed: EventFeed;
+
+  constructor(driver: Driver, now: () => number = Date.now) {
+    this.#ctx = { driver, now };
+    this.#feed = new EventFeed(this.#ctx);
+  }
+
+  get dialect(): Dialect {
+    return this.#ctx.driver.dialect;
+  }
+
+  submit(input: SubmitInput): Promise<SubmitResult> {
+    return submitRequest(this.#ctx, input);
+  }
+  get(id: string): Promise<StoredRequest | null> {
+    return getRequest(this.#ctx, id);
+  }
+  list(query?: ListQuery): Promise<RequestPage> {
+    return listRequests(this.#ctx, query);
+  }
+  decide(id: string, decision: PersonDecision): Promise<DecideResult> {
+    return decideRequest(this.#ctx, id, decision);
+  }
+  withdraw(id: string, token: string): Promise<WithdrawResult> {
+    return withdrawRequest(this.#ctx, id, token);
+  }
+  /** Expire pending requests past their deadline; the ids expired now. */
+  expireDue(): Promise<string[]> {
+    return expireDue(this.#ctx);
+  }
+
+  recordReceipt(receipt: ReceiptRecord): Promise<RecordReceiptResult> {
+    return recordReceipt(this.#ctx, receipt);
+  }
+  redeemReceipt(jti: string, exp: number): Promise<RedeemOutcome> {
+    return redeemReceipt(this.#ctx, jti, exp);
+  }
+  /** The receipt verifier's interface: true exactly once per recorded receipt (and per request). */
+  async redeem(jti: string, exp: number): Promise<boolean> {
+    return (await this.redeemReceipt(jti, exp)) === "redeemed";
+  }
+
+  addToken(name: string): Promise<{ name: string; token: string }> {
+    return addToken(this.#ctx, name);
+  }
+  listTokens(): Promise<TokenInfo[]> {
+    return listTokens(this.#ctx);
+  }
+  revokeToken(name: string): Promise<boolean> {
+    return revokeToken(this.#ctx, name);
+  }
+  /** The active token's name, or null. */
+  authenticate(token: string): Promise<string | null> {
+    return authenticate(this.#ctx, token);
+  }
+
+  listRememberedRules(): Promise<StoredRule[]> {
+    return listRememberedRules(this.#ctx);
+  }
+  forgetRule(id: string, actor: string): Promise<boolean> {
+    return forgetRule(this.#ctx, id, actor);
+  }
+
+  recordAudit(entry: ExternalAudit): Promise<AuditEntry> {
+    return recordAudit(this.#ctx, entry);
+  }
+  verifyAuditChain(): Promise<AuditVerification> {
+    return verifyAuditChain(this.#ctx);
+  }
+  exportAudit(): AsyncGenerator<Record<string, unknown>> {
+    return exportAudit(this.#ctx);
+  }
+
+  eventsSince(after: number, limit?: number): Promise<StoreEvent[]> {
+    return eventsSince(this.#ctx, after, limit);
+  }
+  /** Live change events (see EventFeed); resolves to the function that unsubscribes. */
+  subscribe(listener: (event: StoreEvent) => void, options?: SubscribeOptions): Promise<() => Promise<void>> {
+    return this.#feed.subscribe(listener, options);
+  }
+
+  close(): Promise<void> {
+    return this.#ctx.driver.close();
+  }
+}

@@ -1,0 +1,101 @@
+// The hash chain: every entry verifies, and a change to any stored row is named by `verify`,
+// in the database and in an exported JSONL file.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { verifyChain, type Store } from "../../src/store/index.js";
+import { DIALECTS, newDatabase, opener, rawSql as tamper, submission } from "./fixtures.js";
+
+async function exported(store: Store): Promise<string[]> {
+  const lines: string[] = [];
+  for await (const entry of store.exportAudit()) lines.push(JSON.stringify(entry));
+  return lines;
+}
+
+describe.each(DIALECTS)("audit chain on %s", (dialect) => {
+  const stores = opener();
+  afterAll(() => stores.closeAll());
+
+  /** A store with 19 entries of every common kind. */
+  async function populated(): Promise<{ store: Store; database: string }> {
+    const database = await newDatabase(dialect);
+    const store = await stores.open(database);
+    const { name } = await store.addToken("agent");
+    for (let i = 0; i < 6; i++) {
+      const r = await store.submit(submission(name, i % 3 === 0 ? "auto_approved" : "ask"));
+      if (r.ok && r.request.status === "pending") await store.decide(r.request.id, { kind: "rejected", approver: "alice", reason: `no ${i}` });
+    }
+    return { store, database };
+  }
+
+  let clean: { store: Store; database: string };
+  beforeAll(async () => {
+    clean = await populated();
+  });
+
+  it("verifies an untouched chain, and its export verifies offline the same way", async () => {
+    const result = await clean.store.verifyAuditChain();
+    expect(result).toMatchObject({ ok: true, entries: 19 });
+    const lines = await exported(clean.store);
+    expect(lines).toHaveLength(19);
+    expect(await verifyChain(lines.map((l) => JSON.parse(l)))).toEqual(result);
+  });
+
+  it("verifies an empty log", async () => {
+    const store = await stores.open(await newDatabase(dialect));
+    expect(await store.verifyAuditChain()).toEqual({ ok: true, entries: 0, head: "0".repeat(64) });
+  });
+
+  it("names an entry whose details were changed", async () => {
+    const { store, database } = await populated();
+    await tamper(database, `UPDATE audit SET details = '{"kind":"approved_once"}' WHERE id = 9`);
+    expect(await store.verifyAuditChain()).toMatchObject({ ok: false, broken_id: 9, entries: 8, reason: "hash_mismatch" });
+  });
+
+  it("names an entry whose actor, type or time was changed, even with its hash recomputed by hand", async () => {
+    for (const [column, value] of [["actor", "'mallory'"], ["type", "'redeemed'"], ["at", "at + 1"]] as const) {
+      const { store, database } = await populated();
+      await tamper(database, `UPDATE audit SET ${column} = ${value} WHERE id = 5`);
+      expect(await store.verifyAuditChain()).toMatchObject({ ok: false, broken_id: 5, reason: "hash_mismatch" });
+    }
+    // rewriting the hash too breaks the link from the next entry
+    const { store, database } = await populated();
+    await tamper(database, "UPDATE audit SET hash = 'f' || substr(hash, 2) WHERE id = 5");
+    expect(await store.verifyAuditChain()).toMatchObject({ ok: false, broken_id: 5, reason: "hash_mismatch" });
+  });
+
+  it("names a removed entry, a removed tail and unreadable details", async () => {
+    const removed = await populated();
+    await tamper(removed.database, "DELETE FROM audit WHERE id = 7");
+    expect(await removed.store.verifyAuditChain()).toMatchObject({ ok: false, broken_id: 7, reason: "id_gap" });
+    const tail = await populated();
+    await tamper(tail.database, "DELETE FROM audit WHERE id > 16");
+    expect(await tail.store.verifyAuditChain()).toMatchObject({ ok: false, broken_id: 17, reason: "id_gap" });
+    const garbled = await populated();
+    await tamper(garbled.database, "UPDATE audit SET details = '{not json' WHERE id = 3");
+    expect(await garbled.store.verifyAuditChain()).toMatchObject({ ok: false, broken_id: 3, reason: "malformed" });
+  });
+
+  it("names the first unreadable line of an export, whatever it holds", async () => {
+    const lines = (await exported(clean.store)).map((l) => JSON.parse(l));
+    for (const junk of [null, "entry", 7, [], { ...lines[2], id: "3" }, { ...lines[2], extra: 1 }, { ...lines[2], hash: "F".repeat(64) }]) {
+      const entries = [...lines.slice(0, 2), junk, ...lines.slice(3)];
+      expect(await verifyChain(entries)).toMatchObject({ ok: false, broken_id: 3, entries: 2, reason: "malformed" });
+    }
+  });
+
+  it("names a changed line of an exported file", async () => {
+    const lines = await exported(clean.store);
+    const entries = lines.map((l) => JSON.parse(l));
+    entries[11].details = { ...entries[11].details, forged: true };
+    expect(await verifyChain(entries)).toMatchObject({ ok: false, broken_id: 12, reason: "hash_mismatch" });
+    const reordered = lines.map((l) => JSON.parse(l));
+    [reordered[3], reordered[4]] = [reordered[4], reordered[3]];
+    expect(await verifyChain(reordered)).toMatchObject({ ok: false, broken_id: 4, reason: "id_gap" });
+  });
+
+  it("keeps appending one valid chain after a tamper is found (verify only reports)", async () => {
+    const { store, database } = await populated();
+    await tamper(database, "UPDATE audit SET actor = 'x' WHERE id = 2");
+    await store.addToken("later");
+    expect(await store.verifyAuditChain()).toMatchObject({ ok: false, broken_id: 2 });
+  });
+});
