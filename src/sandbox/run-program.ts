@@ -267,9 +267,9 @@ class ProgramRun {
   }
 }
 
-/** The engine's own resource errors, which a program may let escape: out of memory, stack overflow. */
+/** The engine's own resource errors, which a program may let escape: out of memory, stack overflow (JSON.parse's is a SyntaxError). */
 function engineLimit(thrown: Thrown): CountersignError | undefined {
-  if (thrown.name !== "InternalError" && thrown.name !== "RangeError") return undefined;
+  if (!["InternalError", "RangeError", "SyntaxError"].includes(thrown.name)) return undefined;
   if (thrown.message === "out of memory") return limitExceeded("memory", "the program ran out of memory");
   if (thrown.message === "stack overflow" || thrown.message === "Maximum call stack size exceeded") return limitExceeded("stack", "the program nested calls too deeply (stack overflow)");
   return undefined;
