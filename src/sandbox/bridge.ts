@@ -1,6 +1,7 @@
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import { CountersignError, type ErrorClass } from "../model/errors.js";
 import type { Json } from "../model/json.js";
+import { SERIALIZER } from "./marshal.js";
 
 /**
  * Intrinsics the host uses to look at and build program values, taken before the lockdown (which
@@ -10,14 +11,12 @@ export interface Bridge {
   vm: QuickJSContext;
   getOwnPropertyDescriptor: QuickJSHandle;
   getPrototypeOf: QuickJSHandle;
-  isArray: QuickJSHandle;
-  objectPrototype: QuickJSHandle;
-  arrayPrototype: QuickJSHandle;
+  serialize: QuickJSHandle; // program value -> JSON text, see marshal.ts
   parseJson: QuickJSHandle;
   makeError: QuickJSHandle;
 }
 
-const KEYS = ["getOwnPropertyDescriptor", "getPrototypeOf", "isArray", "objectPrototype", "arrayPrototype", "parseJson", "makeError"] as const;
+const KEYS = ["getOwnPropertyDescriptor", "getPrototypeOf", "serialize", "parseJson", "makeError"] as const;
 
 const SETUP = `(() => {
   const { getOwnPropertyDescriptor, getPrototypeOf, defineProperty } = Object;
@@ -25,9 +24,7 @@ const SETUP = `(() => {
   return {
     getOwnPropertyDescriptor,
     getPrototypeOf,
-    isArray: Array.isArray,
-    objectPrototype: Object.prototype,
-    arrayPrototype: Array.prototype,
+    serialize: ${SERIALIZER},
     parseJson: JSON.parse,
     makeError: (name, message, errorClass) => {
       const error = new Error_(message);
