@@ -50,7 +50,9 @@ export class PluginWorker {
       workerData: { extism: EXTISM, port: port2, module, hostNames, flags: this.flags.buffer },
       transferList: [port2],
     });
-    this.worker.unref(); // an idle pool does not keep the process alive
+    // Idle, the worker does not keep the process alive; during a call it must (Atomics.waitAsync
+    // alone does not hold Node's event loop open).
+    this.worker.unref();
     this.port.unref();
     this.worker.on("error", () => {}); // reported through "exit": the call in progress fails
     this.worker.on("exit", () => {
@@ -63,7 +65,7 @@ export class PluginWorker {
   /** Start the thread and instantiate the plugin there; `deadline` is a performance.now() time. */
   static async start(module: WasmModule, hostNames: string[], deadline: number): Promise<PluginWorker> {
     const worker = new PluginWorker(module, hostNames);
-    const first = await worker.receive(deadline).catch(async (err: unknown) => {
+    const first = await worker.busy(() => worker.receive(deadline)).catch(async (err: unknown) => {
       await worker.close();
       throw err;
     });
@@ -75,7 +77,11 @@ export class PluginWorker {
   }
 
   /** Call export `fn`; host function requests are answered by `host` while the call runs. */
-  async call(fn: string, input: string, deadline: number, host: HostAnswer): Promise<WorkerCallResult> {
+  call(fn: string, input: string, deadline: number, host: HostAnswer): Promise<WorkerCallResult> {
+    return this.busy(() => this.serve(fn, input, deadline, host));
+  }
+
+  private async serve(fn: string, input: string, deadline: number, host: HostAnswer): Promise<WorkerCallResult> {
     this.send({ kind: "call", fn, input });
     for (;;) {
       const message = await this.receive(deadline);
@@ -90,6 +96,15 @@ export class PluginWorker {
         default:
           throw new PluginWorkerGone(message.kind === "fatal" ? message.message : `unexpected ${message.kind} from the plugin worker`);
       }
+    }
+  }
+
+  private async busy<T>(work: () => Promise<T>): Promise<T> {
+    this.worker.ref();
+    try {
+      return await work();
+    } finally {
+      this.worker.unref();
     }
   }
 
