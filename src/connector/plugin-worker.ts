@@ -41,12 +41,14 @@ export class PluginWorker {
   private readonly port: MessagePort;
   private readonly worker: Worker;
   private exited = false;
+  private failure = "the plugin worker stopped";
 
   private constructor(module: WasmModule, hostNames: string[]) {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     this.worker = new Worker(PLUGIN_WORKER_SOURCE, {
       eval: true,
+      execArgv: [], // plain CommonJS, whatever flags (--input-type, loaders) the host runs with
       workerData: { extism: EXTISM, port: port2, module, hostNames, flags: this.flags.buffer },
       transferList: [port2],
     });
@@ -54,7 +56,7 @@ export class PluginWorker {
     // alone does not hold Node's event loop open).
     this.worker.unref();
     this.port.unref();
-    this.worker.on("error", () => {}); // reported through "exit": the call in progress fails
+    this.worker.on("error", (err) => (this.failure = `the plugin worker failed: ${err.message}`)); // the call in progress fails on "exit"
     this.worker.on("exit", () => {
       this.exited = true;
       Atomics.store(this.flags, TO_MAIN, 1);
@@ -147,7 +149,7 @@ export class PluginWorker {
       Atomics.store(this.flags, TO_MAIN, 0);
       const received = receiveMessageOnPort(this.port);
       if (received !== undefined) return received.message as FromWorker;
-      if (this.exited) throw new PluginWorkerGone("the plugin worker stopped");
+      if (this.exited) throw new PluginWorkerGone(this.failure);
     }
   }
 }
