@@ -6,8 +6,6 @@ import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-const dist = new URL("../dist/src/", import.meta.url);
-const load = (p) => import(new URL(p, dist).href);
 const { createAnalyzer } = await load("analyze/index.js");
 const { callWithReceipt, connectorContext, createPluginPool } = await load("connector/index.js");
 const { loadManifests } = await load("manifest/load-manifests.js");
@@ -28,6 +26,7 @@ const CALLS = 20;
 
 const program = (calls) => `import { program } from "countersign";
 import { listDir } from "trusted/fs";
+import { load, measure } from "./sandbox-measure-kit.mjs";
 
 export default program({
   rationale: "List the directory ${calls} times.",
@@ -43,16 +42,6 @@ export default program({
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
-async function measure(fn, { samples = 21, inner = 1 } = {}) {
-  const times = [];
-  for (let s = 0; s < samples; s++) {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < inner; i++) await fn();
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6 / inner);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
-}
 
 // A receipt for the program with CALLS calls, approved as the user would; one per run (a run redeems it).
 const analyzer = createAnalyzer(set);

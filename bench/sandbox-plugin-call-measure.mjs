@@ -4,9 +4,8 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import createPlugin from "@extism/extism";
+import { load, measure } from "./sandbox-measure-kit.mjs";
 
-const dist = new URL("../dist/src/", import.meta.url);
-const load = (p) => import(new URL(p, dist).href);
 const { connectorContext } = await load("connector/context.js");
 const { executeAction } = await load("connector/execute-action.js");
 const { fsList } = await load("connector/host-fs.js");
@@ -28,16 +27,6 @@ const input = JSON.stringify({ path: root });
 // Every variant answers fs_list with the real host operation (realpath + readdir).
 const state = { caps, limits: DEFAULT_LIMITS, signal: new AbortController().signal, hostError: null };
 
-async function measure(fn, { samples = 21, inner = 1 } = {}) {
-  const times = [];
-  for (let s = 0; s < samples; s++) {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < inner; i++) await fn();
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6 / inner);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
-}
 
 const r = {};
 // Baseline: the host operation the plugin's list_dir asks for, called directly.

@@ -1,9 +1,10 @@
 import type { QuickJSHandle, VmCallResult } from "quickjs-emscripten-core";
+import type { ContractHelper } from "../model/contract.js";
 import type { Json } from "../model/json.js";
 import { toVm, vmError } from "./bridge.js";
 import { logText } from "./describe.js";
 import { HOST_GLOBAL } from "./host-modules.js";
-import { NotPlainData, toJson } from "./marshal.js";
+import { toJson } from "./marshal.js";
 import { limitExceeded, stop, type LogLine, type RunState } from "./run-state.js";
 import { callTrusted } from "./trusted-call.js";
 
@@ -52,7 +53,23 @@ function log(state: RunState, stream: LogLine["stream"], args: QuickJSHandle[]):
   state.logs.push({ stream, text });
 }
 
-/** A contract helper from `trusted/<connector>/contracts`, built on the host from plain-data arguments. */
+// What a helper's declared parameter types accept (the API declares these); anything else is refused.
+const PARAM_TYPES: Record<string, (value: Json) => boolean> = {
+  string: (v) => typeof v === "string",
+  number: (v) => typeof v === "number",
+  boolean: (v) => typeof v === "boolean",
+  "string[]": (v) => Array.isArray(v) && v.every((e) => typeof e === "string"),
+};
+
+function fitsParams(helper: ContractHelper, args: Json): args is Json[] {
+  return Array.isArray(args) && args.length === helper.params.length && helper.params.every((p, i) => PARAM_TYPES[p.type]?.(args[i]!) === true);
+}
+
+/**
+ * A contract helper from `trusted/<connector>/contracts`, built on the host from plain-data
+ * arguments of the declared types (a string where `string[]` is declared would be spread into
+ * one element per character on the host).
+ */
 function buildContract(state: RunState, connectorHandle: QuickJSHandle, nameHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle | VmCallResult<QuickJSHandle> {
   const { bridge } = state;
   const { vm } = bridge;
@@ -61,7 +78,8 @@ function buildContract(state: RunState, connectorHandle: QuickJSHandle, nameHand
   const helper = state.api.contracts[connector]?.find((h) => h.name === name);
   try {
     const args = toJson(bridge, argsHandle);
-    if (helper === undefined || !Array.isArray(args)) throw new NotPlainData("", `is not a call of a contract helper of ${connector}`);
+    if (helper === undefined) throw new Error(`is not a contract helper of ${connector}`);
+    if (!fitsParams(helper, args)) throw new Error(`expects (${helper.params.map((p) => `${p.name}: ${p.type}`).join(", ")})`);
     return toVm(bridge, helper.build(...(args as never[])) as unknown as Json);
   } catch (err) {
     return { error: vmError(bridge, "TypeError", `${name}: ${(err as Error).message}`) };

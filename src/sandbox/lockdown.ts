@@ -2,11 +2,8 @@ import type { QuickJSContext } from "quickjs-emscripten-core";
 import { CountersignError } from "../model/errors.js";
 import type { SandboxAllowlist } from "./allowlist.js";
 
-/**
- * How the lockdown finds intrinsics that no global names. Shared with the agreement test, which
- * walks the same roots after the lockdown.
- */
-export const HIDDEN_INTRINSICS = `(() => {
+/** How the lockdown finds intrinsics that no global names. */
+const HIDDEN_INTRINSICS = `(() => {
   const fn = function () {};
   const asyncFn = async function () {};
   const generatorFn = function* () {};
@@ -45,21 +42,35 @@ export const HIDDEN_INTRINSICS = `(() => {
  *    (accessor functions included) are frozen: all that is still reachable.
  * Function constructors go in step 1: no function prototype lists `constructor`.
  */
+/**
+ * How intrinsics and their members are named, as script text shared by the lockdown and the
+ * agreement test: \`resolve(name)\` finds an intrinsic by its allowlist name, \`keyName(key)\`
+ * writes a member's key (\`@@iterator\` for Symbol.iterator). It takes what it needs when it runs
+ * (before the lockdown), so it still works after. Needs \`G\` (the global object) in scope.
+ */
+export const NAMING = `
+  const { getPrototypeOf } = Object;
+  const apply = Reflect.apply;
+  const describeSymbol = Object.getOwnPropertyDescriptor(Symbol.prototype, "description").get;
+  const replace = String.prototype.replace;
+  const keyName = (key) => (typeof key === "symbol" ? "@@" + apply(replace, String(apply(describeSymbol, key, [])), [/^Symbol\\./, ""]) : key);
+  const hidden = ${HIDDEN_INTRINSICS};
+  const resolve = (name) => {
+    if (name[0] === "%") return hidden[name];
+    let value = G;
+    for (const part of apply(String.prototype.split, name, ["."])) value = value == null ? undefined : value[part];
+    return value;
+  };
+`;
+
 export function lockdownScript(allowlist: SandboxAllowlist): string {
   return `(function (allow) {
   "use strict";
-  const { getPrototypeOf, getOwnPropertyDescriptors, freeze } = Object;
+  const { getOwnPropertyDescriptors, freeze } = Object;
   const { ownKeys, deleteProperty } = Reflect;
   const SafeSet = Set;
   const G = globalThis;
-  const hidden = ${HIDDEN_INTRINSICS};
-  const resolve = (name) => {
-    if (name.startsWith("%")) return hidden[name];
-    let value = G;
-    for (const part of name.split(".")) value = value == null ? undefined : value[part];
-    return value;
-  };
-  const keyName = (key) => typeof key === "symbol" ? "@@" + String(key.description).replace(/^Symbol\\./, "") : key;
+${NAMING}
   // Resolve everything and decide every deletion before deleting anything: stripping one
   // intrinsic must not change how another is found.
   const targets = [[G, new SafeSet(allow.globals)]];

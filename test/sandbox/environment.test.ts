@@ -7,7 +7,7 @@ import { sandboxLib } from "../../src/analyze/sandbox-lib.js";
 import { ts } from "../../src/analyze/typescript.js";
 import { PROGRAM_ALLOWLIST, SANDBOX_ALLOWLIST } from "../../src/sandbox/index.js";
 import { ENGINE_ALLOWLIST } from "../../src/sandbox/engine-members.js";
-import { HIDDEN_INTRINSICS, lockDown } from "../../src/sandbox/lockdown.js";
+import { lockDown, NAMING } from "../../src/sandbox/lockdown.js";
 import { newQuickJS } from "../../src/sandbox/quickjs.js";
 
 // Lib interfaces whose members live on an intrinsic prototype.
@@ -91,23 +91,14 @@ interface Report {
 
 // Evaluated before the lockdown: takes everything it needs, and the lockdown cannot touch it.
 const INSPECTOR = `(() => {
-  const { getPrototypeOf, getOwnPropertyDescriptor, isFrozen } = Object;
-  const { ownKeys, apply } = Reflect;
+  const { getOwnPropertyDescriptor, isFrozen } = Object;
+  const { ownKeys } = Reflect;
   const SafeSet = Set;
   const SafeMap = Map;
   const stringify = JSON.stringify;
   const setHas = Set.prototype.has, setAdd = Set.prototype.add, mapGet = Map.prototype.get, mapSet = Map.prototype.set;
-  const sort = Array.prototype.sort;
   const G = globalThis;
-  const description = getOwnPropertyDescriptor(Symbol.prototype, "description").get;
-  const keyName = (key) => typeof key === "symbol" ? "@@" + String(apply(description, key, [])).replace(/^Symbol\\./, "") : key;
-  const hidden = ${HIDDEN_INTRINSICS};
-  const resolve = (name) => {
-    if (name.startsWith("%")) return hidden[name];
-    let value = G;
-    for (const part of name.split(".")) value = value == null ? undefined : value[part];
-    return value;
-  };
+${NAMING}
   const names = NAMES;
   const named = {};
   const byObject = new SafeMap();

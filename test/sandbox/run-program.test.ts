@@ -129,6 +129,14 @@ await sendEmail(${mail});`),
     expect(texts(r)).toEqual(['{"op":"email.*","args":{"to":{"in":["a@example.com"]}}}']);
   });
 
+  it("refuses contract helper arguments of other types than declared, before the helper runs", async () => {
+    const r = await run(program(`// @ts-nocheck
+for (const args of [["x".repeat(100000)], [], [["a"], 2], [[1]]]) {
+  try { recipientsOnly(...args); console.log("built"); } catch (e) { console.log(e.name + ": " + e.message); }
+}`));
+    expect(texts(r)).toEqual(Array(4).fill("TypeError: recipientsOnly: expects (addresses: string[])"));
+  });
+
   it("captures console.log and console.error with plain data as JSON and errors by name", async () => {
     const r = await run(program(`console.log("n =", 3, true, null, undefined, { a: [1] });\nconsole.error(new RangeError("bad"), () => 1);`));
     expect(r.logs).toEqual([
