@@ -8,12 +8,12 @@ import { describeThrown, type Thrown } from "./describe.js";
 import { ENGINE_ALLOWLIST, mergeAllowlists } from "./engine-members.js";
 import { hostModules, type SandboxApi } from "./host-modules.js";
 import { installHost } from "./install-host.js";
-import { DEFAULT_SANDBOX_LIMITS, STACK_BYTES, type SandboxLimits } from "./limits.js";
+import { checkLimits, DEFAULT_SANDBOX_LIMITS, STACK_BYTES, type SandboxLimits } from "./limits.js";
 import { lockDown } from "./lockdown.js";
 import { NotPlainData, toJson } from "./marshal.js";
 import { programSource } from "./program-source.js";
-import { newQuickJS, MIN_MEMORY_BYTES } from "./quickjs.js";
-import { limitExceeded, stop, type CallRecord, type Invoke, type LogLine, type RunState } from "./run-state.js";
+import { newQuickJS } from "./quickjs.js";
+import { engineLimit, limitExceeded, stop, type CallRecord, type Invoke, type LogLine, type RunState } from "./run-state.js";
 
 export interface RunRequest {
   source: Uint8Array; // the program's bytes, exactly as submitted
@@ -54,16 +54,6 @@ export async function runProgram(request: RunRequest): Promise<RunResult> {
   } finally {
     run.close();
   }
-}
-
-function checkLimits(limits: SandboxLimits): SandboxLimits {
-  for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isSafeInteger(value) || value <= 0) throw new CountersignError("config_error", "sandbox", `sandbox limit ${name} must be a positive integer`, { details: { [name]: value } });
-  }
-  if (limits.memoryBytes < MIN_MEMORY_BYTES) {
-    throw new CountersignError("config_error", "sandbox", `sandbox limit memoryBytes must be at least ${MIN_MEMORY_BYTES} (16 MiB)`, { details: { memoryBytes: limits.memoryBytes } });
-  }
-  return limits;
 }
 
 type Settled = { value: QuickJSHandle } | { error: QuickJSHandle } | { stopped: true };
@@ -265,12 +255,4 @@ class ProgramRun {
       };
     });
   }
-}
-
-/** The engine's own resource errors, which a program may let escape: out of memory, stack overflow (JSON.parse's is a SyntaxError). */
-function engineLimit(thrown: Thrown): CountersignError | undefined {
-  if (!["InternalError", "RangeError", "SyntaxError"].includes(thrown.name)) return undefined;
-  if (thrown.message === "out of memory") return limitExceeded("memory", "the program ran out of memory");
-  if (thrown.message === "stack overflow" || thrown.message === "Maximum call stack size exceeded") return limitExceeded("stack", "the program nested calls too deeply (stack overflow)");
-  return undefined;
 }

@@ -2,6 +2,7 @@ import type { QuickJSDeferredPromise, QuickJSHandle } from "quickjs-emscripten-c
 import { CountersignError, type ErrorClass } from "../model/errors.js";
 import type { Json } from "../model/json.js";
 import type { Bridge } from "./bridge.js";
+import type { Thrown } from "./describe.js";
 import type { Budget } from "./budget.js";
 import type { SandboxApi } from "./host-modules.js";
 import type { SandboxLimits } from "./limits.js";
@@ -51,4 +52,12 @@ export function limitExceeded(limit: string, message: string, details: Record<st
 export function stop(state: RunState, error: CountersignError): void {
   state.stopped ??= error;
   state.wake();
+}
+
+/** The engine's own resource errors, which a program may let escape: out of memory, stack overflow (JSON.parse's is a SyntaxError). */
+export function engineLimit(thrown: Thrown): CountersignError | undefined {
+  if (!["InternalError", "RangeError", "SyntaxError"].includes(thrown.name)) return undefined;
+  if (thrown.message === "out of memory") return limitExceeded("memory", "the program ran out of memory");
+  if (thrown.message === "stack overflow" || thrown.message === "Maximum call stack size exceeded") return limitExceeded("stack", "the program nested calls too deeply (stack overflow)");
+  return undefined;
 }
