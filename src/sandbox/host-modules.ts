@@ -34,8 +34,8 @@ function exportName(name: string): string {
 
 /**
  * The source of every module a program may import, by name: `countersign` (program), each
- * `trusted/<connector>` (a function per action: it hands the op and the arguments to the host and
- * returns its promise) and each `trusted/<connector>/contracts` (the helpers, built on the host).
+ * `trusted/<connector>` (a function per action: it hands the op and the arguments to the host's
+ * `call`, see bridge.ts, and returns its promise) and each `trusted/<connector>/contracts` (the helpers, built on the host).
  * Exports are frozen arrow functions: no prototype, no properties to change.
  */
 export function hostModules(api: SandboxApi): Map<string, string> {
@@ -60,7 +60,7 @@ host.register(freeze((value) => {
   );
   for (const [connector, functions] of Object.entries(api.actions)) {
     const lines = Object.entries(functions).map(([fn, op]) => `export const ${exportName(fn)} = freeze((args) => invoke(${JSON.stringify(op)}, args));`);
-    modules.set(`trusted/${connector}`, `${head}const invoke = host.invoke;\n${lines.join("\n")}\n`);
+    modules.set(`trusted/${connector}`, `${head}const invoke = host.call;\n${lines.join("\n")}\n`);
   }
   for (const [connector, helpers] of Object.entries(api.contracts)) {
     if (helpers.length === 0) continue;

@@ -1,4 +1,4 @@
-import type { QuickJSHandle, VmCallResult } from "quickjs-emscripten-core";
+import type { QuickJSContext, QuickJSHandle, VmCallResult } from "quickjs-emscripten-core";
 import type { ContractHelper } from "../model/contract.js";
 import type { Json } from "../model/json.js";
 import { toVm, vmError } from "./bridge.js";
@@ -11,15 +11,16 @@ import { callTrusted } from "./trusted-call.js";
 type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | VmCallResult<QuickJSHandle> | void;
 
 /**
- * The host's functions inside a fresh context, before the lockdown: `console` (a listed global)
- * and the temporary global the generated modules read once (the lockdown deletes it).
+ * The host's functions inside a fresh context, before the bridge and the lockdown: `console` (a
+ * listed global) and the temporary global the bridge and the generated modules read once (the
+ * lockdown deletes it). They reach the run's state only when called.
  */
-export function installHost(state: RunState): void {
-  defineObject(state, "console", {
+export function installHost(vm: QuickJSContext, state: RunState): void {
+  defineObject(vm, "console", {
     log: (...args) => log(state, "log", args),
     error: (...args) => log(state, "error", args),
   });
-  defineObject(state, HOST_GLOBAL, {
+  defineObject(vm, HOST_GLOBAL, {
     invoke: (op, args) => callTrusted(state, op!, args),
     contract: (connector, name, args) => buildContract(state, connector!, name!, args!),
     register: (runner) => {
@@ -28,8 +29,7 @@ export function installHost(state: RunState): void {
   });
 }
 
-function defineObject(state: RunState, name: string, functions: Record<string, HostFunction>): void {
-  const { vm } = state.bridge;
+function defineObject(vm: QuickJSContext, name: string, functions: Record<string, HostFunction>): void {
   const object = vm.newObject();
   for (const [key, fn] of Object.entries(functions)) {
     const handle = vm.newFunction(key, fn);

@@ -2,7 +2,7 @@ import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule }
 import { CountersignError } from "../model/errors.js";
 import type { Json } from "../model/json.js";
 import { PROGRAM_ALLOWLIST } from "./allowlist.js";
-import { createBridge, disposeBridge } from "./bridge.js";
+import { createBridge, disposeBridge, type Bridge } from "./bridge.js";
 import { Budget } from "./budget.js";
 import { describeThrown, type Thrown } from "./describe.js";
 import { ENGINE_ALLOWLIST, mergeAllowlists } from "./engine-members.js";
@@ -77,7 +77,7 @@ class ProgramRun {
     this.runtime.setMaxStackSize(STACK_BYTES);
     this.vm = this.runtime.newContext();
     this.state = {
-      bridge: createBridge(this.vm),
+      bridge: undefined as unknown as Bridge, // below, once the host functions it reads exist
       budget: new Budget(limits.cpuMs, limits.wallMs),
       limits,
       api: request.api,
@@ -92,6 +92,8 @@ class ProgramRun {
       wake: () => this.wake(),
       closed: false,
     };
+    installHost(this.vm, this.state);
+    this.state.bridge = createBridge(this.vm);
     this.runtime.setInterruptHandler(() => this.interrupt());
     this.runtime.setModuleLoader((name) => ({ error: new Error(`module "${name}" is not available: a program imports only countersign and trusted/*`) }));
   }
@@ -120,8 +122,6 @@ class ProgramRun {
     clearTimeout(this.timer);
     if (this.broken) return;
     try {
-      for (const deferred of this.state.inflight) deferred.dispose();
-      this.state.inflight.clear();
       this.state.runner?.dispose();
       disposeBridge(this.state.bridge);
       this.vm.dispose();
@@ -131,9 +131,8 @@ class ProgramRun {
     }
   }
 
-  /** The host's functions, the generated modules (evaluated now, so imports find them by name), then the lockdown. */
+  /** The generated modules (evaluated now, so imports find them by name), then the lockdown. */
   private setUp(): void {
-    installHost(this.state);
     for (const [name, source] of hostModules(this.request.api)) {
       const result = this.vm.evalCode(source, name, { type: "module" });
       if (result.error !== undefined) {

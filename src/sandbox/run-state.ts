@@ -1,4 +1,4 @@
-import type { QuickJSDeferredPromise, QuickJSHandle } from "quickjs-emscripten-core";
+import type { QuickJSHandle } from "quickjs-emscripten-core";
 import { CountersignError, type ErrorClass } from "../model/errors.js";
 import type { Json } from "../model/json.js";
 import type { Bridge } from "./bridge.js";
@@ -24,7 +24,8 @@ export type Invoke = (op: string, args: Record<string, Json>) => Promise<Json>;
 
 /** What the host functions of one run share with the loop that drives it. */
 export interface RunState {
-  bridge: Bridge;
+  bridge: Bridge; // set once the host functions it reads are installed, before any program code
+
   budget: Budget;
   limits: SandboxLimits;
   api: SandboxApi;
@@ -35,8 +36,8 @@ export interface RunState {
   logBytes: number;
   /** The limit that ended the run; once set, no more program code runs and no call goes out. */
   stopped: CountersignError | undefined;
-  /** Trusted calls whose promise the program holds, settled by the host when the call ends. */
-  inflight: Set<QuickJSDeferredPromise>;
+  /** Trusted calls (by id, their index in `calls`) whose promise the program holds, settled by the host when the call ends. */
+  inflight: Set<number>;
   /** The VM function that runs `main` of the value program(...) returned (registered by the countersign module). */
   runner: QuickJSHandle | undefined;
   /** Tell the driving loop that something happened (a call settled, a limit passed). */

@@ -1,7 +1,7 @@
-import type { QuickJSDeferredPromise, QuickJSHandle } from "quickjs-emscripten-core";
+import type { QuickJSHandle, VmCallResult } from "quickjs-emscripten-core";
 import { CountersignError } from "../model/errors.js";
 import type { Json } from "../model/json.js";
-import { toVm, vmError } from "./bridge.js";
+import { settleCall, vmError } from "./bridge.js";
 import { NotPlainData, toJson } from "./marshal.js";
 import { limitExceeded, stop, type CallRecord, type RunState } from "./run-state.js";
 
@@ -9,30 +9,31 @@ import { limitExceeded, stop, type CallRecord, type RunState } from "./run-state
 const REFUSALS = new Set(["grant_violation", "receipt_invalid"]);
 
 /**
- * A trusted function's body, run when the program calls it: the arguments become plain data (or
- * the call is refused), the host's `invoke` runs (the receipt check, then the connector), and the
- * program gets a promise that settles when it ends. A refusal or failure rejects that promise
- * with an error carrying the countersign error class, which the program may catch.
+ * A trusted function's body, run when the program calls it (through the bridge's \`call\`): the
+ * arguments become plain data (or the call is refused), the host's \`invoke\` runs (the receipt
+ * check, then the connector), and the program holds a promise that the host settles by the call's
+ * id when it ends. A refusal or failure rejects that promise with an error carrying the
+ * countersign error class, which the program may catch.
  */
-export function callTrusted(state: RunState, opHandle: QuickJSHandle, argsHandle: QuickJSHandle | undefined): QuickJSHandle {
+export function callTrusted(state: RunState, opHandle: QuickJSHandle, argsHandle: QuickJSHandle | undefined): QuickJSHandle | VmCallResult<QuickJSHandle> {
   const { bridge } = state;
   const { vm } = bridge;
   const op = vm.typeof(opHandle) === "string" ? vm.getString(opHandle) : String(vm.typeof(opHandle));
+  const id = state.calls.length;
   const record: CallRecord = { op, status: "pending" };
-  if (state.stopped === undefined && state.calls.length >= state.limits.maxCalls) {
+  if (state.stopped === undefined && id >= state.limits.maxCalls) {
     stop(state, limitExceeded("calls", `the program made more than ${state.limits.maxCalls} trusted calls`, { max_calls: state.limits.maxCalls }));
   }
   state.calls.push(record);
-  if (state.stopped !== undefined) return rejected(state, record, state.stopped);
+  if (state.stopped !== undefined) return refuse(state, record, state.stopped);
   let args: Record<string, Json>;
   try {
     args = callArguments(toJson(bridge, argsHandle ?? vm.undefined));
   } catch (err) {
     if (!(err instanceof NotPlainData)) throw err;
-    return rejected(state, record, new CountersignError("grant_violation", "sandbox", `${op}: the arguments are not plain data: ${err.message}`, { details: { path: err.path } }));
+    return refuse(state, record, new CountersignError("grant_violation", "sandbox", `${op}: the arguments are not plain data: ${err.message}`, { details: { path: err.path } }));
   }
-  const deferred = vm.newPromise();
-  state.inflight.add(deferred);
+  state.inflight.add(id);
   let pending: Promise<Json>;
   try {
     pending = state.invoke(op, args);
@@ -41,11 +42,11 @@ export function callTrusted(state: RunState, opHandle: QuickJSHandle, argsHandle
   }
   pending
     .then(
-      (value) => settle(state, deferred, record, { value }),
-      (error: unknown) => settle(state, deferred, record, { error }),
+      (value) => settle(state, id, record, { value }),
+      (error: unknown) => settle(state, id, record, { error }),
     )
     .catch((err: unknown) => stop(state, new CountersignError("internal_error", "sandbox", `${op}: settling the call failed: ${(err as Error).message}`)));
-  return deferred.handle;
+  return vm.newNumber(id);
 }
 
 /** A trusted function takes one object of named arguments (or none). */
@@ -55,27 +56,22 @@ function callArguments(value: Json): Record<string, Json> {
   return value;
 }
 
-function settle(state: RunState, deferred: QuickJSDeferredPromise, record: CallRecord, outcome: { value: Json } | { error: unknown }): void {
-  if (state.closed) return; // the run is over: its VM and this promise are gone
-  state.inflight.delete(deferred);
+function settle(state: RunState, id: number, record: CallRecord, outcome: { value: Json } | { error: unknown }): void {
+  if (state.closed) return; // the run is over: its VM is gone
+  state.inflight.delete(id);
   const { bridge, budget } = state;
   try {
     budget.inVm(() => {
       if ("value" in outcome) {
         record.status = "done";
-        const value = toVm(bridge, outcome.value);
-        deferred.resolve(value);
-        value.dispose();
+        settleCall(bridge, id, { json: JSON.stringify(outcome.value ?? null) });
       } else {
         const failure = recordFailure(state, record, outcome.error);
-        const error = vmError(bridge, "CountersignError", failure.message, failure.class);
-        deferred.reject(error);
-        error.dispose();
+        settleCall(bridge, id, { name: "CountersignError", message: failure.message, errorClass: failure.class });
       }
     });
   } catch (err) {
     // Only the engine fails here (the result does not fit in the program's memory).
-    deferred.dispose();
     stop(state, limitExceeded("memory", `${record.op}: the result does not fit in the program's memory`, { cause: (err as Error).message }));
   }
   state.wake();
@@ -90,12 +86,8 @@ function recordFailure(state: RunState, record: CallRecord, error: unknown): Cou
   return known;
 }
 
-function rejected(state: RunState, record: CallRecord, error: CountersignError): QuickJSHandle {
-  const { bridge } = state;
+/** Refuse a call before it goes out: the bridge's \`call\` turns the throw into a rejected promise. */
+function refuse(state: RunState, record: CallRecord, error: CountersignError): VmCallResult<QuickJSHandle> {
   recordFailure(state, record, error);
-  const deferred = bridge.vm.newPromise();
-  const reason = vmError(bridge, "CountersignError", error.message, error.class);
-  deferred.reject(reason);
-  reason.dispose();
-  return deferred.handle;
+  return { error: vmError(state.bridge, "CountersignError", error.message, error.class) };
 }
