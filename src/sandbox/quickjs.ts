@@ -13,10 +13,13 @@ const RELEASE_SYNC = ("default" in releaseSync ? releaseSync.default : releaseSy
 // The bit of Node's WebAssembly global used here (the project's lib settings do not declare it).
 type WasmImports = Parameters<NonNullable<EmscriptenModuleLoaderOptions["instantiateWasm"]>>[0];
 type WasmInstance = Parameters<Parameters<NonNullable<EmscriptenModuleLoaderOptions["instantiateWasm"]>>[1]>[0];
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: WasmImports) => WasmInstance;
-  Memory: new (descriptor: { initial: number; maximum: number }) => NonNullable<EmscriptenModuleLoaderOptions["wasmMemory"]>;
+  Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
 }
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
@@ -48,16 +51,45 @@ function sharedParts(): Promise<Parts> {
   return parts;
 }
 
+/** A QuickJS instance of one run; `release` once the run has disposed everything in it. */
+export interface QuickJSInstance {
+  module: QuickJSWASMModule;
+  release(): void;
+}
+
+// Linear memories of finished runs by maximum pages, to be zeroed and used again. A new 16 MiB
+// memory per run makes V8 collect its whole heap (the TypeScript compiler included) every few
+// runs; zeroing one costs less than that.
+const spare = new Map<number, WasmMemory[]>();
+const SPARE_PER_SIZE = 4;
+
+function takeMemory(maximum: number): WasmMemory {
+  const memory = spare.get(maximum)?.pop();
+  if (memory === undefined) return new wasm.Memory({ initial: 256, maximum });
+  new Uint8Array(memory.buffer).fill(0); // nothing of the earlier run survives: as new as a fresh one
+  return memory;
+}
+
+function giveBack(maximum: number, memory: WasmMemory): void {
+  if (memory.buffer.byteLength !== MIN_MEMORY_BYTES) return; // it grew and cannot shrink: let it go
+  const list = spare.get(maximum) ?? [];
+  if (list.length < SPARE_PER_SIZE) list.push(memory);
+  spare.set(maximum, list);
+}
+
 /**
  * A fresh QuickJS instance with a linear memory of its own that cannot grow past `memoryBytes`:
  * QuickJS's own memory limit does not stop every large allocation, the memory's maximum does.
- * Nothing is shared with another run but the compiled code.
+ * Nothing is shared with another run but the compiled code; a memory another run used is zeroed
+ * before it is handed out again.
  */
-export async function newQuickJS(memoryBytes: number): Promise<QuickJSWASMModule> {
+export async function newQuickJS(memoryBytes: number): Promise<QuickJSInstance> {
   const { compiled, load, FFI } = await sharedParts();
+  const maximum = Math.max(256, Math.floor(memoryBytes / PAGE));
+  const wasmMemory = takeMemory(maximum);
   const quiet = () => {}; // the engine's own prints (an abort message after a trap) are not the program's output
   const options = {
-    wasmMemory: new wasm.Memory({ initial: 256, maximum: Math.max(256, Math.floor(memoryBytes / PAGE)) }),
+    wasmMemory: wasmMemory as NonNullable<EmscriptenModuleLoaderOptions["wasmMemory"]>,
     print: quiet,
     printErr: quiet,
     instantiateWasm(imports: WasmImports, onSuccess: (instance: WasmInstance) => void) {
@@ -68,5 +100,12 @@ export async function newQuickJS(memoryBytes: number): Promise<QuickJSWASMModule
   };
   const module = await load(options);
   module.type = "sync";
-  return new QuickJSWASMModule(module, new FFI(module));
+  let released = false;
+  return {
+    module: new QuickJSWASMModule(module, new FFI(module)),
+    release() {
+      if (!released) giveBack(maximum, wasmMemory);
+      released = true;
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import { CountersignError } from "../model/errors.js";
 import type { Json } from "../model/json.js";
 import { PROGRAM_ALLOWLIST } from "./allowlist.js";
@@ -12,7 +12,7 @@ import { checkLimits, DEFAULT_SANDBOX_LIMITS, STACK_BYTES, type SandboxLimits } 
 import { lockDown } from "./lockdown.js";
 import { NotPlainData, toJson } from "./marshal.js";
 import { programSource } from "./program-source.js";
-import { newQuickJS } from "./quickjs.js";
+import { newQuickJS, type QuickJSInstance } from "./quickjs.js";
 import { engineLimit, limitExceeded, stop, type CallRecord, type Invoke, type LogLine, type RunState } from "./run-state.js";
 
 export interface RunRequest {
@@ -68,11 +68,11 @@ class ProgramRun {
   private broken = false; // the engine trapped: its memory is not to be touched again
 
   constructor(
-    quickjs: QuickJSWASMModule,
+    private readonly instance: QuickJSInstance,
     private readonly request: RunRequest,
     private readonly limits: SandboxLimits,
   ) {
-    this.runtime = quickjs.newRuntime();
+    this.runtime = instance.module.newRuntime();
     this.runtime.setMemoryLimit(limits.memoryBytes);
     this.runtime.setMaxStackSize(STACK_BYTES);
     this.vm = this.runtime.newContext();
@@ -126,6 +126,7 @@ class ProgramRun {
       disposeBridge(this.state.bridge);
       this.vm.dispose();
       this.runtime.dispose();
+      this.instance.release();
     } catch {
       // An engine the program exhausted may fail to free; the instance is dropped either way.
     }

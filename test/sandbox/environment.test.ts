@@ -153,7 +153,7 @@ let report: Report;
 
 beforeAll(async () => {
   const quickjs = await newQuickJS(64 << 20);
-  vm = quickjs.newContext();
+  vm = quickjs.module.newContext();
   const names = JSON.stringify(Object.keys(SANDBOX_ALLOWLIST.members));
   // The host's console, as the sandbox installs it before the lockdown.
   const consoleObject = vm.newObject();

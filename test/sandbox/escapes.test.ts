@@ -53,7 +53,7 @@ afterAll(() => {
 describe("the way to code from strings", () => {
   it("is open in a bare QuickJS context (the attempts are real)", async () => {
     const quickjs = await newQuickJS(64 << 20);
-    const vm = quickjs.newContext();
+    const vm = quickjs.module.newContext();
     const lines: string[] = [];
     const log = vm.newFunction("log", (h) => void lines.push(vm.getString(h)));
     const consoleObject = vm.newObject();
