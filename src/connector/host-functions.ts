@@ -19,17 +19,20 @@ export interface CallState {
 
 type Handler<S extends z.ZodType> = (caps: Capabilities, request: z.infer<S>) => Promise<object>;
 
+/** A host function's body, text in and text out. */
+export type HostHandler = (request: string) => Promise<string>;
+
 /**
- * Wrap an operation as an Extism host function: JSON in, `{ ok: true, ... }` or
- * `{ ok: false, error }` out. It never throws, because a throw kills the plugin's worker.
+ * Wrap an operation as a host function: JSON in, `{ ok: true, ... }` or `{ ok: false, error }`
+ * out. It never throws, because a throw would kill the plugin's worker.
  */
-function hostFunction<S extends z.ZodType>(state: CallState, name: string, schema: S, handler: Handler<S>) {
-  return async (context: CallContext, offset: bigint): Promise<bigint> => {
+function hostHandler<S extends z.ZodType>(state: CallState, name: string, schema: S, handler: Handler<S>): HostHandler {
+  return async (text) => {
     let answer: object;
     try {
       const caps = state.caps;
       if (caps === null) throw new CountersignError("connector_error", "connector", `${name} called outside a connector call`);
-      const parsed = schema.safeParse(JSON.parse(context.read(offset)?.text() ?? "null"));
+      const parsed = schema.safeParse(JSON.parse(text));
       if (!parsed.success) throw new CountersignError("connector_error", "connector", `${caps.connector}: malformed ${name} request`);
       answer = { ok: true, ...(await handler(caps, parsed.data)) };
     } catch (err) {
@@ -37,18 +40,25 @@ function hostFunction<S extends z.ZodType>(state: CallState, name: string, schem
       state.hostError ??= error;
       answer = { ok: false, error: { class: error.class, message: error.message } };
     }
-    return context.store(JSON.stringify(answer));
+    return JSON.stringify(answer);
   };
 }
 
-/** The functions a connector may import from "extism:host/user". */
-export function hostFunctions(state: CallState) {
+/** The functions a connector may import from "extism:host/user", by name. */
+export function hostHandlers(state: CallState): Record<string, HostHandler> {
   return {
-    "extism:host/user": {
-      http_request: hostFunction(state, "http_request", HttpRequest, (caps, r) => httpRequest(caps, state.limits, r, state.signal)),
-      fs_read: hostFunction(state, "fs_read", FsPathRequest, (caps, r) => fsRead(caps, state.limits, r.path)),
-      fs_list: hostFunction(state, "fs_list", FsPathRequest, (caps, r) => fsList(caps, r.path)),
-      fs_write: hostFunction(state, "fs_write", FsWriteRequest, (caps, r) => fsWrite(caps, r.path, r.content)),
-    },
+    http_request: hostHandler(state, "http_request", HttpRequest, (caps, r) => httpRequest(caps, state.limits, r, state.signal)),
+    fs_read: hostHandler(state, "fs_read", FsPathRequest, (caps, r) => fsRead(caps, state.limits, r.path)),
+    fs_list: hostHandler(state, "fs_list", FsPathRequest, (caps, r) => fsList(caps, r.path)),
+    fs_write: hostHandler(state, "fs_write", FsWriteRequest, (caps, r) => fsWrite(caps, r.path, r.content)),
   };
+}
+
+/** The same functions as Extism host functions, for a plugin created in this thread. */
+export function hostFunctions(state: CallState) {
+  const user: Record<string, (context: CallContext, offset: bigint) => Promise<bigint>> = {};
+  for (const [name, handle] of Object.entries(hostHandlers(state))) {
+    user[name] = async (context, offset) => context.store(await handle(context.read(offset)?.text() ?? "null"));
+  }
+  return { "extism:host/user": user };
 }

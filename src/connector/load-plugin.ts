@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import createPlugin, { type Plugin } from "@extism/extism";
 import type { LoadedConnector } from "../manifest/manifest-set.js";
 import { CountersignError } from "../model/errors.js";
 import { declaredMemoryPages } from "./declared-memory.js";
-import { hostFunctions, type CallState } from "./host-functions.js";
+import { hostHandlers, type CallState } from "./host-functions.js";
 import type { Limits } from "./limits.js";
+import { PluginWorker } from "./plugin-worker.js";
 import { wasm, type WasmModule } from "./wasm.js";
 
 /** The Extism kernel functions a plugin may import (all but http_request and http_status_code). */
@@ -15,12 +15,15 @@ const KERNEL = new Set([
   "config_get", "var_get", "var_set", "log_warn", "log_info", "log_debug", "log_error",
 ]);
 
+// Starting a worker takes tens of ms, far more on a busy machine; a call's own timeout may be much shorter.
+const START_TIMEOUT_MS = 30_000;
+
 /**
- * Load a connector's plugin in a worker thread. The bytes that get compiled are the bytes that
+ * Load a connector's plugin in a worker thread of its own (see plugin-worker.ts). The bytes that get compiled are the bytes that
  * were hashed: a mismatch with the manifest's pin is `hash_mismatch` and nothing runs. A module
  * that may grow its memory beyond the limit (or without any bound) is refused too.
  */
-export async function loadPlugin(connector: LoadedConnector, limits: Limits, state: CallState): Promise<Plugin> {
+export async function loadPlugin(connector: LoadedConnector, limits: Limits, state: CallState): Promise<PluginWorker> {
   let bytes: Uint8Array;
   try {
     bytes = await readFile(connector.wasmPath);
@@ -39,10 +42,10 @@ export async function loadPlugin(connector: LoadedConnector, limits: Limits, sta
   } catch (err) {
     throw new CountersignError("connector_error", "connector", `${connector.name}: not a valid wasm module: ${(err as Error).message}`);
   }
-  // An import the worker cannot satisfy fails inside it as an unhandled error that takes the
-  // whole process down, so check them here. Extism's own http_request is left out on purpose.
-  const functions = hostFunctions(state);
-  const missing = wasm.Module.imports(module).find((i) => !(i.module === "extism:host/env" ? KERNEL.has(i.name) : i.module === "extism:host/user" && i.name in functions["extism:host/user"]));
+  // An import the host cannot satisfy would only fail inside the worker: check them here, with an
+  // error that names it. Extism's own http_request is left out on purpose.
+  const functions = hostHandlers(state);
+  const missing = wasm.Module.imports(module).find((i) => !(i.module === "extism:host/env" ? KERNEL.has(i.name) : i.module === "extism:host/user" && i.name in functions));
   if (missing !== undefined) {
     throw new CountersignError("connector_error", "connector", `${connector.name}: imports ${missing.module} ${missing.name}, which the host does not provide`, {
       details: { import: `${missing.module}/${missing.name}` },
@@ -57,5 +60,9 @@ export async function loadPlugin(connector: LoadedConnector, limits: Limits, sta
       { details: { declared_pages: pages, limit_pages: limits.maxMemoryPages } },
     );
   }
-  return createPlugin({ wasm: [{ module }] }, { runInWorker: true, useWasi: false, allowedHosts: [], functions });
+  try {
+    return await PluginWorker.start(module, Object.keys(functions), performance.now() + START_TIMEOUT_MS);
+  } catch (err) {
+    throw new CountersignError("connector_error", "connector", `${connector.name}: the plugin failed to start: ${(err as Error).message}`);
+  }
 }

@@ -1,15 +1,15 @@
-import type { Plugin } from "@extism/extism";
 import type { LoadedConnector } from "../manifest/manifest-set.js";
 import { CountersignError } from "../model/errors.js";
 import type { Json } from "../model/json.js";
 import type { Capabilities } from "./capabilities.js";
-import type { CallState } from "./host-functions.js";
+import { hostHandlers, type CallState, type HostHandler } from "./host-functions.js";
 import type { Limits } from "./limits.js";
 import { loadPlugin } from "./load-plugin.js";
+import { PluginWorkerTimeout, type PluginWorker } from "./plugin-worker.js";
 
 /**
- * Loaded plugins, reused across calls (a worker costs ~45 ms to start). A plugin that timed out or
- * trapped is closed and dropped; the next call loads (and hash-checks) it again.
+ * Loaded plugins, reused across calls (a worker costs tens of ms to start). A plugin that timed
+ * out or trapped is closed and dropped; the next call loads (and hash-checks) it again.
  */
 export interface PluginPool {
   /** Call export `fn` of the connector's plugin with `input`; resolves to its JSON output. */
@@ -18,8 +18,9 @@ export interface PluginPool {
 }
 
 interface Loaded {
-  plugin: Promise<Plugin>;
+  plugin: Promise<PluginWorker>;
   state: CallState;
+  handlers: Record<string, HostHandler>;
   queue: Promise<unknown>; // calls run one at a time: a plugin is not reentrant
 }
 
@@ -51,7 +52,7 @@ export function createPluginPool(): PluginPool {
     if (entry === undefined) {
       const state: CallState = { caps: null, limits, signal: new AbortController().signal, hostError: null };
       const plugin = loadPlugin(connector, limits, state);
-      entry = { plugin, state, queue: Promise.resolve() };
+      entry = { plugin, state, handlers: hostHandlers(state), queue: Promise.resolve() };
       loaded.set(connector.file, entry);
       plugin.catch(() => loaded.delete(connector.file)); // a failed load is retried next time
     }
@@ -67,34 +68,32 @@ export function createPluginPool(): PluginPool {
     const plugin = await entry.plugin;
     const abort = new AbortController();
     Object.assign(entry.state, { caps, limits, signal: abort.signal, hostError: null });
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = Symbol("timeout");
-    const timeout = new Promise<typeof timedOut>((resolve) => (timer = setTimeout(() => resolve(timedOut), limits.timeoutMs)));
+    const answer = (name: string, request: string) => entry.handlers[name]!(request); // load-plugin checked the imports
     try {
-      const output = await Promise.race([plugin.call(fn, JSON.stringify(input)), timeout]);
-      if (output === timedOut) {
-        abort.abort();
-        await drop(connector, entry);
-        throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn} ran longer than ${limits.timeoutMs} ms and was stopped`, {
-          details: { timeout_ms: limits.timeoutMs },
-        });
-      }
+      const result = await plugin.call(fn, JSON.stringify(input), performance.now() + limits.timeoutMs, answer);
       if (entry.state.hostError !== null) throw entry.state.hostError;
-      const text = output?.text() ?? "";
+      if (!result.ok) {
+        if (result.message.startsWith(PLUGIN_ERROR)) throw pluginError(connector.name, fn, result.message.slice(PLUGIN_ERROR.length));
+        await drop(connector, entry); // a trap may leave the module's state inconsistent
+        throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: plugin trapped: ${result.message}`);
+      }
       try {
-        return JSON.parse(text) as Json;
+        return JSON.parse(result.output) as Json;
       } catch {
         throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: output is not JSON`);
       }
     } catch (err) {
       if (err instanceof CountersignError) throw err;
-      if (entry.state.hostError !== null) throw entry.state.hostError;
-      const message = err instanceof Error ? err.message : String(err);
-      if (message.startsWith(PLUGIN_ERROR)) throw pluginError(connector.name, fn, message.slice(PLUGIN_ERROR.length));
-      await drop(connector, entry); // a trap may leave the module's state inconsistent
-      throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: plugin trapped: ${message}`);
+      if (err instanceof PluginWorkerTimeout) {
+        abort.abort(); // a host function still running (an HTTP request) stops too
+        await drop(connector, entry);
+        throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn} ran longer than ${limits.timeoutMs} ms and was stopped`, {
+          details: { timeout_ms: limits.timeoutMs },
+        });
+      }
+      await drop(connector, entry);
+      throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: plugin worker failed: ${(err as Error).message}`);
     } finally {
-      clearTimeout(timer);
       entry.state.caps = null;
     }
   }

@@ -1,0 +1,27 @@
+// What the sandbox benchmarks' plain-JavaScript measurement scripts share.
+
+const dist = new URL("../dist/src/", import.meta.url);
+
+/** A module of the built dist/src/, e.g. load("sandbox/index.js"). */
+export const load = (path) => import(new URL(path, dist).href);
+
+const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * Medians of repeated timings in ms, wall clock and CPU (the whole process: its worker threads and
+ * the garbage collector included); each sample runs `fn` `inner` times. On a shared machine the
+ * CPU time is the steadier figure: wall time also counts the waits for a core.
+ */
+export async function measure(fn, { samples = 21, inner = 1 } = {}) {
+  const wall = [];
+  const cpu = [];
+  for (let s = 0; s < samples; s++) {
+    const t0 = process.hrtime.bigint();
+    const c0 = process.cpuUsage();
+    for (let i = 0; i < inner; i++) await fn();
+    const c = process.cpuUsage(c0);
+    wall.push(Number(process.hrtime.bigint() - t0) / 1e6 / inner);
+    cpu.push((c.user + c.system) / 1000 / inner);
+  }
+  return { ms: median(wall), cpuMs: median(cpu) };
+}

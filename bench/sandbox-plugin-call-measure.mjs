@@ -1,0 +1,67 @@
+// The measurements behind bench/sandbox-plugin-call.bench.ts, in plain JavaScript over dist/ (a
+// child `node` without tsx, whose loader hooks Extism's own worker cannot start under).
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import createPlugin from "@extism/extism";
+import { load, measure } from "./sandbox-measure-kit.mjs";
+
+const { connectorContext } = await load("connector/context.js");
+const { executeAction } = await load("connector/execute-action.js");
+const { fsList } = await load("connector/host-fs.js");
+const { hostFunctions, hostHandlers } = await load("connector/host-functions.js");
+const { DEFAULT_LIMITS } = await load("connector/limits.js");
+const { createPluginPool } = await load("connector/plugin-pool.js");
+const { PluginWorker } = await load("connector/plugin-worker.js");
+const { loadManifests } = await load("manifest/load-manifests.js");
+
+const pkg = new URL("../", import.meta.url).pathname;
+const root = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-plugin-")));
+for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(root, name), name);
+writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${root}"]\n`);
+const set = loadManifests(join(pkg, "manifests"));
+const connector = set.connectors.get("fs");
+const module = await WebAssembly.compile(readFileSync(connector.wasmPath));
+const caps = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [root] };
+const input = JSON.stringify({ path: root });
+// Every variant answers fs_list with the real host operation (realpath + readdir).
+const state = { caps, limits: DEFAULT_LIMITS, signal: new AbortController().signal, hostError: null };
+
+
+const r = {};
+// Baseline: the host operation the plugin's list_dir asks for, called directly.
+r.direct = await measure(() => fsList(caps, root), { inner: 200 });
+
+// Foreground in the host's own thread: cheapest, but a spinning plugin blocks the process for ever,
+// and a host function must be synchronous (this one does fs_list's realpath + readdir with the sync calls).
+const syncList = (context, offset) => {
+  const real = realpathSync(JSON.parse(context.read(offset).text()).path);
+  const entries = readdirSync(real, { withFileTypes: true }).map((d) => ({ name: d.name, type: d.isDirectory() ? "dir" : "file" }));
+  return context.store(JSON.stringify({ ok: true, entries }));
+};
+const foreground = await createPlugin({ wasm: [{ module }] }, { useWasi: false, functions: { "extism:host/user": { ...hostFunctions(state)["extism:host/user"], fs_list: syncList } } });
+r.foreground = await measure(() => foreground.call("list_dir", input), { inner: 100 });
+await foreground.close();
+
+// Extism's own worker mode (what the pool used before): stoppable, a message round trip per call.
+r.extismWorkerStart = await measure(async () => (await createPlugin({ wasm: [{ module }] }, { runInWorker: true, useWasi: false, functions: hostFunctions(state) })).close(), { samples: 7 });
+const extismWorker = await createPlugin({ wasm: [{ module }] }, { runInWorker: true, useWasi: false, functions: hostFunctions(state) });
+r.extismWorker = await measure(() => extismWorker.call("list_dir", input), { inner: 50 });
+await extismWorker.close();
+
+// A dedicated worker driven over SharedArrayBuffer + Atomics (what the pool uses now).
+const handlers = hostHandlers(state);
+const answer = (name, request) => handlers[name](request);
+r.atomicsWorkerStart = await measure(async () => (await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000)).close(), { samples: 7 });
+const atomicsWorker = await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000);
+r.atomicsWorker = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer), { inner: 100 });
+await atomicsWorker.close();
+
+// The whole action through the pool (manifest, capabilities, interpolation, the call).
+const pool = createPluginPool();
+const pooled = connectorContext(root, { plugins: pool });
+await executeAction(set, "fs.list_dir", { path: root }, pooled);
+r.actionPooled = await measure(() => executeAction(set, "fs.list_dir", { path: root }, pooled), { inner: 50 });
+await pool.close();
+process.stdout.write(JSON.stringify(r));
+process.exit(0);

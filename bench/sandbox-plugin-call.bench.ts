@@ -1,0 +1,40 @@
+// A stoppable plugin call for the sandbox's trusted calls: Extism's worker mode against a
+// dedicated worker driven over SharedArrayBuffer + Atomics, next to the foreground call (not
+// stoppable) and the host operation itself, in the same run. Needs `npm run build` first.
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { packageRoot } from "../src/model/paths.js";
+import { table, writeSection } from "./report.js";
+
+if (!existsSync(join(packageRoot, "dist", "src", "connector", "plugin-worker.js"))) {
+  process.stderr.write("bench/sandbox-plugin-call: run `npm run build` first\n");
+  process.exit(1);
+}
+type Timing = { ms: number; cpuMs: number };
+const r = JSON.parse(execFileSync(process.execPath, [join(packageRoot, "bench", "sandbox-plugin-call-measure.mjs")], { encoding: "utf8" })) as Record<string, Timing>;
+const direct = r.direct!;
+const ms = (x: number) => (x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(1)} µs`);
+const row = (what: string, x: Timing) => [what, ms(x.ms), ms(x.cpuMs), `${(x.ms / direct.ms).toFixed(1)}×`];
+
+const body = `${table([
+  ["what (fs list_dir, the real fs_list host function)", "wall (median)", "CPU (median)", "wall vs baseline"],
+  row("baseline: the fs_list host operation called directly", direct),
+  row("plugin call, foreground in the host's thread (cannot be stopped; a synchronous fs_list)", r.foreground!),
+  row("plugin call, Extism worker mode (runInWorker: true)", r.extismWorker!),
+  row("plugin call, dedicated worker over SharedArrayBuffer + Atomics", r.atomicsWorker!),
+  row("executeAction fs.list_dir through the pool (dedicated worker)", r.actionPooled!),
+  row("start, Extism worker mode", r.extismWorkerStart!),
+  row("start, dedicated worker", r.atomicsWorkerStart!),
+])}
+
+The pool now runs each plugin in the foreground of a worker thread of its own: the worker sleeps
+in \`Atomics.wait\` between calls, a call wakes it through a SharedArrayBuffer flag (the payload
+goes over a MessagePort read with \`receiveMessageOnPort\`), the host awaits the answer with
+\`Atomics.waitAsync\`, and a host function blocks the worker while the host answers it (async
+HTTP and file I/O stay on the host). A call past its deadline terminates the thread. CPU time is
+the whole process's, worker threads included. The machine is shared: 1-minute load average
+${loadavg()[0]!.toFixed(1)} when the run ended.`;
+writeSection("sandbox-plugin-call", "Stoppable plugin calls", body);
+process.stdout.write(body + "\n");

@@ -1,0 +1,155 @@
+import { createRequire } from "node:module";
+import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import { PLUGIN_WORKER_SOURCE } from "./plugin-worker-source.js";
+import type { WasmModule } from "./wasm.js";
+
+const TO_WORKER = 0;
+const TO_MAIN = 1;
+
+type FromWorker =
+  | { kind: "ready" }
+  | { kind: "host"; name: string; request: string }
+  | { kind: "done"; output: string }
+  | { kind: "error"; message: string }
+  | { kind: "fatal"; message: string };
+
+/** What one call ended with: the plugin's output, or the error text Extism raised (a trap, error_set). */
+export type WorkerCallResult = { ok: true; output: string } | { ok: false; message: string };
+
+/** The host's side of the plugin's host function calls: the function's name and request text in, the response text out; it must not throw. */
+export type HostAnswer = (name: string, request: string) => Promise<string>;
+
+export class PluginWorkerTimeout extends Error {}
+export class PluginWorkerGone extends Error {}
+
+// Atomics.waitAsync (ES2024; in Node since 16) is not in the project's lib.
+const waitAsync = (Atomics as unknown as {
+  waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: false; value: string } | { async: true; value: Promise<string> };
+}).waitAsync;
+
+// The CommonJS entry of Extism, for the worker's require (resolved here: an eval'd worker has no path of its own).
+const EXTISM = createRequire(import.meta.url).resolve("@extism/extism");
+
+/**
+ * One plugin in a long-lived worker thread of its own, called over a SharedArrayBuffer and
+ * Atomics (see plugin-worker-source.ts): a call costs a wake-up of the worker and one of the host,
+ * far less than a message round trip through both event loops. Calls must not overlap (the pool
+ * serializes them). A call past its deadline terminates the thread: the plugin cannot run on.
+ */
+export class PluginWorker {
+  private readonly flags = new Int32Array(new SharedArrayBuffer(8));
+  private readonly port: MessagePort;
+  private readonly worker: Worker;
+  private exited = false;
+  private failure = "the plugin worker stopped";
+
+  private constructor(module: WasmModule, hostNames: string[]) {
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(PLUGIN_WORKER_SOURCE, {
+      eval: true,
+      execArgv: [], // plain CommonJS, whatever flags (--input-type, loaders) the host runs with
+      workerData: { extism: EXTISM, port: port2, module, hostNames, flags: this.flags.buffer },
+      transferList: [port2],
+    });
+    // Idle, the worker does not keep the process alive; during a call it must (Atomics.waitAsync
+    // alone does not hold Node's event loop open).
+    this.worker.unref();
+    this.port.unref();
+    this.worker.on("error", (err) => (this.failure = `the plugin worker failed: ${err.message}`)); // the call in progress fails on "exit"
+    this.worker.on("exit", () => {
+      this.exited = true;
+      Atomics.store(this.flags, TO_MAIN, 1);
+      Atomics.notify(this.flags, TO_MAIN);
+    });
+  }
+
+  /** Start the thread and instantiate the plugin there; `deadline` is a performance.now() time. */
+  static async start(module: WasmModule, hostNames: string[], deadline: number): Promise<PluginWorker> {
+    const worker = new PluginWorker(module, hostNames);
+    const first = await worker.busy(() => worker.receive(deadline)).catch(async (err: unknown) => {
+      await worker.close();
+      throw err;
+    });
+    if (first.kind !== "ready") {
+      await worker.close();
+      throw new PluginWorkerGone(first.kind === "fatal" ? first.message : "the plugin worker did not start");
+    }
+    return worker;
+  }
+
+  /** Call export `fn`; host function requests are answered by `host` while the call runs. */
+  call(fn: string, input: string, deadline: number, host: HostAnswer): Promise<WorkerCallResult> {
+    return this.busy(() => this.serve(fn, input, deadline, host));
+  }
+
+  private async serve(fn: string, input: string, deadline: number, host: HostAnswer): Promise<WorkerCallResult> {
+    this.send({ kind: "call", fn, input });
+    for (;;) {
+      const message = await this.receive(deadline);
+      switch (message.kind) {
+        case "host":
+          this.send({ kind: "response", response: await this.beforeDeadline(host(message.name, message.request), deadline) });
+          break;
+        case "done":
+          return { ok: true, output: message.output };
+        case "error":
+          return { ok: false, message: message.message };
+        default:
+          throw new PluginWorkerGone(message.kind === "fatal" ? message.message : `unexpected ${message.kind} from the plugin worker`);
+      }
+    }
+  }
+
+  private async busy<T>(work: () => Promise<T>): Promise<T> {
+    this.worker.ref();
+    try {
+      return await work();
+    } finally {
+      this.worker.unref();
+    }
+  }
+
+  /** A host function's answer, unless the deadline comes first (then the thread is stopped). */
+  private async beforeDeadline(answer: Promise<string>, deadline: number): Promise<string> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()), undefined)));
+    try {
+      const response = await Promise.race([answer, late]);
+      if (response !== undefined) return response;
+      await this.close();
+      throw new PluginWorkerTimeout("the plugin ran past its deadline");
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.port.close();
+    await this.worker.terminate();
+  }
+
+  private send(message: object): void {
+    if (this.exited) throw new PluginWorkerGone("the plugin worker has stopped");
+    this.port.postMessage(message);
+    Atomics.store(this.flags, TO_WORKER, 1);
+    Atomics.notify(this.flags, TO_WORKER);
+  }
+
+  private async receive(deadline: number): Promise<FromWorker> {
+    for (;;) {
+      const remaining = deadline - performance.now();
+      if (remaining <= 0) {
+        await this.close();
+        throw new PluginWorkerTimeout("the plugin ran past its deadline");
+      }
+      const wait = waitAsync(this.flags, TO_MAIN, 0, remaining);
+      if (wait.async) await wait.value;
+      if (Atomics.load(this.flags, TO_MAIN) === 0) continue; // timed out: the loop decides
+      Atomics.store(this.flags, TO_MAIN, 0);
+      const received = receiveMessageOnPort(this.port);
+      if (received !== undefined) return received.message as FromWorker;
+      if (this.exited) throw new PluginWorkerGone(this.failure);
+    }
+  }
+}

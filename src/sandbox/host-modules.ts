@@ -1,0 +1,71 @@
+import { contractsByConnector } from "../../trusted/contracts/index.js";
+import { actionFunctionName } from "../manifest/function-name.js";
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import type { ContractHelper } from "../model/contract.js";
+import { CountersignError } from "../model/errors.js";
+
+/** What the modules a program imports offer: per connector, its functions' ops and its contract helpers. */
+export interface SandboxApi {
+  actions: Readonly<Record<string, Readonly<Record<string, string>>>>; // connector -> function name -> op
+  contracts: Readonly<Record<string, readonly ContractHelper[]>>; // connector -> helpers
+}
+
+/** The API the analyzer compiles programs against (generateApi), as the sandbox serves it. */
+export function sandboxApi(set: ManifestSet): SandboxApi {
+  const actions: Record<string, Record<string, string>> = {};
+  for (const connector of set.connectors.keys()) actions[connector] = {};
+  for (const action of set.actions.values()) (actions[action.connector] ??= {})[actionFunctionName(action.name)] = action.op;
+  const contracts = Object.fromEntries(Object.entries(contractsByConnector).filter(([connector]) => set.connectors.has(connector)));
+  return { actions, contracts };
+}
+
+/**
+ * The global through which the generated modules reach the host. The modules read it once, when
+ * they are evaluated before the lockdown; the lockdown deletes it, so a program never sees it.
+ */
+export const HOST_GLOBAL = "__countersign_host";
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function exportName(name: string): string {
+  if (!IDENTIFIER.test(name)) throw new CountersignError("internal_error", "sandbox", `cannot export ${JSON.stringify(name)} from a sandbox module`);
+  return name;
+}
+
+/**
+ * The source of every module a program may import, by name: `countersign` (program), each
+ * `trusted/<connector>` (a function per action: it hands the op and the arguments to the host's
+ * `call`, see bridge.ts, and returns its promise) and each `trusted/<connector>/contracts` (the helpers, built on the host).
+ * Exports are frozen arrow functions: no prototype, no properties to change.
+ */
+export function hostModules(api: SandboxApi): Map<string, string> {
+  const head = `const host = ${HOST_GLOBAL};\nconst freeze = Object.freeze;\nconst TypeError_ = TypeError;\n`;
+  const modules = new Map<string, string>();
+  modules.set(
+    "countersign",
+    `${head}let exported;
+let main;
+export const program = freeze((spec) => {
+  if (main !== undefined) throw new TypeError_("program(...) may be called only once");
+  const run = spec.main;
+  if (typeof run !== "function") throw new TypeError_("program(...) needs an async main function");
+  main = run;
+  return (exported = freeze({ rationale: spec.rationale, guarantees: spec.guarantees }));
+});
+host.register(freeze((value) => {
+  if (main === undefined || value !== exported) throw new TypeError_("the default export must be the value of program(...)");
+  return main();
+}));
+`,
+  );
+  for (const [connector, functions] of Object.entries(api.actions)) {
+    const lines = Object.entries(functions).map(([fn, op]) => `export const ${exportName(fn)} = freeze((args) => invoke(${JSON.stringify(op)}, args));`);
+    modules.set(`trusted/${connector}`, `${head}const invoke = host.call;\n${lines.join("\n")}\n`);
+  }
+  for (const [connector, helpers] of Object.entries(api.contracts)) {
+    if (helpers.length === 0) continue;
+    const lines = helpers.map((h) => `export const ${exportName(h.name)} = freeze((...args) => contract(${JSON.stringify(connector)}, ${JSON.stringify(h.name)}, args));`);
+    modules.set(`trusted/${connector}/contracts`, `${head}const contract = host.contract;\n${lines.join("\n")}\n`);
+  }
+  return modules;
+}

@@ -1,0 +1,129 @@
+import type { QuickJSHandle } from "quickjs-emscripten-core";
+import type { Json } from "../model/json.js";
+import type { Bridge } from "./bridge.js";
+
+/** A program value that is not plain data, with the path to the offending part. */
+export class NotPlainData extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path === "" ? "the value" : path} ${reason}`);
+  }
+}
+
+export const MAX_DEPTH = 64;
+export const MAX_NODES = 10_000;
+export const MAX_TEXT = 4 * 1024 * 1024; // characters across all strings and keys
+
+/**
+ * The serializer, evaluated inside each fresh context before the lockdown and before any program
+ * code, over intrinsics it takes then (so nothing a program does later changes them). It reads a
+ * value without running any program code: only own data properties, through their descriptors, so
+ * an accessor is seen and never called; only arrays and objects whose prototype is the realm's own
+ * Array.prototype, Object.prototype or null; no conversion (toJSON, toString, valueOf) is ever
+ * looked up, and JSON.stringify is only given primitives. As JSON.stringify does, an object
+ * property holding undefined is left out and an array hole or undefined element is null; unlike
+ * it, functions, symbols, non-finite numbers, other objects, cycles and values too deep or too
+ * large are refused. It answers "J" + JSON text, or "E" + JSON [path, reason].
+ *
+ * It runs in the VM rather than as a walk over handles from the host because each handle
+ * operation costs microseconds and a trusted call's arguments need dozens of them.
+ */
+export const SERIALIZER = `(() => {
+  const { getPrototypeOf, getOwnPropertyDescriptor } = Object;
+  const { ownKeys } = Reflect;
+  const { isArray } = Array;
+  const { isFinite } = Number;
+  const stringify = JSON.stringify;
+  const objectPrototype = Object.prototype;
+  const arrayPrototype = Array.prototype;
+  const MAX_DEPTH = ${MAX_DEPTH}, MAX_NODES = ${MAX_NODES}, MAX_TEXT = ${MAX_TEXT};
+  // One walk at a time (it never runs program code, so nothing can start another): its state lives
+  // here, and the helpers are made once (QuickJS makes closures slowly).
+  let nodes, text, refusal, ancestors;
+  const refuse = (path, reason) => {
+    refusal = stringify([path, reason]);
+    return undefined;
+  };
+  const count = (s, path) => {
+    text += s.length;
+    return text > MAX_TEXT ? refuse(path, "holds more than " + MAX_TEXT + " characters of text") : stringify(s);
+  };
+  // An own data property's value, or the reason it is refused; undefined when absent or hidden.
+  const field = (object, key, path) => {
+    const d = getOwnPropertyDescriptor(object, key);
+    if (d === undefined) return undefined;
+    if (d.get !== undefined || d.set !== undefined) return refuse(path, "is an accessor (getter or setter)");
+    if (!d.enumerable) return undefined;
+    return walk(d.value, path);
+  };
+  const walk = (value, path) => {
+    if (refusal !== undefined) return undefined;
+    if (++nodes > MAX_NODES) return refuse(path, "has more than " + MAX_NODES + " parts");
+    switch (typeof value) {
+      case "undefined": return undefined;
+      case "boolean": return value ? "true" : "false";
+      case "number": return isFinite(value) ? stringify(value) : refuse(path, "is " + (value !== value ? "NaN" : value > 0 ? "Infinity" : "-Infinity") + ", which is not JSON");
+      case "string": return count(value, path);
+      case "object": break;
+      default: return refuse(path, "is a " + typeof value + ", which is not plain data");
+    }
+    if (value === null) return "null";
+    const depth = ancestors.length;
+    if (depth >= MAX_DEPTH) return refuse(path, "is nested more than " + MAX_DEPTH + " levels deep");
+    for (let i = 0; i < depth; i++) if (ancestors[i] === value) return refuse(path, "contains itself (a cycle)");
+    const proto = getPrototypeOf(value);
+    ancestors[depth] = value;
+    let out;
+    if (proto === arrayPrototype && isArray(value)) {
+      const length = getOwnPropertyDescriptor(value, "length").value;
+      if (length > MAX_NODES) return refuse(path, "has more than " + MAX_NODES + " parts");
+      out = "[";
+      for (let i = 0; i < length; i++) {
+        const item = field(value, i, path + "[" + i + "]");
+        if (refusal !== undefined) return undefined;
+        out += (i === 0 ? "" : ",") + (item === undefined ? "null" : item);
+      }
+      out += "]";
+    } else if (proto === objectPrototype || proto === null) {
+      const keys = ownKeys(value);
+      out = "{";
+      let first = true;
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i];
+        if (typeof key === "symbol") return refuse(path, "has a symbol-keyed property");
+        const name = count(key, path);
+        const item = field(value, key, path === "" ? key : path + "." + key);
+        if (refusal !== undefined) return undefined;
+        if (item === undefined) continue;
+        out += (first ? "" : ",") + name + ":" + item;
+        first = false;
+      }
+      out += "}";
+    } else {
+      return refuse(path, "is not a plain object or array");
+    }
+    ancestors.length = depth;
+    return out;
+  };
+  return (root) => {
+    nodes = 0;
+    text = 0;
+    refusal = undefined;
+    ancestors = [];
+    const json = walk(root, "");
+    return refusal !== undefined ? "E" + refusal : "J" + (json === undefined ? "null" : json);
+  };
+})()`;
+
+/** A program value as JSON, by the serializer inside the VM (see SERIALIZER); NotPlainData when it is refused. */
+export function toJson(bridge: Bridge, handle: QuickJSHandle): Json {
+  const { vm } = bridge;
+  const result = vm.unwrapResult(vm.callFunction(bridge.serialize, vm.undefined, handle));
+  const answer = vm.getString(result);
+  result.dispose();
+  if (answer.startsWith("J")) return JSON.parse(answer.slice(1)) as Json;
+  const [path, reason] = JSON.parse(answer.slice(1)) as [string, string];
+  throw new NotPlainData(path, reason);
+}

@@ -1,0 +1,258 @@
+import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
+import { CountersignError } from "../model/errors.js";
+import type { Json } from "../model/json.js";
+import { PROGRAM_ALLOWLIST } from "./allowlist.js";
+import { createBridge, disposeBridge, type Bridge } from "./bridge.js";
+import { Budget } from "./budget.js";
+import { describeThrown, type Thrown } from "./describe.js";
+import { ENGINE_ALLOWLIST, mergeAllowlists } from "./engine-members.js";
+import { hostModules, type SandboxApi } from "./host-modules.js";
+import { installHost } from "./install-host.js";
+import { checkLimits, DEFAULT_SANDBOX_LIMITS, STACK_BYTES, type SandboxLimits } from "./limits.js";
+import { lockDown } from "./lockdown.js";
+import { NotPlainData, toJson } from "./marshal.js";
+import { programSource } from "./program-source.js";
+import { newQuickJS, type QuickJSInstance } from "./quickjs.js";
+import { engineLimit, limitExceeded, stop, type CallRecord, type Invoke, type LogLine, type RunState } from "./run-state.js";
+
+export interface RunRequest {
+  source: Uint8Array; // the program's bytes, exactly as submitted
+  sha256: string; // the hash the receipt binds: other bytes do not run
+  entry: string; // the program's file name
+  api: SandboxApi;
+  invoke: Invoke;
+  limits?: Partial<SandboxLimits>;
+}
+
+export interface RunResult {
+  outcome: "returned" | "threw" | "limit";
+  value: Json; // what main resolved to, when it is plain data; null otherwise
+  thrown?: Thrown; // outcome "threw": what the program let escape
+  limit?: CountersignError; // outcome "limit": resource_limit_exceeded, details.limit names which
+  calls: CallRecord[];
+  refused: number;
+  logs: LogLine[];
+  cpuMs: number;
+}
+
+/** What the sandbox offers: the program's allowlist and the members the engine itself needs. */
+export const SANDBOX_ALLOWLIST = mergeAllowlists(PROGRAM_ALLOWLIST, ENGINE_ALLOWLIST);
+
+/**
+ * Run an approved program's `main` in a fresh QuickJS instance (its own capped memory, a CPU and
+ * a wall-clock budget, the locked-down environment, the generated modules as the only imports),
+ * with every trusted call handed to `invoke`. Tasks the program leaves running after `main`
+ * settles are waited for, within the same budgets. Refused bytes throw `hash_mismatch`; anything
+ * the program does ends in the result, never in an exception.
+ */
+export async function runProgram(request: RunRequest): Promise<RunResult> {
+  const limits = checkLimits({ ...DEFAULT_SANDBOX_LIMITS, ...request.limits });
+  const code = programSource(request.source, request.sha256, request.entry);
+  const run = new ProgramRun(await newQuickJS(limits.memoryBytes), request, limits);
+  try {
+    return await run.execute(code);
+  } finally {
+    run.close();
+  }
+}
+
+type Settled = { value: QuickJSHandle } | { error: QuickJSHandle } | { stopped: true };
+
+class ProgramRun {
+  private readonly runtime: QuickJSRuntime;
+  private readonly vm: QuickJSContext;
+  private readonly state: RunState;
+  private waiter: (() => void) | undefined;
+  private woken = false;
+  private timer: NodeJS.Timeout | undefined;
+  private broken = false; // the engine trapped: its memory is not to be touched again
+
+  constructor(
+    private readonly instance: QuickJSInstance,
+    private readonly request: RunRequest,
+    private readonly limits: SandboxLimits,
+  ) {
+    this.runtime = instance.module.newRuntime();
+    this.runtime.setMemoryLimit(limits.memoryBytes);
+    this.runtime.setMaxStackSize(STACK_BYTES);
+    this.vm = this.runtime.newContext();
+    this.state = {
+      bridge: undefined as unknown as Bridge, // below, once the host functions it reads exist
+      budget: new Budget(limits.cpuMs, limits.wallMs),
+      limits,
+      api: request.api,
+      invoke: request.invoke,
+      calls: [],
+      refused: 0,
+      logs: [],
+      logBytes: 0,
+      stopped: undefined,
+      inflight: new Set(),
+      runner: undefined,
+      wake: () => this.wake(),
+      closed: false,
+    };
+    installHost(this.vm, this.state);
+    this.state.bridge = createBridge(this.vm);
+    this.runtime.setInterruptHandler(() => this.interrupt());
+    this.runtime.setModuleLoader((name) => ({ error: new Error(`module "${name}" is not available: a program imports only countersign and trusted/*`) }));
+  }
+
+  async execute(code: string): Promise<RunResult> {
+    try {
+      this.setUp();
+      this.timer = setTimeout(() => stop(this.state, limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs })), this.limits.wallMs);
+      const evaluated = this.enter(() => this.vm.evalCode(code, this.request.entry, { type: "module" }));
+      const module = "error" in evaluated && evaluated.error !== undefined ? { error: evaluated.error } : await this.settle(evaluated.value);
+      if (!("value" in module)) return this.finish(module);
+      const main = await this.startMain(module.value);
+      await this.drain();
+      return this.finish(main);
+    } catch (err) {
+      if (err instanceof CountersignError) throw err;
+      // A trap or a host-stack overflow inside the engine: the instance is lost, the host is not.
+      this.broken = true;
+      stop(this.state, limitExceeded("engine", `the program exhausted the engine: ${(err as Error).message}`));
+      return this.finish({ stopped: true });
+    }
+  }
+
+  close(): void {
+    this.state.closed = true;
+    clearTimeout(this.timer);
+    if (this.broken) return;
+    try {
+      this.state.runner?.dispose();
+      disposeBridge(this.state.bridge);
+      this.vm.dispose();
+      this.runtime.dispose();
+      this.instance.release();
+    } catch {
+      // An engine the program exhausted may fail to free; the instance is dropped either way.
+    }
+  }
+
+  /** The generated modules (evaluated now, so imports find them by name), then the lockdown. */
+  private setUp(): void {
+    for (const [name, source] of hostModules(this.request.api)) {
+      const result = this.vm.evalCode(source, name, { type: "module" });
+      if (result.error !== undefined) {
+        result.error.dispose();
+        throw new CountersignError("internal_error", "sandbox", `the sandbox module ${name} failed to load`);
+      }
+      result.value.dispose();
+    }
+    lockDown(this.vm, SANDBOX_ALLOWLIST);
+  }
+
+  /** Call main through the runner the countersign module registered, with the module's default export. */
+  private async startMain(namespace: QuickJSHandle): Promise<Settled> {
+    const { vm, state } = this;
+    const exported = vm.getProp(namespace, "default");
+    namespace.dispose();
+    try {
+      if (state.runner === undefined) return { error: this.enter(() => vm.newError({ name: "TypeError", message: "the program does not import program from countersign" })) };
+      const started = this.enter(() => vm.callFunction(state.runner!, vm.undefined, exported));
+      return started.error !== undefined ? { error: started.error } : await this.settle(started.value);
+    } finally {
+      exported.dispose();
+    }
+  }
+
+  /** Run jobs and wait for trusted calls until `handle` (a promise or a value) settles. */
+  private async settle(handle: QuickJSHandle): Promise<Settled> {
+    const { vm, state } = this;
+    try {
+      for (;;) {
+        this.runJobs();
+        if (state.stopped !== undefined) return { stopped: true };
+        const promise = vm.getPromiseState(handle);
+        if (promise.type === "fulfilled") return { value: promise.notAPromise === true ? handle.dup() : promise.value };
+        if (promise.type === "rejected") return { error: promise.error };
+        if (state.inflight.size === 0 && !this.runtime.hasPendingJob()) {
+          stop(state, limitExceeded("stalled", "the program awaits a promise that nothing can settle"));
+          return { stopped: true };
+        }
+        await this.nextWake();
+      }
+    } finally {
+      handle.dispose();
+    }
+  }
+
+  /** After main: the tasks it left running go on until none is left (the analysis assumes they finish). */
+  private async drain(): Promise<void> {
+    for (;;) {
+      this.runJobs();
+      if (this.state.stopped !== undefined) return;
+      if (this.state.inflight.size === 0 && !this.runtime.hasPendingJob()) return;
+      await this.nextWake();
+    }
+  }
+
+  private runJobs(): void {
+    while (this.state.stopped === undefined && this.runtime.hasPendingJob()) {
+      const result = this.enter(() => this.runtime.executePendingJobs());
+      if (result.error !== undefined) {
+        // Only an uncatchable error escapes a job: an interrupt (already a limit) or the engine's own failure.
+        const thrown = describeThrown(this.state.bridge, result.error);
+        result.error.dispose();
+        stop(this.state, engineLimit(thrown) ?? new CountersignError("internal_error", "sandbox", `a job failed: ${thrown.name}: ${thrown.message}`));
+      }
+    }
+  }
+
+  private finish(settled: Settled): RunResult {
+    const { state } = this;
+    const base = { calls: state.calls, refused: state.refused, logs: state.logs, cpuMs: Math.round(state.budget.cpuMsSpent() * 1000) / 1000 };
+    if ("error" in settled) {
+      const thrown = describeThrown(state.bridge, settled.error);
+      settled.error.dispose();
+      const limit = state.stopped ?? engineLimit(thrown);
+      return limit !== undefined ? { outcome: "limit", value: null, limit, ...base } : { outcome: "threw", value: null, thrown, ...base };
+    }
+    if ("stopped" in settled || state.stopped !== undefined) {
+      if ("value" in settled) settled.value.dispose();
+      return { outcome: "limit", value: null, limit: state.stopped!, ...base };
+    }
+    try {
+      return { outcome: "returned", value: toJson(state.bridge, settled.value), ...base };
+    } catch (err) {
+      if (!(err instanceof NotPlainData)) throw err;
+      return { outcome: "returned", value: null, ...base };
+    } finally {
+      settled.value.dispose();
+    }
+  }
+
+  private enter<T>(fn: () => T): T {
+    return this.state.budget.inVm(fn);
+  }
+
+  private interrupt(): boolean {
+    const { state } = this;
+    if (state.stopped !== undefined) return true;
+    const over = state.budget.exhausted();
+    if (over === "cpu") stop(state, limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, { cpu_ms: this.limits.cpuMs }));
+    if (over === "wall") stop(state, limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }));
+    return over !== undefined;
+  }
+
+  private wake(): void {
+    if (this.waiter !== undefined) this.waiter();
+    else this.woken = true;
+  }
+
+  private nextWake(): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      this.waiter = () => {
+        this.waiter = undefined;
+        resolve();
+      };
+    });
+  }
+}

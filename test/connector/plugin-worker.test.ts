@@ -1,0 +1,79 @@
+// The pool's plugin worker: a call waits on the host's async host functions, a deadline stops the
+// plugin even while a host function is still running, and an idle pool lets the process exit.
+import { execFileSync } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connectorContext } from "../../src/connector/context.js";
+import { executeAction } from "../../src/connector/execute-action.js";
+import { createPluginPool } from "../../src/connector/plugin-pool.js";
+import { packageRoot } from "../../src/model/paths.js";
+import { dataDirWith, shippedManifests, tempDir } from "./fixtures.js";
+
+const set = shippedManifests();
+let server: Server;
+let url: string;
+let aborted = 0;
+
+beforeAll(async () => {
+  // Answers /slow after 150 ms and never answers /hang; counts requests whose client went away.
+  server = createServer((req, res) => {
+    req.on("close", () => {
+      if (!res.writableEnded) aborted++;
+    });
+    if (req.url === "/slow") setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end('{"late":true}'), 150);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const ctxWith = (timeoutMs: number) => connectorContext(dataDirWith(`[http]\nhosts = ["${url.slice(7)}"]\n`), { plugins: createPluginPool(), limits: { timeoutMs } });
+
+describe("a plugin call in its worker", () => {
+  it("waits while the host answers a host function asynchronously", async () => {
+    const ctx = ctxWith(5_000);
+    const answer = await executeAction(set, "http.get", { url: `${url}/slow` }, ctx);
+    expect(answer).toMatchObject({ status: 200 });
+    expect(JSON.stringify(answer)).toContain("late");
+    await ctx.plugins!.close();
+  });
+
+  it("stops at the deadline while a host function still runs, aborts it, and serves the next call", async () => {
+    const ctx = ctxWith(300);
+    const started = Date.now();
+    await expect(executeAction(set, "http.get", { url: `${url}/hang` }, ctx)).rejects.toMatchObject({
+      class: "resource_limit_exceeded",
+      details: { timeout_ms: 300 },
+    });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(aborted).toBeGreaterThanOrEqual(1);
+    const next = await executeAction(set, "http.get", { url: `${url}/slow` }, { ...ctx, limits: { ...ctx.limits, timeoutMs: 5_000 } });
+    expect(next).toMatchObject({ status: 200 });
+    await ctx.plugins!.close();
+  });
+});
+
+describe("an idle pool", () => {
+  it("does not keep the process alive", () => {
+    const root = tempDir();
+    const script = `
+      import { connectorContext } from ${JSON.stringify(join(packageRoot, "src/connector/context.ts"))};
+      import { executeAction } from ${JSON.stringify(join(packageRoot, "src/connector/execute-action.ts"))};
+      import { createPluginPool } from ${JSON.stringify(join(packageRoot, "src/connector/plugin-pool.ts"))};
+      import { loadManifests } from ${JSON.stringify(join(packageRoot, "src/manifest/load-manifests.ts"))};
+      import { writeFileSync } from "node:fs";
+      writeFileSync(${JSON.stringify(join(root, "connections.toml"))}, ${JSON.stringify(`[fs]\nroots = ["${root}"]\n`)});
+      const set = loadManifests(${JSON.stringify(join(packageRoot, "manifests"))});
+      const out = await executeAction(set, "fs.list_dir", { path: ${JSON.stringify(root)} }, connectorContext(${JSON.stringify(root)}, { plugins: createPluginPool() }));
+      console.log(JSON.stringify(out.entries.map((e) => e.name)));
+    `;
+    const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000, cwd: packageRoot });
+    expect(out.trim()).toBe('["connections.toml"]');
+  });
+});

@@ -1,0 +1,44 @@
+// The size and shape bounds on what crosses from a program to the host.
+import { describe, expect, it } from "vitest";
+import { MAX_DEPTH, MAX_NODES, MAX_TEXT } from "../../src/sandbox/marshal.js";
+import { program, run, texts } from "./helpers.js";
+
+async function send(expression: string) {
+  const r = await run(program(`// @ts-nocheck\ntry { await writeFile(${expression}); console.log("sent"); } catch (e) { console.log(e.message); }`));
+  return { message: texts(r)[0]!, invoked: r.invoked };
+}
+
+describe("arguments crossing to the host", () => {
+  it("accepts frozen objects and nested plain data", async () => {
+    const r = await send(`Object.freeze({ path: "/a", content: "x", meta: { tags: ["a", "b"], n: 1.5, ok: false, none: null } })`);
+    expect(r.message).toBe("sent");
+    expect(r.invoked[0]!.args).toEqual({ path: "/a", content: "x", meta: { tags: ["a", "b"], n: 1.5, ok: false, none: null } });
+  });
+
+  it(`refuses more than ${MAX_NODES} parts, naming the bound`, async () => {
+    const r = await send(`{ path: "/a", content: "x", list: Array.from({ length: ${MAX_NODES} }, () => 1) }`);
+    expect(r.message).toContain(`more than ${MAX_NODES} parts`);
+    expect(r.invoked).toEqual([]);
+  });
+
+  it(`refuses more than ${MAX_TEXT} characters of text`, async () => {
+    const r = await send(`{ path: "/a", content: "x".repeat(${MAX_TEXT} + 1) }`);
+    expect(r.message).toContain(`more than ${MAX_TEXT} characters`);
+  });
+
+  it(`refuses nesting deeper than ${MAX_DEPTH}, with the path to it`, async () => {
+    const r = await send(`(() => { let v = { leaf: true }; for (let i = 0; i < ${MAX_DEPTH}; i++) v = { v }; return { path: "/a", content: "x", deep: v }; })()`);
+    expect(r.message).toContain(`nested more than ${MAX_DEPTH} levels deep`);
+    expect(r.message).toContain("deep.v.v");
+  });
+
+  it("refuses arguments that are not one object", async () => {
+    expect((await send(`"path"`)).message).toContain("must be an object of named arguments");
+    expect((await send(`["/a", "x"]`)).message).toContain("must be an object of named arguments");
+  });
+
+  it("takes no arguments as an empty object", async () => {
+    const r = await run(program(`// @ts-nocheck\nawait listDir();`));
+    expect(r.invoked).toEqual([{ op: "fs.list_dir", args: {} }]);
+  });
+});
