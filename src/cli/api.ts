@@ -1,8 +1,7 @@
-import { resolve } from "node:path";
-import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { generateApi } from "../manifest/generate-api.js";
 import { loadManifests } from "../manifest/load-manifests.js";
 import { EXIT, usageError, type Command } from "./command.js";
+import { manifestDirOf } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign api [--module NAME] [--manifests DIR] [--json]
@@ -21,7 +20,7 @@ const command: Command = {
       args: argv,
       options: { json: { type: "boolean" }, module: { type: "string" }, manifests: { type: "string" } },
     });
-    const dir = values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests);
+    const dir = manifestDirOf(io, values.manifests);
     const api = generateApi(loadManifests(dir));
     let modules = api.modules;
     if (values.module !== undefined) {

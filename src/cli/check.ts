@@ -2,14 +2,14 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createAnalyzer } from "../analyze/index.js";
 import { countText, describe } from "../analyze/summarize.js";
-import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { loadManifests } from "../manifest/load-manifests.js";
 import { CountersignError } from "../model/errors.js";
 import type { Facts } from "../model/facts.js";
 import { decide } from "../policy/decide.js";
 import { formatDecision } from "../policy/format-decision.js";
-import { defaultPolicyDir, loadPolicy } from "../policy/load-policy.js";
+import { loadPolicy } from "../policy/load-policy.js";
 import { EXIT, reportError, usageError, type Command } from "./command.js";
+import { homeOf, manifestDirOf, policyDirOf } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign check [FILE|-] [--manifests DIR] [--policies DIR] [--json]
@@ -36,11 +36,11 @@ const command: Command = {
       if (file === undefined) throw usageError("missing FILE: countersign check FILE (or - for stdin)");
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
-      const manifests = loadManifests(values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests));
+      const manifests = loadManifests(manifestDirOf(io, values.manifests));
       const analyzer = createAnalyzer(manifests);
       const facts = analyzer.analyze(source, { entry: file === "-" ? "stdin.ts" : file });
       analyzer.dispose();
-      const policy = loadPolicy(values.policies === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, values.policies), { manifests });
+      const policy = loadPolicy(policyDirOf(io, values.policies), { manifests, home: homeOf(io) });
       const decision = decide(facts, policy, manifests);
       io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : human(facts) + formatDecision(decision));
       return facts.ok ? EXIT.ok : EXIT.rejected;

@@ -1,4 +1,4 @@
-import { dataDir } from "../model/paths.js";
+import { dataDir } from "../config/index.js";
 import { authorityPath, writeLocalAuthority } from "../receipt/authority-file.js";
 import { jwksPath } from "../receipt/jwks.js";
 import type { Keyring } from "../receipt/keyring-file.js";

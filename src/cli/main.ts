@@ -1,3 +1,4 @@
+import { dataDir } from "../config/index.js";
 import { commands } from "./registry.js";
 import { EXIT, reportError, type Io } from "./command.js";
 
@@ -28,6 +29,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return EXIT.ok;
   }
   try {
+    dataDir(io.env); // every command is run for one data directory: a bad COUNTERSIGN_HOME fails them all alike
     return await command.run(rest, io);
   } catch (err) {
     return reportError(err, io, rest.includes("--json"));

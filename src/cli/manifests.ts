@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
-import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { checkManifests } from "../manifest/load-manifests.js";
 import { formatManifestError } from "../manifest/manifest-error.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
+import { manifestDirOf } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign manifests check [DIR] [--manifests DIR] [--json]
@@ -28,7 +28,7 @@ const command: Command = {
       throw usageError("give the manifest directory once: DIR or --manifests DIR");
     }
     const given = positional ?? values.manifests;
-    const dir = given === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, given);
+    const dir = manifestDirOf(io, given);
     return report(dir, io, json);
   },
 };

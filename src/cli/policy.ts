@@ -1,15 +1,15 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseFlags } from "./parse-flags.js";
-import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { loadManifests } from "../manifest/load-manifests.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { CountersignError } from "../model/errors.js";
-import { checkPolicy, defaultPolicyDir, formatProblem, loadPolicy } from "../policy/load-policy.js";
+import { checkPolicy, formatProblem, loadPolicy } from "../policy/load-policy.js";
 import { explain, type Explanation } from "../policy/explain.js";
 import { formatDecision } from "../policy/format-decision.js";
 import { runPolicyTests } from "../policy/run-policy-tests.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
+import { homeOf, manifestDirOf, policyDirOf } from "./dirs.js";
 
 const usage = `usage: countersign policy check [DIR] [--manifests DIR] [--json]
        countersign policy test [DIR] [--manifests DIR] [--json]
@@ -39,7 +39,7 @@ const command: Command = {
     if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
     if (sub === "check" || sub === "test") {
       if (values.policies !== undefined) throw usageError(`policy ${sub} takes the policy directory as DIR, not --policies`);
-      const dir = arg === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, arg);
+      const dir = policyDirOf(io, arg);
       return sub === "check" ? check(dir, values, io, json) : await test(dir, values, io, json);
     }
     if (sub === "explain") {
@@ -51,12 +51,7 @@ const command: Command = {
 };
 
 function manifestsOf(values: Values, io: Io): ManifestSet {
-  return loadManifests(values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests));
-}
-
-/** `~` in policies means $HOME of the command's environment. */
-function homeOf(io: Io): { home?: string } {
-  return io.env.HOME === undefined || io.env.HOME === "" ? {} : { home: io.env.HOME };
+  return loadManifests(manifestDirOf(io, values.manifests));
 }
 
 /** The analyzer costs ~0.4 s to import (TypeScript): only the subcommands that analyze load it. */
@@ -66,7 +61,7 @@ async function analyzerFor(manifests: ManifestSet) {
 }
 
 function check(dir: string, values: Values, io: Io, json: boolean): number {
-  const { policy, problems } = checkPolicy(dir, { manifests: manifestsOf(values, io), ...homeOf(io) });
+  const { policy, problems } = checkPolicy(dir, { manifests: manifestsOf(values, io), home: homeOf(io) });
   if (json) {
     io.stdout(JSON.stringify({ ok: policy !== undefined, dir, rules: policy?.rules.length ?? 0, sha256: policy?.sha256 ?? null, problems }, null, 2) + "\n");
   } else if (policy !== undefined) {
@@ -81,7 +76,7 @@ function check(dir: string, values: Values, io: Io, json: boolean): number {
 async function test(dir: string, values: Values, io: Io, json: boolean): Promise<number> {
   const manifests = manifestsOf(values, io);
   const analyzer = await analyzerFor(manifests);
-  const results = await runPolicyTests(dir, { manifests, analyze: (source, entry) => analyzer.analyze(source, { entry }) }).finally(() => analyzer.dispose());
+  const results = await runPolicyTests(dir, { manifests, home: homeOf(io), analyze: (source, entry) => analyzer.analyze(source, { entry }) }).finally(() => analyzer.dispose());
   const failed = results.filter((r) => !r.pass).length;
   if (json) {
     io.stdout(JSON.stringify({ ok: failed === 0, passed: results.length - failed, failed, cases: results }, null, 2) + "\n");
@@ -103,7 +98,7 @@ async function explainFile(file: string, values: Values, io: Io, json: boolean):
     throw new CountersignError("usage_error", "cli", `cannot read ${file}: ${(err as Error).message}`);
   }
   const manifests = manifestsOf(values, io);
-  const policy = loadPolicy(values.policies === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, values.policies), { manifests, ...homeOf(io) });
+  const policy = loadPolicy(policyDirOf(io, values.policies), { manifests, home: homeOf(io) });
   const analyzer = await analyzerFor(manifests);
   const facts = analyzer.analyze(source, { entry: file });
   analyzer.dispose();

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describeConstraint } from "../constraint/index.js";
 import { CountersignError } from "../model/errors.js";
-import { dataDir } from "../model/paths.js";
+import { dataDir } from "../config/index.js";
 import type { ReceiptClaims } from "../model/receipt.js";
 import { loadLocalAuthority } from "../receipt/authority-file.js";
 import { fetchJwks } from "../receipt/fetch-jwks.js";

@@ -1,4 +1,4 @@
-export { checkPolicy, defaultPolicyDir, formatProblem, loadPolicy, type LoadPolicyOptions } from "./load-policy.js";
+export { checkPolicy, formatProblem, loadPolicy, type LoadPolicyOptions } from "./load-policy.js";
 export { decide } from "./decide.js";
 export { explain, type EffectExplanation, type Explanation } from "./explain.js";
 export { rememberRule, type Remembered } from "./remember-rule.js";

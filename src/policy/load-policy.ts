@@ -1,9 +1,7 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { CountersignError } from "../model/errors.js";
-import { dataDir, packageRoot } from "../model/paths.js";
 import { checkRulesAgainstManifests } from "./check-rules-against-manifests.js";
 import { locate } from "./locate.js";
 import { parsePolicyFile } from "./parse-policy-file.js";
@@ -13,14 +11,8 @@ import type { DefaultDecision, LoadedRule, Policy, PolicyFile, PolicyProblem } f
 export interface LoadPolicyOptions {
   /** When given, every rule's op and inputs must exist in these manifests. */
   manifests?: ManifestSet;
-  /** Where `~` in `under` paths points; default the current user's home. */
-  home?: string;
-}
-
-/** `$COUNTERSIGN_HOME/policies` when it exists, else the policies shipped with countersign. */
-export function defaultPolicyDir(env: NodeJS.ProcessEnv = process.env): string {
-  const own = join(dataDir(env), "policies");
-  return existsSync(own) ? own : join(packageRoot, "policies");
+  /** Where `~` in `under` paths points: the home of the user whose policy it is. */
+  home: string;
 }
 
 /**
@@ -28,7 +20,7 @@ export function defaultPolicyDir(env: NodeJS.ProcessEnv = process.env): string {
  * every problem at once. Any file may hold rules; at most one may set `default`, and without one
  * the default is "ask". Rule ids are unique across files.
  */
-export function checkPolicy(dir: string, options: LoadPolicyOptions = {}): { policy?: Policy; problems: PolicyProblem[] } {
+export function checkPolicy(dir: string, options: LoadPolicyOptions): { policy?: Policy; problems: PolicyProblem[] } {
   const root = resolve(dir);
   let names: string[];
   try {
@@ -38,7 +30,7 @@ export function checkPolicy(dir: string, options: LoadPolicyOptions = {}): { pol
   }
   if (names.length === 0) return { problems: [{ file: root, message: "no policy files (*.toml) in the directory" }] };
 
-  const home = options.home ?? homedir();
+  const { home } = options;
   const problems: PolicyProblem[] = [];
   const parsed: { file: string; text: string; content: PolicyFile }[] = [];
   for (const name of names) {
@@ -89,7 +81,7 @@ export function checkPolicy(dir: string, options: LoadPolicyOptions = {}): { pol
 }
 
 /** Load a policy or throw a config_error naming the first problem (all of them in details). */
-export function loadPolicy(dir: string, options: LoadPolicyOptions = {}): Policy {
+export function loadPolicy(dir: string, options: LoadPolicyOptions): Policy {
   const { policy, problems } = checkPolicy(dir, options);
   const first = problems[0];
   if (policy !== undefined && first === undefined) return policy;

@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parse } from "smol-toml";
 import { z } from "zod";
@@ -46,6 +45,7 @@ export interface PolicyCaseResult {
 
 export interface PolicyTestOptions {
   manifests: ManifestSet;
+  home: string; // what `~` means in the policy, unless a test file fixes its own `home`
   analyze: (source: string, entry: string) => Facts | Promise<Facts>;
 }
 
@@ -63,7 +63,7 @@ export async function runPolicyTests(dir: string, options: PolicyTestOptions): P
   for (const name of names) {
     const file = join(testDir, name);
     const content = readTestFile(file);
-    const policy = loadPolicy(dir, { manifests: options.manifests, home: content.home ?? homedir() });
+    const policy = loadPolicy(dir, { manifests: options.manifests, home: content.home ?? options.home });
     for (const c of content.cases) {
       const base = { file, name: c.name, expected: c.expect + (c.rule === undefined ? "" : ` by rule "${c.rule}"`) };
       try {

@@ -10,6 +10,7 @@ import { authorityPath } from "../../src/receipt/authority-file.js";
 import { jwksPath } from "../../src/receipt/jwks.js";
 import { openKeyring } from "../../src/receipt/open-keyring.js";
 import { issueReceipt } from "../../src/receipt/issue.js";
+import { isolatedEnv } from "../support/isolated-env.js";
 import { input, PROGRAM, tempHome } from "./fixtures.js";
 
 interface Run {
@@ -25,7 +26,7 @@ async function run(argv: string[], home: string, stdin = ""): Promise<Run> {
     stdout: (text) => void out.push(text),
     stderr: (text) => void err.push(text),
     readStdin: async () => stdin,
-    env: { COUNTERSIGN_HOME: home },
+    env: isolatedEnv({ COUNTERSIGN_HOME: home }),
     cwd: home,
   };
   const code = await main(argv, io);
