@@ -138,7 +138,7 @@ describe("countersign receipt verify", () => {
     let jwksBody = "";
     beforeAll(async () => {
       server = createServer((req, res) => {
-        if (req.url === "/slow") return void setTimeout(() => res.end("{}"), 10_000);
+        if (req.url === "/slow") return; // never answers: held until the server closes
         if (req.url === "/huge") return void res.end(" ".repeat(200 * 1024) + "{}");
         if (req.url === "/missing") return void res.writeHead(404).end();
         res.setHeader("content-type", "application/json").end(jwksBody);
