@@ -1,5 +1,5 @@
 import { generateApi } from "../manifest/generate-api.js";
-import { loadManifests } from "../manifest/load-manifests.js";
+import { loadManifests } from "../config/index.js";
 import { EXIT, usageError, type Command } from "./command.js";
 import { manifestDirOf } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
@@ -20,8 +20,8 @@ const command: Command = {
       args: argv,
       options: { json: { type: "boolean" }, module: { type: "string" }, manifests: { type: "string" } },
     });
-    const dir = manifestDirOf(io, values.manifests);
-    const api = generateApi(loadManifests(dir));
+    const { dir, own } = manifestDirOf(io, values.manifests);
+    const api = generateApi(loadManifests(dir, { own }));
     let modules = api.modules;
     if (values.module !== undefined) {
       const text = api.modules[values.module];

@@ -1,5 +1,5 @@
 import { join, resolve } from "node:path";
-import { checkManifests } from "../manifest/load-manifests.js";
+import { checkManifests } from "../config/index.js";
 import { formatManifestError } from "../manifest/manifest-error.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 import { manifestDirOf } from "./dirs.js";
@@ -28,13 +28,13 @@ const command: Command = {
       throw usageError("give the manifest directory once: DIR or --manifests DIR");
     }
     const given = positional ?? values.manifests;
-    const dir = manifestDirOf(io, given);
-    return report(dir, io, json);
+    const { dir, own } = manifestDirOf(io, given);
+    return report(dir, own === true, io, json);
   },
 };
 
-function report(dir: string, io: Io, json: boolean): number {
-  const { set, errors, connectors, actions } = checkManifests(dir);
+function report(dir: string, own: boolean, io: Io, json: boolean): number {
+  const { set, errors, connectors, actions } = checkManifests(dir, { own });
   const ok = set !== undefined;
   if (json) {
     io.stdout(JSON.stringify({ ok, dir, connectors, actions, errors }, null, 2) + "\n");

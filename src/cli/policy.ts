@@ -1,13 +1,14 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseFlags } from "./parse-flags.js";
-import { loadManifests } from "../manifest/load-manifests.js";
+import { loadManifests } from "../config/index.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { CountersignError } from "../model/errors.js";
-import { checkPolicy, formatProblem, loadPolicy } from "../policy/load-policy.js";
+import { checkPolicy, loadPolicy } from "../config/index.js";
+import { formatProblem } from "../policy/index.js";
 import { explain, type Explanation } from "../policy/explain.js";
 import { formatDecision } from "../policy/format-decision.js";
-import { runPolicyTests } from "../policy/run-policy-tests.js";
+import { runPolicyTests } from "../app/run-policy-tests.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 import { homeOf, manifestDirOf, policyDirOf } from "./dirs.js";
 
@@ -51,7 +52,8 @@ const command: Command = {
 };
 
 function manifestsOf(values: Values, io: Io): ManifestSet {
-  return loadManifests(manifestDirOf(io, values.manifests));
+  const { dir, own } = manifestDirOf(io, values.manifests);
+  return loadManifests(dir, { own });
 }
 
 /** The analyzer costs ~0.4 s to import (TypeScript): only the subcommands that analyze load it. */

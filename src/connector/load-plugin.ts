@@ -6,7 +6,7 @@ import { CountersignError } from "../model/errors.js";
 import { declaredMemoryPages } from "./declared-memory.js";
 import { hostFunctions, type CallState } from "./host-functions.js";
 import type { Limits } from "./limits.js";
-import { wasm, type WasmModule } from "./wasm.js";
+import { wasm, type WasmModule } from "../model/wasm.js";
 
 /** The Extism kernel functions a plugin may import (all but http_request and http_status_code). */
 const KERNEL = new Set([

@@ -1,9 +1,10 @@
-import type { FieldPath } from "./toml-lines.js";
+import type { FieldPath } from "../model/toml-lines.js";
+import { listNames } from "./list-names.js";
 
 /** What a `${...}` may name where it appears: declared inputs always, earlier steps only in [[execute]]. */
 export interface Scope {
-  inputs: readonly string[];
-  steps: readonly string[] | null; // null: step results are not available (preview args)
+  inputs: ReadonlyMap<string, unknown>; // keyed by input name, in declaration order
+  steps: ReadonlyMap<string, unknown> | null; // the earlier steps by id; null: step results are not available (preview args)
 }
 
 export interface InterpolationProblem {
@@ -41,8 +42,8 @@ function checkReference(reference: string, scope: Scope): string | undefined {
   const shown = `"\${${reference}}"`;
   const args = /^args\.([a-z][a-z0-9_]*)$/.exec(reference);
   if (args !== null) {
-    if (scope.inputs.includes(args[1] as string)) return undefined;
-    return `${shown} names no input of this action (inputs: ${listOrNone(scope.inputs)})`;
+    if (scope.inputs.has(args[1] as string)) return undefined;
+    return `${shown} names no input of this action (inputs: ${listNames(scope.inputs)})`;
   }
   const step = /^([a-z][a-z0-9_]*)(?:\.[A-Za-z0-9_]+)+$/.exec(reference);
   if (step === null || step[1] === "args") {
@@ -50,10 +51,6 @@ function checkReference(reference: string, scope: Scope): string | undefined {
     return `${shown} is not a valid reference: use ${forms}`;
   }
   if (scope.steps === null) return `${shown}: preview args can only use \${args.<input>}`;
-  if (scope.steps.includes(step[1] as string)) return undefined;
-  return `${shown} names no earlier step (earlier steps: ${listOrNone(scope.steps)})`;
-}
-
-function listOrNone(names: readonly string[]): string {
-  return names.length === 0 ? "none" : names.join(", ");
+  if (scope.steps.has(step[1] as string)) return undefined;
+  return `${shown} names no earlier step (earlier steps: ${listNames(scope.steps)})`;
 }

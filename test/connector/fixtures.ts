@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { loadManifests } from "../../src/manifest/load-manifests.js";
+import { loadManifests } from "../../src/config/index.js";
 import type { LoadedAction, LoadedConnector, ManifestSet } from "../../src/manifest/manifest-set.js";
 import { ActionManifest, ConnectorManifest } from "../../src/manifest/schema.js";
 import { packageRoot } from "../../src/model/paths.js";

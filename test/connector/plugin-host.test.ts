@@ -6,7 +6,7 @@ import { connectorContext, type ConnectorContext } from "../../src/connector/con
 import { declaredMemoryPages } from "../../src/connector/declared-memory.js";
 import { executeAction } from "../../src/connector/execute-action.js";
 import { createPluginPool } from "../../src/connector/plugin-pool.js";
-import { wasm } from "../../src/connector/wasm.js";
+import { wasm } from "../../src/model/wasm.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
 import { buildTestPlugin, connectorFor, dataDirWith, shippedManifests, tempDir, withConnector } from "./fixtures.js";
 

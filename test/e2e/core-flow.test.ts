@@ -8,12 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
 import { createAnalyzer } from "../../src/analyze/index.js";
 import { callWithReceipt, connectorContext, createPluginPool, type ConnectorContext, type PluginPool } from "../../src/connector/index.js";
-import { loadManifests } from "../../src/manifest/load-manifests.js";
+import { loadManifests, loadPolicy } from "../../src/config/index.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
 import type { PolicyDecision } from "../../src/model/decision.js";
 import type { Facts } from "../../src/model/facts.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { decide, loadPolicy } from "../../src/policy/index.js";
+import { decide } from "../../src/policy/index.js";
 import { issueReceipt, jwks, MemoryRedemptionStore, openKeyring, startRun, type Keyring } from "../../src/receipt/index.js";
 
 const ISSUER = "countersign-local";

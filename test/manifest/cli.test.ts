@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/command.js";
 import { main } from "../../src/cli/main.js";
 import { generateApi } from "../../src/manifest/generate-api.js";
-import { loadManifests } from "../../src/manifest/load-manifests.js";
+import { loadManifests } from "../../src/config/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { isolatedEnv } from "../support/isolated-env.js";
 import { copyWithFakeWasm } from "./fixture.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CountersignError } from "../../src/model/errors.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { checkPolicy, loadPolicy } from "../../src/policy/load-policy.js";
+import { checkPolicy, loadPolicy } from "../../src/config/index.js";
 import { HOME, policyDir, shippedManifests } from "./helpers.js";
 
 const set = shippedManifests();
