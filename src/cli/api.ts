@@ -12,7 +12,6 @@ manifests: "countersign", "trusted/<connector>" and "trusted/<connector>/contrac
 
 /** `countersign api`: the agent-facing API, exactly as programs are compiled against it. */
 const command: Command = {
-  summary: "print the agent API (TypeScript declarations generated from the manifests)",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");

@@ -22,7 +22,6 @@ when the program is well-formed and no guarantee is refuted, 1 when it is refuse
 
 /** `countersign check`: the static analysis of one program. */
 const command: Command = {
-  summary: "analyze a program: effects, guarantees, summary",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");

@@ -18,7 +18,6 @@ Both create or update $COUNTERSIGN_HOME/authority.json, which local runners trus
 
 /** `countersign keys`: list and rotate the local authority's receipt signing keys. */
 const command: Command = {
-  summary: "list or rotate the receipt signing keys",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");

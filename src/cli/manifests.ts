@@ -12,7 +12,6 @@ exists, else the shipped manifests). Exit 0 when valid, 2 with one line per prob
 
 /** `countersign manifests check`: every problem of a manifest directory, one per line. */
 const command: Command = {
-  summary: "validate action and connector manifests",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");

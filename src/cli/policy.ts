@@ -27,7 +27,6 @@ type Values = { json?: boolean; manifests?: string; policies?: string };
 
 /** `countersign policy`: check, test and explain the policy. */
 const command: Command = {
-  summary: "check a policy, run its tests, explain a decision",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");

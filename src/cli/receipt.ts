@@ -20,7 +20,6 @@ It only verifies: the receipt is not redeemed. Exit 0 valid, 3 refused (with the
 
 /** `countersign receipt verify`: explain whether a receipt would let a program run, and why not. */
 const command: Command = {
-  summary: "verify a receipt against a program and the authority's keys",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");

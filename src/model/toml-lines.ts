@@ -36,8 +36,8 @@ export function indexKeyLines(source: string, maxDepth: number = MAX_TOML_DEPTH)
   const index = new Map<string, number>();
   const arrayTables = new Map<string, number>(); // path -> how many [[path]] headers so far
   const state: ValueState = { depth: 0, string: null, base: 0, deepest: 0 };
-  let table: (string | number)[] = [];
-  let tableDepth = 0; // the named segments of `table`
+  let tableKey = ""; // keyOf the current table's path
+  let tableDepth = 0; // the named segments of that path
 
   const resolve = (segments: string[]): (string | number)[] => {
     const path: (string | number)[] = [];
@@ -48,8 +48,8 @@ export function indexKeyLines(source: string, maxDepth: number = MAX_TOML_DEPTH)
     }
     return path;
   };
-  const record = (path: FieldPath, line: number): void => {
-    if (!index.has(keyOf(path))) index.set(keyOf(path), line);
+  const record = (key: string, line: number): void => {
+    if (!index.has(key)) index.set(key, line);
   };
 
   const lines = source.split(/\r?\n/);
@@ -71,17 +71,17 @@ export function indexKeyLines(source: string, maxDepth: number = MAX_TOML_DEPTH)
         const path = [...resolve(key.segments.slice(0, -1)), key.segments[key.segments.length - 1] as string];
         const count = arrayTables.get(keyOf(path)) ?? 0;
         arrayTables.set(keyOf(path), count + 1);
-        table = [...path, count];
+        tableKey = keyOf([...path, count]);
       } else {
-        table = resolve(key.segments);
+        tableKey = keyOf(resolve(key.segments));
       }
-      record(table, i + 1);
+      record(tableKey, i + 1);
       continue;
     }
     const key = parseKey(trimmed, 0);
     if (key === undefined || key.segments.length === 0 || trimmed[key.end] !== "=") continue;
     if (tableDepth + key.segments.length > maxDepth) return { lines: index, tooDeep: i + 1 };
-    record([...table, ...key.segments], i + 1);
+    record(tableKey === "" ? keyOf(key.segments) : `${tableKey}\u0000${keyOf(key.segments)}`, i + 1);
     state.base = tableDepth + key.segments.length;
     state.deepest = state.base;
     scanValue(trimmed, key.end + 1, state);
@@ -92,8 +92,10 @@ export function indexKeyLines(source: string, maxDepth: number = MAX_TOML_DEPTH)
 
 /** The line of `path`, or of its nearest ancestor that appears in the source. */
 export function lineOf(lines: KeyLines, path: FieldPath): number | undefined {
-  for (let n = path.length; n > 0; n--) {
-    const line = lines.get(keyOf(path.slice(0, n)));
+  const prefixes: string[] = [];
+  for (const segment of path) prefixes.push(prefixes.length === 0 ? String(segment) : `${prefixes[prefixes.length - 1]}\u0000${segment}`);
+  for (let n = prefixes.length - 1; n >= 0; n--) {
+    const line = lines.get(prefixes[n]!);
     if (line !== undefined) return line;
   }
   return undefined;

@@ -71,11 +71,21 @@ function withHomeExpanded(raw: Record<string, unknown>, home: string): Record<st
   return { ...raw, rules };
 }
 
-/** Every TOML date in the value (the parse limits its depth, so recursion is safe). */
+/** Every TOML date in the value (the parse limits its depth, so recursion is safe); `path` is a work list. */
 function findDates(value: unknown, path: (string | number)[] = [], found: (string | number)[][] = []): (string | number)[][] {
-  if (value instanceof TomlDate) found.push(path);
-  else if (typeof value === "object" && value !== null) {
-    for (const [key, inner] of Object.entries(value)) findDates(inner, [...path, Array.isArray(value) ? Number(key) : key], found);
+  if (value instanceof TomlDate) found.push([...path]);
+  else if (Array.isArray(value)) {
+    value.forEach((inner, i) => {
+      path.push(i);
+      findDates(inner, path, found);
+      path.pop();
+    });
+  } else if (typeof value === "object" && value !== null) {
+    for (const key in value) {
+      path.push(key);
+      findDates((value as Record<string, unknown>)[key], path, found);
+      path.pop();
+    }
   }
   return found;
 }
