@@ -40,7 +40,7 @@ module.exports = {
     only("analyze", ["model", "constraint", "manifest", "trusted"], "the analysis proves facts and does not decide (no analyze -> policy, no analyze -> store)"),
     only("policy", ["model", "constraint", "manifest"], "the policy decides over facts (no policy -> analyze, no policy -> store)"),
     only("receipt", ["model", "constraint", "store"], "receipts are issued and verified with keys handed in (no receipt -> authority)"),
-    only("connector", ["model", "constraint", "manifest", "receipt"], "the connector host enforces receipts; it never reads the policy (no connector -> policy)"),
+    only("connector", ["model", "constraint", "manifest", "receipt", "store"], "the connector host enforces receipts; it never reads the policy (no connector -> policy)"),
     only("store", ["model"], "stores persist values; they know no stage"),
     only("config", ["model", "constraint", "manifest", "policy", "connector", "store"], "config reads the user's files and hands texts to the stages"),
     only("app", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "sandbox"], "use cases never reach into an adapter"),

@@ -3,7 +3,7 @@ import type { LoadedConnector } from "../manifest/manifest-set.js";
 import { CountersignError } from "../model/errors.js";
 import type { Connection, Connections } from "./connections.js";
 import { formatTarget, urlTarget } from "../model/host-port.js";
-import { within } from "./within.js";
+import { isPathUnder } from "../constraint/index.js";
 
 /**
  * What one connector may do in this call: the manifest's declared capabilities narrowed by the
@@ -43,7 +43,7 @@ function realRoots(connections: Connections, key: string, roots: string[], decla
     } catch {
       throw configError(connections, key, `root ${root} does not exist`);
     }
-    if (declared.length > 0 && !declared.some((d) => within(real, d))) {
+    if (declared.length > 0 && !declared.some((d) => isPathUnder(real, d))) {
       throw configError(connections, key, `root ${root} is outside the connector's declared roots`);
     }
     return real;

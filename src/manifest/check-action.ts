@@ -3,6 +3,7 @@ import { checkInterpolations } from "./check-interpolations.js";
 import { listNames } from "./list-names.js";
 import { actionFunctionName, isReservedWord } from "./function-name.js";
 import type { ManifestError } from "./manifest-error.js";
+import type { ActionTemplates } from "./manifest-set.js";
 import { fieldError, type ManifestFile } from "./manifest-file.js";
 import type { ActionManifest } from "./schema.js";
 
@@ -15,9 +16,10 @@ export interface ActionContext {
   exports: ReadonlyMap<string, ReadonlySet<string>>; // the functions each connector's plugin exports, where its wasm compiled
 }
 
-/** The cross-file rules of one schema-valid action manifest (DESIGN.md section 5). */
-export function checkAction(file: ManifestFile, action: ActionManifest, context: ActionContext): ManifestError[] {
+/** The cross-file rules of one schema-valid action manifest (DESIGN.md section 5), and its parsed templates. */
+export function checkAction(file: ManifestFile, action: ActionManifest, context: ActionContext): { errors: ManifestError[]; templates: ActionTemplates } {
   const errors: ManifestError[] = [];
+  const templates: ActionTemplates = { execute: [], preview: null };
   const error = (path: (string | number)[], message: string): void => void errors.push(fieldError(file, path, message));
 
   const fileName = basename(file.rel, ".toml");
@@ -43,12 +45,14 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
     if (exported !== undefined && !exported.has(step.op)) {
       error(["execute", i, "op"], `"${step.op}" is not exported by the ${step.connector} plugin (exports: ${listNames([...exported].sort())})`);
     }
-    for (const problem of checkInterpolations(step.inputs, ["execute", i, "inputs"], { inputs, steps })) error([...problem.path], problem.message);
+    const checked = checkInterpolations(step.inputs, ["execute", i, "inputs"], { inputs, steps });
+    for (const problem of checked.problems) error([...problem.path], problem.message);
+    templates.execute.push(checked.template);
     if (first === undefined) steps.set(step.id, i);
   });
 
   const preview = action.approval.preview;
-  if (preview === undefined) return errors;
+  if (preview === undefined) return { errors, templates };
   const at = ["approval", "preview"];
   const target = context.actions.get(preview.op);
   if (target === undefined) {
@@ -58,12 +62,14 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
     if (!target.idempotent) error([...at, "op"], `"${preview.op}" is not idempotent = true, so it cannot run as a preview`);
     if (target.approval.required) error([...at, "op"], `"${preview.op}" itself requires approval, so it cannot run as a preview`);
   }
-  for (const problem of checkInterpolations(preview.args, [...at, "args"], { inputs, steps: null })) error([...problem.path], problem.message);
+  const checked = checkInterpolations(preview.args, [...at, "args"], { inputs, steps: null });
+  for (const problem of checked.problems) error([...problem.path], problem.message);
+  templates.preview = checked.template;
   const labels = new Set(Object.keys(preview.render));
   preview.multiline.forEach((label, i) => {
     if (!labels.has(label)) error([...at, "multiline", i], `"${label}" is not a render label (labels: ${listNames(labels)})`);
   });
-  return errors;
+  return { errors, templates };
 }
 
 function firstPositions(names: readonly string[]): Map<string, number> {

@@ -97,9 +97,10 @@ function checkActions(
   const context = { connector: directory, actions: valid, broken, connectors: connectorNames, exports };
   for (const [name, action] of byName) {
     const manifest = action.data as ActionManifest;
-    errors.push(...checkAction(action.file, manifest, context));
+    const checked = checkAction(action.file, manifest, context);
+    errors.push(...checked.errors);
     const op = `${directory}.${name}`;
-    loaded.set(op, { op, connector: directory, name, file: action.file.path, manifest });
+    loaded.set(op, { op, connector: directory, name, file: action.file.path, manifest, templates: checked.templates });
   }
   return errors;
 }

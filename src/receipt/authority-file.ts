@@ -3,7 +3,7 @@ import { join, relative, resolve } from "node:path";
 import { CountersignError } from "../model/errors.js";
 import { describeIssues } from "./describe-issues.js";
 import { AuthorityFile, Jwks, LOCAL_ISSUER } from "../model/receipt.js";
-import { writeFileAtomic } from "./atomic-write.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
 import { jwksPath } from "./jwks.js";
 
 export function authorityPath(home: string): string {

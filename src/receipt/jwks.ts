@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Jwks } from "../model/receipt.js";
-import { writeFileAtomic } from "./atomic-write.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
 import { keysDir, type Keyring } from "./keyring-file.js";
 
 /** The public keys receipts may be verified with at `now`: the active one and retired ones not yet expired. */

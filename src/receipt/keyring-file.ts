@@ -6,7 +6,7 @@ import { calculateJwkThumbprint } from "jose";
 import { CountersignError } from "../model/errors.js";
 import { describeIssues } from "./describe-issues.js";
 import { type Ed25519PublicJwk, MAX_LIFETIME_SECONDS } from "../model/receipt.js";
-import { writeFileAtomic } from "./atomic-write.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
 
 const b64url32 = z.string().regex(/^[A-Za-z0-9_-]{43}$/);
 

@@ -33,7 +33,7 @@ describe("the layering rules", () => {
     ["policy -> store", "policy/a", "store/b", "policy-imports-only-model-constraint-manifest"],
     ["policy -> config", "policy/a", "config/b", "policy-imports-only-model-constraint-manifest"],
     ["receipt -> authority", "receipt/a", "authority/b", "receipt-imports-only-model-constraint-store"],
-    ["connector -> policy", "connector/a", "policy/b", "connector-imports-only-model-constraint-manifest-receipt"],
+    ["connector -> policy", "connector/a", "policy/b", "connector-imports-only-model-constraint-manifest-receipt-store"],
     ["model -> constraint", "model/a", "constraint/b", "model-imports-only-itself"],
     ["app -> cli", "app/a", "cli/b", "app-imports-only-model-constraint-manifest-analyze-policy-receipt-connector-config-store-sandbox"],
   ])("refuse %s", (_, importer, imported, rule) => {

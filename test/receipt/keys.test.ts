@@ -5,7 +5,7 @@ import { pathToFileURL } from "node:url";
 import { calculateJwkThumbprint } from "jose";
 import { describe, expect, it } from "vitest";
 import { MAX_LIFETIME_SECONDS } from "../../src/model/receipt.js";
-import { writeFileAtomic } from "../../src/receipt/atomic-write.js";
+import { writeFileAtomic } from "../../src/store/atomic-write.js";
 import { jwks, jwksPath } from "../../src/receipt/jwks.js";
 import { keyringPath } from "../../src/receipt/keyring-file.js";
 import { openKeyring } from "../../src/receipt/open-keyring.js";
@@ -151,7 +151,7 @@ describe("atomic writes", () => {
     const file = join(dir, "keyring.json");
     const child = join(dir, "writer.ts");
     const big = "x".repeat(256 * 1024);
-    writeFileSync(child, `import { writeFileAtomic } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, "../../src/receipt/atomic-write.ts")).href)};
+    writeFileSync(child, `import { writeFileAtomic } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, "../../src/store/atomic-write.ts")).href)};
 for (let i = 0; ; i++) { writeFileAtomic(${JSON.stringify(file)}, JSON.stringify({ i, big: ${JSON.stringify(big)} }), 0o600); if (i === 3) console.log("writing"); }
 `);
     const proc = spawn(process.execPath, ["--import", "tsx", child], { stdio: ["ignore", "pipe", "inherit"] });
