@@ -8,7 +8,7 @@
 //   app                          use cases over explicit inputs and stores
 //   config, store, sandbox       disk, databases, the QuickJS runner
 //   connector                    the Extism host (network and files, behind receipts)
-//   analyze, policy, receipt     core stages
+//   analyze, policy, receipt     core stages (receipt: issue and verify; keys come from a KeyStore)
 //   manifest, constraint         core: manifests, the one constraint language
 //   model                        schemas, types and small pure helpers everyone shares
 
@@ -39,10 +39,10 @@ module.exports = {
     only("manifest", ["model", "constraint", "trusted"], "manifests are checked from their texts; the contract helpers come from trusted/contracts"),
     only("analyze", ["model", "constraint", "manifest", "trusted"], "the analysis proves facts and does not decide (no analyze -> policy, no analyze -> store)"),
     only("policy", ["model", "constraint", "manifest"], "the policy decides over facts (no policy -> analyze, no policy -> store)"),
-    only("receipt", ["model", "constraint", "store"], "receipts are issued and verified with keys handed in (no receipt -> authority)"),
+    only("receipt", ["model", "constraint"], "receipts are issued and verified with keys handed in by a KeyStore (no receipt -> authority, no receipt -> store)"),
     only("connector", ["model", "constraint", "manifest", "receipt", "store"], "the connector host enforces receipts; it never reads the policy (no connector -> policy)"),
-    only("store", ["model"], "stores persist values; they know no stage"),
-    only("config", ["model", "constraint", "manifest", "policy", "connector", "store"], "config reads the user's files and hands texts to the stages"),
+    only("store", ["model", "constraint", "receipt"], "stores persist what the stages hand them, behind the stages' interfaces"),
+    only("config", ["model", "constraint", "manifest", "policy", "receipt", "connector", "store"], "config reads the user's files and hands texts to the stages"),
     only("app", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "sandbox"], "use cases never reach into an adapter"),
     {
       name: "only-trusted-contracts",
@@ -55,7 +55,7 @@ module.exports = {
       name: "core-does-no-io",
       comment: "core stages take text, bytes and values: reading files or the network belongs to config, store or connector",
       severity: "error",
-      from: { path: "^dist/src/(model|constraint|manifest|analyze|policy)/", pathNot: KNOWN_IO_IN_CORE },
+      from: { path: "^dist/src/(model|constraint|manifest|analyze|policy|receipt)/", pathNot: KNOWN_IO_IN_CORE },
       to: { dependencyTypes: ["core"], path: IO_MODULES },
     },
     {

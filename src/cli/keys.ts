@@ -1,9 +1,6 @@
 import { dataDir } from "../config/index.js";
-import { authorityPath, writeLocalAuthority } from "../receipt/authority-file.js";
-import { jwksPath } from "../receipt/jwks.js";
-import type { Keyring } from "../receipt/keyring-file.js";
-import { openKeyring } from "../receipt/open-keyring.js";
-import { rotateKeyring } from "../receipt/rotate-keyring.js";
+import type { Keyring } from "../receipt/index.js";
+import { authorityPath, fileKeyStore, jwksPath, writeLocalAuthority } from "../store/index.js";
 import { EXIT, usageError, type Command } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 
@@ -29,7 +26,8 @@ const command: Command = {
     }
     const home = dataDir(io.env);
     const now = new Date();
-    const keyring = sub === "rotate" ? await rotateKeyring(home, now) : await openKeyring(home, now);
+    const keys = fileKeyStore(home);
+    const keyring = sub === "rotate" ? await keys.rotate(now) : await keys.keyring(now);
     const authority = writeLocalAuthority(home);
     const rows = describe(keyring);
     if (json) {

@@ -14,7 +14,8 @@ import type { PolicyDecision } from "../../src/model/decision.js";
 import type { Facts } from "../../src/model/facts.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { decide } from "../../src/policy/index.js";
-import { issueReceipt, jwks, MemoryRedemptionStore, openKeyring, startRun, type Keyring } from "../../src/receipt/index.js";
+import { issueReceipt, jwks, MemoryRedemptionStore, startRun, type Keyring } from "../../src/receipt/index.js";
+import { openKeyring } from "../../src/store/index.js";
 
 const ISSUER = "countersign-local";
 const TOKEN = "test-token-e2e";

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/command.js";
 import { main } from "../../src/cli/main.js";
 import { ErrorEnvelope } from "../../src/model/errors.js";
-import { authorityPath } from "../../src/receipt/authority-file.js";
-import { jwksPath } from "../../src/receipt/jwks.js";
-import { openKeyring } from "../../src/receipt/open-keyring.js";
+import { authorityPath } from "../../src/store/index.js";
+import { jwksPath } from "../../src/store/index.js";
+import { openKeyring } from "../../src/store/index.js";
 import { issueReceipt } from "../../src/receipt/issue.js";
 import { isolatedEnv } from "../support/isolated-env.js";
 import { input, PROGRAM, tempHome } from "./fixtures.js";
@@ -163,7 +163,7 @@ describe("countersign receipt verify", () => {
     });
 
     it("gives up on a slow server", async () => {
-      const { fetchJwks } = await import("../../src/receipt/fetch-jwks.js");
+      const { fetchJwks } = await import("../../src/config/fetch-jwks.js");
       await expect(fetchJwks(`${base}/slow`, { timeoutMs: 200 })).rejects.toMatchObject({ class: "network_error", message: expect.stringContaining("200 ms") });
     });
   });

@@ -6,10 +6,11 @@ import { calculateJwkThumbprint } from "jose";
 import { describe, expect, it } from "vitest";
 import { MAX_LIFETIME_SECONDS } from "../../src/model/receipt.js";
 import { writeFileAtomic } from "../../src/store/atomic-write.js";
-import { jwks, jwksPath } from "../../src/receipt/jwks.js";
-import { keyringPath } from "../../src/receipt/keyring-file.js";
-import { openKeyring } from "../../src/receipt/open-keyring.js";
-import { rotateKeyring } from "../../src/receipt/rotate-keyring.js";
+import { jwks } from "../../src/receipt/jwks.js";
+import { jwksPath } from "../../src/store/index.js";
+import { keyringPath } from "../../src/store/index.js";
+import { openKeyring } from "../../src/store/index.js";
+import { rotateKeyring } from "../../src/store/index.js";
 import { verifyReceipt } from "../../src/receipt/verify.js";
 import { expectRefused, ISSUER, issue, NOW, PROGRAM, tempHome } from "./fixtures.js";
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { CountersignError } from "../../src/model/errors.js";
 import { verifyEd25519 } from "../../src/receipt/ed25519.js";
 import { jwks } from "../../src/receipt/jwks.js";
-import type { Keyring } from "../../src/receipt/keyring-file.js";
+import type { Keyring } from "../../src/receipt/keyring.js";
 import { importJwks } from "../../src/receipt/verification-keys.js";
 import { verifyReceipt } from "../../src/receipt/verify.js";
 import { ISSUER, keyringIn, NOW, PROGRAM } from "./fixtures.js";
