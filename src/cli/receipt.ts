@@ -5,7 +5,7 @@ import { CountersignError } from "../model/errors.js";
 import { dataDir } from "../config/index.js";
 import type { ReceiptClaims } from "../model/receipt.js";
 import { loadLocalAuthority } from "../store/index.js";
-import { fetchJwks } from "../config/fetch-jwks.js";
+import { fetchJwks } from "../config/index.js";
 import { importJwks } from "../receipt/verification-keys.js";
 import { verifyReceipt, isoTime } from "../receipt/verify.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";

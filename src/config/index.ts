@@ -5,3 +5,6 @@ export { defaultPolicyDir } from "./policy-dir.js";
 export { checkManifests, loadManifests, type ManifestDirOptions } from "./load-manifests.js";
 export { checkPolicy, loadPolicy } from "./load-policy.js";
 export { readFileBytes, readTextFile } from "./read-file.js";
+export { loadConnections } from "./load-connections.js";
+export { connectorContext } from "./connector-context.js";
+export { fetchJwks } from "./fetch-jwks.js";
