@@ -1,7 +1,7 @@
 import { generateApi } from "../manifest/generate-api.js";
-import { loadManifests } from "../config/index.js";
+import { localContext } from "../app/local-context.js";
 import { EXIT, usageError, type Command } from "./command.js";
-import { manifestDirOf } from "./dirs.js";
+import { given } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign api [--module NAME] [--manifests DIR] [--json]
@@ -19,8 +19,8 @@ const command: Command = {
       args: argv,
       options: { json: { type: "boolean" }, module: { type: "string" }, manifests: { type: "string" } },
     });
-    const { dir, own } = manifestDirOf(io, values.manifests);
-    const api = generateApi(loadManifests(dir, { own }));
+    const manifests = localContext(io.env, given(io, values)).manifests();
+    const api = generateApi(manifests);
     let modules = api.modules;
     if (values.module !== undefined) {
       const text = api.modules[values.module];

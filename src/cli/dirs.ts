@@ -1,16 +1,13 @@
-import { join, resolve } from "node:path";
-import { dataDir, defaultManifestDir, defaultPolicyDir, homeDir, type ManifestDirOptions } from "../config/index.js";
+import { resolve } from "node:path";
+import { dataDir, defaultPolicyDir, manifestDirFor } from "../config/index.js";
 import type { Io } from "./command.js";
 
 /**
  * The manifest directory a command uses: the one given (relative to the cwd), else the default;
  * `own` when that default is the user's folder, which replaces the shipped manifests.
  */
-export function manifestDirOf(io: Io, given: string | undefined): { dir: string } & ManifestDirOptions {
-  if (given !== undefined) return { dir: resolve(io.cwd, given) };
-  const data = dataDir(io.env);
-  const dir = defaultManifestDir(data);
-  return { dir, own: dir === join(data, "manifests") };
+export function manifestDirOf(io: Io, given: string | undefined): { dir: string; own: boolean } {
+  return manifestDirFor(dataDir(io.env), given === undefined ? undefined : resolve(io.cwd, given));
 }
 
 /** The policy directory a command uses: the one given (relative to the cwd), else the default. */
@@ -18,7 +15,10 @@ export function policyDirOf(io: Io, given: string | undefined): string {
   return given === undefined ? defaultPolicyDir(dataDir(io.env)) : resolve(io.cwd, given);
 }
 
-/** What `~` in a policy means for this command: the home of the user running it. */
-export function homeOf(io: Io): string {
-  return homeDir(io.env);
+/** The manifest and policy directories given on the command line, resolved against the cwd. */
+export function given(io: Io, values: { manifests?: string; policies?: string }): { manifests?: string; policies?: string } {
+  return {
+    ...(values.manifests === undefined ? {} : { manifests: resolve(io.cwd, values.manifests) }),
+    ...(values.policies === undefined ? {} : { policies: resolve(io.cwd, values.policies) }),
+  };
 }

@@ -1,6 +1,6 @@
-import { dataDir } from "../config/index.js";
+import { localContext } from "../app/local-context.js";
 import type { Keyring } from "../receipt/index.js";
-import { authorityPath, fileKeyStore, jwksPath, writeLocalAuthority } from "../store/index.js";
+import { authorityPath, jwksPath, writeLocalAuthority } from "../store/index.js";
 import { EXIT, usageError, type Command } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 
@@ -24,10 +24,10 @@ const command: Command = {
     if (sub !== "list" && sub !== "rotate") {
       throw usageError(sub === undefined ? "missing subcommand: keys list | rotate" : `unknown subcommand "${sub}"; try: keys list | rotate`);
     }
-    const home = dataDir(io.env);
-    const now = new Date();
-    const keys = fileKeyStore(home);
-    const keyring = sub === "rotate" ? await keys.rotate(now) : await keys.keyring(now);
+    const ctx = localContext(io.env);
+    const home = ctx.dataDir;
+    const now = ctx.now();
+    const keyring = sub === "rotate" ? await ctx.keys.rotate(now) : await ctx.keys.keyring(now);
     const authority = writeLocalAuthority(home);
     const rows = describe(keyring);
     if (json) {

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, renameSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { dataDir, defaultManifestDir, defaultPolicyDir, homeDir } from "../../src/config/index.js";
+import { dataDir, defaultPolicyDir, homeDir, manifestDirFor } from "../../src/config/index.js";
 import { main } from "../../src/cli/main.js";
 import type { Io } from "../../src/cli/command.js";
 import { CountersignError } from "../../src/model/errors.js";
@@ -44,11 +44,12 @@ describe("homeDir", () => {
 describe("the user's manifests and policies", () => {
   it("are used when their directory exists in the data directory, else the shipped ones", () => {
     const data = mkdtempSync(join(tmpdir(), "countersign-data-"));
-    expect(defaultManifestDir(data)).toBe(join(packageRoot, "manifests"));
+    expect(manifestDirFor(data)).toEqual({ dir: join(packageRoot, "manifests"), own: false });
     expect(defaultPolicyDir(data)).toBe(join(packageRoot, "policies"));
     mkdirSync(join(data, "manifests"));
     mkdirSync(join(data, "policies"));
-    expect(defaultManifestDir(data)).toBe(join(data, "manifests"));
+    expect(manifestDirFor(data)).toEqual({ dir: join(data, "manifests"), own: true });
+    expect(manifestDirFor(data, "/elsewhere")).toEqual({ dir: "/elsewhere", own: false });
     expect(defaultPolicyDir(data)).toBe(join(data, "policies"));
     renameSync(join(data, "policies"), join(data, "gone"));
     expect(defaultPolicyDir(data)).toBe(join(packageRoot, "policies"));
