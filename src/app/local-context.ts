@@ -41,7 +41,7 @@ export function localContext(env: NodeJS.ProcessEnv, options: LocalOptions = {})
     keys: fileKeyStore(data),
     redemptions: new FileRedemptionStore(data),
     requests: new MemoryRequestStore(),
-    close: () => void analyzer?.then((a) => a.dispose()),
+    close: () => void analyzer?.then((a) => a.dispose(), () => undefined), // an analyzer that failed to load has nothing to dispose
   };
   return context;
 }
