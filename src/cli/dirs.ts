@@ -1,5 +1,7 @@
 import { resolve } from "node:path";
-import { dataDir, defaultPolicyDir, manifestDirFor } from "../config/index.js";
+import { dataDir } from "../config/data-dir.js";
+import { manifestDirFor } from "../config/manifest-dir.js";
+import { defaultPolicyDir } from "../config/policy-dir.js";
 import type { Io } from "./command.js";
 
 /**

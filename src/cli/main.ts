@@ -1,4 +1,4 @@
-import { dataDir } from "../config/index.js";
+import { dataDir } from "../config/data-dir.js";
 import { EXIT, reportError, type Io } from "./command.js";
 import { commands } from "./registry.js";
 import { packageVersion } from "./version.js";

@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { CONNECTIONS_FILE, ConnectionsFile, type Connections } from "../connector/index.js";
+// Not the connector index: it loads the Extism host, which reading a file does not need.
+import { CONNECTIONS_FILE, ConnectionsFile, type Connections } from "../connector/connections.js";
 import { CountersignError } from "../model/errors.js";
 import { parseToml } from "../model/parse-toml.js";
 import { lineOf } from "../model/toml-lines.js";
