@@ -1,5 +1,4 @@
 import { TomlDate } from "smol-toml";
-import type { z } from "zod";
 import { parseToml } from "../model/parse-toml.js";
 import { lineOf, type FieldPath, type KeyLines } from "../model/toml-lines.js";
 import { expandHome } from "./expand-home.js";

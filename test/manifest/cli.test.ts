@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -6,7 +6,6 @@ import type { Io } from "../../src/cli/command.js";
 import { main } from "../../src/cli/main.js";
 import { generateApi } from "../../src/manifest/generate-api.js";
 import { loadManifests } from "../../src/config/index.js";
-import { packageRoot } from "../../src/model/paths.js";
 import { isolatedEnv } from "../support/isolated-env.js";
 import { copyWithFakeWasm } from "./fixture.js";
 
