@@ -6,7 +6,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAnalyzer } from "../src/analyze/index.js";
 import { generateApi } from "../src/manifest/generate-api.js";
-import { loadManifests } from "../src/manifest/load-manifests.js";
+import { loadManifests } from "../src/config/index.js";
 import { packageRoot } from "../src/model/paths.js";
 import { measure, table, writeSection } from "./report.js";
 

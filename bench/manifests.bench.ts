@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "smol-toml";
 import { generateApi } from "../src/manifest/generate-api.js";
-import { loadManifests } from "../src/manifest/load-manifests.js";
+import { loadManifests } from "../src/config/index.js";
 import { packageRoot } from "../src/model/paths.js";
 import { measure, table, writeSection } from "./report.js";
 

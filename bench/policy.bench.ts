@@ -6,12 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { preparsePolicySet, statefulIsAuthorized, type StatefulAuthorizationCall } from "@cedar-policy/cedar-wasm/nodejs";
 import { matchOp } from "../src/constraint/index.js";
-import { loadManifests } from "../src/manifest/load-manifests.js";
+import { loadManifests } from "../src/config/index.js";
 import type { AbstractValue } from "../src/model/abstract.js";
 import type { Effect, Facts } from "../src/model/facts.js";
 import { packageRoot } from "../src/model/paths.js";
 import { decide } from "../src/policy/decide.js";
-import { loadPolicy } from "../src/policy/load-policy.js";
+import { loadPolicy } from "../src/config/index.js";
 import { measure, table, writeSection } from "./report.js";
 
 const HOME = "/home/me";

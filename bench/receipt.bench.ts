@@ -8,7 +8,8 @@ import { compactVerify, importJWK } from "jose";
 import { satisfies } from "../src/constraint/index.js";
 import type { Grant } from "../src/model/decision.js";
 import { ReceiptClaims } from "../src/model/receipt.js";
-import { checkCall, importJwks, issueReceipt, jwks, openKeyring, verifyReceipt, type CallAttempt } from "../src/receipt/index.js";
+import { checkCall, importJwks, issueReceipt, jwks, verifyReceipt, type CallAttempt } from "../src/receipt/index.js";
+import { openKeyring } from "../src/store/index.js";
 import { measure, table, writeSection } from "./report.js";
 
 const keyring = await openKeyring(mkdtempSync(join(tmpdir(), "countersign-bench-")));

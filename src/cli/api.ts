@@ -1,8 +1,7 @@
-import { resolve } from "node:path";
-import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { generateApi } from "../manifest/generate-api.js";
-import { loadManifests } from "../manifest/load-manifests.js";
+import { localContext } from "../app/local-context.js";
 import { EXIT, usageError, type Command } from "./command.js";
+import { given } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign api [--module NAME] [--manifests DIR] [--json]
@@ -13,7 +12,6 @@ manifests: "countersign", "trusted/<connector>" and "trusted/<connector>/contrac
 
 /** `countersign api`: the agent-facing API, exactly as programs are compiled against it. */
 const command: Command = {
-  summary: "print the agent API (TypeScript declarations generated from the manifests)",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
@@ -21,8 +19,8 @@ const command: Command = {
       args: argv,
       options: { json: { type: "boolean" }, module: { type: "string" }, manifests: { type: "string" } },
     });
-    const dir = values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests);
-    const api = generateApi(loadManifests(dir));
+    const manifests = localContext(io.env, given(io, values)).manifests();
+    const api = generateApi(manifests);
     let modules = api.modules;
     if (values.module !== undefined) {
       const text = api.modules[values.module];

@@ -1,12 +1,15 @@
 import { join } from "node:path";
 import { useCodeCache } from "../analyze/code-cache.js";
-import { dataDir } from "../model/paths.js";
+import { dataDir } from "../config/data-dir.js";
 import { main } from "./main.js";
 import type { Io } from "./command.js";
 
 // The installed CLI keeps V8's compiled code for the TypeScript compiler in the data directory:
-// every `check` after the first skips compiling the 9 MB bundle from source.
-useCodeCache(join(dataDir(process.env), "cache"));
+// every `check` after the first skips compiling the 9 MB bundle from source. Without a usable
+// data directory there is no cache; main() reports why.
+try {
+  useCodeCache(join(dataDir(process.env), "cache"));
+} catch {}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];

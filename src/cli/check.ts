@@ -1,15 +1,13 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { createAnalyzer } from "../analyze/index.js";
 import { countText, describe } from "../analyze/summarize.js";
-import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
-import { loadManifests } from "../manifest/load-manifests.js";
+import { checkProgram } from "../app/check-program.js";
+import { localContext } from "../app/local-context.js";
 import { CountersignError } from "../model/errors.js";
 import type { Facts } from "../model/facts.js";
-import { decide } from "../policy/decide.js";
 import { formatDecision } from "../policy/format-decision.js";
-import { defaultPolicyDir, loadPolicy } from "../policy/load-policy.js";
 import { EXIT, reportError, usageError, type Command } from "./command.js";
+import { given } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign check [FILE|-] [--manifests DIR] [--policies DIR] [--json]
@@ -22,7 +20,6 @@ when the program is well-formed and no guarantee is refuted, 1 when it is refuse
 
 /** `countersign check`: the static analysis of one program. */
 const command: Command = {
-  summary: "analyze a program: effects, guarantees, summary",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
@@ -36,12 +33,8 @@ const command: Command = {
       if (file === undefined) throw usageError("missing FILE: countersign check FILE (or - for stdin)");
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
-      const manifests = loadManifests(values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests));
-      const analyzer = createAnalyzer(manifests);
-      const facts = analyzer.analyze(source, { entry: file === "-" ? "stdin.ts" : file });
-      analyzer.dispose();
-      const policy = loadPolicy(values.policies === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, values.policies), { manifests });
-      const decision = decide(facts, policy, manifests);
+      const ctx = localContext(io.env, given(io, values));
+      const { facts, decision } = await checkProgram(ctx, { source, entry: file === "-" ? "stdin.ts" : file }).finally(() => ctx.close());
       io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : human(facts) + formatDecision(decision));
       return facts.ok ? EXIT.ok : EXIT.rejected;
     } catch (err) {

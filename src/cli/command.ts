@@ -12,7 +12,6 @@ export interface Io {
 
 /** A command returns its exit code; it never calls process.exit itself. */
 export interface Command {
-  summary: string;
   usage: string;
   run: (argv: string[], io: Io) => Promise<number>;
 }

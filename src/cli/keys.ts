@@ -1,9 +1,6 @@
-import { dataDir } from "../model/paths.js";
-import { authorityPath, writeLocalAuthority } from "../receipt/authority-file.js";
-import { jwksPath } from "../receipt/jwks.js";
-import type { Keyring } from "../receipt/keyring-file.js";
-import { openKeyring } from "../receipt/open-keyring.js";
-import { rotateKeyring } from "../receipt/rotate-keyring.js";
+import { localContext } from "../app/local-context.js";
+import type { Keyring } from "../receipt/index.js";
+import { authorityPath, jwksPath, writeLocalAuthority } from "../store/index.js";
 import { EXIT, usageError, type Command } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 
@@ -18,7 +15,6 @@ Both create or update $COUNTERSIGN_HOME/authority.json, which local runners trus
 
 /** `countersign keys`: list and rotate the local authority's receipt signing keys. */
 const command: Command = {
-  summary: "list or rotate the receipt signing keys",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
@@ -28,9 +24,10 @@ const command: Command = {
     if (sub !== "list" && sub !== "rotate") {
       throw usageError(sub === undefined ? "missing subcommand: keys list | rotate" : `unknown subcommand "${sub}"; try: keys list | rotate`);
     }
-    const home = dataDir(io.env);
-    const now = new Date();
-    const keyring = sub === "rotate" ? await rotateKeyring(home, now) : await openKeyring(home, now);
+    const ctx = localContext(io.env);
+    const home = ctx.dataDir;
+    const now = ctx.now();
+    const keyring = sub === "rotate" ? await ctx.keys.rotate(now) : await ctx.keys.keyring(now);
     const authority = writeLocalAuthority(home);
     const rows = describe(keyring);
     if (json) {

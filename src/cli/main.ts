@@ -1,33 +1,38 @@
-import { commands } from "./registry.js";
+import { dataDir } from "../config/data-dir.js";
 import { EXIT, reportError, type Io } from "./command.js";
+import { commands } from "./registry.js";
+import { packageVersion } from "./version.js";
 
+/** The command list; built from the registry's summaries, so it loads no command (and no compiler). */
 function help(): string {
-  const lines = ["usage: countersign <command> [options]", "", "commands:"];
+  const lines = ["usage: countersign <command> [options]", "       countersign --version", "", "commands:"];
+  for (const [name, entry] of Object.entries(commands)) lines.push(`  ${name.padEnd(18)} ${entry.summary}`);
+  lines.push("", "countersign <command> --help shows a command's options.");
   return lines.join("\n") + "\n";
 }
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    const lines = [help()];
-    for (const [commandName, load] of Object.entries(commands)) {
-      const command = await load();
-      lines.push(`  ${commandName.padEnd(18)} ${command.summary}\n`);
-    }
-    io.stdout(lines.join(""));
+    io.stdout(help());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  const load = commands[name];
-  if (load === undefined) {
+  if (name === "--version" || name === "-v" || name === "version") {
+    io.stdout(`countersign ${packageVersion()}\n`);
+    return EXIT.ok;
+  }
+  const entry = commands[name];
+  if (entry === undefined) {
     io.stderr(`countersign: unknown command "${name}"; run \`countersign help\` for the list\n`);
     return EXIT.usage;
   }
-  const command = await load();
+  const command = await entry.load();
   if (rest.includes("--help") || rest.includes("-h")) {
     io.stdout(command.usage + "\n");
     return EXIT.ok;
   }
   try {
+    dataDir(io.env); // every command is run for one data directory: a bad COUNTERSIGN_HOME fails them all alike
     return await command.run(rest, io);
   } catch (err) {
     return reportError(err, io, rest.includes("--json"));

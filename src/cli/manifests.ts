@@ -1,8 +1,8 @@
 import { join, resolve } from "node:path";
-import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
-import { checkManifests } from "../manifest/load-manifests.js";
+import { checkManifests } from "../config/load-manifests.js"; // not the index: the policy modules are not needed here
 import { formatManifestError } from "../manifest/manifest-error.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
+import { manifestDirOf } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
 
 const usage = `usage: countersign manifests check [DIR] [--manifests DIR] [--json]
@@ -12,7 +12,6 @@ exists, else the shipped manifests). Exit 0 when valid, 2 with one line per prob
 
 /** `countersign manifests check`: every problem of a manifest directory, one per line. */
 const command: Command = {
-  summary: "validate action and connector manifests",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
@@ -28,13 +27,13 @@ const command: Command = {
       throw usageError("give the manifest directory once: DIR or --manifests DIR");
     }
     const given = positional ?? values.manifests;
-    const dir = given === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, given);
-    return report(dir, io, json);
+    const { dir, own } = manifestDirOf(io, given);
+    return report(dir, own === true, io, json);
   },
 };
 
-function report(dir: string, io: Io, json: boolean): number {
-  const { set, errors, connectors, actions } = checkManifests(dir);
+function report(dir: string, own: boolean, io: Io, json: boolean): number {
+  const { set, errors, connectors, actions } = checkManifests(dir, { own });
   const ok = set !== undefined;
   if (json) {
     io.stdout(JSON.stringify({ ok, dir, connectors, actions, errors }, null, 2) + "\n");

@@ -1,15 +1,16 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseFlags } from "./parse-flags.js";
-import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
-import { loadManifests } from "../manifest/load-manifests.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
 import { CountersignError } from "../model/errors.js";
-import { checkPolicy, defaultPolicyDir, formatProblem, loadPolicy } from "../policy/load-policy.js";
+import { checkPolicy } from "../config/index.js";
+import { formatProblem } from "../policy/index.js";
 import { explain, type Explanation } from "../policy/explain.js";
 import { formatDecision } from "../policy/format-decision.js";
-import { runPolicyTests } from "../policy/run-policy-tests.js";
+import type { AppContext } from "../app/context.js";
+import { localContext } from "../app/local-context.js";
+import { runPolicyTests } from "../app/run-policy-tests.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
+import { given, policyDirOf } from "./dirs.js";
 
 const usage = `usage: countersign policy check [DIR] [--manifests DIR] [--json]
        countersign policy test [DIR] [--manifests DIR] [--json]
@@ -22,11 +23,8 @@ test     run the cases in DIR/tests/*.toml (each a program and the decision it m
 explain  analyze FILE and show, for every effect, each rule whose op matches: whether it holds
          (yes, no, maybe) and why, the guards, and the decision.`;
 
-type Values = { json?: boolean; manifests?: string; policies?: string };
-
 /** `countersign policy`: check, test and explain the policy. */
 const command: Command = {
-  summary: "check a policy, run its tests, explain a decision",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
@@ -39,34 +37,25 @@ const command: Command = {
     if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
     if (sub === "check" || sub === "test") {
       if (values.policies !== undefined) throw usageError(`policy ${sub} takes the policy directory as DIR, not --policies`);
-      const dir = arg === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, arg);
-      return sub === "check" ? check(dir, values, io, json) : await test(dir, values, io, json);
+      const dir = policyDirOf(io, arg);
+      const ctx = localContext(io.env, given(io, values));
+      try {
+        return sub === "check" ? check(ctx, dir, io, json) : await test(ctx, dir, io, json);
+      } finally {
+        ctx.close();
+      }
     }
     if (sub === "explain") {
       if (arg === undefined) throw usageError("missing FILE: policy explain FILE");
-      return await explainFile(resolve(io.cwd, arg), values, io, json);
+      const ctx = localContext(io.env, given(io, values));
+      return await explainFile(ctx, resolve(io.cwd, arg), io, json).finally(() => ctx.close());
     }
     throw usageError(sub === undefined ? "missing subcommand: policy check | test | explain" : `unknown subcommand "${sub}"; try: policy check | test | explain`);
   },
 };
 
-function manifestsOf(values: Values, io: Io): ManifestSet {
-  return loadManifests(values.manifests === undefined ? defaultManifestDir(io.env) : resolve(io.cwd, values.manifests));
-}
-
-/** `~` in policies means $HOME of the command's environment. */
-function homeOf(io: Io): { home?: string } {
-  return io.env.HOME === undefined || io.env.HOME === "" ? {} : { home: io.env.HOME };
-}
-
-/** The analyzer costs ~0.4 s to import (TypeScript): only the subcommands that analyze load it. */
-async function analyzerFor(manifests: ManifestSet) {
-  const { createAnalyzer } = await import("../analyze/index.js");
-  return createAnalyzer(manifests);
-}
-
-function check(dir: string, values: Values, io: Io, json: boolean): number {
-  const { policy, problems } = checkPolicy(dir, { manifests: manifestsOf(values, io), ...homeOf(io) });
+function check(ctx: AppContext, dir: string, io: Io, json: boolean): number {
+  const { policy, problems } = checkPolicy(dir, { manifests: ctx.manifests(), home: ctx.home });
   if (json) {
     io.stdout(JSON.stringify({ ok: policy !== undefined, dir, rules: policy?.rules.length ?? 0, sha256: policy?.sha256 ?? null, problems }, null, 2) + "\n");
   } else if (policy !== undefined) {
@@ -78,10 +67,9 @@ function check(dir: string, values: Values, io: Io, json: boolean): number {
   return policy === undefined ? EXIT.usage : EXIT.ok;
 }
 
-async function test(dir: string, values: Values, io: Io, json: boolean): Promise<number> {
-  const manifests = manifestsOf(values, io);
-  const analyzer = await analyzerFor(manifests);
-  const results = await runPolicyTests(dir, { manifests, analyze: (source, entry) => analyzer.analyze(source, { entry }) }).finally(() => analyzer.dispose());
+async function test(ctx: AppContext, dir: string, io: Io, json: boolean): Promise<number> {
+  const analyzer = await ctx.analyzer();
+  const results = await runPolicyTests(dir, { manifests: ctx.manifests(), home: ctx.home, analyze: (source, entry) => analyzer.analyze(source, { entry }) });
   const failed = results.filter((r) => !r.pass).length;
   if (json) {
     io.stdout(JSON.stringify({ ok: failed === 0, passed: results.length - failed, failed, cases: results }, null, 2) + "\n");
@@ -95,19 +83,15 @@ async function test(dir: string, values: Values, io: Io, json: boolean): Promise
   return failed === 0 ? EXIT.ok : EXIT.rejected;
 }
 
-async function explainFile(file: string, values: Values, io: Io, json: boolean): Promise<number> {
+async function explainFile(ctx: AppContext, file: string, io: Io, json: boolean): Promise<number> {
   let source: string;
   try {
     source = readFileSync(file, "utf8");
   } catch (err) {
     throw new CountersignError("usage_error", "cli", `cannot read ${file}: ${(err as Error).message}`);
   }
-  const manifests = manifestsOf(values, io);
-  const policy = loadPolicy(values.policies === undefined ? defaultPolicyDir(io.env) : resolve(io.cwd, values.policies), { manifests, ...homeOf(io) });
-  const analyzer = await analyzerFor(manifests);
-  const facts = analyzer.analyze(source, { entry: file });
-  analyzer.dispose();
-  const explanation = explain(facts, policy, manifests);
+  const facts = (await ctx.analyzer()).analyze(source, { entry: file });
+  const explanation = explain(facts, ctx.policy(), ctx.manifests());
   io.stdout(json ? JSON.stringify(explanation, null, 2) + "\n" : formatExplanation(explanation));
   return EXIT.ok;
 }

@@ -2,10 +2,10 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describeConstraint } from "../constraint/index.js";
 import { CountersignError } from "../model/errors.js";
-import { dataDir } from "../model/paths.js";
+import { dataDir } from "../config/index.js";
 import type { ReceiptClaims } from "../model/receipt.js";
-import { loadLocalAuthority } from "../receipt/authority-file.js";
-import { fetchJwks } from "../receipt/fetch-jwks.js";
+import { loadLocalAuthority } from "../store/index.js";
+import { fetchJwks } from "../config/index.js";
 import { importJwks } from "../receipt/verification-keys.js";
 import { verifyReceipt, isoTime } from "../receipt/verify.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
@@ -20,7 +20,6 @@ It only verifies: the receipt is not redeemed. Exit 0 valid, 3 refused (with the
 
 /** `countersign receipt verify`: explain whether a receipt would let a program run, and why not. */
 const command: Command = {
-  summary: "verify a receipt against a program and the authority's keys",
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");

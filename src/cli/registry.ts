@@ -1,14 +1,20 @@
 import type { Command } from "./command.js";
 
+/** One command: its one-line summary (for `help`, which loads no command) and its module, loaded on use. */
+export interface CommandEntry {
+  summary: string;
+  load: () => Promise<Command>;
+}
+
 /**
- * Every command, loaded lazily so a command pays only for the modules it uses
- * (the TypeScript compiler behind `check` is by far the largest). One line per command file.
+ * Every command, loaded lazily so a command pays only for the modules it uses (the TypeScript
+ * compiler behind `check` is by far the largest). One entry per command file.
  */
-export const commands: Record<string, () => Promise<Command>> = {
-  manifests: () => import("./manifests.js").then((m) => m.default),
-  api: () => import("./api.js").then((m) => m.default),
-  policy: () => import("./policy.js").then((m) => m.default),
-  keys: () => import("./keys.js").then((m) => m.default),
-  receipt: () => import("./receipt.js").then((m) => m.default),
-  check: () => import("./check.js").then((m) => m.default),
+export const commands: Record<string, CommandEntry> = {
+  manifests: { summary: "validate action and connector manifests", load: () => import("./manifests.js").then((m) => m.default) },
+  api: { summary: "print the agent API (TypeScript declarations generated from the manifests)", load: () => import("./api.js").then((m) => m.default) },
+  policy: { summary: "check a policy, run its tests, explain a decision", load: () => import("./policy.js").then((m) => m.default) },
+  keys: { summary: "list or rotate the receipt signing keys", load: () => import("./keys.js").then((m) => m.default) },
+  receipt: { summary: "verify a receipt against a program and the authority's keys", load: () => import("./receipt.js").then((m) => m.default) },
+  check: { summary: "analyze a program: effects, guarantees, summary", load: () => import("./check.js").then((m) => m.default) },
 };

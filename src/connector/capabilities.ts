@@ -2,8 +2,8 @@ import { readFileSync, realpathSync } from "node:fs";
 import type { LoadedConnector } from "../manifest/manifest-set.js";
 import { CountersignError } from "../model/errors.js";
 import type { Connection, Connections } from "./connections.js";
-import { hostPort } from "./host-port.js";
-import { within } from "./within.js";
+import { formatTarget, urlTarget } from "../model/host-port.js";
+import { isPathUnder } from "../constraint/index.js";
 
 /**
  * What one connector may do in this call: the manifest's declared capabilities narrowed by the
@@ -43,7 +43,7 @@ function realRoots(connections: Connections, key: string, roots: string[], decla
     } catch {
       throw configError(connections, key, `root ${root} does not exist`);
     }
-    if (declared.length > 0 && !declared.some((d) => within(real, d))) {
+    if (declared.length > 0 && !declared.some((d) => isPathUnder(real, d))) {
       throw configError(connections, key, `root ${root} is outside the connector's declared roots`);
     }
     return real;
@@ -51,7 +51,7 @@ function realRoots(connections: Connections, key: string, roots: string[], decla
 }
 
 function allowedHosts(connections: Connections, name: string, conn: Connection, declared: string[]): Set<string> {
-  if (conn.base_url !== undefined) return new Set([hostPort(new URL(conn.base_url))]);
+  if (conn.base_url !== undefined) return new Set([formatTarget(urlTarget(new URL(conn.base_url))!)]); // validated http(s) with a host
   if (conn.hosts === undefined) {
     if (declared.length > 0) return new Set(declared);
     throw configError(connections, `${name}.hosts`, `missing: list the hosts this connector may call, e.g. hosts = ["api.example.com:443"]`);

@@ -1,9 +1,6 @@
-import { readFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
-import { parse as parseToml } from "smol-toml";
+import { isAbsolute } from "node:path";
 import { z } from "zod";
 import { HostPort } from "../manifest/schema.js";
-import { CountersignError } from "../model/errors.js";
 
 /**
  * One connector's connection, from the user's connections.toml (trusted: never from a program).
@@ -32,30 +29,3 @@ export interface Connections {
 }
 
 export const CONNECTIONS_FILE = "connections.toml";
-
-/** Read `<dataDir>/connections.toml`; a missing or malformed file is a config_error naming it. */
-export function loadConnections(dataDir: string): Connections {
-  const file = join(dataDir, CONNECTIONS_FILE);
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (err) {
-    throw new CountersignError("config_error", "connector", `cannot read ${file}: create it with one [<connector>] table per connection`, {
-      details: { file },
-      cause: err,
-    });
-  }
-  let raw: unknown;
-  try {
-    raw = parseToml(text);
-  } catch (err) {
-    throw new CountersignError("config_error", "connector", `${file} is not valid TOML: ${(err as Error).message}`, { details: { file } });
-  }
-  const parsed = ConnectionsFile.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const key = issue?.path.join(".") ?? "";
-    throw new CountersignError("config_error", "connector", `${file}: ${key}: ${issue?.message ?? "invalid"}`, { details: { file, key } });
-  }
-  return { file, byConnector: parsed.data };
-}

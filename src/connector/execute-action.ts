@@ -4,7 +4,7 @@ import type { Json } from "../model/json.js";
 import { resolveCapabilities, type Capabilities } from "./capabilities.js";
 import { checkArgs } from "./check-args.js";
 import type { ConnectorContext } from "./context.js";
-import { interpolate } from "./interpolate.js";
+import { fillTemplate } from "./interpolate.js";
 import { createPluginPool } from "./plugin-pool.js";
 
 /**
@@ -24,14 +24,14 @@ export async function executeAction(set: ManifestSet, op: string, args: Record<s
     const scope: Record<string, Json> = { args };
     const capabilities = new Map<string, Capabilities>();
     let output: Json = null;
-    for (const step of action.manifest.execute) {
+    for (const [i, step] of action.manifest.execute.entries()) {
       const connector = set.connectors.get(step.connector);
       if (connector === undefined) {
         throw new CountersignError("connector_error", "connector", `${op}: step ${step.id} names unknown connector ${step.connector}`, { details: { op } });
       }
       let caps = capabilities.get(connector.name);
       if (caps === undefined) capabilities.set(connector.name, (caps = resolveCapabilities(connector, ctx.connections)));
-      output = await pool.call(connector, step.op, interpolate(step.inputs, scope) ?? {}, caps, ctx.limits);
+      output = await pool.call(connector, step.op, fillTemplate(action.templates.execute[i]!, scope) ?? {}, caps, ctx.limits);
       scope[step.id] = output;
     }
     return output;

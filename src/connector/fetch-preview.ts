@@ -3,7 +3,7 @@ import type { ManifestSet } from "../manifest/manifest-set.js";
 import type { Json } from "../model/json.js";
 import type { ConnectorContext } from "./context.js";
 import { executeAction } from "./execute-action.js";
-import { interpolate } from "./interpolate.js";
+import { fillTemplate } from "./interpolate.js";
 import { resolvePath } from "./resolve-path.js";
 
 export interface PreviewField {
@@ -32,8 +32,9 @@ export async function fetchPreview(set: ManifestSet, op: string, args: Record<st
   try {
     const action = set.actions.get(op);
     const spec = action?.manifest.approval.preview;
-    if (action === undefined || spec === undefined) return { ok: false, reason: `Preview unavailable: ${op} declares no preview`, fields: [] };
-    const previewArgs = interpolate(spec.args, { args }) as Record<string, Json>;
+    const template = action?.templates.preview;
+    if (action === undefined || spec === undefined || template === undefined || template === null) return { ok: false, reason: `Preview unavailable: ${op} declares no preview`, fields: [] };
+    const previewArgs = fillTemplate(template, { args }) as Record<string, Json>;
     const limits = { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) };
     const output = await executeAction(set, `${action.connector}.${spec.op}`, previewArgs, { ...ctx, limits });
     const fields = Object.entries(spec.render).map(([label, path]) => ({

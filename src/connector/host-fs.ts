@@ -1,11 +1,11 @@
-import { randomBytes } from "node:crypto";
-import { lstat, readdir, readFile, realpath, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { z } from "zod";
 import { CountersignError } from "../model/errors.js";
+import { writeFileAtomic } from "../store/atomic-write.js";
 import type { Capabilities } from "./capabilities.js";
 import type { Limits } from "./limits.js";
-import { within } from "./within.js";
+import { isPathUnder } from "../constraint/index.js";
 
 export const FsPathRequest = z.object({ path: z.string().min(1) }).strict();
 export const FsWriteRequest = z.object({ path: z.string().min(1), content: z.string() }).strict();
@@ -36,7 +36,7 @@ async function realInside(caps: Capabilities, path: string): Promise<string> {
     if (err instanceof CountersignError) throw err;
     throw failed(caps, path, err);
   }
-  if (!caps.roots.some((root) => within(real, root))) throw denied(caps, path, "is outside the configured roots");
+  if (!caps.roots.some((root) => isPathUnder(real, root))) throw denied(caps, path, "is outside the configured roots");
   return real;
 }
 
@@ -70,24 +70,22 @@ export async function fsList(caps: Capabilities, path: string): Promise<{ entrie
 }
 
 /**
- * Write through a temp file in the same (real) directory, then rename: a reader sees the old file
- * or the new one, never half of it. The parent's real path is what is checked against the roots,
- * and rename replaces a symlink at the target instead of writing through it.
+ * Write with the one atomic write (a temp file in the same real directory, fsync, rename): a
+ * reader, or a crash, sees the old file or the new one, never half of it. The parent's real path
+ * is what is checked against the roots, and rename replaces a symlink at the target instead of
+ * writing through it.
  */
 export async function fsWrite(caps: Capabilities, path: string, content: string): Promise<{ bytes: number }> {
   const name = basename(plainPath(caps, path));
   if (name === "" || name === "." || path.endsWith("/")) throw denied(caps, path, "must name a file");
   const parent = await realInside(caps, dirname(path));
   const target = join(parent, name);
-  const temp = join(parent, `.${name}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const existing = await lstat(target).catch(() => null);
     if (existing?.isDirectory()) throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: is a directory`, { details: { path } });
-    await writeFile(temp, content, { flag: "wx" });
-    await rename(temp, target);
+    writeFileAtomic(target, content, 0o666); // the umask applies, as for any new file
     return { bytes: Buffer.byteLength(content) };
   } catch (err) {
-    await unlink(temp).catch(() => undefined);
     throw err instanceof CountersignError ? err : failed(caps, path, err);
   }
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CountersignError } from "../model/errors.js";
 import type { Capabilities } from "./capabilities.js";
-import { hostPort } from "./host-port.js";
+import { formatTarget, urlTarget } from "../model/host-port.js";
 import type { Limits } from "./limits.js";
 
 /** What a plugin may ask of the `http_request` host function. */
@@ -42,7 +42,7 @@ function allowedUrl(caps: Capabilities, raw: string): URL {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw denied(`${caps.connector}: only http and https URLs are allowed`, { url: url.href });
   if (url.username !== "" || url.password !== "") throw denied(`${caps.connector}: URLs with credentials are refused`, { url: url.origin });
-  const host = hostPort(url);
+  const host = hostPort(url)!; // an http(s) URL: checked just above
   if (!caps.hosts.has(host)) throw denied(`${caps.connector}: host ${host} is not in the allowlist`, { host, allowed: [...caps.hosts] });
   return url;
 }
@@ -108,7 +108,7 @@ export async function httpRequest(caps: Capabilities, limits: Limits, req: HttpR
     if (res.status >= 300 && res.status < 400 && location !== null) {
       await res.body?.cancel();
       const next = new URL(location, url);
-      if (hostPort(next) !== hostPort(url)) throw denied(`${caps.connector}: redirect to another host (${hostPort(next)}) refused`, { from: url.host, to: next.host });
+      if (hostPort(next) === null || hostPort(next) !== hostPort(url)) throw denied(`${caps.connector}: redirect to another host (${hostPort(next)}) refused`, { from: url.host, to: next.host });
       if (hop + 1 >= MAX_REDIRECTS) throw new CountersignError("network_error", "connector", `too many redirects from ${url.host}`, { details: { host: url.host } });
       if (res.status === 303) [method, body] = ["GET", undefined];
       url = next;
@@ -120,4 +120,10 @@ export async function httpRequest(caps: Capabilities, limits: Limits, req: HttpR
     });
     return { status: res.status, headers, body: await readCapped(res, limits.maxResponseBytes, url) };
   }
+}
+
+/** `host:port` of an http(s) URL, as allowlists spell it; null for another scheme. */
+function hostPort(url: URL): string | null {
+  const target = urlTarget(url);
+  return target === null ? null : formatTarget(target);
 }

@@ -2,8 +2,8 @@
 export { executeAction } from "./execute-action.js";
 export { callWithReceipt } from "./call-with-receipt.js";
 export { fetchPreview, PREVIEW_TIMEOUT_MS, type Preview, type PreviewField } from "./fetch-preview.js";
-export { connectorContext, type ConnectorContext } from "./context.js";
-export { loadConnections, Connection, ConnectionsFile, CONNECTIONS_FILE, type Connections } from "./connections.js";
+export type { ConnectorContext } from "./context.js";
+export { Connection, ConnectionsFile, CONNECTIONS_FILE, type Connections } from "./connections.js";
 export { createPluginPool, type PluginPool } from "./plugin-pool.js";
 export { DEFAULT_LIMITS, type Limits } from "./limits.js";
 export { resolvePath } from "./resolve-path.js";

@@ -5,8 +5,8 @@ import { CountersignError } from "../model/errors.js";
 import { declaredMemoryPages } from "./declared-memory.js";
 import { hostHandlers, type CallState } from "./host-functions.js";
 import type { Limits } from "./limits.js";
+import { wasm, type WasmModule } from "../model/wasm.js";
 import { PluginWorker } from "./plugin-worker.js";
-import { wasm, type WasmModule } from "./wasm.js";
 
 /** The Extism kernel functions a plugin may import (all but http_request and http_status_code). */
 const KERNEL = new Set([

@@ -1,7 +1,9 @@
 import { basename } from "node:path";
 import { checkInterpolations } from "./check-interpolations.js";
+import { listNames } from "./list-names.js";
 import { actionFunctionName, isReservedWord } from "./function-name.js";
 import type { ManifestError } from "./manifest-error.js";
+import type { ActionTemplates } from "./manifest-set.js";
 import { fieldError, type ManifestFile } from "./manifest-file.js";
 import type { ActionManifest } from "./schema.js";
 
@@ -11,11 +13,13 @@ export interface ActionContext {
   actions: ReadonlyMap<string, ActionManifest>; // the schema-valid actions of that connector, by name
   broken: ReadonlySet<string>; // file names (without .toml) of that connector's actions that failed their schema
   connectors: ReadonlySet<string>; // every connector directory of the set
+  exports: ReadonlyMap<string, ReadonlySet<string>>; // the functions each connector's plugin exports, where its wasm compiled
 }
 
-/** The cross-file rules of one schema-valid action manifest (DESIGN.md section 5). */
-export function checkAction(file: ManifestFile, action: ActionManifest, context: ActionContext): ManifestError[] {
+/** The cross-file rules of one schema-valid action manifest (DESIGN.md section 5), and its parsed templates. */
+export function checkAction(file: ManifestFile, action: ActionManifest, context: ActionContext): { errors: ManifestError[]; templates: ActionTemplates } {
   const errors: ManifestError[] = [];
+  const templates: ActionTemplates = { execute: [], preview: null };
   const error = (path: (string | number)[], message: string): void => void errors.push(fieldError(file, path, message));
 
   const fileName = basename(file.rel, ".toml");
@@ -23,25 +27,32 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
   const functionName = actionFunctionName(action.name);
   if (isReservedWord(functionName)) error(["name"], `"${action.name}" would export the reserved word ${functionName}`);
 
-  const inputs = action.inputs.map((input) => input.name);
-  inputs.forEach((name, i) => {
-    const first = inputs.indexOf(name);
+  // Maps of first positions, not indexOf: a file with thousands of entries must not take quadratic time.
+  const inputs = firstPositions(action.inputs.map((input) => input.name));
+  action.inputs.forEach(({ name }, i) => {
+    const first = inputs.get(name)!;
     if (first < i) error(["inputs", i, "name"], `duplicate input "${name}" (also inputs[${first}])`);
   });
 
-  const steps = action.execute.map((step) => step.id);
+  const steps = new Map<string, number>(); // the steps before the current one
   action.execute.forEach((step, i) => {
-    const first = steps.indexOf(step.id);
-    if (first < i) error(["execute", i, "id"], `duplicate step id "${step.id}" (also execute[${first}])`);
+    const first = steps.get(step.id);
+    if (first !== undefined) error(["execute", i, "id"], `duplicate step id "${step.id}" (also execute[${first}])`);
     if (!context.connectors.has(step.connector)) {
-      error(["execute", i, "connector"], `"${step.connector}" is not a connector (connectors: ${[...context.connectors].sort().join(", ")})`);
+      error(["execute", i, "connector"], `"${step.connector}" is not a connector (connectors: ${listNames([...context.connectors].sort())})`);
     }
-    const scope = { inputs, steps: steps.slice(0, i) };
-    for (const problem of checkInterpolations(step.inputs, ["execute", i, "inputs"], scope)) error([...problem.path], problem.message);
+    const exported = context.exports.get(step.connector);
+    if (exported !== undefined && !exported.has(step.op)) {
+      error(["execute", i, "op"], `"${step.op}" is not exported by the ${step.connector} plugin (exports: ${listNames([...exported].sort())})`);
+    }
+    const checked = checkInterpolations(step.inputs, ["execute", i, "inputs"], { inputs, steps });
+    for (const problem of checked.problems) error([...problem.path], problem.message);
+    templates.execute.push(checked.template);
+    if (first === undefined) steps.set(step.id, i);
   });
 
   const preview = action.approval.preview;
-  if (preview === undefined) return errors;
+  if (preview === undefined) return { errors, templates };
   const at = ["approval", "preview"];
   const target = context.actions.get(preview.op);
   if (target === undefined) {
@@ -51,10 +62,20 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
     if (!target.idempotent) error([...at, "op"], `"${preview.op}" is not idempotent = true, so it cannot run as a preview`);
     if (target.approval.required) error([...at, "op"], `"${preview.op}" itself requires approval, so it cannot run as a preview`);
   }
-  for (const problem of checkInterpolations(preview.args, [...at, "args"], { inputs, steps: null })) error([...problem.path], problem.message);
-  const labels = Object.keys(preview.render);
+  const checked = checkInterpolations(preview.args, [...at, "args"], { inputs, steps: null });
+  for (const problem of checked.problems) error([...problem.path], problem.message);
+  templates.preview = checked.template;
+  const labels = new Set(Object.keys(preview.render));
   preview.multiline.forEach((label, i) => {
-    if (!labels.includes(label)) error([...at, "multiline", i], `"${label}" is not a render label (labels: ${labels.join(", ")})`);
+    if (!labels.has(label)) error([...at, "multiline", i], `"${label}" is not a render label (labels: ${listNames(labels)})`);
   });
-  return errors;
+  return { errors, templates };
+}
+
+function firstPositions(names: readonly string[]): Map<string, number> {
+  const first = new Map<string, number>();
+  names.forEach((name, i) => {
+    if (!first.has(name)) first.set(name, i);
+  });
+  return first;
 }

@@ -1,28 +1,39 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { wasm } from "../model/wasm.js";
 import type { ManifestError } from "./manifest-error.js";
 import { fieldError, type ManifestFile } from "./manifest-file.js";
+import type { ReadWasm } from "./manifest-tree.js";
 import type { ConnectorManifest } from "./schema.js";
 
-/** The rules of one schema-valid connector manifest: its name, its pinned wasm, its credential. */
-export function checkConnector(file: ManifestFile, connector: ConnectorManifest, directory: string): ManifestError[] {
+/** A connector manifest's errors, and the functions its plugin exports when the wasm could be read and compiled. */
+export interface ConnectorCheck {
+  errors: ManifestError[];
+  exports?: ReadonlySet<string>;
+}
+
+/** The rules of one schema-valid connector manifest: its name, its pinned wasm (a valid module), its credential. */
+export function checkConnector(file: ManifestFile, connector: ConnectorManifest, directory: string, readWasm: ReadWasm): ConnectorCheck {
   const errors: ManifestError[] = [];
   const error = (path: string[], message: string): void => void errors.push(fieldError(file, path, message));
 
   if (connector.name !== directory) error(["name"], `"${connector.name}" does not match its directory ${directory}/`);
 
-  let wasm: Buffer | undefined;
-  try {
-    wasm = readFileSync(wasmPathOf(file, connector));
-  } catch {
-    error(["wasm"], `${connector.wasm} not found (the sha256 pin cannot be checked)`);
-  }
-  if (wasm !== undefined) {
-    const actual = createHash("sha256").update(wasm).digest("hex");
+  let exports: Set<string> | undefined;
+  const read = readWasm(wasmPathOf(file, connector));
+  if ("problem" in read) {
+    error(["wasm"], `${connector.wasm} ${read.problem} (the sha256 pin cannot be checked)`);
+  } else {
+    const actual = createHash("sha256").update(read.bytes).digest("hex");
     if (actual !== connector.sha256) {
       const pin = /^0+$/.test(connector.sha256) ? "is a placeholder" : "does not match the wasm";
       error(["sha256"], `${pin}: ${connector.wasm} has sha256 ${actual}`);
+    }
+    try {
+      const module = new wasm.Module(read.bytes);
+      exports = new Set(wasm.Module.exports(module).filter((e) => e.kind === "function").map((e) => e.name));
+    } catch (err) {
+      error(["wasm"], `${connector.wasm} is not a valid WebAssembly module: ${(err as Error).message}`);
     }
   }
 
@@ -38,7 +49,7 @@ export function checkConnector(file: ManifestFile, connector: ConnectorManifest,
       else if (!credential.format.includes("{token}")) error([...at, "format"], `must contain {token}`);
     }
   }
-  return errors;
+  return exports === undefined ? { errors } : { errors, exports };
 }
 
 /** Where a connector manifest's wasm lives: its `wasm` path resolved against the manifest file. */

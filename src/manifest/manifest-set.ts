@@ -1,4 +1,5 @@
 import type { ActionManifest, ConnectorManifest } from "./schema.js";
+import type { Template } from "./template.js";
 
 /** One action manifest after loading: `op` is "<connector>.<action>", e.g. "email.send_draft". */
 export interface LoadedAction {
@@ -7,6 +8,13 @@ export interface LoadedAction {
   name: string;
   file: string; // absolute path of the .toml
   manifest: ActionManifest;
+  templates: ActionTemplates;
+}
+
+/** The `${…}` inputs of an action, parsed when it was loaded: one per [[execute]] step, and the preview's args. */
+export interface ActionTemplates {
+  execute: Template[];
+  preview: Template | null;
 }
 
 /** One connector manifest after loading; `wasmPath` is absolute, resolved against the manifest file. */

@@ -1,9 +1,8 @@
-import { readFileSync } from "node:fs";
-import { parse, TomlError } from "smol-toml";
 import type { z } from "zod";
+import { parseToml } from "../model/parse-toml.js";
 import type { ManifestError } from "./manifest-error.js";
 import { fieldError, type ManifestFile } from "./manifest-file.js";
-import { indexKeyLines } from "./toml-lines.js";
+import type { ManifestSource } from "./manifest-tree.js";
 
 export interface ParsedManifest<T> {
   file: ManifestFile;
@@ -11,25 +10,17 @@ export interface ParsedManifest<T> {
   errors: ManifestError[];
 }
 
-/** Read one TOML file and check it against its schema; every problem becomes an error, none throws. */
-export function parseManifestFile<S extends z.ZodType>(path: string, rel: string, schema: S): ParsedManifest<z.output<S>> {
-  let source: string;
-  try {
-    source = readFileSync(path, "utf8");
-  } catch (err) {
-    const file: ManifestFile = { rel, path, lines: new Map() };
-    return { file, errors: [{ file: rel, field: "", message: `cannot read: ${(err as Error).message}` }] };
+/** Check one TOML file against its schema; every problem becomes an error, none throws. */
+export function parseManifestFile<S extends z.ZodType>(source: ManifestSource, schema: S): ParsedManifest<z.output<S>> {
+  const { rel, path } = source;
+  if ("problem" in source) return { file: { rel, path, lines: new Map() }, errors: [{ file: rel, field: "", message: source.problem }] };
+  const parsed = parseToml(source.text);
+  const file: ManifestFile = { rel, path, lines: parsed.lines };
+  if (parsed.problem !== undefined) {
+    const { line, message } = parsed.problem;
+    return { file, errors: [{ file: rel, field: "", ...(line === undefined ? {} : { line }), message }] };
   }
-  const file: ManifestFile = { rel, path, lines: indexKeyLines(source) };
-  let value: unknown;
-  try {
-    value = parse(source);
-  } catch (err) {
-    if (!(err instanceof TomlError)) throw err;
-    const reason = err.message.split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "syntax error";
-    return { file, errors: [{ file: rel, field: "", line: err.line, message: `invalid TOML: ${reason}` }] };
-  }
-  const result = schema.safeParse(value, { error: describeIssue });
+  const result = schema.safeParse(parsed.value, { error: describeIssue });
   if (result.success) return { file, data: result.data, errors: [] };
   const errors = result.error.issues.flatMap((issue) => {
     const path = issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { readHostEntry } from "./host-port.js";
 import { Json, JsonPrimitive } from "./json.js";
 
 /**
@@ -20,6 +21,13 @@ export type ValueConstraint =
 
 const absolutePath = z.string().refine((p) => p.startsWith("/"), "must be an absolute path");
 
+/** A host_in entry: `api.x.com` or `api.x.com:8443`. A URL there would never match any request. */
+const hostEntry = z.string().check((ctx) => {
+  if (readHostEntry(ctx.value) === null) {
+    ctx.issues.push({ code: "custom", input: ctx.value, message: `${JSON.stringify(ctx.value)} is not a host: host_in takes host names only (optionally with :port), no scheme or path` });
+  }
+});
+
 /** One schema per constraint key; a value constraint is an object with exactly one of these keys. */
 const valueConstraintBranches: Record<string, z.ZodType> = {
   eq: z.object({ eq: Json }).strict(),
@@ -27,7 +35,7 @@ const valueConstraintBranches: Record<string, z.ZodType> = {
   not_in: z.object({ not_in: z.array(Json) }).strict(),
   under: z.object({ under: absolutePath }).strict(),
   glob: z.object({ glob: z.string().min(1) }).strict(),
-  host_in: z.object({ host_in: z.array(z.string().min(1)).min(1) }).strict(),
+  host_in: z.object({ host_in: z.array(hostEntry).min(1) }).strict(),
   max_length: z.object({ max_length: z.number().int().nonnegative() }).strict(),
   all: z.object({ all: z.array(z.lazy(() => ValueConstraint)).min(1) }).strict(),
   any: z.object({ any: z.array(z.lazy(() => ValueConstraint)).min(1) }).strict(),

@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** The installed package's root (holds the shipped manifests/, policies/, trusted/), from src/ or dist/src/. */
@@ -14,12 +13,6 @@ export const packageRoot: string = (() => {
     dir = parent;
   }
 })();
-
-/** The user's data directory: $COUNTERSIGN_HOME, default ~/.countersign. */
-export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env.COUNTERSIGN_HOME;
-  return home !== undefined && home !== "" ? resolve(home) : join(homedir(), ".countersign");
-}
 
 /**
  * Create a private directory (mode 0700) and its parent if they are missing. Not `recursive:

@@ -1,28 +1,67 @@
-import { parse, TomlDate, TomlError } from "smol-toml";
-import type { z } from "zod";
+import { TomlDate } from "smol-toml";
+import { parseToml } from "../model/parse-toml.js";
+import { lineOf, type FieldPath, type KeyLines } from "../model/toml-lines.js";
 import { expandHome } from "./expand-home.js";
-import { locate } from "./locate.js";
-import { PolicyFile, type PolicyProblem } from "./schema.js";
+import { DefaultDecision, PolicyFile, PolicyRule, type PolicyProblem } from "./schema.js";
 
-/** Parse and validate one policy file's text; `~` in `under` paths expands against `home`. */
-export function parsePolicyFile(file: string, text: string, home: string): { content?: PolicyFile; problems: PolicyProblem[] } {
-  let raw: unknown;
-  try {
-    raw = parse(text);
-  } catch (err) {
-    const line = err instanceof TomlError ? err.line : undefined;
-    const message = err instanceof Error ? err.message.split("\n")[0]! : String(err);
-    return { problems: [{ file, ...(line === undefined ? {} : { line }), message: `not valid TOML: ${message}` }] };
-  }
-  const date = findDate(raw, []);
-  if (date !== undefined) return { problems: [problemAt(file, text, raw, date, "dates are not allowed in a policy")] };
-  const result = PolicyFile.safeParse(withHomeExpanded(raw, home));
-  if (result.success) return { content: result.data, problems: [] };
-  return { problems: result.error.issues.map((issue) => problemAt(file, text, raw, fullPath(issue), messageOf(issue))) };
+/** One policy file's text, read: what is valid in it (even when other parts are not), and every problem. */
+export interface ParsedPolicyFile {
+  content?: PolicyFile; // the whole file, present exactly when it has no problem
+  default?: DefaultDecision;
+  rules: { rule: PolicyRule; index: number }[]; // every rule that is valid by itself, with its position
+  problems: PolicyProblem[];
+  lines: KeyLines;
 }
 
-function withHomeExpanded(raw: unknown, home: string): unknown {
-  if (!isRecord(raw) || !Array.isArray(raw.rules)) return raw;
+/**
+ * Parse and validate one policy file's text; `~` in `under` paths expands against `home`. Every
+ * problem of every rule is reported, and the rules that are valid by themselves are kept, so that
+ * the checks across files and against the manifests still see them.
+ */
+export function parsePolicyFile(file: string, text: string, home: string): ParsedPolicyFile {
+  const parsed = parseToml(text);
+  if (parsed.problem !== undefined) return { rules: [], problems: [{ file, ...parsed.problem }], lines: parsed.lines };
+  const { value: raw, lines } = parsed;
+  const at = (path: FieldPath, message: string): PolicyProblem => problemAt(file, lines, raw, path, message);
+
+  const dates = findDates(raw);
+  const problems = dates.map((path) => at(path, "dates are not allowed in a policy"));
+  const isDate = new Set(dates.map((path) => path.join(".")));
+  const expanded = withHomeExpanded(raw, home);
+  const result = PolicyFile.safeParse(expanded);
+  if (result.success && dates.length === 0) return { content: result.data, default: result.data.default, rules: result.data.rules.map((rule, index) => ({ rule, index })), problems, lines };
+  for (const issue of result.error?.issues ?? []) {
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) problems.push(at([...(issue.path as FieldPath), key], unknownKeyMessage(issue.path, key)));
+    } else if (!isDate.has(issue.path.join("."))) {
+      problems.push(at(issue.path as FieldPath, issue.message));
+    }
+  }
+  // What is valid by itself still takes part in the checks that look at the whole policy.
+  const rawRules = isRecord(expanded) && Array.isArray(expanded.rules) ? expanded.rules : [];
+  const rules = rawRules.flatMap((rule, index) => {
+    const one = PolicyRule.safeParse(rule);
+    return one.success && !dates.some((d) => d[0] === "rules" && d[1] === index) ? [{ rule: one.data, index }] : [];
+  });
+  const fallback = DefaultDecision.safeParse(isRecord(raw) ? raw.default : undefined);
+  return { ...(fallback.success ? { default: fallback.data } : {}), rules, problems, lines };
+}
+
+const WHEN_EXAMPLES: Readonly<Record<string, string>> = {
+  args: "when = { args = { to = { in = [...] } } }",
+  count: "when = { count = { max = 3 } }",
+  distinct: 'when = { distinct = "to" }',
+};
+
+/** A condition written beside `when` instead of inside it says where it belongs. */
+function unknownKeyMessage(path: readonly PropertyKey[], key: string): string {
+  const inRule = path.length === 2 && path[0] === "rules";
+  const example = WHEN_EXAMPLES[key];
+  return inRule && example !== undefined ? `unknown key: ${key} belongs inside when, e.g. ${example}` : "unknown key";
+}
+
+function withHomeExpanded(raw: Record<string, unknown>, home: string): Record<string, unknown> {
+  if (!Array.isArray(raw.rules)) return raw;
   const rules = raw.rules.map((rule: unknown) => {
     if (!isRecord(rule) || !isRecord(rule.when) || !isRecord(rule.when.args)) return rule;
     const args = Object.fromEntries(Object.entries(rule.when.args).map(([k, c]) => [k, expandHome(c, home)]));
@@ -31,38 +70,36 @@ function withHomeExpanded(raw: unknown, home: string): unknown {
   return { ...raw, rules };
 }
 
-function findDate(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {
-  if (value instanceof TomlDate) return path;
-  if (typeof value !== "object" || value === null) return undefined;
-  for (const [key, inner] of Object.entries(value)) {
-    const found = findDate(inner, [...path, Array.isArray(value) ? Number(key) : key]);
-    if (found !== undefined) return found;
+/** Every TOML date in the value (the parse limits its depth, so recursion is safe); `path` is a work list. */
+function findDates(value: unknown, path: (string | number)[] = [], found: (string | number)[][] = []): (string | number)[][] {
+  if (value instanceof TomlDate) found.push([...path]);
+  else if (Array.isArray(value)) {
+    value.forEach((inner, i) => {
+      path.push(i);
+      findDates(inner, path, found);
+      path.pop();
+    });
+  } else if (typeof value === "object" && value !== null) {
+    for (const key in value) {
+      path.push(key);
+      findDates((value as Record<string, unknown>)[key], path, found);
+      path.pop();
+    }
   }
-  return undefined;
+  return found;
 }
 
-/** Unknown keys are reported at their own path, so the field names the typo. */
-function fullPath(issue: z.core.$ZodIssue): PropertyKey[] {
-  return issue.code === "unrecognized_keys" ? [...issue.path, issue.keys.join(", ")] : issue.path;
-}
-
-function messageOf(issue: z.core.$ZodIssue): string {
-  if (issue.code === "unrecognized_keys") return "unknown key";
-  return issue.message;
-}
-
-function problemAt(file: string, text: string, raw: unknown, path: PropertyKey[], message: string): PolicyProblem {
+function problemAt(file: string, lines: KeyLines, raw: Record<string, unknown>, path: FieldPath, message: string): PolicyProblem {
   const inRule = path[0] === "rules" && typeof path[1] === "number";
   const ruleIndex = inRule ? (path[1] as number) : undefined;
-  const rawRule = isRecord(raw) && Array.isArray(raw.rules) && ruleIndex !== undefined ? raw.rules[ruleIndex] : undefined;
+  const rawRule = ruleIndex !== undefined && Array.isArray(raw.rules) ? raw.rules[ruleIndex] : undefined;
   const rule = isRecord(rawRule) && typeof rawRule.id === "string" ? rawRule.id : ruleIndex === undefined ? undefined : `#${ruleIndex + 1}`;
   const fieldPath = (inRule ? path.slice(2) : path).map(String).join(".");
-  const field = fieldPath === "" ? undefined : fieldPath;
-  const line = locate(text, ruleIndex, field);
+  const line = lineOf(lines, path);
   return {
     file,
     ...(rule === undefined ? {} : { rule }),
-    ...(field === undefined ? {} : { field }),
+    ...(fieldPath === "" ? {} : { field: fieldPath }),
     ...(line === undefined ? {} : { line }),
     message,
   };

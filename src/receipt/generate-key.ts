@@ -1,5 +1,5 @@
 import { exportJWK, generateKeyPair } from "jose";
-import { entryFromPrivateJwk, type KeyEntry } from "./keyring-file.js";
+import { entryFromPrivateJwk, type KeyEntry } from "./keyring.js";
 
 /** A fresh Ed25519 key pair, made by jose (WebCrypto), with its thumbprint as kid. */
 export async function generateKey(now: Date): Promise<KeyEntry> {

@@ -1,9 +1,8 @@
 // Receipts: keys (Ed25519, JWKS, rotation), issue, verify, per-call grant checks, single use.
-export { openKeyring } from "./open-keyring.js";
-export { rotateKeyring } from "./rotate-keyring.js";
-export { keyringPath, type Keyring, type KeyEntry } from "./keyring-file.js";
-export { jwks, jwksPath } from "./jwks.js";
-export { authorityPath, loadLocalAuthority, writeLocalAuthority } from "./authority-file.js";
+export { entryFromPrivateJwk, expiryAfterRotation, type Keyring, type KeyEntry, type KeyStore } from "./keyring.js";
+export { generateKey } from "./generate-key.js";
+export { describeIssues } from "./describe-issues.js";
+export { jwks } from "./jwks.js";
 export { issueReceipt, type IssueInput } from "./issue.js";
 export { importJwks, VerificationKeys } from "./verification-keys.js";
 export { verifyReceipt, type VerifyOptions } from "./verify.js";

@@ -11,7 +11,7 @@ import {
   ReceiptClaims,
 } from "../model/receipt.js";
 import { describeIssues } from "./describe-issues.js";
-import type { Keyring } from "./keyring-file.js";
+import type { Keyring } from "./keyring.js";
 
 export interface IssueInput {
   requestId: string;

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createAnalyzer, type Analyzer } from "../../src/analyze/index.js";
-import { loadManifests } from "../../src/manifest/load-manifests.js";
+import { loadManifests } from "../../src/config/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 
 /** One analyzer over the shipped manifests, shared by a test file (as the authority shares one). */

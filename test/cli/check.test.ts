@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/command.js";
 import { main } from "../../src/cli/main.js";
 import { packageRoot } from "../../src/model/paths.js";
+import { isolatedEnv } from "../support/isolated-env.js";
 
 function capture(stdin = ""): Io & { out: string; err: string } {
   const io = {
@@ -14,7 +15,7 @@ function capture(stdin = ""): Io & { out: string; err: string } {
     stdout: (t: string) => void (io.out += t),
     stderr: (t: string) => void (io.err += t),
     readStdin: async () => stdin,
-    env: { COUNTERSIGN_HOME: mkdtempSync(join(tmpdir(), "cs-home-")) },
+    env: isolatedEnv(),
     cwd: packageRoot,
   };
   return io;

@@ -4,11 +4,12 @@ import type { Io } from "../../src/cli/command.js";
 import { main } from "../../src/cli/main.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { policyDir } from "../policy/helpers.js";
+import { isolatedEnv } from "../support/isolated-env.js";
 
 function capture(env: NodeJS.ProcessEnv = {}) {
   const out: string[] = [];
   const err: string[] = [];
-  const io: Io = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), readStdin: async () => "", env: { HOME: "/home/me", ...env }, cwd: packageRoot };
+  const io: Io = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), readStdin: async () => "", env: isolatedEnv({ HOME: "/home/me", ...env }), cwd: packageRoot };
   return { io, out: () => out.join(""), err: () => err.join("") };
 }
 

@@ -2,8 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveCapabilities } from "../../src/connector/capabilities.js";
-import { loadConnections } from "../../src/connector/connections.js";
-import { connectorContext } from "../../src/connector/context.js";
+import { connectorContext, loadConnections } from "../../src/config/index.js";
 import { executeAction } from "../../src/connector/execute-action.js";
 import { dataDirWith, shippedManifests, tempDir } from "./fixtures.js";
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
-import { connectorContext, type ConnectorContext } from "../../src/connector/context.js";
+import { connectorContext } from "../../src/config/index.js";
+import type { ConnectorContext } from "../../src/connector/context.js";
 import { executeAction } from "../../src/connector/execute-action.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
 import { dataDirWith, shippedManifests } from "./fixtures.js";

@@ -4,8 +4,9 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { loadManifests } from "../../src/manifest/load-manifests.js";
+import { loadManifests } from "../../src/config/index.js";
 import type { LoadedAction, LoadedConnector, ManifestSet } from "../../src/manifest/manifest-set.js";
+import { parseTemplate } from "../../src/manifest/template.js";
 import { ActionManifest, ConnectorManifest } from "../../src/manifest/schema.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { buildWasm } from "../../scripts/build-connectors.mjs";
@@ -52,6 +53,7 @@ export function connectorFor(name: string, wasmPath: string, exports: string[]):
     name: fn,
     file: join(dirname(wasmPath), `${fn}.toml`),
     manifest: ActionManifest.parse({ name: fn, version: "1.0.0", description: "test", idempotent: true, execute: [{ id: "run", connector: name, op: fn }] }),
+    templates: { execute: [parseTemplate({}, []).template], preview: null },
   }));
   return { connector, actions };
 }

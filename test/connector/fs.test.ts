@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectorContext, type ConnectorContext } from "../../src/connector/context.js";
+import { connectorContext } from "../../src/config/index.js";
+import type { ConnectorContext } from "../../src/connector/context.js";
 import { executeAction } from "../../src/connector/execute-action.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
 import { dataDirWith, shippedManifests, tempDir } from "./fixtures.js";

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectorContext, type ConnectorContext } from "../../src/connector/context.js";
+import { connectorContext } from "../../src/config/index.js";
+import type { ConnectorContext } from "../../src/connector/context.js";
 import { executeAction } from "../../src/connector/execute-action.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
 import { dataDirWith, shippedManifests } from "./fixtures.js";

@@ -5,7 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectorContext } from "../../src/connector/context.js";
+import { connectorContext } from "../../src/config/index.js";
 import { executeAction } from "../../src/connector/execute-action.js";
 import { createPluginPool } from "../../src/connector/plugin-pool.js";
 import { packageRoot } from "../../src/model/paths.js";
@@ -63,10 +63,10 @@ describe("an idle pool", () => {
   it("does not keep the process alive", () => {
     const root = tempDir();
     const script = `
-      import { connectorContext } from ${JSON.stringify(join(packageRoot, "src/connector/context.ts"))};
+      import { connectorContext } from ${JSON.stringify(join(packageRoot, "src/config/index.ts"))};
       import { executeAction } from ${JSON.stringify(join(packageRoot, "src/connector/execute-action.ts"))};
       import { createPluginPool } from ${JSON.stringify(join(packageRoot, "src/connector/plugin-pool.ts"))};
-      import { loadManifests } from ${JSON.stringify(join(packageRoot, "src/manifest/load-manifests.ts"))};
+      import { loadManifests } from ${JSON.stringify(join(packageRoot, "src/config/index.ts"))};
       import { writeFileSync } from "node:fs";
       writeFileSync(${JSON.stringify(join(root, "connections.toml"))}, ${JSON.stringify(`[fs]\nroots = ["${root}"]\n`)});
       const set = loadManifests(${JSON.stringify(join(packageRoot, "manifests"))});

@@ -2,7 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
-import { connectorContext, type ConnectorContext } from "../../src/connector/context.js";
+import { connectorContext } from "../../src/config/index.js";
+import type { ConnectorContext } from "../../src/connector/context.js";
 import { executeAction } from "../../src/connector/execute-action.js";
 import { fetchPreview } from "../../src/connector/fetch-preview.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
@@ -58,21 +59,18 @@ describe("fetchPreview for email.send_draft", () => {
     expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.get_draft: the mail API answered 404", fields: [] });
   });
 
+  // The provider never answers (the request is held until the server closes), so only the
+  // deadline can end these previews; the reason names the deadline that did.
   it("is unavailable when the provider is too slow", async () => {
-    oddAnswer = (res) => setTimeout(() => res.end("{}"), 2_000);
-    const started = Date.now();
+    oddAnswer = () => undefined;
     const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r1" }, contextFor(oddUrl(), { timeoutMs: 300 }));
     expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.get_draft ran longer than 300 ms and was stopped", fields: [] });
-    expect(Date.now() - started).toBeLessThan(1_500);
   });
 
   it("caps the preview's timeout at 5 s whatever the context allows", async () => {
-    oddAnswer = (res) => setTimeout(() => res.end("{}"), 8_000);
-    const started = Date.now();
+    oddAnswer = () => undefined;
     const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r1" }, contextFor(oddUrl(), { timeoutMs: 60_000 }));
-    expect(preview.ok).toBe(false);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
-    expect(Date.now() - started).toBeLessThan(7_000);
+    expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.get_draft ran longer than 5000 ms and was stopped", fields: [] });
   }, 15_000);
 
   it("is unavailable when the provider's answer is not JSON", async () => {

@@ -1,13 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/command.js";
 import { main } from "../../src/cli/main.js";
-import { defaultManifestDir } from "../../src/manifest/default-manifest-dir.js";
 import { generateApi } from "../../src/manifest/generate-api.js";
-import { loadManifests } from "../../src/manifest/load-manifests.js";
-import { packageRoot } from "../../src/model/paths.js";
+import { loadManifests } from "../../src/config/index.js";
+import { isolatedEnv } from "../support/isolated-env.js";
 import { copyWithFakeWasm } from "./fixture.js";
 
 interface Run {
@@ -23,7 +22,7 @@ async function run(argv: string[], options: { cwd?: string; env?: NodeJS.Process
     stdout: (text) => void out.push(text),
     stderr: (text) => void err.push(text),
     readStdin: async () => "",
-    env: options.env ?? { COUNTERSIGN_HOME: mkdtempSync(join(tmpdir(), "countersign-home-")) },
+    env: isolatedEnv(options.env),
     cwd: options.cwd ?? mkdtempSync(join(tmpdir(), "countersign-cwd-")),
   };
   const code = await main(argv, io);
@@ -38,19 +37,6 @@ function broken(): string {
   writeFileSync(post, readFileSync(post, "utf8").replace('name = "post"', 'name = "put"'));
   return dir;
 }
-
-describe("defaultManifestDir", () => {
-  it("is $COUNTERSIGN_HOME/manifests when that directory exists", () => {
-    const home = mkdtempSync(join(tmpdir(), "countersign-home-"));
-    mkdirSync(join(home, "manifests"));
-    expect(defaultManifestDir({ COUNTERSIGN_HOME: home })).toBe(join(home, "manifests"));
-  });
-
-  it("is the shipped manifests otherwise", () => {
-    const home = mkdtempSync(join(tmpdir(), "countersign-home-"));
-    expect(defaultManifestDir({ COUNTERSIGN_HOME: home })).toBe(join(packageRoot, "manifests"));
-  });
-});
 
 describe("countersign manifests check", () => {
   it("prints a one-line summary and exits 0 for a valid directory", async () => {

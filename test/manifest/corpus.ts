@@ -79,7 +79,18 @@ export const corpus: CorpusCase[] = [
   {
     name: "a connector whose wasm is missing",
     edits: [{ file: "../wasm/email.wasm", remove: true }],
-    expect: { file: "email/connector.toml", field: "wasm", line: 6, message: "../../wasm/email.wasm not found" },
+    expect: { file: "email/connector.toml", field: "wasm", line: 6, message: "../../wasm/email.wasm does not exist" },
+  },
+  {
+    name: "a connector whose wasm is not a WebAssembly module",
+    edits: [{ file: "../wasm/email.wasm", write: "\0asm but not really" }],
+    expect: { file: "email/connector.toml", field: "wasm", line: 6, message: "../../wasm/email.wasm is not a valid WebAssembly module: " },
+    count: 2, // the pin no longer matches either
+  },
+  {
+    name: "an execute op that the connector's plugin does not export",
+    edits: [{ file: "email/send_draft.toml", replace: ['op = "send_draft"', 'op = "send_drafts"'] }],
+    expect: { file: "email/send_draft.toml", field: "execute[0].op", line: 16, message: '"send_drafts" is not exported by the email plugin (exports: create_draft, get_draft, send_draft, send_message)' },
   },
   {
     name: "a sha256 pin that does not match the wasm",
@@ -216,7 +227,7 @@ export const corpus: CorpusCase[] = [
   },
   {
     name: "an action whose function would be a reserved word",
-    edits: [{ file: "fs/delete.toml", write: 'name = "delete"\nversion = "1.0.0"\ndescription = "Delete."\nidempotent = false\n\n[[execute]]\nid = "rm"\nconnector = "fs"\nop = "delete"\n' }],
+    edits: [{ file: "fs/delete.toml", write: 'name = "delete"\nversion = "1.0.0"\ndescription = "Delete."\nidempotent = false\n\n[[execute]]\nid = "rm"\nconnector = "fs"\nop = "write_file"\n' }],
     expect: { file: "fs/delete.toml", field: "name", line: 1, message: '"delete" would export the reserved word delete' },
   },
   {

@@ -1,7 +1,7 @@
 import { Project, ts } from "ts-morph";
 import { beforeAll, describe, expect, it } from "vitest";
 import { actionFunctionName, findActionByFunction, generateApi, type ApiDeclarations } from "../../src/manifest/generate-api.js";
-import { loadManifests } from "../../src/manifest/load-manifests.js";
+import { loadManifests } from "../../src/config/index.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
 import { EffectConstraint } from "../../src/model/constraint.js";
 import { copyWithFakeWasm } from "./fixture.js";

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkManifests, loadManifests } from "../../src/manifest/load-manifests.js";
+import { checkManifests, loadManifests } from "../../src/config/index.js";
 import { formatManifestError } from "../../src/manifest/manifest-error.js";
 import { CountersignError } from "../../src/model/errors.js";
 import { packageRoot } from "../../src/model/paths.js";
@@ -133,7 +133,7 @@ describe("reporting", () => {
     expect(err.details).toEqual({
       dir,
       errors: [
-        { file: "fs/connector.toml", field: "wasm", line: 6, message: "../../wasm/fs.wasm not found (the sha256 pin cannot be checked)" },
+        { file: "fs/connector.toml", field: "wasm", line: 6, message: "../../wasm/fs.wasm does not exist (the sha256 pin cannot be checked)" },
         { file: "http/post.toml", field: "name", line: 1, message: '"put" does not match the file name post.toml' },
       ],
     });

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkManifests } from "../../src/manifest/load-manifests.js";
+import { checkManifests } from "../../src/config/index.js";
 import { copyWithFakeWasm } from "./fixture.js";
 
 const base = copyWithFakeWasm();

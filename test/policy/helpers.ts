@@ -1,14 +1,14 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadManifests } from "../../src/manifest/load-manifests.js";
+import { loadManifests } from "../../src/config/index.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
 import type { AbstractValue, CountRange } from "../../src/model/abstract.js";
 import type { EffectConstraint } from "../../src/model/constraint.js";
 import type { Json } from "../../src/model/json.js";
 import type { Effect, Facts, GuaranteeStatus } from "../../src/model/facts.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { loadPolicy } from "../../src/policy/load-policy.js";
+import { loadPolicy } from "../../src/config/index.js";
 import type { Policy } from "../../src/policy/schema.js";
 
 export const HOME = "/home/me";

@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, renameSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CountersignError } from "../../src/model/errors.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { checkPolicy, defaultPolicyDir, loadPolicy } from "../../src/policy/load-policy.js";
+import { checkPolicy, loadPolicy } from "../../src/config/index.js";
 import { HOME, policyDir, shippedManifests } from "./helpers.js";
 
 const set = shippedManifests();
@@ -179,10 +179,10 @@ describe("malformed policies: each a clear error naming file, rule, field and li
 
   it("an empty folder and a missing folder", () => {
     const empty = mkdtempSync(join(tmpdir(), "countersign-policy-"));
-    expect(checkPolicy(empty).problems).toEqual([{ file: empty, message: "no policy files (*.toml) in the directory" }]);
+    expect(checkPolicy(empty, { home: HOME }).problems).toEqual([{ file: empty, message: "no policy files (*.toml) in the directory" }]);
     const missing = join(empty, "nope");
-    expect(checkPolicy(missing).problems[0]?.message).toMatch(/^cannot read the policy directory/);
-    expect(() => loadPolicy(missing)).toThrow(CountersignError);
+    expect(checkPolicy(missing, { home: HOME }).problems[0]?.message).toMatch(/^cannot read the policy directory/);
+    expect(() => loadPolicy(missing, { home: HOME })).toThrow(CountersignError);
   });
 
   it("checkPolicy reports every problem at once, and no policy", () => {
@@ -247,12 +247,4 @@ describe("loading", () => {
     expect(policy.rules.find((r) => r.id === "fs.write-outside-sandbox")?.when?.args?.path).toEqual({ not: { under: "/home/me/Sandbox" } });
   });
 
-  it("defaultPolicyDir prefers $COUNTERSIGN_HOME/policies when it exists", () => {
-    const home = mkdtempSync(join(tmpdir(), "countersign-home-"));
-    expect(defaultPolicyDir({ COUNTERSIGN_HOME: home })).toBe(join(packageRoot, "policies"));
-    mkdirSync(join(home, "policies"));
-    expect(defaultPolicyDir({ COUNTERSIGN_HOME: home })).toBe(join(home, "policies"));
-    renameSync(join(home, "policies"), join(home, "gone"));
-    expect(defaultPolicyDir({ COUNTERSIGN_HOME: home })).toBe(join(packageRoot, "policies"));
-  });
 });

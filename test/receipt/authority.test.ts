@@ -1,8 +1,8 @@
 import { writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { authorityPath, loadLocalAuthority, writeLocalAuthority } from "../../src/receipt/authority-file.js";
+import { authorityPath, loadLocalAuthority, writeLocalAuthority } from "../../src/store/index.js";
 import { jwks } from "../../src/receipt/jwks.js";
-import { openKeyring } from "../../src/receipt/open-keyring.js";
+import { openKeyring } from "../../src/store/index.js";
 import { expectRefused, NOW, tempHome } from "./fixtures.js";
 
 describe("authority.json", () => {

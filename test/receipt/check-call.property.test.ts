@@ -10,7 +10,7 @@ import type { Json } from "../../src/model/json.js";
 import { CountersignError } from "../../src/model/errors.js";
 import { checkCall, type CallAttempt } from "../../src/receipt/check-call.js";
 import { jwks } from "../../src/receipt/jwks.js";
-import type { Keyring } from "../../src/receipt/keyring-file.js";
+import type { Keyring } from "../../src/receipt/keyring.js";
 import { verifyReceipt } from "../../src/receipt/verify.js";
 import { issue, ISSUER, keyringIn, NOW, PROGRAM } from "./fixtures.js";
 

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../src/model/json.js";
 import { checkCall, type CallAttempt } from "../../src/receipt/check-call.js";
 import { jwks } from "../../src/receipt/jwks.js";
-import type { Keyring } from "../../src/receipt/keyring-file.js";
+import type { Keyring } from "../../src/receipt/keyring.js";
 import type { VerifiedReceipt } from "../../src/receipt/verified-receipt.js";
 import { verifyReceipt } from "../../src/receipt/verify.js";
 import { EMAIL_SHA, expectRefused, FS_SHA, ISSUER, issue, keyringIn, NOW, NOW_S, PROGRAM } from "./fixtures.js";

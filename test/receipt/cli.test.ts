@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/command.js";
 import { main } from "../../src/cli/main.js";
 import { ErrorEnvelope } from "../../src/model/errors.js";
-import { authorityPath } from "../../src/receipt/authority-file.js";
-import { jwksPath } from "../../src/receipt/jwks.js";
-import { openKeyring } from "../../src/receipt/open-keyring.js";
+import { authorityPath } from "../../src/store/index.js";
+import { jwksPath } from "../../src/store/index.js";
+import { openKeyring } from "../../src/store/index.js";
 import { issueReceipt } from "../../src/receipt/issue.js";
+import { isolatedEnv } from "../support/isolated-env.js";
 import { input, PROGRAM, tempHome } from "./fixtures.js";
 
 interface Run {
@@ -25,7 +26,7 @@ async function run(argv: string[], home: string, stdin = ""): Promise<Run> {
     stdout: (text) => void out.push(text),
     stderr: (text) => void err.push(text),
     readStdin: async () => stdin,
-    env: { COUNTERSIGN_HOME: home },
+    env: isolatedEnv({ COUNTERSIGN_HOME: home }),
     cwd: home,
   };
   const code = await main(argv, io);
@@ -137,7 +138,7 @@ describe("countersign receipt verify", () => {
     let jwksBody = "";
     beforeAll(async () => {
       server = createServer((req, res) => {
-        if (req.url === "/slow") return void setTimeout(() => res.end("{}"), 10_000);
+        if (req.url === "/slow") return; // never answers: held until the server closes
         if (req.url === "/huge") return void res.end(" ".repeat(200 * 1024) + "{}");
         if (req.url === "/missing") return void res.writeHead(404).end();
         res.setHeader("content-type", "application/json").end(jwksBody);
@@ -162,7 +163,7 @@ describe("countersign receipt verify", () => {
     });
 
     it("gives up on a slow server", async () => {
-      const { fetchJwks } = await import("../../src/receipt/fetch-jwks.js");
+      const { fetchJwks } = await import("../../src/config/fetch-jwks.js");
       await expect(fetchJwks(`${base}/slow`, { timeoutMs: 200 })).rejects.toMatchObject({ class: "network_error", message: expect.stringContaining("200 ms") });
     });
   });

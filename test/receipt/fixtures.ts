@@ -8,8 +8,8 @@ import { expect } from "vitest";
 import type { Grant } from "../../src/model/decision.js";
 import { CountersignError } from "../../src/model/errors.js";
 import { issueReceipt, type IssueInput } from "../../src/receipt/issue.js";
-import { openKeyring } from "../../src/receipt/open-keyring.js";
-import type { Keyring } from "../../src/receipt/keyring-file.js";
+import { openKeyring } from "../../src/store/index.js";
+import type { Keyring } from "../../src/receipt/keyring.js";
 
 export const ISSUER = "countersign-test";
 export const NOW = new Date("2030-01-01T00:00:00Z");

@@ -1,25 +1,19 @@
-// Third-party vectors (C2SP Wycheproof), kept beside the clone in shared/testdata: missing
-// vectors are a failure, not a skip.
-import { existsSync, readFileSync } from "node:fs";
+// Third-party vectors (C2SP Wycheproof), vendored in ./vectors/wycheproof with their licence.
+import { readFileSync } from "node:fs";
 import { webcrypto } from "node:crypto";
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { importJWK } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CountersignError } from "../../src/model/errors.js";
-import { packageRoot } from "../../src/model/paths.js";
 import { verifyEd25519 } from "../../src/receipt/ed25519.js";
 import { jwks } from "../../src/receipt/jwks.js";
-import type { Keyring } from "../../src/receipt/keyring-file.js";
+import type { Keyring } from "../../src/receipt/keyring.js";
 import { importJwks } from "../../src/receipt/verification-keys.js";
 import { verifyReceipt } from "../../src/receipt/verify.js";
 import { ISSUER, keyringIn, NOW, PROGRAM } from "./fixtures.js";
 
-const DIR = join(packageRoot, "..", "shared", "testdata", "wycheproof");
-
 function load<T>(name: string): T {
-  const file = join(DIR, name);
-  if (!existsSync(file)) throw new Error(`Wycheproof vectors missing: ${file} (CI checks out shared/ beside the repository)`);
-  return JSON.parse(readFileSync(file, "utf8")) as T;
+  return JSON.parse(readFileSync(fileURLToPath(new URL(`./vectors/wycheproof/${name}`, import.meta.url)), "utf8")) as T;
 }
 
 interface EddsaFile {

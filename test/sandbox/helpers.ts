@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { loadManifests } from "../../src/manifest/load-manifests.js";
+import { loadManifests } from "../../src/config/index.js";
 import type { Json } from "../../src/model/json.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { runProgram, sandboxApi, type RunResult, type SandboxLimits } from "../../src/sandbox/index.js";

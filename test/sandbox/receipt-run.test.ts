@@ -6,10 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../src/analyze/index.js";
-import { callWithReceipt, connectorContext, createPluginPool, type ConnectorContext, type PluginPool } from "../../src/connector/index.js";
+import { connectorContext, loadPolicy } from "../../src/config/index.js";
+import { callWithReceipt, createPluginPool, type ConnectorContext, type PluginPool } from "../../src/connector/index.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { decide, loadPolicy } from "../../src/policy/index.js";
-import { issueReceipt, jwks, MemoryRedemptionStore, openKeyring, startRun, type Keyring } from "../../src/receipt/index.js";
+import { decide } from "../../src/policy/index.js";
+import { issueReceipt, jwks, MemoryRedemptionStore, startRun, type Keyring } from "../../src/receipt/index.js";
+import { openKeyring } from "../../src/store/index.js";
 import { runProgram } from "../../src/sandbox/index.js";
 import { api, set, sha256, texts } from "./helpers.js";
 

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadManifests } from "../../../src/manifest/load-manifests.js";
+import { loadManifests } from "../../../src/config/index.js";
 import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
 import type { EffectOptions } from "../../../src/constraint/index.js";
 

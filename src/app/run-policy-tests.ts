@@ -1,13 +1,14 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { parse } from "smol-toml";
 import { z } from "zod";
-import type { ManifestSet } from "../manifest/manifest-set.js";
+import { listDir } from "../config/list-dir.js";
+import { loadPolicy } from "../config/load-policy.js";
+import { readTextFile } from "../config/read-file.js";
+import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/errors.js";
 import type { Facts } from "../model/facts.js";
-import { decide } from "./decide.js";
-import { formatProblem, loadPolicy } from "./load-policy.js";
+import { parseToml } from "../model/parse-toml.js";
+import { lineOf } from "../model/toml-lines.js";
+import { decide, formatProblem } from "../policy/index.js";
 
 /**
  * A policy test file (`<policy dir>/tests/*.toml`), like `opa test`: each case is a program —
@@ -46,29 +47,26 @@ export interface PolicyCaseResult {
 
 export interface PolicyTestOptions {
   manifests: ManifestSet;
+  home: string; // what `~` means in the policy, unless a test file fixes its own `home`
   analyze: (source: string, entry: string) => Facts | Promise<Facts>;
 }
 
 /** Run every case of every test file in `<dir>/tests`; a file that cannot be read is a config_error. */
 export async function runPolicyTests(dir: string, options: PolicyTestOptions): Promise<PolicyCaseResult[]> {
   const testDir = join(resolve(dir), "tests");
-  let names: string[];
-  try {
-    names = readdirSync(testDir).filter((n) => n.endsWith(".toml")).sort();
-  } catch {
-    names = [];
-  }
+  const listing = listDir(testDir);
+  const names = "names" in listing ? listing.names.filter((n) => n.endsWith(".toml")) : [];
   if (names.length === 0) throw new CountersignError("config_error", "policy", `no policy tests (tests/*.toml) in ${resolve(dir)}`);
   const results: PolicyCaseResult[] = [];
   for (const name of names) {
     const file = join(testDir, name);
     const content = readTestFile(file);
-    const policy = loadPolicy(dir, { manifests: options.manifests, home: content.home ?? homedir() });
+    const policy = loadPolicy(dir, { manifests: options.manifests, home: content.home ?? options.home });
     for (const c of content.cases) {
       const base = { file, name: c.name, expected: c.expect + (c.rule === undefined ? "" : ` by rule "${c.rule}"`) };
       try {
         const entry = c.program === undefined ? `${c.name}.ts` : resolve(dirname(file), c.program);
-        const source = c.source ?? readFileSync(entry, "utf8");
+        const source = c.source ?? readProgram(entry);
         const decision = decide(await options.analyze(source, entry), policy, options.manifests);
         const ruled = c.rule === undefined || decision.effects.some((e) => e.rule === c.rule);
         const rules = decision.effects.map((e) => `${e.op}: ${e.rule === null ? "no rule" : `rule "${e.rule}"`} (${e.verdict})`).join("; ");
@@ -82,16 +80,24 @@ export async function runPolicyTests(dir: string, options: PolicyTestOptions): P
   return results;
 }
 
+function readProgram(file: string): string {
+  const read = readTextFile(file);
+  if ("problem" in read) throw new CountersignError("usage_error", "policy", `${file} ${read.problem}`, { details: { file } });
+  return read.text;
+}
+
 function readTestFile(file: string): PolicyTestFile {
-  let raw: unknown;
-  try {
-    raw = parse(readFileSync(file, "utf8"));
-  } catch (err) {
-    throw new CountersignError("config_error", "policy", `${file}: not valid TOML: ${(err as Error).message.split("\n")[0]}`, { details: { file } });
-  }
-  const result = PolicyTestFile.safeParse(raw);
+  const fail = (message: string, line?: number, field?: string): CountersignError =>
+    new CountersignError("config_error", "policy", formatProblem({ file, ...(line === undefined ? {} : { line }), ...(field === undefined ? {} : { field }), message }), {
+      details: { file, ...(field === undefined ? {} : { field }) },
+    });
+  const read = readTextFile(file);
+  if ("problem" in read) throw fail(read.problem);
+  const parsed = parseToml(read.text);
+  if (parsed.problem !== undefined) throw fail(parsed.problem.message, parsed.problem.line);
+  const result = PolicyTestFile.safeParse(parsed.value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const field = issue.path.map(String).join(".");
-  throw new CountersignError("config_error", "policy", formatProblem({ file, field, message: issue.message }), { details: { file, field } });
+  const path = issue.path.map((p) => (typeof p === "number" ? p : String(p)));
+  throw fail(issue.message, lineOf(parsed.lines, path), path.join("."));
 }

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CountersignError } from "../../src/model/errors.js";
 import type { Facts } from "../../src/model/facts.js";
-import { runPolicyTests } from "../../src/policy/run-policy-tests.js";
-import { facts, list, mail, policyDir, shippedManifests, val } from "./helpers.js";
+import { runPolicyTests } from "../../src/app/run-policy-tests.js";
+import { facts, HOME, list, mail, policyDir, shippedManifests, val } from "../policy/helpers.js";
 
 const set = shippedManifests();
 const policy = `default = "ask"\n[[rules]]\nid = "to-me"\ndecision = "allow"\nop = "email.send_email"\nwhen = { args = { to = { in = ["me@example.com"] } } }\n`;
@@ -39,7 +39,7 @@ rule = "other"
 `,
       "tests/bob.txt": "bob@example.com\n",
     });
-    const results = await runPolicyTests(dir, { manifests: set, analyze });
+    const results = await runPolicyTests(dir, { manifests: set, home: HOME, analyze });
     expect(results.map((r) => [r.name, r.pass, r.actual])).toEqual([
       ["me", true, "auto_approved"],
       ["bob, wrongly expected", false, "ask"],
@@ -52,16 +52,16 @@ rule = "other"
 
   it("a missing program file fails its case, not the run", async () => {
     const dir = policyDir({ "p.toml": policy, "tests/a.toml": '[[cases]]\nname = "gone"\nprogram = "nope.ts"\nexpect = "ask"\n' });
-    const [result] = await runPolicyTests(dir, { manifests: set, analyze });
-    expect(result).toMatchObject({ pass: false, actual: "error", why: expect.stringMatching(/ENOENT/) });
+    const [result] = await runPolicyTests(dir, { manifests: set, home: HOME, analyze });
+    expect(result).toMatchObject({ pass: false, actual: "error", why: expect.stringMatching(/nope\.ts does not exist$/) });
   });
 
   it("rejects malformed test files and folders without tests", async () => {
     const bad = policyDir({ "p.toml": policy, "tests/a.toml": '[[cases]]\nname = "x"\nexpect = "maybe"\nsource = "s"\n' });
-    await expect(runPolicyTests(bad, { manifests: set, analyze })).rejects.toThrow(/a\.toml: cases\.0\.expect: /);
+    await expect(runPolicyTests(bad, { manifests: set, home: HOME, analyze })).rejects.toThrow(/a\.toml:3: cases\.0\.expect: /);
     const both = policyDir({ "p.toml": policy, "tests/a.toml": '[[cases]]\nname = "x"\nexpect = "ask"\nsource = "s"\nprogram = "p.ts"\n' });
-    await expect(runPolicyTests(both, { manifests: set, analyze })).rejects.toThrow(/give exactly one of program and source/);
+    await expect(runPolicyTests(both, { manifests: set, home: HOME, analyze })).rejects.toThrow(/give exactly one of program and source/);
     const none = policyDir({ "p.toml": policy });
-    await expect(runPolicyTests(none, { manifests: set, analyze })).rejects.toBeInstanceOf(CountersignError);
+    await expect(runPolicyTests(none, { manifests: set, home: HOME, analyze })).rejects.toBeInstanceOf(CountersignError);
   });
 });

@@ -1,6 +1,6 @@
-import { generateKey } from "./generate-key.js";
-import { publishJwks } from "./jwks.js";
-import { expiryAfterRotation, writeKeyring, type Keyring } from "./keyring-file.js";
+import { expiryAfterRotation, generateKey, type Keyring } from "../receipt/index.js";
+import { publishJwks } from "./jwks-file.js";
+import { writeKeyring } from "./keyring-file.js";
 import { openKeyring } from "./open-keyring.js";
 
 /**

@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
 import { CountersignError } from "../model/errors.js";
 import { makePrivateDir } from "../model/paths.js";
-import { generateKey } from "./generate-key.js";
-import { publishJwks } from "./jwks.js";
-import { keyringPath, keysDir, readKeyring, writeKeyring, type Keyring } from "./keyring-file.js";
+import { generateKey, type Keyring } from "../receipt/index.js";
+import { publishJwks } from "./jwks-file.js";
+import { keyringPath, keysDir, readKeyring, writeKeyring } from "./keyring-file.js";
 
 /**
  * The keyring of the data directory `home`, made on first use (keys/ mode 0700, keyring.json

@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { CountersignError } from "../model/errors.js";
-import { describeIssues } from "./describe-issues.js";
 import { AuthorityFile, Jwks, LOCAL_ISSUER } from "../model/receipt.js";
+import { describeIssues } from "../receipt/index.js";
 import { writeFileAtomic } from "./atomic-write.js";
-import { jwksPath } from "./jwks.js";
+import { jwksPath } from "./jwks-file.js";
 
 export function authorityPath(home: string): string {
   return join(home, "authority.json");

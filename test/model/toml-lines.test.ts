@@ -1,6 +1,6 @@
 import { parse } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { formatField, indexKeyLines, lineOf } from "../../src/manifest/toml-lines.js";
+import { formatField, indexKeyLines, lineOf } from "../../src/model/toml-lines.js";
 
 const source = `# comment with name = "not a key"
 name = "x"
@@ -39,7 +39,7 @@ key = 1
 `;
 
 describe("indexKeyLines", () => {
-  const lines = indexKeyLines(source);
+  const { lines } = indexKeyLines(source);
   // The scanner must agree with a real parser about what the source holds.
   it("reads a source that smol-toml accepts", () => expect(() => parse(source)).not.toThrow());
 
@@ -74,7 +74,7 @@ describe("indexKeyLines", () => {
   });
 
   it("handles CRLF line ends", () => {
-    expect(lineOf(indexKeyLines('a = 1\r\n[t]\r\nb = "x"\r\n'), ["t", "b"])).toBe(3);
+    expect(lineOf(indexKeyLines('a = 1\r\n[t]\r\nb = "x"\r\n').lines, ["t", "b"])).toBe(3);
   });
 });
 

@@ -1,11 +1,9 @@
-import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
+import { createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { calculateJwkThumbprint } from "jose";
 import { CountersignError } from "../model/errors.js";
-import { describeIssues } from "./describe-issues.js";
-import { type Ed25519PublicJwk, MAX_LIFETIME_SECONDS } from "../model/receipt.js";
+import { describeIssues, entryFromPrivateJwk, type KeyEntry, type Keyring } from "../receipt/index.js";
 import { writeFileAtomic } from "./atomic-write.js";
 
 const b64url32 = z.string().regex(/^[A-Za-z0-9_-]{43}$/);
@@ -27,32 +25,11 @@ const KeyringFile = z
   .refine((f) => f.keys.filter((k) => k.retired === null).length === 1, "must have exactly one active key");
 type KeyringFile = z.infer<typeof KeyringFile>;
 
-export interface KeyEntry {
-  kid: string;
-  created: Date;
-  retired: Date | null;
-  expires: Date | null;
-  publicJwk: Ed25519PublicJwk;
-  privateKey: KeyObject;
-}
-
-/** The signing keys of one data directory; `active` signs new receipts. */
-export interface Keyring {
-  file: string;
-  keys: KeyEntry[];
-  active: KeyEntry;
-}
-
 export function keysDir(home: string): string {
   return join(home, "keys");
 }
 export function keyringPath(home: string): string {
   return join(keysDir(home), "keyring.json");
-}
-
-/** Retired keys stay published until every receipt they signed has expired. */
-export function expiryAfterRotation(rotated: Date): Date {
-  return new Date(rotated.getTime() + MAX_LIFETIME_SECONDS * 1000);
 }
 
 /** Read and check the keyring: private to its owner, well-formed, every kid the key's thumbprint. */
@@ -86,13 +63,6 @@ export function writeKeyring(keyring: Pick<Keyring, "file" | "keys">, { exclusiv
   writeFileAtomic(keyring.file, JSON.stringify(data, null, 2) + "\n", 0o600, { exclusive });
 }
 
-/** A key entry from a private JWK; the kid is its RFC 7638 thumbprint. */
-export async function entryFromPrivateJwk(jwk: { x: string; d: string }, created: Date): Promise<KeyEntry> {
-  const kid = await calculateJwkThumbprint({ kty: "OKP", crv: "Ed25519", x: jwk.x }, "sha256");
-  const privateKey = createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", x: jwk.x, d: jwk.d }, format: "jwk" });
-  return { kid, created, retired: null, expires: null, publicJwk: publicJwkOf(kid, jwk.x), privateKey };
-}
-
 async function toEntry(file: string, stored: z.infer<typeof StoredKey>): Promise<KeyEntry> {
   const entry = await entryFromPrivateJwk(stored.jwk, new Date(stored.created));
   // A hand-edited or corrupted file must not sign under a kid that names another key.
@@ -105,10 +75,6 @@ async function toEntry(file: string, stored: z.infer<typeof StoredKey>): Promise
     retired: stored.retired === null ? null : new Date(stored.retired),
     expires: stored.expires === null ? null : new Date(stored.expires),
   };
-}
-
-function publicJwkOf(kid: string, x: string): Ed25519PublicJwk {
-  return { kty: "OKP", crv: "Ed25519", x, kid, alg: "EdDSA", use: "sig" };
 }
 
 function privateD(key: KeyObject): string {

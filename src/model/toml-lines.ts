@@ -1,26 +1,43 @@
 /**
  * smol-toml gives values but no positions, so errors find their line by scanning the source:
  * each key and table header gets the path it defines (`[[inputs]]` number 1 then `type =` is
- * ["inputs", 1, "type"]), and a field is located at its longest indexed prefix.
+ * ["inputs", 1, "type"]), and a field is located at its longest indexed prefix. One scan, linear
+ * in the source, shared by every TOML file countersign reads (manifests, policies, connections).
  */
 
 export type FieldPath = readonly (string | number)[];
 
 export type KeyLines = ReadonlyMap<string, number>;
 
+/** What one scan found: the line of every key, and the first line nested deeper than allowed. */
+export interface TomlIndex {
+  lines: KeyLines;
+  tooDeep: number | null; // 1-based line; scanning stops there
+}
+
+/**
+ * The deepest nesting (table and key segments plus open brackets of a value) a countersign TOML
+ * file may have. The shipped files need 6; the limit keeps the parser, the schemas and everything
+ * that walks a value far from the stack's end.
+ */
+export const MAX_TOML_DEPTH = 32;
+
 const keyOf = (path: FieldPath): string => path.join("\u0000");
 
 interface ValueState {
   depth: number; // open [ and { of a value that spans lines
   string: string | null; // the delimiter of an open multi-line string
+  base: number; // the nesting of the key the value belongs to
+  deepest: number; // the most nesting seen in the value so far
 }
 
-/** The 1-based line of every key and table header in a TOML source. */
-export function indexKeyLines(source: string): KeyLines {
+/** The 1-based line of every key and table header in a TOML source, and where it nests too deep. */
+export function indexKeyLines(source: string, maxDepth: number = MAX_TOML_DEPTH): TomlIndex {
   const index = new Map<string, number>();
   const arrayTables = new Map<string, number>(); // path -> how many [[path]] headers so far
-  const state: ValueState = { depth: 0, string: null };
-  let table: (string | number)[] = [];
+  const state: ValueState = { depth: 0, string: null, base: 0, deepest: 0 };
+  let tableKey = ""; // keyOf the current table's path
+  let tableDepth = 0; // the named segments of that path
 
   const resolve = (segments: string[]): (string | number)[] => {
     const path: (string | number)[] = [];
@@ -31,43 +48,60 @@ export function indexKeyLines(source: string): KeyLines {
     }
     return path;
   };
-  const record = (path: FieldPath, line: number): void => {
-    if (!index.has(keyOf(path))) index.set(keyOf(path), line);
+  const record = (key: string, line: number): void => {
+    if (!index.has(key)) index.set(key, line);
   };
 
-  source.split(/\r?\n/).forEach((text, i) => {
-    if (state.depth > 0 || state.string !== null) return scanValue(text, 0, state);
+  const lines = source.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const text = lines[i]!;
+    if (state.depth > 0 || state.string !== null) {
+      scanValue(text, 0, state);
+      if (state.deepest > maxDepth) return { lines: index, tooDeep: i + 1 };
+      continue;
+    }
     const trimmed = text.trimStart();
     if (trimmed.startsWith("[")) {
       const isArray = trimmed.startsWith("[[");
       const key = parseKey(trimmed, isArray ? 2 : 1);
-      if (key === undefined || key.segments.length === 0) return;
+      if (key === undefined || key.segments.length === 0) continue;
+      if (key.segments.length > maxDepth) return { lines: index, tooDeep: i + 1 };
+      tableDepth = key.segments.length;
       if (isArray) {
         const path = [...resolve(key.segments.slice(0, -1)), key.segments[key.segments.length - 1] as string];
         const count = arrayTables.get(keyOf(path)) ?? 0;
         arrayTables.set(keyOf(path), count + 1);
-        table = [...path, count];
+        tableKey = keyOf([...path, count]);
       } else {
-        table = resolve(key.segments);
+        tableKey = keyOf(resolve(key.segments));
       }
-      return record(table, i + 1);
+      record(tableKey, i + 1);
+      continue;
     }
     const key = parseKey(trimmed, 0);
-    if (key === undefined || key.segments.length === 0 || trimmed[key.end] !== "=") return;
-    record([...table, ...key.segments], i + 1);
+    if (key === undefined || key.segments.length === 0 || trimmed[key.end] !== "=") continue;
+    if (tableDepth + key.segments.length > maxDepth) return { lines: index, tooDeep: i + 1 };
+    record(tableKey === "" ? keyOf(key.segments) : `${tableKey}\u0000${keyOf(key.segments)}`, i + 1);
+    state.base = tableDepth + key.segments.length;
+    state.deepest = state.base;
     scanValue(trimmed, key.end + 1, state);
-  });
-  return index;
+    if (state.deepest > maxDepth) return { lines: index, tooDeep: i + 1 };
+  }
+  return { lines: index, tooDeep: null };
 }
 
 /** The line of `path`, or of its nearest ancestor that appears in the source. */
 export function lineOf(lines: KeyLines, path: FieldPath): number | undefined {
-  for (let n = path.length; n > 0; n--) {
-    const line = lines.get(keyOf(path.slice(0, n)));
+  const prefixes: string[] = [];
+  for (const segment of path) prefixes.push(prefixes.length === 0 ? String(segment) : `${prefixes[prefixes.length - 1]}\u0000${segment}`);
+  for (let n = prefixes.length - 1; n >= 0; n--) {
+    const line = lines.get(prefixes[n]!);
     if (line !== undefined) return line;
   }
   return undefined;
 }
+
+const BARE = /[A-Za-z0-9_-]+/y;
 
 /** A dotted key (bare, "basic" or 'literal' segments) starting at `start`; `end` is past trailing spaces. */
 function parseKey(text: string, start: number): { segments: string[]; end: number } | undefined {
@@ -83,7 +117,8 @@ function parseKey(text: string, start: number): { segments: string[]; end: numbe
       segments.push(quote === "'" ? raw.slice(1, -1) : decodeBasic(raw));
       i = j + 1;
     } else {
-      const bare = /^[A-Za-z0-9_-]+/.exec(text.slice(i));
+      BARE.lastIndex = i;
+      const bare = BARE.exec(text);
       if (bare === null) return undefined;
       segments.push(bare[0]);
       i += bare[0].length;
@@ -128,8 +163,10 @@ function scanValue(text: string, start: number, state: ValueState): void {
       while (j < text.length && text[j] !== c) j += c === '"' && text[j] === "\\" ? 2 : 1;
       i = j + 1;
     } else {
-      if (c === "[" || c === "{") state.depth++;
-      else if (c === "]" || c === "}") state.depth--;
+      if (c === "[" || c === "{") {
+        state.depth++;
+        state.deepest = Math.max(state.deepest, state.base + state.depth);
+      } else if (c === "]" || c === "}") state.depth--;
       i++;
     }
   }

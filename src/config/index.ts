@@ -1,0 +1,10 @@
+// The user's configuration as read from disk: the data directory, `~`, manifests and policies.
+export { dataDir, homeDir } from "./data-dir.js";
+export { manifestDirFor } from "./manifest-dir.js";
+export { defaultPolicyDir } from "./policy-dir.js";
+export { checkManifests, loadManifests, type ManifestDirOptions } from "./load-manifests.js";
+export { checkPolicy, loadPolicy } from "./load-policy.js";
+export { readFileBytes, readTextFile } from "./read-file.js";
+export { loadConnections } from "./load-connections.js";
+export { connectorContext } from "./connector-context.js";
+export { fetchJwks } from "./fetch-jwks.js";

@@ -1,0 +1,9 @@
+// Action and connector manifests: schemas, the checks over a manifest tree, the agent API.
+export { checkManifestTree, manifestsError, type ManifestCheck } from "./check-manifests.js";
+export { compareManifestErrors, formatManifestError, type ManifestError } from "./manifest-error.js";
+export type { ActionTemplates, LoadedAction, LoadedConnector, ManifestSet } from "./manifest-set.js";
+export type { ManifestSource, ManifestTree, ReadWasm } from "./manifest-tree.js";
+export { parseTemplate, type Reference, type Template } from "./template.js";
+export { generateApi, type ApiDeclarations } from "./generate-api.js";
+export { actionFunctionName, findActionByFunction } from "./function-name.js";
+export { ActionManifest, ConnectorManifest, HostPort } from "./schema.js";

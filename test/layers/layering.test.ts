@@ -1,0 +1,53 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { packageRoot } from "../../src/model/paths.js";
+
+const CLI = join(packageRoot, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
+const CONFIG = join(packageRoot, ".dependency-cruiser.cjs");
+
+/** Run the project's layering rules over a made-up compiled tree; the names of the rules broken. */
+function broken(files: Record<string, string>): string[] {
+  const root = mkdtempSync(join(tmpdir(), "countersign-layers-"));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const r = spawnSync(process.execPath, [CLI, "dist/src", "--config", CONFIG, "--output-type", "json"], { cwd: root, encoding: "utf8" });
+  const report = JSON.parse(r.stdout) as { summary: { violations: { rule: { name: string } }[] } };
+  return [...new Set(report.summary.violations.map((v) => v.rule.name))].sort();
+}
+
+const from = (importer: string, imported: string) => ({
+  [`dist/src/${importer}.js`]: `import { x } from "../${imported}.js";\nexport const y = x;\n`,
+  [`dist/src/${imported}.js`]: "export const x = 1;\n",
+});
+
+describe("the layering rules", () => {
+  it.each([
+    ["constraint -> analyze", "constraint/a", "analyze/b", "constraint-imports-only-model"],
+    ["analyze -> policy", "analyze/a", "policy/b", "analyze-imports-only-model-constraint-manifest-trusted"],
+    ["analyze -> store", "analyze/a", "store/b", "analyze-imports-only-model-constraint-manifest-trusted"],
+    ["policy -> store", "policy/a", "store/b", "policy-imports-only-model-constraint-manifest"],
+    ["policy -> config", "policy/a", "config/b", "policy-imports-only-model-constraint-manifest"],
+    ["receipt -> authority", "receipt/a", "authority/b", "receipt-imports-only-model-constraint"],
+    ["receipt -> store", "receipt/a", "store/b", "receipt-imports-only-model-constraint"],
+    ["connector -> policy", "connector/a", "policy/b", "connector-imports-only-model-constraint-manifest-receipt-store"],
+    ["model -> constraint", "model/a", "constraint/b", "model-imports-only-itself"],
+    ["app -> cli", "app/a", "cli/b", "app-imports-only-model-constraint-manifest-analyze-policy-receipt-connector-config-store-sandbox"],
+  ])("refuse %s", (_, importer, imported, rule) => {
+    expect(broken(from(importer, imported))).toEqual([rule]);
+  });
+
+  it("allow the arrows of the design", () => {
+    expect(broken({ ...from("policy/a", "constraint/b"), ...from("cli/c", "app/d"), ...from("config/e", "policy/f"), ...from("connector/g", "receipt/h") })).toEqual([]);
+  });
+
+  it("refuse file and network modules in a core stage, and cycles", () => {
+    expect(broken({ "dist/src/policy/a.js": 'import { readFileSync } from "node:fs";\nexport const y = readFileSync;\n' })).toEqual(["core-does-no-io"]);
+    expect(broken({ "dist/src/manifest/a.js": 'import http from "node:http";\nexport const y = http;\n' })).toEqual(["core-does-no-io"]);
+    expect(broken({ ...from("config/a", "config/b"), "dist/src/config/b.js": 'import { y } from "./a.js";\nexport const x = 1;\nexport const z = y;\n' })).toEqual(["no-circular"]);
+  });
+});
