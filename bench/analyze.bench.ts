@@ -119,7 +119,7 @@ const vsTsc5 = (n: number, target = ""): string[] => [ms(n), (n / cold.tsc5!).to
 const body = `A ${lines}-line program with helpers, loops, a filter/map chain and calls to all three connectors
 (${facts.effects.length} effect sites, ${facts.guarantees.length} guarantees). Whole processes, median of 15 interleaved rounds; \`tsc\` gets
 the generated API declarations and the same strictness. \`check\` loads the TypeScript compiler that
-ts-morph bundles (9 MB of JavaScript) and keeps V8's compiled code for it in \`$COUNTERSIGN_HOME/cache\`:
+the exact-pinned \`typescript6\` dependency provides (TypeScript 6.0, 9 MB of JavaScript) and keeps V8's compiled code for it in \`$COUNTERSIGN_HOME/cache\`:
 the first run after install compiles it from source, every later run reads the cache. The machine
 is shared: 1-minute load average ${loadavg()[0]!.toFixed(1)} when the run ended.
 

@@ -1,5 +1,5 @@
 import { createContext, Script } from "node:vm";
-import { ts } from "ts-morph";
+import { ts } from "../../../src/analyze/typescript.js";
 import { actionFunctionName } from "../../../src/manifest/function-name.js";
 import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
 import type { Json } from "../../../src/model/json.js";
