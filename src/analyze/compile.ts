@@ -2,6 +2,8 @@ import { ts } from "./typescript.js";
 import type { Diagnostic } from "../model/facts.js";
 import { generateApi } from "../manifest/generate-api.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
+import { BudgetExceeded, type Budget } from "./budget.js";
+import { checkTypeLevel } from "./check-type-level.js";
 import { checkNesting, parserTooDeep } from "./nesting.js";
 import { sandboxLib } from "./sandbox-lib.js";
 
@@ -77,19 +79,32 @@ export interface Compiled {
   diagnostics: Diagnostic[]; // type errors, in the compiler's words
 }
 
-/** The program type-checked, or refused when it nests too deeply to be checked safely. */
-export function compile(compiler: Compiler, source: string): Compiled | { refused: Diagnostic } {
+/**
+ * The program type-checked within the budget's time (BudgetExceeded past it), or refused before
+ * the checker runs when it nests too deeply or computes types.
+ */
+export function compile(compiler: Compiler, source: string, budget: Budget): Compiled | { refused: Diagnostic[] } {
   let program: ts.Program;
   try {
     program = compiler.build(source);
   } catch (err) {
-    if (err instanceof RangeError) return { refused: parserTooDeep() }; // the parser's own recursion overflowed
+    if (err instanceof RangeError) return { refused: [parserTooDeep()] }; // the parser's own recursion overflowed
     throw err;
   }
   const file = program.getSourceFile(PROGRAM_FILE)!;
   const tooDeep = checkNesting(file);
-  if (tooDeep !== undefined) return { refused: tooDeep };
-  const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
+  if (tooDeep !== undefined) return { refused: [tooDeep] };
+  const computing = checkTypeLevel(file);
+  if (computing.length > 0) return { refused: computing };
+  budget.checkTime();
+  let found: ts.Diagnostic[];
+  try {
+    found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, budget.cancellationToken())];
+  } catch (err) {
+    if (err instanceof ts.OperationCanceledException) throw new BudgetExceeded("ms", undefined);
+    throw err;
+  }
+  budget.checkTime();
   const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error).map((d) => typeDiagnostic(d, file));
   return { file, checker: program.getTypeChecker(), diagnostics };
 }

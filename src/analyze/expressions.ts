@@ -12,6 +12,7 @@ import { mutateTracked } from "./mutate.js";
 
 /** The abstract value of `e`; effects (calls, assignments) update `state` in place. */
 export function evaluate(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
+  it.step(e);
   if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e) || ts.isTypeAssertionExpression(e)) {
     return evaluate(it, e.expression, state);
   }

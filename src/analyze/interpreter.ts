@@ -1,6 +1,7 @@
 import { ts } from "./typescript.js";
 import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
 import type { Diagnostic } from "../model/facts.js";
+import type { Budget } from "./budget.js";
 import type { LoadedAction, ManifestSet } from "../manifest/manifest-set.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
@@ -42,7 +43,13 @@ export class Interpreter {
     readonly file: ts.SourceFile,
     readonly scan: Scan,
     readonly libFile: string,
+    readonly budget: Budget,
   ) {}
+
+  /** Spend one step of the analysis budget at `node` (every statement and expression evaluated). */
+  step(node: ts.Node): void {
+    this.budget.step(node);
+  }
 
   /** Count one run of a trusted call site and join its arguments into the site's record. */
   recordCall(state: State, call: ts.CallExpression, action: LoadedAction, args: Record<string, AbstractValue>): void {

@@ -17,6 +17,7 @@ export declare namespace ts {
   type BindingName = TsApi.BindingName;
   type BindingPattern = TsApi.BindingPattern;
   type CallExpression = TsApi.CallExpression;
+  type CancellationToken = TsApi.CancellationToken;
   type CompilerHost = TsApi.CompilerHost;
   type CompilerOptions = TsApi.CompilerOptions;
   type Diagnostic = TsApi.Diagnostic;
@@ -48,6 +49,7 @@ export declare namespace ts {
   type Statement = TsApi.Statement;
   type Symbol = TsApi.Symbol;
   type SyntaxKind = TsApi.SyntaxKind;
+  type TransformerFactory<T extends Node> = TsApi.TransformerFactory<T>;
   type TryStatement = TsApi.TryStatement;
   type TypeChecker = TsApi.TypeChecker;
   type VariableDeclarationList = TsApi.VariableDeclarationList;

@@ -8,10 +8,10 @@ import type { Io } from "./command.js";
 // every `check` after the first skips compiling the 9 MB bundle from source.
 useCodeCache(join(dataDir(process.env), "cache"));
 
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 const io: Io = {
