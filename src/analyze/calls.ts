@@ -238,7 +238,7 @@ function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, f
   const detached = isAsync(fn);
   const only = receiver.kind === "const" && receiver.values.length === 1 && Array.isArray(receiver.values[0]) ? receiver.values[0] : undefined;
   const returns: AbstractValue[] = [];
-  if (only !== undefined && only.length <= MAX_UNROLL && perElement.has(name)) {
+  if (only !== undefined && only.length <= MAX_UNROLL && perElement.has(name) && it.unroll(only.length)) {
     only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index)], state, detached)));
   } else {
     const element = view?.element ?? derived([receiver], "an element of a collection");

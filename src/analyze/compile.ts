@@ -3,6 +3,7 @@ import type { Diagnostic } from "../model/facts.js";
 import { generateApi } from "../manifest/generate-api.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { BudgetExceeded, type Budget } from "./budget.js";
+import { checkFunctionSize } from "./check-size.js";
 import { checkTypeLevel } from "./check-type-level.js";
 import { checkNesting, parserTooDeep } from "./nesting.js";
 import { sandboxLib } from "./sandbox-lib.js";
@@ -81,7 +82,8 @@ export interface Compiled {
 
 /**
  * The program type-checked within the budget's time (BudgetExceeded past it), or refused before
- * the checker runs when it nests too deeply or computes types.
+ * the checker runs when it nests too deeply, holds a function too large to check at once, or
+ * computes types.
  */
 export function compile(compiler: Compiler, source: string, budget: Budget): Compiled | { refused: Diagnostic[] } {
   let program: ts.Program;
@@ -92,8 +94,8 @@ export function compile(compiler: Compiler, source: string, budget: Budget): Com
     throw err;
   }
   const file = program.getSourceFile(PROGRAM_FILE)!;
-  const tooDeep = checkNesting(file);
-  if (tooDeep !== undefined) return { refused: [tooDeep] };
+  const tooLarge = checkNesting(file) ?? checkFunctionSize(file);
+  if (tooLarge !== undefined) return { refused: [tooLarge] };
   const computing = checkTypeLevel(file);
   if (computing.length > 0) return { refused: computing };
   budget.checkTime();

@@ -20,6 +20,12 @@ interface Frame {
 }
 
 const MAX_DEPTH = 16;
+/**
+ * Loop iterations (and callbacks over constant arrays) the analysis may unroll in all: 60 × 60 × 60
+ * unrolled iterations would spend the whole budget, so past this every loop widens (counts
+ * unbounded, values unknown) instead of running out of budget.
+ */
+const MAX_UNROLLED = 2048;
 
 /**
  * The shared context of the abstract interpreter. Statements, expressions and calls are
@@ -36,6 +42,7 @@ export class Interpreter {
   private readonly promises = new WeakMap<AbstractValue, AbstractValue>();
   private observers: Map<ts.Symbol, Provenance[]>[] = [];
   private throwSinks: { at?: State }[] = [];
+  private unrollable = MAX_UNROLLED; // what is left of the unroll allowance
 
   constructor(
     readonly checker: ts.TypeChecker,
@@ -158,6 +165,13 @@ export class Interpreter {
       out.env.set(symbol, { kind: "unknown", provenance });
     }
     return out;
+  }
+
+  /** Takes `iterations` unrolled iterations from the allowance; false (nothing taken) when they do not fit: widen instead. */
+  unroll(iterations: number): boolean {
+    if (iterations > this.unrollable) return false;
+    this.unrollable -= iterations;
+    return true;
   }
 
   isOnStack(fn: ts.Node, escaped?: boolean): boolean {
