@@ -1,0 +1,15 @@
+import { GLOBALS, type Member } from "./environment.js";
+
+function membersOf(global: string, part: "statics" | "prototype"): Member[] {
+  return GLOBALS.find((g) => g.name === global)?.[part]?.members ?? [];
+}
+
+/** The names of `<global>.prototype`'s (or the global's own) members that the analyzer computes exactly on constants. */
+export function exactMembers(global: string, part: "statics" | "prototype"): ReadonlySet<string> {
+  return new Set(membersOf(global, part).filter((m) => m.exact === true).map((m) => m.name));
+}
+
+/** The names of `<global>.prototype`'s members that change their receiver in place. */
+export function mutatingMembers(global: string): ReadonlySet<string> {
+  return new Set(membersOf(global, "prototype").filter((m) => m.mutates === true).map((m) => m.name));
+}
