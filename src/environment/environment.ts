@@ -281,7 +281,8 @@ const regexpInternals = ["exec", "flags", "global", "ignoreCase", "multiline", "
 
 export const INTRINSICS: readonly Intrinsic[] = [
   // Every function's prototype: no call/apply/bind (they would call trusted functions out of sight), no constructor (Function).
-  { name: "Function.prototype", find: "Object.getPrototypeOf(function () {})", members: [{ name: "toString" }] },
+  // @@hasInstance cannot be removed (the engine makes it non-configurable); it only answers instanceof.
+  { name: "Function.prototype", find: "Object.getPrototypeOf(function () {})", members: [{ name: "toString" }, { name: "@@hasInstance" }] },
   { name: "AsyncFunction.prototype", find: "Object.getPrototypeOf(async function () {})", members: [] },
   { name: "GeneratorFunction.prototype", find: "Object.getPrototypeOf(function* () {})", members: [] },
   { name: "AsyncGeneratorFunction.prototype", find: "Object.getPrototypeOf(async function* () {})", members: [] },

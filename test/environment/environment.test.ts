@@ -1,0 +1,122 @@
+import { createContext, Script } from "node:vm";
+import { describe, expect, it } from "vitest";
+import { sandboxLib } from "../../src/analyze/sandbox-lib.js";
+import { GLOBALS, INTRINSICS } from "../../src/environment/environment.js";
+import { hardeningScript, runtimeAllowlist } from "../../src/environment/harden.js";
+import { exactMembers, mutatingMembers } from "../../src/environment/lookup.js";
+import { compileProgram } from "../analyze/support/concrete-runner.js";
+import { testManifests } from "../analyze/support/test-manifests.js";
+
+const set = testManifests();
+
+/** A fresh realm hardened to the environment, and a way to evaluate code in it. */
+function hardenedRealm(): (code: string) => unknown {
+  const context = createContext({}, { codeGeneration: { strings: false, wasm: false } });
+  new Script(hardeningScript()).runInContext(context);
+  return (code) => new Script(code).runInContext(context);
+}
+
+/** Runs a program in the concrete runner; its one trusted call sends what it saw as the subject. */
+function seenByProgram(body: string): string {
+  const source = `import { program } from "countersign";
+import { sendEmail } from "trusted/email";
+export default program({
+  rationale: "probe",
+  guarantees: [],
+  async main() {
+    ${body}
+  },
+});
+`;
+  const trace = compileProgram(source, set).run();
+  expect(trace.outcome, trace.error).toBe("returned");
+  return trace.calls[0]!.args.subject as string;
+}
+
+describe("the environment as data", () => {
+  it("names only members the real built-ins have", () => {
+    const wellKnown = (name: string): PropertyKey => (name.startsWith("@@") ? (Symbol as unknown as Record<string, symbol>)[name.slice(2)]! : name);
+    for (const g of GLOBALS) {
+      if (g.typesOnly === true || g.name === "console") continue;
+      const value = (globalThis as Record<string, unknown>)[g.name] as Record<PropertyKey, unknown> | undefined;
+      expect(g.name in globalThis, g.name).toBe(true);
+      for (const m of g.statics?.members ?? []) expect(wellKnown(m.name) in Object(value), `${g.name}.${m.name}`).toBe(true);
+      for (const m of g.prototype?.members ?? []) expect(wellKnown(m.name) in Object(value!.prototype), `${g.name}.prototype.${m.name}`).toBe(true);
+    }
+  });
+
+  it("generates the analyzer's lib: every declared member is in it, no internal one is", () => {
+    const members = [...GLOBALS.flatMap((g) => [g.statics, g.prototype]), ...INTRINSICS].flatMap((shape) => shape?.members ?? []);
+    const declared = new Set(members.filter((m) => m.declaration !== undefined).map((m) => m.name));
+    for (const m of members) {
+      if (m.declaration !== undefined) expect(sandboxLib).toContain(m.declaration);
+      else if (!declared.has(m.name)) expect(sandboxLib, m.name).not.toMatch(new RegExp(`^\\s+${m.name}[(<:?]`, "m"));
+    }
+    for (const g of GLOBALS) if (g.declaration !== "") expect(sandboxLib).toContain(g.declaration);
+  });
+
+  it("tells the analyzer which members it computes exactly and which mutate", () => {
+    expect([...exactMembers("Math", "statics")].sort()).toEqual(["abs", "ceil", "floor", "max", "min", "round", "trunc"]);
+    expect(exactMembers("String", "prototype").has("toUpperCase")).toBe(true);
+    expect(exactMembers("Array", "prototype").has("map")).toBe(false);
+    expect([...mutatingMembers("Array")].sort()).toEqual(["pop", "push", "reverse", "shift", "sort", "splice", "unshift"]);
+  });
+
+  it("leaves types-only globals (Symbol) out of the run-time allowlist", () => {
+    expect(Object.keys(runtimeAllowlist().globals)).not.toContain("Symbol");
+    expect(Object.keys(runtimeAllowlist().globals)).toContain("JSON");
+  });
+});
+
+describe("a realm hardened to the environment", () => {
+  it("has exactly the listed globals", () => {
+    const run = hardenedRealm();
+    const listed = Object.keys(runtimeAllowlist().globals).sort();
+    expect((run("Object.keys(Object.fromEntries([]))") as unknown[]).length).toBe(0);
+    // Reflect is gone, so the realm's own names are read from outside.
+    const context = createContext({}, { codeGeneration: { strings: false, wasm: false } });
+    new Script(hardeningScript()).runInContext(context);
+    const names = new Script("this").runInContext(context) as object;
+    expect(Reflect.ownKeys(names).map(String).sort()).toEqual(listed);
+  });
+
+  it("removes every unlisted built-in, freezes the rest, and keeps the language working", () => {
+    const run = hardenedRealm();
+    const gone = ["Object.assign", "Object.getOwnPropertyDescriptors", "Object.defineProperty", "Object.getPrototypeOf", "[].fill", "(() => 1).call", "(() => 1).apply", "(() => 1).bind", "({}).__proto__", "Math.sin", "String.raw", "Promise.race", "JSON.rawJSON"];
+    for (const expression of gone) expect(run(`typeof ${expression}`), expression).toBe("undefined");
+    for (const name of ["Reflect", "Proxy", "eval", "Function", "globalThis", "Symbol", "WebAssembly", "Map", "RegExp", "Intl", "escape"]) expect(run(`typeof ${name}`), name).toBe("undefined");
+    // The Function constructor is out of reach through every constructor chain.
+    expect(run("(() => 1).constructor === Object && (async () => 1).constructor === Object && Object.constructor === Object")).toBe(true);
+    expect(() => run(`"use strict"; Array.prototype.join = () => "x";`)).toThrow(/read only|not extensible/);
+    expect(() => run(`"use strict"; Math.floor = () => 1;`)).toThrow(/read only/);
+    expect(run("[3, 1, 2].sort().join() + `${[1, 2]}` + 'a-b'.replace(/-/g, '+') + JSON.stringify({ d: new Date(0) }) + [...'ab'].length")).toBe('1,2,31,2a+b{"d":"1970-01-01T00:00:00.000Z"}2');
+  });
+});
+
+describe("the concrete runner builds its realm from the environment", () => {
+  it("a program reaching unlisted built-ins through casts finds undefined there", () => {
+    const subject = seenByProgram(`const O = Object as unknown as Record<string, unknown>;
+    const A = [] as unknown as Record<string, unknown>;
+    const F = sendEmail as unknown as Record<string, unknown>;
+    const seen = [typeof O.assign, typeof O.getOwnPropertyDescriptors, typeof O.defineProperty, typeof A.fill, typeof F.call, typeof F.bind, typeof (O.prototype as Record<string, unknown>).__defineGetter__];
+    await sendEmail({ to: ["a@x.com"], subject: seen.join(","), body: "b" });`);
+    expect(subject).toBe(Array(7).fill("undefined").join(","));
+  });
+
+  it("a prototype write through a cast fails: the intrinsics are frozen", () => {
+    const subject = seenByProgram(`let result = "written";
+    try {
+      (Array as unknown as { prototype: Record<string, unknown> }).prototype.includes = () => true;
+    } catch (e) {
+      result = "refused";
+    }
+    await sendEmail({ to: ["a@x.com"], subject: result + ["x"].includes("y"), body: "b" });`);
+    expect(subject).toBe("refusedfalse");
+  });
+
+  it("host functions are out of reach: the modules are functions of the realm", () => {
+    const subject = seenByProgram(`const S = sendEmail as unknown as { constructor: { constructor: unknown } };
+    await sendEmail({ to: ["a@x.com"], subject: String(S.constructor.constructor === Object), body: "b" });`);
+    expect(subject).toBe("true");
+  });
+});
