@@ -6,6 +6,7 @@ import { Budget, BudgetExceeded, type BudgetOptions } from "./budget.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { checkConstructs } from "./check-constructs.js";
 import { checkImports } from "./check-imports.js";
+import { checkTypeTrust } from "./check-type-trust.js";
 import { compile, createCompiler, LIB_FILE, type Compiler } from "./compile.js";
 import { checkGuarantees } from "./guarantees.js";
 import { Interpreter } from "./interpreter.js";
@@ -74,7 +75,7 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
   const { file, checker, diagnostics: typeErrors } = compiled;
   const { shape, diagnostics: shapeProblems } = programShape(checker, file);
   if (shape !== undefined) facts.rationale = shape.rationale;
-  facts.diagnostics.push(...typeErrors, ...checkImports(file, compiler.modules), ...shapeProblems, ...checkConstructs(checker, file, shape));
+  facts.diagnostics.push(...typeErrors, ...checkImports(file, compiler.modules), ...shapeProblems, ...checkConstructs(checker, file, shape), ...checkTypeTrust(checker, file, LIB_FILE));
   if (facts.diagnostics.length > 0 || shape === undefined) return;
   budget.checkTime();
   const isTrusted = (call: ts.CallExpression): boolean => {

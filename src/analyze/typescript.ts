@@ -13,6 +13,7 @@ export const ts = requireCached(entry) as typeof TsApi;
 export declare namespace ts {
   type ArrayLiteralExpression = TsApi.ArrayLiteralExpression;
   type ArrowFunction = TsApi.ArrowFunction;
+  type AsExpression = TsApi.AsExpression;
   type BinaryExpression = TsApi.BinaryExpression;
   type BindingName = TsApi.BindingName;
   type BindingPattern = TsApi.BindingPattern;
@@ -51,6 +52,7 @@ export declare namespace ts {
   type SyntaxKind = TsApi.SyntaxKind;
   type TransformerFactory<T extends Node> = TsApi.TransformerFactory<T>;
   type TryStatement = TsApi.TryStatement;
+  type TypeAssertion = TsApi.TypeAssertion;
   type TypeChecker = TsApi.TypeChecker;
   type VariableDeclarationList = TsApi.VariableDeclarationList;
   type WhileStatement = TsApi.WhileStatement;

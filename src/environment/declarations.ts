@@ -25,3 +25,11 @@ export function libDeclarations(): string {
   const declarations = GLOBALS.map((g) => g.declaration).filter((d) => d !== "");
   return `${TYPES}\n${blocks.join("\n")}\n\n${declarations.join("\n")}\n`;
 }
+
+let typeNames: ReadonlySet<string> | undefined;
+
+/** The names of the lib's interfaces and type aliases. */
+export function libTypeNames(): ReadonlySet<string> {
+  typeNames ??= new Set([...libDeclarations().matchAll(/^(?:interface|type) (\w+)/gm)].map((m) => m[1]!));
+  return typeNames;
+}

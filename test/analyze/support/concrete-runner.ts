@@ -1,4 +1,4 @@
-import { createContext, Script } from "node:vm";
+import { createContext, Script, type Context } from "node:vm";
 import { ts } from "../../../src/analyze/typescript.js";
 import { actionFunctionName } from "../../../src/manifest/function-name.js";
 import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
@@ -41,10 +41,11 @@ const MAX_CALLS = 1000;
 /**
  * A test-only concrete interpreter for agent programs: TypeScript's transpiler strips the types,
  * every direct call of an imported trusted function becomes a call of a recorder that knows its
- * source site, and the module runs in a fresh node:vm context (its own built-ins, no Node globals)
- * whose microtasks drain before `run` returns. Trusted functions only record and return plausible
- * data; contract helpers are the real ones. Programs are the generator's or the test's own, so
- * this is no sandbox: it only has to run them faithfully.
+ * source site, and the module runs in a node:vm context (its own built-ins, no Node globals)
+ * built to the environment the analyzer models (src/environment: every other built-in removed,
+ * the rest frozen), whose microtasks drain before `run` returns. Trusted functions only record and
+ * return plausible data; contract helpers are the real ones. It runs the programs of the generator
+ * and of tests faithfully, in the realm the sandbox will offer; it is no sandbox itself.
  */
 export function compileProgram(source: string, set: ManifestSet): Compiled {
   const file = ts.createSourceFile("program.ts", source, ts.ScriptTarget.ES2022, true);
@@ -72,7 +73,9 @@ export function compileProgram(source: string, set: ManifestSet): Compiled {
     transformers: { before: [transformer], after: [withoutEsModuleMarker] },
   }).outputText;
   const script = new Script(driver(js), { filename: "program.js" });
-  return { run: (options = {}) => runOnce(script, set, options) };
+  // One realm per program, hardened once: its intrinsics are frozen, so one run cannot change what the next sees.
+  let context: Context | undefined;
+  return { run: (options = {}) => runOnce(script, (context ??= hardenedContext()), set, options) };
 }
 
 /**
@@ -102,13 +105,14 @@ function trustedImports(file: ts.SourceFile, set: ManifestSet): Map<string, stri
   return out;
 }
 
-// Runs inside the context: take the host's few functions, build the modules the program imports
-// as functions of this realm, harden the realm to the environment, then evaluate the CommonJS
-// module and main, and report how main settled. Only strings cross between the host and the
+// Runs inside the hardened realm: take the host's few functions (and take them off the global
+// object), build the modules the program imports as functions of this realm, then evaluate the
+// CommonJS module and main, and report how main settled. Only strings cross between the host and the
 // realm, so that no object of the host's realm (nor its Function) is within the program's reach.
 function driver(js: string): string {
   return `(() => {
   const host = ${HOST};
+  delete ${HOST};
   const parse = JSON.parse;
   const stringify = (value) => JSON.stringify(value === undefined ? null : value);
   const exportsOf = JSON.parse(host.exports());
@@ -139,7 +143,6 @@ function driver(js: string): string {
     return value;
   };
   const settle = (outcome, error) => host.settle(outcome, error);
-  ${hardeningScript()}
   (function (require, exports, module, ${HOST}, ${QUIET}) {
 ${js}
   })(require, {}, { exports: {} }, { call: trusted }, quiet);
@@ -151,11 +154,19 @@ ${js}
 })();`;
 }
 
-function runOnce(script: Script, set: ManifestSet, options: RunOptions): Trace {
+const hardening = new Script(hardeningScript(), { filename: "environment.js" });
+
+/** A fresh realm (its own built-ins, no Node globals, no code from strings) built to the environment. */
+function hardenedContext(): Context {
+  const context = createContext({}, { microtaskMode: "afterEvaluate", codeGeneration: { strings: false, wasm: false } });
+  hardening.runInContext(context);
+  return context;
+}
+
+function runOnce(script: Script, context: Context, set: ManifestSet, options: RunOptions): Trace {
   const trace: Trace = { calls: [], outcome: "pending", guarantees: [] };
   let reads = 0;
   const readText = options.readText ?? ((op: string, n: number) => `${op} text ${n}`);
-  const context = createContext({}, { microtaskMode: "afterEvaluate", codeGeneration: { strings: false, wasm: false } });
   // Each module's exports: a trusted function's op, or a contract helper's name.
   const exports: Record<string, Record<string, string>> = { countersign: { program: "program" } };
   for (const [connector, helpers] of Object.entries(contractsByConnector)) exports[`trusted/${connector}/contracts`] = Object.fromEntries(helpers.map((h) => [h.name, h.name]));
