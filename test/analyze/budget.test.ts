@@ -5,6 +5,7 @@ import { MAX_FUNCTION_NODES } from "../../src/analyze/check-size.js";
 import { ts } from "../../src/analyze/typescript.js";
 import type { Facts } from "../../src/model/facts.js";
 import { located, prog } from "./hostile/program.js";
+import { lines, slowPrograms } from "./support/slow-programs.js";
 import { testManifests } from "./support/test-manifests.js";
 
 // A clock that never moves: only the step budget can stop these analyses, so every result here
@@ -13,8 +14,6 @@ const frozen = { clock: () => 0 };
 const analyzer = createAnalyzer(testManifests(), { budget: frozen });
 afterAll(() => analyzer.dispose());
 
-const mail = (subject: string): string => `await sendEmail({ to: ["a@x.com"], subject: ${subject}, body: "b" });`;
-const lines = (n: number, line: (i: number) => string, sep = "\n"): string => Array.from({ length: n }, (_, i) => line(i)).join(sep);
 const codes = (f: Facts): string[] => f.diagnostics.map((d) => `${d.code} ${d.construct ?? ""}`.trim());
 
 function refusedForBudget(facts: Facts, limit: RegExp): void {
@@ -78,15 +77,17 @@ describe("the size cap counts UTF-8 bytes", () => {
 });
 
 describe("slow programs stop within the budget", () => {
+  const analyzed = (name: keyof typeof slowPrograms): Facts => analyzer.analyze(slowPrograms[name]);
+
   it("four nested 60-iteration loops: unrolling stops after its allowance and the loops widen", () => {
-    const facts = analyzer.analyze(prog(`let n = 0;\n    for (let a = 0; a < 60; a++) for (let b = 0; b < 60; b++) for (let c = 0; c < 60; c++) for (let d = 0; d < 60; d++) n++;\n    ${mail("String(n)")}`));
+    const facts = analyzed("four nested 60-iteration loops");
     expect(codes(facts)).toEqual([]);
     expect(facts.effects.map((e) => e.count)).toEqual([{ min: 1, max: 1 }]);
     expect(facts.effects[0]!.args.subject!.kind).toBe("unknown"); // n is no longer computed exactly
   });
 
   it("a call inside four nested loops: counted unbounded instead of 60^4 times", () => {
-    const facts = analyzer.analyze(prog(`for (let a = 0; a < 60; a++) for (let b = 0; b < 60; b++) for (let c = 0; c < 60; c++) for (let d = 0; d < 60; d++) {\n      ${mail('"s"')}\n    }`));
+    const facts = analyzed("a call inside four nested 60-iteration loops");
     expect(codes(facts)).toEqual([]);
     const [count] = facts.effects.map((e) => e.count);
     expect(count!.max).toBeNull(); // the unrolled iterations still count towards the minimum
@@ -100,80 +101,65 @@ describe("slow programs stop within the budget", () => {
   });
 
   it("a helper call tree of depth 12 and fan-out 3 runs out of steps where it is", () => {
-    const top = lines(12, (i) => `async function h${i}(x: number): Promise<number> { ${i === 11 ? `${mail('"s"')} return x;` : `return (await h${i + 1}(x)) + (await h${i + 1}(x + 1)) + (await h${i + 1}(x + 2));`} }`) + "\n";
-    const facts = analyzer.analyze(prog(`await h0(1);`, { top }));
+    const facts = analyzed("a helper call tree of depth 12, fan-out 3");
     refusedForBudget(facts, new RegExp(`budget of ${DEFAULT_BUDGET.steps} steps here`));
     expect(facts.diagnostics[0]!.line).toBeGreaterThan(9); // inside the helpers, not at the start
   });
 
   it("a wide tree of Promise.all over helpers with loops: bounded once the unroll allowance is spent", () => {
-    const inner = `Promise.all([${lines(40, () => "h()", ", ")}])`;
-    const facts = analyzer.analyze(prog(`await Promise.all([${lines(40, () => inner, ", ")}]);`, { top: `async function h(): Promise<void> { for (let i = 0; i < 50; i++) ${mail('"x"')} }\n` }));
+    const facts = analyzed("Promise.all of 40 × 40 helpers with loops");
     expect(codes(facts)).toEqual([]);
     expect(facts.effects.map((e) => e.count.max)).toEqual([null]);
   });
 
   it("the same tree over helpers calling helpers runs out of steps", () => {
-    const inner = `Promise.all([${lines(40, () => "h()", ", ")}])`;
-    const top = `async function h(): Promise<void> { await Promise.all([${lines(8, () => "k()", ", ")}]); }\nasync function k(): Promise<void> { ${lines(8, (i) => mail(`"${i}"`), " ")} }\n`;
-    refusedForBudget(analyzer.analyze(prog(`await Promise.all([${lines(40, () => inner, ", ")}]);`, { top })), /steps/);
+    refusedForBudget(analyzed("Promise.all of 40 × 40 helpers calling 8 helpers"), /steps/);
   });
 
   it("deep recursion of helpers is cut at the first repeat: a bounded result", () => {
-    const facts = analyzer.analyze(prog(`await f(30);`, { top: `async function f(n: number): Promise<void> {\n  if (n > 0) { await f(n - 1); await f(n - 2); }\n  ${mail('"r"')}\n}\n` }));
+    const facts = analyzed("deep recursion of helpers");
     expect(codes(facts)).toEqual([]);
     expect(facts.effects.map((e) => e.count)).toEqual([{ min: 1, max: null }]);
   });
 
   it("a string tripled 40 times: the constant stops growing, the result is bounded", () => {
-    const facts = analyzer.analyze(prog(`let s = "ab";\n    for (let i = 0; i < 40; i++) s = s + s + s;\n    ${mail("s")}`));
+    const facts = analyzed("a string tripled 40 times");
     expect(codes(facts)).toEqual([]);
     expect(facts.effects.map((e) => e.count)).toEqual([{ min: 1, max: 1 }]);
   });
 
   it("a huge array literal: refused as too large to check at once, before the type check", () => {
-    const { source, line } = located(prog(`⟦const xs = [${lines(60000, (i) => String(i % 10), ",")}];`, { top: "" }));
-    const facts = analyzer.analyze(source);
-    refusedForBudget(facts, new RegExp(`more than ${MAX_FUNCTION_NODES} syntax nodes`));
-    expect(facts.diagnostics[0]).toMatchObject({ line: line - 1, column: 3 }); // at main, the function that holds it
+    const facts = analyzed("an array literal of 60000 elements");
+    refusedForBudget(facts, new RegExp(`this function holds more than ${MAX_FUNCTION_NODES} syntax nodes`));
+    expect(facts.diagnostics[0]).toMatchObject({ line: 10, column: 3 }); // at main, the function that holds it
   });
 
   it("thousands of call sites in one function: refused as too large; split into helpers they are analyzed", () => {
-    refusedForBudget(analyzer.analyze(prog(lines(1500, (i) => mail(`"s${i}"`), "\n    "))), /syntax nodes/);
-    const helpers = lines(30, (k) => `async function g${k}(): Promise<void> {\n${lines(50, (i) => `  ${mail(`"s${k}-${i}"`)}`)}\n}`) + "\n";
+    refusedForBudget(analyzed("1500 call sites in one function"), /syntax nodes/);
+    const helpers = lines(30, (k) => `async function g${k}(): Promise<void> {\n${lines(50, (i) => `  await sendEmail({ to: ["a@x.com"], subject: "s${k}-${i}", body: "b" });`)}\n}`) + "\n";
     const facts = analyzer.analyze(prog(lines(30, (k) => `await g${k}();`, "\n    "), { top: helpers }), { budget: { bytes: 1 << 20 } });
     expect(codes(facts)).toEqual([]);
     expect(facts.effects).toHaveLength(1500);
   });
 
   it("a huge union type: refused as too large before the type check", () => {
-    const facts = analyzer.analyze(prog(`const x: U = "a7";`, { top: `type U = ${lines(12000, (i) => `"a${i}"`, " | ")};\n` }));
-    refusedForBudget(facts, /the program's top level holds more than/);
+    refusedForBudget(analyzed("a union of 12000 string literals"), /the program's top level holds more than/);
   });
 
   it("deeply nested types: refused as too deep before the type check", () => {
-    const facts = analyzer.analyze(prog(`const x: T | undefined = undefined;`, { top: `type T = ${"{ a: ".repeat(150)}string${" }".repeat(150)};\n` }));
-    expect(codes(facts)).toEqual(["unsupported deep nesting"]);
+    expect(codes(analyzed("object types nested 150 deep"))).toEqual(["unsupported deep nesting"]);
   });
 
-  it("types that compute are refused before the type check: recursion, template literal unions, mapped types", () => {
-    const digits = `type D = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9";\n`;
-    const cases: [string, string, string][] = [
-      ["conditional type", `type Rep<S extends string, N extends unknown[] = []> = ⟦N["length"] extends 900 ? S : Rep<S, [...N, 0]>;\n`, "conditional type"],
-      ["template literal type", `${digits}type N = ⟦\`\${D}\${D}\${D}\${D}\`;\n`, "template literal type"],
-      ["mapped type", `type M<T> = ⟦{ [K in keyof T]: T[K] };\n`, "mapped type"],
-    ];
-    for (const [name, top, construct] of cases) {
-      const { source, line, column } = located(prog("", { top }));
-      const facts = analyzer.analyze(source);
-      expect(facts.diagnostics, name).toEqual([expect.objectContaining({ code: "refused_construct", construct, line, column })]);
-    }
+  it("types that compute are refused before the type check", () => {
+    expect(codes(analyzed("a recursive conditional type (900 levels)"))).toEqual(["refused_construct conditional type"]);
+    expect(codes(analyzed("a template literal union of 10^4 strings"))).toEqual(["refused_construct template literal type"]);
+    const { source, line, column } = located(prog("", { top: `type M<T> = ⟦{ [K in keyof T]: T[K] };\n` }));
+    expect(analyzer.analyze(source).diagnostics).toEqual([expect.objectContaining({ code: "refused_construct", construct: "mapped type", line, column })]);
   });
 
   it("a type check that runs past the deadline is stopped there (a clock that moves 1 ms per read)", () => {
     let now = 0;
-    const top = lines(300, (i) => `function f${i}(x: number): number { return x + ${i}; }`) + "\n";
-    const facts = analyzer.analyze(prog("", { top }), { budget: { ms: 100, clock: () => now++ } });
+    const facts = analyzer.analyze(slowPrograms["300 small functions"], { budget: { ms: 100, clock: () => now++ } });
     refusedForBudget(facts, /budget of 100 ms: /);
     expect(now).toBeLessThan(150); // the checker asked for the time between functions and stopped
   });
