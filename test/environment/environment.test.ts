@@ -1,5 +1,6 @@
 import { createContext, Script } from "node:vm";
 import { describe, expect, it } from "vitest";
+import { createAnalyzer } from "../../src/analyze/create-analyzer.js";
 import { sandboxLib } from "../../src/analyze/sandbox-lib.js";
 import { GLOBALS, INTRINSICS } from "../../src/environment/environment.js";
 import { hardeningScript, runtimeAllowlist } from "../../src/environment/harden.js";
@@ -16,9 +17,8 @@ function hardenedRealm(): (code: string) => unknown {
   return (code) => new Script(code).runInContext(context);
 }
 
-/** Runs a program in the concrete runner; its one trusted call sends what it saw as the subject. */
-function seenByProgram(body: string): string {
-  const source = `import { program } from "countersign";
+function probe(body: string): string {
+  return `import { program } from "countersign";
 import { sendEmail } from "trusted/email";
 export default program({
   rationale: "probe",
@@ -28,7 +28,11 @@ export default program({
   },
 });
 `;
-  const trace = compileProgram(source, set).run();
+}
+
+/** Runs a program in the concrete runner; its one trusted call sends what it saw as the subject. */
+function seenByProgram(body: string): string {
+  const trace = compileProgram(probe(body), set).run();
   expect(trace.outcome, trace.error).toBe("returned");
   return trace.calls[0]!.args.subject as string;
 }
@@ -94,13 +98,19 @@ describe("a realm hardened to the environment", () => {
 });
 
 describe("the concrete runner builds its realm from the environment", () => {
-  it("a program reaching unlisted built-ins through casts finds undefined there", () => {
-    const subject = seenByProgram(`const O = Object as unknown as Record<string, unknown>;
+  it("a program reaching unlisted built-ins through casts finds undefined there, and the analyzer refuses the casts", () => {
+    const body = `const O = Object as unknown as Record<string, unknown>;
     const A = [] as unknown as Record<string, unknown>;
     const F = sendEmail as unknown as Record<string, unknown>;
     const seen = [typeof O.assign, typeof O.getOwnPropertyDescriptors, typeof O.defineProperty, typeof A.fill, typeof F.call, typeof F.bind, typeof (O.prototype as Record<string, unknown>).__defineGetter__];
-    await sendEmail({ to: ["a@x.com"], subject: seen.join(","), body: "b" });`);
-    expect(subject).toBe(Array(7).fill("undefined").join(","));
+    await sendEmail({ to: ["a@x.com"], subject: seen.join(","), body: "b" });`;
+    expect(seenByProgram(body)).toBe(Array(7).fill("undefined").join(","));
+    const analyzer = createAnalyzer(set);
+    const facts = analyzer.analyze(probe(body));
+    analyzer.dispose();
+    expect(facts.ok).toBe(false);
+    const refused = facts.diagnostics.filter((d) => d.code === "refused_construct").map((d) => `${d.line}:${d.column} ${d.construct}`);
+    expect(refused).toEqual(expect.arrayContaining(["7:15 a double cast", "8:15 a double cast", "9:15 a double cast", "9:15 trusted function sendEmail used as a value"]));
   });
 
   it("a prototype write through a cast fails: the intrinsics are frozen", () => {
