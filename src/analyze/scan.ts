@@ -107,7 +107,11 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
       if ((ts.isPropertyAccessExpression(callee) && MUTATORS.has(callee.name.text)) || ts.isElementAccessExpression(callee)) noteMutation(callee.expression, node);
     } else if (ts.isIdentifier(node)) {
       const symbol = valueSymbol(checker, node);
-      if (symbol !== undefined) references.set(symbol, [...(references.get(symbol) ?? []), node]);
+      if (symbol !== undefined) {
+        const refs = references.get(symbol);
+        if (refs === undefined) references.set(symbol, [node]);
+        else refs.push(node); // not a copy per reference: a name used n times would cost n² here
+      }
     }
     ts.forEachChild(node, visit);
   };
