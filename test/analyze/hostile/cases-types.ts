@@ -33,6 +33,7 @@ export const typeCases: HostileCase[] = [
   { name: "a type named Promise", source: prog(``, { top: `type ⟦Promise<T> = { then(): T };\n` }), ...refused("a type named Promise") },
   { name: "a write to a built-in method", source: prog(`⟦Math.floor = (x: number) => x + 1;`), ...refused("a write to Math") },
   { name: "a write to JSON.stringify", source: prog(`⟦JSON.stringify = () => "b@x.com";`), ...refused("a write to JSON") },
+  { name: "an assignment to a global", source: prog(`⟦Math = { ...Math, floor: (x: number) => x };`), ...refused("a write to Math") },
   { name: "an increment of a built-in constant", source: prog(`⟦Number.MAX_SAFE_INTEGER++;`), ...refused("a write to Number") },
   { name: ".call on a helper (Function has no call in the environment)", source: prog(`f.⟦call(undefined);`, { top: `function f(): void {}\n` }), code: "type_error" },
   { name: ".bind on a helper", source: prog(`const g = f.⟦bind(undefined);`, { top: `function f(): void {}\n` }), code: "type_error" },
