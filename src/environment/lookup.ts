@@ -13,3 +13,8 @@ export function exactMembers(global: string, part: "statics" | "prototype"): Rea
 export function mutatingMembers(global: string): ReadonlySet<string> {
   return new Set(membersOf(global, "prototype").filter((m) => m.mutates === true).map((m) => m.name));
 }
+
+/** The globals with members of their own (Math, JSON, Object...): calls of those members are calls of built-ins. */
+export function namespaces(): ReadonlySet<string> {
+  return new Set(GLOBALS.filter((g) => g.typesOnly !== true && (g.statics?.members.length ?? 0) > 0).map((g) => g.name));
+}

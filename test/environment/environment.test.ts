@@ -4,7 +4,7 @@ import { createAnalyzer } from "../../src/analyze/create-analyzer.js";
 import { sandboxLib } from "../../src/analyze/sandbox-lib.js";
 import { GLOBALS, INTRINSICS } from "../../src/environment/environment.js";
 import { hardeningScript, runtimeAllowlist } from "../../src/environment/harden.js";
-import { exactMembers, mutatingMembers } from "../../src/environment/lookup.js";
+import { exactMembers, mutatingMembers, namespaces } from "../../src/environment/lookup.js";
 import { compileProgram } from "../analyze/support/concrete-runner.js";
 import { testManifests } from "../analyze/support/test-manifests.js";
 
@@ -59,11 +59,12 @@ describe("the environment as data", () => {
     for (const g of GLOBALS) if (g.declaration !== "") expect(sandboxLib).toContain(g.declaration);
   });
 
-  it("tells the analyzer which members it computes exactly and which mutate", () => {
+  it("tells the analyzer which members it computes exactly, which mutate, and which globals are namespaces", () => {
     expect([...exactMembers("Math", "statics")].sort()).toEqual(["abs", "ceil", "floor", "max", "min", "round", "trunc"]);
     expect(exactMembers("String", "prototype").has("toUpperCase")).toBe(true);
     expect(exactMembers("Array", "prototype").has("map")).toBe(false);
     expect([...mutatingMembers("Array")].sort()).toEqual(["pop", "push", "reverse", "shift", "sort", "splice", "unshift"]);
+    expect([...namespaces()].sort()).toEqual(["Array", "Date", "JSON", "Math", "Number", "Object", "Promise", "String", "console"]);
   });
 
   it("leaves types-only globals (Symbol) out of the run-time allowlist", () => {
