@@ -39,5 +39,8 @@ export const typeCases: HostileCase[] = [
   { name: ".bind on a helper", source: prog(`const g = f.⟦bind(undefined);`, { top: `function f(): void {}\n` }), code: "type_error" },
   { name: "Object.assign (not in the environment)", source: prog(`Object.⟦assign({}, { to: ["b@x.com"] });`), code: "type_error" },
   { name: "Array.prototype.fill (not in the environment)", source: prog(`const xs = [1, 2].⟦fill(0);`), code: "type_error" },
+  { name: "a conditional type (type-level recursion)", source: prog(``, { top: `type Deep<N extends unknown[]> = ⟦N["length"] extends 500 ? N : Deep<[...N, 0]>;\n` }), ...refused("conditional type") },
+  { name: "a template literal type (unions that multiply)", source: prog(``, { top: `type D = "0" | "1";\ntype N = ⟦\`\${D}\${D}\`;\n` }), ...refused("template literal type") },
+  { name: "a mapped type", source: prog(``, { top: `type Loose<T> = ⟦{ [K in keyof T]: unknown };\n` }), ...refused("mapped type") },
   { name: "an optional call of a trusted function is still a direct call", source: prog(`await ⟦sendEmail?.(${mail});`), seen: { op: "email.send_email" } },
 ];
