@@ -120,7 +120,8 @@ export class Interpreter {
 
   /** A point where an exception may be thrown: each open sink joins the counts it may leave with. */
   mayThrow(state: State): void {
-    for (const sink of this.throwSinks) sink.at = joinStates(sink.at, { env: new Map(), counts: state.counts });
+    // A copy: the first point would otherwise keep the live map, and later calls would count at it.
+    for (const sink of this.throwSinks) sink.at = joinStates(sink.at, { env: new Map(), counts: new Map(state.counts) });
   }
 
   /** Run `body`, collecting the join of the states at every point where it may throw (undefined: none). */

@@ -5,6 +5,7 @@ import { sandboxLib } from "../../src/analyze/sandbox-lib.js";
 import { GLOBALS, INTRINSICS } from "../../src/environment/environment.js";
 import { hardeningScript, runtimeAllowlist } from "../../src/environment/harden.js";
 import { exactMembers, mutatingMembers, namespaces } from "../../src/environment/lookup.js";
+import { checkProgram } from "../analyze/soundness/check-program.js";
 import { compileProgram } from "../analyze/support/concrete-runner.js";
 import { testManifests } from "../analyze/support/test-manifests.js";
 
@@ -130,4 +131,27 @@ describe("the concrete runner builds its realm from the environment", () => {
     await sendEmail({ to: ["a@x.com"], subject: String(S.constructor.constructor === Object), body: "b" });`);
     expect(subject).toBe("true");
   });
+});
+
+describe("the analyzer agrees with the frozen realm", () => {
+  // A write that would shadow a member of a frozen prototype throws there (the "override
+  // mistake"). In a helper nobody awaits, the throw only rejects its promise and main goes on:
+  // the facts must allow for the helper stopping at the write.
+  const shadowing: [string, string][] = [
+    ["toString on a plain object", `const o: { toString?: () => string } = {};\n      o.toString = () => "x";`],
+    ["message on an error made without one", `const e = new Error();\n      e.message = "changed";`],
+    ["valueOf by a string key", `const o: { valueOf?: () => number } = {};\n      o["valueOf"] = () => 1;`],
+  ];
+  for (const [name, write] of shadowing) {
+    it(`${name}: throws in the realm, and the facts cover the run that goes on without the call`, () => {
+      const analyzer = createAnalyzer(set);
+      const body = `const helper = async (): Promise<void> => {\n      ${write}\n      await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });\n    };\n    helper();`;
+      const { facts, traces, problems } = checkProgram(analyzer, set, probe(body), [["a@x.com"]]);
+      analyzer.dispose();
+      expect(traces[0]!.outcome).toBe("returned");
+      expect(traces[0]!.calls).toEqual([]);
+      expect(facts.effects.map((e) => e.count.min)).toEqual([0]);
+      expect(problems).toEqual([]);
+    });
+  }
 });
