@@ -128,6 +128,15 @@ describe("slow programs stop within the budget", () => {
     expect(facts.effects.map((e) => e.count)).toEqual([{ min: 1, max: 1 }]);
   });
 
+  it("a string of read data doubled 40 times: its provenance stays the few sources it came from", () => {
+    const facts = analyzed("a string of read data doubled 40 times");
+    expect(codes(facts)).toEqual([]);
+    const subject = facts.effects.find((e) => e.op === "email.send_email")!.args.subject!;
+    expect(subject.kind).toBe("string");
+    expect(subject.kind === "string" && subject.provenance.length).toBeLessThanOrEqual(3);
+    expect(subject.kind === "string" && subject.provenance.some((p) => p.untrusted)).toBe(true);
+  });
+
   it("a huge array literal: refused as too large to check at once, before the type check", () => {
     const facts = analyzed("an array literal of 60000 elements");
     refusedForBudget(facts, new RegExp(`this function holds more than ${MAX_FUNCTION_NODES} syntax nodes`));

@@ -23,6 +23,7 @@ export const slowPrograms = {
     top: `async function h(): Promise<void> { await Promise.all([${lines(8, () => "k()", ", ")}]); }\nasync function k(): Promise<void> { ${lines(8, (i) => mail(`"${i}"`), " ")} }\n`,
   }),
   "deep recursion of helpers": prog(`await f(30);`, { top: `async function f(n: number): Promise<void> {\n  if (n > 0) { await f(n - 1); await f(n - 2); }\n  ${mail('"r"')}\n}\n` }),
+  "a string of read data doubled 40 times": prog(`const d = await getDraft({ id: "1" });\n    let s = \`<\${d.body}>\`;\n    for (let i = 0; i < 40; i++) s = s + s;\n    ${mail("s")}`),
   "a string tripled 40 times": prog(`let s = "ab";\n    for (let i = 0; i < 40; i++) s = s + s + s;\n    ${mail("s")}`),
   "an array literal of 60000 elements": prog(`const xs = [${lines(60000, (i) => String(i % 10), ",")}];`),
   "1500 call sites in one function": prog(lines(1500, (i) => mail(`"s${i}"`), "\n    ")),
