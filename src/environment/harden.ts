@@ -24,8 +24,9 @@ export function runtimeAllowlist(): RuntimeAllowlist {
  * through properties, accessors and prototypes is visited; each keeps only the keys its entry
  * lists (a function with no entry keeps `length` and `name`, any other object nothing), and all
  * are frozen. A key that cannot be removed stops the script with an error, so the realm is never
- * left half-built; only the engine's constants (`Math.PI`: fixed primitives) stay where they are. The script takes what it uses from the realm before it removes anything, and
- * needs neither `eval` nor the host.
+ * left half-built; only the engine's constants (`Math.PI`: fixed primitives) stay where they are.
+ * The script takes what it uses from the realm before it removes anything, and needs neither
+ * `eval` nor the host.
  */
 export function hardeningScript(allow: RuntimeAllowlist = runtimeAllowlist()): string {
   const finds = INTRINSICS.map((i) => `[${JSON.stringify(i.name)}, () => ${i.find}]`).join(",\n    ");
