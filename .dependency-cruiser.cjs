@@ -10,6 +10,7 @@
 //   connector                    the Extism host (network and files, behind receipts)
 //   analyze, policy, receipt     core stages (receipt: issue and verify; keys come from a KeyStore)
 //   manifest, constraint         core: manifests, the one constraint language
+//   environment                  the globals and built-ins agent programs may use, as data
 //   model                        schemas, types and small pure helpers everyone shares
 
 /** A rule that `from` folder may import only `allowed` folders of src/ (its own included). */
@@ -36,13 +37,14 @@ module.exports = {
   forbidden: [
     only("model", [], "model is the bottom layer: schemas, types and pure helpers every stage shares"),
     only("constraint", ["model"], "the constraint language knows nothing of the analysis, policies or receipts (no constraint -> analyze)"),
+    only("environment", ["model"], "the environment of agent programs is data: the analyzer and the sandbox read it, it reads nothing"),
     only("manifest", ["model", "constraint", "trusted"], "manifests are checked from their texts; the contract helpers come from trusted/contracts"),
-    only("analyze", ["model", "constraint", "manifest", "trusted"], "the analysis proves facts and does not decide (no analyze -> policy, no analyze -> store)"),
+    only("analyze", ["model", "constraint", "manifest", "environment", "trusted"], "the analysis proves facts and does not decide (no analyze -> policy, no analyze -> store)"),
     only("policy", ["model", "constraint", "manifest"], "the policy decides over facts (no policy -> analyze, no policy -> store)"),
     only("receipt", ["model", "constraint"], "receipts are issued and verified with keys handed in by a KeyStore (no receipt -> authority, no receipt -> store)"),
     only("connector", ["model", "constraint", "manifest", "receipt", "store"], "the connector host enforces receipts; it never reads the policy (no connector -> policy)"),
     only("store", ["model", "constraint", "receipt"], "stores persist what the stages hand them, behind the stages' interfaces"),
-    only("sandbox", ["model", "manifest", "analyze", "trusted"], "the QuickJS runner takes the compiler from the analyzer and the contract helpers; it never decides or reaches a store"),
+    only("sandbox", ["model", "manifest", "environment", "analyze", "trusted"], "the QuickJS runner takes the compiler from the analyzer and the contract helpers; it never decides or reaches a store"),
     only("config", ["model", "constraint", "manifest", "policy", "receipt", "connector", "store"], "config reads the user's files and hands texts to the stages"),
     only("app", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "sandbox"], "use cases never reach into an adapter"),
     {
@@ -56,7 +58,7 @@ module.exports = {
       name: "core-does-no-io",
       comment: "core stages take text, bytes and values: reading files or the network belongs to config, store or connector",
       severity: "error",
-      from: { path: "^dist/src/(model|constraint|manifest|analyze|policy|receipt)/", pathNot: KNOWN_IO_IN_CORE },
+      from: { path: "^dist/src/(model|environment|constraint|manifest|analyze|policy|receipt)/", pathNot: KNOWN_IO_IN_CORE },
       to: { dependencyTypes: ["core"], path: IO_MODULES },
     },
     {

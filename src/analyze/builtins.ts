@@ -1,6 +1,7 @@
 import type { AbstractValue } from "../model/abstract.js";
 import type { Json } from "../model/json.js";
 import { asArray, asRecord, constant, constants, derived, join, unknown } from "./lattice.js";
+import { exactMembers } from "../environment/lookup.js";
 import { fromJs, MAX_STRING, truthy } from "./operators.js";
 
 /**
@@ -11,14 +12,10 @@ import { fromJs, MAX_STRING, truthy } from "./operators.js";
 
 const MAX_VALUES = 16;
 
-// Methods that only read their receiver and constant primitive arguments.
-const pureStringMethods = new Set([
-  "at", "charAt", "charCodeAt", "concat", "endsWith", "includes", "indexOf", "lastIndexOf", "padEnd", "padStart",
-  "repeat", "replace", "replaceAll", "slice", "split", "startsWith", "substring", "toLowerCase", "toUpperCase",
-  "trim", "trimEnd", "trimStart",
-]);
-const pureArrayMethods = new Set(["at", "concat", "includes", "indexOf", "join", "slice"]);
-const pureMath = new Set(["abs", "ceil", "floor", "max", "min", "round", "trunc"]);
+// Methods that only read their receiver and constant primitive arguments: `exact` in the environment.
+const pureStringMethods = exactMembers("String", "prototype");
+const pureArrayMethods = exactMembers("Array", "prototype");
+const pureMath = exactMembers("Math", "statics");
 
 /** A JavaScript result as an abstract value: exact when it is JSON we can hold, unknown otherwise. */
 function fromResult(value: unknown, source: string): AbstractValue {

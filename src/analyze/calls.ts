@@ -2,6 +2,7 @@ import { ts } from "./typescript.js";
 import type { AbstractValue } from "../model/abstract.js";
 import type { LoadedAction } from "../manifest/manifest-set.js";
 import { bindName, withDefault } from "./bind.js";
+import { namespaces as environmentNamespaces } from "../environment/lookup.js";
 import { callGlobal, callMethod } from "./builtins.js";
 import { evaluate, spread } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
@@ -180,7 +181,7 @@ function constantsOf(values: never[]): AbstractValue {
   return values.map((v) => constant(v)).reduce(join);
 }
 
-const namespaces = new Set(["Math", "JSON", "Promise", "Object", "Array", "Number", "String", "Date", "console"]);
+const namespaces = environmentNamespaces();
 const perElement = new Set(["map", "forEach", "filter", "flatMap"]);
 const someElements = new Set(["some", "every", "find", "findIndex"]);
 
@@ -238,7 +239,7 @@ function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, f
   const detached = isAsync(fn);
   const only = receiver.kind === "const" && receiver.values.length === 1 && Array.isArray(receiver.values[0]) ? receiver.values[0] : undefined;
   const returns: AbstractValue[] = [];
-  if (only !== undefined && only.length <= MAX_UNROLL && perElement.has(name)) {
+  if (only !== undefined && only.length <= MAX_UNROLL && perElement.has(name) && it.unroll(only.length)) {
     only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index)], state, detached)));
   } else {
     const element = view?.element ?? derived([receiver], "an element of a collection");

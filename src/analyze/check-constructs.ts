@@ -203,11 +203,13 @@ export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, sh
     ts.forEachChild(node, visit);
   };
 
+  let writes: Map<ts.Symbol, Write[]> | undefined; // every variable's writes, found once and only if needed
   /** `x[k]`: a literal key that is not a forbidden name, or a key that is a number by construction. */
   const checkElementKey = (node: ts.ElementAccessExpression): void => {
     const key = node.argumentExpression;
     if (ts.isStringLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key)) return checkPropertyName(key);
-    if (!isNumeric(checker, key)) refuse(key, "computed member access", "may reach any property (constructor, __proto__...); use a literal key or a number");
+    writes ??= writesByVariable(file, checker);
+    if (!isNumeric(checker, writes, key)) refuse(key, "computed member access", "may reach any property (constructor, __proto__...); use a literal key or a number");
   };
 
   // Top level: declarations only, so that everything that runs is in main or called from it.
@@ -233,41 +235,50 @@ export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, sh
 }
 
 /** Whether `e` evaluates to a number whatever the types say: numeric literals, arithmetic, counters. */
-function isNumeric(checker: ts.TypeChecker, e: ts.Expression, seen = new Set<ts.Symbol>()): boolean {
-  if (ts.isParenthesizedExpression(e)) return isNumeric(checker, e.expression, seen);
+function isNumeric(checker: ts.TypeChecker, writes: Map<ts.Symbol, Write[]>, e: ts.Expression, seen = new Set<ts.Symbol>()): boolean {
+  if (ts.isParenthesizedExpression(e)) return isNumeric(checker, writes, e.expression, seen);
   if (ts.isNumericLiteral(e)) return true;
   if (ts.isPrefixUnaryExpression(e) || ts.isPostfixUnaryExpression(e)) {
     return e.operator !== ts.SyntaxKind.ExclamationToken; // -x, +x, ~x, ++x, x-- are numbers (bigint is refused)
   }
   if (ts.isBinaryExpression(e)) {
     const op = e.operatorToken.kind;
-    if (op === ts.SyntaxKind.PlusToken) return isNumeric(checker, e.left, seen) && isNumeric(checker, e.right, seen);
+    if (op === ts.SyntaxKind.PlusToken) return isNumeric(checker, writes, e.left, seen) && isNumeric(checker, writes, e.right, seen);
     const arithmetic = [ts.SyntaxKind.MinusToken, ts.SyntaxKind.AsteriskToken, ts.SyntaxKind.SlashToken, ts.SyntaxKind.PercentToken, ts.SyntaxKind.AsteriskAsteriskToken, ts.SyntaxKind.AmpersandToken, ts.SyntaxKind.BarToken, ts.SyntaxKind.CaretToken, ts.SyntaxKind.LessThanLessThanToken, ts.SyntaxKind.GreaterThanGreaterThanToken, ts.SyntaxKind.GreaterThanGreaterThanGreaterThanToken];
     return arithmetic.includes(op);
   }
-  if (ts.isConditionalExpression(e)) return isNumeric(checker, e.whenTrue, seen) && isNumeric(checker, e.whenFalse, seen);
+  if (ts.isConditionalExpression(e)) return isNumeric(checker, writes, e.whenTrue, seen) && isNumeric(checker, writes, e.whenFalse, seen);
   if (ts.isIdentifier(e)) {
     const symbol = valueSymbol(checker, e);
     const declaration = symbol?.valueDeclaration;
     if (symbol === undefined || declaration === undefined || !ts.isVariableDeclaration(declaration) || !ts.isIdentifier(declaration.name) || declaration.initializer === undefined) return false;
     if (seen.has(symbol)) return true; // a cycle through the variable's own writes: the other writes decide
     seen.add(symbol);
-    if (!isNumeric(checker, declaration.initializer, seen)) return false;
-    return writesOf(symbol, e.getSourceFile(), checker).every((w) => w === "numeric" || isNumeric(checker, w, seen));
+    if (!isNumeric(checker, writes, declaration.initializer, seen)) return false;
+    return (writes.get(symbol) ?? []).every((w) => w === "numeric" || isNumeric(checker, writes, w, seen));
   }
   return false;
 }
 
-/** Every write to a variable: the assigned expression, or "numeric" for ++, --, -= and the like. */
-function writesOf(symbol: ts.Symbol, file: ts.SourceFile, checker: ts.TypeChecker): (ts.Expression | "numeric")[] {
-  const out: (ts.Expression | "numeric")[] = [];
+type Write = ts.Expression | "numeric";
+
+/** Every write to each variable, in one pass: the assigned expression, or "numeric" for ++, --, -= and the like. */
+function writesByVariable(file: ts.SourceFile, checker: ts.TypeChecker): Map<ts.Symbol, Write[]> {
+  const out = new Map<ts.Symbol, Write[]>();
+  const add = (target: ts.Identifier, write: Write): void => {
+    const symbol = checker.getSymbolAtLocation(target);
+    if (symbol === undefined) return;
+    const list = out.get(symbol);
+    if (list === undefined) out.set(symbol, [write]);
+    else list.push(write);
+  };
   const visit = (node: ts.Node): void => {
-    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && ts.isIdentifier(node.operand) && checker.getSymbolAtLocation(node.operand) === symbol) out.push("numeric");
-    if (ts.isBinaryExpression(node) && ts.isIdentifier(node.left) && checker.getSymbolAtLocation(node.left) === symbol) {
+    if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && ts.isIdentifier(node.operand)) add(node.operand, "numeric");
+    if (ts.isBinaryExpression(node) && ts.isIdentifier(node.left)) {
       const op = node.operatorToken.kind;
-      if (op === ts.SyntaxKind.EqualsToken) out.push(node.right);
-      else if (op === ts.SyntaxKind.PlusEqualsToken) out.push(node.right); // numeric only if the right side is
-      else if (op > ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment) out.push(op === ts.SyntaxKind.BarBarEqualsToken || op === ts.SyntaxKind.AmpersandAmpersandEqualsToken || op === ts.SyntaxKind.QuestionQuestionEqualsToken ? node.right : "numeric");
+      if (op === ts.SyntaxKind.EqualsToken) add(node.left, node.right);
+      else if (op === ts.SyntaxKind.PlusEqualsToken) add(node.left, node.right); // numeric only if the right side is
+      else if (op > ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment) add(node.left, op === ts.SyntaxKind.BarBarEqualsToken || op === ts.SyntaxKind.AmpersandAmpersandEqualsToken || op === ts.SyntaxKind.QuestionQuestionEqualsToken ? node.right : "numeric");
     }
     ts.forEachChild(node, visit);
   };

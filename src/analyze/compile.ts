@@ -2,6 +2,9 @@ import { ts } from "./typescript.js";
 import type { Diagnostic } from "../model/facts.js";
 import { generateApi } from "../manifest/generate-api.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
+import { BudgetExceeded, type Budget } from "./budget.js";
+import { checkFunctionSize } from "./check-size.js";
+import { checkTypeLevel } from "./check-type-level.js";
 import { checkNesting, parserTooDeep } from "./nesting.js";
 import { sandboxLib } from "./sandbox-lib.js";
 
@@ -61,7 +64,7 @@ export function createCompiler(set: ManifestSet): Compiler {
     useCaseSensitiveFileNames: () => true,
     getNewLine: () => "\n",
   };
-  return {
+  const compiler: Compiler = {
     modules: new Set(Object.keys(api.modules)),
     build(text) {
       source = text;
@@ -69,6 +72,11 @@ export function createCompiler(set: ManifestSet): Compiler {
       return last;
     },
   };
+  // Parse and bind the lib and the API now, once, and warm the compiler's code up: the analysis
+  // budget is for each program's own work, not for the analyzer's setup.
+  const warm = compiler.build("export {};\n");
+  warm.getSemanticDiagnostics(warm.getSourceFile(PROGRAM_FILE));
+  return compiler;
 }
 
 export interface Compiled {
@@ -77,19 +85,33 @@ export interface Compiled {
   diagnostics: Diagnostic[]; // type errors, in the compiler's words
 }
 
-/** The program type-checked, or refused when it nests too deeply to be checked safely. */
-export function compile(compiler: Compiler, source: string): Compiled | { refused: Diagnostic } {
+/**
+ * The program type-checked within the budget's time (BudgetExceeded past it), or refused before
+ * the checker runs when it nests too deeply, holds a function too large to check at once, or
+ * computes types.
+ */
+export function compile(compiler: Compiler, source: string, budget: Budget): Compiled | { refused: Diagnostic[] } {
   let program: ts.Program;
   try {
     program = compiler.build(source);
   } catch (err) {
-    if (err instanceof RangeError) return { refused: parserTooDeep() }; // the parser's own recursion overflowed
+    if (err instanceof RangeError) return { refused: [parserTooDeep()] }; // the parser's own recursion overflowed
     throw err;
   }
   const file = program.getSourceFile(PROGRAM_FILE)!;
-  const tooDeep = checkNesting(file);
-  if (tooDeep !== undefined) return { refused: tooDeep };
-  const found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)];
+  const tooLarge = checkNesting(file) ?? checkFunctionSize(file);
+  if (tooLarge !== undefined) return { refused: [tooLarge] };
+  const computing = checkTypeLevel(file);
+  if (computing.length > 0) return { refused: computing };
+  budget.checkTime();
+  let found: ts.Diagnostic[];
+  try {
+    found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, budget.cancellationToken())];
+  } catch (err) {
+    if (err instanceof ts.OperationCanceledException) throw new BudgetExceeded("ms", undefined);
+    throw err;
+  }
+  budget.checkTime();
   const diagnostics = found.filter((d) => d.category === ts.DiagnosticCategory.Error).map((d) => typeDiagnostic(d, file));
   return { file, checker: program.getTypeChecker(), diagnostics };
 }

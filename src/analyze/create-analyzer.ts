@@ -1,10 +1,13 @@
-import { createHash } from "node:crypto";
 import type { ts } from "./typescript.js";
-import type { Facts } from "../model/facts.js";
+import type { Diagnostic, Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
+import { programBytes } from "../model/program-bytes.js";
+import { Budget, BudgetExceeded, type BudgetOptions } from "./budget.js";
+import { diagnosticAt } from "./diagnostic.js";
 import { checkConstructs } from "./check-constructs.js";
 import { checkImports } from "./check-imports.js";
-import { compile, createCompiler, LIB_FILE } from "./compile.js";
+import { checkTypeTrust } from "./check-type-trust.js";
+import { compile, createCompiler, LIB_FILE, type Compiler } from "./compile.js";
 import { checkGuarantees } from "./guarantees.js";
 import { Interpreter } from "./interpreter.js";
 import { programShape } from "./program-shape.js";
@@ -15,10 +18,16 @@ import { resolveApiCall } from "./trusted-callee.js";
 
 export interface AnalyzeOptions {
   entry?: string; // the program's file name, recorded in the facts; default "program.ts"
+  budget?: BudgetOptions; // this analysis's limits, over the analyzer's
+}
+
+export interface AnalyzerOptions {
+  budget?: BudgetOptions; // the limits of every analysis (defaults: DEFAULT_BUDGET)
 }
 
 export interface Analyzer {
-  analyze(source: string, options?: AnalyzeOptions): Facts;
+  /** The facts of one program: its exact bytes (or text, standing for its UTF-8 encoding). */
+  analyze(program: Uint8Array | string, options?: AnalyzeOptions): Facts;
   dispose(): void;
 }
 
@@ -27,42 +36,72 @@ export interface Analyzer {
  * allowlist, then (only for a well-formed program) abstract interpretation, guarantees and the
  * summary. Any error diagnostic refuses the program; so does a refuted guarantee.
  */
-export function createAnalyzer(set: ManifestSet): Analyzer {
+export function createAnalyzer(set: ManifestSet, analyzerOptions: AnalyzerOptions = {}): Analyzer {
   let compiler: ReturnType<typeof createCompiler> | undefined = createCompiler(set);
+  new Budget(analyzerOptions.budget); // bad limits fail here, not at the first program
   return {
-    analyze(source, options = {}) {
+    analyze(program, options = {}) {
       if (compiler === undefined) throw new Error("analyzer disposed");
-      const sha256 = createHash("sha256").update(source, "utf8").digest("hex");
+      const budget = new Budget({ ...analyzerOptions.budget, ...options.budget });
+      const { bytes, sha256, text } = programBytes(program);
       const facts: Facts = { program: { sha256, entry: options.entry ?? "program.ts" }, ok: false, diagnostics: [], effects: [], guarantees: [], summary: [], rationale: "" };
-      const compiled = compile(compiler, source);
-      if ("refused" in compiled) {
-        facts.diagnostics.push(compiled.refused);
-        return facts;
+      if (bytes.length > budget.limits.bytes) {
+        facts.diagnostics.push(atStart("analysis_budget_exceeded", `the program is ${bytes.length} bytes, more than the analysis's limit of ${budget.limits.bytes} bytes`));
+      } else if (text === undefined) {
+        facts.diagnostics.push(atStart("invalid_program", "the program is not valid UTF-8: a program must be UTF-8 text"));
+      } else {
+        try {
+          analyzeText(compiler, set, budget, text, facts);
+        } catch (err) {
+          if (!(err instanceof BudgetExceeded)) throw err;
+          facts.diagnostics.push(budgetDiagnostic(err, budget)); // raised before any effect was recorded
+        }
       }
-      const { file, checker, diagnostics: typeErrors } = compiled;
-      const { shape, diagnostics: shapeProblems } = programShape(checker, file);
-      if (shape !== undefined) facts.rationale = shape.rationale;
-      facts.diagnostics.push(...typeErrors, ...checkImports(file, compiler.modules), ...shapeProblems, ...checkConstructs(checker, file, shape));
-      if (facts.diagnostics.length > 0 || shape === undefined) return sorted(facts);
-      const isTrusted = (call: ts.CallExpression): boolean => {
-        const api = resolveApiCall(checker, set, call);
-        return api !== undefined && api !== "unresolved" && api.kind === "action";
-      };
-      const it = new Interpreter(checker, set, file, scanProgram(checker, file, isTrusted), LIB_FILE);
-      const { effects, atExport } = runProgram(it, shape);
-      const { results, diagnostics } = checkGuarantees(it, shape.guarantees, atExport, effects, set);
-      facts.diagnostics.push(...it.diagnostics, ...diagnostics);
-      if (facts.diagnostics.length > 0) return sorted(facts);
-      facts.effects = effects;
-      facts.guarantees = results;
-      facts.summary = summarize(effects, results);
-      facts.ok = results.every((g) => g.status !== "refuted");
-      return facts;
+      return sorted(facts);
     },
     dispose() {
       compiler = undefined;
     },
   };
+}
+
+/** The stages over well-formed text; fills `facts` in place, so that a budget refusal keeps the rationale. */
+function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text: string, facts: Facts): void {
+  const compiled = compile(compiler, text, budget);
+  if ("refused" in compiled) {
+    facts.diagnostics.push(...compiled.refused);
+    return;
+  }
+  const { file, checker, diagnostics: typeErrors } = compiled;
+  const { shape, diagnostics: shapeProblems } = programShape(checker, file);
+  if (shape !== undefined) facts.rationale = shape.rationale;
+  facts.diagnostics.push(...typeErrors, ...checkImports(file, compiler.modules), ...shapeProblems, ...checkConstructs(checker, file, shape), ...checkTypeTrust(checker, file, LIB_FILE));
+  if (facts.diagnostics.length > 0 || shape === undefined) return;
+  budget.checkTime();
+  const isTrusted = (call: ts.CallExpression): boolean => {
+    const api = resolveApiCall(checker, set, call);
+    return api !== undefined && api !== "unresolved" && api.kind === "action";
+  };
+  const it = new Interpreter(checker, set, file, scanProgram(checker, file, isTrusted), LIB_FILE, budget);
+  const { effects, atExport } = runProgram(it, shape);
+  const { results, diagnostics } = checkGuarantees(it, shape.guarantees, atExport, effects, set);
+  facts.diagnostics.push(...it.diagnostics, ...diagnostics);
+  if (facts.diagnostics.length > 0) return;
+  facts.effects = effects;
+  facts.guarantees = results;
+  facts.summary = summarize(effects, results);
+  facts.ok = results.every((g) => g.status !== "refuted");
+}
+
+function budgetDiagnostic(err: BudgetExceeded, budget: Budget): Diagnostic {
+  const limit = err.limit === "ms" ? `${budget.limits.ms} ms` : `${budget.limits.steps} steps`;
+  const message = `the analysis ran past its budget of ${limit}${err.at === undefined ? "" : " here"}: simplify the program (fewer nested loops or calls, smaller types)`;
+  if (err.at === undefined) return atStart("analysis_budget_exceeded", message);
+  return diagnosticAt(err.at.getSourceFile(), err.at, "analysis_budget_exceeded", message);
+}
+
+function atStart(code: string, message: string): Diagnostic {
+  return { severity: "error", code, message, line: 1, column: 1 };
 }
 
 function sorted(facts: Facts): Facts {

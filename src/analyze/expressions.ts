@@ -9,9 +9,13 @@ import { valueSymbol } from "./scan.js";
 import { assign, clone, joinStates, type State } from "./state.js";
 import { arrayOf, getElement, getProperty } from "./values.js";
 import { mutateTracked } from "./mutate.js";
+import { frozenMemberNames } from "../environment/lookup.js";
+
+const FROZEN_MEMBERS = frozenMemberNames();
 
 /** The abstract value of `e`; effects (calls, assignments) update `state` in place. */
 export function evaluate(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
+  it.step(e);
   if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e) || ts.isTypeAssertionExpression(e)) {
     return evaluate(it, e.expression, state);
   }
@@ -261,6 +265,7 @@ function assignTo(it: Interpreter, target: ts.Expression, state: State, compute:
     const receiver = evaluate(it, object, state);
     const key = ts.isPropertyAccessExpression(t) ? constant(t.name.text) : evaluate(it, t.argumentExpression, state);
     mayBeNullish(it, receiver, state);
+    if (key.kind === "const" && key.values.some((k) => typeof k === "string" && FROZEN_MEMBERS.has(k))) it.mayThrow(state); // may shadow a frozen built-in
     const value = compute(() => getElement(receiver, key));
     mutateTracked(it, object, state, (v) => setField(v, key, value));
     return value;

@@ -1,2 +1,3 @@
 // The static analyzer: programs in, facts out.
-export { createAnalyzer, type Analyzer, type AnalyzeOptions } from "./create-analyzer.js";
+export { createAnalyzer, type Analyzer, type AnalyzeOptions, type AnalyzerOptions } from "./create-analyzer.js";
+export { DEFAULT_BUDGET, type BudgetOptions } from "./budget.js";

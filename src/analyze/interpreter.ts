@@ -1,6 +1,7 @@
 import { ts } from "./typescript.js";
 import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
 import type { Diagnostic } from "../model/facts.js";
+import type { Budget } from "./budget.js";
 import type { LoadedAction, ManifestSet } from "../manifest/manifest-set.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
@@ -19,6 +20,12 @@ interface Frame {
 }
 
 const MAX_DEPTH = 16;
+/**
+ * Loop iterations (and callbacks over constant arrays) the analysis may unroll in all: 60 × 60 × 60
+ * unrolled iterations would spend the whole budget, so past this every loop widens (counts
+ * unbounded, values unknown) instead of running out of budget.
+ */
+const MAX_UNROLLED = 2048;
 
 /**
  * The shared context of the abstract interpreter. Statements, expressions and calls are
@@ -35,6 +42,7 @@ export class Interpreter {
   private readonly promises = new WeakMap<AbstractValue, AbstractValue>();
   private observers: Map<ts.Symbol, Provenance[]>[] = [];
   private throwSinks: { at?: State }[] = [];
+  private unrollable = MAX_UNROLLED; // what is left of the unroll allowance
 
   constructor(
     readonly checker: ts.TypeChecker,
@@ -42,7 +50,13 @@ export class Interpreter {
     readonly file: ts.SourceFile,
     readonly scan: Scan,
     readonly libFile: string,
+    readonly budget: Budget,
   ) {}
+
+  /** Spend one step of the analysis budget at `node` (every statement and expression evaluated). */
+  step(node: ts.Node): void {
+    this.budget.step(node);
+  }
 
   /** Count one run of a trusted call site and join its arguments into the site's record. */
   recordCall(state: State, call: ts.CallExpression, action: LoadedAction, args: Record<string, AbstractValue>): void {
@@ -106,7 +120,8 @@ export class Interpreter {
 
   /** A point where an exception may be thrown: each open sink joins the counts it may leave with. */
   mayThrow(state: State): void {
-    for (const sink of this.throwSinks) sink.at = joinStates(sink.at, { env: new Map(), counts: state.counts });
+    // A copy: the first point would otherwise keep the live map, and later calls would count at it.
+    for (const sink of this.throwSinks) sink.at = joinStates(sink.at, { env: new Map(), counts: new Map(state.counts) });
   }
 
   /** Run `body`, collecting the join of the states at every point where it may throw (undefined: none). */
@@ -151,6 +166,13 @@ export class Interpreter {
       out.env.set(symbol, { kind: "unknown", provenance });
     }
     return out;
+  }
+
+  /** Takes `iterations` unrolled iterations from the allowance; false (nothing taken) when they do not fit: widen instead. */
+  unroll(iterations: number): boolean {
+    if (iterations > this.unrollable) return false;
+    this.unrollable -= iterations;
+    return true;
   }
 
   isOnStack(fn: ts.Node, escaped?: boolean): boolean {

@@ -10,7 +10,8 @@ import { clone, joinStates, type Flow, type State } from "./state.js";
 
 /**
  * Loops are unrolled while the analysis knows exactly how many iterations remain (a constant array,
- * a condition that evaluates to a known boolean), up to MAX_UNROLL iterations. Otherwise every
+ * a condition that evaluates to a known boolean), up to MAX_UNROLL iterations and while the
+ * analysis's allowance of unrolled iterations lasts (`unroll`). Otherwise every
  * variable the loop writes becomes unknown, one iteration is interpreted from that state, and its
  * counts are multiplied by the possible number of iterations (unbounded unless the length of the
  * iterated array is bounded).
@@ -81,7 +82,7 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
   const view = asArray(iterable);
   const exact = only !== undefined ? only.map((v) => constant(v)) : view !== undefined && view.length.min === view.length.max ? Array<AbstractValue>(view.length.min).fill(view.element) : undefined;
   const exits: Exits = {};
-  if (exact !== undefined && exact.length <= MAX_UNROLL) {
+  if (exact !== undefined && exact.length <= MAX_UNROLL && it.unroll(exact.length)) {
     let current: State | undefined = state;
     for (const element of exact) {
       if (current === undefined) break;
@@ -105,7 +106,7 @@ function conditional(it: Interpreter, loop: ts.Node, state: State, condition: ts
   for (let i = 0; i < MAX_UNROLL && current !== undefined; i++) {
     const t = condition === undefined ? "yes" : truthy(evaluate(it, condition, current));
     if (t === "no") return done(current, exits);
-    if (t === "maybe") break;
+    if (t === "maybe" || !it.unroll(1)) break;
     current = iterate(current);
   }
   if (current === undefined) return done(undefined, exits);

@@ -1,6 +1,6 @@
 import type { AbstractValue } from "../model/abstract.js";
 import type { Json } from "../model/json.js";
-import { constant, constants, derived, join, provenanceOf, unknown } from "./lattice.js";
+import { constant, constants, derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
 
 /**
  * JavaScript operators on abstract values. On constants we run the real operator on the real
@@ -88,7 +88,7 @@ export function binary(op: string, a: AbstractValue, b: AbstractValue): Abstract
 /** `a + b` when one side is known to be a string: a string with the known prefix and suffix. */
 function concat(a: AbstractValue, b: AbstractValue): AbstractValue | undefined {
   if (!isString(a) && !isString(b)) return undefined;
-  const provenance = [...provenanceOf(a), ...provenanceOf(b)];
+  const provenance = mergeProvenance([provenanceOf(a), provenanceOf(b)]); // deduplicated: s = s + s must not double it
   const prefix = knownStart(a) + (isWhollyKnown(a) ? knownStart(b) : "");
   const suffix = (isWhollyKnown(b) ? knownEnd(a) : "") + knownEnd(b);
   return { kind: "string", prefix: prefix.slice(0, MAX_STRING), suffix: suffix.slice(-MAX_STRING), provenance };

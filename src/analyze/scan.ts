@@ -1,4 +1,5 @@
 import { ts } from "./typescript.js";
+import { mutatingMembers } from "../environment/lookup.js";
 
 /**
  * A pass over the whole program before interpretation, finding the variables whose values the
@@ -21,8 +22,8 @@ export interface Scan {
   writtenWithin(node: ts.Node): Set<ts.Symbol>;
 }
 
-/** Array methods that change the array they are called on (those the sandbox lib declares). */
-export const MUTATORS = new Set(["push", "pop", "shift", "unshift", "splice", "sort", "reverse"]);
+/** Array methods that change the array they are called on (`mutates` in the environment). */
+export const MUTATORS = mutatingMembers("Array");
 
 export function isFunctionLike(node: ts.Node): node is ts.FunctionLikeDeclaration {
   return ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node);
@@ -106,7 +107,11 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
       if ((ts.isPropertyAccessExpression(callee) && MUTATORS.has(callee.name.text)) || ts.isElementAccessExpression(callee)) noteMutation(callee.expression, node);
     } else if (ts.isIdentifier(node)) {
       const symbol = valueSymbol(checker, node);
-      if (symbol !== undefined) references.set(symbol, [...(references.get(symbol) ?? []), node]);
+      if (symbol !== undefined) {
+        const refs = references.get(symbol);
+        if (refs === undefined) references.set(symbol, [node]);
+        else refs.push(node); // not a copy per reference: a name used n times would cost n² here
+      }
     }
     ts.forEachChild(node, visit);
   };

@@ -25,6 +25,7 @@ export function runBlock(it: Interpreter, statements: readonly ts.Statement[], s
 }
 
 export function runStatement(it: Interpreter, statement: ts.Statement, state: State): Flow {
+  it.step(statement);
   if (ts.isBlock(statement)) return runBlock(it, statement.statements, state);
   if (ts.isExpressionStatement(statement)) {
     evaluate(it, statement.expression, state);

@@ -1,3 +1,4 @@
+import { programBytes } from "../model/program-bytes.js";
 import type { ApprovalRequest } from "../model/request.js";
 import { checkProgram, type ProgramInput } from "./check-program.js";
 import type { AppContext } from "./context.js";
@@ -13,7 +14,7 @@ export async function submitRequest(ctx: AppContext, program: ProgramInput): Pro
     id: ctx.newId(),
     created: ctx.now().toISOString(),
     program: facts.program,
-    source: program.source,
+    source: programBytes(program.source).text ?? "", // a program that is not UTF-8 was refused by the analysis
     rationale: facts.rationale,
     decision,
   };

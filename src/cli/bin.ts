@@ -11,10 +11,10 @@ try {
   useCodeCache(join(dataDir(process.env), "cache"));
 } catch {}
 
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 const io: Io = {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { DEFAULT_BUDGET } from "../analyze/index.js";
 import { countText, describe } from "../analyze/summarize.js";
 import { checkProgram } from "../app/check-program.js";
 import { localContext } from "../app/local-context.js";
@@ -10,13 +11,17 @@ import { EXIT, reportError, usageError, type Command } from "./command.js";
 import { given } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
 
-const usage = `usage: countersign check [FILE|-] [--manifests DIR] [--policies DIR] [--json]
+const usage = `usage: countersign check [FILE|-] [--manifests DIR] [--policies DIR] [--budget-ms N] [--budget-steps N] [--max-bytes N] [--json]
 
 Analyze an agent program (FILE, or - for stdin): type errors, refused constructs, every trusted
 call with its arguments and call count, each guarantee proven, refuted or enforced at run time,
 and a plain-language summary; then the policy's dry-run decision (--policies DIR, default
 $COUNTERSIGN_HOME/policies or the shipped policies) with the rule and reason per effect. Exit 0
-when the program is well-formed and no guarantee is refuted, 1 when it is refused, 2 on a usage error.`;
+when the program is well-formed and no guarantee is refuted, 1 when it is refused, 2 on a usage error.
+
+The analysis is bounded: --budget-ms (default ${DEFAULT_BUDGET.ms}, the type check included), --budget-steps
+(default ${DEFAULT_BUDGET.steps}) and --max-bytes (default ${DEFAULT_BUDGET.bytes}, UTF-8 bytes); past any of them the
+program is refused with analysis_budget_exceeded.`;
 
 /** `countersign check`: the static analysis of one program. */
 const command: Command = {
@@ -27,14 +32,22 @@ const command: Command = {
       const { values, positionals } = parseFlags({
         args: argv,
         allowPositionals: true,
-        options: { json: { type: "boolean" }, manifests: { type: "string" }, policies: { type: "string" } },
+        options: {
+          json: { type: "boolean" },
+          manifests: { type: "string" },
+          policies: { type: "string" },
+          "budget-ms": { type: "string" },
+          "budget-steps": { type: "string" },
+          "max-bytes": { type: "string" },
+        },
       });
       const [file, ...extra] = positionals;
       if (file === undefined) throw usageError("missing FILE: countersign check FILE (or - for stdin)");
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+      const budget = { ms: positive(values["budget-ms"], "--budget-ms"), steps: positive(values["budget-steps"], "--budget-steps"), bytes: positive(values["max-bytes"], "--max-bytes") };
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
       const ctx = localContext(io.env, given(io, values));
-      const { facts, decision } = await checkProgram(ctx, { source, entry: file === "-" ? "stdin.ts" : file }).finally(() => ctx.close());
+      const { facts, decision } = await checkProgram(ctx, { source, entry: file === "-" ? "stdin.ts" : file, budget }).finally(() => ctx.close());
       io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : human(facts) + formatDecision(decision));
       return facts.ok ? EXIT.ok : EXIT.rejected;
     } catch (err) {
@@ -45,22 +58,20 @@ const command: Command = {
 
 export default command;
 
-// Strict: invalid bytes would decode to U+FFFD, and the analysis (and the hash a receipt binds)
-// would be about other text than the file. The BOM is kept, so the text encodes back to the bytes.
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-function readSource(path: string): string {
-  let bytes: Buffer;
+/** The file's bytes as they are: the analyzer applies the one UTF-8 rule and hashes exactly these. */
+function readSource(path: string): Uint8Array {
   try {
-    bytes = readFileSync(path);
+    return readFileSync(path);
   } catch (err) {
     throw new CountersignError("usage_error", "cli", `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  try {
-    return utf8.decode(bytes);
-  } catch {
-    throw new CountersignError("usage_error", "cli", `${path} is not valid UTF-8: a program must be UTF-8 text`);
-  }
+}
+
+/** A positive integer flag, or undefined when it is not given. */
+function positive(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) throw usageError(`${flag} must be a positive integer, not "${value}"`);
+  return Number(value);
 }
 
 function asJson(facts: Facts): unknown {

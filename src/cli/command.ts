@@ -5,7 +5,7 @@ import { CountersignError, toEnvelope } from "../model/errors.js";
 export interface Io {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
-  readStdin: () => Promise<string>;
+  readStdin: () => Promise<Uint8Array | string>; // the bytes as read (tests may give text)
   env: NodeJS.ProcessEnv;
   cwd: string;
 }

@@ -26,12 +26,12 @@ export async function main(argv: string[], io: Io): Promise<number> {
     io.stderr(`countersign: unknown command "${name}"; run \`countersign help\` for the list\n`);
     return EXIT.usage;
   }
-  const command = await entry.load();
-  if (rest.includes("--help") || rest.includes("-h")) {
-    io.stdout(command.usage + "\n");
-    return EXIT.ok;
-  }
   try {
+    const command = await entry.load(); // inside the try: a command that cannot load says why, in the envelope
+    if (rest.includes("--help") || rest.includes("-h")) {
+      io.stdout(command.usage + "\n");
+      return EXIT.ok;
+    }
     dataDir(io.env); // every command is run for one data directory: a bad COUNTERSIGN_HOME fails them all alike
     return await command.run(rest, io);
   } catch (err) {

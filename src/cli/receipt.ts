@@ -33,7 +33,7 @@ const command: Command = {
     if (tokenArg === undefined) throw usageError("missing TOKEN (or - to read it from stdin)");
     if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
     if (values.program === undefined) throw usageError("missing --program FILE: the program the receipt must be for");
-    const token = tokenArg === "-" ? (await io.readStdin()).trim() : tokenArg;
+    const token = tokenArg === "-" ? asText(await io.readStdin()).trim() : tokenArg;
     const programBytes = readProgram(resolve(io.cwd, values.program));
     const trust = await trusted(values, io);
     try {
@@ -90,3 +90,8 @@ function format(kid: string, c: ReceiptClaims): string {
 }
 
 export default command;
+
+/** A token read from stdin: compact JWS is ASCII, so a lenient decode cannot make a bad token pass. */
+function asText(input: Uint8Array | string): string {
+  return typeof input === "string" ? input : new TextDecoder().decode(input);
+}

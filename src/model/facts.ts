@@ -9,7 +9,8 @@ export type Site = z.infer<typeof Site>;
 /**
  * Something the analysis has to say about the program. `error` refuses the program.
  * `code` is stable: `type_error` (compiler's words in `message`), `refused_construct`,
- * `refused_import`, `invalid_guarantee`, `invalid_program`, `unsupported`.
+ * `refused_import`, `invalid_guarantee`, `invalid_program` (also: not UTF-8), `unsupported`,
+ * `analysis_budget_exceeded` (past the analysis's time, steps or size).
  */
 export const Diagnostic = z.object({
   severity: z.enum(["error", "warning"]),

@@ -8,7 +8,7 @@ import { main } from "../../src/cli/main.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { isolatedEnv } from "../support/isolated-env.js";
 
-function capture(stdin = ""): Io & { out: string; err: string } {
+function capture(stdin: Uint8Array | string = ""): Io & { out: string; err: string } {
   const io = {
     out: "",
     err: "",
@@ -87,20 +87,53 @@ describe("countersign check", () => {
     expect(JSON.parse(io.out)).toEqual({ error: { class: "usage_error", message: expect.stringContaining("ENOENT"), retriable: false, boundary: "cli" } });
   });
 
-  it("a file that is not UTF-8 is a usage error naming the file; a BOM is kept in the hashed text", async () => {
+  it("a file that is not UTF-8 is refused, with the hash of its bytes; a BOM is kept in the hashed text", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cs-check-"));
     const text = `import { program } from "countersign";\nexport default program({ rationale: "x", guarantees: [], async main() {} });\n`;
     const bad = join(dir, "bad.ts");
-    writeFileSync(bad, Buffer.concat([Buffer.from(text), Buffer.from([0xc3, 0x28])]));
+    const badBytes = Buffer.concat([Buffer.from(text), Buffer.from([0xc3, 0x28])]);
+    writeFileSync(bad, badBytes);
     const io = capture();
-    expect(await main(["check", bad, "--json"], io)).toBe(2);
-    expect(JSON.parse(io.out).error).toEqual({ class: "usage_error", message: `${bad} is not valid UTF-8: a program must be UTF-8 text`, retriable: false, boundary: "cli" });
+    expect(await main(["check", bad, "--json"], io)).toBe(1);
+    const refused = JSON.parse(io.out);
+    expect(refused.program.sha256).toBe(createHash("sha256").update(badBytes).digest("hex"));
+    expect(refused.diagnostics).toEqual([{ severity: "error", code: "invalid_program", message: "the program is not valid UTF-8: a program must be UTF-8 text", line: 1, column: 1 }]);
     const bom = join(dir, "bom.ts");
     const bytes = Buffer.from(`\uFEFF${text}`);
     writeFileSync(bom, bytes);
     const ok = capture();
     expect(await main(["check", bom, "--json"], ok)).toBe(0);
     expect(JSON.parse(ok.out).program.sha256).toBe(createHash("sha256").update(bytes).digest("hex"));
+  });
+
+  it("reads stdin as bytes: invalid UTF-8 there is refused too, with the hash of the bytes", async () => {
+    const bytes = Buffer.concat([Buffer.from(`import { program } from "countersign";\n// `), Buffer.from([0xff]), Buffer.from("\n")]);
+    const io = capture(bytes);
+    expect(await main(["check", "-", "--json"], io)).toBe(1);
+    const out = JSON.parse(io.out);
+    expect(out.program).toEqual({ sha256: createHash("sha256").update(bytes).digest("hex"), entry: "stdin.ts" });
+    expect(out.diagnostics.map((d: { code: string }) => d.code)).toEqual(["invalid_program"]);
+  });
+
+  it("takes the analysis budget as flags: a program over --max-bytes is refused before it is parsed", async () => {
+    const io = capture();
+    expect(await main(["check", "examples/notify-team.ts", "--json", "--max-bytes", "100"], io)).toBe(1);
+    const out = JSON.parse(io.out);
+    expect(out.diagnostics).toEqual([expect.objectContaining({ code: "analysis_budget_exceeded", line: 1, column: 1 })]);
+    expect(out.diagnostics[0].message).toMatch(/more than the analysis's limit of 100 bytes/);
+    const steps = capture();
+    expect(await main(["check", "examples/notify-team.ts", "--json", "--budget-steps", "5"], steps)).toBe(1);
+    expect(JSON.parse(steps.out).diagnostics).toEqual([expect.objectContaining({ code: "analysis_budget_exceeded", message: expect.stringMatching(/budget of 5 steps/) })]);
+    const roomy = capture();
+    expect(await main(["check", "examples/notify-team.ts", "--json", "--budget-ms", "60000", "--budget-steps", "10000000", "--max-bytes", "1000000"], roomy)).toBe(0);
+  });
+
+  it("a budget flag that is not a positive integer is a usage error", async () => {
+    for (const [flag, value] of [["--budget-ms", "0"], ["--budget-steps", "1.5"], ["--max-bytes", "1e9"], ["--budget-ms", "soon"]] as const) {
+      const io = capture();
+      expect(await main(["check", "examples/notify-team.ts", flag, value], io)).toBe(2);
+      expect(io.err).toBe(`countersign: usage_error: ${flag} must be a positive integer, not "${value}"\n`);
+    }
   });
 
   it("no file is a usage error", async () => {

@@ -11,7 +11,7 @@ import { isolatedEnv } from "../support/isolated-env.js";
 vi.mock("../../src/analyze/index.js", () => {
   throw new Error("the analyzer was loaded");
 });
-vi.mock("ts-morph", () => {
+vi.mock("typescript6", () => {
   throw new Error("the compiler was loaded");
 });
 

@@ -28,8 +28,8 @@ const from = (importer: string, imported: string) => ({
 describe("the layering rules", () => {
   it.each([
     ["constraint -> analyze", "constraint/a", "analyze/b", "constraint-imports-only-model"],
-    ["analyze -> policy", "analyze/a", "policy/b", "analyze-imports-only-model-constraint-manifest-trusted"],
-    ["analyze -> store", "analyze/a", "store/b", "analyze-imports-only-model-constraint-manifest-trusted"],
+    ["analyze -> policy", "analyze/a", "policy/b", "analyze-imports-only-model-constraint-manifest-environment-trusted"],
+    ["analyze -> store", "analyze/a", "store/b", "analyze-imports-only-model-constraint-manifest-environment-trusted"],
     ["policy -> store", "policy/a", "store/b", "policy-imports-only-model-constraint-manifest"],
     ["policy -> config", "policy/a", "config/b", "policy-imports-only-model-constraint-manifest"],
     ["receipt -> authority", "receipt/a", "authority/b", "receipt-imports-only-model-constraint"],

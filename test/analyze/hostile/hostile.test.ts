@@ -7,6 +7,7 @@ import { codeCases } from "./cases-code.js";
 import { guaranteeCases } from "./cases-guarantees.js";
 import { moduleCases } from "./cases-module.js";
 import { encodingCases } from "./cases-encoding.js";
+import { typeCases } from "./cases-types.js";
 import type { HostileCase } from "./case.js";
 import { located } from "./program.js";
 
@@ -39,6 +40,7 @@ const groups: [string, HostileCase[]][] = [
   ["imports, exports and the program's form", moduleCases],
   ["guarantees that are not data", guaranteeCases],
   ["encodings and line ends", encodingCases],
+  ["types the program asserts", typeCases],
 ];
 
 describe("hostile programs", () => {

@@ -24,7 +24,8 @@ const readText = fc.constantFrom("", "a@x.com", "b@x.com,c@y.org", "hello world,
 const runs = fc.array(fc.array(readText, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 });
 
 describe("soundness: the facts cover every concrete run", () => {
-  it(`holds for ${RUNS} random programs`, { timeout: Math.max(150_000, RUNS * 150) }, () => {
+  // A stall guard, not a speed target: about 90 s on 2 quiet cores, several times that on a busy machine.
+  it(`holds for ${RUNS} random programs`, { timeout: Math.max(900_000, RUNS * 900) }, () => {
     fc.assert(
       fc.property(programChoices, runs, (choices, reads) => {
         const source = generateProgram(choices, OPEN);

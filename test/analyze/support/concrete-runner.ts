@@ -1,10 +1,11 @@
-import { createContext, Script } from "node:vm";
-import { ts } from "ts-morph";
+import { createContext, Script, type Context } from "node:vm";
+import { ts } from "../../../src/analyze/typescript.js";
 import { actionFunctionName } from "../../../src/manifest/function-name.js";
 import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
 import type { Json } from "../../../src/model/json.js";
 import type { Site } from "../../../src/model/facts.js";
 import { contractsByConnector } from "../../../trusted/contracts/index.js";
+import { hardeningScript } from "../../../src/environment/harden.js";
 
 /** One trusted call as a run made it: the op, where in the source, and the arguments as sent. */
 export interface ObservedCall {
@@ -40,10 +41,11 @@ const MAX_CALLS = 1000;
 /**
  * A test-only concrete interpreter for agent programs: TypeScript's transpiler strips the types,
  * every direct call of an imported trusted function becomes a call of a recorder that knows its
- * source site, and the module runs in a fresh node:vm context (its own built-ins, no Node globals)
- * whose microtasks drain before `run` returns. Trusted functions only record and return plausible
- * data; contract helpers are the real ones. Programs are the generator's or the test's own, so
- * this is no sandbox: it only has to run them faithfully.
+ * source site, and the module runs in a node:vm context (its own built-ins, no Node globals)
+ * built to the environment the analyzer models (src/environment: every other built-in removed,
+ * the rest frozen), whose microtasks drain before `run` returns. Trusted functions only record and
+ * return plausible data; contract helpers are the real ones. It runs the programs of the generator
+ * and of tests faithfully, in the realm the sandbox will offer; it is no sandbox itself.
  */
 export function compileProgram(source: string, set: ManifestSet): Compiled {
   const file = ts.createSourceFile("program.ts", source, ts.ScriptTarget.ES2022, true);
@@ -68,11 +70,23 @@ export function compileProgram(source: string, set: ManifestSet): Compiled {
   // The original tree's positions are what sites are measured against, so transform that tree.
   const js = ts.transpileModule(source, {
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, removeComments: true },
-    transformers: { before: [transformer] },
+    transformers: { before: [transformer], after: [withoutEsModuleMarker] },
   }).outputText;
   const script = new Script(driver(js), { filename: "program.js" });
-  return { run: (options = {}) => runOnce(script, set, options) };
+  // One realm per program, hardened once: its intrinsics are frozen, so one run cannot change what the next sees.
+  let context: Context | undefined;
+  return { run: (options = {}) => runOnce(script, (context ??= hardenedContext()), set, options) };
 }
+
+/**
+ * The CommonJS output marks `exports` with `Object.defineProperty(exports, "__esModule", ...)`;
+ * the hardened realm has no defineProperty, and nothing here reads the mark.
+ */
+const withoutEsModuleMarker: ts.TransformerFactory<ts.SourceFile> = () => (root) => {
+  const isMarker = (s: ts.Statement): boolean =>
+    ts.isExpressionStatement(s) && ts.isCallExpression(s.expression) && ts.isPropertyAccessExpression(s.expression.expression) && s.expression.expression.name.text === "defineProperty" && s.expression.arguments[1] !== undefined && ts.isStringLiteral(s.expression.arguments[1]) && s.expression.arguments[1].text === "__esModule";
+  return ts.factory.updateSourceFile(root, root.statements.filter((s) => !isMarker(s)));
+};
 
 /** Local name → op for every named import from `trusted/<connector>`. */
 function trustedImports(file: ts.SourceFile, set: ManifestSet): Map<string, string> {
@@ -91,66 +105,104 @@ function trustedImports(file: ts.SourceFile, set: ManifestSet): Map<string, stri
   return out;
 }
 
-// Runs inside the context: evaluate the CommonJS module, then main; report how main settled.
+// Runs inside the hardened realm: take the host's few functions (and take them off the global
+// object), build the modules the program imports as functions of this realm, then evaluate the
+// CommonJS module and main, and report how main settled. Only strings cross between the host and the
+// realm, so that no object of the host's realm (nor its Function) is within the program's reach.
 function driver(js: string): string {
   return `(() => {
   const host = ${HOST};
-  const module = { exports: {} };
+  delete ${HOST};
+  const parse = JSON.parse;
+  const stringify = (value) => JSON.stringify(value === undefined ? null : value);
+  const exportsOf = JSON.parse(host.exports());
+  let spec;
+  // A host answer is {"value": ...} or {"error": "..."}, thrown here as an error of this realm.
+  const answer = (text) => {
+    const out = parse(text);
+    if ("error" in out) throw new Error(out.error);
+    return out.value;
+  };
+  const trusted = (op, line, column, args) => answer(host.call(op, line, column, stringify(args)));
+  const modules = { countersign: { program: (s) => ((spec = s), s) } };
+  for (const name of Object.keys(exportsOf)) {
+    if (name === "countersign") continue;
+    const m = {};
+    for (const [fn, op] of Object.entries(exportsOf[name])) {
+      m[fn] = name.endsWith("/contracts") ? (...a) => answer(host.contract(name, fn, stringify(a))) : (args) => trusted(op, 0, 0, args);
+    }
+    modules[name] = m;
+  }
+  const require = (name) => {
+    const m = modules[name];
+    if (m === undefined) throw new Error("the program requires " + name);
+    return m;
+  };
   const quiet = (value) => {
     if (value !== null && typeof value === "object" && typeof value.then === "function") value.then(undefined, () => {});
     return value;
   };
-  (function (require, exports, module, ${QUIET}) {
+  const settle = (outcome, error) => host.settle(outcome, error);
+  (function (require, exports, module, ${HOST}, ${QUIET}) {
 ${js}
-  })(host.require, module.exports, module, quiet);
-  const spec = host.spec();
+  })(require, {}, { exports: {} }, { call: trusted }, quiet);
   if (spec === undefined) throw new Error("the module did not call program(...)");
-  host.guarantees(JSON.stringify(spec.guarantees ?? []));
+  host.guarantees(stringify(spec.guarantees === undefined ? [] : spec.guarantees));
   Promise.resolve()
     .then(() => spec.main())
-    .then(() => host.settle("returned", ""), (e) => host.settle("threw", String(e && e.message !== undefined ? e.message : e)));
+    .then(() => settle("returned", ""), (e) => settle("threw", String(e !== null && typeof e === "object" && e.message !== undefined ? e.message : e)));
 })();`;
 }
 
-function runOnce(script: Script, set: ManifestSet, options: RunOptions): Trace {
+const hardening = new Script(hardeningScript(), { filename: "environment.js" });
+
+/** A fresh realm (its own built-ins, no Node globals, no code from strings) built to the environment. */
+function hardenedContext(): Context {
+  const context = createContext({}, { microtaskMode: "afterEvaluate", codeGeneration: { strings: false, wasm: false } });
+  hardening.runInContext(context);
+  return context;
+}
+
+function runOnce(script: Script, context: Context, set: ManifestSet, options: RunOptions): Trace {
   const trace: Trace = { calls: [], outcome: "pending", guarantees: [] };
   let reads = 0;
   const readText = options.readText ?? ((op: string, n: number) => `${op} text ${n}`);
-  let spec: unknown;
-  const context = createContext({}, { microtaskMode: "afterEvaluate", codeGeneration: { strings: false, wasm: false } });
-  // Values cross into the program as JSON text parsed inside the context, so they belong to its realm.
-  const parse = new Script("(text) => JSON.parse(text)").runInContext(context) as (text: string) => unknown;
-  const stringify = new Script("(value) => JSON.stringify(value === undefined ? null : value)").runInContext(context) as (v: unknown) => string;
-  const modules: Record<string, unknown> = {
-    countersign: { program: (s: unknown) => ((spec = s), s) },
-  };
-  for (const [connector, helpers] of Object.entries(contractsByConnector)) {
-    modules[`trusted/${connector}/contracts`] = Object.fromEntries(helpers.map((h) => [h.name, (...a: unknown[]) => parse(JSON.stringify((h.build as unknown as (...x: unknown[]) => Json)(...(JSON.parse(stringify(a)) as unknown[]))))]));
-  }
-  // Direct calls are rewritten to host.call with their site; a call the rewrite cannot see (through
-  // an alias the analyzer should have refused) still records, at the unknown site 0:0.
+  // Each module's exports: a trusted function's op, or a contract helper's name.
+  const exports: Record<string, Record<string, string>> = { countersign: { program: "program" } };
+  for (const [connector, helpers] of Object.entries(contractsByConnector)) exports[`trusted/${connector}/contracts`] = Object.fromEntries(helpers.map((h) => [h.name, h.name]));
   for (const connector of set.connectors.keys()) {
     const actions = [...set.actions.values()].filter((a) => a.connector === connector);
-    modules[`trusted/${connector}`] = Object.fromEntries(actions.map((a) => [actionFunctionName(a.name), (args: unknown) => host.call(a.op, 0, 0, args)]));
+    exports[`trusted/${connector}`] = Object.fromEntries(actions.map((a) => [actionFunctionName(a.name), a.op]));
   }
+  // Host functions take and give strings, and never throw into the realm: a failure is an answer.
+  const answer = (run: () => unknown): string => {
+    try {
+      return JSON.stringify({ value: run() ?? null });
+    } catch (err) {
+      return JSON.stringify({ error: (err as Error).message });
+    }
+  };
   const host = {
-    require: (name: string) => {
-      const m = modules[name];
-      if (m === undefined) throw new Error(`the program requires ${name}`);
-      return m;
-    },
-    spec: () => spec,
-    guarantees: (text: string) => (trace.guarantees = JSON.parse(text) as Json[]),
+    exports: () => JSON.stringify(exports),
+    guarantees: (text: string) => void (trace.guarantees = JSON.parse(text) as Json[]),
     settle: (outcome: "returned" | "threw", error: string) => {
       trace.outcome = outcome;
       if (outcome === "threw") trace.error = error;
     },
-    call: (op: string, line: number, column: number, args: unknown) => {
-      if (trace.calls.length >= MAX_CALLS) throw new Error("too many trusted calls");
-      const sent = JSON.parse(stringify(args)) as Json;
-      trace.calls.push({ op, site: { line, column }, args: isRecord(sent) ? sent : { "(not an object)": sent } });
-      return parse(JSON.stringify(resultOf(op, () => readText(op, reads++), trace.calls.length)));
-    },
+    contract: (module: string, name: string, args: string) =>
+      answer(() => {
+        const helper = contractsByConnector[/^trusted\/([a-z0-9_]+)\/contracts$/.exec(module)![1]!]!.find((h) => h.name === name)!;
+        return (helper.build as unknown as (...x: unknown[]) => Json)(...(JSON.parse(args) as unknown[]));
+      }),
+    // Direct calls are rewritten to this with their site; a call the rewrite cannot see (through
+    // an alias the analyzer should have refused) still records, at the unknown site 0:0.
+    call: (op: string, line: number, column: number, args: string) =>
+      answer(() => {
+        if (trace.calls.length >= MAX_CALLS) throw new Error("too many trusted calls");
+        const sent = JSON.parse(args) as Json;
+        trace.calls.push({ op, site: { line, column }, args: isRecord(sent) ? sent : { "(not an object)": sent } });
+        return resultOf(op, () => readText(op, reads++), trace.calls.length);
+      }),
   };
   context[HOST] = host;
   try {

@@ -1,0 +1,81 @@
+import { ts } from "./typescript.js";
+
+/**
+ * What one analysis may spend. Agent programs are untrusted input: whatever they contain, the
+ * analysis stops within these limits and refuses with `analysis_budget_exceeded`.
+ * - `ms`: wall-clock time for the whole analysis, the type check included;
+ * - `steps`: statements and expressions the interpreter may evaluate. Unlike time, the same
+ *   program always needs the same steps, so a program that fits on one machine fits on all;
+ * - `bytes`: the program's size in UTF-8 bytes, checked before anything is parsed;
+ * - `clock`: milliseconds from any origin, injectable so that tests of the budget are exact.
+ */
+export interface BudgetOptions {
+  ms?: number;
+  steps?: number;
+  bytes?: number;
+  clock?: () => number;
+}
+
+export const DEFAULT_BUDGET = { ms: 2000, steps: 200_000, bytes: 256 * 1024 } as const;
+
+/** The interpreter looks at the clock once per this many steps: reading it costs more than a step. */
+const STEPS_PER_CLOCK_READ = 1024;
+
+/** Thrown where the budget runs out; caught once, at the top of the analysis. */
+export class BudgetExceeded extends Error {
+  constructor(
+    readonly limit: "ms" | "steps",
+    readonly at: ts.Node | undefined,
+  ) {
+    super(`analysis budget exceeded: ${limit}`);
+  }
+}
+
+/** The resources left to one analysis: started when the analysis starts, spent by every stage. */
+export class Budget {
+  readonly limits: Required<BudgetOptions>;
+  private readonly deadline: number;
+  private steps = 0;
+  private sinceClock = 0;
+
+  constructor(options: BudgetOptions = {}) {
+    this.limits = { ...DEFAULT_BUDGET, clock: () => performance.now(), ...defined(options) };
+    for (const key of ["ms", "steps", "bytes"] as const) {
+      const n = this.limits[key];
+      if (!(Number.isFinite(n) && n > 0)) throw new RangeError(`the analysis budget's ${key} must be a positive number, not ${n}`);
+    }
+    this.deadline = this.limits.clock() + this.limits.ms;
+  }
+
+  /** One interpreter step at `node`: throws BudgetExceeded past the step limit or the deadline. */
+  step(node: ts.Node): void {
+    if (++this.steps > this.limits.steps) throw new BudgetExceeded("steps", node);
+    if (++this.sinceClock >= STEPS_PER_CLOCK_READ) {
+      this.sinceClock = 0;
+      if (this.expired()) throw new BudgetExceeded("ms", node);
+    }
+  }
+
+  expired(): boolean {
+    return this.limits.clock() >= this.deadline;
+  }
+
+  /** Throws BudgetExceeded once the deadline has passed (between stages, where no node is at fault). */
+  checkTime(): void {
+    if (this.expired()) throw new BudgetExceeded("ms", undefined);
+  }
+
+  /** For the TypeScript checker, which asks between declarations and gives up with OperationCanceledException. */
+  cancellationToken(): ts.CancellationToken {
+    return {
+      isCancellationRequested: () => this.expired(),
+      throwIfCancellationRequested: () => {
+        if (this.expired()) throw new ts.OperationCanceledException();
+      },
+    };
+  }
+}
+
+function defined(options: BudgetOptions): BudgetOptions {
+  return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));
+}
