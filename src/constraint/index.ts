@@ -4,7 +4,7 @@ export { satisfies } from "./satisfies.js";
 export { matchOp } from "./match-op.js";
 export { holds } from "./holds.js";
 export { holdsEffect, type EffectCheck } from "./holds-effect.js";
-export { satisfiesCall, distinctTokens, type Call } from "./satisfies-call.js";
+export { satisfiesCall, distinctKey, distinctTokens, type Call } from "./satisfies-call.js";
 export { canonicalJson, jsonEqual } from "./canonical-json.js";
 export type { EffectOptions } from "./effect-options.js";
 export { normalizePath } from "./normalize-path.js";

@@ -1,4 +1,4 @@
-import { canonicalJson, describeConstraint, distinctTokens, satisfies } from "../constraint/index.js";
+import { describeConstraint, distinctKey, distinctTokens, satisfies } from "../constraint/index.js";
 import type { Json } from "../model/json.js";
 import { CLOCK_TOLERANCE_SECONDS } from "../model/receipt.js";
 import { invalid, violation } from "./refuse.js";
@@ -54,7 +54,7 @@ function distinctKeys(op: string, input: string, args: Record<string, Json>, see
   if (!Object.hasOwn(args, input)) throw violation("missing_argument", op, `argument "${input}" must be distinct across calls but is not passed`, input);
   const keys: string[] = [];
   for (const token of distinctTokens(args[input]!)) {
-    const key = canonicalJson(token);
+    const key = distinctKey(token);
     if (seen.has(key) || keys.includes(key)) throw violation("not_distinct", op, `argument "${input}" repeats ${key}, which must be distinct across calls`, input);
     keys.push(key);
   }

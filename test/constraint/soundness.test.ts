@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { holds, implies, narrow, satisfies } from "../../src/constraint/index.js";
-import { constraintArb, globArb, hostConstraintArb, smallMemberArb, smallShapeArb, isMember, jsonArb, urlMemberArb, urlShapeArb, valueWithMembers } from "./arbitraries.js";
+import { addressConstraintArb, addressMemberArb, addressShapeArb, constraintArb, globArb, hostConstraintArb, smallMemberArb, smallShapeArb, isMember, jsonArb, urlMemberArb, urlShapeArb, valueWithMembers } from "./arbitraries.js";
 
 describe("holds is sound against satisfies", () => {
   it("yes means every member satisfies, no means none does", () => {
@@ -45,6 +45,24 @@ describe("holds is sound for globs on partly known strings", () => {
         const verdict = holds(c, v);
         seen[verdict]++;
         if (verdict !== "maybe") for (const m of members) expect(satisfies(c, m), JSON.stringify(m)).toBe(verdict === "yes");
+      }),
+      { numRuns: 5000 },
+    );
+    expect(seen.yes).toBeGreaterThan(150);
+    expect(seen.no).toBeGreaterThan(300);
+  });
+});
+
+describe("holds and narrow are sound for addresses in canonical form", () => {
+  it("email globs and address lists over case and trailing-dot variants", () => {
+    const seen = { yes: 0, no: 0, maybe: 0 };
+    fc.assert(
+      fc.property(addressConstraintArb, addressShapeArb.chain((v) => fc.tuple(fc.constant(v), fc.array(addressMemberArb(v), { minLength: 1, maxLength: 16 }))), (c, [v, members]) => {
+        const verdict = holds(c, v);
+        seen[verdict]++;
+        if (verdict !== "maybe") for (const m of members) expect(satisfies(c, m), JSON.stringify(m)).toBe(verdict === "yes");
+        const narrowed = narrow(v, c);
+        for (const m of members) if (satisfies(c, m)) expect(isMember(m, narrowed), JSON.stringify({ m, narrowed })).toBe(true);
       }),
       { numRuns: 5000 },
     );
