@@ -20,9 +20,9 @@ import { shortestMember } from "./string-shape.js";
 export function holds(c: ValueConstraint, v: AbstractValue): Verdict3 {
   if (v.kind === "const") return tally(v.values.map((value) => satisfies(c, value)));
   if (v.kind === "array") return holdsArray(c, v.element, v.length);
+  if ("all" in c) return and3(c.all.map((part) => holds(part, v)));
   // Unknown may be a list, on which `not` goes element by element: Kleene's not would be unsound.
   if (v.kind === "unknown") return "maybe";
-  if ("all" in c) return and3(c.all.map((part) => holds(part, v)));
   if ("type" in c) return c.type.includes(KIND_TYPE[v.kind]) ? "yes" : "no";
   if ("any" in c) return or3(c.any.map((part) => holds(part, v)));
   if ("not" in c) return not3(holds(c.not, v));

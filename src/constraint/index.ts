@@ -14,3 +14,4 @@ export { implies } from "./implies.js";
 export { narrow } from "./narrow.js";
 export { describeConstraint, describeEffectConstraint } from "./describe.js";
 export { and3, or3, not3 } from "./kleene.js";
+export { constraintOf } from "./constraint-of.js";
