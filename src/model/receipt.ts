@@ -108,6 +108,7 @@ export const GrantViolationReason = z.enum([
   "argument_refused",
   "count_exceeded",
   "not_distinct",
+  "not_plain_data", // an argument that is no plain data (a function, a getter, a proxy, ...): refused before any check
 ]);
 export type GrantViolationReason = z.infer<typeof GrantViolationReason>;
 

@@ -1,5 +1,6 @@
 import type { Call } from "../constraint/index.js";
 import type { ReceiptClaims, ReceiptCrossOpLimit, ReceiptGrant } from "../model/receipt.js";
+import { deepFreeze } from "../model/deep-freeze.js";
 
 /** What one grant, or one limit across grants, has admitted so far in this run. */
 export interface Ledger<T> {
@@ -40,12 +41,4 @@ export class VerifiedReceipt {
   get calls(): readonly Call[] {
     return this.history;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -4,8 +4,7 @@ import { describe, expect, it } from "vitest";
 import { resolveCapabilities } from "../../src/connector/capabilities.js";
 import { loadConnections } from "../../src/connector/connections.js";
 import { connectorContext } from "../../src/connector/context.js";
-import { executeAction } from "../../src/connector/execute-action.js";
-import { dataDirWith, shippedManifests, tempDir } from "./fixtures.js";
+import { dataDirWith, runAction, shippedManifests, tempDir } from "./fixtures.js";
 
 const set = shippedManifests();
 const email = set.connectors.get("email")!;
@@ -73,7 +72,7 @@ describe("connections.toml", () => {
   it("fails an action before any plugin runs when its connection is incomplete", async () => {
     const dir = dataDirWith(`[http]\nhosts = ["api.example.com:443"]\n`);
     writeFileSync(join(dir, "unused"), "");
-    await expect(executeAction(set, "email.send_email", { to: ["a@b.c"], subject: "s", body: "b" }, connectorContext(dir))).rejects.toMatchObject({
+    await expect(runAction(set, "email.send_email", { to: ["a@b.c"], subject: "s", body: "b" }, connectorContext(dir))).rejects.toMatchObject({
       class: "config_error",
       details: { key: "email" },
     });

@@ -5,6 +5,7 @@ import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
 import type { Json } from "../../../src/model/json.js";
 import type { Site } from "../../../src/model/facts.js";
 import { contractsByConnector } from "../../../trusted/contracts/index.js";
+import { marshal } from "../../../src/connector/marshal.js";
 
 /** One trusted call as a run made it: the op, where in the source, and the arguments as sent. */
 export interface ObservedCall {
@@ -147,7 +148,8 @@ function runOnce(script: Script, set: ManifestSet, options: RunOptions): Trace {
     },
     call: (op: string, line: number, column: number, args: unknown) => {
       if (trace.calls.length >= MAX_CALLS) throw new Error("too many trusted calls");
-      const sent = JSON.parse(stringify(args)) as Json;
+      // As the trusted wrapper reads them: plain data, no program code run (a refusal throws into the program).
+      const sent = marshal(args);
       trace.calls.push({ op, site: { line, column }, args: isRecord(sent) ? sent : { "(not an object)": sent } });
       return parse(JSON.stringify(resultOf(op, () => readText(op, reads++), trace.calls.length)));
     },
