@@ -57,6 +57,22 @@ describe("email connector against the Gmail-shaped server", () => {
     expect(server.requests.length).toBe(before);
   });
 
+  it("refuses addresses that are not one plain address: whitespace, a display name, an empty domain label", async () => {
+    const before = server.requests.length;
+    for (const to of [[" bob@example.com"], ["bob@example.com "], ["bob@example.com\t"], ["bob@"], ["@example.com"], ["bob@example..com"], ["bob@.example.com"], ["bob@example.com.."], ["bob@a@b.com"], ["bób@example.com"]]) {
+      await expect(runAction(set, "email.send_email", { ...letter, to }, ctx), JSON.stringify(to)).rejects.toMatchObject({ class: "connector_error" });
+    }
+    expect(server.requests.length).toBe(before);
+  });
+
+  it("sends every address in the canonical form the constraints compare in: lower case, no trailing dot", async () => {
+    await runAction(set, "email.send_email", { ...letter, to: ["CEO@Rival.COM.", "Bob@example.com"] }, ctx);
+    expect(server.sent.at(-1)?.to).toEqual(["ceo@rival.com", "bob@example.com"]);
+    const draft = (await runAction(set, "email.draft_email", { ...letter, to: ["Carol@Example.com."] }, ctx)) as { id: string };
+    expect(server.drafts.get(draft.id)).toBeDefined();
+    expect((await runAction(set, "email.get_draft", { id: draft.id }, ctx)) as { to: string[] }).toMatchObject({ to: ["carol@example.com"] });
+  });
+
   it("refuses a subject with a line break (header injection), and sends nothing", async () => {
     const before = server.requests.length;
     await expect(runAction(set, "email.send_email", { ...letter, subject: "hi\r\nBcc: eve@evil.com" }, ctx)).rejects.toMatchObject({
