@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { createAnalyzer } from "../analyze/index.js";
-import { countText, describe } from "../analyze/summarize.js";
+import { countText } from "../analyze/summarize.js";
+import { describeArgument } from "../constraint/index.js";
 import { defaultManifestDir } from "../manifest/default-manifest-dir.js";
 import { loadManifests } from "../manifest/load-manifests.js";
 import { CountersignError } from "../model/errors.js";
@@ -88,7 +89,7 @@ function human(facts: Facts): string {
   for (const d of facts.diagnostics) lines.push(`${entry}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);
   for (const g of facts.guarantees) lines.push(`${g.status.padEnd(8)} ${g.text} — ${g.why}`);
   for (const e of facts.effects) {
-    const args = Object.entries(e.args).map(([name, v]) => `${name} ${describe(v)}`);
+    const args = Object.entries(e.args).map(([name, v]) => `${name} ${describeArgument(v)}`);
     lines.push(`effect   ${e.op} at ${e.site.line}:${e.site.column} ${countText(e.count)}${args.length > 0 ? `: ${args.join("; ")}` : ""}`);
   }
   if (facts.summary.length > 0) lines.push("", "Summary:", ...facts.summary.map((s) => `  ${s}`));

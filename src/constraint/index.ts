@@ -13,5 +13,6 @@ export { urlHostPort } from "./url-host.js";
 export { implies } from "./implies.js";
 export { narrow } from "./narrow.js";
 export { describeConstraint, describeEffectConstraint } from "./describe.js";
+export { describeArgument, describeCount, describeValue } from "./describe-value.js";
 export { and3, or3, not3 } from "./kleene.js";
 export { constraintOf } from "./constraint-of.js";

@@ -4,7 +4,7 @@ import type { ManifestSet } from "../manifest/manifest-set.js";
 import { matchOp } from "../constraint/index.js";
 import { constantSet } from "./constant-set.js";
 import { knownFor } from "./known-for.js";
-import { describeValue } from "./describe-value.js";
+import { describeValue } from "../constraint/describe-value.js";
 import { narrowEffect, totalCount, typedEffect } from "./narrow-effect.js";
 import type { PolicyRule } from "./schema.js";
 
