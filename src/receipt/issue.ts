@@ -20,7 +20,7 @@ export interface IssueInput {
   decision: DecisionKind;
   policySha256: string;
   grants: Grant[];
-  across?: CrossOpLimit[]; // the decision's limits over several grants; none by default
+  across: CrossOpLimit[]; // the decision's limits over several grants: required, so that none is dropped by mistake
   approver?: string;
   lifetimeSeconds?: number;
   issuer: string;
@@ -56,7 +56,7 @@ export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "activ
     decision: input.decision,
     policy: { sha256: input.policySha256 },
     grants: input.grants,
-    across: input.across ?? [],
+    across: input.across,
     ...(input.approver === undefined ? {} : { approver: input.approver }),
   });
   if (!parsed.success) throw refused(describeIssues(parsed.error));
