@@ -10,6 +10,7 @@ const dist = new URL("../dist/src/", import.meta.url);
 const load = (p) => import(new URL(p, dist).href);
 const { connectorContext } = await load("connector/context.js");
 const { executeAction } = await load("connector/execute-action.js");
+const { admitPreview } = await load("connector/admission.js");
 const { fsList } = await load("connector/host-fs.js");
 const { hostFunctions } = await load("connector/host-functions.js");
 const { DEFAULT_LIMITS } = await load("connector/limits.js");
@@ -60,8 +61,10 @@ r.callForeground = await measure(() => foreground.call("list_dir", input), { inn
 await foreground.close();
 const pool = createPluginPool();
 const pooled = connectorContext(root, { plugins: pool });
-r.actionPooled = await measure(() => executeAction(set, "fs.list_dir", { path: root }, pooled), { inner: 50 });
+// list_dir only reads and needs no approval: it is admitted the way a preview is.
+const listRoot = () => admitPreview(set, "fs.list_dir", { path: root });
+r.actionPooled = await measure(() => executeAction(set, listRoot(), pooled), { inner: 50 });
 await pool.close();
-r.actionUnpooled = await measure(() => executeAction(set, "fs.list_dir", { path: root }, connectorContext(root)), { samples: 10 });
+r.actionUnpooled = await measure(() => executeAction(set, listRoot(), connectorContext(root)), { samples: 10 });
 process.stdout.write(JSON.stringify(r));
 process.exit(0);

@@ -34,7 +34,7 @@ const calls: CallAttempt[] = [
 ];
 const input = {
   requestId: "req-bench", program: { sha256: createHash("sha256").update(program).digest("hex"), entry: "program.ts" },
-  decision: "approved_once" as const, policySha256: hash("policy"), grants, approver: "alice", issuer: "countersign-local",
+  decision: "approved_once" as const, policySha256: hash("policy"), grants, across: [], approver: "alice", issuer: "countersign-local",
 };
 const token = await issueReceipt(input, keyring);
 const [h, p, s] = token.split(".") as [string, string, string];

@@ -1,5 +1,5 @@
-import { describeEffectConstraint } from "../constraint/index.js";
-import type { AbstractValue, CountRange } from "../model/abstract.js";
+import { describeArgument, describeEffectConstraint } from "../constraint/index.js";
+import type { CountRange } from "../model/abstract.js";
 import type { Effect, GuaranteeResult } from "../model/facts.js";
 import { provenanceOf } from "./lattice.js";
 
@@ -14,7 +14,7 @@ export function summarize(effects: readonly Effect[], guarantees: readonly Guara
   for (const g of guarantees) lines.push(`${capitalize(describeEffectConstraint(g.source))} — ${STATUS_WORDS[g.status]}`);
   if (effects.length === 0) lines.push("Makes no trusted call");
   for (const e of effects) {
-    const args = Object.entries(e.args).map(([name, v]) => `${name} ${describe(v)}`);
+    const args = Object.entries(e.args).map(([name, v]) => `${name} ${describeArgument(v)}`);
     lines.push(`Calls ${e.op} at line ${e.site.line} ${countText(e.count)}${args.length > 0 ? `: ${args.join("; ")}` : ""}`);
   }
   const untrusted = new Set<string>();
@@ -31,29 +31,4 @@ export function countText(c: CountRange): string {
   if (c.max === null) return c.min === 0 ? "(any number of times)" : `(at least ${c.min} times)`;
   if (c.min === c.max) return c.min === 1 ? "(once)" : `(${c.min} times)`;
   return `(${c.min} to ${c.max} times)`;
-}
-
-/** A value in a few words: `= "x"`, `is one of [...]`, `is a string starting "/home"`, `is unknown (from ...)`. */
-export function describe(v: AbstractValue): string {
-  switch (v.kind) {
-    case "const":
-      return v.values.length === 1 ? `= ${JSON.stringify(v.values[0])}` : `is one of ${JSON.stringify(v.values)}`;
-    case "string": {
-      const parts = [v.prefix === "" ? "" : `starting ${JSON.stringify(v.prefix)}`, v.suffix === "" ? "" : `ending ${JSON.stringify(v.suffix)}`].filter(Boolean);
-      return parts.length === 0 ? `is an unknown string${from(v)}` : `is a string ${parts.join(" and ")}${from(v)}`;
-    }
-    case "array": {
-      const n = v.length.max === null ? `${v.length.min} or more` : v.length.min === v.length.max ? `${v.length.min}` : `${v.length.min} to ${v.length.max}`;
-      return `is a list of ${n} items, each ${describe(v.element).replace(/^= /, "equal to ").replace(/^is /, "")}`;
-    }
-    case "record":
-      return `is { ${Object.entries(v.fields).map(([k, f]) => `${k} ${describe(f)}`).join(", ")} }`;
-    case "unknown":
-      return `is unknown${from(v)}`;
-  }
-}
-
-function from(v: AbstractValue): string {
-  const sources = provenanceOf(v).map((p) => (p.untrusted ? `${p.source}, untrusted` : p.source));
-  return sources.length === 0 ? "" : ` (from ${sources.join("; ")})`;
 }

@@ -23,6 +23,7 @@ export async function issueRequestReceipt(ctx: AppContext, id: string, lifetimeS
       decision: human?.kind ?? "auto_approved",
       policySha256: request.decision.policy.sha256,
       grants: request.decision.grants,
+      across: request.decision.across,
       ...(human === undefined ? {} : { approver: human.approver }),
       ...(lifetimeSeconds === undefined ? {} : { lifetimeSeconds }),
       issuer: ctx.issuer,

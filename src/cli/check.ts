@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_BUDGET } from "../analyze/index.js";
-import { countText, describe } from "../analyze/summarize.js";
+import { countText } from "../analyze/summarize.js";
 import { checkProgram } from "../app/check-program.js";
 import { localContext } from "../app/local-context.js";
+import { describeArgument } from "../constraint/index.js";
 import { CountersignError } from "../model/errors.js";
 import type { Facts } from "../model/facts.js";
 import { formatDecision } from "../policy/format-decision.js";
@@ -92,7 +93,7 @@ function human(facts: Facts): string {
   for (const d of facts.diagnostics) lines.push(`${entry}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);
   for (const g of facts.guarantees) lines.push(`${g.status.padEnd(8)} ${g.text} — ${g.why}`);
   for (const e of facts.effects) {
-    const args = Object.entries(e.args).map(([name, v]) => `${name} ${describe(v)}`);
+    const args = Object.entries(e.args).map(([name, v]) => `${name} ${describeArgument(v)}`);
     lines.push(`effect   ${e.op} at ${e.site.line}:${e.site.column} ${countText(e.count)}${args.length > 0 ? `: ${args.join("; ")}` : ""}`);
   }
   if (facts.summary.length > 0) lines.push("", "Summary:", ...facts.summary.map((s) => `  ${s}`));

@@ -86,6 +86,10 @@ function format(kid: string, c: ReceiptClaims): string {
     lines.push(`    ${g.op} via ${g.connector.name} (sha256 ${g.connector.sha256.slice(0, 12)}…), ${limits.join(", ")}`);
     for (const [input, constraint] of Object.entries(g.args)) lines.push(`      ${input}: ${describeConstraint(constraint)}`);
   }
+  for (const l of c.across) {
+    const limits = [...(l.count === undefined ? [] : [`at most ${l.count.max} call${l.count.max === 1 ? "" : "s"}`]), ...(l.distinct === undefined ? [] : [`${l.distinct} distinct`])];
+    lines.push(`  across ${l.ops.join(", ")}: ${limits.join(", ")} together`);
+  }
   return lines.join("\n") + "\n";
 }
 

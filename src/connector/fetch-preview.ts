@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import type { Json } from "../model/json.js";
 import type { ConnectorContext } from "./context.js";
+import { admitPreview } from "./admission.js";
 import { executeAction } from "./execute-action.js";
 import { fillTemplate } from "./interpolate.js";
 import { resolvePath } from "./resolve-path.js";
@@ -36,7 +37,7 @@ export async function fetchPreview(set: ManifestSet, op: string, args: Record<st
     if (action === undefined || spec === undefined || template === undefined || template === null) return { ok: false, reason: `Preview unavailable: ${op} declares no preview`, fields: [] };
     const previewArgs = fillTemplate(template, { args }) as Record<string, Json>;
     const limits = { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) };
-    const output = await executeAction(set, `${action.connector}.${spec.op}`, previewArgs, { ...ctx, limits });
+    const output = await executeAction(set, admitPreview(set, `${action.connector}.${spec.op}`, previewArgs), { ...ctx, limits });
     const fields = Object.entries(spec.render).map(([label, path]) => ({
       label,
       value: display(resolvePath(output, path)),

@@ -1,4 +1,4 @@
-import type { EffectConstraint, ValueConstraint } from "../model/constraint.js";
+import type { EffectConstraint, JsonType, ValueConstraint } from "../model/constraint.js";
 import type { Json } from "../model/json.js";
 
 /**
@@ -13,8 +13,17 @@ export function describeConstraint(c: ValueConstraint): string {
   if ("under" in c) return `is under ${show(c.under)}`;
   if ("glob" in c) return `matches ${show(c.glob)}`;
   if ("host_in" in c) return `has a host in ${list(c.host_in)}`;
+  if ("prefix" in c) return `starts with ${JSON.stringify(c.prefix)}`;
+  if ("suffix" in c) return `ends with ${JSON.stringify(c.suffix)}`;
   if ("max_length" in c) return `has length at most ${c.max_length}`;
-  if ("all" in c) return c.all.map(describeConstraint).join(" and ");
+  if ("min_length" in c) return `has length at least ${c.min_length}`;
+  if ("type" in c) return `is ${c.type.map((t) => TYPE_WORDS[t]).join(" or ")}`;
+  if ("elements" in c) return `is a list whose every element ${grouped(c.elements)}`;
+  if ("fields" in c) {
+    const fields = Object.entries(c.fields).map(([key, f]) => `${show(key)} ${grouped(f)}`);
+    return fields.length === 0 ? "is an empty object" : `is an object with only ${fields.join(", ")}`;
+  }
+  if ("all" in c) return c.all.length === 0 ? "is anything" : c.all.map((part) => ("fields" in part ? `(${describeConstraint(part)})` : describeConstraint(part))).join(" and ");
   if ("any" in c) return `(${c.any.map((part) => ("all" in part ? `(${describeConstraint(part)})` : describeConstraint(part))).join(" or ")})`;
   if ("not" in c) return `does not satisfy (${describeConstraint(c.not)})`;
   return JSON.stringify(c);
@@ -30,6 +39,14 @@ export function describeEffectConstraint(c: EffectConstraint): string {
   if (c.distinct !== undefined) parts.push(`no \`${c.distinct}\` repeats across calls of ${c.op}`);
   return parts.length === 0 ? `any call of ${c.op}` : parts.join("; ");
 }
+
+// A part that is itself a conjunction, in parentheses so that its "and" stays inside.
+function grouped(c: ValueConstraint): string {
+  const text = describeConstraint(c);
+  return ("all" in c && c.all.length > 1) || "fields" in c ? `(${text})` : text;
+}
+
+const TYPE_WORDS: Record<JsonType, string> = { string: "a string", number: "a number", boolean: "a boolean", null: "null", array: "a list", object: "an object" };
 
 function show(value: Json): string {
   return typeof value === "string" && /^[\w@.+\-/:~*?]+$/.test(value) ? value : JSON.stringify(value);

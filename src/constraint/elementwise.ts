@@ -1,10 +1,13 @@
 import type { ValueConstraint } from "../model/constraint.js";
 
 /**
- * Whether an array satisfies `c` exactly when each element does. True for every constraint but
- * `max_length` (which measures the array itself) and an `all` holding one.
+ * Whether an array satisfies `c` exactly when each element does: true for every constraint but
+ * those that look at the value itself (`max_length`, `min_length`, `type`, `elements`, `fields`)
+ * and an `all` holding one.
  */
 export function isElementwise(c: ValueConstraint): boolean {
-  if ("max_length" in c) return false;
-  return "all" in c ? c.all.every(isElementwise) : true;
+  if ("all" in c) return c.all.every(isElementwise);
+  return !WHOLE_VALUE.some((key) => key in c);
 }
+
+const WHOLE_VALUE = ["max_length", "min_length", "type", "elements", "fields"] as const;

@@ -1,10 +1,9 @@
 import type { AbstractValue } from "../model/abstract.js";
 import type { Effect } from "../model/facts.js";
-import { canonicalJson } from "./canonical-json.js";
 import { describeSite } from "./describe-site.js";
 import { ABSENT, resolveArg, type EffectOptions } from "./effect-options.js";
 import type { EffectCheck } from "./holds-effect.js";
-import { distinctTokens } from "./satisfies-call.js";
+import { distinctKey, distinctTokens } from "./satisfies-call.js";
 
 /**
  * `distinct` over the selected effects, with the run-time reading of satisfiesCall (each list
@@ -50,12 +49,12 @@ export function holdsDistinct(op: string, input: string, selected: readonly Effe
 /** Tokens every call of the value surely carries, and whether every call surely repeats one. */
 function forcedTokens(value: AbstractValue): { tokens: Set<string>; repeats: boolean } {
   if (value.kind === "const") {
-    const sets = value.values.map((x) => distinctTokens(x).map(canonicalJson));
+    const sets = value.values.map((x) => distinctTokens(x).map(distinctKey));
     const tokens = sets.reduce((common, set) => common.filter((t) => set.includes(t)));
     return { tokens: new Set(tokens), repeats: sets.every((set) => new Set(set).size < set.length) };
   }
   if (value.kind === "array" && value.element.kind === "const" && !value.element.values.includes(null)) {
-    const kinds = new Set(value.element.values.map(canonicalJson));
+    const kinds = new Set(value.element.values.map(distinctKey));
     const tokens = kinds.size === 1 && value.length.min >= 1 ? kinds : new Set<string>();
     return { tokens, repeats: value.length.min > kinds.size };
   }
@@ -83,10 +82,10 @@ function constantsDisjoint(values: readonly { effect: Effect; value: AbstractVal
 function knownTokens(value: AbstractValue): Set<string> | null {
   if (value.kind === "array" && value.length.max === 0) return new Set();
   if (value.kind === "array" && value.element.kind === "const" && value.length.max === 1) {
-    return new Set(value.element.values.flatMap((x) => distinctTokens([x])).map(canonicalJson));
+    return new Set(value.element.values.flatMap((x) => distinctTokens([x])).map(distinctKey));
   }
   if (value.kind !== "const") return null;
-  const sets = value.values.map((x) => distinctTokens(x).map(canonicalJson));
+  const sets = value.values.map((x) => distinctTokens(x).map(distinctKey));
   if (sets.some((set) => new Set(set).size < set.length)) return null;
   return new Set(sets.flat());
 }

@@ -1,34 +1,47 @@
 import type { AbstractValue, CountRange } from "../model/abstract.js";
-import type { ValueConstraint, Verdict3 } from "../model/constraint.js";
+import type { JsonType, ValueConstraint, Verdict3 } from "../model/constraint.js";
 import type { Json } from "../model/json.js";
+import { shapeMayBe } from "./email-address.js";
 import { holdsGlob } from "./holds-glob.js";
 import { holdsHostIn } from "./holds-host.js";
 import { holdsUnder } from "./holds-under.js";
 import { and3, not3, or3, tally } from "./kleene.js";
 import { satisfies } from "./satisfies.js";
-import { isShapeMember, shortestMember } from "./string-shape.js";
+import { shortestMember } from "./string-shape.js";
 
 /**
  * The static check: yes when every concrete value `v` stands for satisfies `c`, no when none
  * does, maybe otherwise — and maybe whenever in doubt. Follows `satisfies` rule for rule (see
- * the array rule there): constants are checked one by one; for arrays `max_length` bounds the
- * length range, `all` combines at the array level, every other constraint goes to the element.
- * Combinators use Kleene's logic, which is sound on a single value.
+ * the array rule there): constants are checked one by one; on arrays the keys that look at the
+ * value itself (`max_length`, `min_length`, `type`, `elements`, `fields`, `all`) are decided at
+ * the array level, every other constraint goes to the element. Combinators use Kleene's logic,
+ * which is sound on a single value.
  */
 export function holds(c: ValueConstraint, v: AbstractValue): Verdict3 {
   if (v.kind === "const") return tally(v.values.map((value) => satisfies(c, value)));
   if (v.kind === "array") return holdsArray(c, v.element, v.length);
   if ("all" in c) return and3(c.all.map((part) => holds(part, v)));
+  // Unknown may be a list, on which `not` goes element by element: Kleene's not would be unsound.
+  if (v.kind === "unknown") return "maybe";
+  if ("type" in c) return c.type.includes(KIND_TYPE[v.kind]) ? "yes" : "no";
   if ("any" in c) return or3(c.any.map((part) => holds(part, v)));
   if ("not" in c) return not3(holds(c.not, v));
   if (v.kind === "string") return holdsString(c, v.prefix, v.suffix);
-  if (v.kind === "record") return holdsRecord(c);
-  return "maybe";
+  return holdsRecord(c, v.fields);
 }
+
+const KIND_TYPE: Record<"string" | "record", JsonType> = { string: "string", record: "object" };
 
 function holdsArray(c: ValueConstraint, element: AbstractValue, length: CountRange): Verdict3 {
   if ("max_length" in c) return atMost(length, c.max_length);
+  if ("min_length" in c) return atLeast(length, c.min_length);
+  if ("type" in c) return c.type.includes("array") ? "yes" : "no";
+  if ("fields" in c) return "no";
   if ("all" in c) return and3(c.all.map((part) => holds(part, { kind: "array", element, length })));
+  return eachElement("elements" in c ? c.elements : c, element, length);
+}
+
+function eachElement(c: ValueConstraint, element: AbstractValue, length: CountRange): Verdict3 {
   if (length.max === 0) return "yes"; // only the empty array, which satisfies everything
   const each = holds(c, element);
   if (each === "no" && length.min === 0) return "maybe"; // the empty array still passes
@@ -40,24 +53,54 @@ function atMost(range: CountRange, max: number): Verdict3 {
   return range.min > max ? "no" : "maybe";
 }
 
+function atLeast(range: CountRange, min: number): Verdict3 {
+  if (range.min >= min) return "yes";
+  return range.max !== null && range.max < min ? "no" : "maybe";
+}
+
 // A leaf on a partly known string; the unknown middle makes it never a single value.
 function holdsString(c: ValueConstraint, prefix: string, suffix: string): Verdict3 {
-  const member = (x: Json) => typeof x === "string" && isShapeMember(x, prefix, suffix);
+  const member = (x: Json) => typeof x === "string" && shapeMayBe(x, prefix, suffix);
   if ("eq" in c) return member(c.eq) ? "maybe" : "no";
   if ("in" in c) return c.in.some(member) ? "maybe" : "no";
   if ("not_in" in c) return c.not_in.some(member) ? "maybe" : "yes";
   if ("max_length" in c) return shortestMember(prefix, suffix) > c.max_length ? "no" : "maybe";
+  if ("min_length" in c) return shortestMember(prefix, suffix) >= c.min_length ? "yes" : "maybe";
+  if ("prefix" in c) return affix(prefix.startsWith(c.prefix), c.prefix.startsWith(prefix));
+  if ("suffix" in c) return affix(suffix.endsWith(c.suffix), c.suffix.endsWith(suffix));
   if ("under" in c) return holdsUnder(c.under, prefix, suffix);
   if ("glob" in c) return holdsGlob(c.glob, prefix, suffix);
   if ("host_in" in c) return holdsHostIn(c.host_in, prefix);
-  return "maybe";
+  return "no"; // elements, fields: a string is neither a list nor an object
 }
 
-// A leaf on an object: only equality with an object operand can hold; string and length checks fail.
-function holdsRecord(c: ValueConstraint): Verdict3 {
+/**
+ * `prefix` (or `suffix`) against the known prefix (suffix): yes when the known part already
+ * holds the wanted one; maybe when the wanted one extends the known part (the unknown middle can
+ * supply the rest, e.g. wanted + suffix, or not); no when they disagree within their common length.
+ */
+function affix(covered: boolean, extended: boolean): Verdict3 {
+  return covered ? "yes" : extended ? "maybe" : "no";
+}
+
+/**
+ * A leaf on an object whose listed fields are in their abstract values (a field it leaves out is
+ * null) and which has no other key: equality with an object operand may hold; `fields` is decided
+ * key by key — a listed key the constraint does not list fails unless it may be absent; string
+ * and length checks fail.
+ */
+function holdsRecord(c: ValueConstraint, fields: Record<string, AbstractValue>): Verdict3 {
   const object = (x: Json) => x !== null && typeof x === "object" && !Array.isArray(x);
   if ("eq" in c) return object(c.eq) ? "maybe" : "no";
   if ("in" in c) return c.in.some(object) ? "maybe" : "no";
   if ("not_in" in c) return c.not_in.some(object) ? "maybe" : "yes";
-  return "no";
+  if (!("fields" in c)) return "no";
+  const verdicts: Verdict3[] = [];
+  for (const [key, field] of Object.entries(fields)) {
+    if (!Object.hasOwn(c.fields, key)) verdicts.push(holds({ eq: null }, field) === "no" ? "no" : "maybe");
+  }
+  for (const [key, wanted] of Object.entries(c.fields)) verdicts.push(holds(wanted, Object.hasOwn(fields, key) ? fields[key]! : NULL));
+  return and3(verdicts);
 }
+
+const NULL: AbstractValue = { kind: "const", values: [null] };

@@ -1,6 +1,7 @@
 import type { ValueConstraint } from "../model/constraint.js";
 import type { Json } from "../model/json.js";
 import { jsonEqual } from "./canonical-json.js";
+import { isAddress, sameValue } from "./email-address.js";
 import { isElementwise } from "./elementwise.js";
 import { isPathUnder } from "./path-under.js";
 import { satisfies } from "./satisfies.js";
@@ -24,19 +25,50 @@ export function implies(premise: ValueConstraint, conclusion: ValueConstraint): 
 
 function impliesLeaf(premise: ValueConstraint, conclusion: ValueConstraint): boolean {
   const members = membersOf(premise);
-  // A value in a finite set is an array of members (element-wise) or a non-array member: check those.
+  // A value in a finite set is an array of members (element-wise) or a non-array member, or for
+  // an address member any string of its canonical form: check those.
   if (members !== undefined) {
-    return isElementwise(conclusion) && members.every((m) => Array.isArray(m) || satisfies(conclusion, m));
+    return isElementwise(conclusion) && members.every((m) => Array.isArray(m) || (satisfies(conclusion, m) && (!isAnAddress(m) || canonicalInvariant(conclusion))));
   }
   const excluded = "not_in" in premise ? premise.not_in : undefined;
   if (excluded !== undefined) {
     const banned = "not_in" in conclusion ? conclusion.not_in : "not" in conclusion ? membersOf(conclusion.not) : undefined;
-    return banned !== undefined && banned.every((b) => Array.isArray(b) || excluded.some((e) => jsonEqual(e, b)));
+    return banned !== undefined && banned.every((b) => Array.isArray(b) || excluded.some((e) => sameValue(e, b)));
   }
   if ("under" in premise && "under" in conclusion) return isPathUnder(premise.under, conclusion.under);
   if ("host_in" in premise && "host_in" in conclusion) return premise.host_in.every((h) => hostCovered(h, conclusion.host_in));
   if ("max_length" in premise && "max_length" in conclusion) return premise.max_length <= conclusion.max_length;
+  if ("min_length" in premise && "min_length" in conclusion) return premise.min_length >= conclusion.min_length;
+  if ("prefix" in premise && "prefix" in conclusion) return premise.prefix.startsWith(conclusion.prefix);
+  if ("suffix" in premise && "suffix" in conclusion) return premise.suffix.endsWith(conclusion.suffix);
+  if ("type" in premise && "type" in conclusion) return premise.type.every((t) => conclusion.type.includes(t));
+  if ("elements" in premise && "elements" in conclusion) return implies(premise.elements, conclusion.elements);
+  if ("fields" in premise && "fields" in conclusion) return fieldsImply(premise.fields, conclusion.fields);
   return false;
+}
+
+// The premise's keys are all allowed by the conclusion; each conclusion field follows from the
+// premise's, or, for a key the premise does not list (so always absent), holds of null.
+function fieldsImply(premise: Record<string, ValueConstraint>, conclusion: Record<string, ValueConstraint>): boolean {
+  if (Object.keys(premise).some((key) => !Object.hasOwn(conclusion, key))) return false;
+  return Object.entries(conclusion).every(([key, c]) => (Object.hasOwn(premise, key) ? implies(premise[key]!, c) : satisfies(c, null)));
+}
+
+function isAnAddress(m: Json): boolean {
+  return typeof m === "string" && isAddress(m);
+}
+
+/**
+ * Whether a constraint answers alike for strings of the same canonical address form: `eq`, `in`
+ * and `not_in` (an address operand compares canonical forms; any other operand equals no string
+ * holding `@`), email globs, and combinations of these.
+ */
+function canonicalInvariant(c: ValueConstraint): boolean {
+  if ("all" in c) return c.all.every(canonicalInvariant);
+  if ("any" in c) return c.any.every(canonicalInvariant);
+  if ("not" in c) return canonicalInvariant(c.not);
+  if ("glob" in c) return isAddress(c.glob);
+  return "eq" in c || "in" in c || "not_in" in c;
 }
 
 // An entry allows a subset of another's URLs: same host, and the other allows every port or this one.

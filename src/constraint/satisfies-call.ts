@@ -2,6 +2,7 @@ import type { EffectConstraint } from "../model/constraint.js";
 import type { Json } from "../model/json.js";
 import { canonicalJson } from "./canonical-json.js";
 import { resolveArg, type EffectOptions } from "./effect-options.js";
+import { canonicalAddress, isAddress } from "./email-address.js";
 import { matchOp } from "./match-op.js";
 import { satisfies } from "./satisfies.js";
 
@@ -34,7 +35,7 @@ function distinctAcross(input: string, calls: readonly Call[], opts: EffectOptio
     const arg = resolveArg<Json>(call.op, call.args, input, null, opts);
     if ("missing" in arg && arg.missing === "unchecked") return false;
     for (const token of "value" in arg ? distinctTokens(arg.value) : []) {
-      const key = canonicalJson(token);
+      const key = distinctKey(token);
       if (seen.has(key)) return false;
       seen.add(key);
     }
@@ -45,4 +46,12 @@ function distinctAcross(input: string, calls: readonly Call[], opts: EffectOptio
 /** The values a `distinct` input contributes: a list's elements or the single value, nulls left out. */
 export function distinctTokens(value: Json): Json[] {
   return (Array.isArray(value) ? value : [value]).filter((v) => v !== null);
+}
+
+/**
+ * When two `distinct` values are the same: equal JSON, and for strings holding `@` equal canonical
+ * address forms — `A@X.com.` reaches the mailbox `a@x.com` does, so it repeats it.
+ */
+export function distinctKey(token: Json): string {
+  return typeof token === "string" && isAddress(token) ? JSON.stringify(canonicalAddress(token)) : canonicalJson(token);
 }

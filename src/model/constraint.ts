@@ -6,6 +6,20 @@ import { Json, JsonPrimitive } from "./json.js";
  * The one constraint language (DESIGN.md section 6), shared by program guarantees, policy rule
  * conditions and receipt grants. Exactly one key per value constraint; `.strict()` so a typo such
  * as `{ under_: "/x" }` is an error rather than a constraint that silently matches everything.
+ *
+ * On a list value most keys apply to each element (DESIGN.md: "array inputs: applies to each
+ * element"): `eq`, `in`, `not_in`, `under`, `glob`, `host_in`, `prefix`, `suffix`, `any`, `not`.
+ * The others look at the value itself:
+ * - `max_length`, `min_length`: a string's length in UTF-16 code units, or a list's length;
+ * - `type`: the value's JSON type is one of these (`string`, `number`, `boolean`, `null`,
+ *   `array`, `object`);
+ * - `elements`: the value is a list and every element satisfies the constraint;
+ * - `fields`: the value is an object with no key beyond those listed, and each listed field
+ *   (null when absent) satisfies its constraint;
+ * - `all`: every part holds of the value (`{ all: [] }` holds of anything).
+ * `prefix` and `suffix` compare exactly, character for character: no wildcards, no case folding.
+ * A string operand holding `@` (in `eq`, `in`, `not_in`, `glob`) is an email address or pattern
+ * and compares in canonical form (see email-address.ts), so `CEO@Rival.com.` is `ceo@rival.com`.
  */
 export type ValueConstraint =
   | { eq: Json }
@@ -14,10 +28,20 @@ export type ValueConstraint =
   | { under: string }
   | { glob: string }
   | { host_in: string[] }
+  | { prefix: string }
+  | { suffix: string }
   | { max_length: number }
+  | { min_length: number }
+  | { type: JsonType[] }
+  | { elements: ValueConstraint }
+  | { fields: Record<string, ValueConstraint> }
   | { all: ValueConstraint[] }
   | { any: ValueConstraint[] }
   | { not: ValueConstraint };
+
+/** The JSON types `type` names. */
+export const JsonType = z.enum(["string", "number", "boolean", "null", "array", "object"]);
+export type JsonType = z.infer<typeof JsonType>;
 
 const absolutePath = z.string().refine((p) => p.startsWith("/"), "must be an absolute path");
 
@@ -36,8 +60,14 @@ const valueConstraintBranches: Record<string, z.ZodType> = {
   under: z.object({ under: absolutePath }).strict(),
   glob: z.object({ glob: z.string().min(1) }).strict(),
   host_in: z.object({ host_in: z.array(hostEntry).min(1) }).strict(),
+  prefix: z.object({ prefix: z.string().min(1) }).strict(),
+  suffix: z.object({ suffix: z.string().min(1) }).strict(),
   max_length: z.object({ max_length: z.number().int().nonnegative() }).strict(),
-  all: z.object({ all: z.array(z.lazy(() => ValueConstraint)).min(1) }).strict(),
+  min_length: z.object({ min_length: z.number().int().nonnegative() }).strict(),
+  type: z.object({ type: z.array(JsonType).min(1) }).strict(),
+  elements: z.object({ elements: z.lazy(() => ValueConstraint) }).strict(),
+  fields: z.object({ fields: z.record(z.string(), z.lazy(() => ValueConstraint)) }).strict(),
+  all: z.object({ all: z.array(z.lazy(() => ValueConstraint)) }).strict(),
   any: z.object({ any: z.array(z.lazy(() => ValueConstraint)).min(1) }).strict(),
   not: z.object({ not: z.lazy(() => ValueConstraint) }).strict(),
 };

@@ -8,17 +8,21 @@ export const DEFAULT_LIFETIME_SECONDS = 300;
 export const MAX_LIFETIME_SECONDS = 900;
 /** Allowed clock skew between authority and runner, applied to nbf and exp only. */
 export const CLOCK_TOLERANCE_SECONDS = 5;
-/** No receipt we issue comes near this; anything larger is refused before it is parsed. */
-export const MAX_RECEIPT_BYTES = 16 * 1024;
+/**
+ * The largest receipt. Grants carry the facts (every constant a program passes), so a receipt
+ * takes a few KiB; issuing refuses one larger than this, and verifying refuses it unparsed.
+ */
+export const MAX_RECEIPT_BYTES = 64 * 1024;
 export const LOCAL_ISSUER = "countersign-local";
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, "must be a lowercase hex sha256");
 const seconds = z.number().int().nonnegative();
+const concreteOp = z.string().regex(/^[a-z][a-z0-9_]*\.[a-z0-9_]+$/, "must be a concrete <connector>.<action>");
 
 /** A grant as a receipt carries it: one concrete op (no globs), every object strict. */
 export const ReceiptGrant = z
   .object({
-    op: z.string().regex(/^[a-z][a-z0-9_]*\.[a-z0-9_]+$/, "must be a concrete <connector>.<action>"),
+    op: concreteOp,
     connector: z.object({ name: z.string().min(1), sha256: sha256Hex }).strict(),
     args: z.record(z.string(), ValueConstraint),
     count: z.object({ max: z.number().int().nonnegative().nullable() }).strict(),
@@ -26,6 +30,18 @@ export const ReceiptGrant = z
   })
   .strict();
 export type ReceiptGrant = z.infer<typeof ReceiptGrant>;
+
+/** A limit over several grants with one ledger (CrossOpLimit), as a receipt carries it. */
+export const ReceiptCrossOpLimit = z
+  .object({
+    ops: z.array(concreteOp).min(1),
+    count: z.object({ max: z.number().int().nonnegative() }).strict().optional(),
+    distinct: z.string().optional(),
+  })
+  .strict()
+  .refine((l) => l.count !== undefined || l.distinct !== undefined, "must have count or distinct")
+  .refine((l) => new Set(l.ops).size === l.ops.length, { message: "must not repeat an op", path: ["ops"] });
+export type ReceiptCrossOpLimit = z.infer<typeof ReceiptCrossOpLimit>;
 
 /** The decisions a receipt can carry: approvals only. */
 export const ApprovalKind = z.enum(["auto_approved", "approved_once", "approved_remember"]);
@@ -45,6 +61,7 @@ export const ReceiptClaims = z
     decision: ApprovalKind,
     policy: z.object({ sha256: sha256Hex }).strict(),
     grants: z.array(ReceiptGrant),
+    across: z.array(ReceiptCrossOpLimit),
     approver: z.string().min(1).optional(),
   })
   .strict()
@@ -56,6 +73,10 @@ export const ReceiptClaims = z
   .refine((c) => new Set(c.grants.map((g) => g.op)).size === c.grants.length, {
     message: "must hold at most one grant per op",
     path: ["grants"],
+  })
+  .refine((c) => c.across.every((l) => l.ops.every((op) => c.grants.some((g) => g.op === op))), {
+    message: "must name only granted ops",
+    path: ["across"],
   });
 export type ReceiptClaims = z.infer<typeof ReceiptClaims>;
 
@@ -87,6 +108,7 @@ export const GrantViolationReason = z.enum([
   "argument_refused",
   "count_exceeded",
   "not_distinct",
+  "not_plain_data", // an argument that is no plain data (a function, a getter, a proxy, ...): refused before any check
 ]);
 export type GrantViolationReason = z.infer<typeof GrantViolationReason>;
 

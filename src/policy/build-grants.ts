@@ -1,62 +1,100 @@
-import { canonicalJson, implies, matchOp } from "../constraint/index.js";
+import { canonicalJson, constraintOf, implies, matchOp } from "../constraint/index.js";
+import { absentInput, type EffectOptions } from "../constraint/effect-options.js";
 import type { AbstractValue } from "../model/abstract.js";
 import type { EffectConstraint, ValueConstraint } from "../model/constraint.js";
-import type { Grant } from "../model/decision.js";
+import type { CrossOpLimit, Grant } from "../model/decision.js";
 import { CountersignError } from "../model/errors.js";
 import type { Effect } from "../model/facts.js";
+import type { Json } from "../model/json.js";
+import { effectOptionsOf } from "../manifest/effect-options.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
-import { totalCount } from "./narrow-effect.js";
 import { knownFor } from "./known-for.js";
-import { provenShape } from "./proven-shape.js";
+import { totalCount } from "./narrow-effect.js";
 
-/**
- * One grant per op (DESIGN.md section 8), as tight as the facts allow: each argument's proven
- * shape (provenShape), then every known constraint on it (guarantees and guards) that the shape
- * does not already imply; the count is the op's total, capped by count guarantees.
- * `effects` are already narrowed by `known`.
- */
-export function buildGrants(effects: readonly Effect[], known: readonly EffectConstraint[], set: ManifestSet): Grant[] {
-  const ops = [...new Set(effects.map((e) => e.op))];
-  return ops.map((op) => {
-    const members = effects.filter((e) => e.op === op);
-    const connectorName = members[0]!.connector;
-    const connector = set.connectors.get(connectorName);
-    if (connector === undefined) {
-      throw new CountersignError("config_error", "policy", `no connector manifest "${connectorName}" for ${op}`, { details: { op } });
-    }
-    const applying = known.filter((k) => matchOp(k.op, op));
-    const lists = new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name));
-    const names = new Set<string>();
-    for (const e of members) for (const name of Object.keys(e.args)) names.add(name);
-    for (const k of applying) for (const name of Object.keys(k.args ?? {})) names.add(name);
-    const args: Record<string, ValueConstraint> = {};
-    for (const name of names) {
-      const values = members.map((e) => (Object.hasOwn(e.args, name) ? e.args[name] : undefined));
-      const constraint = argConstraint(values, lists.has(name), knownFor(name, applying));
-      if (constraint !== undefined) args[name] = constraint;
-    }
-    const distinct = applying.find((k) => k.distinct !== undefined)?.distinct;
-    return {
-      op,
-      connector: { name: connector.name, sha256: connector.manifest.sha256 },
-      args,
-      count: { max: totalCount(effects, op, known).max },
-      ...(distinct === undefined ? {} : { distinct }),
-    };
-  });
+export interface Grants {
+  grants: Grant[];
+  across: CrossOpLimit[];
 }
 
-function argConstraint(values: (AbstractValue | undefined)[], isList: boolean, known: ValueConstraint[]): ValueConstraint | undefined {
-  const proven = provenShape(values, isList);
-  const candidates = proven === undefined ? known : [proven, ...known];
-  if (candidates.length <= 1) return candidates[0];
+/**
+ * The receipt's permissions (DESIGN.md section 8): the facts themselves, intersected with what
+ * the decision relied on (`known`: guarantees, guards, the bounds of the allow rules that
+ * decided), so that a run can never leave what was approved — an analysis mistake becomes a
+ * refused call, never an effect nobody approved. `effects` are already typed and narrowed.
+ *
+ * Per op, one grant: for every input the action declares (the wrapper passes each, null when
+ * left out), the union of its call sites' values as a constraint (constraintOf; unconstrained
+ * only where the facts say unknown), with each known constraint on that input the facts do not
+ * already imply; and a count, the sum of the sites' maxima capped by known bounds (null only when
+ * the facts say unbounded). A known constraint about an input the op does not have never lands on
+ * it: a read-only op is not concerned (e.g. recipientsOnly and email.get_draft), and an op with
+ * effects cannot be checked, so its grant allows no call (absentInput).
+ *
+ * Count and distinct bounds that cover several granted ops get one ledger across them (`across`);
+ * a count the grants' own counts already keep is left out, one on a single op caps its count.
+ */
+export function buildGrants(effects: readonly Effect[], known: readonly EffectConstraint[], set: ManifestSet): Grants {
+  const opts = effectOptionsOf(set);
+  const grants = [...new Set(effects.map((e) => e.op))].map((op) => grantFor(op, effects, known, set, opts));
+  const across: CrossOpLimit[] = [];
+  for (const k of known) {
+    const selected = grants.filter((g) => matchOp(k.op, g.op) && g.count.max !== 0);
+    if (k.count !== undefined && selected.length > 1 && !withinCounts(selected, k.count.max)) across.push({ ops: selected.map((g) => g.op), count: k.count });
+    const input = k.distinct;
+    if (input === undefined) continue;
+    const holders = selected.filter((g) => absentInput(g.op, input, opts) === "null");
+    if (holders.length === 1 && holders[0]!.distinct === undefined) holders[0]!.distinct = input;
+    else if (holders.length > 0) across.push({ ops: holders.map((g) => g.op), distinct: input });
+  }
+  return { grants, across: [...new Map(across.map((l) => [canonicalJson(l as unknown as Json), l])).values()] };
+}
+
+function grantFor(op: string, effects: readonly Effect[], known: readonly EffectConstraint[], set: ManifestSet, opts: EffectOptions): Grant {
+  const action = set.actions.get(op);
+  const connector = action === undefined ? undefined : set.connectors.get(action.connector);
+  if (action === undefined || connector === undefined) {
+    throw new CountersignError("config_error", "policy", `no action or connector manifest for ${op}`, { details: { op } });
+  }
+  const members = effects.filter((e) => e.op === op);
+  const applying = known.filter((k) => matchOp(k.op, op));
+  const named = applying.flatMap((k) => [...Object.keys(k.args ?? {}), ...(k.distinct === undefined ? [] : [k.distinct])]);
+  const refused = named.some((input) => absentInput(op, input, opts) === "unchecked");
+  const args: Record<string, ValueConstraint> = {};
+  for (const input of action.manifest.inputs) {
+    const values = members.map((e) => (Object.hasOwn(e.args, input.name) ? e.args[input.name]! : NULL));
+    const constraint = intersect(constraintOf(values), knownFor(input.name, applying));
+    if (constraint !== undefined) args[input.name] = constraint;
+  }
+  return {
+    op,
+    connector: { name: connector.name, sha256: connector.manifest.sha256 },
+    args,
+    count: { max: refused ? 0 : totalCount(effects, op, known).max },
+  };
+}
+
+// A declared input the program does not pass reaches the connector as null (the wrapper fills it in).
+const NULL: AbstractValue = { kind: "const", values: [null] };
+
+/** The facts' constraint and every known one they do not already imply, once each. */
+function intersect(facts: ValueConstraint | undefined, known: readonly ValueConstraint[]): ValueConstraint | undefined {
   const seen = new Set<string>();
   const parts: ValueConstraint[] = [];
-  for (const c of candidates) {
-    const key = canonicalJson(c);
-    if (seen.has(key) || (proven !== undefined && c !== proven && implies(proven, c))) continue;
+  for (const c of facts === undefined ? known : [facts, ...known]) {
+    const key = canonicalJson(c as Json);
+    if (seen.has(key) || (facts !== undefined && c !== facts && implies(facts, c))) continue;
     seen.add(key);
     parts.push(c);
   }
   return parts.length <= 1 ? parts[0] : { all: parts };
+}
+
+// The grants' own counts already keep the bound when they sum to at most it.
+function withinCounts(grants: readonly Grant[], max: number): boolean {
+  let sum = 0;
+  for (const g of grants) {
+    if (g.count.max === null) return false;
+    sum += g.count.max;
+  }
+  return sum <= max;
 }

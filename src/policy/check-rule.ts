@@ -2,7 +2,7 @@ import { describeConstraint, holds, holdsEffect, implies, matchOp, not3 } from "
 import type { AbstractValue, CountRange } from "../model/abstract.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/constraint.js";
 import type { Effect } from "../model/facts.js";
-import { describeCount, describeValue } from "./describe-value.js";
+import { describeCount, describeValue } from "../constraint/describe-value.js";
 import { knownFor } from "./known-for.js";
 import { totalCount } from "./narrow-effect.js";
 import { negation } from "./negation.js";

@@ -39,7 +39,7 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
       guards: [],
       verdict: { op: effect.op, site: effect.site, rule: null, verdict: "deny" as const, why: `the program was refused: ${refused}` },
     }));
-    const decision = { kind: "auto_rejected" as const, effects: effects.map((e) => e.verdict), guards: [], grants: [], policy: { sha256: policy.sha256 }, reason: `the program was refused: ${refused}` };
+    const decision = { kind: "auto_rejected" as const, effects: effects.map((e) => e.verdict), guards: [], grants: [], across: [], policy: { sha256: policy.sha256 }, reason: `the program was refused: ${refused}` };
     return { refused, effects, decision };
   }
 
@@ -85,15 +85,33 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
   const verdicts = effects.map((e) => e.verdict);
   const denied = verdicts.find((v) => v.verdict === "deny");
   const kind = denied !== undefined ? "auto_rejected" : verdicts.every((v) => v.verdict === "allow") ? "auto_approved" : "ask";
+  const { grants, across } = kind === "auto_rejected" ? { grants: [], across: [] } : buildGrants(second, [...known, ...allowBounds(effects)], set);
   const decision: PolicyDecision = {
     kind,
     effects: verdicts,
     guards: kind === "auto_rejected" ? [] : dedupe([...enforced, ...guards]),
-    grants: kind === "auto_rejected" ? [] : buildGrants(second, known, set),
+    grants,
+    across,
     policy: { sha256: policy.sha256 },
     reason: reasonFor(kind, verdicts),
   };
   return { refused: null, effects, decision };
+}
+
+/**
+ * The call bounds of the allow rules that passed an effect: the rule held for the facts, but a
+ * grant is a union over call sites and does not keep `distinct` by itself, so the receipt must.
+ */
+function allowBounds(effects: readonly EffectEvaluation[]): EffectConstraint[] {
+  const bounds: EffectConstraint[] = [];
+  for (const e of effects) {
+    const rule = e.verdict.verdict === "allow" ? e.rules.find((o) => o.rule.id === e.verdict.rule)?.rule : undefined;
+    const { count, distinct } = rule?.when ?? {};
+    if (rule !== undefined && (count !== undefined || distinct !== undefined)) {
+      bounds.push({ op: rule.op, ...(count === undefined ? {} : { count }), ...(distinct === undefined ? {} : { distinct }) });
+    }
+  }
+  return dedupe(bounds);
 }
 
 function refusal(facts: Facts): string | null {

@@ -1,8 +1,10 @@
 import type { PolicyDecision } from "../model/decision.js";
 import type { Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
-import { provenShape } from "./proven-shape.js";
-import { describeValue } from "./describe-value.js";
+import { matchOp } from "../constraint/index.js";
+import { constantSet } from "./constant-set.js";
+import { knownFor } from "./known-for.js";
+import { describeValue } from "../constraint/describe-value.js";
 import { narrowEffect, totalCount, typedEffect } from "./narrow-effect.js";
 import type { PolicyRule } from "./schema.js";
 
@@ -12,7 +14,7 @@ export type Remembered = { op: string; rule: PolicyRule } | { op: string; rule: 
 /**
  * For "approve and remember": per op, the narrowest allow rule that auto-approves exactly these
  * effects — every input pinned to its finite set of constants (`in`; list inputs per element),
- * calls capped at the program's total. It names the op exactly, so it can lift a consequential
+ * or to the `in` set a guarantee holds it to at every call; calls capped at the program's total. It names the op exactly, so it can lift a consequential
  * action's floor, and it never allows more than this program does: when an input is not a
  * finite constant set or the calls are unbounded, no rule is made for that op.
  */
@@ -29,8 +31,9 @@ export function rememberRule(facts: Facts, decision: PolicyDecision, set: Manife
     const args: NonNullable<PolicyRule["when"]>["args"] = {};
     for (const input of action.manifest.inputs) {
       const values = members.map((e) => e.args[input.name]);
-      const pinned = provenShape(values, input.type === "array");
-      if (pinned === undefined || !("in" in pinned)) {
+      // A value that is no constant set may still be held to one at every call (an enforced guarantee).
+      const pinned = constantSet(values, input.type === "array") ?? knownFor(input.name, known.filter((k) => matchOp(k.op, op))).find((c) => "in" in c);
+      if (pinned === undefined) {
         const shown = values.map((v) => (v === undefined ? "missing" : describeValue(v))).join("; ");
         return { op, rule: null, why: `${input.name} is ${shown}: only a finite set of constants can be remembered without allowing more` };
       }

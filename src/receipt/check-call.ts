@@ -1,8 +1,8 @@
-import { canonicalJson, describeConstraint, distinctTokens, satisfies } from "../constraint/index.js";
+import { describeConstraint, distinctKey, distinctTokens, satisfies } from "../constraint/index.js";
 import type { Json } from "../model/json.js";
 import { CLOCK_TOLERANCE_SECONDS } from "../model/receipt.js";
 import { invalid, violation } from "./refuse.js";
-import type { VerifiedReceipt } from "./verified-receipt.js";
+import type { Ledger, VerifiedReceipt } from "./verified-receipt.js";
 import { isoTime } from "./verify.js";
 
 /**
@@ -19,17 +19,18 @@ export interface CallAttempt {
 /**
  * Admit one call under a verified receipt, or throw. The receipt must still be unexpired; the op
  * needs a grant; the connector must be the one the grant pins; every constrained argument must
- * satisfy its constraint; the op's calls in this run, this one included, must not exceed the
- * grant's count; the `distinct` input's values (each element, for a list; nulls left out) must
+ * satisfy its constraint; then for the grant and for each limit across grants that names the op
+ * (one ledger shared by all of its ops), the calls in this run, this one included, must not exceed
+ * its count, and the `distinct` input's values (each element, for a list; nulls left out) must
  * differ from every value admitted before. A refused call is not recorded and uses up nothing.
  */
 export function checkCall(verified: VerifiedReceipt, call: CallAttempt, now: Date = new Date()): void {
   const { exp } = verified.claims;
   if (exp <= now.getTime() / 1000 - CLOCK_TOLERANCE_SECONDS) throw invalid("expired", `expired at ${isoTime(exp)}`);
   const { op, connector, args } = call;
-  const ledger = verified.ledger.get(op);
-  if (ledger === undefined) throw violation("no_grant", op, "the receipt grants no such call");
-  const { grant } = ledger;
+  const ledgers = verified.ledgers.get(op);
+  if (ledgers === undefined) throw violation("no_grant", op, "the receipt grants no such call");
+  const grant = ledgers.own.limit;
   if (connector.name !== grant.connector.name || connector.sha256 !== grant.connector.sha256) {
     throw violation("connector_mismatch", op, `the grant pins connector ${grant.connector.name} ${grant.connector.sha256}, not ${connector.name} ${connector.sha256}`);
   }
@@ -40,21 +41,35 @@ export function checkCall(verified: VerifiedReceipt, call: CallAttempt, now: Dat
       throw violation("argument_refused", op, `argument "${input}" is outside its grant (${describeConstraint(constraint)})`, input);
     }
   }
-  if (grant.count.max !== null && ledger.calls >= grant.count.max) {
-    throw violation("count_exceeded", op, `the grant allows ${grant.count.max} call${grant.count.max === 1 ? "" : "s"} and all have been made`);
+  const own = { ledger: ledgers.own, fresh: admit(op, ledgers.own, grant.count.max, grant.distinct, args, "the grant allows") };
+  const across = ledgers.across.map((ledger) => ({
+    ledger,
+    fresh: admit(op, ledger, ledger.limit.count?.max ?? null, ledger.limit.distinct, args, `the receipt allows ${ledger.limit.ops.join(", ")} together`),
+  }));
+  for (const { ledger, fresh } of [own, ...across]) {
+    ledger.calls++;
+    for (const key of fresh) ledger.seen.add(key);
   }
-  const fresh = grant.distinct === undefined ? [] : distinctKeys(op, grant.distinct, args, ledger.seen);
-  ledger.calls++;
-  for (const key of fresh) ledger.seen.add(key);
   verified.history.push({ op, args });
 }
 
-/** The canonical keys of the call's `distinct` values, after checking none was admitted before (nor repeats). */
+/**
+ * Check one ledger for one more call: under its count, and no `distinct` value seen before or
+ * twice in the call. Returns the call's distinct keys, to be recorded once every check passed.
+ */
+function admit<T>(op: string, ledger: Ledger<T>, max: number | null, distinct: string | undefined, args: Record<string, Json>, allows: string): string[] {
+  if (max !== null && ledger.calls >= max) {
+    throw violation("count_exceeded", op, max === 0 ? `${allows} no call` : `${allows} ${max} call${max === 1 ? "" : "s"} and all have been made`);
+  }
+  return distinct === undefined ? [] : distinctKeys(op, distinct, args, ledger.seen);
+}
+
+/** The keys of the call's `distinct` values, after checking none was admitted before (nor repeats). */
 function distinctKeys(op: string, input: string, args: Record<string, Json>, seen: ReadonlySet<string>): string[] {
   if (!Object.hasOwn(args, input)) throw violation("missing_argument", op, `argument "${input}" must be distinct across calls but is not passed`, input);
   const keys: string[] = [];
   for (const token of distinctTokens(args[input]!)) {
-    const key = canonicalJson(token);
+    const key = distinctKey(token);
     if (seen.has(key) || keys.includes(key)) throw violation("not_distinct", op, `argument "${input}" repeats ${key}, which must be distinct across calls`, input);
     keys.push(key);
   }

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { CompactSign } from "jose";
-import type { DecisionKind, Grant } from "../model/decision.js";
+import type { CrossOpLimit, DecisionKind, Grant } from "../model/decision.js";
 import { CountersignError } from "../model/errors.js";
 import {
   ApprovalKind,
   DEFAULT_LIFETIME_SECONDS,
   MAX_LIFETIME_SECONDS,
+  MAX_RECEIPT_BYTES,
   RECEIPT_AUDIENCE,
   RECEIPT_TYP,
   ReceiptClaims,
@@ -19,6 +20,7 @@ export interface IssueInput {
   decision: DecisionKind;
   policySha256: string;
   grants: Grant[];
+  across: CrossOpLimit[]; // the decision's limits over several grants: required, so that none is dropped by mistake
   approver?: string;
   lifetimeSeconds?: number;
   issuer: string;
@@ -27,7 +29,9 @@ export interface IssueInput {
 /**
  * Sign a receipt for an approved request with the keyring's active key. Only approvals get one;
  * the claims are checked against the same schema the verifier uses, so we never sign a receipt
- * that every runner would refuse.
+ * that every runner would refuse. A receipt larger than runners accept (grants carry the facts,
+ * so very long constant arguments can get there) is refused as resource_limit_exceeded: the
+ * grants are never loosened to fit.
  */
 export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "active">, now: Date = new Date()): Promise<string> {
   const lifetime = input.lifetimeSeconds ?? DEFAULT_LIFETIME_SECONDS;
@@ -52,12 +56,22 @@ export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "activ
     decision: input.decision,
     policy: { sha256: input.policySha256 },
     grants: input.grants,
+    across: input.across,
     ...(input.approver === undefined ? {} : { approver: input.approver }),
   });
   if (!parsed.success) throw refused(describeIssues(parsed.error));
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(parsed.data)))
+  const token = await new CompactSign(new TextEncoder().encode(JSON.stringify(parsed.data)))
     .setProtectedHeader({ alg: "EdDSA", typ: RECEIPT_TYP, kid: keys.active.kid })
     .sign(keys.active.privateKey);
+  if (token.length > MAX_RECEIPT_BYTES) {
+    throw new CountersignError(
+      "resource_limit_exceeded",
+      "receipt",
+      `cannot issue receipt: it would take ${token.length} bytes, more than the ${MAX_RECEIPT_BYTES} a runner accepts (its grants carry every value the program passes; shorten long constant arguments)`,
+      { details: { reason: "too_large", bytes: token.length, limit: MAX_RECEIPT_BYTES } },
+    );
+  }
+  return token;
 }
 
 function refused(message: string): CountersignError {

@@ -1,11 +1,18 @@
 import type { Call } from "../constraint/index.js";
-import type { ReceiptClaims, ReceiptGrant } from "../model/receipt.js";
+import type { ReceiptClaims, ReceiptCrossOpLimit, ReceiptGrant } from "../model/receipt.js";
+import { deepFreeze } from "../model/deep-freeze.js";
 
-/** What one grant has admitted so far in this run. */
-export interface GrantLedger {
-  grant: ReceiptGrant;
+/** What one grant, or one limit across grants, has admitted so far in this run. */
+export interface Ledger<T> {
+  limit: T;
   calls: number;
-  seen: Set<string>; // canonical JSON of each `distinct` value admitted
+  seen: Set<string>; // distinctKey of each `distinct` value admitted
+}
+
+/** A grant's own ledger and the ledgers of the cross-op limits that name its op. */
+export interface GrantLedgers {
+  own: Ledger<ReceiptGrant>;
+  across: Ledger<ReceiptCrossOpLimit>[];
 }
 
 /**
@@ -15,27 +22,23 @@ export interface GrantLedger {
 export class VerifiedReceipt {
   readonly kid: string;
   readonly claims: ReceiptClaims;
-  /** @internal grants by op, built once at verify time; read and updated by checkCall only */
-  readonly ledger: ReadonlyMap<string, GrantLedger>;
+  /** @internal ledgers by op, built once at verify time; read and updated by checkCall only */
+  readonly ledgers: ReadonlyMap<string, GrantLedgers>;
   /** @internal */
   readonly history: Call[] = [];
 
   constructor(kid: string, claims: ReceiptClaims) {
     this.kid = kid;
     this.claims = deepFreeze(claims);
-    this.ledger = new Map(claims.grants.map((grant) => [grant.op, { grant, calls: 0, seen: new Set<string>() }]));
+    // One ledger object per cross-op limit, shared by every op it names.
+    const across = this.claims.across.map((limit) => ({ limit, calls: 0, seen: new Set<string>() }));
+    this.ledgers = new Map(
+      this.claims.grants.map((grant) => [grant.op, { own: { limit: grant, calls: 0, seen: new Set<string>() }, across: across.filter((l) => l.limit.ops.includes(grant.op)) }]),
+    );
   }
 
   /** The calls admitted so far, in order. */
   get calls(): readonly Call[] {
     return this.history;
   }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null) {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
 }

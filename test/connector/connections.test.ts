@@ -3,8 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { resolveCapabilities } from "../../src/connector/capabilities.js";
 import { connectorContext, loadConnections } from "../../src/config/index.js";
-import { executeAction } from "../../src/connector/execute-action.js";
-import { dataDirWith, shippedManifests, tempDir } from "./fixtures.js";
+import { dataDirWith, runAction, shippedManifests, tempDir } from "./fixtures.js";
 
 const set = shippedManifests();
 const email = set.connectors.get("email")!;
@@ -72,7 +71,7 @@ describe("connections.toml", () => {
   it("fails an action before any plugin runs when its connection is incomplete", async () => {
     const dir = dataDirWith(`[http]\nhosts = ["api.example.com:443"]\n`);
     writeFileSync(join(dir, "unused"), "");
-    await expect(executeAction(set, "email.send_email", { to: ["a@b.c"], subject: "s", body: "b" }, connectorContext(dir))).rejects.toMatchObject({
+    await expect(runAction(set, "email.send_email", { to: ["a@b.c"], subject: "s", body: "b" }, connectorContext(dir))).rejects.toMatchObject({
       class: "config_error",
       details: { key: "email" },
     });

@@ -1,5 +1,5 @@
 // Shared test fixtures: the shipped manifests as a ManifestSet, temp data directories with a
-// connections.toml, and connectors built from test plugins.
+// connections.toml, connectors built from test plugins, and a way to run any action.
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +10,10 @@ import { parseTemplate } from "../../src/manifest/template.js";
 import { ActionManifest, ConnectorManifest } from "../../src/manifest/schema.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { buildWasm } from "../../scripts/build-connectors.mjs";
+import { callWithReceipt } from "../../src/connector/call-with-receipt.js";
+import type { ConnectorContext } from "../../src/connector/context.js";
+import type { Json } from "../../src/model/json.js";
+import { VerifiedReceipt } from "../../src/receipt/verified-receipt.js";
 
 /** The shipped manifests, through the real loader (schemas, cross-file rules and hash pins). */
 export function shippedManifests(): ManifestSet {
@@ -63,4 +67,26 @@ export async function buildTestPlugin(name: string, dir: string): Promise<string
   const out = join(dir, `${name}.wasm`);
   await buildWasm(join(packageRoot, "test", "connector", "plugins", `${name}.ts`), out);
   return out;
+}
+
+const anything = new WeakMap<ManifestSet, VerifiedReceipt>();
+
+/**
+ * Run an action the only way there is, through the trusted wrapper, under a receipt that grants
+ * every action of `set` with any arguments as often as asked. The connector tests test
+ * connectors: the receipt is made directly rather than signed (test/receipt covers signing).
+ */
+export function runAction(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext): Promise<Json> {
+  let verified = anything.get(set);
+  if (verified === undefined) {
+    const grants = [...set.actions.values()].map((a) => ({
+      op: a.op,
+      connector: { name: a.connector, sha256: set.connectors.get(a.connector)!.manifest.sha256 },
+      args: {},
+      count: { max: null },
+    }));
+    const claims = { iss: "test", aud: "countersign-runner", sub: "test", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "test.ts" }, decision: "auto_approved" as const, policy: { sha256: "0".repeat(64) }, grants, across: [] };
+    anything.set(set, (verified = new VerifiedReceipt("test", claims)));
+  }
+  return callWithReceipt(verified, set, op, args, ctx);
 }

@@ -3,9 +3,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectorContext } from "../../src/config/index.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
-import { executeAction } from "../../src/connector/execute-action.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
-import { dataDirWith, shippedManifests, tempDir } from "./fixtures.js";
+import { dataDirWith, runAction, shippedManifests, tempDir } from "./fixtures.js";
 
 const set = shippedManifests();
 let pool: PluginPool;
@@ -28,11 +27,11 @@ afterAll(() => pool.close());
 
 describe("fs connector inside its roots", () => {
   it("reads a file", async () => {
-    expect(await executeAction(set, "fs.read_file", { path: join(root, "notes.txt") }, ctx)).toEqual({ path: join(root, "notes.txt"), content: "hello\nworld" });
+    expect(await runAction(set, "fs.read_file", { path: join(root, "notes.txt") }, ctx)).toEqual({ path: join(root, "notes.txt"), content: "hello\nworld" });
   });
 
   it("lists a directory, sorted, with entry types", async () => {
-    expect(await executeAction(set, "fs.list_dir", { path: root }, ctx)).toEqual({
+    expect(await runAction(set, "fs.list_dir", { path: root }, ctx)).toEqual({
       path: root,
       entries: [
         { name: "link-to-outside", type: "symlink" },
@@ -45,8 +44,8 @@ describe("fs connector inside its roots", () => {
 
   it("writes a new file and replaces an existing one, leaving no temp file", async () => {
     const path = join(root, "sub", "out.txt");
-    expect(await executeAction(set, "fs.write_file", { path, content: "first ✓" }, ctx)).toEqual({ path, bytes: 9 });
-    await executeAction(set, "fs.write_file", { path, content: "second" }, ctx);
+    expect(await runAction(set, "fs.write_file", { path, content: "first ✓" }, ctx)).toEqual({ path, bytes: 9 });
+    await runAction(set, "fs.write_file", { path, content: "second" }, ctx);
     expect(readFileSync(path, "utf8")).toBe("second");
     expect(readdirSync(join(root, "sub"))).toEqual(["out.txt"]);
   });
@@ -54,7 +53,7 @@ describe("fs connector inside its roots", () => {
   it("replaces a symlink at the target instead of writing through it", async () => {
     const link = join(root, "sub", "swap");
     symlinkSync(join(outside, "secret.txt"), link);
-    await executeAction(set, "fs.write_file", { path: link, content: "mine" }, ctx);
+    await runAction(set, "fs.write_file", { path: link, content: "mine" }, ctx);
     expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("top secret");
     expect(readFileSync(link, "utf8")).toBe("mine");
   });
@@ -76,7 +75,7 @@ describe("fs connector refusals", () => {
       const args = Object.fromEntries(
         Object.entries(raw).map(([k, v]) => [k, v.replace("/LINK", root).replace("/ROOT", root).replace("/OUTSIDE", outside)]),
       );
-      await expect(executeAction(set, op, args, ctx)).rejects.toMatchObject({ class: "capability_denied", boundary: "connector" });
+      await expect(runAction(set, op, args, ctx)).rejects.toMatchObject({ class: "capability_denied", boundary: "connector" });
       expect(readdirSync(outside)).toEqual(["secret.txt"]);
       expect(existsSync(join(root, "..", "escape.txt"))).toBe(false);
     });
@@ -84,18 +83,18 @@ describe("fs connector refusals", () => {
 
   it("refuses a file larger than the limit with resource_limit_exceeded", async () => {
     writeFileSync(join(root, "big.txt"), "x".repeat(2048));
-    await expect(executeAction(set, "fs.read_file", { path: join(root, "big.txt") }, ctx)).rejects.toMatchObject({
+    await expect(runAction(set, "fs.read_file", { path: join(root, "big.txt") }, ctx)).rejects.toMatchObject({
       class: "resource_limit_exceeded",
       details: { limit_bytes: 1024 },
     });
   });
 
   it("reports a missing file and a directory target as connector_error", async () => {
-    await expect(executeAction(set, "fs.read_file", { path: join(root, "nope.txt") }, ctx)).rejects.toMatchObject({
+    await expect(runAction(set, "fs.read_file", { path: join(root, "nope.txt") }, ctx)).rejects.toMatchObject({
       class: "connector_error",
       details: { code: "ENOENT" },
     });
-    await expect(executeAction(set, "fs.write_file", { path: join(root, "sub"), content: "x" }, ctx)).rejects.toMatchObject({
+    await expect(runAction(set, "fs.write_file", { path: join(root, "sub"), content: "x" }, ctx)).rejects.toMatchObject({
       class: "connector_error",
       message: `fs: ${join(root, "sub")}: is a directory`,
     });

@@ -3,9 +3,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectorContext } from "../../src/config/index.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
-import { executeAction } from "../../src/connector/execute-action.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
-import { dataDirWith, shippedManifests } from "./fixtures.js";
+import { dataDirWith, runAction, shippedManifests } from "./fixtures.js";
 
 const set = shippedManifests();
 
@@ -61,40 +60,40 @@ afterAll(async () => {
 
 describe("http connector", () => {
   it("GETs an allowlisted URL", async () => {
-    const result = (await executeAction(set, "http.get", { url: `${api.url}/ok` }, ctx)) as { status: number; headers: Record<string, string>; body: string };
+    const result = (await runAction(set, "http.get", { url: `${api.url}/ok` }, ctx)) as { status: number; headers: Record<string, string>; body: string };
     expect(result.status).toBe(200);
     expect(result.headers["content-type"]).toBe("application/json");
     expect(result.body).toBe('{"hello":"world"}');
   });
 
   it("POSTs with application/json by default and with a given content type", async () => {
-    expect(await executeAction(set, "http.post", { url: `${api.url}/echo`, body: "{}" }, ctx)).toMatchObject({ status: 201, body: "application/json|{}" });
-    expect(await executeAction(set, "http.post", { url: `${api.url}/echo`, body: "a=1", content_type: "text/plain" }, ctx)).toMatchObject({
+    expect(await runAction(set, "http.post", { url: `${api.url}/echo`, body: "{}" }, ctx)).toMatchObject({ status: 201, body: "application/json|{}" });
+    expect(await runAction(set, "http.post", { url: `${api.url}/echo`, body: "a=1", content_type: "text/plain" }, ctx)).toMatchObject({
       body: "text/plain|a=1",
     });
   });
 
   it("follows a redirect on the same host", async () => {
-    expect(await executeAction(set, "http.get", { url: `${api.url}/here` }, ctx)).toMatchObject({ status: 200, body: '{"hello":"world"}' });
+    expect(await runAction(set, "http.get", { url: `${api.url}/here` }, ctx)).toMatchObject({ status: 200, body: '{"hello":"world"}' });
   });
 
   it("refuses a host outside the allowlist, sending nothing", async () => {
-    await expect(executeAction(set, "http.get", { url: `${other.url}/x` }, ctx)).rejects.toMatchObject({
+    await expect(runAction(set, "http.get", { url: `${other.url}/x` }, ctx)).rejects.toMatchObject({
       class: "capability_denied",
       details: { host: other.url.slice(7) },
     });
-    await expect(executeAction(set, "http.post", { url: "http://127.0.0.1.nip.io/x", body: "" }, ctx)).rejects.toMatchObject({ class: "capability_denied" });
+    await expect(runAction(set, "http.post", { url: "http://127.0.0.1.nip.io/x", body: "" }, ctx)).rejects.toMatchObject({ class: "capability_denied" });
     expect(other.seen).toEqual([]);
   });
 
   it("refuses a redirect to another host, which receives nothing", async () => {
-    await expect(executeAction(set, "http.get", { url: `${api.url}/away` }, ctx)).rejects.toMatchObject({ class: "capability_denied" });
+    await expect(runAction(set, "http.get", { url: `${api.url}/away` }, ctx)).rejects.toMatchObject({ class: "capability_denied" });
     expect(other.seen).toEqual([]);
   });
 
   it("refuses a response larger than the cap, declared or streamed", async () => {
     for (const path of ["/big", "/big-stream"]) {
-      await expect(executeAction(set, "http.get", { url: `${api.url}${path}` }, ctx)).rejects.toMatchObject({
+      await expect(runAction(set, "http.get", { url: `${api.url}${path}` }, ctx)).rejects.toMatchObject({
         class: "resource_limit_exceeded",
         details: { limit_bytes: 2048 },
       });
@@ -102,7 +101,7 @@ describe("http connector", () => {
   });
 
   it("reports a server error as external_api_error with its status", async () => {
-    await expect(executeAction(set, "http.get", { url: `${api.url}/fail` }, ctx)).rejects.toMatchObject({
+    await expect(runAction(set, "http.get", { url: `${api.url}/fail` }, ctx)).rejects.toMatchObject({
       class: "external_api_error",
       retriable: true,
       details: { status: 500 },
@@ -113,11 +112,11 @@ describe("http connector", () => {
     const closed = await listen(() => undefined);
     closed.server.close();
     const ctx2 = connectorContext(dataDirWith(`[http]\nhosts = ["${closed.url.slice(7)}"]\n`), { plugins: pool });
-    await expect(executeAction(set, "http.get", { url: `${closed.url}/` }, ctx2)).rejects.toMatchObject({ class: "network_error", retriable: true });
+    await expect(runAction(set, "http.get", { url: `${closed.url}/` }, ctx2)).rejects.toMatchObject({ class: "network_error", retriable: true });
   });
 
   it("refuses URLs that are not absolute http(s)", async () => {
-    await expect(executeAction(set, "http.get", { url: "/ok" }, ctx)).rejects.toMatchObject({
+    await expect(runAction(set, "http.get", { url: "/ok" }, ctx)).rejects.toMatchObject({
       class: "connector_error",
       message: "http.get: url must be an absolute http:// or https:// URL",
     });

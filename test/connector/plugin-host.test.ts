@@ -5,11 +5,10 @@ import { startGmailServer, type GmailServer } from "../../examples/gmail-server/
 import { connectorContext } from "../../src/config/index.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
 import { declaredMemoryPages } from "../../src/connector/declared-memory.js";
-import { executeAction } from "../../src/connector/execute-action.js";
 import { createPluginPool } from "../../src/connector/plugin-pool.js";
 import { wasm } from "../../src/model/wasm.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
-import { buildTestPlugin, connectorFor, dataDirWith, shippedManifests, tempDir, withConnector } from "./fixtures.js";
+import { buildTestPlugin, connectorFor, dataDirWith, runAction, shippedManifests, tempDir, withConnector } from "./fixtures.js";
 
 const shipped = shippedManifests();
 let gmail: GmailServer;
@@ -38,7 +37,7 @@ describe("loading a plugin", () => {
     copyFileSync(email.wasmPath, tampered);
     writeFileSync(tampered, Buffer.from([0, 2, 1, 120]), { flag: "a" }); // a custom section: still a valid module
     const set = withConnector(shipped, { ...email, wasmPath: tampered });
-    await expect(executeAction(set, "email.send_email", { to: ["bob@example.com"], subject: "s", body: "b" }, ctxFor())).rejects.toMatchObject({
+    await expect(runAction(set, "email.send_email", { to: ["bob@example.com"], subject: "s", body: "b" }, ctxFor())).rejects.toMatchObject({
       class: "hash_mismatch",
       details: { expected: email.manifest.sha256, actual: expect.not.stringMatching(email.manifest.sha256) },
     });
@@ -58,7 +57,7 @@ describe("loading a plugin", () => {
     const file = join(tempDir(), "nomax.wasm");
     writeFileSync(file, noMax);
     const { connector, actions } = connectorFor("nomax", file, ["run"]);
-    await expect(executeAction(withConnector(shipped, connector, actions), "nomax.run", {}, ctxFor())).rejects.toMatchObject({
+    await expect(runAction(withConnector(shipped, connector, actions), "nomax.run", {}, ctxFor())).rejects.toMatchObject({
       class: "resource_limit_exceeded",
       message: "nomax: the module must declare a maximum memory of at most 256 pages (declares none)",
     });
@@ -71,7 +70,7 @@ describe("loading a plugin", () => {
       const file = join(tempDir(), "imports.wasm");
       writeFileSync(file, Uint8Array.from([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 2, payload.length, ...payload]));
       const { connector, actions } = connectorFor("imports", file, ["run"]);
-      await expect(executeAction(withConnector(shipped, connector, actions), "imports.run", {}, ctxFor())).rejects.toMatchObject({
+      await expect(runAction(withConnector(shipped, connector, actions), "imports.run", {}, ctxFor())).rejects.toMatchObject({
         class: "connector_error",
         message: `imports: imports ${module} ${name}, which the host does not provide`,
       });
@@ -82,7 +81,7 @@ describe("loading a plugin", () => {
     const file = join(tempDir(), "empty.wasm");
     writeFileSync(file, new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
     const { connector, actions } = connectorFor("empty", file, ["run"]);
-    await expect(executeAction(withConnector(shipped, connector, actions), "empty.run", {}, ctxFor())).rejects.toMatchObject({ class: "connector_error" });
+    await expect(runAction(withConnector(shipped, connector, actions), "empty.run", {}, ctxFor())).rejects.toMatchObject({ class: "connector_error" });
   });
 });
 
@@ -93,7 +92,7 @@ describe("running a plugin", () => {
     const ctx = { ...ctxFor({ timeoutMs: 200 }), plugins: pool };
     // The plugin never returns by itself: only the deadline can end each call.
     for (let round = 0; round < 2; round++) {
-      await expect(executeAction(set, "spin.spin", {}, ctx)).rejects.toMatchObject({
+      await expect(runAction(set, "spin.spin", {}, ctx)).rejects.toMatchObject({
         class: "resource_limit_exceeded",
         details: { timeout_ms: 200 },
       });
@@ -103,7 +102,7 @@ describe("running a plugin", () => {
 
   it("stops a plugin that allocates without end at its declared memory maximum", async () => {
     const rss = process.memoryUsage().rss;
-    await expect(executeAction(testSet("hog"), "hog.hog", {}, ctxFor())).rejects.toMatchObject({
+    await expect(runAction(testSet("hog"), "hog.hog", {}, ctxFor())).rejects.toMatchObject({
       class: "connector_error",
       message: expect.stringMatching(/^hog\.hog: plugin trapped: /),
     });
@@ -114,7 +113,7 @@ describe("running a plugin", () => {
     const pool = createPluginPool();
     const ctx = { ...ctxFor(), plugins: pool };
     const letters = Array.from({ length: 5 }, (_, i) => ({ to: [`p${i}@example.com`], subject: `n${i}`, body: "b" }));
-    const results = await Promise.all(letters.map((l) => executeAction(shipped, "email.send_email", l, ctx)));
+    const results = await Promise.all(letters.map((l) => runAction(shipped, "email.send_email", l, ctx)));
     expect(new Set(results.map((r) => (r as { id: string }).id)).size).toBe(5);
     expect(gmail.sent.slice(-5).map((m) => m.subject).sort()).toEqual(["n0", "n1", "n2", "n3", "n4"]);
     await pool.close();

@@ -6,10 +6,9 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectorContext } from "../../src/config/index.js";
-import { executeAction } from "../../src/connector/execute-action.js";
 import { createPluginPool } from "../../src/connector/plugin-pool.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { dataDirWith, shippedManifests, tempDir } from "./fixtures.js";
+import { dataDirWith, runAction, shippedManifests, tempDir } from "./fixtures.js";
 
 const set = shippedManifests();
 let server: Server;
@@ -37,7 +36,7 @@ const ctxWith = (timeoutMs: number) => connectorContext(dataDirWith(`[http]\nhos
 describe("a plugin call in its worker", () => {
   it("waits while the host answers a host function asynchronously", async () => {
     const ctx = ctxWith(5_000);
-    const answer = await executeAction(set, "http.get", { url: `${url}/slow` }, ctx);
+    const answer = await runAction(set, "http.get", { url: `${url}/slow` }, ctx);
     expect(answer).toMatchObject({ status: 200 });
     expect(JSON.stringify(answer)).toContain("late");
     await ctx.plugins!.close();
@@ -46,14 +45,14 @@ describe("a plugin call in its worker", () => {
   it("stops at the deadline while a host function still runs, aborts it, and serves the next call", async () => {
     const ctx = ctxWith(300);
     const started = Date.now();
-    await expect(executeAction(set, "http.get", { url: `${url}/hang` }, ctx)).rejects.toMatchObject({
+    await expect(runAction(set, "http.get", { url: `${url}/hang` }, ctx)).rejects.toMatchObject({
       class: "resource_limit_exceeded",
       details: { timeout_ms: 300 },
     });
     expect(Date.now() - started).toBeLessThan(3_000);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(aborted).toBeGreaterThanOrEqual(1);
-    const next = await executeAction(set, "http.get", { url: `${url}/slow` }, { ...ctx, limits: { ...ctx.limits, timeoutMs: 5_000 } });
+    const next = await runAction(set, "http.get", { url: `${url}/slow` }, { ...ctx, limits: { ...ctx.limits, timeoutMs: 5_000 } });
     expect(next).toMatchObject({ status: 200 });
     await ctx.plugins!.close();
   });
@@ -65,12 +64,13 @@ describe("an idle pool", () => {
     const script = `
       import { connectorContext } from ${JSON.stringify(join(packageRoot, "src/config/index.ts"))};
       import { executeAction } from ${JSON.stringify(join(packageRoot, "src/connector/execute-action.ts"))};
+      import { admitPreview } from ${JSON.stringify(join(packageRoot, "src/connector/admission.ts"))};
       import { createPluginPool } from ${JSON.stringify(join(packageRoot, "src/connector/plugin-pool.ts"))};
       import { loadManifests } from ${JSON.stringify(join(packageRoot, "src/config/index.ts"))};
       import { writeFileSync } from "node:fs";
       writeFileSync(${JSON.stringify(join(root, "connections.toml"))}, ${JSON.stringify(`[fs]\nroots = ["${root}"]\n`)});
       const set = loadManifests(${JSON.stringify(join(packageRoot, "manifests"))});
-      const out = await executeAction(set, "fs.list_dir", { path: ${JSON.stringify(root)} }, connectorContext(${JSON.stringify(root)}, { plugins: createPluginPool() }));
+      const out = await executeAction(set, admitPreview(set, "fs.list_dir", { path: ${JSON.stringify(root)} }), connectorContext(${JSON.stringify(root)}, { plugins: createPluginPool() }));
       console.log(JSON.stringify(out.entries.map((e) => e.name)));
     `;
     const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000, cwd: packageRoot });

@@ -4,11 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
 import { connectorContext } from "../../src/config/index.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
-import { executeAction } from "../../src/connector/execute-action.js";
 import { fetchPreview } from "../../src/connector/fetch-preview.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
-import { dataDirWith, shippedManifests } from "./fixtures.js";
+import { dataDirWith, runAction, shippedManifests } from "./fixtures.js";
 
 const set = shippedManifests();
 let gmail: GmailServer;
@@ -37,7 +36,7 @@ const oddUrl = () => `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
 describe("fetchPreview for email.send_draft", () => {
   it("shows To, Subject and the multiline Body of the draft, with a hash of the preview", async () => {
     const ctx = contextFor(gmail.url);
-    const draft = (await executeAction(set, "email.draft_email", { to: ["bob@example.com"], subject: "Q3", body: "Numbers\nattached" }, ctx)) as { id: string };
+    const draft = (await runAction(set, "email.draft_email", { to: ["bob@example.com"], subject: "Q3", body: "Numbers\nattached" }, ctx)) as { id: string };
     const preview = await fetchPreview(set, "email.send_draft", { draft_id: draft.id }, ctx);
     expect(preview).toEqual({
       ok: true,
@@ -85,7 +84,7 @@ describe("fetchPreview for email.send_draft", () => {
 
   it("shows n/a for a render path the answer does not have", async () => {
     const ctx = contextFor(gmail.url);
-    const draft = (await executeAction(set, "email.draft_email", { to: ["bob@example.com"], subject: "S", body: "B" }, ctx)) as { id: string };
+    const draft = (await runAction(set, "email.draft_email", { to: ["bob@example.com"], subject: "S", body: "B" }, ctx)) as { id: string };
     const sendDraft = set.actions.get("email.send_draft")!;
     const preview = sendDraft.manifest.approval.preview!;
     const changed: ManifestSet = {

@@ -2,47 +2,56 @@
 // alphabets (so that hits are frequent), and for each abstract value a generator of its members.
 import fc from "fast-check";
 import type { AbstractValue } from "../../src/model/abstract.js";
-import type { ValueConstraint } from "../../src/model/constraint.js";
+import type { JsonType, ValueConstraint } from "../../src/model/constraint.js";
 import type { Json } from "../../src/model/json.js";
 
 // Pieces that matter to paths, globs, emails and URLs.
 const ATOMS = [
   "a", "b", "A", "x", "/", "//", ".", "..", "/../", "@", ":", "?", "#", "\\", "\t", "\0", " ",
   "x.com", "X.com", "api.x.com", "evil.com", ".evil.com", "@evil.com", ":8443", ":443",
-  "https://", "http://", "ftp://", "https:", "/a", "/a/b", "/ab", "/home/u/Sandbox", "m", "z",
+  "https://", "http://", "ftp://", "https:", "/a", "/a/b", "/ab", "/home/u/Sandbox", "m", "z", "X.COM.", "@x.com.",
 ];
 export const atomString = fc.array(fc.constantFrom(...ATOMS), { maxLength: 4 }).map((parts) => parts.join(""));
 
 const PREFIXES = ["", "/", "/a/", "/a", "/ab", "/etc/", "/home/u/Sandbox/", "a", "ab", "https://api.x.com/", "https://api.x.com",
   "http://api.x.com:8443/", "https://evil.com/", "https://api.x.com@evil.com/", "HTTPS://API.X.COM?", "ftp://", "api.x.com/", "ht", "b@"];
-const SUFFIXES = ["", "/", "@x.com", "@X.com", "@evil.com", ".com", "bc", "b", "z", "/..", "\0"];
+const SUFFIXES = ["", "/", "@x.com", "@X.com", "@evil.com", ".com", "bc", "b", "z", "/..", "\0", ".", "@x.com.", "m."];
 export const prefixArb = fc.oneof(fc.constantFrom(...PREFIXES), atomString);
 export const suffixArb = fc.oneof(fc.constantFrom(...SUFFIXES), atomString);
 
-const SCALARS: Json[] = ["a", "b", "ab", "bc", "abc", "/a", "/a/b", "/ab", "/a/../ab", "a@x.com", "b@X.com", "e@evil.com",
+const SCALARS: Json[] = ["a", "b", "ab", "bc", "abc", "/a", "/a/b", "/ab", "/a/../ab", "a@x.com", "b@X.com", "e@evil.com", "A@X.COM.", "a@x.com..",
   "https://api.x.com/v1", "https://evil.com/", "http://api.x.com:8443/", "https://api.x.com@evil.com/", "", 0, 1, true, null];
 export const scalarArb = fc.oneof(fc.constantFrom(...SCALARS), atomString);
 export const jsonArb: fc.Arbitrary<Json> = fc.oneof(
   { weight: 4, arbitrary: scalarArb },
   { weight: 1, arbitrary: fc.array(scalarArb, { maxLength: 3 }) },
   { weight: 1, arbitrary: fc.record({ a: scalarArb }) },
+  { weight: 1, arbitrary: fc.record({ a: scalarArb, b: fc.array(scalarArb, { maxLength: 2 }) }, { requiredKeys: [] }) },
 );
+
+const JSON_TYPES: JsonType[] = ["string", "number", "boolean", "null", "array", "object"];
 
 const leafArb: fc.Arbitrary<ValueConstraint> = fc.oneof(
   jsonArb.map((eq) => ({ eq })),
   fc.array(jsonArb, { maxLength: 4 }).map((values) => ({ in: values })),
   fc.array(jsonArb, { maxLength: 4 }).map((values) => ({ not_in: values })),
   fc.constantFrom("/", "/a", "/a/b", "/ab", "/a/", "/home/u/Sandbox", "/etc").map((under) => ({ under })),
-  fc.oneof(fc.constantFrom("*", "a*", "*@x.com", "*@X.COM", "/a/*", "a?b", "*a*", "?", "ab*bc", "a*m*z", "https://api.x.com/*", "*.com", "abc"), atomString.filter((s) => s !== "")).map((glob) => ({ glob })),
+  fc.oneof(fc.constantFrom("*", "a*", "*@x.com", "*@X.COM", "*@x.com.", "a@*", "/a/*", "a?b", "*a*", "?", "ab*bc", "a*m*z", "https://api.x.com/*", "*.com", "abc"), atomString.filter((s) => s !== "")).map((glob) => ({ glob })),
   fc.constantFrom(["api.x.com"], ["api.x.com:8443"], ["evil.com", "api.x.com"], ["API.X.COM:443"], ["x.com"]).map((hosts) => ({ host_in: [...hosts] })),
   fc.integer({ min: 0, max: 8 }).map((max_length) => ({ max_length })),
+  fc.integer({ min: 0, max: 4 }).map((min_length) => ({ min_length })),
+  fc.oneof(prefixArb, atomString).filter((s) => s !== "").map((prefix) => ({ prefix })),
+  fc.oneof(suffixArb, atomString).filter((s) => s !== "").map((suffix) => ({ suffix })),
+  fc.subarray(JSON_TYPES, { minLength: 1, maxLength: 3 }).map((type) => ({ type })),
 );
 
 export const constraintArb: fc.Arbitrary<ValueConstraint> = fc.letrec<{ c: ValueConstraint }>((tie) => ({
   c: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
-    { weight: 5, arbitrary: leafArb },
-    { weight: 1, arbitrary: fc.array(tie("c"), { minLength: 1, maxLength: 3 }).map((all) => ({ all })) },
+    { weight: 6, arbitrary: leafArb },
+    { weight: 1, arbitrary: fc.array(tie("c"), { maxLength: 3 }).map((all) => ({ all })) },
+    { weight: 1, arbitrary: tie("c").map((elements) => ({ elements })) },
+    { weight: 1, arbitrary: fc.dictionary(fc.constantFrom("a", "b"), tie("c"), { maxKeys: 2 }).map((fields) => ({ fields })) },
     { weight: 1, arbitrary: fc.array(tie("c"), { minLength: 1, maxLength: 3 }).map((any) => ({ any })) },
     { weight: 1, arbitrary: tie("c").map((not) => ({ not })) },
   ),
@@ -81,8 +90,11 @@ export function memberArb(v: AbstractValue): fc.Arbitrary<Json> {
     case "array":
       return fc.array(memberArb(v.element), { minLength: v.length.min, maxLength: v.length.max ?? v.length.min + 4 });
     case "record": {
+      // A listed field whose value is null may also be left out (read as null, src/model/abstract.ts).
       const fields = Object.fromEntries(Object.entries(v.fields).map(([k, f]) => [k, memberArb(f)]));
-      return fc.record(fields) as fc.Arbitrary<Json>;
+      return (fc.record(fields) as fc.Arbitrary<Record<string, Json>>).chain((full) =>
+        fc.subarray(Object.keys(full).filter((k) => full[k] === null)).map((absent) => Object.fromEntries(Object.entries(full).filter(([k]) => !absent.includes(k))) as Json),
+      );
     }
     case "unknown":
       return jsonArb;
@@ -99,7 +111,7 @@ export function isMember(x: Json, v: AbstractValue): boolean {
     case "array":
       return Array.isArray(x) && x.length >= v.length.min && (v.length.max === null || x.length <= v.length.max) && x.every((e) => isMember(e, v.element));
     case "record":
-      return x !== null && typeof x === "object" && !Array.isArray(x) && Object.keys(x).sort().join() === Object.keys(v.fields).sort().join() && Object.entries(v.fields).every(([k, f]) => isMember(x[k]!, f));
+      return x !== null && typeof x === "object" && !Array.isArray(x) && Object.keys(x).every((k) => Object.hasOwn(v.fields, k)) && Object.entries(v.fields).every(([k, f]) => isMember(Object.hasOwn(x, k) ? x[k]! : null, f));
     case "unknown":
       return true;
   }
@@ -139,3 +151,18 @@ export const globArb = fc.array(fc.constantFrom("a", "b", "c", "*", "?"), { minL
 export const smallShapeArb = fc.record({ prefix: abc(3), suffix: abc(3) }).map(({ prefix, suffix }): AbstractValue => ({ kind: "string", prefix, suffix, provenance: [] }));
 export const smallMemberArb = (v: AbstractValue) =>
   fc.oneof(memberArb(v), abc(4).map((middle) => (v.kind === "string" ? v.prefix + middle + v.suffix : "")));
+
+// Address-shaped strings: case and a trailing dot must not change what an email constraint says.
+const addressPiece = fc.array(fc.constantFrom("", ".", "a", "A", "b", "@", "x.com", "X.COM", "x", "com"), { maxLength: 4 }).map((parts) => parts.join(""));
+export const addressShapeArb = fc
+  .record({ prefix: fc.constantFrom("", "a", "A", "a@", "A@X", "b@x.com", "a@x.com."), suffix: fc.constantFrom("", ".", "@x.com", "@X.COM.", ".com", "m.", "@y.com") })
+  .map(({ prefix, suffix }): AbstractValue => ({ kind: "string", prefix, suffix, provenance: [] }));
+export const addressMemberArb = (v: AbstractValue) =>
+  v.kind === "string" ? fc.oneof(memberArb(v), addressPiece.map((middle) => v.prefix + middle + v.suffix)) : memberArb(v);
+const ADDRESSES = ["a@x.com", "A@x.com.", "b@X.COM", "a@y.com", "a"];
+export const addressConstraintArb: fc.Arbitrary<ValueConstraint> = fc.oneof(
+  fc.constantFrom("*@x.com", "a@*", "*@x.com.", "A*@X.COM", "?@x.com", "*@*.com").map((glob) => ({ glob })),
+  fc.subarray(ADDRESSES, { minLength: 1 }).map((values) => ({ in: values })),
+  fc.subarray(ADDRESSES, { minLength: 1 }).map((values) => ({ not_in: values })),
+  fc.constantFrom(...ADDRESSES).map((eq) => ({ eq })),
+);

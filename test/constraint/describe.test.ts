@@ -19,6 +19,17 @@ describe("describeConstraint", () => {
     [{ in: ["bob@example.com], [eve@evil.com"] }, 'is in ["bob@example.com], [eve@evil.com"]'],
     [{ eq: "" }, 'is ""'],
     [{ eq: { a: 1 } }, 'is {"a":1}'],
+    [{ prefix: "https://api.x.com/" }, 'starts with "https://api.x.com/"'],
+    [{ suffix: ".txt" }, 'ends with ".txt"'],
+    [{ min_length: 1 }, "has length at least 1"],
+    [{ type: ["string", "null"] }, "is a string or null"],
+    [{ all: [] }, "is anything"],
+    [
+      { all: [{ type: ["array"] }, { max_length: 2 }, { elements: { all: [{ type: ["string"] }, { in: ["a@x.com"] }] } }] },
+      "is a list and has length at most 2 and is a list whose every element (is a string and is in [a@x.com])",
+    ],
+    [{ fields: { a: { eq: 1 }, b: { all: [] } } }, "is an object with only a is 1, b is anything"],
+    [{ fields: {} }, "is an empty object"],
   ])("%j", (c, expected) => {
     expect(describeConstraint(c)).toBe(expected);
   });

@@ -57,6 +57,59 @@ describe("partly known strings: eq, in, not_in, max_length", () => {
   ]);
 });
 
+describe("addresses compare in canonical form", () => {
+  table([
+    ["in: a shape in upper case may be the address", { in: ["bob@x.com"] }, str("BOB@"), "maybe"],
+    ["in: a shape with a trailing dot may be the address", { in: ["bob@x.com"] }, str("", "@x.com."), "maybe"],
+    ["in: a shape that cannot be it", { in: ["bob@x.com"] }, str("", "@y.com"), "no"],
+    ["not_in: the trailing dot does not escape", { not_in: ["ceo@rival.com"] }, str("ceo@rival.com"), "maybe"],
+    ["glob: the trailing dot is the same domain", { glob: "*@rival.com" }, str("", "@RIVAL.com."), "yes"],
+    ["glob: an open end may add a dot", { glob: "*@rival.com" }, str("", "@rival.com"), "yes"],
+    ["glob: another domain", { glob: "*@rival.com" }, str("", "@rival.org."), "no"],
+    ["glob: a prefix ending in a dot may be all of it", { not: { glob: "*@rival.com" } }, str("ceo@rival.com."), "maybe"],
+    ["constants", { not: { glob: "*@rival.com" } }, c("ceo@rival.com.", "CEO@Rival.Com"), "no"],
+  ]);
+});
+
+describe("partly known strings: prefix, suffix, type, min_length", () => {
+  table([
+    ["prefix known", { prefix: "https://api" }, str("https://api.x.com/"), "yes"],
+    ["prefix extends the known one", { prefix: "https://api.x.com/v1" }, str("https://api.x.com/"), "maybe"],
+    ["prefix disagrees", { prefix: "https://evil" }, str("https://api"), "no"],
+    ["suffix known", { suffix: ".txt" }, str("", "-1.txt"), "yes"],
+    ["suffix extends", { suffix: "a.txt" }, str("", ".txt"), "maybe"],
+    ["suffix disagrees", { suffix: ".md" }, str("", ".txt"), "no"],
+    ["type string", { type: ["string"] }, str("a"), "yes"],
+    ["type not string", { type: ["array", "null"] }, str("a"), "no"],
+    ["min_length from the known parts", { min_length: 3 }, str("ab", "cd"), "yes"],
+    ["min_length may hold", { min_length: 9 }, str("ab", "cd"), "maybe"],
+    ["elements of a string", { elements: { type: ["string"] } }, str("a"), "no"],
+    ["fields of a string", { fields: {} }, str("a"), "no"],
+  ]);
+});
+
+describe("arrays and records: the value itself", () => {
+  table([
+    ["type array", { type: ["array"] }, arr(str("a"), 0, 3), "yes"],
+    ["type string of an array", { type: ["string"] }, arr(str("a"), 1, 3), "no"],
+    ["min_length yes", { min_length: 1 }, arr(str("a"), 1, 3), "yes"],
+    ["min_length no", { min_length: 4 }, arr(str("a"), 1, 3), "no"],
+    ["min_length maybe", { min_length: 2 }, arr(str("a"), 1, null), "maybe"],
+    ["elements typed", { elements: { type: ["string"] } }, arr(str("a"), 1, 3), "yes"],
+    ["elements wrong, maybe empty", { elements: { type: ["null"] } }, arr(str("a"), 0, 3), "maybe"],
+    ["elements wrong, never empty", { elements: { type: ["null"] } }, arr(str("a"), 1, 3), "no"],
+    ["fields of an array", { fields: {} }, arr(str("a"), 0, 0), "no"],
+    ["record type", { type: ["object"] }, rec, "yes"],
+    ["record fields hold", { fields: { a: { eq: 1 } } }, rec, "yes"],
+    ["record fields, listed key may be absent", { fields: { a: { eq: 1 }, b: { type: ["null"] } } }, rec, "yes"],
+    ["record fields, listed key always absent", { fields: { a: { eq: 1 }, b: { type: ["string"] } } }, rec, "no"],
+    ["record fields, a key it does not allow", { fields: {} }, rec, "no"],
+    ["record fields, an optional key it does not allow", { fields: {} }, { kind: "record", fields: { a: c(1, null) } }, "maybe"],
+    ["record fields, a bad field", { fields: { a: { eq: 2 } } }, rec, "no"],
+    ["unknown type", { type: ["string"] }, unknown, "maybe"],
+  ]);
+});
+
 describe("partly known strings: under (the middle may hold ..)", () => {
   table([
     ["prefix inside the sandbox is only maybe", { under: "/home/u/Sandbox" }, str("/home/u/Sandbox/"), "maybe"],

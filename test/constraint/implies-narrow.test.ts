@@ -41,6 +41,26 @@ describe("implies", () => {
     ["disjuncts of lengths do not lift to lists", { any: [{ max_length: 1 }] }, { max_length: 1 }, false],
     ["length into a disjunct of lengths", { max_length: 3 }, { any: [{ max_length: 5 }] }, false],
     ["glob to a different glob", { glob: "a*" }, { glob: "*" }, false],
+    // An address member stands for every string of its canonical form (A@X.COM. too).
+    ["address members into an email glob", { in: ["a@x.com"] }, { glob: "*@X.COM" }, true],
+    ["address members into an address list", { in: ["a@x.com"] }, { in: ["A@x.com", "b@y.com"] }, true],
+    ["address members into a case-sensitive glob", { in: ["a@x.com"] }, { glob: "a*" }, false],
+    ["address members into a prefix", { in: ["a@x.com"] }, { prefix: "a" }, false],
+    ["address members into a length", { in: ["a@x.com"] }, { not: { max_length: 2 } }, false],
+    ["not_in an address into not_in its other form", { not_in: ["ceo@rival.com"] }, { not_in: ["CEO@rival.com."] }, true],
+    ["prefix into a shorter prefix", { prefix: "https://api.x.com/" }, { prefix: "https://" }, true],
+    ["prefix into a longer prefix", { prefix: "https://" }, { prefix: "https://api.x.com/" }, false],
+    ["suffix into a shorter suffix", { suffix: "@x.com" }, { suffix: ".com" }, true],
+    ["min_length larger", { min_length: 3 }, { min_length: 2 }, true],
+    ["min_length smaller", { min_length: 1 }, { min_length: 2 }, false],
+    ["types into more types", { type: ["string"] }, { type: ["string", "null"] }, true],
+    ["types into fewer types", { type: ["string", "null"] }, { type: ["string"] }, false],
+    ["elements into wider elements", { elements: { in: ["a"] } }, { elements: { in: ["a", "b"] } }, true],
+    ["fields into wider fields", { fields: { a: { eq: 1 } } }, { fields: { a: { in: [1, 2] }, b: { type: ["null"] } } }, true],
+    ["fields, a conclusion field null fails", { fields: { a: { eq: 1 } } }, { fields: { a: { eq: 1 }, b: { type: ["string"] } } }, false],
+    ["fields with a key the conclusion lacks", { fields: { a: { eq: 1 }, b: { eq: 2 } } }, { fields: { a: { eq: 1 } } }, false],
+    ["anything implies the empty all", { prefix: "a" }, { all: [] }, true],
+    ["type is not element-wise: no proof through in", { in: ["a"] }, { type: ["string"] }, false],
   ])("%s", (_name, premise, conclusion, expected) => {
     expect(implies(premise, conclusion)).toBe(expected);
   });
@@ -49,14 +69,21 @@ describe("implies", () => {
 describe("narrow", () => {
   const c = (...values: Json[]): AbstractValue => ({ kind: "const", values });
   const unknown: AbstractValue = { kind: "unknown", provenance: [{ source: "read from email.get_draft", untrusted: true }] };
-  const str: AbstractValue = { kind: "string", prefix: "", suffix: "@x.com", provenance: [] };
+  const str: AbstractValue = { kind: "string", prefix: "/r/", suffix: ".txt", provenance: [] };
+  const address: AbstractValue = { kind: "string", prefix: "", suffix: "@x.com", provenance: [] };
   it.each<[string, AbstractValue, ValueConstraint, AbstractValue]>([
     ["constants filtered", c("a", "b", "z"), { in: ["a", "b"] }, c("a", "b")],
     ["constants, nothing left: unchanged", c("z"), { in: ["a"] }, c("z")],
-    ["string to the listed members", str, { in: ["bob@x.com", "eve@y.com", 3] }, c("bob@x.com")],
-    ["string by eq", str, { eq: "bob@x.com" }, c("bob@x.com")],
-    ["string, nothing listed fits: unchanged", str, { in: ["eve@y.com"] }, str],
-    ["string by glob: unchanged", str, { glob: "b*" }, str],
+    ["string to the listed members", str, { in: ["/r/a.txt", "/s/b.txt", 3] }, c("/r/a.txt")],
+    ["string by eq", str, { eq: "/r/a.txt" }, c("/r/a.txt")],
+    ["string, nothing listed fits: unchanged", str, { in: ["/s/b.txt"] }, str],
+    ["string by glob: unchanged", str, { glob: "/r/*" }, str],
+    // An address stands for every string of its canonical form (BOB@X.com. too): no constant set.
+    ["string by a listed address: unchanged", address, { in: ["bob@x.com", "eve@y.com"] }, address],
+    ["string, no listed address fits: unchanged", address, { in: ["eve@y.com"] }, address],
+    ["string by a longer prefix", str, { prefix: "/r/a/" }, { ...str, prefix: "/r/a/" }],
+    ["string by a longer suffix", str, { suffix: "b.txt" }, { ...str, suffix: "b.txt" }],
+    ["string by a prefix it already has: unchanged", str, { prefix: "/r" }, str],
     ["unknown stays unknown (it may be a list)", unknown, { in: ["a"] }, unknown],
     [
       "array element narrowed",
@@ -67,8 +94,8 @@ describe("narrow", () => {
     [
       "array of strings narrowed to members",
       { kind: "array", element: str, length: { min: 1, max: null } },
-      { in: ["bob@x.com"] },
-      { kind: "array", element: c("bob@x.com"), length: { min: 1, max: null } },
+      { in: ["/r/a.txt"] },
+      { kind: "array", element: c("/r/a.txt"), length: { min: 1, max: null } },
     ],
     [
       "array length capped",
@@ -79,8 +106,21 @@ describe("narrow", () => {
     [
       "all narrows by each conjunct",
       { kind: "array", element: str, length: { min: 0, max: 10 } },
-      { all: [{ max_length: 2 }, { in: ["a@x.com"] }] },
-      { kind: "array", element: c("a@x.com"), length: { min: 0, max: 2 } },
+      { all: [{ max_length: 2 }, { min_length: 1 }, { in: ["/r/a.txt"] }] },
+      { kind: "array", element: c("/r/a.txt"), length: { min: 1, max: 2 } },
+    ],
+    [
+      "elements narrows the element",
+      { kind: "array", element: str, length: { min: 0, max: null } },
+      { elements: { in: ["/r/a.txt"] } },
+      { kind: "array", element: c("/r/a.txt"), length: { min: 0, max: null } },
+    ],
+    ["array by type: unchanged", { kind: "array", element: str, length: { min: 0, max: 1 } }, { type: ["array"] }, { kind: "array", element: str, length: { min: 0, max: 1 } }],
+    [
+      "record fields narrowed one by one",
+      { kind: "record", fields: { a: c("x", "y"), b: str } },
+      { fields: { a: { eq: "x" } } },
+      { kind: "record", fields: { a: c("x"), b: str } },
     ],
   ])("%s", (_name, v, constraint, expected) => {
     expect(narrow(v, constraint)).toEqual(expected);

@@ -24,7 +24,11 @@ describe("eq, in, not_in: deep JSON equality", () => {
     ["in non-member", { in: ["a", "b"] }, "c", false],
     ["in empty set", { in: [] }, "a", false],
     ["in object member", { in: [{ x: 1 }] }, { x: 1 }, true],
-    ["in is case-sensitive", { in: ["bob@example.com"] }, "Bob@example.com", false],
+    ["in is case-sensitive", { in: ["Report"] }, "report", false],
+    ["an address compares in canonical form", { in: ["bob@example.com"] }, "Bob@EXAMPLE.com.", true],
+    ["an address is not another string", { eq: "bob@example.com" }, "bob@example.com ", false],
+    ["an address operand against a non-string", { in: ["bob@example.com"] }, 1, false],
+    ["not_in catches the canonical form", { not_in: ["ceo@rival.com"] }, "CEO@rival.com.", false],
     ["not_in non-member", { not_in: ["a"] }, "b", true],
     ["not_in member", { not_in: ["a"] }, "a", false],
     ["not_in empty set", { not_in: [] }, 5, true],
@@ -67,6 +71,10 @@ describe("glob: * and ?, whole string", () => {
     ["email domain, suffix lookalike", { glob: "*@example.com" }, "bob@evilexample.com", false],
     ["email pattern ignores ASCII case", { glob: "*@example.com" }, "Bob@EXAMPLE.com", true],
     ["email pattern in upper case", { glob: "*@EXAMPLE.COM" }, "bob@example.com", true],
+    ["email pattern, trailing dot of the domain", { glob: "*@rival.com" }, "ceo@rival.com.", true],
+    ["email pattern, trailing dot in upper case", { glob: "*@rival.com" }, "CEO@RIVAL.COM.", true],
+    ["email pattern, two trailing dots", { glob: "*@rival.com" }, "ceo@rival.com..", false],
+    ["email pattern with a trailing dot", { glob: "*@rival.com." }, "ceo@rival.com", true],
     ["star matches empty", { glob: "a*" }, "a", true],
     ["question mark one char", { glob: "a?c" }, "abc", true],
     ["question mark not empty", { glob: "a?c" }, "ac", false],
@@ -136,6 +144,50 @@ describe("max_length", () => {
     ["number fails", { max_length: 10 }, 5, false],
     ["object fails", { max_length: 10 }, {}, false],
     ["null fails", { max_length: 10 }, null, false],
+  ]);
+});
+
+describe("prefix and suffix: exact", () => {
+  table([
+    ["prefix", { prefix: "https://api.x.com/" }, "https://api.x.com/v1?q=a*b", true],
+    ["prefix is the whole string", { prefix: "ab" }, "ab", true],
+    ["prefix, other start", { prefix: "https://api.x.com/" }, "https://api.x.com.evil.com/", false],
+    ["prefix has no wildcards", { prefix: "a*" }, "ab", false],
+    ["prefix is case-sensitive, even with @", { prefix: "Bob@" }, "bob@x.com", false],
+    ["suffix", { suffix: "?a=1&b=*" }, "https://x.com/p?a=1&b=*", true],
+    ["suffix, other end", { suffix: ".txt" }, "/a/b.md", false],
+    ["suffix per element", { suffix: "@x.com" }, ["a@x.com", "b@y.com"], false],
+    ["not a string", { prefix: "1" }, 1, false],
+  ]);
+});
+
+describe("min_length, type, elements, fields: the value itself", () => {
+  table([
+    ["min_length string", { min_length: 2 }, "ab", true],
+    ["min_length string too short", { min_length: 3 }, "ab", false],
+    ["min_length array", { min_length: 2 }, ["a", "b"], true],
+    ["min_length array too short", { min_length: 2 }, ["abc"], false],
+    ["min_length number fails", { min_length: 0 }, 5, false],
+    ["type string", { type: ["string"] }, "a", true],
+    ["type is not element-wise", { type: ["string"] }, ["a"], false],
+    ["type array", { type: ["array"] }, ["a"], true],
+    ["type one of several", { type: ["string", "null"] }, null, true],
+    ["type object is no array", { type: ["object"] }, [], false],
+    ["type number", { type: ["number"] }, 1.5, true],
+    ["type boolean", { type: ["boolean"] }, false, true],
+    ["elements", { elements: { in: ["a", "b"] } }, ["a", "b", "a"], true],
+    ["elements, one out", { elements: { in: ["a", "b"] } }, ["a", "c"], false],
+    ["elements of the empty list", { elements: { in: [] } }, [], true],
+    ["elements wants a list", { elements: { in: ["a"] } }, "a", false],
+    ["elements with a typed element", { elements: { type: ["string"] } }, ["a", ["b"]], false],
+    ["fields", { fields: { a: { eq: 1 }, b: { type: ["string"] } } }, { a: 1, b: "x" }, true],
+    ["fields, absent field is null", { fields: { a: { eq: 1 }, b: { type: ["string", "null"] } } }, { a: 1 }, true],
+    ["fields, absent field that may not be null", { fields: { a: { eq: 1 }, b: { type: ["string"] } } }, { a: 1 }, false],
+    ["fields, an unlisted key", { fields: { a: { eq: 1 } } }, { a: 1, c: 2 }, false],
+    ["fields, a bad field", { fields: { a: { eq: 1 } } }, { a: 2 }, false],
+    ["fields wants an object", { fields: {} }, [], false],
+    ["fields, null is no object", { fields: {} }, null, false],
+    ["fields, an inherited name is no field", { fields: { a: { eq: 1 } } }, { a: 1, constructor: 1 }, false],
   ]);
 });
 

@@ -1,7 +1,9 @@
 // The core chain a later `countersign run` composes: analyze → decide → receipt → wrapper → connector.
 // Real parts throughout: the shipped manifests and policy, the real analyzer, Ed25519 receipts,
 // the Extism plugins, and a Gmail-shaped server on 127.0.0.1.
-import { mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,6 +48,36 @@ export default program({
 });
 `;
 
+/** Send mail once: as the approved draft, or else at once; atMostEmails(1) holds across both ops. */
+const oneMail = `import { program } from "countersign";
+import { draftEmail, sendDraft, sendEmail } from "trusted/email";
+import { atMostEmails, recipientsOnly } from "trusted/email/contracts";
+
+export default program({
+  rationale: "Send Bob the report, as a draft if the mail API gives one.",
+  guarantees: [atMostEmails(1), recipientsOnly(["bob@example.com"])],
+  async main() {
+    const draft = await draftEmail({ to: ["bob@example.com"], subject: "Report", body: "Attached." });
+    if (String(draft.id).startsWith("r")) await sendDraft({ draft_id: String(draft.id) });
+    else await sendEmail({ to: ["bob@example.com"], subject: "Report", body: "Attached." });
+  },
+});
+`;
+
+/** A search whose query comes from a file: the URL is known up to the query, which may hold * ? @. */
+const search = (topic: string, base: string) => `import { program } from "countersign";
+import { readFile } from "trusted/fs";
+import { get } from "trusted/http";
+
+export default program({
+  rationale: "Look up the topic in my notes.",
+  async main() {
+    const note = await readFile({ path: ${JSON.stringify(topic)} });
+    await get({ url: \`${base}/search?q=\${String(note.content)}&n=*\` });
+  },
+});
+`;
+
 let home: string;
 let server: GmailServer;
 let set: ManifestSet;
@@ -83,7 +115,7 @@ function analyzeAndDecide(source: string): { facts: Facts; decision: PolicyDecis
 
 async function approve(source: string, facts: Facts, decision: PolicyDecision) {
   const token = await issueReceipt(
-    { requestId: "req-1", program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, approver: "alice", issuer: ISSUER },
+    { requestId: "req-1", program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "alice", issuer: ISSUER },
     keyring,
   );
   const store = new MemoryRedemptionStore();
@@ -127,6 +159,88 @@ describe("an approved email program", () => {
     });
   });
 });
+
+describe("one ledger across ops", () => {
+  it("atMostEmails(1) over send_draft and send_email: the first mail goes, the second is refused whichever op makes it", async () => {
+    const { facts, decision } = analyzeAndDecide(oneMail);
+    expect(facts.guarantees.map((g) => g.status)).toEqual(["enforced", "enforced"]);
+    expect(decision.kind).toBe("ask");
+    const counts = Object.fromEntries(decision.grants.map((g) => [g.op, g.count.max]));
+    expect(counts).toEqual({ "email.draft_email": 1, "email.send_draft": 0, "email.send_email": 1 });
+    const { verified } = await approve(oneMail, facts, decision);
+    const sent = server.sent.length;
+    // recipientsOnly cannot see a draft's recipients: send_draft is granted no call at all.
+    const draft = (await callWithReceipt(verified, set, "email.draft_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx)) as { id: string };
+    await expect(callWithReceipt(verified, set, "email.send_draft", { draft_id: draft.id }, ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "count_exceeded" } });
+    await callWithReceipt(verified, set, "email.send_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx);
+    await expect(callWithReceipt(verified, set, "email.send_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx)).rejects.toMatchObject({ class: "grant_violation" });
+    expect(server.sent.length).toBe(sent + 1);
+  });
+
+  it("a limit across two sending ops is one ledger in the receipt", async () => {
+    const twoWays = oneMail.replace(', recipientsOnly(["bob@example.com"])', "").replace(", recipientsOnly } from", " } from");
+    expect(twoWays).toContain("guarantees: [atMostEmails(1)],");
+    const { facts, decision } = analyzeAndDecide(twoWays);
+    expect(decision.across).toEqual([{ ops: ["email.send_draft", "email.send_email"], count: { max: 1 } }]);
+    const { verified } = await approve(twoWays, facts, decision);
+    const sent = server.sent.length;
+    const draft = (await callWithReceipt(verified, set, "email.draft_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx)) as { id: string };
+    await callWithReceipt(verified, set, "email.send_draft", { draft_id: draft.id }, ctx);
+    const refused = callWithReceipt(verified, set, "email.send_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx);
+    await expect(refused).rejects.toMatchObject({ class: "grant_violation", details: { reason: "count_exceeded" }, message: expect.stringContaining("together") });
+    expect(server.sent.length).toBe(sent + 1);
+  });
+});
+
+describe("a URL with a query string", () => {
+  it("is pinned to its exact prefix and suffix: the approved search goes out, another path or host does not", async () => {
+    const api = await startApi();
+    try {
+      const dir = realpathSync(mkdtempSync(join(tmpdir(), "countersign-e2e-http-")));
+      const topic = join(dir, "topic.txt");
+      writeFileSync(topic, "a*b?c@d");
+      writeFileSync(join(dir, "connections.toml"), `[fs]\nroots = ["${dir}"]\n\n[http]\nhosts = ["127.0.0.1:${api.port}"]\n`);
+      const httpCtx = connectorContext(dir, { plugins });
+      const source = search(topic, api.url);
+      const facts = analyzer().analyze(source);
+      const policy = loadPolicy(policyWithHost(`127.0.0.1:${api.port}`), { manifests: set, home });
+      const decision = decide(facts, policy, set);
+      expect(decision.kind).toBe("auto_approved"); // reading runs without asking, and the host is listed
+      const url = decision.grants.find((g) => g.op === "http.get")!.args.url;
+      expect(url).toEqual({ all: [{ type: ["string"] }, { all: [{ prefix: `${api.url}/search?q=` }, { suffix: "&n=*" }] }] });
+      const { verified } = await approve(source, facts, decision);
+      const note = (await callWithReceipt(verified, set, "fs.read_file", { path: topic }, httpCtx)) as { content: string };
+      for (const other of [`${api.url}/admin?q=${note.content}&n=*`, `${api.url}/search?q=x&n=1`, `http://127.0.0.1:${api.port + 1}/search?q=x&n=*`]) {
+        await expect(callWithReceipt(verified, set, "http.get", { url: other }, httpCtx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "argument_refused", input: "url" } });
+      }
+      expect(api.paths).toEqual([]);
+      await callWithReceipt(verified, set, "http.get", { url: `${api.url}/search?q=${note.content}&n=*` }, httpCtx);
+      expect(api.paths).toEqual(["/search?q=a*b?c@d&n=*"]);
+    } finally {
+      await api.close();
+    }
+  });
+});
+
+/** A local API that records the path of every request it gets. */
+async function startApi(): Promise<{ url: string; port: number; paths: string[]; close: () => Promise<void> }> {
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    paths.push(req.url ?? "");
+    res.writeHead(200, { "content-type": "application/json" }).end("{}");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}`, port, paths, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** The shipped policy with `host` as the one listed HTTP host. */
+function policyWithHost(host: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "countersign-e2e-policy-"));
+  const text = readFileSync(join(packageRoot, "policies", "default.toml"), "utf8").replaceAll('"api.example.com"', JSON.stringify(host));
+  writeFileSync(join(dir, "default.toml"), text);
+  return dir;
+}
 
 describe("file writes", () => {
   it("a write outside the sandbox is rejected before anyone is asked", () => {

@@ -230,6 +230,9 @@ export const g: Guarantee[] = [${guarantee}];
       { op: "fs.write_file", args: { path: { under: "/tmp" } } },
       { op: "http.get", args: { url: { any: [{ host_in: ["a.example"] }, { in: ["x", 1, null, true, { k: [1] }] }] } } },
       { op: "email.send_email", args: { subject: { all: [{ max_length: 80 }, { not_in: ["x"] }, { not: { eq: "y" } }] } } },
+      { op: "http.*", args: { url: { all: [{ prefix: "https://api.x.com/" }, { suffix: "&n=*" }, { type: ["string"] }, { min_length: 1 }] } } },
+      { op: "email.*", args: { to: { elements: { in: ["bob@example.com"] } } } },
+      { op: "http.post", args: { body: { fields: { a: { all: [] } } } } },
     ];
     for (const sample of samples) expect(EffectConstraint.parse(sample)).toEqual(sample);
     expect(diagnose(`import type { Guarantee } from "countersign";\nexport const g: Guarantee[] = ${JSON.stringify(samples)};\n`)).toEqual([]);

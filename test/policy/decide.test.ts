@@ -205,7 +205,10 @@ when = { args = { to = { in = ["me@example.com"] } } }
     const d = decide(facts([mail(list(unknown()))], [[recipientsOnly, "enforced"]]), toMe, set);
     expect(d.kind).toBe("auto_approved");
     expect(d.guards).toEqual([recipientsOnly]);
-    expect(d.grants[0]?.args.to).toEqual({ in: ["me@example.com"] });
+    // The facts (a list of one string) and the guarantee, both.
+    expect(d.grants[0]?.args.to).toEqual({
+      all: [{ all: [{ type: ["array"] }, { min_length: 1 }, { max_length: 1 }, { elements: { type: ["string"] } }] }, { in: ["me@example.com"] }],
+    });
   });
 
   it("a wider guarantee is not enough", () => {
@@ -247,7 +250,7 @@ when = { args = { path = { under = "~/Sandbox" } } }
     expect(d.kind).toBe("ask");
     expect(d.effects[0]).toMatchObject({ rule: "outside", verdict: "ask" });
     expect(d.guards).toEqual([{ op: "fs.write_file", args: { path: { under: SANDBOX } } }]);
-    expect(d.grants[0]?.args.path).toEqual({ under: SANDBOX });
+    expect(d.grants[0]?.args.path).toEqual({ all: [{ type: ["string"] }, { under: SANDBOX }] });
   });
 
   it("a path surely outside is rejected; surely inside is approved", () => {
@@ -296,25 +299,72 @@ describe("grants", () => {
       set,
     );
     const email = set.connectors.get("email")!.manifest.sha256;
+    const strings = (...values: string[]) => ({ all: [{ type: ["string"] }, { in: values }] });
     expect(d.grants).toEqual([
       {
         op: "email.send_email",
         connector: { name: "email", sha256: email },
-        args: { to: { in: ["a@x.com", "b@x.com", "c@x.com"] }, subject: { in: ["Hi", "Re"] }, body: { in: ["Hello"] } },
+        args: {
+          to: { all: [{ type: ["array"] }, { min_length: 1 }, { max_length: 2 }, { elements: strings("a@x.com", "b@x.com", "c@x.com") }] },
+          subject: strings("Hi", "Re"),
+          body: strings("Hello"),
+        },
         count: { max: 3 },
       },
       {
         op: "http.post",
         connector: { name: "http", sha256: set.connectors.get("http")!.manifest.sha256 },
-        args: { url: { in: ["https://api.example.com/x"] }, content_type: { in: [null] } },
+        args: { url: strings("https://api.example.com/x"), body: { type: ["string"] }, content_type: { type: ["null"] } },
         count: { max: 1 },
       },
     ]);
+    expect(d.across).toEqual([]);
+  });
+
+  const allowAll = policyOf(`[[rules]]\nid = "all"\ndecision = "allow"\nop = "*"\n`);
+  const recipientsOnly = { op: "email.*", args: { to: { in: ["bob@example.com"] } } };
+
+  it("a guarantee about an input never lands on an op without it: a read is not concerned, a send without it allows no call", () => {
+    const effects = [mail(list(val("bob@example.com"))), effect("email.get_draft", { id: val("d1") }), effect("email.send_draft", { draft_id: val("d1") })];
+    const d = decide(facts(effects, [[recipientsOnly, "enforced"]]), allowAll, set);
+    const byOp = Object.fromEntries(d.grants.map((g) => [g.op, g]));
+    expect(byOp["email.get_draft"]).toMatchObject({ args: { id: { all: [{ type: ["string"] }, { in: ["d1"] }] } }, count: { max: 1 } });
+    expect(byOp["email.send_draft"]).toMatchObject({ args: { draft_id: { all: [{ type: ["string"] }, { in: ["d1"] }] } }, count: { max: 0 } });
+    expect(Object.keys(byOp["email.send_draft"]!.args)).toEqual(["draft_id"]);
+    expect(byOp["email.send_email"]?.count).toEqual({ max: 1 });
+  });
+
+  it("a count guarantee over several ops keeps one ledger across them, unless the grants keep it already", () => {
+    const atMostOne = { op: "email.send_*", count: { max: 1 } };
+    const either = [mail(list(val("bob@example.com")), {}, { min: 0, max: 1 }), effect("email.send_draft", { draft_id: val("d1") }, { min: 0, max: 1 })];
+    const d = decide(facts(either, [[atMostOne, "enforced"]]), allowAll, set);
+    expect(d.grants.map((g) => [g.op, g.count.max])).toEqual([["email.send_email", 1], ["email.send_draft", 1]]);
+    expect(d.across).toEqual([{ ops: ["email.send_email", "email.send_draft"], count: { max: 1 } }]);
+    const one = decide(facts([mail(list(val("bob@example.com")))], [[atMostOne, "proven"]]), allowAll, set);
+    expect(one.across).toEqual([]);
+  });
+
+  it("distinct over several ops keeps one ledger across the ops that have the input; on one op it stays in its grant", () => {
+    const unique = { op: "email.*", distinct: "to" };
+    const two = [mail(list(val("a@x.com", "b@x.com"))), effect("email.draft_email", { to: list(val("a@x.com", "b@x.com")), subject: val("s"), body: val("b") })];
+    const d = decide(facts(two, [[unique, "enforced"]]), allowAll, set);
+    expect(d.across).toEqual([{ ops: ["email.send_email", "email.draft_email"], distinct: "to" }]);
+    expect(d.grants.every((g) => g.distinct === undefined)).toBe(true);
+    const single = decide(facts([mail(list(val("a@x.com")), {}, { min: 0, max: 2 })], [[unique, "enforced"]]), allowAll, set);
+    expect(single.grants[0]?.distinct).toBe("to");
+    expect(single.across).toEqual([]);
+  });
+
+  it("the distinct bound of an allow rule that passed an effect is kept too: the grant's union would lose it", () => {
+    const distinctMail = policyOf(`[[rules]]\nid = "d"\ndecision = "allow"\nop = "email.send_email"\nwhen = { distinct = "to" }\n`);
+    const d = decide(facts([mail(list(val("a@x.com"))), mail(list(val("b@x.com")))]), distinctMail, set);
+    expect(d.kind).toBe("auto_approved");
+    expect(d.grants[0]).toMatchObject({ op: "email.send_email", count: { max: 2 }, distinct: "to" });
   });
 
   it("an unbounded op has count.max null", () => {
     const d = decide(facts([effect("fs.read_file", { path: unknown() }, { min: 0, max: null })]), policyOf(`[[rules]]\nid = "r"\ndecision = "allow"\nop = "fs.read_file"\n`), set);
     expect(d.grants[0]?.count).toEqual({ max: null });
-    expect(d.grants[0]?.args).toEqual({});
+    expect(d.grants[0]?.args).toEqual({ path: { type: ["string"] } }); // a required string input: some string
   });
 });

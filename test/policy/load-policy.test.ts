@@ -122,6 +122,18 @@ describe("malformed policies: each a clear error naming file, rule, field and li
     ).toMatchObject({ rule: "r1", field: "when.args.url.host_in", line: 7 });
   });
 
+  it("an empty prefix, an empty or unknown type", () => {
+    expect(
+      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { prefix = "" } } }') }),
+    ).toMatchObject({ rule: "r1", field: "when.args.url.prefix", line: 7 });
+    expect(
+      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { type = [] } } }') }),
+    ).toMatchObject({ rule: "r1", field: "when.args.url.type", line: 7 });
+    expect(
+      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { type = ["integer"] } } }') }),
+    ).toMatchObject({ rule: "r1", field: "when.args.url.type.0", line: 7 });
+  });
+
   it("a negative count", () => {
     expect(
       problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "email.send_email"\nwhen = { count = { max = -1 } }') }),

@@ -5,7 +5,7 @@ import { jwks } from "../../src/receipt/jwks.js";
 import type { Keyring } from "../../src/receipt/keyring.js";
 import type { VerifiedReceipt } from "../../src/receipt/verified-receipt.js";
 import { verifyReceipt } from "../../src/receipt/verify.js";
-import { EMAIL_SHA, expectRefused, FS_SHA, ISSUER, issue, keyringIn, NOW, NOW_S, PROGRAM } from "./fixtures.js";
+import { EMAIL_SHA, expectRefused, FS_SHA, GRANTS, ISSUER, issue, keyringIn, NOW, NOW_S, PROGRAM } from "./fixtures.js";
 
 let keys: Keyring;
 let token: string;
@@ -97,5 +97,58 @@ describe("checkCall refuses", () => {
       (v.claims.grants[2]!.args as Record<string, unknown>).path = { under: "/" };
     }).toThrow(TypeError);
     await refused(v, write("/etc/passwd"), "argument_refused");
+  });
+});
+
+describe("limits across grants: one ledger for several ops", () => {
+  const across = [
+    { ops: ["email.send_email", "fs.write_file"], count: { max: 3 } },
+    { ops: ["email.send_email", "email.get_draft"], distinct: "to" },
+  ];
+  const verifiedWith = async (limits: typeof across) =>
+    verifyReceipt(await issue(keys, { across: limits, grants: GRANTS.map((g) => (g.op === "email.get_draft" ? { ...g, args: {} } : g)) }), {
+      jwks: jwks(keys, NOW),
+      issuer: ISSUER,
+      programBytes: PROGRAM,
+      now: NOW,
+    });
+  const draft = (to: Json): CallAttempt => ({ op: "email.get_draft", connector: email, args: { id: "draft-1", to } });
+
+  it("a count over several ops: each op within its own grant, all of them within the shared bound", async () => {
+    const v = await verifiedWith(across);
+    checkCall(v, send({ to: ["bob@example.com"], subject: "1" }), NOW);
+    checkCall(v, write("/home/u/reports/a"), NOW);
+    checkCall(v, write("/home/u/reports/b"), NOW);
+    // fs.write_file's own grant allows 3 and send_email's 2, but the three ops share 3.
+    const err = await refused(v, write("/home/u/reports/c"), "count_exceeded");
+    expect(err.message).toContain("email.send_email, fs.write_file together");
+    await refused(v, send({ to: ["carol@example.com"], subject: "2" }), "count_exceeded");
+    expect(v.calls).toHaveLength(3);
+  });
+
+  it("distinct over several ops: a value admitted by one op repeats for the other", async () => {
+    const v = await verifiedWith(across);
+    checkCall(v, send({ to: ["bob@example.com"], subject: "1" }), NOW);
+    const err = await refused(v, draft(["BOB@example.com."]), "not_distinct");
+    expect(err.details).toEqual({ reason: "not_distinct", op: "email.get_draft", input: "to" });
+    checkCall(v, draft(["carol@example.com"]), NOW);
+    await refused(v, send({ to: ["carol@example.com"], subject: "2" }), "not_distinct");
+    await refused(v, { op: "email.get_draft", connector: email, args: { id: "draft-2" } }, "missing_argument");
+  });
+
+  it("a call refused by a shared limit uses up nothing, not even its own grant's count", async () => {
+    const v = await verifiedWith([{ ops: ["email.send_email", "fs.write_file"], count: { max: 1 } }]);
+    checkCall(v, write("/home/u/reports/a"), NOW);
+    await refused(v, send({ to: ["bob@example.com"], subject: "1" }), "count_exceeded");
+    const alone = await verifiedWith([{ ops: ["email.send_email", "fs.write_file"], count: { max: 2 } }]);
+    checkCall(alone, send({ to: ["bob@example.com"], subject: "1" }), NOW);
+    await refused(alone, send({ to: ["bob@example.com"], subject: "2" }), "not_distinct"); // the grant's own distinct
+    checkCall(alone, send({ to: ["carol@example.com"], subject: "2" }), NOW); // the shared count was not used up by the refusal
+  });
+
+  it("a grant that allows no call says so", async () => {
+    const v = await verifyReceipt(await issue(keys, { grants: [{ ...GRANTS[2]!, count: { max: 0 } }] }), { jwks: jwks(keys, NOW), issuer: ISSUER, programBytes: PROGRAM, now: NOW });
+    const err = await refused(v, write("/home/u/reports/a"), "count_exceeded");
+    expect(err.message).toBe("fs.write_file: the grant allows no call");
   });
 });

@@ -94,6 +94,12 @@ describe("countersign receipt verify", () => {
     expect(json).toMatchObject({ valid: true, claims: { sub: "req-1", decision: "approved_once" } });
   });
 
+  it("prints the limits across grants", async () => {
+    const { home, token } = await setup({ across: [{ ops: ["email.send_email", "fs.write_file"], count: { max: 2 } }] });
+    const r = await run(["receipt", "verify", token, "--program", "program.ts"], home);
+    expect(r.stdout).toContain("  across email.send_email, fs.write_file: at most 2 calls together");
+  });
+
   it("reads the token from stdin with -, and never redeems it", async () => {
     const { home, token } = await setup();
     for (let i = 0; i < 2; i++) expect((await run(["receipt", "verify", "-", "--program", "program.ts"], home, token + "\n")).code).toBe(0);

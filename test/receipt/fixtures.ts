@@ -51,6 +51,7 @@ export function input(overrides: Partial<IssueInput> = {}): IssueInput {
     decision: "approved_once",
     policySha256: "c".repeat(64),
     grants: GRANTS,
+    across: [],
     approver: "alice",
     issuer: ISSUER,
     ...overrides,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { DEFAULT_LIFETIME_SECONDS, RECEIPT_TYP } from "../../src/model/receipt.js";
+import { DEFAULT_LIFETIME_SECONDS, MAX_RECEIPT_BYTES, RECEIPT_TYP } from "../../src/model/receipt.js";
 import { expectRefused, headerOf, claimsOf, issue, keyringIn, NOW_S, PROGRAM_SHA, GRANTS, ISSUER } from "./fixtures.js";
 
 describe("issueReceipt", () => {
@@ -20,6 +20,7 @@ describe("issueReceipt", () => {
       decision: "approved_once",
       policy: { sha256: "c".repeat(64) },
       grants: GRANTS,
+      across: [],
       approver: "alice",
     });
     expect(claims.jti).toMatch(/^[A-Za-z0-9_-]{22}$/);
@@ -58,9 +59,28 @@ describe("issueReceipt", () => {
     await expectRefused(() => issue(keys, { decision: "auto_approved", approver: "alice" }), "receipt_invalid", "bad_claims");
   });
 
-  it("refuses claims the verifier would refuse (a bad hash, a glob op)", async () => {
+  it("refuses claims the verifier would refuse (a bad hash, a glob op, a limit across no grant)", async () => {
     const keys = await keyringIn();
     await expectRefused(() => issue(keys, { program: { sha256: "nothex", entry: "p.ts" } }), "receipt_invalid", "bad_claims");
     await expectRefused(() => issue(keys, { grants: [{ ...GRANTS[0]!, op: "email.*" }] }), "receipt_invalid", "bad_claims");
+    await expectRefused(() => issue(keys, { across: [{ ops: ["email.send_email", "email.send_draft"], count: { max: 1 } }] }), "receipt_invalid", "bad_claims");
+    await expectRefused(() => issue(keys, { across: [{ ops: ["email.send_email", "email.send_email"], count: { max: 1 } }] }), "receipt_invalid", "bad_claims");
+    await expectRefused(() => issue(keys, { across: [{ ops: ["email.send_email", "fs.write_file"] }] }), "receipt_invalid", "bad_claims");
+  });
+
+  it("carries limits across grants", async () => {
+    const keys = await keyringIn();
+    const across = [{ ops: ["email.send_email", "fs.write_file"], count: { max: 2 } }, { ops: ["email.send_email", "email.get_draft"], distinct: "to" }];
+    expect(claimsOf(await issue(keys, { across })).across).toEqual(across);
+  });
+
+  it("refuses a receipt larger than runners accept, rather than loosen a grant to fit", async () => {
+    const keys = await keyringIn();
+    const long = { ...GRANTS[0]!, args: { ...GRANTS[0]!.args, body: { in: ["x".repeat(MAX_RECEIPT_BYTES)] } } };
+    const err = await expectRefused(() => issue(keys, { grants: [long] }), "resource_limit_exceeded", "too_large");
+    expect(err.message).toMatch(/^cannot issue receipt: it would take \d+ bytes, more than the 65536 a runner accepts/);
+    // Just under the limit is fine.
+    const fits = { ...GRANTS[0]!, args: { ...GRANTS[0]!.args, body: { in: ["x".repeat(MAX_RECEIPT_BYTES / 2)] } } };
+    expect((await issue(keys, { grants: [fits] })).length).toBeLessThanOrEqual(MAX_RECEIPT_BYTES);
   });
 });

@@ -73,7 +73,9 @@ describe("verifyReceipt refuses", () => {
 
   it("an oversized token before reading it", async () => {
     await refused("a".repeat(MAX_RECEIPT_BYTES + 1), "too_large");
-    const big = await issue(keys, { grants: Array.from({ length: 120 }, (_, i) => ({ ...GRANTS[0]!, op: `email.op_${i}` })) });
+    // Issuing refuses such a receipt, so sign one by hand.
+    const grants = Array.from({ length: 500 }, (_, i) => ({ ...GRANTS[0]!, op: `email.op_${i}` }));
+    const big = signRaw(headerOf(good), { ...claimsOf(good), grants }, keys.active.privateKey);
     expect(big.length).toBeGreaterThan(MAX_RECEIPT_BYTES);
     await refused(big, "too_large");
   });
@@ -167,6 +169,11 @@ describe("verifyReceipt refuses", () => {
     await refused(resigned({}, { grants: [{ ...GRANTS[0]!, op: "email.*" }] }), "bad_claims");
     await refused(resigned({}, { grants: [GRANTS[0], GRANTS[0]] }), "bad_claims");
     await refused(resigned({}, { grants: [{ ...GRANTS[0]!, extra: true }] }), "bad_claims");
+    // Limits across grants: only over granted ops, with a count or distinct, nothing else.
+    await refused(resigned({}, { across: [{ ops: ["email.send_email", "email.delete_all"], count: { max: 9 } }] }), "bad_claims");
+    await refused(resigned({}, { across: [{ ops: ["email.send_email"], count: { max: 1 }, extra: true }] }), "bad_claims");
+    await refused(resigned({}, { across: [{ ops: ["email.send_email"] }] }), "bad_claims");
+    await refused(resigned({}, { across: undefined }), "bad_claims");
     await refused(resigned({}, { jti: "short" }), "bad_claims");
     await refused(resigned({}, { nbf: NOW_S + 301, exp: NOW_S + 300 }), "bad_claims");
     await refused(signRaw(headerOf(good), "not json", keys.active.privateKey), "bad_claims");

@@ -72,7 +72,7 @@ async function approve(text: string) {
   expect(facts.guarantees.map((g) => g.status)).toEqual(["enforced"]);
   const decision = decide(facts, loadPolicy(join(packageRoot, "policies"), { manifests: set, home }), set);
   const token = await issueReceipt(
-    { requestId: "req-sandbox", program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, approver: "alice", issuer: ISSUER },
+    { requestId: "req-sandbox", program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "alice", issuer: ISSUER },
     keyring,
   );
   return { token, facts };

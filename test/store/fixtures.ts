@@ -54,7 +54,7 @@ export function submission(token: string, kind: PolicyDecision["kind"] = "ask", 
     summary: ["makes no trusted calls"],
     rationale: `n${counter}`,
   };
-  const policy: PolicyDecision = { kind, effects: [], guards: [], grants: [], policy: { sha256: "a".repeat(64) }, reason: `policy said ${kind}` };
+  const policy: PolicyDecision = { kind, effects: [], guards: [], grants: [], across: [], policy: { sha256: "a".repeat(64) }, reason: `policy said ${kind}` };
   return { token, source, facts, policy, ...extra };
 }
 

@@ -61,7 +61,7 @@ export function violations(facts: Facts, traces: readonly Trace[], set: Manifest
 }
 
 /** The index of the first call that the run-time check of `c` would refuse, if any. */
-function firstBreak(c: Facts["guarantees"][number]["source"], calls: readonly Call[], opts: ReturnType<typeof effectOptions>): number | undefined {
+export function firstBreak(c: Facts["guarantees"][number]["source"], calls: readonly Call[], opts: ReturnType<typeof effectOptions>): number | undefined {
   for (let i = 0; i < calls.length; i++) {
     if (!satisfiesCall(c, calls[i]!, calls.slice(0, i), opts)) return i;
   }

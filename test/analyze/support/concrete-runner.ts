@@ -6,6 +6,7 @@ import type { Json } from "../../../src/model/json.js";
 import type { Site } from "../../../src/model/facts.js";
 import { contractsByConnector } from "../../../trusted/contracts/index.js";
 import { hardeningScript } from "../../../src/environment/harden.js";
+import { marshal } from "../../../src/connector/marshal.js";
 
 /** One trusted call as a run made it: the op, where in the source, and the arguments as sent. */
 export interface ObservedCall {
@@ -107,8 +108,9 @@ function trustedImports(file: ts.SourceFile, set: ManifestSet): Map<string, stri
 
 // Runs inside the hardened realm: take the host's few functions (and take them off the global
 // object), build the modules the program imports as functions of this realm, then evaluate the
-// CommonJS module and main, and report how main settled. Only strings cross between the host and the
-// realm, so that no object of the host's realm (nor its Function) is within the program's reach.
+// CommonJS module and main, and report how main settled. Only strings cross from the host into the
+// realm, so that no object of the host's realm (nor its Function) is within the program's reach; a
+// trusted call's arguments go out as they are, and the host marshals them without running their code.
 function driver(js: string): string {
   return `(() => {
   const host = ${HOST};
@@ -123,7 +125,7 @@ function driver(js: string): string {
     if ("error" in out) throw new Error(out.error);
     return out.value;
   };
-  const trusted = (op, line, column, args) => answer(host.call(op, line, column, stringify(args)));
+  const trusted = (op, line, column, args) => answer(host.call(op, line, column, args));
   const modules = { countersign: { program: (s) => ((spec = s), s) } };
   for (const name of Object.keys(exportsOf)) {
     if (name === "countersign") continue;
@@ -196,10 +198,11 @@ function runOnce(script: Script, context: Context, set: ManifestSet, options: Ru
       }),
     // Direct calls are rewritten to this with their site; a call the rewrite cannot see (through
     // an alias the analyzer should have refused) still records, at the unknown site 0:0.
-    call: (op: string, line: number, column: number, args: string) =>
+    call: (op: string, line: number, column: number, args: unknown) =>
       answer(() => {
         if (trace.calls.length >= MAX_CALLS) throw new Error("too many trusted calls");
-        const sent = JSON.parse(args) as Json;
+        // As the trusted wrapper reads them: plain data, no program code run (a refusal throws into the program).
+        const sent = marshal(args);
         trace.calls.push({ op, site: { line, column }, args: isRecord(sent) ? sent : { "(not an object)": sent } });
         return resultOf(op, () => readText(op, reads++), trace.calls.length);
       }),

@@ -19,6 +19,25 @@ function isPlainAddress(a: string): bool {
   return true;
 }
 
+/**
+ * A plain address in the canonical form the constraint language compares in (src/constraint/
+ * email-address.ts): ASCII letters in lower case, one trailing dot of the domain dropped — the
+ * mailbox a constraint matched is the one the mail goes to. "" when it is not one plain address
+ * or its domain has an empty label (`a@.x`, `a@x..y`, `a@x..`).
+ */
+function canonicalAddress(a: string): string {
+  if (!isPlainAddress(a)) return "";
+  const plain = a.endsWith(".") ? a.substring(0, a.length - 1) : a;
+  const domain = plain.substring(plain.indexOf("@") + 1);
+  if (domain.length == 0 || domain.startsWith(".") || domain.endsWith(".") || domain.includes("..")) return "";
+  let out = "";
+  for (let i = 0; i < plain.length; i++) {
+    const c = plain.charCodeAt(i);
+    out += String.fromCharCode(c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
+  }
+  return out;
+}
+
 function recipients(args: J): string {
   const to = args.get("to");
   if (to == null || to.kind != Kind.Arr || to.items.length == 0) {
@@ -28,11 +47,12 @@ function recipients(args: J): string {
   const list: string[] = [];
   for (let i = 0; i < to.items.length; i++) {
     const item = to.items[i];
-    if (item.kind != Kind.Str || !isPlainAddress(item.s)) {
+    const address = item.kind == Kind.Str ? canonicalAddress(item.s) : "";
+    if (address.length == 0) {
       fail("connector_error", "recipient " + i.toString() + " is not a plain email address");
       return "";
     }
-    list.push(item.s);
+    list.push(address);
   }
   return list.join(", ");
 }

@@ -1,0 +1,70 @@
+import type { ManifestSet } from "../manifest/manifest-set.js";
+import { CountersignError } from "../model/errors.js";
+import type { Json } from "../model/json.js";
+import { checkCall } from "../receipt/check-call.js";
+import type { VerifiedReceipt } from "../receipt/verified-receipt.js";
+import { marshal } from "./marshal.js";
+import { deepFreeze } from "../model/deep-freeze.js";
+
+/**
+ * Leave to run one action: the only thing executeAction accepts. There are two ways to get one,
+ * both in this file and both checking first: admitCall, after the receipt admitted the call, and
+ * admitPreview, for a read-only action that needs no approval. So no side effect happens without
+ * a checked receipt, whoever calls executeAction. The arguments are frozen plain data: what was
+ * checked is what runs.
+ */
+export interface Admission {
+  readonly op: string;
+  readonly args: Readonly<Record<string, Json>>;
+}
+
+const issued = new WeakSet<Admission>();
+
+/**
+ * The trusted wrapper's check: the program's arguments marshaled to plain data (no program code
+ * runs), then checkCall with every declared input (one left out counts as null). Throws
+ * grant_violation, receipt_invalid or capability_denied; the refused call reaches no connector.
+ */
+export function admitCall(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown): Admission {
+  const { action, connector } = lookup(set, op);
+  const data = marshal(args);
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new CountersignError("grant_violation", "sandbox", `${op}: the arguments must be an object`, { details: { reason: "not_plain_data", path: "args" } });
+  }
+  const full: Record<string, Json> = {};
+  for (const input of action.manifest.inputs) full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
+  checkCall(verified, { op, connector: { name: connector.name, sha256: connector.manifest.sha256 }, args: full });
+  return mint(op, data);
+}
+
+/**
+ * A preview at approval time (DESIGN.md section 10): only an action that only reads
+ * (`idempotent = true`) and is not approval-gated may run without a receipt.
+ */
+export function admitPreview(set: ManifestSet, op: string, args: Record<string, Json>): Admission {
+  const { action } = lookup(set, op);
+  if (!action.manifest.idempotent || action.manifest.approval.required) {
+    throw new CountersignError("capability_denied", "connector", `${op} is not a read-only action without approval: it runs only under a receipt`, { details: { op } });
+  }
+  return mint(op, marshal(args) as Record<string, Json>);
+}
+
+/** Whether `admission` came from admitCall or admitPreview (a look-alike object does not). */
+export function isAdmitted(admission: Admission): boolean {
+  return issued.has(admission);
+}
+
+function lookup(set: ManifestSet, op: string) {
+  const action = set.actions.get(op);
+  const connector = action === undefined ? undefined : set.connectors.get(action.connector);
+  if (action === undefined || connector === undefined) {
+    throw new CountersignError("capability_denied", "connector", `unknown action ${op}`, { details: { op } });
+  }
+  return { action, connector };
+}
+
+function mint(op: string, args: Record<string, Json>): Admission {
+  const admission = Object.freeze({ op, args: deepFreeze(args) });
+  issued.add(admission);
+  return admission;
+}

@@ -1,0 +1,10 @@
+import type { EffectOptions } from "../constraint/effect-options.js";
+import type { ManifestSet } from "./manifest-set.js";
+
+/** What the manifests say about each op, as the constraint checks read it: its inputs, whether it only reads. */
+export function effectOptionsOf(set: ManifestSet): EffectOptions {
+  return {
+    inputsOf: (op) => set.actions.get(op)?.manifest.inputs.map((i) => i.name),
+    idempotent: (op) => set.actions.get(op)?.manifest.idempotent === true,
+  };
+}
