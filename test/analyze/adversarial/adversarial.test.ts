@@ -4,6 +4,14 @@ import { testManifests } from "../support/test-manifests.js";
 import type { AdversarialCase } from "./case.js";
 import { checkCase } from "./check-case.js";
 import { endToEnd, type EndToEnd } from "./end-to-end.js";
+import { costCases } from "./cases-cost.js";
+import { countCases } from "./cases-counts.js";
+import { crashCases } from "./cases-crashes.js";
+import { grantCases } from "./cases-grants.js";
+import { guaranteeCases } from "./cases-guarantees.js";
+import { moduleCases } from "./cases-module.js";
+import { typeCases } from "./cases-types.js";
+import { unicodeCases } from "./cases-unicode.js";
 import { valueCases } from "./cases-values.js";
 
 const set = testManifests();
@@ -18,7 +26,17 @@ afterAll(() => analyzer?.dispose());
 /** Slow cases run only when asked for: they are findings about time, measured in FINDINGS.md. */
 const runSlow = process.env.COUNTERSIGN_SLOW === "1";
 
-const groups: [string, AdversarialCase[]][] = [["value holes", valueCases]];
+const groups: [string, AdversarialCase[]][] = [
+  ["grants against the facts", grantCases],
+  ["value holes", valueCases],
+  ["count holes", countCases],
+  ["module order", moduleCases],
+  ["type tricks", typeCases],
+  ["addresses, hosts and paths", unicodeCases],
+  ["guarantees", guaranteeCases],
+  ["crashes", crashCases],
+  ["cost", costCases],
+];
 
 /** The problems an open finding of each class shows today (see checkCase). */
 function kindOf(c: AdversarialCase): string {

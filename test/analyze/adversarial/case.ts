@@ -1,3 +1,5 @@
+import type { Json } from "../../../src/model/json.js";
+
 /**
  * One adversarial program and what a sound analysis must answer for it.
  * - `covered`: if the program is accepted, the facts cover every concrete run and no receipt
@@ -16,8 +18,21 @@ export interface AdversarialCase {
   reads?: string[][];
   expect: "covered" | "accepted" | { refused: string } | "budget";
   open?: Finding;
+  /**
+   * Calls a run could make if the analysis were wrong about a value: each goes to a fresh receipt
+   * and, being outside the facts, must be refused (DESIGN.md section 8: an analysis mistake
+   * becomes a refused call). Made at the first site of the op.
+   */
+  probes?: Probe[];
+  /** The decision each named policy must reach ("default policy", "plain policy"), when it matters. */
+  decisions?: Record<string, "auto_approved" | "auto_rejected" | "ask">;
   /** A case that takes long: run only when COUNTERSIGN_SLOW=1; the measured time. */
   slow?: string;
+}
+
+export interface Probe {
+  op: string;
+  args: Record<string, Json>;
 }
 
 export type FindingClass = "through-end-to-end" | "facts-miss" | "proven-broken" | "crash" | "slow" | "over-refusal";

@@ -10,6 +10,7 @@ import { packageRoot } from "../../../src/model/paths.js";
 import { decide, loadPolicy, type LoadedRule, type Policy } from "../../../src/policy/index.js";
 import { checkCall, issueReceipt, jwks, openKeyring, verifyReceipt, type Keyring } from "../../../src/receipt/index.js";
 import { contains } from "../soundness/contains.js";
+import type { Probe } from "./case.js";
 import type { ObservedCall, Trace } from "../support/concrete-runner.js";
 import { effectOptions } from "../support/test-manifests.js";
 
@@ -74,16 +75,18 @@ const siteKey = (s: { line: number; column: number }): string => `${s.line}:${s.
  * each concrete call of each run to `checkCall`. A call the receipt admits must be covered by the
  * facts (its site's effect contains its arguments, within the site's count), keep every proven
  * or enforced guarantee and every guard (the policy counted on them), fire no deny rule of the policy and, when nobody was asked, satisfy the allow rule
- * that passed its effect. Each failure is a through-end-to-end problem.
+ * that passed its effect. `probes` stand for calls a wrong analysis would let a run make: each one
+ * outside the facts must be refused. Each failure is an `end-to-end:` problem; a decision that
+ * throws or gets no receipt is a `crash:`.
  */
-export async function endToEndProblems(e2e: EndToEnd, set: ManifestSet, source: string, facts: Facts, traces: readonly Trace[]): Promise<string[]> {
+export async function endToEndProblems(e2e: EndToEnd, set: ManifestSet, source: string, facts: Facts, traces: readonly Trace[], probes: readonly Probe[] = []): Promise<string[]> {
   const out: string[] = [];
   for (const { name, policy } of e2e.policies) {
     let decision: PolicyDecision;
     try {
       decision = decide(facts, policy, set);
     } catch (err) {
-      out.push(`${name}: decide threw ${String(err)}`);
+      out.push(`crash: ${name}: decide threw ${String(err)}`);
       continue;
     }
     if (decision.kind === "auto_rejected") continue;
@@ -95,7 +98,7 @@ export async function endToEndProblems(e2e: EndToEnd, set: ManifestSet, source: 
         e2e.keyring,
       );
     } catch (err) {
-      out.push(`${name}: no receipt for a ${decision.kind} decision: ${String(err)}`);
+      out.push(`crash: ${name}: no receipt for a ${decision.kind} decision: ${String(err)}`);
       continue;
     }
     const options = { jwks: jwks(e2e.keyring), issuer: ISSUER, programBytes: Buffer.from(source, "utf8") };
@@ -106,7 +109,16 @@ export async function endToEndProblems(e2e: EndToEnd, set: ManifestSet, source: 
         if (!admits(verified, set, call)) continue;
         const why = wrongToAdmit(call, admitted, facts, decision, policy, set);
         admitted.push(call);
-        for (const w of why) out.push(`${name}, ${decision.kind}, run ${i + 1}: admitted ${call.op} at ${siteKey(call.site)} ${JSON.stringify(call.args)}: ${w}`);
+        for (const w of why) out.push(`end-to-end: ${name}, ${decision.kind}, run ${i + 1}: admitted ${call.op} at ${siteKey(call.site)} ${JSON.stringify(call.args)}: ${w}`);
+      }
+    }
+    for (const probe of probes) {
+      const effect = facts.effects.find((e) => e.op === probe.op);
+      if (effect === undefined) throw new Error(`probe ${probe.op}: the facts have no such effect`);
+      const call: ObservedCall = { ...probe, site: effect.site };
+      const covered = Object.keys(probe.args).every((input) => argCovered(effect, call, input));
+      if (!covered && admits(await verifyReceipt(token, options), set, call)) {
+        out.push(`end-to-end: ${name}, ${decision.kind}: the receipt admits the probe ${probe.op} ${JSON.stringify(probe.args)}, outside the facts ${JSON.stringify(effect.args)}`);
       }
     }
   }
