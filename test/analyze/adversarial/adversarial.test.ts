@@ -25,6 +25,7 @@ afterAll(() => analyzer?.dispose());
 
 /** Slow cases run only when asked for: they are findings about time, measured in FINDINGS.md. */
 const runSlow = process.env.COUNTERSIGN_SLOW === "1";
+const SLOW_TIMEOUT_MS = 10 * 60_000;
 
 const groups: [string, AdversarialCase[]][] = [
   ["grants against the facts", grantCases],
@@ -53,14 +54,14 @@ describe("adversarial programs: facts cover every run, receipts admit nothing el
         if (c.open === undefined) {
           test(c.name, async () => {
             expect(await checkCase(analyzer, set, e2e, c)).toEqual([]);
-          });
+          }, c.slow === undefined ? undefined : SLOW_TIMEOUT_MS);
           continue;
         }
         // Open: the finding still shows. When a fix lands this fails; then remove `open`.
         test(`${c.name} [open ${c.open.class}]`, async () => {
           const problems = await checkCase(analyzer, set, e2e, c);
           expect(problems.some((p) => p.startsWith(kindOf(c))), `expected a ${kindOf(c)} problem, got ${JSON.stringify(problems)}`).toBe(true);
-        });
+        }, c.slow === undefined ? undefined : SLOW_TIMEOUT_MS);
       }
     });
   }

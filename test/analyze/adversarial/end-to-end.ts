@@ -49,13 +49,16 @@ reason = "never write system files"
 /**
  * The shipped default policy, and a plain one that allows every op by name (so a program is
  * auto-approved and its grants are all that stands between it and the world) except what three
- * deny rules name: mail to *@rival.com, any call to evil.com, writes under /etc.
+ * deny rules name: mail to *@rival.com, any call to evil.com, writes under /etc; and mail goes
+ * to distinct recipients only.
  */
 export async function endToEnd(set: ManifestSet): Promise<EndToEnd> {
   const dir = mkdtempSync(join(tmpdir(), "countersign-adversarial-"));
   const plain = join(dir, "plain");
   mkdirSync(plain);
-  const allows = [...set.actions.keys()].map((op) => `[[rules]]\nid = "allow-${op}"\ndecision = "allow"\nop = "${op}"\n`).join("\n");
+  // Mail is allowed to distinct recipients only: a condition the grants must carry too.
+  const when = (op: string) => (op === "email.send_email" ? `when = { distinct = "to" }\n` : "");
+  const allows = [...set.actions.keys()].map((op) => `[[rules]]\nid = "allow-${op}"\ndecision = "allow"\nop = "${op}"\n${when(op)}`).join("\n");
   writeFileSync(join(plain, "policy.toml"), `default = "ask"\n\n${PLAIN_DENY}\n${allows}`);
   const options = { manifests: set, home: HOME };
   return {
@@ -159,12 +162,13 @@ function wrongToAdmit(call: ObservedCall, before: readonly ObservedCall[], facts
   }
   const lists = new Set((set.actions.get(call.op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name));
   for (const rule of policy.rules) {
-    if (rule.decision === "deny" && ruleMatches(rule, call, lists, true)) out.push(`fires deny rule ${rule.id}`);
+    if (rule.decision === "deny" && denies(rule, call, lists)) out.push(`fires deny rule ${rule.id}`);
   }
   if (decision.kind === "auto_approved") {
     const verdict = decision.effects.find((v) => siteKey(v.site) === siteKey(call.site) && v.op === call.op);
     const rule = policy.rules.find((r) => r.id === verdict?.rule);
-    if (rule !== undefined && !ruleMatches(rule, call, lists, false)) out.push(`auto-approved by allow rule ${rule.id}, whose condition it fails`);
+    const condition = rule === undefined ? undefined : { op: rule.op, ...rule.when };
+    if (condition !== undefined && !satisfiesCall(condition, call, history, opts)) out.push(`auto-approved by allow rule ${rule!.id}, whose condition it fails`);
   }
   return out;
 }
@@ -176,12 +180,11 @@ function argCovered(effect: Effect, call: ObservedCall, input: string): boolean 
   return contains(claimed, sent ?? null);
 }
 
-/** A rule's argument conditions on one concrete call; a deny rule fires when any element of a list matches. */
-function ruleMatches(rule: LoadedRule, call: ObservedCall, lists: ReadonlySet<string>, deny: boolean): boolean {
+/** Whether a deny rule fires on one concrete call: every argument condition matches, on a list by some element. */
+function denies(rule: LoadedRule, call: ObservedCall, lists: ReadonlySet<string>): boolean {
   if (!matchOp(rule.op, call.op)) return false;
   return Object.entries(rule.when?.args ?? {}).every(([input, c]) => {
     const value = call.args[input] ?? null;
-    if (deny && lists.has(input) && Array.isArray(value)) return value.some((element) => satisfies(c, element));
-    return satisfies(c, value);
+    return lists.has(input) && Array.isArray(value) ? value.some((element) => satisfies(c, element)) : satisfies(c, value);
   });
 }
