@@ -12,6 +12,30 @@ export const countCases: AdversarialCase[] = [
     source: prog(`const o = null as { f: (x: unknown) => void } | null;
     o?.f(sendEmail(${m}));`, { guarantees: "atMostEmails(0)" }),
   },
+  {
+    name: "a finally block that may return drops the try block's return value",
+    expect: "covered",
+    reads: [["no"]],
+    open: { class: "through-end-to-end", what: "after `try { return a } finally { if (c) return b }` the function's value is only b: runTry keeps the try's returned value only when the finally block returns nothing. Here b = [] (auto-approved, `to` open in the grant) and the run returns the rival" },
+    source: prog(`const d = await getDraft({ id: "1" });
+    const to = pick(String(d.body) === "yes");
+    await sendEmail(${mail("to")});`, { top: `function pick(flag: boolean): string[] {
+  try { return ["boss@rival.com"]; } finally { if (flag) return []; }
+}
+` }),
+  },
+  {
+    name: "a finally block that may return loses the calls on its return path",
+    expect: "covered",
+    reads: [["yes"]],
+    open: { class: "proven-broken", what: "on the try block's return path runTry replaces the finally block's own abrupt exits by its normal end (`{ ...f, returns: f.normal }`): the state of `finally { send(); return }` is dropped, so each call of the helper starts again from the old counts and atMostEmails(1) is proven for three sends" },
+    source: prog(`const d = await getDraft({ id: "1" });
+    const flag = String(d.body) === "yes";
+    pick(flag); pick(flag); pick(flag);`, { top: `function pick(flag: boolean): number {
+  try { return 1; } finally { if (flag) { void sendEmail(${m}); return 2; } }
+}
+`, guarantees: "atMostEmails(1)" }),
+  },
   // Controls: counts the analysis gets right (refuted or within the bound in every run).
   { name: "a while loop with a float step", expect: "covered", source: prog(`let i = 0;\n    while (i !== 1) { i += 0.1; await sendEmail(${m}); if (i > 2) break; }`, { guarantees: "atMostEmails(30)" }) },
   { name: "for...of over a string", expect: "covered", source: prog(`for (const c of "abc") { await sendEmail(${mail(`["me@example.com"]`, "c")}); }`, { guarantees: "atMostEmails(3)" }) },
