@@ -21,7 +21,7 @@ export interface AdversarialCase {
   /**
    * Calls a run could make if the analysis were wrong about a value: each goes to a fresh receipt
    * and, being outside the facts, must be refused (DESIGN.md section 8: an analysis mistake
-   * becomes a refused call). Made at the first site of the op.
+   * becomes a refused call). Outside the facts: no effect of the op has all of its arguments.
    */
   probes?: Probe[];
   /** The decision each named policy must reach ("default policy", "plain policy"), when it matters. */
