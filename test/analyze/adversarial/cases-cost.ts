@@ -1,0 +1,77 @@
+import type { AdversarialCase } from "./case.js";
+import { mail, prog } from "./program.js";
+
+/** Loops nested `depth` deep, each counting to `n`: the analysis unrolls n^depth iterations. */
+function nestedLoops(depth: number, n: number): string {
+  let body = "x++;";
+  for (let k = 0; k < depth; k++) body = `for (let i${k} = 0; i${k} < ${n}; i${k}++) { ${body} }`;
+  return `let x = 0;\n    ${body}`;
+}
+
+/** Helpers f0..f(depth-1), each calling the next `fan` times: fan^depth interpreted calls. */
+function callTree(depth: number, fan: number): string {
+  return Array.from({ length: depth }, (_, k) => `function f${k}(): number { ${k === depth - 1 ? "return 1;" : `${`f${k + 1}(); `.repeat(fan)}return 0;`} }`).join("\n") + "\n";
+}
+
+const slow = (what: string): AdversarialCase["open"] => ({ class: "slow", what });
+
+/**
+ * Small programs that keep `check` busy for long. The sound answer is a refusal with
+ * analysis_budget_exceeded within a budget. Times: analysis only, one warm analyzer, two runs on
+ * a shared 2-core machine (the range is load). Run with COUNTERSIGN_SLOW=1.
+ */
+export const costCases: AdversarialCase[] = [
+  {
+    name: "three nested loops of 64",
+    expect: "budget",
+    slow: "16–18 s (64^2: 1.3 s; each level multiplies by 64, so four levels take ~17 min)",
+    open: slow("loops with known bounds are unrolled up to 64 iterations each, and nested unrolling multiplies: there is no budget on the total work"),
+    source: prog(nestedLoops(3, 64)),
+  },
+  {
+    name: "a call tree of fan-out 4 and depth 10",
+    expect: "budget",
+    slow: "2.6–7 s (each extra level ×4; the depth cap of 16 bounds depth, not breadth)",
+    open: slow("every call of a local function is interpreted at its call site; 4^9 calls from ten 1-line helpers"),
+    source: prog(`f0();`, { top: callTree(10, 4) }),
+  },
+  {
+    name: "a loop of 64 over a call tree of fan-out 4 and depth 8",
+    expect: "budget",
+    slow: "11–28 s",
+    open: slow("unrolling and inlining multiply: 64 × 4^7 calls"),
+    source: prog(`for (let i = 0; i < 64; i++) f0();`, { top: callTree(8, 4) }),
+  },
+  {
+    name: "a string grown by 10000 statements",
+    expect: "budget",
+    slow: "5.5–14 s (5000 statements: 5 s in the slower run; quadratic in the program's length)",
+    open: slow("each `s = s + \"…\"` recomputes the whole constant and its set key; the string stays under MAX_STRING, so no cap applies"),
+    source: prog(`let s = "a";\n    ${Array.from({ length: 10000 }, (_, i) => `s = s + "${i}";`).join("\n    ")}\n    await sendEmail(${mail(`["me@example.com"]`, "s")});`),
+  },
+  {
+    name: "100000 constant declarations",
+    expect: "budget",
+    slow: "6–13 s for 1.7 MB of source",
+    open: slow("there is no program size cap (DESIGN.md section 4)"),
+    source: prog(Array.from({ length: 100000 }, (_, i) => `const v${i} = ${i};`).join("\n    ")),
+  },
+  {
+    name: "an object doubled 20 times, then joined",
+    expect: "budget",
+    slow: "10–17 s (16 times: 1.6 s, 18: 4.4 s; ×2.3 per doubling, so 26 doublings take ~10 min)",
+    open: slow("`o = { a: o, b: o }` builds a constant whose parts are shared; a join of constant sets keys each value by its JSON text (jsonKey), which walks the unshared tree: 2^n. JSON.stringify of it is computed as well (22 doublings: 400 MB resident)"),
+    source: prog(`let o: unknown = "x";
+    for (let i = 0; i < 20; i++) o = { a: o, b: o };
+    const d = await getDraft({ id: "1" });
+    const p = String(d.body) === "x" ? o : [o];
+    const q = [p, p].includes(p);`),
+  },
+  {
+    name: "a recursive conditional type 999 deep",
+    expect: "budget",
+    slow: "4–7 s, all in the type checker",
+    open: slow("the type checker runs without a time budget; a two-line tail-recursive type reaches its 1000-step limit slowly"),
+    source: prog(`const n: Build<999>["length"] = 999;`, { top: `type Build<N extends number, A extends unknown[] = []> = A["length"] extends N ? A : Build<N, [...A, unknown]>;\n` }),
+  },
+];

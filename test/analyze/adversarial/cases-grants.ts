@@ -1,0 +1,102 @@
+import type { AdversarialCase } from "./case.js";
+import { mail, prog } from "./program.js";
+
+const me = `["me@example.com"]`;
+const send = (to: string[]) => ({ op: "email.send_email", args: { to, subject: "s", body: "b" } });
+
+/**
+ * The receipt's grants against the facts (DESIGN.md section 8: a run can never leave its facts).
+ * Probes are calls outside the facts; a grant that admits one turns any analysis mistake about
+ * that value into an effect nobody approved. The last cases are guarantees over several ops.
+ */
+export const grantCases: AdversarialCase[] = [
+  {
+    name: "an empty recipient list: the grant leaves `to` open",
+    expect: "covered",
+    probes: [send(["boss@rival.com"])],
+    open: { class: "through-end-to-end", what: "provenShape gives no constraint for a constant empty list (no members to list), while holds says every condition holds on []: the default policy auto-approves and the grant admits any recipients" },
+    source: prog(`await sendEmail(${mail("[]")});`),
+  },
+  {
+    name: "a URL whose known prefix holds a `?`: the grant leaves `url` open",
+    expect: "covered",
+    probes: [{ op: "http.get", args: { url: "https://evil.com/" } }],
+    open: { class: "through-end-to-end", what: "provenShape drops a partly known string whose prefix or suffix holds `*`, `?` or `@` (a glob cannot say it) instead of escaping it or using a prefix constraint; host_in holds on the prefix, so the default policy auto-approves and the grant admits any URL" },
+    source: prog(`const d = await getDraft({ id: "1" });
+    await get({ url: "https://api.example.com/search?q=" + String(d.body) });`),
+  },
+  {
+    name: "a URL with userinfo in the known prefix: the grant leaves `url` open",
+    expect: "covered",
+    probes: [{ op: "http.get", args: { url: "https://evil.com/" } }],
+    open: { class: "through-end-to-end", what: "as above, for an `@` in the prefix" },
+    source: prog(`const d = await getDraft({ id: "1" });
+    await get({ url: "https://me@api.example.com/" + String(d.body) });`),
+  },
+  {
+    name: "a recipient known by its prefix: the approved shape is not in the grant",
+    expect: "covered",
+    probes: [send(["boss@rival.com"])],
+    open: { class: "through-end-to-end", what: "an address known as a prefix (\"me@...\") always holds `@`, so provenShape gives no constraint: a person approves `to` starting with \"me@\" and the receipt admits any address" },
+    source: prog(`const d = await getDraft({ id: "1" });
+    await sendEmail(${mail(`["me@" + String(d.body)]`)});`),
+  },
+  {
+    name: "atMostEmails(1) over send_email and send_draft: one ledger per op",
+    expect: "covered",
+    reads: [["go"]],
+    open: { class: "through-end-to-end", what: "an enforced count guarantee over an op glob (email.send_*) caps each op's grant at the bound, but checkCall keeps one ledger per op: a run makes the bound's worth of calls of every op" },
+    source: prog(`const d = await getDraft({ id: "1" });
+    if (String(d.body) === "go") await sendEmail(${mail(me)});
+    if (String(d.body) === "go") await sendDraft({ draft_id: "1" });`, { guarantees: "atMostEmails(1)" }),
+  },
+  {
+    name: "a count over every op: one ledger per op",
+    expect: "covered",
+    reads: [["go"]],
+    open: { class: "through-end-to-end", what: "the same for `{ op: \"*\", count }`: under the default policy (auto_approved) a run makes three calls against a bound of 2" },
+    source: prog(`const d = await getDraft({ id: "1" });
+    if (String(d.body) === "go") await get({ url: "https://api.example.com/a" });
+    if (String(d.body) === "go") await readFile({ path: "/home/u/a" });`, { guarantees: `{ op: "*", count: { max: 2 } }` }),
+  },
+  {
+    name: "distinct recipients over draft_email and send_email: one ledger per op",
+    expect: "covered",
+    reads: [["go"]],
+    open: { class: "through-end-to-end", what: "`distinct` over an op glob is checked per op at run time: the same address is drafted and sent" },
+    source: prog(`const d = await getDraft({ id: "1" });
+    if (String(d.body) === "go") await draftEmail(${mail(me)});
+    if (String(d.body) === "go") await sendEmail(${mail(me)});`, { guarantees: `{ op: "email.*", distinct: "to" }` }),
+  },
+  {
+    name: "an allow rule's distinct condition is not in the grant",
+    expect: "covered",
+    open: { class: "through-end-to-end", what: "an allow rule's `distinct` (and `count`) condition is proven on the facts but never put in the grant (only guarantees and deny guards are); with a facts-miss (here the for...of snapshot) the plain policy auto-approves two sends to distinct recipients and the receipt admits the same recipient twice" },
+    source: prog(`const tos = ["me@example.com", "bob@example.com"];
+    for (const t of tos) {
+      if (t === "me@example.com") { tos[1] = t; await sendEmail(${mail("[t]")}); }
+      else await sendEmail(${mail("[t]")});
+    }`),
+  },
+  // Controls: grants that do stand for their facts.
+  {
+    name: "a constant recipient: the grant lists it",
+    expect: "accepted",
+    probes: [send(["boss@rival.com"]), send(["me@example.com", "boss@rival.com"])],
+    source: prog(`await sendEmail(${mail(me)});`),
+  },
+  {
+    name: "a URL with a plain known prefix: the grant keeps it",
+    expect: "accepted",
+    probes: [{ op: "http.get", args: { url: "https://evil.com/" } }, { op: "http.get", args: { url: "https://api.example.com.evil.com/" } }],
+    source: prog(`const d = await getDraft({ id: "1" });
+    await get({ url: "https://api.example.com/items/" + String(d.body) });`),
+  },
+  {
+    name: "atMostEmails(1) over one op",
+    expect: "accepted",
+    reads: [["go"]],
+    source: prog(`const d = await getDraft({ id: "1" });
+    for (const x of String(d.body).split("")) await sendEmail(${mail(me, "x")});`, { guarantees: "atMostEmails(1)" }),
+  },
+];

@@ -1,0 +1,28 @@
+import type { AdversarialCase } from "./case.js";
+import { mail, prog } from "./program.js";
+
+/** The module runs before main: everything after `export default` too. */
+export const moduleCases: AdversarialCase[] = [
+  {
+    name: "a top-level write after export default",
+    expect: "covered",
+    open: { class: "facts-miss", what: "main is interpreted at the `export default` statement, before the later top-level declarations; a run evaluates the whole module first, so main sees their writes (here TO is reassigned after the export)" },
+    source: `${prog(`await sendEmail(${mail("[TO]")});`, { top: `let TO = "me@example.com";\n` })}const later = (TO = "boss@rival.com");\n`,
+  },
+  {
+    name: "a top-level push after export default",
+    expect: "covered",
+    open: { class: "facts-miss", what: "the same through a tracked array pushed to by a later top-level declaration" },
+    source: `${prog(`await sendEmail(${mail("LIST")});`, { top: `const LIST: string[] = ["me@example.com"];\n` })}const n = LIST.push("boss@rival.com");\n`,
+  },
+  {
+    name: "a guarantee over a list a later top-level declaration changes",
+    expect: "covered",
+    source: `${prog(`await sendEmail(${mail(`["me@example.com"]`)});`, { top: `const ALLOWED: string[] = ["me@example.com"];\n`, guarantees: "recipientsOnly(ALLOWED)" })}const grown = ALLOWED.push("boss@rival.com");\n`,
+  },
+  {
+    name: "a trusted call in a top-level declaration after export default",
+    expect: "covered",
+    source: `${prog(`await sendEmail(${mail(`["me@example.com"]`)});`, { guarantees: "atMostEmails(1)" })}const early = sendEmail(${mail(`["me@example.com"]`)});\n`,
+  },
+];
