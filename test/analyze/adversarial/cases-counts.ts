@@ -14,9 +14,9 @@ export const countCases: AdversarialCase[] = [
   },
   {
     name: "a finally block that may return drops the try block's return value",
+    open: { class: "facts-miss", what: "the grant now refuses the call; the facts still miss it: after `try { return a } finally { if (c) return b }` the function's value is only b: runTry keeps the try's returned value only when the finally block returns nothing. Here b = [] (auto-approved, `to` open in the grant) and the run returns the rival" },
     expect: "covered",
     reads: [["no"]],
-    open: { class: "through-end-to-end", what: "after `try { return a } finally { if (c) return b }` the function's value is only b: runTry keeps the try's returned value only when the finally block returns nothing. Here b = [] (auto-approved, `to` open in the grant) and the run returns the rival" },
     source: prog(`const d = await getDraft({ id: "1" });
     const to = pick(String(d.body) === "yes");
     await sendEmail(${mail("to")});`, { top: `function pick(flag: boolean): string[] {

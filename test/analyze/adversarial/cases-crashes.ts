@@ -29,7 +29,6 @@ export const crashCases: AdversarialCase[] = [
   {
     name: "a numeric literal that overflows to Infinity",
     expect: "covered",
-    open: { class: "crash", what: "1e309 evaluates to the constant Infinity, which JSON cannot hold: the run sends null, and the grant `{ in: [Infinity] }` fails the receipt schema, so an approved program gets no receipt" },
     source: prog(`await post({ url: "https://api.example.com/x", body: 1e309 as unknown as string });`),
   },
 ];

