@@ -8,10 +8,11 @@ import { join } from "node:path";
 import { load, measure } from "./sandbox-measure-kit.mjs";
 
 const { createAnalyzer } = await load("analyze/index.js");
-const { callWithReceipt, connectorContext, createPluginPool } = await load("connector/index.js");
-const { loadManifests } = await load("manifest/load-manifests.js");
-const { decide, loadPolicy } = await load("policy/index.js");
-const { issueReceipt, jwks, MemoryRedemptionStore, openKeyring, startRun } = await load("receipt/index.js");
+const { connectorContext, loadManifests, loadPolicy } = await load("config/index.js");
+const { callWithReceipt, createPluginPool } = await load("connector/index.js");
+const { decide } = await load("policy/index.js");
+const { issueReceipt, jwks, MemoryRedemptionStore, startRun } = await load("receipt/index.js");
+const { openKeyring } = await load("store/index.js");
 const { runProgram, sandboxApi, SANDBOX_ALLOWLIST } = await load("sandbox/index.js");
 const { newQuickJS } = await load("sandbox/quickjs.js");
 const { lockDown } = await load("sandbox/lockdown.js");
