@@ -1,116 +1,156 @@
 import { GLOBALS, INTRINSICS, type Member } from "./environment.js";
 
-/** What a realm keeps: the own keys of each global, of its prototype, and of each intrinsic. */
+/** One object of the environment as a realm finds it, and the own keys it keeps. */
+export interface KeptObject {
+  name: string;
+  /** JavaScript source of an expression that finds it in the realm (`G` is the global object). */
+  find: string;
+  keep: string[];
+  /** Only some engines have it: the others find undefined and skip it. */
+  engineSpecific?: true;
+}
+
+/** What a realm keeps: the global object's keys, and each listed object's own keys. */
 export interface RuntimeAllowlist {
-  globals: Record<string, { statics: string[]; prototype?: string[] }>;
-  intrinsics: { name: string; keep: string[] }[];
+  globals: string[];
+  objects: KeptObject[];
 }
 
 const names = (members: readonly Member[]): string[] => members.map((m) => m.name);
 
 export function runtimeAllowlist(): RuntimeAllowlist {
-  const globals: RuntimeAllowlist["globals"] = {};
-  for (const g of GLOBALS) {
-    if (g.typesOnly === true) continue;
-    globals[g.name] = { statics: names(g.statics?.members ?? []), ...(g.prototype === undefined ? {} : { prototype: names(g.prototype.members) }) };
+  const objects: KeptObject[] = [];
+  const present = GLOBALS.filter((g) => g.typesOnly !== true);
+  for (const g of present) {
+    const statics = names(g.statics?.members ?? []);
+    // A global with a prototype is a constructor: a function, which keeps its length, name and prototype.
+    if (g.prototype !== undefined) {
+      objects.push({ name: g.name, find: `G.${g.name}`, keep: ["length", "name", "prototype", ...statics] });
+      objects.push({ name: `${g.name}.prototype`, find: `G.${g.name}.prototype`, keep: names(g.prototype.members) });
+    } else if (g.statics !== undefined) objects.push({ name: g.name, find: `G.${g.name}`, keep: statics });
   }
-  return { globals, intrinsics: INTRINSICS.map((i) => ({ name: i.name, keep: names(i.members) })) };
+  for (const i of INTRINSICS) objects.push({ name: i.name, find: i.find, keep: names(i.members), ...(i.engineSpecific === true ? { engineSpecific: true as const } : {}) });
+  return { globals: present.map((g) => g.name), objects };
 }
+
+let script: string | undefined;
 
 /**
  * JavaScript to evaluate in a fresh realm before the program: the realm then offers exactly the
- * environment. From the global object and the intrinsics a program reaches through syntax
- * (function, iterator and regexp prototypes, errors the engine throws), every object reachable
- * through properties, accessors and prototypes is visited; each keeps only the keys its entry
- * lists (a function with no entry keeps `length` and `name`, any other object nothing), and all
- * are frozen. A key that cannot be removed stops the script with an error, so the realm is never
- * left half-built; only the engine's constants (`Math.PI`: fixed primitives) stay where they are.
- * The script takes what it uses from the realm before it removes anything, and needs neither
- * `eval` nor the host.
+ * environment. Every runner (node:vm for the tests, QuickJS for programs) runs this same text.
+ *
+ * From the global object and the intrinsics a program reaches through syntax (function, iterator
+ * and regexp prototypes, errors the engine throws), every object reachable through properties,
+ * accessors and prototypes is visited; each keeps only the keys its entry lists (a function with
+ * no entry keeps `length` and `name`, any other object nothing), and all are frozen. A key that
+ * cannot be removed, or a listed global or object the realm lacks, stops the script with an
+ * error, so the realm is never left half-built; only the engine's constants (`Math.PI`: fixed
+ * primitives) stay where they are. The script takes what it uses from the realm before it removes
+ * anything, and needs neither `eval` nor the host.
  */
-export function hardeningScript(allow: RuntimeAllowlist = runtimeAllowlist()): string {
-  const finds = INTRINSICS.map((i) => `[${JSON.stringify(i.name)}, () => ${i.find}]`).join(",\n    ");
+export function hardeningScript(): string {
+  script ??= buildScript(runtimeAllowlist());
+  return script;
+}
+
+// Written for an interpreter (QuickJS runs it before every program): few calls per visited
+// object, the allowlist as JSON text (parsed faster than the same object literal compiles), and
+// Map methods bound once rather than applied each time.
+function buildScript(allow: RuntimeAllowlist): string {
+  const data = { globals: allow.globals, objects: allow.objects.map(({ find: _, ...rest }) => rest) };
   return `(function () {
   "use strict";
-  const allow = ${JSON.stringify(allow)};
-  const intrinsics = [
-    ${finds}
+  const G = globalThis;
+  const allow = JSON.parse(${JSON.stringify(JSON.stringify(data))});
+  const objects = [
+    ${allow.objects.map((o) => o.find).join(",\n    ")}
   ];
-  const O = Object, R = Reflect, G = globalThis;
-  const getPrototypeOf = O.getPrototypeOf, freeze = O.freeze, isFrozen = O.isFrozen, defineProperty = O.defineProperty;
-  const ownKeys = R.ownKeys, deleteProperty = R.deleteProperty, getOwnPropertyDescriptor = R.getOwnPropertyDescriptor, apply = R.apply;
-  const push = Array.prototype.push, includes = Array.prototype.includes;
-  const SymbolCtor = Symbol, MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapHas = Map.prototype.has;
-  const ErrorCtor = Error;
-  const wellKnown = new MapCtor();
-  const symbolNames = O.getOwnPropertyNames(SymbolCtor);
-  for (let i = 0; i < symbolNames.length; i++) {
-    const value = SymbolCtor[symbolNames[i]];
-    if (typeof value === "symbol") apply(mapSet, wellKnown, [value, "@@" + symbolNames[i]]);
-  }
-  const keyName = (key) => (typeof key === "symbol" ? apply(mapGet, wellKnown, [key]) || "@@?" : key);
-  const keep = new MapCtor(); // object -> the key names it keeps
-  const plan = (object, keys) => {
-    if (object !== null && (typeof object === "object" || typeof object === "function")) apply(mapSet, keep, [object, keys]);
+  const O = Object, R = Reflect, Fail = Error, MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapHas = Map.prototype.has;
+  const getPrototypeOf = O.getPrototypeOf, freeze = O.freeze, defineProperty = O.defineProperty;
+  const ownKeys = R.ownKeys, deleteProperty = R.deleteProperty, describe = R.getOwnPropertyDescriptor, preventExtensions = R.preventExtensions, apply = R.apply;
+  const FunctionPrototype = Function.prototype, bind = FunctionPrototype.bind;
+  const method = (fn, map) => apply(bind, fn, [map]);
+  const isObject = (value) => value !== null && (typeof value === "object" || typeof value === "function");
+  const symbols = new MapCtor();
+  const symbolNames = O.getOwnPropertyNames(Symbol);
+  for (let i = 0; i < symbolNames.length; i++) if (typeof Symbol[symbolNames[i]] === "symbol") apply(mapSet, symbols, [Symbol[symbolNames[i]], "@@" + symbolNames[i]]);
+  const keyName = (key) => (typeof key === "symbol" ? apply(mapGet, symbols, [key]) || "@@?" : key);
+  // A set of key names as an object without a prototype: a lookup is one property read.
+  const nameSet = (list) => {
+    const set = { __proto__: null };
+    for (let i = 0; i < list.length; i++) set[list[i]] = true;
+    return set;
   };
-  plan(G, O.keys(allow.globals));
-  const globalNames = O.keys(allow.globals);
-  for (let i = 0; i < globalNames.length; i++) {
-    const entry = allow.globals[globalNames[i]];
-    const value = G[globalNames[i]];
-    if (typeof value === "function") {
-      const statics = ["length", "name"];
-      apply(push, statics, entry.statics);
-      if (entry.prototype !== undefined) apply(push, statics, ["prototype"]);
-      plan(value, statics);
-      if (entry.prototype !== undefined) plan(value.prototype, entry.prototype);
-    } else plan(value, entry.statics);
+  const NOTHING = nameSet([]);
+  const kept = new MapCtor(); // object -> the key names it keeps
+  const keptBy = method(mapGet, kept), plan = method(mapSet, kept);
+  for (let i = 0; i < allow.globals.length; i++) if (!(allow.globals[i] in G)) throw new Fail("the environment cannot find " + allow.globals[i]);
+  plan(G, nameSet(allow.globals));
+  const roots = [G];
+  for (let i = 0; i < objects.length; i++) {
+    const entry = allow.objects[i];
+    if (objects[i] === undefined && entry.engineSpecific === true) continue; // another engine's
+    if (!isObject(objects[i]) || keptBy(objects[i]) !== undefined) throw new Fail("the environment cannot find " + entry.name + " as an object of its own");
+    plan(objects[i], nameSet(entry.keep));
+    roots[roots.length] = objects[i];
   }
-  for (let i = 0; i < intrinsics.length; i++) {
-    const entry = allow.intrinsics[i];
-    plan(intrinsics[i][1](), entry.keep);
-  }
-  // Everything reachable from the global object and the intrinsics, with what each keeps.
+  // Everything reachable from the global object and the intrinsics.
   const queue = [];
   const seen = new MapCtor();
+  const isSeen = method(mapHas, seen), see = method(mapSet, seen);
   const visit = (value) => {
-    if (value === null || (typeof value !== "object" && typeof value !== "function") || apply(mapHas, seen, [value])) return;
-    apply(mapSet, seen, [value, true]);
-    apply(push, queue, [value]);
+    if (value !== null && (typeof value === "object" || typeof value === "function") && !isSeen(value)) {
+      see(value, true);
+      queue[queue.length] = value;
+    }
   };
-  visit(G);
-  for (let i = 0; i < intrinsics.length; i++) visit(intrinsics[i][1]());
+  const remove = (object, key) => {
+    if (deleteProperty(object, key)) return;
+    // The engine's constants (Math.PI, Number.MAX_VALUE) cannot be removed; a fixed primitive reaches nothing.
+    const d = describe(object, key);
+    if (!("value" in d) || d.writable || isObject(d.value)) throw new Fail("the environment cannot remove " + String(keyName(key)));
+  };
+  for (let i = 0; i < roots.length; i++) visit(roots[i]);
   for (let q = 0; q < queue.length; q++) {
     const object = queue[q];
-    const kept = apply(mapHas, keep, [object]) ? apply(mapGet, keep, [object]) : typeof object === "function" ? ["length", "name"] : [];
+    const planned = keptBy(object);
     const keys = ownKeys(object);
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k];
-      if (apply(includes, kept, [keyName(key)])) {
-        const d = getOwnPropertyDescriptor(object, key);
-        visit(d.value);
-        visit(d.get);
-        visit(d.set);
-      } else if (!deleteProperty(object, key)) {
-        // The engine's constants (Math.PI, Number.MAX_VALUE) cannot be removed; a fixed primitive reaches nothing.
-        const d = getOwnPropertyDescriptor(object, key);
-        const constant = "value" in d && !d.writable && (d.value === null || (typeof d.value !== "object" && typeof d.value !== "function"));
-        if (!constant) throw new ErrorCtor("the environment cannot remove " + String(keyName(key)));
+    if (planned === undefined && typeof object === "function") {
+      // A function the environment does not list (a method, a getter) keeps its length and name.
+      // The language makes both data properties holding a number and a string (SetFunctionLength,
+      // SetFunctionName), so they are read rather than described: most visited objects are such
+      // functions, and this is the bulk of the script's time.
+      for (let k = 0; k < keys.length; k++) {
+        if (keys[k] !== "length" && keys[k] !== "name") remove(object, keys[k]);
+        else if (typeof object[keys[k]] === "object" || typeof object[keys[k]] === "function") throw new Fail("the environment expects a primitive as a function's " + keys[k]);
+      }
+    } else {
+      const keeps = planned === undefined ? NOTHING : planned;
+      for (let k = 0; k < keys.length; k++) {
+        const key = keys[k];
+        if (keeps[typeof key === "symbol" ? keyName(key) : key] !== true) remove(object, key);
+        else {
+          const d = describe(object, key);
+          visit(d.value);
+          visit(d.get);
+          visit(d.set);
+        }
       }
     }
-    visit(getPrototypeOf(object));
+    const prototype = getPrototypeOf(object);
+    if (prototype !== FunctionPrototype) visit(prototype); // most are functions: spare the call
   }
-  // A host may refuse to freeze its global object (node:vm's is a proxy): its globals are locked one by one.
+  // A host may refuse to freeze its global object (node:vm's is a proxy): its globals are locked
+  // one by one, and it stays extensible there. No program can name it to add to it (no
+  // globalThis, strict code only); where the host allows it (QuickJS) it is closed as well.
   const globals = ownKeys(G);
   for (let k = 0; k < globals.length; k++) {
-    const d = getOwnPropertyDescriptor(G, globals[k]);
+    const d = describe(G, globals[k]);
     // Whole descriptors: node:vm copies a partial one onto its context object as it is, value and all.
     if (d.configurable || d.writable) defineProperty(G, globals[k], "value" in d ? { value: d.value, enumerable: d.enumerable, writable: false, configurable: false } : { get: d.get, set: d.set, enumerable: d.enumerable, configurable: false });
   }
-  for (let q = 0; q < queue.length; q++) {
-    if (queue[q] === G) continue;
-    freeze(queue[q]);
-    if (!isFrozen(queue[q])) throw new ErrorCtor("the environment cannot freeze an intrinsic");
-  }
+  preventExtensions(G);
+  // Object.freeze throws where it cannot freeze.
+  for (let q = 0; q < queue.length; q++) if (queue[q] !== G) freeze(queue[q]);
 })();`;
 }
