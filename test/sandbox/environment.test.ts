@@ -8,32 +8,17 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { sandboxLib } from "../../src/analyze/sandbox-lib.js";
 import { ts } from "../../src/analyze/typescript.js";
 import { runtimeAllowlist } from "../../src/environment/harden.js";
-import { createBridge, disposeBridge } from "../../src/sandbox/bridge.js";
-import { installHost } from "../../src/sandbox/install-host.js";
-import { newQuickJS } from "../../src/sandbox/quickjs.js";
-import type { RunState } from "../../src/sandbox/run-state.js";
-import { setUpRealm } from "../../src/sandbox/set-up-realm.js";
 import { hardenedContext } from "../analyze/support/concrete-runner.js";
 import { inventoryScript, type Inventory, type Reached } from "../environment/realm-inventory.js";
-import { api } from "./helpers.js";
+import { sandboxRealm } from "./helpers.js";
 
-/** The QuickJS realm as runProgram builds it (host functions, bridge, modules, lockdown), walked afterwards. */
+/** The QuickJS realm as runProgram builds it, walked afterwards. */
 async function sandboxInventory(): Promise<Inventory> {
-  const quickjs = await newQuickJS(64 << 20);
-  const vm = quickjs.module.newContext();
-  const state = {} as RunState; // the host's functions read the state only when called: the countersign module registers its runner
-  installHost(vm, state);
-  const bridge = createBridge(vm);
-  const walk = vm.unwrapResult(vm.evalCode(inventoryScript(), "inventory.js"));
-  setUpRealm(vm, api);
-  const json = vm.unwrapResult(vm.callFunction(walk, vm.undefined));
-  const inventory = JSON.parse(vm.getString(json)) as Inventory;
+  const realm = await sandboxRealm(inventoryScript());
+  const json = realm.vm.unwrapResult(realm.vm.callFunction(realm.value, realm.vm.undefined));
+  const inventory = JSON.parse(realm.vm.getString(json)) as Inventory;
   json.dispose();
-  walk.dispose();
-  state.runner?.dispose();
-  disposeBridge(bridge);
-  vm.dispose();
-  quickjs.release();
+  realm.dispose();
   return inventory;
 }
 
