@@ -53,84 +53,82 @@ export function hardeningScript(): string {
   return script;
 }
 
+/** Key names as a set for the script: string keys as an object's keys (JSON.parse builds it), well-known symbols by name. */
+function keySet(names: readonly string[]): { keys: Record<string, 1>; symbols: string[] } {
+  const strings = names.filter((n) => !n.startsWith("@@"));
+  return { keys: Object.fromEntries(strings.map((n) => [n, 1])), symbols: names.filter((n) => n.startsWith("@@")).map((n) => n.slice(2)) };
+}
+
 // Written for an interpreter (QuickJS runs it before every program): few calls per visited
-// object, the allowlist as JSON text (parsed faster than the same object literal compiles), and
-// Map methods bound once rather than applied each time.
+// object, the allowlist as JSON text whose key sets JSON.parse builds (faster than the same
+// object literals compile, or a loop fills), and Map methods bound once.
 function buildScript(allow: RuntimeAllowlist): string {
-  const data = { globals: allow.globals, objects: allow.objects.map(({ find: _, ...rest }) => rest) };
+  const data = { globals: keySet(allow.globals), objects: allow.objects.map((o) => ({ name: o.name, ...keySet(o.keep), ...(o.engineSpecific === true ? { engineSpecific: true } : {}) })) };
   return `(function () {
   "use strict";
-  const G = globalThis;
+  const G = globalThis, O = Object, R = Reflect, Fail = Error, SymbolCtor = Symbol;
   const allow = JSON.parse(${JSON.stringify(JSON.stringify(data))});
   const objects = [
     ${allow.objects.map((o) => o.find).join(",\n    ")}
   ];
-  const O = Object, R = Reflect, Fail = Error, MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapHas = Map.prototype.has;
   const getPrototypeOf = O.getPrototypeOf, freeze = O.freeze, defineProperty = O.defineProperty;
-  const ownKeys = R.ownKeys, deleteProperty = R.deleteProperty, describe = R.getOwnPropertyDescriptor, preventExtensions = R.preventExtensions, apply = R.apply;
-  const FunctionPrototype = Function.prototype, bind = FunctionPrototype.bind;
-  const method = (fn, map) => apply(bind, fn, [map]);
+  const ownKeys = R.ownKeys, deleteProperty = R.deleteProperty, describe = R.getOwnPropertyDescriptor, apply = R.apply;
+  const FunctionPrototype = Function.prototype, bind = FunctionPrototype.bind, MapCtor = Map, mapMethods = Map.prototype;
+  const kept = new MapCtor(), seen = new MapCtor(); // object -> the keys it keeps; the objects visited
+  const keysOf = apply(bind, mapMethods.get, [kept]), plan = apply(bind, mapMethods.set, [kept]);
+  const isSeen = apply(bind, mapMethods.has, [seen]), see = apply(bind, mapMethods.set, [seen]);
   const isObject = (value) => value !== null && (typeof value === "object" || typeof value === "function");
-  const symbols = new MapCtor();
-  const symbolNames = O.getOwnPropertyNames(Symbol);
-  for (let i = 0; i < symbolNames.length; i++) if (typeof Symbol[symbolNames[i]] === "symbol") apply(mapSet, symbols, [Symbol[symbolNames[i]], "@@" + symbolNames[i]]);
-  const keyName = (key) => (typeof key === "symbol" ? apply(mapGet, symbols, [key]) || "@@?" : key);
-  // A set of key names as an object without a prototype: a lookup is one property read.
-  const nameSet = (list) => {
-    const set = { __proto__: null };
-    for (let i = 0; i < list.length; i++) set[list[i]] = true;
-    return set;
+  // The keys an object keeps: a lookup is one property read (a value of 1: never an inherited one).
+  const keySet = (entry) => {
+    for (let i = 0; i < entry.symbols.length; i++) {
+      if (typeof SymbolCtor[entry.symbols[i]] !== "symbol") throw new Fail("the environment names no symbol " + entry.symbols[i]);
+      entry.keys[SymbolCtor[entry.symbols[i]]] = 1;
+    }
+    return entry.keys;
   };
-  const NOTHING = nameSet([]);
-  const kept = new MapCtor(); // object -> the key names it keeps
-  const keptBy = method(mapGet, kept), plan = method(mapSet, kept);
-  for (let i = 0; i < allow.globals.length; i++) if (!(allow.globals[i] in G)) throw new Fail("the environment cannot find " + allow.globals[i]);
-  plan(G, nameSet(allow.globals));
-  const roots = [G];
-  for (let i = 0; i < objects.length; i++) {
-    const entry = allow.objects[i];
-    if (objects[i] === undefined && entry.engineSpecific === true) continue; // another engine's
-    if (!isObject(objects[i]) || keptBy(objects[i]) !== undefined) throw new Fail("the environment cannot find " + entry.name + " as an object of its own");
-    plan(objects[i], nameSet(entry.keep));
-    roots[roots.length] = objects[i];
-  }
-  // Everything reachable from the global object and the intrinsics.
+  const globalNames = O.keys(allow.globals.keys);
+  for (let i = 0; i < globalNames.length; i++) if (!(globalNames[i] in G)) throw new Fail("the environment cannot find " + globalNames[i]);
+  plan(G, keySet(allow.globals));
   const queue = [];
-  const seen = new MapCtor();
-  const isSeen = method(mapHas, seen), see = method(mapSet, seen);
   const visit = (value) => {
     if (value !== null && (typeof value === "object" || typeof value === "function") && !isSeen(value)) {
       see(value, true);
       queue[queue.length] = value;
     }
   };
+  visit(G);
+  for (let i = 0; i < objects.length; i++) {
+    const entry = allow.objects[i];
+    if (objects[i] === undefined && entry.engineSpecific === true) continue; // another engine's
+    if (!isObject(objects[i]) || keysOf(objects[i]) !== undefined) throw new Fail("the environment cannot find " + entry.name + " as an object of its own");
+    plan(objects[i], keySet(entry));
+    visit(objects[i]);
+  }
   const remove = (object, key) => {
     if (deleteProperty(object, key)) return;
     // The engine's constants (Math.PI, Number.MAX_VALUE) cannot be removed; a fixed primitive reaches nothing.
     const d = describe(object, key);
-    if (!("value" in d) || d.writable || isObject(d.value)) throw new Fail("the environment cannot remove " + String(keyName(key)));
+    if (!("value" in d) || d.writable || isObject(d.value)) throw new Fail("the environment cannot remove " + String(key));
   };
-  for (let i = 0; i < roots.length; i++) visit(roots[i]);
+  // Everything reachable from the global object and the intrinsics.
   for (let q = 0; q < queue.length; q++) {
     const object = queue[q];
-    const planned = keptBy(object);
+    const keeps = keysOf(object);
     const keys = ownKeys(object);
-    if (planned === undefined && typeof object === "function") {
+    if (keeps === undefined && typeof object === "function") {
       // A function the environment does not list (a method, a getter) keeps its length and name.
       // The language makes both data properties holding a number and a string (SetFunctionLength,
       // SetFunctionName), so they are read rather than described: most visited objects are such
       // functions, and this is the bulk of the script's time.
       for (let k = 0; k < keys.length; k++) {
         if (keys[k] !== "length" && keys[k] !== "name") remove(object, keys[k]);
-        else if (typeof object[keys[k]] === "object" || typeof object[keys[k]] === "function") throw new Fail("the environment expects a primitive as a function's " + keys[k]);
+        else if (isObject(object[keys[k]])) throw new Fail("the environment expects a primitive as a function's " + keys[k]);
       }
     } else {
-      const keeps = planned === undefined ? NOTHING : planned;
       for (let k = 0; k < keys.length; k++) {
-        const key = keys[k];
-        if (keeps[typeof key === "symbol" ? keyName(key) : key] !== true) remove(object, key);
+        if (keeps === undefined || keeps[keys[k]] !== 1) remove(object, keys[k]);
         else {
-          const d = describe(object, key);
+          const d = describe(object, keys[k]);
           visit(d.value);
           visit(d.get);
           visit(d.set);
@@ -138,7 +136,7 @@ function buildScript(allow: RuntimeAllowlist): string {
       }
     }
     const prototype = getPrototypeOf(object);
-    if (prototype !== FunctionPrototype) visit(prototype); // most are functions: spare the call
+    if (prototype !== FunctionPrototype) visit(prototype); // a root, visited already: spare the call
   }
   // A host may refuse to freeze its global object (node:vm's is a proxy): its globals are locked
   // one by one, and it stays extensible there. No program can name it to add to it (no
@@ -149,8 +147,8 @@ function buildScript(allow: RuntimeAllowlist): string {
     // Whole descriptors: node:vm copies a partial one onto its context object as it is, value and all.
     if (d.configurable || d.writable) defineProperty(G, globals[k], "value" in d ? { value: d.value, enumerable: d.enumerable, writable: false, configurable: false } : { get: d.get, set: d.set, enumerable: d.enumerable, configurable: false });
   }
-  preventExtensions(G);
+  R.preventExtensions(G);
   // Object.freeze throws where it cannot freeze.
-  for (let q = 0; q < queue.length; q++) if (queue[q] !== G) freeze(queue[q]);
+  for (let q = 1; q < queue.length; q++) freeze(queue[q]); // queue[0] is the global object
 })();`;
 }
