@@ -53,21 +53,26 @@ export function hardeningScript(): string {
   return script;
 }
 
-/** Key names as a set for the script: string keys as an object's keys (JSON.parse builds it), well-known symbols by name. */
-function keySet(names: readonly string[]): { keys: Record<string, 1>; symbols: string[] } {
-  const strings = names.filter((n) => !n.startsWith("@@"));
-  return { keys: Object.fromEntries(strings.map((n) => [n, 1])), symbols: names.filter((n) => n.startsWith("@@")).map((n) => n.slice(2)) };
+/** Key names as a set for the script: string keys as an object's keys (JSON.parse builds it), then any well-known symbols by name. */
+function keySet(names: readonly string[]): [Record<string, 1>] | [Record<string, 1>, string[]] {
+  const keys = Object.fromEntries(names.filter((n) => !n.startsWith("@@")).map((n) => [n, 1] as const));
+  const symbols = names.filter((n) => n.startsWith("@@")).map((n) => n.slice(2));
+  return symbols.length === 0 ? [keys] : [keys, symbols];
 }
 
 // Written for an interpreter (QuickJS runs it before every program): few calls per visited
 // object, the allowlist as JSON text whose key sets JSON.parse builds (faster than the same
 // object literals compile, or a loop fills), and Map methods bound once.
 function buildScript(allow: RuntimeAllowlist): string {
-  const data = { globals: keySet(allow.globals), objects: allow.objects.map((o) => ({ name: o.name, ...keySet(o.keep), ...(o.engineSpecific === true ? { engineSpecific: true } : {}) })) };
+  // Only the key sets go through JSON: every key JSON.parse reads costs the interpreter.
+  const data = [keySet(allow.globals), ...allow.objects.map((o) => keySet(o.keep))];
+  const engineSpecific = allow.objects.flatMap((o, i) => (o.engineSpecific === true ? [i] : []));
   return `(function () {
   "use strict";
   const G = globalThis, O = Object, R = Reflect, Fail = Error, SymbolCtor = Symbol;
-  const allow = JSON.parse(${JSON.stringify(JSON.stringify(data))});
+  const keySets = JSON.parse(${JSON.stringify(JSON.stringify(data))}); // the global object's, then each object's
+  const names = ${JSON.stringify(allow.objects.map((o) => o.name).join(","))};
+  const engineSpecific = ${JSON.stringify(engineSpecific)};
   const objects = [
     ${allow.objects.map((o) => o.find).join(",\n    ")}
   ];
@@ -80,15 +85,16 @@ function buildScript(allow: RuntimeAllowlist): string {
   const isObject = (value) => value !== null && (typeof value === "object" || typeof value === "function");
   // The keys an object keeps: a lookup is one property read (a value of 1: never an inherited one).
   const keySet = (entry) => {
-    for (let i = 0; i < entry.symbols.length; i++) {
-      if (typeof SymbolCtor[entry.symbols[i]] !== "symbol") throw new Fail("the environment names no symbol " + entry.symbols[i]);
-      entry.keys[SymbolCtor[entry.symbols[i]]] = 1;
+    const keys = entry[0], symbols = entry[1] || [];
+    for (let i = 0; i < symbols.length; i++) {
+      if (typeof SymbolCtor[symbols[i]] !== "symbol") throw new Fail("the environment names no symbol " + symbols[i]);
+      keys[SymbolCtor[symbols[i]]] = 1;
     }
-    return entry.keys;
+    return keys;
   };
-  const globalNames = O.keys(allow.globals.keys);
+  const globalNames = O.keys(keySets[0][0]);
   for (let i = 0; i < globalNames.length; i++) if (!(globalNames[i] in G)) throw new Fail("the environment cannot find " + globalNames[i]);
-  plan(G, keySet(allow.globals));
+  plan(G, keySet(keySets[0]));
   const queue = [];
   const visit = (value) => {
     if (value !== null && (typeof value === "object" || typeof value === "function") && !isSeen(value)) {
@@ -98,10 +104,9 @@ function buildScript(allow: RuntimeAllowlist): string {
   };
   visit(G);
   for (let i = 0; i < objects.length; i++) {
-    const entry = allow.objects[i];
-    if (objects[i] === undefined && entry.engineSpecific === true) continue; // another engine's
-    if (!isObject(objects[i]) || keysOf(objects[i]) !== undefined) throw new Fail("the environment cannot find " + entry.name + " as an object of its own");
-    plan(objects[i], keySet(entry));
+    if (objects[i] === undefined && engineSpecific.indexOf(i) >= 0) continue; // another engine's
+    if (!isObject(objects[i]) || keysOf(objects[i]) !== undefined) throw new Fail("the environment cannot find " + names.split(",")[i] + " as an object of its own");
+    plan(objects[i], keySet(keySets[i + 1]));
     visit(objects[i]);
   }
   const remove = (object, key) => {
@@ -138,16 +143,18 @@ function buildScript(allow: RuntimeAllowlist): string {
     const prototype = getPrototypeOf(object);
     if (prototype !== FunctionPrototype) visit(prototype); // a root, visited already: spare the call
   }
-  // A host may refuse to freeze its global object (node:vm's is a proxy): its globals are locked
-  // one by one, and it stays extensible there. No program can name it to add to it (no
-  // globalThis, strict code only); where the host allows it (QuickJS) it is closed as well.
-  const globals = ownKeys(G);
-  for (let k = 0; k < globals.length; k++) {
-    const d = describe(G, globals[k]);
-    // Whole descriptors: node:vm copies a partial one onto its context object as it is, value and all.
-    if (d.configurable || d.writable) defineProperty(G, globals[k], "value" in d ? { value: d.value, enumerable: d.enumerable, writable: false, configurable: false } : { get: d.get, set: d.set, enumerable: d.enumerable, configurable: false });
+  // The global object is closed where the host allows it (QuickJS). node:vm's is a proxy that
+  // refuses: there each global is fixed, and the object stays extensible; no program can name it
+  // to add to it (no globalThis, strict code only).
+  if (R.preventExtensions(G)) freeze(G);
+  else {
+    const globals = ownKeys(G);
+    for (let k = 0; k < globals.length; k++) {
+      const d = describe(G, globals[k]);
+      // Whole descriptors: node:vm copies a partial one onto its context object as it is, value and all.
+      if (d.configurable || d.writable) defineProperty(G, globals[k], "value" in d ? { value: d.value, enumerable: d.enumerable, writable: false, configurable: false } : { get: d.get, set: d.set, enumerable: d.enumerable, configurable: false });
+    }
   }
-  R.preventExtensions(G);
   // Object.freeze throws where it cannot freeze.
   for (let q = 1; q < queue.length; q++) freeze(queue[q]); // queue[0] is the global object
 })();`;

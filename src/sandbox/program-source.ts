@@ -14,8 +14,14 @@ const OPTIONS: ts.CompilerOptions = {
   removeComments: false,
 };
 
+/** A program ready to run: its JavaScript, and the modules it imports (only those are loaded). */
+export interface ProgramSource {
+  code: string;
+  imports: ReadonlySet<string>;
+}
+
 // Transpiled programs by sha256: a program run again (a retry, a benchmark) is not transpiled again.
-const transpiled = new Map<string, string>();
+const transpiled = new Map<string, ProgramSource>();
 const CACHED = 32;
 
 /**
@@ -23,7 +29,7 @@ const CACHED = 32;
  * receipt carries before anything else, then decoded and transpiled with the compiler the
  * analyzer uses. Other bytes than the approved ones are `hash_mismatch` and nothing runs.
  */
-export function programSource(bytes: Uint8Array, sha256: string, entry: string): string {
+export function programSource(bytes: Uint8Array, sha256: string, entry: string): ProgramSource {
   const actual = createHash("sha256").update(bytes).digest("hex");
   if (actual !== sha256.toLowerCase()) {
     throw new CountersignError("hash_mismatch", "sandbox", `${entry}: the program's bytes do not match the approved sha256`, {
@@ -46,7 +52,9 @@ export function programSource(bytes: Uint8Array, sha256: string, entry: string):
       details: { errors: errors.length },
     });
   }
+  const imports = new Set(ts.preProcessFile(out.outputText, true, true).importedFiles.map((f) => f.fileName));
+  const program = { code: out.outputText, imports };
   if (transpiled.size >= CACHED) transpiled.delete(transpiled.keys().next().value!);
-  transpiled.set(actual, out.outputText);
-  return out.outputText;
+  transpiled.set(actual, program);
+  return program;
 }

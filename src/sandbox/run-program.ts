@@ -8,7 +8,7 @@ import type { SandboxApi } from "./host-modules.js";
 import { installHost } from "./install-host.js";
 import { checkLimits, DEFAULT_SANDBOX_LIMITS, STACK_BYTES, type SandboxLimits } from "./limits.js";
 import { NotPlainData, toJson } from "./marshal.js";
-import { programSource } from "./program-source.js";
+import { programSource, type ProgramSource } from "./program-source.js";
 import { newQuickJS, type QuickJSInstance } from "./quickjs.js";
 import { engineLimit, limitExceeded, stop, type CallRecord, type Invoke, type LogLine, type RunState } from "./run-state.js";
 import { setUpRealm } from "./set-up-realm.js";
@@ -42,10 +42,10 @@ export interface RunResult {
  */
 export async function runProgram(request: RunRequest): Promise<RunResult> {
   const limits = checkLimits({ ...DEFAULT_SANDBOX_LIMITS, ...request.limits });
-  const code = programSource(request.source, request.sha256, request.entry);
+  const program = programSource(request.source, request.sha256, request.entry);
   const run = new ProgramRun(await newQuickJS(limits.memoryBytes), request, limits);
   try {
-    return await run.execute(code);
+    return await run.execute(program);
   } finally {
     run.close();
   }
@@ -93,9 +93,9 @@ class ProgramRun {
     this.runtime.setModuleLoader((name) => ({ error: new Error(`module "${name}" is not available: a program imports only countersign and trusted/*`) }));
   }
 
-  async execute(code: string): Promise<RunResult> {
+  async execute({ code, imports }: ProgramSource): Promise<RunResult> {
     try {
-      setUpRealm(this.vm, this.request.api);
+      setUpRealm(this.vm, this.request.api, imports);
       this.timer = setTimeout(() => stop(this.state, limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs })), this.limits.wallMs);
       const evaluated = this.enter(() => this.vm.evalCode(code, this.request.entry, { type: "module" }));
       const module = "error" in evaluated && evaluated.error !== undefined ? { error: evaluated.error } : await this.settle(evaluated.value);

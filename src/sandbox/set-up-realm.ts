@@ -5,11 +5,12 @@ import { lockDown } from "./lockdown.js";
 
 /**
  * The program's realm, in a context whose host functions and bridge are in place: the generated
- * modules (evaluated now, so that imports find them by name, and taking what they use first),
- * then the lockdown.
+ * modules the program imports (evaluated now, so that its imports find them by name, and taking
+ * what they use first; the loader offers no other), then the lockdown.
  */
-export function setUpRealm(vm: QuickJSContext, api: SandboxApi): void {
+export function setUpRealm(vm: QuickJSContext, api: SandboxApi, imports: ReadonlySet<string>): void {
   for (const [name, source] of hostModules(api)) {
+    if (!imports.has(name)) continue;
     const result = vm.evalCode(source, name, { type: "module" });
     if (result.error !== undefined) {
       result.error.dispose();

@@ -5,6 +5,7 @@ import { loadManifests } from "../../src/config/index.js";
 import type { Json } from "../../src/model/json.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { createBridge, disposeBridge } from "../../src/sandbox/bridge.js";
+import { hostModules } from "../../src/sandbox/host-modules.js";
 import { runProgram, sandboxApi, type RunResult, type SandboxLimits } from "../../src/sandbox/index.js";
 import { installHost } from "../../src/sandbox/install-host.js";
 import { newQuickJS } from "../../src/sandbox/quickjs.js";
@@ -71,7 +72,7 @@ export interface SandboxRealm {
   dispose(): void;
 }
 
-/** The realm of a run (host functions, bridge, modules, lockdown), with `before` evaluated ahead of the lockdown. */
+/** The realm of a run (host functions, bridge, every module, lockdown), with `before` evaluated ahead of the lockdown. */
 export async function sandboxRealm(before: string): Promise<SandboxRealm> {
   const quickjs = await newQuickJS(64 << 20);
   const vm = quickjs.module.newContext();
@@ -79,7 +80,7 @@ export async function sandboxRealm(before: string): Promise<SandboxRealm> {
   installHost(vm, state);
   const bridge = createBridge(vm);
   const value = vm.unwrapResult(vm.evalCode(before, "before-lockdown.js"));
-  setUpRealm(vm, api);
+  setUpRealm(vm, api, new Set(hostModules(api).keys()));
   return {
     vm,
     value,
