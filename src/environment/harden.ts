@@ -18,6 +18,7 @@ export interface RuntimeAllowlist {
 
 const names = (members: readonly Member[]): string[] => members.map((m) => m.name);
 
+/** The environment as a realm keeps it: what the hardening script is built from, and the agreement tests compare against. */
 export function runtimeAllowlist(): RuntimeAllowlist {
   const objects: KeptObject[] = [];
   const present = GLOBALS.filter((g) => g.typesOnly !== true);

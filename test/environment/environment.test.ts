@@ -1,9 +1,9 @@
-import { Script } from "node:vm";
+import { createContext, Script } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../src/analyze/create-analyzer.js";
 import { sandboxLib } from "../../src/analyze/sandbox-lib.js";
 import { GLOBALS, INTRINSICS } from "../../src/environment/environment.js";
-import { runtimeAllowlist } from "../../src/environment/harden.js";
+import { hardeningScript, runtimeAllowlist } from "../../src/environment/harden.js";
 import { exactMembers, mutatingMembers, namespaces } from "../../src/environment/lookup.js";
 import { checkProgram } from "../analyze/soundness/check-program.js";
 import { compileProgram, hardenedContext } from "../analyze/support/concrete-runner.js";
@@ -78,6 +78,19 @@ describe("a realm hardened to the environment", () => {
     // Reflect is gone, so the realm's own names are read from outside.
     const names = new Script("this").runInContext(hardenedContext()) as object;
     expect(Reflect.ownKeys(names).map(String).sort()).toEqual([...runtimeAllowlist().globals].sort());
+  });
+
+  it("is never left half-built: a listed global missing, or a key that cannot go, stops the hardening", () => {
+    const realm = (setUp: string) => {
+      const context = createContext({});
+      new Script(setUp).runInContext(context);
+      return () => new Script(hardeningScript()).runInContext(context);
+    };
+    expect(realm("delete globalThis.console;")).toThrow("the environment cannot find console");
+    expect(realm(`Object.defineProperty(globalThis, "leak", { value: {}, configurable: false });`)).toThrow("the environment cannot remove leak");
+    expect(realm(`Object.defineProperty(Array.prototype, "leak", { get() { return 1; }, configurable: false });`)).toThrow("the environment cannot remove leak");
+    // A fixed primitive stays, as the engine's own constants do.
+    expect(realm(`Object.defineProperty(globalThis, "answer", { value: 42, configurable: false });`)).not.toThrow();
   });
 
   it("removes every unlisted built-in, freezes the rest, and keeps the language working", () => {

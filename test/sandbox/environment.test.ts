@@ -8,6 +8,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { sandboxLib } from "../../src/analyze/sandbox-lib.js";
 import { ts } from "../../src/analyze/typescript.js";
 import { runtimeAllowlist } from "../../src/environment/harden.js";
+import { lockDown } from "../../src/sandbox/lockdown.js";
+import { newQuickJS } from "../../src/sandbox/quickjs.js";
 import { hardenedContext } from "../analyze/support/concrete-runner.js";
 import { inventoryScript, type Inventory, type Reached } from "../environment/realm-inventory.js";
 import { sandboxRealm } from "./helpers.js";
@@ -76,6 +78,14 @@ describe("the sandbox's realm and the analyzer's test realm", () => {
   it("reach no function constructor and no eval", () => {
     expect(sandbox.forbidden).toEqual([]);
     expect(runner.forbidden).toEqual([]);
+  });
+
+  it("are never half-built: a context the hardening cannot finish is a sandbox failure, not a run", async () => {
+    const quickjs = await newQuickJS(64 << 20);
+    const vm = quickjs.module.newContext(); // no console: a listed global is missing
+    expect(() => lockDown(vm)).toThrow(expect.objectContaining({ class: "internal_error", message: expect.stringContaining("the environment cannot find console") }));
+    vm.dispose();
+    quickjs.release();
   });
 });
 
