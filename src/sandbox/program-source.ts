@@ -14,7 +14,7 @@ const OPTIONS: ts.CompilerOptions = {
   removeComments: false,
 };
 
-/** A program ready to run: its JavaScript, and the modules it imports (only those are loaded). */
+/** A program ready to run: its JavaScript, and the modules it imports (only those are loaded: an import() finds no other). */
 export interface ProgramSource {
   code: string;
   imports: ReadonlySet<string>;
@@ -45,16 +45,27 @@ export function programSource(bytes: Uint8Array, sha256: string, entry: string):
     throw new CountersignError("analysis_rejected", "sandbox", `${entry} is not valid UTF-8`);
   }
   // Parsed as the analyzer parses it (a .ts file, never TSX), whatever the entry is called.
-  const out = ts.transpileModule(text, { compilerOptions: OPTIONS, fileName: "program.ts", reportDiagnostics: true });
+  const imports = new Set<string>();
+  const out = ts.transpileModule(text, { compilerOptions: OPTIONS, fileName: "program.ts", reportDiagnostics: true, transformers: { before: [collectImports(imports)] } });
   const errors = (out.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errors.length > 0) {
     throw new CountersignError("analysis_rejected", "sandbox", `${entry} does not compile: ${ts.flattenDiagnosticMessageText(errors[0]!.messageText, "\n")}`, {
       details: { errors: errors.length },
     });
   }
-  const imports = new Set(ts.preProcessFile(out.outputText, true, true).importedFiles.map((f) => f.fileName));
   const program = { code: out.outputText, imports };
   if (transpiled.size >= CACHED) transpiled.delete(transpiled.keys().next().value!);
   transpiled.set(actual, program);
   return program;
+}
+
+/** Adds the modules a program imports or re-exports from to `into`, reading the tree the transpiler parsed anyway. */
+function collectImports(into: Set<string>): ts.TransformerFactory<ts.SourceFile> {
+  return () => (file) => {
+    for (const statement of file.statements) {
+      const specifier = ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) ? statement.moduleSpecifier : undefined;
+      if (specifier !== undefined && ts.isStringLiteral(specifier)) into.add(specifier.text);
+    }
+    return file;
+  };
 }
