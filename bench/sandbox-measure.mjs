@@ -8,11 +8,12 @@ import { join } from "node:path";
 import { load, measure } from "./sandbox-measure-kit.mjs";
 
 const { createAnalyzer } = await load("analyze/index.js");
-const { callWithReceipt, connectorContext, createPluginPool } = await load("connector/index.js");
-const { loadManifests } = await load("manifest/load-manifests.js");
-const { decide, loadPolicy } = await load("policy/index.js");
-const { issueReceipt, jwks, MemoryRedemptionStore, openKeyring, startRun } = await load("receipt/index.js");
-const { runProgram, sandboxApi, SANDBOX_ALLOWLIST } = await load("sandbox/index.js");
+const { connectorContext, loadManifests, loadPolicy } = await load("config/index.js");
+const { callWithReceipt, createPluginPool } = await load("connector/index.js");
+const { decide } = await load("policy/index.js");
+const { issueReceipt, jwks, MemoryRedemptionStore, startRun } = await load("receipt/index.js");
+const { openKeyring } = await load("store/index.js");
+const { runProgram, sandboxApi } = await load("sandbox/index.js");
 const { newQuickJS } = await load("sandbox/quickjs.js");
 const { lockDown } = await load("sandbox/lockdown.js");
 const { programSource } = await load("sandbox/program-source.js");
@@ -101,9 +102,17 @@ r.instance = await measure(async () => {
   quickjs.module.newRuntime().dispose();
   quickjs.release();
 });
+// Each context with the host's console in place, as a run has it when its lockdown starts.
 const contexts = [];
-for (let i = 0; i < 21; i++) contexts.push((await newQuickJS(64 << 20)).module.newContext());
-r.lockdown = await measure(() => lockDown(contexts.pop(), SANDBOX_ALLOWLIST));
+for (let i = 0; i < 21; i++) {
+  const vm = (await newQuickJS(64 << 20)).module.newContext();
+  const console = vm.newObject();
+  for (const key of ["log", "error"]) vm.newFunction(key, () => {}).consume((fn) => vm.setProp(console, key, fn));
+  vm.setProp(vm.global, "console", console);
+  console.dispose();
+  contexts.push(vm);
+}
+r.lockdown = await measure(() => lockDown(contexts.pop()));
 let fresh = 0;
 r.transpile = await measure(() => {
   const unique = Buffer.from(`${text}// ${fresh++}\n`);

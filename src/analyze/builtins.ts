@@ -47,6 +47,12 @@ function exactly(inputs: AbstractValue[], source: string, run: (values: Json[]) 
 
 const isPrimitive = (v: Json): boolean => v === null || typeof v !== "object";
 
+/** Past 2^53 engines round parseInt differently (V8 and QuickJS differ in radix 36): only a safe integer is the same everywhere. */
+function safeParseInt(text: string, radix?: number): number | undefined {
+  const n = parseInt(text, radix);
+  return Number.isSafeInteger(n) ? n : undefined;
+}
+
 /** `receiver.name(...args)` for a built-in method. */
 export function callMethod(receiver: AbstractValue, name: string, args: AbstractValue[]): AbstractValue {
   const source = `the result of .${name}()`;
@@ -84,7 +90,7 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
       case "Number.parseFloat":
       case "encodeURIComponent":
       case "decodeURIComponent": {
-        const fns: Record<string, (...a: never[]) => unknown> = { Number, parseInt, parseFloat, "Number.parseInt": parseInt, "Number.parseFloat": parseFloat, encodeURIComponent, decodeURIComponent };
+        const fns: Record<string, (...a: never[]) => unknown> = { Number, parseInt: safeParseInt, parseFloat, "Number.parseInt": safeParseInt, "Number.parseFloat": parseFloat, encodeURIComponent, decodeURIComponent };
         const fn = fns[name]!;
         return args.every((a) => a.kind === "const" && a.values.every(isPrimitive)) ? exactly(args, source, (v) => fn(...(v as never[]))) : undefined;
       }

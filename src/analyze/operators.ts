@@ -43,7 +43,7 @@ const arithmetic: Record<string, Arith> = {
   "*": (x, y) => (x as number) * (y as number),
   "/": (x, y) => (x as number) / (y as number),
   "%": (x, y) => (x as number) % (y as number),
-  "**": (x, y) => (x as number) ** (y as number),
+  "**": (x, y) => power(x as number, y as number),
   "<": (x, y) => (x as number) < (y as number),
   ">": (x, y) => (x as number) > (y as number),
   "<=": (x, y) => (x as number) <= (y as number),
@@ -55,6 +55,15 @@ const arithmetic: Record<string, Arith> = {
   ">>": (x, y) => (x as number) >> (y as number),
   ">>>": (x, y) => (x as number) >>> (y as number),
 };
+
+/**
+ * Engines round ** differently (V8 and QuickJS differ in the last digit of 7 ** -23): only an
+ * integer to a non-negative integer power that gives a safe integer is the same everywhere.
+ */
+function power(x: number, y: number): number | undefined {
+  const result = x ** y;
+  return Number.isInteger(+x) && Number.isInteger(+y) && +y >= 0 && Number.isSafeInteger(result) ? result : undefined;
+}
 
 // Equality on objects compares identity, which constants do not model: only primitives compare exactly.
 const equality: Record<string, (x: Json, y: Json) => boolean> = {

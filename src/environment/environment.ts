@@ -51,6 +51,8 @@ export interface Intrinsic {
   name: string;
   /** How a runner finds it: JavaScript source of an expression, evaluated in the realm before anything is removed. */
   find: string;
+  /** Only some engines have it (`find` gives undefined in the others): QuickJS's InternalError. */
+  engineSpecific?: true;
   /** The interface its declared members belong to. */
   interface?: string;
   members: Member[];
@@ -295,6 +297,13 @@ export const INTRINSICS: readonly Intrinsic[] = [
   { name: "RegExpStringIterator.prototype", find: 'Object.getPrototypeOf(/a/g[Symbol.matchAll](""))', members: [] },
   // Errors the engine throws (a bad reference, JSON.parse, decodeURIComponent): a caught one is reachable.
   ...["ReferenceError", "SyntaxError", "URIError", "EvalError", "AggregateError"].map((name): Intrinsic => ({ name: `${name}.prototype`, find: `${name}.prototype`, members: [{ name: "name" }, { name: "message" }] })),
+  // Reached through literals the analyzer refuses (0n) or values no listed built-in returns (symbols): stripped bare all the same.
+  { name: "BigInt.prototype", find: "Object.getPrototypeOf(0n)", members: [] },
+  { name: "Symbol.prototype", find: "Symbol.prototype", members: [] },
+  // The accessor of a strict function's arguments.callee: frozen by the language, a function like any other.
+  { name: "ThrowTypeError", find: 'Object.getOwnPropertyDescriptor((function () { "use strict"; return arguments; })(), "callee").get', members: [] },
+  // Last, so that it names nothing the other engines reach: QuickJS throws an InternalError on a stack overflow or out of memory.
+  { name: "InternalError.prototype", find: 'typeof InternalError === "function" ? InternalError.prototype : undefined', engineSpecific: true, members: [{ name: "name" }, { name: "message" }] },
 ];
 
 /** Interfaces and types the lib needs with no run-time counterpart of their own. */

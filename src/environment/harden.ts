@@ -1,116 +1,162 @@
 import { GLOBALS, INTRINSICS, type Member } from "./environment.js";
 
-/** What a realm keeps: the own keys of each global, of its prototype, and of each intrinsic. */
+/** One object of the environment as a realm finds it, and the own keys it keeps. */
+export interface KeptObject {
+  name: string;
+  /** JavaScript source of an expression that finds it in the realm (`G` is the global object). */
+  find: string;
+  keep: string[];
+  /** Only some engines have it: the others find undefined and skip it. */
+  engineSpecific?: true;
+}
+
+/** What a realm keeps: the global object's keys, and each listed object's own keys. */
 export interface RuntimeAllowlist {
-  globals: Record<string, { statics: string[]; prototype?: string[] }>;
-  intrinsics: { name: string; keep: string[] }[];
+  globals: string[];
+  objects: KeptObject[];
 }
 
 const names = (members: readonly Member[]): string[] => members.map((m) => m.name);
 
+/** The environment as a realm keeps it: what the hardening script is built from, and the agreement tests compare against. */
 export function runtimeAllowlist(): RuntimeAllowlist {
-  const globals: RuntimeAllowlist["globals"] = {};
-  for (const g of GLOBALS) {
-    if (g.typesOnly === true) continue;
-    globals[g.name] = { statics: names(g.statics?.members ?? []), ...(g.prototype === undefined ? {} : { prototype: names(g.prototype.members) }) };
+  const objects: KeptObject[] = [];
+  const present = GLOBALS.filter((g) => g.typesOnly !== true);
+  for (const g of present) {
+    const statics = names(g.statics?.members ?? []);
+    // A global with a prototype is a constructor: a function, which keeps its length, name and prototype.
+    if (g.prototype !== undefined) {
+      objects.push({ name: g.name, find: `G.${g.name}`, keep: ["length", "name", "prototype", ...statics] });
+      objects.push({ name: `${g.name}.prototype`, find: `G.${g.name}.prototype`, keep: names(g.prototype.members) });
+    } else if (g.statics !== undefined) objects.push({ name: g.name, find: `G.${g.name}`, keep: statics });
   }
-  return { globals, intrinsics: INTRINSICS.map((i) => ({ name: i.name, keep: names(i.members) })) };
+  for (const i of INTRINSICS) objects.push({ name: i.name, find: i.find, keep: names(i.members), ...(i.engineSpecific === true ? { engineSpecific: true as const } : {}) });
+  return { globals: present.map((g) => g.name), objects };
 }
+
+let script: string | undefined;
 
 /**
  * JavaScript to evaluate in a fresh realm before the program: the realm then offers exactly the
- * environment. From the global object and the intrinsics a program reaches through syntax
- * (function, iterator and regexp prototypes, errors the engine throws), every object reachable
- * through properties, accessors and prototypes is visited; each keeps only the keys its entry
- * lists (a function with no entry keeps `length` and `name`, any other object nothing), and all
- * are frozen. A key that cannot be removed stops the script with an error, so the realm is never
- * left half-built; only the engine's constants (`Math.PI`: fixed primitives) stay where they are.
- * The script takes what it uses from the realm before it removes anything, and needs neither
- * `eval` nor the host.
+ * environment. Every runner (node:vm for the tests, QuickJS for programs) runs this same text.
+ *
+ * From the global object and the intrinsics a program reaches through syntax (function, iterator
+ * and regexp prototypes, errors the engine throws), every object reachable through properties,
+ * accessors and prototypes is visited; each keeps only the keys its entry lists (a function with
+ * no entry keeps `length` and `name`, any other object nothing), and all are frozen. A key that
+ * cannot be removed, or a listed global or object the realm lacks, stops the script with an
+ * error, so the realm is never left half-built; only the engine's constants (`Math.PI`: fixed
+ * primitives) stay where they are. The script takes what it uses from the realm before it removes
+ * anything, and needs neither `eval` nor the host.
  */
-export function hardeningScript(allow: RuntimeAllowlist = runtimeAllowlist()): string {
-  const finds = INTRINSICS.map((i) => `[${JSON.stringify(i.name)}, () => ${i.find}]`).join(",\n    ");
+export function hardeningScript(): string {
+  script ??= buildScript(runtimeAllowlist());
+  return script;
+}
+
+/** Key names as a set for the script: string keys as an object's keys (JSON.parse builds it), then any well-known symbols by name. */
+function keySet(names: readonly string[]): [Record<string, 1>] | [Record<string, 1>, string[]] {
+  const keys = Object.fromEntries(names.filter((n) => !n.startsWith("@@")).map((n) => [n, 1] as const));
+  const symbols = names.filter((n) => n.startsWith("@@")).map((n) => n.slice(2));
+  return symbols.length === 0 ? [keys] : [keys, symbols];
+}
+
+// Written for an interpreter (QuickJS runs it before every program): few calls per visited
+// object, the allowlist as JSON text whose key sets JSON.parse builds (faster than the same
+// object literals compile, or a loop fills), and Map methods bound once.
+function buildScript(allow: RuntimeAllowlist): string {
+  // Only the key sets go through JSON: every key JSON.parse reads costs the interpreter.
+  const data = [keySet(allow.globals), ...allow.objects.map((o) => keySet(o.keep))];
+  const engineSpecific = allow.objects.flatMap((o, i) => (o.engineSpecific === true ? [i] : []));
   return `(function () {
   "use strict";
-  const allow = ${JSON.stringify(allow)};
-  const intrinsics = [
-    ${finds}
+  const G = globalThis, O = Object, R = Reflect, Fail = Error, SymbolCtor = Symbol;
+  const keySets = JSON.parse(${JSON.stringify(JSON.stringify(data))}); // the global object's, then each object's
+  const names = ${JSON.stringify(allow.objects.map((o) => o.name).join(","))};
+  const engineSpecific = ${JSON.stringify(engineSpecific)};
+  const objects = [
+    ${allow.objects.map((o) => o.find).join(",\n    ")}
   ];
-  const O = Object, R = Reflect, G = globalThis;
-  const getPrototypeOf = O.getPrototypeOf, freeze = O.freeze, isFrozen = O.isFrozen, defineProperty = O.defineProperty;
-  const ownKeys = R.ownKeys, deleteProperty = R.deleteProperty, getOwnPropertyDescriptor = R.getOwnPropertyDescriptor, apply = R.apply;
-  const push = Array.prototype.push, includes = Array.prototype.includes;
-  const SymbolCtor = Symbol, MapCtor = Map, mapGet = Map.prototype.get, mapSet = Map.prototype.set, mapHas = Map.prototype.has;
-  const ErrorCtor = Error;
-  const wellKnown = new MapCtor();
-  const symbolNames = O.getOwnPropertyNames(SymbolCtor);
-  for (let i = 0; i < symbolNames.length; i++) {
-    const value = SymbolCtor[symbolNames[i]];
-    if (typeof value === "symbol") apply(mapSet, wellKnown, [value, "@@" + symbolNames[i]]);
-  }
-  const keyName = (key) => (typeof key === "symbol" ? apply(mapGet, wellKnown, [key]) || "@@?" : key);
-  const keep = new MapCtor(); // object -> the key names it keeps
-  const plan = (object, keys) => {
-    if (object !== null && (typeof object === "object" || typeof object === "function")) apply(mapSet, keep, [object, keys]);
+  const getPrototypeOf = O.getPrototypeOf, freeze = O.freeze, defineProperty = O.defineProperty;
+  const ownKeys = R.ownKeys, deleteProperty = R.deleteProperty, describe = R.getOwnPropertyDescriptor, apply = R.apply;
+  const FunctionPrototype = Function.prototype, bind = FunctionPrototype.bind, MapCtor = Map, mapMethods = Map.prototype;
+  const kept = new MapCtor(), seen = new MapCtor(); // object -> the keys it keeps; the objects visited
+  const keysOf = apply(bind, mapMethods.get, [kept]), plan = apply(bind, mapMethods.set, [kept]);
+  const isSeen = apply(bind, mapMethods.has, [seen]), see = apply(bind, mapMethods.set, [seen]);
+  const isObject = (value) => value !== null && (typeof value === "object" || typeof value === "function");
+  // The keys an object keeps: a lookup is one property read (a value of 1: never an inherited one).
+  const keySet = (entry) => {
+    const keys = entry[0], symbols = entry[1] || [];
+    for (let i = 0; i < symbols.length; i++) {
+      if (typeof SymbolCtor[symbols[i]] !== "symbol") throw new Fail("the environment names no symbol " + symbols[i]);
+      keys[SymbolCtor[symbols[i]]] = 1;
+    }
+    return keys;
   };
-  plan(G, O.keys(allow.globals));
-  const globalNames = O.keys(allow.globals);
-  for (let i = 0; i < globalNames.length; i++) {
-    const entry = allow.globals[globalNames[i]];
-    const value = G[globalNames[i]];
-    if (typeof value === "function") {
-      const statics = ["length", "name"];
-      apply(push, statics, entry.statics);
-      if (entry.prototype !== undefined) apply(push, statics, ["prototype"]);
-      plan(value, statics);
-      if (entry.prototype !== undefined) plan(value.prototype, entry.prototype);
-    } else plan(value, entry.statics);
-  }
-  for (let i = 0; i < intrinsics.length; i++) {
-    const entry = allow.intrinsics[i];
-    plan(intrinsics[i][1](), entry.keep);
-  }
-  // Everything reachable from the global object and the intrinsics, with what each keeps.
+  const globalNames = O.keys(keySets[0][0]);
+  for (let i = 0; i < globalNames.length; i++) if (!(globalNames[i] in G)) throw new Fail("the environment cannot find " + globalNames[i]);
+  plan(G, keySet(keySets[0]));
   const queue = [];
-  const seen = new MapCtor();
   const visit = (value) => {
-    if (value === null || (typeof value !== "object" && typeof value !== "function") || apply(mapHas, seen, [value])) return;
-    apply(mapSet, seen, [value, true]);
-    apply(push, queue, [value]);
+    if (value !== null && (typeof value === "object" || typeof value === "function") && !isSeen(value)) {
+      see(value, true);
+      queue[queue.length] = value;
+    }
   };
   visit(G);
-  for (let i = 0; i < intrinsics.length; i++) visit(intrinsics[i][1]());
+  for (let i = 0; i < objects.length; i++) {
+    if (objects[i] === undefined && engineSpecific.indexOf(i) >= 0) continue; // another engine's
+    if (!isObject(objects[i]) || keysOf(objects[i]) !== undefined) throw new Fail("the environment cannot find " + names.split(",")[i] + " as an object of its own");
+    plan(objects[i], keySet(keySets[i + 1]));
+    visit(objects[i]);
+  }
+  const remove = (object, key) => {
+    if (deleteProperty(object, key)) return;
+    // The engine's constants (Math.PI, Number.MAX_VALUE) cannot be removed; a fixed primitive reaches nothing.
+    const d = describe(object, key);
+    if (!("value" in d) || d.writable || isObject(d.value)) throw new Fail("the environment cannot remove " + String(key));
+  };
+  // Everything reachable from the global object and the intrinsics.
   for (let q = 0; q < queue.length; q++) {
     const object = queue[q];
-    const kept = apply(mapHas, keep, [object]) ? apply(mapGet, keep, [object]) : typeof object === "function" ? ["length", "name"] : [];
+    const keeps = keysOf(object);
     const keys = ownKeys(object);
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k];
-      if (apply(includes, kept, [keyName(key)])) {
-        const d = getOwnPropertyDescriptor(object, key);
-        visit(d.value);
-        visit(d.get);
-        visit(d.set);
-      } else if (!deleteProperty(object, key)) {
-        // The engine's constants (Math.PI, Number.MAX_VALUE) cannot be removed; a fixed primitive reaches nothing.
-        const d = getOwnPropertyDescriptor(object, key);
-        const constant = "value" in d && !d.writable && (d.value === null || (typeof d.value !== "object" && typeof d.value !== "function"));
-        if (!constant) throw new ErrorCtor("the environment cannot remove " + String(keyName(key)));
+    if (keeps === undefined && typeof object === "function") {
+      // A function the environment does not list (a method, a getter) keeps its length and name.
+      // The language makes both data properties holding a number and a string (SetFunctionLength,
+      // SetFunctionName), so they are read rather than described: most visited objects are such
+      // functions, and this is the bulk of the script's time.
+      for (let k = 0; k < keys.length; k++) {
+        if (keys[k] !== "length" && keys[k] !== "name") remove(object, keys[k]);
+        else if (isObject(object[keys[k]])) throw new Fail("the environment expects a primitive as a function's " + keys[k]);
+      }
+    } else {
+      for (let k = 0; k < keys.length; k++) {
+        if (keeps === undefined || keeps[keys[k]] !== 1) remove(object, keys[k]);
+        else {
+          const d = describe(object, keys[k]);
+          visit(d.value);
+          visit(d.get);
+          visit(d.set);
+        }
       }
     }
-    visit(getPrototypeOf(object));
+    const prototype = getPrototypeOf(object);
+    if (prototype !== FunctionPrototype) visit(prototype); // a root, visited already: spare the call
   }
-  // A host may refuse to freeze its global object (node:vm's is a proxy): its globals are locked one by one.
-  const globals = ownKeys(G);
-  for (let k = 0; k < globals.length; k++) {
-    const d = getOwnPropertyDescriptor(G, globals[k]);
-    // Whole descriptors: node:vm copies a partial one onto its context object as it is, value and all.
-    if (d.configurable || d.writable) defineProperty(G, globals[k], "value" in d ? { value: d.value, enumerable: d.enumerable, writable: false, configurable: false } : { get: d.get, set: d.set, enumerable: d.enumerable, configurable: false });
+  // The global object is closed where the host allows it (QuickJS). node:vm's is a proxy that
+  // refuses: there each global is fixed, and the object stays extensible; no program can name it
+  // to add to it (no globalThis, strict code only).
+  if (R.preventExtensions(G)) freeze(G);
+  else {
+    const globals = ownKeys(G);
+    for (let k = 0; k < globals.length; k++) {
+      const d = describe(G, globals[k]);
+      // Whole descriptors: node:vm copies a partial one onto its context object as it is, value and all.
+      if (d.configurable || d.writable) defineProperty(G, globals[k], "value" in d ? { value: d.value, enumerable: d.enumerable, writable: false, configurable: false } : { get: d.get, set: d.set, enumerable: d.enumerable, configurable: false });
+    }
   }
-  for (let q = 0; q < queue.length; q++) {
-    if (queue[q] === G) continue;
-    freeze(queue[q]);
-    if (!isFrozen(queue[q])) throw new ErrorCtor("the environment cannot freeze an intrinsic");
-  }
+  // Object.freeze throws where it cannot freeze.
+  for (let q = 1; q < queue.length; q++) freeze(queue[q]); // queue[0] is the global object
 })();`;
 }

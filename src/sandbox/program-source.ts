@@ -14,8 +14,14 @@ const OPTIONS: ts.CompilerOptions = {
   removeComments: false,
 };
 
+/** A program ready to run: its JavaScript, and the modules it imports (only those are loaded: an import() finds no other). */
+export interface ProgramSource {
+  code: string;
+  imports: ReadonlySet<string>;
+}
+
 // Transpiled programs by sha256: a program run again (a retry, a benchmark) is not transpiled again.
-const transpiled = new Map<string, string>();
+const transpiled = new Map<string, ProgramSource>();
 const CACHED = 32;
 
 /**
@@ -23,7 +29,7 @@ const CACHED = 32;
  * receipt carries before anything else, then decoded and transpiled with the compiler the
  * analyzer uses. Other bytes than the approved ones are `hash_mismatch` and nothing runs.
  */
-export function programSource(bytes: Uint8Array, sha256: string, entry: string): string {
+export function programSource(bytes: Uint8Array, sha256: string, entry: string): ProgramSource {
   const actual = createHash("sha256").update(bytes).digest("hex");
   if (actual !== sha256.toLowerCase()) {
     throw new CountersignError("hash_mismatch", "sandbox", `${entry}: the program's bytes do not match the approved sha256`, {
@@ -39,14 +45,27 @@ export function programSource(bytes: Uint8Array, sha256: string, entry: string):
     throw new CountersignError("analysis_rejected", "sandbox", `${entry} is not valid UTF-8`);
   }
   // Parsed as the analyzer parses it (a .ts file, never TSX), whatever the entry is called.
-  const out = ts.transpileModule(text, { compilerOptions: OPTIONS, fileName: "program.ts", reportDiagnostics: true });
+  const imports = new Set<string>();
+  const out = ts.transpileModule(text, { compilerOptions: OPTIONS, fileName: "program.ts", reportDiagnostics: true, transformers: { before: [collectImports(imports)] } });
   const errors = (out.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errors.length > 0) {
     throw new CountersignError("analysis_rejected", "sandbox", `${entry} does not compile: ${ts.flattenDiagnosticMessageText(errors[0]!.messageText, "\n")}`, {
       details: { errors: errors.length },
     });
   }
+  const program = { code: out.outputText, imports };
   if (transpiled.size >= CACHED) transpiled.delete(transpiled.keys().next().value!);
-  transpiled.set(actual, out.outputText);
-  return out.outputText;
+  transpiled.set(actual, program);
+  return program;
+}
+
+/** Adds the modules a program imports or re-exports from to `into`, reading the tree the transpiler parsed anyway. */
+function collectImports(into: Set<string>): ts.TransformerFactory<ts.SourceFile> {
+  return () => (file) => {
+    for (const statement of file.statements) {
+      const specifier = ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) ? statement.moduleSpecifier : undefined;
+      if (specifier !== undefined && ts.isStringLiteral(specifier)) into.add(specifier.text);
+    }
+    return file;
+  };
 }

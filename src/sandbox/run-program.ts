@@ -1,19 +1,17 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import { CountersignError } from "../model/errors.js";
 import type { Json } from "../model/json.js";
-import { PROGRAM_ALLOWLIST } from "./allowlist.js";
 import { createBridge, disposeBridge, type Bridge } from "./bridge.js";
 import { Budget } from "./budget.js";
 import { describeThrown, type Thrown } from "./describe.js";
-import { ENGINE_ALLOWLIST, mergeAllowlists } from "./engine-members.js";
-import { hostModules, type SandboxApi } from "./host-modules.js";
+import type { SandboxApi } from "./host-modules.js";
 import { installHost } from "./install-host.js";
 import { checkLimits, DEFAULT_SANDBOX_LIMITS, STACK_BYTES, type SandboxLimits } from "./limits.js";
-import { lockDown } from "./lockdown.js";
 import { NotPlainData, toJson } from "./marshal.js";
-import { programSource } from "./program-source.js";
+import { programSource, type ProgramSource } from "./program-source.js";
 import { newQuickJS, type QuickJSInstance } from "./quickjs.js";
 import { engineLimit, limitExceeded, stop, type CallRecord, type Invoke, type LogLine, type RunState } from "./run-state.js";
+import { setUpRealm } from "./set-up-realm.js";
 
 export interface RunRequest {
   source: Uint8Array; // the program's bytes, exactly as submitted
@@ -35,9 +33,6 @@ export interface RunResult {
   cpuMs: number;
 }
 
-/** What the sandbox offers: the program's allowlist and the members the engine itself needs. */
-export const SANDBOX_ALLOWLIST = mergeAllowlists(PROGRAM_ALLOWLIST, ENGINE_ALLOWLIST);
-
 /**
  * Run an approved program's `main` in a fresh QuickJS instance (its own capped memory, a CPU and
  * a wall-clock budget, the locked-down environment, the generated modules as the only imports),
@@ -47,10 +42,10 @@ export const SANDBOX_ALLOWLIST = mergeAllowlists(PROGRAM_ALLOWLIST, ENGINE_ALLOW
  */
 export async function runProgram(request: RunRequest): Promise<RunResult> {
   const limits = checkLimits({ ...DEFAULT_SANDBOX_LIMITS, ...request.limits });
-  const code = programSource(request.source, request.sha256, request.entry);
+  const program = programSource(request.source, request.sha256, request.entry);
   const run = new ProgramRun(await newQuickJS(limits.memoryBytes), request, limits);
   try {
-    return await run.execute(code);
+    return await run.execute(program);
   } finally {
     run.close();
   }
@@ -98,9 +93,9 @@ class ProgramRun {
     this.runtime.setModuleLoader((name) => ({ error: new Error(`module "${name}" is not available: a program imports only countersign and trusted/*`) }));
   }
 
-  async execute(code: string): Promise<RunResult> {
+  async execute({ code, imports }: ProgramSource): Promise<RunResult> {
     try {
-      this.setUp();
+      setUpRealm(this.vm, this.request.api, imports);
       this.timer = setTimeout(() => stop(this.state, limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs })), this.limits.wallMs);
       const evaluated = this.enter(() => this.vm.evalCode(code, this.request.entry, { type: "module" }));
       const module = "error" in evaluated && evaluated.error !== undefined ? { error: evaluated.error } : await this.settle(evaluated.value);
@@ -130,19 +125,6 @@ class ProgramRun {
     } catch {
       // An engine the program exhausted may fail to free; the instance is dropped either way.
     }
-  }
-
-  /** The generated modules (evaluated now, so imports find them by name), then the lockdown. */
-  private setUp(): void {
-    for (const [name, source] of hostModules(this.request.api)) {
-      const result = this.vm.evalCode(source, name, { type: "module" });
-      if (result.error !== undefined) {
-        result.error.dispose();
-        throw new CountersignError("internal_error", "sandbox", `the sandbox module ${name} failed to load`);
-      }
-      result.value.dispose();
-    }
-    lockDown(this.vm, SANDBOX_ALLOWLIST);
   }
 
   /** Call main through the runner the countersign module registered, with the module's default export. */

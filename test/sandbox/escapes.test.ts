@@ -6,19 +6,20 @@ import { program, run, texts } from "./helpers.js";
 
 const mail = `{ to: ["bob@example.com"], subject: "s", body: "b" }`;
 
-// Each attempt reaches a code-making constructor in an ordinary engine.
+// Each attempt reaches a code-making constructor in an ordinary engine and calls what it made. In
+// the sandbox every \`constructor\` chain ends at Object, whose result cannot be called.
 const ATTEMPTS = `{
   objectConstructorConstructor: () => ({}).constructor.constructor("return 1")(),
   arrayConstructorConstructor: () => [].constructor.constructor("return 1")(),
   functionConstructor: () => (function () {}).constructor("return 1")(),
   arrowConstructor: () => (() => 1).constructor("return 1")(),
-  asyncFunctionConstructor: () => (async function () {}).constructor("return 1"),
-  generatorFunctionConstructor: () => (function* () {}).constructor("return 1"),
-  asyncGeneratorFunctionConstructor: () => (async function* () {}).constructor("return 1"),
+  asyncFunctionConstructor: () => (async function () {}).constructor("return 1")(),
+  generatorFunctionConstructor: () => (function* () {}).constructor("return 1")(),
+  asyncGeneratorFunctionConstructor: () => (async function* () {}).constructor("return 1")(),
   protoChain: () => (function () {}).__proto__.constructor("return 1")(),
   errorConstructor: () => { try { null.x; } catch (e) { return e.constructor.constructor("return 1")(); } },
   promiseConstructor: () => Promise.resolve().constructor.constructor("return 1")(),
-  iteratorConstructor: () => [][Symbol.iterator]().constructor.constructor("return 1")(),
+  iteratorConstructor: () => [].values().constructor.constructor("return 1")(),
   regexpConstructor: () => /x/.constructor.constructor("return 1")(),
   symbolConstructor: () => Symbol.iterator.constructor.constructor("return 1")(),
   bigintConstructor: () => (0n).constructor.constructor("return 1")(),
@@ -93,7 +94,7 @@ const writes = {
   trustedFunction: () => { sendEmail.hijacked = true; },
   prepareStackTrace: () => { Error.prepareStackTrace = () => "leak"; },
   stackTraceLimit: () => { Error.stackTraceLimit = 0; },
-  symbolIterator: () => { Array.prototype[Symbol.iterator] = function* () {}; },
+  arrayValues: () => { Array.prototype.values = function* () {}; },
   toJSON: () => { Object.prototype.toJSON = () => "x"; },
   setPrototypeOf: () => { Object.setPrototypeOf(sendEmail, {}); },
 };
@@ -121,8 +122,6 @@ const attempts = {
   regexp: { to: ["bob@example.com"], subject: /s/, body: "b" },
   error: { to: ["bob@example.com"], subject: new Error("s"), body: "b" },
   promise: { to: ["bob@example.com"], subject: Promise.resolve("s"), body: "b" },
-  symbolValue: { to: ["bob@example.com"], subject: Symbol.iterator, body: "b" },
-  symbolKey: { to: ["bob@example.com"], subject: "s", body: "b", [Symbol.iterator]: 1 },
   nan: { to: ["bob@example.com"], subject: 0 / 0, body: "b" },
   infinity: { to: ["bob@example.com"], subject: 1 / 0, body: "b" },
   array: [1, 2],
@@ -142,9 +141,9 @@ console.log("ran: " + ran.join(","));`),
     expect(r.invoked).toEqual([]);
     const lines = texts(r);
     expect(lines.at(-1)).toBe("ran: ");
-    expect(lines.slice(0, -1)).toHaveLength(15);
+    expect(lines.slice(0, -1)).toHaveLength(13);
     expect(lines.slice(0, -1).filter((l) => !l.endsWith("grant_violation"))).toEqual([]);
-    expect(r.refused).toBe(15);
+    expect(r.refused).toBe(13);
     expect(r.calls[0]!.error!.message).toContain("subject is an accessor");
   });
 
@@ -162,17 +161,17 @@ console.log("ran: " + ran.join(","));`),
     expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
   });
 
-  it("has no Symbol.for, and the well-known symbols (which cannot be deleted) never make the host run code", async () => {
+  it("has no Symbol (no well-known symbol is in reach), and conversions never make the host run code", async () => {
     const r = await run(
       program(`// @ts-nocheck
-console.log(typeof Symbol.for, typeof Symbol.keyFor);
+console.log(typeof Symbol);
 const ran = [];
-const tricky = { [Symbol.toPrimitive]() { ran.push("toPrimitive"); return "x"; }, [Symbol.toStringTag]: "Email" };
+const tricky = { toString() { ran.push("toString"); return "x"; }, valueOf() { ran.push("valueOf"); return 1; } };
 console.log(tricky);
 try { await sendEmail({ to: ["bob@example.com"], subject: tricky, body: "b" }); } catch (e) { console.log(e.class); }
 console.log("ran: " + ran.join(","));`),
     );
-    expect(texts(r)).toEqual(["undefined undefined", "[object]", "grant_violation", "ran: "]);
+    expect(texts(r)).toEqual(["undefined", "[object]", "grant_violation", "ran: "]);
     expect(r.invoked).toEqual([]);
   });
 });

@@ -1,9 +1,16 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import { loadManifests } from "../../src/config/index.js";
 import type { Json } from "../../src/model/json.js";
 import { packageRoot } from "../../src/model/paths.js";
+import { createBridge, disposeBridge } from "../../src/sandbox/bridge.js";
+import { hostModules } from "../../src/sandbox/host-modules.js";
 import { runProgram, sandboxApi, type RunResult, type SandboxLimits } from "../../src/sandbox/index.js";
+import { installHost } from "../../src/sandbox/install-host.js";
+import { newQuickJS } from "../../src/sandbox/quickjs.js";
+import type { RunState } from "../../src/sandbox/run-state.js";
+import { setUpRealm } from "../../src/sandbox/set-up-realm.js";
 
 export const set = loadManifests(join(packageRoot, "manifests"));
 export const api = sandboxApi(set);
@@ -56,3 +63,33 @@ export async function run(
 
 /** The log lines' text. */
 export const texts = (result: RunResult): string[] => result.logs.map((l) => l.text);
+
+/** A QuickJS realm built as a run builds it, holding the value of a script evaluated just before its lockdown. */
+export interface SandboxRealm {
+  vm: QuickJSContext;
+  /** What `before` evaluated to. */
+  value: QuickJSHandle;
+  dispose(): void;
+}
+
+/** The realm of a run (host functions, bridge, every module, lockdown), with `before` evaluated ahead of the lockdown. */
+export async function sandboxRealm(before: string): Promise<SandboxRealm> {
+  const quickjs = await newQuickJS(64 << 20);
+  const vm = quickjs.module.newContext();
+  const state = {} as RunState; // the host's functions read the state only when called: the countersign module registers its runner
+  installHost(vm, state);
+  const bridge = createBridge(vm);
+  const value = vm.unwrapResult(vm.evalCode(before, "before-lockdown.js"));
+  setUpRealm(vm, api, new Set(hostModules(api).keys()));
+  return {
+    vm,
+    value,
+    dispose() {
+      value.dispose();
+      state.runner?.dispose();
+      disposeBridge(bridge);
+      vm.dispose();
+      quickjs.release();
+    },
+  };
+}

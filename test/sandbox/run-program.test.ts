@@ -191,6 +191,21 @@ describe("what never runs", () => {
     }
   });
 
+  it("loads only the modules the program imports: an import() of another finds nothing", async () => {
+    const r = await run(`import { program } from "countersign";
+import { sendEmail } from "trusted/email";
+export default program({ rationale: "r", guarantees: [], async main() {
+  // @ts-ignore
+  const loaded = await import("trusted/email").then(() => "email", () => "no email");
+  // @ts-ignore
+  const other = await import("trusted/fs").then(() => "fs", () => "no fs");
+  console.log(loaded, other, typeof sendEmail);
+} });
+`);
+    expect(r.outcome).toBe("returned");
+    expect(texts(r)).toEqual(["email no fs function"]);
+  });
+
   it("needs the default export to be the value program(...) returned", async () => {
     const r = await run(`import { program } from "countersign";\nconst p = program({ rationale: "r", async main() {} });\nexport default { main: async () => {} };\nvoid p;\n`);
     expect(r).toMatchObject({ outcome: "threw", thrown: { name: "TypeError", message: "the default export must be the value of program(...)" } });

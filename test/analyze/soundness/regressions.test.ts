@@ -1,7 +1,11 @@
+import { createHash } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../../src/analyze/create-analyzer.js";
+import type { Json } from "../../../src/model/json.js";
+import { runProgram, sandboxApi } from "../../../src/sandbox/index.js";
 import { testManifests } from "../support/test-manifests.js";
 import { checkProgram } from "./check-program.js";
+import { contains } from "./contains.js";
 
 const set = testManifests();
 const analyzer = createAnalyzer(set);
@@ -109,6 +113,59 @@ describe("soundness regressions", () => {
       }
       const { problems } = checkProgram(analyzer, set, c.source, c.reads ?? [[]]);
       expect(problems).toEqual([]);
+    });
+  }
+});
+
+/**
+ * Programs on which the analyzer (computing in V8) and the sandbox (QuickJS) once disagreed
+ * (found by test/sandbox/exact-builtins.test.ts): the concrete runner shares the analyzer's
+ * engine, so these run in the sandbox itself, and what it sends must lie within the facts.
+ */
+const engineCases: { name: string; source: string }[] = [
+  {
+    name: "parseInt past 2^53 in radix 36: QuickJS rounds the last digit otherwise",
+    source: probe(`String(parseInt("s9pduzto9qrb0gnpxz08m", 36))`),
+  },
+  {
+    name: "a power with a negative exponent: QuickJS rounds 7 ** -23 otherwise",
+    source: probe(`String(7 ** -23)`),
+  },
+];
+
+function probe(subject: string): string {
+  return `import { program } from "countersign";
+import { sendEmail } from "trusted/email";
+
+export default program({
+  rationale: "r",
+  guarantees: [],
+  async main() {
+    await sendEmail({ to: ["a@x.com"], subject: ${subject}, body: "b" });
+  },
+});
+`;
+}
+
+/** The calls a run of `source` in the sandbox makes, with their arguments as sent. */
+async function sandboxCalls(source: string): Promise<{ op: string; args: Record<string, Json> }[]> {
+  const bytes = Buffer.from(source, "utf8");
+  const calls: { op: string; args: Record<string, Json> }[] = [];
+  const sha256 = createHash("sha256").update(bytes).digest("hex");
+  const result = await runProgram({ source: bytes, sha256, entry: "program.ts", api: sandboxApi(set), invoke: async (op, args) => (calls.push({ op, args }), { id: "x" }) });
+  expect(result.outcome).toBe("returned");
+  return calls;
+}
+
+describe("soundness regressions where the engines differ", () => {
+  for (const c of engineCases) {
+    it(c.name, async () => {
+      const facts = analyzer.analyze(c.source);
+      expect(facts.diagnostics).toEqual([]);
+      const calls = await sandboxCalls(c.source);
+      expect(calls).toHaveLength(1);
+      const effect = facts.effects.find((e) => e.op === calls[0]!.op)!;
+      for (const [input, sent] of Object.entries(calls[0]!.args)) expect(contains(effect.args[input]!, sent), `${input} = ${JSON.stringify(sent)}`).toBe(true);
     });
   }
 });

@@ -157,10 +157,18 @@ ${js}
 }
 
 const hardening = new Script(hardeningScript(), { filename: "environment.js" });
+// V8's console has a prototype object of its own; the sandbox's is a plain object holding two
+// functions, and so is this one. Output is dropped: a trace records the trusted calls.
+const plainConsole = new Script("globalThis.console = { log: (...data) => undefined, error: (...data) => undefined };", { filename: "console.js" });
 
-/** A fresh realm (its own built-ins, no Node globals, no code from strings) built to the environment. */
-function hardenedContext(): Context {
+/**
+ * A fresh realm (its own built-ins, no Node globals, no code from strings) built to the
+ * environment. `beforeHardening` sees it just before the hardening script runs.
+ */
+export function hardenedContext(beforeHardening?: (context: Context) => void): Context {
   const context = createContext({}, { microtaskMode: "afterEvaluate", codeGeneration: { strings: false, wasm: false } });
+  plainConsole.runInContext(context);
+  beforeHardening?.(context);
   hardening.runInContext(context);
   return context;
 }
