@@ -3,7 +3,7 @@ import type { AbstractValue } from "../model/abstract.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
 import { asArray, constant, derived, join } from "./lattice.js";
-import type { State } from "./state.js";
+import { assign, clone, joinStates, type State } from "./state.js";
 import { getProperty } from "./values.js";
 
 /** Bind a declared name or destructuring pattern to `value`. */
@@ -27,10 +27,16 @@ export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractV
   });
 }
 
-/** A value, or the default when it may be undefined. */
+/**
+ * A value, or the default when it may be undefined. The default runs only then, so its effects
+ * are evaluated on a branch of their own and joined with the state where it does not run.
+ */
 export function withDefault(it: Interpreter, value: AbstractValue, initializer: ts.Expression | undefined, state: State): AbstractValue {
-  if (initializer === undefined || value.kind === "const" || value.kind === "array" || value.kind === "record") return value;
-  return join(value, evaluate(it, initializer, state));
+  if (initializer === undefined || value.kind !== "unknown") return value;
+  const other = clone(state);
+  const fallback = evaluate(it, initializer, other);
+  assign(state, joinStates(state, other)!);
+  return join(value, fallback);
 }
 
 function rest(value: AbstractValue, pattern: ts.BindingPattern, index: number): AbstractValue {

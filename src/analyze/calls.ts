@@ -8,6 +8,7 @@ import type { Interpreter } from "./interpreter.js";
 import { asArray, constant, derived, isPlainObject, join, unknown } from "./lattice.js";
 import { mutateTracked } from "./mutate.js";
 import { MUTATORS, valueSymbol } from "./scan.js";
+import { skipOuter } from "./skip-outer.js";
 import { runBlock } from "./statements.js";
 import { countOf, joinStates, type State } from "./state.js";
 import { resolveApiCall } from "./trusted-callee.js";
@@ -17,21 +18,19 @@ export type FunctionNode = ts.FunctionDeclaration | ts.FunctionExpression | ts.A
 
 const MAX_UNROLL = 64;
 
-/** The function a symbol names when it is a function declaration or a `const` bound to a function expression. */
+/**
+ * The function a symbol names: a function declaration, a `const` bound to a function expression, or
+ * the name a function expression has inside itself (`function again() { again(); }`).
+ */
 export function localFunction(it: Interpreter, symbol: ts.Symbol): FunctionNode | undefined {
   const declaration = symbol.valueDeclaration;
   if (declaration === undefined || declaration.getSourceFile() !== it.file) return undefined;
-  if (ts.isFunctionDeclaration(declaration) && declaration.body !== undefined) return declaration;
+  if ((ts.isFunctionDeclaration(declaration) || ts.isFunctionExpression(declaration)) && declaration.body !== undefined) return declaration;
   if (ts.isVariableDeclaration(declaration) && ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const && declaration.initializer !== undefined) {
     const init = skipOuter(declaration.initializer);
     if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
   }
   return undefined;
-}
-
-function skipOuter(e: ts.Expression): ts.Expression {
-  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
-  return e;
 }
 
 const isAsync = (fn: FunctionNode): boolean => (ts.getCombinedModifierFlags(fn) & ts.ModifierFlags.Async) !== 0;
@@ -55,10 +54,15 @@ function runBody(it: Interpreter, fn: FunctionNode, state: State): { end: State 
   return { end: joinStates(flow.normal, flow.returns), value };
 }
 
+/**
+ * Bind the parameters in order, running defaults as JavaScript does: surely when the argument is
+ * missing, maybe when it may be undefined or when the arguments are not known (`args` undefined:
+ * a call from elsewhere, a recursive call, spread arguments).
+ */
 function bindParameters(it: Interpreter, fn: FunctionNode, args: AbstractValue[] | undefined, state: State): void {
   fn.parameters.forEach((parameter, index) => {
     let value: AbstractValue;
-    if (args === undefined) value = unknown("a parameter of a function called from elsewhere");
+    if (args === undefined) value = withDefault(it, unknown("a parameter of a function called from elsewhere"), parameter.initializer, state);
     else if (parameter.dotDotDotToken !== undefined) value = arrayOf(args.slice(index).map((v) => ({ value: v, spread: false })));
     else {
       const given = args[index];
@@ -109,9 +113,8 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
 export function escapeFunction(it: Interpreter, fn: FunctionNode, state: State): void {
   if (it.isOnStack(fn, true)) return;
   it.within(fn, true, () => {
-    const start = it.havoc(state);
-    bindParameters(it, fn, undefined, start);
-    it.repeat(state, start, { min: 0, max: null }, (s) => {
+    it.repeat(state, it.havoc(state), { min: 0, max: null }, (s) => {
+      bindParameters(it, fn, undefined, s); // defaults run on each call: their effects count too
       const { end } = runBody(it, fn, s);
       return { normal: end };
     });
@@ -238,13 +241,14 @@ function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, f
   const detached = isAsync(fn);
   const only = receiver.kind === "const" && receiver.values.length === 1 && Array.isArray(receiver.values[0]) ? receiver.values[0] : undefined;
   const returns: AbstractValue[] = [];
+  // The callback gets what JavaScript passes it, the array last: a default for it never runs.
   if (only !== undefined && only.length <= MAX_UNROLL && perElement.has(name)) {
-    only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index)], state, detached)));
+    only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index), receiver], state, detached)));
   } else {
     const element = view?.element ?? derived([receiver], "an element of a collection");
     const length = view?.length ?? { min: 0, max: null };
     const iterations = perElement.has(name) || name === "reduce" ? length : { min: 0, max: length.max };
-    const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value")), element, unknown("an index")] : [element, unknown("an index")];
+    const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value")), element, unknown("an index"), receiver] : [element, unknown("an index"), receiver];
     it.repeat(state, state, iterations, (s) => {
       returns.push(invoke(it, fn, args, s, detached));
       return { normal: s };

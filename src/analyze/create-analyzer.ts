@@ -49,8 +49,8 @@ export function createAnalyzer(set: ManifestSet): Analyzer {
         return api !== undefined && api !== "unresolved" && api.kind === "action";
       };
       const it = new Interpreter(checker, set, file, scanProgram(checker, file, isTrusted), LIB_FILE);
-      const { effects, atExport } = runProgram(it, shape);
-      const { results, diagnostics } = checkGuarantees(it, shape.guarantees, atExport, effects, set);
+      const { effects, atExport, beforeMain } = runProgram(it, shape);
+      const { results, diagnostics } = checkGuarantees(it, shape.guarantees, { atExport, beforeMain }, effects, set);
       facts.diagnostics.push(...it.diagnostics, ...diagnostics);
       if (facts.diagnostics.length > 0) return sorted(facts);
       facts.effects = effects;

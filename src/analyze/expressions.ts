@@ -6,15 +6,15 @@ import type { Interpreter } from "./interpreter.js";
 import { asArray, asRecord, constant, derived, fold, join, unknown } from "./lattice.js";
 import { binary, fromTruth, template, truthy, typeOf, unary } from "./operators.js";
 import { valueSymbol } from "./scan.js";
+import { skipOuter } from "./skip-outer.js";
 import { assign, clone, joinStates, type State } from "./state.js";
 import { arrayOf, getElement, getProperty } from "./values.js";
 import { mutateTracked } from "./mutate.js";
 
 /** The abstract value of `e`; effects (calls, assignments) update `state` in place. */
 export function evaluate(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
-  if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e) || ts.isTypeAssertionExpression(e)) {
-    return evaluate(it, e.expression, state);
-  }
+  const inner = skipOuter(e);
+  if (inner !== e) return evaluate(it, inner, state);
   if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return constant(e.text);
   if (ts.isNumericLiteral(e)) return constant(Number(e.text));
   switch (e.kind) {
@@ -248,8 +248,7 @@ function arithmeticOf(it: Interpreter, op: string, a: AbstractValue, b: Abstract
  * JavaScript, the target's object and key are evaluated first, once, then the value, then the write.
  */
 function assignTo(it: Interpreter, target: ts.Expression, state: State, compute: (old: () => AbstractValue) => AbstractValue): AbstractValue {
-  let t = target;
-  while (ts.isParenthesizedExpression(t) || ts.isNonNullExpression(t) || ts.isAsExpression(t) || ts.isSatisfiesExpression(t)) t = t.expression;
+  const t = skipOuter(target);
   if (ts.isIdentifier(t)) {
     const value = compute(() => evaluate(it, t, state));
     const symbol = it.checker.getSymbolAtLocation(t);

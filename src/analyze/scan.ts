@@ -1,4 +1,5 @@
 import { ts } from "./typescript.js";
+import { skipOuter } from "./skip-outer.js";
 
 /**
  * A pass over the whole program before interpretation, finding the variables whose values the
@@ -38,12 +39,6 @@ export function enclosingFunction(node: ts.Node): ts.Node {
 export function valueSymbol(checker: ts.TypeChecker, id: ts.Identifier): ts.Symbol | undefined {
   if (ts.isShorthandPropertyAssignment(id.parent) && id.parent.name === id) return checker.getShorthandAssignmentValueSymbol(id.parent);
   return checker.getSymbolAtLocation(id);
-}
-
-function skipOuter(node: ts.Expression): ts.Expression {
-  let e = node;
-  while (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
-  return e;
 }
 
 /** The identifier at the root of `a.b[c].d` and how many member accesses lead to it from `target`. */

@@ -1,10 +1,9 @@
 import fc from "fast-check";
-import { DIRS, FLAVORS, GLOBS, HOSTS, OP_PATTERNS } from "./alphabet.js";
+import { matchOp } from "../../../src/constraint/index.js";
+import { DIRS, FLAVORS, GLOBS, HOSTS, OP_PATTERNS, TRUSTED } from "./alphabet.js";
 import { Choices } from "./choices.js";
 import { Program, type Feature } from "./gen-context.js";
 import { Statements } from "./gen-statements.js";
-
-const INPUTS = ["to", "subject", "body", "path", "content", "url", "content_type", "id", "draft_id"];
 
 /** A random agent program in the supported subset, written from a list of choices (see Choices). */
 export function generateProgram(choices: readonly number[], disabled: ReadonlySet<Feature> = new Set()): string {
@@ -54,12 +53,16 @@ function guarantee(p: Program): string {
   ]);
 }
 
+/** A constraint object over an op pattern, naming only inputs that the ops it selects have. */
 function literalGuarantee(p: Program): string {
   const c = p.c;
-  const parts = [`op: ${json(c.item(OP_PATTERNS))}`];
-  if (c.chance(70)) parts.push(`args: { ${c.item(INPUTS)}: ${valueConstraint(p, 0)} }`);
+  const op = c.item(OP_PATTERNS);
+  const inputs = [...new Set(TRUSTED.filter((fn) => matchOp(op, fn.op)).flatMap((fn) => fn.inputs.map((input) => input.name)))];
+  const parts = [`op: ${json(op)}`];
+  if (c.chance(70)) parts.push(`args: { ${c.item(inputs)}: ${valueConstraint(p, 0)} }`);
   if (c.chance(30)) parts.push(`count: { max: ${c.int(4)} }`);
-  if (c.chance(15)) parts.push(`distinct: ${json(c.item(["to", "path", "url"]))}`);
+  const distinct = ["to", "path", "url"].filter((input) => inputs.includes(input));
+  if (distinct.length > 0 && c.chance(15)) parts.push(`distinct: ${json(c.item(distinct))}`);
   return `{ ${parts.join(", ")} }`;
 }
 

@@ -2,21 +2,15 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../../src/analyze/create-analyzer.js";
 import { testManifests } from "../support/test-manifests.js";
 import { checkProgram } from "./check-program.js";
+import type { RegressionCase } from "./regression-case.js";
+import { controlCases } from "./regressions-control.js";
 
 const set = testManifests();
 const analyzer = createAnalyzer(set);
 afterAll(() => analyzer.dispose());
 
-interface Case {
-  name: string;
-  source: string;
-  reads?: string[][]; // read texts per concrete run; one run with empty reads when left out
-  open?: boolean; // the analyzer still gets it wrong: kept as a failing case until it is fixed
-  refused?: string; // the sound answer is to refuse the program, naming this construct
-}
-
 /** Minimal programs on which the facts once disagreed with a concrete run (found by the property test). */
-const cases: Case[] = [
+const found: RegressionCase[] = [
   {
     name: "an async helper that sends and then throws, called twice without waiting: both sends happen",
     source: `import { program } from "countersign";
@@ -97,6 +91,8 @@ export default program({
   },
 ];
 
+const cases = [...found, ...controlCases];
+
 describe("soundness regressions", () => {
   for (const c of cases) {
     const test = c.open === true ? it.fails : it;
@@ -107,8 +103,9 @@ describe("soundness regressions", () => {
         expect(facts.diagnostics.map((d) => d.construct)).toContain(c.refused);
         return;
       }
-      const { problems } = checkProgram(analyzer, set, c.source, c.reads ?? [[]]);
+      const { facts, problems } = checkProgram(analyzer, set, c.source, c.reads ?? [[]]);
       expect(problems).toEqual([]);
+      if (c.statuses !== undefined) expect(facts.guarantees.map((g) => g.status)).toEqual(c.statuses);
     });
   }
 });
