@@ -2,6 +2,7 @@ import type { AbstractValue } from "../model/abstract.js";
 import type { Json } from "../model/json.js";
 import { asArray, asRecord, constant, constants, derived, join, unknown } from "./lattice.js";
 import { fromJs, MAX_STRING, truthy } from "./operators.js";
+import { iterated } from "./values.js";
 
 /**
  * The sandbox's built-in functions and methods. Pure ones are computed exactly when every input is
@@ -101,6 +102,8 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
         const record = asRecord(first);
         return record !== undefined ? constant(Object.keys(record)) : undefined;
       }
+      case "Array.from":
+        return iterated(first); // a new array with the same elements (a string's code points)
       case "Array.isArray":
         if (asArray(first) !== undefined) return constant(true);
         return first.kind === "record" || (first.kind === "const" && first.values.every((v) => !Array.isArray(v))) ? constant(false) : undefined;

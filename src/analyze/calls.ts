@@ -5,14 +5,14 @@ import { bindName, withDefault } from "./bind.js";
 import { callGlobal, callMethod } from "./builtins.js";
 import { evaluate, spread } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, constant, derived, isPlainObject, join, unknown } from "./lattice.js";
+import { asArray, constant, derived, isPlainObject, join, singleArray, unknown } from "./lattice.js";
 import { mutateTracked } from "./mutate.js";
 import { MUTATORS, valueSymbol } from "./scan.js";
 import { skipOuter } from "./skip-outer.js";
 import { runBlock } from "./statements.js";
 import { countOf, joinStates, type State } from "./state.js";
 import { resolveApiCall } from "./trusted-callee.js";
-import { arrayOf } from "./values.js";
+import { arrayOf, getProperty } from "./values.js";
 
 export type FunctionNode = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration;
 
@@ -89,7 +89,7 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
     if (!detached) {
       const { end, value } = runBody(it, fn, callee);
       if (end !== undefined) state.counts = end.counts;
-      return isAsync(fn) ? it.promiseOf(value) : value;
+      return isAsync(fn) ? it.promiseOf(it.awaited(value)) : value; // an async function resolves what it returns
     }
     // A detached async call that throws rejects its promise, and its caller goes on: with the
     // smallest counts of any point where the body may throw, and the largest it reached at all.
@@ -105,7 +105,7 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
       after = joinStates(after, { env: new Map(), counts });
     }
     if (after !== undefined) state.counts = after.counts;
-    return it.promiseOf(ran.value);
+    return it.promiseOf(it.awaited(ran.value));
   });
 }
 
@@ -135,31 +135,49 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   }
   const callee = skipOuter(call.expression);
   if (ts.isArrowFunction(callee) || ts.isFunctionExpression(callee)) {
-    return invoke(it, callee, evaluateArgs(it, call.arguments, state), state, isDetached(callee, call));
+    return invoke(it, callee, evaluateArgs(it, call.arguments, state).values, state, isDetached(callee, call));
   }
   if (ts.isIdentifier(callee)) {
     const symbol = valueSymbol(it.checker, callee);
     const fn = symbol === undefined ? undefined : localFunction(it, symbol);
-    if (fn !== undefined) return invoke(it, fn, evaluateArgs(it, call.arguments, state), state, isDetached(fn, call));
-    if (symbol?.valueDeclaration !== undefined && it.isLibDeclaration(symbol.valueDeclaration)) return callGlobal(callee.text, evaluateArgs(it, call.arguments, state) ?? []);
+    if (fn !== undefined) return invoke(it, fn, evaluateArgs(it, call.arguments, state).values, state, isDetached(fn, call));
+    if (symbol?.valueDeclaration !== undefined && it.isLibDeclaration(symbol.valueDeclaration)) return callGlobal(callee.text, argumentValues(evaluateArgs(it, call.arguments, state)));
   }
-  if (ts.isPropertyAccessExpression(callee)) return methodCall(it, call, callee, state);
+  if (ts.isPropertyAccessExpression(callee)) return methodCall(it, call, callee.expression, callee.name.text, state);
+  const key = ts.isElementAccessExpression(callee) ? skipOuter(callee.argumentExpression) : undefined;
+  if (key !== undefined && (ts.isStringLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key))) return methodCall(it, call, (callee as ts.ElementAccessExpression).expression, key.text, state); // xs["push"](x) is xs.push(x)
   const target = evaluate(it, callee, state);
-  return derived([target, ...(evaluateArgs(it, call.arguments, state) ?? [])], "the result of a function value");
+  if (call.questionDotToken !== undefined) it.mayShortCircuit(target, state);
+  return derived([target, evaluateArgs(it, call.arguments, state).list], "the result of a function value");
 }
 
-/** Argument values; undefined when a spread hides how many there are. */
-function evaluateArgs(it: Interpreter, args: ts.NodeArray<ts.Expression>, state: State): AbstractValue[] | undefined {
+interface Arguments {
+  values: AbstractValue[] | undefined; // each argument, unless a spread hides how many there are
+  list: AbstractValue; // all of them as one array value
+}
+
+function evaluateArgs(it: Interpreter, args: ts.NodeArray<ts.Expression>, state: State): Arguments {
   let exact = true;
   const values: AbstractValue[] = [];
+  const parts: { value: AbstractValue; spread: boolean }[] = [];
   for (const arg of args) {
     if (ts.isSpreadElement(arg)) {
       const v = spread(it, arg, state);
-      if (v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0])) values.push(...v.values[0].map((x) => constant(x)));
+      parts.push({ value: v, spread: true });
+      if (v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0])) for (const x of v.values[0]) values.push(constant(x));
       else exact = false;
-    } else values.push(evaluate(it, arg, state));
+    } else {
+      const v = evaluate(it, arg, state);
+      parts.push({ value: v, spread: false });
+      values.push(v);
+    }
   }
-  return exact ? values : undefined;
+  return { values: exact ? values : undefined, list: arrayOf(parts) };
+}
+
+/** The argument values for a built-in: when their number is unknown, one value standing for them all. */
+function argumentValues(args: Arguments): AbstractValue[] {
+  return args.values ?? [derived([args.list], "spread arguments")];
 }
 
 /** The trusted call's arguments keyed by manifest input; inputs that are surely absent are left out. */
@@ -187,25 +205,26 @@ const namespaces = new Set(["Math", "JSON", "Promise", "Object", "Array", "Numbe
 const perElement = new Set(["map", "forEach", "filter", "flatMap"]);
 const someElements = new Set(["some", "every", "find", "findIndex"]);
 
-function methodCall(it: Interpreter, call: ts.CallExpression, callee: ts.PropertyAccessExpression, state: State): AbstractValue {
-  const name = callee.name.text;
-  const ns = callee.expression;
+/** `ns.name(...)` (or `ns?.name(...)`, `ns["name"](...)`): a namespace member, an array callback, a mutator or a built-in method. */
+function methodCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression, name: string, state: State): AbstractValue {
   if (ts.isIdentifier(ns) && namespaces.has(ns.text)) {
     const declaration = it.checker.getSymbolAtLocation(ns)?.valueDeclaration;
     if (declaration !== undefined && it.isLibDeclaration(declaration)) return staticCall(it, `${ns.text}.${name}`, call, state);
   }
   const receiver = evaluate(it, ns, state);
+  if ((call.expression as ts.PropertyAccessExpression).questionDotToken !== undefined) it.mayShortCircuit(receiver, state);
+  if (call.questionDotToken !== undefined) it.mayShortCircuit(getProperty(receiver, name), state);
   const callback = call.arguments[0] === undefined ? undefined : functionArgument(it, call.arguments[0]);
   if (callback !== undefined && (perElement.has(name) || someElements.has(name) || name === "reduce")) {
     const rest = call.arguments.slice(1).map((a) => evaluate(it, a, state));
     return arrayCallback(it, receiver, name, callback, rest, state);
   }
-  const args = evaluateArgs(it, call.arguments, state) ?? [unknown("spread arguments")];
+  const args = evaluateArgs(it, call.arguments, state);
   if (MUTATORS.has(name)) {
-    mutateTracked(it, ns, state, (v) => mutated(v, name, args));
-    return derived([receiver, ...args], `the result of .${name}()`);
+    mutateTracked(it, ns, state, (v) => mutated(v, name, args.list));
+    return derived([receiver, args.list], `the result of .${name}()`);
   }
-  return callMethod(receiver, name, args);
+  return callMethod(receiver, name, argumentValues(args));
 }
 
 /** A function node passed as an argument, directly or by the name of a local function. */
@@ -217,29 +236,35 @@ function functionArgument(it: Interpreter, arg: ts.Expression): FunctionNode | u
   return symbol === undefined ? undefined : localFunction(it, symbol);
 }
 
-/** An array after an in-place mutator: exact for push/unshift of constants on a constant array. */
-function mutated(v: AbstractValue, name: string, args: AbstractValue[]): AbstractValue {
-  const only = v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0]) ? v.values[0] : undefined;
-  const singles = args.map((a) => (a.kind === "const" && a.values.length === 1 ? a.values[0]! : undefined));
-  if (only !== undefined && (name === "push" || name === "unshift") && singles.every((s) => s !== undefined)) {
-    return constant(name === "push" ? [...only, ...singles] : [...singles, ...only]);
+/**
+ * An array after an in-place mutator, given all its arguments as one array value: exact for
+ * push/unshift of constants on a constant array; otherwise the elements and length it may have.
+ */
+function mutated(v: AbstractValue, name: string, args: AbstractValue): AbstractValue {
+  const only = singleArray(v);
+  const given = singleArray(args);
+  if (only !== undefined && given !== undefined && (name === "push" || name === "unshift")) {
+    return constant(name === "push" ? [...only, ...given] : [...given, ...only]);
   }
   const view = asArray(v);
-  if (view === undefined) return derived([v, ...args], "an object changed in place");
-  const element = args.reduce((e, a) => join(e, a), view.element);
+  const added = asArray(args);
+  if (view === undefined || added === undefined) return derived([v, args], "an object changed in place");
+  const element = added.length.max === 0 ? view.element : join(view.element, added.element);
   if (name === "push" || name === "unshift") {
-    const n = args.length;
-    return { kind: "array", element, length: { min: view.length.min + n, max: view.length.max === null ? null : view.length.max + n } };
+    const max = view.length.max === null || added.length.max === null ? null : view.length.max + added.length.max;
+    return { kind: "array", element, length: { min: view.length.min + added.length.min, max } };
   }
-  if (name === "sort" || name === "reverse") return { kind: "array", element, length: view.length };
-  return { kind: "array", element, length: { min: 0, max: name === "splice" ? null : view.length.max } };
+  if (name === "sort" || name === "reverse") return { kind: "array", element: view.element, length: view.length };
+  if (name === "splice") return { kind: "array", element, length: { min: 0, max: null } };
+  return { kind: "array", element: view.element, length: { min: 0, max: view.length.max } }; // pop, shift
 }
+
 
 /** `xs.map(cb)` and friends: the callback runs once per element (or up to once, for some/every/find). */
 function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, fn: FunctionNode, rest: AbstractValue[], state: State): AbstractValue {
   const view = asArray(receiver);
   const detached = isAsync(fn);
-  const only = receiver.kind === "const" && receiver.values.length === 1 && Array.isArray(receiver.values[0]) ? receiver.values[0] : undefined;
+  const only = singleArray(receiver);
   const returns: AbstractValue[] = [];
   // The callback gets what JavaScript passes it, the array last: a default for it never runs.
   if (only !== undefined && only.length <= MAX_UNROLL && perElement.has(name)) {
@@ -285,7 +310,7 @@ function staticCall(it: Interpreter, name: string, call: ts.CallExpression, stat
     const view = asArray(value);
     return it.promiseOf(view === undefined ? derived([value], "Promise.all()") : { kind: "array", element: it.awaited(view.element), length: view.length });
   }
-  const args = evaluateArgs(it, call.arguments, state) ?? [unknown("spread arguments")];
+  const args = argumentValues(evaluateArgs(it, call.arguments, state));
   if (name === "Promise.resolve") return it.promiseOf(it.awaited(args[0] ?? unknown("undefined")));
   if (name.startsWith("Promise.")) return it.promiseOf(derived(args, `${name}()`));
   return callGlobal(name, args);

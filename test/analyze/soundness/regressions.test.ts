@@ -4,6 +4,8 @@ import { testManifests } from "../support/test-manifests.js";
 import { checkProgram } from "./check-program.js";
 import type { RegressionCase } from "./regression-case.js";
 import { controlCases } from "./regressions-control.js";
+import { iterationCases } from "./regressions-iteration.js";
+import { valueCases } from "./regressions-values.js";
 
 const set = testManifests();
 const analyzer = createAnalyzer(set);
@@ -91,7 +93,7 @@ export default program({
   },
 ];
 
-const cases = [...found, ...controlCases];
+const cases = [...found, ...controlCases, ...iterationCases, ...valueCases];
 
 describe("soundness regressions", () => {
   for (const c of cases) {
