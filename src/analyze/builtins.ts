@@ -1,6 +1,6 @@
 import type { AbstractValue } from "../model/abstract.js";
 import type { Json } from "../model/json.js";
-import { asArray, asRecord, constant, constants, derived, join, unknown } from "./lattice.js";
+import { asArray, asRecord, constant, constants, derived, join, provenanceOf, unknown } from "./lattice.js";
 import { fromJs, MAX_STRING, truthy } from "./operators.js";
 import { iterated } from "./values.js";
 
@@ -80,7 +80,8 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
     if (first === undefined) return undefined;
     switch (name) {
       case "String":
-        return first.kind === "const" && first.values.every(isPrimitive) ? constants(first.values.map((v) => String(v))) : undefined;
+        if (first.kind === "const" && first.values.every(isPrimitive)) return constants(first.values.map((v) => String(v)));
+        return first.kind === "string" ? first : { kind: "string", prefix: "", suffix: "", provenance: provenanceOf(derived([first], source)) }; // always a string
       case "Number":
       case "parseInt":
       case "parseFloat":

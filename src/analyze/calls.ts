@@ -311,9 +311,21 @@ function staticCall(it: Interpreter, name: string, call: ts.CallExpression, stat
     return it.promiseOf(view === undefined ? derived([value], "Promise.all()") : { kind: "array", element: it.awaited(view.element), length: view.length });
   }
   const args = argumentValues(evaluateArgs(it, call.arguments, state));
+  if (name === "Object.fromEntries" && !plainEntries(args[0])) it.unsupported(call, "Object.fromEntries over entries the analysis cannot read");
   if (name === "Promise.resolve") return it.promiseOf(it.awaited(args[0] ?? unknown("undefined")));
   if (name.startsWith("Promise.")) return it.promiseOf(derived(args, `${name}()`));
   return callGlobal(name, args);
+}
+
+/**
+ * Whether Object.fromEntries(entries) surely defines plain data: every key and value a constant or
+ * a string. Otherwise a key may be toJSON, toString or valueOf and its value a function, which the
+ * allowlist refuses to define anywhere else.
+ */
+function plainEntries(entries: AbstractValue | undefined): boolean {
+  const pairs = entries === undefined ? undefined : asArray(entries);
+  const leaf = pairs === undefined ? undefined : asArray(pairs.element)?.element;
+  return leaf !== undefined && (leaf.kind === "const" || leaf.kind === "string");
 }
 
 export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State): AbstractValue {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ts } from "./typescript.js";
-import type { Facts } from "../model/facts.js";
+import type { Diagnostic, Facts } from "../model/facts.js";
 import type { ManifestSet } from "../manifest/manifest-set.js";
 import { checkConstructs } from "./check-constructs.js";
 import { checkImports } from "./check-imports.js";
@@ -49,7 +49,15 @@ export function createAnalyzer(set: ManifestSet): Analyzer {
         return api !== undefined && api !== "unresolved" && api.kind === "action";
       };
       const it = new Interpreter(checker, set, file, scanProgram(checker, file, isTrusted), LIB_FILE);
-      const { effects, atExport, beforeMain } = runProgram(it, shape);
+      let interpreted;
+      try {
+        interpreted = runProgram(it, shape);
+      } catch (err) {
+        if (!(err instanceof RangeError)) throw err;
+        facts.diagnostics.push(tooLarge(err)); // the stack or an allocation ran out: refuse, never guess
+        return facts;
+      }
+      const { effects, atExport, beforeMain } = interpreted;
       const { results, diagnostics } = checkGuarantees(it, shape.guarantees, { atExport, beforeMain }, effects, set);
       facts.diagnostics.push(...it.diagnostics, ...diagnostics);
       if (facts.diagnostics.length > 0) return sorted(facts);
@@ -63,6 +71,10 @@ export function createAnalyzer(set: ManifestSet): Analyzer {
       compiler = undefined;
     },
   };
+}
+
+function tooLarge(err: RangeError): Diagnostic {
+  return { severity: "error", code: "unsupported", message: `the program is too large for the analysis (${err.message}): split it up or make its loops smaller`, line: 1, column: 1, construct: "analysis limits" };
 }
 
 function sorted(facts: Facts): Facts {
