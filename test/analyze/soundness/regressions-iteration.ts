@@ -20,6 +20,16 @@ export const iterationCases: RegressionCase[] = [
     statuses: ["proven"],
   },
   {
+    name: "array destructuring of a string takes code points",
+    source: inMain(`const s: string = "😀x";\nconst [a = "?", b = "?"] = s;\nawait sendEmail({ to: [a, b], subject: "s", body: "b" });`, { guarantees: `recipientsOnly(["😀", "x"])` }),
+    statuses: ["proven"],
+  },
+  {
+    name: "spreading a string takes code points",
+    source: inMain(`const s: string = "😀x";\nawait sendEmail({ to: [...s], subject: "s", body: "b" });`, { guarantees: `{ op: "email.send_email", args: { to: { in: ["😀", "x"] } } }` }),
+    statuses: ["proven"],
+  },
+  {
     name: "Array.from of a string makes its code points",
     source: inMain(`const s: string = "😀x";\nawait sendEmail({ to: Array.from(s), subject: "s", body: "b" });`, { guarantees: `recipientsOnly(["😀", "x"])` }),
     statuses: ["proven"],
