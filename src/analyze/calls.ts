@@ -311,7 +311,7 @@ function staticCall(it: Interpreter, name: string, call: ts.CallExpression, stat
     return it.promiseOf(view === undefined ? derived([value], "Promise.all()") : { kind: "array", element: it.awaited(view.element), length: view.length });
   }
   const args = argumentValues(evaluateArgs(it, call.arguments, state));
-  if (name === "Object.fromEntries" && !plainEntries(args[0])) it.unsupported(call, "Object.fromEntries over entries the analysis cannot read");
+  if (name === "Object.fromEntries" && !plainEntries(args[0]) && !primitiveValues(it.checker, call)) it.unsupported(call, "Object.fromEntries over entries the analysis cannot read");
   if (name === "Promise.resolve") return it.promiseOf(it.awaited(args[0] ?? unknown("undefined")));
   if (name.startsWith("Promise.")) return it.promiseOf(derived(args, `${name}()`));
   return callGlobal(name, args);
@@ -326,6 +326,13 @@ function plainEntries(entries: AbstractValue | undefined): boolean {
   const pairs = entries === undefined ? undefined : asArray(entries);
   const leaf = pairs === undefined ? undefined : asArray(pairs.element)?.element;
   return leaf !== undefined && (leaf.kind === "const" || leaf.kind === "string");
+}
+
+/** Whether the object Object.fromEntries(...) returns has primitive values by its type (no function can hide there without a cast). */
+function primitiveValues(checker: ts.TypeChecker, call: ts.CallExpression): boolean {
+  const value = checker.getTypeAtLocation(call).getStringIndexType();
+  const PRIMITIVE = ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike | ts.TypeFlags.Null | ts.TypeFlags.Undefined;
+  return value !== undefined && (value.isUnion() ? value.types : [value]).every((t) => (t.flags & PRIMITIVE) !== 0);
 }
 
 export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State): AbstractValue {
