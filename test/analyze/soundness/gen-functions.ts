@@ -75,11 +75,11 @@ export class Functions {
     return `const ${o}: { m: (x: unknown) => void } | undefined = ${this.e.bool(s)} ? { m: (x: unknown) => {} } : undefined;\n${o}?.m(${arg});`;
   }
 
-  /** A sort comparator with effects (in an inner arrow, whose early returns are its own): it runs as often as the engine likes. */
+  /** A sort comparator with an effect: it runs as often as the engine likes (one call, so nested sorts stay small). */
   sortWithEffects(s: Scope): string {
     const v = this.p.pickVar(s, "strs")!;
-    const body = this.w.block({ ...s, loop: "none", async: false, vars: s.vars.filter((x) => x !== v) }, "    ");
-    return `${v.name}.sort((x, y) => {\n  (() => {\n${body}\n  })();\n  return x < y ? -1 : 1;\n});`;
+    const scope: Scope = { ...s, loop: "none", async: false, vars: [...s.vars.filter((x) => x !== v), { name: "x", type: "str", mutable: false }] };
+    return `${v.name}.sort((x, y) => {\n  if (${this.e.bool(scope)}) void ${this.w.trustedCall(scope)};\n  return x < y ? -1 : 1;\n});`;
   }
 
   /** A trusted call's promise with .then / .catch / .finally callbacks, or Promise.allSettled. */

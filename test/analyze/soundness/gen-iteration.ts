@@ -35,13 +35,13 @@ export class Iteration {
   /** for...of over a string: one iteration per code point. */
   stringForOf(s: Scope): string {
     const ch: Var = { name: this.p.fresh("ch"), type: "str", mutable: false };
-    return `for (const ${ch.name} of ${this.e.str(s, "text")}) {\n${this.block({ ...s, vars: [...s.vars, ch], loop: "for" }, "  ")}\n}`;
+    return `for (const ${ch.name} of (${this.e.str(s, "text")}).slice(0, 4)) {\n${this.block({ ...s, vars: [...s.vars, ch], loop: "for" }, "  ")}\n}`;
   }
 
-  /** push or unshift of a spread array, possibly the array itself; once, so growth stays bounded. */
+  /** push or unshift of (a slice of) a spread array, possibly the array itself, under a length bound (callbacks over the array must not grow it geometrically). */
   spreadPush(s: Scope): string {
     const v = this.p.c.item(s.vars.filter((x) => x.type === "strs" && x.fixed !== true));
     const method = this.p.c.item(["push", "unshift"]);
-    return `${v.name}.${method}(...${this.e.strs(s)});`;
+    return `if (${v.name}.length < 8) ${v.name}.${method}(...(${this.e.strs(s)}).slice(0, 2));`;
   }
 }

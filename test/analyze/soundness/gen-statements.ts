@@ -160,7 +160,8 @@ export class Statements {
   private forCount(s: Scope): string {
     const i: Var = { name: this.p.fresh("i"), type: "num", mutable: false };
     const n = this.p.fresh("n");
-    const before = this.p.c.chance(70) ? "" : `const ${n}: number = (${this.e.str(s, "text")}).length;\n`;
+    // At most 5: nested loops over long read texts would multiply into thousands of calls.
+    const before = this.p.c.chance(70) ? "" : `const ${n}: number = Math.min((${this.e.str(s, "text")}).length, 5);\n`;
     const bound = before === "" ? String(this.p.c.int(4)) : n;
     return `${before}for (let ${i.name} = 0; ${i.name} < ${bound}; ${i.name}++) {\n${this.block({ ...s, vars: [...s.vars, i], loop: "for" }, "  ")}\n}`;
   }

@@ -120,6 +120,8 @@ function runOnce(script: Script, set: ManifestSet, options: RunOptions): Trace {
   const context = createContext({}, { microtaskMode: "afterEvaluate", codeGeneration: { strings: false, wasm: false } });
   // Values cross into the program as JSON text parsed inside the context, so they belong to its realm.
   const parse = new Script("(text) => JSON.parse(text)").runInContext(context) as (text: string) => unknown;
+  // A trusted function is async: its result is a promise of the context's realm (`.then` works on it).
+  const resolved = new Script("(value) => Promise.resolve(value)").runInContext(context) as (value: unknown) => unknown;
   const stringify = new Script("(value) => JSON.stringify(value === undefined ? null : value)").runInContext(context) as (v: unknown) => string;
   const modules: Record<string, unknown> = {
     countersign: { program: (s: unknown) => ((spec = s), s) },
@@ -149,7 +151,7 @@ function runOnce(script: Script, set: ManifestSet, options: RunOptions): Trace {
       if (trace.calls.length >= MAX_CALLS) throw new Error("too many trusted calls");
       const sent = JSON.parse(stringify(args)) as Json;
       trace.calls.push({ op, site: { line, column }, args: isRecord(sent) ? sent : { "(not an object)": sent } });
-      return parse(JSON.stringify(resultOf(op, () => readText(op, reads++), trace.calls.length)));
+      return resolved(parse(JSON.stringify(resultOf(op, () => readText(op, reads++), trace.calls.length))));
     },
   };
   context[HOST] = host;
