@@ -6,7 +6,7 @@ import { diagnosticAt } from "./diagnostic.js";
 import { derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
 import { nullish } from "./operators.js";
 import type { Scan } from "./scan.js";
-import { clone, countOf, emptyState, joinStates, type Flow, type State } from "./state.js";
+import { assign, clone, countOf, emptyState, joinStates, type Flow, type State } from "./state.js";
 
 /** One trusted call site as the interpreter saw it: its action and the join of its arguments over every visit. */
 export interface SiteRecord {
@@ -229,9 +229,7 @@ export class Interpreter {
       this.chains.pop();
     }
     if (skipped.length === 0) return value;
-    const joined = skipped.reduce<State>((a, b) => joinStates(a, b)!, state);
-    state.env = joined.env;
-    state.counts = joined.counts;
+    assign(state, skipped.reduce<State>((a, b) => joinStates(a, b)!, state));
     return join(value, unknown("undefined"));
   }
 

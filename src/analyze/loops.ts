@@ -90,8 +90,8 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
   const changed = changedInBody(it, statement);
   if (changed !== undefined) {
     const elementNow = (s: State): AbstractValue => {
-      const now = iterated(it.read(s, changed));
-      return now === undefined ? derived([it.read(s, changed)], "an element of a collection") : asArray(now)!.element;
+      const now = it.read(s, changed);
+      return asArray(iterated(now) ?? now)?.element ?? derived([now], "an element of a collection");
     };
     return widened(it, statement, state, { min: 0, max: null }, (s) => body(s, elementNow(s)), exits);
   }
