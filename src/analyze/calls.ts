@@ -212,7 +212,8 @@ function methodCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression,
     if (declaration !== undefined && it.isLibDeclaration(declaration)) return staticCall(it, `${ns.text}.${name}`, call, state);
   }
   const receiver = evaluate(it, ns, state);
-  if ((call.expression as ts.PropertyAccessExpression).questionDotToken !== undefined) it.mayShortCircuit(receiver, state);
+  // `ns?.name(x)` skips x when ns is nullish; `(ns?.name)(x)` does not (the parentheses end the chain).
+  if ((call.expression as ts.PropertyAccessExpression | ts.ElementAccessExpression).questionDotToken !== undefined) it.mayShortCircuit(receiver, state);
   if (call.questionDotToken !== undefined) it.mayShortCircuit(getProperty(receiver, name), state);
   const callback = call.arguments[0] === undefined ? undefined : functionArgument(it, call.arguments[0]);
   if (callback !== undefined && (perElement.has(name) || someElements.has(name) || name === "reduce")) {
@@ -258,7 +259,6 @@ function mutated(v: AbstractValue, name: string, args: AbstractValue): AbstractV
   if (name === "splice") return { kind: "array", element, length: { min: 0, max: null } };
   return { kind: "array", element: view.element, length: { min: 0, max: view.length.max } }; // pop, shift
 }
-
 
 /** `xs.map(cb)` and friends: the callback runs once per element (or up to once, for some/every/find). */
 function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, fn: FunctionNode, rest: AbstractValue[], state: State): AbstractValue {
