@@ -92,6 +92,8 @@ export class Expressions {
       [1, deeper, () => `(${this.str(scope, "text", d + 1)}).length`],
       [1, deeper, () => `Math.min(${this.num(scope, d + 1)}, ${this.num(scope, d + 1)})`],
       [1, deeper, () => `${c.item(["Number", "parseInt"])}(${this.str(scope, "text", d + 1)})`],
+      [1, true, () => "(2 ** 40)"],
+      [1, deeper, () => `Array(${this.num(scope, d + 1)}).length`], // throws a RangeError past 2 ** 32 - 1
     ]);
   }
 

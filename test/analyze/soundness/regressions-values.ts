@@ -28,6 +28,10 @@ export const valueCases: RegressionCase[] = [
     source: inMain(`const o: Record<string, string> = { a: String((await getDraft({ id: "1" })).body) };\nconst f = o["hasOwnProperty"];\nawait ${send(`String(f)`)};`),
   },
   {
+    name: "Array(2 ** 40) throws at run time; the analysis neither crashes nor allocates it",
+    source: inMain(`const n = Array(2 ** 40).length;\nawait ${send(`String(n)`)};`),
+  },
+  {
     name: "an array doubled 40 times by spreading: its length is not followed, the analysis does not crash",
     source: inMain(`let xs = ["a@x.com"];\nfor (let i = 0; i < 40; i++) xs = [...xs, ...xs];\nawait ${send(`String(xs.length > 0)`)};`),
   },
