@@ -2,9 +2,9 @@ import { ts } from "./typescript.js";
 import type { AbstractValue } from "../model/abstract.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, constant, derived, join } from "./lattice.js";
-import type { State } from "./state.js";
-import { getProperty } from "./values.js";
+import { asArray, constant, derived, join, singleArray } from "./lattice.js";
+import { assign, clone, joinStates, type State } from "./state.js";
+import { getProperty, iterated } from "./values.js";
 
 /** Bind a declared name or destructuring pattern to `value`. */
 export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractValue, state: State): void {
@@ -13,29 +13,39 @@ export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractV
     if (symbol !== undefined) it.setVar(state, symbol, value);
     return;
   }
-  // Destructuring null or undefined, or an array pattern over something that is not an array, throws.
-  if (ts.isArrayBindingPattern(name) ? asArray(value) === undefined : value.kind !== "record" && !(value.kind === "const" && value.values.every((v) => v !== null))) it.mayThrow(state);
+  // Destructuring null or undefined, or an array pattern over something that is not iterable, throws.
+  // An array pattern iterates: a string gives its code points.
+  const items = ts.isArrayBindingPattern(name) ? iterated(value) : undefined;
+  if (ts.isArrayBindingPattern(name) ? items === undefined : value.kind !== "record" && !(value.kind === "const" && value.values.every((v) => v !== null))) it.mayThrow(state);
+  const source = items ?? value;
   name.elements.forEach((element, index) => {
     if (ts.isOmittedExpression(element)) return;
     let part: AbstractValue;
-    if (element.dotDotDotToken !== undefined) part = rest(value, name, index);
+    if (element.dotDotDotToken !== undefined) part = rest(source, name, index);
     else if (ts.isObjectBindingPattern(name)) {
       const key = element.propertyName ?? element.name;
-      part = ts.isIdentifier(key) || ts.isStringLiteral(key) ? getProperty(value, key.text) : derived([value], "a computed property");
-    } else part = getProperty(value, String(index));
+      part = ts.isIdentifier(key) || ts.isStringLiteral(key) ? getProperty(source, key.text) : derived([source], "a computed property");
+    } else part = getProperty(source, String(index));
     bindName(it, element.name, withDefault(it, part, element.initializer, state), state);
   });
 }
 
-/** A value, or the default when it may be undefined. */
+/**
+ * A value, or the default when it may be undefined. The default runs only then, so its effects
+ * are evaluated on a branch of their own and joined with the state where it does not run.
+ */
 export function withDefault(it: Interpreter, value: AbstractValue, initializer: ts.Expression | undefined, state: State): AbstractValue {
-  if (initializer === undefined || value.kind === "const" || value.kind === "array" || value.kind === "record") return value;
-  return join(value, evaluate(it, initializer, state));
+  if (initializer === undefined || value.kind !== "unknown") return value;
+  const other = clone(state);
+  const fallback = evaluate(it, initializer, other);
+  assign(state, joinStates(state, other)!);
+  return join(value, fallback);
 }
 
 function rest(value: AbstractValue, pattern: ts.BindingPattern, index: number): AbstractValue {
   if (ts.isArrayBindingPattern(pattern)) {
-    if (value.kind === "const" && value.values.length === 1 && Array.isArray(value.values[0])) return constant(value.values[0].slice(index));
+    const only = singleArray(value);
+    if (only !== undefined) return constant(only.slice(index));
     const view = asArray(value);
     if (view !== undefined) return { kind: "array", element: view.element, length: { min: 0, max: view.length.max } };
   }

@@ -1,8 +1,9 @@
 import type { AbstractValue } from "../model/abstract.js";
 import type { Json } from "../model/json.js";
-import { asArray, asRecord, constant, constants, derived, join, unknown } from "./lattice.js";
+import { asArray, asRecord, constant, constants, derived, join, provenanceOf, unknown } from "./lattice.js";
 import { exactMembers } from "../environment/lookup.js";
 import { fromJs, MAX_STRING, truthy } from "./operators.js";
+import { iterated } from "./values.js";
 
 /**
  * The sandbox's built-in functions and methods. Pure ones are computed exactly when every input is
@@ -82,7 +83,8 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
     if (first === undefined) return undefined;
     switch (name) {
       case "String":
-        return first.kind === "const" && first.values.every(isPrimitive) ? constants(first.values.map((v) => String(v))) : undefined;
+        if (first.kind === "const" && first.values.every(isPrimitive)) return constants(first.values.map((v) => String(v)));
+        return first.kind === "string" ? first : { kind: "string", prefix: "", suffix: "", provenance: provenanceOf(derived([first], source)) }; // always a string
       case "Number":
       case "parseInt":
       case "parseFloat":
@@ -104,6 +106,8 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
         const record = asRecord(first);
         return record !== undefined ? constant(Object.keys(record)) : undefined;
       }
+      case "Array.from":
+        return iterated(first); // a new array with the same elements (a string's code points)
       case "Array.isArray":
         if (asArray(first) !== undefined) return constant(true);
         return first.kind === "record" || (first.kind === "const" && first.values.every((v) => !Array.isArray(v))) ? constant(false) : undefined;

@@ -6,33 +6,32 @@ import { namespaces as environmentNamespaces } from "../environment/lookup.js";
 import { callGlobal, callMethod } from "./builtins.js";
 import { evaluate, spread } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, constant, derived, isPlainObject, join, unknown } from "./lattice.js";
+import { asArray, constant, derived, isPlainObject, join, singleArray, unknown } from "./lattice.js";
 import { mutateTracked } from "./mutate.js";
 import { MUTATORS, valueSymbol } from "./scan.js";
+import { skipOuter } from "./skip-outer.js";
 import { runBlock } from "./statements.js";
 import { countOf, joinStates, type State } from "./state.js";
 import { resolveApiCall } from "./trusted-callee.js";
-import { arrayOf } from "./values.js";
+import { arrayOf, getProperty } from "./values.js";
 
 export type FunctionNode = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration;
 
 const MAX_UNROLL = 64;
 
-/** The function a symbol names when it is a function declaration or a `const` bound to a function expression. */
+/**
+ * The function a symbol names: a function declaration, a `const` bound to a function expression, or
+ * the name a function expression has inside itself (`function again() { again(); }`).
+ */
 export function localFunction(it: Interpreter, symbol: ts.Symbol): FunctionNode | undefined {
   const declaration = symbol.valueDeclaration;
   if (declaration === undefined || declaration.getSourceFile() !== it.file) return undefined;
-  if (ts.isFunctionDeclaration(declaration) && declaration.body !== undefined) return declaration;
+  if ((ts.isFunctionDeclaration(declaration) || ts.isFunctionExpression(declaration)) && declaration.body !== undefined) return declaration;
   if (ts.isVariableDeclaration(declaration) && ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const && declaration.initializer !== undefined) {
     const init = skipOuter(declaration.initializer);
     if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
   }
   return undefined;
-}
-
-function skipOuter(e: ts.Expression): ts.Expression {
-  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
-  return e;
 }
 
 const isAsync = (fn: FunctionNode): boolean => (ts.getCombinedModifierFlags(fn) & ts.ModifierFlags.Async) !== 0;
@@ -56,10 +55,15 @@ function runBody(it: Interpreter, fn: FunctionNode, state: State): { end: State 
   return { end: joinStates(flow.normal, flow.returns), value };
 }
 
+/**
+ * Bind the parameters in order, running defaults as JavaScript does: surely when the argument is
+ * missing, maybe when it may be undefined or when the arguments are not known (`args` undefined:
+ * a call from elsewhere, a recursive call, spread arguments).
+ */
 function bindParameters(it: Interpreter, fn: FunctionNode, args: AbstractValue[] | undefined, state: State): void {
   fn.parameters.forEach((parameter, index) => {
     let value: AbstractValue;
-    if (args === undefined) value = unknown("a parameter of a function called from elsewhere");
+    if (args === undefined) value = withDefault(it, unknown("a parameter of a function called from elsewhere"), parameter.initializer, state);
     else if (parameter.dotDotDotToken !== undefined) value = arrayOf(args.slice(index).map((v) => ({ value: v, spread: false })));
     else {
       const given = args[index];
@@ -86,7 +90,7 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
     if (!detached) {
       const { end, value } = runBody(it, fn, callee);
       if (end !== undefined) state.counts = end.counts;
-      return isAsync(fn) ? it.promiseOf(value) : value;
+      return isAsync(fn) ? it.promiseOf(it.awaited(value)) : value; // an async function resolves what it returns
     }
     // A detached async call that throws rejects its promise, and its caller goes on: with the
     // smallest counts of any point where the body may throw, and the largest it reached at all.
@@ -102,7 +106,7 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
       after = joinStates(after, { env: new Map(), counts });
     }
     if (after !== undefined) state.counts = after.counts;
-    return it.promiseOf(ran.value);
+    return it.promiseOf(it.awaited(ran.value));
   });
 }
 
@@ -110,9 +114,8 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
 export function escapeFunction(it: Interpreter, fn: FunctionNode, state: State): void {
   if (it.isOnStack(fn, true)) return;
   it.within(fn, true, () => {
-    const start = it.havoc(state);
-    bindParameters(it, fn, undefined, start);
-    it.repeat(state, start, { min: 0, max: null }, (s) => {
+    it.repeat(state, it.havoc(state), { min: 0, max: null }, (s) => {
+      bindParameters(it, fn, undefined, s); // defaults run on each call: their effects count too
       const { end } = runBody(it, fn, s);
       return { normal: end };
     });
@@ -133,31 +136,49 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   }
   const callee = skipOuter(call.expression);
   if (ts.isArrowFunction(callee) || ts.isFunctionExpression(callee)) {
-    return invoke(it, callee, evaluateArgs(it, call.arguments, state), state, isDetached(callee, call));
+    return invoke(it, callee, evaluateArgs(it, call.arguments, state).values, state, isDetached(callee, call));
   }
   if (ts.isIdentifier(callee)) {
     const symbol = valueSymbol(it.checker, callee);
     const fn = symbol === undefined ? undefined : localFunction(it, symbol);
-    if (fn !== undefined) return invoke(it, fn, evaluateArgs(it, call.arguments, state), state, isDetached(fn, call));
-    if (symbol?.valueDeclaration !== undefined && it.isLibDeclaration(symbol.valueDeclaration)) return callGlobal(callee.text, evaluateArgs(it, call.arguments, state) ?? []);
+    if (fn !== undefined) return invoke(it, fn, evaluateArgs(it, call.arguments, state).values, state, isDetached(fn, call));
+    if (symbol?.valueDeclaration !== undefined && it.isLibDeclaration(symbol.valueDeclaration)) return callGlobal(callee.text, argumentValues(evaluateArgs(it, call.arguments, state)));
   }
-  if (ts.isPropertyAccessExpression(callee)) return methodCall(it, call, callee, state);
+  if (ts.isPropertyAccessExpression(callee)) return methodCall(it, call, callee.expression, callee.name.text, state);
+  const key = ts.isElementAccessExpression(callee) ? skipOuter(callee.argumentExpression) : undefined;
+  if (key !== undefined && (ts.isStringLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key))) return methodCall(it, call, (callee as ts.ElementAccessExpression).expression, key.text, state); // xs["push"](x) is xs.push(x)
   const target = evaluate(it, callee, state);
-  return derived([target, ...(evaluateArgs(it, call.arguments, state) ?? [])], "the result of a function value");
+  if (call.questionDotToken !== undefined) it.mayShortCircuit(target, state);
+  return derived([target, evaluateArgs(it, call.arguments, state).list], "the result of a function value");
 }
 
-/** Argument values; undefined when a spread hides how many there are. */
-function evaluateArgs(it: Interpreter, args: ts.NodeArray<ts.Expression>, state: State): AbstractValue[] | undefined {
+interface Arguments {
+  values: AbstractValue[] | undefined; // each argument, unless a spread hides how many there are
+  list: AbstractValue; // all of them as one array value
+}
+
+function evaluateArgs(it: Interpreter, args: ts.NodeArray<ts.Expression>, state: State): Arguments {
   let exact = true;
   const values: AbstractValue[] = [];
+  const parts: { value: AbstractValue; spread: boolean }[] = [];
   for (const arg of args) {
     if (ts.isSpreadElement(arg)) {
       const v = spread(it, arg, state);
-      if (v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0])) values.push(...v.values[0].map((x) => constant(x)));
+      parts.push({ value: v, spread: true });
+      if (v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0])) for (const x of v.values[0]) values.push(constant(x));
       else exact = false;
-    } else values.push(evaluate(it, arg, state));
+    } else {
+      const v = evaluate(it, arg, state);
+      parts.push({ value: v, spread: false });
+      values.push(v);
+    }
   }
-  return exact ? values : undefined;
+  return { values: exact ? values : undefined, list: arrayOf(parts) };
+}
+
+/** The argument values for a built-in: when their number is unknown, one value standing for them all. */
+function argumentValues(args: Arguments): AbstractValue[] {
+  return args.values ?? [derived([args.list], "spread arguments")];
 }
 
 /** The trusted call's arguments keyed by manifest input; inputs that are surely absent are left out. */
@@ -185,25 +206,27 @@ const namespaces = environmentNamespaces();
 const perElement = new Set(["map", "forEach", "filter", "flatMap"]);
 const someElements = new Set(["some", "every", "find", "findIndex"]);
 
-function methodCall(it: Interpreter, call: ts.CallExpression, callee: ts.PropertyAccessExpression, state: State): AbstractValue {
-  const name = callee.name.text;
-  const ns = callee.expression;
+/** `ns.name(...)` (or `ns?.name(...)`, `ns["name"](...)`): a namespace member, an array callback, a mutator or a built-in method. */
+function methodCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression, name: string, state: State): AbstractValue {
   if (ts.isIdentifier(ns) && namespaces.has(ns.text)) {
     const declaration = it.checker.getSymbolAtLocation(ns)?.valueDeclaration;
     if (declaration !== undefined && it.isLibDeclaration(declaration)) return staticCall(it, `${ns.text}.${name}`, call, state);
   }
   const receiver = evaluate(it, ns, state);
+  // `ns?.name(x)` skips x when ns is nullish; `(ns?.name)(x)` does not (the parentheses end the chain).
+  if ((call.expression as ts.PropertyAccessExpression | ts.ElementAccessExpression).questionDotToken !== undefined) it.mayShortCircuit(receiver, state);
+  if (call.questionDotToken !== undefined) it.mayShortCircuit(getProperty(receiver, name), state);
   const callback = call.arguments[0] === undefined ? undefined : functionArgument(it, call.arguments[0]);
   if (callback !== undefined && (perElement.has(name) || someElements.has(name) || name === "reduce")) {
     const rest = call.arguments.slice(1).map((a) => evaluate(it, a, state));
     return arrayCallback(it, receiver, name, callback, rest, state);
   }
-  const args = evaluateArgs(it, call.arguments, state) ?? [unknown("spread arguments")];
+  const args = evaluateArgs(it, call.arguments, state);
   if (MUTATORS.has(name)) {
-    mutateTracked(it, ns, state, (v) => mutated(v, name, args));
-    return derived([receiver, ...args], `the result of .${name}()`);
+    mutateTracked(it, ns, state, (v) => mutated(v, name, args.list));
+    return derived([receiver, args.list], `the result of .${name}()`);
   }
-  return callMethod(receiver, name, args);
+  return callMethod(receiver, name, argumentValues(args));
 }
 
 /** A function node passed as an argument, directly or by the name of a local function. */
@@ -215,37 +238,43 @@ function functionArgument(it: Interpreter, arg: ts.Expression): FunctionNode | u
   return symbol === undefined ? undefined : localFunction(it, symbol);
 }
 
-/** An array after an in-place mutator: exact for push/unshift of constants on a constant array. */
-function mutated(v: AbstractValue, name: string, args: AbstractValue[]): AbstractValue {
-  const only = v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0]) ? v.values[0] : undefined;
-  const singles = args.map((a) => (a.kind === "const" && a.values.length === 1 ? a.values[0]! : undefined));
-  if (only !== undefined && (name === "push" || name === "unshift") && singles.every((s) => s !== undefined)) {
-    return constant(name === "push" ? [...only, ...singles] : [...singles, ...only]);
+/**
+ * An array after an in-place mutator, given all its arguments as one array value: exact for
+ * push/unshift of constants on a constant array; otherwise the elements and length it may have.
+ */
+function mutated(v: AbstractValue, name: string, args: AbstractValue): AbstractValue {
+  const only = singleArray(v);
+  const given = singleArray(args);
+  if (only !== undefined && given !== undefined && (name === "push" || name === "unshift")) {
+    return constant(name === "push" ? [...only, ...given] : [...given, ...only]);
   }
   const view = asArray(v);
-  if (view === undefined) return derived([v, ...args], "an object changed in place");
-  const element = args.reduce((e, a) => join(e, a), view.element);
+  const added = asArray(args);
+  if (view === undefined || added === undefined) return derived([v, args], "an object changed in place");
+  const element = added.length.max === 0 ? view.element : join(view.element, added.element);
   if (name === "push" || name === "unshift") {
-    const n = args.length;
-    return { kind: "array", element, length: { min: view.length.min + n, max: view.length.max === null ? null : view.length.max + n } };
+    const max = view.length.max === null || added.length.max === null ? null : view.length.max + added.length.max;
+    return { kind: "array", element, length: { min: view.length.min + added.length.min, max } };
   }
-  if (name === "sort" || name === "reverse") return { kind: "array", element, length: view.length };
-  return { kind: "array", element, length: { min: 0, max: name === "splice" ? null : view.length.max } };
+  if (name === "sort" || name === "reverse") return { kind: "array", element: view.element, length: view.length };
+  if (name === "splice") return { kind: "array", element, length: { min: 0, max: null } };
+  return { kind: "array", element: view.element, length: { min: 0, max: view.length.max } }; // pop, shift
 }
 
 /** `xs.map(cb)` and friends: the callback runs once per element (or up to once, for some/every/find). */
 function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, fn: FunctionNode, rest: AbstractValue[], state: State): AbstractValue {
   const view = asArray(receiver);
   const detached = isAsync(fn);
-  const only = receiver.kind === "const" && receiver.values.length === 1 && Array.isArray(receiver.values[0]) ? receiver.values[0] : undefined;
+  const only = singleArray(receiver);
   const returns: AbstractValue[] = [];
+  // The callback gets what JavaScript passes it, the array last: a default for it never runs.
   if (only !== undefined && only.length <= MAX_UNROLL && perElement.has(name) && it.unroll(only.length)) {
-    only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index)], state, detached)));
+    only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index), receiver], state, detached)));
   } else {
     const element = view?.element ?? derived([receiver], "an element of a collection");
     const length = view?.length ?? { min: 0, max: null };
     const iterations = perElement.has(name) || name === "reduce" ? length : { min: 0, max: length.max };
-    const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value")), element, unknown("an index")] : [element, unknown("an index")];
+    const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value")), element, unknown("an index"), receiver] : [element, unknown("an index"), receiver];
     it.repeat(state, state, iterations, (s) => {
       returns.push(invoke(it, fn, args, s, detached));
       return { normal: s };
@@ -282,10 +311,29 @@ function staticCall(it: Interpreter, name: string, call: ts.CallExpression, stat
     const view = asArray(value);
     return it.promiseOf(view === undefined ? derived([value], "Promise.all()") : { kind: "array", element: it.awaited(view.element), length: view.length });
   }
-  const args = evaluateArgs(it, call.arguments, state) ?? [unknown("spread arguments")];
+  const args = argumentValues(evaluateArgs(it, call.arguments, state));
+  if (name === "Object.fromEntries" && !plainEntries(args[0]) && !primitiveValues(it.checker, call)) it.unsupported(call, "Object.fromEntries over entries the analysis cannot read");
   if (name === "Promise.resolve") return it.promiseOf(it.awaited(args[0] ?? unknown("undefined")));
   if (name.startsWith("Promise.")) return it.promiseOf(derived(args, `${name}()`));
   return callGlobal(name, args);
+}
+
+/**
+ * Whether Object.fromEntries(entries) surely defines plain data: every key and value a constant or
+ * a string. Otherwise a key may be toJSON, toString or valueOf and its value a function, which the
+ * allowlist refuses to define anywhere else.
+ */
+function plainEntries(entries: AbstractValue | undefined): boolean {
+  const pairs = entries === undefined ? undefined : asArray(entries);
+  const leaf = pairs === undefined ? undefined : asArray(pairs.element)?.element;
+  return leaf !== undefined && (leaf.kind === "const" || leaf.kind === "string");
+}
+
+/** Whether the object Object.fromEntries(...) returns has primitive values by its type (no function can hide there without a cast). */
+function primitiveValues(checker: ts.TypeChecker, call: ts.CallExpression): boolean {
+  const value = checker.getTypeAtLocation(call).getStringIndexType();
+  const PRIMITIVE = ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike | ts.TypeFlags.Null | ts.TypeFlags.Undefined;
+  return value !== undefined && (value.isUnion() ? value.types : [value]).every((t) => (t.flags & PRIMITIVE) !== 0);
 }
 
 export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State): AbstractValue {

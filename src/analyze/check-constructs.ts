@@ -3,6 +3,7 @@ import type { Diagnostic } from "../model/facts.js";
 import { diagnosticAt } from "./diagnostic.js";
 import type { ProgramShape } from "./program-shape.js";
 import { valueSymbol } from "./scan.js";
+import { skipOuter } from "./skip-outer.js";
 import { apiModuleOf } from "./trusted-callee.js";
 
 /** Names that reach the host, the global object or code from strings, wherever they appear as a value. */
@@ -39,6 +40,13 @@ const FORBIDDEN_PROPERTIES = new Map<string, string>([
   callee: "reaches other functions",
   }),
 ]);
+
+/**
+ * Methods the engine calls by itself: conversions (`${o}`, `o + ""`, String(o)) and JSON.stringify,
+ * which marshals a trusted call's arguments. Defining one would run hidden code there, or change
+ * what is sent from what was checked.
+ */
+const HOOK_PROPERTIES = new Set(["toJSON", "toString", "valueOf"]);
 
 /** Statement and declaration kinds refused outright, with why. */
 const REFUSED_KINDS: Partial<Record<ts.SyntaxKind, [string, string]>> = {
@@ -117,6 +125,12 @@ export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, sh
     if (why !== undefined) refuse(name, `${text} access`, why);
   };
 
+  /** A property being defined (in an object literal or by an assignment) must not be a hook the engine calls. */
+  const checkDefinedName = (name: ts.Node): void => {
+    const text = ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name) ? name.text : undefined;
+    if (text !== undefined && HOOK_PROPERTIES.has(text)) refuse(name, `a ${text} property`, "is called implicitly (by conversions and JSON.stringify, so when a trusted call's arguments are sent): it would run hidden code or change what is sent");
+  };
+
   /** A reference to something the API exports: trusted functions, contract helpers, `program`. */
   const checkApiReference = (id: ts.Identifier): void => {
     const module = apiModuleOf(checker, id);
@@ -173,6 +187,7 @@ export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, sh
         return refuse(node.name, "computed property name", "hides which property is set; write the name");
       }
       if (ts.isComputedPropertyName(node.name)) checkPropertyName(node.name.expression);
+      checkDefinedName(ts.isComputedPropertyName(node.name) ? node.name.expression : node.name);
       if (ts.isMethodDeclaration(node) && !isMainMethod(node)) return refuse(node, "method", "methods are not supported; use a property with an arrow function");
       if (ts.isPropertyAssignment(node)) {
         if (!ts.isComputedPropertyName(node.name)) return visit(node.initializer);
@@ -189,6 +204,10 @@ export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, sh
       const op = node.operatorToken.kind;
       if (op >= ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment && (ts.isObjectLiteralExpression(node.left) || ts.isArrayLiteralExpression(node.left))) {
         return refuse(node.left, "destructuring assignment", "is not supported; declare new variables with const");
+      }
+      const target = skipOuter(node.left);
+      if (op >= ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment && (ts.isPropertyAccessExpression(target) || ts.isElementAccessExpression(target))) {
+        checkDefinedName(ts.isPropertyAccessExpression(target) ? target.name : skipOuter(target.argumentExpression));
       }
     } else if (ts.isBreakStatement(node) || ts.isContinueStatement(node)) {
       if (node.label !== undefined) return refuse(node, "label", "labels are not supported");

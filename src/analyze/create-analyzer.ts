@@ -83,8 +83,16 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
     return api !== undefined && api !== "unresolved" && api.kind === "action";
   };
   const it = new Interpreter(checker, set, file, scanProgram(checker, file, isTrusted), LIB_FILE, budget);
-  const { effects, atExport } = runProgram(it, shape);
-  const { results, diagnostics } = checkGuarantees(it, shape.guarantees, atExport, effects, set);
+  let interpreted;
+  try {
+    interpreted = runProgram(it, shape);
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    facts.diagnostics.push(tooLarge(err)); // the stack or an allocation ran out: refuse, never guess
+    return;
+  }
+  const { effects, atExport, beforeMain } = interpreted;
+  const { results, diagnostics } = checkGuarantees(it, shape.guarantees, { atExport, beforeMain }, effects, set);
   facts.diagnostics.push(...it.diagnostics, ...diagnostics);
   if (facts.diagnostics.length > 0) return;
   facts.effects = effects;
@@ -102,6 +110,10 @@ function budgetDiagnostic(err: BudgetExceeded, budget: Budget): Diagnostic {
 
 function atStart(code: string, message: string): Diagnostic {
   return { severity: "error", code, message, line: 1, column: 1 };
+}
+
+function tooLarge(err: RangeError): Diagnostic {
+  return { severity: "error", code: "unsupported", message: `the program is too large for the analysis (${err.message}): split it up or make its loops smaller`, line: 1, column: 1, construct: "analysis limits" };
 }
 
 function sorted(facts: Facts): Facts {

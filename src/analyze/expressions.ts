@@ -4,10 +4,11 @@ import type { Json } from "../model/json.js";
 import { evaluateCall, evaluateNew, escapeFunction, localFunction } from "./calls.js";
 import type { Interpreter } from "./interpreter.js";
 import { asArray, asRecord, constant, derived, fold, join, unknown } from "./lattice.js";
-import { binary, fromTruth, template, truthy, typeOf, unary } from "./operators.js";
+import { binary, fromTruth, nullish, template, truthy, typeOf, unary } from "./operators.js";
 import { valueSymbol } from "./scan.js";
+import { skipOuter } from "./skip-outer.js";
 import { assign, clone, joinStates, type State } from "./state.js";
-import { arrayOf, getElement, getProperty } from "./values.js";
+import { arrayOf, getElement, getProperty, iterated } from "./values.js";
 import { mutateTracked } from "./mutate.js";
 import { frozenMemberNames } from "../environment/lookup.js";
 
@@ -16,9 +17,20 @@ const FROZEN_MEMBERS = frozenMemberNames();
 /** The abstract value of `e`; effects (calls, assignments) update `state` in place. */
 export function evaluate(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
   it.step(e);
-  if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e) || ts.isTypeAssertionExpression(e)) {
-    return evaluate(it, e.expression, state);
-  }
+  if (isWholeChain(e)) return it.optionalChain(state, () => evaluateNode(it, e, state));
+  return evaluateNode(it, e, state);
+}
+
+/** The outermost node of an optional chain (`a?.b.c` as a whole, not `a?.b`): where a `?.` skips to. */
+function isWholeChain(e: ts.Expression): boolean {
+  if (!ts.isOptionalChain(e)) return false;
+  const parent = e.parent;
+  return !(ts.isOptionalChain(parent) && parent.expression === e);
+}
+
+function evaluateNode(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
+  const inner = skipOuter(e);
+  if (inner !== e) return evaluate(it, inner, state);
   if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return constant(e.text);
   if (ts.isNumericLiteral(e)) return constant(Number(e.text));
   switch (e.kind) {
@@ -42,13 +54,15 @@ export function evaluate(it: Interpreter, e: ts.Expression, state: State): Abstr
   if (ts.isPropertyAccessExpression(e)) {
     const receiver = evaluate(it, e.expression, state);
     if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
-    return maybeNullish(e, receiver, getProperty(receiver, e.name.text));
+    else it.mayShortCircuit(receiver, state);
+    return getProperty(receiver, e.name.text);
   }
   if (ts.isElementAccessExpression(e)) {
     const receiver = evaluate(it, e.expression, state);
+    if (e.questionDotToken !== undefined) it.mayShortCircuit(receiver, state); // the key is not evaluated then
     const key = evaluate(it, e.argumentExpression, state);
     if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
-    return maybeNullish(e, receiver, getElement(receiver, key));
+    return getElement(receiver, key);
   }
   if (ts.isCallExpression(e) || ts.isNewExpression(e)) {
     const value = ts.isCallExpression(e) ? evaluateCall(it, e, state) : evaluateNew(it, e, state);
@@ -92,11 +106,12 @@ export function mayBeNullish(it: Interpreter, receiver: AbstractValue, state: St
   if (nullish(receiver) !== "no") it.mayThrow(state);
 }
 
-/** `...x` in an array or call: throws unless x is an array. */
+/** `...x` in an array or call: the array, or a string's code points; throws unless x is iterable. */
 export function spread(it: Interpreter, el: ts.SpreadElement, state: State): AbstractValue {
   const value = evaluate(it, el.expression, state);
-  if (asArray(value) === undefined) it.mayThrow(state);
-  return value;
+  const items = iterated(value);
+  if (items === undefined) it.mayThrow(state);
+  return items ?? value;
 }
 
 function identifier(it: Interpreter, id: ts.Identifier, state: State): AbstractValue {
@@ -111,12 +126,6 @@ function identifier(it: Interpreter, id: ts.Identifier, state: State): AbstractV
   const declaration = symbol.valueDeclaration;
   if (declaration !== undefined && it.isLibDeclaration(declaration)) return unknown(id.text);
   return it.read(state, symbol);
-}
-
-/** `a?.b`: undefined too when `a` may be null or undefined. */
-function maybeNullish(e: ts.PropertyAccessExpression | ts.ElementAccessExpression, receiver: AbstractValue, value: AbstractValue): AbstractValue {
-  if (e.questionDotToken === undefined || truthy(receiver) === "yes") return value;
-  return join(value, unknown("undefined"));
 }
 
 /** Evaluate two alternatives from the same state and join both the values and the states. */
@@ -219,12 +228,6 @@ function shortCircuit(it: Interpreter, op: ts.SyntaxKind, left: AbstractValue, r
   return join(left, value);
 }
 
-/** Whether `v` is null or undefined, for `??`. */
-function nullish(v: AbstractValue): "yes" | "no" | "maybe" {
-  if (v.kind === "const") return v.values.every((x) => x === null) ? "yes" : v.values.some((x) => x === null) ? "maybe" : "no";
-  return v.kind === "unknown" ? "maybe" : "no";
-}
-
 function unaryExpression(it: Interpreter, e: ts.PrefixUnaryExpression | ts.PostfixUnaryExpression, state: State): AbstractValue {
   if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken) {
     let number: AbstractValue = unknown("undefined");
@@ -252,8 +255,7 @@ function arithmeticOf(it: Interpreter, op: string, a: AbstractValue, b: Abstract
  * JavaScript, the target's object and key are evaluated first, once, then the value, then the write.
  */
 function assignTo(it: Interpreter, target: ts.Expression, state: State, compute: (old: () => AbstractValue) => AbstractValue): AbstractValue {
-  let t = target;
-  while (ts.isParenthesizedExpression(t) || ts.isNonNullExpression(t) || ts.isAsExpression(t) || ts.isSatisfiesExpression(t)) t = t.expression;
+  const t = skipOuter(target);
   if (ts.isIdentifier(t)) {
     const value = compute(() => evaluate(it, t, state));
     const symbol = it.checker.getSymbolAtLocation(t);

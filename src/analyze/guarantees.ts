@@ -1,5 +1,5 @@
 import { ts } from "./typescript.js";
-import { holdsEffect } from "../constraint/index.js";
+import { holdsEffect, matchOp } from "../constraint/index.js";
 import { EffectConstraint } from "../model/constraint.js";
 import type { Diagnostic, Effect, GuaranteeResult } from "../model/facts.js";
 import type { Json } from "../model/json.js";
@@ -8,7 +8,7 @@ import { contractsByConnector } from "../../trusted/contracts/index.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { single } from "./lattice.js";
+import { jsonKey, single } from "./lattice.js";
 import { clone, type State } from "./state.js";
 import { resolveApiCall } from "./trusted-callee.js";
 
@@ -19,7 +19,7 @@ const STATUS = { yes: "proven", no: "refuted", maybe: "enforced" } as const;
  * called with constant arguments), validated against the schema, then checked against the effects:
  * proven (holds for every run), refuted (the program breaks it) or enforced at run time.
  */
-export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Expression[], state: State, effects: Effect[], set: ManifestSet): { results: GuaranteeResult[]; diagnostics: Diagnostic[] } {
+export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Expression[], states: { atExport: State; beforeMain: State }, effects: Effect[], set: ManifestSet): { results: GuaranteeResult[]; diagnostics: Diagnostic[] } {
   const results: GuaranteeResult[] = [];
   const diagnostics: Diagnostic[] = [];
   const opts = {
@@ -27,9 +27,15 @@ export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Express
     idempotent: (op: string) => set.actions.get(op)?.manifest.idempotent === true,
   };
   for (const g of guarantees) {
-    const value = constraintOf(it, g, state);
+    const value = constraintOf(it, g, states.atExport);
     if (typeof value === "string") {
       diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", value));
+      continue;
+    }
+    // program(...) reads the guarantee at `export default`; code after it must not change it.
+    const later = constraintOf(it, g, states.beforeMain);
+    if (typeof later === "string" || jsonKey(later.json) !== jsonKey(value.json)) {
+      diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", "the guarantee changes after program(...) reads it: guarantees must be constant data"));
       continue;
     }
     const parsed = EffectConstraint.safeParse(value.json);
@@ -39,12 +45,31 @@ export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Express
       diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", `not a valid guarantee${where}: ${issue?.message ?? "invalid"}`));
       continue;
     }
+    const unknownName = namesNothing(parsed.data, set);
+    if (unknownName !== undefined) {
+      diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", unknownName));
+      continue;
+    }
     const check = holdsEffect(parsed.data, effects, opts);
     const result: GuaranteeResult = { source: parsed.data, text: g.getText(it.file), status: STATUS[check.verdict], why: check.why };
     if (check.site !== undefined) result.site = check.site;
     results.push(result);
   }
   return { results, diagnostics };
+}
+
+/**
+ * Why a guarantee names something the manifests do not have (an op, or an input of the ops it
+ * selects), if it does: such a guarantee would hold vacuously, "proven" about nothing.
+ */
+function namesNothing(c: EffectConstraint, set: ManifestSet): string | undefined {
+  const ops = [...set.actions.keys()].filter((op) => matchOp(c.op, op));
+  if (ops.length === 0) return `the guarantee names ${JSON.stringify(c.op)}, which matches no op of the manifests (ops: ${[...set.actions.keys()].sort().join(", ")})`;
+  const inputs = new Set(ops.flatMap((op) => set.actions.get(op)!.manifest.inputs.map((input) => input.name)));
+  const named = [...Object.keys(c.args ?? {}), ...(c.distinct === undefined ? [] : [c.distinct])];
+  const missing = named.find((name) => !inputs.has(name));
+  if (missing === undefined) return undefined;
+  return `the guarantee names the input ${JSON.stringify(missing)}, which no op matching ${JSON.stringify(c.op)} has (inputs: ${[...inputs].sort().join(", ")})`;
 }
 
 /** The guarantee's JSON value, or why it is not static. */

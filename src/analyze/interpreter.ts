@@ -5,8 +5,9 @@ import type { Budget } from "./budget.js";
 import type { LoadedAction, ManifestSet } from "../manifest/manifest-set.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
+import { nullish } from "./operators.js";
 import type { Scan } from "./scan.js";
-import { clone, countOf, emptyState, joinStates, type Flow, type State } from "./state.js";
+import { assign, clone, countOf, emptyState, joinStates, type Flow, type State } from "./state.js";
 
 /** One trusted call site as the interpreter saw it: its action and the join of its arguments over every visit. */
 export interface SiteRecord {
@@ -43,6 +44,7 @@ export class Interpreter {
   private observers: Map<ts.Symbol, Provenance[]>[] = [];
   private throwSinks: { at?: State }[] = [];
   private unrollable = MAX_UNROLLED; // what is left of the unroll allowance
+  private chains: State[][] = [];
 
   constructor(
     readonly checker: ts.TypeChecker,
@@ -221,9 +223,41 @@ export class Interpreter {
     return promise;
   }
 
-  /** `await v`: the value a promise we created resolves to; anything else awaits to itself or unknown. */
+  /**
+   * What `await v` (and resolving a promise with v) gives: the value a promise we created resolves
+   * to; for an object with a `then` method (a thenable) whatever that method passes on, unknown;
+   * anything else itself. (The `then` function itself escaped where it was created.)
+   */
   awaited(value: AbstractValue): AbstractValue {
-    return this.promises.get(value) ?? value;
+    const resolved = this.promises.get(value);
+    if (resolved !== undefined) return resolved;
+    const then = value.kind === "record" && Object.hasOwn(value.fields, "then") ? value.fields.then! : undefined;
+    if (then !== undefined && then.kind !== "const") return derived([value], "what a then method passed on");
+    return value;
+  }
+
+  /**
+   * Evaluate an optional chain (`a?.b.c(x)`): each `?.` whose left side may be null or undefined
+   * skips the rest of the chain, so the chain's value may be undefined and its end state is joined
+   * with the state at each skip.
+   */
+  optionalChain(state: State, body: () => AbstractValue): AbstractValue {
+    const skipped: State[] = [];
+    this.chains.push(skipped);
+    let value: AbstractValue;
+    try {
+      value = body();
+    } finally {
+      this.chains.pop();
+    }
+    if (skipped.length === 0) return value;
+    assign(state, skipped.reduce<State>((a, b) => joinStates(a, b)!, state));
+    return join(value, unknown("undefined"));
+  }
+
+  /** A `?.` link: when `left` may be null or undefined, the rest of the chain may not run. */
+  mayShortCircuit(left: AbstractValue, state: State): void {
+    if (nullish(left) !== "no") this.chains[this.chains.length - 1]?.push(clone(state));
   }
 
   isLibDeclaration(node: ts.Node): boolean {

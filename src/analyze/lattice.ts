@@ -8,9 +8,35 @@ import type { Json } from "../model/json.js";
  */
 
 const MAX_CONSTANTS = 64;
+/** How large a constant may grow (array elements, object fields and string characters, all nested), and how deep. */
+const MAX_CONSTANT_SIZE = 200_000;
+const MAX_CONSTANT_DEPTH = 500;
 
 export function constant(value: Json): AbstractValue {
+  if (value !== null && typeof value === "object") return constants([value]);
   return { kind: "const", values: [value] };
+}
+
+/** Whether a constant is past the size or depth the analysis follows exactly (a doubling loop soon is). */
+function tooLarge(value: Json): boolean {
+  let budget = MAX_CONSTANT_SIZE;
+  const stack: [Json, number][] = [[value, 0]];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const [v, depth] = top;
+    if (depth > MAX_CONSTANT_DEPTH) return true;
+    const children = Array.isArray(v) ? v : v !== null && typeof v === "object" ? Object.values(v) : undefined;
+    budget -= typeof v === "string" ? v.length : (children?.length ?? 1);
+    if (budget < 0) return true;
+    for (const child of children ?? []) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** Constants too large to follow: arrays keep their lengths, the rest is unknown. */
+function generalized(values: Json[]): AbstractValue {
+  if (!values.every(Array.isArray)) return unknown("a value too large for the analysis to follow");
+  const lengths = values.map((a) => (a as Json[]).length);
+  return { kind: "array", element: unknown("an element of an array too large for the analysis to follow"), length: { min: Math.min(...lengths), max: Math.max(...lengths) } };
 }
 
 export function unknown(source: string, untrusted = false): AbstractValue {
@@ -57,6 +83,7 @@ export function jsonKey(value: Json): string {
 
 /** A constant set, or its generalization when it grows too large. */
 export function constants(values: Json[]): AbstractValue {
+  if (values.some(tooLarge)) return generalized(values);
   const unique = new Map<string, Json>();
   for (const v of values) unique.set(jsonKey(v), v);
   const list = [...unique.values()];
@@ -166,6 +193,11 @@ export function asRecord(value: AbstractValue): Record<string, AbstractValue> | 
 
 export function isPlainObject(value: Json): value is { [key: string]: Json } {
   return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** The one constant array `v` is, if it is one. */
+export function singleArray(v: AbstractValue): Json[] | undefined {
+  return v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0]) ? v.values[0] : undefined;
 }
 
 /** A single known value, if the abstract value is exactly one constant. */

@@ -3,10 +3,12 @@ import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js
 import { bindName } from "./bind.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, constant, derived, join, provenanceOf } from "./lattice.js";
+import { asArray, constant, derived, join, provenanceOf, singleArray } from "./lattice.js";
 import { truthy } from "./operators.js";
+import { skipOuter } from "./skip-outer.js";
 import { declare, runStatement } from "./statements.js";
 import { clone, joinStates, type Flow, type State } from "./state.js";
+import { iterated } from "./values.js";
 
 /**
  * Loops are unrolled while the analysis knows exactly how many iterations remain (a constant array,
@@ -71,17 +73,33 @@ function bindLoopVariable(it: Interpreter, statement: ts.ForOfStatement, value: 
   else it.unsupported(init, "this for...of target");
 }
 
+/**
+ * for...of over an array or a string (its code points). An array the body changes in place is
+ * iterated as JavaScript does, by index up to its current length: each iteration reads the array
+ * as the loop has changed it, any number of times.
+ */
 export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: State): Flow {
-  const iterable = evaluate(it, statement.expression, state);
-  if (asArray(iterable) === undefined) it.mayThrow(state); // not iterable, or a string (not followed)
+  const value = evaluate(it, statement.expression, state);
+  const items = iterated(value);
+  if (items === undefined) it.mayThrow(state); // not iterable
+  const iterable = items ?? value;
   const body = (s: State, element: AbstractValue): Flow => {
     bindLoopVariable(it, statement, element, s);
     return runStatement(it, statement.statement, s);
   };
-  const only = iterable.kind === "const" && iterable.values.length === 1 && Array.isArray(iterable.values[0]) ? iterable.values[0] : undefined;
-  const view = asArray(iterable);
-  const exact = only !== undefined ? only.map((v) => constant(v)) : view !== undefined && view.length.min === view.length.max ? Array<AbstractValue>(view.length.min).fill(view.element) : undefined;
   const exits: Exits = {};
+  const changed = changedInBody(it, statement);
+  if (changed !== undefined) {
+    const elementNow = (s: State): AbstractValue => {
+      const now = it.read(s, changed);
+      return asArray(iterated(now) ?? now)?.element ?? derived([now], "an element of a collection");
+    };
+    return widened(it, statement, state, { min: 0, max: null }, (s) => body(s, elementNow(s)), exits);
+  }
+  const only = singleArray(iterable);
+  const view = asArray(iterable);
+  const known = view !== undefined && view.length.min === view.length.max && view.length.min <= MAX_UNROLL ? view.length.min : undefined;
+  const exact = only !== undefined ? only.map((v) => constant(v)) : known !== undefined ? Array<AbstractValue>(known).fill(view!.element) : undefined;
   if (exact !== undefined && exact.length <= MAX_UNROLL && it.unroll(exact.length)) {
     let current: State | undefined = state;
     for (const element of exact) {
@@ -92,6 +110,13 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
   }
   const element = view?.element ?? derived([iterable], "an element of a collection");
   return widened(it, statement, state, view?.length ?? { min: 0, max: null }, (s) => body(s, element), exits);
+}
+
+/** The variable iterated over, when the loop body changes its array in place. */
+function changedInBody(it: Interpreter, statement: ts.ForOfStatement): ts.Symbol | undefined {
+  const target = skipOuter(statement.expression);
+  const symbol = ts.isIdentifier(target) ? it.checker.getSymbolAtLocation(target) : undefined;
+  return symbol !== undefined && it.scan.mutatedWithin(statement.statement).has(symbol) ? symbol : undefined;
 }
 
 /** Shared by for and while: unroll while the condition is known, then widen. */

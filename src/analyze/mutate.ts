@@ -1,6 +1,7 @@
 import { ts } from "./typescript.js";
 import type { AbstractValue } from "../model/abstract.js";
 import type { Interpreter } from "./interpreter.js";
+import { skipOuter } from "./skip-outer.js";
 import type { State } from "./state.js";
 
 /**
@@ -9,8 +10,7 @@ import type { State } from "./state.js";
  * opaque or the variable volatile, and reads of it are unknown.
  */
 export function mutateTracked(it: Interpreter, receiver: ts.Expression, state: State, change: (v: AbstractValue) => AbstractValue): void {
-  let e = receiver;
-  while (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
+  const e = skipOuter(receiver);
   if (!ts.isIdentifier(e)) return;
   const symbol = it.checker.getSymbolAtLocation(e);
   if (symbol === undefined || !it.scan.tracked.has(symbol)) return;

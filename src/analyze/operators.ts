@@ -19,9 +19,13 @@ export function fromJs(value: unknown, source: string): AbstractValue {
   return unknown(source);
 }
 
-/** Apply `op` to every pair of constants, joining the results; undefined if there are too many pairs. */
+/**
+ * Apply `op` to every pair of primitive constants, joining the results; undefined if there are too
+ * many pairs or an object among them (converting an object runs its conversion methods, or throws).
+ */
 function product(a: AbstractValue, b: AbstractValue, op: (x: Json, y: Json) => unknown, source: string): AbstractValue | undefined {
   if (a.kind !== "const" || b.kind !== "const" || a.values.length * b.values.length > MAX_PRODUCT) return undefined;
+  if (!a.values.every(isPrimitive) || !b.values.every(isPrimitive)) return undefined;
   if (length(a) + length(b) > MAX_STRING) return undefined;
   let out: AbstractValue | undefined;
   for (const x of a.values) for (const y of b.values) {
@@ -150,6 +154,12 @@ export function truthy(v: AbstractValue): Truth {
   if (v.kind === "array" || v.kind === "record") return "yes";
   if (v.kind === "string" && (v.prefix !== "" || v.suffix !== "")) return "yes";
   return "maybe";
+}
+
+/** Whether `v` is null or undefined (`??`, `?.`): an unknown may be undefined; constants are JSON. */
+export function nullish(v: AbstractValue): Truth {
+  if (v.kind === "const") return v.values.every((x) => x === null) ? "yes" : v.values.some((x) => x === null) ? "maybe" : "no";
+  return v.kind === "unknown" ? "maybe" : "no";
 }
 
 export function fromTruth(t: Truth): AbstractValue {

@@ -10,24 +10,26 @@ import { clone, countOf, emptyState, type State } from "./state.js";
 import { resolveApiCall } from "./trusted-callee.js";
 
 /**
- * Interpret the module as it runs: top-level declarations in order, then `main` once. Returns one
- * Effect per trusted call site, in source order, and the state at `export default` (for guarantees).
+ * Interpret the module as it runs: every top-level declaration in order (those after `export
+ * default` too: the whole module is evaluated first), then `main` once. Returns one Effect per
+ * trusted call site, in source order, and the states at `export default` and before main (for
+ * guarantees).
  * Counts: the minimum is over runs that finish; the maximum also covers runs that stop with an
  * exception (the whole-run accumulator), so it bounds every run.
  */
-export function runProgram(it: Interpreter, shape: ProgramShape): { effects: Effect[]; atExport: State } {
+export function runProgram(it: Interpreter, shape: ProgramShape): { effects: Effect[]; atExport: State; beforeMain: State } {
   const state = emptyState();
   let atExport = state;
+  let beforeMain = state;
   const { acc } = it.accumulate(() => {
     for (const statement of it.file.statements) {
       if (ts.isVariableStatement(statement)) declare(it, statement.declarationList, state);
-      else if (ts.isExportAssignment(statement)) {
-        atExport = clone(state);
-        invoke(it, shape.main, [], state, false);
-      }
+      else if (ts.isExportAssignment(statement)) atExport = clone(state);
     }
+    beforeMain = clone(state);
+    invoke(it, shape.main, [], state, false);
   });
-  return { effects: callSites(it).map((call) => effectAt(it, call, state, acc)), atExport };
+  return { effects: callSites(it).map((call) => effectAt(it, call, state, acc)), atExport, beforeMain };
 }
 
 function callSites(it: Interpreter): ts.CallExpression[] {

@@ -1,5 +1,6 @@
 import { ts } from "./typescript.js";
 import { mutatingMembers } from "../environment/lookup.js";
+import { skipOuter } from "./skip-outer.js";
 
 /**
  * A pass over the whole program before interpretation, finding the variables whose values the
@@ -20,6 +21,8 @@ export interface Scan {
   heapOpaque: boolean;
   /** The variables written inside `node` (a loop or a try block). */
   writtenWithin(node: ts.Node): Set<ts.Symbol>;
+  /** The variables whose object is changed in place inside `node` (`xs.push(x)`, `xs[0] = x`). */
+  mutatedWithin(node: ts.Node): Set<ts.Symbol>;
 }
 
 /** Array methods that change the array they are called on (`mutates` in the environment). */
@@ -41,12 +44,6 @@ export function valueSymbol(checker: ts.TypeChecker, id: ts.Identifier): ts.Symb
   return checker.getSymbolAtLocation(id);
 }
 
-function skipOuter(node: ts.Expression): ts.Expression {
-  let e = node;
-  while (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
-  return e;
-}
-
 /** The identifier at the root of `a.b[c].d` and how many member accesses lead to it from `target`. */
 function rootOf(target: ts.Expression): { root: ts.Expression; depth: number } {
   let e = skipOuter(target);
@@ -59,7 +56,7 @@ function rootOf(target: ts.Expression): { root: ts.Expression; depth: number } {
 }
 
 export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrustedCall: (call: ts.CallExpression) => boolean): Scan {
-  const writes: { symbol: ts.Symbol; node: ts.Node }[] = [];
+  const writes: { symbol: ts.Symbol; node: ts.Node; inPlace: boolean }[] = [];
   const reassigned = new Set<ts.Symbol>();
   const mutated = new Set<ts.Symbol>();
   const references = new Map<ts.Symbol, ts.Identifier[]>();
@@ -70,8 +67,8 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
     const declaration = symbol.valueDeclaration;
     return declaration === undefined ? undefined : enclosingFunction(declaration);
   };
-  const noteWrite = (symbol: ts.Symbol, node: ts.Node): void => {
-    writes.push({ symbol, node });
+  const noteWrite = (symbol: ts.Symbol, node: ts.Node, inPlace: boolean): void => {
+    writes.push({ symbol, node, inPlace });
     if (declaringFunction(symbol) !== enclosingFunction(node)) volatile.add(symbol);
   };
   // An object mutated at `node` through `target` (the object itself is `target`, i.e. depth 0).
@@ -81,7 +78,7 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
     if (symbol === undefined || depth > 0) heapOpaque = true;
     if (symbol === undefined) return;
     mutated.add(symbol);
-    noteWrite(symbol, node);
+    noteWrite(symbol, node, true);
   };
   const noteTarget = (target: ts.Expression, node: ts.Node): void => {
     const e = skipOuter(target);
@@ -89,7 +86,7 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
       const symbol = checker.getSymbolAtLocation(e);
       if (symbol === undefined) return;
       reassigned.add(symbol);
-      noteWrite(symbol, node);
+      noteWrite(symbol, node, false);
     } else if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) {
       noteMutation(e.expression, node);
     } else {
@@ -141,6 +138,9 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
     heapOpaque,
     writtenWithin(node) {
       return new Set(writes.filter((w) => w.node.pos >= node.pos && w.node.end <= node.end).map((w) => w.symbol));
+    },
+    mutatedWithin(node) {
+      return new Set(writes.filter((w) => w.inPlace && w.node.pos >= node.pos && w.node.end <= node.end).map((w) => w.symbol));
     },
   };
 }

@@ -5,7 +5,8 @@ import type { Interpreter } from "./interpreter.js";
 import { unknown } from "./lattice.js";
 import { runDoWhile, runFor, runForOf, runWhile } from "./loops.js";
 import { truthy } from "./operators.js";
-import { clone, joinFlows, joinStates, type Flow, type State } from "./state.js";
+import { skipOuter } from "./skip-outer.js";
+import { clone, joinFlows, joinStates, joinValues, type Flow, type State } from "./state.js";
 
 /** Run statements in order; abrupt completions (break, continue, return) are collected as they happen. */
 export function runBlock(it: Interpreter, statements: readonly ts.Statement[], state: State): Flow {
@@ -77,14 +78,17 @@ export function declare(it: Interpreter, list: ts.VariableDeclarationList, state
 }
 
 function isFunctionExpression(e: ts.Expression): boolean {
-  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e)) e = e.expression;
-  return ts.isArrowFunction(e) || ts.isFunctionExpression(e);
+  const inner = skipOuter(e);
+  return ts.isArrowFunction(inner) || ts.isFunctionExpression(inner);
 }
 
 /**
  * try/catch/finally. The catch block may start after any point of the try block: from the try's
  * entry state with every variable written in the try block unknown, and with the largest counts the
- * try block reached (its accumulator) but the entry's minimums.
+ * try block reached (its accumulator) but the entry's minimums. An exception may leave the catch
+ * block at any point too (a rethrow), with what it wrote so far. The finally block runs after each
+ * way the rest can end; when it ends normally that way goes on (a return keeps its value), and when
+ * it breaks, continues or returns itself, that replaces the way in, an exception included.
  */
 function runTry(it: Interpreter, statement: ts.TryStatement, state: State): Flow {
   const entry = clone(state);
@@ -98,20 +102,24 @@ function runTry(it: Interpreter, statement: ts.TryStatement, state: State): Flow
   if (clause !== undefined) {
     const start = clone(thrown);
     if (clause.variableDeclaration !== undefined) bindName(it, clause.variableDeclaration.name, unknown("a caught error", true), start);
-    const { result: caught, acc: catchAcc } = it.accumulate(() => runBlock(it, clause.block.statements, start));
+    const { result: observedCatch, observed: inCatch } = it.observe(() => it.accumulate(() => runBlock(it, clause.block.statements, clone(start))));
+    const { result: caught, acc: catchAcc } = observedCatch;
     flow = joinFlows(tried, caught);
-    escaping = joinStates(thrown, { env: thrown.env, counts: catchAcc.counts })!;
+    const rethrown = it.widen(start, it.scan.writtenWithin(clause.block), "a value changed in a catch block", inCatch);
+    escaping = joinStates(thrown, { env: rethrown.env, counts: catchAcc.counts })!;
   }
   if (statement.finallyBlock === undefined) return flow;
   const final = statement.finallyBlock.statements;
-  runBlock(it, final, clone(escaping)); // an exception runs the finally block, then propagates
-  const after = (s: State | undefined, kind: "normal" | "breaks" | "continues" | "returns"): Flow => {
+  const after = (s: State | undefined, kind: "normal" | "breaks" | "continues" | "returns" | "throws"): Flow => {
     if (s === undefined) return {};
     const f = runBlock(it, final, s);
-    return f.normal === undefined ? { ...f, normal: undefined } : { ...f, normal: undefined, [kind]: f.normal };
+    const out: Flow = { breaks: f.breaks, continues: f.continues, returns: f.returns, returned: f.returned };
+    if (f.normal === undefined) return out;
+    if (kind === "throws") it.mayThrow(f.normal); // the exception propagates
+    else out[kind] = joinStates(out[kind], f.normal);
+    if (kind === "returns") out.returned = joinValues(out.returned, flow.returned);
+    return out;
   };
-  const parts = [after(flow.normal, "normal"), after(flow.breaks, "breaks"), after(flow.continues, "continues"), after(flow.returns, "returns")];
-  const joined = parts.reduce(joinFlows, {});
-  if (flow.returned !== undefined && joined.returned === undefined) joined.returned = flow.returned;
-  return joined;
+  const ways = [after(flow.normal, "normal"), after(flow.breaks, "breaks"), after(flow.continues, "continues"), after(flow.returns, "returns"), after(clone(escaping), "throws")];
+  return ways.reduce(joinFlows, {});
 }

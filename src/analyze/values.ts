@@ -29,7 +29,8 @@ export function getProperty(v: AbstractValue, key: string): AbstractValue {
       return unknown(`property ${key}, which may be missing`);
     }
     case "record":
-      return v.fields[key] ?? unknown(`property ${key}, which is missing`);
+      // Own fields only: `hasOwnProperty` or `toString` is not a field (and not a value of ours).
+      return Object.hasOwn(v.fields, key) ? v.fields[key]! : unknown(`property ${key}, which is missing`);
     case "array": {
       if (key === "length") return v.length.min === v.length.max ? constant(v.length.min) : unknown("the length of an array");
       if (!isIndex(key)) return derived([v], `property ${key} of an array`);
@@ -52,7 +53,19 @@ export function getElement(v: AbstractValue, k: AbstractValue): AbstractValue {
   return derived([v, k], "a computed property");
 }
 
-/** An array built from parts: single values and spread arrays. */
+/**
+ * What iterating `v` yields (`for...of`, `[...v]`, array destructuring, Array.from) as an array
+ * value: an array's elements, or a string's code points (not its UTF-16 units); undefined when v
+ * may not be iterable.
+ */
+export function iterated(v: AbstractValue): AbstractValue | undefined {
+  if (asArray(v) !== undefined) return v;
+  if (v.kind === "const" && v.values.every((x) => typeof x === "string")) return constants(v.values.map((x) => [...(x as string)]));
+  if (v.kind === "string") return { kind: "array", element: derived([v], "a character of a string"), length: { min: 0, max: null } };
+  return undefined;
+}
+
+/** An array built from parts: single values and spread arrays (spread strings are already their code points). */
 export function arrayOf(parts: { value: AbstractValue; spread: boolean }[]): AbstractValue {
   const exact: Json[] = [];
   let allExact = true;
@@ -62,7 +75,7 @@ export function arrayOf(parts: { value: AbstractValue; spread: boolean }[]): Abs
       allExact = false;
       break;
     }
-    if (part.spread) exact.push(...(only as Json[]));
+    if (part.spread) for (const x of only as Json[]) exact.push(x);
     else exact.push(only);
   }
   if (allExact) return constant(exact);

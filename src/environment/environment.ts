@@ -313,10 +313,13 @@ interface CallableFunction extends Function {}
 interface NewableFunction extends Function {}
 interface IArguments { readonly length: number }
 interface TemplateStringsArray extends ReadonlyArray<string> { readonly raw: readonly string[] }
-interface IteratorResult<T> { done?: boolean; value: T }
-interface Iterator<T> { next(): IteratorResult<T> }
-interface Iterable<T> { [Symbol.iterator](): Iterator<T> }
-interface IterableIterator<T> extends Iterator<T> { [Symbol.iterator](): IterableIterator<T> }
+interface IteratorYieldResult<T> { done?: false; value: T }
+interface IteratorReturnResult<R> { done: true; value: R }
+type IteratorResult<T, R = unknown> = IteratorYieldResult<T> | IteratorReturnResult<R>;
+// Three type parameters, as the compiler expects of these globals (or it iterates only arrays, not strings).
+interface Iterator<T, R = unknown, N = unknown> { next(...args: [] | [N]): IteratorResult<T, R> }
+interface Iterable<T, R = unknown, N = unknown> { [Symbol.iterator](): Iterator<T, R, N> }
+interface IterableIterator<T, R = unknown, N = unknown> extends Iterator<T, R, N> { [Symbol.iterator](): IterableIterator<T, R, N> }
 interface String { readonly [index: number]: string }
 interface ReadonlyArray<T> { readonly [index: number]: T }
 interface Array<T> extends ReadonlyArray<T> { [index: number]: T }

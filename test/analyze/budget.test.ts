@@ -83,7 +83,7 @@ describe("slow programs stop within the budget", () => {
     const facts = analyzed("four nested 60-iteration loops");
     expect(codes(facts)).toEqual([]);
     expect(facts.effects.map((e) => e.count)).toEqual([{ min: 1, max: 1 }]);
-    expect(facts.effects[0]!.args.subject!.kind).toBe("unknown"); // n is no longer computed exactly
+    expect(facts.effects[0]!.args.subject!.kind).not.toBe("const"); // n is no longer computed exactly
   });
 
   it("a call inside four nested loops: counted unbounded instead of 60^4 times", () => {

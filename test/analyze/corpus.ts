@@ -17,6 +17,8 @@ export interface Case {
 
 const c = (...values: unknown[]): AbstractValue => ({ kind: "const", values: values as never[] });
 const untrusted = (source: string): AbstractValue => ({ kind: "unknown", provenance: [{ source, untrusted: true }] });
+// String(x) of untrusted data: a string, any string.
+const untrustedString = (source: string): AbstractValue => ({ kind: "string", prefix: "", suffix: "", provenance: [{ source, untrusted: true }] });
 const SEND = `subject: "s", body: "b"`;
 
 export const corpus: Case[] = [
@@ -115,7 +117,7 @@ export const corpus: Case[] = [
     effects: [
       { op: "http.get", count: [0, 1] },
       { op: "http.post", count: [0, 1] },
-      { op: "email.send_email", count: [0, 1], args: { body: untrusted("a caught error") } },
+      { op: "email.send_email", count: [0, 1], args: { body: untrustedString("a caught error") } },
     ],
   },
   {
@@ -205,7 +207,7 @@ export const corpus: Case[] = [
     main: `const d = await draftEmail({ to: ["bob@x.com"], ${SEND} });\nawait sendDraft({ draft_id: String(d.id) });`,
     effects: [
       { op: "email.draft_email", count: [1, 1], args: { to: c(["bob@x.com"]) } },
-      { op: "email.send_draft", count: [1, 1], args: { draft_id: untrusted("result of email.draft_email") } },
+      { op: "email.send_draft", count: [1, 1], args: { draft_id: untrustedString("result of email.draft_email") } },
     ],
     statuses: ["proven"],
   },

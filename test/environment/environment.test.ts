@@ -145,9 +145,8 @@ describe("the analyzer agrees with the frozen realm", () => {
   // mistake"). In a helper nobody awaits, the throw only rejects its promise and main goes on:
   // the facts must allow for the helper stopping at the write.
   const shadowing: [string, string][] = [
-    ["toString on a plain object", `const o: { toString?: () => string } = {};\n      o.toString = () => "x";`],
+  // (Defining toString or valueOf is refused outright: the hostile corpus has those.)
     ["message on an error made without one", `const e = new Error();\n      e.message = "changed";`],
-    ["valueOf by a string key", `const o: { valueOf?: () => number } = {};\n      o["valueOf"] = () => 1;`],
   ];
   for (const [name, write] of shadowing) {
     it(`${name}: throws in the realm, and the facts cover the run that goes on without the call`, () => {

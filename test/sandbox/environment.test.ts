@@ -142,7 +142,7 @@ const PROTOTYPES: Record<string, string[]> = {
   Iterator: ["ArrayIterator.prototype", "StringIterator.prototype"],
   IterableIterator: ["Iterator.prototype"],
 };
-const SHAPES_ONLY = new Set(["CallableFunction", "NewableFunction", "IArguments", "TemplateStringsArray", "IteratorResult", "Iterable", "ArrayLike", "PromiseLike"]);
+const SHAPES_ONLY = new Set(["CallableFunction", "NewableFunction", "IArguments", "TemplateStringsArray", "IteratorResult", "IteratorYieldResult", "IteratorReturnResult", "Iterable", "ArrayLike", "PromiseLike"]);
 
 function memberName(name: ts.PropertyName): string {
   if (ts.isComputedPropertyName(name)) return `@@${name.expression.getText().replace(/^Symbol\./, "")}`;

@@ -8,13 +8,11 @@ export const countCases: AdversarialCase[] = [
   {
     name: "an optional call skips its arguments when the receiver is null",
     expect: "covered",
-    open: { class: "facts-miss", what: "`o?.f(arg)` evaluates `arg` only when `o` is not nullish; the analysis always counts the calls in `arg` as made (min 1). A minimum that is too high only ever refutes a guarantee the run keeps (an over-refusal): atMostEmails(0) here" },
     source: prog(`const o = null as { f: (x: unknown) => void } | null;
     o?.f(sendEmail(${m}));`, { guarantees: "atMostEmails(0)" }),
   },
   {
     name: "a finally block that may return drops the try block's return value",
-    open: { class: "facts-miss", what: "the grant now refuses the call; the facts still miss it: after `try { return a } finally { if (c) return b }` the function's value is only b: runTry keeps the try's returned value only when the finally block returns nothing. Here b = [] (auto-approved, `to` open in the grant) and the run returns the rival" },
     expect: "covered",
     reads: [["no"]],
     source: prog(`const d = await getDraft({ id: "1" });
@@ -28,7 +26,6 @@ export const countCases: AdversarialCase[] = [
     name: "a finally block that may return loses the calls on its return path",
     expect: "covered",
     reads: [["yes"]],
-    open: { class: "proven-broken", what: "on the try block's return path runTry replaces the finally block's own abrupt exits by its normal end (`{ ...f, returns: f.normal }`): the state of `finally { send(); return }` is dropped, so each call of the helper starts again from the old counts and atMostEmails(1) is proven for three sends" },
     source: prog(`const d = await getDraft({ id: "1" });
     const flag = String(d.body) === "yes";
     pick(flag); pick(flag); pick(flag);`, { top: `function pick(flag: boolean): number {

@@ -64,7 +64,6 @@ export const grantCases: AdversarialCase[] = [
   {
     name: "an allow rule's distinct condition is not in the grant",
     expect: "covered",
-    open: { class: "through-end-to-end", what: "an allow rule's `distinct` (and `count`) condition is proven on the facts but never put in the grant (only guarantees and deny guards are); with a facts-miss (here the for...of snapshot) the plain policy auto-approves two sends to distinct recipients and the receipt admits the same recipient twice" },
     source: prog(`const tos = ["me@example.com", "bob@example.com"];
     for (const t of tos) {
       if (t === "me@example.com") { tos[1] = t; await sendEmail(${mail("[t]")}); }

@@ -6,19 +6,16 @@ export const guaranteeCases: AdversarialCase[] = [
   {
     name: "a guarantee on an op that does not exist",
     expect: { refused: "invalid_guarantee" },
-    open: { class: "proven-broken", what: "a guarantee's op is checked against the op syntax only: `email.send_mail` selects no effect, so `count: { max: 0 }` is proven vacuously while the program sends mail" },
     source: prog(`await sendEmail(${mail(`["boss@x.com"]`)});`, { guarantees: `{ op: "email.send_mail", count: { max: 0 } }` }),
   },
   {
     name: "a guarantee on an input a read-only op does not have",
     expect: { refused: "invalid_guarantee" },
-    open: { class: "proven-broken", what: "an argument constraint on an input the op does not declare is skipped for idempotent ops (and so proven): `uri` host_in [api.example.com] is proven for http.get while the url is evil.com" },
     source: prog(`await get({ url: "https://evil.com/" });`, { guarantees: `{ op: "http.get", args: { uri: { host_in: ["api.example.com"] } } }` }),
   },
   {
     name: "an op glob that selects no op",
     expect: { refused: "invalid_guarantee" },
-    open: { class: "proven-broken", what: "as above for a glob: fs.delete_* matches no action, so the guarantee holds vacuously" },
     source: prog(`await writeFile({ path: "/home/u/Sandbox/x", content: "x" });`, { guarantees: `{ op: "fs.delete_*", count: { max: 0 } }` }),
   },
   // Controls.

@@ -6,13 +6,11 @@ export const moduleCases: AdversarialCase[] = [
   {
     name: "a top-level write after export default",
     expect: "covered",
-    open: { class: "facts-miss", what: "main is interpreted at the `export default` statement, before the later top-level declarations; a run evaluates the whole module first, so main sees their writes (here TO is reassigned after the export)" },
     source: `${prog(`await sendEmail(${mail("[TO]")});`, { top: `let TO = "me@example.com";\n` })}const later = (TO = "boss@rival.com");\n`,
   },
   {
     name: "a top-level push after export default",
     expect: "covered",
-    open: { class: "facts-miss", what: "the same through a tracked array pushed to by a later top-level declaration" },
     source: `${prog(`await sendEmail(${mail("LIST")});`, { top: `const LIST: string[] = ["me@example.com"];\n` })}const n = LIST.push("boss@rival.com");\n`,
   },
   {

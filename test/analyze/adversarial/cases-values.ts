@@ -11,7 +11,6 @@ const me = `["me@example.com"]`;
 export const valueCases: AdversarialCase[] = [
   {
     name: "for...of over an array whose later element the body overwrites",
-    open: { class: "facts-miss", what: "the grant now refuses the call; the facts still miss it: for...of over a known array is unrolled over a snapshot of its elements taken before the loop; a write to a later element in the body is not seen by that iteration (the default policy auto-approves a call to api.example.com, the run calls evil.com)" },
     expect: "covered",
     source: prog(`const d = await getDraft({ id: "1" });
     const bases = ["skip", "https://api.example.com/search?q="];
@@ -22,7 +21,6 @@ export const valueCases: AdversarialCase[] = [
   },
   {
     name: "for...of over a list of lists whose later element the body replaces",
-    open: { class: "facts-miss", what: "the grant now refuses the call; the facts still miss it: the same snapshot, for recipients: the analysis sends to [] (auto-approved, the grant leaves `to` open), the run to the replaced list" },
     expect: "covered",
     source: prog(`const lists: string[][] = [["skip"], []];
     for (const to of lists) {
@@ -33,7 +31,6 @@ export const valueCases: AdversarialCase[] = [
   {
     name: "for...of over an array the body pushes to",
     expect: "covered",
-    open: { class: "proven-broken", what: "the unrolled for...of stops at the snapshot's length: elements pushed during the loop are iterated by a run (values and counts are missed; atMostEmails(1) is proven and broken)" },
     source: prog(`const to = ["me@example.com"];
     for (const x of to) {
       if (to.length < 2) to.push("boss@rival.com");
@@ -42,7 +39,6 @@ export const valueCases: AdversarialCase[] = [
   },
   {
     name: "a mutator called through a string-keyed member",
-    open: { class: "facts-miss", what: "the grant now refuses the call; the facts still miss it: `to[\"push\"](x)` mutates a tracked array, but only `to.push(x)` (a property access callee) is applied to the tracked value: the analysis keeps [] (auto-approved, `to` open in the grant)" },
     expect: "covered",
     source: prog(`const to: string[] = [];
     to["push"]("boss@rival.com");
@@ -60,7 +56,6 @@ export const valueCases: AdversarialCase[] = [
   },
   {
     name: "await of a thenable resolves to what its then passes",
-    open: { class: "facts-miss", what: "the grant now refuses the call; the facts still miss it: await of a non-promise object is taken to be the object itself (a record with a `then` field); a run awaits the thenable and gets the string it resolves with. A record satisfies no glob, so the plain policy's deny rule on *@rival.com says no, and a record gives the grant no constraint" },
     expect: "covered",
     source: prog(`const to = await { then: (resolve: (v: string) => void) => resolve("boss@rival.com") };
     await sendEmail(${mail("[to]")});`),

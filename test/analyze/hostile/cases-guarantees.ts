@@ -11,6 +11,16 @@ export const guaranteeCases: HostileCase[] = [
   { name: "a guarantee with an unknown constraint key", source: prog(``, { guarantees: `{ op: "email.*", args: { to: ⟦{ inn: ["a@x.com"] } as never } }` }), code: "refused_construct", construct: "a cast to never" },
   { name: "a guarantee that is a number", source: prog(``, { guarantees: `⟦1 as never` }), code: "refused_construct", construct: "a cast to never" },
   { name: "a guarantee read from a trusted call's result", source: prog(``, { top: `const g = getDraft({ id: "1" });\n`, guarantees: `⟦g as unknown as { op: string }` }), code: "refused_construct", construct: "a double cast" },
+  { name: "a guarantee on an op that does not exist (proven about nothing)", source: prog(``, { guarantees: `⟦{ op: "email.send_mail", count: { max: 0 } }` }), code: "invalid_guarantee" },
+  { name: "a guarantee on an op glob that matches no op", source: prog(``, { guarantees: `⟦{ op: "email.nothing_*", count: { max: 0 } }` }), code: "invalid_guarantee" },
+  { name: "a guarantee on an input the op does not have", source: prog(``, { guarantees: `⟦{ op: "email.*", args: { too: { in: ["a@x.com"] } } }` }), code: "invalid_guarantee" },
+  { name: "a guarantee on an input of another connector", source: prog(``, { guarantees: `⟦{ op: "email.*", args: { path: { under: "/tmp" } } }` }), code: "invalid_guarantee" },
+  { name: "distinct on an input the op does not have", source: prog(``, { guarantees: `⟦{ op: "fs.write_file", distinct: "to" }` }), code: "invalid_guarantee" },
+  {
+    name: "a guarantee object changed by top-level code after program(...) reads it",
+    source: prog(``, { top: `const g = { op: "email.*" as const, count: { max: 0 } };\n`, guarantees: `⟦g` }).replace(/$/, `const widen = ((): number => { g.count.max = 100; return 1; })();\n`),
+    code: "invalid_guarantee",
+  },
   {
     name: "a guarantee object changed by top-level code before program(...) reads it",
     source: prog(``, { top: `const g = { op: "email.*" as const, count: { max: 0 } };\nconst widen = (n: number): number => { g.count = { max: n }; return n; };\nconst x = widen(100);\n`, guarantees: `⟦g` }),

@@ -36,6 +36,8 @@ const deep: [string, string][] = [
   ["600 nested calls", `await ${"Promise.resolve(".repeat(600)}1${")".repeat(600)};`],
   ["a sum of 3000 terms", `const x = ${Array(3000).fill("1").join(" + ")};`],
   // Unrolling computes the constant exactly: 2^41 characters, past the engine's string limit.
+  // Each unrolled iteration nests the value one level deeper: 36000 levels, past the analyzer's own stack.
+  ["a value nested 36000 deep by unrolled loops", `let xs: unknown[] = [String((await getDraft({ id: "1" })).body)];\n    for (let i = 0; i < 60; i++) for (let j = 0; j < 60; j++) for (let k = 0; k < 10; k++) xs = [xs];\n    await sendEmail({ to: [String(xs.length)], subject: "s", body: "b" });`],
   ["a string doubled 40 times in a loop", `let s: string = "ab";\n    for (let i = 0; i < 40; i++) {\n      s = s + s;\n    }\n    await sendEmail({ to: ["a@x.com"], subject: s, body: "b" });`],
 ];
 

@@ -5,7 +5,7 @@
  */
 export const FLAVORS = {
   email: ["a@x.com", "b@x.com", "c@y.org", "A@X.com"],
-  text: ["hi", "report", "", "a@x.com", "x,y"],
+  text: ["hi", "report", "", "a@x.com", "x,y", "😀x"], // an astral character: strings iterate by code point
   path: ["/home/user/Sandbox/a.txt", "/home/user/Sandbox/sub/b.md", "/etc/passwd", "/home/user/Sandbox/../secret", "notes.txt"],
   url: ["https://api.x.com/v1", "https://evil.com/", "http://api.x.com:8080/p", "https://api.x.com.evil.com/"],
   ctype: ["text/plain", "application/json"],

@@ -14,6 +14,7 @@ export interface Var {
   name: string;
   type: Type;
   mutable: boolean; // the generator may assign it (loop counters and the like are never assigned)
+  fixed?: boolean; // an array a for...of walks: never grown without a bound (the loop would not end)
 }
 
 /** Where a statement is being written: what is in scope and which jumps are legal. */
@@ -32,6 +33,7 @@ export class Program {
   readonly helpers: string[] = []; // top-level function declarations, in the order written
   readonly asyncHelpers: { name: string; params: Type[] }[] = [];
   readonly pureHelpers: string[] = [];
+  readonly after: string[] = []; // top-level declarations after `export default`: they run before main
   statements = 0;
 
   constructor(

@@ -45,6 +45,8 @@ export class Expressions {
       [1, deeper, () => `(String(${this.str(scope, flavor, d + 1)}) || ${lit(c.item(FLAVORS[flavor]))})`], // String(): the compiler refuses `"literal" || x`
       [1, this.p.has(scope, "res"), () => `String(${varOf("res")}?.${c.item(["body", "missing"])} ?? ${lit(c.item(FLAVORS[flavor]))})`],
       [1, deeper && this.p.pureHelpers.length > 0, () => `${c.item(this.p.pureHelpers)}(${this.str(scope, flavor, d + 1)})`],
+      [1, this.p.has(scope, "res"), () => `String(${varOf("res")}[${lit(c.item(["hasOwnProperty", "toString", "valueOf"]))}])`], // Object.prototype names, not fields
+      [1, deeper, () => `String(JSON.parse(JSON.stringify(${this.str(scope, flavor, d + 1)})))`],
     ]);
   }
 
@@ -63,6 +65,13 @@ export class Expressions {
       [2, deeper, () => `(${this.strs(scope, d + 1)}).${c.item(["slice(0, 1)", 'filter((x) => x !== "a@x.com")', "map((x) => x.toLowerCase())", 'concat(["c@y.org"])', "reverse()", "sort()"])}`],
       [1, deeper, () => `(${this.str(scope, "email", d + 1)}).split(",")`],
       [1, deeper && this.p.on("object-keys"), () => `Object.keys(${this.bool(scope, d + 1)} ? { ${this.fields(scope, d + 1)} } : { ${this.fields(scope, d + 1)} })`],
+      [1, deeper, () => c.item([`[...${this.str(scope, "text", d + 1)}]`, `Array.from(${this.str(scope, "text", d + 1)})`])], // code points
+      [1, deeper, () => `Array.from(${this.strs(scope, d + 1)})`],
+      [1, deeper, () => `(${this.strs(scope, d + 1)}).flatMap((x) => [x, x])`],
+      [1, deeper, () => `[${this.strs(scope, d + 1)}, ${this.strs(scope, d + 1)}].flat()`],
+      [1, deeper, () => `Object.values({ a: ${this.str(scope, "email", d + 1)}, b: ${this.str(scope, "email", d + 1)} })`],
+      [1, deeper, () => `Object.entries({ ${this.fields(scope, d + 1)} }).map((e) => e[0])`],
+      [1, deeper, () => `Object.keys(Object.fromEntries([[${this.str(scope, "email", d + 1)}, ${this.str(scope, "text", d + 1)}] as const]))`],
     ]);
   }
 
@@ -83,6 +92,8 @@ export class Expressions {
       [1, deeper, () => `(${this.str(scope, "text", d + 1)}).length`],
       [1, deeper, () => `Math.min(${this.num(scope, d + 1)}, ${this.num(scope, d + 1)})`],
       [1, deeper, () => `${c.item(["Number", "parseInt"])}(${this.str(scope, "text", d + 1)})`],
+      [1, true, () => "(2 ** 40)"],
+      [1, deeper, () => `Array(${this.num(scope, d + 1)}).length`], // throws a RangeError past 2 ** 32 - 1
     ]);
   }
 
@@ -98,6 +109,7 @@ export class Expressions {
       [1, deeper, () => `(${this.str(scope, "text", d + 1)}).startsWith(${lit(c.item(["a", "h", ""]))})`],
       [1, deeper, () => `!(${this.bool(scope, d + 1)})`],
       [1, deeper, () => `(${this.bool(scope, d + 1)} ${c.item(["&&", "||"])} ${this.bool(scope, d + 1)})`],
+      [1, deeper, () => `(typeof [${this.str(scope, "text", d + 1)}][0] === "string")`], // not a reference: no narrowing to never
     ]);
   }
 }

@@ -1,5 +1,7 @@
 import { TRUSTED, type TrustedFunction } from "./alphabet.js";
 import { Expressions } from "./gen-expressions.js";
+import { Functions } from "./gen-functions.js";
+import { Iteration } from "./gen-iteration.js";
 import { TS_TYPE, type Program, type Scope, type Type, type Var } from "./gen-context.js";
 
 const MAX_STATEMENTS = 40;
@@ -13,9 +15,13 @@ const MAX_HELPERS = 3;
  */
 export class Statements {
   readonly e: Expressions;
+  private readonly iteration: Iteration;
+  private readonly functions: Functions;
 
   constructor(private readonly p: Program) {
     this.e = new Expressions(p);
+    this.iteration = new Iteration(p, this.e, (s, indent) => this.block(s, indent));
+    this.functions = new Functions(p, this.e, { block: (s, indent) => this.block(s, indent), trustedCall: (s) => this.trustedCall(s) });
   }
 
   /** A block's statements, one per line, at `indent`. */
@@ -37,13 +43,17 @@ export class Statements {
       [4, true, () => this.declare(s)],
       [5, true, () => (s.async ? this.trustedStatement(s) : `void ${this.trustedCall(s)};`)],
       [2, this.p.has(s, "str", true) || this.p.has(s, "strs", true) || this.p.has(s, "num", true), () => this.assign(s)],
-      [1, this.p.has(s, "strs"), () => {
-        const v = this.p.pickVar(s, "strs")!;
-        return `${v.name}.push(${this.e.str(this.without(s, v), "email")});`;
+      [1, this.growable(s), () => {
+        const v = this.p.c.item(s.vars.filter((x) => x.type === "strs" && x.fixed !== true));
+        const method = this.p.c.chance(80) ? `.push` : `["push"]`;
+        return `${v.name}${method}(${this.e.str(this.without(s, v), "email")});`;
       }],
+      [1, this.growable(s), () => this.iteration.spreadPush(s)],
       [1, this.p.has(s, "strs"), () => this.elementWrite(s)],
       [2, nest, () => `if (${this.e.bool(s)}) {\n${this.block(s, "  ")}\n}${c.chance(50) ? ` else {\n${this.block(s, "  ")}\n}` : ""}`],
       [2, nest, () => this.forOf(s)],
+      [1, nest, () => this.iteration.changingForOf(s)],
+      [1, nest, () => this.iteration.stringForOf(s)],
       [1, nest, () => this.forCount(s)],
       [1, nest, () => this.whileCount(s)],
       [1, nest, () => this.doWhileCount(s)],
@@ -51,7 +61,7 @@ export class Statements {
       [1, nest, () => this.someWithEffects(s)],
       [1, s.async && nest, () => this.recursive(s)],
       [1, this.p.has(s, "res"), () => `${this.p.pickVar(s, "res")!.name}.body = ${this.e.str(s, "text")};`],
-      [1, nest, () => `try {\n${this.block(s, "  ")}\n} catch {\n${this.block(s, "  ")}\n}${c.chance(30) ? ` finally {\n${this.block(s, "  ")}\n}` : ""}`],
+      [1, nest, () => this.tryStatement(s)],
       [1, true, () => `if (${this.e.bool(s)}) return;`],
       [1, s.noThrow !== true, () => `if (${this.e.bool(s)}) throw new Error("stop");`],
       [1, inLoop, () => `if (${this.e.bool(s)}) ${s.loop === "for" && c.chance(50) ? "continue" : "break"};`],
@@ -61,7 +71,34 @@ export class Statements {
       [1, s.async && nest, () => this.mapAll(s)],
       [1, s.async, () => this.argumentObject(s)],
       [1, nest, () => this.forEach(s)],
+      [1, true, () => this.functions.defaultWithEffect(s)],
+      [1, true, () => this.functions.recursiveDefault(s)],
+      [1, nest, () => this.functions.namedRecursion(s)],
+      [1, s.async && nest, () => this.functions.thenable(s)],
+      [1, true, () => this.functions.optionalCall(s)],
+      [1, nest && this.p.has(s, "strs"), () => this.functions.sortWithEffects(s)],
+      [1, s.async && nest, () => this.functions.promiseCallbacks(s)],
     ]);
+  }
+
+  /** Some array in scope may be grown (a for...of's own array only under a bound). */
+  private growable(s: Scope): boolean {
+    return s.vars.some((x) => x.type === "strs" && x.fixed !== true);
+  }
+
+  /**
+   * try/catch/finally: the catch block may write and rethrow; the finally block may end with
+   * break, continue or return, which swallow an exception or replace a return.
+   */
+  private tryStatement(s: Scope): string {
+    const c = this.p.c;
+    const e = this.p.fresh("e");
+    const rethrow = s.noThrow !== true && c.chance(40) ? `\n  if (${this.e.bool(s)}) throw ${e};` : "";
+    const handler = c.chance(70) ? ` catch (${e}) {\n${this.block(s, "  ")}${rethrow}\n}` : "";
+    const jumps = ["return", ...(s.loop === "none" ? [] : ["break"]), ...(s.loop === "for" ? ["continue"] : [])];
+    const jump = c.chance(40) ? `\n  if (${this.e.bool(s)}) ${c.item(jumps)};` : "";
+    const final = handler === "" || c.chance(40) ? ` finally {\n${this.block(s, "  ")}${jump}\n}` : "";
+    return `try {\n${this.block(s, "  ")}\n}${handler}${final}`;
   }
 
   private declare(s: Scope): string {
@@ -95,7 +132,7 @@ export class Statements {
     return { text: `{ ${parts.join(", ")} }`, inputs };
   }
 
-  private trustedCall(s: Scope): string {
+  trustedCall(s: Scope): string {
     const fn = this.p.c.item(TRUSTED);
     return `${this.p.use(`trusted/${fn.connector}`, fn.name)}(${this.argsOf(fn, s).text})`;
   }
@@ -123,7 +160,8 @@ export class Statements {
   private forCount(s: Scope): string {
     const i: Var = { name: this.p.fresh("i"), type: "num", mutable: false };
     const n = this.p.fresh("n");
-    const before = this.p.c.chance(70) ? "" : `const ${n}: number = (${this.e.str(s, "text")}).length;\n`;
+    // At most 5: nested loops over long read texts would multiply into thousands of calls.
+    const before = this.p.c.chance(70) ? "" : `const ${n}: number = Math.min((${this.e.str(s, "text")}).length, 5);\n`;
     const bound = before === "" ? String(this.p.c.int(4)) : n;
     return `${before}for (let ${i.name} = 0; ${i.name} < ${bound}; ${i.name}++) {\n${this.block({ ...s, vars: [...s.vars, i], loop: "for" }, "  ")}\n}`;
   }
@@ -140,11 +178,12 @@ export class Statements {
     return `let ${k} = 0;\ndo {\n${body}\n  ${k}++;\n} while (${k} < ${this.p.c.int(4)});`;
   }
 
-  /** Array destructuring with defaults (an element may be missing). */
+  /** Array destructuring with defaults (an element may be missing), of an array or of a string (its code points). */
   private destructure(s: Scope): string {
     const a: Var = { name: this.p.fresh("v"), type: "str", mutable: false };
     const b: Var = { name: this.p.fresh("v"), type: "str", mutable: false };
-    const line = `const [${a.name} = ${this.e.str(s, "email")}, ${b.name} = "z@x.com"] = ${this.e.strs(s)};`;
+    const source = this.p.c.chance(70) ? this.e.strs(s) : this.e.str(s, "text");
+    const line = `const [${a.name} = ${this.e.str(s, "email")}, ${b.name} = "z@x.com"] = ${source};`;
     s.vars.push(a, b);
     return line;
   }

@@ -1,23 +1,26 @@
 import fc from "fast-check";
-import { DIRS, FLAVORS, GLOBS, HOSTS, OP_PATTERNS } from "./alphabet.js";
+import { matchOp } from "../../../src/constraint/index.js";
+import { DIRS, FLAVORS, GLOBS, HOSTS, OP_PATTERNS, TRUSTED } from "./alphabet.js";
 import { Choices } from "./choices.js";
-import { Program, type Feature } from "./gen-context.js";
+import { Program, type Feature, type Scope, type Var } from "./gen-context.js";
 import { Statements } from "./gen-statements.js";
-
-const INPUTS = ["to", "subject", "body", "path", "content", "url", "content_type", "id", "draft_id"];
 
 /** A random agent program in the supported subset, written from a list of choices (see Choices). */
 export function generateProgram(choices: readonly number[], disabled: ReadonlySet<Feature> = new Set()): string {
   const p = new Program(new Choices(choices), disabled);
   const statements = new Statements(p);
   const guarantees = Array.from({ length: p.c.int(4) }, () => guarantee(p));
-  const main = statements.block({ vars: [], loop: "none", async: true, depth: 0 }, "    ");
+  const tops = Array.from({ length: p.c.int(3) }, (): Var => ({ name: p.fresh("T"), type: "strs", mutable: false }));
+  const topLines = tops.map((v) => `const ${v.name}: string[] = [${subset(p, FLAVORS.email).map(json).join(", ")}];`);
+  const main = statements.block({ vars: [...tops], loop: "none", async: true, depth: 0 }, "    ");
+  const after = Array.from({ length: p.c.int(3) }, () => afterExport(p, statements, tops));
   p.use("countersign", "program");
   const imports = [...p.imports].sort(([a], [b]) => a.localeCompare(b)).map(([module, names]) => `import { ${[...names].sort().join(", ")} } from "${module}";`);
   return [
     ...imports,
     "",
     ...p.helpers.flatMap((h) => [h, ""]),
+    ...topLines,
     "export default program({",
     '  rationale: "generated",',
     `  guarantees: [${guarantees.join(", ")}],`,
@@ -25,8 +28,21 @@ export function generateProgram(choices: readonly number[], disabled: ReadonlySe
     main,
     "  },",
     "});",
+    ...after,
     "",
   ].join("\n");
+}
+
+/** A top-level declaration after `export default`: the module runs it before main. */
+function afterExport(p: Program, statements: Statements, tops: Var[]): string {
+  const scope: Scope = { vars: tops, loop: "none", async: false, depth: 3 };
+  const name = p.fresh("late");
+  const helper = p.asyncHelpers.length > 0 ? p.c.item(p.asyncHelpers) : undefined;
+  return p.c.weighted<string>([
+    [2, tops.length > 0, () => `const ${name} = ${p.c.item(tops).name}.push(${statements.e.str(scope, "email")});`],
+    [2, true, () => `const ${name} = ${statements.trustedCall(scope)};`],
+    [1, helper !== undefined, () => `const ${name} = ${helper!.name}(${helper!.params.map((t) => statements.e.of(t, scope, "email")).join(", ")});`],
+  ]);
 }
 
 /** The choice lists fast-check draws and shrinks. */
@@ -54,12 +70,16 @@ function guarantee(p: Program): string {
   ]);
 }
 
+/** A constraint object over an op pattern, naming only inputs that the ops it selects have. */
 function literalGuarantee(p: Program): string {
   const c = p.c;
-  const parts = [`op: ${json(c.item(OP_PATTERNS))}`];
-  if (c.chance(70)) parts.push(`args: { ${c.item(INPUTS)}: ${valueConstraint(p, 0)} }`);
+  const op = c.item(OP_PATTERNS);
+  const inputs = [...new Set(TRUSTED.filter((fn) => matchOp(op, fn.op)).flatMap((fn) => fn.inputs.map((input) => input.name)))];
+  const parts = [`op: ${json(op)}`];
+  if (c.chance(70)) parts.push(`args: { ${c.item(inputs)}: ${valueConstraint(p, 0)} }`);
   if (c.chance(30)) parts.push(`count: { max: ${c.int(4)} }`);
-  if (c.chance(15)) parts.push(`distinct: ${json(c.item(["to", "path", "url"]))}`);
+  const distinct = ["to", "path", "url"].filter((input) => inputs.includes(input));
+  if (distinct.length > 0 && c.chance(15)) parts.push(`distinct: ${json(c.item(distinct))}`);
   return `{ ${parts.join(", ")} }`;
 }
 

@@ -6,21 +6,17 @@ import { runProgram, sandboxApi } from "../../../src/sandbox/index.js";
 import { testManifests } from "../support/test-manifests.js";
 import { checkProgram } from "./check-program.js";
 import { contains } from "./contains.js";
+import type { RegressionCase } from "./regression-case.js";
+import { controlCases } from "./regressions-control.js";
+import { iterationCases } from "./regressions-iteration.js";
+import { valueCases } from "./regressions-values.js";
 
 const set = testManifests();
 const analyzer = createAnalyzer(set);
 afterAll(() => analyzer.dispose());
 
-interface Case {
-  name: string;
-  source: string;
-  reads?: string[][]; // read texts per concrete run; one run with empty reads when left out
-  open?: boolean; // the analyzer still gets it wrong: kept as a failing case until it is fixed
-  refused?: string; // the sound answer is to refuse the program, naming this construct
-}
-
 /** Minimal programs on which the facts once disagreed with a concrete run (found by the property test). */
-const cases: Case[] = [
+const found: RegressionCase[] = [
   {
     name: "an async helper that sends and then throws, called twice without waiting: both sends happen",
     source: `import { program } from "countersign";
@@ -101,6 +97,8 @@ export default program({
   },
 ];
 
+const cases = [...found, ...controlCases, ...iterationCases, ...valueCases];
+
 describe("soundness regressions", () => {
   for (const c of cases) {
     const test = c.open === true ? it.fails : it;
@@ -111,8 +109,9 @@ describe("soundness regressions", () => {
         expect(facts.diagnostics.map((d) => d.construct)).toContain(c.refused);
         return;
       }
-      const { problems } = checkProgram(analyzer, set, c.source, c.reads ?? [[]]);
+      const { facts, problems } = checkProgram(analyzer, set, c.source, c.reads ?? [[]]);
       expect(problems).toEqual([]);
+      if (c.statuses !== undefined) expect(facts.guarantees.map((g) => g.status)).toEqual(c.statuses);
     });
   }
 });

@@ -34,7 +34,7 @@ const mail = (to = `"a@x.com"`, subject = `"s"`): string => `{ to: [${to}], subj
 const cases: { name: string; guarantee: string; body: string; status: GuaranteeStatus[] }[] = [
   { name: "a .then callback", guarantee: "atMostEmails(1)", body: `await getDraft({ id: "1" }).then(async () => { await sendEmail(${mail()}); });\n    await sendEmail(${mail()});`, status: ["enforced", "refuted"] },
   { name: "a sort comparator", guarantee: "atMostEmails(0)", body: `const xs = ["b", "a"];\n    xs.sort((a, b) => { void sendEmail(${mail()}); return a < b ? -1 : 1; });`, status: ["enforced", "refuted"] },
-  { name: "toString run by a template literal", guarantee: "atMostEmails(0)", body: `const o = { toString: () => { void sendEmail(${mail()}); return "x"; } };\n    const s = \`\${o}\`;`, status: ["enforced", "refuted"] },
+  { name: "a then method run by await", guarantee: "atMostEmails(0)", body: `const t = { then: (resolve: (v: string) => void) => { void sendEmail(${mail()}); resolve("x"); } };\n    const s = await t;`, status: ["enforced", "refuted"] },
   { name: "a reduce callback", guarantee: "atMostEmails(2)", body: `const n = ["a", "b", "c"].reduce((acc: number, x: string) => { void sendEmail(${mail(undefined, "x")}); return acc + 1; }, 0);`, status: ["enforced", "refuted"] },
   { name: "an async forEach callback nobody awaits", guarantee: "atMostEmails(1)", body: `["a", "b"].forEach(async (x) => { await sendEmail(${mail(undefined, "x")}); });`, status: ["enforced", "refuted"] },
   { name: "a finally block after a return", guarantee: "atMostEmails(1)", body: `const f = async (): Promise<string> => {\n      try { return "a"; } finally { await sendEmail(${mail()}); }\n    };\n    await f();\n    await f();`, status: ["enforced", "refuted"] },

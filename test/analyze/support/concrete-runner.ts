@@ -125,7 +125,8 @@ function driver(js: string): string {
     if ("error" in out) throw new Error(out.error);
     return out.value;
   };
-  const trusted = (op, line, column, args) => answer(host.call(op, line, column, args));
+  // A trusted function is async, as the real ones are: its result (or its refusal) is a promise of this realm.
+  const trusted = (op, line, column, args) => new Promise((resolve) => resolve(answer(host.call(op, line, column, args))));
   const modules = { countersign: { program: (s) => ((spec = s), s) } };
   for (const name of Object.keys(exportsOf)) {
     if (name === "countersign") continue;
@@ -145,14 +146,22 @@ function driver(js: string): string {
     return value;
   };
   const settle = (outcome, error) => host.settle(outcome, error);
-  (function (require, exports, module, ${HOST}, ${QUIET}) {
+  const message = (e) => String(e !== null && typeof e === "object" && e.message !== undefined ? e.message : e);
+  try {
+    (function (require, exports, module, ${HOST}, ${QUIET}) {
 ${js}
-  })(require, {}, { exports: {} }, { call: trusted }, quiet);
+    })(require, {}, { exports: {} }, { call: trusted }, quiet);
+  } catch (e) {
+    // The module itself threw (top-level code runs before main): main never starts.
+    if (spec !== undefined) host.guarantees(stringify(spec.guarantees === undefined ? [] : spec.guarantees));
+    settle("threw", message(e));
+    return;
+  }
   if (spec === undefined) throw new Error("the module did not call program(...)");
   host.guarantees(stringify(spec.guarantees === undefined ? [] : spec.guarantees));
   Promise.resolve()
     .then(() => spec.main())
-    .then(() => settle("returned", ""), (e) => settle("threw", String(e !== null && typeof e === "object" && e.message !== undefined ? e.message : e)));
+    .then(() => settle("returned", ""), (e) => settle("threw", message(e)));
 })();`;
 }
 

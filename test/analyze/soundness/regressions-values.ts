@@ -1,0 +1,46 @@
+import { inMain, send, type RegressionCase } from "./regression-case.js";
+
+/** Values JavaScript computes differently from a naive reading: thenables, optional chains, conversions, large constants. */
+export const valueCases: RegressionCase[] = [
+  {
+    name: "an async function that returns a thenable resolves to what its then method passes on",
+    source: inMain(`const f = async (): Promise<string> => {\n  const t = { then: (resolve: (v: string) => void) => resolve("evil@x.com") };\n  return t;\n};\nawait ${send(`await f()`)};`, { guarantees: `recipientsOnly(["a@x.com"])` }),
+  },
+  {
+    name: "awaiting a thenable runs its then method",
+    source: inMain(`const t = { then: (resolve: (v: string) => void) => { void ${send(`"a@x.com"`)}; resolve("x"); } };\nconst v = await t;`, { guarantees: `atMostEmails(0)` }),
+  },
+  {
+    name: "a ?. that short-circuits skips the call's arguments",
+    source: inMain(`const o: { m: (x: unknown) => void } | undefined = Math.random() > 2 ? { m: (x: unknown) => {} } : undefined;\no?.m(await ${send(`"a@x.com"`)});`),
+  },
+  {
+    name: "a ?. skips the rest of the chain, member calls included",
+    source: inMain(`const o: { a: { m: (x: unknown) => void } } | undefined = Math.random() > 2 ? { a: { m: (x: unknown) => {} } } : undefined;\no?.a.m(await ${send(`"a@x.com"`)});`),
+  },
+  {
+    name: "an object with a toString that is not a function, converted: refused (it defines a hook), not an analyzer crash",
+    source: inMain(`const o = { toString: "x" };\nconst s = o + "";\nawait ${send(`s`)};`),
+    refused: "a toString property",
+  },
+  {
+    name: "a record read by the name of an Object.prototype method is not a field",
+    source: inMain(`const o: Record<string, string> = { a: String((await getDraft({ id: "1" })).body) };\nconst f = o["hasOwnProperty"];\nawait ${send(`String(f)`)};`),
+  },
+  {
+    name: "Array(2 ** 40) throws at run time; the analysis neither crashes nor allocates it",
+    source: inMain(`const n = Array(2 ** 40).length;\nawait ${send(`String(n)`)};`),
+  },
+  {
+    name: "an array doubled 40 times by spreading: its length is not followed, the analysis does not crash",
+    source: inMain(`let xs = ["a@x.com"];\nfor (let i = 0; i < 40; i++) xs = [...xs, ...xs];\nawait ${send(`String(xs.length > 0)`)};`),
+  },
+  {
+    name: "an array pushed onto itself 40 times",
+    source: inMain(`const xs = ["a@x.com"];\nfor (let i = 0; i < 40; i++) xs.push(...xs);\nawait ${send(`String(xs.length > 0)`)};`),
+  },
+  {
+    name: "a nested array doubled 60 times (a DAG the analysis must not walk whole)",
+    source: inMain(`let xs: unknown[] = ["a@x.com"];\nfor (let i = 0; i < 60; i++) xs = [xs, xs];\nawait ${send(`JSON.stringify(xs).slice(0, 3)`)};`),
+  },
+];
