@@ -42,7 +42,7 @@ const command: Command = {
       try {
         return sub === "check" ? check(ctx, dir, io, json) : await test(ctx, dir, io, json);
       } finally {
-        ctx.close();
+        await ctx.close();
       }
     }
     if (sub === "explain") {
@@ -68,8 +68,7 @@ function check(ctx: AppContext, dir: string, io: Io, json: boolean): number {
 }
 
 async function test(ctx: AppContext, dir: string, io: Io, json: boolean): Promise<number> {
-  const analyzer = await ctx.analyzer();
-  const results = await runPolicyTests(dir, { manifests: ctx.manifests(), home: ctx.home, analyze: (source, entry) => analyzer.analyze(source, { entry }) });
+  const results = await runPolicyTests(dir, { manifests: ctx.manifests(), home: ctx.home, analyze: (source, entry) => ctx.analyze({ source, entry }) });
   const failed = results.filter((r) => !r.pass).length;
   if (json) {
     io.stdout(JSON.stringify({ ok: failed === 0, passed: results.length - failed, failed, cases: results }, null, 2) + "\n");
@@ -90,7 +89,7 @@ async function explainFile(ctx: AppContext, file: string, io: Io, json: boolean)
   } catch (err) {
     throw new CountersignError("usage_error", "cli", `cannot read ${file}: ${(err as Error).message}`);
   }
-  const facts = (await ctx.analyzer()).analyze(source, { entry: file });
+  const facts = await ctx.analyze({ source, entry: file });
   const explanation = explain(facts, ctx.policy(), ctx.manifests());
   io.stdout(json ? JSON.stringify(explanation, null, 2) + "\n" : formatExplanation(explanation));
   return EXIT.ok;

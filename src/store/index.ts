@@ -24,4 +24,3 @@ export { jwksPath } from "./jwks-file.js";
 export { openKeyring } from "./open-keyring.js";
 export { rotateKeyring } from "./rotate-keyring.js";
 export { authorityPath, loadLocalAuthority, writeLocalAuthority } from "./authority-file.js";
-export { MemoryRequestStore } from "./memory-request-store.js";

@@ -9,6 +9,7 @@ import { EventFeed, eventsSince, type SubscribeOptions } from "./events.js";
 import { expireDue } from "./expire-requests.js";
 import { getRequest, listRequests, type RequestPage } from "./list-requests.js";
 import { recordReceipt, redeemReceipt, type ReceiptRecord, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
+import { useLoginLink, type LoginLink } from "./login-links.js";
 import { forgetRule, listRememberedRules, type StoredRule } from "./remembered-rules.js";
 import { submitRequest, type SubmitResult } from "./submit-request.js";
 import { addToken, authenticate, listTokens, revokeToken, type TokenInfo } from "./tokens.js";
@@ -76,6 +77,11 @@ export class Store implements RedemptionStore {
   /** The active token's name, or null. */
   authenticate(token: string): Promise<string | null> {
     return authenticate(this.#ctx, token);
+  }
+
+  /** True for the first use of an approver login link before it expires; false ever after. */
+  useLoginLink(link: LoginLink): Promise<boolean> {
+    return useLoginLink(this.#ctx, link);
   }
 
   listRememberedRules(): Promise<StoredRule[]> {

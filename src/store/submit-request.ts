@@ -39,9 +39,9 @@ export async function submitRequest(ctx: StoreContext, raw: SubmitInput): Promis
     const status = decision === null ? "pending" : statusOf(decision.kind);
     const deadline = c.now + input.deadline_s * 1000;
     const [row] = await c.tx.all(
-      `INSERT INTO requests (id, token, status, source, facts, policy, created_at, deadline_at, decision, reason, decided_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-      [id, input.token, status, input.source, JSON.stringify(facts), JSON.stringify(policy), c.now, deadline, decision?.kind ?? null, decision?.reason ?? null, decision?.at ?? null],
+      `INSERT INTO requests (id, token, status, source, facts, policy, rationale, created_at, deadline_at, decision, reason, decided_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+      [id, input.token, status, input.source, JSON.stringify(facts), JSON.stringify(policy), input.rationale ?? null, c.now, deadline, decision?.kind ?? null, decision?.reason ?? null, decision?.at ?? null],
     );
     const submitted = await c.audit({
       type: "submitted",
@@ -66,6 +66,7 @@ export async function submitRequest(ctx: StoreContext, raw: SubmitInput): Promis
       source: input.source,
       facts,
       policy,
+      rationale: input.rationale ?? null,
       created_at: c.now,
       deadline_at: deadline,
       decision,

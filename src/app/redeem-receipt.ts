@@ -1,0 +1,15 @@
+import { CountersignError } from "../model/errors.js";
+import type { AppContext } from "./context.js";
+import { notFound } from "./not-found.js";
+
+/**
+ * A runner redeems a receipt before it runs the program: exactly once across every process
+ * sharing the store. Any later attempt is refused (receipt_invalid, `details.outcome` says why).
+ */
+export async function redeemReceipt(ctx: AppContext, jti: string, exp: number): Promise<void> {
+  const outcome = await (await ctx.store()).redeemReceipt(jti, exp);
+  if (outcome === "redeemed") return;
+  if (outcome === "unknown") throw notFound("receipt", jti);
+  const why = { expired: "it has expired", already_redeemed: "it was redeemed already", request_already_run: "its request has run with another receipt" }[outcome];
+  throw new CountersignError("receipt_invalid", "authority", `receipt ${jti} cannot be redeemed: ${why}`, { details: { reason: outcome === "expired" ? "expired" : "replayed", outcome } });
+}
