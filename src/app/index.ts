@@ -13,3 +13,6 @@ export { issueRequestReceipt } from "./issue-request-receipt.js";
 export { redeemReceipt } from "./redeem-receipt.js";
 export { startProgramRun } from "./start-run.js";
 export { runPolicyTests, PolicyTestFile, type PolicyCaseResult, type PolicyTestOptions } from "./run-policy-tests.js";
+export { initDataDir, FIRST_TOKEN, type InitResult } from "./init-data-dir.js";
+export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";
+export { reviewRequest } from "./review-request.js";
