@@ -22,6 +22,11 @@ export interface StateOptions {
 /** `error`: why the new configuration was refused; `policy_sha256` is the policy in force after the reload. */
 export type ReloadResult = { ok: true; policy_sha256: string; manifests_sha256: string } | { ok: false; error: string; policy_sha256: string };
 
+/** One line for the log. */
+export function describeReload(result: ReloadResult): string {
+  return result.ok ? `reloaded: policy ${result.policy_sha256}, manifests ${result.manifests_sha256}` : `reload refused, the previous policy stays in force: ${result.error}`;
+}
+
 /** Past the analyzer's own budget (2 s by default), a margin for a loaded machine before a thread is stopped. */
 export const DEFAULT_ANALYSIS_TIMEOUT_MS = 10_000;
 

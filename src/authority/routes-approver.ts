@@ -2,6 +2,7 @@ import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { decideRequest, listRequests, type Verdict } from "../app/index.js";
 import { DecisionBody, ListParams } from "../model/api.js";
+import { describeReload } from "./authority-state.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { approverAuth } from "./guards.js";
 import { badRequest } from "./http-error.js";
@@ -77,7 +78,7 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
 
   app.post("/v1/reload", approver, async (c) => {
     const result = await deps.state.reload(c.get("approver").approver);
-    deps.log(result.ok ? `reloaded: policy ${result.policy_sha256}` : `reload refused, the previous policy stays in force: ${result.error}`);
+    deps.log(describeReload(result));
     return c.json(result, result.ok ? 200 : 422);
   });
 }

@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { checkProgram, issueRequestReceipt, readRequest, redeemReceipt, refuseIfRejected, reviewRequest, submitRequest, withdrawRequest } from "../app/index.js";
+import { checkProgram, issueRequestReceipt, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest } from "../app/index.js";
 import { CheckBody, RedeemBody, SubmitBody } from "../model/api.js";
 import type { StoredRequest } from "../model/request.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
@@ -33,9 +33,8 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
 
   app.post("/v1/check", submitter, async (c) => {
     const body = await readBody(c, CheckBody);
-    const result = await checkProgram(ctx, { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME });
-    refuseIfRejected(result.facts);
-    return c.json(result);
+    // A dry run reports a refused program as `countersign check` does: its facts, diagnostics included.
+    return c.json(await checkProgram(ctx, { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME }));
   });
 
   app.get("/v1/requests/:id", either, async (c) => {

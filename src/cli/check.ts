@@ -2,11 +2,15 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { countText, describe } from "../analyze/summarize.js";
 import { checkProgram } from "../app/check-program.js";
+import type { ProgramInput } from "../app/context.js";
 import { localContext } from "../app/local-context.js";
+import { dataDir } from "../config/data-dir.js";
+import { CheckResult } from "../model/api.js";
 import { CountersignError } from "../model/errors.js";
 import type { Facts } from "../model/facts.js";
 import { formatDecision } from "../policy/format-decision.js";
-import { EXIT, reportError, usageError, type Command } from "./command.js";
+import { findAuthority, postJson, Unreachable } from "./authority-client.js";
+import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { given } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
 
@@ -16,7 +20,11 @@ Analyze an agent program (FILE, or - for stdin): type errors, refused constructs
 call with its arguments and call count, each guarantee proven, refuted or enforced at run time,
 and a plain-language summary; then the policy's dry-run decision (--policies DIR, default
 $COUNTERSIGN_HOME/policies or the shipped policies) with the rule and reason per effect. Exit 0
-when the program is well-formed and no guarantee is refuted, 1 when it is refused, 2 on a usage error.`;
+when the program is well-formed and no guarantee is refuted, 1 when it is refused, 2 on a usage error.
+When an authority is reachable ($COUNTERSIGN_URL, or the one \`countersign serve\` recorded in
+$COUNTERSIGN_HOME/authority.json) and neither --manifests nor --policies is given, it checks
+there (POST /v1/check, with $COUNTERSIGN_TOKEN or submitter.token): the policy in force, remembered
+rules included. The output is the same either way.`;
 
 /** `countersign check`: the static analysis of one program. */
 const command: Command = {
@@ -33,8 +41,8 @@ const command: Command = {
       if (file === undefined) throw usageError("missing FILE: countersign check FILE (or - for stdin)");
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
-      const ctx = localContext(io.env, given(io, values));
-      const { facts, decision } = await checkProgram(ctx, { source, entry: file === "-" ? "stdin.ts" : file }).finally(() => ctx.close());
+      const program = { source, entry: file === "-" ? "stdin.ts" : file };
+      const { facts, decision } = await throughAuthority(io, program, values) ?? (await locally(io, program, values));
       io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : human(facts) + formatDecision(decision));
       return facts.ok ? EXIT.ok : EXIT.rejected;
     } catch (err) {
@@ -44,6 +52,28 @@ const command: Command = {
 };
 
 export default command;
+
+/**
+ * The authority's answer when one is reachable (it holds the policy in force, remembered rules
+ * included, and warm analyzers), unless the command names its own manifests or policy. Nothing
+ * listening: undefined, and the check runs here, with the same output.
+ */
+async function throughAuthority(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }): Promise<CheckResult | undefined> {
+  if (values.manifests !== undefined || values.policies !== undefined) return undefined;
+  const address = findAuthority(io.env, dataDir(io.env));
+  if (address === undefined) return undefined;
+  try {
+    return CheckResult.parse(await postJson(address, "/v1/check", { program: program.source, source_name: program.entry }));
+  } catch (err) {
+    if (err instanceof Unreachable) return undefined;
+    throw err;
+  }
+}
+
+async function locally(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }): Promise<CheckResult> {
+  const ctx = localContext(io.env, given(io, values));
+  return checkProgram(ctx, program).finally(() => ctx.close());
+}
 
 // Strict: invalid bytes would decode to U+FFFD, and the analysis (and the hash a receipt binds)
 // would be about other text than the file. The BOM is kept, so the text encodes back to the bytes.
