@@ -1,7 +1,6 @@
 import type { Hono } from "hono";
 import { checkProgram, issueRequestReceipt, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest } from "../app/index.js";
 import { CheckBody, RedeemBody, SubmitBody } from "../model/api.js";
-import type { StoredRequest } from "../model/request.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { eitherAuth, submitterAuth } from "./guards.js";
 import { badRequest } from "./http-error.js";
@@ -48,16 +47,19 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const id = c.req.param("id");
     const submitterName = c.get("submitter");
     const wait = waitSeconds(c.req.query("wait"));
-    const pending = deps.waiter.register(id);
-    let request: StoredRequest;
-    try {
-      request = await readRequest(ctx, id, submitterName);
-      if (request.status === "pending" && wait > 0) {
-        await pending.wait(wait * 1000, c.req.raw.signal);
+    const deadline = Date.now() + wait * 1000;
+    let request = await readRequest(ctx, id, submitterName);
+    // Registered before each read, so that a change between the read and the wait is not missed;
+    // woken by any change event of the request (its own submission's too), then read again.
+    while (request.status === "pending" && Date.now() < deadline && !c.req.raw.signal.aborted) {
+      const change = deps.waiter.register(id);
+      try {
         request = await readRequest(ctx, id, submitterName);
+        if (request.status === "pending") await change.wait(deadline - Date.now(), c.req.raw.signal);
+      } finally {
+        change.cancel();
       }
-    } finally {
-      pending.cancel();
+      request = await readRequest(ctx, id, submitterName);
     }
     const view = submitterName === undefined ? approverView(request) : submitterView(request);
     const body = { id: request.id, status: request.status, decision: view.decision, policy: view.policy };
