@@ -50,12 +50,12 @@ interface Load {
 
 /** autocannon for SECONDS after a short warm-up; `body` makes each request's body (distinct programs) or is fixed. */
 async function load(url: string, headers: Record<string, string>, body: string | (() => string)): Promise<Load> {
-  const options = {
+  const options: autocannon.Options = {
     url,
-    method: "POST" as const,
+    method: "POST",
     connections: CONNECTIONS,
     headers: { "content-type": "application/json", ...headers },
-    ...(typeof body === "string" ? { body } : { setupRequest: (req: Record<string, unknown>) => ({ ...req, body: body() }) }),
+    ...(typeof body === "string" ? { body } : { requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }] }),
   };
   await autocannon({ ...options, duration: 2 });
   const r = await autocannon({ ...options, duration: SECONDS });
@@ -97,7 +97,7 @@ const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (i) => con
   await stop(child);
 }
 
-async function measureStore(label: string, database?: string): Promise<{ url: string; token: string; child: ChildProcess }> {
+async function measureStore(label: string, database?: string): Promise<Awaited<ReturnType<typeof authority>>> {
   const a = await authority(database);
   const headers = { authorization: `Bearer ${a.token}` };
   report(`${label}: auto-approved, distinct programs`, await load(`${a.url}/v1/requests`, headers, distinct), "≥ 150/s");

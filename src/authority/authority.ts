@@ -41,7 +41,7 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   const init = await initDataDir({ dataDir: options.dataDir, keys: fileKeyStore(options.dataDir), now, store: async () => options.store });
   const state = await AuthorityState.open({ ...options, issuer: loadLocalAuthority(options.dataDir).issuer }, options.store);
   const secret = readApproverSecret(options.dataDir);
-  const waiter = await DecisionWaiter.start(options.store, (err) => log(`change events: ${(err as Error).message}`));
+  const waiter = new DecisionWaiter(options.store, (err) => log(`change events: ${(err as Error).message}`));
   const host = options.host ?? DEFAULT_HOST;
   const allowedHosts = new Set<string>();
   let url = "";

@@ -1,7 +1,5 @@
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { secureHeaders } from "hono/secure-headers";
-import { CountersignError } from "../model/errors.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { hostCheck, originCheck } from "./guards.js";
 import { badRequest, errorBody, httpStatus } from "./http-error.js";
@@ -9,12 +7,12 @@ import { approverRoutes } from "./routes-approver.js";
 import { publicRoutes } from "./routes-public.js";
 import { submitterRoutes } from "./routes-submitter.js";
 
-/** The body size every route accepts at most (413 past it). */
+/** The body size every route accepts at most (413 past it; see read-body.ts). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * The authority's HTTP app: security headers on every answer (a CSP without inline script),
- * the Host check, the Origin check on state changes, the body limit, then the routes; every
+ * the Host check, the Origin check on state changes, then the routes (each body read within the limit); every
  * error leaves as the envelope of DESIGN.md section 12 with its status.
  */
 export function createApp(deps: AppDeps): Hono<AuthorityEnv> {
@@ -37,14 +35,6 @@ export function createApp(deps: AppDeps): Hono<AuthorityEnv> {
   );
   app.use(hostCheck(deps));
   app.use(originCheck(deps));
-  app.use(
-    bodyLimit({
-      maxSize: deps.maxBodyBytes,
-      onError: () => {
-        throw new CountersignError("resource_limit_exceeded", "authority", `the body is larger than ${deps.maxBodyBytes} bytes`, { details: { reason: "too_large", limit: deps.maxBodyBytes } });
-      },
-    }),
-  );
   publicRoutes(app, deps);
   submitterRoutes(app, deps);
   approverRoutes(app, deps);

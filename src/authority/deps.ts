@@ -1,3 +1,4 @@
+import type { HttpBindings } from "@hono/node-server";
 import type { Session } from "./session.js";
 import type { AuthorityState } from "./authority-state.js";
 import type { DecisionWaiter } from "./decision-waiter.js";
@@ -14,4 +15,4 @@ export interface AppDeps {
 }
 
 /** Who is calling, set by the auth middleware. */
-export type AuthorityEnv = { Variables: { submitter: string; approver: Session } };
+export type AuthorityEnv = { Bindings: HttpBindings; Variables: { submitter: string; approver: Session } };

@@ -23,7 +23,7 @@ export function httpStatus(err: unknown): number {
     case "config_error":
       return 503;
     default:
-      return 500;
+      return err.retriable ? 503 : 500; // e.g. shutting down, an analysis thread that died
   }
 }
 

@@ -32,7 +32,7 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   });
 
   app.post("/v1/requests/:id/decision", approver, async (c) => {
-    const body = await readBody(c, DecisionBody);
+    const body = await readBody(c, DecisionBody, deps.maxBodyBytes);
     const who = c.get("approver").approver;
     const verdict: Verdict =
       body.decision === "rejected"

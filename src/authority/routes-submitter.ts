@@ -19,7 +19,7 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   const either = eitherAuth(deps);
 
   app.post("/v1/requests", submitter, async (c) => {
-    const body = await readBody(c, SubmitBody);
+    const body = await readBody(c, SubmitBody, deps.maxBodyBytes);
     const { request, receipt } = await submitRequest(ctx, {
       token: c.get("submitter"),
       program: { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME },
@@ -31,7 +31,7 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   });
 
   app.post("/v1/check", submitter, async (c) => {
-    const body = await readBody(c, CheckBody);
+    const body = await readBody(c, CheckBody, deps.maxBodyBytes);
     // A dry run reports a refused program as `countersign check` does: its facts, diagnostics included.
     return c.json(await checkProgram(ctx, { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME }));
   });
@@ -52,7 +52,7 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     // Registered before each read, so that a change between the read and the wait is not missed;
     // woken by any change event of the request (its own submission's too), then read again.
     while (request.status === "pending" && Date.now() < deadline && !c.req.raw.signal.aborted) {
-      const change = deps.waiter.register(id);
+      const change = await deps.waiter.register(id);
       try {
         request = await readRequest(ctx, id, submitterName);
         if (request.status === "pending") await change.wait(deadline - Date.now(), c.req.raw.signal);
@@ -73,7 +73,7 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   });
 
   app.post("/v1/receipts/:jti/redeem", submitter, async (c) => {
-    const { exp } = await readBody(c, RedeemBody);
+    const { exp } = await readBody(c, RedeemBody, deps.maxBodyBytes);
     const jti = c.req.param("jti");
     await redeemReceipt(ctx, jti, exp);
     return c.json({ jti, redeemed: true });

@@ -2,7 +2,10 @@ import type { AuditEntry, AuditType } from "../model/audit.js";
 import type { Json } from "../model/json.js";
 import type { RequestStatus, StoreEvent } from "../model/request.js";
 import { entryHash } from "./audit-chain.js";
-import type { Driver, Tx } from "./driver.js";
+import type { Driver, Tx, WriteOptions } from "./driver.js";
+
+/** For the changes that must survive a power cut: see the SQLite driver. */
+export const DURABLE: WriteOptions = { durable: true };
 
 export interface StoreContext {
   driver: Driver;
@@ -32,7 +35,7 @@ export interface Change {
  * commit order (an events reader resuming after id N misses nothing), and no two writers
  * deadlock on each other's rows.
  */
-export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>): Promise<T> {
+export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, options: WriteOptions = {}): Promise<T> {
   return ctx.driver.write(async (tx) => {
     const lock = ctx.driver.dialect === "postgres" ? " FOR UPDATE" : ""; // SQLite: BEGIN IMMEDIATE holds the only write lock
     const row = (await tx.all(`SELECT last_id, last_hash FROM audit_head WHERE one = 1${lock}`))[0];
@@ -71,5 +74,5 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>): Pro
     if (head.id !== start) await tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [head.id, head.hash]);
     if (published) await tx.notify();
     return result;
-  });
+  }, options);
 }

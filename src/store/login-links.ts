@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { change, type StoreContext } from "./change.js";
+import { change, DURABLE, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
 
 const LoginLink = z
@@ -24,5 +24,5 @@ export async function useLoginLink(ctx: StoreContext, raw: LoginLink): Promise<b
     const inserted = await c.tx.run("INSERT INTO login_links (nonce, exp, used_at) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING", [link.nonce, link.exp, c.now]);
     if (inserted === 1) await c.audit({ type: "approver_login", request_id: null, actor: link.approver, details: {} });
     return inserted === 1;
-  });
+  }, DURABLE);
 }

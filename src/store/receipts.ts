@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CLOCK_TOLERANCE_SECONDS } from "../model/receipt.js";
 import { ReceiptRef } from "../model/request.js";
-import { change, type Change, type StoreContext } from "./change.js";
+import { change, DURABLE, type Change, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
 
 export const ReceiptRecord = ReceiptRef.extend({ request_id: z.string().min(1) }).strict();
@@ -65,5 +65,5 @@ export async function redeemReceipt(ctx: StoreContext, jti: string, exp: number)
     const details: Record<string, string> = outcome === "redeemed" ? { jti } : { jti, outcome };
     await c.audit({ type: outcome === "redeemed" ? "redeemed" : "redeem_refused", request_id: requestId, actor: "runner", details });
     return outcome;
-  });
+  }, DURABLE);
 }

@@ -11,7 +11,7 @@ import { getRequest, listRequests, type RequestPage } from "./list-requests.js";
 import { recordReceipt, redeemReceipt, type ReceiptRecord, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
 import { useLoginLink, type LoginLink } from "./login-links.js";
 import { forgetRule, listRememberedRules, type StoredRule } from "./remembered-rules.js";
-import { submitRequest, type SubmitResult } from "./submit-request.js";
+import { SubmitQueue, type SubmitResult } from "./submit-request.js";
 import { addToken, authenticate, listTokens, revokeToken, type TokenInfo } from "./tokens.js";
 import { withdrawRequest, type WithdrawResult } from "./withdraw-request.js";
 
@@ -24,18 +24,21 @@ import { withdrawRequest, type WithdrawResult } from "./withdraw-request.js";
 export class Store implements RedemptionStore {
   readonly #ctx: StoreContext;
   readonly #feed: EventFeed;
+  readonly #submissions: SubmitQueue;
 
   constructor(driver: Driver, now: () => number = Date.now) {
     this.#ctx = { driver, now };
     this.#feed = new EventFeed(this.#ctx);
+    this.#submissions = new SubmitQueue(this.#ctx);
   }
 
   get dialect(): Dialect {
     return this.#ctx.driver.dialect;
   }
 
+  /** Concurrent submissions commit together (group commit); each resolves once its transaction has committed. */
   submit(input: SubmitInput): Promise<SubmitResult> {
-    return submitRequest(this.#ctx, input);
+    return this.#submissions.submit(input);
   }
   get(id: string): Promise<StoredRequest | null> {
     return getRequest(this.#ctx, id);
