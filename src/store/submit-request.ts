@@ -70,11 +70,16 @@ function prepare(raw: SubmitInput): Prepared {
  * policy asks a person, decided at once otherwise. The submitting token must still be active
  * inside the transaction, so a revoked token stops at once.
  */
-async function insertSubmission(c: Change, { input, checked, id }: Prepared): Promise<SubmitResult> {
+async function insertSubmission(c: Change, { input, checked, id }: Prepared, activeTokens: Map<string, boolean>): Promise<SubmitResult> {
   const { facts, json: factsJson, sha256: factsSha256 } = checked;
   const { policy } = input;
-  const token = (await c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [input.token]))[0];
-  if (token === undefined || token.revoked_at !== null) return { ok: false, reason: "token_inactive" };
+  let active = activeTokens.get(input.token);
+  if (active === undefined) {
+    const token = (await c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [input.token]))[0];
+    active = token !== undefined && token.revoked_at === null;
+    activeTokens.set(input.token, active); // read once per transaction: a revocation waits for the lock we hold
+  }
+  if (!active) return { ok: false, reason: "token_inactive" };
   const decision: RecordedDecision | null =
     policy.kind === "ask" ? null : { kind: policy.kind, approver: null, reason: policy.reason, feedback: null, at: c.now };
   const status = decision === null ? "pending" : statusOf(decision.kind);
@@ -169,7 +174,8 @@ export class SubmitQueue {
     try {
       const results = await change(this.#ctx, async (c) => {
         const out: SubmitResult[] = [];
-        for (const item of batch) out.push(await insertSubmission(c, item.prepared));
+        const activeTokens = new Map<string, boolean>();
+        for (const item of batch) out.push(await insertSubmission(c, item.prepared, activeTokens));
         return out;
       });
       batch.forEach((item, i) => item.resolve(results[i]!));
