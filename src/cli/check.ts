@@ -1,14 +1,10 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { countText, describe } from "../analyze/summarize.js";
-import { checkProgram } from "../app/check-program.js";
 import type { ProgramInput } from "../app/context.js";
-import { localContext } from "../app/local-context.js";
 import { dataDir } from "../config/data-dir.js";
-import { CheckResult } from "../model/api.js";
+import type { CheckResult } from "../model/api.js";
 import { CountersignError } from "../model/errors.js";
 import type { Facts } from "../model/facts.js";
-import { formatDecision } from "../policy/format-decision.js";
 import { findAuthority, postJson, Unreachable } from "./authority-client.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { given } from "./dirs.js";
@@ -42,8 +38,9 @@ const command: Command = {
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
       const program = { source, entry: file === "-" ? "stdin.ts" : file };
-      const { facts, decision } = await throughAuthority(io, program, values) ?? (await locally(io, program, values));
-      io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : human(facts) + formatDecision(decision));
+      const { facts, decision } = (await throughAuthority(io, program, values)) ?? (await locally(io, program, values));
+      const { formatDecision } = await import("../policy/format-decision.js");
+      io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : (await human(facts)) + formatDecision(decision));
       return facts.ok ? EXIT.ok : EXIT.rejected;
     } catch (err) {
       return reportError(err, io, json);
@@ -63,14 +60,17 @@ async function throughAuthority(io: Io, program: ProgramInput, values: { manifes
   const address = findAuthority(io.env, dataDir(io.env));
   if (address === undefined) return undefined;
   try {
-    return CheckResult.parse(await postJson(address, "/v1/check", { program: program.source, source_name: program.entry }));
+    const answer = await postJson(address, "/v1/check", { program: program.source, source_name: program.entry });
+    return (await import("../model/api.js")).CheckResult.parse(answer);
   } catch (err) {
     if (err instanceof Unreachable) return undefined;
     throw err;
   }
 }
 
+// The modules of a local check (compiler, policy, stores) load only when it runs here.
 async function locally(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }): Promise<CheckResult> {
+  const [{ localContext }, { checkProgram }] = await Promise.all([import("../app/local-context.js"), import("../app/check-program.js")]);
   const ctx = localContext(io.env, given(io, values));
   return checkProgram(ctx, program).finally(() => ctx.close());
 }
@@ -105,7 +105,8 @@ function asJson(facts: Facts): unknown {
   };
 }
 
-function human(facts: Facts): string {
+async function human(facts: Facts): Promise<string> {
+  const { countText, describe } = await import("../analyze/summarize.js");
   const lines: string[] = [];
   const entry = facts.program.entry;
   for (const d of facts.diagnostics) lines.push(`${entry}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);

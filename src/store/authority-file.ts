@@ -36,12 +36,6 @@ export function loadLocalAuthority(home: string): { issuer: string; jwks: Jwks }
   return { issuer: authority.issuer, jwks: parseFile(path, Jwks, "JWKS") };
 }
 
-/** The URL the data directory's authority last served at, if it ever did. */
-export function localAuthorityUrl(home: string): string | undefined {
-  const file = authorityPath(home);
-  return existsSync(file) ? readAuthorityFile(file).url : undefined;
-}
-
 function readAuthorityFile(file: string): AuthorityFile {
   return parseFile(file, AuthorityFile, "authority file");
 }

@@ -23,6 +23,7 @@ export { keyringPath, keysDir } from "./keyring-file.js";
 export { jwksPath } from "./jwks-file.js";
 export { openKeyring } from "./open-keyring.js";
 export { rotateKeyring } from "./rotate-keyring.js";
-export { authorityPath, loadLocalAuthority, localAuthorityUrl, writeLocalAuthority } from "./authority-file.js";
+export { authorityPath, loadLocalAuthority, writeLocalAuthority } from "./authority-file.js";
+export { localAuthorityUrl } from "./authority-url.js";
 export { APPROVER_SECRET_FILE, SUBMITTER_TOKEN_FILE, createApproverSecret, readApproverSecret, writeNewFile } from "./data-dir-files.js";
 export type { LoginLink } from "./login-links.js";
