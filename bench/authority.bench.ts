@@ -159,6 +159,17 @@ its receipt are committed before each answer. SQLite commits with synchronous=NO
 database), redemptions with synchronous=FULL; PostgreSQL runs with its defaults (fsync on).
 The bare route runs in its own process too. \`check\` is a whole process that sends the file to the
 authority and prints the facts; \`tsc\` gets the generated API declarations and the same strictness.
-The machine is shared: 1-minute load average ${loadavg()[0]!.toFixed(1)} when the run ended.`;
+The machine is shared: 1-minute load average ${loadavg()[0]!.toFixed(1)} when the run ended.
+
+Targets missed on this machine. Where the time goes (CPU profiles of the repeated case): the
+event loop spends about 1.2 ms per submission — the store's writes and their round trips
+(about a third; group commit already puts 10-15 submissions in one transaction), signing the
+receipt (jose's WebCrypto Ed25519, about an eighth; the verifier already uses synchronous
+node:crypto, which the signer could too), zod checks of the decision and the receipt claims, sha256 and canonical JSON for the
+audit chain, and HTTP — while autocannon takes much of the second core. Distinct programs are
+bound by analysis: each takes 15-30 ms of type checking and interpretation on one of the two
+analysis threads, which share the two cores with the event loop and the load generator. \`check\`
+through the authority pays a Node process start, loading zod (the error envelope needs it) and
+the authority's analysis of a new program; TypeScript 7's native \`tsc\` starts faster than Node.`;
 writeSection("authority", "Authority (countersign serve)", body);
 process.stdout.write(body + "\n");

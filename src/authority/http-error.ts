@@ -9,7 +9,7 @@ export function httpStatus(err: unknown): number {
   const reason = err.details?.reason;
   switch (err.class) {
     case "usage_error":
-      return ({ not_found: 404, conflict: 409, cannot_remember: 422, unsupported_media_type: 415, too_large: 413, no_route: 404, method: 405 } as Record<string, number>)[String(reason)] ?? 400;
+      return ({ not_found: 404, conflict: 409, cannot_remember: 422, unsupported_media_type: 415, too_large: 413, no_route: 404 } as Record<string, number>)[String(reason)] ?? 400;
     case "analysis_rejected":
       return 422;
     case "capability_denied":
