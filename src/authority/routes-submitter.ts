@@ -75,7 +75,7 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   app.post("/v1/receipts/:jti/redeem", submitter, async (c) => {
     const { exp } = await readBody(c, RedeemBody, deps.maxBodyBytes);
     const jti = c.req.param("jti");
-    await redeemReceipt(ctx, jti, exp);
+    await redeemReceipt(ctx, jti, exp, c.get("submitter"));
     return c.json({ jti, redeemed: true });
   });
 }

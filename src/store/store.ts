@@ -60,8 +60,9 @@ export class Store implements RedemptionStore {
   recordReceipt(receipt: ReceiptRecord): Promise<RecordReceiptResult> {
     return recordReceipt(this.#ctx, receipt);
   }
-  redeemReceipt(jti: string, exp: number): Promise<RedeemOutcome> {
-    return redeemReceipt(this.#ctx, jti, exp);
+  /** `token`: the redeeming submitter, which must be the one whose request the receipt is for. */
+  redeemReceipt(jti: string, exp: number, token?: string): Promise<RedeemOutcome> {
+    return redeemReceipt(this.#ctx, jti, exp, token);
   }
   /** The receipt verifier's interface: true exactly once per recorded receipt (and per request). */
   async redeem(jti: string, exp: number): Promise<boolean> {

@@ -173,6 +173,11 @@ describe.each(DIALECTS)("the authority's routes over %s", (dialect) => {
     const redeem = () => a.call("POST", `/v1/receipts/${claims.jti}/redeem`, { body: { exp: claims.exp } });
     expect(await redeem()).toMatchObject({ status: 200, body: { jti: claims.jti, redeemed: true } });
     expect(await redeem()).toMatchObject({ status: 409, body: { error: { class: "receipt_invalid", details: { outcome: "already_redeemed" } } } });
+    const other = (await submit("read-notes.ts")).body;
+    const otherClaims = JSON.parse(Buffer.from(other.receipt.split(".")[1], "base64url").toString());
+    const stranger = await newToken(a, "receipt-thief");
+    expect((await a.call("POST", `/v1/receipts/${otherClaims.jti}/redeem`, { token: stranger, body: { exp: otherClaims.exp } })).status).toBe(404); // another agent's receipt
+    expect((await a.call("POST", `/v1/receipts/${otherClaims.jti}/redeem`, { body: { exp: otherClaims.exp } })).status).toBe(200);
     expect((await a.call("POST", `/v1/receipts/AAAAAAAAAAAAAAAAAAAAAA/redeem`, { body: { exp: claims.exp } })).status).toBe(404);
     // one request is one run: no further receipt for it
     expect((await a.call("GET", `/v1/requests/${body.id}/decision`)).status).toBe(409);
