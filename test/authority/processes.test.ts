@@ -1,6 +1,6 @@
 // Real `countersign serve` processes: killed with SIGKILL and started again on the same data, and
 // two of them sharing one PostgreSQL database.
-import { readFileSync } from "node:fs";
+import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeLoginLink } from "../../src/app/index.js";
@@ -58,6 +58,34 @@ describe.each(DIALECTS)("serve over %s, killed and started again", (dialect) => 
     expect((await callServe(second.url, "GET", "/v1/audit/verify", again)).body).toMatchObject({ ok: true });
     expect((await callServe(second.url, "POST", `/v1/requests/${pending[0].id}/decision`, { ...again, body: { decision: "approved_once" } })).status).toBe(200);
     expect(await second.stop()).toBe(0);
+  }, 120_000);
+});
+
+describe("serve and SIGHUP", () => {
+  it("reloads the policy on SIGHUP; one that fails to load keeps the old one, and the log and the audit say why", async () => {
+    const env = isolatedEnv();
+    const p = await serve(env);
+    const session = await loginServe(p.url, link(env, "alice"));
+    const broken = join(env.COUNTERSIGN_HOME!, "policies", "broken.toml");
+    writeFileSync(broken, 'default = "sometimes"\n');
+    const reloads = async (n: number) => {
+      for (let i = 0; i < 100; i++) {
+        const audit = String((await callServe(p.url, "GET", "/v1/audit", session)).body).trim().split("\n").map((l) => JSON.parse(l));
+        const found = audit.filter((e) => e.type === "policy_reloaded");
+        if (found.length >= n) return found;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error("no reload in the audit");
+    };
+    p.child.kill("SIGHUP");
+    expect((await reloads(1))[0]).toMatchObject({ details: { ok: false, error: expect.stringContaining("broken.toml") } });
+    expect(p.stderr()).toContain("reload refused, the previous policy stays in force");
+    const token = tokenOf(env);
+    expect((await callServe(p.url, "POST", "/v1/requests", { token, body: { program: example("read-notes.ts") } })).body.status).toBe("approved");
+    unlinkSync(broken);
+    p.child.kill("SIGHUP");
+    expect((await reloads(2))[1]).toMatchObject({ actor: "authority (SIGHUP)", details: { ok: true } });
+    expect(await p.stop()).toBe(0);
   }, 120_000);
 });
 

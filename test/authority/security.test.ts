@@ -130,6 +130,17 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
     const huge = await raw(a.url, "POST", "/v1/requests", { host: `127.0.0.1:${port}`, authorization: `Bearer ${a.token}`, "content-type": "application/json" }, hugeBody);
     expect(huge.status).toBe(413);
     expect(JSON.parse(huge.body).error).toMatchObject({ class: "resource_limit_exceeded", message: expect.stringContaining("larger than 1048576 bytes") });
+    const chunked = await new Promise<number>((resolve, reject) => {
+      const req = request(`${a.url}/v1/requests`, { method: "POST", headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", (err) => (req.writableEnded ? undefined : reject(err)));
+      req.write(`{"program": "`);
+      for (let i = 0; i < 20; i++) req.write("y".repeat(64 * 1024)); // no Content-Length: counted as it arrives
+      req.end(`"}`);
+    });
+    expect(chunked).toBe(413);
     const malformed = await a.call("POST", "/v1/requests", { rawBody: '{"program": ', headers: { "content-type": "application/json" } });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.message).toContain("not valid JSON");
