@@ -7,7 +7,7 @@ import { parseFlags } from "./parse-flags.js";
 import { databaseFlag } from "./store-flag.js";
 
 const usage = `usage: countersign serve [--host HOST] [--port PORT] [--manifests DIR] [--policies DIR]
-                         [--database URL|FILE] [--workers N]
+                         [--database URL|FILE] [--workers N] [--json]
 
 Run the authority: agents submit programs (POST /v1/requests with their submitter token), it
 analyzes and decides each, keeps requests, decisions and receipts in its store, and signs receipts.
@@ -31,6 +31,7 @@ const command: Command = {
         policies: { type: "string" },
         database: { type: "string" },
         workers: { type: "string" },
+        json: { type: "boolean" },
       },
     });
     if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
@@ -55,18 +56,24 @@ const command: Command = {
       throw err;
     });
     const storeText = database === undefined ? `SQLite ${shownPath(io, join(data, SQLITE_FILE))}` : isPostgresUrl(database) ? `PostgreSQL ${redactUrl(database)}` : `SQLite ${shownPath(io, database)}`;
-    const tokenLine = authority.init.tokenFile === undefined
-      ? "submitter tokens: countersign token list | add NAME"
-      : `submitter token: ${authority.init.tokenFile} (made now: give it to your agent as Authorization: Bearer <token>)`;
-    io.stdout(
-      [
-        `countersign authority at ${authority.url}`,
-        `  data: ${data}; store: ${storeText}; ${authority.state.pool.size} analysis thread${authority.state.pool.size === 1 ? "" : "s"}`,
-        `  ${tokenLine}`,
-        `  log in: countersign ui  (prints a one-time login link)`,
-        "",
-      ].join("\n"),
-    );
+    const threads = authority.state.pool.size;
+    if (values.json === true) {
+      io.stdout(JSON.stringify({ url: authority.url, data_dir: data, store: storeText, analysis_threads: threads, token_file: authority.init.tokenFile ?? null, created: authority.init.created }) + "\n");
+    } else {
+      const tokenLine =
+        authority.init.tokenFile === undefined
+          ? "submitter tokens: countersign token list | add NAME"
+          : `submitter token: ${authority.init.tokenFile} (made now: give it to your agent as Authorization: Bearer <token>)`;
+      io.stdout(
+        [
+          `countersign authority at ${authority.url}`,
+          `  data: ${data}; store: ${storeText}; ${threads} analysis thread${threads === 1 ? "" : "s"}`,
+          `  ${tokenLine}`,
+          `  log in: countersign ui  (prints a one-time login link)`,
+          "",
+        ].join("\n"),
+      );
+    }
     return serveUntilStopped(authority, io, log);
   },
 };

@@ -71,6 +71,8 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
     expect((await fetch(`${a.url}/v1/session`, { headers: { cookie } })).status).toBe(200);
     expect((await fetch(link, { redirect: "manual" })).status).toBe(403);
     expect((await run({ ...isolatedEnv() }, "ui")).err).toContain("no authority has served");
+    const json = JSON.parse((await run(env, "ui", "--json")).out);
+    expect(json).toMatchObject({ url: expect.stringContaining("/login?link="), approver: expect.any(String), expires_at: expect.any(String) });
   });
 
   it("token add / list / revoke: a new agent's token works until it is revoked, at once", async () => {
