@@ -1,17 +1,13 @@
 // Many callers at once against one authority, over each store: one decision wins, no submission
 // is lost, and the audit log names a changed row.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DIALECTS, rawSql } from "../store/fixtures.js";
-import { example, startTestAuthority, type ApproverSession, type TestAuthority } from "./harness.js";
+import { authorityForSuite, example, type ApproverSession, type TestAuthority } from "./harness.js";
 
 describe.each(DIALECTS)("concurrency over %s", (dialect) => {
   let a: TestAuthority;
   let alice: ApproverSession;
-  beforeAll(async () => {
-    a = await startTestAuthority(dialect);
-    alice = await a.login("alice");
-  });
-  afterAll(async () => a?.close());
+  authorityForSuite(dialect, (started, session) => ((a = started), (alice = session)));
 
   const audit = async () => String((await a.call("GET", "/v1/audit", { session: alice })).body).trim().split("\n").map((l) => JSON.parse(l));
 

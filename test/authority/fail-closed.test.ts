@@ -1,22 +1,18 @@
 // Fail closed: a store or audit write that fails is a 503 store_error with no receipt, never a
 // 200 that hides it; requests nobody decides expire; and a receipt the authority hands out is
 // one `countersign receipt verify` accepts.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/command.js";
 import { main } from "../../src/cli/main.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { DIALECTS, rawSql } from "../store/fixtures.js";
 import { isolatedEnv } from "../support/isolated-env.js";
-import { example, startTestAuthority, type ApproverSession, type TestAuthority } from "./harness.js";
+import { authorityForSuite, example, type ApproverSession, type TestAuthority } from "./harness.js";
 
 describe.each(DIALECTS)("failing closed over %s", (dialect) => {
   let a: TestAuthority;
   let alice: ApproverSession;
-  beforeAll(async () => {
-    a = await startTestAuthority(dialect, { expirySweepMs: 100 });
-    alice = await a.login("alice");
-  });
-  afterAll(async () => a?.close());
+  authorityForSuite(dialect, (started, session) => ((a = started), (alice = session)), { expirySweepMs: 100 });
 
   it("when the audit log cannot be written, a submission is 503 store_error and no receipt leaves", async () => {
     await rawSql(a.database, "ALTER TABLE audit RENAME TO audit_away");

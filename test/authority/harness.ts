@@ -1,6 +1,7 @@
 // A real authority on 127.0.0.1 for the tests: its own data directory, a real SQLite file or a
 // fresh database on the run's PostgreSQL, real HTTP through fetch.
 import { mkdtempSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeLoginLink } from "../../src/app/index.js";
@@ -91,4 +92,14 @@ export async function startTestAuthority(
     },
     close: () => authority.close(),
   };
+}
+
+/** An authority for the tests of one describe block, with "alice" logged in; closed after them. */
+export function authorityForSuite(dialect: DialectName, started: (a: TestAuthority, alice: ApproverSession) => void, extra: Partial<AuthorityOptions> = {}): void {
+  let a: TestAuthority | undefined;
+  beforeAll(async () => {
+    a = await startTestAuthority(dialect, extra);
+    started(a, await a.login("alice"));
+  });
+  afterAll(async () => a?.close());
 }

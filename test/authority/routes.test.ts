@@ -2,21 +2,17 @@
 // PostgreSQL: what each route answers, what it stores, and what it refuses.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { importJwks, verifyReceipt } from "../../src/receipt/index.js";
 import { DIALECTS } from "../store/fixtures.js";
-import { example, startTestAuthority, type ApproverSession, type TestAuthority } from "./harness.js";
+import { authorityForSuite, example, type ApproverSession, type TestAuthority } from "./harness.js";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
 describe.each(DIALECTS)("the authority's routes over %s", (dialect) => {
   let a: TestAuthority;
   let alice: ApproverSession;
-  beforeAll(async () => {
-    a = await startTestAuthority(dialect);
-    alice = await a.login("alice");
-  });
-  afterAll(async () => a?.close());
+  authorityForSuite(dialect, (started, session) => ((a = started), (alice = session)));
 
   const submit = (name: string, extra: Record<string, unknown> = {}) => a.call("POST", "/v1/requests", { body: { program: example(name), source_name: name, ...extra } });
 

@@ -1,10 +1,10 @@
 // Who may do what, and what the authority refuses before any route runs: the submitter token on
 // approver routes, login links, CSRF, Host and Origin, body size and shape, security headers.
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { makeLoginLink } from "../../src/app/index.js";
 import { DIALECTS } from "../store/fixtures.js";
-import { example, startTestAuthority, type ApproverSession, type TestAuthority } from "./harness.js";
+import { authorityForSuite, example, type ApproverSession, type TestAuthority } from "./harness.js";
 
 /** Every approver route, with a body that would be valid. */
 const APPROVER_ROUTES: [string, string, unknown?][] = [
@@ -36,12 +36,10 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
   let a: TestAuthority;
   let alice: ApproverSession;
   let pendingId: string;
+  authorityForSuite(dialect, (started, session) => ((a = started), (alice = session)));
   beforeAll(async () => {
-    a = await startTestAuthority(dialect);
-    alice = await a.login("alice");
     pendingId = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } })).body.id;
   });
-  afterAll(async () => a?.close());
 
   const count = async () => (await a.call("GET", "/v1/requests?limit=500", { session: alice })).body.requests.length;
 
