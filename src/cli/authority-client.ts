@@ -42,7 +42,7 @@ export class Unreachable extends Error {}
 /**
  * POST JSON to the authority (node:http, not fetch: `check` runs once per process, and loading
  * fetch costs more than the call). An answer in the error envelope is thrown as that
- * CountersignError; a connection that fails is `Unreachable`.
+ * CountersignError; a connection that fails, or an answer that is not JSON, is `Unreachable`.
  */
 export async function postJson(address: AuthorityAddress, path: string, body: unknown, timeoutMs = 60_000): Promise<unknown> {
   let answer: { status: number; text: string };
@@ -55,7 +55,8 @@ export async function postJson(address: AuthorityAddress, path: string, body: un
   try {
     value = JSON.parse(answer.text);
   } catch {
-    throw new CountersignError("network_error", "authority", `the authority at ${address.url} answered HTTP ${answer.status} with no JSON`, { details: { status: answer.status } });
+    // Not an authority at all (a stale URL that another program now answers): as if nobody listened.
+    throw new Unreachable(`${address.url} answered HTTP ${answer.status} with no JSON: not a countersign authority`);
   }
   const envelope = ErrorEnvelope.safeParse(value);
   if (envelope.success) {

@@ -1,6 +1,8 @@
 // The authority's commands, run in process against real data directories and a real authority:
 // init, ui, token, audit, policy list/forget, and check through the authority or without it.
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/command.js";
@@ -108,6 +110,11 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
   it("check gives the same output through the authority as without it", async () => {
     const through = { ...env, COUNTERSIGN_URL: a.url };
     const without = { ...env, COUNTERSIGN_URL: "http://127.0.0.1:1" };
+    const notAnAuthority = createServer((_, res) => res.end("<html>hello</html>"));
+    await new Promise<void>((resolve) => notAnAuthority.listen(0, "127.0.0.1", resolve));
+    const stale = { ...env, COUNTERSIGN_URL: `http://127.0.0.1:${(notAnAuthority.address() as AddressInfo).port}` }; // another program on a stale URL
+    expect(await run(stale, "check", "examples/notify-team.ts")).toEqual(await run(without, "check", "examples/notify-team.ts"));
+    notAnAuthority.close();
     for (const args of [["examples/notify-team.ts"], ["examples/notify-team.ts", "--json"], ["examples/refuted.ts"], ["examples/read-notes.ts", "--json"]]) {
       const viaAuthority = await run(through, "check", ...args);
       const local = await run(without, "check", ...args);
