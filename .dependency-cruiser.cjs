@@ -47,6 +47,14 @@ module.exports = {
     only("sandbox", ["model", "manifest", "environment", "analyze", "trusted"], "the QuickJS runner takes the compiler from the analyzer and the contract helpers; it never decides or reaches a store"),
     only("config", ["model", "constraint", "manifest", "policy", "receipt", "connector", "store"], "config reads the user's files and hands texts to the stages"),
     only("app", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "sandbox"], "use cases never reach into an adapter"),
+    only("authority", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "app"], "the authority's routes are thin adapters over the use cases"),
+    {
+      name: "only-serve-starts-the-authority",
+      comment: "nothing imports the authority but the command that runs it",
+      severity: "error",
+      from: { path: "^dist/src/", pathNot: ["^dist/src/authority/", "^dist/src/cli/serve\\.js$"] },
+      to: { path: "^dist/src/authority/" },
+    },
     {
       name: "only-trusted-contracts",
       comment: "trusted/contracts are data the analyzer and the API generator read; they import only the model",

@@ -16,7 +16,9 @@ export interface BudgetOptions {
   clock?: () => number;
 }
 
-export const DEFAULT_BUDGET = { ms: 2000, steps: 200_000, bytes: 256 * 1024 } as const;
+import { DEFAULT_BUDGET } from "./budget-defaults.js";
+
+export { DEFAULT_BUDGET };
 
 /** The interpreter looks at the clock once per this many steps: reading it costs more than a step. */
 const STEPS_PER_CLOCK_READ = 1024;

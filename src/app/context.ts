@@ -1,24 +1,34 @@
-import type { Analyzer } from "../analyze/index.js";
+import type { BudgetOptions } from "../analyze/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import type { RequestStore } from "../model/request.js";
+import type { Facts } from "../model/facts.js";
 import type { Policy } from "../policy/index.js";
 import type { KeyStore, RedemptionStore } from "../receipt/index.js";
+import type { Store, StoredRule } from "../store/index.js";
+
+/** A program as submitted: its exact bytes (a string: its UTF-8 encoding) and the name it goes by (messages, the receipt). */
+export interface ProgramInput {
+  source: Uint8Array | string;
+  entry: string;
+  budget?: BudgetOptions; // limits of this analysis, over the analyzer's defaults
+}
 
 /**
  * What every use case runs with, passed in explicitly: nothing here is read from the process's
  * environment or the real clock behind a use case's back. The CLI builds one per command
- * (app/local-context.ts); the authority, the runner and the MCP server will build theirs.
+ * (app/local-context.ts), the authority one per process.
  */
 export interface AppContext {
   dataDir: string;
   home: string; // what `~` means in the user's policy
   issuer: string; // the authority receipts are signed as
   now: () => Date;
-  newId: () => string; // request ids
   manifests: () => ManifestSet;
-  policy: () => Policy;
-  analyzer: () => Promise<Analyzer>; // one long-lived analyzer per context, made on first use (it loads the compiler)
+  policy: () => Policy; // the policy files in force (remembered rules come from the store)
+  /** The facts of a program: analyzed in process (CLI) or by the authority's worker pool. */
+  analyze: (program: ProgramInput) => Promise<Facts>;
   keys: KeyStore;
   redemptions: RedemptionStore;
-  requests: RequestStore;
+  store: () => Promise<Store>; // opened on first use
+  /** Rules saved by "approve and remember" and not forgotten: part of the policy in force. */
+  rememberedRules: () => Promise<StoredRule[]>;
 }

@@ -1,27 +1,43 @@
-import { isDeepStrictEqual } from "node:util";
 import { CountersignError } from "../model/errors.js";
-import { HumanDecision, type ApprovalRequest } from "../model/request.js";
+import type { Json } from "../model/json.js";
+import type { PersonDecision, RememberedRule, StoredRequest } from "../model/request.js";
+import { rememberRule } from "../policy/index.js";
 import type { AppContext } from "./context.js";
-import { findRequest } from "./find-request.js";
+import { conflict, notFound } from "./not-found.js";
+
+/** What a person decides, as the approver sends it; approved_remember's rules are made here. */
+export type Verdict = Exclude<PersonDecision, { kind: "approved_remember" }> | { kind: "approved_remember"; approver: string };
 
 /**
- * Record a person's decision on a request the policy asked about. A rejection needs a reason and
- * request_more needs feedback; deciding again the same way changes nothing, deciding otherwise
- * is refused (`details.conflict`), and so is deciding a request the policy already settled.
+ * Record a person's decision on a pending request, exactly once. The same decision again answers
+ * the request as it is (`changed: false`); another decision, or one on a request that is no
+ * longer pending, is a conflict. approved_remember saves, with the decision, the narrowest allow
+ * rule per op that auto-approves exactly this program; if one op cannot be pinned that way
+ * nothing is saved and the approver is told why (approve once instead).
  */
-export async function decideRequest(ctx: AppContext, id: string, decision: HumanDecision): Promise<ApprovalRequest> {
-  const parsed = HumanDecision.safeParse(decision);
-  if (!parsed.success) throw new CountersignError("usage_error", "authority", parsed.error.issues[0]!.message, { requestId: id });
-  const request = await findRequest(ctx, id);
-  if (request.decision.kind !== "ask") {
-    throw new CountersignError("usage_error", "authority", `request ${id} was ${request.decision.kind} by the policy: nobody decides it`, { requestId: id, details: { conflict: true } });
+export async function decideRequest(ctx: AppContext, id: string, verdict: Verdict): Promise<{ request: StoredRequest; changed: boolean }> {
+  const store = await ctx.store();
+  let decision: PersonDecision;
+  if (verdict.kind === "approved_remember") {
+    const request = await store.get(id);
+    if (request === null) throw notFound("request", id);
+    decision = { kind: "approved_remember", approver: verdict.approver, rules: rememberedRules(request, ctx) };
+  } else {
+    decision = verdict;
   }
-  if (request.human !== undefined) {
-    const { decided: _, ...earlier } = request.human;
-    if (isDeepStrictEqual(earlier, parsed.data)) return request;
-    throw new CountersignError("usage_error", "authority", `request ${id} is already ${request.human.kind}`, { requestId: id, details: { conflict: true } });
+  const result = await store.decide(id, decision);
+  if (result.ok) return { request: result.request, changed: result.changed };
+  if (result.reason === "not_found") throw notFound("request", id);
+  const now = result.request.decision?.kind ?? result.request.status;
+  throw conflict(id, `request ${id} is already ${now}`, { status: result.request.status });
+}
+
+function rememberedRules(request: StoredRequest, ctx: AppContext): RememberedRule[] {
+  const made = rememberRule(request.facts, request.policy, ctx.manifests());
+  const refused = made.filter((m) => m.rule === null);
+  if (refused.length > 0 || made.length === 0) {
+    const why = made.length === 0 ? "the program makes no trusted call: there is nothing to remember" : refused.map((m) => `${m.op}: ${"why" in m ? m.why : ""}`).join("; ");
+    throw new CountersignError("usage_error", "authority", `cannot remember this approval: ${why}`, { requestId: request.id, details: { reason: "cannot_remember" } });
   }
-  const decided: ApprovalRequest = { ...request, human: { ...parsed.data, decided: ctx.now().toISOString() } };
-  await ctx.requests.save(decided);
-  return decided;
+  return made.map((m) => ({ id: m.rule!.id, op: m.op, rule: JSON.parse(JSON.stringify(m.rule)) as Record<string, Json> }));
 }

@@ -1,10 +1,18 @@
-// Use cases: one function each, over explicit inputs and an AppContext. The CLI calls them
-// today; the authority's routes, the runner and the MCP server are to be thin adapters over them.
-export type { AppContext } from "./context.js";
-export { localContext, type LocalOptions } from "./local-context.js";
-export { checkProgram, type ProgramInput } from "./check-program.js";
-export { submitRequest } from "./submit-request.js";
-export { decideRequest } from "./decide-request.js";
+// Use cases: one function each, over explicit inputs and an AppContext. The CLI commands and the
+// authority's routes are thin adapters over them.
+export type { AppContext, ProgramInput } from "./context.js";
+export { localContext, databaseOf, type LocalOptions } from "./local-context.js";
+export { checkProgram } from "./check-program.js";
+export { policyInForce, REMEMBERED_FILE, type PolicyInForce } from "./policy-in-force.js";
+export { submitRequest, refuseIfRejected, type Submission, type Submitted } from "./submit-request.js";
+export { readRequest } from "./read-request.js";
+export { listRequests } from "./list-requests.js";
+export { decideRequest, type Verdict } from "./decide-request.js";
+export { withdrawRequest } from "./withdraw-request.js";
 export { issueRequestReceipt } from "./issue-request-receipt.js";
+export { redeemReceipt } from "./redeem-receipt.js";
 export { startProgramRun } from "./start-run.js";
 export { runPolicyTests, PolicyTestFile, type PolicyCaseResult, type PolicyTestOptions } from "./run-policy-tests.js";
+export { initDataDir, FIRST_TOKEN, type InitResult } from "./init-data-dir.js";
+export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";
+export { reviewRequest } from "./review-request.js";

@@ -1,23 +1,57 @@
+import { CountersignError } from "../model/errors.js";
+import type { Facts } from "../model/facts.js";
 import { programBytes } from "../model/program-bytes.js";
-import type { ApprovalRequest } from "../model/request.js";
-import { checkProgram, type ProgramInput } from "./check-program.js";
-import type { AppContext } from "./context.js";
+import type { StoredRequest } from "../model/request.js";
+import { newRequestId } from "../store/index.js";
+import { checkProgram } from "./check-program.js";
+import type { AppContext, ProgramInput } from "./context.js";
+import { signReceipt } from "./sign-receipt.js";
+
+export interface Submission {
+  token: string; // the name of the submitter token that sent it
+  program: ProgramInput;
+  rationale?: string; // the submitter's words beside the program's own
+  deadlineSeconds?: number; // how long it may wait for a person
+}
+
+/** An auto-approved request comes back with its receipt. */
+export interface Submitted {
+  request: StoredRequest;
+  receipt?: string;
+}
 
 /**
- * Submit a program for approval: the facts are computed here, never taken from the submitter;
- * the policy decides at once (auto_approved, auto_rejected) or the request waits for a person
- * (ask). An in-process stand-in for the authority's submit route, over the same context.
+ * Submit a program for approval. The facts are computed here, never taken from the submitter;
+ * the policy in force decides at once (auto_approved, auto_rejected) or the request waits for a
+ * person (ask). Every submission is a new request: a decision is never reused. An auto-approved
+ * request and its receipt are stored in one transaction, before the receipt is returned.
  */
-export async function submitRequest(ctx: AppContext, program: ProgramInput): Promise<ApprovalRequest> {
-  const { facts, decision } = await checkProgram(ctx, program);
-  const request: ApprovalRequest = {
-    id: ctx.newId(),
-    created: ctx.now().toISOString(),
-    program: facts.program,
-    source: programBytes(program.source).text ?? "", // a program that is not UTF-8 was refused by the analysis
-    rationale: facts.rationale,
-    decision,
-  };
-  await ctx.requests.save(request);
-  return request;
+export async function submitRequest(ctx: AppContext, submission: Submission): Promise<Submitted> {
+  const { facts, decision } = await checkProgram(ctx, submission.program);
+  refuseIfRejected(facts);
+  const store = await ctx.store();
+  const id = newRequestId();
+  const receipt =
+    decision.kind === "auto_approved" ? await signReceipt(ctx, { id, facts, policy: decision, decision: { kind: "auto_approved", approver: null } }) : undefined;
+  const result = await store.submit({
+    token: submission.token,
+    source: programBytes(submission.program.source).text ?? "", // text: a program that is not UTF-8 was refused above
+    facts,
+    policy: decision,
+    ...(submission.rationale === undefined ? {} : { rationale: submission.rationale }),
+    ...(submission.deadlineSeconds === undefined ? {} : { deadline_s: submission.deadlineSeconds }),
+    ...(receipt === undefined ? {} : { id, receipt: { jti: receipt.jti, exp: receipt.exp } }),
+  });
+  if (!result.ok) throw new CountersignError("capability_denied", "authority", "the submitter token was revoked", { details: { reason: "unauthenticated" } });
+  return receipt === undefined ? { request: result.request } : { request: result.request, receipt: receipt.token };
+}
+
+/** A program the analysis refuses (type errors, refused constructs, past its budget) is no request: analysis_rejected with every diagnostic. */
+export function refuseIfRejected(facts: Facts): void {
+  const errors = facts.diagnostics.filter((d) => d.severity === "error");
+  if (errors.length === 0) return;
+  const first = errors[0]!;
+  throw new CountersignError("analysis_rejected", "analysis", `${facts.program.entry}:${first.line}:${first.column}: ${first.code}: ${first.message}`, {
+    details: { program: facts.program, diagnostics: facts.diagnostics },
+  });
 }

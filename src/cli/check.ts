@@ -1,14 +1,14 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { DEFAULT_BUDGET } from "../analyze/index.js";
-import { countText } from "../analyze/summarize.js";
-import { checkProgram } from "../app/check-program.js";
-import { localContext } from "../app/local-context.js";
-import { describeArgument } from "../constraint/index.js";
+import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js";
+import type { ProgramInput } from "../app/context.js";
+import { dataDir } from "../config/data-dir.js";
+import type { CheckResult } from "../model/api.js";
 import { CountersignError } from "../model/errors.js";
 import type { Facts } from "../model/facts.js";
-import { formatDecision } from "../policy/format-decision.js";
-import { EXIT, reportError, usageError, type Command } from "./command.js";
+import { programBytes } from "../model/program-bytes.js";
+import { findAuthority, postJson, Unreachable } from "./authority-client.js";
+import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { given } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";
 
@@ -19,10 +19,14 @@ call with its arguments and call count, each guarantee proven, refuted or enforc
 and a plain-language summary; then the policy's dry-run decision (--policies DIR, default
 $COUNTERSIGN_HOME/policies or the shipped policies) with the rule and reason per effect. Exit 0
 when the program is well-formed and no guarantee is refuted, 1 when it is refused, 2 on a usage error.
+When an authority is reachable ($COUNTERSIGN_URL, or the one \`countersign serve\` recorded in
+$COUNTERSIGN_HOME/authority.json) and neither --manifests nor --policies is given, it checks
+there (POST /v1/check, with $COUNTERSIGN_TOKEN or submitter.token): the policy in force, remembered
+rules included. The output is the same either way.
 
 The analysis is bounded: --budget-ms (default ${DEFAULT_BUDGET.ms}, the type check included), --budget-steps
 (default ${DEFAULT_BUDGET.steps}) and --max-bytes (default ${DEFAULT_BUDGET.bytes}, UTF-8 bytes); past any of them the
-program is refused with analysis_budget_exceeded.`;
+program is refused with analysis_budget_exceeded. A budget flag makes the check run here.`;
 
 /** `countersign check`: the static analysis of one program. */
 const command: Command = {
@@ -47,9 +51,11 @@ const command: Command = {
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
       const budget = { ms: positive(values["budget-ms"], "--budget-ms"), steps: positive(values["budget-steps"], "--budget-steps"), bytes: positive(values["max-bytes"], "--max-bytes") };
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
-      const ctx = localContext(io.env, given(io, values));
-      const { facts, decision } = await checkProgram(ctx, { source, entry: file === "-" ? "stdin.ts" : file, budget }).finally(() => ctx.close());
-      io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : human(facts) + formatDecision(decision));
+      const given = Object.values(budget).some((v) => v !== undefined);
+      const program: ProgramInput = { source, entry: file === "-" ? "stdin.ts" : file, ...(given ? { budget } : {}) };
+      const { facts, decision } = (await throughAuthority(io, program, values)) ?? (await locally(io, program, values));
+      const { formatDecision } = await import("../policy/format-decision.js");
+      io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : (await human(facts)) + formatDecision(decision));
       return facts.ok ? EXIT.ok : EXIT.rejected;
     } catch (err) {
       return reportError(err, io, json);
@@ -58,6 +64,33 @@ const command: Command = {
 };
 
 export default command;
+
+/**
+ * The authority's answer when one is reachable (it holds the policy in force, remembered rules
+ * included, and warm analyzers), unless the command names its own manifests, policy or budget. Nothing
+ * listening: undefined, and the check runs here, with the same output.
+ */
+async function throughAuthority(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }): Promise<CheckResult | undefined> {
+  if (values.manifests !== undefined || values.policies !== undefined || program.budget !== undefined) return undefined;
+  const text = programBytes(program.source).text;
+  if (text === undefined) return undefined; // not UTF-8: refused the same way here, without sending it
+  const address = findAuthority(io.env, dataDir(io.env));
+  if (address === undefined) return undefined;
+  try {
+    const answer = await postJson(address, "/v1/check", { program: text, source_name: program.entry });
+    return (await import("../model/api.js")).CheckResult.parse(answer);
+  } catch (err) {
+    if (err instanceof Unreachable) return undefined;
+    throw err;
+  }
+}
+
+// The modules of a local check (compiler, policy, stores) load only when it runs here.
+async function locally(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }): Promise<CheckResult> {
+  const [{ localContext }, { checkProgram }] = await Promise.all([import("../app/local-context.js"), import("../app/check-program.js")]);
+  const ctx = localContext(io.env, given(io, values));
+  return checkProgram(ctx, program).finally(() => ctx.close());
+}
 
 /** The file's bytes as they are: the analyzer applies the one UTF-8 rule and hashes exactly these. */
 function readSource(path: string): Uint8Array {
@@ -87,7 +120,8 @@ function asJson(facts: Facts): unknown {
   };
 }
 
-function human(facts: Facts): string {
+async function human(facts: Facts): Promise<string> {
+  const [{ countText }, { describeArgument }] = await Promise.all([import("../analyze/summarize.js"), import("../constraint/index.js")]);
   const lines: string[] = [];
   const entry = facts.program.entry;
   for (const d of facts.diagnostics) lines.push(`${entry}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);

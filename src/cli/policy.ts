@@ -9,19 +9,27 @@ import { formatDecision } from "../policy/format-decision.js";
 import type { AppContext } from "../app/context.js";
 import { localContext } from "../app/local-context.js";
 import { runPolicyTests } from "../app/run-policy-tests.js";
+import { policyInForce, REMEMBERED_FILE } from "../app/policy-in-force.js";
+import { userInfo } from "node:os";
+import { databaseFlag } from "./store-flag.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 import { given, policyDirOf } from "./dirs.js";
 
 const usage = `usage: countersign policy check [DIR] [--manifests DIR] [--json]
        countersign policy test [DIR] [--manifests DIR] [--json]
        countersign policy explain FILE [--policies DIR] [--manifests DIR] [--json]
+       countersign policy list [--policies DIR] [--manifests DIR] [--database URL|FILE] [--json]
+       countersign policy forget RULE_ID [--database URL|FILE] [--json]
 
 check    validate the policy files of DIR (default: $COUNTERSIGN_HOME/policies when it exists,
          else the shipped policies) against the manifests; exit 2 with one line per problem.
 test     run the cases in DIR/tests/*.toml (each a program and the decision it must get);
          prints PASS or FAIL per case, exit 1 if any fails.
 explain  analyze FILE and show, for every effect, each rule whose op matches: whether it holds
-         (yes, no, maybe) and why, the guards, and the decision.`;
+         (yes, no, maybe) and why, the guards, and the decision.
+list     every rule in force: those of the policy files, then those saved by "approve and
+         remember" (kept in the authority's store), with their ids.
+forget   remove a remembered rule: it stops applying at once (the audit log keeps that it did).`;
 
 /** `countersign policy`: check, test and explain the policy. */
 const command: Command = {
@@ -31,7 +39,7 @@ const command: Command = {
     const { values, positionals } = parseFlags({
       args: argv,
       allowPositionals: true,
-      options: { json: { type: "boolean" }, manifests: { type: "string" }, policies: { type: "string" } },
+      options: { json: { type: "boolean" }, manifests: { type: "string" }, policies: { type: "string" }, database: { type: "string" } },
     });
     const [sub, arg, ...extra] = positionals;
     if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
@@ -42,7 +50,7 @@ const command: Command = {
       try {
         return sub === "check" ? check(ctx, dir, io, json) : await test(ctx, dir, io, json);
       } finally {
-        ctx.close();
+        await ctx.close();
       }
     }
     if (sub === "explain") {
@@ -50,7 +58,17 @@ const command: Command = {
       const ctx = localContext(io.env, given(io, values));
       return await explainFile(ctx, resolve(io.cwd, arg), io, json).finally(() => ctx.close());
     }
-    throw usageError(sub === undefined ? "missing subcommand: policy check | test | explain" : `unknown subcommand "${sub}"; try: policy check | test | explain`);
+    if (sub === "list" || sub === "forget") {
+      if (sub === "list" && arg !== undefined) throw usageError(`unexpected argument "${arg}"`);
+      if (sub === "forget" && arg === undefined) throw usageError("missing RULE_ID: policy forget RULE_ID");
+      const ctx = localContext(io.env, { ...given(io, values), ...databaseFlag(io, values.database) });
+      try {
+        return sub === "list" ? await list(ctx, io, json) : await forget(ctx, arg!, io, json);
+      } finally {
+        await ctx.close();
+      }
+    }
+    throw usageError(sub === undefined ? "missing subcommand: policy check | test | explain | list | forget" : `unknown subcommand "${sub}"; try: policy check | test | explain | list | forget`);
   },
 };
 
@@ -68,8 +86,7 @@ function check(ctx: AppContext, dir: string, io: Io, json: boolean): number {
 }
 
 async function test(ctx: AppContext, dir: string, io: Io, json: boolean): Promise<number> {
-  const analyzer = await ctx.analyzer();
-  const results = await runPolicyTests(dir, { manifests: ctx.manifests(), home: ctx.home, analyze: (source, entry) => analyzer.analyze(source, { entry }) });
+  const results = await runPolicyTests(dir, { manifests: ctx.manifests(), home: ctx.home, analyze: (source, entry) => ctx.analyze({ source, entry }) });
   const failed = results.filter((r) => !r.pass).length;
   if (json) {
     io.stdout(JSON.stringify({ ok: failed === 0, passed: results.length - failed, failed, cases: results }, null, 2) + "\n");
@@ -90,9 +107,35 @@ async function explainFile(ctx: AppContext, file: string, io: Io, json: boolean)
   } catch (err) {
     throw new CountersignError("usage_error", "cli", `cannot read ${file}: ${(err as Error).message}`);
   }
-  const facts = (await ctx.analyzer()).analyze(source, { entry: file });
-  const explanation = explain(facts, ctx.policy(), ctx.manifests());
+  const facts = await ctx.analyze({ source, entry: file });
+  const explanation = explain(facts, (await policyInForce(ctx)).policy, ctx.manifests());
   io.stdout(json ? JSON.stringify(explanation, null, 2) + "\n" : formatExplanation(explanation));
+  return EXIT.ok;
+}
+
+async function list(ctx: AppContext, io: Io, json: boolean): Promise<number> {
+  const { policy, dropped } = await policyInForce(ctx);
+  const remembered = new Map((await ctx.rememberedRules()).map((r) => [r.id, r]));
+  const rules = policy.rules.map((r) => ({
+    id: r.id,
+    decision: r.decision,
+    op: r.op,
+    from: r.file === REMEMBERED_FILE ? "remembered" : r.file,
+    ...(remembered.has(r.id) ? { request_id: remembered.get(r.id)!.request_id, saved_at: new Date(remembered.get(r.id)!.created_at).toISOString() } : {}),
+  }));
+  if (json) {
+    io.stdout(JSON.stringify({ sha256: policy.sha256, default: policy.default, rules, dropped }, null, 2) + "\n");
+    return EXIT.ok;
+  }
+  io.stdout(`policy ${policy.sha256} (default ${policy.default})\n`);
+  for (const r of rules) io.stdout(`${r.decision.padEnd(5)} ${r.op.padEnd(24)} ${r.id}  (${r.from === "remembered" ? `remembered from request ${r.request_id}` : shownPath(io, r.from)})\n`);
+  for (const d of dropped) io.stdout(`not applied: remembered rule ${d.id}: ${d.why}\n`);
+  return EXIT.ok;
+}
+
+async function forget(ctx: AppContext, id: string, io: Io, json: boolean): Promise<number> {
+  if (!(await (await ctx.store()).forgetRule(id, userInfo().username))) throw usageError(`no remembered rule ${id} (see countersign policy list)`);
+  io.stdout(json ? JSON.stringify({ id, forgotten: true }, null, 2) + "\n" : `forgot ${id}: it no longer applies\n`);
   return EXIT.ok;
 }
 

@@ -17,4 +17,9 @@ export const commands: Record<string, CommandEntry> = {
   keys: { summary: "list or rotate the receipt signing keys", load: () => import("./keys.js").then((m) => m.default) },
   receipt: { summary: "verify a receipt against a program and the authority's keys", load: () => import("./receipt.js").then((m) => m.default) },
   check: { summary: "analyze a program: effects, guarantees, summary", load: () => import("./check.js").then((m) => m.default) },
+  serve: { summary: "run the authority: requests, decisions, receipts, audit", load: () => import("./serve.js").then((m) => m.default) },
+  init: { summary: "make the authority's data directory without serving", load: () => import("./init.js").then((m) => m.default) },
+  ui: { summary: "print a one-time approver login link", load: () => import("./ui.js").then((m) => m.default) },
+  token: { summary: "add, list or revoke submitter tokens", load: () => import("./token.js").then((m) => m.default) },
+  audit: { summary: "verify or export the hash-chained audit log", load: () => import("./audit.js").then((m) => m.default) },
 };

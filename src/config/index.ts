@@ -8,3 +8,4 @@ export { readFileBytes, readTextFile } from "./read-file.js";
 export { loadConnections } from "./load-connections.js";
 export { connectorContext } from "./connector-context.js";
 export { fetchJwks } from "./fetch-jwks.js";
+export { packageVersion } from "./package-version.js";

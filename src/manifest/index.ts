@@ -7,3 +7,4 @@ export { parseTemplate, type Reference, type Template } from "./template.js";
 export { generateApi, type ApiDeclarations } from "./generate-api.js";
 export { actionFunctionName, findActionByFunction } from "./function-name.js";
 export { ActionManifest, ConnectorManifest, HostPort } from "./schema.js";
+export { manifestsHash } from "./manifests-hash.js";

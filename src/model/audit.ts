@@ -16,6 +16,7 @@ export const AuditType = z.enum([
   "token_added",
   "token_revoked",
   "rule_forgotten",
+  "approver_login",
 ]);
 export type AuditType = z.infer<typeof AuditType>;
 

@@ -128,9 +128,14 @@ export type Ed25519PublicJwk = z.infer<typeof Ed25519PublicJwk>;
 export const Jwks = z.object({ keys: z.array(z.record(z.string(), z.unknown())) });
 export type Jwks = z.infer<typeof Jwks>;
 
-/** `$COUNTERSIGN_HOME/authority.json`: whom the local runner trusts. `jwks_path` is relative to that directory. */
+/** `$COUNTERSIGN_HOME/authority.json`: whom the local runner trusts, and where the authority serves. `jwks_path` is relative to that directory. */
 export const AuthorityFile = z
-  .object({ issuer: z.string().min(1), jwks_path: z.string().min(1).optional(), jwks: Jwks.optional() })
+  .object({
+    issuer: z.string().min(1),
+    jwks_path: z.string().min(1).optional(),
+    jwks: Jwks.optional(),
+    url: z.url({ protocol: /^https?$/ }).optional(), // where `countersign serve` answers: `check` and `run` use it
+  })
   .strict()
   .refine((a) => (a.jwks_path === undefined) !== (a.jwks === undefined), "must have exactly one of jwks_path and jwks");
 export type AuthorityFile = z.infer<typeof AuthorityFile>;

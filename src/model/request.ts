@@ -14,6 +14,9 @@ export type RequestStatus = z.infer<typeof RequestStatus>;
 export const DEFAULT_DEADLINE_SECONDS = 15 * 60;
 export const MAX_DEADLINE_SECONDS = 24 * 60 * 60;
 
+/** The most a submitter may say beside its program (the program's own rationale is part of it). */
+export const MAX_RATIONALE_CHARS = 10_000;
+
 /** The name a submitter token is known by (`token add NAME`); requests record it. */
 export const TokenName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "must be 1-64 letters, digits, '_', '.' or '-'");
 
@@ -56,6 +59,7 @@ export const SubmitInput = z
     source: z.string(), // the program text; facts.program.sha256 is its UTF-8 hash
     facts: Facts,
     policy: PolicyDecision,
+    rationale: z.string().max(MAX_RATIONALE_CHARS).optional(), // the submitter's own words beside the program's
     deadline_s: z.number().int().min(1).max(MAX_DEADLINE_SECONDS).default(DEFAULT_DEADLINE_SECONDS),
     // An auto-approved request's receipt, signed before storing (for the id the caller chose):
     // recorded in the same transaction, so the request and its receipt commit together.
@@ -84,6 +88,7 @@ export const StoredRequest = z.object({
   source: z.string(),
   facts: Facts,
   policy: PolicyDecision,
+  rationale: z.string().nullable(), // the submitter's words, shown as such
   created_at: z.number().int(),
   deadline_at: z.number().int(),
   decision: RecordedDecision.nullable(),
@@ -109,36 +114,3 @@ export const StoreEvent = z.object({
   at: z.number().int(),
 });
 export type StoreEvent = z.infer<typeof StoreEvent>;
-
-const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
-
-/** What a person decided about a request the policy asked about. */
-export const HumanDecision = z.discriminatedUnion("kind", [
-  z.object({ kind: z.enum(["approved_once", "approved_remember"]), approver: z.string().min(1) }).strict(),
-  z.object({ kind: z.literal("rejected"), approver: z.string().min(1), reason: z.string().trim().min(1, "a rejection needs a reason") }).strict(),
-  z.object({ kind: z.literal("request_more"), approver: z.string().min(1), feedback: z.string().trim().min(1, "request_more needs feedback for the agent") }).strict(),
-]);
-export type HumanDecision = z.infer<typeof HumanDecision>;
-
-/**
- * One submitted program and what became of it: the policy's decision, and once a person decided
- * (when the policy asked), that decision with when it was made.
- */
-export const ApprovalRequest = z
-  .object({
-    id: z.string().min(1),
-    created: z.iso.datetime(),
-    program: z.object({ sha256: sha256Hex, entry: z.string().min(1) }).strict(),
-    source: z.string(),
-    rationale: z.string(), // the agent's words, shown as such
-    decision: PolicyDecision,
-    human: HumanDecision.and(z.object({ decided: z.iso.datetime() })).optional(),
-  })
-  .strict();
-export type ApprovalRequest = z.infer<typeof ApprovalRequest>;
-
-/** Where requests are kept: in memory for a local run today, the authority's database tomorrow. */
-export interface RequestStore {
-  save(request: ApprovalRequest): Promise<void>;
-  get(id: string): Promise<ApprovalRequest | undefined>;
-}

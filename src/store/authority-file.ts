@@ -10,11 +10,15 @@ export function authorityPath(home: string): string {
   return join(home, "authority.json");
 }
 
-/** Create authority.json for the local keyring, or point an existing one at it, keeping its issuer. */
-export function writeLocalAuthority(home: string): AuthorityFile {
+/**
+ * Create authority.json for the local keyring, or point an existing one at it, keeping its issuer
+ * (and its URL unless `url` gives the one a starting authority now serves at).
+ */
+export function writeLocalAuthority(home: string, options: { url?: string } = {}): AuthorityFile {
   const file = authorityPath(home);
   const current = existsSync(file) ? readAuthorityFile(file) : undefined;
-  const next: AuthorityFile = { issuer: current?.issuer ?? LOCAL_ISSUER, jwks_path: relative(home, jwksPath(home)) };
+  const url = options.url ?? current?.url;
+  const next: AuthorityFile = { issuer: current?.issuer ?? LOCAL_ISSUER, jwks_path: relative(home, jwksPath(home)), ...(url === undefined ? {} : { url }) };
   const text = JSON.stringify(next, null, 2) + "\n";
   if (!existsSync(file) || readFileSync(file, "utf8") !== text) writeFileAtomic(file, text, 0o644);
   return next;

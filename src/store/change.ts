@@ -2,7 +2,10 @@ import type { AuditEntry, AuditType } from "../model/audit.js";
 import type { Json } from "../model/json.js";
 import type { RequestStatus, StoreEvent } from "../model/request.js";
 import { entryHash } from "./audit-chain.js";
-import type { Driver, Tx } from "./driver.js";
+import type { Driver, SqlValue, Tx, WriteOptions } from "./driver.js";
+
+/** For the changes that must survive a power cut: see the SQLite driver. */
+export const DURABLE: WriteOptions = { durable: true };
 
 export interface StoreContext {
   driver: Driver;
@@ -32,44 +35,50 @@ export interface Change {
  * commit order (an events reader resuming after id N misses nothing), and no two writers
  * deadlock on each other's rows.
  */
-export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>): Promise<T> {
+export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, options: WriteOptions = {}): Promise<T> {
   return ctx.driver.write(async (tx) => {
     const lock = ctx.driver.dialect === "postgres" ? " FOR UPDATE" : ""; // SQLite: BEGIN IMMEDIATE holds the only write lock
     const row = (await tx.all(`SELECT last_id, last_hash FROM audit_head WHERE one = 1${lock}`))[0];
     if (row === undefined) throw new Error("the audit chain head is missing");
     const head = { id: Number(row.last_id), hash: String(row.last_hash) };
     const start = head.id;
-    let published = false;
     const now = ctx.now();
+    // Entries and events are written together at the end (one statement each per transaction):
+    // nothing reads them back before the commit, and each round trip counts on PostgreSQL.
+    const entries: SqlValue[][] = [];
+    const events: SqlValue[][] = [];
     const result = await fn({
       tx,
       now,
       async audit(input) {
         const body = { id: head.id + 1, at: now, ...input, prev_hash: head.hash };
         const entry: AuditEntry = { ...body, hash: entryHash(body) };
-        await tx.run("INSERT INTO audit (id, at, type, request_id, actor, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-          entry.id,
-          entry.at,
-          entry.type,
-          entry.request_id,
-          entry.actor,
-          JSON.stringify(entry.details),
-          entry.prev_hash,
-          entry.hash,
-        ]);
+        entries.push([entry.id, entry.at, entry.type, entry.request_id, entry.actor, JSON.stringify(entry.details), entry.prev_hash, entry.hash]);
         head.id = entry.id;
         head.hash = entry.hash;
         return entry;
       },
       async event(entry, type, status) {
         if (entry.request_id === null) throw new Error("a change event needs a request");
-        await tx.run("INSERT INTO events (id, type, request_id, status, at) VALUES (?, ?, ?, ?, ?)", [entry.id, type, entry.request_id, status, entry.at]);
-        published = true;
+        events.push([entry.id, type, entry.request_id, status, entry.at]);
       },
     });
+    await insertRows(tx, "audit (id, at, type, request_id, actor, details, prev_hash, hash)", entries);
+    await insertRows(tx, "events (id, type, request_id, status, at)", events);
     // the head moves once per transaction, to the last entry it appended
     if (head.id !== start) await tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [head.id, head.hash]);
-    if (published) await tx.notify();
+    if (events.length > 0) await tx.notify();
     return result;
-  });
+  }, options);
+}
+
+/** Rows per INSERT: well inside SQLite's limit on bound parameters. */
+const ROWS_PER_INSERT = 500;
+
+async function insertRows(tx: Tx, into: string, rows: SqlValue[][]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+    const one = `(${chunk[0]!.map(() => "?").join(", ")})`;
+    await tx.run(`INSERT INTO ${into} VALUES ${chunk.map(() => one).join(", ")}`, chunk.flat());
+  }
 }

@@ -16,11 +16,18 @@ export interface Tx extends Queryer {
   notify(): Promise<void>;
 }
 
+export interface WriteOptions {
+  durable?: boolean;
+}
+
 export interface Driver {
   readonly dialect: Dialect;
   read<T>(fn: (q: Queryer) => Promise<T>): Promise<T>;
-  /** One transaction; committed when `fn` resolves, rolled back when it throws. */
-  write<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * One transaction; committed when `fn` resolves, rolled back when it throws. `durable`: the
+   * commit must survive a power cut, not only the process being killed (see the SQLite driver).
+   */
+  write<T>(fn: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**
    * Call `onRing` after each committed transaction that rang: for SQLite the writes of this
    * process (any of its connections to the file), for PostgreSQL every process sharing the database (LISTEN/NOTIFY). A ring carries no

@@ -24,4 +24,6 @@ export { jwksPath } from "./jwks-file.js";
 export { openKeyring } from "./open-keyring.js";
 export { rotateKeyring } from "./rotate-keyring.js";
 export { authorityPath, loadLocalAuthority, writeLocalAuthority } from "./authority-file.js";
-export { MemoryRequestStore } from "./memory-request-store.js";
+export { localAuthorityUrl } from "./authority-url.js";
+export { APPROVER_SECRET_FILE, SUBMITTER_TOKEN_FILE, createApproverSecret, readApproverSecret, writeNewFile } from "./data-dir-files.js";
+export type { LoginLink } from "./login-links.js";

@@ -83,6 +83,17 @@ export const MIGRATIONS: readonly Migration[] = [
         at ${t.int} NOT NULL)`,
     ],
   },
+  {
+    version: 2,
+    statements: (t) => [
+      "ALTER TABLE requests ADD COLUMN rationale TEXT",
+      // One row per approver login link used: a link works once, across restarts and processes.
+      `CREATE TABLE login_links (
+        nonce TEXT PRIMARY KEY,
+        exp ${t.int} NOT NULL,
+        used_at ${t.int} NOT NULL)`,
+    ],
+  },
 ];
 
 /** Any constant: the PostgreSQL advisory lock that lets one process at a time migrate. */

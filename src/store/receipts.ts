@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CLOCK_TOLERANCE_SECONDS } from "../model/receipt.js";
 import { ReceiptRef } from "../model/request.js";
-import { change, type Change, type StoreContext } from "./change.js";
+import { change, DURABLE, type Change, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
 
 export const ReceiptRecord = ReceiptRef.extend({ request_id: z.string().min(1) }).strict();
@@ -44,14 +44,16 @@ export type RedeemOutcome = "redeemed" | "unknown" | "expired" | "already_redeem
 /**
  * Single use, across every process sharing the database: a conditional update that succeeds for
  * one caller only, in the transaction that records `redeemed` (or, for every refusal, `redeem_refused`).
+ * `token`, when given, must be the submitter token of the receipt's request: another agent's
+ * receipt is `unknown` to it.
  */
-export async function redeemReceipt(ctx: StoreContext, jti: string, exp: number): Promise<RedeemOutcome> {
+export async function redeemReceipt(ctx: StoreContext, jti: string, exp: number, token?: string): Promise<RedeemOutcome> {
   if (!ReceiptRef.safeParse({ jti, exp }).success) return "unknown";
   return change(ctx, async (c) => {
-    const row = (await c.tx.all("SELECT request_id, exp, redeemed_at FROM receipts WHERE jti = ?", [jti]))[0];
+    const row = (await c.tx.all("SELECT r.request_id, r.exp, r.redeemed_at, q.token FROM receipts r JOIN requests q ON q.id = r.request_id WHERE r.jti = ?", [jti]))[0];
     const requestId = row === undefined ? null : String(row.request_id);
     let outcome: RedeemOutcome;
-    if (row === undefined || Number(row.exp) !== exp) outcome = "unknown";
+    if (row === undefined || Number(row.exp) !== exp || (token !== undefined && row.token !== token)) outcome = "unknown";
     else if (c.now > (exp + CLOCK_TOLERANCE_SECONDS) * 1000) outcome = "expired";
     else if (row.redeemed_at !== null) outcome = "already_redeemed";
     else {
@@ -65,5 +67,5 @@ export async function redeemReceipt(ctx: StoreContext, jti: string, exp: number)
     const details: Record<string, string> = outcome === "redeemed" ? { jti } : { jti, outcome };
     await c.audit({ type: outcome === "redeemed" ? "redeemed" : "redeem_refused", request_id: requestId, actor: "runner", details });
     return outcome;
-  });
+  }, DURABLE);
 }

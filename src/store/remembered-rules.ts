@@ -1,5 +1,5 @@
 import type { Json } from "../model/json.js";
-import { change, type StoreContext } from "./change.js";
+import { change, DURABLE, type StoreContext } from "./change.js";
 
 export interface StoredRule {
   id: string;
@@ -29,5 +29,5 @@ export async function forgetRule(ctx: StoreContext, id: string, actor: string): 
     const changed = await c.tx.run("UPDATE remembered_rules SET forgotten_at = ? WHERE id = ? AND forgotten_at IS NULL", [c.now, id]);
     if (changed === 1) await c.audit({ type: "rule_forgotten", request_id: null, actor, details: { rule: id } });
     return changed === 1;
-  });
+  }, DURABLE);
 }

@@ -2,7 +2,7 @@ import { StoredRequest, type RequestStatus } from "../model/request.js";
 import type { Queryer, Row } from "./driver.js";
 
 export const REQUEST_COLUMNS =
-  "seq, id, token, status, source, facts, policy, created_at, deadline_at, decision, approver, reason, feedback, decided_at";
+  "seq, id, token, status, source, facts, policy, rationale, created_at, deadline_at, decision, approver, reason, feedback, decided_at";
 
 /** A row back into a checked record: a row the schema refuses is an error, never a guess. */
 export function requestFromRow(row: Row): StoredRequest {
@@ -15,6 +15,7 @@ export function requestFromRow(row: Row): StoredRequest {
     source: row.source,
     facts: JSON.parse(String(row.facts)),
     policy: JSON.parse(String(row.policy)),
+    rationale: row.rationale ?? null,
     created_at: Number(row.created_at),
     deadline_at: Number(row.deadline_at),
     decision: decided

@@ -7,13 +7,23 @@ import { asStoreError } from "./store-error.js";
 const queues = new Map<string, Promise<void>>();
 const ringsOf = new Map<string, Set<() => void>>();
 
+/**
+ * In WAL mode, synchronous=NORMAL commits without an fsync: a commit survives the process being
+ * killed (the WAL is in the OS's hands), and a power cut may lose the last commits but never
+ * corrupts the database. The changes whose loss would let something happen twice — a receipt
+ * redeemed, a login link used, a token revoked, a rule forgotten — commit with FULL, which
+ * syncs the WAL, and with it every commit before them.
+ */
+const SYNC_NORMAL = "NORMAL";
+const SYNC_DURABLE = "FULL";
+
 function openFile(path: string): Database.Database {
   let db: Database.Database | undefined;
   try {
     db = new Database(path);
     db.pragma("busy_timeout = 10000");
     db.pragma("journal_mode = WAL");
-    db.pragma("synchronous = FULL");
+    db.pragma(`synchronous = ${SYNC_NORMAL}`);
     db.pragma("foreign_keys = ON");
     return db;
   } catch (err) {
@@ -23,8 +33,8 @@ function openFile(path: string): Database.Database {
 }
 
 /**
- * SQLite through better-sqlite3: WAL so that readers never wait for the writer, synchronous=FULL
- * so that a committed redemption survives a power cut, and BEGIN IMMEDIATE so that a transaction
+ * SQLite through better-sqlite3: WAL so that readers never wait for the writer, synchronous as
+ * above, and BEGIN IMMEDIATE so that a transaction
  * takes the one write lock up front (two processes on one file wait for each other, up to
  * busy_timeout, instead of failing halfway). Calls are serialised per file in this process: a
  * transaction spans awaits, so one connection must never mix two of them, and a second
@@ -73,9 +83,10 @@ export function openSqliteDriver(path: string): Driver {
   return {
     dialect: "sqlite",
     read: (fn) => serially("store read failed", () => fn(q)),
-    write: (fn) =>
+    write: (fn, options = {}) =>
       serially("store write failed", async () => {
         let rang = false;
+        if (options.durable === true) db.pragma(`synchronous = ${SYNC_DURABLE}`);
         db.exec("BEGIN IMMEDIATE");
         try {
           const result = await fn({ ...q, notify: async () => void (rang = true) });
@@ -89,6 +100,8 @@ export function openSqliteDriver(path: string): Driver {
             // the original error is the one to report; SQLite has rolled back or will on close
           }
           throw err;
+        } finally {
+          if (options.durable === true) db.pragma(`synchronous = ${SYNC_NORMAL}`);
         }
       }),
     async listen(onRing) {

@@ -9,8 +9,9 @@ import { EventFeed, eventsSince, type SubscribeOptions } from "./events.js";
 import { expireDue } from "./expire-requests.js";
 import { getRequest, listRequests, type RequestPage } from "./list-requests.js";
 import { recordReceipt, redeemReceipt, type ReceiptRecord, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
+import { useLoginLink, type LoginLink } from "./login-links.js";
 import { forgetRule, listRememberedRules, type StoredRule } from "./remembered-rules.js";
-import { submitRequest, type SubmitResult } from "./submit-request.js";
+import { SubmitQueue, type SubmitResult } from "./submit-request.js";
 import { addToken, authenticate, listTokens, revokeToken, type TokenInfo } from "./tokens.js";
 import { withdrawRequest, type WithdrawResult } from "./withdraw-request.js";
 
@@ -23,18 +24,21 @@ import { withdrawRequest, type WithdrawResult } from "./withdraw-request.js";
 export class Store implements RedemptionStore {
   readonly #ctx: StoreContext;
   readonly #feed: EventFeed;
+  readonly #submissions: SubmitQueue;
 
   constructor(driver: Driver, now: () => number = Date.now) {
     this.#ctx = { driver, now };
     this.#feed = new EventFeed(this.#ctx);
+    this.#submissions = new SubmitQueue(this.#ctx);
   }
 
   get dialect(): Dialect {
     return this.#ctx.driver.dialect;
   }
 
+  /** Concurrent submissions commit together (group commit); each resolves once its transaction has committed. */
   submit(input: SubmitInput): Promise<SubmitResult> {
-    return submitRequest(this.#ctx, input);
+    return this.#submissions.submit(input);
   }
   get(id: string): Promise<StoredRequest | null> {
     return getRequest(this.#ctx, id);
@@ -56,8 +60,9 @@ export class Store implements RedemptionStore {
   recordReceipt(receipt: ReceiptRecord): Promise<RecordReceiptResult> {
     return recordReceipt(this.#ctx, receipt);
   }
-  redeemReceipt(jti: string, exp: number): Promise<RedeemOutcome> {
-    return redeemReceipt(this.#ctx, jti, exp);
+  /** `token`: the redeeming submitter, which must be the one whose request the receipt is for. */
+  redeemReceipt(jti: string, exp: number, token?: string): Promise<RedeemOutcome> {
+    return redeemReceipt(this.#ctx, jti, exp, token);
   }
   /** The receipt verifier's interface: true exactly once per recorded receipt (and per request). */
   async redeem(jti: string, exp: number): Promise<boolean> {
@@ -76,6 +81,11 @@ export class Store implements RedemptionStore {
   /** The active token's name, or null. */
   authenticate(token: string): Promise<string | null> {
     return authenticate(this.#ctx, token);
+  }
+
+  /** True for the first use of an approver login link before it expires; false ever after. */
+  useLoginLink(link: LoginLink): Promise<boolean> {
+    return useLoginLink(this.#ctx, link);
   }
 
   listRememberedRules(): Promise<StoredRule[]> {

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { Facts } from "../model/facts.js";
 import type { RecordedDecision, StoredRequest } from "../model/request.js";
 import { SubmitInput } from "../model/request.js";
 import { sha256Hex, sha256Json } from "./audit-chain.js";
-import { change, type StoreContext } from "./change.js";
+import { change, type Change, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
 import { statusOf } from "./request-row.js";
 import { insertReceipt } from "./receipts.js";
@@ -15,14 +16,45 @@ export function newRequestId(): string {
   return `req_${randomBytes(16).toString("base64url")}`;
 }
 
+/** The submission's fields; its facts are checked on their own (below). */
+const SubmitFields = SubmitInput.omit({ facts: true });
+
+interface CheckedFacts {
+  facts: Facts;
+  json: string; // as stored
+  sha256: string; // of their canonical JSON, as the audit records it
+}
+
 /**
- * Record a new request with the authority's own analysis and policy decision: pending when the
- * policy asks a person, decided at once otherwise. The submitting token must still be active
- * inside the transaction, so a revoked token stops at once.
+ * Facts are checked once per object: the authority submits the same (cached, never mutated)
+ * facts object for every submission of a program, and checking, serializing and hashing a
+ * program's facts costs more than the rest of its submission. The cached result holds the
+ * checked copy, so a caller that changed its object later would not change what is stored.
  */
-export async function submitRequest(ctx: StoreContext, raw: SubmitInput): Promise<SubmitResult> {
-  const input = parseInput(SubmitInput, raw, "submission");
-  const { facts, policy } = input;
+const checked = new WeakMap<object, CheckedFacts>();
+
+function checkedFacts(raw: unknown): CheckedFacts {
+  const known = typeof raw === "object" && raw !== null ? checked.get(raw) : undefined;
+  if (known !== undefined) return known;
+  const facts = parseInput(Facts, raw, "submission (facts)");
+  const value = { facts, json: JSON.stringify(facts), sha256: sha256Json(facts) };
+  if (typeof raw === "object" && raw !== null) checked.set(raw, value);
+  return value;
+}
+
+interface Prepared {
+  input: ReturnType<typeof SubmitFields.parse>;
+  checked: CheckedFacts;
+  id: string;
+}
+
+/** Check a submission before it joins a transaction: a caller's mistake is its own usage_error, never its batch's. */
+function prepare(raw: SubmitInput): Prepared {
+  const { facts: rawFacts, ...rest } = raw;
+  const input = parseInput(SubmitFields, rest, "submission");
+  const checked = checkedFacts(rawFacts);
+  const { facts } = checked;
+  const { policy } = input;
   if (sha256Hex(input.source) !== facts.program.sha256) {
     throw storeUsageError("the facts were not derived from this source: its sha256 differs from facts.program.sha256");
   }
@@ -30,46 +62,126 @@ export async function submitRequest(ctx: StoreContext, raw: SubmitInput): Promis
   if (input.receipt !== undefined && (policy.kind !== "auto_approved" || input.id === undefined)) {
     throw storeUsageError("a receipt can be recorded with a submission only when it is auto_approved and names its id");
   }
-  const id = input.id ?? newRequestId();
-  return change(ctx, async (c) => {
+  return { input, checked, id: input.id ?? newRequestId() };
+}
+
+/**
+ * Record a new request with the authority's own analysis and policy decision: pending when the
+ * policy asks a person, decided at once otherwise. The submitting token must still be active
+ * inside the transaction, so a revoked token stops at once.
+ */
+async function insertSubmission(c: Change, { input, checked, id }: Prepared, activeTokens: Map<string, boolean>): Promise<SubmitResult> {
+  const { facts, json: factsJson, sha256: factsSha256 } = checked;
+  const { policy } = input;
+  let active = activeTokens.get(input.token);
+  if (active === undefined) {
     const token = (await c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [input.token]))[0];
-    if (token === undefined || token.revoked_at !== null) return { ok: false, reason: "token_inactive" };
-    const decision: RecordedDecision | null =
-      policy.kind === "ask" ? null : { kind: policy.kind, approver: null, reason: policy.reason, feedback: null, at: c.now };
-    const status = decision === null ? "pending" : statusOf(decision.kind);
-    const deadline = c.now + input.deadline_s * 1000;
-    const [row] = await c.tx.all(
-      `INSERT INTO requests (id, token, status, source, facts, policy, created_at, deadline_at, decision, reason, decided_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-      [id, input.token, status, input.source, JSON.stringify(facts), JSON.stringify(policy), c.now, deadline, decision?.kind ?? null, decision?.reason ?? null, decision?.at ?? null],
-    );
-    const submitted = await c.audit({
-      type: "submitted",
-      request_id: id,
-      actor: input.token,
-      details: { program_sha256: facts.program.sha256, entry: facts.program.entry, deadline_at: deadline },
-    });
-    await c.audit({
-      type: "analyzed",
-      request_id: id,
-      actor: "authority",
-      details: { facts_sha256: sha256Json(facts), policy_sha256: policy.policy.sha256, kind: policy.kind, reason: policy.reason },
-    });
-    if (decision === null) await c.event(submitted, "pending", status);
-    else await c.event(await c.audit({ type: "decided", request_id: id, actor: "policy", details: { kind: decision.kind } }), "resolved", status);
-    if (input.receipt !== undefined) await insertReceipt(c, id, input.receipt);
-    const request: StoredRequest = {
-      id,
-      seq: Number(row?.seq),
-      token: input.token,
-      status,
-      source: input.source,
-      facts,
-      policy,
-      created_at: c.now,
-      deadline_at: deadline,
-      decision,
-    };
-    return { ok: true, request };
+    active = token !== undefined && token.revoked_at === null;
+    activeTokens.set(input.token, active); // read once per transaction: a revocation waits for the lock we hold
+  }
+  if (!active) return { ok: false, reason: "token_inactive" };
+  const decision: RecordedDecision | null =
+    policy.kind === "ask" ? null : { kind: policy.kind, approver: null, reason: policy.reason, feedback: null, at: c.now };
+  const status = decision === null ? "pending" : statusOf(decision.kind);
+  const deadline = c.now + input.deadline_s * 1000;
+  const [row] = await c.tx.all(
+    `INSERT INTO requests (id, token, status, source, facts, policy, rationale, created_at, deadline_at, decision, reason, decided_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+    [id, input.token, status, input.source, factsJson, JSON.stringify(policy), input.rationale ?? null, c.now, deadline, decision?.kind ?? null, decision?.reason ?? null, decision?.at ?? null],
+  );
+  const submitted = await c.audit({
+    type: "submitted",
+    request_id: id,
+    actor: input.token,
+    details: { program_sha256: facts.program.sha256, entry: facts.program.entry, deadline_at: deadline },
   });
+  await c.audit({
+    type: "analyzed",
+    request_id: id,
+    actor: "authority",
+    details: { facts_sha256: factsSha256, policy_sha256: policy.policy.sha256, kind: policy.kind, reason: policy.reason },
+  });
+  if (decision === null) await c.event(submitted, "pending", status);
+  else await c.event(await c.audit({ type: "decided", request_id: id, actor: "policy", details: { kind: decision.kind } }), "resolved", status);
+  if (input.receipt !== undefined) await insertReceipt(c, id, input.receipt);
+  const request: StoredRequest = {
+    id,
+    seq: Number(row?.seq),
+    token: input.token,
+    status,
+    source: input.source,
+    facts,
+    policy,
+    rationale: input.rationale ?? null,
+    created_at: c.now,
+    deadline_at: deadline,
+    decision,
+  };
+  return { ok: true, request };
+}
+
+/** The most submissions one transaction commits together. */
+const MAX_BATCH = 64;
+
+interface Waiting {
+  prepared: Prepared;
+  resolve(result: SubmitResult): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * Group commit: submissions that arrive while a transaction commits wait and then commit
+ * together in the next one — each with its own rows and audit entries, in arrival order, and
+ * none answered before that commit. One commit (and, on PostgreSQL, one fsync under the chain
+ * head lock) then serves many requests. A batch that fails is retried one submission at a time,
+ * so that one bad submission fails alone.
+ */
+export class SubmitQueue {
+  readonly #ctx: StoreContext;
+  readonly #waiting: Waiting[] = [];
+  #committing = false;
+
+  constructor(ctx: StoreContext) {
+    this.#ctx = ctx;
+  }
+
+  submit(raw: SubmitInput): Promise<SubmitResult> {
+    let prepared: Prepared;
+    try {
+      prepared = prepare(raw);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<SubmitResult>((resolve, reject) => {
+      this.#waiting.push({ prepared, resolve, reject });
+      this.#next();
+    });
+  }
+
+  #next(): void {
+    if (this.#committing || this.#waiting.length === 0) return;
+    this.#committing = true;
+    // After the I/O of this turn of the event loop, so that submissions arriving together commit together.
+    setImmediate(() => {
+      void this.#commit(this.#waiting.splice(0, MAX_BATCH)).finally(() => {
+        this.#committing = false;
+        this.#next();
+      });
+    });
+  }
+
+  async #commit(batch: Waiting[]): Promise<void> {
+    try {
+      const results = await change(this.#ctx, async (c) => {
+        const out: SubmitResult[] = [];
+        const activeTokens = new Map<string, boolean>();
+        for (const item of batch) out.push(await insertSubmission(c, item.prepared, activeTokens));
+        return out;
+      });
+      batch.forEach((item, i) => item.resolve(results[i]!));
+    } catch (err) {
+      if (batch.length === 1) batch[0]!.reject(err);
+      else for (const item of batch) await this.#commit([item]);
+    }
+  }
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { TokenName } from "../model/request.js";
-import { change, type StoreContext } from "./change.js";
+import { change, DURABLE, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
 import { storeUsageError } from "./store-error.js";
 
@@ -41,7 +41,7 @@ export async function revokeToken(ctx: StoreContext, name: string): Promise<bool
     const changed = await c.tx.run("UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", [c.now, name]);
     if (changed === 1) await c.audit({ type: "token_revoked", request_id: null, actor: "authority", details: { name } });
     return changed === 1;
-  });
+  }, DURABLE);
 }
 
 export async function listTokens(ctx: StoreContext): Promise<TokenInfo[]> {

@@ -3,102 +3,156 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAnalyzer, type Analyzer } from "../../src/analyze/index.js";
-import { checkProgram } from "../../src/app/check-program.js";
-import type { AppContext } from "../../src/app/context.js";
-import { decideRequest } from "../../src/app/decide-request.js";
-import { issueRequestReceipt } from "../../src/app/issue-request-receipt.js";
-import { startProgramRun } from "../../src/app/start-run.js";
-import { submitRequest } from "../../src/app/submit-request.js";
+import {
+  checkProgram,
+  decideRequest,
+  issueRequestReceipt,
+  policyInForce,
+  readRequest,
+  redeemReceipt,
+  startProgramRun,
+  submitRequest,
+  withdrawRequest,
+  type AppContext,
+} from "../../src/app/index.js";
 import { loadPolicy } from "../../src/config/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { MemoryRedemptionStore } from "../../src/receipt/index.js";
-import { fileKeyStore, MemoryRequestStore } from "../../src/store/index.js";
+import { fileKeyStore, openStore, type Store } from "../../src/store/index.js";
 import { shippedManifests } from "../policy/helpers.js";
 
 const manifests = shippedManifests();
 const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: "/home/user" });
 const analyzer: Analyzer = createAnalyzer(manifests);
-afterAll(() => analyzer.dispose());
+const stores: Store[] = [];
+afterAll(async () => {
+  analyzer.dispose();
+  await Promise.all(stores.map((s) => s.close()));
+});
 
-/** A context with everything explicit: a fixed clock that tests move, counted ids, stores in a temp folder and in memory. */
-function testContext(): AppContext & { clock: { now: Date } } {
+/** A context with everything explicit: a clock tests move, a real SQLite store and key files in a temp folder. */
+async function testContext(): Promise<AppContext & { clock: { now: Date }; token: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-app-"));
   const clock = { now: new Date("2030-01-01T00:00:00Z") };
-  let n = 0;
+  const store = await openStore({ dataDir, now: () => clock.now.getTime() });
+  stores.push(store);
+  const { name } = await store.addToken("agent");
   return {
     clock,
+    token: name,
     dataDir,
     home: "/home/user",
     issuer: "countersign-test",
     now: () => clock.now,
-    newId: () => `req-${++n}`,
     manifests: () => manifests,
     policy: () => policy,
-    analyzer: async () => analyzer,
+    analyze: async ({ source, entry }) => analyzer.analyze(source, { entry }),
     keys: fileKeyStore(dataDir),
     redemptions: new MemoryRedemptionStore(() => clock.now.getTime()),
-    requests: new MemoryRequestStore(),
+    store: async () => store,
+    rememberedRules: () => store.listRememberedRules(),
   };
 }
 
 const example = (name: string) => ({ source: readFileSync(join(packageRoot, "examples", name), "utf8"), entry: name });
 const bytes = (source: string) => new TextEncoder().encode(source);
 
-describe("use cases over an explicit context", () => {
+describe("use cases over an explicit context and the real store", () => {
   it("check: the facts and the policy's dry-run decision, nothing recorded", async () => {
-    const ctx = testContext();
+    const ctx = await testContext();
     const { facts, decision } = await checkProgram(ctx, example("notify-team.ts"));
     expect(facts.ok).toBe(true);
     expect(decision.kind).toBe("ask");
-    expect(await ctx.requests.get("req-1")).toBeUndefined();
+    expect((await (await ctx.store()).list()).requests).toEqual([]);
   });
 
-  it("submit, issue, start a run: an auto-approved program runs once", async () => {
-    const ctx = testContext();
+  it("submit: an auto-approved program comes back with its receipt, stored with it; it runs once", async () => {
+    const ctx = await testContext();
     const program = example("read-notes.ts");
-    const request = await submitRequest(ctx, program);
-    expect(request).toMatchObject({ id: "req-1", created: "2030-01-01T00:00:00.000Z", decision: { kind: "auto_approved" }, rationale: "Catch up on this week's notes and the build status." });
-    expect(await ctx.requests.get("req-1")).toEqual(request);
-    const token = await issueRequestReceipt(ctx, request.id);
-    const run = await startProgramRun(ctx, token, bytes(program.source));
-    expect(run.claims).toMatchObject({ sub: "req-1", decision: "auto_approved", iss: "countersign-test", program: request.program });
-    await expect(startProgramRun(ctx, token, bytes(program.source))).rejects.toMatchObject({ class: "receipt_invalid", details: { reason: "replayed" } });
+    const { request, receipt } = await submitRequest(ctx, { token: ctx.token, program, rationale: "weekly catch-up" });
+    expect(request).toMatchObject({ status: "approved", token: "agent", rationale: "weekly catch-up", decision: { kind: "auto_approved", approver: null } });
+    expect(await readRequest(ctx, request.id)).toEqual(request);
+    const run = await startProgramRun(ctx, receipt!, bytes(program.source));
+    expect(run.claims).toMatchObject({ sub: request.id, decision: "auto_approved", iss: "countersign-test", program: request.facts.program });
+    await redeemReceipt(ctx, run.claims.jti, run.claims.exp);
+    await expect(redeemReceipt(ctx, run.claims.jti, run.claims.exp)).rejects.toMatchObject({ class: "receipt_invalid", details: { outcome: "already_redeemed" } });
+    await expect(issueRequestReceipt(ctx, request.id)).rejects.toMatchObject({ details: { reason: "conflict" }, message: expect.stringContaining("has run") });
   });
 
-  it("a receipt is for the exact program bytes, and only while it is valid", async () => {
-    const ctx = testContext();
-    const program = example("read-notes.ts");
-    const token = await issueRequestReceipt(ctx, (await submitRequest(ctx, program)).id);
-    await expect(startProgramRun(ctx, token, bytes(program.source + " "))).rejects.toMatchObject({ details: { reason: "program_mismatch" } });
-    ctx.clock.now = new Date(ctx.clock.now.getTime() + 3_600_000);
-    await expect(startProgramRun(ctx, token, bytes(program.source))).rejects.toMatchObject({ details: { reason: "expired" } });
+  it("a program the analysis refuses is no request: analysis_rejected with its diagnostics", async () => {
+    const ctx = await testContext();
+    const program = { source: "export default 1 +;", entry: "broken.ts" };
+    await expect(submitRequest(ctx, { token: ctx.token, program })).rejects.toMatchObject({
+      class: "analysis_rejected",
+      details: { diagnostics: expect.arrayContaining([expect.objectContaining({ severity: "error" })]) },
+    });
+    expect((await (await ctx.store()).list()).requests).toEqual([]);
   });
 
   it("decide: a request the policy asked about gets a receipt only once a person approves it", async () => {
-    const ctx = testContext();
-    const request = await submitRequest(ctx, example("notify-team.ts"));
-    expect(request.decision.kind).toBe("ask");
+    const ctx = await testContext();
+    const { request, receipt } = await submitRequest(ctx, { token: ctx.token, program: example("notify-team.ts") });
+    expect(receipt).toBeUndefined();
+    expect(request.status).toBe("pending");
     await expect(issueRequestReceipt(ctx, request.id)).rejects.toMatchObject({ class: "approval_denied" });
-    await expect(decideRequest(ctx, request.id, { kind: "rejected", approver: "me", reason: " " })).rejects.toMatchObject({ class: "usage_error", message: "a rejection needs a reason" });
+    await expect(decideRequest(ctx, request.id, { kind: "rejected", approver: "me", reason: " " })).rejects.toMatchObject({ class: "usage_error", message: expect.stringContaining("a rejection needs a reason") });
     ctx.clock.now = new Date(ctx.clock.now.getTime() + 1000);
     const decided = await decideRequest(ctx, request.id, { kind: "approved_once", approver: "me" });
-    expect(decided.human).toEqual({ kind: "approved_once", approver: "me", decided: "2030-01-01T00:00:01.000Z" });
-    expect(await decideRequest(ctx, request.id, { kind: "approved_once", approver: "me" })).toEqual(decided); // the same decision again
-    await expect(decideRequest(ctx, request.id, { kind: "rejected", approver: "me", reason: "no" })).rejects.toMatchObject({ details: { conflict: true } });
-    const token = await issueRequestReceipt(ctx, request.id);
+    expect(decided).toMatchObject({ changed: true, request: { status: "approved", decision: { kind: "approved_once", approver: "me", at: Date.UTC(2030, 0, 1, 0, 0, 1) } } });
+    expect(await decideRequest(ctx, request.id, { kind: "approved_once", approver: "me" })).toEqual({ ...decided, changed: false }); // the same decision again
+    await expect(decideRequest(ctx, request.id, { kind: "rejected", approver: "me", reason: "no" })).rejects.toMatchObject({ details: { reason: "conflict" } });
+    await expect(issueRequestReceipt(ctx, request.id, { token: "someone-else" })).rejects.toMatchObject({ details: { reason: "not_found" } });
+    const token = await issueRequestReceipt(ctx, request.id, { token: ctx.token });
     const run = await startProgramRun(ctx, token, bytes(request.source));
     expect(run.claims).toMatchObject({ decision: "approved_once", approver: "me" });
   });
 
-  it("a rejected request or one the policy settled gets no receipt, and nobody decides the latter", async () => {
-    const ctx = testContext();
-    const asked = await submitRequest(ctx, example("notify-team.ts"));
-    await decideRequest(ctx, asked.id, { kind: "request_more", approver: "me", feedback: "send it to Alice only" });
-    await expect(issueRequestReceipt(ctx, asked.id)).rejects.toMatchObject({ class: "approval_denied", message: expect.stringContaining("request_more") });
-    const refused = await submitRequest(ctx, example("write-outside-sandbox.ts"));
-    expect(refused.decision.kind).toBe("auto_rejected");
-    await expect(decideRequest(ctx, refused.id, { kind: "approved_once", approver: "me" })).rejects.toMatchObject({ details: { conflict: true } });
-    await expect(issueRequestReceipt(ctx, refused.id)).rejects.toMatchObject({ class: "approval_denied" });
-    await expect(issueRequestReceipt(ctx, "nope")).rejects.toMatchObject({ class: "usage_error", message: "no request nope" });
+  it("approve and remember: the narrow rule joins the policy in force and the same program then passes on its own", async () => {
+    const ctx = await testContext();
+    const program = example("notify-team.ts");
+    const first = await submitRequest(ctx, { token: ctx.token, program });
+    const before = (await policyInForce(ctx)).policy.sha256;
+    await decideRequest(ctx, first.request.id, { kind: "approved_remember", approver: "me" });
+    const rules = await (await ctx.store()).listRememberedRules();
+    expect(rules).toEqual([expect.objectContaining({ op: "email.send_email", request_id: first.request.id })]);
+    const inForce = await policyInForce(ctx);
+    expect(inForce.policy.sha256).not.toBe(before);
+    expect(inForce.policy.rules.at(-1)).toMatchObject({ id: rules[0]!.id, decision: "allow", op: "email.send_email" });
+    const again = await submitRequest(ctx, { token: ctx.token, program });
+    expect(again.request.decision).toMatchObject({ kind: "auto_approved" });
+    expect(again.receipt).toBeDefined();
+    await (await ctx.store()).forgetRule(rules[0]!.id, "me");
+    expect((await submitRequest(ctx, { token: ctx.token, program })).request.status).toBe("pending");
+  });
+
+  it("approve and remember is refused, with the reason, when the program cannot be pinned to a rule", async () => {
+    const ctx = await testContext();
+    const { request } = await submitRequest(ctx, { token: ctx.token, program: example("draft-and-send.ts") });
+    expect(request.status).toBe("pending");
+    await expect(decideRequest(ctx, request.id, { kind: "approved_remember", approver: "me" })).rejects.toMatchObject({ details: { reason: "cannot_remember" } });
+    expect((await readRequest(ctx, request.id)).status).toBe("pending");
+  });
+
+  it("a rejected, withdrawn or policy-settled request gets no receipt, and nobody decides the latter", async () => {
+    const ctx = await testContext();
+    const asked = await submitRequest(ctx, { token: ctx.token, program: example("notify-team.ts") });
+    await decideRequest(ctx, asked.request.id, { kind: "request_more", approver: "me", feedback: "send it to Alice only" });
+    await expect(issueRequestReceipt(ctx, asked.request.id)).rejects.toMatchObject({ class: "approval_denied", message: expect.stringContaining("request_more") });
+    const refused = await submitRequest(ctx, { token: ctx.token, program: example("write-outside-sandbox.ts") });
+    expect(refused.request).toMatchObject({ status: "rejected", decision: { kind: "auto_rejected" } });
+    await expect(decideRequest(ctx, refused.request.id, { kind: "approved_once", approver: "me" })).rejects.toMatchObject({ details: { reason: "conflict" } });
+    await expect(issueRequestReceipt(ctx, refused.request.id)).rejects.toMatchObject({ class: "approval_denied" });
+    await expect(issueRequestReceipt(ctx, "nope")).rejects.toMatchObject({ class: "usage_error", message: "no request nope", details: { reason: "not_found" } });
+    const withdrawn = await submitRequest(ctx, { token: ctx.token, program: example("notify-team.ts") });
+    await expect(withdrawRequest(ctx, withdrawn.request.id, "other")).rejects.toMatchObject({ details: { reason: "not_found" } });
+    expect(await withdrawRequest(ctx, withdrawn.request.id, ctx.token)).toMatchObject({ status: "withdrawn" });
+    await expect(withdrawRequest(ctx, withdrawn.request.id, ctx.token)).rejects.toMatchObject({ details: { reason: "conflict", status: "withdrawn" } });
+  });
+
+  it("a revoked token submits nothing", async () => {
+    const ctx = await testContext();
+    await (await ctx.store()).revokeToken(ctx.token);
+    await expect(submitRequest(ctx, { token: ctx.token, program: example("read-notes.ts") })).rejects.toMatchObject({ class: "capability_denied" });
+    expect((await (await ctx.store()).list()).requests).toEqual([]);
   });
 });

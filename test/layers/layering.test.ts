@@ -32,17 +32,20 @@ describe("the layering rules", () => {
     ["analyze -> store", "analyze/a", "store/b", "analyze-imports-only-model-constraint-manifest-environment-trusted"],
     ["policy -> store", "policy/a", "store/b", "policy-imports-only-model-constraint-manifest"],
     ["policy -> config", "policy/a", "config/b", "policy-imports-only-model-constraint-manifest"],
-    ["receipt -> authority", "receipt/a", "authority/b", "receipt-imports-only-model-constraint"],
+    ["receipt -> authority", "receipt/a", "authority/b", ["only-serve-starts-the-authority", "receipt-imports-only-model-constraint"]],
     ["receipt -> store", "receipt/a", "store/b", "receipt-imports-only-model-constraint"],
     ["connector -> policy", "connector/a", "policy/b", "connector-imports-only-model-constraint-manifest-receipt-store"],
     ["model -> constraint", "model/a", "constraint/b", "model-imports-only-itself"],
     ["app -> cli", "app/a", "cli/b", "app-imports-only-model-constraint-manifest-analyze-policy-receipt-connector-config-store-sandbox"],
+    ["authority -> cli", "authority/a", "cli/b", "authority-imports-only-model-constraint-manifest-analyze-policy-receipt-connector-config-store-app"],
+    ["cli -> authority (but serve)", "cli/check", "authority/b", "only-serve-starts-the-authority"],
   ])("refuse %s", (_, importer, imported, rule) => {
-    expect(broken(from(importer, imported))).toEqual([rule]);
+    expect(broken(from(importer, imported))).toEqual([rule].flat());
   });
 
   it("allow the arrows of the design", () => {
     expect(broken({ ...from("policy/a", "constraint/b"), ...from("cli/c", "app/d"), ...from("config/e", "policy/f"), ...from("connector/g", "receipt/h") })).toEqual([]);
+    expect(broken({ ...from("cli/serve", "authority/a"), ...from("authority/b", "app/c") })).toEqual([]);
   });
 
   it("refuse file and network modules in a core stage, and cycles", () => {

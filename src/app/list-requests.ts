@@ -1,0 +1,8 @@
+import type { ListQuery } from "../model/request.js";
+import type { RequestPage } from "../store/index.js";
+import type { AppContext } from "./context.js";
+
+/** Requests newest first, a page at a time, optionally of one status (the approver's queue). */
+export async function listRequests(ctx: AppContext, query: ListQuery): Promise<RequestPage> {
+  return (await ctx.store()).list(query);
+}

@@ -1,0 +1,38 @@
+import type { PolicyDecision } from "../model/decision.js";
+import type { Facts } from "../model/facts.js";
+import type { RecordedDecision, ReceiptRef } from "../model/request.js";
+import { issueReceipt } from "../receipt/index.js";
+import type { AppContext } from "./context.js";
+
+export interface Approved {
+  id: string;
+  facts: Facts;
+  policy: PolicyDecision;
+  decision: Pick<RecordedDecision, "kind" | "approver">;
+}
+
+/**
+ * Sign the receipt of an approved request with the active key: the request's grants (the facts
+ * themselves, narrowed by guarantees and guards). Answers the token with the jti and exp the
+ * store records before the token leaves the authority.
+ */
+export async function signReceipt(ctx: AppContext, request: Approved, lifetimeSeconds?: number): Promise<{ token: string } & ReceiptRef> {
+  const now = ctx.now();
+  const token = await issueReceipt(
+    {
+      requestId: request.id,
+      program: request.facts.program,
+      decision: request.decision.kind,
+      policySha256: request.policy.policy.sha256,
+      grants: request.policy.grants,
+      across: request.policy.across,
+      ...(request.decision.approver === null ? {} : { approver: request.decision.approver }),
+      ...(lifetimeSeconds === undefined ? {} : { lifetimeSeconds }),
+      issuer: ctx.issuer,
+    },
+    await ctx.keys.keyring(now),
+    now,
+  );
+  const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as { jti: string; exp: number };
+  return { token, jti: claims.jti, exp: claims.exp };
+}

@@ -1,0 +1,111 @@
+import { join } from "node:path";
+import type { AppContext } from "../app/index.js";
+import { defaultPolicyDir, loadManifests, loadPolicy, manifestDirFor, packageVersion } from "../config/index.js";
+import { manifestsHash, type ManifestSet } from "../manifest/index.js";
+import type { Policy } from "../policy/index.js";
+import { fileKeyStore, type Store } from "../store/index.js";
+import { AnalysisPool } from "./analysis-pool.js";
+import { FactsCache } from "./facts-cache.js";
+import { cachedKeyStore } from "./key-cache.js";
+
+export interface StateOptions {
+  dataDir: string;
+  home: string;
+  issuer: string;
+  manifests?: string; // --manifests; default the data directory's, else the shipped ones
+  policies?: string; // --policies; default the data directory's, else the shipped ones
+  poolSize?: number;
+  analysisTimeoutMs?: number;
+  now?: () => Date;
+}
+
+/** `error`: why the new configuration was refused; `policy_sha256` is the policy in force after the reload. */
+export type ReloadResult = { ok: true; policy_sha256: string; manifests_sha256: string } | { ok: false; error: string; policy_sha256: string };
+
+/** One line for the log. */
+export function describeReload(result: ReloadResult): string {
+  return result.ok ? `reloaded: policy ${result.policy_sha256}, manifests ${result.manifests_sha256}` : `reload refused, the previous policy stays in force: ${result.error}`;
+}
+
+/** Past the analyzer's own budget (2 s by default), a margin for a loaded machine before a thread is stopped. */
+export const DEFAULT_ANALYSIS_TIMEOUT_MS = 10_000;
+
+/** Manifests and policy as read from disk now; throws a config_error naming every problem. */
+export function readConfig(options: StateOptions): { manifests: ManifestSet; manifestsSha256: string; policy: Policy } {
+  const { dir, own } = manifestDirFor(options.dataDir, options.manifests);
+  const manifests = loadManifests(dir, { own });
+  const policy = loadPolicy(options.policies ?? defaultPolicyDir(options.dataDir), { manifests, home: options.home });
+  return { manifests, manifestsSha256: manifestsHash(manifests), policy };
+}
+
+/**
+ * What the running authority holds: the manifests and policy in force (replaced together on
+ * reload), the analysis pool, the facts cache and the store, and the AppContext its use cases run
+ * with. Facts come from the pool through the cache; nothing here runs the TypeScript checker on
+ * the event loop.
+ */
+export class AuthorityState {
+  readonly options: StateOptions;
+  readonly store: Store;
+  readonly pool: AnalysisPool;
+  readonly facts = new FactsCache();
+  readonly analyzerVersion = packageVersion();
+  readonly ctx: AppContext;
+  config: ReturnType<typeof readConfig>;
+
+  private constructor(options: StateOptions, store: Store, pool: AnalysisPool, config: ReturnType<typeof readConfig>) {
+    this.options = options;
+    this.store = store;
+    this.pool = pool;
+    this.config = config;
+    this.ctx = {
+      dataDir: options.dataDir,
+      home: options.home,
+      issuer: options.issuer,
+      now: options.now ?? (() => new Date()),
+      manifests: () => this.config.manifests,
+      policy: () => this.config.policy,
+      analyze: (program) => this.facts.facts(program, { manifests: this.config.manifestsSha256, analyzer: this.analyzerVersion }, (p) => this.pool.analyze(p)),
+      keys: cachedKeyStore(fileKeyStore(options.dataDir)),
+      redemptions: store,
+      store: async () => store,
+      rememberedRules: () => store.listRememberedRules(),
+    };
+  }
+
+  static async open(options: StateOptions, store: Store): Promise<AuthorityState> {
+    const config = readConfig(options);
+    const pool = await AnalysisPool.start({
+      manifests: config.manifests,
+      timeoutMs: options.analysisTimeoutMs ?? DEFAULT_ANALYSIS_TIMEOUT_MS,
+      codeCacheDir: join(options.dataDir, "cache"),
+      ...(options.poolSize === undefined ? {} : { size: options.poolSize }),
+    });
+    return new AuthorityState(options, store, pool, config);
+  }
+
+  /**
+   * Re-read manifests and policy and put them in force, with a `policy_reloaded` audit entry either
+   * way. A configuration that does not load (or whose analysis threads cannot start) changes
+   * nothing: the old one stays in force, and the answer and the audit say why. The pool's threads
+   * switch first, so that no program is analyzed against other manifests than the policy sees.
+   */
+  async reload(actor: string): Promise<ReloadResult> {
+    let next: ReturnType<typeof readConfig>;
+    try {
+      next = readConfig(this.options);
+      if (next.manifestsSha256 !== this.config.manifestsSha256) await this.pool.setManifests(next.manifests);
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      await this.store.recordAudit({ type: "policy_reloaded", actor, ok: false, error });
+      return { ok: false, error, policy_sha256: this.config.policy.sha256 };
+    }
+    await this.store.recordAudit({ type: "policy_reloaded", actor, ok: true, policy_sha256: next.policy.sha256 });
+    this.config = next;
+    return { ok: true, policy_sha256: next.policy.sha256, manifests_sha256: next.manifestsSha256 };
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

@@ -1,0 +1,45 @@
+import { programBytes } from "../model/program-bytes.js";
+import type { ProgramInput } from "../app/index.js";
+import type { Facts } from "../model/facts.js";
+
+/**
+ * Facts by (program sha256, manifests hash, analyzer version): the same bytes analyzed against
+ * the same manifests by the same analyzer give the same facts, so a repeated program skips the
+ * analysis. Decisions are never cached: the policy decides every submission anew. Concurrent
+ * submissions of one program share one analysis. Least recently used entries go first; facts
+ * refused for running out of time are not kept (on a less busy moment the program may fit).
+ */
+export class FactsCache {
+  readonly #max: number;
+  readonly #entries = new Map<string, Promise<Facts>>();
+
+  constructor(max = 1000) {
+    this.#max = max;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async facts(program: ProgramInput, context: { manifests: string; analyzer: string }, analyze: (p: ProgramInput) => Promise<Facts>): Promise<Facts> {
+    const { sha256 } = programBytes(program.source);
+    const key = `${sha256}:${context.manifests}:${context.analyzer}:${JSON.stringify([program.entry, program.budget ?? null])}`;
+    let entry = this.#entries.get(key);
+    if (entry === undefined) {
+      entry = analyze(program);
+      this.#entries.set(key, entry);
+      entry.then(
+        (facts) => {
+          if (facts.diagnostics.some((d) => d.code === "analysis_budget_exceeded")) this.#entries.delete(key);
+        },
+        () => this.#entries.delete(key),
+      );
+      if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    } else {
+      this.#entries.delete(key); // most recently used goes last
+      this.#entries.set(key, entry);
+    }
+    const facts = await entry;
+    return facts.program.entry === program.entry ? facts : { ...facts, program: { ...facts.program, entry: program.entry } };
+  }
+}

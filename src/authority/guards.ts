@@ -1,0 +1,89 @@
+import type { MiddlewareHandler } from "hono";
+import { getCookie } from "hono/cookie";
+import type { AppDeps, AuthorityEnv } from "./deps.js";
+import { denied } from "./http-error.js";
+import { CSRF_HEADER, csrfMatches, readSession, SESSION_COOKIE } from "./session.js";
+
+const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * DNS rebinding: a page on evil.example that resolves its name to 127.0.0.1 reaches this port,
+ * but its requests carry its own Host. Only the names this authority is bound as are served (421).
+ */
+export function hostCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
+  return async (c, next) => {
+    const host = c.req.header("host")?.toLowerCase();
+    if (host === undefined || !deps.allowedHosts.has(host)) {
+      throw denied(`this authority does not answer to the host ${JSON.stringify(host ?? "")}`, "misdirected", { host: host ?? null });
+    }
+    await next();
+  };
+}
+
+/**
+ * A state change from another site is refused: an Origin, when sent, must be this authority's
+ * own, and a browser's Sec-Fetch-Site must say same-origin (or none: typed or bookmarked).
+ */
+export function originCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
+  return async (c, next) => {
+    if (UNSAFE.has(c.req.method)) {
+      const origin = c.req.header("origin");
+      if (origin !== undefined && !isOwnOrigin(origin, deps.allowedHosts)) throw denied(`requests from ${origin} are refused`, "origin", { origin });
+      const site = c.req.header("sec-fetch-site");
+      if (site !== undefined && site !== "same-origin" && site !== "none") throw denied(`a ${site} request is refused`, "origin", { sec_fetch_site: site });
+    }
+    await next();
+  };
+}
+
+function isOwnOrigin(origin: string, hosts: ReadonlySet<string>): boolean {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === origin && hosts.has(url.host.toLowerCase());
+  } catch {
+    return false;
+  }
+}
+
+function bearer(header: string | undefined): string | undefined {
+  const match = /^Bearer ([^\s]+)$/i.exec(header ?? "");
+  return match?.[1];
+}
+
+/** A submitter route: a valid, unrevoked submitter token (checked in the store on every call: a revoked token stops at once). */
+export function submitterAuth(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    if (header === undefined) throw denied("this route needs a submitter token: Authorization: Bearer <token>", "unauthenticated");
+    const token = bearer(header);
+    const name = token === undefined ? null : await deps.state.store.authenticate(token);
+    if (name === null) throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");
+    c.set("submitter", name);
+    await next();
+  };
+}
+
+/**
+ * An approver route: the session cookie of a login link, and on every POST the session's CSRF
+ * token. A request that carries a submitter token is refused outright (403), valid or not: the
+ * agent can never act as the approver.
+ */
+export function approverAuth(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
+  return async (c, next) => {
+    if (c.req.header("authorization") !== undefined) throw denied("a submitter token is refused on approver routes", "forbidden");
+    const session = readSession(deps.secret, getCookie(c, SESSION_COOKIE), Date.now());
+    if (session === undefined) throw denied("this route needs an approver session: open a login link from `countersign ui`", "unauthenticated");
+    if (UNSAFE.has(c.req.method) && !csrfMatches(deps.secret, session, c.req.header(CSRF_HEADER))) {
+      throw denied(`a missing or wrong CSRF token (${CSRF_HEADER} header)`, "csrf");
+    }
+    c.set("approver", session);
+    await next();
+  };
+}
+
+/** A route both may call: with a bearer token as the submitter, else as the approver. */
+export function eitherAuth(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
+  const asSubmitter = submitterAuth(deps);
+  const asApprover = approverAuth(deps);
+  return (c, next) => (c.req.header("authorization") !== undefined ? asSubmitter(c, next) : asApprover(c, next));
+}

@@ -1,0 +1,90 @@
+import type { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import { decideRequest, listRequests, type Verdict } from "../app/index.js";
+import { DecisionBody, ListParams } from "../model/api.js";
+import { describeReload } from "./authority-state.js";
+import type { AppDeps, AuthorityEnv } from "./deps.js";
+import { approverAuth } from "./guards.js";
+import { badRequest } from "./http-error.js";
+import { readBody } from "./read-body.js";
+import { csrfToken } from "./session.js";
+import { approverView } from "./views.js";
+
+/** SSE comments keep idle connections (and proxies) from timing out. */
+const KEEPALIVE_MS = 15_000;
+
+/** The person's routes: the queue, decisions, live events, the audit log, reload. */
+export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
+  const ctx = deps.state.ctx;
+  const approver = approverAuth(deps);
+
+  app.get("/v1/session", approver, (c) => {
+    const session = c.get("approver");
+    return c.json({ approver: session.approver, expires_at: new Date(session.expires).toISOString(), csrf_token: csrfToken(deps.secret, session) });
+  });
+
+  app.get("/v1/requests", approver, async (c) => {
+    const parsed = ListParams.safeParse(c.req.query());
+    if (!parsed.success) throw badRequest(`invalid query: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, "invalid");
+    const { status, limit, cursor } = parsed.data;
+    const page = await listRequests(ctx, { ...(status === undefined ? {} : { status }), ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) });
+    return c.json({ requests: page.requests.map((r) => approverView(r)), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) });
+  });
+
+  app.post("/v1/requests/:id/decision", approver, async (c) => {
+    const body = await readBody(c, DecisionBody, deps.maxBodyBytes);
+    const who = c.get("approver").approver;
+    const verdict: Verdict =
+      body.decision === "rejected"
+        ? { kind: "rejected", approver: who, reason: body.reason! }
+        : body.decision === "request_more"
+          ? { kind: "request_more", approver: who, feedback: body.feedback! }
+          : { kind: body.decision, approver: who };
+    const { request, changed } = await decideRequest(ctx, c.req.param("id"), verdict);
+    return c.json({ ...approverView(request), changed });
+  });
+
+  app.get("/v1/events", approver, (c) => {
+    const after = lastEventId(c.req.header("last-event-id") ?? c.req.query("last_event_id"));
+    return streamSSE(c, async (stream) => {
+      const unsubscribe = await deps.state.store.subscribe(
+        (event) => void stream.writeSSE({ id: String(event.id), event: event.type, data: JSON.stringify({ ...event, at: new Date(event.at).toISOString() }) }),
+        { ...(after === undefined ? {} : { after }), onError: (err) => deps.log(`events: ${(err as Error).message}`) },
+      );
+      const keepalive = setInterval(() => void stream.write(": keepalive\n\n"), KEEPALIVE_MS);
+      await new Promise<void>((resolve) => stream.onAbort(resolve));
+      clearInterval(keepalive);
+      await unsubscribe();
+    });
+  });
+
+  app.get("/v1/audit", approver, (c) => {
+    c.header("content-type", "application/x-ndjson; charset=utf-8");
+    return c.body(
+      new ReadableStream({
+        async start(controller) {
+          try {
+            for await (const entry of deps.state.store.exportAudit()) controller.enqueue(new TextEncoder().encode(JSON.stringify(entry) + "\n"));
+            controller.close();
+          } catch (err) {
+            controller.error(err); // the client sees a cut stream, never a short log that looks whole
+          }
+        },
+      }),
+    );
+  });
+
+  app.get("/v1/audit/verify", approver, async (c) => c.json(await deps.state.store.verifyAuditChain()));
+
+  app.post("/v1/reload", approver, async (c) => {
+    const result = await deps.state.reload(c.get("approver").approver);
+    deps.log(describeReload(result));
+    return c.json(result, result.ok ? 200 : 422);
+  });
+}
+
+function lastEventId(text: string | undefined): number | undefined {
+  if (text === undefined || text === "") return undefined;
+  if (!/^[0-9]{1,15}$/.test(text)) throw badRequest("Last-Event-ID must be an event id from this stream", "invalid");
+  return Number(text);
+}

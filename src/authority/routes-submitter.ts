@@ -1,0 +1,87 @@
+import type { Hono } from "hono";
+import { checkProgram, issueRequestReceipt, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest } from "../app/index.js";
+import { CheckBody, RedeemBody, SubmitBody } from "../model/api.js";
+import type { AppDeps, AuthorityEnv } from "./deps.js";
+import { eitherAuth, submitterAuth } from "./guards.js";
+import { badRequest } from "./http-error.js";
+import { readBody } from "./read-body.js";
+import { approverView, submitterView } from "./views.js";
+
+/** The longest a decision long-poll waits. */
+export const MAX_WAIT_SECONDS = 60;
+
+const DEFAULT_SOURCE_NAME = "program.ts";
+
+/** The agent's routes: submit, check, read and withdraw its own requests, wait for a decision, redeem a receipt. */
+export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
+  const ctx = deps.state.ctx;
+  const submitter = submitterAuth(deps);
+  const either = eitherAuth(deps);
+
+  app.post("/v1/requests", submitter, async (c) => {
+    const body = await readBody(c, SubmitBody, deps.maxBodyBytes);
+    const { request, receipt } = await submitRequest(ctx, {
+      token: c.get("submitter"),
+      program: { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME },
+      ...(body.rationale === undefined ? {} : { rationale: body.rationale }),
+      ...(body.timeout_s === undefined ? {} : { deadlineSeconds: body.timeout_s }),
+    });
+    if (request.status === "pending") return c.json({ id: request.id, status: "pending", review_url: `${deps.baseUrl()}/requests/${request.id}` }, 202);
+    return c.json({ id: request.id, status: request.status, decision: request.policy, ...(receipt === undefined ? {} : { receipt }) });
+  });
+
+  app.post("/v1/check", submitter, async (c) => {
+    const body = await readBody(c, CheckBody, deps.maxBodyBytes);
+    // A dry run reports a refused program as `countersign check` does: its facts, diagnostics included.
+    return c.json(await checkProgram(ctx, { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME }));
+  });
+
+  app.get("/v1/requests/:id", either, async (c) => {
+    const submitterName = c.get("submitter");
+    if (submitterName !== undefined) return c.json(submitterView(await readRequest(ctx, c.req.param("id"), submitterName)));
+    const { request, remember } = await reviewRequest(ctx, c.req.param("id"));
+    return c.json(approverView(request, remember));
+  });
+
+  app.get("/v1/requests/:id/decision", either, async (c) => {
+    const id = c.req.param("id");
+    const submitterName = c.get("submitter");
+    const wait = waitSeconds(c.req.query("wait"));
+    const deadline = Date.now() + wait * 1000;
+    let request = await readRequest(ctx, id, submitterName);
+    // Registered before each read, so that a change between the read and the wait is not missed;
+    // woken by any change event of the request (its own submission's too), then read again.
+    while (request.status === "pending" && Date.now() < deadline && !c.req.raw.signal.aborted) {
+      const change = await deps.waiter.register(id);
+      try {
+        request = await readRequest(ctx, id, submitterName);
+        if (request.status === "pending") await change.wait(deadline - Date.now(), c.req.raw.signal);
+      } finally {
+        change.cancel();
+      }
+      request = await readRequest(ctx, id, submitterName);
+    }
+    const view = submitterName === undefined ? approverView(request) : submitterView(request);
+    const body = { id: request.id, status: request.status, decision: view.decision, policy: view.policy };
+    // The receipt goes to the submitter alone, signed when it asks (so it has its whole lifetime to run).
+    if (submitterName !== undefined && request.status === "approved") return c.json({ ...body, receipt: await issueRequestReceipt(ctx, id, { token: submitterName }) });
+    return c.json(body);
+  });
+
+  app.post("/v1/requests/:id/withdraw", submitter, async (c) => {
+    return c.json(submitterView(await withdrawRequest(ctx, c.req.param("id"), c.get("submitter"))));
+  });
+
+  app.post("/v1/receipts/:jti/redeem", submitter, async (c) => {
+    const { exp } = await readBody(c, RedeemBody, deps.maxBodyBytes);
+    const jti = c.req.param("jti");
+    await redeemReceipt(ctx, jti, exp, c.get("submitter"));
+    return c.json({ jti, redeemed: true });
+  });
+}
+
+function waitSeconds(text: string | undefined): number {
+  if (text === undefined) return 0;
+  if (!/^[0-9]{1,4}$/.test(text) || Number(text) > MAX_WAIT_SECONDS) throw badRequest(`wait must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`, "invalid");
+  return Number(text);
+}

@@ -1,0 +1,43 @@
+import type { StoredRequest } from "../model/request.js";
+import type { Remembered } from "../policy/index.js";
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** A decision as the API shows it; the approver's name only to the approver. */
+function decisionView(request: StoredRequest, withApprover: boolean) {
+  const d = request.decision;
+  if (d === null) return null;
+  return { kind: d.kind, ...(withApprover ? { approver: d.approver } : {}), reason: d.reason, feedback: d.feedback, at: iso(d.at) };
+}
+
+/**
+ * What a submitter sees of its own request: status, the policy's verdict and reasons, the
+ * decision with the reason or feedback meant for it. Never the source or facts back (it sent
+ * them), never anything fetched for the approver.
+ */
+export function submitterView(request: StoredRequest) {
+  return {
+    id: request.id,
+    status: request.status,
+    program: request.facts.program,
+    created_at: iso(request.created_at),
+    deadline_at: iso(request.deadline_at),
+    policy: { kind: request.policy.kind, reason: request.policy.reason, effects: request.policy.effects },
+    decision: decisionView(request, false),
+  };
+}
+
+/** Everything, for the approver: source, facts, the policy's whole decision, who submitted it, and what remembering would save. */
+export function approverView(request: StoredRequest, remember: Remembered[] | null = null) {
+  return {
+    ...submitterView(request),
+    seq: request.seq,
+    token: request.token,
+    rationale: request.rationale,
+    source: request.source,
+    facts: request.facts,
+    policy: request.policy,
+    decision: decisionView(request, true),
+    ...(remember === null ? {} : { remember }),
+  };
+}

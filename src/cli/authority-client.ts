@@ -1,0 +1,91 @@
+import { readFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { join } from "node:path";
+import { CountersignError, ErrorEnvelope } from "../model/errors.js";
+// Not the store index: `check` must not load the database drivers to find its authority.
+import { localAuthorityUrl } from "../store/authority-url.js";
+import { SUBMITTER_TOKEN_FILE } from "../store/data-dir-files.js";
+
+/** Where this machine's authority answers, and the submitter token to call it with. */
+export interface AuthorityAddress {
+  url: string;
+  token: string;
+}
+
+/**
+ * The authority `check` and `run` talk to: $COUNTERSIGN_URL, else the URL the data directory's
+ * authority last served at (authority.json); the token from $COUNTERSIGN_TOKEN, else the data
+ * directory's submitter.token. Undefined when either is missing.
+ */
+export function findAuthority(env: NodeJS.ProcessEnv, dataDir: string): AuthorityAddress | undefined {
+  const url = nonEmpty(env.COUNTERSIGN_URL) ?? localAuthorityUrl(dataDir);
+  const token = nonEmpty(env.COUNTERSIGN_TOKEN) ?? readToken(join(dataDir, SUBMITTER_TOKEN_FILE));
+  return url === undefined || token === undefined ? undefined : { url: url.replace(/\/+$/, ""), token };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+function readToken(file: string): string | undefined {
+  try {
+    return nonEmpty(readFileSync(file, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The authority could not be reached at all (nothing listens, no answer): the caller may work without it. */
+export class Unreachable extends Error {}
+
+/**
+ * POST JSON to the authority (node:http, not fetch: `check` runs once per process, and loading
+ * fetch costs more than the call). An answer in the error envelope is thrown as that
+ * CountersignError; a connection that fails, or an answer that is not JSON, is `Unreachable`.
+ */
+export async function postJson(address: AuthorityAddress, path: string, body: unknown, timeoutMs = 60_000): Promise<unknown> {
+  let answer: { status: number; text: string };
+  try {
+    answer = await post(address, path, JSON.stringify(body), timeoutMs);
+  } catch (err) {
+    throw new Unreachable(`the authority at ${address.url} cannot be reached: ${(err as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(answer.text);
+  } catch {
+    // Not an authority at all (a stale URL that another program now answers): as if nobody listened.
+    throw new Unreachable(`${address.url} answered HTTP ${answer.status} with no JSON: not a countersign authority`);
+  }
+  const envelope = ErrorEnvelope.safeParse(value);
+  if (envelope.success) {
+    const e = envelope.data.error;
+    throw new CountersignError(e.class, e.boundary, e.message, { retriable: e.retriable, ...(e.request_id === undefined ? {} : { requestId: e.request_id }), ...(e.details === undefined ? {} : { details: e.details }) });
+  }
+  if (answer.status < 200 || answer.status > 299) throw new CountersignError("network_error", "authority", `the authority at ${address.url} answered HTTP ${answer.status}`, { details: { status: answer.status } });
+  return value;
+}
+
+function post(address: AuthorityAddress, path: string, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const request = address.url.startsWith("https:") ? httpsRequest : httpRequest;
+    const req = request(
+      address.url + path,
+      {
+        method: "POST",
+        headers: { authorization: `Bearer ${address.token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        timeout: timeoutMs,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
+    req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on("error", reject);
+    req.end(body);
+  });
+}

@@ -1,0 +1,105 @@
+import { join, resolve } from "node:path";
+import { describeReload, startAuthority, DEFAULT_HOST, DEFAULT_PORT } from "../authority/index.js";
+import { dataDir, homeDir } from "../config/index.js";
+import { isPostgresUrl, openStore, redactUrl, SQLITE_FILE } from "../store/index.js";
+import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
+import { parseFlags } from "./parse-flags.js";
+import { databaseFlag } from "./store-flag.js";
+
+const usage = `usage: countersign serve [--host HOST] [--port PORT] [--manifests DIR] [--policies DIR]
+                         [--database URL|FILE] [--workers N] [--json]
+
+Run the authority: agents submit programs (POST /v1/requests with their submitter token), it
+analyzes and decides each, keeps requests, decisions and receipts in its store, and signs receipts.
+Binds 127.0.0.1:8765 by default. The store is the data directory's SQLite file, or PostgreSQL with
+--database postgres://... (also $COUNTERSIGN_DATABASE); several authorities may share one.
+On first start it fills $COUNTERSIGN_HOME (signing key, submitter.token, approver secret,
+connections.toml, a policy to edit). SIGHUP (or POST /v1/reload) reloads manifests and policy;
+a policy that fails to load keeps the old one in force. \`countersign ui\` prints a login link.`;
+
+/** `countersign serve`: the authority, until SIGINT or SIGTERM. */
+const command: Command = {
+  usage,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        host: { type: "string" },
+        port: { type: "string" },
+        manifests: { type: "string" },
+        policies: { type: "string" },
+        database: { type: "string" },
+        workers: { type: "string" },
+        json: { type: "boolean" },
+      },
+    });
+    if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
+    const port = values.port === undefined ? DEFAULT_PORT : wholeNumber(values.port, "--port", 0, 65_535);
+    const workers = values.workers === undefined ? undefined : wholeNumber(values.workers, "--workers", 1, 64);
+    const data = dataDir(io.env);
+    const { database } = databaseFlag(io, values.database);
+    const store = await openStore({ dataDir: data, ...(database === undefined ? {} : { database }) });
+    const log = (line: string): void => io.stderr(`countersign serve: ${line}\n`);
+    const authority = await startAuthority({
+      dataDir: data,
+      home: homeDir(io.env),
+      store,
+      host: values.host ?? DEFAULT_HOST,
+      port,
+      log,
+      ...(values.manifests === undefined ? {} : { manifests: resolve(io.cwd, values.manifests) }),
+      ...(values.policies === undefined ? {} : { policies: resolve(io.cwd, values.policies) }),
+      ...(workers === undefined ? {} : { poolSize: workers }),
+    }).catch(async (err: unknown) => {
+      await store.close().catch(() => undefined);
+      throw err;
+    });
+    const storeText = database === undefined ? `SQLite ${shownPath(io, join(data, SQLITE_FILE))}` : isPostgresUrl(database) ? `PostgreSQL ${redactUrl(database)}` : `SQLite ${shownPath(io, database)}`;
+    const threads = authority.state.pool.size;
+    if (values.json === true) {
+      io.stdout(JSON.stringify({ url: authority.url, data_dir: data, store: storeText, analysis_threads: threads, token_file: authority.init.tokenFile ?? null, created: authority.init.created }) + "\n");
+    } else {
+      const tokenLine =
+        authority.init.tokenFile === undefined
+          ? "submitter tokens: countersign token list | add NAME"
+          : `submitter token: ${authority.init.tokenFile} (made now: give it to your agent as Authorization: Bearer <token>)`;
+      io.stdout(
+        [
+          `countersign authority at ${authority.url}`,
+          `  data: ${data}; store: ${storeText}; ${threads} analysis thread${threads === 1 ? "" : "s"}`,
+          `  ${tokenLine}`,
+          `  log in: countersign ui  (prints a one-time login link)`,
+          "",
+        ].join("\n"),
+      );
+    }
+    return serveUntilStopped(authority, io, log);
+  },
+};
+
+function wholeNumber(text: string, flag: string, min: number, max: number): number {
+  if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max) throw usageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
+  return Number(text);
+}
+
+/** Reload on SIGHUP; stop cleanly on SIGINT or SIGTERM (pending requests stay in the store for the next start). */
+async function serveUntilStopped(authority: Awaited<ReturnType<typeof startAuthority>>, io: Io, log: (line: string) => void): Promise<number> {
+  const onHangup = (): void => {
+    authority.state.reload("authority (SIGHUP)").then(
+      (r) => log(describeReload(r)),
+      (err: unknown) => log(`reload failed: ${(err as Error).message}`),
+    );
+  };
+  process.on("SIGHUP", onHangup);
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  process.off("SIGHUP", onHangup);
+  io.stderr("countersign serve: stopping\n");
+  await authority.close();
+  return EXIT.ok;
+}
+
+export default command;

@@ -1,0 +1,39 @@
+import { userInfo } from "node:os";
+import { LOGIN_LINK_MS, makeLoginLink } from "../app/index.js";
+import { dataDir } from "../config/index.js";
+import { CountersignError } from "../model/errors.js";
+import { localAuthorityUrl } from "../store/index.js";
+import { EXIT, usageError, type Command } from "./command.js";
+import { parseFlags } from "./parse-flags.js";
+
+const usage = `usage: countersign ui [--as NAME] [--url URL] [--json]
+
+Print a one-time login link for the approval UI of the authority this data directory serves
+(its URL from authority.json, $COUNTERSIGN_URL or --url). The link is made from the approver
+secret in $COUNTERSIGN_HOME: it logs in once, within ${LOGIN_LINK_MS / 1000} seconds. Decisions
+made in that session are recorded as NAME (default: your user name).`;
+
+/** `countersign ui`: a login link for the person who may read the approver secret. */
+const command: Command = {
+  usage,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { as: { type: "string" }, url: { type: "string" }, json: { type: "boolean" } } });
+    if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
+    const data = dataDir(io.env);
+    const url = values.url ?? (io.env.COUNTERSIGN_URL || undefined) ?? localAuthorityUrl(data);
+    if (url === undefined) throw new CountersignError("config_error", "cli", `no authority has served from ${data}: start \`countersign serve\` first, or give --url`);
+    const approver = values.as ?? userInfo().username;
+    if (approver.trim() === "") throw usageError("--as needs a name");
+    const now = new Date();
+    const login = `${url.replace(/\/+$/, "")}/login?link=${makeLoginLink({ dataDir: data, now: () => now }, approver)}`;
+    if (values.json === true) {
+      io.stdout(JSON.stringify({ url: login, approver, expires_at: new Date(now.getTime() + LOGIN_LINK_MS).toISOString() }, null, 2) + "\n");
+      return EXIT.ok;
+    }
+    io.stdout(`${login}\n`);
+    io.stderr(`countersign ui: open the link within ${LOGIN_LINK_MS / 1000} s; it works once\n`);
+    return EXIT.ok;
+  },
+};
+
+export default command;

@@ -1,0 +1,66 @@
+import { z } from "zod";
+import { PolicyDecision } from "./decision.js";
+import { Facts } from "./facts.js";
+import { MAX_DEADLINE_SECONDS, MAX_RATIONALE_CHARS, RequestStatus } from "./request.js";
+
+// The authority's HTTP API (`/v1/...`): one schema per body it accepts, and the check result its
+// clients read. Every object is strict: an unknown field is refused, not ignored.
+
+/** A file name for messages and the receipt: printable, no path tricks that would mislead a reader. */
+const SourceName = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\u0000-\u001f\u007f]+$/, "must be printable text");
+
+/** `POST /v1/requests`: a program to analyze, decide and maybe approve. */
+export const SubmitBody = z
+  .object({
+    program: z.string().min(1, "must be the program's source text"),
+    source_name: SourceName.optional(),
+    rationale: z.string().max(MAX_RATIONALE_CHARS).optional(),
+    timeout_s: z.number().int().min(1).max(MAX_DEADLINE_SECONDS).optional(), // how long it may wait for a person
+  })
+  .strict();
+export type SubmitBody = z.infer<typeof SubmitBody>;
+
+/** `POST /v1/check`: the same analysis and decision as a dry run. */
+export const CheckBody = z.object({ program: SubmitBody.shape.program, source_name: SourceName.optional() }).strict();
+export type CheckBody = z.infer<typeof CheckBody>;
+
+/** What `POST /v1/check` answers, and what `countersign check` prints either way. */
+export const CheckResult = z.object({ facts: Facts, decision: PolicyDecision });
+export type CheckResult = z.infer<typeof CheckResult>;
+
+/** `POST /v1/requests/:id/decision`: a person's decision. */
+export const DecisionBody = z
+  .object({
+    decision: z.enum(["approved_once", "approved_remember", "rejected", "request_more"]),
+    reason: z.string().max(MAX_RATIONALE_CHARS).optional(),
+    feedback: z.string().max(MAX_RATIONALE_CHARS).optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.decision === "rejected" && (body.reason ?? "").trim() === "") ctx.addIssue({ code: "custom", path: ["reason"], message: "a rejection needs a reason" });
+    if (body.decision === "request_more" && (body.feedback ?? "").trim() === "") ctx.addIssue({ code: "custom", path: ["feedback"], message: "a request for changes needs feedback for the agent" });
+  });
+export type DecisionBody = z.infer<typeof DecisionBody>;
+
+/** `POST /v1/receipts/:jti/redeem`: the runner names the receipt's expiry, as the receipt says it. */
+export const RedeemBody = z.object({ exp: z.number().int().positive() }).strict();
+export type RedeemBody = z.infer<typeof RedeemBody>;
+
+/** `GET /v1/requests?status=&limit=&cursor=` as query text. */
+export const ListParams = z
+  .object({
+    status: RequestStatus.optional(),
+    limit: z
+      .string()
+      .regex(/^[1-9][0-9]{0,2}$/, "must be a number from 1 to 500")
+      .transform(Number)
+      .refine((n) => n <= 500, "must be a number from 1 to 500")
+      .optional(),
+    cursor: z.string().optional(),
+  })
+  .strict();
+export type ListParams = z.infer<typeof ListParams>;
