@@ -1,5 +1,5 @@
 import { ts } from "./typescript.js";
-import type { AbstractValue } from "../model/abstract.js";
+import type { AbstractValue } from "../model/index.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
 import { asArray, constant, derived, join, singleArray } from "./lattice.js";

@@ -1,7 +1,7 @@
-import type { AbstractValue } from "../model/abstract.js";
-import type { Json } from "../model/json.js";
+import type { AbstractValue } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { asArray, asRecord, constant, constants, derived, join, provenanceOf, unknown } from "./lattice.js";
-import { exactMembers } from "../environment/lookup.js";
+import { exactMembers } from "../environment/index.js";
 import { fromJs, MAX_STRING, truthy } from "./operators.js";
 import { iterated } from "./values.js";
 

@@ -1,8 +1,8 @@
 import { ts } from "./typescript.js";
-import type { AbstractValue } from "../model/abstract.js";
-import type { LoadedAction } from "../manifest/manifest-set.js";
+import type { AbstractValue } from "../model/index.js";
+import type { LoadedAction } from "../manifest/index.js";
 import { bindName, withDefault } from "./bind.js";
-import { namespaces as environmentNamespaces } from "../environment/lookup.js";
+import { namespaces as environmentNamespaces } from "../environment/index.js";
 import { callGlobal, callMethod } from "./builtins.js";
 import { evaluate, spread } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";

@@ -1,5 +1,5 @@
 import { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/facts.js";
+import type { Diagnostic } from "../model/index.js";
 import { diagnosticAt } from "./diagnostic.js";
 import type { ProgramShape } from "./program-shape.js";
 import { valueSymbol } from "./scan.js";

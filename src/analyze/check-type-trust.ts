@@ -1,6 +1,6 @@
 import { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/facts.js";
-import { libTypeNames } from "../environment/declarations.js";
+import type { Diagnostic } from "../model/index.js";
+import { libTypeNames } from "../environment/index.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { valueSymbol } from "./scan.js";
 import { apiModuleOf } from "./trusted-callee.js";

@@ -1,7 +1,7 @@
 import { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/facts.js";
-import { generateApi } from "../manifest/generate-api.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
+import type { Diagnostic } from "../model/index.js";
+import { generateApi } from "../manifest/index.js";
+import type { ManifestSet } from "../manifest/index.js";
 import { BudgetExceeded, type Budget } from "./budget.js";
 import { checkFunctionSize } from "./check-size.js";
 import { checkTypeLevel } from "./check-type-level.js";

@@ -1,7 +1,7 @@
 import type { ts } from "./typescript.js";
-import type { Diagnostic, Facts } from "../model/facts.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
-import { programBytes } from "../model/program-bytes.js";
+import type { Diagnostic, Facts } from "../model/index.js";
+import type { ManifestSet } from "../manifest/index.js";
+import { programBytes } from "../model/index.js";
 import { Budget, BudgetExceeded, type BudgetOptions } from "./budget.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { checkConstructs } from "./check-constructs.js";

@@ -1,5 +1,5 @@
 import type { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/facts.js";
+import type { Diagnostic } from "../model/index.js";
 
 /** An error diagnostic at `node`'s first character, 1-based as editors show it. */
 export function diagnosticAt(file: ts.SourceFile, node: ts.Node, code: string, message: string, construct?: string): Diagnostic {

@@ -1,6 +1,6 @@
 import { ts } from "./typescript.js";
-import type { AbstractValue } from "../model/abstract.js";
-import type { Json } from "../model/json.js";
+import type { AbstractValue } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { evaluateCall, evaluateNew, escapeFunction, localFunction } from "./calls.js";
 import type { Interpreter } from "./interpreter.js";
 import { asArray, asRecord, constant, derived, fold, join, unknown } from "./lattice.js";
@@ -10,7 +10,7 @@ import { skipOuter } from "./skip-outer.js";
 import { assign, clone, joinStates, type State } from "./state.js";
 import { arrayOf, getElement, getProperty, iterated } from "./values.js";
 import { mutateTracked } from "./mutate.js";
-import { frozenMemberNames } from "../environment/lookup.js";
+import { frozenMemberNames } from "../environment/index.js";
 
 const FROZEN_MEMBERS = frozenMemberNames();
 

@@ -1,9 +1,9 @@
 import { ts } from "./typescript.js";
 import { holdsEffect, matchOp } from "../constraint/index.js";
-import { EffectConstraint } from "../model/constraint.js";
-import type { Diagnostic, Effect, GuaranteeResult } from "../model/facts.js";
-import type { Json } from "../model/json.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
+import { EffectConstraint } from "../model/index.js";
+import type { Diagnostic, Effect, GuaranteeResult } from "../model/index.js";
+import type { Json } from "../model/index.js";
+import type { ManifestSet } from "../manifest/index.js";
 import { contractsByConnector } from "../../trusted/contracts/index.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { evaluate } from "./expressions.js";

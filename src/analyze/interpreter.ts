@@ -1,8 +1,8 @@
 import { ts } from "./typescript.js";
-import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
-import type { Diagnostic } from "../model/facts.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
+import type { Diagnostic } from "../model/index.js";
 import type { Budget } from "./budget.js";
-import type { LoadedAction, ManifestSet } from "../manifest/manifest-set.js";
+import type { LoadedAction, ManifestSet } from "../manifest/index.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
 import { nullish } from "./operators.js";

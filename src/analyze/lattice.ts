@@ -1,5 +1,5 @@
-import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
-import type { Json } from "../model/json.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
+import type { Json } from "../model/index.js";
 
 /**
  * The value lattice of the analysis. Every operation here over-approximates: a join's

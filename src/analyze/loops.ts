@@ -1,5 +1,5 @@
 import { ts } from "./typescript.js";
-import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import { bindName } from "./bind.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";

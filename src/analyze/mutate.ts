@@ -1,5 +1,5 @@
 import { ts } from "./typescript.js";
-import type { AbstractValue } from "../model/abstract.js";
+import type { AbstractValue } from "../model/index.js";
 import type { Interpreter } from "./interpreter.js";
 import { skipOuter } from "./skip-outer.js";
 import type { State } from "./state.js";

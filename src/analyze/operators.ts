@@ -1,5 +1,5 @@
-import type { AbstractValue } from "../model/abstract.js";
-import type { Json } from "../model/json.js";
+import type { AbstractValue } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { constant, constants, derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
 
 /**

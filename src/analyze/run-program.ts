@@ -1,6 +1,6 @@
 import { ts } from "./typescript.js";
-import type { CountRange } from "../model/abstract.js";
-import type { Effect } from "../model/facts.js";
+import type { CountRange } from "../model/index.js";
+import type { Effect } from "../model/index.js";
 import { invoke } from "./calls.js";
 import type { Interpreter } from "./interpreter.js";
 import { unknown } from "./lattice.js";

@@ -1,5 +1,5 @@
 import type { ts } from "./typescript.js";
-import type { AbstractValue, CountRange } from "../model/abstract.js";
+import type { AbstractValue, CountRange } from "../model/index.js";
 import { join, joinCounts } from "./lattice.js";
 
 /**

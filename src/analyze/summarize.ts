@@ -1,6 +1,6 @@
 import { describeArgument, describeEffectConstraint } from "../constraint/index.js";
-import type { CountRange } from "../model/abstract.js";
-import type { Effect, GuaranteeResult } from "../model/facts.js";
+import type { CountRange } from "../model/index.js";
+import type { Effect, GuaranteeResult } from "../model/index.js";
 import { provenanceOf } from "./lattice.js";
 
 const STATUS_WORDS = { proven: "proven", refuted: "refuted", enforced: "enforced at run time" } as const;

@@ -1,5 +1,5 @@
-import type { AbstractValue } from "../model/abstract.js";
-import type { Json } from "../model/json.js";
+import type { AbstractValue } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { asArray, constant, constants, derived, isPlainObject, join, unknown } from "./lattice.js";
 
 /** Reading `key` from one JSON value the way JavaScript would; undefined when it is not an own, plain value. */

@@ -1,5 +1,5 @@
-import type { PolicyDecision } from "../model/decision.js";
-import type { Facts } from "../model/facts.js";
+import type { PolicyDecision } from "../model/index.js";
+import type { Facts } from "../model/index.js";
 import { decide } from "../policy/index.js";
 import type { AppContext, ProgramInput } from "./context.js";
 import { policyInForce } from "./policy-in-force.js";

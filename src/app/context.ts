@@ -1,6 +1,6 @@
 import type { BudgetOptions } from "../analyze/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import type { Facts } from "../model/facts.js";
+import type { Facts } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
 import type { KeyStore, RedemptionStore } from "../receipt/index.js";
 import type { Store, StoredRule } from "../store/index.js";

@@ -1,6 +1,6 @@
-import { CountersignError } from "../model/errors.js";
-import type { Json } from "../model/json.js";
-import type { PersonDecision, RememberedRule, StoredRequest } from "../model/request.js";
+import { CountersignError } from "../model/index.js";
+import type { Json } from "../model/index.js";
+import type { PersonDecision, RememberedRule, StoredRequest } from "../model/index.js";
 import { rememberRule } from "../policy/index.js";
 import type { AppContext } from "./context.js";
 import { conflict, notFound } from "./not-found.js";

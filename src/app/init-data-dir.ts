@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makePrivateDir, packageRoot } from "../model/paths.js";
+import { makePrivateDir, packageRoot } from "../model/index.js";
 import { APPROVER_SECRET_FILE, createApproverSecret, keyringPath, SUBMITTER_TOKEN_FILE, writeFileAtomic, writeLocalAuthority, writeNewFile } from "../store/index.js";
 import type { AppContext } from "./context.js";
 

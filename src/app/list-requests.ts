@@ -1,4 +1,4 @@
-import type { ListQuery } from "../model/request.js";
+import type { ListQuery } from "../model/index.js";
 import type { RequestPage } from "../store/index.js";
 import type { AppContext } from "./context.js";
 

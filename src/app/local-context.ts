@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { Analyzer } from "../analyze/index.js";
 import { dataDir, defaultPolicyDir, homeDir, loadManifests, loadPolicy, manifestDirFor } from "../config/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import { LOCAL_ISSUER } from "../model/receipt.js";
+import { LOCAL_ISSUER } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
 import { authorityPath, fileKeyStore, FileRedemptionStore, loadLocalAuthority, openStore, SQLITE_FILE, type Store } from "../store/index.js";
 import type { AppContext, ProgramInput } from "./context.js";

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import { readApproverSecret } from "../store/index.js";
 import type { AppContext } from "./context.js";
 

@@ -1,4 +1,4 @@
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 
 /** The one error for a request (or receipt) that is not there, or not the caller's to see. */
 export function notFound(what: string, id: string): CountersignError {

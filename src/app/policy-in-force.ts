@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import type { Json } from "../model/json.js";
-import { checkRuleAgainstManifests } from "../policy/check-rules-against-manifests.js";
+import type { Json } from "../model/index.js";
+import { checkRuleAgainstManifests } from "../policy/index.js";
 import { PolicyRule, type LoadedRule, type Policy } from "../policy/index.js";
 import type { StoredRule } from "../store/index.js";
 import type { AppContext } from "./context.js";

@@ -1,4 +1,4 @@
-import type { StoredRequest } from "../model/request.js";
+import type { StoredRequest } from "../model/index.js";
 import type { AppContext } from "./context.js";
 import { notFound } from "./not-found.js";
 

@@ -1,4 +1,4 @@
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import type { AppContext } from "./context.js";
 import { notFound } from "./not-found.js";
 

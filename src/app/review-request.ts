@@ -1,4 +1,4 @@
-import type { StoredRequest } from "../model/request.js";
+import type { StoredRequest } from "../model/index.js";
 import { rememberRule, type Remembered } from "../policy/index.js";
 import type { AppContext } from "./context.js";
 import { readRequest } from "./read-request.js";

@@ -1,13 +1,13 @@
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
-import { listDir } from "../config/list-dir.js";
-import { loadPolicy } from "../config/load-policy.js";
-import { readTextFile } from "../config/read-file.js";
+import { listDir } from "../config/index.js";
+import { loadPolicy } from "../config/index.js";
+import { readTextFile } from "../config/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import { CountersignError } from "../model/errors.js";
-import type { Facts } from "../model/facts.js";
-import { parseToml } from "../model/parse-toml.js";
-import { lineOf } from "../model/toml-lines.js";
+import { CountersignError } from "../model/index.js";
+import type { Facts } from "../model/index.js";
+import { parseToml } from "../model/index.js";
+import { lineOf } from "../model/index.js";
 import { decide, formatProblem } from "../policy/index.js";
 
 /**

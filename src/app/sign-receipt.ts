@@ -1,6 +1,6 @@
-import type { PolicyDecision } from "../model/decision.js";
-import type { Facts } from "../model/facts.js";
-import type { RecordedDecision, ReceiptRef } from "../model/request.js";
+import type { PolicyDecision } from "../model/index.js";
+import type { Facts } from "../model/index.js";
+import type { RecordedDecision, ReceiptRef } from "../model/index.js";
 import { issueReceipt } from "../receipt/index.js";
 import type { AppContext } from "./context.js";
 

@@ -1,7 +1,7 @@
-import { CountersignError } from "../model/errors.js";
-import type { Facts } from "../model/facts.js";
-import { programBytes } from "../model/program-bytes.js";
-import type { StoredRequest } from "../model/request.js";
+import { CountersignError } from "../model/index.js";
+import type { Facts } from "../model/index.js";
+import { programBytes } from "../model/index.js";
+import type { StoredRequest } from "../model/index.js";
 import { newRequestId } from "../store/index.js";
 import { checkProgram } from "./check-program.js";
 import type { AppContext, ProgramInput } from "./context.js";

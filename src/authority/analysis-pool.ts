@@ -1,9 +1,9 @@
-import { programBytes } from "../model/program-bytes.js";
+import { programBytes } from "../model/index.js";
 import { availableParallelism } from "node:os";
 import type { ProgramInput } from "../app/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import { CountersignError } from "../model/errors.js";
-import type { Facts } from "../model/facts.js";
+import { CountersignError } from "../model/index.js";
+import type { Facts } from "../model/index.js";
 import { AnalysisWorker, WorkerTimeout } from "./analysis-worker.js";
 
 export interface PoolOptions {

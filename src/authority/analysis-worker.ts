@@ -3,7 +3,7 @@ import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { ManifestSet } from "../manifest/index.js";
-import type { Facts } from "../model/facts.js";
+import type { Facts } from "../model/index.js";
 import { ANALYSIS_WORKER_SOURCE } from "./analysis-worker-source.js";
 
 // From src/ (tests) the worker imports TypeScript modules through tsx; from dist/, plain JavaScript.

@@ -1,6 +1,6 @@
-import { programBytes } from "../model/program-bytes.js";
+import { programBytes } from "../model/index.js";
 import type { ProgramInput } from "../app/index.js";
-import type { Facts } from "../model/facts.js";
+import type { Facts } from "../model/index.js";
 
 /**
  * Facts by (program sha256, manifests hash, analyzer version): the same bytes analyzed against

@@ -1,4 +1,4 @@
-import { CountersignError, toEnvelope, type ErrorEnvelope } from "../model/errors.js";
+import { CountersignError, toEnvelope, type ErrorEnvelope } from "../model/index.js";
 
 /**
  * The HTTP status of an error, from its class and `details.reason`: what the caller did wrong

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { z } from "zod";
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import type { AuthorityEnv } from "./deps.js";
 import { badRequest } from "./http-error.js";
 

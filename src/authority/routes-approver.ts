@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import { decideRequest, listRequests, type Verdict } from "../app/index.js";
-import { DecisionBody, ListParams } from "../model/api.js";
+import { DecisionBody, ListParams } from "../model/index.js";
 import { describeReload } from "./authority-state.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { approverAuth } from "./guards.js";

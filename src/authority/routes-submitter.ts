@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { checkProgram, issueRequestReceipt, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest } from "../app/index.js";
-import { CheckBody, RedeemBody, SubmitBody } from "../model/api.js";
+import { CheckBody, RedeemBody, SubmitBody } from "../model/index.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { eitherAuth, submitterAuth } from "./guards.js";
 import { badRequest } from "./http-error.js";

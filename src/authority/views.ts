@@ -1,4 +1,4 @@
-import type { StoredRequest } from "../model/request.js";
+import type { StoredRequest } from "../model/index.js";
 import type { Remembered } from "../policy/index.js";
 
 const iso = (ms: number): string => new Date(ms).toISOString();

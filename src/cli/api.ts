@@ -1,5 +1,5 @@
-import { generateApi } from "../manifest/generate-api.js";
-import { localContext } from "../app/local-context.js";
+import { generateApi } from "../manifest/index.js";
+import { localContext } from "../app/index.js";
 import { EXIT, usageError, type Command } from "./command.js";
 import { given } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";

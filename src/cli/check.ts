@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js";
-import type { ProgramInput } from "../app/context.js";
-import { dataDir } from "../config/data-dir.js";
-import type { CheckResult } from "../model/api.js";
-import { CountersignError } from "../model/errors.js";
-import type { Facts } from "../model/facts.js";
-import { programBytes } from "../model/program-bytes.js";
+import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js"; // a light entry: the index loads the compiler
+import type { ProgramInput } from "../app/index.js";
+import { dataDir } from "../config/index.js";
+import type { CheckResult } from "../model/index.js";
+import { CountersignError } from "../model/index.js";
+import type { Facts } from "../model/index.js";
+import { programBytes } from "../model/index.js";
 import { findAuthority, postJson, Unreachable } from "./authority-client.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { given } from "./dirs.js";

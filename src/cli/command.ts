@@ -1,5 +1,5 @@
 import { isAbsolute, relative } from "node:path";
-import { CountersignError, toEnvelope } from "../model/errors.js";
+import { CountersignError, toEnvelope } from "../model/index.js";
 
 /** Where a command writes; injected so tests can run commands in-process. */
 export interface Io {

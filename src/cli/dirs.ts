@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
-import { dataDir } from "../config/data-dir.js";
-import { manifestDirFor } from "../config/manifest-dir.js";
-import { defaultPolicyDir } from "../config/policy-dir.js";
+import { dataDir } from "../config/index.js";
+import { manifestDirFor } from "../config/index.js";
+import { defaultPolicyDir } from "../config/index.js";
 import type { Io } from "./command.js";
 
 /**

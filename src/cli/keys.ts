@@ -1,4 +1,4 @@
-import { localContext } from "../app/local-context.js";
+import { localContext } from "../app/index.js";
 import type { Keyring } from "../receipt/index.js";
 import { authorityPath, jwksPath, writeLocalAuthority } from "../store/index.js";
 import { EXIT, usageError, type Command } from "./command.js";

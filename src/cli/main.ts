@@ -1,7 +1,7 @@
-import { dataDir } from "../config/data-dir.js";
+import { dataDir } from "../config/index.js";
 import { EXIT, reportError, type Io } from "./command.js";
 import { commands } from "./registry.js";
-import { packageVersion } from "../config/package-version.js";
+import { packageVersion } from "../config/index.js";
 
 /** The command list; built from the registry's summaries, so it loads no command (and no compiler). */
 function help(): string {

@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
-import { checkManifests } from "../config/load-manifests.js"; // not the index: the policy modules are not needed here
-import { formatManifestError } from "../manifest/manifest-error.js";
+import { checkManifests } from "../config/index.js"; // not the index: the policy modules are not needed here
+import { formatManifestError } from "../manifest/index.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 import { manifestDirOf } from "./dirs.js";
 import { parseFlags } from "./parse-flags.js";

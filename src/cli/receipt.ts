@@ -1,13 +1,13 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describeConstraint } from "../constraint/index.js";
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import { dataDir } from "../config/index.js";
-import type { ReceiptClaims } from "../model/receipt.js";
+import type { ReceiptClaims } from "../model/index.js";
 import { loadLocalAuthority } from "../store/index.js";
 import { fetchJwks } from "../config/index.js";
-import { importJwks } from "../receipt/verification-keys.js";
-import { verifyReceipt, isoTime } from "../receipt/verify.js";
+import { importJwks } from "../receipt/index.js";
+import { verifyReceipt, isoTime } from "../receipt/index.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 

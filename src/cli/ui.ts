@@ -1,7 +1,7 @@
 import { userInfo } from "node:os";
 import { LOGIN_LINK_MS, makeLoginLink } from "../app/index.js";
 import { dataDir } from "../config/index.js";
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import { localAuthorityUrl } from "../store/index.js";
 import { EXIT, usageError, type Command } from "./command.js";
 import { parseFlags } from "./parse-flags.js";

@@ -1,6 +1,6 @@
-import type { ConnectorContext } from "../connector/context.js";
-import { DEFAULT_LIMITS, type Limits } from "../connector/limits.js";
-import type { PluginPool } from "../connector/plugin-pool.js";
+import type { ConnectorContext } from "../connector/index.js";
+import { DEFAULT_LIMITS, type Limits } from "../connector/index.js";
+import type { PluginPool } from "../connector/index.js";
 import { loadConnections } from "./load-connections.js";
 
 /** A connector context for the data directory `dataDir`: reads its connections.toml now. */

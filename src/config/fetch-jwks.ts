@@ -1,4 +1,4 @@
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 
 const TIMEOUT_MS = 5_000;
 const MAX_BYTES = 64 * 1024;

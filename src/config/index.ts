@@ -9,3 +9,4 @@ export { loadConnections } from "./load-connections.js";
 export { connectorContext } from "./connector-context.js";
 export { fetchJwks } from "./fetch-jwks.js";
 export { packageVersion } from "./package-version.js";
+export { listDir } from "./list-dir.js";

@@ -1,9 +1,9 @@
 import { join } from "node:path";
 // Not the connector index: it loads the Extism host, which reading a file does not need.
-import { CONNECTIONS_FILE, ConnectionsFile, type Connections } from "../connector/connections.js";
-import { CountersignError } from "../model/errors.js";
-import { parseToml } from "../model/parse-toml.js";
-import { lineOf } from "../model/toml-lines.js";
+import { CONNECTIONS_FILE, ConnectionsFile, type Connections } from "../connector/index.js";
+import { CountersignError } from "../model/index.js";
+import { parseToml } from "../model/index.js";
+import { lineOf } from "../model/index.js";
 import { readTextFile } from "./read-file.js";
 
 /** Read `<dataDir>/connections.toml`; a missing or malformed file is a config_error naming the file, the key and its line. */

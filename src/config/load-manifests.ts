@@ -1,7 +1,7 @@
 import { lstatSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { checkManifestTree, manifestsError, type ManifestCheck, type ManifestError, type ManifestSet, type ManifestTree } from "../manifest/index.js";
-import { packageRoot } from "../model/paths.js";
+import { packageRoot } from "../model/index.js";
 import { listDir } from "./list-dir.js";
 import { readFileBytes, readTextFile } from "./read-file.js";
 

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { packageRoot } from "../model/paths.js";
+import { packageRoot } from "../model/index.js";
 
 /**
  * The manifest directory to use: `given` when there is one; else the user's own

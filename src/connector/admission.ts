@@ -1,10 +1,10 @@
-import type { ManifestSet } from "../manifest/manifest-set.js";
-import { CountersignError } from "../model/errors.js";
-import type { Json } from "../model/json.js";
-import { checkCall } from "../receipt/check-call.js";
-import type { VerifiedReceipt } from "../receipt/verified-receipt.js";
+import type { ManifestSet } from "../manifest/index.js";
+import { CountersignError } from "../model/index.js";
+import type { Json } from "../model/index.js";
+import { checkCall } from "../receipt/index.js";
+import type { VerifiedReceipt } from "../receipt/index.js";
 import { marshal } from "./marshal.js";
-import { deepFreeze } from "../model/deep-freeze.js";
+import { deepFreeze } from "../model/index.js";
 
 /**
  * Leave to run one action: the only thing executeAction accepts. There are two ways to get one,

@@ -1,6 +1,6 @@
-import type { ManifestSet } from "../manifest/manifest-set.js";
-import type { Json } from "../model/json.js";
-import type { VerifiedReceipt } from "../receipt/verified-receipt.js";
+import type { ManifestSet } from "../manifest/index.js";
+import type { Json } from "../model/index.js";
+import type { VerifiedReceipt } from "../receipt/index.js";
 import { admitCall } from "./admission.js";
 import type { ConnectorContext } from "./context.js";
 import { executeAction } from "./execute-action.js";

@@ -1,8 +1,8 @@
 import { readFileSync, realpathSync } from "node:fs";
-import type { LoadedConnector } from "../manifest/manifest-set.js";
-import { CountersignError } from "../model/errors.js";
+import type { LoadedConnector } from "../manifest/index.js";
+import { CountersignError } from "../model/index.js";
 import type { Connection, Connections } from "./connections.js";
-import { formatTarget, urlTarget } from "../model/host-port.js";
+import { formatTarget, urlTarget } from "../model/index.js";
 import { isPathUnder } from "../constraint/index.js";
 
 /**

@@ -1,7 +1,7 @@
-import type { LoadedAction } from "../manifest/manifest-set.js";
-import type { ActionInput } from "../manifest/schema.js";
-import { CountersignError } from "../model/errors.js";
-import type { Json } from "../model/json.js";
+import type { LoadedAction } from "../manifest/index.js";
+import type { ActionInput } from "../manifest/index.js";
+import { CountersignError } from "../model/index.js";
+import type { Json } from "../model/index.js";
 
 function hasType(value: Json, type: ActionInput["type"] | NonNullable<ActionInput["items_type"]>): boolean {
   switch (type) {

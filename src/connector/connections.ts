@@ -1,6 +1,6 @@
 import { isAbsolute } from "node:path";
 import { z } from "zod";
-import { HostPort } from "../manifest/schema.js";
+import { HostPort } from "../manifest/index.js";
 
 /**
  * One connector's connection, from the user's connections.toml (trusted: never from a program).

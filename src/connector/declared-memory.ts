@@ -1,4 +1,4 @@
-import { wasm, type WasmModule } from "../model/wasm.js";
+import { wasm, type WasmModule } from "../model/index.js";
 
 /**
  * The largest maximum (in 64 KiB pages) declared by the memories a wasm module defines, or null

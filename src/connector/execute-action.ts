@@ -1,6 +1,6 @@
-import type { ManifestSet } from "../manifest/manifest-set.js";
-import { CountersignError } from "../model/errors.js";
-import type { Json } from "../model/json.js";
+import type { ManifestSet } from "../manifest/index.js";
+import { CountersignError } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { isAdmitted, type Admission } from "./admission.js";
 import { resolveCapabilities, type Capabilities } from "./capabilities.js";
 import { checkArgs } from "./check-args.js";

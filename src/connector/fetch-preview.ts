@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import type { ManifestSet } from "../manifest/manifest-set.js";
-import type { Json } from "../model/json.js";
+import type { ManifestSet } from "../manifest/index.js";
+import type { Json } from "../model/index.js";
 import type { ConnectorContext } from "./context.js";
 import { admitPreview } from "./admission.js";
 import { executeAction } from "./execute-action.js";

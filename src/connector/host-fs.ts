@@ -1,8 +1,8 @@
 import { lstat, readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { z } from "zod";
-import { CountersignError } from "../model/errors.js";
-import { writeFileAtomic } from "../store/atomic-write.js";
+import { CountersignError } from "../model/index.js";
+import { writeFileAtomic } from "../store/index.js";
 import type { Capabilities } from "./capabilities.js";
 import type { Limits } from "./limits.js";
 import { isPathUnder } from "../constraint/index.js";

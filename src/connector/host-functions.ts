@@ -1,6 +1,6 @@
 import type { CallContext } from "@extism/extism";
 import type { z } from "zod";
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import type { Capabilities } from "./capabilities.js";
 import { FsPathRequest, FsWriteRequest, fsList, fsRead, fsWrite } from "./host-fs.js";
 import { HttpRequest, httpRequest } from "./host-http.js";

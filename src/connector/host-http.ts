@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import type { Capabilities } from "./capabilities.js";
-import { formatTarget, urlTarget } from "../model/host-port.js";
+import { formatTarget, urlTarget } from "../model/index.js";
 import type { Limits } from "./limits.js";
 
 /** What a plugin may ask of the `http_request` host function. */

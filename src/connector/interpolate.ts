@@ -1,6 +1,6 @@
 import type { Reference, Template } from "../manifest/index.js";
-import { CountersignError } from "../model/errors.js";
-import type { Json } from "../model/json.js";
+import { CountersignError } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { resolvePath } from "./resolve-path.js";
 
 /**

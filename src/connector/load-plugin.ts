@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import type { LoadedConnector } from "../manifest/manifest-set.js";
-import { CountersignError } from "../model/errors.js";
+import type { LoadedConnector } from "../manifest/index.js";
+import { CountersignError } from "../model/index.js";
 import { declaredMemoryPages } from "./declared-memory.js";
 import { hostHandlers, type CallState } from "./host-functions.js";
 import type { Limits } from "./limits.js";
-import { wasm, type WasmModule } from "../model/wasm.js";
+import { wasm, type WasmModule } from "../model/index.js";
 import { PluginWorker } from "./plugin-worker.js";
 
 /** The Extism kernel functions a plugin may import (all but http_request and http_status_code). */

@@ -1,6 +1,6 @@
 import { types } from "node:util";
-import { CountersignError } from "../model/errors.js";
-import type { Json } from "../model/json.js";
+import { CountersignError } from "../model/index.js";
+import type { Json } from "../model/index.js";
 
 /** How much data one trusted call may carry. */
 export interface MarshalLimits {

@@ -1,6 +1,6 @@
-import type { LoadedConnector } from "../manifest/manifest-set.js";
-import { CountersignError } from "../model/errors.js";
-import type { Json } from "../model/json.js";
+import type { LoadedConnector } from "../manifest/index.js";
+import { CountersignError } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import type { Capabilities } from "./capabilities.js";
 import { hostHandlers, type CallState, type HostHandler } from "./host-functions.js";
 import type { Limits } from "./limits.js";

@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
 import { PLUGIN_WORKER_SOURCE } from "./plugin-worker-source.js";
-import type { WasmModule } from "../model/wasm.js";
+import type { WasmModule } from "../model/index.js";
 
 const TO_WORKER = 0;
 const TO_MAIN = 1;

@@ -1,4 +1,4 @@
-import type { Json } from "../model/json.js";
+import type { Json } from "../model/index.js";
 
 /**
  * Follow a dotted path into JSON: object fields, numeric array indexes, and on an array of

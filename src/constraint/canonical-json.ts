@@ -1,4 +1,4 @@
-import type { Json } from "../model/json.js";
+import type { Json } from "../model/index.js";
 
 /** JSON text with object keys sorted, so that equal values have equal text. */
 export function canonicalJson(value: Json): string {

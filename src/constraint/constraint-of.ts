@@ -1,6 +1,6 @@
-import type { AbstractValue } from "../model/abstract.js";
-import type { JsonType, ValueConstraint } from "../model/constraint.js";
-import type { Json } from "../model/json.js";
+import type { AbstractValue } from "../model/index.js";
+import type { JsonType, ValueConstraint } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { canonicalJson } from "./canonical-json.js";
 import { jsonTypeOf } from "./json-type.js";
 

@@ -1,4 +1,4 @@
-import type { Effect } from "../model/facts.js";
+import type { Effect } from "../model/index.js";
 
 /** `email.send_email at 12:5`, for reasons. */
 export function describeSite(effect: Pick<Effect, "op" | "site">): string {

@@ -1,4 +1,4 @@
-import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 
 /**
  * What the analysis knows about a value, as a short noun phrase: `"x"`, `one of "a", "b"`,

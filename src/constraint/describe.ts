@@ -1,5 +1,5 @@
-import type { EffectConstraint, JsonType, ValueConstraint } from "../model/constraint.js";
-import type { Json } from "../model/json.js";
+import type { EffectConstraint, JsonType, ValueConstraint } from "../model/index.js";
+import type { Json } from "../model/index.js";
 
 /**
  * A value constraint as a predicate in plain words, e.g. "is in [bob@example.com]". Deterministic.

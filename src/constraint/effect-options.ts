@@ -1,4 +1,4 @@
-import type { AbstractValue } from "../model/abstract.js";
+import type { AbstractValue } from "../model/index.js";
 
 /** What the manifests say about an op, for checks on inputs a call does not pass. */
 export interface EffectOptions {

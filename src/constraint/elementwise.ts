@@ -1,4 +1,4 @@
-import type { ValueConstraint } from "../model/constraint.js";
+import type { ValueConstraint } from "../model/index.js";
 
 /**
  * Whether an array satisfies `c` exactly when each element does: true for every constraint but

@@ -1,4 +1,4 @@
-import type { Json } from "../model/json.js";
+import type { Json } from "../model/index.js";
 import { jsonEqual } from "./canonical-json.js";
 import { isShapeMember } from "./string-shape.js";
 

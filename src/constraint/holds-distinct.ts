@@ -1,5 +1,5 @@
-import type { AbstractValue } from "../model/abstract.js";
-import type { Effect } from "../model/facts.js";
+import type { AbstractValue } from "../model/index.js";
+import type { Effect } from "../model/index.js";
 import { describeSite } from "./describe-site.js";
 import { ABSENT, resolveArg, type EffectOptions } from "./effect-options.js";
 import type { EffectCheck } from "./holds-effect.js";

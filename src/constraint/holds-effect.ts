@@ -1,7 +1,7 @@
-import type { AbstractValue } from "../model/abstract.js";
-import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/constraint.js";
-import type { Effect, Site } from "../model/facts.js";
-import type { Json } from "../model/json.js";
+import type { AbstractValue } from "../model/index.js";
+import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/index.js";
+import type { Effect, Site } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { describeConstraint } from "./describe.js";
 import { describeSite } from "./describe-site.js";
 import { ABSENT, resolveArg, type EffectOptions } from "./effect-options.js";

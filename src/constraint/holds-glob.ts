@@ -1,4 +1,4 @@
-import type { Verdict3 } from "../model/constraint.js";
+import type { Verdict3 } from "../model/index.js";
 import { canonicalAddress, canonicalShapes, isAddress } from "./email-address.js";
 import { shortestMember } from "./string-shape.js";
 import { wildcardMatch } from "./wildcard.js";

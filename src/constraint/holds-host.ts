@@ -1,4 +1,4 @@
-import type { Verdict3 } from "../model/constraint.js";
+import type { Verdict3 } from "../model/index.js";
 import { hostAllowed, urlHostPort } from "./url-host.js";
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*/;

@@ -1,4 +1,4 @@
-import type { Verdict3 } from "../model/constraint.js";
+import type { Verdict3 } from "../model/index.js";
 import { normalizePath } from "./normalize-path.js";
 
 /**

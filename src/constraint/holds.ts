@@ -1,6 +1,6 @@
-import type { AbstractValue, CountRange } from "../model/abstract.js";
-import type { JsonType, ValueConstraint, Verdict3 } from "../model/constraint.js";
-import type { Json } from "../model/json.js";
+import type { AbstractValue, CountRange } from "../model/index.js";
+import type { JsonType, ValueConstraint, Verdict3 } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { shapeMayBe } from "./email-address.js";
 import { holdsGlob } from "./holds-glob.js";
 import { holdsHostIn } from "./holds-host.js";

@@ -1,5 +1,5 @@
-import type { ValueConstraint } from "../model/constraint.js";
-import type { Json } from "../model/json.js";
+import type { ValueConstraint } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { jsonEqual } from "./canonical-json.js";
 import { isAddress, sameValue } from "./email-address.js";
 import { isElementwise } from "./elementwise.js";

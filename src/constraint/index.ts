@@ -16,3 +16,5 @@ export { describeConstraint, describeEffectConstraint } from "./describe.js";
 export { describeArgument, describeCount, describeValue } from "./describe-value.js";
 export { and3, or3, not3 } from "./kleene.js";
 export { constraintOf } from "./constraint-of.js";
+export { absentInput } from "./effect-options.js";
+export { isElementwise } from "./elementwise.js";

@@ -1,5 +1,5 @@
-import type { JsonType } from "../model/constraint.js";
-import type { Json } from "../model/json.js";
+import type { JsonType } from "../model/index.js";
+import type { Json } from "../model/index.js";
 
 /** The JSON type of a value, as `type` constraints name it. */
 export function jsonTypeOf(value: Json): JsonType {

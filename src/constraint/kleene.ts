@@ -1,4 +1,4 @@
-import type { Verdict3 } from "../model/constraint.js";
+import type { Verdict3 } from "../model/index.js";
 
 /** Kleene's strong three-valued logic: sound for combining verdicts about the same value. */
 export function and3(verdicts: readonly Verdict3[]): Verdict3 {

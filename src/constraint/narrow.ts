@@ -1,6 +1,6 @@
-import type { AbstractValue } from "../model/abstract.js";
-import type { ValueConstraint } from "../model/constraint.js";
-import type { Json } from "../model/json.js";
+import type { AbstractValue } from "../model/index.js";
+import type { ValueConstraint } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { isAddress, shapeMayBe } from "./email-address.js";
 import { satisfies } from "./satisfies.js";
 

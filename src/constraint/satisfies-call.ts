@@ -1,5 +1,5 @@
-import type { EffectConstraint } from "../model/constraint.js";
-import type { Json } from "../model/json.js";
+import type { EffectConstraint } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { canonicalJson } from "./canonical-json.js";
 import { resolveArg, type EffectOptions } from "./effect-options.js";
 import { canonicalAddress, isAddress } from "./email-address.js";

@@ -1,5 +1,5 @@
-import type { ValueConstraint } from "../model/constraint.js";
-import type { Json } from "../model/json.js";
+import type { ValueConstraint } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { sameValue } from "./email-address.js";
 import { globMatches } from "./glob.js";
 import { jsonTypeOf } from "./json-type.js";

@@ -1,4 +1,4 @@
-import { readHostEntry, readUrlTarget, type HostPort } from "../model/host-port.js";
+import { readHostEntry, readUrlTarget, type HostPort } from "../model/index.js";
 import { memoizeString } from "./string-memo.js";
 
 export type { HostPort };

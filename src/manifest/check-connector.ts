@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { dirname, resolve } from "node:path";
-import { wasm } from "../model/wasm.js";
+import { wasm } from "../model/index.js";
 import type { ManifestError } from "./manifest-error.js";
 import { fieldError, type ManifestFile } from "./manifest-file.js";
 import type { ReadWasm } from "./manifest-tree.js";

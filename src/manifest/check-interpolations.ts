@@ -1,4 +1,4 @@
-import type { FieldPath } from "../model/toml-lines.js";
+import type { FieldPath } from "../model/index.js";
 import { listNames } from "./list-names.js";
 import { parseTemplate, type Template, type TemplateProblem } from "./template.js";
 

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import { checkAction } from "./check-action.js";
 import { checkConnector, wasmPathOf } from "./check-connector.js";
 import { actionFunctionName } from "./function-name.js";

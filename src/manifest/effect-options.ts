@@ -1,4 +1,4 @@
-import type { EffectOptions } from "../constraint/effect-options.js";
+import type { EffectOptions } from "../constraint/index.js";
 import type { ManifestSet } from "./manifest-set.js";
 
 /** What the manifests say about each op, as the constraint checks read it: its inputs, whether it only reads. */

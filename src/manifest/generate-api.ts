@@ -1,4 +1,4 @@
-import type { ContractHelper } from "../model/contract.js";
+import type { ContractHelper } from "../model/index.js";
 import { contractsByConnector } from "../../trusted/contracts/index.js";
 import { actionFunctionName } from "./function-name.js";
 import type { LoadedAction, ManifestSet } from "./manifest-set.js";

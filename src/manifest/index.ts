@@ -8,3 +8,5 @@ export { generateApi, type ApiDeclarations } from "./generate-api.js";
 export { actionFunctionName, findActionByFunction } from "./function-name.js";
 export { ActionManifest, ConnectorManifest, HostPort } from "./schema.js";
 export { manifestsHash } from "./manifests-hash.js";
+export { type ActionInput } from "./schema.js";
+export { effectOptionsOf } from "./effect-options.js";

@@ -1,5 +1,5 @@
 import type { ManifestError } from "./manifest-error.js";
-import { formatField, lineOf, type FieldPath, type KeyLines } from "../model/toml-lines.js";
+import { formatField, lineOf, type FieldPath, type KeyLines } from "../model/index.js";
 
 /** One TOML file of a manifest directory, with what is needed to point an error at its line. */
 export interface ManifestFile {

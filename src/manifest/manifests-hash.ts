@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../constraint/index.js";
-import type { Json } from "../model/json.js";
+import type { Json } from "../model/index.js";
 import type { ManifestSet } from "./manifest-set.js";
 
 /**

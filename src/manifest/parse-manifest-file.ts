@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { parseToml } from "../model/parse-toml.js";
+import { parseToml } from "../model/index.js";
 import type { ManifestError } from "./manifest-error.js";
 import { fieldError, type ManifestFile } from "./manifest-file.js";
 import type { ManifestSource } from "./manifest-tree.js";

@@ -1,5 +1,5 @@
-import type { Json } from "../model/json.js";
-import type { FieldPath } from "../model/toml-lines.js";
+import type { Json } from "../model/index.js";
+import type { FieldPath } from "../model/index.js";
 
 /** One `${…}` reference: `args.to` reads input `to`, `create.id` reads field `id` of step `create`'s output. */
 export interface Reference {

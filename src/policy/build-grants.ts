@@ -1,13 +1,13 @@
 import { canonicalJson, constraintOf, implies, matchOp } from "../constraint/index.js";
-import { absentInput, type EffectOptions } from "../constraint/effect-options.js";
-import type { AbstractValue } from "../model/abstract.js";
-import type { EffectConstraint, ValueConstraint } from "../model/constraint.js";
-import type { CrossOpLimit, Grant } from "../model/decision.js";
-import { CountersignError } from "../model/errors.js";
-import type { Effect } from "../model/facts.js";
-import type { Json } from "../model/json.js";
-import { effectOptionsOf } from "../manifest/effect-options.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
+import { absentInput, type EffectOptions } from "../constraint/index.js";
+import type { AbstractValue } from "../model/index.js";
+import type { EffectConstraint, ValueConstraint } from "../model/index.js";
+import type { CrossOpLimit, Grant } from "../model/index.js";
+import { CountersignError } from "../model/index.js";
+import type { Effect } from "../model/index.js";
+import type { Json } from "../model/index.js";
+import { effectOptionsOf } from "../manifest/index.js";
+import type { ManifestSet } from "../manifest/index.js";
 import { knownFor } from "./known-for.js";
 import { totalCount } from "./narrow-effect.js";
 

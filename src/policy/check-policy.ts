@@ -1,6 +1,6 @@
-import type { ManifestSet } from "../manifest/manifest-set.js";
-import { CountersignError } from "../model/errors.js";
-import { lineOf, type FieldPath, type KeyLines } from "../model/toml-lines.js";
+import type { ManifestSet } from "../manifest/index.js";
+import { CountersignError } from "../model/index.js";
+import { lineOf, type FieldPath, type KeyLines } from "../model/index.js";
 import { checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
 import { parsePolicyFile } from "./parse-policy-file.js";
 import { policyHash } from "./policy-hash.js";

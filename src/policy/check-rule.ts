@@ -1,8 +1,8 @@
 import { describeConstraint, holds, holdsEffect, implies, matchOp, not3 } from "../constraint/index.js";
-import type { AbstractValue, CountRange } from "../model/abstract.js";
-import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/constraint.js";
-import type { Effect } from "../model/facts.js";
-import { describeCount, describeValue } from "../constraint/describe-value.js";
+import type { AbstractValue, CountRange } from "../model/index.js";
+import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/index.js";
+import type { Effect } from "../model/index.js";
+import { describeCount, describeValue } from "../constraint/index.js";
 import { knownFor } from "./known-for.js";
 import { totalCount } from "./narrow-effect.js";
 import { negation } from "./negation.js";

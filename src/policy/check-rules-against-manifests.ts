@@ -1,5 +1,5 @@
 import { matchOp } from "../constraint/index.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
+import type { ManifestSet } from "../manifest/index.js";
 import type { PolicyRule } from "./schema.js";
 
 /** A problem of one rule, at a path inside it (["when", "args", "to"]). */

@@ -1,6 +1,6 @@
 import { canonicalJson } from "../constraint/index.js";
-import type { AbstractValue } from "../model/abstract.js";
-import type { Json } from "../model/json.js";
+import type { AbstractValue } from "../model/index.js";
+import type { Json } from "../model/index.js";
 
 /**
  * The finite set of constants every call's value is drawn from, as `{ in: [...] }`; for a list

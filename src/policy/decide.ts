@@ -1,6 +1,6 @@
-import type { PolicyDecision } from "../model/decision.js";
-import type { Facts } from "../model/facts.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
+import type { PolicyDecision } from "../model/index.js";
+import type { Facts } from "../model/index.js";
+import type { ManifestSet } from "../manifest/index.js";
 import { evaluate } from "./evaluate.js";
 import type { Policy } from "./schema.js";
 

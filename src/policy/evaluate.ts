@@ -1,8 +1,8 @@
 import { canonicalJson, describeEffectConstraint, matchOp } from "../constraint/index.js";
-import type { EffectConstraint } from "../model/constraint.js";
-import type { EffectVerdict, PolicyDecision } from "../model/decision.js";
-import type { Effect, Facts } from "../model/facts.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
+import type { EffectConstraint } from "../model/index.js";
+import type { EffectVerdict, PolicyDecision } from "../model/index.js";
+import type { Effect, Facts } from "../model/index.js";
+import type { ManifestSet } from "../manifest/index.js";
 import { buildGrants } from "./build-grants.js";
 import { checkRule, whyOf, type RuleCheck, type RuleContext, type RuleOutcome } from "./check-rule.js";
 import { narrowEffect, typedEffect } from "./narrow-effect.js";

@@ -1,8 +1,8 @@
-import type { EffectConstraint, Verdict3 } from "../model/constraint.js";
-import type { EffectVerdict, PolicyDecision } from "../model/decision.js";
-import type { Facts, Site } from "../model/facts.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
-import { describeCount, describeValue } from "../constraint/describe-value.js";
+import type { EffectConstraint, Verdict3 } from "../model/index.js";
+import type { EffectVerdict, PolicyDecision } from "../model/index.js";
+import type { Facts, Site } from "../model/index.js";
+import type { ManifestSet } from "../manifest/index.js";
+import { describeCount, describeValue } from "../constraint/index.js";
 import { whyOf } from "./check-rule.js";
 import { evaluate } from "./evaluate.js";
 import type { Policy } from "./schema.js";

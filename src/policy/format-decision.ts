@@ -1,5 +1,5 @@
 import { describeEffectConstraint } from "../constraint/index.js";
-import type { PolicyDecision } from "../model/decision.js";
+import type { PolicyDecision } from "../model/index.js";
 
 /** The decision for people: its kind, then one line per effect (rule and why), then the guards. */
 export function formatDecision(decision: PolicyDecision): string {

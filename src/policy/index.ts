@@ -5,3 +5,4 @@ export { rememberRule, type Remembered } from "./remember-rule.js";
 export { policyHash } from "./policy-hash.js";
 export { PolicyFile, PolicyRule, RuleWhen, type LoadedRule, type Policy, type PolicyProblem } from "./schema.js";
 export { formatDecision } from "./format-decision.js";
+export { checkRuleAgainstManifests } from "./check-rules-against-manifests.js";

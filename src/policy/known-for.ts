@@ -1,4 +1,4 @@
-import type { EffectConstraint, ValueConstraint } from "../model/constraint.js";
+import type { EffectConstraint, ValueConstraint } from "../model/index.js";
 
 /**
  * The value constraints that known effect constraints (guarantees, guards; those whose op

@@ -1,9 +1,9 @@
 import { matchOp, narrow } from "../constraint/index.js";
-import type { AbstractValue, CountRange, Provenance } from "../model/abstract.js";
-import type { EffectConstraint } from "../model/constraint.js";
-import type { Effect } from "../model/facts.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
-import type { ActionInput } from "../manifest/schema.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
+import type { EffectConstraint } from "../model/index.js";
+import type { Effect } from "../model/index.js";
+import type { ManifestSet } from "../manifest/index.js";
+import type { ActionInput } from "../manifest/index.js";
 
 /**
  * What is known about an effect once `known` holds at run time (proven or enforced guarantees,

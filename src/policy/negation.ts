@@ -1,5 +1,5 @@
-import { isElementwise } from "../constraint/elementwise.js";
-import type { ValueConstraint } from "../model/constraint.js";
+import { isElementwise } from "../constraint/index.js";
+import type { ValueConstraint } from "../model/index.js";
 
 /**
  * `not c`, without a double negation where that is exact: `not (not x)` is x when x is checked

@@ -1,6 +1,6 @@
 import { TomlDate } from "smol-toml";
-import { parseToml } from "../model/parse-toml.js";
-import { lineOf, type FieldPath, type KeyLines } from "../model/toml-lines.js";
+import { parseToml } from "../model/index.js";
+import { lineOf, type FieldPath, type KeyLines } from "../model/index.js";
 import { expandHome } from "./expand-home.js";
 import { DefaultDecision, PolicyFile, PolicyRule, type PolicyProblem } from "./schema.js";
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import { canonicalJson } from "../constraint/index.js";
-import type { Json } from "../model/json.js";
+import type { Json } from "../model/index.js";
 import type { PolicyFile } from "./schema.js";
 
 /**

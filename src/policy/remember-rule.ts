@@ -1,10 +1,10 @@
-import type { PolicyDecision } from "../model/decision.js";
-import type { Facts } from "../model/facts.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
+import type { PolicyDecision } from "../model/index.js";
+import type { Facts } from "../model/index.js";
+import type { ManifestSet } from "../manifest/index.js";
 import { matchOp } from "../constraint/index.js";
 import { constantSet } from "./constant-set.js";
 import { knownFor } from "./known-for.js";
-import { describeValue } from "../constraint/describe-value.js";
+import { describeValue } from "../constraint/index.js";
 import { narrowEffect, totalCount, typedEffect } from "./narrow-effect.js";
 import type { PolicyRule } from "./schema.js";
 

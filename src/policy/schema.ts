@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EffectConstraint, OpPattern } from "../model/constraint.js";
+import { EffectConstraint, OpPattern } from "../model/index.js";
 
 /**
  * The shape of one policy file (`policies/*.toml`, DESIGN.md section 7), checked alone.

@@ -1,6 +1,6 @@
 import { describeConstraint, distinctKey, distinctTokens, satisfies } from "../constraint/index.js";
-import type { Json } from "../model/json.js";
-import { CLOCK_TOLERANCE_SECONDS } from "../model/receipt.js";
+import type { Json } from "../model/index.js";
+import { CLOCK_TOLERANCE_SECONDS } from "../model/index.js";
 import { invalid, violation } from "./refuse.js";
 import type { Ledger, VerifiedReceipt } from "./verified-receipt.js";
 import { isoTime } from "./verify.js";

@@ -10,3 +10,4 @@ export type { VerifiedReceipt } from "./verified-receipt.js"; // made by verifyR
 export { checkCall, type CallAttempt } from "./check-call.js";
 export { MemoryRedemptionStore, type RedemptionStore } from "./redemption.js";
 export { startRun } from "./start-run.js";
+export { isoTime } from "./verify.js";

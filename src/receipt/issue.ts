@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { CompactSign } from "jose";
-import type { CrossOpLimit, DecisionKind, Grant } from "../model/decision.js";
-import { CountersignError } from "../model/errors.js";
+import type { CrossOpLimit, DecisionKind, Grant } from "../model/index.js";
+import { CountersignError } from "../model/index.js";
 import {
   ApprovalKind,
   DEFAULT_LIFETIME_SECONDS,
@@ -10,7 +10,7 @@ import {
   RECEIPT_AUDIENCE,
   RECEIPT_TYP,
   ReceiptClaims,
-} from "../model/receipt.js";
+} from "../model/index.js";
 import { describeIssues } from "./describe-issues.js";
 import type { Keyring } from "./keyring.js";
 

@@ -1,4 +1,4 @@
-import type { Jwks } from "../model/receipt.js";
+import type { Jwks } from "../model/index.js";
 import type { Keyring } from "./keyring.js";
 
 /** The public keys receipts may be verified with at `now`: the active one and retired ones not yet expired. */

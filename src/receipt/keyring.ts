@@ -1,6 +1,6 @@
 import { createPrivateKey, type KeyObject } from "node:crypto";
 import { calculateJwkThumbprint } from "jose";
-import { type Ed25519PublicJwk, MAX_LIFETIME_SECONDS } from "../model/receipt.js";
+import { type Ed25519PublicJwk, MAX_LIFETIME_SECONDS } from "../model/index.js";
 
 export interface KeyEntry {
   kid: string;

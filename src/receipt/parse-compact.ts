@@ -1,4 +1,4 @@
-import { MAX_RECEIPT_BYTES, RECEIPT_TYP } from "../model/receipt.js";
+import { MAX_RECEIPT_BYTES, RECEIPT_TYP } from "../model/index.js";
 import { invalid } from "./refuse.js";
 
 /** The only header parameters a receipt has. Anything else (jwk, jku, x5u, x5c, crit, b64, ...) is refused. */

@@ -1,5 +1,5 @@
-import { CountersignError } from "../model/errors.js";
-import type { GrantViolationReason, ReceiptInvalidReason } from "../model/receipt.js";
+import { CountersignError } from "../model/index.js";
+import type { GrantViolationReason, ReceiptInvalidReason } from "../model/index.js";
 
 /** A refused receipt, with the stable reason code callers and tests match on. */
 export function invalid(reason: ReceiptInvalidReason, message: string): CountersignError {

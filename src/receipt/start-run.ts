@@ -1,4 +1,4 @@
-import { CLOCK_TOLERANCE_SECONDS } from "../model/receipt.js";
+import { CLOCK_TOLERANCE_SECONDS } from "../model/index.js";
 import type { RedemptionStore } from "./redemption.js";
 import { invalid } from "./refuse.js";
 import type { VerifiedReceipt } from "./verified-receipt.js";

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from "node:crypto";
-import { CountersignError } from "../model/errors.js";
-import { Ed25519PublicJwk, Jwks } from "../model/receipt.js";
+import { CountersignError } from "../model/index.js";
+import { Ed25519PublicJwk, Jwks } from "../model/index.js";
 import { describeIssues } from "./describe-issues.js";
 
 /**

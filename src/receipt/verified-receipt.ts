@@ -1,6 +1,6 @@
 import type { Call } from "../constraint/index.js";
-import type { ReceiptClaims, ReceiptCrossOpLimit, ReceiptGrant } from "../model/receipt.js";
-import { deepFreeze } from "../model/deep-freeze.js";
+import type { ReceiptClaims, ReceiptCrossOpLimit, ReceiptGrant } from "../model/index.js";
+import { deepFreeze } from "../model/index.js";
 
 /** What one grant, or one limit across grants, has admitted so far in this run. */
 export interface Ledger<T> {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { CLOCK_TOLERANCE_SECONDS, type Jwks, MAX_LIFETIME_SECONDS, RECEIPT_AUDIENCE, ReceiptClaims } from "../model/receipt.js";
+import { CLOCK_TOLERANCE_SECONDS, type Jwks, MAX_LIFETIME_SECONDS, RECEIPT_AUDIENCE, ReceiptClaims } from "../model/index.js";
 import { describeIssues } from "./describe-issues.js";
 import { verifyEd25519 } from "./ed25519.js";
 import { parseCompact, parseJsonObject } from "./parse-compact.js";

@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
-import { CountersignError, type ErrorClass } from "../model/errors.js";
-import type { Json } from "../model/json.js";
+import { CountersignError, type ErrorClass } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { HOST_GLOBAL } from "./host-modules.js";
 import { SERIALIZER } from "./marshal.js";
 

@@ -1,5 +1,5 @@
 import type { QuickJSHandle } from "quickjs-emscripten-core";
-import { ErrorClass } from "../model/errors.js";
+import { ErrorClass } from "../model/index.js";
 import type { Bridge } from "./bridge.js";
 import { NotPlainData, toJson } from "./marshal.js";
 

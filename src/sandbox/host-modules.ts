@@ -1,8 +1,8 @@
 import { contractsByConnector } from "../../trusted/contracts/index.js";
-import { actionFunctionName } from "../manifest/function-name.js";
-import type { ManifestSet } from "../manifest/manifest-set.js";
-import type { ContractHelper } from "../model/contract.js";
-import { CountersignError } from "../model/errors.js";
+import { actionFunctionName } from "../manifest/index.js";
+import type { ManifestSet } from "../manifest/index.js";
+import type { ContractHelper } from "../model/index.js";
+import { CountersignError } from "../model/index.js";
 
 /** What the modules a program imports offer: per connector, its functions' ops and its contract helpers. */
 export interface SandboxApi {

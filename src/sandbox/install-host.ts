@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSHandle, VmCallResult } from "quickjs-emscripten-core";
-import type { ContractHelper } from "../model/contract.js";
-import type { Json } from "../model/json.js";
+import type { ContractHelper } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { toVm, vmError } from "./bridge.js";
 import { logText } from "./describe.js";
 import { HOST_GLOBAL } from "./host-modules.js";

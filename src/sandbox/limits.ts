@@ -1,4 +1,4 @@
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import { MIN_MEMORY_BYTES } from "./quickjs.js";
 
 /** Bounds on one program run. */

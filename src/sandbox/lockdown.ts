@@ -1,6 +1,6 @@
 import type { QuickJSContext } from "quickjs-emscripten-core";
-import { hardeningScript } from "../environment/harden.js";
-import { CountersignError } from "../model/errors.js";
+import { hardeningScript } from "../environment/index.js";
+import { CountersignError } from "../model/index.js";
 
 /**
  * Turn a fresh context into the program's realm: the environment's hardening script, the same

@@ -1,5 +1,5 @@
 import type { QuickJSHandle } from "quickjs-emscripten-core";
-import type { Json } from "../model/json.js";
+import type { Json } from "../model/index.js";
 import type { Bridge } from "./bridge.js";
 
 /** A program value that is not plain data, with the path to the offending part. */

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { ts } from "../analyze/typescript.js";
-import { CountersignError } from "../model/errors.js";
+import { ts } from "../analyze/index.js";
+import { CountersignError } from "../model/index.js";
 
 // Strict, BOM kept: the text must be exactly the bytes whose hash the receipt binds.
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
-import { CountersignError } from "../model/errors.js";
-import type { Json } from "../model/json.js";
+import { CountersignError } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { createBridge, disposeBridge, type Bridge } from "./bridge.js";
 import { Budget } from "./budget.js";
 import { describeThrown, type Thrown } from "./describe.js";

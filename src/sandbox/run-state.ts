@@ -1,6 +1,6 @@
 import type { QuickJSHandle } from "quickjs-emscripten-core";
-import { CountersignError, type ErrorClass } from "../model/errors.js";
-import type { Json } from "../model/json.js";
+import { CountersignError, type ErrorClass } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import type { Bridge } from "./bridge.js";
 import type { Thrown } from "./describe.js";
 import type { Budget } from "./budget.js";

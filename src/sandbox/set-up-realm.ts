@@ -1,5 +1,5 @@
 import type { QuickJSContext } from "quickjs-emscripten-core";
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import { hostModules, type SandboxApi } from "./host-modules.js";
 import { lockDown } from "./lockdown.js";
 

@@ -1,6 +1,6 @@
 import type { QuickJSHandle, VmCallResult } from "quickjs-emscripten-core";
-import { CountersignError } from "../model/errors.js";
-import type { Json } from "../model/json.js";
+import { CountersignError } from "../model/index.js";
+import type { Json } from "../model/index.js";
 import { settleCall, vmError } from "./bridge.js";
 import { NotPlainData, toJson } from "./marshal.js";
 import { limitExceeded, stop, type CallRecord, type RunState } from "./run-state.js";

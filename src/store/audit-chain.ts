@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../constraint/index.js";
-import { AuditEntry, type AuditVerification } from "../model/audit.js";
-import type { Json } from "../model/json.js";
+import { AuditEntry, type AuditVerification } from "../model/index.js";
+import type { Json } from "../model/index.js";
 
 /** The `prev_hash` of the first entry. */
 export const GENESIS_HASH = "0".repeat(64);

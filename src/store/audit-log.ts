@@ -1,4 +1,4 @@
-import { ExternalAudit, type AuditEntry, type AuditVerification } from "../model/audit.js";
+import { ExternalAudit, type AuditEntry, type AuditVerification } from "../model/index.js";
 import { change, type StoreContext } from "./change.js";
 import type { Row } from "./driver.js";
 import { parseInput } from "./parse-input.js";

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { CountersignError } from "../model/errors.js";
-import { AuthorityFile, Jwks, LOCAL_ISSUER } from "../model/receipt.js";
+import { CountersignError } from "../model/index.js";
+import { AuthorityFile, Jwks, LOCAL_ISSUER } from "../model/index.js";
 import { describeIssues } from "../receipt/index.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { jwksPath } from "./jwks-file.js";

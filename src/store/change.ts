@@ -1,6 +1,6 @@
-import type { AuditEntry, AuditType } from "../model/audit.js";
-import type { Json } from "../model/json.js";
-import type { RequestStatus, StoreEvent } from "../model/request.js";
+import type { AuditEntry, AuditType } from "../model/index.js";
+import type { Json } from "../model/index.js";
+import type { RequestStatus, StoreEvent } from "../model/index.js";
 import { entryHash } from "./audit-chain.js";
 import type { Driver, SqlValue, Tx, WriteOptions } from "./driver.js";
 

@@ -1,4 +1,4 @@
-import { PersonDecision, type StoredRequest } from "../model/request.js";
+import { PersonDecision, type StoredRequest } from "../model/index.js";
 import { change, type StoreContext } from "./change.js";
 import { expireWithin } from "./expire-requests.js";
 import { parseInput } from "./parse-input.js";

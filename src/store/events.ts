@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { StoreEvent } from "../model/request.js";
+import { StoreEvent } from "../model/index.js";
 import type { StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
-import { makePrivateDir } from "../model/paths.js";
+import { makePrivateDir } from "../model/index.js";
 import type { RedemptionStore } from "../receipt/index.js";
 import { writeFileAtomic } from "./atomic-write.js";
 

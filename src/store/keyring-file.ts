@@ -2,7 +2,7 @@ import { createPublicKey, type KeyObject } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import { describeIssues, entryFromPrivateJwk, type KeyEntry, type Keyring } from "../receipt/index.js";
 import { writeFileAtomic } from "./atomic-write.js";
 

@@ -1,4 +1,4 @@
-import { ListQuery, type StoredRequest } from "../model/request.js";
+import { ListQuery, type StoredRequest } from "../model/index.js";
 import type { StoreContext } from "./change.js";
 import type { SqlValue } from "./driver.js";
 import { parseInput } from "./parse-input.js";

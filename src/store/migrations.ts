@@ -1,4 +1,4 @@
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 import type { Dialect, Driver } from "./driver.js";
 
 /** Column types that differ between the dialects; everything else is the same SQL. */

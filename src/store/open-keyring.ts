@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
-import { CountersignError } from "../model/errors.js";
-import { makePrivateDir } from "../model/paths.js";
+import { CountersignError } from "../model/index.js";
+import { makePrivateDir } from "../model/index.js";
 import { generateKey, type Keyring } from "../receipt/index.js";
 import { publishJwks } from "./jwks-file.js";
 import { keyringPath, keysDir, readKeyring, writeKeyring } from "./keyring-file.js";

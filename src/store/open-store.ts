@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { makePrivateDir } from "../model/paths.js";
+import { makePrivateDir } from "../model/index.js";
 import { migrate } from "./migrations.js";
 import { openPostgresDriver } from "./postgres-driver.js";
 import { openSqliteDriver } from "./sqlite-driver.js";

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { CLOCK_TOLERANCE_SECONDS } from "../model/receipt.js";
-import { ReceiptRef } from "../model/request.js";
+import { CLOCK_TOLERANCE_SECONDS } from "../model/index.js";
+import { ReceiptRef } from "../model/index.js";
 import { change, DURABLE, type Change, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
 

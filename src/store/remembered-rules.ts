@@ -1,4 +1,4 @@
-import type { Json } from "../model/json.js";
+import type { Json } from "../model/index.js";
 import { change, DURABLE, type StoreContext } from "./change.js";
 
 export interface StoredRule {

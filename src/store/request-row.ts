@@ -1,4 +1,4 @@
-import { StoredRequest, type RequestStatus } from "../model/request.js";
+import { StoredRequest, type RequestStatus } from "../model/index.js";
 import type { Queryer, Row } from "./driver.js";
 
 export const REQUEST_COLUMNS =

@@ -1,4 +1,4 @@
-import { CountersignError } from "../model/errors.js";
+import { CountersignError } from "../model/index.js";
 
 /**
  * Anything the database throws becomes a store_error (503 at the HTTP boundary): the caller

@@ -1,5 +1,5 @@
-import type { AuditEntry, AuditVerification, ExternalAudit } from "../model/audit.js";
-import type { ListQuery, PersonDecision, StoredRequest, StoreEvent, SubmitInput } from "../model/request.js";
+import type { AuditEntry, AuditVerification, ExternalAudit } from "../model/index.js";
+import type { ListQuery, PersonDecision, StoredRequest, StoreEvent, SubmitInput } from "../model/index.js";
 import type { RedemptionStore } from "../receipt/index.js";
 import { verifyAuditChain, exportAudit, recordAudit } from "./audit-log.js";
 import type { StoreContext } from "./change.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { Facts } from "../model/facts.js";
-import type { RecordedDecision, StoredRequest } from "../model/request.js";
-import { SubmitInput } from "../model/request.js";
+import { Facts } from "../model/index.js";
+import type { RecordedDecision, StoredRequest } from "../model/index.js";
+import { SubmitInput } from "../model/index.js";
 import { sha256Hex, sha256Json } from "./audit-chain.js";
 import { change, type Change, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";

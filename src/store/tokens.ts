@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { TokenName } from "../model/request.js";
+import { TokenName } from "../model/index.js";
 import { change, DURABLE, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
 import { storeUsageError } from "./store-error.js";

@@ -1,4 +1,4 @@
-import type { StoredRequest } from "../model/request.js";
+import type { StoredRequest } from "../model/index.js";
 import { change, type StoreContext } from "./change.js";
 import { expireWithin } from "./expire-requests.js";
 import { loadRequest } from "./request-row.js";

@@ -20,10 +20,16 @@ function broken(files: Record<string, string>): string[] {
   return [...new Set(report.summary.violations.map((v) => v.rule.name))].sort();
 }
 
-const from = (importer: string, imported: string) => ({
-  [`dist/src/${importer}.js`]: `import { x } from "../${imported}.js";\nexport const y = x;\n`,
-  [`dist/src/${imported}.js`]: "export const x = 1;\n",
-});
+/** `importer` imports from `imported`'s folder through that folder's index, as every cross-folder import must. */
+const from = (importer: string, imported: string) => {
+  const folder = imported.split("/")[0]!;
+  const sameFolder = importer.split("/")[0] === folder;
+  return {
+    [`dist/src/${importer}.js`]: `import { x } from "../${sameFolder ? imported : `${folder}/index`}.js";\nexport const y = x;\n`,
+    [`dist/src/${imported}.js`]: "export const x = 1;\n",
+    ...(sameFolder ? {} : { [`dist/src/${folder}/index.js`]: `export { x } from "./${imported.split("/")[1]}.js";\n` }),
+  };
+};
 
 describe("the layering rules", () => {
   it.each([
@@ -52,5 +58,12 @@ describe("the layering rules", () => {
     expect(broken({ "dist/src/policy/a.js": 'import { readFileSync } from "node:fs";\nexport const y = readFileSync;\n' })).toEqual(["core-does-no-io"]);
     expect(broken({ "dist/src/manifest/a.js": 'import http from "node:http";\nexport const y = http;\n' })).toEqual(["core-does-no-io"]);
     expect(broken({ ...from("config/a", "config/b"), "dist/src/config/b.js": 'import { y } from "./a.js";\nexport const x = 1;\nexport const z = y;\n' })).toEqual(["no-circular"]);
+  });
+
+  it("refuse a module of another folder imported past its index, but for lazy loading and the light entries", () => {
+    const deep = (text: string) => ({ "dist/src/cli/a.js": text, "dist/src/app/b.js": "export const x = 1;\n", "dist/src/app/index.js": 'export { x } from "./b.js";\n' });
+    expect(broken(deep('import { x } from "../app/b.js";\nexport const y = x;\n'))).toEqual(["cross-folder-through-index"]);
+    expect(broken(deep('export const y = () => import("../app/b.js");\n'))).toEqual([]);
+    expect(broken({ "dist/src/cli/a.js": 'import { x } from "../analyze/budget-defaults.js";\nexport const y = x;\n', "dist/src/analyze/budget-defaults.js": "export const x = 1;\n" })).toEqual([]);
   });
 });

@@ -53,14 +53,17 @@ export function compileProgram(source: string, set: ManifestSet): Compiled {
   const trusted = trustedImports(file, set);
   const transformer: ts.TransformerFactory<ts.SourceFile> = (context) => (root) => {
     const f = context.factory;
+    const isTrustedCall = (node: ts.Node): node is ts.CallExpression => ts.isCallExpression(node) && ts.isIdentifier(node.expression) && trusted.has(node.expression.text);
+    // A trusted call becomes a call of the recorder, with its site; its promise is quieted like any other.
+    const recordedCall = (node: ts.CallExpression): ts.Expression => {
+      const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
+      const args = node.arguments.map((a) => ts.visitNode(a, (n) => visit(n, node)) as ts.Expression);
+      const recorder = f.createPropertyAccessExpression(f.createIdentifier(HOST), "call");
+      const op = trusted.get((node.expression as ts.Identifier).text)!;
+      return f.createCallExpression(recorder, undefined, [f.createStringLiteral(op), f.createNumericLiteral(line + 1), f.createNumericLiteral(character + 1), ...args]);
+    };
     const visit = (node: ts.Node, parent?: ts.Node): ts.Node => {
-      if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && trusted.has(node.expression.text)) {
-        const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
-        const args = node.arguments.map((a) => ts.visitNode(a, (n) => visit(n, node)) as ts.Expression);
-        const recorder = f.createPropertyAccessExpression(f.createIdentifier(HOST), "call");
-        return f.createCallExpression(recorder, undefined, [f.createStringLiteral(trusted.get(node.expression.text)!), f.createNumericLiteral(line + 1), f.createNumericLiteral(character + 1), ...args]);
-      }
-      const out = ts.visitEachChild(node, (child) => visit(child, node), context);
+      const out = isTrustedCall(node) ? recordedCall(node) : ts.visitEachChild(node, (child) => visit(child, node), context);
       // A promise the program drops may reject with nobody listening; mark it handled (a no-op
       // reaction changes no other job's order) so that it does not surface as the test's own error.
       const chained = parent !== undefined && (ts.isPropertyAccessExpression(parent) || ts.isElementAccessExpression(parent) || (ts.isCallExpression(parent) && parent.expression === node));

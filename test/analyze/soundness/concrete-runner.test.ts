@@ -1,0 +1,34 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { compileProgram } from "../support/concrete-runner.js";
+import { testManifests } from "../support/test-manifests.js";
+
+const set = testManifests();
+
+// A sparse list is refused by the trusted side: the call's promise rejects, and this program drops it.
+const dropsARefusedCall = `import { program } from "countersign";
+import { sendEmail } from "trusted/email";
+
+export default program({
+  rationale: "r",
+  async main() {
+    const to: string[] = [];
+    to[1] = "a@x.com";
+    sendEmail({ to, subject: "s", body: "b" });
+  },
+});
+`;
+
+describe("the concrete runner", () => {
+  const seen: unknown[] = [];
+  const record = (reason: unknown) => void seen.push(reason);
+  afterEach(() => void process.off("unhandledRejection", record));
+
+  it("keeps a trusted call's refusal that the program drops inside the run, not the test process", async () => {
+    process.on("unhandledRejection", record);
+    const trace = compileProgram(dropsARefusedCall, set).run();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(trace.outcome).toBe("returned");
+    expect(trace.calls).toEqual([]);
+    expect(seen).toEqual([]);
+  });
+});
