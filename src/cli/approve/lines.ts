@@ -1,0 +1,19 @@
+/** How a line is drawn; the screen maps these to plain ANSI attributes (or none). */
+export type Style = "title" | "heading" | "agent" | "dim" | "warn" | "ok" | "mark" | "selected";
+
+/** One logical line of a screen: text that may come from the agent (the screen neutralises it) and how to draw it. */
+export interface Line {
+  text: string;
+  style?: Style;
+}
+
+export const line = (text: string, style?: Style): Line => (style === undefined ? { text } : { text, style });
+
+/** A duration in words, to the unit that matters: "40 s", "13 min", "2 h", "3 d". */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86_400) return `${Math.floor(s / 3600)} h`;
+  return `${Math.floor(s / 86_400)} d`;
+}
