@@ -41,3 +41,23 @@ export function fitLine(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   return wrapLine(text, width - 1)[0] + "…";
 }
+
+/** A line cut into pieces of at most `width` columns at spaces where it can, inside a word only when the word alone is wider. */
+export function wrapWords(text: string, width: number): string[] {
+  const max = Math.max(2, width);
+  const pieces: string[] = [];
+  let piece = "";
+  for (const word of text.match(/\S*\s*/g) ?? []) {
+    if (word === "") continue;
+    if (displayWidth(piece + word.trimEnd()) <= max) {
+      piece += word;
+      continue;
+    }
+    if (piece !== "") pieces.push(piece.trimEnd());
+    const cut = wrapLine(word, max);
+    pieces.push(...cut.slice(0, -1));
+    piece = cut.at(-1)!;
+  }
+  pieces.push(displayWidth(piece) <= max ? piece : piece.trimEnd());
+  return pieces;
+}

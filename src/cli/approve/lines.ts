@@ -1,10 +1,16 @@
 /** How a line is drawn; the screen maps these to plain ANSI attributes (or none). */
 export type Style = "title" | "heading" | "agent" | "dim" | "warn" | "ok" | "mark" | "selected";
 
-/** One logical line of a screen: text that may come from the agent (the screen neutralises it) and how to draw it. */
+/**
+ * One logical line of a screen: text that may come from the agent (the screen neutralises it) and
+ * how to draw it. A `gutter` (our own text, e.g. "  │ ") starts every row the line wraps into, its
+ * rule "│" kept and the rest blanked after the first row: wrapped agent text can never start a row
+ * that looks like one of ours.
+ */
 export interface Line {
   text: string;
   style?: Style;
+  gutter?: string;
 }
 
 export const line = (text: string, style?: Style): Line => (style === undefined ? { text } : { text, style });

@@ -42,6 +42,6 @@ export function rememberLines(r: ApproverRequest): Line[] {
 export function rememberBody(scope: Scope, lifetime: Lifetime): { body: { decision: "approved_remember" } } | { refused: string } {
   if (scope === "everyone" && lifetime === "forever") return { body: { decision: "approved_remember" } };
   return {
-    refused: `this authority remembers rules for every agent until removed; it cannot limit one to ${scope === "agent" ? SCOPES.agent : SCOPES.everyone} for ${LIFETIMES[lifetime]}. Nothing was saved: approve once (a), or choose every agent and until removed`,
+    refused: `this authority keeps a remembered rule for every agent until it is removed; it cannot limit one to ${SCOPES[scope]} for ${LIFETIMES[lifetime]}. Approve once (a), or choose ${SCOPES.everyone} and ${LIFETIMES.forever}.`,
   };
 }

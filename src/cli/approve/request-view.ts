@@ -1,4 +1,4 @@
-import { describeArgument, describeCount } from "../../constraint/index.js";
+import { describeArgument, describeCount, describeEffectConstraint } from "../../constraint/index.js";
 import type { AbstractValue, Effect, GuaranteeResult } from "../../model/index.js";
 import type { ApproverRequest } from "./approver-view.js";
 import { duration, line, type Line } from "./lines.js";
@@ -50,29 +50,28 @@ function header(r: ApproverRequest, now: number): Line[] {
 }
 
 function verdict(r: ApproverRequest): Line[] {
-  const lines = [heading("Policy verdict"), line(`${r.policy.kind.toUpperCase()}: ${r.policy.reason}`, r.policy.kind === "auto_rejected" ? "warn" : undefined)];
+  const lines = [...heading("Policy verdict"), line(`${r.policy.kind.toUpperCase()}: ${r.policy.reason}`, r.policy.kind === "auto_rejected" ? "warn" : undefined)];
   for (const e of r.policy.effects) {
     lines.push(line(`  ${e.op} at line ${e.site.line}: ${e.verdict} by ${e.rule === null ? "the policy default or an approval floor" : `rule ${e.rule}`} — ${e.why}`));
   }
-  for (const g of r.policy.guards) lines.push(line(`  guard checked at run time: ${JSON.stringify(g)}`));
+  for (const g of r.policy.guards) lines.push(line(`  checked at every call: ${describeEffectConstraint(g)}`));
   return lines;
 }
 
 function facts(r: ApproverRequest): Line[] {
-  const lines = [heading("Verified facts")];
+  const items: Line[] = [];
   for (const g of r.facts.guarantees) {
     const at = g.site === undefined ? "" : ` (line ${g.site.line})`;
-    lines.push(line(`  ${GUARANTEE_MARK[g.status].padEnd(MARK_WIDTH)} ${g.text} — ${g.why}${at}`, g.status === "refuted" ? "warn" : undefined));
+    items.push(line(`  ${GUARANTEE_MARK[g.status].padEnd(MARK_WIDTH)} ${g.text} — ${g.why}${at}`, g.status === "refuted" ? "warn" : undefined));
   }
   for (const e of r.facts.effects) {
     for (const [name, value] of Object.entries(e.args)) {
-      if (!isKnown(value)) lines.push(line(`  ${"unknown".padEnd(MARK_WIDTH)} \`${name}\` of ${e.op} at line ${e.site.line} ${describeArgument(value)}`, "warn"));
+      if (!isKnown(value)) items.push(line(`  ${"unknown".padEnd(MARK_WIDTH)} \`${name}\` of ${e.op} at line ${e.site.line} ${describeArgument(value)}`, "warn"));
     }
-    if (e.count.max === null) lines.push(line(`  ${"unknown".padEnd(MARK_WIDTH)} how many times ${e.op} at line ${e.site.line} runs (${describeCount(e.count)})`, "warn"));
+    if (e.count.max === null) items.push(line(`  ${"unknown".padEnd(MARK_WIDTH)} how many times ${e.op} at line ${e.site.line} runs (${describeCount(e.count)})`, "warn"));
   }
-  for (const d of r.facts.diagnostics) lines.push(line(`  ${d.severity.padEnd(MARK_WIDTH)} line ${d.line}:${d.column} ${d.code}: ${d.message}`, "warn"));
-  if (lines.length === 1) lines.push(line("  (the program promises nothing and every argument is known)", "dim"));
-  return lines;
+  for (const d of r.facts.diagnostics) items.push(line(`  ${d.severity.padEnd(MARK_WIDTH)} line ${d.line}:${d.column} ${d.code}: ${d.message}`, "warn"));
+  return [...heading("Verified facts"), ...(items.length > 0 ? items : [line("  (the program promises nothing and every argument is known)", "dim")])];
 }
 
 /** A value the analysis pinned down: constants, or arrays and records made only of them. */
@@ -84,7 +83,7 @@ function isKnown(v: AbstractValue): boolean {
 }
 
 function calls(r: ApproverRequest): Line[] {
-  const lines = [heading("Trusted calls the program can make")];
+  const lines = [...heading("Trusted calls the program can make")];
   if (r.facts.effects.length === 0) lines.push(line("  none", "dim"));
   for (const e of r.facts.effects) lines.push(...call(e));
   return lines;
@@ -106,14 +105,14 @@ function times(e: Effect): string {
 
 // The authority fetches no preview yet: said plainly, as the browser page does for a missing one.
 function preview(): Line[] {
-  return [heading("Preview"), line("  n/a: the authority sent no preview for this request", "dim")];
+  return [...heading("Preview"), line("  n/a: the authority sent no preview for this request", "dim")];
 }
 
 function agentWords(r: ApproverRequest): Line[] {
-  const lines = [heading("The agent's words (not verified: what it says, not what the program does)")];
+  const lines = [...heading("The agent's words (not verified: what it says, not what the program does)")];
   const said = [r.facts.rationale, r.rationale ?? ""].filter((t) => t.trim() !== "");
-  if (said.length === 0) lines.push(line("  │ (the agent gave no rationale)", "dim"));
-  for (const text of said) for (const l of text.split(/\r\n|\n|\r/)) lines.push(line(`  │ ${l}`, "agent"));
+  if (said.length === 0) lines.push(line("  (the agent gave no rationale)", "dim"));
+  for (const text of said) for (const l of text.split(/\r\n|\n|\r/)) lines.push({ gutter: "  │ ", text: l, style: "agent" });
   return lines;
 }
 
@@ -121,13 +120,14 @@ function source(r: ApproverRequest, show: boolean): Line[] {
   const text = r.source.split(/\r\n|\n|\r/);
   if (text.at(-1) === "") text.pop();
   const title = `Source: ${r.facts.program.entry}, ${text.length} lines, sha256 ${r.facts.program.sha256}`;
-  if (!show) return [heading(`${title} (v: show)`)];
+  if (!show) return heading(`${title} (v: show)`);
   const callLines = new Set(r.facts.effects.map((e) => e.site.line));
   const width = String(text.length).length;
   return [
-    heading(`${title} (v: hide; ▶ marks a trusted call)`),
-    ...text.map((l, i) => line(`${callLines.has(i + 1) ? "▶" : " "}${String(i + 1).padStart(width)} │ ${l}`, callLines.has(i + 1) ? "mark" : undefined)),
+    ...heading(`${title} (v: hide; ▶ marks a trusted call)`),
+    ...text.map((l, i): Line => ({ gutter: `${callLines.has(i + 1) ? "▶" : " "}${String(i + 1).padStart(width)} │ `, text: l, ...(callLines.has(i + 1) ? { style: "mark" as const } : {}) })),
   ];
 }
 
-const heading = (text: string): Line => line(`── ${text}`, "heading");
+// A blank line above each section: sections stay apart when the screen wraps them.
+const heading = (text: string): Line[] => [line(""), line(`── ${text}`, "heading")];

@@ -1,4 +1,4 @@
-import { displayWidth, fitLine, wrapLine } from "./display-width.js";
+import { displayWidth, fitLine, wrapWords } from "./display-width.js";
 import type { Line, Style } from "./lines.js";
 import { neutralise } from "./neutralise.js";
 
@@ -28,15 +28,19 @@ export interface Row {
   style?: Style;
 }
 
-/** Logical lines as screen rows: neutralised, and wrapped to the width with continuation rows indented like their line. */
+/** Logical lines as screen rows: neutralised, and wrapped to the width with continuation rows indented like their line (or under its gutter). */
 export function layout(lines: readonly Line[], width: number): Row[] {
   const rows: Row[] = [];
   for (const l of lines) {
     const text = neutralise(l.text);
-    const indent = Math.min(/^ */.exec(text)![0].length, Math.floor(width / 2));
-    const pieces = wrapLine(text, width);
-    const rest = pieces.length > 1 ? wrapLine(pieces.slice(1).join(""), width - indent) : [];
-    for (const piece of [pieces[0]!, ...rest.map((p) => " ".repeat(indent) + p)]) rows.push(l.style === undefined ? { text: piece } : { text: piece, style: l.style });
+    const gutter = l.gutter ?? "";
+    const room = Math.max(2, width - displayWidth(gutter));
+    const indent = l.gutter === undefined ? Math.min(/^ */.exec(text)![0].length, Math.floor(width / 2)) : 0;
+    const first = wrapWords(text, room)[0]!;
+    const remaining = text.slice(first.length).trimStart();
+    const rest = remaining === "" ? [] : wrapWords(remaining, room - indent);
+    const next = gutter.replace(/[^│]/g, " ") + " ".repeat(indent);
+    for (const [i, piece] of [first, ...rest].entries()) rows.push({ text: (i === 0 ? gutter : next) + piece, ...(l.style === undefined ? {} : { style: l.style }) });
   }
   return rows;
 }
@@ -50,13 +54,13 @@ export interface FrameOptions {
   width: number;
   height: number;
   scroll: number; // the first body row shown
-  footer: readonly Line[]; // kept at the bottom, one row each
+  footer: readonly Row[]; // kept at the bottom
   color: boolean;
 }
 
 /** The body rows from `scroll` that fit above the footer, and the footer: one whole repaint, no clearing flash. */
 export function frame(body: readonly Row[], options: FrameOptions): string {
-  const footer = truncate(options.footer, options.width);
+  const footer = options.footer;
   const room = Math.max(0, options.height - footer.length);
   const shown = body.slice(options.scroll, options.scroll + room);
   const rows: Row[] = [...shown, ...Array.from({ length: room - shown.length }, () => ({ text: "" })), ...footer];

@@ -156,7 +156,7 @@ export class TerminalApprover {
         keys: {
           y: () => {
             const chosen = rememberBody(scope, lifetime);
-            if ("refused" in chosen) this.say(chosen.refused, "warn");
+            if ("refused" in chosen) this.say(`Not saved: ${chosen.refused}`, "warn");
             else void this.decide(opened, chosen.body, "Approved; the rules are remembered.");
           },
           n: () => this.say("nothing was saved"),
@@ -252,24 +252,24 @@ export class TerminalApprover {
     const height = Math.max(5, output.rows ?? 24);
     const now = Date.now();
     const overlay = this.overlay;
+    const status = layout([this.status], width);
     let body: Row[];
-    let footer: Line[];
+    let footer: Row[];
     let scroll = 0;
     if (overlay?.kind === "choice") {
       body = layout(overlay.lines, width);
-      footer = [this.status, line(overlay.prompt, "title")];
+      footer = [...status, ...layout([line(overlay.prompt, "title")], width)];
     } else if (this.opened !== undefined) {
       const { view } = this.opened;
       body = view === undefined ? [{ text: "loading…" }] : layout(requestLines(view, { now, showSource: this.opened.showSource }), width);
-      footer = [this.status, overlay === undefined ? line(REQUEST_KEYS, "dim") : promptLine(overlay, width)];
+      footer = [...status, ...truncate([overlay === undefined ? line(REQUEST_KEYS, "dim") : promptLine(overlay, width)], width)];
       this.opened.scroll = Math.min(this.opened.scroll, maxScroll(body, height, footer.length));
       scroll = this.opened.scroll;
     } else {
       const title = line(`countersign approve · ${this.requests.length} pending · ${this.client.url} · as ${this.approver} · ${this.live ? "live" : "connecting…"}`, "title");
       body = truncate([title, line(""), ...listLines(this.requests, this.selected, now)], width);
-      footer = [this.status, line(LIST_KEYS, "dim")];
-      const room = height - footer.length;
-      scroll = Math.max(0, this.selected + 2 - room + 1);
+      footer = [...status, ...truncate([line(LIST_KEYS, "dim")], width)];
+      scroll = Math.max(0, this.selected + 3 - (height - footer.length)); // the selected row (after the title and a blank) in view
     }
     const text = frame(body, { width, height, scroll, footer, color: this.io.color });
     if (text === this.lastFrame) return;
