@@ -117,7 +117,9 @@ function agentWords(r: ApproverRequest): Line[] {
 }
 
 function source(r: ApproverRequest, show: boolean): Line[] {
-  const text = r.source.split(/\r\n|\n|\r/);
+  // Lines as the analysis numbers them (TypeScript's line terminators, LS and PS included), so that
+  // a call's line in the facts is the line marked here, whatever separators the agent slipped in.
+  const text = r.source.split(/\r\n|[\n\r\u2028\u2029]/);
   if (text.at(-1) === "") text.pop();
   const title = `Source: ${r.facts.program.entry}, ${text.length} lines, sha256 ${r.facts.program.sha256}`;
   if (!show) return heading(`${title} (v: show)`);

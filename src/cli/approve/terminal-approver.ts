@@ -111,7 +111,7 @@ export class TerminalApprover {
     else if (key.name === "return" || key.name === "enter" || text === "o" || text === "l") {
       const chosen = this.requests[this.selected];
       if (chosen !== undefined) void this.open(chosen.id);
-    } else if ("aArmv".includes(text) && text !== "") this.say("open a request first (Enter)", "warn");
+    } else if (/^[aArmv]$/.test(text)) this.say("open a request first (Enter)", "warn");
   }
 
   private inRequest(opened: Opened, text: string, key: Key): void {
@@ -127,7 +127,7 @@ export class TerminalApprover {
     else if (text === "g" || key.name === "home") opened.scroll = 0;
     else if (text === "G" || key.name === "end") opened.scroll = Number.MAX_SAFE_INTEGER;
     else if (text === "v") opened.showSource = !opened.showSource;
-    else if ("aArm".includes(text) && text !== "") this.act(opened, text);
+    else if (/^[aArm]$/.test(text)) this.act(opened, text);
     opened.scroll = Math.max(0, opened.scroll);
   }
 

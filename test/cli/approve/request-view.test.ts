@@ -76,6 +76,18 @@ describe("the request view", () => {
     expect(source.filter((l) => l.gutter!.startsWith("▶"))).toHaveLength(1);
   });
 
+  it("numbers source lines as the analysis does: a line or paragraph separator or a lone CR cannot move the ▶ off the call", async () => {
+    const program = example("notify-team.ts").replace("import { program }", "/* one\u2028two\u2029three\rfour */\nimport { program }");
+    const answer = await a.call("POST", "/v1/requests", { body: { program, source_name: "moved.ts" } });
+    expect(answer.status).toBe(202);
+    const view = await client.get(answer.body.id);
+    const line = view.facts.effects[0]!.site.line;
+    expect(line).toBe(16);
+    const shown = requestLines(view, { now: Date.now(), showSource: true });
+    const marked = shown.filter((l) => l.gutter?.startsWith("▶"));
+    expect(marked).toEqual([{ gutter: `▶${line} │ `, text: "    await sendEmail({", style: "mark" }]);
+  });
+
   it("shows a decision with who made it and the reason; the list shows verdict, agent, age, time left and the summary's first line", async () => {
     const view = await submit("notify-team.ts");
     const rows = listLines([view], 0, Date.now());
