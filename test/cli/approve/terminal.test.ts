@@ -18,13 +18,13 @@ describe("countersign approve in a terminal", () => {
   const terminals: Tmux[] = [];
   afterEach(() => terminals.splice(0).forEach((t) => t.kill()));
 
-  async function approve(): Promise<Tmux> {
+  async function approve(height = 50): Promise<Tmux> {
     const t = new Tmux();
     terminals.push(t);
     // A valid submitter token in the environment: the authority refuses it on approver routes, so this works only if it stays unused.
     const env = { HOME: a.dataDir, COUNTERSIGN_HOME: a.dataDir, COUNTERSIGN_TOKEN: a.token, PATH: process.env.PATH ?? "" };
-    t.start([process.execPath, "--import", "tsx", BIN, "approve", "--as", "alice"], { env, cwd: packageRoot });
-    await t.waitForText("· live");
+    t.start([process.execPath, "--import", "tsx", BIN, "approve", "--as", "alice"], { env, cwd: packageRoot, height });
+    await t.waitForText("· live", 150_000); // tsx compiles the CLI first: slow on a loaded machine
     return t;
   }
 
@@ -40,24 +40,26 @@ describe("countersign approve in a terminal", () => {
     const ids = [await submit("notify-team.ts"), await submit("notify-team.ts"), await submit("draft-and-send.ts")];
     const t = await approve();
     await t.waitForText(pendingCount(3));
-    // Newest first: the cursor starts on the last one submitted.
+    // Newest first: the cursor starts on the last one submitted; j and k move it.
+    expect(t.screen().split("\n").filter((r) => r.startsWith(">"))).toHaveLength(1);
+    t.keys("j", "j", "k");
     t.keys("Enter");
-    await t.waitForText(`Request ${ids[2]} from agent agent`);
+    await t.waitForText(`Request ${ids[1]} from agent agent`);
     t.keys("a");
     await t.waitForText("Approved once.");
-    expect(await decision(ids[2]!)).toMatchObject({ status: "approved", decision: { kind: "approved_once", approver: "alice" } });
+    expect(await decision(ids[1]!)).toMatchObject({ status: "approved", decision: { kind: "approved_once", approver: "alice" } });
     expect(t.screen()).toContain("Decided: approved_once by alice at ");
 
     t.keys("Escape");
     await t.waitForText(pendingCount(2));
-    t.keys("Enter");
-    await t.waitForText(`Request ${ids[1]} from agent agent`);
+    t.keys("k", "Enter");
+    await t.waitForText(`Request ${ids[2]} from agent agent`);
     t.keys("r");
     await t.waitForText("Reason for rejecting (sent to the agent): _");
     t.type("too many recipientz");
     t.keys("BSpace", "s", "Enter");
     await t.waitForText("Rejected.");
-    expect(await decision(ids[1]!)).toMatchObject({ status: "rejected", decision: { kind: "rejected", approver: "alice", reason: "too many recipients" } });
+    expect(await decision(ids[2]!)).toMatchObject({ status: "rejected", decision: { kind: "rejected", approver: "alice", reason: "too many recipients" } });
 
     t.keys("Escape");
     await t.waitForText(pendingCount(1));
@@ -75,10 +77,10 @@ describe("countersign approve in a terminal", () => {
     t.keys("q");
     await t.waitFor(() => t.format("#{pane_dead}") === "1", "the approver exiting");
     expect(t.format("#{pane_dead_status}")).toBe("0");
-  }, 180_000);
+  }, 300_000);
 
   it("shows new requests and decisions made elsewhere live, and hostile agent text as inert text", async () => {
-    const t = await approve();
+    const t = await approve(30);
     const before = Number(/· (\d+) pending ·/.exec(t.screen())![1]);
     const id = await submit("notify-team.ts", HOSTILE);
     await t.waitForText(pendingCount(before + 1));
@@ -89,8 +91,10 @@ describe("countersign approve in a terminal", () => {
     expect(rows).toContain("  │ Looks fine.␛]2;PWNED␇␛[2J␛[H␛[32m proven ␛[0m<U+202E>evil");
     expect(t.format("#{pane_title}")).not.toContain("PWNED");
 
-    t.keys("v");
-    await t.waitForText("▶12 │     await sendEmail({");
+    t.keys("v", "G"); // the end: the source's last line at the bottom, the header scrolled away
+    await t.waitFor((s) => s.includes("▶12 │     await sendEmail({") && s.includes("18 │ });") && !s.startsWith("Request "), "the view scrolled to its end");
+    t.keys("g");
+    await t.waitFor((s) => s.startsWith(`Request ${id}`), "the view back at its top");
 
     const other = await a.login("bob");
     expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: other, body: { decision: "approved_once" } })).status).toBe(200);
@@ -99,14 +103,12 @@ describe("countersign approve in a terminal", () => {
     await t.waitForText("this request is already approved_once: no second decision");
     t.keys("Escape");
     await t.waitForText(pendingCount(before));
-  }, 180_000);
+  }, 300_000);
 
   it("approve and remember shows the rule, asks who and how long, saves nothing for a narrower choice, and saves it for every agent until removed", async () => {
     const id = await submit("notify-team.ts");
     const t = await approve();
-    const rows = t.screen().split("\n");
-    const row = rows.findIndex((r) => r.startsWith(">"));
-    expect(row).toBeGreaterThan(0);
+    await t.waitForText("> ask");
     t.keys("Enter");
     await t.waitForText(`Request ${id}`);
     t.keys("A");
@@ -126,5 +128,5 @@ describe("countersign approve in a terminal", () => {
     t.keys("y");
     await t.waitForText("Approved; the rules are remembered.");
     expect(await decision(id)).toMatchObject({ status: "approved", decision: { kind: "approved_remember", approver: "alice" } });
-  }, 180_000);
+  }, 300_000);
 });
