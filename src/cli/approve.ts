@@ -39,6 +39,7 @@ const command: Command = {
       io.stdout(terminalJson({ requests: pending }) + "\n");
       return EXIT.ok;
     }
+    // The screen needs the process's own terminal (raw keys, its size), not the Io's text writers.
     if (!process.stdin.isTTY || !process.stdout.isTTY) throw usageError("approve needs a terminal (or --json to list the pending requests)");
     const color = (io.env.NO_COLOR ?? "") === "" && io.env.TERM !== "dumb";
     await new TerminalApprover(client, { input: process.stdin, output: process.stdout, color }, approver).run(pending);

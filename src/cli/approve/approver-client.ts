@@ -77,7 +77,7 @@ export class ApproverClient {
         if (signal.aborted) return;
         handlers.onDropped(err);
       }
-      await new Promise((resolve) => setTimeout(resolve, RECONNECT_MS));
+      await pause(RECONNECT_MS, signal);
     }
   }
 
@@ -131,6 +131,19 @@ export class ApproverClient {
 
 async function answerError(response: Response, url: string): Promise<CountersignError> {
   return envelopeError(safeJson(await response.text())) ?? new CountersignError("network_error", "authority", `the authority at ${url} answered HTTP ${response.status}`, { details: { status: response.status } });
+}
+
+/** Wait `ms`, or less when `signal` aborts (quitting never waits for a reconnect). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done);
+  });
 }
 
 function safeJson(text: string): unknown {
