@@ -10,7 +10,10 @@ export function charWidth(ch: string): number {
   return ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
 }
 
+const NARROW = /^[\x20-\x7e]*$/; // printable ASCII: one column a character, the common case by far
+
 export function displayWidth(text: string): number {
+  if (NARROW.test(text)) return text.length;
   let width = 0;
   for (const ch of text) width += charWidth(ch);
   return width;
@@ -45,19 +48,25 @@ export function fitLine(text: string, width: number): string {
 /** A line cut into pieces of at most `width` columns at spaces where it can, inside a word only when the word alone is wider. */
 export function wrapWords(text: string, width: number): string[] {
   const max = Math.max(2, width);
+  if (displayWidth(text) <= max) return [text];
   const pieces: string[] = [];
   let piece = "";
+  let used = 0; // the columns of piece
   for (const word of text.match(/\S*\s*/g) ?? []) {
     if (word === "") continue;
-    if (displayWidth(piece + word.trimEnd()) <= max) {
+    const bare = word.trimEnd();
+    const w = displayWidth(word);
+    if (used + displayWidth(bare) <= max) {
       piece += word;
+      used += w;
       continue;
     }
     if (piece !== "") pieces.push(piece.trimEnd());
     const cut = wrapLine(word, max);
     pieces.push(...cut.slice(0, -1));
     piece = cut.at(-1)!;
+    used = displayWidth(piece);
   }
-  pieces.push(displayWidth(piece) <= max ? piece : piece.trimEnd());
+  pieces.push(used <= max ? piece : piece.trimEnd());
   return pieces;
 }

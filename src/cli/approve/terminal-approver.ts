@@ -24,6 +24,7 @@ interface Opened {
   view: ApproverRequest | undefined; // undefined while it loads
   showSource: boolean;
   scroll: number;
+  laidOut?: { key: string; rows: Row[] }; // a 256 KiB source takes a while to lay out: once per view, width and second
 }
 
 const LIST_KEYS = "j/k move · Enter open · q quit";
@@ -64,7 +65,7 @@ export class TerminalApprover {
     output.on("resize", render);
     input.resume();
     output.write(ENTER_SCREEN);
-    const ticker = setInterval(render, TICK_MS);
+    const ticker = setInterval(() => this.opened === undefined && this.render(), TICK_MS); // the list's ages and times left
     try {
       const done = new Promise<void>((resolve) => (this.quit = resolve));
       const watching = this.client.watch(
@@ -199,13 +200,18 @@ export class TerminalApprover {
     this.say("sending…");
     this.render();
     try {
-      opened.view = await this.client.decide(opened.id, body);
+      this.show(opened, await this.client.decide(opened.id, body));
       this.say(done, "ok");
     } catch (err) {
       this.say(`not decided: ${(err as Error).message}`, "warn");
       await this.reload(opened);
     }
     await this.refresh();
+  }
+
+  private show(opened: Opened, view: ApproverRequest): void {
+    opened.view = view;
+    delete opened.laidOut;
   }
 
   private async open(id: string): Promise<void> {
@@ -218,7 +224,7 @@ export class TerminalApprover {
   /** Read the opened request again (a decision made elsewhere shows up in it). */
   private async reload(opened: Opened): Promise<void> {
     try {
-      opened.view = await this.client.get(opened.id);
+      this.show(opened, await this.client.get(opened.id));
     } catch (err) {
       this.say(`cannot read ${opened.id}: ${(err as Error).message}`, "warn");
     }
@@ -246,6 +252,14 @@ export class TerminalApprover {
     this.status = line(text, style);
   }
 
+  private requestRows(opened: Opened, width: number, now: number): Row[] {
+    const { view, showSource } = opened;
+    if (view === undefined) return [{ text: "loading…" }];
+    const key = `${width} ${showSource} ${Math.floor(now / 1000)}`;
+    if (opened.laidOut?.key !== key) opened.laidOut = { key, rows: layout(requestLines(view, { now, showSource }), width) };
+    return opened.laidOut.rows;
+  }
+
   private render(): void {
     const { output } = this.io;
     const width = Math.max(20, (output.columns ?? 80) - 1); // the last column is never written: no wrap at the edge
@@ -260,8 +274,7 @@ export class TerminalApprover {
       body = layout(overlay.lines, width);
       footer = [...status, ...layout([line(overlay.prompt, "title")], width)];
     } else if (this.opened !== undefined) {
-      const { view } = this.opened;
-      body = view === undefined ? [{ text: "loading…" }] : layout(requestLines(view, { now, showSource: this.opened.showSource }), width);
+      body = this.requestRows(this.opened, width, now);
       footer = [...status, ...truncate([overlay === undefined ? line(REQUEST_KEYS, "dim") : promptLine(overlay, width)], width)];
       this.opened.scroll = Math.min(this.opened.scroll, maxScroll(body, height, footer.length));
       scroll = this.opened.scroll;
