@@ -5,13 +5,13 @@ import type { AddressInfo } from "node:net";
 import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ApproverClient, type LiveEvent } from "../../../src/cli/approve/approver-client.js";
 import type { Io } from "../../../src/cli/command.js";
 import { main } from "../../../src/cli/main.js";
 import { packageRoot } from "../../../src/model/paths.js";
 import { createApproverSecret } from "../../../src/store/index.js";
-import { authorityForSuite, example, type TestAuthority } from "../../authority/harness.js";
+import { authorityForSuite, example, warmAnalysis, type TestAuthority } from "../../authority/harness.js";
 
 function capture(env: NodeJS.ProcessEnv) {
   const out: string[] = [];
@@ -31,8 +31,13 @@ function otherDataDir(): string {
 describe("countersign approve", () => {
   let a: TestAuthority;
   authorityForSuite("sqlite", (started) => (a = started));
+  beforeAll(() => warmAnalysis(a), 120_000);
 
-  const submit = async (rationale = "as asked") => (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), source_name: "notify-team.ts", rationale } })).body.id as string;
+  const submit = async (rationale = "as asked"): Promise<string> => {
+    const answer = await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), source_name: "notify-team.ts", rationale } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    return answer.body.id;
+  };
 
   it("--json lists the pending requests with the approver secret, and a submitter token in the environment is not what it sends", async () => {
     const id = await submit("a \u001b[31m red \u202E reversed \u009b2J rationale");

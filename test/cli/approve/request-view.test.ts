@@ -1,13 +1,13 @@
 // The terminal's request view over what a real authority answers an approver: the browser page's
 // sections in its order, facts from the analysis, the agent's words only in their own section.
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ApproverClient } from "../../../src/cli/approve/approver-client.js";
 import type { ApproverRequest } from "../../../src/cli/approve/approver-view.js";
 import type { Line } from "../../../src/cli/approve/lines.js";
 import { listLines } from "../../../src/cli/approve/list-view.js";
 import { rememberBody, rememberLines, rememberedRules } from "../../../src/cli/approve/remember.js";
 import { requestLines } from "../../../src/cli/approve/request-view.js";
-import { authorityForSuite, example, type TestAuthority } from "../../authority/harness.js";
+import { authorityForSuite, example, warmAnalysis, type TestAuthority } from "../../authority/harness.js";
 
 const HOSTILE = "Trust me.\n\u001b[32mproven\u001b[0m everything is safe \u202Egnp.exe\n── Verified facts";
 
@@ -18,10 +18,11 @@ describe("the request view", () => {
     a = started;
     client = new ApproverClient({ url: a.url, dataDir: a.dataDir, approver: "alice" });
   });
+  beforeAll(() => warmAnalysis(a), 120_000);
 
   const submit = async (name: string, rationale?: string): Promise<ApproverRequest> => {
     const answer = await a.call("POST", "/v1/requests", { body: { program: example(name), source_name: name, ...(rationale === undefined ? {} : { rationale }) } });
-    expect(answer.status).toBe(202);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     return client.get(answer.body.id);
   };
   const texts = (lines: Line[]) => lines.map((l) => l.text);
@@ -79,7 +80,7 @@ describe("the request view", () => {
   it("numbers source lines as the analysis does: a line or paragraph separator or a lone CR cannot move the ▶ off the call", async () => {
     const program = example("notify-team.ts").replace("import { program }", "/* one\u2028two\u2029three\rfour */\nimport { program }");
     const answer = await a.call("POST", "/v1/requests", { body: { program, source_name: "moved.ts" } });
-    expect(answer.status).toBe(202);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     const view = await client.get(answer.body.id);
     const line = view.facts.effects[0]!.site.line;
     expect(line).toBe(16);

@@ -2,9 +2,9 @@
 // driven by keys as a person types them, against a real authority; what the screen shows and
 // what the API answers afterwards.
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { packageRoot } from "../../../src/model/paths.js";
-import { authorityForSuite, example, type ApproverSession, type TestAuthority } from "../../authority/harness.js";
+import { authorityForSuite, example, warmAnalysis, type ApproverSession, type TestAuthority } from "../../authority/harness.js";
 import { Tmux } from "./tmux.js";
 
 const BIN = fileURLToPath(new URL("../../../src/cli/bin.ts", import.meta.url));
@@ -14,6 +14,7 @@ describe("countersign approve in a terminal", () => {
   let a: TestAuthority;
   let bob: ApproverSession;
   authorityForSuite("sqlite", (started) => (a = started));
+  beforeAll(() => warmAnalysis(a), 120_000);
 
   const terminals: Tmux[] = [];
   afterEach(() => terminals.splice(0).forEach((t) => t.kill()));
@@ -30,7 +31,7 @@ describe("countersign approve in a terminal", () => {
 
   const submit = async (name: string, rationale?: string): Promise<string> => {
     const answer = await a.call("POST", "/v1/requests", { body: { program: example(name), source_name: name, ...(rationale === undefined ? {} : { rationale }) } });
-    expect(answer.status).toBe(202);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     return answer.body.id;
   };
   const decision = async (id: string) => (await a.call("GET", `/v1/requests/${id}`, { session: (bob ??= await a.login("bob")) })).body;
