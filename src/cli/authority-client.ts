@@ -58,13 +58,18 @@ export async function postJson(address: AuthorityAddress, path: string, body: un
     // Not an authority at all (a stale URL that another program now answers): as if nobody listened.
     throw new Unreachable(`${address.url} answered HTTP ${answer.status} with no JSON: not a countersign authority`);
   }
-  const envelope = ErrorEnvelope.safeParse(value);
-  if (envelope.success) {
-    const e = envelope.data.error;
-    throw new CountersignError(e.class, e.boundary, e.message, { retriable: e.retriable, ...(e.request_id === undefined ? {} : { requestId: e.request_id }), ...(e.details === undefined ? {} : { details: e.details }) });
-  }
+  const error = envelopeError(value);
+  if (error !== undefined) throw error;
   if (answer.status < 200 || answer.status > 299) throw new CountersignError("network_error", "authority", `the authority at ${address.url} answered HTTP ${answer.status}`, { details: { status: answer.status } });
   return value;
+}
+
+/** An answer in the error envelope as the CountersignError it describes; undefined for any other answer. */
+export function envelopeError(value: unknown): CountersignError | undefined {
+  const envelope = ErrorEnvelope.safeParse(value);
+  if (!envelope.success) return undefined;
+  const e = envelope.data.error;
+  return new CountersignError(e.class, e.boundary, e.message, { retriable: e.retriable, ...(e.request_id === undefined ? {} : { requestId: e.request_id }), ...(e.details === undefined ? {} : { details: e.details }) });
 }
 
 function post(address: AuthorityAddress, path: string, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {

@@ -20,6 +20,7 @@ export const commands: Record<string, CommandEntry> = {
   serve: { summary: "run the authority: requests, decisions, receipts, audit", load: () => import("./serve.js").then((m) => m.default) },
   init: { summary: "make the authority's data directory without serving", load: () => import("./init.js").then((m) => m.default) },
   ui: { summary: "print a one-time approver login link", load: () => import("./ui.js").then((m) => m.default) },
+  approve: { summary: "decide pending requests in the terminal (the terminal approver)", load: () => import("./approve.js").then((m) => m.default) },
   token: { summary: "add, list or revoke submitter tokens", load: () => import("./token.js").then((m) => m.default) },
   audit: { summary: "verify or export the hash-chained audit log", load: () => import("./audit.js").then((m) => m.default) },
 };

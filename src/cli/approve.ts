@@ -1,0 +1,50 @@
+import { userInfo } from "node:os";
+import { dataDir } from "../config/index.js";
+import { CountersignError } from "../model/index.js";
+import { localAuthorityUrl } from "../store/index.js";
+import { ApproverClient } from "./approve/approver-client.js";
+import { terminalJson } from "./approve/terminal-json.js";
+import { TerminalApprover } from "./approve/terminal-approver.js";
+import { EXIT, usageError, type Command } from "./command.js";
+import { parseFlags } from "./parse-flags.js";
+
+const usage = `usage: countersign approve [--as NAME] [--url URL] [--json]
+
+The terminal approver: the pending requests of the authority this data directory serves (its URL
+from authority.json, $COUNTERSIGN_URL or --url), new ones as they arrive. Open one to see the
+policy's verdict, the verified facts, the trusted calls, the preview, the agent's own words set
+apart, and the source; then decide with one key:
+  a approve once · A approve and remember (shows the rules, asks who and how long, then confirms)
+  r reject (asks the reason) · m request changes (asks the feedback) · v show or hide the source
+  j/k move or scroll · Enter open · Esc back · q quit
+It logs in with the approver secret in $COUNTERSIGN_HOME (never a submitter token); decisions are
+recorded as NAME (default: your user name). Plain ANSI, no mouse: it works over SSH. Agent text
+is shown with control characters and escape sequences made visible. --json prints the pending
+requests as JSON and exits.`;
+
+/** `countersign approve`: decide pending requests from a terminal. */
+const command: Command = {
+  usage,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { as: { type: "string" }, url: { type: "string" }, json: { type: "boolean" } } });
+    if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
+    const data = dataDir(io.env);
+    const url = values.url ?? (io.env.COUNTERSIGN_URL || undefined) ?? localAuthorityUrl(data);
+    if (url === undefined) throw new CountersignError("config_error", "cli", `no authority has served from ${data}: start \`countersign serve\` first, or give --url`);
+    const approver = values.as ?? userInfo().username;
+    if (approver.trim() === "") throw usageError("--as needs a name");
+    const client = new ApproverClient({ url: url.replace(/\/+$/, ""), dataDir: data, approver });
+    const pending = await client.pending(); // before the screen: a login or connection error reads as a plain message
+    if (values.json === true) {
+      io.stdout(terminalJson({ requests: pending }) + "\n");
+      return EXIT.ok;
+    }
+    // The screen needs the process's own terminal (raw keys, its size), not the Io's text writers.
+    if (!process.stdin.isTTY || !process.stdout.isTTY) throw usageError("approve needs a terminal (or --json to list the pending requests)");
+    const color = (io.env.NO_COLOR ?? "") === "" && io.env.TERM !== "dumb";
+    await new TerminalApprover(client, { input: process.stdin, output: process.stdout, color }, approver).run(pending);
+    return EXIT.ok;
+  },
+};
+
+export default command;

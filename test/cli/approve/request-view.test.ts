@@ -1,0 +1,126 @@
+// The terminal's request view over what a real authority answers an approver: the browser page's
+// sections in its order, facts from the analysis, the agent's words only in their own section.
+import { beforeAll, describe, expect, it } from "vitest";
+import { ApproverClient } from "../../../src/cli/approve/approver-client.js";
+import type { ApproverRequest } from "../../../src/cli/approve/approver-view.js";
+import type { Line } from "../../../src/cli/approve/lines.js";
+import { listLines } from "../../../src/cli/approve/list-view.js";
+import { rememberBody, rememberLines, rememberedRules } from "../../../src/cli/approve/remember.js";
+import { requestLines } from "../../../src/cli/approve/request-view.js";
+import { authorityForSuite, example, warmAnalysis, type TestAuthority } from "../../authority/harness.js";
+
+const HOSTILE = "Trust me.\n\u001b[32mproven\u001b[0m everything is safe \u202Egnp.exe\n── Verified facts";
+
+describe("the request view", () => {
+  let a: TestAuthority;
+  let client: ApproverClient;
+  authorityForSuite("sqlite", (started) => {
+    a = started;
+    client = new ApproverClient({ url: a.url, dataDir: a.dataDir, approver: "alice" });
+  });
+  beforeAll(() => warmAnalysis(a), 120_000);
+
+  const submit = async (name: string, rationale?: string): Promise<ApproverRequest> => {
+    const answer = await a.call("POST", "/v1/requests", { body: { program: example(name), source_name: name, ...(rationale === undefined ? {} : { rationale }) } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    return client.get(answer.body.id);
+  };
+  const texts = (lines: Line[]) => lines.map((l) => l.text);
+  const at = (lines: Line[], prefix: string) => texts(lines).findIndex((t) => t.startsWith(prefix));
+
+  it("shows the sections in the browser page's order: verdict, facts, calls, preview, the agent's words, source", async () => {
+    const view = await submit("notify-team.ts", "Please send it today.");
+    const lines = requestLines(view, { now: Date.now(), showSource: false });
+    const order = ["── Policy verdict", "── Verified facts", "── Trusted calls", "── Preview", "── The agent's words", "── Source"].map((h) => at(lines, h));
+    expect(order.every((i) => i > 0)).toBe(true);
+    expect([...order].sort((x, y) => x - y)).toEqual(order);
+    expect(texts(lines)[0]).toMatch(new RegExp(`^Request ${view.id} from agent agent · submitted \\d+ s ago · expires in 1[45] min$`));
+    expect(texts(lines)).toContain("ASK: " + view.policy.reason);
+    expect(texts(lines)).toContain("  email.send_email at line 12: ask by the policy default or an approval floor — no rule covers it; the policy default is ask");
+    expect(texts(lines)).toContain(`  ${"proven".padEnd(22)} recipientsOnly(TEAM) — every \`to\` is in [alice@example.com, bob@example.com]`);
+    expect(texts(lines)).toContain("  email.send_email at line 12, once");
+    expect(texts(lines)).toContain('      to = ["alice@example.com","bob@example.com"]');
+    expect(texts(lines)).toContain("  n/a: the authority sent no preview for this request");
+  });
+
+  it("keeps the agent's words in their own section, every line under the agent's gutter, and nowhere else", async () => {
+    const view = await submit("notify-team.ts", HOSTILE);
+    const lines = requestLines(view, { now: Date.now(), showSource: false });
+    const start = at(lines, "── The agent's words");
+    const said = lines.filter((l) => l.style === "agent");
+    expect(said.map((l) => l.text)).toEqual(["Tell the team the weekly report is ready.", ...HOSTILE.split("\n")]);
+    for (const l of said) expect(l.gutter).toBe("  │ ");
+    for (const [i, l] of lines.entries()) {
+      if (l.style !== "agent") expect(l.text).not.toMatch(/Trust me|everything is safe|weekly report is ready\./);
+      else expect(i).toBeGreaterThan(start);
+    }
+  });
+
+  it("marks unknown arguments and run-time enforcement as such, never as proven", async () => {
+    const view = await submit("draft-and-send.ts");
+    const lines = texts(requestLines(view, { now: Date.now(), showSource: false }));
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}enforced at run time +recipientsOnly\(\["bob@example.com"\]\) — /));
+    expect(lines).toContain(`  ${"unknown".padEnd(22)} \`draft_id\` of email.send_draft at line 16 is unknown (from result of email.draft_email, untrusted)`);
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}checked at every call: every `to` of email\.\* is in \[bob@example.com\]$/));
+  });
+
+  it("collapses the source by default; v shows it with line numbers and each trusted call's line marked", async () => {
+    const view = await submit("notify-team.ts");
+    const hidden = requestLines(view, { now: Date.now(), showSource: false });
+    expect(hidden.at(-1)!.text).toBe(`── Source: notify-team.ts, 18 lines, sha256 ${view.facts.program.sha256} (v: show)`);
+    expect(texts(hidden).join("\n")).not.toContain("import { program }");
+    const shown = requestLines(view, { now: Date.now(), showSource: true });
+    const source = shown.slice(at(shown, "── Source") + 1);
+    expect(source).toHaveLength(18);
+    expect(source[1]).toEqual({ gutter: "  2 │ ", text: 'import { program } from "countersign";' });
+    expect(source[11]).toEqual({ gutter: "▶12 │ ", text: "    await sendEmail({", style: "mark" });
+    expect(source.filter((l) => l.gutter!.startsWith("▶"))).toHaveLength(1);
+  });
+
+  it("numbers source lines as the analysis does: a line or paragraph separator or a lone CR cannot move the ▶ off the call", async () => {
+    const program = example("notify-team.ts").replace("import { program }", "/* one\u2028two\u2029three\rfour */\nimport { program }");
+    const answer = await a.call("POST", "/v1/requests", { body: { program, source_name: "moved.ts" } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    const view = await client.get(answer.body.id);
+    const line = view.facts.effects[0]!.site.line;
+    expect(line).toBe(16);
+    const shown = requestLines(view, { now: Date.now(), showSource: true });
+    const marked = shown.filter((l) => l.gutter?.startsWith("▶"));
+    expect(marked).toEqual([{ gutter: `▶${line} │ `, text: "    await sendEmail({", style: "mark" }]);
+  });
+
+  it("shows a decision with who made it and the reason; the list shows verdict, agent, age, time left and the summary's first line", async () => {
+    const view = await submit("notify-team.ts");
+    const rows = listLines([view], 0, Date.now());
+    expect(rows).toEqual([{ text: expect.stringMatching(/^> ask {11}agent {8}\d+ s old, expires in 1[45] min +Every `to` of email\.\* is in \[alice@example.com, bob@example.com\] — proven$/), style: "selected" }]);
+    const decided = await client.decide(view.id, { decision: "rejected", reason: "not this week" });
+    const lines = requestLines(decided, { now: Date.now(), showSource: false });
+    expect(texts(lines)[0]).toMatch(/ · rejected$/);
+    expect(lines[1]).toEqual({ text: expect.stringMatching(/^Decided: rejected by alice at \d{4}-/), style: "warn" });
+    expect(lines[2]!.text).toBe("  reason: not this week");
+    expect(listLines([], 0, Date.now())[0]!.text).toContain("No pending requests");
+  });
+
+  it("approve and remember: the exact rules and what else they let through, or why nothing can be remembered", async () => {
+    const pinned = await submit("notify-team.ts");
+    const rules = rememberedRules(pinned);
+    expect("rules" in rules && rules.rules.map((r) => r.rule.id)).toEqual([`remembered.email.send_email.${pinned.facts.program.sha256.slice(0, 12)}`]);
+    const shown = texts(rememberLines(pinned));
+    expect(shown[1]).toMatch(/^ {2}remembered\.email\.send_email\.[0-9a-f]{12}: allow every `to` of email\.send_email is in \[alice@example.com, bob@example.com\]; .*at most 1 calls of email\.send_email$/);
+    expect(JSON.parse(shown[2]!.replace(/^ {4}as saved: /, ""))).toEqual((pinned.remember![0] as { rule: unknown }).rule);
+    expect(shown.join("\n")).toContain("What else it lets through: any later program that makes only these calls");
+
+    const unpinned = await submit("draft-and-send.ts");
+    const refused = rememberedRules(unpinned);
+    expect("refused" in refused && refused.refused.join("\n")).toMatch(/^email\.send_draft: draft_id is .*: only a finite set of constants can be remembered without allowing more$/m);
+    expect(texts(rememberLines(unpinned))[0]).toBe("This approval cannot be remembered (approve once instead):");
+  });
+
+  it("sends a remembered approval only for every agent until removed: a narrower choice is refused here, never widened", () => {
+    expect(rememberBody("everyone", "forever")).toEqual({ body: { decision: "approved_remember" } });
+    for (const [scope, lifetime] of [["agent", "forever"], ["agent", "hour"], ["everyone", "day"], ["everyone", "hour"], ["agent", "day"]] as const) {
+      const chosen = rememberBody(scope, lifetime);
+      expect("refused" in chosen && chosen.refused).toMatch(/^this authority keeps a remembered rule for every agent until it is removed; it cannot limit one to /);
+    }
+  });
+});
