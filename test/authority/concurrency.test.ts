@@ -4,6 +4,9 @@ import { describe, expect, it } from "vitest";
 import { DIALECTS, rawSql } from "../store/fixtures.js";
 import { authorityForSuite, example, type ApproverSession, type TestAuthority } from "./harness.js";
 
+// Stall guards, not speed targets: 200 analyses take seconds on 2 quiet cores, minutes on a busy machine.
+const STALL_GUARD_MS = 300_000;
+
 describe.each(DIALECTS)("concurrency over %s", (dialect) => {
   let a: TestAuthority;
   let alice: ApproverSession;
@@ -23,7 +26,7 @@ describe.each(DIALECTS)("concurrency over %s", (dialect) => {
       expect([i, r.status]).toEqual([i, same ? 200 : 409]);
     }
     expect((await audit()).filter((e) => e.type === "decided" && e.request_id === id)).toHaveLength(1);
-  });
+  }, STALL_GUARD_MS);
 
   it("200 concurrent submissions: none is lost", async () => {
     const programs = Array.from({ length: 200 }, (_, i) => example("notify-team.ts").replace("Weekly report ready", `Weekly report ready #${i}`));
@@ -40,7 +43,7 @@ describe.each(DIALECTS)("concurrency over %s", (dialect) => {
     } while (cursor !== undefined);
     for (const id of ids) expect(listed.has(id)).toBe(true);
     expect((await a.call("GET", "/v1/audit/verify", { session: alice })).body).toMatchObject({ ok: true });
-  });
+  }, STALL_GUARD_MS);
 
   it("a changed audit row: audit verify names that entry", async () => {
     const entries = await audit();
