@@ -6,14 +6,15 @@ import { join } from "node:path";
 import createPlugin from "@extism/extism";
 import { load, measure } from "./sandbox-measure-kit.mjs";
 
-const { connectorContext } = await load("connector/context.js");
+const { connectorContext } = await load("config/connector-context.js");
 const { executeAction } = await load("connector/execute-action.js");
+const { admitPreview } = await load("connector/admission.js");
 const { fsList } = await load("connector/host-fs.js");
 const { hostFunctions, hostHandlers } = await load("connector/host-functions.js");
 const { DEFAULT_LIMITS } = await load("connector/limits.js");
 const { createPluginPool } = await load("connector/plugin-pool.js");
 const { PluginWorker } = await load("connector/plugin-worker.js");
-const { loadManifests } = await load("manifest/load-manifests.js");
+const { loadManifests } = await load("config/load-manifests.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
 const root = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-plugin-")));
@@ -60,8 +61,10 @@ await atomicsWorker.close();
 // The whole action through the pool (manifest, capabilities, interpolation, the call).
 const pool = createPluginPool();
 const pooled = connectorContext(root, { plugins: pool });
-await executeAction(set, "fs.list_dir", { path: root }, pooled);
-r.actionPooled = await measure(() => executeAction(set, "fs.list_dir", { path: root }, pooled), { inner: 50 });
+// list_dir only reads and needs no approval: it is admitted the way a preview is.
+const listRoot = () => admitPreview(set, "fs.list_dir", { path: root });
+await executeAction(set, listRoot(), pooled);
+r.actionPooled = await measure(() => executeAction(set, listRoot(), pooled), { inner: 50 });
 await pool.close();
 process.stdout.write(JSON.stringify(r));
 process.exit(0);
