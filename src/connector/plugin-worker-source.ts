@@ -30,9 +30,10 @@ const send = (kind, parts) => {
   Atomics.store(flags, ${TO_MAIN}, 1);
   Atomics.notify(flags, ${TO_MAIN});
 };
+// A wake-up proves nothing: the host's notify for a message already taken may arrive late, while
+// the worker waits for the next one. Only the flag says that a message is there.
 const receive = () => {
-  Atomics.wait(flags, ${TO_WORKER}, 0);
-  Atomics.store(flags, ${TO_WORKER}, 0);
+  while (Atomics.exchange(flags, ${TO_WORKER}, 0) === 0) Atomics.wait(flags, ${TO_WORKER}, 0);
   return channel.read();
 };
 const text = (err) => String((err && err.message) || err);

@@ -139,8 +139,7 @@ export class PluginWorker {
       }
       const wait = waitAsync(flags, TO_MAIN, 0, remaining);
       if (wait.async) await wait.value;
-      if (Atomics.load(flags, TO_MAIN) === 0) continue; // timed out: the loop decides
-      Atomics.store(flags, TO_MAIN, 0);
+      if (Atomics.exchange(flags, TO_MAIN, 0) === 0) continue; // timed out, or a late wake-up: the loop decides
       if (this.exited) throw new PluginWorkerGone(this.failure);
       return this.channel.read();
     }
