@@ -8,7 +8,7 @@ import createPlugin from "@extism/extism";
 
 const dist = new URL("../dist/src/", import.meta.url);
 const load = (p) => import(new URL(p, dist).href);
-const { connectorContext } = await load("connector/context.js");
+const { connectorContext } = await load("config/connector-context.js");
 const { executeAction } = await load("connector/execute-action.js");
 const { admitPreview } = await load("connector/admission.js");
 const { fsList } = await load("connector/host-fs.js");
@@ -16,7 +16,7 @@ const { hostFunctions } = await load("connector/host-functions.js");
 const { DEFAULT_LIMITS } = await load("connector/limits.js");
 const { loadPlugin } = await load("connector/load-plugin.js");
 const { createPluginPool } = await load("connector/plugin-pool.js");
-const { loadManifests } = await load("manifest/load-manifests.js");
+const { loadManifests } = await load("config/load-manifests.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
 const root = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-")));

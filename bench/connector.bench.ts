@@ -22,13 +22,15 @@ const body = `${table([
   row("plugin call list_dir, foreground (canned sync fs_list)", r.callForeground!),
   row("plugin call list_dir, worker (runInWorker: true, canned fs_list)", r.callWorker!),
   row("the real fs_list host operation (realpath + readdir, 3 entries)", r.fsList!),
-  row("executeAction fs.list_dir, pooled worker plugin", r.actionPooled!),
+  row("executeAction fs.list_dir as a preview, pooled worker plugin (a fresh instance each)", r.actionPooled!),
   row("executeAction fs.list_dir, no pool (load + call + close)", r.actionUnpooled!),
   row("plugin load, worker (hash check + compile + worker start)", r.loadWorker!),
   row("plugin load, foreground (precompiled module)", r.loadForeground!),
 ])}
 
 Plugins run in workers so that a runaway one can be stopped; the table shows what that costs per
-call and per load. Pass a \`PluginPool\` as \`ctx.plugins\` when a run makes several calls.`;
+call and per load. Pass a \`PluginPool\` as \`ctx.plugins\` when a run makes several calls: the
+calls of one run (one receipt) share a plugin instance, a preview never does
+(bench/sandbox-plugin-call.bench.ts measures both).`;
 writeSection("connector", "Connector host (Extism)", body);
 process.stdout.write(body + "\n");

@@ -56,7 +56,7 @@ const keyring = await openKeyring(home);
 let n = 0;
 async function verifiedReceipt() {
   const token = await issueReceipt(
-    { requestId: `bench-${n++}`, program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, approver: "bench", issuer: "bench" },
+    { requestId: `bench-${n++}`, program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "bench", issuer: "bench" },
     keyring,
   );
   return startRun(token, { jwks: jwks(keyring), issuer: "bench", programBytes: bytes }, new MemoryRedemptionStore());

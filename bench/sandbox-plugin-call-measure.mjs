@@ -6,14 +6,16 @@ import { join } from "node:path";
 import createPlugin from "@extism/extism";
 import { load, measure } from "./sandbox-measure-kit.mjs";
 
-const { connectorContext } = await load("connector/context.js");
+const { connectorContext } = await load("config/connector-context.js");
 const { executeAction } = await load("connector/execute-action.js");
+const { admitCall, admitPreview } = await load("connector/admission.js");
+const { VerifiedReceipt } = await load("receipt/verified-receipt.js");
 const { fsList } = await load("connector/host-fs.js");
 const { hostFunctions, hostHandlers } = await load("connector/host-functions.js");
 const { DEFAULT_LIMITS } = await load("connector/limits.js");
 const { createPluginPool } = await load("connector/plugin-pool.js");
 const { PluginWorker } = await load("connector/plugin-worker.js");
-const { loadManifests } = await load("manifest/load-manifests.js");
+const { loadManifests } = await load("config/load-manifests.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
 const root = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-plugin-")));
@@ -54,14 +56,23 @@ const handlers = hostHandlers(state);
 const answer = (name, request) => handlers[name](request);
 r.atomicsWorkerStart = await measure(async () => (await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000)).close(), { samples: 7 });
 const atomicsWorker = await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000);
-r.atomicsWorker = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer), { inner: 100 });
+r.atomicsWorker = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, false), { inner: 100 });
+// The first call of a run: the worker replaces the instance an earlier run used.
+r.atomicsWorkerFresh = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, true), { inner: 50 });
 await atomicsWorker.close();
 
-// The whole action through the pool (manifest, capabilities, interpolation, the call).
+// The whole action through the pool (manifest, capabilities, interpolation, the call): the calls
+// of one run, under one receipt (made directly, as the connector tests do), and previews, each on
+// an instance of its own.
+const grants = [{ op: "fs.list_dir", connector: { name: "fs", sha256: connector.manifest.sha256 }, args: {}, count: { max: null } }];
+const receipt = new VerifiedReceipt("bench", { iss: "bench", aud: "countersign-runner", sub: "bench", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "bench.ts" }, decision: "auto_approved", policy: { sha256: "0".repeat(64) }, grants, across: [] });
 const pool = createPluginPool();
 const pooled = connectorContext(root, { plugins: pool });
-await executeAction(set, "fs.list_dir", { path: root }, pooled);
-r.actionPooled = await measure(() => executeAction(set, "fs.list_dir", { path: root }, pooled), { inner: 50 });
+const inRun = () => executeAction(set, admitCall(receipt, set, "fs.list_dir", { path: root }), pooled);
+await inRun();
+r.actionPooled = await measure(inRun, { inner: 50 });
+const preview = () => executeAction(set, admitPreview(set, "fs.list_dir", { path: root }), pooled);
+r.actionPreview = await measure(preview, { inner: 20 });
 await pool.close();
 process.stdout.write(JSON.stringify(r));
 process.exit(0);

@@ -24,17 +24,21 @@ const body = `${table([
   row("plugin call, foreground in the host's thread (cannot be stopped; a synchronous fs_list)", r.foreground!),
   row("plugin call, Extism worker mode (runInWorker: true)", r.extismWorker!),
   row("plugin call, dedicated worker over SharedArrayBuffer + Atomics", r.atomicsWorker!),
-  row("executeAction fs.list_dir through the pool (dedicated worker)", r.actionPooled!),
+  row("  the same on a fresh plugin instance (a run's first call)", r.atomicsWorkerFresh!),
+  row("executeAction fs.list_dir through the pool, calls of one run (one receipt)", r.actionPooled!),
+  row("executeAction fs.list_dir through the pool, previews (a fresh instance each)", r.actionPreview!),
   row("start, Extism worker mode", r.extismWorkerStart!),
   row("start, dedicated worker", r.atomicsWorkerStart!),
 ])}
 
-The pool now runs each plugin in the foreground of a worker thread of its own: the worker sleeps
-in \`Atomics.wait\` between calls, a call wakes it through a SharedArrayBuffer flag (the payload
-goes over a MessagePort read with \`receiveMessageOnPort\`), the host awaits the answer with
-\`Atomics.waitAsync\`, and a host function blocks the worker while the host answers it (async
-HTTP and file I/O stay on the host). A call past its deadline terminates the thread. CPU time is
-the whole process's, worker threads included. The machine is shared: 1-minute load average
+The pool runs each plugin in the foreground of a worker thread of its own: the worker sleeps in
+\`Atomics.wait\` between calls, a call wakes it through a flag in a growable SharedArrayBuffer
+that also carries the message's UTF-8 text (no structured clone, no MessagePort), the host awaits
+the answer with \`Atomics.waitAsync\`, and a host function blocks the worker while the host
+answers it (async HTTP and file I/O stay on the host). A call past its deadline terminates the
+thread. Each call starts with Extism's call state reset; the calls of one run (one receipt) share
+a plugin instance, and a call of another run, or a preview, gets a fresh one, so nothing a plugin
+keeps reaches another run. CPU time is the whole process's, worker threads included. The machine is shared: 1-minute load average
 ${loadavg()[0]!.toFixed(1)} when the run ended.`;
 writeSection("sandbox-plugin-call", "Stoppable plugin calls", body);
 process.stdout.write(body + "\n");

@@ -16,6 +16,8 @@ import { deepFreeze } from "../model/index.js";
 export interface Admission {
   readonly op: string;
   readonly args: Readonly<Record<string, Json>>;
+  /** What plugin instances may be shared with: the run's receipt, or the preview alone. */
+  readonly scope: object;
 }
 
 const issued = new WeakSet<Admission>();
@@ -34,7 +36,7 @@ export function admitCall(verified: VerifiedReceipt, set: ManifestSet, op: strin
   const full: Record<string, Json> = {};
   for (const input of action.manifest.inputs) full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
   checkCall(verified, { op, connector: { name: connector.name, sha256: connector.manifest.sha256 }, args: full });
-  return mint(op, data);
+  return mint(op, data, verified);
 }
 
 /**
@@ -46,7 +48,7 @@ export function admitPreview(set: ManifestSet, op: string, args: Record<string, 
   if (!action.manifest.idempotent || action.manifest.approval.required) {
     throw new CountersignError("capability_denied", "connector", `${op} is not a read-only action without approval: it runs only under a receipt`, { details: { op } });
   }
-  return mint(op, marshal(args) as Record<string, Json>);
+  return mint(op, marshal(args) as Record<string, Json>, {});
 }
 
 /** Whether `admission` came from admitCall or admitPreview (a look-alike object does not). */
@@ -63,8 +65,8 @@ function lookup(set: ManifestSet, op: string) {
   return { action, connector };
 }
 
-function mint(op: string, args: Record<string, Json>): Admission {
-  const admission = Object.freeze({ op, args: deepFreeze(args) });
+function mint(op: string, args: Record<string, Json>, scope: object): Admission {
+  const admission = Object.freeze({ op, args: deepFreeze(args), scope });
   issued.add(admission);
   return admission;
 }

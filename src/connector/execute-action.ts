@@ -37,7 +37,7 @@ export async function executeAction(set: ManifestSet, admission: Admission, ctx:
       }
       let caps = capabilities.get(connector.name);
       if (caps === undefined) capabilities.set(connector.name, (caps = resolveCapabilities(connector, ctx.connections)));
-      output = await pool.call(connector, step.op, fillTemplate(action.templates.execute[i]!, scope) ?? {}, caps, ctx.limits);
+      output = await pool.call(connector, step.op, fillTemplate(action.templates.execute[i]!, scope) ?? {}, caps, ctx.limits, admission.scope);
       scope[step.id] = output;
     }
     return output;

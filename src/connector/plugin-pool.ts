@@ -5,15 +5,20 @@ import type { Capabilities } from "./capabilities.js";
 import { hostHandlers, type CallState, type HostHandler } from "./host-functions.js";
 import type { Limits } from "./limits.js";
 import { loadPlugin } from "./load-plugin.js";
-import { PluginWorkerTimeout, type PluginWorker } from "./plugin-worker.js";
+import { PluginWorkerTimeout, PluginWorkerTooLarge, type PluginWorker } from "./plugin-worker.js";
 
 /**
  * Loaded plugins, reused across calls (a worker costs tens of ms to start). A plugin that timed
  * out or trapped is closed and dropped; the next call loads (and hash-checks) it again.
  */
 export interface PluginPool {
-  /** Call export `fn` of the connector's plugin with `input`; resolves to its JSON output. */
-  call(connector: LoadedConnector, fn: string, input: Json, caps: Capabilities, limits: Limits): Promise<Json>;
+  /**
+   * Call export `fn` of the connector's plugin with `input`; resolves to its JSON output. Calls
+   * of one `scope` (a run's verified receipt) may share a plugin instance; a call of another
+   * scope, or without one, gets an instance no other call has used, so that nothing a plugin
+   * keeps reaches another run.
+   */
+  call(connector: LoadedConnector, fn: string, input: Json, caps: Capabilities, limits: Limits, scope?: object): Promise<Json>;
   close(): Promise<void>;
 }
 
@@ -22,6 +27,7 @@ interface Loaded {
   state: CallState;
   handlers: Record<string, HostHandler>;
   queue: Promise<unknown>; // calls run one at a time: a plugin is not reentrant
+  scope: object | undefined; // the scope of the instance's last call
 }
 
 const PLUGIN_ERROR = "Plugin-originated error: ";
@@ -52,7 +58,7 @@ export function createPluginPool(): PluginPool {
     if (entry === undefined) {
       const state: CallState = { caps: null, limits, signal: new AbortController().signal, hostError: null };
       const plugin = loadPlugin(connector, limits, state);
-      entry = { plugin, state, handlers: hostHandlers(state), queue: Promise.resolve() };
+      entry = { plugin, state, handlers: hostHandlers(state), queue: Promise.resolve(), scope: undefined };
       loaded.set(connector.file, entry);
       plugin.catch(() => loaded.delete(connector.file)); // a failed load is retried next time
     }
@@ -64,13 +70,15 @@ export function createPluginPool(): PluginPool {
     await (await entry.plugin).close();
   }
 
-  async function callOnce(entry: Loaded, connector: LoadedConnector, fn: string, input: Json, caps: Capabilities, limits: Limits): Promise<Json> {
+  async function callOnce(entry: Loaded, connector: LoadedConnector, fn: string, input: Json, caps: Capabilities, limits: Limits, scope: object | undefined): Promise<Json> {
     const plugin = await entry.plugin;
+    const fresh = scope === undefined || scope !== entry.scope;
+    entry.scope = scope;
     const abort = new AbortController();
     Object.assign(entry.state, { caps, limits, signal: abort.signal, hostError: null });
     const answer = (name: string, request: string) => entry.handlers[name]!(request); // load-plugin checked the imports
     try {
-      const result = await plugin.call(fn, JSON.stringify(input), performance.now() + limits.timeoutMs, answer);
+      const result = await plugin.call(fn, JSON.stringify(input), performance.now() + limits.timeoutMs, answer, fresh);
       if (entry.state.hostError !== null) throw entry.state.hostError;
       if (!result.ok) {
         if (result.message.startsWith(PLUGIN_ERROR)) throw pluginError(connector.name, fn, result.message.slice(PLUGIN_ERROR.length));
@@ -92,6 +100,7 @@ export function createPluginPool(): PluginPool {
         });
       }
       await drop(connector, entry);
+      if (err instanceof PluginWorkerTooLarge) throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn}: ${err.message}`);
       throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: plugin worker failed: ${(err as Error).message}`);
     } finally {
       entry.state.caps = null;
@@ -99,9 +108,9 @@ export function createPluginPool(): PluginPool {
   }
 
   return {
-    call(connector, fn, input, caps, limits) {
+    call(connector, fn, input, caps, limits, scope) {
       const entry = get(connector, limits);
-      const result = entry.queue.then(() => callOnce(entry, connector, fn, input, caps, limits));
+      const result = entry.queue.then(() => callOnce(entry, connector, fn, input, caps, limits, scope));
       entry.queue = result.catch(() => undefined);
       return result;
     },

@@ -1,17 +1,8 @@
 import { createRequire } from "node:module";
-import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
+import { Kind, MAX_MESSAGE_BYTES, newChannelBuffer, openChannel, TO_MAIN, TO_WORKER, type Channel } from "./plugin-channel.js";
 import { PLUGIN_WORKER_SOURCE } from "./plugin-worker-source.js";
 import type { WasmModule } from "../model/index.js";
-
-const TO_WORKER = 0;
-const TO_MAIN = 1;
-
-type FromWorker =
-  | { kind: "ready" }
-  | { kind: "host"; name: string; request: string }
-  | { kind: "done"; output: string }
-  | { kind: "error"; message: string }
-  | { kind: "fatal"; message: string };
 
 /** What one call ended with: the plugin's output, or the error text Extism raised (a trap, error_set). */
 export type WorkerCallResult = { ok: true; output: string } | { ok: false; message: string };
@@ -21,6 +12,8 @@ export type HostAnswer = (name: string, request: string) => Promise<string>;
 
 export class PluginWorkerTimeout extends Error {}
 export class PluginWorkerGone extends Error {}
+/** A message larger than the channel may grow: the call in progress cannot go on. */
+export class PluginWorkerTooLarge extends Error {}
 
 // Atomics.waitAsync (ES2024; in Node since 16) is not in the project's lib.
 const waitAsync = (Atomics as unknown as {
@@ -32,35 +25,33 @@ const EXTISM = createRequire(import.meta.url).resolve("@extism/extism");
 
 /**
  * One plugin in a long-lived worker thread of its own, called over a SharedArrayBuffer and
- * Atomics (see plugin-worker-source.ts): a call costs a wake-up of the worker and one of the host,
- * far less than a message round trip through both event loops. Calls must not overlap (the pool
- * serializes them). A call past its deadline terminates the thread: the plugin cannot run on.
+ * Atomics (see plugin-channel.ts and plugin-worker-source.ts): a call costs a wake-up of the
+ * worker and one of the host, far less than a message round trip through both event loops, and
+ * its text is copied once each way. Calls must not overlap (the pool serializes them). A call past
+ * its deadline terminates the thread: the plugin cannot run on.
  */
 export class PluginWorker {
-  private readonly flags = new Int32Array(new SharedArrayBuffer(8));
-  private readonly port: MessagePort;
+  private readonly channel: Channel;
   private readonly worker: Worker;
   private exited = false;
   private failure = "the plugin worker stopped";
 
   private constructor(module: WasmModule, hostNames: string[]) {
-    const { port1, port2 } = new MessageChannel();
-    this.port = port1;
+    const buffer = newChannelBuffer();
+    this.channel = openChannel(buffer);
     this.worker = new Worker(PLUGIN_WORKER_SOURCE, {
       eval: true,
       execArgv: [], // plain CommonJS, whatever flags (--input-type, loaders) the host runs with
-      workerData: { extism: EXTISM, port: port2, module, hostNames, flags: this.flags.buffer },
-      transferList: [port2],
+      workerData: { extism: EXTISM, module, hostNames, channel: buffer },
     });
     // Idle, the worker does not keep the process alive; during a call it must (Atomics.waitAsync
     // alone does not hold Node's event loop open).
     this.worker.unref();
-    this.port.unref();
     this.worker.on("error", (err) => (this.failure = `the plugin worker failed: ${err.message}`)); // the call in progress fails on "exit"
     this.worker.on("exit", () => {
       this.exited = true;
-      Atomics.store(this.flags, TO_MAIN, 1);
-      Atomics.notify(this.flags, TO_MAIN);
+      Atomics.store(this.channel.flags, TO_MAIN, 1);
+      Atomics.notify(this.channel.flags, TO_MAIN);
     });
   }
 
@@ -71,32 +62,35 @@ export class PluginWorker {
       await worker.close();
       throw err;
     });
-    if (first.kind !== "ready") {
+    if (first.kind !== Kind.ready) {
       await worker.close();
-      throw new PluginWorkerGone(first.kind === "fatal" ? first.message : "the plugin worker did not start");
+      throw new PluginWorkerGone(first.kind === Kind.fatal ? first.parts[0]! : "the plugin worker did not start");
     }
     return worker;
   }
 
-  /** Call export `fn`; host function requests are answered by `host` while the call runs. */
-  call(fn: string, input: string, deadline: number, host: HostAnswer): Promise<WorkerCallResult> {
-    return this.busy(() => this.serve(fn, input, deadline, host));
+  /**
+   * Call export `fn`; host function requests are answered by `host` while the call runs. With
+   * `fresh`, the call runs on a new plugin instance unless the current one has served no call yet.
+   */
+  call(fn: string, input: string, deadline: number, host: HostAnswer, fresh: boolean): Promise<WorkerCallResult> {
+    return this.busy(() => this.serve(fn, input, deadline, host, fresh));
   }
 
-  private async serve(fn: string, input: string, deadline: number, host: HostAnswer): Promise<WorkerCallResult> {
-    this.send({ kind: "call", fn, input });
+  private async serve(fn: string, input: string, deadline: number, host: HostAnswer, fresh: boolean): Promise<WorkerCallResult> {
+    this.send(fresh ? Kind.freshCall : Kind.call, [fn, input]);
     for (;;) {
-      const message = await this.receive(deadline);
-      switch (message.kind) {
-        case "host":
-          this.send({ kind: "response", response: await this.beforeDeadline(host(message.name, message.request), deadline) });
+      const { kind, parts } = await this.receive(deadline);
+      switch (kind) {
+        case Kind.host:
+          this.send(Kind.response, [await this.beforeDeadline(host(parts[0]!, parts[1]!), deadline)]);
           break;
-        case "done":
-          return { ok: true, output: message.output };
-        case "error":
-          return { ok: false, message: message.message };
+        case Kind.done:
+          return { ok: true, output: parts[0]! };
+        case Kind.error:
+          return { ok: false, message: parts[0]! };
         default:
-          throw new PluginWorkerGone(message.kind === "fatal" ? message.message : `unexpected ${message.kind} from the plugin worker`);
+          throw new PluginWorkerGone(kind === Kind.fatal ? parts[0]! : `unexpected message ${kind} from the plugin worker`);
       }
     }
   }
@@ -125,31 +119,29 @@ export class PluginWorker {
   }
 
   async close(): Promise<void> {
-    this.port.close();
     await this.worker.terminate();
   }
 
-  private send(message: object): void {
+  private send(kind: number, parts: string[]): void {
     if (this.exited) throw new PluginWorkerGone("the plugin worker has stopped");
-    this.port.postMessage(message);
-    Atomics.store(this.flags, TO_WORKER, 1);
-    Atomics.notify(this.flags, TO_WORKER);
+    if (!this.channel.write(kind, parts)) throw new PluginWorkerTooLarge(`a message to the plugin is larger than ${MAX_MESSAGE_BYTES} bytes`);
+    Atomics.store(this.channel.flags, TO_WORKER, 1);
+    Atomics.notify(this.channel.flags, TO_WORKER);
   }
 
-  private async receive(deadline: number): Promise<FromWorker> {
+  private async receive(deadline: number): Promise<{ kind: number; parts: string[] }> {
+    const { flags } = this.channel;
     for (;;) {
       const remaining = deadline - performance.now();
       if (remaining <= 0) {
         await this.close();
         throw new PluginWorkerTimeout("the plugin ran past its deadline");
       }
-      const wait = waitAsync(this.flags, TO_MAIN, 0, remaining);
+      const wait = waitAsync(flags, TO_MAIN, 0, remaining);
       if (wait.async) await wait.value;
-      if (Atomics.load(this.flags, TO_MAIN) === 0) continue; // timed out: the loop decides
-      Atomics.store(this.flags, TO_MAIN, 0);
-      const received = receiveMessageOnPort(this.port);
-      if (received !== undefined) return received.message as FromWorker;
+      if (Atomics.exchange(flags, TO_MAIN, 0) === 0) continue; // timed out, or a late wake-up: the loop decides
       if (this.exited) throw new PluginWorkerGone(this.failure);
+      return this.channel.read();
     }
   }
 }

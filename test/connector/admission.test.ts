@@ -36,7 +36,7 @@ describe("executeAction", () => {
   });
 
   it("refuses an admission it did not issue, and sends nothing", async () => {
-    const forged: Admission = Object.freeze({ op: "email.send_email", args: letter });
+    const forged: Admission = Object.freeze({ op: "email.send_email", args: letter, scope: {} });
     await expect(executeAction(set, forged, ctx)).rejects.toMatchObject({ class: "grant_violation" });
     await expect(executeAction(set, { ...admitPreview(set, "email.get_draft", { id: "r1" }), op: "email.send_email" }, ctx)).rejects.toMatchObject({ class: "grant_violation" });
     expect(server.requests).toEqual([]);

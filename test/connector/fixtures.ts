@@ -72,21 +72,26 @@ export async function buildTestPlugin(name: string, dir: string): Promise<string
 const anything = new WeakMap<ManifestSet, VerifiedReceipt>();
 
 /**
- * Run an action the only way there is, through the trusted wrapper, under a receipt that grants
- * every action of `set` with any arguments as often as asked. The connector tests test
- * connectors: the receipt is made directly rather than signed (test/receipt covers signing).
+ * A receipt that grants every action of `set` with any arguments as often as asked, made
+ * directly rather than signed (test/receipt covers signing). Each one is a run of its own.
+ */
+export function anyReceipt(set: ManifestSet): VerifiedReceipt {
+  const grants = [...set.actions.values()].map((a) => ({
+    op: a.op,
+    connector: { name: a.connector, sha256: set.connectors.get(a.connector)!.manifest.sha256 },
+    args: {},
+    count: { max: null },
+  }));
+  const claims = { iss: "test", aud: "countersign-runner", sub: "test", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "test.ts" }, decision: "auto_approved" as const, policy: { sha256: "0".repeat(64) }, grants, across: [] };
+  return new VerifiedReceipt("test", claims);
+}
+
+/**
+ * Run an action the only way there is, through the trusted wrapper, under one receipt per `set`
+ * from anyReceipt. The connector tests test connectors.
  */
 export function runAction(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext): Promise<Json> {
   let verified = anything.get(set);
-  if (verified === undefined) {
-    const grants = [...set.actions.values()].map((a) => ({
-      op: a.op,
-      connector: { name: a.connector, sha256: set.connectors.get(a.connector)!.manifest.sha256 },
-      args: {},
-      count: { max: null },
-    }));
-    const claims = { iss: "test", aud: "countersign-runner", sub: "test", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "test.ts" }, decision: "auto_approved" as const, policy: { sha256: "0".repeat(64) }, grants, across: [] };
-    anything.set(set, (verified = new VerifiedReceipt("test", claims)));
-  }
+  if (verified === undefined) anything.set(set, (verified = anyReceipt(set)));
   return callWithReceipt(verified, set, op, args, ctx);
 }

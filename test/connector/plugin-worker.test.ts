@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectorContext } from "../../src/config/index.js";
@@ -75,5 +76,18 @@ describe("an idle pool", () => {
     `;
     const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000, cwd: packageRoot });
     expect(out.trim()).toBe('["connections.toml"]');
+  });
+});
+
+describe("the channel to a plugin worker", () => {
+  it("grows for a message larger than its first 64 KiB, both ways, and the text arrives intact", async () => {
+    const root = tempDir();
+    const content = "é😀x".repeat(100_000); // 800 KB as UTF-8, multi-byte characters across every boundary
+    writeFileSync(join(root, "big.txt"), content);
+    const ctx = connectorContext(dataDirWith(`[fs]\nroots = ["${root}"]\n`), { plugins: createPluginPool() });
+    expect(await runAction(set, "fs.write_file", { path: join(root, "copy.txt"), content }, ctx)).toMatchObject({ bytes: Buffer.byteLength(content) });
+    expect(readFileSync(join(root, "copy.txt"), "utf8")).toBe(content);
+    expect(await runAction(set, "fs.read_file", { path: join(root, "big.txt") }, ctx)).toEqual({ path: join(root, "big.txt"), content });
+    await ctx.plugins!.close();
   });
 });
