@@ -39,7 +39,9 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
         ? { kind: "rejected", approver: who, reason: body.reason! }
         : body.decision === "request_more"
           ? { kind: "request_more", approver: who, feedback: body.feedback! }
-          : { kind: body.decision, approver: who };
+          : body.decision === "approved_remember"
+            ? { kind: "approved_remember", approver: who, ...(body.scope === undefined ? {} : { scope: body.scope }), ...(body.lifetime === undefined ? {} : { lifetime: body.lifetime }) }
+            : { kind: body.decision, approver: who };
     const { request, changed } = await decideRequest(ctx, c.req.param("id"), verdict);
     return c.json({ ...approverView(request), changed });
   });
