@@ -74,7 +74,7 @@ body { margin: 0; font: 16px/1.45 system-ui, -apple-system, "Segoe UI", sans-ser
 header.top { display: flex; flex-wrap: wrap; gap: .5rem 1rem; justify-content: space-between; padding: .6rem 1rem; border-bottom: 1px solid var(--line); }
 header.top nav a { margin-right: 1rem; }
 .who { color: var(--muted); font-size: .9rem; }
-main { max-width: 60rem; margin: 0 auto; padding: 1rem; }
+main { max-width: 60rem; margin: 0 auto; padding: 1rem; overflow-wrap: anywhere; }
 h1 { font-size: 1.4rem; margin: .2rem 0 1rem; overflow-wrap: anywhere; }
 h2 { font-size: 1.1rem; margin: 1.6rem 0 .5rem; }
 a { color: var(--focus); }
