@@ -41,10 +41,11 @@ const apiView = async (id: string) => (await a.call("GET", `/v1/requests/${id}`,
 /** Open a page and wait until its event stream is connected, so that what happens next shows live. */
 async function open(path: string): Promise<void> {
   await page.goto(a.url + path);
-  await page.waitForFunction(() => document.body.dataset.live === "on");
-  await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+  await page.waitForFunction("document.body.dataset.live === 'on'");
+  await page.evaluate("window.stayed = true");
 }
-const stayed = () => page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed === true);
+const stayed = () => page.evaluate<boolean>("window.stayed === true");
+const focused = () => page.evaluate<string | undefined>("document.activeElement?.id");
 
 describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
   it("a page without a session says how to log in; the login link opens the inbox", async () => {
@@ -93,12 +94,12 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     expect(await page.textContent("aside.agent")).toContain("Written by the agent, not checked by countersign");
     expect(await page.textContent("#rationale")).toBe("Tell the team the weekly report is ready.");
     expect(await page.textContent("#note")).toBe("The team asked for it.");
-    expect(await page.$eval("#source", (d) => (d as HTMLDetailsElement).open)).toBe(false);
+    expect(await page.$eval("#source", (d) => (d as unknown as { open: boolean }).open)).toBe(false);
     await page.click('section.verdict a[href="#L12"]');
-    expect(await page.$eval("#source", (d) => (d as HTMLDetailsElement).open)).toBe(true);
+    expect(await page.$eval("#source", (d) => (d as unknown as { open: boolean }).open)).toBe(true);
     expect(await page.textContent("#L12")).toContain("await sendEmail({");
     expect(await page.getAttribute("#L12", "class")).toBe("call");
-    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: join(ARTIFACTS, "request.png"), fullPage: true });
   });
 
@@ -106,7 +107,7 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     const id = await submit("notify-team.ts");
     await open(`/requests/${id}`);
     await page.keyboard.press("a");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("approve-once");
+    expect(await focused()).toBe("approve-once");
     await Promise.all([page.waitForURL(`${a.url}/requests/${id}`), page.keyboard.press("Enter")]);
     await page.waitForSelector('#status[data-live="approved"]');
     expect(await page.textContent("#status")).toMatch(/approved once\s+by\s+alice/);
@@ -119,12 +120,12 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     const id = await submit("notify-team.ts");
     await open(`/requests/${id}`);
     await page.click("#reject"); // empty: the browser refuses to send it
-    expect(await page.$eval("#reject-text", (t) => (t as HTMLTextAreaElement).validity.valueMissing)).toBe(true);
+    expect(await page.$eval("#reject-text", (t) => (t as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing)).toBe(true);
     expect((await apiView(id)).status).toBe("pending");
     await page.keyboard.press("Escape");
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await page.evaluate("document.activeElement?.blur()");
     await page.keyboard.press("r");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("reject-text");
+    expect(await focused()).toBe("reject-text");
     await page.keyboard.type("Not this week.");
     await Promise.all([page.waitForURL(`${a.url}/requests/${id}`), page.click("#reject")]);
     expect(await page.textContent("#status")).toContain("Reason: Not this week.");
@@ -136,7 +137,7 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     const id = await submit("notify-team.ts");
     await open(`/requests/${id}`);
     await page.keyboard.press("m");
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe("ask-text");
+    expect(await focused()).toBe("ask-text");
     await page.keyboard.type("Who will be emailed?");
     await Promise.all([page.waitForURL(/\?q=/), page.click("#ask")]);
     const answer = await page.textContent("#answer");
@@ -157,8 +158,8 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     const remember = await page.textContent("#remember");
     expect(remember).toContain("Saves the rule remembered.email.send_email.");
     expect(remember).toContain("What else it lets through: Any later program, not only this one");
-    expect(await page.$eval('input[name="scope"]:checked', (i) => (i as HTMLInputElement).value)).toBe("token");
-    expect(await page.$eval('input[name="lifetime"]:checked', (i) => (i as HTMLInputElement).value)).toBe("hour");
+    expect(await page.$eval('input[name="scope"]:checked', (i) => (i as unknown as { value: string }).value)).toBe("token");
+    expect(await page.$eval('input[name="lifetime"]:checked', (i) => (i as unknown as { value: string }).value)).toBe("hour");
     await page.check('input[name="lifetime"][value="day"]');
     await Promise.all([page.waitForURL(`${a.url}/requests/${id}`), page.click("#approve-remember")]);
     expect(await page.textContent("#status")).toMatch(/approved remember\s+by\s+alice/);
@@ -182,7 +183,7 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await open(`/requests/${id}`);
     await page.fill("#ask-text", "half-typed");
     const other = await submit("notify-team.ts"); // another request's event: this page keeps what was typed
-    await page.waitForFunction(() => Number(document.body.dataset.updates ?? 0) >= 1);
+    await page.waitForFunction("Number(document.body.dataset.updates ?? 0) >= 1");
     expect(await page.inputValue("#ask-text")).toBe("half-typed");
     expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
     await page.waitForSelector('#status[data-live="approved"]');
@@ -201,14 +202,56 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     expect(await page.textContent("#history")).toMatch(/approved once[\s\S]*by alice/);
   });
 
+  it("hostile agent text renders as inert, visible text: no script runs, no markup or link is made, controls and bidi overrides are shown", async () => {
+    const hostile = [
+      "</pre></aside><script>window.pwned = 1</script>",
+      '<img src=x onerror="window.pwned = 2">',
+      '<a href="javascript:window.pwned = 3" id="evil">click me</a>',
+      "\u202Egnp.exe\u202C",
+      "\u001b[2J\u001b]8;;https://evil.example/\u0007link\u001b]8;;\u0007",
+    ].join("\n");
+    const program = [
+      `// ${hostile.replaceAll("\n", " ")}`,
+      'import { program } from "countersign";',
+      'import { sendEmail } from "trusted/email";',
+      "export default program({",
+      `  rationale: ${JSON.stringify(hostile)},`,
+      "  guarantees: [],",
+      "  async main() {",
+      `    await sendEmail({ to: ["bob@example.com"], subject: "<b>hi</b>", body: ${JSON.stringify(hostile)} });`,
+      "  },",
+      "});",
+      "",
+    ].join("\n");
+    const submitted = await a.call("POST", "/v1/requests", { body: { program, source_name: "<i>x</i>.ts", rationale: hostile } });
+    expect(submitted.status).toBe(202);
+    const id = submitted.body.id as string;
+    for (const path of ["/", `/requests/${id}`, `/requests/${id}?q=${encodeURIComponent(hostile)}`]) {
+      await page.goto(a.url + path);
+      if ((await page.$("#source summary")) !== null) await page.click("#source summary"); // the source too, where there is one
+      expect(await page.evaluate("window.pwned"), path).toBeUndefined();
+      expect(await page.$$("main img, main script, #evil, main a[href^='javascript:']"), path).toHaveLength(0);
+      const text = await page.evaluate<string>("document.body.innerText");
+      expect(text, path).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/);
+    }
+    // On the request page, the agent's words are there, as text.
+    expect(await page.textContent("#rationale")).toContain("<script>window.pwned = 1</script>");
+    expect(await page.textContent("#note")).toContain('<a href="javascript:window.pwned = 3" id="evil">click me</a>');
+    expect(await page.textContent("#rationale")).toContain("⟨U+202E⟩gnp.exe⟨U+202C⟩");
+    expect(await page.textContent("#rationale")).toContain("⟨U+001B⟩[2J⟨U+001B⟩]8;;https://evil.example/⟨U+0007⟩link");
+    expect(await page.textContent("#L1")).toContain("<script>window.pwned = 1</script>");
+    expect(await page.textContent("ul.calls dl")).toContain('"<b>hi</b>"');
+    expect(await page.textContent("h1 + p.meta")).toContain("<i>x</i>.ts");
+  });
+
   it("reads at 360 px wide without scrolling sideways", async () => {
     const id = await submit("notify-team.ts");
     await page.setViewportSize({ width: 360, height: 800 });
     for (const path of ["/", `/requests/${id}`, "/rules"]) {
       await page.goto(a.url + path);
-      const wide = await page.evaluate(() => [...document.querySelectorAll("body *")].filter((e) => e.getBoundingClientRect().right > 360).map((e) => `${e.tagName}#${e.id}.${e.className}`));
+      const wide = await page.$$eval("body *", (all) => all.filter((e) => e.getBoundingClientRect().right > 360).map((e) => `${e.tagName}#${e.id}.${e.className}`));
       expect(wide, path).toEqual([]);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth), path).toBeLessThanOrEqual(360);
+      expect(await page.evaluate<number>("document.documentElement.scrollWidth"), path).toBeLessThanOrEqual(360);
     }
     await page.screenshot({ path: join(ARTIFACTS, "request-360.png"), fullPage: true });
     await page.setViewportSize({ width: 1100, height: 900 });
