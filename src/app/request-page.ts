@@ -116,7 +116,7 @@ export function requestPage(input: RequestPageInput): RequestPage {
     })),
     previews: pagePreviews(input.previews),
     rationale: { program: facts.rationale, submitter: request.rationale },
-    source: { lines: request.source.split(/\r?\n/), call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b) },
+    source: { lines: request.source.replace(/\r?\n$/, "").split(/\r?\n/), call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b) },
     remember: request.status === "pending" && input.remember != null ? pageRemember(input.remember) : null,
   };
   return visibleStrings(page);

@@ -27,6 +27,7 @@ export function requestView(page: RequestPage, options: RequestViewOptions): Htm
 <p class="meta"><span>${page.entry}</span><span>from token <b>${page.submitter}</b></span><span>submitted ${timeAgo(page.created_at, options.now)}</span>
 ${page.final ? "" : html`<span>${timeLeft(page.deadline_at, options.now)}</span>`}<span class="mono" title="sha256 of the program">${page.program_sha256.slice(0, 16)}…</span></p>
 ${statusBanner(page, options)}
+${options.error === undefined ? "" : html`<p class="banner error" id="error" role="alert">Not done: ${options.error.message}</p>`}
 ${options.answer === undefined ? "" : answerBanner(options.answer)}
 <section class="verdict ${page.verdict.kind}" aria-labelledby="h-verdict">
 <h2 id="h-verdict">Policy verdict: ${tag(page.verdict.kind)}</h2>
@@ -106,7 +107,6 @@ function actions(page: RequestPage, options: RequestViewOptions): Html {
   const remember = page.remember;
   return html`<section class="actions" id="actions" data-live="${page.status}" aria-labelledby="h-actions">
 <h2 id="h-actions">Your decision</h2>
-${options.error === undefined ? "" : html`<p class="banner error" role="alert">${options.error.message}</p>`}
 ${form("approve_once", html`<button class="primary" id="approve-once">Approve once</button> <kbd>a</kbd> <span class="muted">this run only</span>`)}
 <details id="remember"><summary>Approve and remember…</summary>
 ${
