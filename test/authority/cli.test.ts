@@ -1,6 +1,7 @@
 // The authority's commands, run in process against real data directories and a real authority:
 // init, ui, token, audit, policy list/forget, and check through the authority or without it.
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -75,6 +76,19 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
     expect((await run({ ...isolatedEnv() }, "ui")).err).toContain("no authority has served");
     const json = JSON.parse((await run(env, "ui", "--json")).out);
     expect(json).toMatchObject({ url: expect.stringContaining("/login?link="), approver: expect.any(String), expires_at: expect.any(String) });
+  });
+
+  it("ui opens the link with $BROWSER when there is one, never with --no-open", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "countersign-browser-"));
+    const browser = join(dir, "browser.sh");
+    writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > "${dir}/opened.tmp" && mv "${dir}/opened.tmp" "${dir}/opened"\n`, { mode: 0o755 });
+    const quiet = await run({ ...env, BROWSER: browser }, "ui", "--no-open");
+    expect(quiet.err).toContain("countersign ui: open the link");
+    const { out, err } = await run({ ...env, BROWSER: browser }, "ui");
+    expect(err).toContain("opened in your browser");
+    for (let i = 0; i < 100 && !existsSync(join(dir, "opened")); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(join(dir, "opened"), "utf8")).toBe(out.trim()); // the one link, and only that run's
+    expect((await run({ ...env, BROWSER: join(dir, "missing") }, "ui")).err).toContain("countersign ui: open the link");
   });
 
   it("token add / list / revoke: a new agent's token works until it is revoked, at once", async () => {
