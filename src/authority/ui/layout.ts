@@ -12,6 +12,7 @@ export const SCRIPT_PATH = "/ui/live.js";
  * nothing else, inline script included).
  */
 export function layout(options: { title: string; pending?: number; approver?: string; body: Html }): Html {
+  const live = options.approver !== undefined; // the script's event stream needs the session
   const title = `${options.pending ? `(${options.pending}) ` : ""}${options.title} · countersign`;
   return html`<!doctype html>
 <html lang="en">
@@ -20,7 +21,7 @@ export function layout(options: { title: string; pending?: number; approver?: st
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
-<script src="${SCRIPT_PATH}" defer></script>
+${live ? html`<script src="${SCRIPT_PATH}" defer></script>` : ""}
 </head>
 <body>
 <header class="top">

@@ -105,13 +105,19 @@ function actions(page: RequestPage, options: RequestViewOptions): Html {
     html`<form method="post" action="/requests/${page.id}/decide"><input type="hidden" name="csrf" value="${options.csrf}"><input type="hidden" name="action" value="${action}">${content}</form>`;
   const typed = (action: string) => (options.error?.action === action ? options.error.text : "");
   const remember = page.remember;
+  const cannot =
+    remember === null || remember.rules.length === 0
+      ? "the program makes no trusted call"
+      : remember.refused.length > 0
+        ? remember.refused.map((r) => `${r.op}: ${r.why}`).join("; ")
+        : null;
   return html`<section class="actions" id="actions" data-live="${page.status}" aria-labelledby="h-actions">
 <h2 id="h-actions">Your decision</h2>
 ${form("approve_once", html`<button class="primary" id="approve-once">Approve once</button> <kbd>a</kbd> <span class="muted">this run only</span>`)}
 <details id="remember"><summary>Approve and remember…</summary>
 ${
-  remember === null || remember.rules.length === 0 || remember.refused.length > 0
-    ? html`<p>This approval cannot be remembered: ${remember?.refused.map((r) => html`${r.op}: ${r.why}. `) ?? "nothing to remember."} Approve once instead.</p>`
+  cannot !== null || remember === null
+    ? html`<p>This approval cannot be remembered: ${cannot}. Approve once instead.</p>`
     : form(
         "approve_remember",
         html`${remember.rules.map(
