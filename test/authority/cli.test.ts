@@ -113,8 +113,9 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
     await a.call("POST", `/v1/requests/${id}/decision`, { session, body: { decision: "approved_remember" } });
     const listed = JSON.parse((await run(env, "policy", "list", "--json")).out);
     const rule = listed.rules.find((r: { request_id?: string }) => r.request_id === id);
-    expect(rule).toMatchObject({ decision: "allow", op: "email.send_email", from: "remembered" });
-    expect((await run(env, "policy", "list")).out).toContain(`${rule.id}  (remembered from request ${id})`);
+    expect(rule).toMatchObject({ decision: "allow", op: "email.send_email", from: "remembered", token: "agent", expires_at: expect.any(String) });
+    expect(Date.parse(rule.expires_at) - Date.now()).toBeGreaterThan(3_500_000); // the default: this token, one hour
+    expect((await run(env, "policy", "list")).out).toContain(`${rule.id}  (remembered from request ${id}, for token agent, until ${rule.expires_at})`);
     expect((await a.call("POST", "/v1/requests", { body: { program } })).status).toBe(200);
     expect((await run(env, "policy", "forget", rule.id)).out).toContain(`forgot ${rule.id}`);
     expect((await a.call("POST", "/v1/requests", { body: { program } })).status).toBe(202);
