@@ -2,9 +2,14 @@ import { describeArgument, describeCount, urlHostPort } from "../constraint/inde
 import type { Effect, Facts, GuaranteeResult } from "../model/index.js";
 import { FACT_STATUS_LABELS } from "./request-page.js";
 
-/** A question the facts answer, and the answer: deterministic lines, derived from the analysis alone. */
+/**
+ * A question the facts answer, and the answer: deterministic lines, derived from the analysis
+ * alone. `question` is the question as countersign understood it, in its own words: a surface
+ * shows that, never the asker's text (which could come from a crafted link).
+ */
 export interface FactAnswer {
   topic: "recipients" | "email_count" | "files" | "hosts";
+  question: string;
   lines: string[];
 }
 
@@ -15,6 +20,7 @@ interface Topic {
   actions: (action: string, question: string) => boolean; // the connector's calls it is about
   args: readonly string[]; // their arguments that answer it
   none: string; // the answer when the program makes no such call
+  understood: (question: string) => string;
 }
 
 const SENDS = (action: string) => action.startsWith("send");
@@ -23,8 +29,8 @@ const READS = /\b(read|list|open)/i;
 
 // Checked in this order: "how many emails" is a count, not a question about recipients.
 const TOPICS: readonly Topic[] = [
-  { topic: "email_count", asks: /\bhow many\b.*\b(e-?mails?|mails?|messages?)\b/i, connector: "email", actions: SENDS, args: [], none: "None: the program sends no email." },
-  { topic: "recipients", asks: /\b(who|whom|recipients?|addressees?|e-?mailed)\b/i, connector: "email", actions: SENDS, args: ["to", "cc", "bcc"], none: "Nobody: the program sends no email." },
+  { topic: "email_count", asks: /\bhow many\b.*\b(e-?mails?|mails?|messages?)\b/i, connector: "email", actions: SENDS, args: [], none: "None: the program sends no email.", understood: () => "How many emails will be sent?" },
+  { topic: "recipients", asks: /\b(who|whom|recipients?|addressees?|e-?mailed)\b/i, connector: "email", actions: SENDS, args: ["to", "cc", "bcc"], none: "Nobody: the program sends no email.", understood: () => "Who will be emailed?" },
   {
     topic: "files",
     asks: /\b(files?|paths?|director(y|ies)|folders?)\b/i,
@@ -33,8 +39,9 @@ const TOPICS: readonly Topic[] = [
     actions: (action, q) => WRITES.test(q) === READS.test(q) || WRITES.test(q) !== /^(read|list)/.test(action),
     args: ["path"],
     none: "None: the program makes no such file call.",
+    understood: (q) => `Which files will be ${WRITES.test(q) === READS.test(q) ? "read or written" : WRITES.test(q) ? "written" : "read"}?`,
   },
-  { topic: "hosts", asks: /\b(hosts?|domains?|servers?|urls?|sites?|websites?|endpoints?)\b/i, connector: "http", actions: () => true, args: ["url"], none: "None: the program makes no HTTP call." },
+  { topic: "hosts", asks: /\b(hosts?|domains?|servers?|urls?|sites?|websites?|endpoints?)\b/i, connector: "http", actions: () => true, args: ["url"], none: "None: the program makes no HTTP call.", understood: () => "Which hosts will the program call?" },
 ];
 
 const INTERROGATIVE = /^(who|whom|what|which|how|where|will|would|does|do|is|are|can|could)\b/i;
@@ -54,7 +61,7 @@ export function answerQuestion(facts: Facts, text: string): FactAnswer | null {
   const calls = facts.effects.filter((e) => e.connector === topic.connector && topic.actions(e.action, question));
   const lines = calls.length === 0 ? [topic.none] : topic.topic === "email_count" ? countLines(calls) : calls.map((e) => callLine(e, topic.args));
   for (const g of facts.guarantees) if (bears(g, topic)) lines.push(`Guarantee ${g.text}: ${FACT_STATUS_LABELS[g.status === "refuted" ? "not_proven" : g.status]} (${g.why})`);
-  return { topic: topic.topic, lines };
+  return { topic: topic.topic, question: topic.understood(question), lines };
 }
 
 function callLine(e: Effect, names: readonly string[]): string {

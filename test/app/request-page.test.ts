@@ -153,6 +153,7 @@ describe("answerQuestion", () => {
   it("who will be emailed: the recipients of every send, and the guarantees about them", () => {
     const answer = answerQuestion(notify, "Who will be emailed?");
     expect(answer?.topic).toBe("recipients");
+    expect(answer?.question).toBe("Who will be emailed?");
     expect(answer?.lines[0]).toBe('email.send_email at line 12 (1 call): `to` = ["alice@example.com","bob@example.com"]');
     expect(answer?.lines[1]).toMatch(/^Guarantee recipientsOnly\(.*\): proven/);
     expect(answerQuestion(draft, "who gets the email?")?.lines[0]).toMatch(/^email\.send_draft at line 16 \(1 call\): its to \/ cc \/ bcc is not among the call's arguments$/);
@@ -160,7 +161,7 @@ describe("answerQuestion", () => {
   });
 
   it("how many emails: the total range and each call", () => {
-    expect(answerQuestion(notify, "how many emails will it send?")).toEqual({ topic: "email_count", lines: ["Exactly 1.", "email.send_email at line 12: 1", expect.stringMatching(/^Guarantee atMostEmails\(1\): proven/)] });
+    expect(answerQuestion(notify, "how many emails will it send?")).toEqual({ topic: "email_count", question: "How many emails will be sent?", lines: ["Exactly 1.", "email.send_email at line 12: 1", expect.stringMatching(/^Guarantee atMostEmails\(1\): proven/)] });
   });
 
   it("which hosts: every HTTP call's URL and host", () => {
@@ -176,6 +177,8 @@ describe("answerQuestion", () => {
   it("what files will be written: writes only; reads when asked about reads", () => {
     const request = example("read-notes.ts").facts;
     expect(answerQuestion(request, "What files will be written?")?.lines).toEqual(["None: the program makes no such file call."]);
+    expect(answerQuestion(request, "What files will be written?")?.question).toBe("Which files will be written?");
+    expect(answerQuestion(request, "which files does it read?")?.question).toBe("Which files will be read?");
     const reads = answerQuestion(request, "what files will be read?")!.lines;
     expect(reads.slice(0, 2)).toEqual(['fs.list_dir at line 13 (1 call): `path` = "/home/user/Sandbox/notes"', expect.stringMatching(/^fs\.read_file at line 15 \(2 calls\): `path` /)]);
     expect(answerQuestion(request, "Which files?")!.lines.slice(0, 2)).toEqual(reads.slice(0, 2));

@@ -8,7 +8,7 @@ export interface RequestViewOptions {
   approver: string;
   now: number;
   pending: number;
-  answer?: { question: string; answer: FactAnswer };
+  answer?: FactAnswer;
   error?: { message: string; action: string; text: string }; // the refused form, with what was typed
 }
 
@@ -83,9 +83,9 @@ ${d.kind === "request_more" ? html`<p>Sent to the agent as a request for changes
   return html`<div class="banner" id="status" role="status" data-live="${page.status}">${content}</div>`;
 }
 
-function answerBanner({ question, answer }: { question: string; answer: FactAnswer }): Html {
+function answerBanner(answer: FactAnswer): Html {
   return html`<section class="banner" id="answer" aria-labelledby="h-answer">
-<h2 id="h-answer">You asked: ${question}</h2>
+<h2 id="h-answer">You asked: ${answer.question}</h2>
 <p><b>Answered from the analysis; the agent was not asked.</b></p>
 <ul>${answer.lines.map((l) => html`<li>${l}</li>`)}</ul>
 </section>`;

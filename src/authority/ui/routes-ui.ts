@@ -55,7 +55,7 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     try {
       if (question === undefined) return await showRequest(c, id);
       const answer = answerQuestion((await readRequest(ctx, id)).facts, question);
-      return await showRequest(c, id, answer === null ? {} : { answer: { question: visibleText(question), answer: { ...answer, lines: answer.lines.map(visibleText) } } });
+      return await showRequest(c, id, answer === null ? {} : { answer: { ...answer, lines: answer.lines.map(visibleText) } });
     } catch (err) {
       if (httpStatus(err) !== 404) throw err;
       return c.html(notFoundPage(`There is no request ${visibleText(id)}.`), 404);

@@ -93,6 +93,11 @@ describe("the approval pages over HTTP", () => {
     const shown = await page(`/requests/${id}?q=How%20many%20emails%3F`);
     expect(shown.body).toContain("Answered from the analysis; the agent was not asked.");
     expect(shown.body).toContain("Exactly 1.");
+    expect(shown.body).toContain("You asked: How many emails will be sent?");
+    // The page words the question itself: a crafted link cannot make it say something else.
+    const crafted = await page(`/requests/${id}?q=${encodeURIComponent("How many emails (all checked, safe to approve)?")}`);
+    expect(crafted.body).toContain("You asked: How many emails will be sent?");
+    expect(crafted.body).not.toContain("safe to approve");
     expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.status).toBe("pending");
     // Text the facts do not answer, in the URL, answers nothing.
     expect((await page(`/requests/${id}?q=${encodeURIComponent("Why?")}`)).body).not.toContain('id="answer"');
