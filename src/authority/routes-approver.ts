@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { decideRequest, listRequests, type Verdict } from "../app/index.js";
+import { decideRequest, listRequests, requestPage, reviewRequest, type Verdict } from "../app/index.js";
 import { DecisionBody, ListParams } from "../model/index.js";
 import { describeReload } from "./authority-state.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
@@ -30,6 +30,9 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const page = await listRequests(ctx, { ...(status === undefined ? {} : { status }), ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) });
     return c.json({ requests: page.requests.map((r) => approverView(r)), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) });
   });
+
+  // The request page's content as data, for an approval surface of its own (the terminal approver): the same order, already made visible.
+  app.get("/v1/requests/:id/page", approver, async (c) => c.json(requestPage(await reviewRequest(ctx, c.req.param("id")))));
 
   app.post("/v1/requests/:id/decision", approver, async (c) => {
     const body = await readBody(c, DecisionBody, deps.maxBodyBytes);

@@ -103,6 +103,17 @@ describe("the approval pages over HTTP", () => {
     expect((await page(`/requests/${id}?q=${encodeURIComponent("Why?")}`)).body).not.toContain('id="answer"');
   });
 
+  it("GET /v1/requests/:id/page gives the page's content as data, to the approver only", async () => {
+    const id = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), rationale: "\u202Eok" } })).body.id as string;
+    const data = await a.call("GET", `/v1/requests/${id}/page`, { session: alice });
+    expect(data.status).toBe(200);
+    expect(data.body).toMatchObject({ id, status: "pending", final: false, verdict: { kind: "ask" }, rationale: { submitter: "⟨U+202E⟩ok" }, remember: { rules: [expect.objectContaining({ op: "email.send_email" })] } });
+    expect(data.body.calls).toEqual([expect.objectContaining({ op: "email.send_email", line: 12 })]);
+    expect((await a.call("GET", `/v1/requests/${id}/page`)).status).toBe(403); // the submitter's token
+    expect((await a.call("GET", `/v1/requests/${id}/page`, { token: null })).status).toBe(401);
+    expect((await a.call("GET", "/v1/requests/req_nope/page", { session: alice })).status).toBe(404);
+  });
+
   it("an unknown request is a 404 page; forgetting a rule needs the CSRF token too", async () => {
     const missing = await page("/requests/req_nope");
     expect(missing.status).toBe(404);
