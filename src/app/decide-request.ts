@@ -1,12 +1,17 @@
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import type { PersonDecision, RememberedRule, StoredRequest } from "../model/index.js";
+import { REMEMBER_LIFETIME_MS, type PersonDecision, type RememberedRule, type RememberLifetime, type RememberScope, type StoredRequest } from "../model/index.js";
 import { rememberRule } from "../policy/index.js";
 import type { AppContext } from "./context.js";
 import { conflict, notFound } from "./not-found.js";
 
-/** What a person decides, as the approver sends it; approved_remember's rules are made here. */
-export type Verdict = Exclude<PersonDecision, { kind: "approved_remember" }> | { kind: "approved_remember"; approver: string };
+/**
+ * What a person decides, as the approver sends it; approved_remember's rules are made here, for
+ * the scope and lifetime the person chose (by default the narrowest: this token, one hour).
+ */
+export type Verdict =
+  | Exclude<PersonDecision, { kind: "approved_remember" }>
+  | { kind: "approved_remember"; approver: string; scope?: RememberScope; lifetime?: RememberLifetime };
 
 /**
  * Record a person's decision on a pending request, exactly once. The same decision again answers
@@ -21,7 +26,9 @@ export async function decideRequest(ctx: AppContext, id: string, verdict: Verdic
   if (verdict.kind === "approved_remember") {
     const request = await store.get(id);
     if (request === null) throw notFound("request", id);
-    decision = { kind: "approved_remember", approver: verdict.approver, rules: rememberedRules(request, ctx) };
+    const lifetime = REMEMBER_LIFETIME_MS[verdict.lifetime ?? "hour"];
+    const scope = { token: (verdict.scope ?? "token") === "token" ? request.token : null, expires_at: lifetime === null ? null : ctx.now().getTime() + lifetime };
+    decision = { kind: "approved_remember", approver: verdict.approver, rules: rememberedRules(request, ctx).map((r) => ({ ...r, ...scope })) };
   } else {
     decision = verdict;
   }
@@ -32,7 +39,7 @@ export async function decideRequest(ctx: AppContext, id: string, verdict: Verdic
   throw conflict(id, `request ${id} is already ${now}`, { status: result.request.status });
 }
 
-function rememberedRules(request: StoredRequest, ctx: AppContext): RememberedRule[] {
+function rememberedRules(request: StoredRequest, ctx: AppContext): Pick<RememberedRule, "id" | "op" | "rule">[] {
   const made = rememberRule(request.facts, request.policy, ctx.manifests());
   const refused = made.filter((m) => m.rule === null);
   if (refused.length > 0 || made.length === 0) {

@@ -22,10 +22,13 @@ const composed = new WeakMap<Policy, { key: string; value: PolicyInForce }>();
  * The policy files plus the rules people saved with "approve and remember". Its sha256 covers
  * both, so a receipt names the rules that let it through. A stored rule that does not check
  * (a manifest changed since) is left out: fewer rules can only ask more, never allow more.
+ * `submitter`: whose program it decides — remembered rules for every agent apply, and those for
+ * this token (null: none of one token's); left out, every remembered rule is listed (for
+ * listings, never for a decision).
  */
-export async function policyInForce(ctx: AppContext): Promise<PolicyInForce> {
+export async function policyInForce(ctx: AppContext, submitter?: string | null): Promise<PolicyInForce> {
   const base = ctx.policy();
-  const stored = await ctx.rememberedRules();
+  const stored = (await ctx.rememberedRules()).filter((r) => submitter === undefined || r.token === null || r.token === submitter);
   if (stored.length === 0) return { policy: base, dropped: [] };
   const key = canonicalJson(stored.map((r) => [r.id, r.rule]) as Json);
   const cached = composed.get(base);

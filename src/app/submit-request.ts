@@ -27,7 +27,7 @@ export interface Submitted {
  * request and its receipt are stored in one transaction, before the receipt is returned.
  */
 export async function submitRequest(ctx: AppContext, submission: Submission): Promise<Submitted> {
-  const { facts, decision } = await checkProgram(ctx, submission.program);
+  const { facts, decision } = await checkProgram(ctx, submission.program, submission.token);
   refuseIfRejected(facts);
   const store = await ctx.store();
   const id = newRequestId();

@@ -6,6 +6,7 @@ import { badRequest, errorBody, httpStatus } from "./http-error.js";
 import { approverRoutes } from "./routes-approver.js";
 import { publicRoutes } from "./routes-public.js";
 import { submitterRoutes } from "./routes-submitter.js";
+import { uiRoutes } from "./ui/routes-ui.js";
 
 /** The body size every route accepts at most (413 past it; see read-body.ts). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -30,7 +31,7 @@ export function createApp(deps: AppDeps): Hono<AuthorityEnv> {
         baseUri: ["'none'"],
       },
       strictTransportSecurity: false, // plain HTTP on loopback: HSTS would pin the browser to a TLS port that does not exist
-      referrerPolicy: "no-referrer",
+      referrerPolicy: "same-origin", // not "no-referrer": with it a browser sends the Origin of its own form posts as "null"
     }),
   );
   app.use(hostCheck(deps));
@@ -38,6 +39,7 @@ export function createApp(deps: AppDeps): Hono<AuthorityEnv> {
   publicRoutes(app, deps);
   submitterRoutes(app, deps);
   approverRoutes(app, deps);
+  uiRoutes(app, deps);
   app.notFound((c) => c.json(errorBody(badRequest(`no route ${c.req.method} ${c.req.path}`, "no_route")), 404));
   app.onError((err, c) => {
     const status = httpStatus(err);

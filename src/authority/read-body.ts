@@ -32,7 +32,8 @@ export async function readBody<S extends z.ZodType>(c: Context<AuthorityEnv>, sc
   throw badRequest(`invalid body${first.path === "" ? "" : ` at ${first.path}`}: ${first.message}`, "invalid", { issues });
 }
 
-async function readText(c: Context<AuthorityEnv>, limit: number): Promise<string> {
+/** The raw body as UTF-8 text, within `limit` bytes (413 past it). */
+export async function readText(c: Context<AuthorityEnv>, limit: number): Promise<string> {
   const tooLarge = () => new CountersignError("resource_limit_exceeded", "authority", `the body is larger than ${limit} bytes`, { details: { reason: "too_large", limit } });
   if (Number(c.req.header("content-length") ?? 0) > limit) throw tooLarge();
   const chunks: Buffer[] = [];

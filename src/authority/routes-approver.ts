@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { decideRequest, listRequests, type Verdict } from "../app/index.js";
+import { decideRequest, listRequests, requestPage, reviewRequest, type Verdict } from "../app/index.js";
 import { DecisionBody, ListParams } from "../model/index.js";
 import { describeReload } from "./authority-state.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
@@ -31,6 +31,9 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     return c.json({ requests: page.requests.map((r) => approverView(r)), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) });
   });
 
+  // The request page's content as data, for an approval surface of its own (the terminal approver): the same order, already made visible.
+  app.get("/v1/requests/:id/page", approver, async (c) => c.json(requestPage(await reviewRequest(ctx, c.req.param("id")))));
+
   app.post("/v1/requests/:id/decision", approver, async (c) => {
     const body = await readBody(c, DecisionBody, deps.maxBodyBytes);
     const who = c.get("approver").approver;
@@ -39,7 +42,9 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
         ? { kind: "rejected", approver: who, reason: body.reason! }
         : body.decision === "request_more"
           ? { kind: "request_more", approver: who, feedback: body.feedback! }
-          : { kind: body.decision, approver: who };
+          : body.decision === "approved_remember"
+            ? { kind: "approved_remember", approver: who, ...(body.scope === undefined ? {} : { scope: body.scope }), ...(body.lifetime === undefined ? {} : { lifetime: body.lifetime }) }
+            : { kind: body.decision, approver: who };
     const { request, changed } = await decideRequest(ctx, c.req.param("id"), verdict);
     return c.json({ ...approverView(request), changed });
   });

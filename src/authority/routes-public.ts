@@ -6,11 +6,7 @@ import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { denied } from "./http-error.js";
 import { CSRF_COOKIE, csrfToken, makeSession, SESSION_COOKIE, SESSION_MS } from "./session.js";
 
-// The approval UI is the next step; until then the pages say where things are, with no script at all.
-const page = (title: string, body: string): string =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1>${body}</body></html>`;
-
-/** Routes anyone who reaches the authority may call: health, the public keys, the login link, the pages. */
+/** Routes anyone who reaches the authority may call: health, the public keys, the login link. */
 export function publicRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   const ctx = deps.state.ctx;
 
@@ -34,14 +30,5 @@ export function publicRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     setCookie(c, CSRF_COOKIE, csrfToken(deps.secret, session), { sameSite: "Strict", path: "/", maxAge });
     deps.log(`approver ${approver} logged in`);
     return c.redirect("/", 303);
-  });
-
-  app.get("/", (c) =>
-    c.html(page("countersign", "<p>The approval page is not built yet. Approvers use the JSON API under <code>/v1</code> with the session this page's login link set.</p>")),
-  );
-
-  app.get("/requests/:id", (c) => {
-    const id = /^[A-Za-z0-9_-]{1,64}$/.test(c.req.param("id")) ? c.req.param("id") : "";
-    return c.html(page("countersign: request", `<p>Review this request with <code>GET /v1/requests/${id}</code> and decide it with <code>POST /v1/requests/${id}/decision</code>.</p>`));
   });
 }

@@ -33,7 +33,7 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   app.post("/v1/check", submitter, async (c) => {
     const body = await readBody(c, CheckBody, deps.maxBodyBytes);
     // A dry run reports a refused program as `countersign check` does: its facts, diagnostics included.
-    return c.json(await checkProgram(ctx, { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME }));
+    return c.json(await checkProgram(ctx, { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME }, c.get("submitter")));
   });
 
   app.get("/v1/requests/:id", either, async (c) => {

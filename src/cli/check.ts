@@ -89,7 +89,7 @@ async function throughAuthority(io: Io, program: ProgramInput, values: { manifes
 async function locally(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }): Promise<CheckResult> {
   const [{ localContext }, { checkProgram }] = await Promise.all([import("../app/local-context.js"), import("../app/check-program.js")]);
   const ctx = localContext(io.env, given(io, values));
-  return checkProgram(ctx, program).finally(() => ctx.close());
+  return checkProgram(ctx, program, null).finally(() => ctx.close());
 }
 
 /** The file's bytes as they are: the analyzer applies the one UTF-8 rule and hashes exactly these. */

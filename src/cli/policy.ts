@@ -10,6 +10,7 @@ import type { AppContext } from "../app/index.js";
 import { localContext } from "../app/index.js";
 import { runPolicyTests } from "../app/index.js";
 import { policyInForce, REMEMBERED_FILE } from "../app/index.js";
+import type { StoredRule } from "../store/index.js";
 import { userInfo } from "node:os";
 import { databaseFlag } from "./store-flag.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
@@ -121,16 +122,29 @@ async function list(ctx: AppContext, io: Io, json: boolean): Promise<number> {
     decision: r.decision,
     op: r.op,
     from: r.file === REMEMBERED_FILE ? "remembered" : r.file,
-    ...(remembered.has(r.id) ? { request_id: remembered.get(r.id)!.request_id, saved_at: new Date(remembered.get(r.id)!.created_at).toISOString() } : {}),
+    ...(remembered.has(r.id) ? rememberedFields(remembered.get(r.id)!) : {}),
   }));
   if (json) {
     io.stdout(JSON.stringify({ sha256: policy.sha256, default: policy.default, rules, dropped }, null, 2) + "\n");
     return EXIT.ok;
   }
   io.stdout(`policy ${policy.sha256} (default ${policy.default})\n`);
-  for (const r of rules) io.stdout(`${r.decision.padEnd(5)} ${r.op.padEnd(24)} ${r.id}  (${r.from === "remembered" ? `remembered from request ${r.request_id}` : shownPath(io, r.from)})\n`);
+  for (const r of rules) {
+    const from = r.from === "remembered" ? `remembered from request ${r.request_id}, for ${r.token === null ? "every agent" : `token ${r.token}`}, ${r.expires_at === null ? "until forgotten" : `until ${r.expires_at}`}` : shownPath(io, r.from);
+    io.stdout(`${r.decision.padEnd(5)} ${r.op.padEnd(24)} ${r.id}  (${from})\n`);
+  }
   for (const d of dropped) io.stdout(`not applied: remembered rule ${d.id}: ${d.why}\n`);
   return EXIT.ok;
+}
+
+/** Where a remembered rule came from, whom it applies to and until when. */
+function rememberedFields(rule: StoredRule) {
+  return {
+    request_id: rule.request_id,
+    saved_at: new Date(rule.created_at).toISOString(),
+    token: rule.token,
+    expires_at: rule.expires_at === null ? null : new Date(rule.expires_at).toISOString(),
+  };
 }
 
 async function forget(ctx: AppContext, id: string, io: Io, json: boolean): Promise<number> {

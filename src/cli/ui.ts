@@ -4,20 +4,23 @@ import { dataDir } from "../config/index.js";
 import { CountersignError } from "../model/index.js";
 import { localAuthorityUrl } from "../store/index.js";
 import { EXIT, usageError, type Command } from "./command.js";
+import { openBrowser } from "./open-browser.js";
 import { parseFlags } from "./parse-flags.js";
 
-const usage = `usage: countersign ui [--as NAME] [--url URL] [--json]
+const usage = `usage: countersign ui [--as NAME] [--url URL] [--no-open] [--json]
 
 Print a one-time login link for the approval UI of the authority this data directory serves
-(its URL from authority.json, $COUNTERSIGN_URL or --url). The link is made from the approver
-secret in $COUNTERSIGN_HOME: it logs in once, within ${LOGIN_LINK_MS / 1000} seconds. Decisions
-made in that session are recorded as NAME (default: your user name).`;
+(its URL from authority.json, $COUNTERSIGN_URL or --url), and open it in a browser when this
+machine has one ($BROWSER, or the desktop's opener; not with --no-open or --json). The link is
+made from the approver secret in $COUNTERSIGN_HOME: it logs in once, within
+${LOGIN_LINK_MS / 1000} seconds. Decisions made in that session are recorded as NAME (default:
+your user name).`;
 
 /** `countersign ui`: a login link for the person who may read the approver secret. */
 const command: Command = {
   usage,
   async run(argv, io) {
-    const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { as: { type: "string" }, url: { type: "string" }, json: { type: "boolean" } } });
+    const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { as: { type: "string" }, url: { type: "string" }, "no-open": { type: "boolean" }, json: { type: "boolean" } } });
     if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
     const data = dataDir(io.env);
     const url = values.url ?? (io.env.COUNTERSIGN_URL || undefined) ?? localAuthorityUrl(data);
@@ -31,7 +34,8 @@ const command: Command = {
       return EXIT.ok;
     }
     io.stdout(`${login}\n`);
-    io.stderr(`countersign ui: open the link within ${LOGIN_LINK_MS / 1000} s; it works once\n`);
+    const opened = values["no-open"] !== true && (await openBrowser(login, io.env));
+    io.stderr(`countersign ui: ${opened ? "opened in your browser; else open" : "open"} the link within ${LOGIN_LINK_MS / 1000} s; it works once\n`);
     return EXIT.ok;
   },
 };

@@ -32,17 +32,34 @@ export type CheckBody = z.infer<typeof CheckBody>;
 export const CheckResult = z.object({ facts: Facts, decision: PolicyDecision });
 export type CheckResult = z.infer<typeof CheckResult>;
 
-/** `POST /v1/requests/:id/decision`: a person's decision. */
+/** Whom a remembered rule applies to: the submitter token of the request it came from, or every agent. */
+export const RememberScope = z.enum(["token", "everyone"]);
+export type RememberScope = z.infer<typeof RememberScope>;
+
+/** How long a remembered rule applies. */
+export const RememberLifetime = z.enum(["hour", "day", "forever"]);
+export type RememberLifetime = z.infer<typeof RememberLifetime>;
+export const REMEMBER_LIFETIME_MS: Readonly<Record<RememberLifetime, number | null>> = { hour: 3_600_000, day: 86_400_000, forever: null };
+
+/**
+ * `POST /v1/requests/:id/decision`: a person's decision. approved_remember may say whom the saved
+ * rule applies to and for how long; left out, it is the narrowest: this token, one hour.
+ */
 export const DecisionBody = z
   .object({
     decision: z.enum(["approved_once", "approved_remember", "rejected", "request_more"]),
     reason: z.string().max(MAX_RATIONALE_CHARS).optional(),
     feedback: z.string().max(MAX_RATIONALE_CHARS).optional(),
+    scope: RememberScope.optional(),
+    lifetime: RememberLifetime.optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
     if (body.decision === "rejected" && (body.reason ?? "").trim() === "") ctx.addIssue({ code: "custom", path: ["reason"], message: "a rejection needs a reason" });
     if (body.decision === "request_more" && (body.feedback ?? "").trim() === "") ctx.addIssue({ code: "custom", path: ["feedback"], message: "a request for changes needs feedback for the agent" });
+    for (const key of ["scope", "lifetime"] as const) {
+      if (body.decision !== "approved_remember" && body[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: "only approved_remember takes a scope and a lifetime" });
+    }
   });
 export type DecisionBody = z.infer<typeof DecisionBody>;
 

@@ -20,12 +20,17 @@ export const MAX_RATIONALE_CHARS = 10_000;
 /** The name a submitter token is known by (`token add NAME`); requests record it. */
 export const TokenName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "must be 1-64 letters, digits, '_', '.' or '-'");
 
-/** A rule saved by "approve and remember", kept with the request that made it. */
+/**
+ * A rule saved by "approve and remember", kept with the request that made it: for one submitter
+ * token or every agent (`token: null`), until `expires_at` (ms since the epoch) or forgotten (null).
+ */
 export const RememberedRule = z
   .object({
     id: z.string().min(1).max(200),
     op: z.string().min(1),
     rule: z.record(z.string(), Json),
+    token: TokenName.nullable().default(null),
+    expires_at: z.number().int().positive().nullable().default(null),
   })
   .strict();
 export type RememberedRule = z.infer<typeof RememberedRule>;

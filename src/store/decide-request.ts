@@ -32,10 +32,10 @@ export async function decideRequest(ctx: StoreContext, id: string, raw: PersonDe
       const rules = decision.kind === "approved_remember" ? decision.rules : [];
       for (const rule of rules) {
         await c.tx.run(
-          `INSERT INTO remembered_rules (id, request_id, op, rule, created_at) VALUES (?, ?, ?, ?, ?)
+          `INSERT INTO remembered_rules (id, request_id, op, rule, created_at, token, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (id) DO UPDATE SET request_id = excluded.request_id, op = excluded.op, rule = excluded.rule,
-             created_at = excluded.created_at, forgotten_at = NULL`,
-          [rule.id, id, rule.op, JSON.stringify(rule.rule), c.now],
+             created_at = excluded.created_at, token = excluded.token, expires_at = excluded.expires_at, forgotten_at = NULL`,
+          [rule.id, id, rule.op, JSON.stringify(rule.rule), c.now, rule.token, rule.expires_at],
         );
       }
       const entry = await c.audit({

@@ -94,6 +94,12 @@ export const MIGRATIONS: readonly Migration[] = [
         used_at ${t.int} NOT NULL)`,
     ],
   },
+  {
+    version: 3,
+    // A remembered rule's scope and lifetime: one submitter token (null: every agent), and when it
+    // stops applying (null: until forgotten). Rules saved before keep both null, as they were.
+    statements: (t) => ["ALTER TABLE remembered_rules ADD COLUMN token TEXT", `ALTER TABLE remembered_rules ADD COLUMN expires_at ${t.int}`],
+  },
 ];
 
 /** Any constant: the PostgreSQL advisory lock that lets one process at a time migrate. */

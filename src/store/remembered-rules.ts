@@ -7,12 +7,18 @@ export interface StoredRule {
   rule: Record<string, Json>;
   request_id: string; // the approval that saved it
   created_at: number;
+  token: string | null; // the one submitter token it applies to; null: every agent
+  expires_at: number | null; // null: until forgotten
 }
 
-/** Rules saved by "approve and remember" and not forgotten, oldest first. */
+/** Rules saved by "approve and remember" that apply now (neither forgotten nor past their lifetime), oldest first. */
 export async function listRememberedRules(ctx: StoreContext): Promise<StoredRule[]> {
+  const now = ctx.now();
   const rows = await ctx.driver.read((q) =>
-    q.all("SELECT id, op, rule, request_id, created_at FROM remembered_rules WHERE forgotten_at IS NULL ORDER BY created_at, id"),
+    q.all(
+      "SELECT id, op, rule, request_id, created_at, token, expires_at FROM remembered_rules WHERE forgotten_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at, id",
+      [now],
+    ),
   );
   return rows.map((r) => ({
     id: String(r.id),
@@ -20,6 +26,8 @@ export async function listRememberedRules(ctx: StoreContext): Promise<StoredRule
     rule: JSON.parse(String(r.rule)) as Record<string, Json>,
     request_id: String(r.request_id),
     created_at: Number(r.created_at),
+    token: r.token === null ? null : String(r.token),
+    expires_at: r.expires_at === null ? null : Number(r.expires_at),
   }));
 }
 

@@ -60,7 +60,7 @@ const bytes = (source: string) => new TextEncoder().encode(source);
 describe("use cases over an explicit context and the real store", () => {
   it("check: the facts and the policy's dry-run decision, nothing recorded", async () => {
     const ctx = await testContext();
-    const { facts, decision } = await checkProgram(ctx, example("notify-team.ts"));
+    const { facts, decision } = await checkProgram(ctx, example("notify-team.ts"), null);
     expect(facts.ok).toBe(true);
     expect(decision.kind).toBe("ask");
     expect((await (await ctx.store()).list()).requests).toEqual([]);
@@ -123,6 +123,35 @@ describe("use cases over an explicit context and the real store", () => {
     expect(again.receipt).toBeDefined();
     await (await ctx.store()).forgetRule(rules[0]!.id, "me");
     expect((await submitRequest(ctx, { token: ctx.token, program })).request.status).toBe("pending");
+  });
+
+  it("a remembered rule applies to the token it was saved for unless the approver chose every agent, and only for its lifetime", async () => {
+    const ctx = await testContext();
+    const other = (await (await ctx.store()).addToken("other-agent")).name;
+    const program = example("notify-team.ts");
+    const status = async (token: string) => (await submitRequest(ctx, { token, program })).request.status;
+    // The default is the narrowest: this token, one hour.
+    await decideRequest(ctx, (await submitRequest(ctx, { token: ctx.token, program })).request.id, { kind: "approved_remember", approver: "me" });
+    expect(await (await ctx.store()).listRememberedRules()).toEqual([
+      expect.objectContaining({ token: ctx.token, expires_at: ctx.clock.now.getTime() + 3_600_000 }),
+    ]);
+    expect(await status(ctx.token)).toBe("approved");
+    expect(await status(other)).toBe("pending");
+    expect((await checkProgram(ctx, program, null)).decision.kind).toBe("ask");
+    expect((await checkProgram(ctx, program, ctx.token)).decision.kind).toBe("auto_approved");
+    ctx.clock.now = new Date(ctx.clock.now.getTime() + 3_600_000);
+    expect(await status(ctx.token)).toBe("pending");
+    // Every agent, for a day: the other token too, until the day is over.
+    await decideRequest(ctx, (await submitRequest(ctx, { token: other, program })).request.id, { kind: "approved_remember", approver: "me", scope: "everyone", lifetime: "day" });
+    expect(await status(ctx.token)).toBe("approved");
+    expect(await status(other)).toBe("approved");
+    ctx.clock.now = new Date(ctx.clock.now.getTime() + 86_400_000);
+    expect(await status(other)).toBe("pending");
+    // Until removed: still there a year later.
+    await decideRequest(ctx, (await submitRequest(ctx, { token: other, program })).request.id, { kind: "approved_remember", approver: "me", lifetime: "forever" });
+    ctx.clock.now = new Date(ctx.clock.now.getTime() + 365 * 86_400_000);
+    expect(await status(other)).toBe("approved");
+    expect(await status(ctx.token)).toBe("pending");
   });
 
   it("approve and remember is refused, with the reason, when the program cannot be pinned to a rule", async () => {

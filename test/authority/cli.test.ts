@@ -1,6 +1,7 @@
 // The authority's commands, run in process against real data directories and a real authority:
 // init, ui, token, audit, policy list/forget, and check through the authority or without it.
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -77,6 +78,19 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
     expect(json).toMatchObject({ url: expect.stringContaining("/login?link="), approver: expect.any(String), expires_at: expect.any(String) });
   });
 
+  it("ui opens the link with $BROWSER when there is one, never with --no-open", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "countersign-browser-"));
+    const browser = join(dir, "browser.sh");
+    writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > "${dir}/opened.tmp" && mv "${dir}/opened.tmp" "${dir}/opened"\n`, { mode: 0o755 });
+    const quiet = await run({ ...env, BROWSER: browser }, "ui", "--no-open");
+    expect(quiet.err).toContain("countersign ui: open the link");
+    const { out, err } = await run({ ...env, BROWSER: browser }, "ui");
+    expect(err).toContain("opened in your browser");
+    for (let i = 0; i < 100 && !existsSync(join(dir, "opened")); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(readFileSync(join(dir, "opened"), "utf8")).toBe(out.trim()); // the one link, and only that run's
+    expect((await run({ ...env, BROWSER: join(dir, "missing") }, "ui")).err).toContain("countersign ui: open the link");
+  });
+
   it("token add / list / revoke: a new agent's token works until it is revoked, at once", async () => {
     const added = await run(env, "token", "add", "build-bot");
     expect(added.code).toBe(0);
@@ -99,8 +113,9 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
     await a.call("POST", `/v1/requests/${id}/decision`, { session, body: { decision: "approved_remember" } });
     const listed = JSON.parse((await run(env, "policy", "list", "--json")).out);
     const rule = listed.rules.find((r: { request_id?: string }) => r.request_id === id);
-    expect(rule).toMatchObject({ decision: "allow", op: "email.send_email", from: "remembered" });
-    expect((await run(env, "policy", "list")).out).toContain(`${rule.id}  (remembered from request ${id})`);
+    expect(rule).toMatchObject({ decision: "allow", op: "email.send_email", from: "remembered", token: "agent", expires_at: expect.any(String) });
+    expect(Date.parse(rule.expires_at) - Date.now()).toBeGreaterThan(3_500_000); // the default: this token, one hour
+    expect((await run(env, "policy", "list")).out).toContain(`${rule.id}  (remembered from request ${id}, for token agent, until ${rule.expires_at})`);
     expect((await a.call("POST", "/v1/requests", { body: { program } })).status).toBe(200);
     expect((await run(env, "policy", "forget", rule.id)).out).toContain(`forgot ${rule.id}`);
     expect((await a.call("POST", "/v1/requests", { body: { program } })).status).toBe(202);

@@ -163,7 +163,7 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
       expect(csp).not.toContain("unsafe-inline");
       expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
       expect(answer.headers.get("x-frame-options")).toBe("SAMEORIGIN");
-      expect(answer.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(answer.headers.get("referrer-policy")).toBe("same-origin");
     }
   });
 

@@ -126,13 +126,24 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     const r = await store.submit(submission(token));
     if (!r.ok) throw new Error("refused");
     const rule = { id: "remembered.email.send_email.abc", decision: "allow", op: "email.send_email", when: { args: { to: { in: ["bob@example.com"] } }, count: { max: 1 } } };
-    const result = await store.decide(r.request.id, { kind: "approved_remember", approver: "alice", rules: [{ id: rule.id, op: rule.op, rule }] });
+    const result = await store.decide(r.request.id, { kind: "approved_remember", approver: "alice", rules: [{ id: rule.id, op: rule.op, rule, token: null, expires_at: null }] });
     expect(result).toMatchObject({ ok: true, request: { status: "approved" } });
-    expect(await store.listRememberedRules()).toEqual([{ id: rule.id, op: rule.op, rule, request_id: r.request.id, created_at: clock.now() }]);
+    expect(await store.listRememberedRules()).toEqual([{ id: rule.id, op: rule.op, rule, request_id: r.request.id, created_at: clock.now(), token: null, expires_at: null }]);
     expect(await store.forgetRule(rule.id, "alice")).toBe(true);
     expect(await store.forgetRule(rule.id, "alice")).toBe(false);
     expect(await store.listRememberedRules()).toEqual([]);
     expect((await auditOf(store)).at(-1)).toMatchObject({ type: "rule_forgotten", actor: "alice", details: { rule: rule.id } });
+  });
+
+  it("keeps a remembered rule's token and lifetime; past its lifetime it is no longer listed", async () => {
+    const r = await store.submit(submission(token));
+    if (!r.ok) throw new Error("refused");
+    const rule = { id: "remembered.email.send_email.life", decision: "allow", op: "email.send_email", when: { count: { max: 1 } } };
+    const expires = clock.now() + 60_000;
+    await store.decide(r.request.id, { kind: "approved_remember", approver: "alice", rules: [{ id: rule.id, op: rule.op, rule, token, expires_at: expires }] });
+    expect(await store.listRememberedRules()).toEqual([expect.objectContaining({ id: rule.id, token, expires_at: expires })]);
+    clock.advance(60_000);
+    expect(await store.listRememberedRules()).toEqual([]);
   });
 
   it("expires pending requests past their deadline, by the sweep and at decision time", async () => {

@@ -1,0 +1,96 @@
+import { describeArgument, describeCount, urlHostPort } from "../constraint/index.js";
+import type { Effect, Facts, GuaranteeResult } from "../model/index.js";
+import { FACT_STATUS_LABELS } from "./request-page.js";
+
+/**
+ * A question the facts answer, and the answer: deterministic lines, derived from the analysis
+ * alone. `question` is the question as countersign understood it, in its own words: a surface
+ * shows that, never the asker's text (which could come from a crafted link).
+ */
+export interface FactAnswer {
+  topic: "recipients" | "email_count" | "files" | "hosts";
+  question: string;
+  lines: string[];
+}
+
+interface Topic {
+  topic: FactAnswer["topic"];
+  asks: RegExp; // the question is about this
+  connector: string;
+  actions: (action: string, question: string) => boolean; // the connector's calls it is about
+  args: readonly string[]; // their arguments that answer it
+  none: string; // the answer when the program makes no such call
+  understood: (question: string) => string;
+}
+
+const SENDS = (action: string) => action.startsWith("send");
+const WRITES = /\b(writ|wrote|creat|sav|modif|overwrit|chang|touch)/i;
+const READS = /\b(read|list|open)/i;
+
+// Checked in this order: "how many emails" is a count, not a question about recipients.
+const TOPICS: readonly Topic[] = [
+  { topic: "email_count", asks: /\bhow many\b.*\b(e-?mails?|mails?|messages?)\b/i, connector: "email", actions: SENDS, args: [], none: "None: the program sends no email.", understood: () => "How many emails will be sent?" },
+  { topic: "recipients", asks: /\b(who|whom|recipients?|addressees?|e-?mailed)\b/i, connector: "email", actions: SENDS, args: ["to", "cc", "bcc"], none: "Nobody: the program sends no email.", understood: () => "Who will be emailed?" },
+  {
+    topic: "files",
+    asks: /\b(files?|paths?|director(y|ies)|folders?)\b/i,
+    connector: "fs",
+    // "which files will be written?" asks about writes, "... read?" about reads, "which files?" about both
+    actions: (action, q) => WRITES.test(q) === READS.test(q) || WRITES.test(q) !== /^(read|list)/.test(action),
+    args: ["path"],
+    none: "None: the program makes no such file call.",
+    understood: (q) => `Which files will be ${WRITES.test(q) === READS.test(q) ? "read or written" : WRITES.test(q) ? "written" : "read"}?`,
+  },
+  { topic: "hosts", asks: /\b(hosts?|domains?|servers?|urls?|sites?|websites?|endpoints?)\b/i, connector: "http", actions: () => true, args: ["url"], none: "None: the program makes no HTTP call.", understood: () => "Which hosts will the program call?" },
+];
+
+const INTERROGATIVE = /^(who|whom|what|which|how|where|will|would|does|do|is|are|can|could)\b/i;
+
+/**
+ * Answer a question from the facts, without asking the agent: who will be emailed, how many
+ * emails, which files, which hosts. The text must be one question and nothing else (a question
+ * followed by a request goes to the agent); null when it is not one the facts answer.
+ */
+export function answerQuestion(facts: Facts, text: string): FactAnswer | null {
+  const question = text.trim();
+  if (question.length === 0 || question.length > 200 || /[\r\n]/.test(question)) return null;
+  if (!question.endsWith("?") && !INTERROGATIVE.test(question)) return null;
+  if (/[.!?;]\s+\S/.test(question)) return null; // more than one sentence
+  const topic = TOPICS.find((t) => t.asks.test(question));
+  if (topic === undefined) return null;
+  const calls = facts.effects.filter((e) => e.connector === topic.connector && topic.actions(e.action, question));
+  const lines = calls.length === 0 ? [topic.none] : topic.topic === "email_count" ? countLines(calls) : calls.map((e) => callLine(e, topic.args));
+  for (const g of facts.guarantees) if (bears(g, topic)) lines.push(`Guarantee ${g.text}: ${FACT_STATUS_LABELS[g.status === "refuted" ? "not_proven" : g.status]} (${g.why})`);
+  return { topic: topic.topic, question: topic.understood(question), lines };
+}
+
+function callLine(e: Effect, names: readonly string[]): string {
+  const where = `${e.op} at line ${e.site.line} (${describeCount(e.count)} call${e.count.min === 1 && e.count.max === 1 ? "" : "s"})`;
+  const shown = names.filter((n) => e.args[n] !== undefined).map((n) => `\`${n}\` ${describeArgument(e.args[n]!)}${hostsOf(e, n)}`);
+  return shown.length === 0 ? `${where}: its ${names.join(" / ")} is not among the call's arguments` : `${where}: ${shown.join("; ")}`;
+}
+
+/** For a constant URL, the host it goes to, as the connector checks it. */
+function hostsOf(e: Effect, name: string): string {
+  const v = e.args[name]!;
+  if (name !== "url" || v.kind !== "const") return "";
+  const hosts = [...new Set(v.values.flatMap((u) => {
+    const target = typeof u === "string" ? urlHostPort(u) : null;
+    return target === null ? [] : [`${target.host}:${target.port}`];
+  }))];
+  return hosts.length === 0 ? "" : ` (host ${hosts.join(", ")})`;
+}
+
+function countLines(calls: readonly Effect[]): string[] {
+  const min = calls.reduce((n, e) => n + e.count.min, 0);
+  const max = calls.some((e) => e.count.max === null) ? null : calls.reduce((n, e) => n + e.count.max!, 0);
+  const total = max === null ? `At least ${min}, with no static upper bound.` : min === max ? `Exactly ${max}.` : `Between ${min} and ${max}.`;
+  return [total, ...calls.map((e) => `${e.op} at line ${e.site.line}: ${describeCount(e.count)}`)];
+}
+
+/** A guarantee that speaks to the question: on the topic's connector, over an argument it is about (or a count, for counts). */
+function bears(g: GuaranteeResult, topic: Topic): boolean {
+  const connector = g.source.op.split(".")[0];
+  if (connector !== topic.connector && connector !== "*") return false;
+  return topic.topic === "email_count" ? g.source.count !== undefined : Object.keys(g.source.args ?? {}).some((a) => topic.args.includes(a));
+}

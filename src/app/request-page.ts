@@ -1,0 +1,209 @@
+import { z } from "zod";
+import { describeArgument, describeCount, describeEffectConstraint } from "../constraint/index.js";
+import { Json, Site, type AbstractValue, type EffectConstraint, type RequestStatus, type StoredRequest } from "../model/index.js";
+import type { Remembered } from "../policy/index.js";
+import { visibleText } from "./visible-text.js";
+
+/** How sure countersign is of one fact, in the words the page uses. */
+export type FactStatus = "proven" | "enforced" | "not_proven" | "unknown";
+export const FACT_STATUS_LABELS: Readonly<Record<FactStatus, string>> = {
+  proven: "proven",
+  enforced: "enforced at run time",
+  not_proven: "not proven",
+  unknown: "unknown",
+};
+
+export interface PageFact {
+  status: FactStatus;
+  text: string;
+  why: string;
+  line: number | null; // the source line it is about, when it is about one
+}
+
+/** The policy's word on one trusted call. */
+export interface PageRuling {
+  op: string;
+  line: number;
+  column: number;
+  verdict: "allow" | "ask" | "deny";
+  rule: string | null; // null: the policy default or a built-in floor
+  why: string;
+}
+
+export interface PageCall {
+  op: string;
+  line: number;
+  column: number;
+  count: string; // "1", "0..3", "1 or more"
+  args: { name: string; value: string }[];
+}
+
+export interface PagePreviewField {
+  label: string;
+  value: string | null; // null: the preview has no such field ("n/a")
+  multiline: boolean;
+}
+
+export type PagePreview = { op: string; line: number | null; fields: PagePreviewField[] } | { op: string; line: number | null; unavailable: string };
+
+/** What "approve and remember" would save: per op the exact rule and what else it lets through, or why none can be made. */
+export interface PageRemember {
+  rules: { op: string; id: string; text: string; rule: string; also: string }[];
+  refused: { op: string; why: string }[];
+}
+
+/**
+ * A request as an approver reads it, in the order both approval surfaces (the browser page and
+ * the terminal approver) show it: the verdict and its rules, the facts with their status, the
+ * trusted calls with their arguments and counts, the previews, the agent's own words, the source.
+ * Every string that the agent or the outside world chose is already made visible (visibleText);
+ * a surface only has to escape for its medium.
+ */
+export interface RequestPage {
+  id: string;
+  status: RequestStatus;
+  final: boolean; // no decision is possible any more
+  entry: string;
+  program_sha256: string;
+  submitter: string; // the submitter token's name
+  created_at: string; // ISO 8601
+  deadline_at: string;
+  verdict: { kind: "auto_approved" | "auto_rejected" | "ask"; reason: string; rulings: PageRuling[] };
+  decision: { kind: string; approver: string | null; reason: string | null; feedback: string | null; at: string } | null;
+  summary: string[];
+  facts: PageFact[];
+  calls: PageCall[];
+  previews: PagePreview[] | null; // null: no preview was fetched for this request
+  rationale: { program: string; submitter: string | null }; // the agent's words, never countersign's
+  source: { lines: string[]; call_lines: number[] };
+  remember: PageRemember | null; // null: the request no longer waits, nothing can be remembered
+}
+
+export interface RequestPageInput {
+  request: StoredRequest;
+  remember?: Remembered[] | null;
+  previews?: unknown; // per effect, as the preview step attaches them; anything else is ignored
+}
+
+/** The request page's content as plain data: the one view model of both approval surfaces. */
+export function requestPage(input: RequestPageInput): RequestPage {
+  const { request } = input;
+  const { facts, policy } = request;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const page: RequestPage = {
+    id: request.id,
+    status: request.status,
+    final: request.status !== "pending",
+    entry: facts.program.entry,
+    program_sha256: facts.program.sha256,
+    submitter: request.token,
+    created_at: iso(request.created_at),
+    deadline_at: iso(request.deadline_at),
+    verdict: {
+      kind: policy.kind,
+      reason: policy.reason,
+      rulings: policy.effects.map((e) => ({ op: e.op, line: e.site.line, column: e.site.column, verdict: e.verdict, rule: e.rule, why: e.why })),
+    },
+    decision: request.decision === null ? null : { ...request.decision, at: iso(request.decision.at) },
+    summary: facts.summary,
+    facts: pageFacts(request),
+    calls: facts.effects.map((e) => ({
+      op: e.op,
+      line: e.site.line,
+      column: e.site.column,
+      count: describeCount(e.count),
+      args: Object.entries(e.args).map(([name, v]) => ({ name, value: describeArgument(v) })),
+    })),
+    previews: pagePreviews(input.previews),
+    rationale: { program: facts.rationale, submitter: request.rationale },
+    source: { lines: request.source.replace(/\r?\n$/, "").split(/\r?\n/), call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b) },
+    remember: request.status === "pending" && input.remember != null ? pageRemember(input.remember) : null,
+  };
+  return visibleStrings(page);
+}
+
+const GUARANTEE_STATUS: Readonly<Record<string, FactStatus>> = { proven: "proven", enforced: "enforced", refuted: "not_proven" };
+
+/** The program's guarantees, the policy's run-time guards, then what the analysis could not bound. */
+function pageFacts(request: StoredRequest): PageFact[] {
+  const { facts, policy } = request;
+  const out: PageFact[] = facts.guarantees.map((g) => ({ status: GUARANTEE_STATUS[g.status] ?? "unknown", text: g.text, why: g.why, line: g.site?.line ?? null }));
+  for (const guard of policy.guards) {
+    out.push({ status: "enforced", text: describeEffectConstraint(guard), why: "a deny rule could not be ruled out statically: every call is checked against it", line: null });
+  }
+  for (const e of facts.effects) {
+    for (const [name, v] of Object.entries(e.args)) {
+      if (hasUnknown(v)) out.push({ status: "unknown", text: `\`${name}\` of ${e.op} ${describeArgument(v)}`, why: "the analysis cannot bound this value", line: e.site.line });
+    }
+    if (e.count.max === null) out.push({ status: "unknown", text: `${e.op} may be called ${describeCount(e.count)} times`, why: "no static bound on the number of calls", line: e.site.line });
+  }
+  for (const d of facts.diagnostics) out.push({ status: "unknown", text: `${d.severity}: ${d.message}`, why: d.code, line: d.line });
+  return out;
+}
+
+function hasUnknown(v: AbstractValue): boolean {
+  if (v.kind === "unknown") return true;
+  if (v.kind === "array") return hasUnknown(v.element);
+  if (v.kind === "record") return Object.values(v.fields).some(hasUnknown);
+  return false;
+}
+
+function pageRemember(remembered: Remembered[]): PageRemember {
+  const rules: PageRemember["rules"] = [];
+  const refused: PageRemember["refused"] = [];
+  for (const r of remembered) {
+    if (r.rule === null) {
+      refused.push({ op: r.op, why: "why" in r ? r.why : "" });
+      continue;
+    }
+    const constraint: EffectConstraint = { op: r.rule.op, ...(r.rule.when ?? {}) };
+    const text = describeEffectConstraint(constraint);
+    rules.push({
+      op: r.op,
+      id: r.rule.id,
+      text,
+      rule: JSON.stringify(r.rule, null, 2),
+      also: `Any later program, not only this one, whose ${r.op} calls all fit this (${text}) gets them approved without asking; its other calls are still decided by the rest of the policy.`,
+    });
+  }
+  return { rules, refused };
+}
+
+// The preview step's output as it may arrive: per effect, fields (a list or a label → value map) or why it is unavailable.
+const PreviewField = z.object({ label: z.string(), value: Json.nullish(), multiline: z.boolean().optional() });
+const PreviewBody = z.object({
+  fields: z.union([z.array(PreviewField), z.record(z.string(), Json.nullish())]).optional(),
+  multiline: z.array(z.string()).optional(),
+  unavailable: z.string().optional(),
+});
+const Preview = PreviewBody.extend({ op: z.string(), site: Site.optional(), preview: PreviewBody.optional() });
+
+function pagePreviews(raw: unknown): PagePreview[] | null {
+  const parsed = z.array(Preview).safeParse(raw);
+  if (!parsed.success) return null;
+  return parsed.data.map((p): PagePreview => {
+    const body = p.preview ?? p;
+    const line = p.site?.line ?? null;
+    if (body.unavailable !== undefined) return { op: p.op, line, unavailable: body.unavailable };
+    const multiline = new Set(body.multiline ?? []);
+    const fields = Array.isArray(body.fields)
+      ? body.fields.map((f) => ({ label: f.label, value: f.value, multiline: f.multiline }))
+      : Object.entries(body.fields ?? {}).map(([label, value]) => ({ label, value, multiline: undefined }));
+    return {
+      op: p.op,
+      line,
+      fields: fields.map((f) => {
+        const value = f.value === null || f.value === undefined ? null : typeof f.value === "string" ? f.value : JSON.stringify(f.value, null, 2);
+        return { label: f.label, value, multiline: f.multiline ?? (multiline.has(f.label) || (value ?? "").includes("\n")) };
+      }),
+    };
+  });
+}
+
+/** Every string of the page through visibleText: the agent chose most of them, and a third party the previews. */
+function visibleStrings<T>(value: T): T {
+  if (typeof value === "string") return visibleText(value) as T;
+  if (Array.isArray(value)) return value.map(visibleStrings) as T;
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visibleStrings(v)])) as T;
+  return value;
+}

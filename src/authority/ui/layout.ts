@@ -1,0 +1,56 @@
+import { html } from "hono/html";
+
+/** A piece of HTML: every string put into one through `html` is escaped. */
+export type Html = ReturnType<typeof html>;
+
+export const STYLESHEET_PATH = "/ui/app.css";
+export const SCRIPT_PATH = "/ui/live.js";
+
+/**
+ * The frame of every page: the title (with the number of pending requests when known), the
+ * navigation, the one stylesheet and the one script, both from this authority (the CSP allows
+ * nothing else, inline script included).
+ */
+export function layout(options: { title: string; pending?: number; approver?: string; body: Html }): Html {
+  const live = options.approver !== undefined; // the script's event stream needs the session
+  const title = `${options.pending ? `(${options.pending}) ` : ""}${options.title} · countersign`;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="stylesheet" href="${STYLESHEET_PATH}">
+${live ? html`<script src="${SCRIPT_PATH}" defer></script>` : ""}
+</head>
+<body>
+<header class="top">
+<nav aria-label="main"><a href="/">Inbox</a> <a href="/rules">Remembered rules</a></nav>
+${options.approver === undefined ? "" : html`<span class="who">signed in as ${options.approver}</span>`}
+</header>
+<main id="main">
+${options.body}
+</main>
+</body>
+</html>`;
+}
+
+/** A time as the page shows it: absolute in the tooltip and datetime, relative in the text (kept current by the script). */
+export function timeAgo(iso: string, now: number): Html {
+  return html`<time datetime="${iso}" title="${iso}" data-ago>${ago(Date.parse(iso), now)}</time>`;
+}
+
+export function timeLeft(iso: string, now: number): Html {
+  return html`<time datetime="${iso}" title="${iso}" data-left>${left(Date.parse(iso), now)}</time>`;
+}
+
+// The script (assets.ts) embeds this function, so that a page looks the same before and after it ticks.
+export function span(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+  return `${Math.floor(s / 86400)} d`;
+}
+export const ago = (at: number, now: number): string => `${span(now - at)} ago`;
+export const left = (at: number, now: number): string => (at <= now ? "expired" : `${span(at - now)} left`);

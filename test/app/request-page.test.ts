@@ -1,0 +1,192 @@
+// The approver's view model and the questions answered from facts, over facts the real analyzer
+// and the shipped policy produce for the examples.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createAnalyzer } from "../../src/analyze/index.js";
+import { answerQuestion } from "../../src/app/answer-question.js";
+import { requestPage } from "../../src/app/request-page.js";
+import { visibleText } from "../../src/app/visible-text.js";
+import { loadPolicy } from "../../src/config/index.js";
+import type { StoredRequest } from "../../src/model/index.js";
+import { packageRoot } from "../../src/model/paths.js";
+import { decide, rememberRule } from "../../src/policy/index.js";
+import { shippedManifests } from "../policy/helpers.js";
+
+const manifests = shippedManifests();
+const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: "/home/user" });
+const analyzer = createAnalyzer(manifests);
+afterAll(() => analyzer.dispose());
+
+function stored(source: string, entry = "program.ts", extra: Partial<StoredRequest> = {}): StoredRequest {
+  const facts = analyzer.analyze(source, { entry });
+  return {
+    id: "req_AAAAAAAAAAAAAAAAAAAAAA",
+    seq: 1,
+    token: "agent",
+    status: "pending",
+    source,
+    facts,
+    policy: decide(facts, policy, manifests),
+    rationale: null,
+    created_at: Date.parse("2030-01-01T00:00:00Z"),
+    deadline_at: Date.parse("2030-01-01T00:15:00Z"),
+    decision: null,
+    ...extra,
+  };
+}
+const example = (name: string) => stored(readFileSync(join(packageRoot, "examples", name), "utf8"), name);
+
+describe("requestPage", () => {
+  it("puts the verdict, facts, calls, the agent's words and the source of notify-team.ts in order", () => {
+    const request = example("notify-team.ts");
+    const page = requestPage({ request, remember: rememberRule(request.facts, request.policy, manifests) });
+    expect(page).toMatchObject({ id: request.id, status: "pending", final: false, entry: "notify-team.ts", submitter: "agent", created_at: "2030-01-01T00:00:00.000Z" });
+    expect(page.verdict.kind).toBe("ask");
+    expect(page.verdict.rulings).toEqual([expect.objectContaining({ op: "email.send_email", line: 12, verdict: "ask" })]);
+    expect(page.facts.map((f) => [f.status, f.text])).toEqual([
+      ["proven", "recipientsOnly(TEAM)"],
+      ["proven", "atMostEmails(1)"],
+      ["proven", expect.stringContaining("fs.*")],
+    ]);
+    expect(page.calls).toEqual([
+      {
+        op: "email.send_email",
+        line: 12,
+        column: 11,
+        count: "1",
+        args: [
+          { name: "to", value: '= ["alice@example.com","bob@example.com"]' },
+          { name: "subject", value: '= "Weekly report ready"' },
+          { name: "body", value: '= "The weekly report is in /home/user/Sandbox/reports."' },
+        ],
+      },
+    ]);
+    expect(page.rationale).toEqual({ program: "Tell the team the weekly report is ready.", submitter: null });
+    expect(page.source.lines[11]).toContain("await sendEmail({");
+    expect(page.source.call_lines).toEqual([12]);
+    expect(page.previews).toBeNull();
+    expect(page.remember?.rules).toEqual([expect.objectContaining({ op: "email.send_email", id: expect.stringMatching(/^remembered\.email\.send_email\./) })]);
+    expect(page.remember!.rules[0]!.text).toContain("alice@example.com");
+    expect(page.remember!.rules[0]!.also).toMatch(/^Any later program, not only this one/);
+    expect(JSON.parse(page.remember!.rules[0]!.rule)).toMatchObject({ decision: "allow", op: "email.send_email", when: { count: { max: 1 } } });
+  });
+
+  it("a decided request is final and offers nothing to remember", () => {
+    const request = example("notify-team.ts");
+    const page = requestPage({
+      request: { ...request, status: "rejected", decision: { kind: "rejected", approver: "alice", reason: "not today", feedback: null, at: Date.parse("2030-01-01T00:01:00Z") } },
+      remember: rememberRule(request.facts, request.policy, manifests),
+    });
+    expect(page.final).toBe(true);
+    expect(page.remember).toBeNull();
+    expect(page.decision).toEqual({ kind: "rejected", approver: "alice", reason: "not today", feedback: null, at: "2030-01-01T00:01:00.000Z" });
+  });
+
+  it("marks values the analysis cannot bound as unknown, at their line", () => {
+    const page = requestPage({ request: example("draft-and-send.ts") });
+    const unknown = page.facts.filter((f) => f.status === "unknown");
+    expect(unknown).toEqual([expect.objectContaining({ text: expect.stringContaining("`draft_id` of email.send_draft"), line: 16 })]);
+  });
+
+  it("says what remembering cannot pin, per op", () => {
+    const request = example("draft-and-send.ts");
+    const page = requestPage({ request, remember: rememberRule(request.facts, request.policy, manifests) });
+    expect(page.remember!.refused).toEqual([expect.objectContaining({ op: "email.send_draft", why: expect.stringContaining("draft_id") })]);
+  });
+
+  it("renders previews as fields, n/a for missing ones, multiline ones flagged, and unavailable with its reason; junk is ignored", () => {
+    const request = example("notify-team.ts");
+    const page = requestPage({
+      request,
+      previews: [
+        { op: "email.send_draft", site: { line: 16, column: 5 }, fields: [{ label: "To", value: "bob@example.com" }, { label: "Body", value: "a\nb" }, { label: "Cc", value: null }] },
+        { op: "http.get", preview: { fields: { Status: 200, Title: "x" }, multiline: ["Title"] } },
+        { op: "email.send_draft", unavailable: "timed out after 5 s" },
+      ],
+    });
+    expect(page.previews).toEqual([
+      {
+        op: "email.send_draft",
+        line: 16,
+        fields: [
+          { label: "To", value: "bob@example.com", multiline: false },
+          { label: "Body", value: "a\nb", multiline: true },
+          { label: "Cc", value: null, multiline: false },
+        ],
+      },
+      { op: "http.get", line: null, fields: [{ label: "Status", value: "200", multiline: false }, { label: "Title", value: "x", multiline: true }] },
+      { op: "email.send_draft", line: null, unavailable: "timed out after 5 s" },
+    ]);
+    expect(requestPage({ request, previews: { not: "a list" } }).previews).toBeNull();
+  });
+
+  it("makes every control, escape and bidi character in agent text visible, everywhere on the page", () => {
+    const hostile = "ok\u202Eevil\u001b[31mred\u0007\r\u200Bend\tx";
+    const request = stored(
+      `import { program } from "countersign";\n// ${hostile.replace("\r", "")}\nexport default program({ rationale: ${JSON.stringify(hostile)}, guarantees: [], async main() {} });\n`,
+      "x.ts",
+      { rationale: hostile },
+    );
+    const page = requestPage({ request, previews: [{ op: "email.send_email", fields: { Body: hostile } }] });
+    const strings: string[] = [];
+    JSON.stringify(page, (_, v: unknown) => (typeof v === "string" && strings.push(v), v));
+    expect(strings.filter((s) => /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e]/.test(s))).toEqual([]);
+    expect(page.rationale.submitter).toBe("ok⟨U+202E⟩evil⟨U+001B⟩[31mred⟨U+0007⟩⟨U+000D⟩⟨U+200B⟩end\tx");
+    expect(page.rationale.program).toBe(page.rationale.submitter);
+    expect(page.source.lines[1]).toContain("⟨U+202E⟩evil⟨U+001B⟩");
+  });
+});
+
+describe("visibleText", () => {
+  it("keeps ordinary text, line feeds and tabs; marks C0, C1, DEL, bidi and zero-width characters", () => {
+    expect(visibleText("héllo\n\tworld ✓ <b>")).toBe("héllo\n\tworld ✓ <b>");
+    expect(visibleText("\u0000\u009b\u007f\u061c\u200e\u2066\u2069\ufeff")).toBe("⟨U+0000⟩⟨U+009B⟩⟨U+007F⟩⟨U+061C⟩⟨U+200E⟩⟨U+2066⟩⟨U+2069⟩⟨U+FEFF⟩");
+  });
+});
+
+describe("answerQuestion", () => {
+  const notify = example("notify-team.ts").facts;
+  const fetchPost = example("fetch-and-post.ts").facts;
+  const draft = example("draft-and-send.ts").facts;
+
+  it("who will be emailed: the recipients of every send, and the guarantees about them", () => {
+    const answer = answerQuestion(notify, "Who will be emailed?");
+    expect(answer?.topic).toBe("recipients");
+    expect(answer?.question).toBe("Who will be emailed?");
+    expect(answer?.lines[0]).toBe('email.send_email at line 12 (1 call): `to` = ["alice@example.com","bob@example.com"]');
+    expect(answer?.lines[1]).toMatch(/^Guarantee recipientsOnly\(.*\): proven/);
+    expect(answerQuestion(draft, "who gets the email?")?.lines[0]).toMatch(/^email\.send_draft at line 16 \(1 call\): its to \/ cc \/ bcc is not among the call's arguments$/);
+    expect(answerQuestion(fetchPost, "Who will be emailed?")?.lines).toEqual(["Nobody: the program sends no email."]);
+  });
+
+  it("how many emails: the total range and each call", () => {
+    expect(answerQuestion(notify, "how many emails will it send?")).toEqual({ topic: "email_count", question: "How many emails will be sent?", lines: ["Exactly 1.", "email.send_email at line 12: 1", expect.stringMatching(/^Guarantee atMostEmails\(1\): proven/)] });
+  });
+
+  it("which hosts: every HTTP call's URL and host", () => {
+    const answer = answerQuestion(fetchPost, "Which hosts?");
+    expect(answer?.topic).toBe("hosts");
+    expect(answer?.lines.slice(0, 2)).toEqual([
+      'http.get at line 13 (1 call): `url` = "https://ci.example.com/api/status" (host ci.example.com:443)',
+      'http.post at line 15 (1 call): `url` = "https://chat.example.com/hooks/team" (host chat.example.com:443)',
+    ]);
+    expect(answer?.lines[2]).toMatch(/^Guarantee onlyHosts/);
+  });
+
+  it("what files will be written: writes only; reads when asked about reads", () => {
+    const request = example("read-notes.ts").facts;
+    expect(answerQuestion(request, "What files will be written?")?.lines).toEqual(["None: the program makes no such file call."]);
+    expect(answerQuestion(request, "What files will be written?")?.question).toBe("Which files will be written?");
+    expect(answerQuestion(request, "which files does it read?")?.question).toBe("Which files will be read?");
+    const reads = answerQuestion(request, "what files will be read?")!.lines;
+    expect(reads.slice(0, 2)).toEqual(['fs.list_dir at line 13 (1 call): `path` = "/home/user/Sandbox/notes"', expect.stringMatching(/^fs\.read_file at line 15 \(2 calls\): `path` /)]);
+    expect(answerQuestion(request, "Which files?")!.lines.slice(0, 2)).toEqual(reads.slice(0, 2));
+  });
+
+  it("anything else is no question the facts answer: null, for the agent", () => {
+    for (const text of ["Please add carol@example.com", "Why do you need this?", "Who will be emailed? Also add carol.", "", "who\nis emailed?", `who ${"x".repeat(300)}?`]) {
+      expect(answerQuestion(notify, text), text).toBeNull();
+    }
+  });
+});
