@@ -1,6 +1,6 @@
 // Use cases: one function each, over explicit inputs and an AppContext. The CLI commands and the
 // authority's routes are thin adapters over them.
-export type { AppContext, ProgramInput } from "./context.js";
+export type { AppContext, PreviewHost, ProgramInput } from "./context.js";
 export { localContext, databaseOf, type LocalOptions } from "./local-context.js";
 export { checkProgram } from "./check-program.js";
 export { policyInForce, REMEMBERED_FILE, type PolicyInForce } from "./policy-in-force.js";
@@ -16,3 +16,4 @@ export { runPolicyTests, PolicyTestFile, type PolicyCaseResult, type PolicyTestO
 export { initDataDir, FIRST_TOKEN, type InitResult } from "./init-data-dir.js";
 export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";
 export { reviewRequest } from "./review-request.js";
+export { previewRequest, MAX_PREVIEWS } from "./preview-request.js";
