@@ -16,7 +16,7 @@ export interface ProgramInput {
 /** What previews at approval time are fetched with: the connector host with the user's connections. */
 export interface PreviewHost {
   connector: () => ConnectorContext; // read for each showing: the credential in force then
-  timeoutMs: number; // per preview (at most the connector's PREVIEW_TIMEOUT_MS)
+  timeoutMs: number; // the longest a showing waits for a preview (at most the connector's PREVIEW_TIMEOUT_MS)
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { fetchPreview, type ConnectorContext } from "../connector/index.js";
+import { fetchPreview, PREVIEW_TIMEOUT_MS, type ConnectorContext, type Preview } from "../connector/index.js";
 import { canonicalJson } from "../constraint/index.js";
 import type { PreviewShown, StoredRequest } from "../model/index.js";
 import type { AppContext, PreviewHost } from "./context.js";
@@ -52,7 +52,7 @@ export async function previewRequest(ctx: AppContext, request: StoredRequest, ap
       if ("show" in step) return step.show;
       const of = step.fetch;
       if ("problem" in connector) return { ...of, unavailable: `Preview unavailable: ${connector.problem}` };
-      const preview = await fetchPreview(manifests, of.op, of.args, connector);
+      const preview = await within(connector.limits.timeoutMs, fetchPreview(manifests, of.op, of.args, connector));
       return preview.ok ? { ...of, fields: preview.fields } : { ...of, unavailable: preview.reason };
     }),
   );
@@ -69,8 +69,25 @@ export async function previewRequest(ctx: AppContext, request: StoredRequest, ap
 function connectorFor(host: PreviewHost): ConnectorContext | { problem: string } {
   try {
     const { connections, dataDir, limits } = host.connector();
-    return { connections, dataDir, limits: { ...limits, timeoutMs: host.timeoutMs } };
+    return { connections, dataDir, limits: { ...limits, timeoutMs: Math.min(host.timeoutMs, PREVIEW_TIMEOUT_MS) } };
   } catch (err) {
     return { problem: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+/**
+ * `preview`, or unavailable once `ms` have passed since the showing began: the connector's own
+ * timeout starts with the plugin call, and starting a plugin on a busy machine counts too. What is
+ * left running stops at that timeout.
+ */
+async function within(ms: number, preview: Promise<Preview>): Promise<Preview> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Preview>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, reason: `Preview unavailable: no answer within ${ms} ms`, fields: [] }), ms);
+  });
+  try {
+    return await Promise.race([preview, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -14,7 +14,7 @@ import { PreviewShown } from "../../src/model/index.js";
 import { startTestAuthority, type ApproverSession, type TestAuthority } from "./harness.js";
 
 const PROVIDER_TOKEN = "provider-secret-token";
-const PREVIEW_TIMEOUT_MS = 1_000;
+const PREVIEW_TIMEOUT_MS = 3_000; // long enough for a plugin to start on a busy machine
 
 // What the draft says: strings that appear nowhere but in the provider's answer.
 const DRAFT = { to: "carol.preview@example.net", subject: "Board minutes 7Q2X", body: "Salary table:\nrow 91873\n" };
@@ -197,10 +197,10 @@ describe("previews at approval time (send_draft)", () => {
     const elapsed = Date.now() - started;
     expect(shown.status).toBe(200);
     expect(shown.body.previews.map((p: { args: unknown; unavailable: string }) => [p.args, p.unavailable])).toEqual(
-      ["r00000001", "r00000002", "r00000003"].map((id) => [{ draft_id: id }, `Preview unavailable: email.get_draft ran longer than ${PREVIEW_TIMEOUT_MS} ms and was stopped`]),
+      ["r00000001", "r00000002", "r00000003"].map((id) => [{ draft_id: id }, `Preview unavailable: no answer within ${PREVIEW_TIMEOUT_MS} ms`]),
     );
-    // The three previews wait side by side, not one after another: well under 3 timeouts.
-    expect(elapsed).toBeLessThan(3 * PREVIEW_TIMEOUT_MS);
+    // The three previews wait side by side, not one after another (that would take 3 timeouts).
+    expect(elapsed).toBeLessThan(2 * PREVIEW_TIMEOUT_MS);
     expect((await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "rejected", reason: "cannot see it" } })).status).toBe(200);
   });
 
