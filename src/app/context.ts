@@ -1,4 +1,5 @@
 import type { BudgetOptions } from "../analyze/index.js";
+import type { ConnectorContext } from "../connector/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import type { Facts } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
@@ -10,6 +11,12 @@ export interface ProgramInput {
   source: Uint8Array | string;
   entry: string;
   budget?: BudgetOptions; // limits of this analysis, over the analyzer's defaults
+}
+
+/** What previews at approval time are fetched with: the connector host with the user's connections. */
+export interface PreviewHost {
+  connector: () => ConnectorContext; // read for each showing: the credential in force then
+  timeoutMs: number; // the longest a showing waits for a preview (at most the connector's PREVIEW_TIMEOUT_MS)
 }
 
 /**
@@ -31,4 +38,6 @@ export interface AppContext {
   store: () => Promise<Store>; // opened on first use
   /** Rules saved by "approve and remember" and not forgotten: part of the policy in force. */
   rememberedRules: () => Promise<StoredRule[]>;
+  /** The authority's: without it a review shows no previews (nothing is fetched). */
+  previews?: PreviewHost;
 }

@@ -1,6 +1,6 @@
 // Use cases: one function each, over explicit inputs and an AppContext. The CLI commands and the
 // authority's routes are thin adapters over them.
-export type { AppContext, ProgramInput } from "./context.js";
+export type { AppContext, PreviewHost, ProgramInput } from "./context.js";
 export { localContext, databaseOf, type LocalOptions } from "./local-context.js";
 export { checkProgram } from "./check-program.js";
 export { policyInForce, REMEMBERED_FILE, type PolicyInForce } from "./policy-in-force.js";
@@ -19,3 +19,4 @@ export { reviewRequest } from "./review-request.js";
 export { requestPage, FACT_STATUS_LABELS, type RequestPage, type RequestPageInput, type FactStatus, type PageFact, type PageCall, type PagePreview, type PageRemember, type PageRuling } from "./request-page.js";
 export { answerQuestion, type FactAnswer } from "./answer-question.js";
 export { visibleText } from "./visible-text.js";
+export { previewRequest, MAX_PREVIEWS } from "./preview-request.js";

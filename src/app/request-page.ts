@@ -1,6 +1,5 @@
-import { z } from "zod";
 import { describeArgument, describeCount, describeEffectConstraint } from "../constraint/index.js";
-import { Json, Site, type AbstractValue, type EffectConstraint, type RequestStatus, type StoredRequest } from "../model/index.js";
+import type { AbstractValue, EffectConstraint, PreviewShown, RequestStatus, StoredRequest } from "../model/index.js";
 import type { Remembered } from "../policy/index.js";
 import { visibleText } from "./visible-text.js";
 
@@ -40,11 +39,11 @@ export interface PageCall {
 
 export interface PagePreviewField {
   label: string;
-  value: string | null; // null: the preview has no such field ("n/a")
+  value: string; // "n/a" when the preview has no such field
   multiline: boolean;
 }
 
-export type PagePreview = { op: string; line: number | null; fields: PagePreviewField[] } | { op: string; line: number | null; unavailable: string };
+export type PagePreview = { op: string; line: number | null; fields: PagePreviewField[] } | { op: string; line: number | null; unavailable: string }; // unavailable: "Preview unavailable: <why>"
 
 /** What "approve and remember" would save: per op the exact rule and what else it lets through, or why none can be made. */
 export interface PageRemember {
@@ -82,7 +81,7 @@ export interface RequestPage {
 export interface RequestPageInput {
   request: StoredRequest;
   remember?: Remembered[] | null;
-  previews?: unknown; // per effect, as the preview step attaches them; anything else is ignored
+  previews?: readonly PreviewShown[]; // fetched for this showing (pending requests only)
 }
 
 /** The request page's content as plain data: the one view model of both approval surfaces. */
@@ -169,35 +168,12 @@ function pageRemember(remembered: Remembered[]): PageRemember {
   return { rules, refused };
 }
 
-// The preview step's output as it may arrive: per effect, fields (a list or a label → value map) or why it is unavailable.
-const PreviewField = z.object({ label: z.string(), value: Json.nullish(), multiline: z.boolean().optional() });
-const PreviewBody = z.object({
-  fields: z.union([z.array(PreviewField), z.record(z.string(), Json.nullish())]).optional(),
-  multiline: z.array(z.string()).optional(),
-  unavailable: z.string().optional(),
-});
-const Preview = PreviewBody.extend({ op: z.string(), site: Site.optional(), preview: PreviewBody.optional() });
-
-function pagePreviews(raw: unknown): PagePreview[] | null {
-  const parsed = z.array(Preview).safeParse(raw);
-  if (!parsed.success) return null;
-  return parsed.data.map((p): PagePreview => {
-    const body = p.preview ?? p;
-    const line = p.site?.line ?? null;
-    if (body.unavailable !== undefined) return { op: p.op, line, unavailable: body.unavailable };
-    const multiline = new Set(body.multiline ?? []);
-    const fields = Array.isArray(body.fields)
-      ? body.fields.map((f) => ({ label: f.label, value: f.value, multiline: f.multiline }))
-      : Object.entries(body.fields ?? {}).map(([label, value]) => ({ label, value, multiline: undefined }));
-    return {
-      op: p.op,
-      line,
-      fields: fields.map((f) => {
-        const value = f.value === null || f.value === undefined ? null : typeof f.value === "string" ? f.value : JSON.stringify(f.value, null, 2);
-        return { label: f.label, value, multiline: f.multiline ?? (multiline.has(f.label) || (value ?? "").includes("\n")) };
-      }),
-    };
-  });
+// The previews fetched for this showing, as the page shows them: by the call's line.
+function pagePreviews(previews: readonly PreviewShown[] | undefined): PagePreview[] | null {
+  if (previews === undefined) return null;
+  return previews.map((p): PagePreview =>
+    "unavailable" in p ? { op: p.op, line: p.site.line, unavailable: p.unavailable } : { op: p.op, line: p.site.line, fields: p.fields.map((f) => ({ label: f.label, value: f.value, multiline: f.multiline })) },
+  );
 }
 
 /** Every string of the page through visibleText: the agent chose most of them, and a third party the previews. */

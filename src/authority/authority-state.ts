@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { AppContext } from "../app/index.js";
-import { defaultPolicyDir, loadManifests, loadPolicy, manifestDirFor, packageVersion } from "../config/index.js";
+import { connectorContext, defaultPolicyDir, loadManifests, loadPolicy, manifestDirFor, packageVersion } from "../config/index.js";
+import { PREVIEW_TIMEOUT_MS } from "../connector/index.js";
 import { manifestsHash, type ManifestSet } from "../manifest/index.js";
 import type { Policy } from "../policy/index.js";
 import { fileKeyStore, type Store } from "../store/index.js";
@@ -16,6 +17,7 @@ export interface StateOptions {
   policies?: string; // --policies; default the data directory's, else the shipped ones
   poolSize?: number;
   analysisTimeoutMs?: number;
+  previewTimeoutMs?: number; // each preview at approval time (default and most: the connector's 5 s)
   now?: () => Date;
 }
 
@@ -70,6 +72,7 @@ export class AuthorityState {
       redemptions: store,
       store: async () => store,
       rememberedRules: () => store.listRememberedRules(),
+      previews: { connector: () => connectorContext(options.dataDir), timeoutMs: options.previewTimeoutMs ?? PREVIEW_TIMEOUT_MS },
     };
   }
 

@@ -32,7 +32,7 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   });
 
   // The request page's content as data, for an approval surface of its own (the terminal approver): the same order, already made visible.
-  app.get("/v1/requests/:id/page", approver, async (c) => c.json(requestPage(await reviewRequest(ctx, c.req.param("id")))));
+  app.get("/v1/requests/:id/page", approver, async (c) => c.json(requestPage(await reviewRequest(ctx, c.req.param("id"), c.get("approver").approver))));
 
   app.post("/v1/requests/:id/decision", approver, async (c) => {
     const body = await readBody(c, DecisionBody, deps.maxBodyBytes);

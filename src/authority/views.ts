@@ -1,4 +1,4 @@
-import type { StoredRequest } from "../model/index.js";
+import type { PreviewShown, StoredRequest } from "../model/index.js";
 import type { Remembered } from "../policy/index.js";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -27,8 +27,11 @@ export function submitterView(request: StoredRequest) {
   };
 }
 
-/** Everything, for the approver: source, facts, the policy's whole decision, who submitted it, and what remembering would save. */
-export function approverView(request: StoredRequest, remember: Remembered[] | null = null) {
+/**
+ * Everything, for the approver: source, facts, the policy's whole decision, who submitted it, and
+ * (in the view of one request) what remembering would save and the previews fetched for it.
+ */
+export function approverView(request: StoredRequest, remember: Remembered[] | null = null, previews: PreviewShown[] | null = null) {
   return {
     ...submitterView(request),
     seq: request.seq,
@@ -39,5 +42,6 @@ export function approverView(request: StoredRequest, remember: Remembered[] | nu
     policy: request.policy,
     decision: decisionView(request, true),
     ...(remember === null ? {} : { remember }),
+    ...(previews === null ? {} : { previews }),
   };
 }

@@ -1,17 +1,11 @@
 import { createHash } from "node:crypto";
 import type { ManifestSet } from "../manifest/index.js";
-import type { Json } from "../model/index.js";
+import type { Json, PreviewField } from "../model/index.js";
 import type { ConnectorContext } from "./context.js";
 import { admitPreview } from "./admission.js";
 import { executeAction } from "./execute-action.js";
 import { fillTemplate } from "./interpolate.js";
 import { resolvePath } from "./resolve-path.js";
-
-export interface PreviewField {
-  label: string;
-  value: string;
-  multiline: boolean;
-}
 
 /** `reason` is ready to show: "Preview unavailable: <why>". `sha256` hashes the preview op's output as JSON. */
 export type Preview = { ok: true; fields: PreviewField[]; sha256: string } | { ok: false; reason: string; fields: [] };

@@ -12,6 +12,7 @@ export * from "./host-port.js";
 export * from "./json.js";
 export * from "./parse-toml.js";
 export * from "./paths.js";
+export * from "./preview.js";
 export * from "./program-bytes.js";
 export * from "./receipt.js";
 export * from "./request.js";

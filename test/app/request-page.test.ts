@@ -95,30 +95,21 @@ describe("requestPage", () => {
     expect(page.remember!.refused).toEqual([expect.objectContaining({ op: "email.send_draft", why: expect.stringContaining("draft_id") })]);
   });
 
-  it("renders previews as fields, n/a for missing ones, multiline ones flagged, and unavailable with its reason; junk is ignored", () => {
+  it("renders previews as the authority fetched them: fields with their flags, n/a kept, and unavailable with its reason", () => {
     const request = example("notify-team.ts");
+    const site = { line: 16, column: 5 };
     const page = requestPage({
       request,
       previews: [
-        { op: "email.send_draft", site: { line: 16, column: 5 }, fields: [{ label: "To", value: "bob@example.com" }, { label: "Body", value: "a\nb" }, { label: "Cc", value: null }] },
-        { op: "http.get", preview: { fields: { Status: 200, Title: "x" }, multiline: ["Title"] } },
-        { op: "email.send_draft", unavailable: "timed out after 5 s" },
+        { effect: 0, op: "email.send_draft", site, args: { draft_id: "d1" }, fields: [{ label: "To", value: "bob@example.com", multiline: false }, { label: "Body", value: "a\nb", multiline: true }, { label: "Cc", value: "n/a", multiline: false }] },
+        { effect: 0, op: "email.send_draft", site: { line: 20, column: 5 }, args: {}, unavailable: "Preview unavailable: no answer within 5000 ms" },
       ],
     });
     expect(page.previews).toEqual([
-      {
-        op: "email.send_draft",
-        line: 16,
-        fields: [
-          { label: "To", value: "bob@example.com", multiline: false },
-          { label: "Body", value: "a\nb", multiline: true },
-          { label: "Cc", value: null, multiline: false },
-        ],
-      },
-      { op: "http.get", line: null, fields: [{ label: "Status", value: "200", multiline: false }, { label: "Title", value: "x", multiline: true }] },
-      { op: "email.send_draft", line: null, unavailable: "timed out after 5 s" },
+      { op: "email.send_draft", line: 16, fields: [{ label: "To", value: "bob@example.com", multiline: false }, { label: "Body", value: "a\nb", multiline: true }, { label: "Cc", value: "n/a", multiline: false }] },
+      { op: "email.send_draft", line: 20, unavailable: "Preview unavailable: no answer within 5000 ms" },
     ]);
-    expect(requestPage({ request, previews: { not: "a list" } }).previews).toBeNull();
+    expect(requestPage({ request }).previews).toBeNull();
   });
 
   it("makes every control, escape and bidi character in agent text visible, everywhere on the page", () => {
@@ -128,7 +119,7 @@ describe("requestPage", () => {
       "x.ts",
       { rationale: hostile },
     );
-    const page = requestPage({ request, previews: [{ op: "email.send_email", fields: { Body: hostile } }] });
+    const page = requestPage({ request, previews: [{ effect: 0, op: "email.send_draft", site: { line: 1, column: 1 }, args: {}, fields: [{ label: "Body", value: hostile, multiline: true }] }] });
     const strings: string[] = [];
     JSON.stringify(page, (_, v: unknown) => (typeof v === "string" && strings.push(v), v));
     expect(strings.filter((s) => /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e]/.test(s))).toEqual([]);

@@ -92,10 +92,10 @@ function answerBanner(answer: FactAnswer): Html {
 }
 
 function preview(p: PagePreview): Html {
-  if ("unavailable" in p) return html`<div class="preview"><b>${p.op}</b>${line(p.line)}: <span class="unavailable">Preview unavailable: ${p.unavailable}</span></div>`;
+  if ("unavailable" in p) return html`<div class="preview"><b>${p.op}</b>${line(p.line)}: <span class="unavailable">${p.unavailable}</span></div>`;
   return html`<div class="preview"><b>${p.op}</b>${line(p.line)}
 <dl class="args">${p.fields.map(
-    (f) => html`<dt>${f.label}</dt><dd>${f.value === null ? html`<span class="muted">n/a</span>` : f.multiline ? html`<pre class="scroll">${f.value}</pre>` : f.value}</dd>`,
+    (f) => html`<dt>${f.label}</dt><dd>${f.multiline ? html`<pre class="scroll">${f.value}</pre>` : f.value}</dd>`,
   )}</dl></div>`;
 }
 

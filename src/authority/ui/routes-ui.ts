@@ -43,7 +43,7 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   });
 
   const showRequest = async (c: Ctx, id: string, extra: Pick<RequestViewOptions, "answer" | "error"> = {}, status = 200) => {
-    const review = await reviewRequest(ctx, id);
+    const review = await reviewRequest(ctx, id, c.get("approver").approver);
     const who = c.get("approver");
     const options = { csrf: csrfToken(deps.secret, who), approver: who.approver, now: Date.now(), pending: await pendingCount(), ...extra };
     return c.html(requestView(requestPage(review), options), status as 200);

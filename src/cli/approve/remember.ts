@@ -1,4 +1,5 @@
 import { describeEffectConstraint } from "../../constraint/index.js";
+import type { RememberLifetime, RememberScope } from "../../model/index.js";
 import type { ApproverRequest, RememberPreview } from "./approver-view.js";
 import { line, type Line } from "./lines.js";
 
@@ -8,7 +9,7 @@ import { line, type Line } from "./lines.js";
 export const SCOPES = { agent: "this agent only", everyone: "every agent" } as const;
 export const LIFETIMES = { hour: "one hour", day: "one day", forever: "until removed" } as const;
 export type Scope = keyof typeof SCOPES;
-export type Lifetime = keyof typeof LIFETIMES;
+export type Lifetime = keyof typeof LIFETIMES & RememberLifetime;
 
 /** The rules remembering would save, or undefined with the reasons when it cannot be done (approve once instead). */
 export function rememberedRules(r: ApproverRequest): { rules: Extract<RememberPreview, { rule: object }>[] } | { refused: string[] } {
@@ -33,15 +34,7 @@ export function rememberLines(r: ApproverRequest): Line[] {
   return lines;
 }
 
-/**
- * The decision body for a remembered approval, or why this authority cannot honour the choice.
- * Its API takes no scope or lifetime yet: a remembered rule applies to every agent until it is
- * removed (`countersign policy forget`). A narrower choice is refused here rather than silently
- * widened into a standing permission for everyone.
- */
-export function rememberBody(scope: Scope, lifetime: Lifetime): { body: { decision: "approved_remember" } } | { refused: string } {
-  if (scope === "everyone" && lifetime === "forever") return { body: { decision: "approved_remember" } };
-  return {
-    refused: `this authority keeps a remembered rule for every agent until it is removed; it cannot limit one to ${SCOPES[scope]} for ${LIFETIMES[lifetime]}. Approve once (a), or choose ${SCOPES.everyone} and ${LIFETIMES.forever}.`,
-  };
+/** The decision body for a remembered approval: the rules cover whom and for as long as the person chose, never more. */
+export function rememberBody(scope: Scope, lifetime: Lifetime): { decision: "approved_remember"; scope: RememberScope; lifetime: RememberLifetime } {
+  return { decision: "approved_remember", scope: scope === "agent" ? "token" : "everyone", lifetime };
 }

@@ -156,9 +156,7 @@ export class TerminalApprover {
         prompt: `Save for ${SCOPES[scope]} (${scope === "agent" ? `agent ${view.token}` : "any token"}), ${LIFETIMES[lifetime]}, and approve?  y yes · n no`,
         keys: {
           y: () => {
-            const chosen = rememberBody(scope, lifetime);
-            if ("refused" in chosen) this.say(`Not saved: ${chosen.refused}`, "warn");
-            else void this.decide(opened, chosen.body, "Approved; the rules are remembered.");
+            void this.decide(opened, rememberBody(scope, lifetime), `Approved; the rules are remembered for ${SCOPES[scope]}, ${LIFETIMES[lifetime]}.`);
           },
           n: () => this.say("nothing was saved"),
         },

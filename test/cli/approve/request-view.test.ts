@@ -116,11 +116,9 @@ describe("the request view", () => {
     expect(texts(rememberLines(unpinned))[0]).toBe("This approval cannot be remembered (approve once instead):");
   });
 
-  it("sends a remembered approval only for every agent until removed: a narrower choice is refused here, never widened", () => {
-    expect(rememberBody("everyone", "forever")).toEqual({ body: { decision: "approved_remember" } });
-    for (const [scope, lifetime] of [["agent", "forever"], ["agent", "hour"], ["everyone", "day"], ["everyone", "hour"], ["agent", "day"]] as const) {
-      const chosen = rememberBody(scope, lifetime);
-      expect("refused" in chosen && chosen.refused).toMatch(/^this authority keeps a remembered rule for every agent until it is removed; it cannot limit one to /);
-    }
+  it("sends a remembered approval with exactly the scope and lifetime chosen", () => {
+    expect(rememberBody("agent", "hour")).toEqual({ decision: "approved_remember", scope: "token", lifetime: "hour" });
+    expect(rememberBody("agent", "forever")).toEqual({ decision: "approved_remember", scope: "token", lifetime: "forever" });
+    expect(rememberBody("everyone", "day")).toEqual({ decision: "approved_remember", scope: "everyone", lifetime: "day" });
   });
 });

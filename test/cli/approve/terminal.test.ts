@@ -106,7 +106,7 @@ describe("countersign approve in a terminal", () => {
     await t.waitForText(pendingCount(before));
   }, 300_000);
 
-  it("approve and remember shows the rule, asks who and how long, saves nothing for a narrower choice, and saves it for every agent until removed", async () => {
+  it("approve and remember shows the rule, asks who and how long, and saves it for exactly that", async () => {
     const id = await submit("notify-team.ts");
     const t = await approve();
     await t.waitForText("> ask");
@@ -121,13 +121,9 @@ describe("countersign approve in a terminal", () => {
     t.keys("1");
     await t.waitForText("Save for this agent only (agent agent), one hour, and approve?  y yes · n no");
     t.keys("y");
-    await t.waitForText("Not saved: this authority keeps a remembered rule for every agent until it is removed");
-    expect(await decision(id)).toMatchObject({ status: "pending", decision: null });
-
-    t.keys("A", "2", "3");
-    await t.waitForText("Save for every agent (any token), until removed, and approve?");
-    t.keys("y");
-    await t.waitForText("Approved; the rules are remembered.");
-    expect(await decision(id)).toMatchObject({ status: "approved", decision: { kind: "approved_remember", approver: "alice" } });
+    await t.waitForText("Approved; the rules are remembered for this agent only, one hour.");
+    const decided = await decision(id);
+    expect(decided).toMatchObject({ status: "approved", decision: { kind: "approved_remember", approver: "alice" } });
+    expect(JSON.stringify(decided.decision)).toMatch(/"token":"agent"/);
   }, 300_000);
 });

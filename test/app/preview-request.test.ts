@@ -1,0 +1,116 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
+import { createAnalyzer } from "../../src/analyze/index.js";
+import { previewRequest, submitRequest, type AppContext } from "../../src/app/index.js";
+import { previewArgs } from "../../src/app/preview-args.js";
+import { connectorContext, loadPolicy } from "../../src/config/index.js";
+import { parseTemplate } from "../../src/manifest/index.js";
+import type { AbstractValue, Effect } from "../../src/model/index.js";
+import { packageRoot } from "../../src/model/paths.js";
+import { MemoryRedemptionStore } from "../../src/receipt/index.js";
+import { fileKeyStore, openStore } from "../../src/store/index.js";
+import { shippedManifests } from "../policy/helpers.js";
+
+const effect = (args: Record<string, AbstractValue>): Effect => ({
+  op: "t.act",
+  connector: "t",
+  action: "act",
+  site: { line: 1, column: 1 },
+  args,
+  count: { min: 1, max: 1 },
+});
+const constant = (...values: string[]): AbstractValue => ({ kind: "const", values });
+const template = (value: unknown) => parseTemplate(value, []).template;
+
+describe("previewArgs: the values a preview can be fetched with", () => {
+  const twoInputs = template({ id: "${args.id}", label: "n-${args.label}", fixed: ["x"] });
+
+  it("every combination of the constants of the inputs the preview reads, and only those inputs", () => {
+    const result = previewArgs(effect({ id: constant("a", "b"), label: constant("1", "2"), other: { kind: "unknown", provenance: [] } }), twoInputs, 8);
+    expect(result).toEqual({
+      kind: "known",
+      sets: [
+        { id: "a", label: "1" },
+        { id: "a", label: "2" },
+        { id: "b", label: "1" },
+        { id: "b", label: "2" },
+      ],
+    });
+  });
+
+  it("an input the call leaves out stays out", () => {
+    expect(previewArgs(effect({ id: constant("a") }), twoInputs, 8)).toEqual({ kind: "known", sets: [{ id: "a" }] });
+  });
+
+  it("an input only known at run time (partly known strings too) names the inputs", () => {
+    const partly: AbstractValue = { kind: "string", prefix: "r", suffix: "", provenance: [] };
+    expect(previewArgs(effect({ id: partly, label: { kind: "unknown", provenance: [] } }), twoInputs, 8)).toEqual({ kind: "unknown", inputs: ["id", "label"] });
+  });
+
+  it("more combinations than the limit: counted, none built", () => {
+    expect(previewArgs(effect({ id: constant("a", "b", "c"), label: constant("1", "2", "3") }), twoInputs, 8)).toEqual({ kind: "too_many", count: 9 });
+    expect(previewArgs(effect({ id: constant("a", "b") }), twoInputs, 1)).toEqual({ kind: "too_many", count: 2 });
+  });
+});
+
+describe("previewRequest over a real store", () => {
+  const manifests = shippedManifests();
+  const analyzer = createAnalyzer(manifests);
+  let gmail: GmailServer;
+  beforeAll(async () => {
+    gmail = await startGmailServer({ token: "provider-token" });
+  });
+  afterAll(async () => {
+    analyzer.dispose();
+    await gmail.close();
+  });
+
+  async function pendingSendDraft(withPreviews: boolean) {
+    const dataDir = mkdtempSync(join(tmpdir(), "countersign-preview-"));
+    writeFileSync(join(dataDir, "token"), "provider-token\n");
+    writeFileSync(join(dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(dataDir, "token")}"\n`);
+    const store = await openStore({ dataDir });
+    const ctx: AppContext = {
+      dataDir,
+      home: "/home/user",
+      issuer: "countersign-test",
+      now: () => new Date(),
+      manifests: () => manifests,
+      policy: () => loadPolicy(join(packageRoot, "policies"), { manifests, home: "/home/user" }),
+      analyze: async ({ source, entry }) => analyzer.analyze(source, { entry }),
+      keys: fileKeyStore(dataDir),
+      redemptions: new MemoryRedemptionStore(() => Date.now()),
+      store: async () => store,
+      rememberedRules: () => store.listRememberedRules(),
+      ...(withPreviews ? { previews: { connector: () => connectorContext(dataDir), timeoutMs: 2_000 } } : {}),
+    };
+    const { name } = await store.addToken("agent");
+    const source = `import { program } from "countersign";
+import { sendDraft } from "trusted/email";
+export default program({ rationale: "send it", guarantees: [], async main() { await sendDraft({ draft_id: "r404" }); } });
+`;
+    const { request } = await submitRequest(ctx, { token: name, program: { source, entry: "p.ts" } });
+    expect(request.status).toBe("pending");
+    return { ctx, store, request };
+  }
+
+  it("if the audit entry cannot be written, nothing is shown", async () => {
+    const { ctx, store, request } = await pendingSendDraft(true);
+    await store.close();
+    await expect(previewRequest(ctx, request, "alice")).rejects.toMatchObject({ class: "store_error" });
+  });
+
+  it("a context without a preview host fetches nothing and records nothing", async () => {
+    const { ctx, store, request } = await pendingSendDraft(false);
+    const before = gmail.requests.length;
+    expect(await previewRequest(ctx, request, "alice")).toEqual([]);
+    expect(gmail.requests.length).toBe(before);
+    const audit = [];
+    for await (const entry of store.exportAudit()) audit.push(entry.type);
+    expect(audit).not.toContain("preview_shown");
+    await store.close();
+  });
+});
