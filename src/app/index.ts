@@ -16,3 +16,6 @@ export { runPolicyTests, PolicyTestFile, type PolicyCaseResult, type PolicyTestO
 export { initDataDir, FIRST_TOKEN, type InitResult } from "./init-data-dir.js";
 export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";
 export { reviewRequest } from "./review-request.js";
+export { runAgentProgram, type RunInput, type RunOptions } from "./run-agent-program.js";
+export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";
+export { SubmitAnswer, DecisionAnswer, type AuthorityClient } from "./authority-client.js";

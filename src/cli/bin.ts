@@ -23,6 +23,7 @@ const io: Io = {
   readStdin,
   env: process.env,
   cwd: process.cwd(),
+  tty: process.stderr.isTTY === true,
 };
 
 process.exitCode = await main(process.argv.slice(2), io);
