@@ -215,10 +215,11 @@ function outcomeOfError(err: unknown, signal: AbortSignal | undefined): RunOutco
   switch (err.class) {
     case "analysis_rejected":
       return "refused";
-    case "usage_error":
     case "config_error":
     case "network_error":
       return "unavailable";
+    case "usage_error": // ours is a bad argument; the authority's (an unknown receipt, a conflict) is a run that cannot go on
+      return err.boundary === "cli" ? "unavailable" : "failed";
     case "approval_timeout":
       return "expired";
     case "receipt_invalid":
