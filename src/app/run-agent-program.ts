@@ -45,8 +45,12 @@ export async function runAgentProgram(ctx: AppContext, input: RunInput, options:
   try {
     report.outcome = await flow(ctx, input, options, report, emit);
   } catch (err) {
+    if (options.signal?.aborted === true) {
+      report.outcome = "cancelled"; // the caller's own doing: not an error to report
+      return report;
+    }
     report.error = toEnvelope(err, "cli").error;
-    report.outcome = outcomeOfError(err, options.signal);
+    report.outcome = outcomeOfError(err);
   }
   return report;
 }
@@ -209,8 +213,7 @@ function policyLine(decision: PolicyView | PolicyDecision): NonNullable<RunRepor
 }
 
 /** The outcome of a run that stopped on an error rather than on a decision or the program. */
-function outcomeOfError(err: unknown, signal: AbortSignal | undefined): RunOutcome {
-  if (signal?.aborted === true) return "cancelled";
+function outcomeOfError(err: unknown): RunOutcome {
   if (!(err instanceof CountersignError)) return "failed";
   switch (err.class) {
     case "analysis_rejected":

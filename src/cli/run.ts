@@ -134,7 +134,7 @@ class Printer {
       if (execution.outcome === "returned") this.out(JSON.stringify(execution.value));
     }
     if (report.outcome === "request_more" && decision?.feedback !== null && decision?.feedback !== undefined) this.err(`changes requested: ${decision.feedback}`);
-    else if (report.outcome === "denied") this.err(`denied: ${decision?.reason ?? report.policy?.reason ?? "no reason given"}`);
+    else if (report.outcome === "denied") this.err(`reason: ${decision?.reason ?? report.policy?.reason ?? "none given"}`);
     else if (report.outcome === "expired" && error === undefined) this.err(`expired: no decision ${report.request === undefined ? "" : `on ${report.request.id} `}in time; the request is withdrawn`);
     else if (report.outcome === "cancelled" && error === undefined) this.err("interrupted: the request is withdrawn");
     if (error !== undefined) this.err(`countersign: ${error.class}: ${error.message}`);
