@@ -59,7 +59,7 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
   const { client, signal } = options;
   const program = programBytes(input.source);
   if (program.text === undefined) {
-    report.check = { ok: false, effects: 0, guarantees: 0, proven: 0, enforced: 0, diagnostics: [{ severity: "error", code: "invalid_program", message: "the program is not valid UTF-8", line: 1, column: 1 }], summary: [] };
+    report.check = { ok: false, effects: 0, guarantees: 0, proven: 0, enforced: 0, diagnostics: [{ severity: "error", code: "invalid_program", message: "the program is not valid UTF-8", line: 1, column: 1 }], refuted: [], summary: [] };
     return "refused";
   }
   report.check = summarizeCheck(await client.check({ program: program.text, source_name: input.entry }, signal));
@@ -201,6 +201,7 @@ function summarizeCheck({ facts }: CheckResult): CheckSummary {
     proven: count("proven"),
     enforced: count("enforced"),
     diagnostics: facts.diagnostics,
+    refuted: facts.guarantees.filter((g) => g.status === "refuted").map(({ text, why, site }) => ({ text, why, ...(site === undefined ? {} : { site }) })),
     summary: facts.summary,
   };
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApprovalKind, DecisionKind, Diagnostic, ErrorBody, ErrorClass, Json } from "../model/index.js";
+import { ApprovalKind, DecisionKind, Diagnostic, ErrorBody, ErrorClass, Json, Site } from "../model/index.js";
 
 /**
  * How a run ended, one value per exit code of `countersign run` (DESIGN.md section 12):
@@ -19,6 +19,7 @@ export const CheckSummary = z.object({
   proven: z.number().int().nonnegative(),
   enforced: z.number().int().nonnegative(),
   diagnostics: z.array(Diagnostic),
+  refuted: z.array(z.object({ text: z.string(), why: z.string(), site: Site.optional() })), // guarantees the program breaks
   summary: z.array(z.string()),
 });
 export type CheckSummary = z.infer<typeof CheckSummary>;

@@ -125,7 +125,10 @@ class Printer {
       return;
     }
     const { check, execution, decision, error } = report;
-    for (const d of check?.ok === false ? check.diagnostics : []) this.err(`${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);
+    if (check?.ok === false) {
+      for (const d of check.diagnostics) this.err(`${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);
+      for (const g of check.refuted) this.err(`${g.site === undefined ? "" : `${g.site.line}:${g.site.column}: `}refuted ${g.text}: ${g.why}`);
+    }
     if (execution !== undefined) {
       for (const line of execution.logs) this.err(`${line.stream}: ${line.text}`);
       for (const call of execution.calls) if (call.error !== undefined) this.err(`${call.op} ${call.status}: ${call.error.class}: ${call.error.message}`);
