@@ -160,12 +160,15 @@ describe("countersign run, each example program", () => {
     expect(readFileSync(join(home, "Sandbox", "logs", "digest.log"), "utf8")).toBe("sent 3 digests");
   }, 60_000);
 
-  it("draft-and-send.ts: asks, then drafts and sends the draft to Bob", async () => {
+  // recipientsOnly cannot be checked on send_draft (the call names only a draft id), so its grant
+  // admits no call: the draft is made, the send refused inside the sandbox, and nothing is sent.
+  it("draft-and-send.ts: asks; once approved the draft is made and the send is refused (its recipients cannot be checked): exit 6, nothing sent", async () => {
     const before = gmail.sent.length;
     const r = await runAsked([example("draft-and-send.ts")], { decision: "approved_once" });
     expect(lines(r.stdout)[3]).toBe("executed: main (2 trusted calls)");
-    expect(r.code).toBe(0);
-    expect(gmail.sent.slice(before).map((m) => [m.via, m.to])).toEqual([["draft", ["bob@example.com"]]]);
+    expect(r.stderr).toMatch(/^email\.send_draft refused: grant_violation: /m);
+    expect(r.code).toBe(6);
+    expect(gmail.sent.length).toBe(before);
   }, 60_000);
 });
 

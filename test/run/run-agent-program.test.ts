@@ -197,6 +197,39 @@ describe("runAgentProgram", () => {
   });
 });
 
+describe("sandbox limits through a run", () => {
+  const program = (body: string, helper = "") => `import { program } from "countersign";
+${helper}
+export default program({
+  rationale: "Test a limit.",
+  guarantees: [],
+  async main() {
+${body}
+  },
+});
+`;
+  const limited = async (source: string, limits: RunInput["limits"]) => {
+    const ctx = localContext(env);
+    try {
+      return await runAgentProgram(ctx, { source, entry: "limit.ts", limits }, { client });
+    } finally {
+      await ctx.close();
+    }
+  };
+
+  it("an endless loop, a huge allocation, runaway recursion: resource_limit_exceeded, the run failed, this process goes on", async () => {
+    const loop = await limited(program("    let n = 0;\n    while (n >= 0) n++;"), { cpuMs: 300 });
+    expect(loop).toMatchObject({ outcome: "failed", execution: { outcome: "limit", limit: { class: "resource_limit_exceeded", details: { limit: "cpu" } } } });
+    const grow = await limited(program("    const a: number[][] = [];\n    for (let i = 0; i < 100000000; i++) a.push([i, i, i, i]);\n    console.log(String(a.length));"), { memoryBytes: 32 * 1024 * 1024 });
+    expect(grow).toMatchObject({ outcome: "failed", execution: { outcome: "limit", limit: { class: "resource_limit_exceeded" } } });
+    expect(grow.execution!.logs).toEqual([]);
+    const deep = await limited(program("    console.log(String(deep(1)));", "function deep(n: number): number {\n  return n <= 0 ? 0 : 1 + deep(n + 1);\n}\n"), {});
+    expect(deep).toMatchObject({ outcome: "failed", execution: { outcome: "limit", limit: { class: "resource_limit_exceeded" } } });
+    // The host is unharmed: the next run goes through.
+    expect((await run(mail("me@example.com"))).outcome).toBe("executed");
+  });
+});
+
 describe("receipts that must not start a run", () => {
   /** The real authority, with one answer changed on the way. */
   const tampered = (change: Partial<AuthorityClient>): AuthorityClient => ({ ...client, ...change });
