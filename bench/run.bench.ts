@@ -28,7 +28,7 @@ const store = await openStore({ dataDir: data });
 const authority = await startAuthority({ dataDir: data, home, store, port: 0, poolSize: 1, log: () => undefined });
 writeFileSync(join(data, "gmail-token"), "bench", { mode: 0o600 });
 writeFileSync(join(data, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n`);
-const env = { ...process.env, HOME: home, COUNTERSIGN_HOME: data, NODE_OPTIONS: "--no-warnings" };
+const env = { ...process.env, HOME: home, COUNTERSIGN_HOME: data };
 const client = httpAuthority({ url: authority.url, token: readFileSync(join(data, "submitter.token"), "utf8").trim() });
 const ctx = localContext(env);
 const program = { program: SOURCE, source_name: "remind-me.ts" };

@@ -19,7 +19,7 @@ const interactive = process.stdin.isTTY === true && process.stdout.isTTY === tru
 const home = mkdtempSync(join(tmpdir(), "countersign-demo-"));
 const data = join(home, ".countersign");
 // The demo's own HOME: `~` in the policy (~/Sandbox) is this folder, on any machine.
-const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, COUNTERSIGN_HOME: data, NODE_OPTIONS: "--no-warnings" };
+const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, COUNTERSIGN_HOME: data };
 delete env.COUNTERSIGN_URL;
 delete env.COUNTERSIGN_TOKEN;
 delete env.COUNTERSIGN_DATABASE;

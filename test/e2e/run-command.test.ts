@@ -33,7 +33,7 @@ beforeAll(async () => {
   gmail = await startGmailServer({ token: GMAIL_TOKEN });
   writeFileSync(join(data, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
   writeFileSync(join(data, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ["${join(home, "Sandbox")}"]\n`);
-  env = { HOME: home, COUNTERSIGN_HOME: data, NODE_OPTIONS: "--no-warnings", COUNTERSIGN_URL: "", COUNTERSIGN_TOKEN: "", COUNTERSIGN_DATABASE: "" };
+  env = { HOME: home, COUNTERSIGN_HOME: data, COUNTERSIGN_URL: "", COUNTERSIGN_TOKEN: "", COUNTERSIGN_DATABASE: "" };
   serve = await startServe(env);
 });
 
@@ -104,6 +104,7 @@ describe("countersign run, each example program", () => {
     expect(out[2]).toMatch(new RegExp(`^approval: auto_approved receipt=${JTI} \\(expires in (29[0-9]|300) s\\)$`));
     expect(out.slice(3)).toEqual(["executed: main (1 trusted calls)", "null"]);
     expect(gmail.sent.slice(before).map((m) => m.to)).toEqual([["me@example.com"]]);
+    expect(r.stderr).toBe(""); // nothing else: no warning from the plugin's worker either
   }, 60_000);
 
   it("write-outside-sandbox.ts and fetch-and-post.ts: hard denied, exit 3 with the reason, nothing runs", async () => {
