@@ -14,6 +14,8 @@ import { callServe, loginServe, startServe, type ServeProcess } from "../authori
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "src", "cli", "bin.ts");
 const GMAIL_TOKEN = "e2e-run-token";
+// Each test starts one to three CLI processes from the sources; on a loaded machine one takes tens of seconds.
+const SLOW = 180_000;
 
 let home: string;
 let data: string;
@@ -105,7 +107,7 @@ describe("countersign run, each example program", () => {
     expect(out.slice(3)).toEqual(["executed: main (1 trusted calls)", "null"]);
     expect(gmail.sent.slice(before).map((m) => m.to)).toEqual([["me@example.com"]]);
     expect(r.stderr).toBe(""); // nothing else: no warning from the plugin's worker either
-  }, 60_000);
+  }, SLOW);
 
   it("write-outside-sandbox.ts and fetch-and-post.ts: hard denied, exit 3 with the reason, nothing runs", async () => {
     const denied = await run([example("write-outside-sandbox.ts")]);
@@ -115,14 +117,14 @@ describe("countersign run, each example program", () => {
     const hosts = await run([example("fetch-and-post.ts")]);
     expect(hosts.code).toBe(3);
     expect(lines(hosts.stdout)[1]).toBe("policy: auto_rejected (http.unlisted-host)");
-  }, 60_000);
+  }, SLOW);
 
   it("refuted.ts: refused by the analysis, exit 1 with the diagnostic", async () => {
     const r = await run([example("refuted.ts")]);
     expect(r.code).toBe(1);
     expect(lines(r.stdout)).toEqual(["check: 2 effects, 1 guarantees (0 proven, 0 enforced at run time)"]);
     expect(r.stderr).toMatch(/^\d+:\d+: refuted writesUnder\("[^"]+\/Sandbox\/reports"\): /m);
-  }, 60_000);
+  }, SLOW);
 
   it("read-notes.ts: auto-approved; the reads run, the HTTP host is not reachable from here: exit 6 with the connector's error", async () => {
     const r = await run([example("read-notes.ts")]);
@@ -130,7 +132,7 @@ describe("countersign run, each example program", () => {
     expect(lines(r.stdout)[3]).toBe("executed: main (4 trusted calls)");
     expect(r.stderr).toMatch(/http\.get failed: (config_error|network_error|capability_denied|connector_error)/);
     expect(r.code).toBe(6);
-  }, 60_000);
+  }, SLOW);
 
   it("notify-team.ts: asks, prints the review URL, and runs once the person approves", async () => {
     const before = gmail.sent.length;
@@ -143,14 +145,14 @@ describe("countersign run, each example program", () => {
     expect(r.stderr).toMatch(/^review: http:\/\/127\.0\.0\.1:\d+\/requests\/req_/m);
     expect(r.stderr).toMatch(/^waiting for approval: 0:\d\d elapsed$/m);
     expect(gmail.sent.slice(before).map((m) => m.to)).toEqual([["alice@example.com", "bob@example.com"]]);
-  }, 60_000);
+  }, SLOW);
 
   it("weekly-report.ts: asks, then reads the notes and writes the report inside ~/Sandbox", async () => {
     const r = await runAsked([example("weekly-report.ts")], { decision: "approved_once" });
     expect(r.code).toBe(0);
     expect(lines(r.stdout)[3]).toBe("executed: main (2 trusted calls)");
     expect(readFileSync(join(home, "Sandbox", "reports", "weekly.md"), "utf8")).toBe("# Weekly report\n\n- shipped run\n- wrote the demo");
-  }, 60_000);
+  }, SLOW);
 
   it("team-digest.ts: asks, then sends three digests and writes the log", async () => {
     const before = gmail.sent.length;
@@ -159,7 +161,7 @@ describe("countersign run, each example program", () => {
     expect(lines(r.stdout)[3]).toBe("executed: main (4 trusted calls)");
     expect(gmail.sent.slice(before).map((m) => m.to[0]).sort()).toEqual(["alice@example.com", "bob@example.com", "carol@example.com"]);
     expect(readFileSync(join(home, "Sandbox", "logs", "digest.log"), "utf8")).toBe("sent 3 digests");
-  }, 60_000);
+  }, SLOW);
 
   // recipientsOnly cannot be checked on send_draft (the call names only a draft id), so its grant
   // admits no call: the draft is made, the send refused inside the sandbox, and nothing is sent.
@@ -170,7 +172,7 @@ describe("countersign run, each example program", () => {
     expect(r.stderr).toMatch(/^email\.send_draft refused: grant_violation: /m);
     expect(r.code).toBe(6);
     expect(gmail.sent.length).toBe(before);
-  }, 60_000);
+  }, SLOW);
 });
 
 describe("countersign run, how it ends", () => {
@@ -192,7 +194,7 @@ export default program({
     const r = await running.done;
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/^reason: not today$/m);
-  }, 60_000);
+  }, SLOW);
 
   it("request_more: exit 4 with the person's feedback on stderr", async () => {
     const running = start(["-"], {}, toCarol);
@@ -200,13 +202,13 @@ export default program({
     const r = await running.done;
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/^changes requested: say what it is about$/m);
-  }, 60_000);
+  }, SLOW);
 
   it("--timeout: exit 5 once it passes, the request withdrawn", async () => {
     const r = await run(["-", "--timeout", "1"], {}, toCarol);
     expect(r.code).toBe(5);
     expect(r.stderr).toMatch(/^expired: /m);
-  }, 60_000);
+  }, SLOW);
 
   it("Ctrl-C while waiting: the request is withdrawn, exit 130", async () => {
     const running = start(["-"], {}, toCarol);
@@ -216,7 +218,7 @@ export default program({
     expect(r.code).toBe(130);
     const session = await loginServe(serve.url, makeLoginLink({ dataDir: data, now: () => new Date() }, "alice"));
     expect((await callServe(serve.url, "GET", `/v1/requests/${id}`, session)).body.status).toBe("withdrawn");
-  }, 60_000);
+  }, SLOW);
 
   it("--json: one object with every step and the exit code", async () => {
     const r = await run([example("remind-me.ts"), "--json"]);
@@ -230,7 +232,7 @@ export default program({
       approval: { decision: "auto_approved" },
       execution: { outcome: "returned", calls: [{ op: "email.send_email", status: "done" }], refused: 0, value: null },
     });
-  }, 60_000);
+  }, SLOW);
 
   it("no authority reachable: exit 2 saying how to start one, nothing runs", async () => {
     const before = gmail.sent.length;
@@ -243,11 +245,11 @@ export default program({
     expect(none.stderr).toContain("countersign serve");
     expect(gmail.sent.length).toBe(before);
     expect(existsSync(join(home, "empty", "countersign.db"))).toBe(false);
-  }, 60_000);
+  }, SLOW);
 
   it("usage errors: exit 2", async () => {
     expect((await run([])).code).toBe(2);
     expect((await run([example("remind-me.ts"), "--timeout", "0"])).code).toBe(2);
     expect((await run([join(home, "missing.ts")])).code).toBe(2);
-  }, 60_000);
+  }, SLOW);
 });
