@@ -224,6 +224,8 @@ function outcomeOfError(err: unknown): RunOutcome {
       return "unavailable";
     case "usage_error": // ours is a bad argument; the authority's (an unknown receipt, a conflict) is a run that cannot go on
       return err.boundary === "cli" ? "unavailable" : "failed";
+    case "capability_denied": // the authority refusing the token or the address it was called at: configuration
+      return err.boundary === "authority" ? "unavailable" : "failed";
     case "approval_timeout":
       return "expired";
     case "receipt_invalid":

@@ -288,4 +288,10 @@ describe("receipts that must not start a run", () => {
     const report = await run(mail("me@example.com"), { client: httpAuthority({ url: "http://127.0.0.1:9", token: "x" }) });
     expect(report).toMatchObject({ outcome: "unavailable", error: { class: "config_error", message: expect.stringContaining("countersign serve") } });
   });
+
+  it("a token the authority does not know: unavailable (a configuration error), nothing submitted", async () => {
+    const report = await run(mail("me@example.com"), { client: httpAuthority({ url: a.url, token: "not-a-token" }) });
+    expect(report).toMatchObject({ outcome: "unavailable", error: { class: "capability_denied", details: { reason: "unauthenticated" } } });
+    expect(report.request).toBeUndefined();
+  });
 });
