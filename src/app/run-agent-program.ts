@@ -3,7 +3,7 @@ import { callWithReceipt, createPluginPool, type ConnectorContext } from "../con
 import type { CheckResult, PolicyDecision } from "../model/index.js";
 import { CountersignError, DEFAULT_DEADLINE_SECONDS, programBytes, toEnvelope } from "../model/index.js";
 import { verifyReceipt, type VerifiedReceipt } from "../receipt/index.js";
-import { runProgram, sandboxApi, type RunResult, type SandboxLimits } from "../sandbox/index.js";
+import type { RunResult, SandboxLimits } from "../sandbox/index.js";
 import type { AuthorityClient, DecisionAnswer, PolicyView } from "./authority-client.js";
 import type { AppContext } from "./context.js";
 import type { CheckSummary, Execution, RunEvent, RunOutcome, RunReport } from "./run-report.js";
@@ -161,6 +161,9 @@ async function startRun(ctx: AppContext, client: AuthorityClient, receipt: strin
 
 /** Run main in the sandbox, each trusted call admitted by the receipt before its connector acts. */
 async function execute(ctx: AppContext, input: RunInput, options: RunOptions, verified: VerifiedReceipt, bytes: Uint8Array): Promise<Execution> {
+  // Loaded here: the sandbox brings the compiler (to transpile) and QuickJS, which nothing else
+  // importing the use cases (the authority among them) needs.
+  const { runProgram, sandboxApi } = await import("../sandbox/index.js");
   const set = ctx.manifests();
   const own = options.connectors === undefined ? createPluginPool() : undefined;
   const connectors = options.connectors ?? connectorContext(ctx.dataDir, { plugins: own! });
