@@ -20,3 +20,6 @@ export { requestPage, FACT_STATUS_LABELS, type RequestPage, type RequestPageInpu
 export { answerQuestion, type FactAnswer } from "./answer-question.js";
 export { visibleText } from "./visible-text.js";
 export { previewRequest, MAX_PREVIEWS } from "./preview-request.js";
+export { runAgentProgram, type RunInput, type RunOptions } from "./run-agent-program.js";
+export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";
+export { SubmitAnswer, DecisionAnswer, type AuthorityClient } from "./authority-client.js";

@@ -39,16 +39,28 @@ function readToken(file: string): string | undefined {
 /** The authority could not be reached at all (nothing listens, no answer): the caller may work without it. */
 export class Unreachable extends Error {}
 
+/** How a call to the authority may be bounded: a deadline for the answer, and a signal that gives up. */
+export interface CallOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
 /**
  * POST JSON to the authority (node:http, not fetch: `check` runs once per process, and loading
  * fetch costs more than the call). An answer in the error envelope is thrown as that
  * CountersignError; a connection that fails, or an answer that is not JSON, is `Unreachable`.
  */
 export async function postJson(address: AuthorityAddress, path: string, body: unknown, timeoutMs = 60_000): Promise<unknown> {
+  return callJson(address, "POST", path, body, { timeoutMs });
+}
+
+/** One call to the authority with JSON both ways (`body` undefined: none), answered as postJson says. */
+export async function callJson(address: AuthorityAddress, method: "GET" | "POST", path: string, body: unknown, options: CallOptions = {}): Promise<unknown> {
   let answer: { status: number; text: string };
   try {
-    answer = await post(address, path, JSON.stringify(body), timeoutMs);
+    answer = await send(address, method, path, body === undefined ? undefined : JSON.stringify(body), options);
   } catch (err) {
+    if (options.signal?.aborted === true) throw err;
     throw new Unreachable(`the authority at ${address.url} cannot be reached: ${(err as Error).message}`);
   }
   let value: unknown;
@@ -72,23 +84,17 @@ export function envelopeError(value: unknown): CountersignError | undefined {
   return new CountersignError(e.class, e.boundary, e.message, { retriable: e.retriable, ...(e.request_id === undefined ? {} : { requestId: e.request_id }), ...(e.details === undefined ? {} : { details: e.details }) });
 }
 
-function post(address: AuthorityAddress, path: string, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+function send(address: AuthorityAddress, method: string, path: string, body: string | undefined, { timeoutMs = 60_000, signal }: CallOptions): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const request = address.url.startsWith("https:") ? httpsRequest : httpRequest;
-    const req = request(
-      address.url + path,
-      {
-        method: "POST",
-        headers: { authorization: `Bearer ${address.token}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) },
-        timeout: timeoutMs,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-        res.on("error", reject);
-      },
-    );
+    const headers: Record<string, string | number> = { authorization: `Bearer ${address.token}` };
+    if (body !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    const req = request(address.url + path, { method, headers, timeout: timeoutMs, ...(signal === undefined ? {} : { signal }) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
     req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on("error", reject);
     req.end(body);

@@ -11,6 +11,11 @@ try {
   useCodeCache(join(dataDir(process.env), "cache"));
 } catch {}
 
+// Plugin workers load node:wasi, whose ExperimentalWarning would end up on the stderr of every
+// command that runs a connector. Worker threads started from now on install no warning printer;
+// this thread's own warnings still print.
+process.env.NODE_NO_WARNINGS ??= "1";
+
 async function readStdin(): Promise<Uint8Array> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
@@ -23,6 +28,7 @@ const io: Io = {
   readStdin,
   env: process.env,
   cwd: process.cwd(),
+  tty: process.stderr.isTTY === true,
 };
 
 process.exitCode = await main(process.argv.slice(2), io);

@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js"; // a light entry: the index loads the compiler
 import type { ProgramInput } from "../app/index.js";
@@ -10,7 +9,8 @@ import { programBytes } from "../model/index.js";
 import { findAuthority, postJson, Unreachable } from "./authority-client.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { given } from "./dirs.js";
-import { parseFlags } from "./parse-flags.js";
+import { parseFlags, positiveFlag } from "./parse-flags.js";
+import { readSource } from "./read-source.js";
 
 const usage = `usage: countersign check [FILE|-] [--manifests DIR] [--policies DIR] [--budget-ms N] [--budget-steps N] [--max-bytes N] [--json]
 
@@ -49,7 +49,7 @@ const command: Command = {
       const [file, ...extra] = positionals;
       if (file === undefined) throw usageError("missing FILE: countersign check FILE (or - for stdin)");
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
-      const budget = { ms: positive(values["budget-ms"], "--budget-ms"), steps: positive(values["budget-steps"], "--budget-steps"), bytes: positive(values["max-bytes"], "--max-bytes") };
+      const budget = { ms: positiveFlag(values["budget-ms"], "--budget-ms"), steps: positiveFlag(values["budget-steps"], "--budget-steps"), bytes: positiveFlag(values["max-bytes"], "--max-bytes") };
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
       const given = Object.values(budget).some((v) => v !== undefined);
       const program: ProgramInput = { source, entry: file === "-" ? "stdin.ts" : file, ...(given ? { budget } : {}) };
@@ -90,22 +90,6 @@ async function locally(io: Io, program: ProgramInput, values: { manifests?: stri
   const [{ localContext }, { checkProgram }] = await Promise.all([import("../app/local-context.js"), import("../app/check-program.js")]);
   const ctx = localContext(io.env, given(io, values));
   return checkProgram(ctx, program, null).finally(() => ctx.close());
-}
-
-/** The file's bytes as they are: the analyzer applies the one UTF-8 rule and hashes exactly these. */
-function readSource(path: string): Uint8Array {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new CountersignError("usage_error", "cli", `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-}
-
-/** A positive integer flag, or undefined when it is not given. */
-function positive(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value))) throw usageError(`${flag} must be a positive integer, not "${value}"`);
-  return Number(value);
 }
 
 function asJson(facts: Facts): unknown {

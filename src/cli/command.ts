@@ -8,6 +8,7 @@ export interface Io {
   readStdin: () => Promise<Uint8Array | string>; // the bytes as read (tests may give text)
   env: NodeJS.ProcessEnv;
   cwd: string;
+  tty?: boolean; // stderr is a terminal: progress may be redrawn in place
 }
 
 /** A command returns its exit code; it never calls process.exit itself. */

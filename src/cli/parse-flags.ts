@@ -11,3 +11,12 @@ export function parseFlags<T extends ParseArgsConfig>(config: T): ReturnType<typ
     throw err;
   }
 }
+
+/** A positive integer flag (at most `max`), or undefined when it is not given. */
+export function positiveFlag(value: string | undefined, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) > max) {
+    throw usageError(`${flag} must be a positive integer${max === Number.MAX_SAFE_INTEGER ? "" : ` up to ${max}`}, not "${value}"`);
+  }
+  return Number(value);
+}

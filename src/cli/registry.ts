@@ -17,6 +17,7 @@ export const commands: Record<string, CommandEntry> = {
   keys: { summary: "list or rotate the receipt signing keys", load: () => import("./keys.js").then((m) => m.default) },
   receipt: { summary: "verify a receipt against a program and the authority's keys", load: () => import("./receipt.js").then((m) => m.default) },
   check: { summary: "analyze a program: effects, guarantees, summary", load: () => import("./check.js").then((m) => m.default) },
+  run: { summary: "check, submit, wait for approval and run a program in the sandbox", load: () => import("./run.js").then((m) => m.default) },
   serve: { summary: "run the authority: requests, decisions, receipts, audit", load: () => import("./serve.js").then((m) => m.default) },
   init: { summary: "make the authority's data directory without serving", load: () => import("./init.js").then((m) => m.default) },
   ui: { summary: "print a one-time approver login link", load: () => import("./ui.js").then((m) => m.default) },

@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { CheckResult, PolicyDecision, RequestStatus } from "../model/index.js";
+import type { Jwks, SubmitBody } from "../model/index.js";
+
+/** `POST /v1/requests` as the submitter reads it: decided at once (with a receipt when approved), or pending. */
+export const SubmitAnswer = z.discriminatedUnion("status", [
+  z.object({ id: z.string(), status: z.literal("approved"), decision: PolicyDecision, receipt: z.string() }),
+  z.object({ id: z.string(), status: z.literal("rejected"), decision: PolicyDecision }),
+  z.object({ id: z.string(), status: z.literal("pending"), review_url: z.string() }),
+]);
+export type SubmitAnswer = z.infer<typeof SubmitAnswer>;
+
+/** The policy's verdict as the submitter may see it (no guards or grants). */
+export const PolicyView = PolicyDecision.pick({ kind: true, reason: true, effects: true });
+export type PolicyView = z.infer<typeof PolicyView>;
+
+/** `GET /v1/requests/:id/decision` as the submitter reads it: the receipt comes once approved. */
+export const DecisionAnswer = z.object({
+  id: z.string(),
+  status: RequestStatus,
+  decision: z.object({ kind: z.string(), reason: z.string().nullable(), feedback: z.string().nullable() }).nullable(),
+  policy: PolicyView,
+  receipt: z.string().optional(),
+});
+export type DecisionAnswer = z.infer<typeof DecisionAnswer>;
+
+/**
+ * The authority as a runner sees it, with a submitter token. The CLI and the MCP server hand in
+ * an HTTP client; tests may hand in anything that answers the same. Every method throws the
+ * authority's error as a CountersignError; `signal` aborts a call that waits.
+ */
+export interface AuthorityClient {
+  /** Where it answers, for messages. */
+  readonly url: string;
+  check(program: { program: string; source_name: string }, signal?: AbortSignal): Promise<CheckResult>;
+  submit(body: SubmitBody, signal?: AbortSignal): Promise<SubmitAnswer>;
+  /** Wait up to `waitSeconds` (at most 60) for the request to leave `pending`. */
+  decision(id: string, waitSeconds: number, signal?: AbortSignal): Promise<DecisionAnswer>;
+  withdraw(id: string): Promise<void>;
+  /** Redeem a receipt, once: a second redemption throws receipt_invalid (replayed). */
+  redeem(jti: string, exp: number): Promise<void>;
+  jwks(): Promise<Jwks>;
+}

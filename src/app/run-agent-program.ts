@@ -1,0 +1,239 @@
+import { connectorContext } from "../config/index.js";
+import { callWithReceipt, createPluginPool, type ConnectorContext } from "../connector/index.js";
+import type { CheckResult, PolicyDecision } from "../model/index.js";
+import { CountersignError, DEFAULT_DEADLINE_SECONDS, programBytes, toEnvelope } from "../model/index.js";
+import { verifyReceipt, type VerifiedReceipt } from "../receipt/index.js";
+import type { RunResult, SandboxLimits } from "../sandbox/index.js";
+import type { AuthorityClient, DecisionAnswer, PolicyView } from "./authority-client.js";
+import type { AppContext } from "./context.js";
+import type { CheckSummary, Execution, RunEvent, RunOutcome, RunReport } from "./run-report.js";
+
+/** The program an agent asks to run, and how long it may wait for a person. */
+export interface RunInput {
+  source: Uint8Array | string; // the exact bytes: what is hashed, approved and run
+  entry: string; // its file name, for messages and the receipt
+  rationale?: string; // the agent's words beside the program's own
+  timeoutSeconds?: number; // how long to wait for a decision (default 15 min); then withdrawn
+  limits?: Partial<SandboxLimits>;
+}
+
+export interface RunOptions {
+  client: AuthorityClient;
+  onProgress?: (event: RunEvent) => void;
+  signal?: AbortSignal; // gives up: a pending request is withdrawn, nothing runs after it
+  connectors?: ConnectorContext; // default: the data directory's connections, with plugins loaded for this run
+}
+
+/** How a request that was not approved ends the run. */
+const FINAL: Partial<Record<DecisionAnswer["status"], RunOutcome>> = { rejected: "denied", request_more: "request_more", expired: "expired", withdrawn: "cancelled" };
+
+/** How often a waiting run says how long it has waited. */
+const PROGRESS_MS = 1000;
+/** The longest long poll the authority holds. */
+const MAX_POLL_SECONDS = 60;
+
+/**
+ * The whole flow of `countersign run`: check the program (refused programs stop here), submit it,
+ * wait for a person when the policy asks (withdrawing the request on timeout or when `signal`
+ * aborts), verify the receipt against the exact bytes and redeem it once, then run `main` in the
+ * sandbox with every trusted call admitted by the receipt first. Nothing runs without a receipt
+ * that verified and redeemed. Every way the run ends is a report, never an exception.
+ */
+export async function runAgentProgram(ctx: AppContext, input: RunInput, options: RunOptions): Promise<RunReport> {
+  const report: RunReport = { outcome: "failed" };
+  const emit = options.onProgress ?? (() => undefined);
+  try {
+    report.outcome = await flow(ctx, input, options, report, emit);
+  } catch (err) {
+    if (options.signal?.aborted === true) {
+      report.outcome = "cancelled"; // the caller's own doing: not an error to report
+      return report;
+    }
+    report.error = toEnvelope(err, "cli").error;
+    report.outcome = outcomeOfError(err);
+  }
+  return report;
+}
+
+async function flow(ctx: AppContext, input: RunInput, options: RunOptions, report: RunReport, emit: (e: RunEvent) => void): Promise<RunOutcome> {
+  const { client, signal } = options;
+  const program = programBytes(input.source);
+  if (program.text === undefined) {
+    report.check = { ok: false, effects: 0, guarantees: 0, proven: 0, enforced: 0, diagnostics: [{ severity: "error", code: "invalid_program", message: "the program is not valid UTF-8", line: 1, column: 1 }], refuted: [], summary: [] };
+    return "refused";
+  }
+  report.check = summarizeCheck(await client.check({ program: program.text, source_name: input.entry }, signal));
+  emit({ type: "checked", check: report.check });
+  if (!report.check.ok) return "refused";
+
+  const timeoutSeconds = input.timeoutSeconds ?? DEFAULT_DEADLINE_SECONDS;
+  const submitted = await client.submit(
+    { program: program.text, source_name: input.entry, timeout_s: timeoutSeconds, ...(input.rationale === undefined ? {} : { rationale: input.rationale }) },
+    signal,
+  );
+  let receipt: string;
+  if (submitted.status === "pending") {
+    report.request = { id: submitted.id, review_url: submitted.review_url };
+    const answer = await waitForDecision(client, submitted.id, submitted.review_url, timeoutSeconds, report, emit, signal);
+    if (answer === undefined) return "expired";
+    if (answer.status !== "approved" || answer.receipt === undefined) {
+      report.decision = answer.decision ?? { kind: answer.status, reason: null, feedback: null };
+      return FINAL[answer.status] ?? "failed";
+    }
+    receipt = answer.receipt;
+  } else {
+    report.request = { id: submitted.id };
+    report.policy = policyLine(submitted.decision);
+    emit({ type: "decided", policy: report.policy, request: report.request });
+    if (submitted.status === "rejected") {
+      report.decision = { kind: submitted.decision.kind, reason: submitted.decision.reason, feedback: null };
+      return "denied";
+    }
+    receipt = submitted.receipt;
+  }
+
+  if (signal?.aborted === true) return "cancelled"; // before the receipt is spent
+  const verified = await startRun(ctx, client, receipt, program.bytes);
+  const { claims } = verified;
+  report.approval = { decision: claims.decision, jti: claims.jti, expires_in_s: claims.exp - Math.floor(ctx.now().getTime() / 1000), ...(claims.approver === undefined ? {} : { approver: claims.approver }) };
+  emit({ type: "approved", approval: report.approval });
+
+  report.execution = await execute(ctx, input, options, verified, program.bytes);
+  emit({ type: "executed", execution: report.execution });
+  const { outcome, refused } = report.execution;
+  return outcome === "returned" && refused === 0 ? "executed" : "failed";
+}
+
+/**
+ * Long-poll the request until a person decides it or `timeoutSeconds` pass; on timeout or abort
+ * the request is withdrawn, so that no approval can come for a run that is no longer waiting.
+ * Undefined: timed out.
+ */
+async function waitForDecision(
+  client: AuthorityClient,
+  id: string,
+  reviewUrl: string,
+  timeoutSeconds: number,
+  report: RunReport,
+  emit: (e: RunEvent) => void,
+  signal: AbortSignal | undefined,
+): Promise<DecisionAnswer | undefined> {
+  const started = Date.now();
+  const deadline = started + timeoutSeconds * 1000;
+  const ticker = setInterval(() => emit({ type: "waiting", elapsed_ms: Date.now() - started, review_url: reviewUrl }), PROGRESS_MS);
+  try {
+    let answer = await client.decision(id, 0, signal);
+    report.policy = policyLine(answer.policy);
+    emit({ type: "decided", policy: report.policy, request: report.request! });
+    emit({ type: "waiting", elapsed_ms: Date.now() - started, review_url: reviewUrl });
+    while (answer.status === "pending") {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        await withdraw(client, id);
+        return undefined;
+      }
+      answer = await client.decision(id, Math.min(MAX_POLL_SECONDS, Math.ceil(left / 1000)), signal);
+    }
+    return answer;
+  } catch (err) {
+    if (signal?.aborted === true) await withdraw(client, id);
+    throw err;
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+/** Withdraw a request nobody waits for any more. A person who decided in the meantime wins: the run still does not go on. */
+async function withdraw(client: AuthorityClient, id: string): Promise<void> {
+  await client.withdraw(id).catch(() => undefined);
+}
+
+/**
+ * Verify the receipt against the authority's keys and the exact bytes about to run, then redeem
+ * it at the authority: exactly once across every runner, and only after it verified (so a forged
+ * receipt spends nothing).
+ */
+async function startRun(ctx: AppContext, client: AuthorityClient, receipt: string, bytes: Uint8Array): Promise<VerifiedReceipt> {
+  const verified = await verifyReceipt(receipt, { jwks: await client.jwks(), issuer: ctx.issuer, programBytes: bytes, now: ctx.now() });
+  await client.redeem(verified.claims.jti, verified.claims.exp);
+  return verified;
+}
+
+/** Run main in the sandbox, each trusted call admitted by the receipt before its connector acts. */
+async function execute(ctx: AppContext, input: RunInput, options: RunOptions, verified: VerifiedReceipt, bytes: Uint8Array): Promise<Execution> {
+  // Loaded here: the sandbox brings the compiler (to transpile) and QuickJS, which nothing else
+  // importing the use cases (the authority among them) needs.
+  const { runProgram, sandboxApi } = await import("../sandbox/index.js");
+  const set = ctx.manifests();
+  const own = options.connectors === undefined ? createPluginPool() : undefined;
+  const connectors = options.connectors ?? connectorContext(ctx.dataDir, { plugins: own! });
+  try {
+    const result = await runProgram({
+      source: bytes,
+      sha256: verified.claims.program.sha256,
+      entry: input.entry,
+      api: sandboxApi(set),
+      invoke: (op, args) => callWithReceipt(verified, set, op, args, connectors),
+      ...(input.limits === undefined ? {} : { limits: input.limits }),
+    });
+    return executionOf(result);
+  } finally {
+    await own?.close();
+  }
+}
+
+function executionOf(result: RunResult): Execution {
+  return {
+    outcome: result.outcome,
+    value: result.value,
+    ...(result.thrown === undefined ? {} : { thrown: { name: result.thrown.name, message: result.thrown.message, ...(result.thrown.class === undefined ? {} : { class: result.thrown.class }) } }),
+    ...(result.limit === undefined ? {} : { limit: result.limit.toEnvelope().error }),
+    calls: result.calls.map((c) => ({ op: c.op, status: c.status, ...(c.error === undefined ? {} : { error: { class: c.error.class, message: c.error.message } }) })),
+    refused: result.refused,
+    logs: result.logs.map((l) => ({ stream: l.stream, text: l.text })),
+    cpu_ms: result.cpuMs,
+  };
+}
+
+function summarizeCheck({ facts }: CheckResult): CheckSummary {
+  const count = (status: string) => facts.guarantees.filter((g) => g.status === status).length;
+  return {
+    ok: facts.ok,
+    effects: facts.effects.length,
+    guarantees: facts.guarantees.length,
+    proven: count("proven"),
+    enforced: count("enforced"),
+    diagnostics: facts.diagnostics,
+    refuted: facts.guarantees.filter((g) => g.status === "refuted").map(({ text, why, site }) => ({ text, why, ...(site === undefined ? {} : { site }) })),
+    summary: facts.summary,
+  };
+}
+
+/** The policy's decision with the rules that made it: the deny rules of a rejection, the asking ones of an ask, the allowing ones of an approval (`default` where none did). */
+function policyLine(decision: PolicyView | PolicyDecision): NonNullable<RunReport["policy"]> {
+  const deciding = { auto_rejected: "deny", ask: "ask", auto_approved: "allow" }[decision.kind];
+  const rules = [...new Set(decision.effects.filter((e) => e.verdict === deciding).map((e) => e.rule ?? "default"))];
+  return { decision: decision.kind, rules, reason: decision.reason };
+}
+
+/** The outcome of a run that stopped on an error rather than on a decision or the program. */
+function outcomeOfError(err: unknown): RunOutcome {
+  if (!(err instanceof CountersignError)) return "failed";
+  switch (err.class) {
+    case "analysis_rejected":
+      return "refused";
+    case "config_error":
+    case "network_error":
+      return "unavailable";
+    case "usage_error": // ours is a bad argument; the authority's (an unknown receipt, a conflict) is a run that cannot go on
+      return err.boundary === "cli" ? "unavailable" : "failed";
+    case "capability_denied": // the authority refusing the token or the address it was called at: configuration
+      return err.boundary === "authority" ? "unavailable" : "failed";
+    case "approval_timeout":
+      return "expired";
+    case "receipt_invalid":
+      return err.details?.reason === "expired" ? "expired" : "failed";
+    default:
+      return "failed";
+  }
+}
