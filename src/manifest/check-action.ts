@@ -72,7 +72,8 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
   return { errors, templates };
 }
 
-function firstPositions(names: readonly string[]): Map<string, number> {
+/** Each name's first index (a map, not indexOf: thousands of entries must not take quadratic time). */
+export function firstPositions(names: readonly string[]): Map<string, number> {
   const first = new Map<string, number>();
   names.forEach((name, i) => {
     if (!first.has(name)) first.set(name, i);
