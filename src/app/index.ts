@@ -16,3 +16,4 @@ export { runPolicyTests, PolicyTestFile, type PolicyCaseResult, type PolicyTestO
 export { initDataDir, FIRST_TOKEN, type InitResult } from "./init-data-dir.js";
 export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";
 export { reviewRequest } from "./review-request.js";
+export { manifestsFor } from "./manifests-for.js";
