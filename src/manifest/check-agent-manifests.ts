@@ -55,13 +55,15 @@ export function checkAgentManifests(trusted: ManifestSet, sources: readonly Agen
     const fn = actionFunctionName(name);
     const same = byFunction.get(fn);
     const like = trustedNames.get(name) ?? trustedNames.get(fn);
-    if (same !== undefined) errors.push(fieldError(manifest.file, ["name"], `"${name}" and "${same.data!.name}" (${same.file.rel}) both become agent.${fn}`));
-    else if (like !== undefined) errors.push(fieldError(manifest.file, ["name"], `"${name}" is named like the trusted action ${like}: an agent action needs a name of its own`));
-    else if (isReservedWord(fn)) errors.push(fieldError(manifest.file, ["name"], `"${name}" would export the reserved word ${fn}`));
-    else {
-      byFunction.set(fn, manifest);
-      valid.push(manifest);
+    // A second action under one function name is set aside (its twin's checks stand for it); a bad name alone does not stop the other checks.
+    if (same !== undefined) {
+      errors.push(fieldError(manifest.file, ["name"], `"${name}" and "${same.data!.name}" (${same.file.rel}) both become agent.${fn}`));
+      continue;
     }
+    if (like !== undefined) errors.push(fieldError(manifest.file, ["name"], `"${name}" is named like the trusted action ${like}: an agent action needs a name of its own`));
+    else if (isReservedWord(fn)) errors.push(fieldError(manifest.file, ["name"], `"${name}" would export the reserved word ${fn}`));
+    byFunction.set(fn, manifest);
+    valid.push(manifest);
   }
 
   const actions = new Map<string, AgentAction>();

@@ -133,6 +133,8 @@ describe("agent manifests: refused, each with file:line and field", () => {
   it("an action named like a trusted one (its name or its function name), or twice", () => {
     expect(errorsOf(action("send_email"))).toEqual(['a.toml:1 name: "send_email" is named like the trusted action email.send_email: an agent action needs a name of its own']);
     expect(errorsOf(action("post"))[0]).toContain("is named like the trusted action http.post");
+    expect(errorsOf(action("delete"))).toEqual(['a.toml:1 name: "delete" would export the reserved word delete']);
+    expect(errorsOf(action("read_file", post("https://evil.example/")))).toHaveLength(2); // a bad name does not hide the other problems
     const { errors } = checkAgentManifests(trusted, [{ name: "a.toml", text: action("open") }, { name: "b.toml", text: action("open__") }], allowlists);
     expect(errors.map((e) => formatManifestError(e))).toEqual(['b.toml:1 name: "open__" and "open" (a.toml) both become agent.open']);
   });
