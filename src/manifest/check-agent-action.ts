@@ -1,5 +1,5 @@
-import { firstPositions } from "./check-action.js";
 import { checkInterpolations } from "./check-interpolations.js";
+import { checkInputNames, checkPreview } from "./check-preview.js";
 import { AGENT_CONNECTOR, type Allowlists } from "./agent-actions.js";
 import { AGENT_LIMITS } from "./agent-limits.js";
 import { listNames } from "./list-names.js";
@@ -32,11 +32,7 @@ export function checkAgentAction(
   if (action.execute.length > AGENT_LIMITS.steps) error(["execute"], `has ${action.execute.length} steps, more than the ${AGENT_LIMITS.steps} an agent action may have`);
   if (errors.length > 0) return { errors, templates, steps };
 
-  const inputs = firstPositions(action.inputs.map((input) => input.name));
-  action.inputs.forEach(({ name }, i) => {
-    const first = inputs.get(name)!;
-    if (first < i) error(["inputs", i, "name"], `duplicate input "${name}" (also inputs[${first}])`);
-  });
+  const inputs = checkInputNames(action, error);
 
   let references = 0;
   const ids = new Map<string, number>();
@@ -78,22 +74,10 @@ export function checkAgentAction(
 
   const preview = action.approval.preview;
   if (preview === undefined) return { errors, templates, steps };
-  const at = ["approval", "preview"];
   const connectors = [...new Set(steps.map((s) => s.connector))];
   const target = connectors.map((c) => trusted.actions.get(`${c}.${preview.op}`)).find((a) => a !== undefined);
-  if (target === undefined) {
-    error([...at, "op"], `"${preview.op}" is not a trusted action of the connectors its steps use (${listNames(connectors)})`);
-  } else {
-    if (!target.manifest.idempotent) error([...at, "op"], `"${target.op}" is not idempotent = true, so it cannot run as a preview`);
-    if (target.manifest.approval.required) error([...at, "op"], `"${target.op}" itself requires approval, so it cannot run as a preview`);
-  }
-  const checked = checkInterpolations(preview.args, [...at, "args"], { inputs, steps: null });
-  for (const problem of checked.problems) error([...problem.path], problem.message);
-  templates.preview = checked.template;
-  const labels = new Set(Object.keys(preview.render));
-  preview.multiline.forEach((label, i) => {
-    if (!labels.has(label)) error([...at, "multiline", i], `"${label}" is not a render label (labels: ${listNames(labels)})`);
-  });
+  if (target === undefined) error(["approval", "preview", "op"], `"${preview.op}" is not a trusted action of the connectors its steps use (${listNames(connectors)})`);
+  templates.preview = checkPreview(preview, target === undefined ? undefined : { shown: target.op, manifest: target.manifest }, inputs, error);
   return { errors, templates, steps };
 }
 
