@@ -185,6 +185,7 @@ describe("agent manifests: limits and hostile TOML never crash", () => {
     ["nesting past the TOML limit", `x = ${"[".repeat(200)}${"]".repeat(200)}`],
     ["a NUL byte", 'name = "a\0b"'],
     ["__proto__ and constructor keys", action("x", post("https://api.github.com/")).replace("body =", '__proto__ = "x", constructor = "y", body =')],
+    ["a __proto__ table supplying an input", action("x", `[[execute]]\nid = "s"\nconnector = "http"\nop = "post"\ninputs = { url = "https://api.github.com/", __proto__ = { body = "x" } }\n`)],
     ["a table where a string belongs", 'name = { a = 1 }\nversion = "1.0.0"'],
     ["a date", "name = 1979-05-27T07:32:00Z"],
     ["an empty file", ""],
