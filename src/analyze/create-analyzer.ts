@@ -45,6 +45,7 @@ export function createAnalyzer(set: ManifestSet, analyzerOptions: AnalyzerOption
       const budget = new Budget({ ...analyzerOptions.budget, ...options.budget });
       const { bytes, sha256, text } = programBytes(program);
       const facts: Facts = { program: { sha256, entry: options.entry ?? "program.ts" }, ok: false, diagnostics: [], effects: [], guarantees: [], summary: [], rationale: "" };
+      if (set.agent !== undefined) facts.agentManifests = { sha256: set.agent.sha256 };
       if (bytes.length > budget.limits.bytes) {
         facts.diagnostics.push(atStart("analysis_budget_exceeded", `the program is ${bytes.length} bytes, more than the analysis's limit of ${budget.limits.bytes} bytes`));
       } else if (text === undefined) {

@@ -1,7 +1,9 @@
 import { ts } from "./typescript.js";
 import type { CountRange } from "../model/index.js";
 import type { Effect } from "../model/index.js";
+import { agentStepEffects, outsideAllowlists } from "./agent-steps.js";
 import { invoke } from "./calls.js";
+import { diagnosticAt } from "./diagnostic.js";
 import type { Interpreter } from "./interpreter.js";
 import { unknown } from "./lattice.js";
 import type { ProgramShape } from "./program-shape.js";
@@ -29,7 +31,7 @@ export function runProgram(it: Interpreter, shape: ProgramShape): { effects: Eff
     beforeMain = clone(state);
     invoke(it, shape.main, [], state, false);
   });
-  return { effects: callSites(it).map((call) => effectAt(it, call, state, acc)), atExport, beforeMain };
+  return { effects: callSites(it).flatMap((call) => effectsAt(it, call, state, acc)), atExport, beforeMain };
 }
 
 function callSites(it: Interpreter): ts.CallExpression[] {
@@ -43,6 +45,20 @@ function callSites(it: Interpreter): ts.CallExpression[] {
   };
   visit(it.file);
   return out;
+}
+
+/** A call site's effect; an agent action's call site has one per step, its refusals reported at the call. */
+function effectsAt(it: Interpreter, call: ts.CallExpression, end: State, acc: State): Effect[] {
+  const effect = effectAt(it, call, end, acc);
+  const agent = it.set.agent;
+  const action = agent?.actions.get(effect.op);
+  if (agent === undefined || action === undefined) return [effect];
+  const steps = agentStepEffects(action, effect.args, effect.site, effect.count);
+  for (const step of steps) {
+    const outside = outsideAllowlists(step, it.set, agent.allowlists);
+    if (outside !== undefined) it.diagnostics.push(diagnosticAt(it.file, call, "agent_action_refused", outside));
+  }
+  return steps;
 }
 
 function effectAt(it: Interpreter, call: ts.CallExpression, end: State, acc: State): Effect {

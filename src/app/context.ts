@@ -1,7 +1,7 @@
 import type { BudgetOptions } from "../analyze/index.js";
 import type { ConnectorContext } from "../connector/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import type { Facts } from "../model/index.js";
+import type { AgentManifestSource, Facts } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
 import type { KeyStore, RedemptionStore } from "../receipt/index.js";
 import type { Store, StoredRule } from "../store/index.js";
@@ -11,6 +11,7 @@ export interface ProgramInput {
   source: Uint8Array | string;
   entry: string;
   budget?: BudgetOptions; // limits of this analysis, over the analyzer's defaults
+  manifests?: AgentManifestSource[]; // action manifests the agent submitted with it (see manifestsFor)
 }
 
 /** What previews at approval time are fetched with: the connector host with the user's connections. */

@@ -23,3 +23,4 @@ export { previewRequest, MAX_PREVIEWS } from "./preview-request.js";
 export { runAgentProgram, type RunInput, type RunOptions } from "./run-agent-program.js";
 export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";
 export { SubmitAnswer, DecisionAnswer, type AuthorityClient } from "./authority-client.js";
+export { manifestsFor } from "./manifests-for.js";

@@ -7,6 +7,7 @@ import { LOCAL_ISSUER } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
 import { authorityPath, fileKeyStore, FileRedemptionStore, loadLocalAuthority, openStore, SQLITE_FILE, type Store } from "../store/index.js";
 import type { AppContext, ProgramInput } from "./context.js";
+import { manifestsFor } from "./manifests-for.js";
 
 export interface LocalOptions {
   manifests?: string; // a manifest directory given by the user, else the data directory's or the shipped ones
@@ -44,9 +45,19 @@ export function localContext(env: NodeJS.ProcessEnv, options: LocalOptions = {})
     },
     policy: () => (policy ??= loadPolicy(options.policies ?? defaultPolicyDir(data), { manifests: context.manifests(), home })),
     analyze: async (program: ProgramInput) => {
+      const set = manifestsFor(context.manifests(), data, program.manifests);
+      const options = { entry: program.entry, ...(program.budget === undefined ? {} : { budget: program.budget }) };
       // Imported here, not at the top: the analyzer loads the TypeScript compiler (~0.4 s).
-      analyzer ??= import("../analyze/index.js").then((m) => m.createAnalyzer(context.manifests()));
-      return (await analyzer).analyze(program.source, { entry: program.entry, ...(program.budget === undefined ? {} : { budget: program.budget }) });
+      if (set.agent === undefined) {
+        analyzer ??= import("../analyze/index.js").then((m) => m.createAnalyzer(context.manifests()));
+        return (await analyzer).analyze(program.source, options);
+      }
+      const own = (await import("../analyze/index.js")).createAnalyzer(set); // its API declares trusted/agent
+      try {
+        return own.analyze(program.source, options);
+      } finally {
+        own.dispose();
+      }
     },
     keys: fileKeyStore(data),
     redemptions: new FileRedemptionStore(data),

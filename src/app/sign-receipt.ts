@@ -27,6 +27,7 @@ export async function signReceipt(ctx: AppContext, request: Approved, lifetimeSe
       grants: request.policy.grants,
       across: request.policy.across,
       ...(request.decision.approver === null ? {} : { approver: request.decision.approver }),
+      ...(request.facts.agentManifests === undefined ? {} : { agentManifestsSha256: request.facts.agentManifests.sha256 }),
       ...(lifetimeSeconds === undefined ? {} : { lifetimeSeconds }),
       issuer: ctx.issuer,
     },

@@ -1,7 +1,7 @@
 import { programBytes } from "../model/index.js";
 import { availableParallelism } from "node:os";
 import type { ProgramInput } from "../app/index.js";
-import type { ManifestSet } from "../manifest/index.js";
+import type { AgentActions, ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Facts } from "../model/index.js";
 import { AnalysisWorker, WorkerTimeout } from "./analysis-worker.js";
@@ -18,6 +18,7 @@ export interface PoolOptions {
 
 interface Job {
   program: ProgramInput;
+  agent: AgentActions | undefined;
   resolve(facts: Facts): void;
   reject(err: unknown): void;
 }
@@ -55,7 +56,8 @@ export class AnalysisPool {
     return this.#size;
   }
 
-  analyze(program: ProgramInput): Promise<Facts> {
+  /** The facts of `program`; `agent`: the agent actions it was submitted with, already checked (app's manifestsFor). */
+  analyze(program: ProgramInput, agent?: AgentActions): Promise<Facts> {
     if (this.#closed) return Promise.reject(new CountersignError("internal_error", "authority", "the analysis pool is closed"));
     if (this.#queue.length >= (this.#options.maxQueued ?? 10_000)) {
       return Promise.reject(
@@ -63,7 +65,7 @@ export class AnalysisPool {
       );
     }
     return new Promise<Facts>((resolve, reject) => {
-      this.#queue.push({ program, resolve, reject });
+      this.#queue.push({ program, agent, resolve, reject });
       this.#dispatch();
     });
   }
@@ -109,7 +111,7 @@ export class AnalysisPool {
     const { source, entry } = job.program;
     try {
       await worker.ready;
-      job.resolve(await worker.analyze(source, entry, this.#options.timeoutMs));
+      job.resolve(await worker.analyze(source, entry, this.#options.timeoutMs, job.agent));
     } catch (err) {
       if (err instanceof WorkerTimeout) job.resolve(overrun(job.program, this.#options.timeoutMs));
       else job.reject(new CountersignError("internal_error", "analysis", (err as Error).message, { retriable: true, cause: err }));

@@ -14,9 +14,26 @@ const text = (err) => String((err && (err.stack || err.message)) || err);
   if (workerData.codeCache !== null) (await import(workerData.modules.codeCache)).useCodeCache(workerData.codeCache);
   const { createAnalyzer } = await import(workerData.modules.analyze);
   const analyzer = createAnalyzer(workerData.manifests);
+  // Programs with agent actions need an API that declares them: one analyzer per agent
+  // manifests' hash, the last few kept (an agent resubmitting its program reuses its own).
+  const withAgent = new Map();
+  const analyzerFor = (agent) => {
+    if (agent === null) return analyzer;
+    let found = withAgent.get(agent.sha256);
+    if (found === undefined) {
+      found = createAnalyzer({ ...workerData.manifests, agent });
+      withAgent.set(agent.sha256, found);
+      if (withAgent.size > 4) {
+        const [oldest, old] = withAgent.entries().next().value;
+        old.dispose();
+        withAgent.delete(oldest);
+      }
+    }
+    return found;
+  };
   parentPort.on("message", (job) => {
     try {
-      parentPort.postMessage({ kind: "done", id: job.id, facts: analyzer.analyze(job.source, { entry: job.entry }) });
+      parentPort.postMessage({ kind: "done", id: job.id, facts: analyzerFor(job.agent).analyze(job.source, { entry: job.entry }) });
     } catch (err) {
       parentPort.postMessage({ kind: "error", id: job.id, message: text(err) });
     }

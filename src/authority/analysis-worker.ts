@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { ManifestSet } from "../manifest/index.js";
+import type { AgentActions, ManifestSet } from "../manifest/index.js";
 import type { Facts } from "../model/index.js";
 import { ANALYSIS_WORKER_SOURCE } from "./analysis-worker-source.js";
 
@@ -63,8 +63,8 @@ export class AnalysisWorker {
     return this.#dead === undefined;
   }
 
-  /** The facts of one program, or WorkerTimeout (the thread is gone then) / WorkerFailed. */
-  analyze(source: Uint8Array | string, entry: string, timeoutMs: number): Promise<Facts> {
+  /** The facts of one program (with `agent`, its agent actions beside the thread's manifests), or WorkerTimeout (the thread is gone then) / WorkerFailed. */
+  analyze(source: Uint8Array | string, entry: string, timeoutMs: number, agent?: AgentActions): Promise<Facts> {
     if (this.#dead !== undefined) return Promise.reject(new WorkerFailed(this.#dead));
     if (this.#pending !== undefined) return Promise.reject(new Error("an analysis worker runs one program at a time"));
     const id = ++nextJob;
@@ -81,7 +81,7 @@ export class AnalysisWorker {
       };
       this.#pending = { id, resolve: settle(resolve), reject: settle(reject) };
       this.#worker.ref(); // a program in analysis keeps the process alive until it is done
-      this.#worker.postMessage({ id, source, entry });
+      this.#worker.postMessage({ id, source, entry, agent: agent ?? null });
     }).finally(() => {
       if (this.#pending === undefined) this.#worker.unref();
     });

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { AppContext } from "../app/index.js";
+import { manifestsFor, type AppContext } from "../app/index.js";
 import { connectorContext, defaultPolicyDir, loadManifests, loadPolicy, manifestDirFor, packageVersion } from "../config/index.js";
 import { PREVIEW_TIMEOUT_MS } from "../connector/index.js";
 import { manifestsHash, type ManifestSet } from "../manifest/index.js";
@@ -67,7 +67,11 @@ export class AuthorityState {
       now: options.now ?? (() => new Date()),
       manifests: () => this.config.manifests,
       policy: () => this.config.policy,
-      analyze: (program) => this.facts.facts(program, { manifests: this.config.manifestsSha256, analyzer: this.analyzerVersion }, (p) => this.pool.analyze(p)),
+      analyze: async (program) => {
+        const { agent } = manifestsFor(this.config.manifests, options.dataDir, program.manifests);
+        const manifests = agent === undefined ? this.config.manifestsSha256 : `${this.config.manifestsSha256}+${agent.sha256}`;
+        return this.facts.facts(program, { manifests, analyzer: this.analyzerVersion }, (p) => this.pool.analyze(p, agent));
+      },
       keys: cachedKeyStore(fileKeyStore(options.dataDir)),
       redemptions: store,
       store: async () => store,

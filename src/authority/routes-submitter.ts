@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { checkProgram, issueRequestReceipt, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest } from "../app/index.js";
+import { checkProgram, issueRequestReceipt, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest, type ProgramInput } from "../app/index.js";
 import { CheckBody, RedeemBody, SubmitBody } from "../model/index.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { eitherAuth, submitterAuth } from "./guards.js";
@@ -22,7 +22,7 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const body = await readBody(c, SubmitBody, deps.maxBodyBytes);
     const { request, receipt } = await submitRequest(ctx, {
       token: c.get("submitter"),
-      program: { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME },
+      program: programOf(body),
       ...(body.rationale === undefined ? {} : { rationale: body.rationale }),
       ...(body.timeout_s === undefined ? {} : { deadlineSeconds: body.timeout_s }),
     });
@@ -33,7 +33,7 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   app.post("/v1/check", submitter, async (c) => {
     const body = await readBody(c, CheckBody, deps.maxBodyBytes);
     // A dry run reports a refused program as `countersign check` does: its facts, diagnostics included.
-    return c.json(await checkProgram(ctx, { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME }, c.get("submitter")));
+    return c.json(await checkProgram(ctx, programOf(body), c.get("submitter")));
   });
 
   app.get("/v1/requests/:id", either, async (c) => {
@@ -79,6 +79,11 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     await redeemReceipt(ctx, jti, exp, c.get("submitter"));
     return c.json({ jti, redeemed: true });
   });
+}
+
+/** The program of a submit or check body, with the agent manifests it came with. */
+function programOf(body: CheckBody): ProgramInput {
+  return { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME, ...(body.manifests === undefined ? {} : { manifests: body.manifests }) };
 }
 
 function waitSeconds(text: string | undefined): number {

@@ -10,9 +10,9 @@ import { findAuthority, postJson, Unreachable } from "./authority-client.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { given } from "./dirs.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
-import { readSource } from "./read-source.js";
+import { readSource, readText } from "./read-source.js";
 
-const usage = `usage: countersign check [FILE|-] [--manifests DIR] [--policies DIR] [--budget-ms N] [--budget-steps N] [--max-bytes N] [--json]
+const usage = `usage: countersign check [FILE|-] [--manifest M.toml]... [--manifests DIR] [--policies DIR] [--budget-ms N] [--budget-steps N] [--max-bytes N] [--json]
 
 Analyze an agent program (FILE, or - for stdin): type errors, refused constructs, every trusted
 call with its arguments and call count, each guarantee proven, refuted or enforced at run time,
@@ -23,6 +23,11 @@ When an authority is reachable ($COUNTERSIGN_URL, or the one \`countersign serve
 $COUNTERSIGN_HOME/authority.json) and neither --manifests nor --policies is given, it checks
 there (POST /v1/check, with $COUNTERSIGN_TOKEN or submitter.token): the policy in force, remembered
 rules included. The output is the same either way.
+
+--manifest M.toml (repeatable) submits an action manifest of the agent's own with the program:
+an action composed of trusted actions, which the program imports from trusted/agent. Each is
+checked against the trusted manifests and the allowlists of connections.toml (exit 1 with every
+problem, file:line and field); its calls become the trusted calls of its steps.
 
 The analysis is bounded: --budget-ms (default ${DEFAULT_BUDGET.ms}, the type check included), --budget-steps
 (default ${DEFAULT_BUDGET.steps}) and --max-bytes (default ${DEFAULT_BUDGET.bytes}, UTF-8 bytes); past any of them the
@@ -40,6 +45,7 @@ const command: Command = {
         options: {
           json: { type: "boolean" },
           manifests: { type: "string" },
+          manifest: { type: "string", multiple: true },
           policies: { type: "string" },
           "budget-ms": { type: "string" },
           "budget-steps": { type: "string" },
@@ -52,13 +58,15 @@ const command: Command = {
       const budget = { ms: positiveFlag(values["budget-ms"], "--budget-ms"), steps: positiveFlag(values["budget-steps"], "--budget-steps"), bytes: positiveFlag(values["max-bytes"], "--max-bytes") };
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
       const given = Object.values(budget).some((v) => v !== undefined);
-      const program: ProgramInput = { source, entry: file === "-" ? "stdin.ts" : file, ...(given ? { budget } : {}) };
+      const manifests = (values.manifest ?? []).map((path) => ({ name: path, text: readText(resolve(io.cwd, path)) }));
+      const program: ProgramInput = { source, entry: file === "-" ? "stdin.ts" : file, ...(given ? { budget } : {}), ...(manifests.length > 0 ? { manifests } : {}) };
       const { facts, decision } = (await throughAuthority(io, program, values)) ?? (await locally(io, program, values));
       const { formatDecision } = await import("../policy/format-decision.js");
       io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : (await human(facts)) + formatDecision(decision));
       return facts.ok ? EXIT.ok : EXIT.rejected;
     } catch (err) {
-      return reportError(err, io, json);
+      // Agent manifests that fail their checks refuse the program as the analysis would.
+      return reportError(err, io, json, err instanceof CountersignError && err.class === "analysis_rejected" ? EXIT.rejected : undefined);
     }
   },
 };
@@ -77,7 +85,7 @@ async function throughAuthority(io: Io, program: ProgramInput, values: { manifes
   const address = findAuthority(io.env, dataDir(io.env));
   if (address === undefined) return undefined;
   try {
-    const answer = await postJson(address, "/v1/check", { program: text, source_name: program.entry });
+    const answer = await postJson(address, "/v1/check", { program: text, source_name: program.entry, ...(program.manifests === undefined ? {} : { manifests: program.manifests }) });
     return (await import("../model/api.js")).CheckResult.parse(answer);
   } catch (err) {
     if (err instanceof Unreachable) return undefined;
@@ -97,10 +105,11 @@ function asJson(facts: Facts): unknown {
     program: facts.program,
     ok: facts.ok,
     diagnostics: facts.diagnostics,
-    effects: facts.effects.map(({ op, site, args, count }) => ({ op, site, args, count })),
+    effects: facts.effects.map(({ op, site, args, count, agentAction }) => ({ op, site, args, count, ...(agentAction === undefined ? {} : { agentAction }) })),
     guarantees: facts.guarantees.map(({ source, text, status, why, site }) => ({ source, text, status, why, ...(site === undefined ? {} : { site }) })),
     summary: facts.summary,
     rationale: facts.rationale,
+    ...(facts.agentManifests === undefined ? {} : { agentManifests: facts.agentManifests }),
   };
 }
 
@@ -112,7 +121,8 @@ async function human(facts: Facts): Promise<string> {
   for (const g of facts.guarantees) lines.push(`${g.status.padEnd(8)} ${g.text} — ${g.why}`);
   for (const e of facts.effects) {
     const args = Object.entries(e.args).map(([name, v]) => `${name} ${describeArgument(v)}`);
-    lines.push(`effect   ${e.op} at ${e.site.line}:${e.site.column} ${countText(e.count)}${args.length > 0 ? `: ${args.join("; ")}` : ""}`);
+    const through = e.agentAction === undefined ? "" : ` (step ${e.agentAction.step} of ${e.agentAction.op})`;
+    lines.push(`effect   ${e.op}${through} at ${e.site.line}:${e.site.column} ${countText(e.count)}${args.length > 0 ? `: ${args.join("; ")}` : ""}`);
   }
   if (facts.summary.length > 0) lines.push("", "Summary:", ...facts.summary.map((s) => `  ${s}`));
   lines.push("", facts.ok ? "ok" : "refused");

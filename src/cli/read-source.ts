@@ -9,3 +9,13 @@ export function readSource(path: string): Uint8Array {
     throw new CountersignError("usage_error", "cli", `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
 }
+
+/** An agent manifest's text; one that cannot be read, or is not UTF-8, is a usage error naming it. */
+export function readText(path: string): string {
+  const bytes = readSource(path);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new CountersignError("usage_error", "cli", `${path} is not UTF-8 text`);
+  }
+}

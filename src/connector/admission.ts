@@ -29,14 +29,20 @@ const issued = new WeakSet<Admission>();
  */
 export function admitCall(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown): Admission {
   const { action, connector } = lookup(set, op);
-  const data = marshal(args);
-  if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw new CountersignError("grant_violation", "sandbox", `${op}: the arguments must be an object`, { details: { reason: "not_plain_data", path: "args" } });
-  }
+  const data = marshalArgs(op, args);
   const full: Record<string, Json> = {};
   for (const input of action.manifest.inputs) full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
   checkCall(verified, { op, connector: { name: connector.name, sha256: connector.manifest.sha256 }, args: full });
   return mint(op, data, verified);
+}
+
+/** The program's arguments of one call as plain data (no program code runs), which must be an object. */
+export function marshalArgs(op: string, args: unknown): Record<string, Json> {
+  const data = marshal(args);
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new CountersignError("grant_violation", "sandbox", `${op}: the arguments must be an object`, { details: { reason: "not_plain_data", path: "args" } });
+  }
+  return data;
 }
 
 /**

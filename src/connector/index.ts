@@ -1,6 +1,7 @@
 // The connector host's public surface. Actions run through callWithReceipt (a checked receipt) or
 // fetchPreview (read-only actions without approval); executeAction is not part of it.
 export { callWithReceipt } from "./call-with-receipt.js";
+export { callAgentAction } from "./call-agent-action.js";
 export { marshal, MARSHAL_LIMITS, type MarshalLimits } from "./marshal.js";
 export { fetchPreview, PREVIEW_TIMEOUT_MS, type Preview } from "./fetch-preview.js";
 export type { ConnectorContext } from "./context.js";

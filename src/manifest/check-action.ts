@@ -1,11 +1,13 @@
 import { basename } from "node:path";
 import { checkInterpolations } from "./check-interpolations.js";
+import { checkInputNames, checkPreview } from "./check-preview.js";
 import { listNames } from "./list-names.js";
 import { actionFunctionName, isReservedWord } from "./function-name.js";
 import type { ManifestError } from "./manifest-error.js";
 import type { ActionTemplates } from "./manifest-set.js";
 import { fieldError, type ManifestFile } from "./manifest-file.js";
 import type { ActionManifest } from "./schema.js";
+import type { FieldPath } from "../model/index.js";
 
 /** What an action's rules may look at beyond its own file. */
 export interface ActionContext {
@@ -20,19 +22,14 @@ export interface ActionContext {
 export function checkAction(file: ManifestFile, action: ActionManifest, context: ActionContext): { errors: ManifestError[]; templates: ActionTemplates } {
   const errors: ManifestError[] = [];
   const templates: ActionTemplates = { execute: [], preview: null };
-  const error = (path: (string | number)[], message: string): void => void errors.push(fieldError(file, path, message));
+  const error = (path: FieldPath, message: string): void => void errors.push(fieldError(file, path, message));
 
   const fileName = basename(file.rel, ".toml");
   if (action.name !== fileName) error(["name"], `"${action.name}" does not match the file name ${fileName}.toml`);
   const functionName = actionFunctionName(action.name);
   if (isReservedWord(functionName)) error(["name"], `"${action.name}" would export the reserved word ${functionName}`);
 
-  // Maps of first positions, not indexOf: a file with thousands of entries must not take quadratic time.
-  const inputs = firstPositions(action.inputs.map((input) => input.name));
-  action.inputs.forEach(({ name }, i) => {
-    const first = inputs.get(name)!;
-    if (first < i) error(["inputs", i, "name"], `duplicate input "${name}" (also inputs[${first}])`);
-  });
+  const inputs = checkInputNames(action, error);
 
   const steps = new Map<string, number>(); // the steps before the current one
   action.execute.forEach((step, i) => {
@@ -53,29 +50,9 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
 
   const preview = action.approval.preview;
   if (preview === undefined) return { errors, templates };
-  const at = ["approval", "preview"];
   const target = context.actions.get(preview.op);
-  if (target === undefined) {
-    // An action file that failed its own schema has its errors already; do not repeat them here.
-    if (!context.broken.has(preview.op)) error([...at, "op"], `"${preview.op}" is not an action of connector ${context.connector}`);
-  } else {
-    if (!target.idempotent) error([...at, "op"], `"${preview.op}" is not idempotent = true, so it cannot run as a preview`);
-    if (target.approval.required) error([...at, "op"], `"${preview.op}" itself requires approval, so it cannot run as a preview`);
-  }
-  const checked = checkInterpolations(preview.args, [...at, "args"], { inputs, steps: null });
-  for (const problem of checked.problems) error([...problem.path], problem.message);
-  templates.preview = checked.template;
-  const labels = new Set(Object.keys(preview.render));
-  preview.multiline.forEach((label, i) => {
-    if (!labels.has(label)) error([...at, "multiline", i], `"${label}" is not a render label (labels: ${listNames(labels)})`);
-  });
+  // An action file that failed its own schema has its errors already; do not repeat them here.
+  if (target === undefined && !context.broken.has(preview.op)) error(["approval", "preview", "op"], `"${preview.op}" is not an action of connector ${context.connector}`);
+  templates.preview = checkPreview(preview, target === undefined ? undefined : { shown: preview.op, manifest: target }, inputs, error);
   return { errors, templates };
-}
-
-function firstPositions(names: readonly string[]): Map<string, number> {
-  const first = new Map<string, number>();
-  names.forEach((name, i) => {
-    if (!first.has(name)) first.set(name, i);
-  });
-  return first;
 }

@@ -1,3 +1,4 @@
+import { AGENT_CONNECTOR } from "./agent-actions.js";
 import type { LoadedAction, ManifestSet } from "./manifest-set.js";
 
 /** The agent API's name for an action: snake_case to camelCase (send_draft -> sendDraft). */
@@ -7,7 +8,8 @@ export function actionFunctionName(action: string): string {
 
 /** The action of `connector` that the agent API exports as `functionName`, if any. */
 export function findActionByFunction(set: ManifestSet, connector: string, functionName: string): LoadedAction | undefined {
-  for (const action of set.actions.values()) {
+  const actions = connector === AGENT_CONNECTOR ? (set.agent?.actions ?? new Map<string, LoadedAction>()) : set.actions;
+  for (const action of actions.values()) {
     if (action.connector === connector && actionFunctionName(action.name) === functionName) return action;
   }
   return undefined;

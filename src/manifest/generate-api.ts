@@ -1,5 +1,6 @@
 import type { ContractHelper } from "../model/index.js";
 import { contractsByConnector } from "../../trusted/contracts/index.js";
+import { AGENT_CONNECTOR, type AgentAction } from "./agent-actions.js";
 import { actionFunctionName } from "./function-name.js";
 import type { LoadedAction, ManifestSet } from "./manifest-set.js";
 import type { ActionInput } from "./schema.js";
@@ -32,6 +33,8 @@ export function generateApi(set: ManifestSet): ApiDeclarations {
       modules[`trusted/${connector}/contracts`] = declareModule(`trusted/${connector}/contracts`, body);
     }
   }
+  const agent = [...(set.agent?.actions.values() ?? [])];
+  if (agent.length > 0) modules[`trusted/${AGENT_CONNECTOR}`] = declareModule(`trusted/${AGENT_CONNECTOR}`, agent.map(agentActionDeclaration));
   return { modules, all: Object.values(modules).join("\n") };
 }
 
@@ -88,8 +91,19 @@ function countersignModule(connectors: string[]): string {
 }
 
 function actionDeclaration(action: LoadedAction): string {
+  const doc = [action.manifest.description, "", `Effect: \`${action.op}\`.`];
+  return signature(action, doc);
+}
+
+/** An agent action's effects are its steps' trusted actions: the policy and the user see those. */
+function agentActionDeclaration(action: AgentAction): string {
+  const ops = action.steps.map((step) => `\`${step.op}\``).join(", then ");
+  const doc = [`Agent-submitted action: ${action.manifest.description}`, "", `Effects: ${ops}.`];
+  return signature(action, doc);
+}
+
+function signature(action: LoadedAction, doc: string[]): string {
   const { manifest } = action;
-  const doc = [manifest.description, "", `Effect: \`${action.op}\`.`];
   if (manifest.approval.required) doc.push("Requires the user's approval unless the policy allows it.");
   doc.push("Resolves to the connector's response: data from outside, to be checked before use.");
   const optional = manifest.inputs.every((input) => !input.required);

@@ -1,3 +1,4 @@
+import type { AgentActions } from "./agent-actions.js";
 import type { ActionManifest, ConnectorManifest } from "./schema.js";
 import type { Template } from "./template.js";
 
@@ -30,4 +31,5 @@ export interface ManifestSet {
   dir: string;
   connectors: ReadonlyMap<string, LoadedConnector>;
   actions: ReadonlyMap<string, LoadedAction>; // keyed by op
+  agent?: AgentActions; // actions an agent submitted with its program (never in `actions`: the policy and grants see only trusted ops)
 }

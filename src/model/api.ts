@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PolicyDecision } from "./decision.js";
+import { AgentManifestSource } from "./agent-manifest.js";
 import { Facts } from "./facts.js";
 import { MAX_DEADLINE_SECONDS, MAX_RATIONALE_CHARS, RequestStatus } from "./request.js";
 
@@ -20,12 +21,13 @@ export const SubmitBody = z
     source_name: SourceName.optional(),
     rationale: z.string().max(MAX_RATIONALE_CHARS).optional(),
     timeout_s: z.number().int().min(1).max(MAX_DEADLINE_SECONDS).optional(), // how long it may wait for a person
+    manifests: z.array(AgentManifestSource).optional(), // agent-submitted action manifests the program imports from trusted/agent (checked, limits included, before the analysis)
   })
   .strict();
 export type SubmitBody = z.infer<typeof SubmitBody>;
 
 /** `POST /v1/check`: the same analysis and decision as a dry run. */
-export const CheckBody = z.object({ program: SubmitBody.shape.program, source_name: SourceName.optional() }).strict();
+export const CheckBody = z.object({ program: SubmitBody.shape.program, source_name: SourceName.optional(), manifests: SubmitBody.shape.manifests }).strict();
 export type CheckBody = z.infer<typeof CheckBody>;
 
 /** What `POST /v1/check` answers, and what `countersign check` prints either way. */

@@ -10,7 +10,8 @@ export type Site = z.infer<typeof Site>;
  * Something the analysis has to say about the program. `error` refuses the program.
  * `code` is stable: `type_error` (compiler's words in `message`), `refused_construct`,
  * `refused_import`, `invalid_guarantee`, `invalid_program` (also: not UTF-8), `unsupported`,
- * `analysis_budget_exceeded` (past the analysis's time, steps or size).
+ * `analysis_budget_exceeded` (past the analysis's time, steps or size), `agent_action_refused`
+ * (an agent action's step can never stay inside its connector's allowlists with these arguments).
  */
 export const Diagnostic = z.object({
   severity: z.enum(["error", "warning"]),
@@ -22,6 +23,18 @@ export const Diagnostic = z.object({
 });
 export type Diagnostic = z.infer<typeof Diagnostic>;
 
+/**
+ * Where an effect came from when the program called an agent-submitted action (issue 14): the
+ * effect is one step of that action, a trusted op with the arguments the step builds. `description`
+ * is the agent's own text from its manifest: show it as the agent's words, never as a fact.
+ */
+export const AgentActionOrigin = z.object({
+  op: z.string(), // "agent.<name>", the function the program called from trusted/agent
+  step: z.string(), // the [[execute]] step's id
+  description: z.string(), // untrusted: the agent wrote it
+});
+export type AgentActionOrigin = z.infer<typeof AgentActionOrigin>;
+
 /** One trusted call site: what it does, with which (abstract) arguments, how many times. */
 export const Effect = z.object({
   op: z.string(), // "<connector>.<action>", e.g. "email.send_email"
@@ -30,6 +43,7 @@ export const Effect = z.object({
   site: Site,
   args: z.record(z.string(), AbstractValue), // keyed by manifest input name
   count: CountRange,
+  agentAction: AgentActionOrigin.optional(), // present when an agent action's step makes this call (site: the agent action's call)
 });
 export type Effect = z.infer<typeof Effect>;
 
@@ -54,5 +68,6 @@ export const Facts = z.object({
   guarantees: z.array(GuaranteeResult),
   summary: z.array(z.string()), // deterministic, generated from facts, never from the agent's text
   rationale: z.string(), // the agent's words, kept apart
+  agentManifests: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/) }).optional(), // the agent manifests the program was analyzed with: its receipt binds them
 });
 export type Facts = z.infer<typeof Facts>;

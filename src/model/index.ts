@@ -1,5 +1,6 @@
 // The model folder's public surface: every module's exports.
 export * from "./abstract.js";
+export * from "./agent-manifest.js";
 export * from "./api.js";
 export * from "./audit.js";
 export * from "./constraint.js";

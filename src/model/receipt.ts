@@ -63,6 +63,9 @@ export const ReceiptClaims = z
     grants: z.array(ReceiptGrant),
     across: z.array(ReceiptCrossOpLimit),
     approver: z.string().min(1).optional(),
+    // The agent-submitted action manifests the program was analyzed with (their canonical hash):
+    // a runner with other agent manifests, or none, is refused (issue 14).
+    agent_manifests: z.object({ sha256: sha256Hex }).strict().optional(),
   })
   .strict()
   .refine((c) => c.iat <= c.nbf && c.nbf < c.exp, { message: "must have iat <= nbf < exp", path: ["exp"] })
@@ -96,6 +99,7 @@ export const ReceiptInvalidReason = z.enum([
   "expired",
   "lifetime_too_long",
   "program_mismatch",
+  "manifests_mismatch", // the runner's agent manifests are not the ones the receipt was issued for
   "replayed",
 ]);
 export type ReceiptInvalidReason = z.infer<typeof ReceiptInvalidReason>;
@@ -108,6 +112,7 @@ export const GrantViolationReason = z.enum([
   "argument_refused",
   "count_exceeded",
   "not_distinct",
+  "manifests_mismatch", // an agent action from other manifests than the receipt's
   "not_plain_data", // an argument that is no plain data (a function, a getter, a proxy, ...): refused before any check
 ]);
 export type GrantViolationReason = z.infer<typeof GrantViolationReason>;

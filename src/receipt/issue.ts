@@ -22,6 +22,7 @@ export interface IssueInput {
   grants: Grant[];
   across: CrossOpLimit[]; // the decision's limits over several grants: required, so that none is dropped by mistake
   approver?: string;
+  agentManifestsSha256?: string; // the program was analyzed with agent manifests: bind their hash
   lifetimeSeconds?: number;
   issuer: string;
 }
@@ -58,6 +59,7 @@ export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "activ
     grants: input.grants,
     across: input.across,
     ...(input.approver === undefined ? {} : { approver: input.approver }),
+    ...(input.agentManifestsSha256 === undefined ? {} : { agent_manifests: { sha256: input.agentManifestsSha256 } }),
   });
   if (!parsed.success) throw refused(describeIssues(parsed.error));
   const token = await new CompactSign(new TextEncoder().encode(JSON.stringify(parsed.data)))

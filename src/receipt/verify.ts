@@ -13,6 +13,8 @@ export interface VerifyOptions {
   issuer: string;
   /** The exact bytes about to be run. */
   programBytes: Uint8Array;
+  /** The hash (agentManifestsHash) of the agent manifests the run holds; absent: it holds none. */
+  agentManifests?: string;
   now?: Date;
 }
 
@@ -20,7 +22,7 @@ export interface VerifyOptions {
  * Check a receipt before a run, in this order, each failure a receipt_invalid with its own
  * reason: size and compact form; header (alg, other parameters, typ, kid); the signature, with
  * the JWKS key named by kid; the claims schema; iss; aud; nbf and exp (with a small clock
- * tolerance); lifetime; the program hash. It does not redeem the jti: see startRun.
+ * tolerance); lifetime; the program hash; the agent manifests' hash. It does not redeem the jti: see startRun.
  */
 export async function verifyReceipt(token: string, opts: VerifyOptions): Promise<VerifiedReceipt> {
   const { kid, signingInput, payload, signature } = parseCompact(token);
@@ -42,6 +44,10 @@ export async function verifyReceipt(token: string, opts: VerifyOptions): Promise
   }
   const actual = createHash("sha256").update(opts.programBytes).digest("hex");
   if (actual !== claims.program.sha256) throw invalid("program_mismatch", `the receipt is for program ${claims.program.sha256}, not ${actual}`);
+  const agent = claims.agent_manifests?.sha256;
+  if (agent !== opts.agentManifests) {
+    throw invalid("manifests_mismatch", `the receipt is for ${agent === undefined ? "no agent manifests" : `agent manifests ${agent}`}, not ${opts.agentManifests === undefined ? "none" : opts.agentManifests}`);
+  }
   return new VerifiedReceipt(kid, claims);
 }
 

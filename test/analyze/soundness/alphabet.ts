@@ -22,7 +22,7 @@ export const GLOBS = ["*@x.com", "*@X.COM", "/home/user/Sandbox/*", "https://api
 /** The trusted functions: module, op, and each input with the flavor of value it wants. */
 export interface TrustedFunction {
   name: string;
-  connector: "email" | "fs" | "http";
+  connector: "email" | "fs" | "http" | "agent";
   op: string;
   inputs: { name: string; type: "str" | "strs"; flavor: Flavor; optional?: boolean }[];
   /** The fields its result has, for `String(r.<field>)`. */
@@ -65,5 +65,34 @@ export const TRUSTED: readonly TrustedFunction[] = [
     fields: ["body", "status"],
   },
 ];
+
+/** The agent actions of support/agent-test-manifests.ts: each call makes its steps' trusted calls. */
+export const AGENT_ACTIONS: readonly TrustedFunction[] = [
+  { name: "mailTwice", connector: "agent", op: "agent.mail_twice", inputs: [...mail], fields: ["id"] },
+  {
+    name: "saveNote",
+    connector: "agent",
+    op: "agent.save_note",
+    inputs: [
+      { name: "path", type: "str", flavor: "path" },
+      { name: "body", type: "str", flavor: "text" },
+    ],
+    fields: ["ok"],
+  },
+  {
+    name: "relay",
+    connector: "agent",
+    op: "agent.relay",
+    inputs: [
+      { name: "url", type: "str", flavor: "url" },
+      { name: "content_type", type: "str", flavor: "ctype", optional: true },
+    ],
+    fields: ["body", "status"],
+  },
+  { name: "notify", connector: "agent", op: "agent.notify", inputs: [{ name: "subject", type: "str", flavor: "email" }], fields: ["id"] },
+];
+
+/** What a generated program may call: the trusted functions and the agent actions. */
+export const CALLABLE: readonly TrustedFunction[] = [...TRUSTED, ...AGENT_ACTIONS];
 
 export const OP_PATTERNS = ["email.*", "email.send_email", "email.send_*", "email.draft_email", "fs.*", "fs.write_file", "http.*", "http.post", "*"];

@@ -1,4 +1,4 @@
-import { TRUSTED, type TrustedFunction } from "./alphabet.js";
+import { CALLABLE, type TrustedFunction } from "./alphabet.js";
 import { Expressions } from "./gen-expressions.js";
 import { Functions } from "./gen-functions.js";
 import { Iteration } from "./gen-iteration.js";
@@ -133,7 +133,7 @@ export class Statements {
   }
 
   trustedCall(s: Scope): string {
-    const fn = this.p.c.item(TRUSTED);
+    const fn = this.p.c.item(CALLABLE);
     return `${this.p.use(`trusted/${fn.connector}`, fn.name)}(${this.argsOf(fn, s).text})`;
   }
 
@@ -288,7 +288,7 @@ export class Statements {
   /** The argument object built first and changed in place before the call. */
   private argumentObject(s: Scope): string {
     const c = this.p.c;
-    const fn = c.item(TRUSTED.filter((f) => f.inputs.length > 1));
+    const fn = c.item(CALLABLE.filter((f) => f.inputs.length > 1));
     const m = this.p.fresh("m");
     const args = this.argsOf(fn, s);
     const lines = [`const ${m} = ${args.text};`];

@@ -16,6 +16,7 @@ import { decide } from "../../../src/policy/decide.js";
 import type { Keyring } from "../../../src/receipt/index.js";
 import { openKeyring } from "../../../src/store/index.js";
 import { compileProgram, type Trace } from "../support/concrete-runner.js";
+import { withTestAgents } from "../support/agent-test-manifests.js";
 import { effectOptions, testManifests } from "../support/test-manifests.js";
 import { generateProgram, programChoices } from "./generate-program.js";
 import { contains } from "./contains.js";
@@ -26,7 +27,7 @@ import { firstBreak } from "./violations.js";
 const RUNS = Number(process.env.FC_RUNS ?? 150);
 const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
 
-const set = testManifests();
+const set = withTestAgents(testManifests());
 const opts = effectOptions(set);
 const analyzer = createAnalyzer(set);
 let keys: Keyring;

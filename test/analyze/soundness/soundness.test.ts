@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../../src/analyze/create-analyzer.js";
+import { withTestAgents } from "../support/agent-test-manifests.js";
 import { testManifests } from "../support/test-manifests.js";
 import { checkProgram } from "./check-program.js";
 import type { Feature } from "./gen-context.js";
@@ -15,7 +16,7 @@ const SHRINK = process.env.FC_SHRINK !== undefined;
 // regressions.test.ts); none at the moment.
 const OPEN: ReadonlySet<Feature> = new Set<Feature>([]);
 
-const set = testManifests();
+const set = withTestAgents(testManifests());
 const analyzer = createAnalyzer(set);
 afterAll(() => analyzer.dispose());
 

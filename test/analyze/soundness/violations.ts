@@ -6,6 +6,8 @@ import { effectOptions } from "../support/test-manifests.js";
 import { contains } from "./contains.js";
 
 const siteKey = (s: { line: number; column: number }): string => `${s.line}:${s.column}`;
+// An agent action's call site has one effect per step: an effect is a site and an op.
+const effectKey = (site: { line: number; column: number }, op: string): string => `${siteKey(site)} ${op}`;
 
 /**
  * Every way the facts disagree with what concrete runs did; empty when they agree. The facts must
@@ -18,8 +20,8 @@ export function violations(facts: Facts, traces: readonly Trace[], set: Manifest
   const out: string[] = [];
   const bySite = new Map<string, Effect>();
   for (const e of facts.effects) {
-    if (bySite.has(siteKey(e.site))) out.push(`two effects at ${siteKey(e.site)}`);
-    bySite.set(siteKey(e.site), e);
+    if (bySite.has(effectKey(e.site, e.op))) out.push(`two effects of ${e.op} at ${siteKey(e.site)}`);
+    bySite.set(effectKey(e.site, e.op), e);
   }
   const opts = effectOptions(set);
   for (const [i, trace] of traces.entries()) {
@@ -28,8 +30,8 @@ export function violations(facts: Facts, traces: readonly Trace[], set: Manifest
       out.push(`${run}: the program built guarantees ${JSON.stringify(trace.guarantees)}, the analysis read ${JSON.stringify(facts.guarantees.map((g) => g.source))}`);
     }
     for (const call of trace.calls) {
-      const effect = bySite.get(siteKey(call.site));
-      if (effect === undefined || effect.op !== call.op) {
+      const effect = bySite.get(effectKey(call.site, call.op));
+      if (effect === undefined) {
         out.push(`${run}: ${call.op} at ${siteKey(call.site)} has no effect`);
         continue;
       }
@@ -45,7 +47,7 @@ export function violations(facts: Facts, traces: readonly Trace[], set: Manifest
       }
     }
     for (const e of facts.effects) {
-      const n = trace.calls.filter((c) => siteKey(c.site) === siteKey(e.site)).length;
+      const n = trace.calls.filter((c) => c.op === e.op && siteKey(c.site) === siteKey(e.site)).length;
       const low = trace.outcome === "returned" ? e.count.min : 0;
       if (n < low || (e.count.max !== null && n > e.count.max)) {
         out.push(`${run}: ${e.op} at ${siteKey(e.site)} ran ${n} times, outside ${e.count.min}..${e.count.max ?? "∞"}`);

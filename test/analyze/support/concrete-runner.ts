@@ -1,6 +1,7 @@
 import { createContext, Script, type Context } from "node:vm";
 import { ts } from "../../../src/analyze/typescript.js";
-import { actionFunctionName } from "../../../src/manifest/function-name.js";
+import { actionFunctionName, findActionByFunction } from "../../../src/manifest/function-name.js";
+import { fillTemplate } from "../../../src/connector/interpolate.js";
 import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
 import type { Json } from "../../../src/model/json.js";
 import type { Site } from "../../../src/model/facts.js";
@@ -102,7 +103,7 @@ function trustedImports(file: ts.SourceFile, set: ManifestSet): Map<string, stri
     if (connector === undefined || bindings === undefined || !ts.isNamedImports(bindings)) continue;
     for (const element of bindings.elements) {
       const exported = (element.propertyName ?? element.name).text;
-      const action = [...set.actions.values()].find((a) => a.connector === connector && actionFunctionName(a.name) === exported);
+      const action = findActionByFunction(set, connector, exported);
       if (action !== undefined) out.set(element.name.text, action.op);
     }
   }
@@ -196,6 +197,8 @@ function runOnce(script: Script, context: Context, set: ManifestSet, options: Ru
     const actions = [...set.actions.values()].filter((a) => a.connector === connector);
     exports[`trusted/${connector}`] = Object.fromEntries(actions.map((a) => [actionFunctionName(a.name), a.op]));
   }
+  const agent = [...(set.agent?.actions.values() ?? [])];
+  if (agent.length > 0) exports["trusted/agent"] = Object.fromEntries(agent.map((a) => [actionFunctionName(a.name), a.op]));
   // Host functions take and give strings, and never throw into the realm: a failure is an answer.
   const answer = (run: () => unknown): string => {
     try {
@@ -203,6 +206,11 @@ function runOnce(script: Script, context: Context, set: ManifestSet, options: Ru
     } catch (err) {
       return JSON.stringify({ error: (err as Error).message });
     }
+  };
+  const record = (op: string, site: Site, sent: Json): Json => {
+    if (trace.calls.length >= MAX_CALLS) throw new Error("too many trusted calls");
+    trace.calls.push({ op, site, args: isRecord(sent) ? sent : { "(not an object)": sent } });
+    return resultOf(op, () => readText(op, reads++), trace.calls.length);
   };
   const host = {
     exports: () => JSON.stringify(exports),
@@ -220,11 +228,20 @@ function runOnce(script: Script, context: Context, set: ManifestSet, options: Ru
     // an alias the analyzer should have refused) still records, at the unknown site 0:0.
     call: (op: string, line: number, column: number, args: unknown) =>
       answer(() => {
-        if (trace.calls.length >= MAX_CALLS) throw new Error("too many trusted calls");
         // As the trusted wrapper reads them: plain data, no program code run (a refusal throws into the program).
         const sent = marshal(args);
-        trace.calls.push({ op, site: { line, column }, args: isRecord(sent) ? sent : { "(not an object)": sent } });
-        return resultOf(op, () => readText(op, reads++), trace.calls.length);
+        const site = { line, column };
+        const action = set.agent?.actions.get(op);
+        if (action === undefined) return record(op, site, sent);
+        // An agent action makes its steps' calls, each with its template filled as the connector fills it.
+        if (!isRecord(sent)) throw new Error(`${op}: the arguments must be an object`);
+        const scope: Record<string, Json> = { args: sent };
+        let output: Json = null;
+        for (const [i, step] of action.steps.entries()) {
+          output = record(step.op, site, fillTemplate(action.templates.execute[i]!, scope) ?? {});
+          scope[action.manifest.execute[i]!.id] = output;
+        }
+        return output;
       }),
   };
   context[HOST] = host;

@@ -1,0 +1,160 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createAnalyzer } from "../../src/analyze/index.js";
+import { allowlistsOf, connectorContext, loadConnections, loadPolicy } from "../../src/config/index.js";
+import { callAgentAction, createPluginPool, type ConnectorContext, type PluginPool } from "../../src/connector/index.js";
+import type { ManifestSet } from "../../src/manifest/index.js";
+import { CountersignError } from "../../src/model/errors.js";
+import type { Facts } from "../../src/model/facts.js";
+import { decide } from "../../src/policy/index.js";
+import { issueReceipt, jwks, verifyReceipt } from "../../src/receipt/index.js";
+import { openKeyring } from "../../src/store/index.js";
+import { CREATE_ISSUE, shipped, withAgent } from "../support/agent-manifests.js";
+import { dataDirWith, tempDir } from "./fixtures.js";
+
+const ISSUER = "countersign-test";
+const PROGRAM = `import { program } from "countersign";
+import { createIssue } from "trusted/agent";
+export default program({
+  rationale: "File the bug.",
+  async main() {
+    await createIssue({ repo: "acme/widgets", payload: '{"title":"Bug"}' });
+  },
+});
+`;
+
+let server: Server;
+let seen: { method: string; url: string; body: string }[];
+let pool: PluginPool;
+let ctx: ConnectorContext;
+let set: ManifestSet; // the manifests the person approved
+let other: ManifestSet; // the same action name, posting elsewhere on the same host
+let facts: Facts;
+
+beforeAll(async () => {
+  seen = [];
+  server = createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    seen.push({ method: req.method ?? "", url: req.url ?? "", body });
+    res.writeHead(201, { "content-type": "application/json" }).end('{"number":7}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const dataDir = dataDirWith(`[http]\nhosts = ["${host}"]\n`);
+  const allowlists = allowlistsOf(shipped, loadConnections(dataDir));
+  const text = CREATE_ISSUE.replace("https://api.github.com/", `http://${host}/`);
+  set = withAgent([{ name: "create_issue.toml", text }], allowlists);
+  other = withAgent([{ name: "create_issue.toml", text: text.replace("/issues", "/pulls") }], allowlists);
+  pool = createPluginPool();
+  ctx = connectorContext(dataDir, { plugins: pool });
+  facts = createAnalyzer(set).analyze(PROGRAM);
+  const policyDir = tempDir("cs-policy-");
+  writeFileSync(join(policyDir, "default.toml"), 'default = "ask"\n');
+  policy = loadPolicy(policyDir, { manifests: set, home: "/home/me" });
+});
+
+afterAll(async () => {
+  await pool.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** A policy that asks about everything: the person decides. */
+let policy: ReturnType<typeof loadPolicy>;
+
+/** A receipt approved by a person for the facts' grants, bound (or not) to the facts' agent manifests. */
+async function approve(bind = true): Promise<string> {
+  const keys = await openKeyring(tempDir("cs-keys-"));
+  const decision = decide(facts, policy, set);
+  const token = await issueReceipt(
+    {
+      requestId: "req-1",
+      program: facts.program,
+      decision: "approved_once",
+      policySha256: decision.policy.sha256,
+      grants: decision.grants,
+      across: decision.across,
+      approver: "alice",
+      issuer: ISSUER,
+      ...(bind ? { agentManifestsSha256: facts.agentManifests!.sha256 } : {}),
+    },
+    keys,
+  );
+  approvedJwks = jwks(keys);
+  return token;
+}
+let approvedJwks: ReturnType<typeof jwks>;
+
+const verify = (token: string, agentManifests: string | undefined) =>
+  verifyReceipt(token, { jwks: approvedJwks, issuer: ISSUER, programBytes: new TextEncoder().encode(PROGRAM), ...(agentManifests === undefined ? {} : { agentManifests }) });
+
+async function refusal(run: () => Promise<unknown>): Promise<{ class: string; reason: unknown; message: string }> {
+  try {
+    await run();
+  } catch (err) {
+    if (err instanceof CountersignError) return { class: err.class, reason: err.details?.reason, message: err.message };
+    throw err;
+  }
+  throw new Error("not refused");
+}
+
+describe("an agent action under a receipt", () => {
+  it("the policy sees the real op and the receipt grants it, bound to the agent manifests", async () => {
+    expect(facts.ok).toBe(true);
+    expect(facts.effects.map((e) => e.op)).toEqual(["http.post"]);
+    expect(decide(facts, policy, set).kind).toBe("ask");
+    const token = await approve();
+    const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { agent_manifests: unknown; grants: { op: string }[] };
+    expect(claims.agent_manifests).toEqual({ sha256: set.agent!.sha256 });
+    expect(claims.grants.map((g) => g.op)).toEqual(["http.post"]);
+  });
+
+  it("runs its steps as the trusted calls the person approved", async () => {
+    const verified = await verify(await approve(), set.agent!.sha256);
+    const before = seen.length;
+    const output = await callAgentAction(verified, set, "agent.create_issue", { repo: "acme/widgets", payload: '{"title":"Bug"}' }, ctx);
+    expect(output).toMatchObject({ status: 201, body: '{"number":7}' });
+    expect(seen.slice(before)).toEqual([{ method: "POST", url: "/repos/acme/widgets/issues", body: '{"title":"Bug"}' }]);
+  });
+
+  it("refuses a step whose arguments leave the grant, before anything is sent", async () => {
+    const verified = await verify(await approve(), set.agent!.sha256);
+    const before = seen.length;
+    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", { repo: "acme/other", payload: "{}" }, ctx))).toMatchObject({ class: "grant_violation", reason: "argument_refused" });
+    expect(seen.length).toBe(before);
+  });
+
+  it("refuses a receipt replayed with different manifests: at verification, and at the call", async () => {
+    const token = await approve();
+    expect(await refusal(() => verify(token, other.agent!.sha256))).toMatchObject({ class: "receipt_invalid", reason: "manifests_mismatch" });
+    expect(await refusal(() => verify(token, undefined))).toMatchObject({ class: "receipt_invalid", reason: "manifests_mismatch" });
+    const verified = await verify(token, set.agent!.sha256);
+    const before = seen.length;
+    const refused = await refusal(() => callAgentAction(verified, other, "agent.create_issue", { repo: "acme/widgets", payload: "{}" }, ctx));
+    expect(refused).toMatchObject({ class: "grant_violation", reason: "manifests_mismatch" });
+    expect(refused.message).toContain(`the receipt approves agent manifests ${set.agent!.sha256}, not ${other.agent!.sha256}`);
+    expect(seen.length).toBe(before);
+  });
+
+  it("refuses an agent action under a receipt that binds no agent manifests", async () => {
+    const token = await approve(false);
+    expect(await refusal(() => verify(token, set.agent!.sha256))).toMatchObject({ class: "receipt_invalid", reason: "manifests_mismatch" });
+    const verified = await verify(token, undefined);
+    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", { repo: "acme/widgets", payload: "{}" }, ctx))).toMatchObject({
+      class: "grant_violation",
+      reason: "manifests_mismatch",
+      message: "agent.create_issue: the receipt approves no agent action",
+    });
+  });
+
+  it("refuses an unknown agent action and arguments that do not fit its inputs", async () => {
+    const verified = await verify(await approve(), set.agent!.sha256);
+    expect(await refusal(() => callAgentAction(verified, shipped, "agent.create_issue", {}, ctx))).toMatchObject({ class: "capability_denied" });
+    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", { repo: 1, payload: "{}" }, ctx))).toMatchObject({ class: "connector_error" });
+    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", "x", ctx))).toMatchObject({ class: "grant_violation", reason: "not_plain_data" });
+  });
+});
