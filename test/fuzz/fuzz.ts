@@ -1,16 +1,20 @@
 // Shared pieces of the fuzz suites: how many cases a property runs, and text mutations.
 import fc from "fast-check";
 
+const SCALE = ((n) => (Number.isFinite(n) && n > 0 ? n : 1))(Number(process.env.FUZZ_SCALE ?? 1));
+
+/** A fuzz test's time limit, grown with FUZZ_SCALE. */
+export const fuzzTimeout = (ms: number): number => Math.round(ms * Math.max(1, SCALE));
+
 /**
  * The run parameters of one fuzz property: `runs` cases per CI run, times FUZZ_SCALE for a longer
  * local run; FUZZ_SEED (and FUZZ_PATH) replay the case a failure printed. fast-check prints the
  * seed and the path of every counterexample it finds.
  */
 export function fuzzParameters<T>(runs: number): fc.Parameters<T> {
-  const scale = Number(process.env.FUZZ_SCALE ?? 1);
   const seed = process.env.FUZZ_SEED;
   return {
-    numRuns: Math.max(1, Math.round(runs * (Number.isFinite(scale) && scale > 0 ? scale : 1))),
+    numRuns: Math.max(1, Math.round(runs * SCALE)),
     ...(seed === undefined ? {} : { seed: Number(seed), ...(process.env.FUZZ_PATH === undefined ? {} : { path: process.env.FUZZ_PATH }) }),
   };
 }
@@ -45,7 +49,7 @@ export function applyEdit(text: string, edit: TextEdit): string {
       const i = edit.at % lines.length;
       if (edit.kind === "duplicate_line") lines.splice(i, 0, lines[i]!);
       else if (edit.kind === "drop_line") lines.splice(i, 1);
-      else {
+      else if (edit.kind === "swap_lines") {
         const j = edit.with % lines.length;
         [lines[i], lines[j]] = [lines[j]!, lines[i]!];
       }

@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorEnvelope } from "../../src/model/errors.js";
 import { example, startTestAuthority, type ApproverSession, type TestAuthority } from "../authority/harness.js";
-import { applyEdits, fuzzParameters, textEdit } from "./fuzz.js";
+import { applyEdits, fuzzParameters, fuzzTimeout, textEdit } from "./fuzz.js";
 import { applyJsonEdit, jsonEdit } from "./json-edit.js";
 
 let a: TestAuthority;
@@ -140,5 +140,5 @@ describe("fuzz: HTTP against a live authority", () => {
     expect((await a.call("GET", "/healthz")).body).toEqual({ ok: true });
     expect(logged.filter((l) => / 5\d\d /.test(l))).toEqual([]);
     expect((await a.call("GET", "/v1/audit/verify", { session: alice })).body).toMatchObject({ ok: true });
-  }, 180_000);
+  }, fuzzTimeout(180_000));
 });

@@ -9,7 +9,7 @@ import { checkManifestTree, type ManifestTree } from "../../src/manifest/index.j
 import { packageRoot } from "../../src/model/paths.js";
 import { checkPolicySources } from "../../src/policy/index.js";
 import { shippedManifests } from "../policy/helpers.js";
-import { applyEdits, fuzzParameters, textEdit, TOML_PIECES } from "./fuzz.js";
+import { applyEdits, fuzzParameters, fuzzTimeout, textEdit, TOML_PIECES } from "./fuzz.js";
 
 const edits = fc.array(textEdit(TOML_PIECES), { minLength: 1, maxLength: 4 });
 const lineCount = (text: string) => text.split("\n").length;
@@ -34,7 +34,7 @@ describe("fuzz: policy files", () => {
       }),
       fuzzParameters(1500),
     );
-  });
+  }, fuzzTimeout(60_000));
 });
 
 describe("fuzz: manifest trees", () => {
@@ -67,5 +67,5 @@ describe("fuzz: manifest trees", () => {
       }),
       fuzzParameters(1000),
     );
-  });
+  }, fuzzTimeout(60_000));
 });

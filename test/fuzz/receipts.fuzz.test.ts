@@ -8,7 +8,7 @@ import { CountersignError } from "../../src/model/errors.js";
 import { MAX_LIFETIME_SECONDS, RECEIPT_AUDIENCE, type Jwks } from "../../src/model/receipt.js";
 import { importJwks, jwks, verifyReceipt, type Keyring } from "../../src/receipt/index.js";
 import { claimsOf, headerOf, ISSUER, issue, keyringIn, NOW, NOW_S, PROGRAM, PROGRAM_SHA, signRaw } from "../receipt/fixtures.js";
-import { applyEdits, fuzzParameters, textEdit } from "./fuzz.js";
+import { applyEdits, fuzzParameters, fuzzTimeout, textEdit } from "./fuzz.js";
 import { applyJsonEdit, jsonEdit } from "./json-edit.js";
 
 let keys: Keyring;
@@ -47,7 +47,7 @@ describe("fuzz: receipts", () => {
       }),
       fuzzParameters(2000),
     );
-  });
+  }, fuzzTimeout(60_000));
 
   it("a token with one part replaced by other bytes or other JSON is refused", async () => {
     const part = fc.oneof(
@@ -63,7 +63,7 @@ describe("fuzz: receipts", () => {
       }),
       fuzzParameters(1500),
     );
-  });
+  }, fuzzTimeout(60_000));
 
   it("header or claims changed and signed by another key under the same kid are refused", async () => {
     await fc.assert(
@@ -74,7 +74,7 @@ describe("fuzz: receipts", () => {
       }),
       fuzzParameters(1000),
     );
-  });
+  }, fuzzTimeout(60_000));
 
   it("claims changed and signed with the authority's own key are refused, or pass every check the verifier makes", async () => {
     await fc.assert(
@@ -92,7 +92,7 @@ describe("fuzz: receipts", () => {
       }),
       fuzzParameters(800),
     );
-  });
+  }, fuzzTimeout(60_000));
 
   it("a mutated JWKS is refused as config_error, or verifies only with the authority's own key", async () => {
     const own = keys.active.publicJwk as { kid: string; x: string };
@@ -114,5 +114,5 @@ describe("fuzz: receipts", () => {
       }),
       fuzzParameters(1500),
     );
-  });
+  }, fuzzTimeout(60_000));
 });
