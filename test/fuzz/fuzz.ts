@@ -68,3 +68,10 @@ export const TOML_PIECES = [
   "args", "op", "id", "decision", "when", "name", "version", "inputs", "execute", "approval", "preview", "render",
   '"${args.to}"', '"${step.x}"', '"${args."', "count", "max", "under", "glob", "host_in", "not", "all", "any",
 ];
+
+/** Did the edit keep what the MAC covers (the payload text) and the MAC's bytes, as a lenient base64url decoder reads them? */
+export function sameSigned(original: string, edited: string): boolean {
+  const [p, s, ...rest] = edited.split(".");
+  const [op, os] = original.split(".");
+  return rest.length === 0 && p === op && s !== undefined && Buffer.from(s, "base64url").equals(Buffer.from(os!, "base64url"));
+}

@@ -11,17 +11,10 @@ import { makeLoginLink, useLoginLink } from "../../src/app/index.js";
 import { makeSession, readSession } from "../../src/authority/session.js";
 import { CountersignError } from "../../src/model/errors.js";
 import { createApproverSecret, openStore, readApproverSecret, type Store } from "../../src/store/index.js";
-import { applyEdits, fuzzParameters, fuzzTimeout, textEdit } from "./fuzz.js";
+import { applyEdits, fuzzParameters, fuzzTimeout, sameSigned, textEdit } from "./fuzz.js";
 
 const PIECES = [..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", ".", "=", "+", "/", "%", "!", "eyJhIjoiYm9iIn0"];
 const edits = fc.array(textEdit(PIECES), { minLength: 1, maxLength: 3 });
-
-/** Did the edit keep what the MAC covers (the payload text) and the MAC's bytes, as a lenient base64url decoder reads them? */
-function sameSigned(original: string, edited: string): boolean {
-  const [p, s, ...rest] = edited.split(".");
-  const [op, os] = original.split(".");
-  return rest.length === 0 && p === op && s !== undefined && Buffer.from(s, "base64url").equals(Buffer.from(os!, "base64url"));
-}
 
 describe("fuzz: login links", () => {
   let store: Store;
