@@ -208,3 +208,52 @@ describe("an authority whose data directory fills up or turns read-only", () => 
     expect((await a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } })).status).toBe(200);
   }, 120_000);
 });
+
+describe("two serve processes on one PostgreSQL database under load", () => {
+  it("decide each request once between them and redeem each receipt once", async () => {
+    const database = await newDatabase("postgres");
+    const envA = isolatedEnv({ COUNTERSIGN_DATABASE: database });
+    const envB = isolatedEnv({ COUNTERSIGN_DATABASE: database });
+    const [a, b] = [await serve(envA), await serve(envB)];
+    const token = tokenOf(envA);
+    const sessions = [await loginServe(a.url, link(envA, "alice")), await loginServe(b.url, link(envB, "bob"))];
+    const urls = [a.url, b.url];
+    const submit = (i: number, name: string) => callServe(urls[i % 2]!, "POST", "/v1/requests", { token, body: { program: example(name) } });
+    const pending = (await Promise.all(Array.from({ length: 12 }, (_, i) => submit(i, "notify-team.ts")))).map((r) => r.body.id as string);
+    const auto = (await Promise.all(Array.from({ length: 12 }, (_, i) => submit(i, "read-notes.ts")))).map((r) => r.body.receipt as string);
+
+    // each request: alice on A approves while bob on B rejects (or approves too, every third)
+    const answers = await Promise.all(
+      pending.flatMap((id, i) => [0, 1].map((side) => {
+        const decision = side === 0 || i % 3 === 0 ? { decision: "approved_once" } : { decision: "rejected", reason: "no" };
+        return callServe(urls[side]!, "POST", `/v1/requests/${id}/decision`, { ...sessions[side]!, body: decision }).then((r) => ({ id, side, decision: decision.decision, ...r }));
+      })),
+    );
+    for (const id of pending) {
+      const pair = answers.filter((x) => x.id === id);
+      const won = pair.filter((x) => x.status === 200 && x.body.changed === true);
+      expect(won).toHaveLength(1);
+      const other = pair.find((x) => x !== won[0])!;
+      if (other.decision === won[0]!.decision) expect(other).toMatchObject({ status: 200, body: { changed: false } });
+      else expect(other.status).toBe(409);
+      const view = (await callServe(urls[1 - won[0]!.side]!, "GET", `/v1/requests/${id}`, { token })).body;
+      expect(view.status).toBe(won[0]!.decision === "approved_once" ? "approved" : "rejected");
+    }
+
+    // each receipt: redeemed from both sides at once, four times each
+    const redemptions = await Promise.all(
+      auto.flatMap((receipt) => {
+        const { jti, exp } = JSON.parse(Buffer.from(receipt.split(".")[1]!, "base64url").toString());
+        return Array.from({ length: 8 }, (_, k) => callServe(urls[k % 2]!, "POST", `/v1/receipts/${jti}/redeem`, { token, body: { exp } }).then((r) => ({ jti, status: r.status })));
+      }),
+    );
+    for (const receipt of auto) {
+      const statuses = redemptions.filter((r) => r.jti === jtiOf(receipt)).map((r) => r.status).sort();
+      expect(statuses).toEqual([200, ...Array(7).fill(409)]);
+    }
+    const audit = await auditOf(a.url, sessions[0]!);
+    expect((await callServe(b.url, "GET", "/v1/audit/verify", sessions[1]!)).body).toMatchObject({ ok: true });
+    for (const id of pending) expect(audit.filter((e) => e.type === "decided" && e.request_id === id)).toHaveLength(1);
+    expect(audit.filter((e) => e.type === "redeemed")).toHaveLength(auto.length);
+  }, 180_000);
+});
