@@ -168,8 +168,8 @@ The machine is shared: 1-minute load average ${loadavg()[0]!.toFixed(1)} when th
 Targets missed on this machine. Where the time goes (CPU profiles of the repeated case): the
 event loop spends about 1.2 ms per submission — the store's writes and their round trips
 (about a third; group commit already puts 10-15 submissions in one transaction), signing the
-receipt (jose's WebCrypto Ed25519, about an eighth; the verifier already uses synchronous
-node:crypto, which the signer could too), zod checks of the decision and the receipt claims, sha256 and canonical JSON for the
+receipt (about an eighth with jose's WebCrypto Ed25519; it now signs with synchronous
+node:crypto, about half the CPU per receipt), zod checks of the decision and the receipt claims, sha256 and canonical JSON for the
 audit chain, and HTTP — while autocannon takes much of the second core. Distinct programs are
 bound by analysis: each takes 15-30 ms of type checking and interpretation on one of the two
 analysis threads, which share the two cores with the event loop and the load generator. \`check\`
