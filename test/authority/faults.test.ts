@@ -232,10 +232,11 @@ describe("two serve processes on one PostgreSQL database under load", () => {
     for (const id of pending) {
       const pair = answers.filter((x) => x.id === id);
       const won = pair.filter((x) => x.status === 200 && x.body.changed === true);
-      expect(won).toHaveLength(1);
+      const seen = JSON.stringify(pair.map((x) => [x.side, x.decision, x.status, x.body.changed ?? x.body.error?.message]));
+      expect(won, seen).toHaveLength(1);
       const other = pair.find((x) => x !== won[0])!;
-      if (other.decision === won[0]!.decision) expect(other).toMatchObject({ status: 200, body: { changed: false } });
-      else expect(other.status).toBe(409);
+      if (other.decision === won[0]!.decision) expect(other, seen).toMatchObject({ status: 200, body: { changed: false } });
+      else expect(other.status, seen).toBe(409);
       const view = (await callServe(urls[1 - won[0]!.side]!, "GET", `/v1/requests/${id}`, { token })).body;
       expect(view.status).toBe(won[0]!.decision === "approved_once" ? "approved" : "rejected");
     }
@@ -244,12 +245,12 @@ describe("two serve processes on one PostgreSQL database under load", () => {
     const redemptions = await Promise.all(
       auto.flatMap((receipt) => {
         const { jti, exp } = JSON.parse(Buffer.from(receipt.split(".")[1]!, "base64url").toString());
-        return Array.from({ length: 8 }, (_, k) => callServe(urls[k % 2]!, "POST", `/v1/receipts/${jti}/redeem`, { token, body: { exp } }).then((r) => ({ jti, status: r.status })));
+        return Array.from({ length: 8 }, (_, k) => callServe(urls[k % 2]!, "POST", `/v1/receipts/${jti}/redeem`, { token, body: { exp } }).then((r) => ({ jti, status: r.status, error: r.body.error?.message })));
       }),
     );
     for (const receipt of auto) {
       const statuses = redemptions.filter((r) => r.jti === jtiOf(receipt)).map((r) => r.status).sort();
-      expect(statuses).toEqual([200, ...Array(7).fill(409)]);
+      expect(statuses, JSON.stringify(redemptions.filter((r) => r.jti === jtiOf(receipt)))).toEqual([200, ...Array(7).fill(409)]);
     }
     const audit = await auditOf(a.url, sessions[0]!);
     expect((await callServe(b.url, "GET", "/v1/audit/verify", sessions[1]!)).body).toMatchObject({ ok: true });
