@@ -2,7 +2,7 @@
 // started again, its data directory full or read-only, and two of them deciding the same requests.
 // Loopback only, bounded in count and time.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { makeLoginLink } from "../../src/app/index.js";
 import { DIALECTS, newDatabase } from "../store/fixtures.js";
 import { freshDatabase, runCluster, startCluster, stopCluster } from "../store/postgres-cluster.js";
 import { isolatedEnv } from "../support/isolated-env.js";
+import { tmpfs } from "../support/tmpfs.js";
 import { example, startTestAuthority, type TestAuthority } from "./harness.js";
 import { callServe, loginServe, startServe, type ServeProcess } from "./serve-process.js";
 
@@ -134,19 +135,6 @@ describe("PostgreSQL stopped and started again under a running authority", () =>
     expect(audit.filter((e) => e.type === "decided" && e.request_id === pending)).toEqual([]);
   }, 120_000);
 });
-
-/** A small tmpfs of our own (root only: a full or read-only disk cannot be had otherwise). */
-function tmpfs(size: string): { dir: string; remount(options: string): void; unmount(): void } {
-  if (process.getuid?.() !== 0) throw new Error("these tests mount a tmpfs and need root");
-  const dir = join(mkdtempSync(join(tmpdir(), "countersign-tmpfs-")), "data");
-  mkdirSync(dir);
-  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir]);
-  return {
-    dir,
-    remount: (options) => void execFileSync("mount", ["-o", `remount,${options}`, dir]),
-    unmount: () => void execFileSync("umount", ["--lazy", dir]),
-  };
-}
 
 describe("an authority whose data directory fills up or turns read-only", () => {
   const mounts: { unmount(): void }[] = [];
