@@ -65,6 +65,8 @@ async function load(url: string, headers: Record<string, string>, body: string |
 let serial = 0;
 const distinct = (): string => JSON.stringify({ program: `${PROGRAM}// submission ${++serial}\n`, source_name: "read-notes.ts" });
 const repeated = JSON.stringify({ program: PROGRAM, source_name: "read-notes.ts" });
+// asks a person under the default policy: stored pending (202), no receipt
+const pending = JSON.stringify({ program: readFileSync(join(packageRoot, "examples", "notify-team.ts"), "utf8"), source_name: "notify-team.ts" });
 
 /** An authority on a fresh data directory; `database` as for --database. */
 async function authority(database?: string): Promise<{ url: string; child: ChildProcess; token: string; home: string }> {
@@ -102,6 +104,7 @@ async function measureStore(label: string, database?: string): Promise<Awaited<R
   const headers = { authorization: `Bearer ${a.token}` };
   report(`${label}: auto-approved, distinct programs`, await load(`${a.url}/v1/requests`, headers, distinct), "≥ 150/s");
   report(`${label}: auto-approved, one program repeated`, await load(`${a.url}/v1/requests`, headers, repeated), "≥ 2,000/s");
+  report(`${label}: pending (asks a person), one program repeated`, await load(`${a.url}/v1/requests`, headers, pending), "");
   return a;
 }
 
@@ -154,7 +157,8 @@ authority process (\`countersign serve\`, ${availableParallelism()} analysis thr
 makes every request a new program (a comment with a counter), so each is analyzed; "repeated"
 submits one program, whose facts come from the cache (program hash, manifests hash, analyzer
 version) — the policy still decides, a receipt is signed and the request, its audit entries and
-its receipt are committed before each answer. SQLite commits with synchronous=NORMAL in WAL mode
+its receipt are committed before each answer. "Pending" submits a program the default policy asks
+a person about: stored and answered 202 with a review URL, no receipt signed. SQLite commits with synchronous=NORMAL in WAL mode
 (a commit survives the process being killed; a power cut may lose the last ones, never the
 database), redemptions with synchronous=FULL; PostgreSQL runs with its defaults (fsync on).
 The bare route runs in its own process too. \`check\` is a whole process that sends the file to the
@@ -164,8 +168,8 @@ The machine is shared: 1-minute load average ${loadavg()[0]!.toFixed(1)} when th
 Targets missed on this machine. Where the time goes (CPU profiles of the repeated case): the
 event loop spends about 1.2 ms per submission — the store's writes and their round trips
 (about a third; group commit already puts 10-15 submissions in one transaction), signing the
-receipt (jose's WebCrypto Ed25519, about an eighth; the verifier already uses synchronous
-node:crypto, which the signer could too), zod checks of the decision and the receipt claims, sha256 and canonical JSON for the
+receipt (about an eighth with jose's WebCrypto Ed25519; it now signs with synchronous
+node:crypto, about half the CPU per receipt), zod checks of the decision and the receipt claims, sha256 and canonical JSON for the
 audit chain, and HTTP — while autocannon takes much of the second core. Distinct programs are
 bound by analysis: each takes 15-30 ms of type checking and interpretation on one of the two
 analysis threads, which share the two cores with the event loop and the load generator. \`check\`

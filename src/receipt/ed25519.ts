@@ -1,4 +1,4 @@
-import { type KeyObject, verify } from "node:crypto";
+import { type KeyObject, sign, verify } from "node:crypto";
 
 /**
  * Raw Ed25519 verification (RFC 8032, as OpenSSL implements it: canonical S, strict encodings)
@@ -12,4 +12,9 @@ export function verifyEd25519(key: KeyObject, data: Uint8Array, signature: Uint8
   } catch {
     return false;
   }
+}
+
+/** Raw Ed25519 signing with the private key, synchronous for the same reason as verifyEd25519. */
+export function signEd25519(key: KeyObject, data: Uint8Array): Buffer {
+  return sign(null, data, key);
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { CompactSign } from "jose";
 import type { CrossOpLimit, DecisionKind, Grant } from "../model/index.js";
 import { CountersignError } from "../model/index.js";
 import {
@@ -12,6 +11,7 @@ import {
   ReceiptClaims,
 } from "../model/index.js";
 import { describeIssues } from "./describe-issues.js";
+import { signEd25519 } from "./ed25519.js";
 import type { Keyring } from "./keyring.js";
 
 export interface IssueInput {
@@ -62,9 +62,10 @@ export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "activ
     ...(input.agentManifestsSha256 === undefined ? {} : { agent_manifests: { sha256: input.agentManifestsSha256 } }),
   });
   if (!parsed.success) throw refused(describeIssues(parsed.error));
-  const token = await new CompactSign(new TextEncoder().encode(JSON.stringify(parsed.data)))
-    .setProtectedHeader({ alg: "EdDSA", typ: RECEIPT_TYP, kid: keys.active.kid })
-    .sign(keys.active.privateKey);
+  // A compact JWS signed by synchronous node:crypto: jose's WebCrypto path cost the authority a
+  // promise and key handling per receipt (about an eighth of a cached submission's time).
+  const signingInput = `${base64url(JSON.stringify({ alg: "EdDSA", typ: RECEIPT_TYP, kid: keys.active.kid }))}.${base64url(JSON.stringify(parsed.data))}`;
+  const token = `${signingInput}.${signEd25519(keys.active.privateKey, Buffer.from(signingInput, "ascii")).toString("base64url")}`;
   if (token.length > MAX_RECEIPT_BYTES) {
     throw new CountersignError(
       "resource_limit_exceeded",
@@ -75,6 +76,8 @@ export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "activ
   }
   return token;
 }
+
+const base64url = (text: string): string => Buffer.from(text, "utf8").toString("base64url");
 
 function refused(message: string): CountersignError {
   return new CountersignError("receipt_invalid", "receipt", `cannot issue receipt: ${message}`, { details: { reason: "bad_claims" } });

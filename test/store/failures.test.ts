@@ -1,13 +1,11 @@
 // Fail closed: when the audit entry or the database write fails, the caller gets a store_error
 // and the change it asked for did not happen; a full or read-only data directory is the same.
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { CountersignError } from "../../src/model/errors.js";
 import type { Store } from "../../src/store/index.js";
+import { tmpfs } from "../support/tmpfs.js";
 import { DIALECTS, newDatabase, newJti, opener, rawSql, sha256, submission } from "./fixtures.js";
 
 /** Make every audit insert fail from now on, as a full disk or a broken table would. */
@@ -78,19 +76,6 @@ describe("a PostgreSQL store that cannot be reached", () => {
     expect(err.message).not.toContain("s3cret");
   });
 });
-
-/** A small tmpfs of our own (root only: a full or read-only disk cannot be had otherwise). */
-function tmpfs(size: string): { dir: string; remount(options: string): void; unmount(): void } {
-  if (process.getuid?.() !== 0) throw new Error("these tests mount a tmpfs and need root");
-  const dir = join(mkdtempSync(join(tmpdir(), "countersign-tmpfs-")), "data");
-  mkdirSync(dir);
-  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir]);
-  return {
-    dir,
-    remount: (options) => void execFileSync("mount", ["-o", `remount,${options}`, dir]),
-    unmount: () => void execFileSync("umount", ["--lazy", dir]), // lazy: a leaked handle must not leave the mount behind
-  };
-}
 
 describe("a full or read-only SQLite data directory", () => {
   const stores = opener();

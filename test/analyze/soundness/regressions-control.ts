@@ -3,6 +3,12 @@ import { inMain, send, type RegressionCase } from "./regression-case.js";
 /** Evaluation order and control flow: module order, try/catch/finally, defaults, recursion. */
 export const controlCases: RegressionCase[] = [
   {
+    // found by the analyzer fuzzer: the oracle's CommonJS output once required it where it stood
+    name: "an import below the code that uses it is bound before that code runs",
+    source: inMain(`await ${send(`"a@x.com"`)};`, { guarantees: `recipientsOnly(["a@x.com"])` }).replace(/^(import \{ program \} from "countersign";\n)([\s\S]*)$/, "$2$1"),
+    statuses: ["proven"],
+  },
+  {
     name: "a top-level declaration after export default runs before main",
     source: inMain(`await sendEmail({ to, subject: "s", body: "b" });`, { top: `const to = ["a@x.com"];`, after: `const n = to.push("evil@x.com");\n`, guarantees: `recipientsOnly(["a@x.com"])` }),
   },

@@ -75,13 +75,23 @@ export function compileProgram(source: string, set: ManifestSet): Compiled {
   // The original tree's positions are what sites are measured against, so transform that tree.
   const js = ts.transpileModule(source, {
     compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, removeComments: true },
-    transformers: { before: [transformer], after: [withoutEsModuleMarker] },
+    transformers: { before: [importsFirst, transformer], after: [withoutEsModuleMarker] },
   }).outputText;
   const script = new Script(driver(js), { filename: "program.js" });
   // One realm per program, hardened once: its intrinsics are frozen, so one run cannot change what the next sees.
   let context: Context | undefined;
   return { run: (options = {}) => runOnce(script, (context ??= hardenedContext()), set, options) };
 }
+
+/**
+ * A module's imports are bound before any of its code runs, wherever they stand; the CommonJS
+ * output requires them where they stand. Moving them first keeps an import below its use working
+ * as it does in the sandbox.
+ */
+const importsFirst: ts.TransformerFactory<ts.SourceFile> = () => (root) => {
+  const imports = root.statements.filter(ts.isImportDeclaration);
+  return ts.factory.updateSourceFile(root, [...imports, ...root.statements.filter((s) => !ts.isImportDeclaration(s))]);
+};
 
 /**
  * The CommonJS output marks `exports` with `Object.defineProperty(exports, "__esModule", ...)`;
