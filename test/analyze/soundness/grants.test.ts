@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAnalyzer } from "../../../src/analyze/create-analyzer.js";
+import { propertyAnalyzer } from "../support/property-analyzer.js";
 import type { AbstractValue } from "../../../src/model/abstract.js";
 import type { Effect, Facts } from "../../../src/model/facts.js";
 import type { Json } from "../../../src/model/json.js";
@@ -29,7 +29,7 @@ const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.
 
 const set = withTestAgents(testManifests());
 const opts = effectOptions(set);
-const analyzer = createAnalyzer(set);
+const analyzer = propertyAnalyzer(set);
 let keys: Keyring;
 beforeAll(async () => {
   keys = await openKeyring(mkdtempSync(join(tmpdir(), "countersign-grants-")));

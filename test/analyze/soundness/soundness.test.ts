@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { createAnalyzer } from "../../../src/analyze/create-analyzer.js";
+import { propertyAnalyzer } from "../support/property-analyzer.js";
 import { withTestAgents } from "../support/agent-test-manifests.js";
 import { testManifests } from "../support/test-manifests.js";
 import { checkProgram } from "./check-program.js";
@@ -17,7 +17,7 @@ const SHRINK = process.env.FC_SHRINK !== undefined;
 const OPEN: ReadonlySet<Feature> = new Set<Feature>([]);
 
 const set = withTestAgents(testManifests());
-const analyzer = createAnalyzer(set);
+const analyzer = propertyAnalyzer(set);
 afterAll(() => analyzer.dispose());
 
 // What reads return in each concrete run: empty, an address, text with commas and spaces, a URL.
