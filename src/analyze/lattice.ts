@@ -59,8 +59,10 @@ export function provenanceOf(value: AbstractValue): Provenance[] {
 }
 
 export function mergeProvenance(lists: Provenance[][]): Provenance[] {
+  const nonEmpty = lists.filter((l) => l.length > 0);
+  if (nonEmpty.length <= 1) return nonEmpty[0] ?? []; // the common case: nothing to merge
   const seen = new Map<string, Provenance>();
-  for (const list of lists) for (const p of list) seen.set(`${p.untrusted}:${p.source}`, p);
+  for (const list of nonEmpty) for (const p of list) seen.set(`${p.untrusted}:${p.op ?? ""}:${p.source}`, p);
   return [...seen.values()];
 }
 

@@ -1,9 +1,9 @@
 import { ts } from "./typescript.js";
-import type { CountRange } from "../model/index.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { Effect } from "../model/index.js";
 import { invoke } from "./calls.js";
 import type { Interpreter } from "./interpreter.js";
-import { unknown } from "./lattice.js";
+import { provenanceOf, unknown } from "./lattice.js";
 import type { ProgramShape } from "./program-shape.js";
 import { declare } from "./statements.js";
 import { clone, countOf, emptyState, type State } from "./state.js";
@@ -53,14 +53,19 @@ function effectAt(it: Interpreter, call: ts.CallExpression, end: State, acc: Sta
   const site = { line: line + 1, column: character + 1 };
   const seen = it.sites.get(call);
   if (seen === undefined) {
-    // Never reached by the interpretation: claim nothing about it.
-    const args = Object.fromEntries(action.manifest.inputs.map((input) => [input.name, unknown("a call the analysis did not reach")]));
-    return { op: action.op, connector: action.connector, action: action.name, site, args, count: { min: 0, max: null } };
+    // Never reached by the interpretation: claim nothing about it, its sources included.
+    const nothing = unknown("a call the analysis did not reach", true);
+    const args = Object.fromEntries(action.manifest.inputs.map((input) => [input.name, nothing]));
+    return { op: action.op, connector: action.connector, action: action.name, site, args, count: { min: 0, max: null }, sources: sourcesOf(args), influencedBy: provenanceOf(nothing) };
   }
   const atEnd = countOf(end, call);
   const reached = acc.counts.get(call);
   const most = reached === undefined ? 0 : reached.max;
   const max = atEnd.max === null || most === null ? null : Math.max(atEnd.max, most);
   const count: CountRange = { min: atEnd.min, max };
-  return { op: action.op, connector: action.connector, action: action.name, site, args: seen.args, count };
+  return { op: action.op, connector: action.connector, action: action.name, site, args: seen.args, count, sources: sourcesOf(seen.args), influencedBy: it.influenceOf(seen) };
+}
+
+function sourcesOf(args: Record<string, AbstractValue>): Record<string, Provenance[]> {
+  return Object.fromEntries(Object.entries(args).map(([name, value]) => [name, provenanceOf(value)]));
 }
