@@ -31,8 +31,8 @@ export type Diagnostic = z.infer<typeof Diagnostic>;
  *   before the call (or caught an exception after reading): whether the call runs, how often,
  *   and which of the program's values it passes may depend on them. A failure that ends the run
  *   (an uncaught throw) is not counted.
- * Both are absent on effects built elsewhere than the analyzer; the policy then reads them as
- * unknown (a provenance condition is maybe).
+ * Both are absent on effects built elsewhere than the analyzer; the policy then reads the sources
+ * inside `args`, and counts control as influenced by data of unknown origin.
  */
 export const Effect = z.object({
   op: z.string(), // "<connector>.<action>", e.g. "email.send_email"
