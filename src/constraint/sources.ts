@@ -54,12 +54,20 @@ function replaced(c: ValueConstraint, sources: readonly Provenance[], open: (ato
     const verdict = sourceVerdict(c, sources);
     return verdict === "yes" ? TRUE : verdict === "no" ? FALSE : open(c, positive);
   }
-  if ("all" in c) return { all: c.all.map((p) => replaced(p, sources, open, positive)) };
-  if ("any" in c) return { any: c.any.map((p) => replaced(p, sources, open, positive)) };
+  if ("all" in c) return simplified("all", c.all.map((p) => replaced(p, sources, open, positive)), TRUE);
+  if ("any" in c) return simplified("any", c.any.map((p) => replaced(p, sources, open, positive)), FALSE);
   if ("not" in c) return { not: replaced(c.not, sources, open, !positive) };
   if ("elements" in c) return { elements: replaced(c.elements, sources, open, positive) };
   if ("fields" in c) return { fields: Object.fromEntries(Object.entries(c.fields).map(([k, f]) => [k, replaced(f, sources, open, positive)])) };
   return c;
+}
+
+/** `all` without its TRUE parts, `any` without its FALSE ones (neither changes what they hold of), and one part alone as itself. */
+function simplified(key: "all" | "any", parts: ValueConstraint[], neutral: ValueConstraint): ValueConstraint {
+  const kept = parts.filter((p) => !jsonEqual(p, neutral));
+  if (kept.length === 1) return kept[0]!;
+  if (kept.length === 0) return neutral;
+  return key === "all" ? { all: kept } : { any: kept };
 }
 
 /**
