@@ -27,6 +27,8 @@ export interface Trace {
 export interface RunOptions {
   /** The text a read returns (a draft's body, a file, an HTTP response): the n-th read of the run. */
   readText?: (op: string, n: number) => string;
+  /** Results' ids named after their op alone, not after how many calls came before (a run then differs from another only where the reads do). */
+  stableIds?: boolean;
   timeoutMs?: number;
 }
 
@@ -224,7 +226,7 @@ function runOnce(script: Script, context: Context, set: ManifestSet, options: Ru
         // As the trusted wrapper reads them: plain data, no program code run (a refusal throws into the program).
         const sent = marshal(args);
         trace.calls.push({ op, site: { line, column }, args: isRecord(sent) ? sent : { "(not an object)": sent } });
-        return resultOf(op, () => readText(op, reads++), trace.calls.length);
+        return resultOf(op, () => readText(op, reads++), options.stableIds === true ? 0 : trace.calls.length);
       }),
   };
   context[HOST] = host;

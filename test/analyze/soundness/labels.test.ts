@@ -1,0 +1,76 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { createAnalyzer } from "../../../src/analyze/create-analyzer.js";
+import type { Facts } from "../../../src/model/facts.js";
+import { compileProgram } from "../support/concrete-runner.js";
+import { testManifests } from "../support/test-manifests.js";
+import { checkProgram } from "./check-program.js";
+import { controlViolations, dataViolations, labelled } from "./labels.js";
+
+const set = testManifests();
+const analyzer = createAnalyzer(set);
+afterAll(() => analyzer.dispose());
+
+const program = (body: string): string => `import { program } from "countersign";
+import { getDraft, sendEmail } from "trusted/email";
+import { readFile } from "trusted/fs";
+
+export default program({
+  rationale: "r",
+  async main() {
+${body}
+  },
+});
+`;
+
+const forward = program(`    const d = await getDraft({ id: "r-1" });
+    const words = String(d.body).split(" ");
+    await sendEmail({ to: ["me@x.com"], subject: "s", body: words.join(" ") });
+    if (String(d.subject) === "urgent") await sendEmail({ to: ["boss@x.com"], subject: "s", body: "b" });`);
+
+/** The facts with every source and influence taken away: what a wrong analysis would claim. */
+function withoutProvenance(facts: Facts): Facts {
+  return { ...facts, effects: facts.effects.map((e) => ({ ...e, sources: Object.fromEntries(Object.keys(e.args).map((k) => [k, []])), influencedBy: [] })) };
+}
+
+describe("provenance checked against labelled runs", () => {
+  it("a labelled read marks what derives from it, and only that", () => {
+    const trace = compileProgram(forward, set).run({ readText: (op, n) => labelled(set, op, `text ${n}`) });
+    const sent = trace.calls.find((c) => c.op === "email.send_email")!;
+    const label = labelled(set, "email.get_draft", "").slice(0, 1);
+    expect(sent.args.body).toContain(label);
+    expect(JSON.stringify(sent.args.to)).not.toContain(label);
+  });
+
+  it("the checks catch an analysis that claims no sources and no influence", () => {
+    const facts = analyzer.analyze(forward);
+    const compiled = compileProgram(forward, set);
+    const run = compiled.run({ readText: (op, n) => labelled(set, op, `text ${n}`) });
+    expect(dataViolations(facts, run, set)).toEqual([]);
+    expect(dataViolations(withoutProvenance(facts), run, set).join("\n")).toMatch(/body = .*holds email.get_draft's data/);
+    expect(controlViolations(facts, compiled, ["urgent"])).toEqual([]);
+    expect(controlViolations(withoutProvenance(facts), compiled, ["urgent"]).join("\n")).toMatch(/ran 1 times, and 0 times when email.get_draft read/);
+  });
+
+  it("the analysis finds the draft behind the body, the literal behind the recipients, and the branch", () => {
+    const { facts, problems } = checkProgram(analyzer, set, forward, [["urgent"], ["a@x.com b@x.com"]]);
+    expect(problems).toEqual([]);
+    const [first, second] = facts.effects.filter((e) => e.op === "email.send_email");
+    expect(first!.sources!.to).toEqual([]);
+    expect(first!.sources!.body).toEqual([{ source: "result of email.get_draft", untrusted: true, op: "email.get_draft" }]);
+    expect(first!.influencedBy).toEqual([]);
+    expect(second!.influencedBy).toEqual([{ source: "result of email.get_draft", untrusted: true, op: "email.get_draft" }]);
+  });
+
+  it.each([
+    ["a value chosen in a branch over a read", `const d = await getDraft({ id: "r" }); let to = "a@x.com"; if (String(d.body).length > 3) to = "b@x.com"; await sendEmail({ to: [to], subject: "s", body: "b" });`],
+    ["a loop over a read's words", `const d = await getDraft({ id: "r" }); for (const w of String(d.body).split(" ")) await sendEmail({ to: ["a@x.com"], subject: w, body: "b" });`],
+    ["a comparison stored and used later", `const d = await getDraft({ id: "r" }); const urgent = String(d.subject) === "urgent"; const to = urgent ? ["a@x.com"] : ["b@x.com"]; await sendEmail({ to, subject: "s", body: "b" });`],
+    ["a caught failure on a read", `const d = await getDraft({ id: "r" }); let to = "a@x.com"; try { JSON.parse(String(d.body)); } catch { to = "b@x.com"; } await sendEmail({ to: [to], subject: "s", body: "b" });`],
+    ["a recursive function that swaps its arguments", `const d = await getDraft({ id: "r" }); function g(a: string, b: string, n: number): string { return n > 0 ? g(b, a, n - 1) : a; } await sendEmail({ to: [g("a@x.com", String(d.body), 1)], subject: "s", body: "b" });`],
+    ["a reduce that carries a read", `const f = await readFile({ path: "/x" }); const s = String(f.content).split(",").reduce((acc, x) => { void sendEmail({ to: ["a@x.com"], subject: acc, body: "b" }); return acc + x; }, ""); void s;`],
+  ])("influence and sources hold for %s", (_name, body) => {
+    const { problems, facts } = checkProgram(analyzer, set, program(`    ${body}`), [["a@x.com"], ["x,y,z", "{}"]]);
+    expect(problems).toEqual([]);
+    expect(facts.effects.length).toBeGreaterThan(0);
+  });
+});
