@@ -74,3 +74,30 @@ describe("provenance checked against labelled runs", () => {
     expect(facts.effects.length).toBeGreaterThan(0);
   });
 });
+
+describe("an action whose manifest says its result is trusted", () => {
+  const listing = set.actions.get("fs.list_dir")!;
+  const trusting = { ...set, actions: new Map([...set.actions, ["fs.list_dir", { ...listing, manifest: { ...listing.manifest, result: { trusted: true } } }]]) };
+  const trustingAnalyzer = createAnalyzer(trusting);
+  afterAll(() => trustingAnalyzer.dispose());
+  const source = `import { program } from "countersign";
+import { sendEmail } from "trusted/email";
+import { listDir } from "trusted/fs";
+
+export default program({
+  rationale: "r",
+  async main() {
+    const dir = await listDir({ path: "/home/user/Sandbox" });
+    await sendEmail({ to: ["a@x.com"], subject: "files", body: String(dir.entries) });
+  },
+});
+`;
+
+  it("gives data that is still from that op, but not untrusted", () => {
+    const { facts, problems } = checkProgram(trustingAnalyzer, trusting, source, [["a.txt"]]);
+    expect(problems).toEqual([]);
+    const send = facts.effects.find((e) => e.op === "email.send_email")!;
+    expect(send.sources!.body).toEqual([{ source: "result of fs.list_dir", untrusted: false, op: "fs.list_dir" }]);
+    expect(analyzer.analyze(source).effects.find((e) => e.op === "email.send_email")!.sources!.body[0]!.untrusted).toBe(true);
+  });
+});
