@@ -117,7 +117,8 @@ export function escapeFunction(it: Interpreter, fn: FunctionNode, state: State):
   it.within(fn, true, () => {
     it.repeat(state, it.havoc(state), { min: 0, max: null }, (s) => {
       bindParameters(it, fn, undefined, s); // defaults run on each call: their effects count too
-      const { end } = runBody(it, fn, s);
+      const { end, value } = runBody(it, fn, s);
+      it.influencedBy(value); // whoever calls it may test what it returns (a sort comparator does)
       return { normal: end };
     });
   });
@@ -295,6 +296,8 @@ function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, f
     });
   }
   const returned = returns.length > 0 ? returns.reduce(join) : undefined;
+  // filter, find, some and every test what the callback returns: it chooses, data or not.
+  if (returned !== undefined && (name === "filter" || someElements.has(name))) it.influencedBy(returned);
   switch (name) {
     case "map":
       if (only !== undefined) return arrayOf(returns.map((value) => ({ value, spread: false })));

@@ -68,6 +68,8 @@ describe("provenance checked against labelled runs", () => {
     ["a caught failure on a read", `const d = await getDraft({ id: "r" }); let to = "a@x.com"; try { JSON.parse(String(d.body)); } catch { to = "b@x.com"; } await sendEmail({ to: [to], subject: "s", body: "b" });`],
     ["a recursive function that swaps its arguments", `const d = await getDraft({ id: "r" }); function g(a: string, b: string, n: number): string { return n > 0 ? g(b, a, n - 1) : a; } await sendEmail({ to: [g("a@x.com", String(d.body), 1)], subject: "s", body: "b" });`],
     ["a reduce that carries a read", `const f = await readFile({ path: "/x" }); const s = String(f.content).split(",").reduce((acc, x) => { void sendEmail({ to: ["a@x.com"], subject: acc, body: "b" }); return acc + x; }, ""); void s;`],
+    ["a filter whose callback returns a read's data", `const d = await getDraft({ id: "r" }); const n = String(d.body).length - 7; const to = ["a@x.com", "b@x.com"].filter((x) => x.length + n - 7); await sendEmail({ to, subject: "s", body: "b" });`],
+    ["a sort whose comparator reads", `const d = await getDraft({ id: "r" }); const n = String(d.body).length; const to = ["a@x.com", "b@x.com"].sort(() => n - 8); await sendEmail({ to: [to[0] ?? ""], subject: "s", body: "b" });`],
   ])("influence and sources hold for %s", (_name, body) => {
     const { problems, facts } = checkProgram(analyzer, set, program(`    ${body}`), [["a@x.com"], ["x,y,z", "{}"]]);
     expect(problems).toEqual([]);
@@ -98,6 +100,6 @@ export default program({
     expect(problems).toEqual([]);
     const send = facts.effects.find((e) => e.op === "email.send_email")!;
     expect(send.sources!.body).toEqual([{ source: "result of fs.list_dir", untrusted: false, op: "fs.list_dir" }]);
-    expect(analyzer.analyze(source).effects.find((e) => e.op === "email.send_email")!.sources!.body[0]!.untrusted).toBe(true);
+    expect(analyzer.analyze(source).effects.find((e) => e.op === "email.send_email")!.sources!.body![0]!.untrusted).toBe(true);
   });
 });
