@@ -4,6 +4,7 @@ import type { Diagnostic } from "../model/index.js";
 import type { Budget } from "./budget.js";
 import type { LoadedAction, ManifestSet } from "../manifest/index.js";
 import { diagnosticAt } from "./diagnostic.js";
+import { provenanceKey } from "../constraint/index.js";
 import { derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
 import { nullish } from "./operators.js";
 import type { Scan } from "./scan.js";
@@ -57,7 +58,8 @@ export class Interpreter {
    * over untrusted data carries that influence to every later use, and counting every later call
    * as influenced is the sound over-approximation of that without labels on constants.
    */
-  private influence: Provenance[] = [];
+  private influence: Provenance[] = []; // replaced, never changed in place: sites keep snapshots
+  private readonly influenceKeys = new Set<string>();
   /** Every trusted call's result source produced so far: what a caught exception may depend on. */
   private results: Provenance[] = [];
 
@@ -79,9 +81,10 @@ export class Interpreter {
   recordCall(state: State, call: ts.CallExpression, action: LoadedAction, args: Record<string, AbstractValue>): void {
     const seen = this.sites.get(call);
     const escaped = this.stack.some((f) => f.escaped);
+    // Influence only grows, so the latest visit's includes every earlier one's.
     if (seen === undefined) this.sites.set(call, { action, args, influence: this.influence, escaped });
     else {
-      seen.influence = mergeProvenance([seen.influence, this.influence]);
+      seen.influence = this.influence;
       seen.escaped ||= escaped;
       const merged: Record<string, AbstractValue> = {};
       for (const key of new Set([...Object.keys(seen.args), ...Object.keys(args)])) {
@@ -142,8 +145,17 @@ export class Interpreter {
 
   /** The program's control now depends on `value`: its sources influence every later call. */
   influencedBy(value: AbstractValue): void {
-    const provenance = provenanceOf(value);
-    if (provenance.length > 0) this.influence = mergeProvenance([this.influence, provenance]);
+    this.addInfluence(provenanceOf(value));
+  }
+
+  private addInfluence(provenance: readonly Provenance[]): void {
+    const added = provenance.filter((p) => {
+      const key = provenanceKey(p);
+      if (this.influenceKeys.has(key)) return false;
+      this.influenceKeys.add(key);
+      return true;
+    });
+    if (added.length > 0) this.influence = [...this.influence, ...added];
   }
 
   /** A trusted call's result, with its source noted for `caught`. */
@@ -154,17 +166,17 @@ export class Interpreter {
 
   /** A catch block runs: whether it does may depend on any result read so far. */
   caught(): void {
-    this.influence = mergeProvenance([this.influence, this.results]);
+    this.addInfluence(this.results);
   }
 
   private influenceSite(call: ts.CallExpression): void {
     const site = this.sites.get(call);
-    if (site !== undefined) site.influence = mergeProvenance([site.influence, this.influence]);
+    if (site !== undefined) site.influence = this.influence;
   }
 
   /** What influenced a call site: an escaped function's calls may run after anything the analysis saw. */
   influenceOf(site: SiteRecord): Provenance[] {
-    return site.escaped ? mergeProvenance([site.influence, this.influence]) : site.influence;
+    return site.escaped ? this.influence : site.influence;
   }
 
   /** A point where an exception may be thrown: each open sink joins the counts it may leave with. */

@@ -19,4 +19,4 @@ export { constraintOf } from "./constraint-of.js";
 export { absentInput } from "./effect-options.js";
 export { isElementwise } from "./elementwise.js";
 export { mentionsSources, sourceVerdict, withoutSources, type SourceCondition } from "./sources.js";
-export { mergeProvenance, provenanceOf } from "./provenance-of.js";
+export { mergeProvenance, provenanceKey, provenanceOf } from "./provenance-of.js";

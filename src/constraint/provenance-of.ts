@@ -20,7 +20,12 @@ export function mergeProvenance(lists: Provenance[][]): Provenance[] {
   const nonEmpty = lists.filter((l) => l.length > 0);
   if (nonEmpty.length <= 1) return nonEmpty[0] ?? []; // the common case: nothing to merge
   const seen = new Map<string, Provenance>();
-  for (const list of nonEmpty) for (const p of list) seen.set(`${p.untrusted}:${p.op ?? ""}:${p.source}`, p);
+  for (const list of nonEmpty) for (const p of list) seen.set(provenanceKey(p), p);
   return [...seen.values()];
+}
+
+/** What makes two sources the same one. */
+export function provenanceKey(p: Provenance): string {
+  return `${p.untrusted}:${p.op ?? ""}:${p.source}`;
 }
 
