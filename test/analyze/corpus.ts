@@ -17,7 +17,10 @@ export interface Case {
 
 const c = (...values: unknown[]): AbstractValue => ({ kind: "const", values: values as never[] });
 // An op's result names its op: `result of fs.read_file` comes from fs.read_file.
-const from = (source: string): Provenance => ({ source, untrusted: true, op: /^result of (\S+)$/.exec(source)![1] });
+const from = (source: string): Provenance => {
+  const op = /^result of (\S+)$/.exec(source)?.[1];
+  return op === undefined ? { source, untrusted: true } : { source, untrusted: true, op };
+};
 const untrusted = (source: string): AbstractValue => ({ kind: "unknown", provenance: [from(source)] });
 // String(x) of untrusted data: a string, any string.
 const untrustedString = (source: string): AbstractValue => ({ kind: "string", prefix: "", suffix: "", provenance: [from(source)] });
