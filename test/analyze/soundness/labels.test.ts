@@ -103,3 +103,23 @@ export default program({
     expect(analyzer.analyze(source).effects.find((e) => e.op === "email.send_email")!.sources!.body![0]!.untrusted).toBe(true);
   });
 });
+
+describe("a guarantee about provenance", () => {
+  // The agent's API types refuse it first; the analysis refuses it again if it gets through.
+  it("is refused: a run cannot check where a value came from", () => {
+    const source = `import { program } from "countersign";
+import { sendEmail } from "trusted/email";
+
+export default program({
+  rationale: "r",
+  guarantees: [{ op: "email.send_email", args: { to: { untrusted: false } } }],
+  async main() {
+    await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });
+  },
+});
+`;
+    const facts = analyzer.analyze(source);
+    expect(facts.ok).toBe(false);
+    expect(facts.diagnostics.map((d) => d.message).join("\n")).toMatch(/'untrusted' does not exist in type 'ValueConstraint'|cannot say where a value came from/);
+  });
+});
