@@ -36,6 +36,7 @@ export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractV
  */
 export function withDefault(it: Interpreter, value: AbstractValue, initializer: ts.Expression | undefined, state: State): AbstractValue {
   if (initializer === undefined || value.kind !== "unknown") return value;
+  it.influencedBy(value); // whether the default runs depends on the value
   const other = clone(state);
   const fallback = evaluate(it, initializer, other);
   assign(state, joinStates(state, other)!);

@@ -4,7 +4,7 @@ import type { LoadedAction } from "../manifest/index.js";
 import { bindName, withDefault } from "./bind.js";
 import { namespaces as environmentNamespaces } from "../environment/index.js";
 import { callGlobal, callMethod } from "./builtins.js";
-import { evaluate, spread } from "./expressions.js";
+import { evaluate, inspected, spread } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
 import { asArray, constant, derived, isPlainObject, join, singleArray, unknown } from "./lattice.js";
 import { mutateTracked } from "./mutate.js";
@@ -63,7 +63,7 @@ function runBody(it: Interpreter, fn: FunctionNode, state: State): { end: State 
 function bindParameters(it: Interpreter, fn: FunctionNode, args: AbstractValue[] | undefined, state: State): void {
   fn.parameters.forEach((parameter, index) => {
     let value: AbstractValue;
-    if (args === undefined) value = withDefault(it, unknown("a parameter of a function called from elsewhere"), parameter.initializer, state);
+    if (args === undefined) value = withDefault(it, unknown("a parameter of a function called from elsewhere", true), parameter.initializer, state);
     else if (parameter.dotDotDotToken !== undefined) value = arrayOf(args.slice(index).map((v) => ({ value: v, spread: false })));
     else {
       const given = args[index];
@@ -82,7 +82,8 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
   if (it.isOnStack(fn) || it.tooDeep()) {
     it.mayThrow(state); // deep recursion may overflow the stack
     escapeFunction(it, fn, state); // recursion: any number of calls
-    return isAsync(fn) ? it.promiseOf(unknown("the result of a recursive call")) : unknown("the result of a recursive call");
+    const result = unknown("the result of a recursive call", true); // it may return any argument it was given
+    return isAsync(fn) ? it.promiseOf(result) : result;
   }
   return it.within(fn, false, () => {
     const callee: State = { env: new Map((detached ? it.havoc(state) : state).env), counts: new Map(state.counts) };
@@ -116,7 +117,8 @@ export function escapeFunction(it: Interpreter, fn: FunctionNode, state: State):
   it.within(fn, true, () => {
     it.repeat(state, it.havoc(state), { min: 0, max: null }, (s) => {
       bindParameters(it, fn, undefined, s); // defaults run on each call: their effects count too
-      const { end } = runBody(it, fn, s);
+      const { end, value } = runBody(it, fn, s);
+      it.influencedBy(value); // whoever calls it may test what it returns (a sort comparator does)
       return { normal: end };
     });
   });
@@ -132,7 +134,7 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
     const args = call.arguments.map((a) => evaluate(it, a, state));
     if (api.kind !== "action") return unknown(`${api.name}()`);
     it.recordCall(state, call, api.action, actionArgs(api.action, args[0] ?? unknown("undefined")));
-    return it.promiseOf(unknown(`result of ${api.action.op}`, true));
+    return it.promiseOf(it.result({ source: `result of ${api.action.op}`, untrusted: !resultTrusted(api.action), op: api.action.op }));
   }
   const callee = skipOuter(call.expression);
   if (ts.isArrowFunction(callee) || ts.isFunctionExpression(callee)) {
@@ -142,7 +144,10 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
     const symbol = valueSymbol(it.checker, callee);
     const fn = symbol === undefined ? undefined : localFunction(it, symbol);
     if (fn !== undefined) return invoke(it, fn, evaluateArgs(it, call.arguments, state).values, state, isDetached(fn, call));
-    if (symbol?.valueDeclaration !== undefined && it.isLibDeclaration(symbol.valueDeclaration)) return callGlobal(callee.text, argumentValues(evaluateArgs(it, call.arguments, state)));
+    if (symbol?.valueDeclaration !== undefined && it.isLibDeclaration(symbol.valueDeclaration)) {
+      const args = argumentValues(evaluateArgs(it, call.arguments, state));
+      return inspected(it, callGlobal(callee.text, args), args);
+    }
   }
   if (ts.isPropertyAccessExpression(callee)) return methodCall(it, call, callee.expression, callee.name.text, state);
   const key = ts.isElementAccessExpression(callee) ? skipOuter(callee.argumentExpression) : undefined;
@@ -150,6 +155,14 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   const target = evaluate(it, callee, state);
   if (call.questionDotToken !== undefined) it.mayShortCircuit(target, state);
   return derived([target, evaluateArgs(it, call.arguments, state).list], "the result of a function value");
+}
+
+/**
+ * Whether an action's manifest declares its result trusted (`[result] trusted = true`, e.g. a
+ * listing of one's own sandbox). An agent's own action never vouches for what it reads.
+ */
+function resultTrusted(action: LoadedAction): boolean {
+  return action.manifest.result.trusted && !action.op.startsWith("agent.");
 }
 
 interface Arguments {
@@ -226,7 +239,8 @@ function methodCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression,
     mutateTracked(it, ns, state, (v) => mutated(v, name, args.list));
     return derived([receiver, args.list], `the result of .${name}()`);
   }
-  return callMethod(receiver, name, argumentValues(args));
+  const values = argumentValues(args);
+  return inspected(it, callMethod(receiver, name, values), [receiver, ...values]);
 }
 
 /** A function node passed as an argument, directly or by the name of a local function. */
@@ -271,16 +285,19 @@ function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, f
   if (only !== undefined && only.length <= MAX_UNROLL && perElement.has(name) && it.unroll(only.length)) {
     only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index), receiver], state, detached)));
   } else {
+    it.influencedBy(receiver); // how many times the callback runs (and when find or some stop) depends on it
     const element = view?.element ?? derived([receiver], "an element of a collection");
     const length = view?.length ?? { min: 0, max: null };
     const iterations = perElement.has(name) || name === "reduce" ? length : { min: 0, max: length.max };
-    const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value")), element, unknown("an index"), receiver] : [element, unknown("an index"), receiver];
+    const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value", true)), element, unknown("an index"), receiver] : [element, unknown("an index"), receiver];
     it.repeat(state, state, iterations, (s) => {
       returns.push(invoke(it, fn, args, s, detached));
       return { normal: s };
     });
   }
   const returned = returns.length > 0 ? returns.reduce(join) : undefined;
+  // filter, find, some and every test what the callback returns: it chooses, data or not.
+  if (returned !== undefined && (name === "filter" || someElements.has(name))) it.influencedBy(returned);
   switch (name) {
     case "map":
       if (only !== undefined) return arrayOf(returns.map((value) => ({ value, spread: false })));
@@ -315,7 +332,7 @@ function staticCall(it: Interpreter, name: string, call: ts.CallExpression, stat
   if (name === "Object.fromEntries" && !plainEntries(args[0]) && !primitiveValues(it.checker, call)) it.unsupported(call, "Object.fromEntries over entries the analysis cannot read");
   if (name === "Promise.resolve") return it.promiseOf(it.awaited(args[0] ?? unknown("undefined")));
   if (name.startsWith("Promise.")) return it.promiseOf(derived(args, `${name}()`));
-  return callGlobal(name, args);
+  return inspected(it, callGlobal(name, args), args);
 }
 
 /**

@@ -62,6 +62,7 @@ function evaluateNode(it: Interpreter, e: ts.Expression, state: State): Abstract
     if (e.questionDotToken !== undefined) it.mayShortCircuit(receiver, state); // the key is not evaluated then
     const key = evaluate(it, e.argumentExpression, state);
     if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
+    if (key.kind !== "const") it.influencedBy(key); // which element is read depends on the key
     return getElement(receiver, key);
   }
   if (ts.isCallExpression(e) || ts.isNewExpression(e)) {
@@ -77,16 +78,21 @@ function evaluateNode(it: Interpreter, e: ts.Expression, state: State): Abstract
   if (ts.isBinaryExpression(e)) return binaryExpression(it, e, state);
   if (ts.isPrefixUnaryExpression(e) || ts.isPostfixUnaryExpression(e)) return unaryExpression(it, e, state);
   if (ts.isConditionalExpression(e)) {
-    const t = truthy(evaluate(it, e.condition, state));
+    const condition = evaluate(it, e.condition, state);
+    const t = truthy(condition);
     if (t === "yes") return evaluate(it, e.whenTrue, state);
     if (t === "no") return evaluate(it, e.whenFalse, state);
+    it.influencedBy(condition);
     return branches(it, state, e.whenTrue, e.whenFalse);
   }
   if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) {
     escapeFunction(it, e, state);
     return unknown("a function");
   }
-  if (ts.isTypeOfExpression(e)) return typeOf(evaluate(it, e.expression, state));
+  if (ts.isTypeOfExpression(e)) {
+    const operand = evaluate(it, e.expression, state);
+    return inspected(it, typeOf(operand), [operand]);
+  }
   if (ts.isVoidExpression(e)) {
     evaluate(it, e.expression, state);
     return unknown("undefined");
@@ -94,6 +100,15 @@ function evaluateNode(it: Interpreter, e: ts.Expression, state: State): Abstract
   if (ts.isRegularExpressionLiteral(e)) return unknown("a regular expression");
   it.unsupported(e, ts.SyntaxKind[e.kind]);
   return unknown("an unsupported expression");
+}
+
+/**
+ * A result computed from `inputs` that keeps none of their sources (a comparison, `typeof`, a
+ * test): it is one of the program's own values chosen by the inputs, so they influence control.
+ */
+export function inspected(it: Interpreter, result: AbstractValue, inputs: AbstractValue[]): AbstractValue {
+  if (result.kind === "const") for (const input of inputs) it.influencedBy(input);
+  return result;
 }
 
 /** Values that convert to strings and numbers without running any of the program's code. */
@@ -210,8 +225,7 @@ function binaryExpression(it: Interpreter, e: ts.BinaryExpression, state: State)
   const strict = op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsEqualsToken;
   const relation = op === ts.SyntaxKind.InKeyword || op === ts.SyntaxKind.InstanceOfKeyword;
   if (relation || (!strict && !(isPrimitive(left) && isPrimitive(right)))) it.mayThrow(state);
-  if (relation) return fromTruth("maybe");
-  return binary(ts.tokenToString(op) ?? "?", left, right);
+  return inspected(it, relation ? fromTruth("maybe") : binary(ts.tokenToString(op) ?? "?", left, right), [left, right]);
 }
 
 /** `left && right`, `left || right`, `left ?? right` (and their assignment forms): `right` runs only when it must. */
@@ -222,6 +236,7 @@ function shortCircuit(it: Interpreter, op: ts.SyntaxKind, left: AbstractValue, r
   const takesLeft = orOp ? "yes" : "no";
   if (t === takesLeft) return left;
   if (t !== "maybe") return evaluate(it, right, state);
+  it.influencedBy(left);
   const other = clone(state);
   const value = evaluate(it, right, other);
   assign(state, joinStates(state, other)!);
@@ -241,7 +256,7 @@ function unaryExpression(it: Interpreter, e: ts.PrefixUnaryExpression | ts.Postf
   }
   const operand = evaluate(it, e.operand, state);
   if (e.operator !== ts.SyntaxKind.ExclamationToken && !isPrimitive(operand)) it.mayThrow(state);
-  return unary(ts.tokenToString(e.operator) ?? "?", operand);
+  return inspected(it, unary(ts.tokenToString(e.operator) ?? "?", operand), [operand]);
 }
 
 /** `a op b` for a compound assignment or ++/--, which may run valueOf/toString on objects. */
@@ -288,5 +303,5 @@ function setField(o: AbstractValue, key: AbstractValue, value: AbstractValue): A
       return constant(copy);
     }
   }
-  return derived([o, value], "an object changed in place");
+  return derived([o, key, value], "an object changed in place"); // the key is data too: Object.keys shows it
 }

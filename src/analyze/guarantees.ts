@@ -1,5 +1,5 @@
 import { ts } from "./typescript.js";
-import { holdsEffect, matchOp } from "../constraint/index.js";
+import { holdsEffect, matchOp, mentionsSources } from "../constraint/index.js";
 import { EffectConstraint } from "../model/index.js";
 import type { Diagnostic, Effect, GuaranteeResult } from "../model/index.js";
 import type { Json } from "../model/index.js";
@@ -48,6 +48,10 @@ export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Express
     const unknownName = namesNothing(parsed.data, set);
     if (unknownName !== undefined) {
       diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", unknownName));
+      continue;
+    }
+    if (Object.values(parsed.data.args ?? {}).some(mentionsSources)) {
+      diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", "a guarantee cannot say where a value came from (untrusted, from): a run cannot check that; the policy decides on provenance"));
       continue;
     }
     const check = holdsEffect(parsed.data, effects, opts);

@@ -4,15 +4,22 @@ import type { Diagnostic } from "../model/index.js";
 import type { Budget } from "./budget.js";
 import type { LoadedAction, ManifestSet } from "../manifest/index.js";
 import { diagnosticAt } from "./diagnostic.js";
+import { provenanceKey } from "../constraint/index.js";
 import { derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
 import { nullish } from "./operators.js";
 import type { Scan } from "./scan.js";
 import { assign, clone, countOf, emptyState, joinStates, type Flow, type State } from "./state.js";
 
-/** One trusted call site as the interpreter saw it: its action and the join of its arguments over every visit. */
+/**
+ * One trusted call site as the interpreter saw it: its action, the join of its arguments over
+ * every visit, and the sources that had influenced control by then (see `influence`).
+ */
 export interface SiteRecord {
   action: LoadedAction;
   args: Record<string, AbstractValue>;
+  influence: Provenance[];
+  /** Recorded inside a function that escaped: it may run at any later time, under any influence. */
+  escaped: boolean;
 }
 
 interface Frame {
@@ -45,6 +52,16 @@ export class Interpreter {
   private throwSinks: { at?: State }[] = [];
   private unrollable = MAX_UNROLLED; // what is left of the unroll allowance
   private chains: State[][] = [];
+  /**
+   * Every source whose data the program has branched, looped, chosen or compared on so far, in the
+   * order of the analysis (which follows the program's). It only grows: a variable set in a branch
+   * over untrusted data carries that influence to every later use, and counting every later call
+   * as influenced is the sound over-approximation of that without labels on constants.
+   */
+  private influence: Provenance[] = []; // replaced, never changed in place: sites keep snapshots
+  private readonly influenceKeys = new Set<string>();
+  /** Every trusted call's result source produced so far: what a caught exception may depend on. */
+  private results: Provenance[] = [];
 
   constructor(
     readonly checker: ts.TypeChecker,
@@ -63,8 +80,12 @@ export class Interpreter {
   /** Count one run of a trusted call site and join its arguments into the site's record. */
   recordCall(state: State, call: ts.CallExpression, action: LoadedAction, args: Record<string, AbstractValue>): void {
     const seen = this.sites.get(call);
-    if (seen === undefined) this.sites.set(call, { action, args });
+    const escaped = this.stack.some((f) => f.escaped);
+    // Influence only grows, so the latest visit's includes every earlier one's.
+    if (seen === undefined) this.sites.set(call, { action, args, influence: this.influence, escaped });
     else {
+      seen.influence = this.influence;
+      seen.escaped ||= escaped;
       const merged: Record<string, AbstractValue> = {};
       for (const key of new Set([...Object.keys(seen.args), ...Object.keys(args)])) {
         const a = seen.args[key];
@@ -117,7 +138,45 @@ export class Interpreter {
       state.counts.set(site, { min: current.min, max });
     }
     this.remember(state);
+    // Any iteration may follow any other: what influenced a later one influences the earlier calls.
+    for (const site of perIteration?.counts.keys() ?? []) this.influenceSite(site as ts.CallExpression);
     return flow;
+  }
+
+  /** The program's control now depends on `value`: its sources influence every later call. */
+  influencedBy(value: AbstractValue): void {
+    this.addInfluence(provenanceOf(value));
+  }
+
+  private addInfluence(provenance: readonly Provenance[]): void {
+    const added = provenance.filter((p) => {
+      const key = provenanceKey(p);
+      if (this.influenceKeys.has(key)) return false;
+      this.influenceKeys.add(key);
+      return true;
+    });
+    if (added.length > 0) this.influence = [...this.influence, ...added];
+  }
+
+  /** A trusted call's result, with its source noted for `caught`. */
+  result(provenance: Provenance): AbstractValue {
+    this.results = mergeProvenance([this.results, [provenance]]);
+    return { kind: "unknown", provenance: [provenance] };
+  }
+
+  /** A catch block runs: whether it does may depend on any result read so far. */
+  caught(): void {
+    this.addInfluence(this.results);
+  }
+
+  private influenceSite(call: ts.CallExpression): void {
+    const site = this.sites.get(call);
+    if (site !== undefined) site.influence = this.influence;
+  }
+
+  /** What influenced a call site: an escaped function's calls may run after anything the analysis saw. */
+  influenceOf(site: SiteRecord): Provenance[] {
+    return site.escaped ? this.influence : site.influence;
   }
 
   /** A point where an exception may be thrown: each open sink joins the counts it may leave with. */
@@ -257,7 +316,9 @@ export class Interpreter {
 
   /** A `?.` link: when `left` may be null or undefined, the rest of the chain may not run. */
   mayShortCircuit(left: AbstractValue, state: State): void {
-    if (nullish(left) !== "no") this.chains[this.chains.length - 1]?.push(clone(state));
+    if (nullish(left) === "no") return;
+    this.influencedBy(left);
+    this.chains[this.chains.length - 1]?.push(clone(state));
   }
 
   isLibDeclaration(node: ts.Node): boolean {

@@ -1,5 +1,8 @@
 import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { Json } from "../model/index.js";
+import { mergeProvenance, provenanceOf } from "../constraint/index.js";
+
+export { mergeProvenance, provenanceOf };
 
 /**
  * The value lattice of the analysis. Every operation here over-approximates: a join's
@@ -41,27 +44,6 @@ function generalized(values: Json[]): AbstractValue {
 
 export function unknown(source: string, untrusted = false): AbstractValue {
   return { kind: "unknown", provenance: [{ source, untrusted }] };
-}
-
-/** Every provenance inside `value`, deduplicated. */
-export function provenanceOf(value: AbstractValue): Provenance[] {
-  switch (value.kind) {
-    case "const":
-      return [];
-    case "string":
-    case "unknown":
-      return value.provenance;
-    case "array":
-      return provenanceOf(value.element);
-    case "record":
-      return mergeProvenance(Object.values(value.fields).map(provenanceOf));
-  }
-}
-
-export function mergeProvenance(lists: Provenance[][]): Provenance[] {
-  const seen = new Map<string, Provenance>();
-  for (const list of lists) for (const p of list) seen.set(`${p.untrusted}:${p.source}`, p);
-  return [...seen.values()];
 }
 
 /** An unknown result computed from `inputs`: it keeps their provenance, or gets `source` if they had none. */

@@ -94,6 +94,7 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
       const now = it.read(s, changed);
       return asArray(iterated(now) ?? now)?.element ?? derived([now], "an element of a collection");
     };
+    it.influencedBy(iterable);
     return widened(it, statement, state, { min: 0, max: null }, (s) => body(s, elementNow(s)), exits);
   }
   const only = singleArray(iterable);
@@ -109,6 +110,7 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
     return done(current, exits);
   }
   const element = view?.element ?? derived([iterable], "an element of a collection");
+  it.influencedBy(iterable); // how many times the body runs depends on it
   return widened(it, statement, state, view?.length ?? { min: 0, max: null }, (s) => body(s, element), exits);
 }
 
@@ -129,14 +131,16 @@ function conditional(it: Interpreter, loop: ts.Node, state: State, condition: ts
   };
   let current: State | undefined = bodyFirst ? iterate(state) : state;
   for (let i = 0; i < MAX_UNROLL && current !== undefined; i++) {
-    const t = condition === undefined ? "yes" : truthy(evaluate(it, condition, current));
+    const value = condition === undefined ? constant(true) : evaluate(it, condition, current);
+    const t = truthy(value);
     if (t === "no") return done(current, exits);
+    if (t === "maybe") it.influencedBy(value);
     if (t === "maybe" || !it.unroll(1)) break;
     current = iterate(current);
   }
   if (current === undefined) return done(undefined, exits);
   return widened(it, loop, current, { min: 0, max: null }, (s) => {
-    if (condition !== undefined) evaluate(it, condition, s);
+    if (condition !== undefined) it.influencedBy(evaluate(it, condition, s));
     const flow = runStatement(it, body, s);
     const after = joinStates(flow.normal, flow.continues);
     if (after !== undefined && next !== undefined) evaluate(it, next, after);

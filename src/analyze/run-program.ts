@@ -1,11 +1,11 @@
 import { ts } from "./typescript.js";
-import type { CountRange } from "../model/index.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { Effect } from "../model/index.js";
 import { agentStepEffects, outsideAllowlists } from "./agent-steps.js";
 import { invoke } from "./calls.js";
 import { diagnosticAt } from "./diagnostic.js";
 import type { Interpreter } from "./interpreter.js";
-import { unknown } from "./lattice.js";
+import { provenanceOf, unknown } from "./lattice.js";
 import type { ProgramShape } from "./program-shape.js";
 import { declare } from "./statements.js";
 import { clone, countOf, emptyState, type State } from "./state.js";
@@ -53,7 +53,8 @@ function effectsAt(it: Interpreter, call: ts.CallExpression, end: State, acc: St
   const agent = it.set.agent;
   const action = agent?.actions.get(effect.op);
   if (agent === undefined || action === undefined) return [effect];
-  const steps = agentStepEffects(action, effect.args, effect.site, effect.count);
+  // Each step's arguments are built from the call's: their sources follow, and so does what the call depended on.
+  const steps = agentStepEffects(action, effect.args, effect.site, effect.count).map((step) => ({ ...step, sources: sourcesOf(step.args), ...(effect.influencedBy === undefined ? {} : { influencedBy: effect.influencedBy }) }));
   for (const step of steps) {
     const outside = outsideAllowlists(step, it.set, agent.allowlists);
     if (outside !== undefined) it.diagnostics.push(diagnosticAt(it.file, call, "agent_action_refused", outside));
@@ -69,14 +70,19 @@ function effectAt(it: Interpreter, call: ts.CallExpression, end: State, acc: Sta
   const site = { line: line + 1, column: character + 1 };
   const seen = it.sites.get(call);
   if (seen === undefined) {
-    // Never reached by the interpretation: claim nothing about it.
-    const args = Object.fromEntries(action.manifest.inputs.map((input) => [input.name, unknown("a call the analysis did not reach")]));
-    return { op: action.op, connector: action.connector, action: action.name, site, args, count: { min: 0, max: null } };
+    // Never reached by the interpretation: claim nothing about it, its sources included.
+    const nothing = unknown("a call the analysis did not reach", true);
+    const args = Object.fromEntries(action.manifest.inputs.map((input) => [input.name, nothing]));
+    return { op: action.op, connector: action.connector, action: action.name, site, args, count: { min: 0, max: null }, sources: sourcesOf(args), influencedBy: provenanceOf(nothing) };
   }
   const atEnd = countOf(end, call);
   const reached = acc.counts.get(call);
   const most = reached === undefined ? 0 : reached.max;
   const max = atEnd.max === null || most === null ? null : Math.max(atEnd.max, most);
   const count: CountRange = { min: atEnd.min, max };
-  return { op: action.op, connector: action.connector, action: action.name, site, args: seen.args, count };
+  return { op: action.op, connector: action.connector, action: action.name, site, args: seen.args, count, sources: sourcesOf(seen.args), influencedBy: it.influenceOf(seen) };
+}
+
+function sourcesOf(args: Record<string, AbstractValue>): Record<string, Provenance[]> {
+  return Object.fromEntries(Object.entries(args).map(([name, value]) => [name, provenanceOf(value)]));
 }

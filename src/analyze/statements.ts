@@ -37,10 +37,12 @@ export function runStatement(it: Interpreter, statement: ts.Statement, state: St
     return { normal: state };
   }
   if (ts.isIfStatement(statement)) {
-    const t = truthy(evaluate(it, statement.expression, state));
+    const condition = evaluate(it, statement.expression, state);
+    const t = truthy(condition);
     if (t === "yes") return runStatement(it, statement.thenStatement, state);
     const otherwise = (s: State): Flow => (statement.elseStatement === undefined ? { normal: s } : runStatement(it, statement.elseStatement, s));
     if (t === "no") return otherwise(state);
+    it.influencedBy(condition);
     const other = clone(state);
     return joinFlows(runStatement(it, statement.thenStatement, state), otherwise(other));
   }
@@ -101,6 +103,7 @@ function runTry(it: Interpreter, statement: ts.TryStatement, state: State): Flow
   const clause = statement.catchClause;
   if (clause !== undefined) {
     const start = clone(thrown);
+    it.caught();
     if (clause.variableDeclaration !== undefined) bindName(it, clause.variableDeclaration.name, unknown("a caught error", true), start);
     const { result: observedCatch, observed: inCatch } = it.observe(() => it.accumulate(() => runBlock(it, clause.block.statements, clone(start))));
     const { result: caught, acc: catchAcc } = observedCatch;

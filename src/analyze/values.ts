@@ -32,7 +32,7 @@ export function getProperty(v: AbstractValue, key: string): AbstractValue {
       // Own fields only: `hasOwnProperty` or `toString` is not a field (and not a value of ours).
       return Object.hasOwn(v.fields, key) ? v.fields[key]! : unknown(`property ${key}, which is missing`);
     case "array": {
-      if (key === "length") return v.length.min === v.length.max ? constant(v.length.min) : unknown("the length of an array");
+      if (key === "length") return v.length.min === v.length.max ? constant(v.length.min) : derived([v], "the length of an array"); // an untrusted list's length is untrusted
       if (!isIndex(key)) return derived([v], `property ${key} of an array`);
       return Number(key) < v.length.min ? v.element : join(v.element, unknown("an index that may be out of range"));
     }

@@ -38,3 +38,12 @@ export function describeCount(range: CountRange): string {
 function from(provenance: readonly Provenance[]): string {
   return provenance.length === 0 ? "" : ` (from ${provenance.map((p) => (p.untrusted ? `${p.source}, untrusted` : p.source)).join("; ")})`;
 }
+
+/**
+ * Where a value comes from, for a person deciding: `result of email.get_draft — untrusted;
+ * Date.now()`, or `none` when it has no source at all.
+ */
+export function describeSources(sources: readonly Provenance[], none: string): string {
+  if (sources.length === 0) return none;
+  return sources.map((p) => (p.untrusted ? `${p.source} — untrusted` : p.source)).join("; ");
+}

@@ -26,6 +26,8 @@ export function describeConstraint(c: ValueConstraint): string {
   if ("all" in c) return c.all.length === 0 ? "is anything" : c.all.map((part) => ("fields" in part ? `(${describeConstraint(part)})` : describeConstraint(part))).join(" and ");
   if ("any" in c) return `(${c.any.map((part) => ("all" in part ? `(${describeConstraint(part)})` : describeConstraint(part))).join(" or ")})`;
   if ("not" in c) return `does not satisfy (${describeConstraint(c.not)})`;
+  if ("untrusted" in c) return c.untrusted ? "may derive from untrusted data" : "never derives from untrusted data";
+  if ("from" in c) return `derives from a result of ${list(c.from)}`;
   return JSON.stringify(c);
 }
 

@@ -1,4 +1,4 @@
-import type { AbstractValue, CountRange } from "../model/index.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { JsonType, ValueConstraint, Verdict3 } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { shapeMayBe } from "./email-address.js";
@@ -8,6 +8,8 @@ import { holdsUnder } from "./holds-under.js";
 import { and3, not3, or3, tally } from "./kleene.js";
 import { satisfies } from "./satisfies.js";
 import { shortestMember } from "./string-shape.js";
+import { mentionsSources, resolutions } from "./sources.js";
+import { provenanceOf } from "./provenance-of.js";
 
 /**
  * The static check: yes when every concrete value `v` stands for satisfies `c`, no when none
@@ -18,6 +20,7 @@ import { shortestMember } from "./string-shape.js";
  * which is sound on a single value.
  */
 export function holds(c: ValueConstraint, v: AbstractValue): Verdict3 {
+  if (mentionsSources(c)) return holdsWithSources(c, v, provenanceOf(v));
   if (v.kind === "const") return tally(v.values.map((value) => satisfies(c, value)));
   if (v.kind === "array") return holdsArray(c, v.element, v.length);
   if ("all" in c) return and3(c.all.map((part) => holds(part, v)));
@@ -28,6 +31,18 @@ export function holds(c: ValueConstraint, v: AbstractValue): Verdict3 {
   if ("not" in c) return not3(holds(c.not, v));
   if (v.kind === "string") return holdsString(c, v.prefix, v.suffix);
   return holdsRecord(c, v.fields);
+}
+
+/**
+ * `holds` with the provenance conditions read from `sources` (the policy passes an argument's
+ * sources as the analysis found them: narrowing by a guarantee does not make data trusted): the
+ * verdict every way they may come out agrees on, else maybe.
+ */
+export function holdsWithSources(c: ValueConstraint, v: AbstractValue, sources: readonly Provenance[]): Verdict3 {
+  const ways = resolutions(c, sources);
+  if (ways === undefined) return "maybe";
+  const verdicts = ways.map((way) => holds(way, v));
+  return verdicts.every((x) => x === verdicts[0]) ? verdicts[0]! : "maybe";
 }
 
 const KIND_TYPE: Record<"string" | "record", JsonType> = { string: "string", record: "object" };

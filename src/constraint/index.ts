@@ -2,7 +2,7 @@
 // reasoning the policy builds on.
 export { satisfies } from "./satisfies.js";
 export { matchOp } from "./match-op.js";
-export { holds } from "./holds.js";
+export { holds, holdsWithSources } from "./holds.js";
 export { holdsEffect, type EffectCheck } from "./holds-effect.js";
 export { satisfiesCall, distinctKey, distinctTokens, type Call } from "./satisfies-call.js";
 export { canonicalJson, jsonEqual } from "./canonical-json.js";
@@ -13,8 +13,10 @@ export { urlHostPort } from "./url-host.js";
 export { implies } from "./implies.js";
 export { narrow } from "./narrow.js";
 export { describeConstraint, describeEffectConstraint } from "./describe.js";
-export { describeArgument, describeCount, describeValue } from "./describe-value.js";
+export { describeArgument, describeCount, describeSources, describeValue } from "./describe-value.js";
 export { and3, or3, not3 } from "./kleene.js";
 export { constraintOf } from "./constraint-of.js";
 export { absentInput } from "./effect-options.js";
 export { isElementwise } from "./elementwise.js";
+export { mentionsSources, sourceVerdict, withoutSources, type SourceCondition } from "./sources.js";
+export { mergeProvenance, provenanceKey, provenanceOf } from "./provenance-of.js";

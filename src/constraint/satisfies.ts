@@ -32,7 +32,8 @@ import { hostAllowed, urlHostPort } from "./url-host.js";
  *   (case-insensitive, exact; `host:port` entries also fix the port). Anything else is false.
  * - `prefix`, `suffix`: the string starts (ends) with the operand, exactly.
  * Numbers, objects and the rest fail every string leaf. A constraint of unknown shape is false:
- * fail closed.
+ * fail closed. So is a provenance condition (`untrusted`, `from`): a run cannot know where a value
+ * came from, and none reaches a run-time check (see sources.ts).
  */
 export function satisfies(c: ValueConstraint, value: Json): boolean {
   if ("all" in c) return c.all.every((part) => satisfies(part, value));

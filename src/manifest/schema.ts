@@ -74,6 +74,9 @@ export const ActionManifest = z
       .object({ required: z.boolean(), preview: PreviewSpec.optional() })
       .strict()
       .default({ required: false }),
+    // `[result] trusted = true`: what the action returns is the user's own data (e.g. listing one's
+    // sandbox), not the outside world's; by default a result is untrusted (issue 15).
+    result: z.object({ trusted: z.boolean() }).strict().default({ trusted: false }),
   })
   .strict();
 export type ActionManifest = z.infer<typeof ActionManifest>;

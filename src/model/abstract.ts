@@ -2,12 +2,16 @@ import { z } from "zod";
 import { Json } from "./json.js";
 
 /**
- * Where an unknown value came from. `untrusted` marks data read from the outside world
- * (a draft body, a file, an HTTP response): the agent or a third party may control it.
+ * A source a value may derive from (its data may be copied or computed from it). `untrusted`
+ * marks data read from the outside world (a draft body, a file, an HTTP response): the agent or a
+ * third party may control it. `op` names the connector op whose result it is; an untrusted source
+ * without `op` is of unknown origin (a variable changed by a callback, a caught error) and may
+ * hold any op's result. A value with no source at all is made of the program's own literals.
  */
 export const Provenance = z.object({
   source: z.string(), // e.g. "result of email.get_draft", "loop variable", "Date.now()"
   untrusted: z.boolean(),
+  op: z.string().optional(), // e.g. "email.get_draft": the value derives from that op's result
 });
 export type Provenance = z.infer<typeof Provenance>;
 

@@ -18,6 +18,11 @@ import { Json, JsonPrimitive } from "./json.js";
  *   (null when absent) satisfies its constraint;
  * - `all`: every part holds of the value (`{ all: [] }` holds of anything).
  * `prefix` and `suffix` compare exactly, character for character: no wildcards, no case folding.
+ * Provenance (issue 15), for policy rules only: `untrusted: true` — the value may derive from
+ * untrusted data; `untrusted: false` — it never does; `from: [op patterns]` — it derives from a
+ * result of one of these ops. Only the analysis knows a value's sources: they are decided
+ * statically (never `yes` for "derives from"), a guarantee may not use them, and a deny rule's
+ * guard has them replaced before it reaches a receipt (constraint/sources.ts).
  * A string operand holding `@` (in `eq`, `in`, `not_in`, `glob`) is an email address or pattern
  * and compares in canonical form (see email-address.ts), so `CEO@Rival.com.` is `ceo@rival.com`.
  */
@@ -37,7 +42,9 @@ export type ValueConstraint =
   | { fields: Record<string, ValueConstraint> }
   | { all: ValueConstraint[] }
   | { any: ValueConstraint[] }
-  | { not: ValueConstraint };
+  | { not: ValueConstraint }
+  | { untrusted: boolean }
+  | { from: string[] };
 
 /** The JSON types `type` names. */
 export const JsonType = z.enum(["string", "number", "boolean", "null", "array", "object"]);
@@ -70,6 +77,8 @@ const valueConstraintBranches: Record<string, z.ZodType> = {
   all: z.object({ all: z.array(z.lazy(() => ValueConstraint)) }).strict(),
   any: z.object({ any: z.array(z.lazy(() => ValueConstraint)).min(1) }).strict(),
   not: z.object({ not: z.lazy(() => ValueConstraint) }).strict(),
+  untrusted: z.object({ untrusted: z.boolean() }).strict(),
+  from: z.object({ from: z.array(z.lazy(() => OpPattern)).min(1) }).strict(),
 };
 const constraintKeys = Object.keys(valueConstraintBranches).join(", ");
 

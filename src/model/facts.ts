@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AbstractValue, CountRange } from "./abstract.js";
+import { AbstractValue, CountRange, Provenance } from "./abstract.js";
 import { EffectConstraint } from "./constraint.js";
 
 /** A place in the submitted program, 1-based like editors show it. */
@@ -35,7 +35,18 @@ export const AgentActionOrigin = z.object({
 });
 export type AgentActionOrigin = z.infer<typeof AgentActionOrigin>;
 
-/** One trusted call site: what it does, with which (abstract) arguments, how many times. */
+/**
+ * One trusted call site: what it does, with which (abstract) arguments, how many times, and where
+ * its data and its control came from (issue 15):
+ * - `sources`: per argument, every source the argument's value may derive from (the provenance
+ *   inside `args`, flattened for display); an empty list means the program's own literals only.
+ * - `influencedBy`: every source whose data the program branched, looped, chose or compared on
+ *   before the call (or caught an exception after reading): whether the call runs, how often,
+ *   and which of the program's values it passes may depend on them. A failure that ends the run
+ *   (an uncaught throw) is not counted.
+ * Both are absent on effects built elsewhere than the analyzer; the policy then reads the sources
+ * inside `args`, and counts control as influenced by data of unknown origin.
+ */
 export const Effect = z.object({
   op: z.string(), // "<connector>.<action>", e.g. "email.send_email"
   connector: z.string(),
@@ -44,6 +55,8 @@ export const Effect = z.object({
   args: z.record(z.string(), AbstractValue), // keyed by manifest input name
   count: CountRange,
   agentAction: AgentActionOrigin.optional(), // present when an agent action's step makes this call (site: the agent action's call)
+  sources: z.record(z.string(), z.array(Provenance)).optional(),
+  influencedBy: z.array(Provenance).optional(),
 });
 export type Effect = z.infer<typeof Effect>;
 

@@ -1,5 +1,5 @@
-import { describeConstraint, holds, holdsEffect, implies, matchOp, not3 } from "../constraint/index.js";
-import type { AbstractValue, CountRange } from "../model/index.js";
+import { describeConstraint, describeSources, holdsEffect, holdsWithSources, implies, matchOp, mentionsSources, not3, provenanceOf } from "../constraint/index.js";
+import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/index.js";
 import type { Effect } from "../model/index.js";
 import { describeCount, describeValue } from "../constraint/index.js";
@@ -28,7 +28,8 @@ export interface RuleContext {
 
 /** One condition's verdict, with what `whyOf` needs to say why (strings are built only when shown). */
 type Part =
-  | { kind: "arg"; name: string; c: ValueConstraint; value: AbstractValue | undefined; any: boolean; premise?: ValueConstraint; holds: Verdict3 }
+  | { kind: "arg"; name: string; c: ValueConstraint; value: AbstractValue | undefined; sources: Provenance[]; any: boolean; premise?: ValueConstraint; holds: Verdict3 }
+  | { kind: "influence"; c: ValueConstraint; sources: Provenance[]; holds: Verdict3 }
   | { kind: "count"; op: string; max: number; range: CountRange; holds: Verdict3 }
   | { kind: "distinct"; input: string; holds: Verdict3; why: string };
 
@@ -44,7 +45,12 @@ export function checkRule(rule: LoadedRule, effect: Effect, context: RuleContext
   for (const [name, c] of Object.entries(rule.when?.args ?? {})) {
     const any = rule.decision === "deny" && context.listInputs.has(name);
     const value = Object.hasOwn(effect.args, name) ? effect.args[name] : undefined;
-    parts.push(argHolds(name, c, value, any, knownFor(name, context.knownHere)));
+    parts.push(argHolds(name, c, value, value === undefined ? [] : sourcesOf(effect, name), any, knownFor(name, context.knownHere)));
+  }
+  const influence = rule.when?.influenced_by;
+  if (influence !== undefined) {
+    const sources = effect.influencedBy ?? UNKNOWN_INFLUENCE;
+    parts.push({ kind: "influence", c: influence, sources, holds: holdsWithSources(influence, ANY_STRING, sources) });
   }
   const max = rule.when?.count?.max;
   if (max !== undefined) {
@@ -73,29 +79,42 @@ export function whyOf(rule: PolicyRule, check: RuleCheck): string {
 }
 
 function describePart(p: Part): string {
+  if (p.kind === "influence") return `influenced by data that ${describeConstraint(p.c)}: ${p.holds} (influenced by ${describeSources(p.sources, "nothing")})`;
   if (p.kind === "count") return `at most ${p.max} calls of ${p.op}: ${p.holds} (${describeCount(p.range)} calls)`;
   if (p.kind === "distinct") return `distinct ${p.input}: ${p.holds} (${p.why})`;
   const label = `${p.any ? "some " : ""}${p.name} ${describeConstraint(p.c)}`;
   if (p.value === undefined) return `${label}: maybe (not passed)`;
   const given = p.premise === undefined ? "" : `, and every call must satisfy ${describeConstraint(p.premise)}`;
-  return `${label}: ${p.holds} (${describeValue(p.value)}${given})`;
+  const from = mentionsSources(p.c) ? `, comes from ${describeSources(p.sources, "the program's own values")}` : "";
+  return `${label}: ${p.holds} (${describeValue(p.value)}${from}${given})`;
 }
+
+/** An argument's sources as the analysis found them (narrowing by a guarantee does not make data trusted). */
+export function sourcesOf(effect: Effect, name: string): Provenance[] {
+  const value = effect.args[name];
+  return effect.sources?.[name] ?? (value === undefined ? [] : provenanceOf(value));
+}
+
+// An effect the analyzer did not describe: its control may depend on anything.
+const UNKNOWN_INFLUENCE: Provenance[] = [{ source: "an effect without the analysis's influence", untrusted: true }];
+// What an influence condition is checked on: the sources are passed apart, the value does not matter.
+const ANY_STRING: AbstractValue = { kind: "string", prefix: "", suffix: "", provenance: [] };
 
 /**
  * One argument condition: the static check on what is known of the value, and failing that, a
  * proof from the constraints known to hold at every call (guarantees, guards) — `narrow` cannot
  * put "under /dir" into a string's shape, but `implies` can reason about it.
  */
-function argHolds(name: string, c: ValueConstraint, value: AbstractValue | undefined, any: boolean, known: ValueConstraint[]): Part {
-  if (value === undefined) return { kind: "arg", name, c, value, any, holds: "maybe" };
+function argHolds(name: string, c: ValueConstraint, value: AbstractValue | undefined, sources: Provenance[], any: boolean, known: ValueConstraint[]): Part {
+  if (value === undefined) return { kind: "arg", name, c, value, sources, any, holds: "maybe" };
   // Some element matches exactly when not every element fails to.
-  const verdict = any ? not3(holds({ not: c }, value)) : holds(c, value);
+  const verdict = any ? not3(holdsWithSources({ not: c }, value, sources)) : holdsWithSources(c, value, sources);
   const premise: ValueConstraint | undefined = known.length <= 1 ? known[0] : { all: known };
   if (verdict === "maybe" && premise !== undefined) {
-    if (!any && implies(premise, c)) return { kind: "arg", name, c, value, any, premise, holds: "yes" };
-    if (implies(premise, any ? { not: c } : negation(c))) return { kind: "arg", name, c, value, any, premise, holds: "no" };
+    if (!any && implies(premise, c)) return { kind: "arg", name, c, value, sources, any, premise, holds: "yes" };
+    if (implies(premise, any ? { not: c } : negation(c))) return { kind: "arg", name, c, value, sources, any, premise, holds: "no" };
   }
-  return { kind: "arg", name, c, value, any, holds: verdict };
+  return { kind: "arg", name, c, value, sources, any, holds: verdict };
 }
 
 function distinctHolds(op: string, input: string, context: RuleContext): Part {

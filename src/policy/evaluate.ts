@@ -1,10 +1,10 @@
-import { canonicalJson, describeEffectConstraint, matchOp } from "../constraint/index.js";
+import { canonicalJson, describeEffectConstraint, matchOp, withoutSources } from "../constraint/index.js";
 import type { EffectConstraint } from "../model/index.js";
 import type { EffectVerdict, PolicyDecision } from "../model/index.js";
 import type { Effect, Facts } from "../model/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { buildGrants } from "./build-grants.js";
-import { checkRule, whyOf, type RuleCheck, type RuleContext, type RuleOutcome } from "./check-rule.js";
+import { checkRule, sourcesOf, whyOf, type RuleCheck, type RuleContext, type RuleOutcome } from "./check-rule.js";
 import { narrowEffect, typedEffect } from "./narrow-effect.js";
 import { negation } from "./negation.js";
 import type { LoadedRule, Policy } from "./schema.js";
@@ -62,7 +62,7 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
   });
   const ownGuards = first.map((effect, i) => {
     const maybe = denies[i]!.filter((o) => o !== undefined).filter((o) => o.holds === "maybe");
-    return maybe.length === 0 ? [] : dedupe(maybe.map((o) => negate(o.rule, o, effect.op)));
+    return maybe.length === 0 ? [] : dedupe(maybe.map((o) => negate(o.rule, o, effect)));
   });
   const guards = dedupe(ownGuards.flat());
 
@@ -131,9 +131,11 @@ function refusal(facts: Facts): string | null {
  * arguments this asks for more than "not all of them" — it may refuse a call the rule would have
  * let through, never the reverse.
  */
-function negate(rule: LoadedRule, outcome: RuleCheck, op: string): EffectConstraint {
+function negate(rule: LoadedRule, outcome: RuleCheck, effect: Effect): EffectConstraint {
   const args = rule.when?.args ?? {};
-  return { op, args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(args[name]!)])) };
+  // A run cannot check provenance: the guard refuses at least whatever the rule could deny.
+  const checkable = (name: string) => withoutSources(args[name]!, sourcesOf(effect, name));
+  return { op: effect.op, args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(checkable(name))])) };
 }
 
 /** Every rule not checked yet, for the full reasoning. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EffectConstraint, OpPattern } from "../model/index.js";
+import { EffectConstraint, OpPattern, ValueConstraint } from "../model/index.js";
 
 /**
  * The shape of one policy file (`policies/*.toml`, DESIGN.md section 7), checked alone.
@@ -13,8 +13,22 @@ export type RuleDecision = z.infer<typeof RuleDecision>;
 export const DefaultDecision = z.enum(["ask", "deny"]);
 export type DefaultDecision = z.infer<typeof DefaultDecision>;
 
-/** A rule's condition: an effect constraint without `op` (the rule names the op itself). */
-export const RuleWhen = EffectConstraint.omit({ op: true });
+/**
+ * `influenced_by`: a provenance condition (`{ untrusted = true }`, `{ from = [...] }`, their
+ * `not`, `all` and `any`) on the sources that influenced whether and how the call runs — what the
+ * program branched, looped or chose on before it (issue 15).
+ */
+export const InfluenceCondition = ValueConstraint.refine(onlySources, "influenced_by takes provenance conditions only: untrusted, from, and their not, all and any");
+
+function onlySources(c: ValueConstraint): boolean {
+  if ("untrusted" in c || "from" in c) return true;
+  if ("all" in c) return c.all.every(onlySources);
+  if ("any" in c) return c.any.every(onlySources);
+  return "not" in c && onlySources(c.not);
+}
+
+/** A rule's condition: an effect constraint without `op` (the rule names the op itself), and what may have influenced the call. */
+export const RuleWhen = EffectConstraint.omit({ op: true }).extend({ influenced_by: InfluenceCondition.optional() }).strict();
 export type RuleWhen = z.infer<typeof RuleWhen>;
 
 export const PolicyRule = z

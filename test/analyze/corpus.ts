@@ -1,4 +1,4 @@
-import type { AbstractValue } from "../../src/model/abstract.js";
+import type { AbstractValue, Provenance } from "../../src/model/abstract.js";
 import type { GuaranteeStatus } from "../../src/model/facts.js";
 
 /**
@@ -16,9 +16,14 @@ export interface Case {
 }
 
 const c = (...values: unknown[]): AbstractValue => ({ kind: "const", values: values as never[] });
-const untrusted = (source: string): AbstractValue => ({ kind: "unknown", provenance: [{ source, untrusted: true }] });
+// An op's result names its op: `result of fs.read_file` comes from fs.read_file.
+const from = (source: string): Provenance => {
+  const op = /^result of (\S+)$/.exec(source)?.[1];
+  return op === undefined ? { source, untrusted: true } : { source, untrusted: true, op };
+};
+const untrusted = (source: string): AbstractValue => ({ kind: "unknown", provenance: [from(source)] });
 // String(x) of untrusted data: a string, any string.
-const untrustedString = (source: string): AbstractValue => ({ kind: "string", prefix: "", suffix: "", provenance: [{ source, untrusted: true }] });
+const untrustedString = (source: string): AbstractValue => ({ kind: "string", prefix: "", suffix: "", provenance: [from(source)] });
 const SEND = `subject: "s", body: "b"`;
 
 export const corpus: Case[] = [

@@ -17,7 +17,7 @@ describe("countersign policy check", () => {
   it("accepts the shipped policy", async () => {
     const c = capture();
     expect(await main(["policy", "check", "policies"], c.io)).toBe(0);
-    expect(c.out()).toMatch(/^policy ok: 8 rules in policies, default ask, sha256 [0-9a-f]{64}\n$/);
+    expect(c.out()).toMatch(/^policy ok: 11 rules in policies, default ask, sha256 [0-9a-f]{64}\n$/);
   });
 
   it("prints every problem as file:line: rule: field: message and exits 2", async () => {
@@ -61,7 +61,7 @@ describe("countersign policy test and explain (real analyzer)", () => {
     const c = capture();
     expect(await main(["policy", "test"], c.io)).toBe(0);
     expect(c.out()).toMatch(/^PASS policies\/tests\/default\.toml: reading a file runs without asking\n/);
-    expect(c.out()).toMatch(/\n9 passed, 0 failed\n$/);
+    expect(c.out()).toMatch(/\n13 passed, 0 failed\n$/);
   });
 
   it("exits 1 and says why when a case fails", async () => {
@@ -81,7 +81,13 @@ describe("countersign policy test and explain (real analyzer)", () => {
     expect(await main(["policy", "explain", "examples/write-outside-sandbox.ts", "--json"], c.io)).toBe(0);
     const e = JSON.parse(c.out());
     expect(e.decision.kind).toBe("auto_rejected");
-    expect(e.effects[0].rules).toEqual([{ id: "fs.write-outside-sandbox", decision: "deny", op: "fs.write_file", holds: "yes", why: expect.stringMatching(/\/home\/me\/Sandbox/) }]);
+    expect(e.effects[0].rules).toEqual([
+      { id: "fs.write-outside-sandbox", decision: "deny", op: "fs.write_file", holds: "yes", why: expect.stringMatching(/\/home\/me\/Sandbox/) },
+      // The path is the program's own: the rule about paths from untrusted data does not apply.
+      { id: "fs.untrusted-path-outside-sandbox", decision: "deny", op: "fs.write_file", holds: "no", why: expect.stringMatching(/comes from the program's own values/) },
+    ]);
+    expect(e.effects[0].sources).toEqual({ path: "the program's own values", content: "the program's own values" });
+    expect(e.effects[0].influencedBy).toBe("nothing");
   });
 });
 

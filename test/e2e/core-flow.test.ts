@@ -205,7 +205,9 @@ describe("a URL with a query string", () => {
       const facts = analyzer().analyze(source);
       const policy = loadPolicy(policyWithHost(`127.0.0.1:${api.port}`), { manifests: set, home });
       const decision = decide(facts, policy, set);
-      expect(decision.kind).toBe("auto_approved"); // reading runs without asking, and the host is listed
+      // The host is listed, but the query carries the file's text: a URL from untrusted data is asked about.
+      expect(decision.kind).toBe("ask");
+      expect(decision.effects.find((e) => e.op === "http.get")).toMatchObject({ verdict: "ask", rule: "http.untrusted-url" });
       const url = decision.grants.find((g) => g.op === "http.get")!.args.url;
       expect(url).toEqual({ all: [{ type: ["string"] }, { all: [{ prefix: `${api.url}/search?q=` }, { suffix: "&n=*" }] }] });
       const { verified } = await approve(source, facts, decision);

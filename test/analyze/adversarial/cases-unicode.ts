@@ -21,7 +21,8 @@ export const unicodeCases: AdversarialCase[] = [
   { name: "userinfo that looks like the allowed host", expect: "covered", decisions: { "default policy": "auto_rejected" }, source: prog(`await get({ url: "https://api.example.com@evil.com/" });`) },
   { name: "a backslash before the at sign", expect: "covered", decisions: { "default policy": "auto_approved" }, source: prog(`await get({ url: "https://api.example.com\\\\@evil.com/" });`) },
   { name: "a tab inside the host", expect: "covered", decisions: { "plain policy": "auto_rejected" }, source: prog(`await get({ url: "https://ev\\til.com/" });`) },
-  { name: "an unknown tail after a known host", expect: "covered", decisions: { "default policy": "auto_approved" }, source: prog(`const d = await getDraft({ id: "1" });\n    await get({ url: "https://api.example.com/" + String(d.body) });`) },
+  // The host is the program's own, the tail the draft's: the default policy asks about a URL from untrusted data.
+  { name: "an unknown tail after a known host", expect: "covered", decisions: { "default policy": "ask" }, source: prog(`const d = await getDraft({ id: "1" });\n    await get({ url: "https://api.example.com/" + String(d.body) });`) },
   { name: "a known host without its slash, then an unknown tail", expect: "covered", decisions: { "default policy": "ask" }, source: prog(`const d = await getDraft({ id: "1" });\n    await get({ url: "https://api.example.com" + String(d.body) });`) },
   { name: "a path that climbs out of the sandbox", expect: "covered", decisions: { "default policy": "auto_rejected" }, source: prog(`await writeFile({ path: "/home/u/Sandbox/../.bashrc", content: "x" });`) },
   { name: "a doubled slash into /etc", expect: "covered", decisions: { "plain policy": "auto_rejected" }, source: prog(`await writeFile({ path: "//etc/passwd", content: "x" });`) },

@@ -2,6 +2,7 @@ import type { Analyzer } from "../../../src/analyze/create-analyzer.js";
 import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
 import type { Facts } from "../../../src/model/facts.js";
 import { compileProgram, type Trace } from "../support/concrete-runner.js";
+import { controlViolations, dataViolations, labelled } from "./labels.js";
 import { violations } from "./violations.js";
 
 export interface Checked {
@@ -20,6 +21,14 @@ export function checkProgram(analyzer: Analyzer, set: ManifestSet, source: strin
     return { facts, traces: [], problems: facts.diagnostics.map((d) => `refused at ${d.line}:${d.column}: ${d.code} ${d.message}`) };
   }
   const program = compileProgram(source, set);
-  const traces = readTexts.map((texts) => program.run({ readText: (_op, n) => (texts.length === 0 ? "" : texts[n % texts.length]!) }));
-  return { facts, traces, problems: violations(facts, traces, set) };
+  const text = (texts: readonly string[], n: number): string => (texts.length === 0 ? "" : texts[n % texts.length]!);
+  const traces = readTexts.map((texts) => program.run({ readText: (_op, n) => text(texts, n) }));
+  const problems = violations(facts, traces, set);
+  // Provenance: the sources of every argument, and what influences every call (labels.ts).
+  for (const texts of readTexts) {
+    const labelledRun = program.run({ readText: (op, n) => labelled(set, op, text(texts, n)) });
+    problems.push(...dataViolations(facts, labelledRun, set).map((p) => `labelled run: ${p}`));
+    problems.push(...controlViolations(facts, program, texts));
+  }
+  return { facts, traces, problems };
 }

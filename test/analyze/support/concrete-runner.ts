@@ -28,6 +28,8 @@ export interface Trace {
 export interface RunOptions {
   /** The text a read returns (a draft's body, a file, an HTTP response): the n-th read of the run. */
   readText?: (op: string, n: number) => string;
+  /** Results' ids named after their op alone, not after how many calls came before (a run then differs from another only where the reads do). */
+  stableIds?: boolean;
   timeoutMs?: number;
 }
 
@@ -220,7 +222,7 @@ function runOnce(script: Script, context: Context, set: ManifestSet, options: Ru
   const record = (op: string, site: Site, sent: Json): Json => {
     if (trace.calls.length >= MAX_CALLS) throw new Error("too many trusted calls");
     trace.calls.push({ op, site, args: isRecord(sent) ? sent : { "(not an object)": sent } });
-    return resultOf(op, () => readText(op, reads++), trace.calls.length);
+    return resultOf(op, () => readText(op, reads++), options.stableIds === true ? 0 : trace.calls.length);
   };
   const host = {
     exports: () => JSON.stringify(exports),
