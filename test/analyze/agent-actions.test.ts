@@ -62,7 +62,8 @@ describe("agent actions in the analysis", () => {
       ["http.get", "read", { min: 1, max: 1 }],
       ["http.post", "create", { min: 0, max: 1 }],
     ]);
-    expect(facts.effects[1]!.args.body).toEqual({ kind: "unknown", provenance: [{ source: "result of http.get", untrusted: true }] });
+    expect(facts.effects[1]!.args.body).toEqual({ kind: "unknown", provenance: [{ source: "result of http.get", untrusted: true, op: "http.get" }] });
+    expect(facts.effects[1]!.sources).toMatchObject({ body: [{ source: "result of http.get", untrusted: true, op: "http.get" }], url: [] });
   });
 
   it("refuse a call whose arguments put a step's URL outside the allowlist, at the call", () => {
