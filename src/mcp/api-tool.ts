@@ -14,7 +14,6 @@ export default program({
   guarantees: [recipientsOnly(["bob@example.com"]), { op: "fs.*", count: { max: 0 } }],
   async main() {
     await sendEmail({ to: ["bob@example.com"], subject: "Report ready", body: "It is in /reports." });
-    return { sent: 1 };
   },
 });
 `;
