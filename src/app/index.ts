@@ -18,5 +18,4 @@ export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";
 export { reviewRequest } from "./review-request.js";
 export { runAgentProgram, type RunInput, type RunOptions } from "./run-agent-program.js";
 export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";
-export { SubmitAnswer, DecisionAnswer, type AuthorityClient } from "./authority-client.js";
-export { getRequest, RequestView } from "./get-request.js";
+export { SubmitAnswer, DecisionAnswer, RequestView, type AuthorityClient } from "./authority-client.js";

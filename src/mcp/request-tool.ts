@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { getRequest, RequestView } from "../app/index.js";
+import { RequestView } from "../app/index.js";
 import type { McpDeps } from "./deps.js";
 import { errorResult, Next, ToolError, toolResult } from "./tool-result.js";
 
@@ -9,7 +9,7 @@ export const RequestOutput = { ...RequestView.partial().shape, error: ToolError.
 
 const NEXT: Record<RequestView["status"], string> = {
   pending: "A person has not decided yet: end the turn and wait for the user; do not resubmit.",
-  approved: "Approved. A receipt is spent by the run that waited for it; to run the program now, call run_program with the same text.",
+  approved: "Approved: the run that waited for it has gone on. Run the same text again only when the user asks.",
   rejected: "Rejected: do not resubmit it unchanged.",
   request_more: "The approver asks for changes: revise the program as the feedback says and call run_program again.",
   expired: "No decision came in time: run it again only when the user asks.",
@@ -29,7 +29,7 @@ export function registerRequestTool(server: McpServer, { authority }: McpDeps): 
     },
     async ({ id }, { signal }) => {
       try {
-        const view = await getRequest(authority(), id, signal);
+        const view = await authority().request(id, signal);
         return toolResult({ ...view, next: NEXT[view.status] });
       } catch (err) {
         return errorResult(err, "No such request is known to this server's authority, or none is reachable.");

@@ -130,7 +130,7 @@ describe("countersign mcp", () => {
 
     const refused = await call("check_program", { program: mail("bob@example.com").replace("async main() {", "async main() {\n    eval(\"1\");") });
     expect(refused.isError).toBe(true);
-    expect(refused.structuredContent).toMatchObject({ ok: false, diagnostics: [expect.objectContaining({ severity: "error", line: 8 })] });
+    expect(refused.structuredContent).toMatchObject({ ok: false, diagnostics: expect.arrayContaining([expect.objectContaining({ severity: "error", code: "refused_construct", construct: "eval", line: 8, column: 5 })]) });
     expect(refused.structuredContent!.next).toMatch(/Do not run it/);
     expect(await requestCount()).toBe(before);
   }, SLOW);
@@ -169,7 +169,7 @@ describe("countersign mcp", () => {
   it("run_program cancelled while a person is asked: the request is withdrawn; get_request says so", async () => {
     const abort = new AbortController();
     let id: string | undefined;
-    const running = call("run_program", { program: mail("frank@example.com") }, { signal: abort.signal, onprogress: (p) => (id ??= /request (req_\w+)/.exec(p.message ?? "")?.[1]) });
+    const running = call("run_program", { program: mail("frank@example.com") }, { signal: abort.signal, onprogress: (p) => (id ??= /request (req_[\w-]+)/.exec(p.message ?? "")?.[1]) });
     while (id === undefined) await new Promise((r) => setTimeout(r, 50));
     abort.abort();
     await expect(running).rejects.toThrow();
@@ -190,7 +190,8 @@ describe("countersign mcp", () => {
     expect(ran.structuredContent).toMatchObject({ outcome: "executed", decision: "approved_once" });
     const r = await call("get_request", { id: ran.structuredContent!.request_id });
     expect(r.structuredContent).toMatchObject({ status: "approved", decision: { kind: "approved_once" } });
-    expect(JSON.stringify(r)).not.toMatch(/receipt|eyJ/);
+    expect(r.structuredContent).not.toHaveProperty("receipt");
+    expect(JSON.stringify(r)).not.toMatch(/eyJ/); // no JWS anywhere
     const unknown = await call("get_request", { id: "req_nope" });
     expect(unknown.isError).toBe(true);
     expect(unknown.structuredContent).toMatchObject({ error: { class: expect.any(String) }, next: expect.any(String) });
