@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { runAgentProgram, RunOutcome, type RunEvent, type RunReport } from "../app/index.js";
-import { Json } from "../model/index.js";
+import { DEFAULT_DEADLINE_SECONDS, Json, MAX_RATIONALE_CHARS } from "../model/index.js";
 import type { McpDeps } from "./deps.js";
 import { ProgramArgs, TimeoutArg } from "./program-input.js";
 import { errorResult, Next, ToolError, toolResult } from "./tool-result.js";
@@ -49,7 +49,7 @@ export function registerRunTool(server: McpServer, { ctx, authority }: McpDeps):
         "Check it with check_program first. When the policy asks, a person is asked and this call waits (progress notifications say how long) until they decide or timeout_seconds pass; " +
         "if it expires, end the turn and wait for the user. Results: executed (calls made, main's return value); rejected (reason, approver: do not resubmit unchanged); " +
         "request_more (feedback: revise the program and resubmit); refused (fix the diagnostics); unavailable (no authority: ask the user to start one).",
-      inputSchema: { ...ProgramArgs, rationale: z.string().max(10_000).optional().describe("Why you want to run it, for the person who approves it."), timeout_seconds: TimeoutArg.default(900).describe("How long to wait for a person (seconds); then the request is withdrawn.") },
+      inputSchema: { ...ProgramArgs, rationale: z.string().max(MAX_RATIONALE_CHARS).optional().describe("Why you want to run it, for the person who approves it."), timeout_seconds: TimeoutArg.default(DEFAULT_DEADLINE_SECONDS).describe("How long to wait for a person (seconds); then the request is withdrawn.") },
       outputSchema: RunOutput,
       annotations: { destructiveHint: true, readOnlyHint: false, idempotentHint: false, openWorldHint: true },
     },
