@@ -54,6 +54,7 @@ module.exports = {
     only("config", ["model", "constraint", "manifest", "policy", "receipt", "connector", "store"], "config reads the user's files and hands texts to the stages"),
     only("app", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "sandbox"], "use cases never reach into an adapter"),
     only("authority", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "app"], "the authority's routes are thin adapters over the use cases"),
+    only("mcp", ["model", "manifest", "config", "app"], "the MCP tools are thin adapters over the use cases; the command that starts the server hands in the authority client"),
     {
       name: "only-serve-starts-the-authority",
       comment: "nothing imports the authority but the command that runs it",

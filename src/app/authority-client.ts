@@ -25,6 +25,21 @@ export const DecisionAnswer = z.object({
 export type DecisionAnswer = z.infer<typeof DecisionAnswer>;
 
 /**
+ * `GET /v1/requests/:id` as its submitter reads it: status, the policy's verdict, the decision's
+ * reason or feedback. No receipt (reading it signs none), nothing only the approver sees.
+ */
+export const RequestView = z.object({
+  id: z.string(),
+  status: RequestStatus,
+  program: z.object({ sha256: z.string(), entry: z.string() }),
+  created_at: z.string(),
+  deadline_at: z.string(),
+  policy: PolicyView,
+  decision: z.object({ kind: z.string(), reason: z.string().nullable(), feedback: z.string().nullable(), at: z.string() }).nullable(),
+});
+export type RequestView = z.infer<typeof RequestView>;
+
+/**
  * The authority as a runner sees it, with a submitter token. The CLI and the MCP server hand in
  * an HTTP client; tests may hand in anything that answers the same. Every method throws the
  * authority's error as a CountersignError; `signal` aborts a call that waits.
@@ -36,6 +51,8 @@ export interface AuthorityClient {
   submit(body: SubmitBody, signal?: AbortSignal): Promise<SubmitAnswer>;
   /** Wait up to `waitSeconds` (at most 60) for the request to leave `pending`. */
   decision(id: string, waitSeconds: number, signal?: AbortSignal): Promise<DecisionAnswer>;
+  /** Read a request as it is now, without waiting and without a receipt. */
+  request(id: string, signal?: AbortSignal): Promise<RequestView>;
   withdraw(id: string): Promise<void>;
   /** Redeem a receipt, once: a second redemption throws receipt_invalid (replayed). */
   redeem(jti: string, exp: number): Promise<void>;

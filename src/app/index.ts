@@ -22,5 +22,5 @@ export { visibleText } from "./visible-text.js";
 export { previewRequest, MAX_PREVIEWS } from "./preview-request.js";
 export { runAgentProgram, type RunInput, type RunOptions } from "./run-agent-program.js";
 export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";
-export { SubmitAnswer, DecisionAnswer, type AuthorityClient } from "./authority-client.js";
+export { SubmitAnswer, DecisionAnswer, RequestView, type AuthorityClient } from "./authority-client.js";
 export { manifestsFor } from "./manifests-for.js";

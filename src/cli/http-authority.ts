@@ -1,4 +1,4 @@
-import { DecisionAnswer, SubmitAnswer, type AuthorityClient } from "../app/index.js";
+import { DecisionAnswer, RequestView, SubmitAnswer, type AuthorityClient } from "../app/index.js";
 import { CheckResult, CountersignError, Jwks } from "../model/index.js";
 import { callJson, Unreachable, type AuthorityAddress, type CallOptions } from "./authority-client.js";
 
@@ -30,6 +30,7 @@ export function httpAuthority(address: AuthorityAddress): AuthorityClient {
     submit: (body, signal) => call(SubmitAnswer, "POST", "/v1/requests", body, { ...(signal === undefined ? {} : { signal }) }),
     decision: (request, wait, signal) =>
       call(DecisionAnswer, "GET", `/v1/requests/${id(request)}/decision?wait=${wait}`, undefined, { timeoutMs: wait * 1000 + POLL_SLACK_MS, ...(signal === undefined ? {} : { signal }) }),
+    request: (request, signal) => call(RequestView, "GET", `/v1/requests/${id(request)}`, undefined, { ...(signal === undefined ? {} : { signal }) }),
     withdraw: async (request) => void (await call(any, "POST", `/v1/requests/${id(request)}/withdraw`, {})),
     redeem: async (jti, exp) => void (await call(any, "POST", `/v1/receipts/${id(jti)}/redeem`, { exp })),
     jwks: () => call(Jwks, "GET", "/.well-known/jwks.json"),

@@ -45,6 +45,9 @@ describe("the layering rules", () => {
     ["app -> cli", "app/a", "cli/b", "app-imports-only-model-constraint-manifest-analyze-policy-receipt-connector-config-store-sandbox"],
     ["authority -> cli", "authority/a", "cli/b", "authority-imports-only-model-constraint-manifest-analyze-policy-receipt-connector-config-store-app"],
     ["cli -> authority (but serve)", "cli/check", "authority/b", "only-serve-starts-the-authority"],
+    ["mcp -> cli", "mcp/a", "cli/b", "mcp-imports-only-model-manifest-config-app"],
+    ["mcp -> store", "mcp/a", "store/b", "mcp-imports-only-model-manifest-config-app"],
+    ["mcp -> authority", "mcp/a", "authority/b", ["mcp-imports-only-model-manifest-config-app", "only-serve-starts-the-authority"]],
   ])("refuse %s", (_, importer, imported, rule) => {
     expect(broken(from(importer, imported))).toEqual([rule].flat());
   });
@@ -52,6 +55,7 @@ describe("the layering rules", () => {
   it("allow the arrows of the design", () => {
     expect(broken({ ...from("policy/a", "constraint/b"), ...from("cli/c", "app/d"), ...from("config/e", "policy/f"), ...from("connector/g", "receipt/h") })).toEqual([]);
     expect(broken({ ...from("cli/serve", "authority/a"), ...from("authority/b", "app/c") })).toEqual([]);
+    expect(broken({ ...from("mcp/a", "app/b"), ...from("mcp/c", "manifest/d"), ...from("cli/mcp", "mcp/e") })).toEqual([]);
   });
 
   it("refuse file and network modules in a core stage, and cycles", () => {

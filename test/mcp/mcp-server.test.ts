@@ -1,0 +1,230 @@
+// `countersign mcp` as an agent host runs it: the SDK's own Client over stdio, spawning the CLI
+// from the sources, against a real authority on 127.0.0.1 (SQLite) with the Gmail-shaped provider.
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
+import { example, startTestAuthority, type ApproverSession, type TestAuthority } from "../authority/harness.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const BIN = join(ROOT, "src", "cli", "bin.ts");
+const GMAIL_TOKEN = "mcp-test-token";
+const SLOW = 180_000; // a CLI process from the sources on a loaded machine
+
+const mail = (to: string, guarantees = "[]") => `import { program } from "countersign";
+import { sendEmail } from "trusted/email";
+
+export default program({
+  rationale: "Mail ${to}.",
+  guarantees: ${guarantees},
+  async main() {
+    await sendEmail({ to: [${JSON.stringify(to)}], subject: "Hello", body: "From the MCP tests." });
+  },
+});
+`;
+
+let a: TestAuthority;
+let alice: ApproverSession;
+let gmail: GmailServer;
+let client: Client;
+
+/** The MCP server as a host starts it: `countersign mcp` with the environment it is configured with. */
+async function connect(env: NodeJS.ProcessEnv): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", BIN, "mcp"], cwd: ROOT, env: { ...(process.env as Record<string, string>), ...(env as Record<string, string>) }, stderr: "pipe" });
+  const c = new Client({ name: "countersign-tests", version: "1.0.0" });
+  await c.connect(transport);
+  return c;
+}
+
+beforeAll(async () => {
+  a = await startTestAuthority("sqlite");
+  alice = await a.login("alice");
+  gmail = await startGmailServer({ token: GMAIL_TOKEN });
+  const home = join(a.dataDir, "..");
+  writeFileSync(join(a.dataDir, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
+  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\n`);
+  client = await connect({ HOME: home, COUNTERSIGN_HOME: a.dataDir, COUNTERSIGN_URL: a.url, COUNTERSIGN_TOKEN: a.token, COUNTERSIGN_DATABASE: "" });
+}, SLOW);
+
+afterAll(async () => {
+  await client?.close();
+  await a?.close();
+  await gmail?.close();
+});
+
+interface ToolAnswer {
+  isError?: boolean;
+  structuredContent?: Record<string, any>;
+  content: { type: string; text?: string }[];
+}
+
+async function call(name: string, args: Record<string, unknown>, options: { onprogress?: (p: { message?: string }) => void; signal?: AbortSignal } = {}): Promise<ToolAnswer> {
+  return (await client.callTool({ name, arguments: args }, undefined, { timeout: SLOW, resetTimeoutOnProgress: true, ...options })) as ToolAnswer;
+}
+
+/** Decide the one pending request once it appears, as the approver. */
+async function decideWhenPending(decision: Record<string, string>): Promise<string> {
+  for (;;) {
+    const id = await pendingId();
+    if (id !== undefined) {
+      const answer = await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: decision });
+      expect(answer.status).toBe(200);
+      return id;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function pendingId(): Promise<string | undefined> {
+  const pending = await a.call("GET", "/v1/requests?status=pending", { session: alice });
+  return pending.body.requests?.[0]?.id as string | undefined;
+}
+
+const requestCount = async () => ((await a.call("GET", "/v1/requests", { session: alice })).body.requests as unknown[]).length;
+
+describe("countersign mcp", () => {
+  it("lists its four tools with annotations, input and output schemas", async () => {
+    const { tools } = await client.listTools();
+    const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+    expect(Object.keys(byName).sort()).toEqual(["check_program", "countersign_api", "get_request", "run_program"]);
+    expect(byName.countersign_api!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.check_program!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(byName.run_program!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(byName.get_request!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.run_program!.inputSchema.required).toEqual(["program"]);
+    expect(Object.keys(byName.run_program!.inputSchema.properties ?? {}).sort()).toEqual(["file_name", "program", "rationale", "timeout_seconds"]);
+    expect(Object.keys(byName.get_request!.inputSchema.properties ?? {})).toEqual(["id"]);
+    for (const tool of tools) expect(tool.outputSchema?.properties).toHaveProperty("next");
+    expect(byName.run_program!.outputSchema?.properties).toHaveProperty("rejected");
+    expect(byName.run_program!.description).toMatch(/request_more.*revise/);
+    // Nothing in the tools' arguments names where the authority is or which token to use.
+    expect(JSON.stringify(tools.map((t) => t.inputSchema))).not.toMatch(/token|url/i);
+  });
+
+  it("countersign_api: the declarations with the contract helpers, and a skeleton", async () => {
+    const r = await call("countersign_api", {});
+    expect(r.isError).toBeFalsy();
+    const { modules, skeleton } = r.structuredContent!;
+    expect(Object.keys(modules)).toEqual(expect.arrayContaining(["countersign", "trusted/email", "trusted/email/contracts"]));
+    expect(modules["trusted/email/contracts"]).toContain("recipientsOnly");
+    expect(skeleton).toContain("export default program(");
+    // The skeleton is a program the analysis accepts.
+    const checked = await call("check_program", { program: skeleton });
+    expect(checked.structuredContent).toMatchObject({ ok: true });
+  }, SLOW);
+
+  it("check_program: ask with each call's line and verdict; a proven guarantee; a refused program with its diagnostics; nothing recorded", async () => {
+    const before = await requestCount();
+    const ask = await call("check_program", { program: mail("carol@example.com") });
+    expect(ask.isError).toBeFalsy();
+    expect(ask.structuredContent).toMatchObject({ ok: true, decision: "ask", effects: [{ op: "email.send_email", line: 8, verdict: "ask" }] });
+    expect(ask.structuredContent!.next).toMatch(/guarantees/);
+    expect(JSON.parse(ask.content[0]!.text!)).toEqual(ask.structuredContent);
+
+    const mine = await call("check_program", { program: example("remind-me.ts"), file_name: "remind-me.ts" });
+    expect(mine.structuredContent).toMatchObject({ ok: true, decision: "auto_approved", guarantees: [{ text: expect.stringContaining("recipientsOnly"), status: "proven" }, { status: "proven" }] });
+
+    const refused = await call("check_program", { program: mail("bob@example.com").replace("async main() {", "async main() {\n    eval(\"1\");") });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ ok: false, diagnostics: expect.arrayContaining([expect.objectContaining({ severity: "error", code: "refused_construct", construct: "eval", line: 8, column: 5 })]) });
+    expect(refused.structuredContent!.next).toMatch(/Do not run it/);
+    expect(await requestCount()).toBe(before);
+  }, SLOW);
+
+  it("run_program: auto-approved, runs, returns the calls made, the receipt id and main's value", async () => {
+    const sent = gmail.sent.length;
+    const r = await call("run_program", { program: example("remind-me.ts") });
+    expect(r.isError).toBe(false);
+    expect(r.structuredContent).toMatchObject({ outcome: "executed", decision: "auto_approved", receipt_id: expect.any(String), request_id: expect.stringMatching(/^req_/), calls: [{ op: "email.send_email", status: "done" }], value: null });
+    expect(gmail.sent.slice(sent).map((m) => m.to)).toEqual([["me@example.com"]]);
+  }, SLOW);
+
+  it("run_program: a hard deny is a result with the policy's reason, nothing sent", async () => {
+    const sent = gmail.sent.length;
+    const r = await call("run_program", { program: example("write-outside-sandbox.ts") });
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toMatchObject({ outcome: "denied", rejected: true, approver: "policy", reason: expect.any(String), decision: "auto_rejected" });
+    expect(r.structuredContent!.calls).toBeUndefined();
+    expect(gmail.sent.length).toBe(sent);
+  }, SLOW);
+
+  it("run_program: a person rejects it (with progress that says so and no review link); request_more asks for a revision", async () => {
+    const progress: string[] = [];
+    const [rejected] = await Promise.all([call("run_program", { program: mail("dave@example.com") }, { onprogress: (p) => progress.push(p.message ?? "") }), decideWhenPending({ decision: "rejected", reason: "not Dave" })]);
+    expect(rejected.isError).toBe(true);
+    expect(rejected.structuredContent).toMatchObject({ outcome: "denied", rejected: true, reason: "not Dave", approver: "person", decision: "rejected" });
+    expect(progress.some((m) => m.includes("a person is being asked"))).toBe(true);
+    expect(progress.join("\n")).not.toMatch(/http|review/);
+    expect(JSON.stringify(rejected)).not.toMatch(/review|http/);
+
+    const [more] = await Promise.all([call("run_program", { program: mail("erin@example.com") }), decideWhenPending({ decision: "request_more", feedback: "say why" })]);
+    expect(more.structuredContent).toMatchObject({ outcome: "request_more", request_more: true, feedback: "say why" });
+    expect(more.structuredContent!.next).toMatch(/revise/);
+  }, SLOW);
+
+  it("run_program cancelled while a person is asked: the request is withdrawn; get_request says so", async () => {
+    const abort = new AbortController();
+    let id: string | undefined;
+    const running = call("run_program", { program: mail("frank@example.com") }, { signal: abort.signal, onprogress: (p) => (id ??= /request (req_[\w-]+)/.exec(p.message ?? "")?.[1]) });
+    while (id === undefined) await new Promise((r) => setTimeout(r, 50));
+    abort.abort();
+    await expect(running).rejects.toThrow();
+    let status: unknown;
+    for (let i = 0; i < 200 && status !== "withdrawn"; i++) {
+      status = (await call("get_request", { id })).structuredContent?.status;
+      if (status !== "withdrawn") await new Promise((r) => setTimeout(r, 50));
+    }
+    const r = await call("get_request", { id });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ id, status: "withdrawn", policy: { kind: "ask" } });
+    expect(r.structuredContent).not.toHaveProperty("receipt");
+    expect(await pendingId()).toBeUndefined();
+  }, SLOW);
+
+  it("get_request: an approved request shows no receipt; an unknown id is an error result", async () => {
+    const [ran] = await Promise.all([call("run_program", { program: mail("gina@example.com") }), decideWhenPending({ decision: "approved_once" })]);
+    expect(ran.structuredContent).toMatchObject({ outcome: "executed", decision: "approved_once" });
+    const r = await call("get_request", { id: ran.structuredContent!.request_id });
+    expect(r.structuredContent).toMatchObject({ status: "approved", decision: { kind: "approved_once" } });
+    expect(r.structuredContent).not.toHaveProperty("receipt");
+    expect(JSON.stringify(r)).not.toMatch(/eyJ/); // no JWS anywhere
+    const unknown = await call("get_request", { id: "req_nope" });
+    expect(unknown.isError).toBe(true);
+    expect(unknown.structuredContent).toMatchObject({ error: { class: expect.any(String) }, next: expect.any(String) });
+  }, SLOW);
+
+  it("malformed arguments: a clear error result, nothing submitted", async () => {
+    const before = await requestCount();
+    const wrongType = await call("run_program", { program: 42 });
+    expect(wrongType.isError).toBe(true);
+    expect(wrongType.content[0]!.text).toMatch(/Input validation error.*program/s);
+    const badName = await call("run_program", { program: mail("bob@example.com"), file_name: "../x.ts" });
+    expect(badName.isError).toBe(true);
+    expect(badName.content[0]!.text).toMatch(/file_name/);
+    const badTimeout = await call("run_program", { program: mail("bob@example.com"), timeout_seconds: 0 });
+    expect(badTimeout.isError).toBe(true);
+    expect(await requestCount()).toBe(before);
+  }, SLOW);
+});
+
+describe("countersign mcp without an authority", () => {
+  let lonely: Client;
+  beforeAll(async () => {
+    const home = mkdtempSync(join(tmpdir(), "countersign-mcp-none-"));
+    mkdirSync(join(home, ".countersign"), { mode: 0o700 });
+    lonely = await connect({ HOME: home, COUNTERSIGN_HOME: join(home, ".countersign"), COUNTERSIGN_URL: "", COUNTERSIGN_TOKEN: "", COUNTERSIGN_DATABASE: "" });
+  }, SLOW);
+  afterAll(async () => lonely?.close());
+
+  it("run_program fails closed with a result that says how to get one; the API still answers", async () => {
+    const r = (await lonely.callTool({ name: "run_program", arguments: { program: mail("bob@example.com") } }, undefined, { timeout: SLOW })) as ToolAnswer;
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toMatchObject({ error: { class: "config_error", message: expect.stringContaining("countersign serve") } });
+    const api = (await lonely.callTool({ name: "countersign_api", arguments: {} }, undefined, { timeout: SLOW })) as ToolAnswer;
+    expect(api.structuredContent!.modules).toHaveProperty("countersign");
+  }, SLOW);
+});
