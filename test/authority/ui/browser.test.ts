@@ -10,6 +10,9 @@ import { makeLoginLink } from "../../../src/app/index.js";
 import { packageRoot } from "../../../src/model/paths.js";
 import { example, startTestAuthority, type ApproverSession, type TestAuthority } from "../harness.js";
 
+/** What the predicates below read in the page (the tests have no DOM types). */
+type InPage = { document: { body: { dataset: Record<string, string | undefined> } } };
+
 const ARTIFACTS = join(packageRoot, "test-artifacts");
 const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 
@@ -41,7 +44,7 @@ const apiView = async (id: string) => (await a.call("GET", `/v1/requests/${id}`,
 /** Open a page and wait until its event stream is connected, so that what happens next shows live. */
 async function open(path: string): Promise<void> {
   await page.goto(a.url + path);
-  await page.waitForFunction("document.body.dataset.live === 'on'");
+  await page.waitForFunction(() => (globalThis as unknown as InPage).document.body.dataset.live === "on"); // a function: the page's CSP refuses code from strings
   await page.evaluate("window.stayed = true");
 }
 const stayed = () => page.evaluate<boolean>("window.stayed === true");
@@ -183,7 +186,7 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await open(`/requests/${id}`);
     await page.fill("#ask-text", "half-typed");
     const other = await submit("notify-team.ts"); // another request's event: this page keeps what was typed
-    await page.waitForFunction("Number(document.body.dataset.updates ?? 0) >= 1");
+    await page.waitForFunction(() => Number((globalThis as unknown as InPage).document.body.dataset.updates ?? 0) >= 1);
     expect(await page.inputValue("#ask-text")).toBe("half-typed");
     expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
     await page.waitForSelector('#status[data-live="approved"]');

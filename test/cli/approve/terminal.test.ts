@@ -76,7 +76,8 @@ describe("countersign approve in a terminal", () => {
     expect(await decision(ids[0]!)).toMatchObject({ status: "request_more", decision: { kind: "request_more", approver: "alice", feedback: "send it to alice only" } });
 
     t.keys("q");
-    await t.waitFor(() => t.format("#{pane_dead}") === "1", "the approver exiting");
+    // tmux marks the pane dead a moment before it records the exit status
+    await t.waitFor(() => t.format("#{pane_dead}") === "1" && t.format("#{pane_dead_status}") !== "", "the approver exiting");
     expect(t.format("#{pane_dead_status}")).toBe("0");
   }, 300_000);
 
@@ -124,6 +125,8 @@ describe("countersign approve in a terminal", () => {
     await t.waitForText("Approved; the rules are remembered for this agent only, one hour.");
     const decided = await decision(id);
     expect(decided).toMatchObject({ status: "approved", decision: { kind: "approved_remember", approver: "alice" } });
-    expect(JSON.stringify(decided.decision)).toMatch(/"token":"agent"/);
+    const rules = String((await a.call("GET", "/rules", { session: (bob ??= await a.login("bob")) })).body);
+    expect(rules).toContain("only token <b>agent</b>");
+    expect(rules).not.toContain("until removed");
   }, 300_000);
 });
