@@ -120,8 +120,25 @@ export function joinCounts(a: CountRange, b: CountRange): CountRange {
   return { min: Math.min(a.min, b.min), max: a.max === null || b.max === null ? null : Math.max(a.max, b.max) };
 }
 
+// Abstract values are never changed once made. A program can build records whose parts are shared
+// (`o = { a: o, b: o }` doubled n times): joins of two records are kept, so that joining such
+// values costs the number of distinct pairs of parts, not 2^n.
+const recordJoins = new WeakMap<AbstractValue, WeakMap<AbstractValue, AbstractValue>>();
+
 /** The least upper bound we can express of two abstract values. */
 export function join(a: AbstractValue, b: AbstractValue): AbstractValue {
+  if (a === b) return a;
+  if (a.kind === "record" && b.kind === "record") {
+    let withA = recordJoins.get(a);
+    if (withA === undefined) recordJoins.set(a, (withA = new WeakMap()));
+    let joined = withA.get(b);
+    if (joined === undefined) withA.set(b, (joined = joinOnce(a, b)));
+    return joined;
+  }
+  return joinOnce(a, b);
+}
+
+function joinOnce(a: AbstractValue, b: AbstractValue): AbstractValue {
   if (a.kind === "const" && b.kind === "const") return constants([...a.values, ...b.values]);
   const sa = asStringView(a);
   const sb = asStringView(b);

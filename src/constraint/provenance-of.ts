@@ -1,5 +1,10 @@
 import type { AbstractValue, Provenance } from "../model/index.js";
 
+// Abstract values are never changed once made, and a program can build a record whose parts are
+// shared (`o = { a: o, b: o }` doubled n times): each record's answer is kept, so that a walk
+// costs the number of distinct parts, not 2^n.
+const ofRecord = new WeakMap<AbstractValue, Provenance[]>();
+
 /** Every provenance inside `value`, deduplicated. */
 export function provenanceOf(value: AbstractValue): Provenance[] {
   switch (value.kind) {
@@ -10,8 +15,11 @@ export function provenanceOf(value: AbstractValue): Provenance[] {
       return value.provenance;
     case "array":
       return provenanceOf(value.element);
-    case "record":
-      return mergeProvenance(Object.values(value.fields).map(provenanceOf));
+    case "record": {
+      let known = ofRecord.get(value);
+      if (known === undefined) ofRecord.set(value, (known = mergeProvenance(Object.values(value.fields).map(provenanceOf))));
+      return known;
+    }
   }
 }
 
