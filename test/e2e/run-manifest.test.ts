@@ -131,6 +131,22 @@ describe("countersign run --manifest", () => {
     const claims = JSON.parse(Buffer.from((approved.receipt as string).split(".")[1]!, "base64url").toString("utf8")) as { jti: string; exp: number };
     expect((await callServe(serve.url, "POST", `/v1/receipts/${claims.jti}/redeem`, { token, body: { exp: claims.exp } })).status).toBe(200);
   }, SLOW);
+
+  it("an invalid manifest: exit 1 with every problem, nothing submitted; one that cannot be read: exit 2", async () => {
+    const bad = join(home, "bad.toml");
+    writeFileSync(bad, readFileSync(manifest, "utf8").replace('op = "post"', 'op = "delete"'));
+    const requests = async () => (await callServe(serve.url, "GET", "/v1/requests?limit=500", await session())).body.requests.length as number;
+    const before = await requests();
+    const r = await start([program, "--manifest", bad]).done;
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^countersign: analysis_rejected: invalid agent manifests \(1 error\):$/m);
+    expect(r.stderr).toContain("execute[0].op");
+    expect(await requests()).toBe(before);
+    const missing = await start([program, "--manifest", join(home, "missing.toml")]).done;
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("missing.toml");
+  }, SLOW);
 });
 
 /** Forwards every call to the authority, but an approved decision carries `receipt`; counts the redemptions it forwards. */
