@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CheckResult, PolicyDecision, RequestStatus } from "../model/index.js";
-import type { Jwks, SubmitBody } from "../model/index.js";
+import type { CheckBody, Jwks, SubmitBody } from "../model/index.js";
 
 /** `POST /v1/requests` as the submitter reads it: decided at once (with a receipt when approved), or pending. */
 export const SubmitAnswer = z.discriminatedUnion("status", [
@@ -47,7 +47,7 @@ export type RequestView = z.infer<typeof RequestView>;
 export interface AuthorityClient {
   /** Where it answers, for messages. */
   readonly url: string;
-  check(program: { program: string; source_name: string }, signal?: AbortSignal): Promise<CheckResult>;
+  check(program: CheckBody, signal?: AbortSignal): Promise<CheckResult>;
   submit(body: SubmitBody, signal?: AbortSignal): Promise<SubmitAnswer>;
   /** Wait up to `waitSeconds` (at most 60) for the request to leave `pending`. */
   decision(id: string, waitSeconds: number, signal?: AbortSignal): Promise<DecisionAnswer>;

@@ -1,11 +1,13 @@
 import { connectorContext } from "../config/index.js";
-import { callWithReceipt, createPluginPool, type ConnectorContext } from "../connector/index.js";
-import type { CheckResult, PolicyDecision } from "../model/index.js";
+import { callAgentAction, callWithReceipt, createPluginPool, type ConnectorContext } from "../connector/index.js";
+import type { ManifestSet } from "../manifest/index.js";
+import type { AgentManifestSource, CheckResult, PolicyDecision } from "../model/index.js";
 import { CountersignError, DEFAULT_DEADLINE_SECONDS, programBytes, toEnvelope } from "../model/index.js";
 import { verifyReceipt, type VerifiedReceipt } from "../receipt/index.js";
 import type { RunResult, SandboxLimits } from "../sandbox/index.js";
 import type { AuthorityClient, DecisionAnswer, PolicyView } from "./authority-client.js";
 import type { AppContext } from "./context.js";
+import { manifestsFor } from "./manifests-for.js";
 import type { CheckSummary, Execution, RunEvent, RunOutcome, RunReport } from "./run-report.js";
 
 /** The program an agent asks to run, and how long it may wait for a person. */
@@ -14,6 +16,7 @@ export interface RunInput {
   entry: string; // its file name, for messages and the receipt
   rationale?: string; // the agent's words beside the program's own
   timeoutSeconds?: number; // how long to wait for a decision (default 15 min); then withdrawn
+  manifests?: AgentManifestSource[]; // the agent's own action manifests (trusted/agent), submitted with the program and run with it
   limits?: Partial<SandboxLimits>;
 }
 
@@ -62,13 +65,17 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
     report.check = { ok: false, effects: 0, guarantees: 0, proven: 0, enforced: 0, diagnostics: [{ severity: "error", code: "invalid_program", message: "the program is not valid UTF-8", line: 1, column: 1 }], refuted: [], summary: [] };
     return "refused";
   }
-  report.check = summarizeCheck(await client.check({ program: program.text, source_name: input.entry }, signal));
+  // The agent manifests as this runner holds them: checked here before anything is sent, and the
+  // set whose hash the receipt must carry (exactly the manifests submitted below).
+  const set = manifestsFor(ctx.manifests(), ctx.dataDir, input.manifests);
+  const manifests = input.manifests === undefined || input.manifests.length === 0 ? {} : { manifests: input.manifests };
+  report.check = summarizeCheck(await client.check({ program: program.text, source_name: input.entry, ...manifests }, signal));
   emit({ type: "checked", check: report.check });
   if (!report.check.ok) return "refused";
 
   const timeoutSeconds = input.timeoutSeconds ?? DEFAULT_DEADLINE_SECONDS;
   const submitted = await client.submit(
-    { program: program.text, source_name: input.entry, timeout_s: timeoutSeconds, ...(input.rationale === undefined ? {} : { rationale: input.rationale }) },
+    { program: program.text, source_name: input.entry, timeout_s: timeoutSeconds, ...manifests, ...(input.rationale === undefined ? {} : { rationale: input.rationale }) },
     signal,
   );
   let receipt: string;
@@ -93,12 +100,12 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
   }
 
   if (signal?.aborted === true) return "cancelled"; // before the receipt is spent
-  const verified = await startRun(ctx, client, receipt, program.bytes);
+  const verified = await startRun(ctx, client, receipt, program.bytes, set);
   const { claims } = verified;
   report.approval = { decision: claims.decision, jti: claims.jti, expires_in_s: claims.exp - Math.floor(ctx.now().getTime() / 1000), ...(claims.approver === undefined ? {} : { approver: claims.approver }) };
   emit({ type: "approved", approval: report.approval });
 
-  report.execution = await execute(ctx, input, options, verified, program.bytes);
+  report.execution = await execute(ctx, input, options, verified, program.bytes, set);
   emit({ type: "executed", execution: report.execution });
   const { outcome, refused } = report.execution;
   return outcome === "returned" && refused === 0 ? "executed" : "failed";
@@ -149,22 +156,26 @@ async function withdraw(client: AuthorityClient, id: string): Promise<void> {
 }
 
 /**
- * Verify the receipt against the authority's keys and the exact bytes about to run, then redeem
- * it at the authority: exactly once across every runner, and only after it verified (so a forged
- * receipt spends nothing).
+ * Verify the receipt against the authority's keys, the exact bytes about to run and the agent
+ * manifests the run holds (a receipt issued for others, or for none, is refused), then redeem it
+ * at the authority: exactly once across every runner, and only after it verified (so a forged or
+ * mismatched receipt spends nothing).
  */
-async function startRun(ctx: AppContext, client: AuthorityClient, receipt: string, bytes: Uint8Array): Promise<VerifiedReceipt> {
-  const verified = await verifyReceipt(receipt, { jwks: await client.jwks(), issuer: ctx.issuer, programBytes: bytes, now: ctx.now() });
+async function startRun(ctx: AppContext, client: AuthorityClient, receipt: string, bytes: Uint8Array, set: ManifestSet): Promise<VerifiedReceipt> {
+  const agentManifests = set.agent === undefined ? {} : { agentManifests: set.agent.sha256 };
+  const verified = await verifyReceipt(receipt, { jwks: await client.jwks(), issuer: ctx.issuer, programBytes: bytes, now: ctx.now(), ...agentManifests });
   await client.redeem(verified.claims.jti, verified.claims.exp);
   return verified;
 }
 
-/** Run main in the sandbox, each trusted call admitted by the receipt before its connector acts. */
-async function execute(ctx: AppContext, input: RunInput, options: RunOptions, verified: VerifiedReceipt, bytes: Uint8Array): Promise<Execution> {
+/**
+ * Run main in the sandbox, each trusted call admitted by the receipt before its connector acts;
+ * an agent action (trusted/agent) goes through callAgentAction, each of its steps admitted alike.
+ */
+async function execute(ctx: AppContext, input: RunInput, options: RunOptions, verified: VerifiedReceipt, bytes: Uint8Array, set: ManifestSet): Promise<Execution> {
   // Loaded here: the sandbox brings the compiler (to transpile) and QuickJS, which nothing else
   // importing the use cases (the authority among them) needs.
   const { runProgram, sandboxApi } = await import("../sandbox/index.js");
-  const set = ctx.manifests();
   const own = options.connectors === undefined ? createPluginPool() : undefined;
   const connectors = options.connectors ?? connectorContext(ctx.dataDir, { plugins: own! });
   try {
@@ -173,7 +184,7 @@ async function execute(ctx: AppContext, input: RunInput, options: RunOptions, ve
       sha256: verified.claims.program.sha256,
       entry: input.entry,
       api: sandboxApi(set),
-      invoke: (op, args) => callWithReceipt(verified, set, op, args, connectors),
+      invoke: (op, args) => (set.agent?.actions.has(op) === true ? callAgentAction : callWithReceipt)(verified, set, op, args, connectors),
       ...(input.limits === undefined ? {} : { limits: input.limits }),
     });
     return executionOf(result);

@@ -10,7 +10,7 @@ import { findAuthority, postJson, Unreachable } from "./authority-client.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { given } from "./dirs.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
-import { readSource, readText } from "./read-source.js";
+import { readManifests, readSource } from "./read-source.js";
 
 const usage = `usage: countersign check [FILE|-] [--manifest M.toml]... [--manifests DIR] [--policies DIR] [--budget-ms N] [--budget-steps N] [--max-bytes N] [--json]
 
@@ -58,7 +58,7 @@ const command: Command = {
       const budget = { ms: positiveFlag(values["budget-ms"], "--budget-ms"), steps: positiveFlag(values["budget-steps"], "--budget-steps"), bytes: positiveFlag(values["max-bytes"], "--max-bytes") };
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
       const given = Object.values(budget).some((v) => v !== undefined);
-      const manifests = (values.manifest ?? []).map((path) => ({ name: path, text: readText(resolve(io.cwd, path)) }));
+      const manifests = readManifests(values.manifest, io.cwd);
       const program: ProgramInput = { source, entry: file === "-" ? "stdin.ts" : file, ...(given ? { budget } : {}), ...(manifests.length > 0 ? { manifests } : {}) };
       const { facts, decision } = (await throughAuthority(io, program, values)) ?? (await locally(io, program, values));
       const { formatDecision } = await import("../policy/format-decision.js");

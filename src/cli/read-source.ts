@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { CountersignError } from "../model/index.js";
 
 /** A program file's bytes as they are: the analyzer applies the one UTF-8 rule and hashes exactly these. */
@@ -18,4 +19,9 @@ export function readText(path: string): string {
   } catch {
     throw new CountersignError("usage_error", "cli", `${path} is not UTF-8 text`);
   }
+}
+
+/** The agent manifests named by `--manifest` (repeatable), as they go with the program to the authority. */
+export function readManifests(paths: readonly string[] | undefined, cwd: string): { name: string; text: string }[] {
+  return (paths ?? []).map((path) => ({ name: path, text: readText(resolve(cwd, path)) }));
 }

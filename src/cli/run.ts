@@ -6,9 +6,9 @@ import { findAuthority } from "./authority-client.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { httpAuthority, START_AUTHORITY } from "./http-authority.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
-import { readSource } from "./read-source.js";
+import { readManifests, readSource } from "./read-source.js";
 
-const usage = `usage: countersign run [FILE|-] [--timeout S] [--json]
+const usage = `usage: countersign run [FILE|-] [--manifest M.toml]... [--timeout S] [--json]
 
 Run an agent program (FILE, or - for stdin) the whole way: check it (exit 1 with the diagnostics
 when it is refused), submit it to the authority ($COUNTERSIGN_URL, else the URL in
@@ -17,6 +17,10 @@ for a person when the policy asks (the review URL and a progress line on stderr;
 withdrawn after --timeout seconds, default ${DEFAULT_DEADLINE_SECONDS}, and on Ctrl-C), verify and
 redeem the receipt once, then run main in the sandbox, every trusted call checked against the
 receipt. It never starts an authority: with none reachable nothing runs.
+
+--manifest M.toml (repeatable) submits an action manifest of the agent's own with the program (its
+actions imported from trusted/agent): checked here and at the authority against the trusted
+manifests (exit 1 with every problem), and the receipt must be for exactly these manifests.
 
 Exit: 0 executed, 1 refused by the analysis, 2 usage or configuration error (no authority),
 3 denied, 4 changes requested (the feedback on stderr), 5 expired or timed out, 6 execution
@@ -44,12 +48,13 @@ const command: Command = {
   async run(argv, io) {
     const json = argv.includes("--json");
     try {
-      const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { json: { type: "boolean" }, timeout: { type: "string" } } });
+      const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { json: { type: "boolean" }, timeout: { type: "string" }, manifest: { type: "string", multiple: true } } });
       const [file, ...extra] = positionals;
       if (file === undefined) throw usageError("missing FILE: countersign run FILE (or - for stdin)");
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
       const timeoutSeconds = positiveFlag(values.timeout, "--timeout", MAX_DEADLINE_SECONDS) ?? DEFAULT_DEADLINE_SECONDS;
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
+      const manifests = readManifests(values.manifest, io.cwd);
       const address = findAuthority(io.env, dataDir(io.env));
       if (address === undefined) throw new CountersignError("config_error", "cli", `no authority is configured: ${START_AUTHORITY}`);
 
@@ -63,7 +68,7 @@ const command: Command = {
       try {
         report = await runAgentProgram(
           ctx,
-          { source, entry: file === "-" ? "stdin.ts" : file, timeoutSeconds },
+          { source, entry: file === "-" ? "stdin.ts" : file, timeoutSeconds, ...(manifests.length > 0 ? { manifests } : {}) },
           { client: httpAuthority(address), onProgress: (e) => printer.event(e), signal: interrupt.signal },
         );
       } finally {

@@ -10,11 +10,14 @@ export interface SandboxApi {
   contracts: Readonly<Record<string, readonly ContractHelper[]>>; // connector -> helpers
 }
 
-/** The API the analyzer compiles programs against (generateApi), as the sandbox serves it. */
+/**
+ * The API the analyzer compiles programs against (generateApi), as the sandbox serves it: the
+ * agent actions the set holds are `trusted/agent`, their calls handed to the host like any other.
+ */
 export function sandboxApi(set: ManifestSet): SandboxApi {
   const actions: Record<string, Record<string, string>> = {};
   for (const connector of set.connectors.keys()) actions[connector] = {};
-  for (const action of set.actions.values()) (actions[action.connector] ??= {})[actionFunctionName(action.name)] = action.op;
+  for (const action of [...set.actions.values(), ...(set.agent?.actions.values() ?? [])]) (actions[action.connector] ??= {})[actionFunctionName(action.name)] = action.op;
   const contracts = Object.fromEntries(Object.entries(contractsByConnector).filter(([connector]) => set.connectors.has(connector)));
   return { actions, contracts };
 }
