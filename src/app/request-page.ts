@@ -115,10 +115,17 @@ export function requestPage(input: RequestPageInput): RequestPage {
     })),
     previews: pagePreviews(input.previews),
     rationale: { program: facts.rationale, submitter: request.rationale },
-    source: { lines: request.source.replace(/\r?\n$/, "").split(/\r?\n/), call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b) },
+    source: { lines: sourceLines(request.source), call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b) },
     remember: request.status === "pending" && input.remember != null ? pageRemember(input.remember) : null,
   };
   return visibleStrings(page);
+}
+
+/** The source's lines as the analysis numbers them (TypeScript's terminators: LS, PS and a lone CR too), so a call's line is the line marked. */
+function sourceLines(source: string): string[] {
+  const lines = source.split(/\r\n|[\n\r\u2028\u2029]/);
+  if (lines.at(-1) === "") lines.pop();
+  return lines;
 }
 
 const GUARANTEE_STATUS: Readonly<Record<string, FactStatus>> = { proven: "proven", enforced: "enforced", refuted: "not_proven" };

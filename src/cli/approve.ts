@@ -12,7 +12,7 @@ const usage = `usage: countersign approve [--as NAME] [--url URL] [--json]
 
 The terminal approver: the pending requests of the authority this data directory serves (its URL
 from authority.json, $COUNTERSIGN_URL or --url), new ones as they arrive. Open one to see the
-policy's verdict, the verified facts, the trusted calls, the preview, the agent's own words set
+policy's verdict, the verified facts, the trusted calls, the previews, the agent's own words set
 apart, and the source; then decide with one key:
   a approve once · A approve and remember (shows the rules, asks who and how long, then confirms)
   r reject (asks the reason) · m request changes (asks the feedback) · v show or hide the source

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { makeLoginLink } from "../../app/index.js";
+import { makeLoginLink, type RequestPage } from "../../app/index.js";
 import { CountersignError } from "../../model/index.js";
 import { envelopeError } from "../authority-client.js";
-import { ApproverList, ApproverRequest } from "./approver-view.js";
+import { ApproverList, ApproverPage, type ApproverRequest } from "./approver-view.js";
 import { SseParser } from "./sse.js";
 
 /** A change the authority announces on `/v1/events`: a request became pending, was resolved or expired. */
@@ -43,12 +43,14 @@ export class ApproverClient {
     return ApproverList.parse(await this.json("GET", "/v1/requests?status=pending&limit=500")).requests;
   }
 
-  async get(id: string): Promise<ApproverRequest> {
-    return ApproverRequest.parse(await this.json("GET", `/v1/requests/${encodeURIComponent(id)}`));
+  /** One request as both approval surfaces show it; a pending one with its previews, fetched anew for this showing. */
+  async page(id: string): Promise<RequestPage> {
+    return ApproverPage.parse(await this.json("GET", `/v1/requests/${encodeURIComponent(id)}/page`));
   }
 
-  async decide(id: string, body: DecisionRequest): Promise<ApproverRequest> {
-    return ApproverRequest.parse(await this.json("POST", `/v1/requests/${encodeURIComponent(id)}/decision`, body));
+  /** Send a decision; read the page again to see it (the answer is the raw request, not the page). */
+  async decide(id: string, body: DecisionRequest): Promise<void> {
+    await this.json("POST", `/v1/requests/${encodeURIComponent(id)}/decision`, body);
   }
 
   /**

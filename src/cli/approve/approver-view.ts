@@ -1,18 +1,13 @@
 import { z } from "zod";
-import { EffectConstraint, Facts, PolicyDecision, RecordedDecision, RequestStatus } from "../../model/index.js";
+import type { RequestPage } from "../../app/index.js";
+import { Facts, PolicyDecision, RecordedDecision, RequestStatus } from "../../model/index.js";
 
-// What `GET /v1/requests/:id` and `GET /v1/requests` answer an approver (the authority's
-// approverView), read back by the terminal approver. Not strict: fields the authority adds
-// later are ignored here rather than refused.
+// What the authority answers an approver, read back by the terminal approver: the pending list
+// (`GET /v1/requests`, the authority's approverView) and one request's page (`GET
+// /v1/requests/:id/page`, the one view model both approval surfaces render). Not strict: fields
+// the authority adds later are ignored here rather than refused.
 
 const Iso = z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be an ISO date");
-
-/** Per op, the allow rule "approve and remember" would save, or why none can be made. */
-export const RememberPreview = z.union([
-  z.object({ op: z.string(), rule: z.object({ id: z.string(), decision: z.string(), op: z.string(), when: EffectConstraint.omit({ op: true }).optional(), reason: z.string().optional() }) }),
-  z.object({ op: z.string(), rule: z.null(), why: z.string() }),
-]);
-export type RememberPreview = z.infer<typeof RememberPreview>;
 
 export const ApproverRequest = z.object({
   id: z.string(),
@@ -25,8 +20,47 @@ export const ApproverRequest = z.object({
   rationale: z.string().nullable(), // the submitter's words beside the program's own
   source: z.string(),
   facts: Facts,
-  remember: z.array(RememberPreview).optional(), // only on one request that waits for a person
 });
 export type ApproverRequest = z.infer<typeof ApproverRequest>;
 
 export const ApproverList = z.object({ requests: z.array(ApproverRequest), cursor: z.string().optional() });
+
+const Line = z.number().int().positive();
+const Verdict = z.enum(["allow", "ask", "deny"]);
+
+/** The request page as JSON; typed against the authority's own RequestPage, so a change there fails to compile here. */
+export const ApproverPage: z.ZodType<RequestPage> = z.object({
+  id: z.string(),
+  status: RequestStatus,
+  final: z.boolean(),
+  entry: z.string(),
+  program_sha256: z.string(),
+  submitter: z.string(),
+  created_at: Iso,
+  deadline_at: Iso,
+  verdict: z.object({
+    kind: z.enum(["auto_approved", "auto_rejected", "ask"]),
+    reason: z.string(),
+    rulings: z.array(z.object({ op: z.string(), line: Line, column: z.number().int(), verdict: Verdict, rule: z.string().nullable(), why: z.string() })),
+  }),
+  decision: z.object({ kind: z.string(), approver: z.string().nullable(), reason: z.string().nullable(), feedback: z.string().nullable(), at: Iso }).nullable(),
+  summary: z.array(z.string()),
+  facts: z.array(z.object({ status: z.enum(["proven", "enforced", "not_proven", "unknown"]), text: z.string(), why: z.string(), line: Line.nullable() })),
+  calls: z.array(z.object({ op: z.string(), line: Line, column: z.number().int(), count: z.string(), args: z.array(z.object({ name: z.string(), value: z.string() })) })),
+  previews: z
+    .array(
+      z.union([
+        z.object({ op: z.string(), line: Line.nullable(), fields: z.array(z.object({ label: z.string(), value: z.string(), multiline: z.boolean() })) }),
+        z.object({ op: z.string(), line: Line.nullable(), unavailable: z.string() }),
+      ]),
+    )
+    .nullable(),
+  rationale: z.object({ program: z.string(), submitter: z.string().nullable() }),
+  source: z.object({ lines: z.array(z.string()), call_lines: z.array(Line) }),
+  remember: z
+    .object({
+      rules: z.array(z.object({ op: z.string(), id: z.string(), text: z.string(), rule: z.string(), also: z.string() })),
+      refused: z.array(z.object({ op: z.string(), why: z.string() })),
+    })
+    .nullable(),
+});

@@ -1,6 +1,5 @@
-import { describeEffectConstraint } from "../../constraint/index.js";
+import type { RequestPage } from "../../app/index.js";
 import type { RememberLifetime, RememberScope } from "../../model/index.js";
-import type { ApproverRequest, RememberPreview } from "./approver-view.js";
 import { line, type Line } from "./lines.js";
 
 // "Approve and remember" saves standing allow rules. Before anything is saved the approver sees
@@ -11,26 +10,24 @@ export const LIFETIMES = { hour: "one hour", day: "one day", forever: "until rem
 export type Scope = keyof typeof SCOPES;
 export type Lifetime = keyof typeof LIFETIMES & RememberLifetime;
 
-/** The rules remembering would save, or undefined with the reasons when it cannot be done (approve once instead). */
-export function rememberedRules(r: ApproverRequest): { rules: Extract<RememberPreview, { rule: object }>[] } | { refused: string[] } {
-  const previews = r.remember ?? [];
-  const refused = previews.flatMap((p) => (p.rule === null ? [`${p.op}: ${p.why}`] : []));
-  if (previews.length === 0) return { refused: ["the program makes no trusted call: there is nothing to remember"] };
-  if (refused.length > 0) return { refused };
-  return { rules: previews.filter((p): p is Extract<RememberPreview, { rule: object }> => p.rule !== null) };
+/** Why remembering cannot be done (approve once instead), or undefined when it can. */
+export function cannotRemember(page: RequestPage): string[] | undefined {
+  const remember = page.remember;
+  if (remember === null) return ["the request no longer waits for a decision"];
+  if (remember.rules.length === 0 && remember.refused.length === 0) return ["the program makes no trusted call: there is nothing to remember"];
+  return remember.refused.length > 0 ? remember.refused.map((r) => `${r.op}: ${r.why}`) : undefined;
 }
 
-/** The rules in words and as saved, and what else they would let through. */
-export function rememberLines(r: ApproverRequest): Line[] {
-  const made = rememberedRules(r);
-  if ("refused" in made) return [line("This approval cannot be remembered (approve once instead):", "warn"), ...made.refused.map((why) => line(`  ${why}`))];
+/** The rules in words and as saved, and what else each would let through. */
+export function rememberLines(page: RequestPage): Line[] {
+  const refused = cannotRemember(page);
+  if (refused !== undefined) return [line("This approval cannot be remembered (approve once instead):", "warn"), ...refused.map((why) => line(`  ${why}`))];
   const lines = [line("Approve and remember saves these allow rules:", "heading")];
-  for (const { rule } of made.rules) {
-    lines.push(line(`  ${rule.id}: allow ${describeEffectConstraint({ op: rule.op, ...rule.when })}`));
-    lines.push(line(`    as saved: ${JSON.stringify(rule)}`, "dim"));
+  for (const r of page.remember!.rules) {
+    lines.push(line(`  ${r.id}: allow ${r.text}`));
+    lines.push(...r.rule.split("\n").map((l): Line => ({ gutter: "    │ ", text: l, style: "dim" })));
+    lines.push(line(`  What else it lets through: ${r.also}`, "warn"));
   }
-  lines.push(line("What else it lets through: any later program that makes only these calls, with these", "warn"));
-  lines.push(line(`values and counts, passes without asking — for the agents and the time you choose next.`, "warn"));
   return lines;
 }
 

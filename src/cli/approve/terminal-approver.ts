@@ -1,9 +1,10 @@
 import { emitKeypressEvents, type Key } from "node:readline";
+import type { RequestPage } from "../../app/index.js";
 import type { ApproverClient, DecisionRequest, LiveEvent } from "./approver-client.js";
 import type { ApproverRequest } from "./approver-view.js";
 import { line, type Line } from "./lines.js";
 import { listLines } from "./list-view.js";
-import { LIFETIMES, rememberBody, rememberedRules, rememberLines, SCOPES, type Lifetime, type Scope } from "./remember.js";
+import { cannotRemember, LIFETIMES, rememberBody, rememberLines, SCOPES, type Lifetime, type Scope } from "./remember.js";
 import { requestLines } from "./request-view.js";
 import { ENTER_SCREEN, frame, layout, LEAVE_SCREEN, maxScroll, truncate, type Row } from "./screen.js";
 
@@ -21,7 +22,7 @@ type Overlay =
 
 interface Opened {
   id: string;
-  view: ApproverRequest | undefined; // undefined while it loads
+  view: RequestPage | undefined; // undefined while it loads
   showSource: boolean;
   scroll: number;
   laidOut?: { key: string; rows: Row[] }; // a 256 KiB source takes a while to lay out: once per view, width and second
@@ -135,7 +136,7 @@ export class TerminalApprover {
   private act(opened: Opened, text: string): void {
     const view = opened.view;
     if (view === undefined) return this.say("the request is still loading", "warn");
-    if (view.status !== "pending") return this.say(`this request is already ${view.decision?.kind ?? view.status}: no second decision`, "warn");
+    if (view.final) return this.say(`this request is already ${view.decision?.kind ?? view.status}: no second decision`, "warn");
     if (text === "a") void this.decide(opened, { decision: "approved_once" }, "Approved once.");
     else if (text === "A") this.remember(opened, view);
     else if (text === "r") this.ask("Reason for rejecting (sent to the agent)", (reason) => void this.decide(opened, { decision: "rejected", reason }, "Rejected."));
@@ -143,9 +144,9 @@ export class TerminalApprover {
   }
 
   /** Approve and remember: the rules first, then who they cover and for how long, then a last yes. */
-  private remember(opened: Opened, view: ApproverRequest): void {
+  private remember(opened: Opened, view: RequestPage): void {
     const lines = rememberLines(view);
-    if ("refused" in rememberedRules(view)) {
+    if (cannotRemember(view) !== undefined) {
       this.overlay = { kind: "choice", lines, prompt: "Esc back", keys: {} };
       return;
     }
@@ -153,7 +154,7 @@ export class TerminalApprover {
       this.overlay = {
         kind: "choice",
         lines,
-        prompt: `Save for ${SCOPES[scope]} (${scope === "agent" ? `agent ${view.token}` : "any token"}), ${LIFETIMES[lifetime]}, and approve?  y yes · n no`,
+        prompt: `Save for ${SCOPES[scope]} (${scope === "agent" ? `agent ${view.submitter}` : "any token"}), ${LIFETIMES[lifetime]}, and approve?  y yes · n no`,
         keys: {
           y: () => {
             void this.decide(opened, rememberBody(scope, lifetime), `Approved; the rules are remembered for ${SCOPES[scope]}, ${LIFETIMES[lifetime]}.`);
@@ -165,7 +166,7 @@ export class TerminalApprover {
     const lifetime = (scope: Scope) => {
       this.overlay = { kind: "choice", lines, prompt: `For how long?  1 ${LIFETIMES.hour} · 2 ${LIFETIMES.day} · 3 ${LIFETIMES.forever} · Esc cancel`, keys: { "1": () => confirm(scope, "hour"), "2": () => confirm(scope, "day"), "3": () => confirm(scope, "forever") } };
     };
-    this.overlay = { kind: "choice", lines, prompt: `Who may it let through?  1 ${SCOPES.agent} (${view.token}) · 2 ${SCOPES.everyone} · Esc cancel`, keys: { "1": () => lifetime("agent"), "2": () => lifetime("everyone") } };
+    this.overlay = { kind: "choice", lines, prompt: `Who may it let through?  1 ${SCOPES.agent} (${view.submitter}) · 2 ${SCOPES.everyone} · Esc cancel`, keys: { "1": () => lifetime("agent"), "2": () => lifetime("everyone") } };
   }
 
   private ask(label: string, submit: (text: string) => void): void {
@@ -198,16 +199,16 @@ export class TerminalApprover {
     this.say("sending…");
     this.render();
     try {
-      this.show(opened, await this.client.decide(opened.id, body));
+      await this.client.decide(opened.id, body);
       this.say(done, "ok");
     } catch (err) {
       this.say(`not decided: ${(err as Error).message}`, "warn");
-      await this.reload(opened);
     }
+    await this.reload(opened);
     await this.refresh();
   }
 
-  private show(opened: Opened, view: ApproverRequest): void {
+  private show(opened: Opened, view: RequestPage): void {
     opened.view = view;
     delete opened.laidOut;
   }
@@ -222,7 +223,7 @@ export class TerminalApprover {
   /** Read the opened request again (a decision made elsewhere shows up in it). */
   private async reload(opened: Opened): Promise<void> {
     try {
-      this.show(opened, await this.client.get(opened.id));
+      this.show(opened, await this.client.page(opened.id));
     } catch (err) {
       this.say(`cannot read ${opened.id}: ${(err as Error).message}`, "warn");
     }

@@ -104,6 +104,6 @@ describe("countersign approve", () => {
       ["pending", "pending"],
       ["resolved", "approved"],
     ]);
-    expect((await client.get(id)).decision).toMatchObject({ kind: "approved_once", approver: "bob" });
+    expect((await client.page(id)).decision).toMatchObject({ kind: "approved_once", approver: "bob" });
   });
 });

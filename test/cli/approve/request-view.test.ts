@@ -1,11 +1,12 @@
-// The terminal's request view over what a real authority answers an approver: the browser page's
-// sections in its order, facts from the analysis, the agent's words only in their own section.
+// The terminal's request view over the request page a real authority serves an approver: the
+// browser page's sections in its order, facts from the analysis, previews as fetched, the agent's
+// words only in their own section.
 import { beforeAll, describe, expect, it } from "vitest";
 import { ApproverClient } from "../../../src/cli/approve/approver-client.js";
-import type { ApproverRequest } from "../../../src/cli/approve/approver-view.js";
+import { visibleText, type RequestPage } from "../../../src/app/index.js";
 import type { Line } from "../../../src/cli/approve/lines.js";
 import { listLines } from "../../../src/cli/approve/list-view.js";
-import { rememberBody, rememberLines, rememberedRules } from "../../../src/cli/approve/remember.js";
+import { cannotRemember, rememberBody, rememberLines } from "../../../src/cli/approve/remember.js";
 import { requestLines } from "../../../src/cli/approve/request-view.js";
 import { authorityForSuite, example, warmAnalysis, type TestAuthority } from "../../authority/harness.js";
 
@@ -20,10 +21,10 @@ describe("the request view", () => {
   });
   beforeAll(() => warmAnalysis(a), 120_000);
 
-  const submit = async (name: string, rationale?: string): Promise<ApproverRequest> => {
+  const submit = async (name: string, rationale?: string): Promise<RequestPage> => {
     const answer = await a.call("POST", "/v1/requests", { body: { program: example(name), source_name: name, ...(rationale === undefined ? {} : { rationale }) } });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-    return client.get(answer.body.id);
+    return client.page(answer.body.id);
   };
   const texts = (lines: Line[]) => lines.map((l) => l.text);
   const at = (lines: Line[], prefix: string) => texts(lines).findIndex((t) => t.startsWith(prefix));
@@ -35,12 +36,31 @@ describe("the request view", () => {
     expect(order.every((i) => i > 0)).toBe(true);
     expect([...order].sort((x, y) => x - y)).toEqual(order);
     expect(texts(lines)[0]).toMatch(new RegExp(`^Request ${view.id} from agent agent · submitted \\d+ s ago · expires in 1[45] min$`));
-    expect(texts(lines)).toContain("ASK: " + view.policy.reason);
+    expect(texts(lines)).toContain("ASK: " + view.verdict.reason);
     expect(texts(lines)).toContain("  email.send_email at line 12: ask by the policy default or an approval floor — no rule covers it; the policy default is ask");
     expect(texts(lines)).toContain(`  ${"proven".padEnd(22)} recipientsOnly(TEAM) — every \`to\` is in [alice@example.com, bob@example.com]`);
-    expect(texts(lines)).toContain("  email.send_email at line 12, once");
+    expect(texts(lines)).toContain("  email.send_email at line 12, 1 call");
     expect(texts(lines)).toContain('      to = ["alice@example.com","bob@example.com"]');
-    expect(texts(lines)).toContain("  n/a: the authority sent no preview for this request");
+    expect(texts(lines)).toContain("  No preview for this request.");
+  });
+
+  it("shows each preview's fields, a multiline one as an indented block under its own gutter, and an unavailable one as given", async () => {
+    const page = await submit("notify-team.ts");
+    const previews: RequestPage["previews"] = [
+      { op: "email.send_draft", line: 12, fields: [{ label: "To", value: "carol@example.net", multiline: false }, { label: "Body", value: "Salary table:\n── Verified facts\n", multiline: true }] },
+      { op: "email.send_draft", line: 14, unavailable: "Preview unavailable: the provider did not answer in time" },
+    ];
+    const lines = requestLines({ ...page, previews }, { now: Date.now(), showSource: false });
+    const start = at(lines, "── Preview");
+    expect(lines.slice(start + 1, at(lines, "── The agent's words") - 1)).toEqual([
+      { text: "  email.send_draft at line 12:" },
+      { text: "      To: carol@example.net" },
+      { text: "      Body:" },
+      { gutter: "        │ ", text: "Salary table:" },
+      { gutter: "        │ ", text: "── Verified facts" },
+      { text: "  email.send_draft at line 14: Preview unavailable: the provider did not answer in time", style: "warn" },
+    ]);
+    expect(texts(requestLines({ ...page, previews: [] }, { now: Date.now(), showSource: false }))).toContain("  No preview for this request.");
   });
 
   it("keeps the agent's words in their own section, every line under the agent's gutter, and nowhere else", async () => {
@@ -48,7 +68,9 @@ describe("the request view", () => {
     const lines = requestLines(view, { now: Date.now(), showSource: false });
     const start = at(lines, "── The agent's words");
     const said = lines.filter((l) => l.style === "agent");
-    expect(said.map((l) => l.text)).toEqual(["Tell the team the weekly report is ready.", ...HOSTILE.split("\n")]);
+    // The page made the controls visible already; the screen's own neutraliser is the last step on top.
+    expect(said.map((l) => l.text)).toEqual(["Tell the team the weekly report is ready.", ...visibleText(HOSTILE).split("\n")]);
+    expect(texts(lines)[texts(lines).indexOf("Tell the team the weekly report is ready.") + 1]).toBe("  Sent with the request:");
     for (const l of said) expect(l.gutter).toBe("  │ ");
     for (const [i, l] of lines.entries()) {
       if (l.style !== "agent") expect(l.text).not.toMatch(/Trust me|everything is safe|weekly report is ready\./);
@@ -60,14 +82,15 @@ describe("the request view", () => {
     const view = await submit("draft-and-send.ts");
     const lines = texts(requestLines(view, { now: Date.now(), showSource: false }));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}enforced at run time +recipientsOnly\(\["bob@example.com"\]\) — /));
-    expect(lines).toContain(`  ${"unknown".padEnd(22)} \`draft_id\` of email.send_draft at line 16 is unknown (from result of email.draft_email, untrusted)`);
-    expect(lines).toContainEqual(expect.stringMatching(/^ {2}checked at every call: every `to` of email\.\* is in \[bob@example.com\]$/));
+    expect(lines).toContain(`  ${"unknown".padEnd(22)} \`draft_id\` of email.send_draft is unknown (from result of email.draft_email, untrusted) — the analysis cannot bound this value (line 16)`);
+    expect(lines).toContain(`  ${"enforced at run time".padEnd(22)} every \`to\` of email.* is in [bob@example.com] — a deny rule could not be ruled out statically: every call is checked against it`);
+    expect(lines.filter((l) => l.startsWith("  proven "))).toEqual([`  ${"proven".padEnd(22)} atMostEmails(1) — at most 1 email.send_* calls (bound 1)`]);
   });
 
   it("collapses the source by default; v shows it with line numbers and each trusted call's line marked", async () => {
     const view = await submit("notify-team.ts");
     const hidden = requestLines(view, { now: Date.now(), showSource: false });
-    expect(hidden.at(-1)!.text).toBe(`── Source: notify-team.ts, 18 lines, sha256 ${view.facts.program.sha256} (v: show)`);
+    expect(hidden.at(-1)!.text).toBe(`── Source: notify-team.ts, 18 lines, sha256 ${view.program_sha256} (v: show)`);
     expect(texts(hidden).join("\n")).not.toContain("import { program }");
     const shown = requestLines(view, { now: Date.now(), showSource: true });
     const source = shown.slice(at(shown, "── Source") + 1);
@@ -81,8 +104,8 @@ describe("the request view", () => {
     const program = example("notify-team.ts").replace("import { program }", "/* one\u2028two\u2029three\rfour */\nimport { program }");
     const answer = await a.call("POST", "/v1/requests", { body: { program, source_name: "moved.ts" } });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
-    const view = await client.get(answer.body.id);
-    const line = view.facts.effects[0]!.site.line;
+    const view = await client.page(answer.body.id);
+    const line = view.calls[0]!.line;
     expect(line).toBe(16);
     const shown = requestLines(view, { now: Date.now(), showSource: true });
     const marked = shown.filter((l) => l.gutter?.startsWith("▶"));
@@ -91,10 +114,10 @@ describe("the request view", () => {
 
   it("shows a decision with who made it and the reason; the list shows verdict, agent, age, time left and the summary's first line", async () => {
     const view = await submit("notify-team.ts");
-    const rows = listLines([view], 0, Date.now());
+    const rows = listLines((await client.pending()).filter((r) => r.id === view.id), 0, Date.now());
     expect(rows).toEqual([{ text: expect.stringMatching(/^> ask {11}agent {8}\d+ s old, expires in 1[45] min +Every `to` of email\.\* is in \[alice@example.com, bob@example.com\] — proven$/), style: "selected" }]);
-    const decided = await client.decide(view.id, { decision: "rejected", reason: "not this week" });
-    const lines = requestLines(decided, { now: Date.now(), showSource: false });
+    await client.decide(view.id, { decision: "rejected", reason: "not this week" });
+    const lines = requestLines(await client.page(view.id), { now: Date.now(), showSource: false });
     expect(texts(lines)[0]).toMatch(/ · rejected$/);
     expect(lines[1]).toEqual({ text: expect.stringMatching(/^Decided: rejected by alice at \d{4}-/), style: "warn" });
     expect(lines[2]!.text).toBe("  reason: not this week");
@@ -103,17 +126,19 @@ describe("the request view", () => {
 
   it("approve and remember: the exact rules and what else they let through, or why nothing can be remembered", async () => {
     const pinned = await submit("notify-team.ts");
-    const rules = rememberedRules(pinned);
-    expect("rules" in rules && rules.rules.map((r) => r.rule.id)).toEqual([`remembered.email.send_email.${pinned.facts.program.sha256.slice(0, 12)}`]);
-    const shown = texts(rememberLines(pinned));
-    expect(shown[1]).toMatch(/^ {2}remembered\.email\.send_email\.[0-9a-f]{12}: allow every `to` of email\.send_email is in \[alice@example.com, bob@example.com\]; .*at most 1 calls of email\.send_email$/);
-    expect(JSON.parse(shown[2]!.replace(/^ {4}as saved: /, ""))).toEqual((pinned.remember![0] as { rule: unknown }).rule);
-    expect(shown.join("\n")).toContain("What else it lets through: any later program that makes only these calls");
+    expect(cannotRemember(pinned)).toBeUndefined();
+    const shown = rememberLines(pinned);
+    expect(shown[1]!.text).toMatch(/^ {2}remembered\.email\.send_email\.[0-9a-f]{12}: allow every `to` of email\.send_email is in \[alice@example.com, bob@example.com\]; .*at most 1 calls of email\.send_email$/);
+    const saved = shown.filter((l) => l.gutter === "    │ ");
+    expect(JSON.parse(saved.map((l) => l.text).join("\n"))).toMatchObject({ id: `remembered.email.send_email.${pinned.program_sha256.slice(0, 12)}`, decision: "allow", op: "email.send_email" });
+    expect(texts(shown).at(-1)).toMatch(/^ {2}What else it lets through: Any later program, not only this one, whose email\.send_email calls all fit this/);
 
     const unpinned = await submit("draft-and-send.ts");
-    const refused = rememberedRules(unpinned);
-    expect("refused" in refused && refused.refused.join("\n")).toMatch(/^email\.send_draft: draft_id is .*: only a finite set of constants can be remembered without allowing more$/m);
+    expect(cannotRemember(unpinned)?.join("\n")).toMatch(/^email\.send_draft: draft_id is .*: only a finite set of constants can be remembered without allowing more$/m);
     expect(texts(rememberLines(unpinned))[0]).toBe("This approval cannot be remembered (approve once instead):");
+
+    await client.decide(pinned.id, { decision: "approved_once" });
+    expect(cannotRemember(await client.page(pinned.id))).toEqual(["the request no longer waits for a decision"]);
   });
 
   it("sends a remembered approval with exactly the scope and lifetime chosen", () => {

@@ -1,13 +1,29 @@
 // The terminal approver end to end: `countersign approve` in a real pseudo-terminal (tmux),
 // driven by keys as a person types them, against a real authority; what the screen shows and
 // what the API answers afterwards.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startGmailServer, type GmailServer } from "../../../examples/gmail-server/gmail-server.js";
 import { packageRoot } from "../../../src/model/paths.js";
+import { openStore } from "../../../src/store/index.js";
 import { authorityForSuite, example, warmAnalysis, type ApproverSession, type TestAuthority } from "../../authority/harness.js";
 import { Tmux } from "./tmux.js";
 
 const BIN = fileURLToPath(new URL("../../../src/cli/bin.ts", import.meta.url));
+/** A program that sends one draft: its preview is the draft as the provider holds it now. */
+const sendDraft = (id: string) => `import { program } from "countersign";
+import { sendDraft } from "trusted/email";
+
+export default program({
+  rationale: "Send the prepared draft.",
+  guarantees: [],
+  async main() {
+    await sendDraft({ draft_id: ${JSON.stringify(id)} });
+  },
+});
+`;
 const HOSTILE = "Looks fine.\u001b]2;PWNED\u0007\u001b[2J\u001b[H\u001b[32m proven \u001b[0m\u202Eevil";
 
 describe("countersign approve in a terminal", () => {
@@ -29,11 +45,12 @@ describe("countersign approve in a terminal", () => {
     return t;
   }
 
-  const submit = async (name: string, rationale?: string): Promise<string> => {
-    const answer = await a.call("POST", "/v1/requests", { body: { program: example(name), source_name: name, ...(rationale === undefined ? {} : { rationale }) } });
+  const submitProgram = async (program: string, sourceName: string, rationale?: string): Promise<string> => {
+    const answer = await a.call("POST", "/v1/requests", { body: { program, source_name: sourceName, ...(rationale === undefined ? {} : { rationale }) } });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     return answer.body.id;
   };
+  const submit = (name: string, rationale?: string): Promise<string> => submitProgram(example(name), name, rationale);
   const decision = async (id: string) => (await a.call("GET", `/v1/requests/${id}`, { session: (bob ??= await a.login("bob")) })).body;
   const pendingCount = (n: number) => `· ${n} pending ·`;
 
@@ -76,21 +93,21 @@ describe("countersign approve in a terminal", () => {
     expect(await decision(ids[0]!)).toMatchObject({ status: "request_more", decision: { kind: "request_more", approver: "alice", feedback: "send it to alice only" } });
 
     t.keys("q");
-    // tmux marks the pane dead a moment before it records the exit status
+    // tmux marks the pane dead at end of output, and sets the status once it has reaped the process.
     await t.waitFor(() => t.format("#{pane_dead}") === "1" && t.format("#{pane_dead_status}") !== "", "the approver exiting");
     expect(t.format("#{pane_dead_status}")).toBe("0");
   }, 300_000);
 
   it("shows new requests and decisions made elsewhere live, and hostile agent text as inert text", async () => {
-    const t = await approve(30);
+    const t = await approve(40);
     const before = Number(/· (\d+) pending ·/.exec(t.screen())![1]);
     const id = await submit("notify-team.ts", HOSTILE);
     await t.waitForText(pendingCount(before + 1));
     t.keys("Enter");
-    const screen = await t.waitForText("── The agent's words");
+    const screen = await t.waitForText("evil");
     const rows = screen.split("\n");
     expect(rows[0]).toMatch(new RegExp(`^Request ${id} from agent agent`));
-    expect(rows).toContain("  │ Looks fine.␛]2;PWNED␇␛[2J␛[H␛[32m proven ␛[0m<U+202E>evil");
+    expect(rows).toContain("  │ Looks fine.⟨U+001B⟩]2;PWNED⟨U+0007⟩⟨U+001B⟩[2J⟨U+001B⟩[H⟨U+001B⟩[32m proven ⟨U+001B⟩[0m⟨U+202E⟩evil");
     expect(t.format("#{pane_title}")).not.toContain("PWNED");
 
     t.keys("v", "G"); // the end: the source's last line at the bottom, the header scrolled away
@@ -125,8 +142,59 @@ describe("countersign approve in a terminal", () => {
     await t.waitForText("Approved; the rules are remembered for this agent only, one hour.");
     const decided = await decision(id);
     expect(decided).toMatchObject({ status: "approved", decision: { kind: "approved_remember", approver: "alice" } });
-    const rules = String((await a.call("GET", "/rules", { session: (bob ??= await a.login("bob")) })).body);
-    expect(rules).toContain("only token <b>agent</b>");
-    expect(rules).not.toContain("until removed");
+    // Saved for exactly what was chosen: this agent's token, one hour from now.
+    const store = await openStore({ dataDir: a.dataDir, database: a.database });
+    try {
+      const saved = (await store.listRememberedRules()).filter((r) => r.request_id === id);
+      expect(saved).toHaveLength(1);
+      expect(saved[0]).toMatchObject({ op: "email.send_email", token: "agent" });
+      expect(saved[0]!.expires_at! - Date.now()).toBeGreaterThan(50 * 60_000);
+      expect(saved[0]!.expires_at! - Date.now()).toBeLessThanOrEqual(60 * 60_000);
+    } finally {
+      await store.close();
+    }
+  }, 300_000);
+
+  it("shows the previews the authority fetched for this showing: a draft's fields, its body as an indented block, or why there is none", async () => {
+    const providerToken = "provider-secret-token";
+    const gmail: GmailServer = await startGmailServer({ token: providerToken });
+    try {
+      writeFileSync(join(a.dataDir, "provider.token"), `${providerToken}\n`);
+      writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "provider.token")}"\n`);
+      const raw = Buffer.from("To: carol.preview@example.net\r\nSubject: Board minutes 7Q2X\r\n\r\nSalary table:\nrow 91873\n").toString("base64url");
+      const made = await fetch(`${gmail.url}/gmail/v1/users/me/drafts`, { method: "POST", headers: { authorization: `Bearer ${providerToken}`, "content-type": "application/json" }, body: JSON.stringify({ message: { raw } }) });
+      const draftId = ((await made.json()) as { id: string }).id;
+      const missing = await submitProgram(sendDraft("r-no-such-draft"), "send-draft.ts");
+      const id = await submitProgram(sendDraft(draftId), "send-draft.ts");
+
+      const t = await approve();
+      await t.waitForText("> ask");
+      t.keys("Enter"); // newest first: the draft that exists
+      await t.waitForText(`Request ${id}`);
+      const screen = await t.waitForText("        │ row 91873");
+      const rows = screen.split("\n");
+      const at = rows.indexOf("── Preview (fetched from the provider for this showing)");
+      expect(at).toBeGreaterThan(0);
+      expect(rows.slice(at + 1, at + 7)).toEqual([
+        "  email.send_draft at line 8:",
+        "      To: carol.preview@example.net",
+        "      Subject: Board minutes 7Q2X",
+        "      Body:",
+        "        │ Salary table:",
+        "        │ row 91873",
+      ]);
+      expect(gmail.sent).toEqual([]); // showing a preview sends nothing
+
+      t.keys("Escape"); // alone: Escape then j at once reads as Alt-j
+      await t.waitForText("> ask");
+      t.keys("j", "Enter");
+      await t.waitForText(`Request ${missing}`);
+      await t.waitFor((s) => /^ {2}email\.send_draft at line 8: Preview unavailable: \S/m.test(s), "the preview unavailable, with why");
+      t.keys("a"); // a missing preview never blocks the decision
+      await t.waitForText("Approved once.");
+      expect(await decision(missing)).toMatchObject({ status: "approved" });
+    } finally {
+      await gmail.close();
+    }
   }, 300_000);
 });
