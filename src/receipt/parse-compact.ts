@@ -46,10 +46,17 @@ function decodePart(part: string, name: string): Buffer {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-/** A JSON object from UTF-8 bytes, or undefined for anything else (bad UTF-8, bad JSON, not an object). */
+// JSON.parse makes `__proto__` an own key, which schema code that looks keys up in plain objects
+// can mistake for the prototype: no receipt needs the name, so a part holding it is malformed.
+const noProtoKey = (key: string, value: unknown): unknown => {
+  if (key === "__proto__") throw new SyntaxError("a __proto__ key");
+  return value;
+};
+
+/** A JSON object from UTF-8 bytes, or undefined for anything else (bad UTF-8, bad JSON, a `__proto__` key, not an object). */
 export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(utf8.decode(bytes));
+    const value: unknown = JSON.parse(utf8.decode(bytes), noProtoKey);
     return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

@@ -30,13 +30,15 @@ export function labelled(set: ManifestSet, op: string, text: string): string {
 }
 
 const siteKey = (s: { line: number; column: number }): string => `${s.line}:${s.column}`;
+// One site can make several ops' calls (an agent action's steps): an effect is its op at its site.
+const effectKey = (op: string, s: { line: number; column: number }): string => `${op}@${siteKey(s)}`;
 
 /** Every argument a labelled run sent that holds the label of an op its sources exclude. */
 export function dataViolations(facts: Facts, trace: Trace, set: ManifestSet): string[] {
   const out: string[] = [];
-  const bySite = new Map(facts.effects.map((e) => [siteKey(e.site), e]));
+  const byCall = new Map(facts.effects.map((e) => [effectKey(e.op, e.site), e]));
   for (const call of trace.calls) {
-    const effect = bySite.get(siteKey(call.site));
+    const effect = byCall.get(effectKey(call.op, call.site));
     if (effect === undefined) continue; // reported by violations()
     for (const [input, value] of Object.entries(call.args)) {
       const text = JSON.stringify(value);
@@ -77,7 +79,7 @@ function changedRead(facts: Facts, base: Trace, changed: Trace, op: string, othe
   const out: string[] = [];
   for (const effect of facts.effects) {
     if (sourceVerdict({ from: [op] }, effect.influencedBy ?? []) !== "no") continue;
-    const at = (t: Trace) => t.calls.filter((c) => siteKey(c.site) === siteKey(effect.site));
+    const at = (t: Trace) => t.calls.filter((c) => effectKey(c.op, c.site) === effectKey(effect.op, effect.site));
     const [before, after] = [at(base), at(changed)];
     const where = `${effect.op} at ${siteKey(effect.site)}`;
     if (before.length !== after.length) {
