@@ -86,7 +86,8 @@ export class TerminalApprover {
       this.render();
       await done;
       stop.abort();
-      await watching;
+      // Quitting never waits on the network: the event stream gets a moment to close, no more.
+      await Promise.race([watching.catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
     } finally {
       clearInterval(ticker);
       input.off("keypress", onKey);

@@ -35,7 +35,7 @@ export class Tmux {
   }
 
   /** Wait until the screen satisfies `ready`, or fail with what it shows. */
-  async waitFor(ready: (screen: string) => boolean, what: string, timeoutMs = 60_000): Promise<string> {
+  async waitFor(ready: (screen: string) => boolean, what: string, timeoutMs = 180_000): Promise<string> { // a stall guard: the first screen waits for a Node process to start
     const until = Date.now() + timeoutMs;
     for (;;) {
       const screen = this.screen();
