@@ -92,10 +92,6 @@ describe("countersign approve in a terminal", () => {
     await t.waitForText("Sent back to the agent for changes.");
     expect(await decision(ids[0]!)).toMatchObject({ status: "request_more", decision: { kind: "request_more", approver: "alice", feedback: "send it to alice only" } });
 
-    t.keys("q");
-    // tmux marks the pane dead at end of output, and sets the status once it has reaped the process.
-    await t.waitFor(() => t.format("#{pane_dead}") === "1" && t.format("#{pane_dead_status}") !== "", "the approver exiting");
-    expect(t.format("#{pane_dead_status}")).toBe("0");
   }, 300_000);
 
   it("shows new requests and decisions made elsewhere live, and hostile agent text as inert text", async () => {
