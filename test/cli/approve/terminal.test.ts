@@ -91,7 +91,6 @@ describe("countersign approve in a terminal", () => {
     t.keys("Enter");
     await t.waitForText("Sent back to the agent for changes.");
     expect(await decision(ids[0]!)).toMatchObject({ status: "request_more", decision: { kind: "request_more", approver: "alice", feedback: "send it to alice only" } });
-
   }, 300_000);
 
   it("shows new requests and decisions made elsewhere live, and hostile agent text as inert text", async () => {
