@@ -1,10 +1,7 @@
-import { userInfo } from "node:os";
-import { dataDir } from "../config/index.js";
-import { CountersignError } from "../model/index.js";
-import { localAuthorityUrl } from "../store/index.js";
 import { ApproverClient } from "./approve/approver-client.js";
 import { terminalJson } from "./approve/terminal-json.js";
 import { TerminalApprover } from "./approve/terminal-approver.js";
+import { approverTarget } from "./approver-target.js";
 import { EXIT, usageError, type Command } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 
@@ -28,12 +25,8 @@ const command: Command = {
   async run(argv, io) {
     const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { as: { type: "string" }, url: { type: "string" }, json: { type: "boolean" } } });
     if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
-    const data = dataDir(io.env);
-    const url = values.url ?? (io.env.COUNTERSIGN_URL || undefined) ?? localAuthorityUrl(data);
-    if (url === undefined) throw new CountersignError("config_error", "cli", `no authority has served from ${data}: start \`countersign serve\` first, or give --url`);
-    const approver = values.as ?? userInfo().username;
-    if (approver.trim() === "") throw usageError("--as needs a name");
-    const client = new ApproverClient({ url: url.replace(/\/+$/, ""), dataDir: data, approver });
+    const { url, dataDir: data, approver } = approverTarget(values, io);
+    const client = new ApproverClient({ url: url, dataDir: data, approver });
     const pending = await client.pending(); // before the screen: a login or connection error reads as a plain message
     if (values.json === true) {
       io.stdout(terminalJson({ requests: pending }) + "\n");

@@ -1,8 +1,5 @@
-import { userInfo } from "node:os";
 import { LOGIN_LINK_MS, makeLoginLink } from "../app/index.js";
-import { dataDir } from "../config/index.js";
-import { CountersignError } from "../model/index.js";
-import { localAuthorityUrl } from "../store/index.js";
+import { approverTarget } from "./approver-target.js";
 import { EXIT, usageError, type Command } from "./command.js";
 import { openBrowser } from "./open-browser.js";
 import { parseFlags } from "./parse-flags.js";
@@ -22,13 +19,9 @@ const command: Command = {
   async run(argv, io) {
     const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { as: { type: "string" }, url: { type: "string" }, "no-open": { type: "boolean" }, json: { type: "boolean" } } });
     if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
-    const data = dataDir(io.env);
-    const url = values.url ?? (io.env.COUNTERSIGN_URL || undefined) ?? localAuthorityUrl(data);
-    if (url === undefined) throw new CountersignError("config_error", "cli", `no authority has served from ${data}: start \`countersign serve\` first, or give --url`);
-    const approver = values.as ?? userInfo().username;
-    if (approver.trim() === "") throw usageError("--as needs a name");
+    const { url, dataDir: data, approver } = approverTarget(values, io);
     const now = new Date();
-    const login = `${url.replace(/\/+$/, "")}/login?link=${makeLoginLink({ dataDir: data, now: () => now }, approver)}`;
+    const login = `${url}/login?link=${makeLoginLink({ dataDir: data, now: () => now }, approver)}`;
     if (values.json === true) {
       io.stdout(JSON.stringify({ url: login, approver, expires_at: new Date(now.getTime() + LOGIN_LINK_MS).toISOString() }, null, 2) + "\n");
       return EXIT.ok;
