@@ -1,5 +1,5 @@
 import { ts } from "./typescript.js";
-import type { AbstractValue } from "../model/index.js";
+import type { AbstractValue, Provenance } from "../model/index.js";
 import type { LoadedAction } from "../manifest/index.js";
 import { bindName, withDefault } from "./bind.js";
 import { namespaces as environmentNamespaces } from "../environment/index.js";
@@ -134,7 +134,7 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
     const args = call.arguments.map((a) => evaluate(it, a, state));
     if (api.kind !== "action") return unknown(`${api.name}()`);
     it.recordCall(state, call, api.action, actionArgs(api.action, args[0] ?? unknown("undefined")));
-    return it.promiseOf(it.result({ source: `result of ${api.action.op}`, untrusted: !resultTrusted(api.action), op: api.action.op }));
+    return it.promiseOf(it.result(resultProvenance(it, api.action)));
   }
   const callee = skipOuter(call.expression);
   if (ts.isArrowFunction(callee) || ts.isFunctionExpression(callee)) {
@@ -155,6 +155,16 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   const target = evaluate(it, callee, state);
   if (call.questionDotToken !== undefined) it.mayShortCircuit(target, state);
   return derived([target, evaluateArgs(it, call.arguments, state).list], "the result of a function value");
+}
+
+/**
+ * Where a trusted call's result comes from. An agent action returns its last step's output, which
+ * may hold what any earlier step read: its result derives from every step's op as well as its own.
+ */
+function resultProvenance(it: Interpreter, action: LoadedAction): Provenance[] {
+  const own: Provenance = { source: `result of ${action.op}`, untrusted: !resultTrusted(action), op: action.op };
+  const steps = it.set.agent?.actions.get(action.op)?.steps ?? [];
+  return [own, ...steps.map((step) => ({ source: `result of ${step.op}, a step of ${action.op}`, untrusted: true, op: step.op }))];
 }
 
 /**

@@ -159,9 +159,9 @@ export class Interpreter {
   }
 
   /** A trusted call's result, with its source noted for `caught`. */
-  result(provenance: Provenance): AbstractValue {
-    this.results = mergeProvenance([this.results, [provenance]]);
-    return { kind: "unknown", provenance: [provenance] };
+  result(provenance: Provenance[]): AbstractValue {
+    this.results = mergeProvenance([this.results, provenance]);
+    return { kind: "unknown", provenance };
   }
 
   /** A catch block runs: whether it does may depend on any result read so far. */

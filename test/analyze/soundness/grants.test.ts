@@ -200,7 +200,8 @@ function wrongValue(facts: Facts, trace: Trace, pick: number): { facts: Facts; a
   if (trace.calls.length === 0) return undefined;
   const at = pick % trace.calls.length;
   const call = trace.calls[at]!;
-  const effect = facts.effects.find((e) => e.site.line === call.site.line && e.site.column === call.site.column);
+  // An agent action's steps share its site: the effect is the call's op at the call's site.
+  const effect = facts.effects.find((e) => e.op === call.op && e.site.line === call.site.line && e.site.column === call.site.column);
   const inputs = Object.keys(effect?.args ?? {});
   if (effect === undefined || inputs.length === 0) return undefined;
   const input = inputs[pick % inputs.length]!;

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../../src/analyze/create-analyzer.js";
 import type { Facts } from "../../../src/model/facts.js";
 import { compileProgram } from "../support/concrete-runner.js";
+import { withTestAgents } from "../support/agent-test-manifests.js";
 import { testManifests } from "../support/test-manifests.js";
 import { checkProgram } from "./check-program.js";
 import { controlViolations, dataViolations, labelled } from "./labels.js";
@@ -121,5 +122,34 @@ export default program({
     const facts = analyzer.analyze(source);
     expect(facts.ok).toBe(false);
     expect(facts.diagnostics.map((d) => d.message).join("\n")).toMatch(/'untrusted' does not exist in type 'ValueConstraint'|cannot say where a value came from/);
+  });
+});
+
+describe("an agent action's result", () => {
+  const agents = withTestAgents(set);
+  const agentAnalyzer = createAnalyzer(agents);
+  afterAll(() => agentAnalyzer.dispose());
+  // relay gets a URL, then posts the body it read: its result is the post's output.
+  const source = `import { program } from "countersign";
+import { relay } from "trusted/agent";
+import { draftEmail } from "trusted/email";
+
+export default program({
+  rationale: "r",
+  async main() {
+    const r = await relay({ url: "https://api.x.com/v1" });
+    await draftEmail({ to: [String(r.body)], subject: "s", body: "b" });
+    if (String(r.body).length > 9) await draftEmail({ to: ["a@x.com"], subject: "long", body: "b" });
+  },
+});
+`;
+
+  it("derives from the action and from every step's op, all untrusted", () => {
+    const { facts, problems } = checkProgram(agentAnalyzer, agents, source, [["a@x.com"], ["hello world, a longer text"]]);
+    expect(problems).toEqual([]);
+    const [first, second] = facts.effects.filter((e) => e.op === "email.draft_email");
+    const ops = (ps: readonly { op?: string; untrusted: boolean }[]) => ps.map((p) => [p.op, p.untrusted]);
+    expect(ops(first!.sources!.to!)).toEqual([["agent.relay", true], ["http.get", true], ["http.post", true]]);
+    expect(ops(second!.influencedBy!)).toEqual([["agent.relay", true], ["http.get", true], ["http.post", true]]);
   });
 });
