@@ -12,6 +12,7 @@ import { propertyAnalyzer } from "../support/property-analyzer.js";
 import type { AbstractValue } from "../../../src/model/abstract.js";
 import type { Effect, Facts } from "../../../src/model/facts.js";
 import type { Json } from "../../../src/model/json.js";
+import { constraintOf, satisfies } from "../../../src/constraint/index.js";
 import { decide } from "../../../src/policy/decide.js";
 import type { Keyring } from "../../../src/receipt/index.js";
 import { openKeyring } from "../../../src/store/index.js";
@@ -209,6 +210,11 @@ function wrongValue(facts: Facts, trace: Trace, pick: number): { facts: Facts; a
   const others = facts.effects.filter((e) => e !== effect && e.op === effect.op);
   if (others.some((e) => !Object.hasOwn(e.args, input) || contains(e.args[input]!, sent))) return undefined;
   const wrong: AbstractValue = { kind: "const", values: [Array.isArray(sent) ? ["zz-not-sent"] : sent === "zz-not-sent" ? "zz-other" : "zz-not-sent"] };
+  // The grant joins the op's sites as the constraint language can (lists: one length range, one
+  // element constraint), which may admit what no single site does: the wrong constant narrows the
+  // grant only when that join no longer admits the value sent.
+  const joined = constraintOf([...others.map((e) => e.args[input]!), wrong]);
+  if (joined === undefined || satisfies(joined, sent)) return undefined;
   return { facts: withEffect(facts, effect, { ...effect, args: { ...effect.args, [input]: wrong } }), at };
 }
 
