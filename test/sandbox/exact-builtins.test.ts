@@ -14,9 +14,8 @@ import type { AbstractValue } from "../../src/model/abstract.js";
 import type { Json } from "../../src/model/json.js";
 import { sandboxRealm, type SandboxRealm } from "./helpers.js";
 
-// FC_RUNS for a longer local run, FC_SEED to replay one.
+// FC_RUNS for a longer local run, FC_SEED to replay one (test/fast-check-setup.ts).
 const RUNS = Number(process.env.FC_RUNS ?? 200);
-const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
 // Enough inputs folded to a constant that the property is not vacuous; an operand mix that gives
 // NaN or an infinity often (a / b) folds about 15% of them, so a tenth would fail by chance.
 const FOLDED = RUNS / 20;
@@ -85,7 +84,7 @@ function agree(kind: Kind, name: string, inputs: fc.Arbitrary<[Json, Json[]]>): 
       constants++;
       expect(result.values.map(encode), `${name} on ${JSON.stringify([receiver, args])}`).toContain(inSandbox(kind, name, receiver, args));
     }),
-    { numRuns: RUNS, seed: SEED },
+    { numRuns: RUNS },
   );
   return constants;
 }

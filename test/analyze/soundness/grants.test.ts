@@ -24,9 +24,8 @@ import { contains } from "./contains.js";
 import { approve, policyFrom, replay } from "./replay.js";
 import { firstBreak } from "./violations.js";
 
-// FC_RUNS for a longer run, FC_SEED to replay one.
+// FC_RUNS for a longer run, FC_SEED to replay one (test/fast-check-setup.ts).
 const RUNS = Number(process.env.FC_RUNS ?? 150);
-const SEED = process.env.FC_SEED === undefined ? undefined : Number(process.env.FC_SEED);
 
 const set = withTestAgents(testManifests());
 const opts = effectOptions(set);
@@ -106,7 +105,7 @@ describe("grants built from the facts", () => {
           if (refusedAt !== null) seen.refused++;
         }
       }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      { numRuns: RUNS, endOnFailure: true },
     );
     // The property bites only if programs get receipts, make calls, and some runs break a guard.
     expect(seen.programs).toBeGreaterThan(RUNS / 4);
@@ -136,7 +135,7 @@ describe("grants built from corrupted facts refuse the run the true facts descri
         expect(refusedAt!).toBeLessThanOrEqual(corrupted.at);
         expect(error?.class).toBe("grant_violation");
       }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      { numRuns: RUNS, endOnFailure: true },
     );
     expect(seen.value).toBeGreaterThan(RUNS / 10);
     expect(seen.count).toBeGreaterThan(RUNS / 20);
