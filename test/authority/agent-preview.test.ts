@@ -2,12 +2,14 @@
 // (SQLite), the real http plugin and the loopback issue tracker: run like a trusted action's
 // preview (fetched for every showing, bounded, hashed in the audit, never on a submitter's route),
 // filled from the call's own arguments, with the agent manifests kept with the request — after a
-// restart of the authority too.
+// restart of the authority too, where the terminal approver also shows those manifests.
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApproverClient } from "../../src/cli/approve/approver-client.js";
+import { requestLines } from "../../src/cli/approve/request-view.js";
 import { canonicalJson } from "../../src/constraint/index.js";
 import { PreviewShown } from "../../src/model/index.js";
 import { allowTracker, localized, startIssueTracker, type IssueTracker } from "../support/issue-tracker.js";
@@ -134,5 +136,11 @@ describe("an agent action's preview at approval time", () => {
     const shown = await review(id);
     expect(shown.body.previews).toEqual([expect.objectContaining({ op: "agent.create_issue", args: { repo: "acme/gears" }, fields: expect.any(Array) })]);
     expect(gets().slice(before).map((r) => r.url)).toEqual(["/repos/acme/gears"]);
+
+    // The terminal approver reads the same manifests from the restarted authority: the steps as facts, the description as the agent's words.
+    const page = await new ApproverClient({ url: a.url, dataDir, approver: "alice" }).page(id);
+    expect(page.agent_manifests).toMatchObject({ actions: [{ op: "agent.create_issue", steps: [{ op: "http.post", calls: [{ args: expect.arrayContaining([{ name: "url", value: expect.stringContaining("/repos/acme/gears/issues") }]) }] }] }] });
+    const lines = requestLines(page, { now: Date.now(), showSource: false });
+    expect(lines.filter((l) => l.style === "agent").map((l) => l.text)).toContain("Open an issue in a repository of the example issue tracker.");
   });
 });
