@@ -93,4 +93,15 @@ describe("agent manifests on the request page", () => {
     expect(description).toHaveLength(1);
     expect(description[0]!.gutter).toBe("  │ ");
   });
+
+  it("an agent action's preview says its labels are the agent's words, on both surfaces", async () => {
+    const req = request();
+    const previews = [{ effect: 0, op: "agent.create_issue", site: req.facts.effects[0]!.site, args: { repo: "acme/widgets" }, fields: [{ label: "Checked by countersign", value: "42", multiline: false }] }];
+    const page = requestPage({ request: req, previews });
+    const note = "an action the agent defined: the labels are its words, the values the provider's";
+    expect(String(await requestView(page, { csrf: "t", approver: "alice", now: 60_000, pending: 1 }))).toContain(note);
+    expect(requestLines(page, { now: 60_000, showSource: false }).map((l) => l.text)).toContain(`      (${note})`);
+    const trusted = requestPage({ request: req, previews: [{ ...previews[0]!, op: "email.send_draft" }] });
+    expect(String(await requestView(trusted, { csrf: "t", approver: "alice", now: 60_000, pending: 1 }))).not.toContain(note);
+  });
 });

@@ -1,5 +1,6 @@
 import { html } from "hono/html";
 import { FACT_STATUS_LABELS, type FactAnswer, type PageAgentAction, type PagePreview, type RequestPage } from "../../app/index.js";
+import { AGENT_CONNECTOR } from "../../manifest/index.js";
 import { layout, timeAgo, timeLeft, type Html } from "./layout.js";
 
 /** What the page says beside the request itself: an answer from the facts, or why a decision was refused. */
@@ -116,7 +117,7 @@ ${a.inputs.map((i) => html`<p class="label">Input ${i.name} (${i.type}${i.requir
 
 function preview(p: PagePreview): Html {
   if ("unavailable" in p) return html`<div class="preview"><b>${p.op}</b>${line(p.line)}: <span class="unavailable">${p.unavailable}</span></div>`;
-  return html`<div class="preview"><b>${p.op}</b>${line(p.line)}
+  return html`<div class="preview"><b>${p.op}</b>${line(p.line)}${p.op.startsWith(`${AGENT_CONNECTOR}.`) ? html` <span class="muted">(an action the agent defined: the labels are its words, the values the provider's)</span>` : ""}
 <dl class="args">${p.fields.map(
     (f) => html`<dt>${f.label}</dt><dd>${f.multiline ? html`<pre class="scroll">${f.value}</pre>` : f.value}</dd>`,
   )}</dl></div>`;

@@ -1,4 +1,5 @@
 import { FACT_STATUS_LABELS, type PagePreview, type RequestPage } from "../../app/index.js";
+import { AGENT_CONNECTOR } from "../../manifest/index.js";
 import { duration, line, type Line } from "./lines.js";
 
 // The request page (the one view model of both approval surfaces) as terminal lines, with the
@@ -71,6 +72,7 @@ function preview(p: PagePreview): Line[] {
   const title = `  ${p.op}${p.line === null ? "" : ` at line ${p.line}`}:`;
   if ("unavailable" in p) return [line(`${title} ${p.unavailable}`, "warn")];
   const lines = [line(title)];
+  if (p.op.startsWith(`${AGENT_CONNECTOR}.`)) lines.push(line("      (an action the agent defined: the labels are its words, the values the provider's)", "dim"));
   for (const f of p.fields) {
     if (!f.multiline) lines.push(line(`      ${f.label}: ${f.value}`));
     else lines.push(line(`      ${f.label}:`), ...splitLines(f.value.replace(/\n$/, "")).map((text): Line => ({ gutter: BLOCK_GUTTER, text })));
