@@ -28,7 +28,7 @@ export function requestFromRow(row: Row): StoredRequest {
       ? { kind: row.decision, approver: row.approver ?? null, reason: row.reason ?? null, feedback: row.feedback ?? null, at: Number(row.decided_at) }
       : null,
   });
-  checkAgentManifests(request.id, request.facts, request.agent_manifests, (message, reason) => new CountersignError("store_error", "store", message, { details: { reason, request_id: request.id } }));
+  checkKeptManifests(request.facts, request.agent_manifests, (message, reason) => new CountersignError("store_error", "store", `request ${request.id}: ${message}`, { details: { reason, request_id: request.id } }));
   return request;
 }
 
@@ -36,17 +36,11 @@ export function requestFromRow(row: Row): StoredRequest {
  * Agent manifests kept with a request hash to its facts' record of them, and are kept only when
  * the facts record some. A request stored before they were kept has the hash and no text: allowed.
  */
-export function checkAgentManifests(
-  id: string | undefined,
-  facts: StoredRequest["facts"],
-  text: string | undefined,
-  error: (message: string, reason: string) => CountersignError,
-): void {
-  const of = id === undefined ? "" : `request ${id}: `;
+export function checkKeptManifests(facts: StoredRequest["facts"], text: string | undefined, error: (message: string, reason: string) => CountersignError): void {
   const recorded = facts.agentManifests?.sha256;
   if (text === undefined) return;
-  if (recorded === undefined) throw error(`${of}agent manifests are kept but the facts record none`, "agent_manifests_unexpected");
-  if (sha256Hex(text) !== recorded) throw error(`${of}the agent manifests kept do not hash to ${recorded}, the hash the facts (and so the receipt) record`, "agent_manifests_mismatch");
+  if (recorded === undefined) throw error("agent manifests are kept but the facts record none", "agent_manifests_unexpected");
+  if (sha256Hex(text) !== recorded) throw error(`the agent manifests kept do not hash to ${recorded}, the hash the facts (and so the receipt) record`, "agent_manifests_mismatch");
 }
 
 export async function loadRequest(q: Queryer, id: string): Promise<StoredRequest | null> {

@@ -5,7 +5,7 @@ import { SubmitInput } from "../model/index.js";
 import { sha256Hex, sha256Json } from "./audit-chain.js";
 import { change, type Change, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
-import { checkAgentManifests, statusOf } from "./request-row.js";
+import { checkKeptManifests, statusOf } from "./request-row.js";
 import { insertReceipt } from "./receipts.js";
 import { storeUsageError } from "./store-error.js";
 
@@ -61,7 +61,7 @@ function prepare(raw: SubmitInput): Prepared {
   if (facts.agentManifests !== undefined && input.agent_manifests === undefined) {
     throw storeUsageError("the facts record agent manifests: their canonical text must be stored with the request (agent_manifests)");
   }
-  checkAgentManifests(undefined, facts, input.agent_manifests, (message, reason) => storeUsageError(message, { reason }));
+  checkKeptManifests(facts, input.agent_manifests, (message, reason) => storeUsageError(message, { reason }));
   if (policy.kind === "auto_approved" && !facts.ok) throw storeUsageError("a program the analysis refused cannot be auto_approved");
   if (input.receipt !== undefined && (policy.kind !== "auto_approved" || input.id === undefined)) {
     throw storeUsageError("a receipt can be recorded with a submission only when it is auto_approved and names its id");
