@@ -212,8 +212,9 @@ function pagePreviews(previews: readonly PreviewShown[] | undefined): PagePrevie
 function pageAgentManifests(request: StoredRequest): PageAgentManifests | null {
   const sha256 = request.facts.agentManifests?.sha256;
   if (sha256 === undefined) return null;
-  const manifests = request.agent_manifests === undefined ? undefined : storedAgentManifests(request.agent_manifests);
-  if (manifests === undefined) return { sha256, unavailable: "The agent manifests were not kept with this request (it was submitted before countersign kept them): only their hash is known." };
+  if (request.agent_manifests === undefined) return { sha256, unavailable: "The agent manifests were not kept with this request (it was submitted before countersign kept them): only their hash is known." };
+  const manifests = storedAgentManifests(request.agent_manifests);
+  if (manifests === undefined) return { sha256, unavailable: "The agent manifests kept with this request cannot be read as action manifests by this version of countersign." };
   const args = (a: Record<string, AbstractValue>) => Object.entries(a).map(([name, v]) => ({ name, value: describeArgument(v) }));
   return {
     sha256,

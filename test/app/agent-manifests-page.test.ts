@@ -56,13 +56,15 @@ describe("agent manifests on the request page", () => {
     expect(action!.description).not.toMatch(/[\u001b\u202e]/);
   });
 
-  it("none submitted: null; submitted before they were kept: only the hash, said so", () => {
+  it("none submitted: null; submitted before they were kept, or unreadable: only the hash, said so", () => {
     const plain = request({ facts: { ...request().facts, agentManifests: undefined } });
     delete plain.agent_manifests;
     expect(requestPage({ request: plain }).agent_manifests).toBeNull();
     const old = request();
     delete old.agent_manifests;
     expect(requestPage({ request: old }).agent_manifests).toEqual({ sha256: set.agent!.sha256, unavailable: expect.stringMatching(/were not kept with this request/) });
+    const unreadable = request({ agent_manifests: '[["create_issue",{"name":"create_issue"}]]' });
+    expect(requestPage({ request: unreadable }).agent_manifests).toEqual({ sha256: set.agent!.sha256, unavailable: expect.stringMatching(/cannot be read as action manifests/) });
   });
 
   it("the browser page shows them between the calls and the preview, the description escaped inside the agent's box", async () => {
