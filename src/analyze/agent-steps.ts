@@ -16,7 +16,7 @@ export function agentStepEffects(action: AgentAction, args: Record<string, Abstr
   return action.steps.map((step, i) => {
     const stepArgs = fields(action.templates.execute[i]!, args, scope);
     scope.set(action.manifest.execute[i]!.id, { kind: "unknown", provenance: [{ source: `result of ${step.op}`, untrusted: true, op: step.op }] });
-    const origin = { op: action.op, step: action.manifest.execute[i]!.id, description: action.manifest.description };
+    const origin = { op: action.op, step: action.manifest.execute[i]!.id, description: action.manifest.description, args };
     return { op: step.op, connector: step.connector, action: step.name, site, args: stepArgs, count: i === 0 ? count : { min: 0, max: count.max }, agentAction: origin };
   });
 }

@@ -3,7 +3,7 @@ import type { Effect, Json } from "../model/index.js";
 
 /**
  * The values a preview could be fetched with: every combination of the constants the analysis
- * found for the inputs the preview's `args` read (an input the call leaves out stays out), or why
+ * found for the inputs the preview's `args` read (`args`: the call's, by the action's input names) (an input the call leaves out stays out), or why
  * there is none to fetch: an input only known when the program runs, or more combinations than
  * `limit`.
  */
@@ -12,12 +12,12 @@ export type PreviewArgs =
   | { kind: "unknown"; inputs: string[] }
   | { kind: "too_many"; count: number };
 
-export function previewArgs(effect: Effect, template: Template, limit: number): PreviewArgs {
+export function previewArgs(args: Effect["args"], template: Template, limit: number): PreviewArgs {
   const inputs = [...inputsOf(template, new Set())].sort();
-  const unknown = inputs.filter((name) => effect.args[name] !== undefined && effect.args[name]!.kind !== "const");
+  const unknown = inputs.filter((name) => args[name] !== undefined && args[name]!.kind !== "const");
   if (unknown.length > 0) return { kind: "unknown", inputs: unknown };
   const choices = inputs.map((name) => {
-    const value = effect.args[name];
+    const value = args[name];
     return { name, values: value?.kind === "const" ? value.values : [undefined] };
   });
   const count = choices.reduce((n, c) => n * c.values.length, 1);

@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
 import { fetchPreview, PREVIEW_TIMEOUT_MS, type ConnectorContext, type Preview } from "../connector/index.js";
 import { canonicalJson } from "../constraint/index.js";
-import type { PreviewShown, StoredRequest } from "../model/index.js";
+import { AGENT_CONNECTOR, storedAgentManifests, type Template } from "../manifest/index.js";
+import type { Effect, PreviewShown, StoredRequest } from "../model/index.js";
 import type { AppContext, PreviewHost } from "./context.js";
 import { previewArgs } from "./preview-args.js";
+import { requestManifests } from "./request-manifests.js";
 
 /** The most previews one showing fetches: each is a call to the user's provider. */
 export const MAX_PREVIEWS = 8;
@@ -16,9 +18,10 @@ type Step = { show: PreviewShown } | { fetch: Of };
 
 /**
  * The previews of a pending request, fetched now for `approver` (Aileron ADR-0016): for each
- * effect whose action declares `[approval.preview]`, one preview per combination of the values
- * its preview arguments can take, read through the connector host with the user's connection and
- * within the host's timeout. Nothing is cached: every showing asks the provider again. A preview
+ * effect whose action declares `[approval.preview]`, and each call of an agent action that does
+ * (with the agent manifests kept with the request, filled from the call's own arguments), one
+ * preview per combination of the values its preview arguments can take, read through the
+ * connector host with the user's connection and within the host's timeout. Nothing is cached: every showing asks the provider again. A preview
  * that cannot be had (arguments only known at run time, too many, a provider error or timeout,
  * no connection) is shown as unavailable; the approver can still decide. Each showing leaves a
  * `preview_shown` audit entry with the hash of what was shown, never the content; if that entry
@@ -27,15 +30,14 @@ type Step = { show: PreviewShown } | { fetch: Of };
 export async function previewRequest(ctx: AppContext, request: StoredRequest, approver: string): Promise<PreviewShown[]> {
   const host = ctx.previews;
   if (host === undefined || request.status !== "pending") return [];
-  const manifests = ctx.manifests();
+  const { set: manifests, problem } = requestManifests(ctx, request);
   const steps: Step[] = [];
   let budget = MAX_PREVIEWS;
-  request.facts.effects.forEach((effect, index) => {
-    const template = manifests.actions.get(effect.op)?.templates.preview;
-    if (template === undefined || template === null) return;
-    const of = { effect: index, op: effect.op, site: effect.site, args: {} };
-    const values = previewArgs(effect, template, budget);
-    if (values.kind === "unknown") {
+  const plan = (of: Of, args: Effect["args"] | undefined, template: Template): void => {
+    const values = args === undefined ? undefined : previewArgs(args, template, budget);
+    if (values === undefined) {
+      steps.push({ show: { ...of, unavailable: "Preview unavailable: the analysis did not record this call's arguments" } });
+    } else if (values.kind === "unknown") {
       const which = values.inputs.length === 1 ? `value for ${values.inputs[0]} is` : `values for ${values.inputs.join(", ")} are`;
       steps.push({ show: { ...of, unavailable: `Preview unavailable: the program's ${which} only known when it runs` } });
     } else if (values.kind === "too_many") {
@@ -44,6 +46,20 @@ export async function previewRequest(ctx: AppContext, request: StoredRequest, ap
       budget -= values.sets.length;
       for (const args of values.sets) steps.push({ fetch: { ...of, args } });
     }
+  };
+  const agentCalls = new Set<string>(); // an agent action's steps share its call's site: one preview per call
+  request.facts.effects.forEach((effect, index) => {
+    const origin = effect.agentAction;
+    const call = `${origin?.op} ${effect.site.line}:${effect.site.column}`;
+    if (origin !== undefined && !agentCalls.has(call)) {
+      agentCalls.add(call);
+      const of = { effect: index, op: origin.op, site: effect.site, args: {} };
+      const template = manifests.agent?.actions.get(origin.op)?.templates.preview;
+      if (problem !== undefined && declaresPreview(request, origin.op)) steps.push({ show: { ...of, unavailable: `Preview unavailable: ${problem}` } });
+      else if (template !== undefined && template !== null) plan(of, origin.args, template);
+    }
+    const template = manifests.actions.get(effect.op)?.templates.preview;
+    if (template !== undefined && template !== null) plan({ effect: index, op: effect.op, site: effect.site, args: {} }, effect.args, template);
   });
   if (steps.length === 0) return [];
   const connector = connectorFor(host);
@@ -59,6 +75,15 @@ export async function previewRequest(ctx: AppContext, request: StoredRequest, ap
   const sha256 = createHash("sha256").update(canonicalJson(shown)).digest("hex");
   await (await ctx.store()).recordAudit({ type: "preview_shown", request_id: request.id, actor: approver, preview_sha256: sha256 });
   return shown;
+}
+
+/**
+ * Whether the agent action `op` of a request declares a preview, by the manifests kept with it
+ * (none kept: it may have; the approver is told it cannot be had).
+ */
+function declaresPreview(request: StoredRequest, op: string): boolean {
+  if (request.agent_manifests === undefined) return true;
+  return storedAgentManifests(request.agent_manifests)?.some((m) => `${AGENT_CONNECTOR}.${m.name}` === op && m.approval.preview !== undefined) ?? true;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describeArgument, describeCount, describeEffectConstraint } from "../constraint/index.js";
+import { AGENT_CONNECTOR, storedAgentManifests } from "../manifest/index.js";
 import type { AbstractValue, EffectConstraint, PreviewShown, RequestStatus, StoredRequest } from "../model/index.js";
 import type { Remembered } from "../policy/index.js";
 import { visibleText } from "./visible-text.js";
@@ -76,6 +77,30 @@ export interface RequestPage {
   rationale: { program: string; submitter: string | null }; // the agent's words, never countersign's
   source: { lines: string[]; call_lines: number[] };
   remember: PageRemember | null; // null: the request no longer waits, nothing can be remembered
+  agent_manifests: PageAgentManifests | null; // null: the program came with no agent manifests
+}
+
+/**
+ * The action manifests the agent submitted with the program, as the request kept them (their hash
+ * is what the receipt binds, so these are what a run executes): per action, its steps and the
+ * arguments each call resolves to are facts; its descriptions are the agent's words.
+ */
+export type PageAgentManifests = { sha256: string; actions: PageAgentAction[] } | { sha256: string; unavailable: string };
+
+export interface PageAgentAction {
+  op: string; // "agent.<name>": what the program imports from trusted/agent
+  description: string; // the agent's words
+  approval_required: boolean;
+  idempotent: boolean;
+  inputs: { name: string; type: string; required: boolean; description: string }[]; // description: the agent's words
+  steps: PageAgentStep[];
+}
+
+export interface PageAgentStep {
+  id: string;
+  op: string; // the trusted op it calls, e.g. "http.post"
+  inputs: { name: string; value: string }[]; // as the manifest builds them (`${args.x}` is the call's argument x)
+  calls: { line: number; column: number; count: string; args: { name: string; value: string }[] }[]; // what each call of the action resolves them to
 }
 
 export interface RequestPageInput {
@@ -117,6 +142,7 @@ export function requestPage(input: RequestPageInput): RequestPage {
     rationale: { program: facts.rationale, submitter: request.rationale },
     source: { lines: sourceLines(request.source), call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b) },
     remember: request.status === "pending" && input.remember != null ? pageRemember(input.remember) : null,
+    agent_manifests: pageAgentManifests(request),
   };
   return visibleStrings(page);
 }
@@ -181,6 +207,36 @@ function pagePreviews(previews: readonly PreviewShown[] | undefined): PagePrevie
   return previews.map((p): PagePreview =>
     "unavailable" in p ? { op: p.op, line: p.site.line, unavailable: p.unavailable } : { op: p.op, line: p.site.line, fields: p.fields.map((f) => ({ label: f.label, value: f.value, multiline: f.multiline })) },
   );
+}
+
+function pageAgentManifests(request: StoredRequest): PageAgentManifests | null {
+  const sha256 = request.facts.agentManifests?.sha256;
+  if (sha256 === undefined) return null;
+  if (request.agent_manifests === undefined) return { sha256, unavailable: "The agent manifests were not kept with this request (it was submitted before countersign kept them): only their hash is known." };
+  const manifests = storedAgentManifests(request.agent_manifests);
+  if (manifests === undefined) return { sha256, unavailable: "The agent manifests kept with this request cannot be read as action manifests by this version of countersign." };
+  const args = (a: Record<string, AbstractValue>) => Object.entries(a).map(([name, v]) => ({ name, value: describeArgument(v) }));
+  return {
+    sha256,
+    actions: manifests.map((m): PageAgentAction => {
+      const op = `${AGENT_CONNECTOR}.${m.name}`;
+      return {
+        op,
+        description: m.description,
+        approval_required: m.approval.required,
+        idempotent: m.idempotent,
+        inputs: m.inputs.map((i) => ({ name: i.name, type: i.type, required: i.required, description: i.description })),
+        steps: m.execute.map((step) => ({
+          id: step.id,
+          op: `${step.connector}.${step.op}`,
+          inputs: Object.entries(step.inputs).map(([name, value]) => ({ name, value: JSON.stringify(value) })),
+          calls: request.facts.effects
+            .filter((e) => e.agentAction?.op === op && e.agentAction.step === step.id)
+            .map((e) => ({ line: e.site.line, column: e.site.column, count: describeCount(e.count), args: args(e.args) })),
+        })),
+      };
+    }),
+  };
 }
 
 /** Every string of the page through visibleText: the agent chose most of them, and a third party the previews. */

@@ -5,6 +5,7 @@ import type { StoredRequest } from "../model/index.js";
 import { newRequestId } from "../store/index.js";
 import { checkProgram } from "./check-program.js";
 import type { AppContext, ProgramInput } from "./context.js";
+import { manifestsFor } from "./manifests-for.js";
 import { signReceipt } from "./sign-receipt.js";
 
 export interface Submission {
@@ -24,11 +25,14 @@ export interface Submitted {
  * Submit a program for approval. The facts are computed here, never taken from the submitter;
  * the policy in force decides at once (auto_approved, auto_rejected) or the request waits for a
  * person (ask). Every submission is a new request: a decision is never reused. An auto-approved
- * request and its receipt are stored in one transaction, before the receipt is returned.
+ * request and its receipt are stored in one transaction, before the receipt is returned. The agent
+ * manifests it came with are stored as their canonical text, so that the person sees what the
+ * receipt binds, after a restart too.
  */
 export async function submitRequest(ctx: AppContext, submission: Submission): Promise<Submitted> {
   const { facts, decision } = await checkProgram(ctx, submission.program, submission.token);
   refuseIfRejected(facts);
+  const agent = facts.agentManifests === undefined ? undefined : manifestsFor(ctx.manifests(), ctx.dataDir, submission.program.manifests).agent;
   const store = await ctx.store();
   const id = newRequestId();
   const receipt =
@@ -39,6 +43,7 @@ export async function submitRequest(ctx: AppContext, submission: Submission): Pr
     facts,
     policy: decision,
     ...(submission.rationale === undefined ? {} : { rationale: submission.rationale }),
+    ...(agent === undefined ? {} : { agent_manifests: agent.text }),
     ...(submission.deadlineSeconds === undefined ? {} : { deadline_s: submission.deadlineSeconds }),
     ...(receipt === undefined ? {} : { id, receipt: { jti: receipt.jti, exp: receipt.exp } }),
   });

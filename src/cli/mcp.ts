@@ -11,7 +11,8 @@ Desktop, ...), with four tools: countersign_api, check_program, run_program and 
 The authority and the submitter token come from the environment, as for \`countersign run\`:
 $COUNTERSIGN_URL, else the URL in $COUNTERSIGN_HOME/authority.json; $COUNTERSIGN_TOKEN, else
 submitter.token. They are looked up again on every call, never taken from tool arguments; with
-no authority reachable the tools answer so and nothing runs. Logs go to stderr.`;
+no authority reachable nothing runs (run_program answers unavailable) and check_program checks
+here with this machine's policy and manifests, labelled checked_by "local". Logs go to stderr.`;
 
 /** `countersign mcp`: the MCP server over stdio, until the host closes stdin. */
 const command: Command = {

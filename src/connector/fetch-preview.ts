@@ -19,19 +19,23 @@ function display(value: Json | undefined): string {
 
 /**
  * Fetch what the user should see before approving a gated action (Aileron ADR-0016): run the
- * action's `[approval.preview]` op on the same connector, with the same connection, within 5 s,
+ * action's `[approval.preview]` op on the same connector (an agent action's: on its steps'), with
+ * the same connection, within 5 s,
  * and read each `render` path. Never throws and caches nothing: any failure is reported as
  * unavailable and the approval goes on without it.
  */
 export async function fetchPreview(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext): Promise<Preview> {
   try {
-    const action = set.actions.get(op);
+    // An agent action (`set.agent`) previews with the trusted read its check found on its steps' connectors.
+    const agent = set.agent?.actions.get(op);
+    const action = agent ?? set.actions.get(op);
     const spec = action?.manifest.approval.preview;
     const template = action?.templates.preview;
-    if (action === undefined || spec === undefined || template === undefined || template === null) return { ok: false, reason: `Preview unavailable: ${op} declares no preview`, fields: [] };
+    const target = agent === undefined ? `${action?.connector}.${spec?.op}` : agent.previewOp;
+    if (action === undefined || spec === undefined || template === undefined || template === null || target === null) return { ok: false, reason: `Preview unavailable: ${op} declares no preview`, fields: [] };
     const previewArgs = fillTemplate(template, { args }) as Record<string, Json>;
     const limits = { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) };
-    const output = await executeAction(set, admitPreview(set, `${action.connector}.${spec.op}`, previewArgs), { ...ctx, limits });
+    const output = await executeAction(set, admitPreview(set, target, previewArgs), { ...ctx, limits });
     const fields = Object.entries(spec.render).map(([label, path]) => ({
       label,
       value: display(resolvePath(output, path)),

@@ -6,6 +6,7 @@ export const AGENT_CONNECTOR = "agent";
 /** An agent-submitted action after its checks: `op` is "agent.<name>"; each step's trusted action, in order. */
 export interface AgentAction extends LoadedAction {
   steps: readonly LoadedAction[];
+  previewOp: string | null; // the trusted read its [approval.preview] runs, on one of its steps' connectors
 }
 
 /**
@@ -21,6 +22,7 @@ export interface Allowlists {
 /** The agent actions submitted with one program, checked against one trusted set. */
 export interface AgentActions {
   sha256: string; // agentManifestsHash of the submitted manifests: what a receipt binds
+  text: string; // their canonical text (agentManifestsText), which sha256 hashes: what a request keeps
   actions: ReadonlyMap<string, AgentAction>; // keyed by op
   allowlists: Allowlists;
 }

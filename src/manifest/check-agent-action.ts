@@ -22,7 +22,7 @@ export function checkAgentAction(
   action: ActionManifest,
   trusted: ManifestSet,
   allowlists: Allowlists,
-): { errors: ManifestError[]; templates: ActionTemplates; steps: LoadedAction[] } {
+): { errors: ManifestError[]; templates: ActionTemplates; steps: LoadedAction[]; previewOp: string | null } {
   const errors: ManifestError[] = [];
   const templates: ActionTemplates = { execute: [], preview: null };
   const steps: LoadedAction[] = [];
@@ -30,7 +30,7 @@ export function checkAgentAction(
 
   if (action.inputs.length > AGENT_LIMITS.inputs) error(["inputs"], `has ${action.inputs.length} inputs, more than the ${AGENT_LIMITS.inputs} an agent action may declare`);
   if (action.execute.length > AGENT_LIMITS.steps) error(["execute"], `has ${action.execute.length} steps, more than the ${AGENT_LIMITS.steps} an agent action may have`);
-  if (errors.length > 0) return { errors, templates, steps };
+  if (errors.length > 0) return { errors, templates, steps, previewOp: null };
 
   const inputs = checkInputNames(action, error);
 
@@ -62,7 +62,7 @@ export function checkAgentAction(
     }
   });
   if (references > AGENT_LIMITS.references) error(["execute"], `holds ${references} \${...} references, more than the ${AGENT_LIMITS.references} an agent action may use`);
-  if (steps.length < action.execute.length) return { errors, templates, steps };
+  if (steps.length < action.execute.length) return { errors, templates, steps, previewOp: null };
 
   // Approval floors: an agent action is never less gated, nor more idempotent, than its steps.
   const gated = steps.filter((s) => s.manifest.approval.required).map((s) => s.op);
@@ -73,12 +73,12 @@ export function checkAgentAction(
   if (action.idempotent && writes.length > 0) error(["idempotent"], `cannot be true: its steps call ${listNames(writes)}, which are not idempotent`);
 
   const preview = action.approval.preview;
-  if (preview === undefined) return { errors, templates, steps };
+  if (preview === undefined) return { errors, templates, steps, previewOp: null };
   const connectors = [...new Set(steps.map((s) => s.connector))];
   const target = connectors.map((c) => trusted.actions.get(`${c}.${preview.op}`)).find((a) => a !== undefined);
   if (target === undefined) error(["approval", "preview", "op"], `"${preview.op}" is not a trusted action of the connectors its steps use (${listNames(connectors)})`);
   templates.preview = checkPreview(preview, target === undefined ? undefined : { shown: target.op, manifest: target.manifest }, inputs, error);
-  return { errors, templates, steps };
+  return { errors, templates, steps, previewOp: target?.op ?? null };
 }
 
 /** The trusted action a step names, or undefined after reporting why there is none. */

@@ -12,5 +12,14 @@ export { type ActionInput } from "./schema.js";
 export { effectOptionsOf } from "./effect-options.js";
 export { AGENT_CONNECTOR, type AgentAction, type AgentActions, type Allowlists } from "./agent-actions.js";
 export { AGENT_LIMITS } from "./agent-limits.js";
-export { agentManifestsError, agentManifestsHash, checkAgentManifests, declaredAllowlists, type AgentManifestCheck } from "./check-agent-manifests.js";
+export {
+  agentManifestsError,
+  agentManifestsHash,
+  agentManifestsText,
+  checkAgentManifests,
+  checkStoredAgentManifests,
+  declaredAllowlists,
+  storedAgentManifests,
+  type AgentManifestCheck,
+} from "./check-agent-manifests.js";
 export { boundedInputs } from "./step-bounds.js";

@@ -1,6 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
-import { Diagnostic, GuaranteeStatus, type CheckResult } from "../model/index.js";
+import { checkProgram } from "../app/index.js";
+import { CountersignError, Diagnostic, GuaranteeStatus, type CheckResult } from "../model/index.js";
 import type { McpDeps } from "./deps.js";
 import { ProgramArgs } from "./program-input.js";
 import { errorResult, Next, ToolError, toolResult } from "./tool-result.js";
@@ -16,6 +17,10 @@ export const CheckOutput = {
   guarantees: z.array(z.object({ text: z.string(), status: GuaranteeStatus, why: z.string(), line: z.number().int().optional(), column: z.number().int().optional() })).optional(),
   diagnostics: z.array(Diagnostic).optional(),
   summary: z.array(z.string()).optional(),
+  checked_by: z
+    .enum(["authority", "local"])
+    .optional()
+    .describe("authority: the policy in force at the authority decided. local: no authority was reachable, so this machine's policy files and manifests decided (remembered approvals not included); the authority may decide otherwise, and run_program needs it"),
   error: ToolError.optional(),
   next: Next,
 };
@@ -27,30 +32,52 @@ const NEXT = {
   auto_approved: "The policy would approve this program at once: call run_program with the same text.",
 } as const;
 
-/** `check_program`: the facts and the policy's decision, recording nothing. */
-export function registerCheckTool(server: McpServer, { authority }: McpDeps): void {
+/** Said before `next` when the check ran here: what it is worth, and that running needs the authority. */
+const LOCAL =
+  "Checked locally: no authority is reachable, so this machine's policy files and manifests decided; the authority's policy in force (with the approvals it remembers) may decide otherwise. run_program will fail until an authority runs (ask the user to start one: `countersign serve`). ";
+
+/**
+ * `check_program`: the facts and the policy's decision, recording nothing. At the authority (the
+ * policy in force there); with none reachable, here with the local policy files and manifests,
+ * labelled `checked_by: "local"`, as `countersign check` falls back. Any other failure (a refused
+ * token, bad arguments) is an error result.
+ */
+export function registerCheckTool(server: McpServer, { ctx, authority }: McpDeps): void {
   server.registerTool(
     "check_program",
     {
       title: "Check a program",
       description:
         "Analyze a program and say what the policy would decide, without running or submitting it: each trusted call with its line and the policy's verdict and reason, each guarantee's status (proven, enforced at run time, refuted), diagnostics with lines, a summary. " +
-        "decision auto_approved: run it with run_program. ask: a person must approve; strengthen the guarantees or narrow the arguments and check again to avoid asking. auto_rejected or ok false: change the program; running it will be refused.",
+        "decision auto_approved: run it with run_program. ask: a person must approve; strengthen the guarantees or narrow the arguments and check again to avoid asking. auto_rejected or ok false: change the program; running it will be refused. " +
+        "checked_by local: no authority was reachable and this machine's policy decided; running needs the authority.",
       inputSchema: ProgramArgs,
       outputSchema: CheckOutput,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async ({ program, file_name }, { signal }) => {
+    async ({ program, file_name, manifests }, { signal }) => {
+      const agent = manifests === undefined || manifests.length === 0 ? {} : { manifests };
       try {
-        return checkResult(await authority().check({ program, source_name: file_name }, signal));
+        return checkResult(await authority().check({ program, source_name: file_name, ...agent }, signal), "authority");
       } catch (err) {
-        return errorResult(err, "No check was made. If no authority is reachable, ask the user to start one (`countersign serve`); otherwise fix the arguments.");
+        if (!noAuthority(err)) return errorResult(err, "No check was made: fix what the error says (the arguments, or the token the authority refused).");
+      }
+      // As `countersign check` does with no authority listening: the same analysis and policy, here, and said so.
+      try {
+        return checkResult(await checkProgram(ctx, { source: program, entry: file_name, ...agent }, null), "local");
+      } catch (err) {
+        return errorResult(err, "No check was made, here or at an authority (none is reachable): fix what the error says, or ask the user to start one (`countersign serve`).");
       }
     },
   );
 }
 
-function checkResult({ facts, decision }: CheckResult) {
+/** None configured, or nothing answers where one is: the client's own config_error (an authority's own errors come from its boundary). */
+function noAuthority(err: unknown): boolean {
+  return err instanceof CountersignError && err.class === "config_error" && err.boundary === "cli";
+}
+
+function checkResult({ facts, decision }: CheckResult, checkedBy: "authority" | "local") {
   return toolResult(
     {
       ok: facts.ok,
@@ -60,7 +87,8 @@ function checkResult({ facts, decision }: CheckResult) {
       guarantees: facts.guarantees.map((g) => ({ text: g.text, status: g.status, why: g.why, ...(g.site === undefined ? {} : { line: g.site.line, column: g.site.column }) })),
       diagnostics: facts.diagnostics,
       summary: facts.summary,
-      next: facts.ok ? NEXT[decision.kind] : NEXT.refused,
+      checked_by: checkedBy,
+      next: (checkedBy === "local" ? LOCAL : "") + (facts.ok ? NEXT[decision.kind] : NEXT.refused),
     },
     !facts.ok,
   );

@@ -1,10 +1,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { runAgentProgram, RunOutcome, type RunEvent, type RunReport } from "../app/index.js";
-import { DEFAULT_DEADLINE_SECONDS, Json, MAX_RATIONALE_CHARS } from "../model/index.js";
+import { DEFAULT_DEADLINE_SECONDS, Json, MAX_RATIONALE_CHARS, toEnvelope } from "../model/index.js";
 import type { McpDeps } from "./deps.js";
 import { ProgramArgs, TimeoutArg } from "./program-input.js";
-import { errorResult, Next, ToolError, toolResult } from "./tool-result.js";
+import { Next, ToolError, toolResult } from "./tool-result.js";
 
 /** What run_program answers: the outcome, and the fields that outcome has. */
 export const RunOutput = {
@@ -53,12 +53,12 @@ export function registerRunTool(server: McpServer, { ctx, authority }: McpDeps):
       outputSchema: RunOutput,
       annotations: { destructiveHint: true, readOnlyHint: false, idempotentHint: false, openWorldHint: true },
     },
-    async ({ program, file_name, rationale, timeout_seconds }, extra) => {
+    async ({ program, file_name, manifests, rationale, timeout_seconds }, extra) => {
       let client;
       try {
         client = authority();
       } catch (err) {
-        return errorResult(err, NEXT.unavailable);
+        return toolResult(runResult({ outcome: "unavailable", error: toEnvelope(err, "cli").error }), true); // as when one is configured but does not answer
       }
       const token = extra._meta?.progressToken;
       let step = 0;
@@ -69,7 +69,13 @@ export function registerRunTool(server: McpServer, { ctx, authority }: McpDeps):
       };
       const report = await runAgentProgram(
         ctx,
-        { source: program, entry: file_name, timeoutSeconds: timeout_seconds, ...(rationale === undefined ? {} : { rationale }) },
+        {
+          source: program,
+          entry: file_name,
+          timeoutSeconds: timeout_seconds,
+          ...(rationale === undefined ? {} : { rationale }),
+          ...(manifests === undefined || manifests.length === 0 ? {} : { manifests }),
+        },
         { client, onProgress, signal: extra.signal },
       );
       return toolResult(runResult(report), report.outcome !== "executed");

@@ -32,6 +32,9 @@ export const AgentActionOrigin = z.object({
   op: z.string(), // "agent.<name>", the function the program called from trusted/agent
   step: z.string(), // the [[execute]] step's id
   description: z.string(), // untrusted: the agent wrote it
+  // The call's own arguments, by the agent action's input names: what its [approval.preview] is
+  // filled from. Absent on facts from before they were recorded.
+  args: z.record(z.string(), AbstractValue).optional(),
 });
 export type AgentActionOrigin = z.infer<typeof AgentActionOrigin>;
 

@@ -65,6 +65,9 @@ export const SubmitInput = z
     facts: Facts,
     policy: PolicyDecision,
     rationale: z.string().max(MAX_RATIONALE_CHARS).optional(), // the submitter's own words beside the program's
+    // The agent manifests the program was analyzed with, as their canonical text: given exactly
+    // when facts.agentManifests is, and its sha256 (checked here and at every load).
+    agent_manifests: z.string().optional(),
     deadline_s: z.number().int().min(1).max(MAX_DEADLINE_SECONDS).default(DEFAULT_DEADLINE_SECONDS),
     // An auto-approved request's receipt, signed before storing (for the id the caller chose):
     // recorded in the same transaction, so the request and its receipt commit together.
@@ -94,6 +97,10 @@ export const StoredRequest = z.object({
   facts: Facts,
   policy: PolicyDecision,
   rationale: z.string().nullable(), // the submitter's words, shown as such
+  // The canonical text of the agent manifests it was submitted with (hashing to
+  // facts.agentManifests.sha256); absent without agent manifests, or on a request stored before
+  // countersign kept them (only their hash is known then).
+  agent_manifests: z.string().optional(),
   created_at: z.number().int(),
   deadline_at: z.number().int(),
   decision: RecordedDecision.nullable(),

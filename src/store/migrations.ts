@@ -100,6 +100,12 @@ export const MIGRATIONS: readonly Migration[] = [
     // stops applying (null: until forgotten). Rules saved before keep both null, as they were.
     statements: (t) => ["ALTER TABLE remembered_rules ADD COLUMN token TEXT", `ALTER TABLE remembered_rules ADD COLUMN expires_at ${t.int}`],
   },
+  {
+    version: 4,
+    // The canonical text of the agent manifests a request was submitted with (null: none). Requests
+    // stored before keep only the hash in their facts.
+    statements: () => ["ALTER TABLE requests ADD COLUMN agent_manifests TEXT"],
+  },
 ];
 
 /** Any constant: the PostgreSQL advisory lock that lets one process at a time migrate. */

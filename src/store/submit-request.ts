@@ -5,7 +5,7 @@ import { SubmitInput } from "../model/index.js";
 import { sha256Hex, sha256Json } from "./audit-chain.js";
 import { change, type Change, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
-import { statusOf } from "./request-row.js";
+import { checkKeptManifests, statusOf } from "./request-row.js";
 import { insertReceipt } from "./receipts.js";
 import { storeUsageError } from "./store-error.js";
 
@@ -58,6 +58,10 @@ function prepare(raw: SubmitInput): Prepared {
   if (sha256Hex(input.source) !== facts.program.sha256) {
     throw storeUsageError("the facts were not derived from this source: its sha256 differs from facts.program.sha256");
   }
+  if (facts.agentManifests !== undefined && input.agent_manifests === undefined) {
+    throw storeUsageError("the facts record agent manifests: their canonical text must be stored with the request (agent_manifests)");
+  }
+  checkKeptManifests(facts, input.agent_manifests, (message, reason) => storeUsageError(message, { reason }));
   if (policy.kind === "auto_approved" && !facts.ok) throw storeUsageError("a program the analysis refused cannot be auto_approved");
   if (input.receipt !== undefined && (policy.kind !== "auto_approved" || input.id === undefined)) {
     throw storeUsageError("a receipt can be recorded with a submission only when it is auto_approved and names its id");
@@ -85,15 +89,34 @@ async function insertSubmission(c: Change, { input, checked, id }: Prepared, act
   const status = decision === null ? "pending" : statusOf(decision.kind);
   const deadline = c.now + input.deadline_s * 1000;
   const [row] = await c.tx.all(
-    `INSERT INTO requests (id, token, status, source, facts, policy, rationale, created_at, deadline_at, decision, reason, decided_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-    [id, input.token, status, input.source, factsJson, JSON.stringify(policy), input.rationale ?? null, c.now, deadline, decision?.kind ?? null, decision?.reason ?? null, decision?.at ?? null],
+    `INSERT INTO requests (id, token, status, source, facts, policy, rationale, agent_manifests, created_at, deadline_at, decision, reason, decided_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
+    [
+      id,
+      input.token,
+      status,
+      input.source,
+      factsJson,
+      JSON.stringify(policy),
+      input.rationale ?? null,
+      input.agent_manifests ?? null,
+      c.now,
+      deadline,
+      decision?.kind ?? null,
+      decision?.reason ?? null,
+      decision?.at ?? null,
+    ],
   );
   const submitted = await c.audit({
     type: "submitted",
     request_id: id,
     actor: input.token,
-    details: { program_sha256: facts.program.sha256, entry: facts.program.entry, deadline_at: deadline },
+    details: {
+      program_sha256: facts.program.sha256,
+      entry: facts.program.entry,
+      deadline_at: deadline,
+      ...(facts.agentManifests === undefined ? {} : { agent_manifests_sha256: facts.agentManifests.sha256 }),
+    },
   });
   await c.audit({
     type: "analyzed",
@@ -113,6 +136,7 @@ async function insertSubmission(c: Change, { input, checked, id }: Prepared, act
     facts,
     policy,
     rationale: input.rationale ?? null,
+    ...(input.agent_manifests === undefined ? {} : { agent_manifests: input.agent_manifests }),
     created_at: c.now,
     deadline_at: deadline,
     decision,

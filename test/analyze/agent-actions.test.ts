@@ -45,7 +45,9 @@ describe("agent actions in the analysis", () => {
     expect(facts.effects).toHaveLength(1);
     const [effect] = facts.effects;
     expect(effect).toMatchObject({ op: "http.post", connector: "http", action: "post", count: { min: 2, max: 2 } });
-    expect(effect!.agentAction).toEqual({ op: "agent.create_issue", step: "create", description: "Open an issue in a GitHub repository." });
+    expect(effect!.agentAction).toMatchObject({ op: "agent.create_issue", step: "create", description: "Open an issue in a GitHub repository." });
+    // The call's own arguments, by the agent action's input names (what its preview is filled from).
+    expect(effect!.agentAction!.args).toMatchObject({ repo: { kind: "const", values: ["acme/widgets", "acme/gears"] }, payload: { kind: "const", values: ["{}"] } });
     expect(effect!.args.url).toEqual({ kind: "const", values: ["https://api.github.com/repos/acme/widgets/issues", "https://api.github.com/repos/acme/gears/issues"] });
     expect(effect!.args.content_type).toEqual({ kind: "const", values: ["application/json"] });
     expect(facts.summary.join("\n")).toContain("http.post");

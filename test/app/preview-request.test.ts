@@ -8,20 +8,12 @@ import { previewRequest, submitRequest, type AppContext } from "../../src/app/in
 import { previewArgs } from "../../src/app/preview-args.js";
 import { connectorContext, loadPolicy } from "../../src/config/index.js";
 import { parseTemplate } from "../../src/manifest/index.js";
-import type { AbstractValue, Effect } from "../../src/model/index.js";
+import type { AbstractValue } from "../../src/model/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { MemoryRedemptionStore } from "../../src/receipt/index.js";
 import { fileKeyStore, openStore } from "../../src/store/index.js";
 import { shippedManifests } from "../policy/helpers.js";
 
-const effect = (args: Record<string, AbstractValue>): Effect => ({
-  op: "t.act",
-  connector: "t",
-  action: "act",
-  site: { line: 1, column: 1 },
-  args,
-  count: { min: 1, max: 1 },
-});
 const constant = (...values: string[]): AbstractValue => ({ kind: "const", values });
 const template = (value: unknown) => parseTemplate(value, []).template;
 
@@ -29,7 +21,7 @@ describe("previewArgs: the values a preview can be fetched with", () => {
   const twoInputs = template({ id: "${args.id}", label: "n-${args.label}", fixed: ["x"] });
 
   it("every combination of the constants of the inputs the preview reads, and only those inputs", () => {
-    const result = previewArgs(effect({ id: constant("a", "b"), label: constant("1", "2"), other: { kind: "unknown", provenance: [] } }), twoInputs, 8);
+    const result = previewArgs({ id: constant("a", "b"), label: constant("1", "2"), other: { kind: "unknown", provenance: [] } }, twoInputs, 8);
     expect(result).toEqual({
       kind: "known",
       sets: [
@@ -42,17 +34,17 @@ describe("previewArgs: the values a preview can be fetched with", () => {
   });
 
   it("an input the call leaves out stays out", () => {
-    expect(previewArgs(effect({ id: constant("a") }), twoInputs, 8)).toEqual({ kind: "known", sets: [{ id: "a" }] });
+    expect(previewArgs({ id: constant("a") }, twoInputs, 8)).toEqual({ kind: "known", sets: [{ id: "a" }] });
   });
 
   it("an input only known at run time (partly known strings too) names the inputs", () => {
     const partly: AbstractValue = { kind: "string", prefix: "r", suffix: "", provenance: [] };
-    expect(previewArgs(effect({ id: partly, label: { kind: "unknown", provenance: [] } }), twoInputs, 8)).toEqual({ kind: "unknown", inputs: ["id", "label"] });
+    expect(previewArgs({ id: partly, label: { kind: "unknown", provenance: [] } }, twoInputs, 8)).toEqual({ kind: "unknown", inputs: ["id", "label"] });
   });
 
   it("more combinations than the limit: counted, none built", () => {
-    expect(previewArgs(effect({ id: constant("a", "b", "c"), label: constant("1", "2", "3") }), twoInputs, 8)).toEqual({ kind: "too_many", count: 9 });
-    expect(previewArgs(effect({ id: constant("a", "b") }), twoInputs, 1)).toEqual({ kind: "too_many", count: 2 });
+    expect(previewArgs({ id: constant("a", "b", "c"), label: constant("1", "2", "3") }, twoInputs, 8)).toEqual({ kind: "too_many", count: 9 });
+    expect(previewArgs({ id: constant("a", "b") }, twoInputs, 1)).toEqual({ kind: "too_many", count: 2 });
   });
 });
 

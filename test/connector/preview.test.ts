@@ -6,6 +6,7 @@ import { connectorContext } from "../../src/config/index.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
 import { fetchPreview } from "../../src/connector/fetch-preview.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
+import { checkAgentManifests } from "../../src/manifest/index.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
 import { dataDirWith, runAction, shippedManifests } from "./fixtures.js";
 
@@ -112,5 +113,54 @@ describe("fetchPreview for email.send_draft", () => {
     const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r1" }, noToken);
     expect(preview.ok).toBe(false);
     expect(!preview.ok && preview.reason).toMatch(/^Preview unavailable: .*connections\.toml: email\.token_file: missing/);
+  });
+});
+
+describe("fetchPreview for an agent action", () => {
+  // An agent action wrapping send_draft, previewing the draft through the trusted get_draft.
+  const agentText = `name = "ship_draft"
+version = "1.0.0"
+description = "Send the prepared draft."
+idempotent = false
+
+[[inputs]]
+name = "draft"
+type = "string"
+description = "The draft's id."
+
+[[execute]]
+id = "send"
+connector = "email"
+op = "send_draft"
+inputs = { draft_id = "\${args.draft}" }
+
+[approval]
+required = true
+
+[approval.preview]
+op = "get_draft"
+args = { id = "\${args.draft}" }
+render = { Recipient = "message.payload.headers.To" }
+`;
+  const withAgent = (): ManifestSet => checkAgentManifests(set, [{ name: "ship_draft.toml", text: agentText }]).set!;
+
+  it("runs the trusted read its check found, filled from the agent action's own arguments; sends nothing", async () => {
+    const ctx = contextFor(gmail.url);
+    const draft = (await runAction(set, "email.draft_email", { to: ["erin@example.com"], subject: "S", body: "B" }, ctx)) as { id: string };
+    const agentSet = withAgent();
+    expect(agentSet.agent!.actions.get("agent.ship_draft")!.previewOp).toBe("email.get_draft");
+    const preview = await fetchPreview(agentSet, "agent.ship_draft", { draft: draft.id }, ctx);
+    expect(preview).toEqual({ ok: true, fields: [{ label: "Recipient", value: "erin@example.com", multiline: false }], sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(gmail.sent).toEqual([]);
+  });
+
+  it("a preview target that is not a read without approval is refused before any plugin runs, whatever the set says", async () => {
+    const agentSet = withAgent();
+    const action = agentSet.agent!.actions.get("agent.ship_draft")!;
+    const tampered: ManifestSet = { ...agentSet, agent: { ...agentSet.agent!, actions: new Map([[action.op, { ...action, previewOp: "email.send_draft" }]]) } };
+    const before = gmail.requests.length;
+    const preview = await fetchPreview(tampered, "agent.ship_draft", { draft: "r1" }, contextFor(gmail.url));
+    expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.send_draft is not a read-only action without approval: it runs only under a receipt", fields: [] });
+    expect(gmail.requests.length).toBe(before);
   });
 });

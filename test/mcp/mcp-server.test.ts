@@ -1,6 +1,7 @@
 // `countersign mcp` as an agent host runs it: the SDK's own Client over stdio, spawning the CLI
 // from the sources, against a real authority on 127.0.0.1 (SQLite) with the Gmail-shaped provider.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +27,8 @@ export default program({
   },
 });
 `;
+
+const CREATE_ISSUE = { name: "create_issue.toml", text: readFileSync(join(ROOT, "examples", "agent-manifests", "create_issue.toml"), "utf8") };
 
 let a: TestAuthority;
 let alice: ApproverSession;
@@ -96,7 +99,8 @@ describe("countersign mcp", () => {
     expect(byName.run_program!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(byName.get_request!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.run_program!.inputSchema.required).toEqual(["program"]);
-    expect(Object.keys(byName.run_program!.inputSchema.properties ?? {}).sort()).toEqual(["file_name", "program", "rationale", "timeout_seconds"]);
+    expect(Object.keys(byName.run_program!.inputSchema.properties ?? {}).sort()).toEqual(["file_name", "manifests", "program", "rationale", "timeout_seconds"]);
+    expect(Object.keys(byName.check_program!.inputSchema.properties ?? {}).sort()).toEqual(["file_name", "manifests", "program"]);
     expect(Object.keys(byName.get_request!.inputSchema.properties ?? {})).toEqual(["id"]);
     for (const tool of tools) expect(tool.outputSchema?.properties).toHaveProperty("next");
     expect(byName.run_program!.outputSchema?.properties).toHaveProperty("rejected");
@@ -121,7 +125,7 @@ describe("countersign mcp", () => {
     const before = await requestCount();
     const ask = await call("check_program", { program: mail("carol@example.com") });
     expect(ask.isError).toBeFalsy();
-    expect(ask.structuredContent).toMatchObject({ ok: true, decision: "ask", effects: [{ op: "email.send_email", line: 8, verdict: "ask" }] });
+    expect(ask.structuredContent).toMatchObject({ ok: true, decision: "ask", checked_by: "authority", effects: [{ op: "email.send_email", line: 8, verdict: "ask" }] });
     expect(ask.structuredContent!.next).toMatch(/guarantees/);
     expect(JSON.parse(ask.content[0]!.text!)).toEqual(ask.structuredContent);
 
@@ -132,6 +136,13 @@ describe("countersign mcp", () => {
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent).toMatchObject({ ok: false, diagnostics: expect.arrayContaining([expect.objectContaining({ severity: "error", code: "refused_construct", construct: "eval", line: 8, column: 5 })]) });
     expect(refused.structuredContent!.next).toMatch(/Do not run it/);
+
+    // An action manifest of the agent's own goes with the program: the facts show the trusted op its step makes.
+    const agent = await call("check_program", { program: example("file-issue.ts"), file_name: "file-issue.ts", manifests: [CREATE_ISSUE] });
+    expect(agent.structuredContent).toMatchObject({ ok: true, checked_by: "authority", effects: [{ op: "http.post", line: 11 }] });
+    const invalid = await call("check_program", { program: example("file-issue.ts"), manifests: [{ name: "create_issue.toml", text: CREATE_ISSUE.text.replace('op = "post"', 'op = "delete"') }] });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.structuredContent).toMatchObject({ error: { class: "analysis_rejected", message: expect.stringMatching(/create_issue\.toml.*"delete" is not a trusted action of connector http/s) } });
     expect(await requestCount()).toBe(before);
   }, SLOW);
 
@@ -213,18 +224,48 @@ describe("countersign mcp", () => {
 
 describe("countersign mcp without an authority", () => {
   let lonely: Client;
+  let unreachable: Client;
   beforeAll(async () => {
     const home = mkdtempSync(join(tmpdir(), "countersign-mcp-none-"));
     mkdirSync(join(home, ".countersign"), { mode: 0o700 });
     lonely = await connect({ HOME: home, COUNTERSIGN_HOME: join(home, ".countersign"), COUNTERSIGN_URL: "", COUNTERSIGN_TOKEN: "", COUNTERSIGN_DATABASE: "" });
+    // Configured, but nothing listens there: a port that was free a moment ago.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    unreachable = await connect({ HOME: home, COUNTERSIGN_HOME: join(home, ".countersign"), COUNTERSIGN_URL: `http://127.0.0.1:${port}`, COUNTERSIGN_TOKEN: "cs_nothing", COUNTERSIGN_DATABASE: "" });
   }, SLOW);
-  afterAll(async () => lonely?.close());
+  afterAll(async () => {
+    await lonely?.close();
+    await unreachable?.close();
+  });
+  const callOn = async (c: Client, name: string, args: Record<string, unknown>) => (await c.callTool({ name, arguments: args }, undefined, { timeout: SLOW })) as ToolAnswer;
 
   it("run_program fails closed with a result that says how to get one; the API still answers", async () => {
-    const r = (await lonely.callTool({ name: "run_program", arguments: { program: mail("bob@example.com") } }, undefined, { timeout: SLOW })) as ToolAnswer;
-    expect(r.isError).toBe(true);
-    expect(r.structuredContent).toMatchObject({ error: { class: "config_error", message: expect.stringContaining("countersign serve") } });
-    const api = (await lonely.callTool({ name: "countersign_api", arguments: {} }, undefined, { timeout: SLOW })) as ToolAnswer;
+    for (const c of [lonely, unreachable]) {
+      const r = await callOn(c, "run_program", { program: mail("bob@example.com") });
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent).toMatchObject({ outcome: "unavailable", error: { class: "config_error", message: expect.stringContaining("countersign serve") } });
+      expect(r.structuredContent).not.toHaveProperty("calls");
+    }
+    const api = await callOn(lonely, "countersign_api", {});
     expect(api.structuredContent!.modules).toHaveProperty("countersign");
+  }, SLOW);
+
+  it("check_program checks here with the local policy and manifests, labelled local, and says running needs an authority", async () => {
+    for (const c of [lonely, unreachable]) {
+      const ask = await callOn(c, "check_program", { program: mail("carol@example.com") });
+      expect(ask.isError).toBeFalsy();
+      expect(ask.structuredContent).toMatchObject({ ok: true, decision: "ask", checked_by: "local", effects: [{ op: "email.send_email", line: 8, verdict: "ask" }] });
+      expect(ask.structuredContent!.next).toMatch(/^Checked locally: no authority is reachable.*run_program will fail until an authority runs/s);
+    }
+    const refused = await callOn(lonely, "check_program", { program: mail("bob@example.com").replace("async main() {", "async main() {\n    eval(\"1\");") });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({ ok: false, checked_by: "local", diagnostics: expect.arrayContaining([expect.objectContaining({ code: "refused_construct" })]) });
+    const agent = await callOn(lonely, "check_program", { program: example("file-issue.ts"), manifests: [CREATE_ISSUE] });
+    expect(agent.structuredContent).toMatchObject({ ok: true, checked_by: "local", effects: [{ op: "http.post" }] });
   }, SLOW);
 });

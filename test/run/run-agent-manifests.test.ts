@@ -5,8 +5,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { localContext, runAgentProgram, type AuthorityClient, type RunInput } from "../../src/app/index.js";
+import { localContext, manifestsFor, runAgentProgram, type AuthorityClient, type RunInput } from "../../src/app/index.js";
 import { httpAuthority } from "../../src/cli/http-authority.js";
+import { openStore } from "../../src/store/index.js";
 import { startTestAuthority, type ApproverSession, type TestAuthority } from "../authority/harness.js";
 import { allowTracker, localized, startIssueTracker, type IssueTracker } from "../support/issue-tracker.js";
 
@@ -76,6 +77,23 @@ describe("runAgentProgram with agent manifests", () => {
     const request = await a.call("GET", `/v1/requests/${id}`, { session: alice });
     expect(request.body.facts.agentManifests.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(request.body.facts.effects[0].agentAction.op).toBe("agent.create_issue");
+    // What the person was shown is what ran: the store kept exactly the canonical text of the manifests
+    // this runner checked (the hash its receipt was verified against), and the page shows their action.
+    const ctx = localContext(env);
+    try {
+      const ran = manifestsFor(ctx.manifests(), ctx.dataDir, [manifest]).agent!;
+      const kept = await openStore({ dataDir: a.dataDir, database: a.database });
+      try {
+        expect((await kept.get(id))?.agent_manifests).toBe(ran.text);
+      } finally {
+        await kept.close();
+      }
+      expect(request.body.facts.agentManifests.sha256).toBe(ran.sha256);
+    } finally {
+      await ctx.close();
+    }
+    const page = await a.call("GET", `/v1/requests/${id}/page`, { session: alice });
+    expect(page.body.agent_manifests).toMatchObject({ sha256: request.body.facts.agentManifests.sha256, actions: [{ op: "agent.create_issue", steps: [{ op: "http.post" }] }] });
   });
 
   it("a receipt issued for other agent manifests: receipt_invalid (manifests_mismatch) before it is redeemed, nothing sent", async () => {

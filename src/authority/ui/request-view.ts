@@ -1,5 +1,6 @@
 import { html } from "hono/html";
-import { FACT_STATUS_LABELS, type FactAnswer, type PagePreview, type RequestPage } from "../../app/index.js";
+import { FACT_STATUS_LABELS, type FactAnswer, type PageAgentAction, type PagePreview, type RequestPage } from "../../app/index.js";
+import { AGENT_CONNECTOR } from "../../manifest/index.js";
 import { layout, timeAgo, timeLeft, type Html } from "./layout.js";
 
 /** What the page says beside the request itself: an answer from the facts, or why a decision was refused. */
@@ -50,6 +51,7 @@ ${page.calls.length === 0 ? html`<p>None: the program makes no trusted call.</p>
 <dl class="args">${c.args.map((a) => html`<dt>${a.name}</dt><dd><code>${a.value}</code></dd>`)}</dl></li>`,
   )}</ul>
 </section>
+${agentManifests(page)}
 <section aria-labelledby="h-previews">
 <h2 id="h-previews">Preview</h2>
 ${page.previews === null || page.previews.length === 0 ? html`<p class="muted">No preview for this request.</p>` : page.previews.map(preview)}
@@ -91,9 +93,31 @@ function answerBanner(answer: FactAnswer): Html {
 </section>`;
 }
 
+/** The action manifests the agent submitted: each step and what each call resolves it to as facts, the descriptions set apart as the agent's words. */
+function agentManifests(page: RequestPage): Html {
+  const kept = page.agent_manifests;
+  if (kept === null) return html``;
+  return html`<section id="agent-actions" aria-labelledby="h-agent-actions">
+<h2 id="h-agent-actions">Actions the agent defined</h2>
+<p class="muted">Submitted with the program as action manifests (sha256 <span class="mono">${kept.sha256.slice(0, 16)}…</span>, bound into the receipt: a run executes exactly these). Each runs only the trusted steps shown.</p>
+${"unavailable" in kept ? html`<p class="unavailable">${kept.unavailable}</p>` : kept.actions.map(agentAction)}
+</section>`;
+}
+
+function agentAction(a: PageAgentAction): Html {
+  const args = (list: { name: string; value: string }[]) => html`<dl class="args">${list.map((i) => html`<dt>${i.name}</dt><dd><code>${i.value}</code></dd>`)}</dl>`;
+  return html`<div class="agent-action"><h3><code>${a.op}</code> ${a.approval_required ? tag("ask", "approval required") : ""} ${a.idempotent ? tag("idempotent") : ""}</h3>
+<ol class="calls">${a.steps.map(
+    (s) => html`<li>step ${s.id}: <b>${s.op}</b>, built as ${args(s.inputs)}
+${s.calls.map((c) => html`<p>At${line(c.line)}, ${c.count} call${c.count === "1" ? "" : "s"}, with:</p>${args(c.args)}`)}</li>`,
+  )}</ol>
+<aside class="agent"><p class="label">The agent's description of ${a.op}, not checked by countersign:</p><pre class="scroll">${a.description}</pre>
+${a.inputs.map((i) => html`<p class="label">Input ${i.name} (${i.type}${i.required ? "" : ", optional"}):</p><pre class="scroll">${i.description}</pre>`)}</aside></div>`;
+}
+
 function preview(p: PagePreview): Html {
   if ("unavailable" in p) return html`<div class="preview"><b>${p.op}</b>${line(p.line)}: <span class="unavailable">${p.unavailable}</span></div>`;
-  return html`<div class="preview"><b>${p.op}</b>${line(p.line)}
+  return html`<div class="preview"><b>${p.op}</b>${line(p.line)}${p.op.startsWith(`${AGENT_CONNECTOR}.`) ? html` <span class="muted">(an action the agent defined: the labels are its words, the values the provider's)</span>` : ""}
 <dl class="args">${p.fields.map(
     (f) => html`<dt>${f.label}</dt><dd>${f.multiline ? html`<pre class="scroll">${f.value}</pre>` : f.value}</dd>`,
   )}</dl></div>`;

@@ -63,4 +63,30 @@ export const ApproverPage: z.ZodType<RequestPage> = z.object({
       refused: z.array(z.object({ op: z.string(), why: z.string() })),
     })
     .nullable(),
+  agent_manifests: z
+    .union([
+      z.object({
+        sha256: z.string(),
+        actions: z.array(
+          z.object({
+            op: z.string(),
+            description: z.string(),
+            approval_required: z.boolean(),
+            idempotent: z.boolean(),
+            inputs: z.array(z.object({ name: z.string(), type: z.string(), required: z.boolean(), description: z.string() })),
+            steps: z.array(
+              z.object({
+                id: z.string(),
+                op: z.string(),
+                inputs: z.array(z.object({ name: z.string(), value: z.string() })),
+                calls: z.array(z.object({ line: Line, column: z.number().int(), count: z.string(), args: z.array(z.object({ name: z.string(), value: z.string() })) })),
+              }),
+            ),
+          }),
+        ),
+      }),
+      z.object({ sha256: z.string(), unavailable: z.string() }),
+    ])
+    .nullable()
+    .default(null), // an authority from before agent manifests were shown sends none
 });

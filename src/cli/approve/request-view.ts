@@ -1,4 +1,5 @@
 import { FACT_STATUS_LABELS, type PagePreview, type RequestPage } from "../../app/index.js";
+import { AGENT_CONNECTOR } from "../../manifest/index.js";
 import { duration, line, type Line } from "./lines.js";
 
 // The request page (the one view model of both approval surfaces) as terminal lines, with the
@@ -16,7 +17,7 @@ const AGENT_GUTTER = "  │ ";
 const BLOCK_GUTTER = "        │ ";
 
 export function requestLines(page: RequestPage, options: ViewOptions): Line[] {
-  return [...header(page, options.now), ...verdict(page), ...facts(page), ...calls(page), ...previews(page), ...agentWords(page), ...source(page, options.showSource)];
+  return [...header(page, options.now), ...verdict(page), ...facts(page), ...calls(page), ...agentManifests(page), ...previews(page), ...agentWords(page), ...source(page, options.showSource)];
 }
 
 function header(page: RequestPage, now: number): Line[] {
@@ -71,6 +72,7 @@ function preview(p: PagePreview): Line[] {
   const title = `  ${p.op}${p.line === null ? "" : ` at line ${p.line}`}:`;
   if ("unavailable" in p) return [line(`${title} ${p.unavailable}`, "warn")];
   const lines = [line(title)];
+  if (p.op.startsWith(`${AGENT_CONNECTOR}.`)) lines.push(line("      (an action the agent defined: the labels are its words, the values the provider's)", "dim"));
   for (const f of p.fields) {
     if (!f.multiline) lines.push(line(`      ${f.label}: ${f.value}`));
     else lines.push(line(`      ${f.label}:`), ...splitLines(f.value.replace(/\n$/, "")).map((text): Line => ({ gutter: BLOCK_GUTTER, text })));
@@ -78,9 +80,29 @@ function preview(p: PagePreview): Line[] {
   return lines;
 }
 
+/** Text the agent wrote, each line under the agent's gutter. */
+const words = (text: string): Line[] => splitLines(text).map((l) => ({ gutter: AGENT_GUTTER, text: l, style: "agent" }));
+
+/** The action manifests the agent submitted: each step and what each call resolves it to as facts, the descriptions as the agent's words. */
+function agentManifests(page: RequestPage): Line[] {
+  const kept = page.agent_manifests;
+  if (kept === null) return [];
+  const lines = heading(`Actions the agent defined (manifests sha256 ${kept.sha256}, bound into the receipt: a run executes exactly these)`);
+  if ("unavailable" in kept) return [...lines, line(`  ${kept.unavailable}`, "warn")];
+  for (const a of kept.actions) {
+    lines.push(line(`  ${a.op}${a.approval_required ? " · approval required" : ""}${a.idempotent ? " · idempotent" : ""}`));
+    for (const s of a.steps) {
+      lines.push(line(`    step ${s.id}: ${s.op}, built as`), ...s.inputs.map((i) => line(`        ${i.name} ${i.value}`)));
+      for (const c of s.calls) lines.push(line(`      at line ${c.line}, ${c.count} call${c.count === "1" ? "" : "s"}, with`), ...c.args.map((arg) => line(`        ${arg.name} ${arg.value}`)));
+    }
+    lines.push(line(`    The agent's description of ${a.op} (not verified):`, "dim"), ...words(a.description));
+    for (const i of a.inputs) lines.push(line(`    input ${i.name} (${i.type}${i.required ? "" : ", optional"}):`, "dim"), ...words(i.description));
+  }
+  return lines;
+}
+
 function agentWords(page: RequestPage): Line[] {
   const { program, submitter } = page.rationale;
-  const words = (text: string): Line[] => splitLines(text).map((l) => ({ gutter: AGENT_GUTTER, text: l, style: "agent" }));
   return [
     ...heading("The agent's words (not verified: what it says, not what the program does)"),
     ...(program.trim() === "" ? [line("  (no rationale)", "dim")] : words(program)),
