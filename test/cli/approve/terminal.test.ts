@@ -91,6 +91,10 @@ describe("countersign approve in a terminal", () => {
     t.keys("Enter");
     await t.waitForText("Sent back to the agent for changes.");
     expect(await decision(ids[0]!)).toMatchObject({ status: "request_more", decision: { kind: "request_more", approver: "alice", feedback: "send it to alice only" } });
+
+    t.keys("q");
+    expect(await t.exitStatus()).toBe("0");
+    expect(t.screen()).not.toContain("countersign approve ·"); // the terminal given back: nothing drawn after quitting
   }, 300_000);
 
   it("shows new requests and decisions made elsewhere live, and hostile agent text as inert text", async () => {
