@@ -159,7 +159,7 @@ function formatExplanation(e: Explanation): string {
   for (const effect of e.effects) {
     lines.push("", `${effect.site.line}:${effect.site.column} ${effect.op}, ${effect.count} call(s)`);
     for (const [name, value] of Object.entries(effect.args)) lines.push(`  ${name}: ${value}; comes from ${effect.sources[name]}`);
-    lines.push(`  influenced by: ${effect.influencedBy}`);
+    lines.push(`  steered by data: ${effect.influencedBy}`);
     if (effect.rules.length === 0 && e.refused === null) lines.push("  no rule's op matches");
     for (const r of effect.rules) lines.push(`  ${r.holds.padEnd(5)} ${r.decision} rule "${r.id}" (${r.op}): ${r.why}`);
     lines.push(`  => ${effect.verdict.verdict}${effect.verdict.rule === null ? "" : ` by rule "${effect.verdict.rule}"`}: ${effect.verdict.why}`);

@@ -82,7 +82,7 @@ describe("the request view", () => {
     const view = await submit("draft-and-send.ts");
     const lines = texts(requestLines(view, { now: Date.now(), showSource: false }));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}enforced at run time +recipientsOnly\(\["bob@example.com"\]\) — /));
-    expect(lines).toContain(`  ${"unknown".padEnd(22)} \`draft_id\` of email.send_draft is unknown (from result of email.draft_email, untrusted) — the analysis cannot bound this value (line 16)`);
+    expect(lines).toContain(`  ${"unknown".padEnd(22)} \`draft_id\` of email.send_draft is unknown (from the result of email.draft_email — untrusted) — the analysis cannot bound this value (line 16)`);
     expect(lines).toContain(`  ${"enforced at run time".padEnd(22)} every \`to\` of email.* is in [bob@example.com] — a deny rule could not be ruled out statically: every call is checked against it`);
     expect(lines.filter((l) => l.startsWith("  proven "))).toEqual([`  ${"proven".padEnd(22)} atMostEmails(1) — at most 1 email.send_* calls (bound 1)`]);
   });
