@@ -9,7 +9,7 @@ import { formatDecision } from "../policy/index.js";
 import type { AppContext } from "../app/index.js";
 import { localContext } from "../app/index.js";
 import { runPolicyTests } from "../app/index.js";
-import { policyInForce, REMEMBERED_FILE } from "../app/index.js";
+import { policyInForce, REMEMBERED_FILE, visibleText } from "../app/index.js";
 import type { StoredRule } from "../store/index.js";
 import { userInfo } from "node:os";
 import { databaseFlag } from "./store-flag.js";
@@ -110,7 +110,8 @@ async function explainFile(ctx: AppContext, file: string, io: Io, json: boolean)
   }
   const facts = await ctx.analyze({ source, entry: file });
   const explanation = explain(facts, (await policyInForce(ctx)).policy, ctx.manifests());
-  io.stdout(json ? JSON.stringify(explanation, null, 2) + "\n" : formatExplanation(explanation));
+  // The values and the calls that sources name are the agent's text: made visible before a terminal sees them.
+  io.stdout(json ? JSON.stringify(explanation, null, 2) + "\n" : visibleText(formatExplanation(explanation)));
   return EXIT.ok;
 }
 
