@@ -58,15 +58,21 @@ const MAX_READS = 3;
 export function describeSources(sources: readonly Provenance[], none: string, calls: SourceCalls = []): string {
   if (sources.length === 0) return none;
   const agentActions = new Set(sources.flatMap((p) => (p.op?.startsWith("agent.") === true ? [p.op] : [])));
-  const steps = new Map<string, Set<string>>(); // agent action → the ops its steps read
+  const steps = new Map<string, Set<string>>(); // agent action → the ops its steps call
   const listed: Provenance[] = [];
+  const untrusted = new Set<string>(); // agent actions with an untrusted step folded in: the action's entry carries the mark
   for (const p of sources) {
     const step = STEP.exec(p.source);
-    if (step !== null && agentActions.has(step[2]!)) steps.set(step[2]!, (steps.get(step[2]!) ?? new Set()).add(step[1]!));
-    else listed.push(p);
+    if (step === null || !agentActions.has(step[2]!)) {
+      listed.push(p);
+      continue;
+    }
+    steps.set(step[2]!, (steps.get(step[2]!) ?? new Set()).add(step[1]!));
+    if (p.untrusted) untrusted.add(step[2]!);
   }
-  const ordered = [...listed.filter((p) => p.untrusted), ...listed.filter((p) => !p.untrusted)];
-  return [...new Set(ordered.map((p) => `${describeSource(p, steps, calls)}${p.untrusted ? " — untrusted" : ""}`))].join("; ");
+  const marked = listed.map((p) => ({ p, untrusted: p.untrusted || (p.op !== undefined && untrusted.has(p.op)) }));
+  const ordered = [...marked.filter((m) => m.untrusted), ...marked.filter((m) => !m.untrusted)];
+  return [...new Set(ordered.map((m) => `${describeSource(m.p, steps, calls)}${m.untrusted ? " — untrusted" : ""}`))].join("; ");
 }
 
 /**

@@ -52,6 +52,10 @@ describe("describeSources: the one wording of where a value comes from", () => {
     ];
     const steps = [{ op: "http.get", args: { url: { kind: "const", values: ["https://x.example/a"] } as AbstractValue } }];
     expect(describeSources(relay, "", steps)).toBe('the result of agent.relay, which may hold what its steps got back: http.get (url = "https://x.example/a"), http.post — untrusted');
+    // The mark follows every step folded in, even were the action's own result trusted.
+    expect(describeSources([{ ...relay[0]!, untrusted: false }, ...relay.slice(1), { source: "loop variable", untrusted: false }], "")).toBe(
+      "the result of agent.relay, which may hold what its steps got back: http.get, http.post — untrusted; loop variable",
+    );
     // A step's result without its action's own source is worded by its op alone.
     expect(describeSources(relay.slice(1, 2), "")).toBe("the result of http.get — untrusted");
   });
