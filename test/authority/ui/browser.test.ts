@@ -270,8 +270,9 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
 
   it("reads at 360 px wide without scrolling sideways", async () => {
     const id = await submit("notify-team.ts");
+    const forwarded = await a.call("POST", "/v1/requests", { body: { program: forwardDraft("r-1", IF_URGENT), source_name: "forward.ts" } }); // long source descriptions
     await page.setViewportSize({ width: 360, height: 800 });
-    for (const path of ["/", `/requests/${id}`, "/rules"]) {
+    for (const path of ["/", `/requests/${id}`, `/requests/${forwarded.body.id}`, "/rules"]) {
       await page.goto(a.url + path);
       const wide = await page.$$eval("body *", (all) => all.filter((e) => e.getBoundingClientRect().right > 360).map((e) => `${e.tagName}#${e.id}.${e.className}`));
       expect(wide, path).toEqual([]);
