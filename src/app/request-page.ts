@@ -1,7 +1,7 @@
-import { describeArgument, describeCount, describeEffectConstraint } from "../constraint/index.js";
+import { describeArgument, describeCount, describeEffectConstraint, describeInfluence, describeSources } from "../constraint/index.js";
 import { AGENT_CONNECTOR, storedAgentManifests } from "../manifest/index.js";
-import type { AbstractValue, EffectConstraint, PreviewShown, RequestStatus, StoredRequest } from "../model/index.js";
-import type { Remembered } from "../policy/index.js";
+import type { AbstractValue, Effect, EffectConstraint, PreviewShown, Provenance, RequestStatus, StoredRequest } from "../model/index.js";
+import { sourcesOf, type Remembered } from "../policy/index.js";
 import { visibleText } from "./visible-text.js";
 
 /** How sure countersign is of one fact, in the words the page uses. */
@@ -30,12 +30,19 @@ export interface PageRuling {
   why: string;
 }
 
+/** Something the page says about where a call's data or control comes from; `untrusted` when the outside world may have chosen it. */
+export interface PageSources {
+  text: string;
+  untrusted: boolean;
+}
+
 export interface PageCall {
   op: string;
   line: number;
   column: number;
   count: string; // "1", "0..3", "1 or more"
-  args: { name: string; value: string }[];
+  args: { name: string; value: string; sources: PageSources | null }[]; // sources: null when the value is the program's own
+  influence: PageSources | null; // what the call's running, count or values may depend on; null: nothing
 }
 
 export interface PagePreviewField {
@@ -131,13 +138,7 @@ export function requestPage(input: RequestPageInput): RequestPage {
     decision: request.decision === null ? null : { ...request.decision, at: iso(request.decision.at) },
     summary: facts.summary,
     facts: pageFacts(request),
-    calls: facts.effects.map((e) => ({
-      op: e.op,
-      line: e.site.line,
-      column: e.site.column,
-      count: describeCount(e.count),
-      args: Object.entries(e.args).map(([name, v]) => ({ name, value: describeArgument(v) })),
-    })),
+    calls: facts.effects.map((e) => pageCall(e, facts.effects)),
     previews: pagePreviews(input.previews),
     rationale: { program: facts.rationale, submitter: request.rationale },
     source: { lines: sourceLines(request.source), call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b) },
@@ -145,6 +146,20 @@ export function requestPage(input: RequestPageInput): RequestPage {
     agent_manifests: pageAgentManifests(request),
   };
   return visibleStrings(page);
+}
+
+/** One trusted call with its arguments, where each comes from, and what steers the call (issue 15). */
+function pageCall(e: Effect, calls: readonly Effect[]): PageCall {
+  const sources = (list: readonly Provenance[]): PageSources | null => (list.length === 0 ? null : { text: describeSources(list, "", calls), untrusted: list.some((p) => p.untrusted) });
+  const influence = describeInfluence(e.influencedBy, calls);
+  return {
+    op: e.op,
+    line: e.site.line,
+    column: e.site.column,
+    count: describeCount(e.count),
+    args: Object.entries(e.args).map(([name, v]) => ({ name, value: describeArgument(v), sources: sources(sourcesOf(e, name)) })),
+    influence: influence === null ? null : { text: influence, untrusted: e.influencedBy?.some((p) => p.untrusted) ?? true },
+  };
 }
 
 /** The source's lines as the analysis numbers them (TypeScript's terminators: LS, PS and a lone CR too), so a call's line is the line marked. */

@@ -9,7 +9,7 @@ import { formatDecision } from "../policy/index.js";
 import type { AppContext } from "../app/index.js";
 import { localContext } from "../app/index.js";
 import { runPolicyTests } from "../app/index.js";
-import { policyInForce, REMEMBERED_FILE } from "../app/index.js";
+import { policyInForce, REMEMBERED_FILE, visibleText } from "../app/index.js";
 import type { StoredRule } from "../store/index.js";
 import { userInfo } from "node:os";
 import { databaseFlag } from "./store-flag.js";
@@ -110,7 +110,8 @@ async function explainFile(ctx: AppContext, file: string, io: Io, json: boolean)
   }
   const facts = await ctx.analyze({ source, entry: file });
   const explanation = explain(facts, (await policyInForce(ctx)).policy, ctx.manifests());
-  io.stdout(json ? JSON.stringify(explanation, null, 2) + "\n" : formatExplanation(explanation));
+  // The values and the calls that sources name are the agent's text: made visible before a terminal sees them.
+  io.stdout(json ? JSON.stringify(explanation, null, 2) + "\n" : visibleText(formatExplanation(explanation)));
   return EXIT.ok;
 }
 
@@ -159,7 +160,7 @@ function formatExplanation(e: Explanation): string {
   for (const effect of e.effects) {
     lines.push("", `${effect.site.line}:${effect.site.column} ${effect.op}, ${effect.count} call(s)`);
     for (const [name, value] of Object.entries(effect.args)) lines.push(`  ${name}: ${value}; comes from ${effect.sources[name]}`);
-    lines.push(`  influenced by: ${effect.influencedBy}`);
+    lines.push(`  steered by data: ${effect.influencedBy}`);
     if (effect.rules.length === 0 && e.refused === null) lines.push("  no rule's op matches");
     for (const r of effect.rules) lines.push(`  ${r.holds.padEnd(5)} ${r.decision} rule "${r.id}" (${r.op}): ${r.why}`);
     lines.push(`  => ${effect.verdict.verdict}${effect.verdict.rule === null ? "" : ` by rule "${effect.verdict.rule}"`}: ${effect.verdict.why}`);

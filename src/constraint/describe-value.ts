@@ -1,9 +1,9 @@
-import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
+import type { AbstractValue, CountRange, Effect, Provenance } from "../model/index.js";
 
 /**
  * What the analysis knows about a value, as a short noun phrase: `"x"`, `one of "a", "b"`,
  * `a string starting "/home" (from loop variable)`, `any string`, `a list of 1..3 items, each
- * "a@x.com"`, `{ to: ... }`, `unknown (from result of email.get_draft, untrusted)`. The one
+ * "a@x.com"`, `{ to: ... }`, `unknown (from the result of email.get_draft — untrusted)`. The one
  * description of abstract values, for the facts (`check`) and for decisions alike.
  */
 export function describeValue(v: AbstractValue): string {
@@ -36,14 +36,72 @@ export function describeCount(range: CountRange): string {
 }
 
 function from(provenance: readonly Provenance[]): string {
-  return provenance.length === 0 ? "" : ` (from ${provenance.map((p) => (p.untrusted ? `${p.source}, untrusted` : p.source)).join("; ")})`;
+  return provenance.length === 0 ? "" : ` (from ${describeSources(provenance, "")})`;
+}
+
+/** The program's trusted calls: a source that is an op's result names what those calls read (`id = "r-1"`). */
+export type SourceCalls = readonly Pick<Effect, "op" | "args">[];
+
+/** How the analyzer names a source read by one step of an agent action. */
+const STEP = /^result of (\S+), a step of (agent\.\S+)$/;
+/** Beyond this, a call's arguments are cut short: they say which call it was, not all it sends. */
+const MAX_READS_CHARS = 80;
+const MAX_READS = 3;
+
+/**
+ * Where a value comes from, for a person deciding — the one wording of a source list, on every
+ * surface (`policy explain`, the approval page, the terminal approver) and inside values:
+ * `the result of email.get_draft (id = "r-1") — untrusted; loop variable`, or `none` when it has
+ * no source at all. Untrusted sources come first; an agent action's result is one entry naming
+ * the ops its steps call (it returns its last step's output, which may hold any earlier one's).
+ */
+export function describeSources(sources: readonly Provenance[], none: string, calls: SourceCalls = []): string {
+  if (sources.length === 0) return none;
+  const agentActions = new Set(sources.flatMap((p) => (p.op?.startsWith("agent.") === true ? [p.op] : [])));
+  const steps = new Map<string, Set<string>>(); // agent action → the ops its steps call
+  const listed: Provenance[] = [];
+  const untrusted = new Set<string>(); // agent actions with an untrusted step folded in: the action's entry carries the mark
+  for (const p of sources) {
+    const step = STEP.exec(p.source);
+    if (step === null || !agentActions.has(step[2]!)) {
+      listed.push(p);
+      continue;
+    }
+    steps.set(step[2]!, (steps.get(step[2]!) ?? new Set()).add(step[1]!));
+    if (p.untrusted) untrusted.add(step[2]!);
+  }
+  const marked = listed.map((p) => ({ p, untrusted: p.untrusted || (p.op !== undefined && untrusted.has(p.op)) }));
+  const ordered = [...marked.filter((m) => m.untrusted), ...marked.filter((m) => !m.untrusted)];
+  return [...new Set(ordered.map((m) => `${describeSource(m.p, steps, calls)}${m.untrusted ? " — untrusted" : ""}`))].join("; ");
 }
 
 /**
- * Where a value comes from, for a person deciding: `result of email.get_draft — untrusted;
- * Date.now()`, or `none` when it has no source at all.
+ * What steers a call (its `influencedBy`), or null when nothing does: whether it runs, how often
+ * and which of the program's values it passes may depend on the data it branched, looped or
+ * chose on. Undefined (an effect the analyzer did not build) is not known, and said so.
  */
-export function describeSources(sources: readonly Provenance[], none: string): string {
-  if (sources.length === 0) return none;
-  return sources.map((p) => (p.untrusted ? `${p.source} — untrusted` : p.source)).join("; ");
+export function describeInfluence(influencedBy: readonly Provenance[] | undefined, calls: SourceCalls = []): string | null {
+  if (influencedBy === undefined) return "not known: take whether it runs, how often and with which values as steered by untrusted data";
+  if (influencedBy.length === 0) return null;
+  return `whether it runs, how often and with which values may depend on ${describeSources(influencedBy, "", calls)}`;
+}
+
+function describeSource(p: Provenance, steps: ReadonlyMap<string, ReadonlySet<string>>, calls: SourceCalls): string {
+  if (p.op === undefined) return p.source;
+  const read = steps.get(p.op);
+  const through = read === undefined ? "" : `, which may hold what its steps got back: ${[...read].map((op) => `${op}${reads(op, calls)}`).join(", ")}`;
+  return `the result of ${p.op}${reads(p.op, calls)}${through}`;
+}
+
+/** ` (id = "r-1")`: what the program's calls of `op` read, a few of them; empty when none is known. */
+function reads(op: string, calls: SourceCalls): string {
+  const each = new Set(
+    calls
+      .filter((c) => c.op === op)
+      .map((c) => Object.entries(c.args).map(([name, v]) => `${name} ${describeArgument(v)}`).join(", "))
+      .filter((text) => text !== "")
+      .map((text) => (text.length > MAX_READS_CHARS ? `${text.slice(0, MAX_READS_CHARS - 1)}…` : text)),
+  );
+  if (each.size === 0) return "";
+  return ` (${[...each].slice(0, MAX_READS).join(" or ")}${each.size > MAX_READS ? " or …" : ""})`;
 }

@@ -2,7 +2,7 @@ import type { EffectConstraint, Verdict3 } from "../model/index.js";
 import type { EffectVerdict, PolicyDecision } from "../model/index.js";
 import type { Facts, Site } from "../model/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import { describeCount, describeSources, describeValue } from "../constraint/index.js";
+import { describeCount, describeInfluence, describeSources, describeValue } from "../constraint/index.js";
 import { sourcesOf, whyOf } from "./check-rule.js";
 import { evaluate } from "./evaluate.js";
 import type { Policy } from "./schema.js";
@@ -12,7 +12,7 @@ export interface EffectExplanation {
   site: Site;
   args: Record<string, string>; // what is known about each argument, guarantees and guards applied
   sources: Record<string, string>; // where each argument comes from, as the analysis found it
-  influencedBy: string; // what the program branched, looped or chose on before the call
+  influencedBy: string; // what the program branched, looped or chose on before the call, and what that may change
   count: string;
   rules: { id: string; decision: string; op: string; holds: Verdict3; why: string }[]; // every rule whose op matches
   guards: EffectConstraint[];
@@ -36,8 +36,8 @@ export function explain(facts: Facts, policy: Policy, set: ManifestSet): Explana
       op: e.effect.op,
       site: e.effect.site,
       args: Object.fromEntries(Object.entries(e.known.args).map(([name, v]) => [name, describeValue(v)])),
-      sources: Object.fromEntries(Object.keys(e.known.args).map((name) => [name, describeSources(sourcesOf(e.effect, name), "the program's own values")])),
-      influencedBy: e.effect.influencedBy === undefined ? "not known" : describeSources(e.effect.influencedBy, "nothing"),
+      sources: Object.fromEntries(Object.keys(e.known.args).map((name) => [name, describeSources(sourcesOf(e.effect, name), "the program's own values", facts.effects)])),
+      influencedBy: describeInfluence(e.effect.influencedBy, facts.effects) ?? "nothing",
       count: describeCount(e.known.count),
       rules: e.rules.map((o) => ({ id: o.rule.id, decision: o.rule.decision, op: o.rule.op, holds: o.holds, why: whyOf(o.rule, o) })),
       guards: e.guards,

@@ -12,6 +12,13 @@ import type { StoredRequest } from "../../src/model/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { decide, rememberRule } from "../../src/policy/index.js";
 import { shippedManifests } from "../policy/helpers.js";
+import { CREATE_ISSUE, withAgent } from "../support/agent-manifests.js";
+import { forwardDraft, FROM_THE_DRAFT, IF_URGENT } from "../support/forward-draft.js";
+
+/** An agent action of two steps: it reads a URL, then posts what it read (its result may hold either answer). */
+const FETCH_THEN_POST = CREATE_ISSUE.replace('name = "create_issue"', 'name = "fetch_then_post"')
+  .replace('id = "create"\nconnector = "http"\nop = "post"', 'id = "read"\nconnector = "http"\nop = "get"\ninputs = { url = "${args.repo}" }\n\n[[execute]]\nid = "create"\nconnector = "http"\nop = "post"')
+  .replace('body = "${args.payload}"', 'body = "${read.body}"');
 
 const manifests = shippedManifests();
 const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: "/home/user" });
@@ -56,10 +63,11 @@ describe("requestPage", () => {
         column: 11,
         count: "1",
         args: [
-          { name: "to", value: '= ["alice@example.com","bob@example.com"]' },
-          { name: "subject", value: '= "Weekly report ready"' },
-          { name: "body", value: '= "The weekly report is in /home/user/Sandbox/reports."' },
+          { name: "to", value: '= ["alice@example.com","bob@example.com"]', sources: null },
+          { name: "subject", value: '= "Weekly report ready"', sources: null },
+          { name: "body", value: '= "The weekly report is in /home/user/Sandbox/reports."', sources: null },
         ],
+        influence: null,
       },
     ]);
     expect(page.rationale).toEqual({ program: "Tell the team the weekly report is ready.", submitter: null });
@@ -126,6 +134,62 @@ describe("requestPage", () => {
     expect(page.rationale.submitter).toBe("ok⟨U+202E⟩evil⟨U+001B⟩[31mred⟨U+0007⟩⟨U+000D⟩⟨U+200B⟩end\tx");
     expect(page.rationale.program).toBe(page.rationale.submitter);
     expect(page.source.lines[1]).toContain("⟨U+202E⟩evil⟨U+001B⟩");
+  });
+});
+
+describe("requestPage: where each argument comes from and what steers each call (issue 15)", () => {
+  it("says the recipients come from the draft, untrusted, beside their value", () => {
+    const page = requestPage({ request: stored(forwardDraft()) });
+    expect(page.verdict.rulings.find((r) => r.op === "email.send_email")).toMatchObject({ verdict: "ask", rule: "email.untrusted-recipients" });
+    const send = page.calls.find((c) => c.op === "email.send_email")!;
+    const arg = (name: string) => send.args.find((a) => a.name === name)!;
+    expect(arg("to").value).toBe("is unknown (from the result of email.get_draft — untrusted)");
+    expect(arg("to").sources).toEqual({ text: FROM_THE_DRAFT, untrusted: true });
+    expect(arg("body").sources).toEqual(arg("to").sources);
+    expect(arg("subject").sources).toBeNull(); // the program's own value
+    // The draft read itself: its id is the program's own, and nothing steers it.
+    expect(page.calls.find((c) => c.op === "email.get_draft")).toMatchObject({ args: [{ name: "id", value: '= "r-1"', sources: null }], influence: null });
+  });
+
+  it("says a call runs only as untrusted data says, even when its arguments are the program's own", () => {
+    const page = requestPage({ request: stored(forwardDraft("r-1", IF_URGENT)) });
+    const urgent = page.calls.filter((c) => c.op === "email.send_email").at(-1)!;
+    expect(urgent.args.map((a) => a.sources)).toEqual([null, null, null]);
+    expect(urgent.influence).toEqual({ text: `whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`, untrusted: true });
+  });
+
+  it("keeps hostile text in a source's description visible as text", () => {
+    const page = requestPage({ request: stored(forwardDraft("r-1\u202Egpj.exe\u001b[2J")) });
+    const to = page.calls.find((c) => c.op === "email.send_email")!.args.find((a) => a.name === "to")!;
+    expect(to.sources!.text).toBe('the result of email.get_draft (id = "r-1⟨U+202E⟩gpj.exe\\u001b[2J") — untrusted');
+  });
+
+  it("words an agent action's result as one source: the action and what its steps got back", () => {
+    const set = withAgent([{ name: "fetch_then_post.toml", text: FETCH_THEN_POST }], { hosts: { http: ["api.github.com:443"] }, roots: {} });
+    const agentAnalyzer = createAnalyzer(set);
+    try {
+      const source = `import { program } from "countersign";
+import { fetchThenPost } from "trusted/agent";
+import { sendEmail } from "trusted/email";
+export default program({
+  rationale: "File the bug, then tell whoever it names.",
+  async main() {
+    const answer = await fetchThenPost({ repo: "https://api.github.com/repos/acme/widgets", payload: "" });
+    await sendEmail({ to: [String(answer.assignee)], subject: "Filed", body: "A bug was filed." });
+  },
+});
+`;
+      const facts = agentAnalyzer.analyze(source, { entry: "agent.ts" });
+      expect(facts.diagnostics).toEqual([]);
+      const request: StoredRequest = { ...stored(forwardDraft()), source, facts, policy: decide(facts, policy, set) };
+      const to = requestPage({ request }).calls.find((c) => c.op === "email.send_email")!.args.find((a) => a.name === "to")!;
+      expect(to.sources).toEqual({
+        text: 'the result of agent.fetch_then_post, which may hold what its steps got back: http.get (url = "https://api.github.com/repos/acme/widgets"), http.post (url = "https://api.github.com/repos/https://api.github.com/repos/acme/widgets/i…) — untrusted',
+        untrusted: true,
+      });
+    } finally {
+      agentAnalyzer.dispose();
+    }
   });
 });
 

@@ -1,9 +1,12 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Io } from "../../src/cli/command.js";
 import { main } from "../../src/cli/main.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { policyDir } from "../policy/helpers.js";
+import { forwardDraft, FROM_THE_DRAFT, IF_URGENT } from "../support/forward-draft.js";
 import { isolatedEnv } from "../support/isolated-env.js";
 
 function capture(env: NodeJS.ProcessEnv = {}) {
@@ -88,6 +91,43 @@ describe("countersign policy test and explain (real analyzer)", () => {
     ]);
     expect(e.effects[0].sources).toEqual({ path: "the program's own values", content: "the program's own values" });
     expect(e.effects[0].influencedBy).toBe("nothing");
+  });
+});
+
+describe("countersign policy explain shows where each argument comes from (issue 15)", () => {
+  const programFile = (source: string): string => {
+    const dir = mkdtempSync(join(tmpdir(), "countersign-explain-"));
+    writeFileSync(join(dir, "forward.ts"), source);
+    return join(dir, "forward.ts");
+  };
+
+  it("a forwarded draft's recipients come from the draft, untrusted; and the draft steers whether mail goes out", async () => {
+    const file = programFile(forwardDraft("r-1", IF_URGENT));
+    const c = capture();
+    expect(await main(["policy", "explain", file], c.io)).toBe(0);
+    const lines = c.out().split("\n");
+    const forward = lines.indexOf("10:11 email.send_email, 1 call(s)");
+    expect(lines.slice(forward + 1, forward + 5)).toEqual([
+      `  to: a list of 0 or more items, each any string (from the result of email.get_draft — untrusted); comes from ${FROM_THE_DRAFT}`,
+      `  subject: "Fwd"; comes from the program's own values`,
+      `  body: any string (from the result of email.get_draft — untrusted); comes from ${FROM_THE_DRAFT}`,
+      `  steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`,
+    ]);
+    expect(lines[forward + 7]).toMatch(/^ {2}=> ask by rule "email\.untrusted-recipients"/);
+    const urgent = lines.findIndex((l) => /^11:\d+ email\.send_email, 0\.\.1 call\(s\)$/.test(l));
+    expect(lines[urgent + 4]).toBe(`  steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`);
+    const d = capture();
+    expect(await main(["policy", "explain", file, "--json"], d.io)).toBe(0);
+    const e = JSON.parse(d.out());
+    expect(e.effects.map((x: { sources: Record<string, string> }) => x.sources.to)).toEqual([undefined, FROM_THE_DRAFT, "the program's own values"]);
+    expect(e.effects[0].influencedBy).toBe("nothing");
+  });
+
+  it("agent text in a value or a source is made visible, never passed to the terminal", async () => {
+    const c = capture();
+    expect(await main(["policy", "explain", programFile(forwardDraft("r-1\u202Egpj.exe\u009b2J"))], c.io)).toBe(0);
+    expect(c.out()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(c.out()).toContain('comes from the result of email.get_draft (id = "r-1⟨U+202E⟩gpj.exe⟨U+009B⟩2J") — untrusted');
   });
 });
 

@@ -122,9 +122,9 @@ describe("provenance in decisions", () => {
   it("explain shows each argument's sources and what influenced the call", () => {
     const copied = { ...mail(list(fromDraft())), sources: { to: [draft], subject: [], body: [] }, influencedBy: [draft] };
     const e = explain(facts([copied]), policy, set).effects[0]!;
-    expect(e.sources).toEqual({ to: "result of email.get_draft — untrusted", subject: "the program's own values", body: "the program's own values" });
-    expect(e.influencedBy).toBe("result of email.get_draft — untrusted");
-    expect(e.rules.find((r) => r.id === "mail-me")?.why).toMatch(/comes from result of email.get_draft — untrusted/);
+    expect(e.sources).toEqual({ to: "the result of email.get_draft — untrusted", subject: "the program's own values", body: "the program's own values" });
+    expect(e.influencedBy).toBe("whether it runs, how often and with which values may depend on the result of email.get_draft — untrusted");
+    expect(e.rules.find((r) => r.id === "mail-me")?.why).toMatch(/comes from the result of email.get_draft — untrusted/);
   });
 
   it("a rule's influenced_by takes provenance conditions only", () => {

@@ -70,9 +70,9 @@ describe("rememberRule", () => {
     ];
     const remembered = rememberRule(facts(open), decide(facts(open), base, set), set);
     expect(remembered).toEqual([
-      { op: "fs.write_file", rule: null, why: expect.stringMatching(/^path is a string starting "\/home\/me\/Sandbox\/" \(from template, untrusted\): only a finite set of constants/) },
+      { op: "fs.write_file", rule: null, why: expect.stringMatching(/^path is a string starting "\/home\/me\/Sandbox\/" \(from template — untrusted\): only a finite set of constants/) },
       { op: "email.send_email", rule: null, why: "the number of email.send_email calls is not bounded" },
-      { op: "http.post", rule: null, why: expect.stringMatching(/^body is any string \(from result of email.get_draft, untrusted\)/) },
+      { op: "http.post", rule: null, why: expect.stringMatching(/^body is any string \(from result of email.get_draft — untrusted\)/) },
     ]);
   });
 

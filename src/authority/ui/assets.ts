@@ -100,6 +100,8 @@ ul.facts li, ul.calls li { margin: .3rem 0; overflow-wrap: anywhere; }
 dl.args { display: grid; grid-template-columns: minmax(4rem, max-content) 1fr; gap: .1rem .8rem; margin: .3rem 0; }
 dl.args dt { font-weight: 600; }
 dl.args dd { margin: 0; overflow-wrap: anywhere; }
+.source { display: block; font-size: .9rem; color: var(--muted); overflow-wrap: anywhere; }
+.source.untrusted { color: var(--bad); font-weight: 600; }
 .scroll { max-height: 14rem; overflow: auto; border: 1px solid var(--line); border-radius: 4px; padding: .4rem; background: var(--bg-soft); }
 aside.agent { border: 2px dashed var(--warn); border-radius: 6px; padding: .6rem .8rem; background: #fff8e5; }
 aside.agent h2 { margin-top: 0; }

@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import { FACT_STATUS_LABELS, type FactAnswer, type PageAgentAction, type PagePreview, type RequestPage } from "../../app/index.js";
+import { FACT_STATUS_LABELS, type FactAnswer, type PageAgentAction, type PagePreview, type PageSources, type RequestPage } from "../../app/index.js";
 import { AGENT_CONNECTOR } from "../../manifest/index.js";
 import { layout, timeAgo, timeLeft, type Html } from "./layout.js";
 
@@ -14,6 +14,7 @@ export interface RequestViewOptions {
 }
 
 const line = (n: number | null): Html => (n === null ? html`` : html` <a href="#L${n}" class="line">line ${n}</a>`);
+const sources = (label: string, s: PageSources): Html => html`<span class="source${s.untrusted ? " untrusted" : ""}">${label} ${s.text}</span>`;
 const tag = (kind: string, text: string = kind.replaceAll("_", " ")): Html => html`<span class="tag ${kind}">${text}</span>`;
 
 /**
@@ -48,7 +49,8 @@ ${page.facts.length === 0 ? html`<p class="muted">The program states no guarante
 ${page.calls.length === 0 ? html`<p>None: the program makes no trusted call.</p>` : ""}
 <ul class="calls">${page.calls.map(
     (c) => html`<li><b>${c.op}</b>${line(c.line)}, ${c.count} call${c.count === "1" ? "" : "s"}
-<dl class="args">${c.args.map((a) => html`<dt>${a.name}</dt><dd><code>${a.value}</code></dd>`)}</dl></li>`,
+<dl class="args">${c.args.map((a) => html`<dt>${a.name}</dt><dd><code>${a.value}</code>${a.sources === null ? "" : sources("comes from", a.sources)}</dd>`)}</dl>
+${c.influence === null ? "" : sources("steered by data:", c.influence)}</li>`,
   )}</ul>
 </section>
 ${agentManifests(page)}

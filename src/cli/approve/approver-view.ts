@@ -27,6 +27,7 @@ export const ApproverList = z.object({ requests: z.array(ApproverRequest), curso
 
 const Line = z.number().int().positive();
 const Verdict = z.enum(["allow", "ask", "deny"]);
+const Sources = z.object({ text: z.string(), untrusted: z.boolean() });
 
 /** The request page as JSON; typed against the authority's own RequestPage, so a change there fails to compile here. */
 export const ApproverPage: z.ZodType<RequestPage> = z.object({
@@ -46,7 +47,16 @@ export const ApproverPage: z.ZodType<RequestPage> = z.object({
   decision: z.object({ kind: z.string(), approver: z.string().nullable(), reason: z.string().nullable(), feedback: z.string().nullable(), at: Iso }).nullable(),
   summary: z.array(z.string()),
   facts: z.array(z.object({ status: z.enum(["proven", "enforced", "not_proven", "unknown"]), text: z.string(), why: z.string(), line: Line.nullable() })),
-  calls: z.array(z.object({ op: z.string(), line: Line, column: z.number().int(), count: z.string(), args: z.array(z.object({ name: z.string(), value: z.string() })) })),
+  calls: z.array(
+    z.object({
+      op: z.string(),
+      line: Line,
+      column: z.number().int(),
+      count: z.string(),
+      args: z.array(z.object({ name: z.string(), value: z.string(), sources: Sources.nullable() })),
+      influence: Sources.nullable(),
+    }),
+  ),
   previews: z
     .array(
       z.union([

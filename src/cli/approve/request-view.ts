@@ -57,7 +57,11 @@ function calls(page: RequestPage): Line[] {
   if (page.calls.length === 0) lines.push(line("  none: the program makes no trusted call", "dim"));
   for (const c of page.calls) {
     lines.push(line(`  ${c.op} at line ${c.line}, ${c.count} call${c.count === "1" ? "" : "s"}`));
-    for (const a of c.args) lines.push(line(`      ${a.name} ${a.value}`));
+    for (const a of c.args) {
+      lines.push(line(`      ${a.name} ${a.value}`));
+      if (a.sources !== null) lines.push(line(`        comes from ${a.sources.text}`, a.sources.untrusted ? "warn" : undefined));
+    }
+    if (c.influence !== null) lines.push(line(`      steered by data: ${c.influence.text}`, c.influence.untrusted ? "warn" : undefined));
   }
   return lines;
 }

@@ -46,6 +46,7 @@ export class TerminalApprover {
   private live = false;
   private lastFrame = "";
   private quit: () => void = () => undefined;
+  private closed = false; // the terminal is given back: a reply still on its way draws nothing
 
   constructor(
     private readonly client: ApproverClient,
@@ -89,6 +90,7 @@ export class TerminalApprover {
       // Quitting never waits on the network: the event stream gets a moment to close, no more.
       await Promise.race([watching.catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
     } finally {
+      this.closed = true;
       clearInterval(ticker);
       input.off("keypress", onKey);
       output.off("resize", render);
@@ -261,6 +263,7 @@ export class TerminalApprover {
   }
 
   private render(): void {
+    if (this.closed) return;
     const { output } = this.io;
     const width = Math.max(20, (output.columns ?? 80) - 1); // the last column is never written: no wrap at the edge
     const height = Math.max(5, output.rows ?? 24);

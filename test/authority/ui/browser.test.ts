@@ -8,6 +8,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeLoginLink } from "../../../src/app/index.js";
 import { packageRoot } from "../../../src/model/paths.js";
+import { forwardDraft, FROM_THE_DRAFT, IF_URGENT } from "../../support/forward-draft.js";
 import { example, startTestAuthority, type ApproverSession, type TestAuthority } from "../harness.js";
 
 /** What the predicates below read in the page (the tests have no DOM types). */
@@ -104,6 +105,26 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     expect(await page.getAttribute("#L12", "class")).toBe("call");
     await page.evaluate("window.scrollTo(0, 0)");
     await page.screenshot({ path: join(ARTIFACTS, "request.png"), fullPage: true });
+  });
+
+  it("shows beside each value where it comes from: a forwarded draft's recipients come from the draft, untrusted (issue 15)", async () => {
+    const submitted = await a.call("POST", "/v1/requests", { body: { program: forwardDraft("r-1", IF_URGENT), source_name: "forward.ts" } });
+    expect(submitted.status).toBe(202);
+    await open(`/requests/${submitted.body.id}`);
+    const calls = await page.$$eval("#h-calls ~ ul.calls > li", (lis) => lis.map((li) => (li as unknown as { innerText: string }).innerText.replace(/\s+/g, " ").trim()));
+    const forward = calls.find((c) => c.startsWith("email.send_email line 10"))!;
+    expect(forward).toContain(`to is unknown (from the result of email.get_draft — untrusted) comes from ${FROM_THE_DRAFT}`);
+    expect(forward).toContain('subject = "Fwd" body is'); // the program's own subject: no source shown
+    expect(forward).toContain(`steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`);
+    const urgent = calls.find((c) => c.startsWith("email.send_email line 11"))!;
+    expect(urgent).not.toContain("comes from");
+    expect(urgent).toContain(`steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`);
+    // Visible, and marked as untrusted: the sources of the recipients, the body and two calls' control.
+    const untrusted = page.locator("#h-calls ~ ul.calls .source.untrusted");
+    expect(await untrusted.count()).toBe(4);
+    for (const marked of await untrusted.all()) expect(await marked.isVisible()).toBe(true);
+    expect(await untrusted.first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).toBe("rgb(207, 34, 46)"); // --bad
+    await page.screenshot({ path: join(ARTIFACTS, "request-provenance.png"), fullPage: true });
   });
 
   it("approve once with the a key: the page shows the decision and offers no other; the API agrees", async () => {
@@ -249,8 +270,9 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
 
   it("reads at 360 px wide without scrolling sideways", async () => {
     const id = await submit("notify-team.ts");
+    const forwarded = await a.call("POST", "/v1/requests", { body: { program: forwardDraft("r-1", IF_URGENT), source_name: "forward.ts" } }); // long source descriptions
     await page.setViewportSize({ width: 360, height: 800 });
-    for (const path of ["/", `/requests/${id}`, "/rules"]) {
+    for (const path of ["/", `/requests/${id}`, `/requests/${forwarded.body.id}`, "/rules"]) {
       await page.goto(a.url + path);
       const wide = await page.$$eval("body *", (all) => all.filter((e) => e.getBoundingClientRect().right > 360).map((e) => `${e.tagName}#${e.id}.${e.className}`));
       expect(wide, path).toEqual([]);

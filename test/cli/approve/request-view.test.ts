@@ -9,6 +9,7 @@ import { listLines } from "../../../src/cli/approve/list-view.js";
 import { cannotRemember, rememberBody, rememberLines } from "../../../src/cli/approve/remember.js";
 import { requestLines } from "../../../src/cli/approve/request-view.js";
 import { authorityForSuite, example, warmAnalysis, type TestAuthority } from "../../authority/harness.js";
+import { forwardDraft, FROM_THE_DRAFT, IF_URGENT } from "../../support/forward-draft.js";
 
 const HOSTILE = "Trust me.\n\u001b[32mproven\u001b[0m everything is safe \u202Egnp.exe\n── Verified facts";
 
@@ -23,6 +24,11 @@ describe("the request view", () => {
 
   const submit = async (name: string, rationale?: string): Promise<RequestPage> => {
     const answer = await a.call("POST", "/v1/requests", { body: { program: example(name), source_name: name, ...(rationale === undefined ? {} : { rationale }) } });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(202);
+    return client.page(answer.body.id);
+  };
+  const submitProgram = async (program: string): Promise<RequestPage> => {
+    const answer = await a.call("POST", "/v1/requests", { body: { program, source_name: "forward.ts" } });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     return client.page(answer.body.id);
   };
@@ -82,7 +88,7 @@ describe("the request view", () => {
     const view = await submit("draft-and-send.ts");
     const lines = texts(requestLines(view, { now: Date.now(), showSource: false }));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}enforced at run time +recipientsOnly\(\["bob@example.com"\]\) — /));
-    expect(lines).toContain(`  ${"unknown".padEnd(22)} \`draft_id\` of email.send_draft is unknown (from result of email.draft_email, untrusted) — the analysis cannot bound this value (line 16)`);
+    expect(lines).toContain(`  ${"unknown".padEnd(22)} \`draft_id\` of email.send_draft is unknown (from the result of email.draft_email — untrusted) — the analysis cannot bound this value (line 16)`);
     expect(lines).toContain(`  ${"enforced at run time".padEnd(22)} every \`to\` of email.* is in [bob@example.com] — a deny rule could not be ruled out statically: every call is checked against it`);
     expect(lines.filter((l) => l.startsWith("  proven "))).toEqual([`  ${"proven".padEnd(22)} atMostEmails(1) — at most 1 email.send_* calls (bound 1)`]);
   });
@@ -145,5 +151,29 @@ describe("the request view", () => {
     expect(rememberBody("agent", "hour")).toEqual({ decision: "approved_remember", scope: "token", lifetime: "hour" });
     expect(rememberBody("agent", "forever")).toEqual({ decision: "approved_remember", scope: "token", lifetime: "forever" });
     expect(rememberBody("everyone", "day")).toEqual({ decision: "approved_remember", scope: "everyone", lifetime: "day" });
+  });
+
+  it("shows under each argument where it comes from, and what steers the call, untrusted ones as warnings (the injection of issue 15)", async () => {
+    const lines = requestLines(await submitProgram(forwardDraft("r-1", IF_URGENT)), { now: Date.now(), showSource: false });
+    const send = at(lines, "  email.send_email at line 10,");
+    expect(lines.slice(send, send + 7)).toEqual([
+      { text: "  email.send_email at line 10, 1 call" },
+      { text: "      to is unknown (from the result of email.get_draft — untrusted)" },
+      { text: `        comes from ${FROM_THE_DRAFT}`, style: "warn" },
+      { text: '      subject = "Fwd"' },
+      { text: "      body is any string (from the result of email.get_draft — untrusted)" },
+      { text: `        comes from ${FROM_THE_DRAFT}`, style: "warn" },
+      { text: `      steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`, style: "warn" },
+    ]);
+    const urgent = at(lines, "  email.send_email at line 11,");
+    expect(texts(lines.slice(urgent + 1, urgent + 5))).toEqual([
+      '      to = ["me@example.com"]',
+      '      subject = "Urgent"',
+      '      body = "see the draft"',
+      `      steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`,
+    ]);
+    // The draft read: its id is the program's own, and nothing steers it.
+    const read = at(lines, "  email.get_draft at line 7,");
+    expect(texts(lines.slice(read + 1, read + 3))).toEqual(['      id = "r-1"', "  email.send_email at line 10, 1 call"]);
   });
 });

@@ -9,6 +9,7 @@ import { startGmailServer, type GmailServer } from "../../../examples/gmail-serv
 import { packageRoot } from "../../../src/model/paths.js";
 import { openStore } from "../../../src/store/index.js";
 import { authorityForSuite, example, warmAnalysis, type ApproverSession, type TestAuthority } from "../../authority/harness.js";
+import { forwardDraft, FROM_THE_DRAFT, IF_URGENT } from "../../support/forward-draft.js";
 import { Tmux } from "./tmux.js";
 
 const BIN = fileURLToPath(new URL("../../../src/cli/bin.ts", import.meta.url));
@@ -91,6 +92,10 @@ describe("countersign approve in a terminal", () => {
     t.keys("Enter");
     await t.waitForText("Sent back to the agent for changes.");
     expect(await decision(ids[0]!)).toMatchObject({ status: "request_more", decision: { kind: "request_more", approver: "alice", feedback: "send it to alice only" } });
+
+    t.keys("q");
+    expect(await t.exitStatus()).toBe("0");
+    expect(t.screen()).not.toContain("countersign approve ·"); // the terminal given back: nothing drawn after quitting
   }, 300_000);
 
   it("shows new requests and decisions made elsewhere live, and hostile agent text as inert text", async () => {
@@ -117,6 +122,22 @@ describe("countersign approve in a terminal", () => {
     await t.waitForText("this request is already approved_once: no second decision");
     t.keys("Escape");
     await t.waitForText(pendingCount(before));
+  }, 300_000);
+
+  it("shows where a forwarded draft's recipients come from: the draft, untrusted; and that the draft steers another mail (issue 15)", async () => {
+    const id = await submitProgram(forwardDraft("r-1", IF_URGENT), "forward.ts");
+    const t = await approve(70);
+    await t.waitForText("> ask");
+    t.keys("Enter");
+    await t.waitForText(`Request ${id}`);
+    const rows = (await t.waitForText("  email.send_email at line 11, 0..1 calls", 30_000)).split("\n");
+    const send = rows.indexOf("  email.send_email at line 10, 1 call");
+    expect(send).toBeGreaterThan(0);
+    expect(rows.slice(send + 1, send + 3)).toEqual(["      to is unknown (from the result of email.get_draft — untrusted)", `        comes from ${FROM_THE_DRAFT}`]);
+    // Wrapped to the terminal's width: read as one text.
+    const text = rows.join(" ").replace(/\s+/g, " ");
+    const steered = `steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`;
+    expect(text.split(steered)).toHaveLength(3); // the forward, and the mail sent only if the draft says "urgent"
   }, 300_000);
 
   it("approve and remember shows the rule, asks who and how long, and saves it for exactly that", async () => {

@@ -49,6 +49,27 @@ export class Tmux {
     return this.waitFor((screen) => screen.includes(text), JSON.stringify(text), timeoutMs);
   }
 
+  /**
+   * The exit status of the pane's process, once it has exited. tmux sets it when it reaps the
+   * process on SIGCHLD, and tmux built with libutempter can lose that signal: when the pane's pty
+   * closes, tmux runs utempter's helper under utempter's own SIGCHLD handler, and a process whose
+   * exit is signalled in that window (a large one tearing down its memory, on a loaded machine)
+   * stays a zombie with no status for ever. A SIGCHLD sent to the server makes it reap again.
+   */
+  async exitStatus(timeoutMs = 60_000): Promise<string> {
+    await this.waitFor(() => this.format("#{pane_dead}") === "1", "the process exiting", timeoutMs);
+    const server = Number(this.format("#{pid}"));
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const status = this.format("#{pane_dead_status}");
+      const signal = this.format("#{pane_dead_signal}");
+      if (status !== "" || signal !== "") return status === "" ? `signal ${signal}` : status;
+      if (Date.now() > until) throw new Error(`tmux never reaped the pane's process; the screen shows:\n${this.screen()}`);
+      process.kill(server, "SIGCHLD");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   kill(): void {
     try {
       this.tmux("kill-server");
