@@ -56,9 +56,9 @@ const handlers = hostHandlers(state);
 const answer = (name, request) => handlers[name](request);
 r.atomicsWorkerStart = await measure(async () => (await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000)).close(), { samples: 7 });
 const atomicsWorker = await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000);
-r.atomicsWorker = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, false), { inner: 100 });
+r.atomicsWorker = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, false, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 100 });
 // The first call of a run: the worker replaces the instance an earlier run used.
-r.atomicsWorkerFresh = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, true), { inner: 50 });
+r.atomicsWorkerFresh = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, true, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 50 });
 await atomicsWorker.close();
 
 // The whole action through the pool (manifest, capabilities, interpolation, the call): the calls

@@ -5,6 +5,7 @@ import type { Capabilities } from "./capabilities.js";
 import { hostHandlers, type CallState, type HostHandler } from "./host-functions.js";
 import type { Limits } from "./limits.js";
 import { loadPlugin } from "./load-plugin.js";
+import { pluginOutput } from "./plugin-output.js";
 import { PluginWorkerTimeout, PluginWorkerTooLarge, type PluginWorker } from "./plugin-worker.js";
 
 /**
@@ -78,18 +79,19 @@ export function createPluginPool(): PluginPool {
     Object.assign(entry.state, { caps, limits, signal: abort.signal, hostError: null });
     const answer = (name: string, request: string) => entry.handlers[name]!(request); // load-plugin checked the imports
     try {
-      const result = await plugin.call(fn, JSON.stringify(input), performance.now() + limits.timeoutMs, answer, fresh);
+      const result = await plugin.call(fn, JSON.stringify(input), performance.now() + limits.timeoutMs, answer, fresh, limits.maxHostMemoryBytes);
       if (entry.state.hostError !== null) throw entry.state.hostError;
       if (!result.ok) {
         if (result.message.startsWith(PLUGIN_ERROR)) throw pluginError(connector.name, fn, result.message.slice(PLUGIN_ERROR.length));
         await drop(connector, entry); // a trap may leave the module's state inconsistent
+        if (result.overLimit) {
+          throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn}: ${result.message} and was stopped`, {
+            details: { host_memory_bytes: limits.maxHostMemoryBytes },
+          });
+        }
         throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: plugin trapped: ${result.message}`);
       }
-      try {
-        return JSON.parse(result.output) as Json;
-      } catch {
-        throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: output is not JSON`);
-      }
+      return pluginOutput(connector.name, fn, result.output);
     } catch (err) {
       if (err instanceof CountersignError) throw err;
       if (err instanceof PluginWorkerTimeout) {

@@ -4,8 +4,11 @@ import { Kind, MAX_MESSAGE_BYTES, newChannelBuffer, openChannel, TO_MAIN, TO_WOR
 import { PLUGIN_WORKER_SOURCE } from "./plugin-worker-source.js";
 import type { WasmModule } from "../model/index.js";
 
-/** What one call ended with: the plugin's output, or the error text Extism raised (a trap, error_set). */
-export type WorkerCallResult = { ok: true; output: string } | { ok: false; message: string };
+/**
+ * What one call ended with: the plugin's output, or the error text Extism raised (a trap,
+ * error_set); `overLimit` when the trap was the worker's, for host memory past the call's budget.
+ */
+export type WorkerCallResult = { ok: true; output: string } | { ok: false; message: string; overLimit: boolean };
 
 /** The host's side of the plugin's host function calls: the function's name and request text in, the response text out; it must not throw. */
 export type HostAnswer = (name: string, request: string) => Promise<string>;
@@ -71,13 +74,14 @@ export class PluginWorker {
   /**
    * Call export `fn`; host function requests are answered by `host` while the call runs. With
    * `fresh`, the call runs on a new plugin instance unless the current one has served no call yet.
+   * The plugin may allocate at most `hostBytes` of host memory (Extism's blocks) during the call.
    */
-  call(fn: string, input: string, deadline: number, host: HostAnswer, fresh: boolean): Promise<WorkerCallResult> {
-    return this.untilDeadline(deadline, (expired) => this.serve(fn, input, deadline, host, fresh, expired));
+  call(fn: string, input: string, deadline: number, host: HostAnswer, fresh: boolean, hostBytes: number): Promise<WorkerCallResult> {
+    return this.untilDeadline(deadline, (expired) => this.serve([fn, input, String(hostBytes)], deadline, host, fresh, expired));
   }
 
-  private async serve(fn: string, input: string, deadline: number, host: HostAnswer, fresh: boolean, expired: Promise<undefined>): Promise<WorkerCallResult> {
-    this.send(fresh ? Kind.freshCall : Kind.call, [fn, input]);
+  private async serve(call: string[], deadline: number, host: HostAnswer, fresh: boolean, expired: Promise<undefined>): Promise<WorkerCallResult> {
+    this.send(fresh ? Kind.freshCall : Kind.call, call);
     for (;;) {
       const { kind, parts } = await this.receive(deadline);
       switch (kind) {
@@ -87,7 +91,8 @@ export class PluginWorker {
         case Kind.done:
           return { ok: true, output: parts[0]! };
         case Kind.error:
-          return { ok: false, message: parts[0]! };
+        case Kind.overLimit:
+          return { ok: false, message: parts[0]!, overLimit: kind === Kind.overLimit };
         default:
           throw new PluginWorkerGone(kind === Kind.fatal ? parts[0]! : `unexpected message ${kind} from the plugin worker`);
       }
