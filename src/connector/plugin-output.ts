@@ -18,6 +18,7 @@ export function pluginOutput(connector: string, fn: string, text: string): Recor
     throw bad("is not JSON");
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw bad("is not a JSON object");
+  if (text.length <= 2 * MAX_OUTPUT_DEPTH) return value; // each level takes two characters at least
   // Depth first without recursion: a deep output must not overflow this stack either.
   const open: [Json, number][] = [[value, 1]];
   for (let next = open.pop(); next !== undefined; next = open.pop()) {
