@@ -38,7 +38,10 @@ the answer with \`Atomics.waitAsync\`, and a host function blocks the worker whi
 answers it (async HTTP and file I/O stay on the host). A call past its deadline terminates the
 thread. Each call starts with Extism's call state reset; the calls of one run (one receipt) share
 a plugin instance, and a call of another run, or a preview, gets a fresh one, so nothing a plugin
-keeps reaches another run. CPU time is the whole process's, worker threads included. The machine is shared: 1-minute load average
+keeps reaches another run; the worker makes the next fresh instance ahead once it has been idle
+for a few ms, so a run's first call usually finds one ready (the row above measures fresh calls
+back to back, which never do). What a plugin allocates in host memory through Extism's kernel is
+counted per call and bounded (limits.maxHostMemoryBytes). CPU time is the whole process's, worker threads included. The machine is shared: 1-minute load average
 ${loadavg()[0]!.toFixed(1)} when the run ended.`;
 writeSection("sandbox-plugin-call", "Stoppable plugin calls", body);
 process.stdout.write(body + "\n");
