@@ -42,7 +42,8 @@ const body = `${table([
 
 Each run gets a fresh QuickJS instance; the plugin pool and the TypeScript compiler are shared by
 the process, and each run's first call gets a plugin instance no earlier run used (both sides of
-the comparison pay for it: each sample is a run with a receipt of its own). A program's JavaScript is cached by its sha256 (a rerun is not transpiled again); a
+the comparison pay for it: each sample is a run with a receipt of its own, started after 20 ms
+idle, in which the plugin worker makes that instance ahead). A program's JavaScript is cached by its sha256 (a rerun is not transpiled again); a
 program never seen before adds the transpile row. CPU time is the whole process's (the plugin's
 worker thread and the garbage collector included). The machine is shared: 1-minute load average
 ${loadavg()[0]!.toFixed(1)} when the run ended, so wall times include waits for a core and CPU
