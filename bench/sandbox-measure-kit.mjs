@@ -25,3 +25,19 @@ export async function measure(fn, { samples = 21, inner = 1 } = {}) {
   }
   return { ms: median(wall), cpuMs: median(cpu) };
 }
+
+/** Like measure, one call of `fn` per sample, each after `before` (not timed) has run. */
+export async function measureAfter(before, fn, { samples = 21 } = {}) {
+  const wall = [];
+  const cpu = [];
+  for (let s = 0; s < samples; s++) {
+    await before();
+    const t0 = process.hrtime.bigint();
+    const c0 = process.cpuUsage();
+    await fn();
+    const c = process.cpuUsage(c0);
+    wall.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    cpu.push((c.user + c.system) / 1000);
+  }
+  return { ms: median(wall), cpuMs: median(cpu) };
+}

@@ -24,7 +24,8 @@ const body = `${table([
   row("plugin call, foreground in the host's thread (cannot be stopped; a synchronous fs_list)", r.foreground!),
   row("plugin call, Extism worker mode (runInWorker: true)", r.extismWorker!),
   row("plugin call, dedicated worker over SharedArrayBuffer + Atomics", r.atomicsWorker!),
-  row("  the same on a fresh plugin instance (a run's first call)", r.atomicsWorkerFresh!),
+  row("  the same on a fresh plugin instance (a run's first call), calls back to back", r.atomicsWorkerFresh!),
+  row("  the same on a fresh plugin instance after 20 ms idle (made ahead)", r.atomicsWorkerAhead!),
   row("executeAction fs.list_dir through the pool, calls of one run (one receipt)", r.actionPooled!),
   row("executeAction fs.list_dir through the pool, previews (a fresh instance each)", r.actionPreview!),
   row("start, Extism worker mode", r.extismWorkerStart!),
@@ -38,7 +39,9 @@ the answer with \`Atomics.waitAsync\`, and a host function blocks the worker whi
 answers it (async HTTP and file I/O stay on the host). A call past its deadline terminates the
 thread. Each call starts with Extism's call state reset; the calls of one run (one receipt) share
 a plugin instance, and a call of another run, or a preview, gets a fresh one, so nothing a plugin
-keeps reaches another run. CPU time is the whole process's, worker threads included. The machine is shared: 1-minute load average
+keeps reaches another run; the worker makes the next fresh instance ahead once it has been idle
+for a few ms, so a run's first call usually finds one ready (compare the two rows of fresh calls). What a plugin allocates in host memory through Extism's kernel is
+counted per call and bounded (limits.maxHostMemoryBytes). CPU time is the whole process's, worker threads included. The machine is shared: 1-minute load average
 ${loadavg()[0]!.toFixed(1)} when the run ended.`;
 writeSection("sandbox-plugin-call", "Stoppable plugin calls", body);
 process.stdout.write(body + "\n");

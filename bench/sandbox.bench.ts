@@ -42,20 +42,28 @@ const body = `${table([
 
 Each run gets a fresh QuickJS instance; the plugin pool and the TypeScript compiler are shared by
 the process, and each run's first call gets a plugin instance no earlier run used (both sides of
-the comparison pay for it: each sample is a run with a receipt of its own). A program's JavaScript is cached by its sha256 (a rerun is not transpiled again); a
+the comparison pay for it: each sample is a run with a receipt of its own, started after 20 ms
+idle, in which the plugin worker makes that instance ahead). A program's JavaScript is cached by its sha256 (a rerun is not transpiled again); a
 program never seen before adds the transpile row. CPU time is the whole process's (the plugin's
 worker thread and the garbage collector included). The machine is shared: 1-minute load average
 ${loadavg()[0]!.toFixed(1)} when the run ended, so wall times include waits for a core and CPU
 times are the steadier figure.
 
 Targets in this run: ${verdict("sandbox overhead per run", overhead, 10)}; ${verdict("per trusted call", perCall, 0.5)}.
-Where a trusted call's time goes (CPU profiles of the direct call and of the sandbox hop): the
-plugin's own work inside Extism (JSON parsed and printed in AssemblyScript, each 8 bytes of input,
-output and host answers crossing Extism's kernel as a host call with BigInt addresses) and the
-fs_list host operation (realpath and readdir through libuv) are each about half the 0.5 ms
-target; the two wake-ups of the worker per call (the call and its host function) cost tens of µs
-each, checkCall and marshalling a few µs; the hop is QuickJS resuming the program's job loop and
-serializing the arguments inside the VM. A run's overhead is mostly the QuickJS instance (zeroing
-a reused 16 MiB memory), the lockdown and evaluating the generated modules.`;
+Where a trusted call's time goes (CPU profiles of the direct call, of the sandbox hop and of the
+plugin in the foreground): the plugin's own work inside Extism is ~160 µs (JSON parsed and printed
+in AssemblyScript, each 8 bytes of input, output and host answers crossing Extism's kernel as a
+host call with BigInt addresses); the call crosses threads four times (the call, the fs_list
+request, its answer, the result), and on this shared 2-core machine each wake-up may wait for a
+core; the fs_list host operation is ~20 µs now that its realpath and readdir are synchronous
+(through the thread pool they cost ~140 µs); checkCall, marshalling and the action's plumbing a
+few µs each; the hop (~100–160 µs) is QuickJS serializing the arguments in the VM, the calls
+through quickjs-emscripten's FFI and resuming the program's job loop. A run's overhead is mostly
+QuickJS compiling the sources every run evaluates (the bridge with its serializer, 3.7 KB, takes
+~1.1 ms; the lockdown's 10 KB hardening script ~4 ms with the freezing it does; the generated
+modules), then the instance (~1.5 ms: instantiating, and zeroing the reused memory: a memcmp of
+its 16 MiB finds the ~320 KiB of pages a run dirtied, and only those are filled).
+quickjs-emscripten offers no bytecode cache (its binary JSON writes no functions), so a fresh
+context compiles these sources again each run.`;
 writeSection("sandbox", "Sandbox (QuickJS)", body);
 process.stdout.write(body + "\n");

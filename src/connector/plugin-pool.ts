@@ -5,6 +5,7 @@ import type { Capabilities } from "./capabilities.js";
 import { hostHandlers, type CallState, type HostHandler } from "./host-functions.js";
 import type { Limits } from "./limits.js";
 import { loadPlugin } from "./load-plugin.js";
+import { pluginOutput } from "./plugin-output.js";
 import { PluginWorkerTimeout, PluginWorkerTooLarge, type PluginWorker } from "./plugin-worker.js";
 
 /**
@@ -25,6 +26,7 @@ export interface PluginPool {
 interface Loaded {
   plugin: Promise<PluginWorker>;
   state: CallState;
+  abort: AbortController; // aborted only with a call past its deadline, after which the entry is dropped
   handlers: Record<string, HostHandler>;
   queue: Promise<unknown>; // calls run one at a time: a plugin is not reentrant
   scope: object | undefined; // the scope of the instance's last call
@@ -56,9 +58,10 @@ export function createPluginPool(): PluginPool {
   function get(connector: LoadedConnector, limits: Limits): Loaded {
     let entry = loaded.get(connector.file);
     if (entry === undefined) {
-      const state: CallState = { caps: null, limits, signal: new AbortController().signal, hostError: null };
+      const abort = new AbortController();
+      const state: CallState = { caps: null, limits, signal: abort.signal, hostError: null };
       const plugin = loadPlugin(connector, limits, state);
-      entry = { plugin, state, handlers: hostHandlers(state), queue: Promise.resolve(), scope: undefined };
+      entry = { plugin, state, abort, handlers: hostHandlers(state), queue: Promise.resolve(), scope: undefined };
       loaded.set(connector.file, entry);
       plugin.catch(() => loaded.delete(connector.file)); // a failed load is retried next time
     }
@@ -74,26 +77,26 @@ export function createPluginPool(): PluginPool {
     const plugin = await entry.plugin;
     const fresh = scope === undefined || scope !== entry.scope;
     entry.scope = scope;
-    const abort = new AbortController();
-    Object.assign(entry.state, { caps, limits, signal: abort.signal, hostError: null });
+    Object.assign(entry.state, { caps, limits, hostError: null });
     const answer = (name: string, request: string) => entry.handlers[name]!(request); // load-plugin checked the imports
     try {
-      const result = await plugin.call(fn, JSON.stringify(input), performance.now() + limits.timeoutMs, answer, fresh);
+      const result = await plugin.call(fn, JSON.stringify(input), performance.now() + limits.timeoutMs, answer, fresh, limits.maxHostMemoryBytes);
       if (entry.state.hostError !== null) throw entry.state.hostError;
       if (!result.ok) {
         if (result.message.startsWith(PLUGIN_ERROR)) throw pluginError(connector.name, fn, result.message.slice(PLUGIN_ERROR.length));
         await drop(connector, entry); // a trap may leave the module's state inconsistent
+        if (result.overLimit) {
+          throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn}: ${result.message} and was stopped`, {
+            details: { host_memory_bytes: limits.maxHostMemoryBytes },
+          });
+        }
         throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: plugin trapped: ${result.message}`);
       }
-      try {
-        return JSON.parse(result.output) as Json;
-      } catch {
-        throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: output is not JSON`);
-      }
+      return pluginOutput(connector.name, fn, result.output);
     } catch (err) {
       if (err instanceof CountersignError) throw err;
       if (err instanceof PluginWorkerTimeout) {
-        abort.abort(); // a host function still running (an HTTP request) stops too
+        entry.abort.abort(); // a host function still running (an HTTP request) stops too
         await drop(connector, entry);
         throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn} ran longer than ${limits.timeoutMs} ms and was stopped`, {
           details: { timeout_ms: limits.timeoutMs },

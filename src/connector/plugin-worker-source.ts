@@ -1,5 +1,8 @@
 import { Kind, MAX_MESSAGE_BYTES, openChannel, TO_MAIN, TO_WORKER } from "./plugin-channel.js";
 
+/** How long the worker waits idle before it makes the next fresh plugin instance ahead. */
+const IDLE_MS = 3;
+
 /**
  * The code of a plugin worker thread (plain CommonJS, started with `eval: true` so that it runs
  * the same from src/ under a TypeScript loader and from dist/). It instantiates one Extism plugin
@@ -15,7 +18,13 @@ import { Kind, MAX_MESSAGE_BYTES, openChannel, TO_MAIN, TO_WORKER } from "./plug
  * Every call starts with Extism's call state reset (its memory blocks are never freed otherwise,
  * and run out after some thousands of calls). A `freshCall` first replaces a plugin instance that
  * has served calls with a new one, so that nothing a plugin kept (globals, linear memory, Extism
- * variables) reaches a call of another scope. A runaway plugin is stopped by terminating the thread.
+ * variables) reaches a call of another scope; the new one is made ahead, once the worker has been
+ * idle for IDLE_MS (between runs), so that a run's first call does not wait for it.
+ *
+ * Extism keeps the blocks a plugin allocates (its output, its host function requests) in host
+ * memory without any bound: the worker counts what a call allocates and traps it past the call's
+ * budget (an `overLimit` answer). A plugin's log lines go nowhere: they must not reach the
+ * host's output. A runaway plugin is stopped by terminating the thread.
  */
 export const PLUGIN_WORKER_SOURCE = `
 "use strict";
@@ -45,24 +54,56 @@ for (const name of hostNames) {
     return context.store(receive().parts[0]);
   };
 }
-const instantiate = () => createPlugin({ wasm: [{ module }] }, { useWasi: false, runInWorker: false, functions: { "extism:host/user": user } });
+// The bytes a call's plugin has allocated through the kernel, and its budget (set per call).
+let allocated = 0;
+let budget = 0;
+let overLimit = false;
+const instantiateWasm = WebAssembly.instantiate;
+WebAssembly.instantiate = (module, imports) => {
+  const env = imports && imports["extism:host/env"];
+  if (env !== undefined) {
+    const alloc = env.alloc;
+    env.alloc = (length) => {
+      allocated += Number(length);
+      if (allocated > budget) {
+        overLimit = true;
+        throw new Error("the plugin allocated more than " + budget + " bytes of host memory in one call");
+      }
+      return alloc(length);
+    };
+  }
+  return instantiateWasm(module, imports);
+};
+const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+const instantiate = () => createPlugin({ wasm: [{ module }] }, { useWasi: false, runInWorker: false, logger: silent, functions: { "extism:host/user": user } });
+const IDLE_MS = ${IDLE_MS};
 (async () => {
   let plugin = await instantiate();
   let used = false;
+  let spare = null;
   send(Kind.ready, []);
   for (;;) {
+    // Idle for IDLE_MS with no spare instance: make one now rather than during a run's first call.
+    if (spare === null && Atomics.load(flags, ${TO_WORKER}) === 0 && Atomics.wait(flags, ${TO_WORKER}, 0, IDLE_MS) === "timed-out") {
+      spare = await instantiate();
+      continue;
+    }
     const { kind, parts } = receive();
     try {
       if (kind === Kind.freshCall && used) {
         await plugin.close();
-        plugin = await instantiate();
+        plugin = spare ?? (await instantiate());
+        spare = null;
       }
       used = true;
+      allocated = 0;
+      budget = Number(parts[2]);
+      overLimit = false;
       await plugin.reset();
       const output = await plugin.call(parts[0], parts[1]);
       send(Kind.done, [output === null ? "" : output.text()]);
     } catch (err) {
-      send(Kind.error, [text(err)]);
+      send(overLimit ? Kind.overLimit : Kind.error, [text(err)]);
     }
   }
 })().catch((err) => send(Kind.fatal, [text(err)]));

@@ -4,8 +4,11 @@ import { Kind, MAX_MESSAGE_BYTES, newChannelBuffer, openChannel, TO_MAIN, TO_WOR
 import { PLUGIN_WORKER_SOURCE } from "./plugin-worker-source.js";
 import type { WasmModule } from "../model/index.js";
 
-/** What one call ended with: the plugin's output, or the error text Extism raised (a trap, error_set). */
-export type WorkerCallResult = { ok: true; output: string } | { ok: false; message: string };
+/**
+ * What one call ended with: the plugin's output, or the error text Extism raised (a trap,
+ * error_set); `overLimit` when the trap was the worker's, for host memory past the call's budget.
+ */
+export type WorkerCallResult = { ok: true; output: string } | { ok: false; message: string; overLimit: boolean };
 
 /** The host's side of the plugin's host function calls: the function's name and request text in, the response text out; it must not throw. */
 export type HostAnswer = (name: string, request: string) => Promise<string>;
@@ -44,8 +47,7 @@ export class PluginWorker {
       execArgv: [], // plain CommonJS, whatever flags (--input-type, loaders) the host runs with
       workerData: { extism: EXTISM, module, hostNames, channel: buffer },
     });
-    // Idle, the worker does not keep the process alive; during a call it must (Atomics.waitAsync
-    // alone does not hold Node's event loop open).
+    // The worker never keeps the process alive; during a call the deadline's timer does (see untilDeadline).
     this.worker.unref();
     this.worker.on("error", (err) => (this.failure = `the plugin worker failed: ${err.message}`)); // the call in progress fails on "exit"
     this.worker.on("exit", () => {
@@ -58,7 +60,7 @@ export class PluginWorker {
   /** Start the thread and instantiate the plugin there; `deadline` is a performance.now() time. */
   static async start(module: WasmModule, hostNames: string[], deadline: number): Promise<PluginWorker> {
     const worker = new PluginWorker(module, hostNames);
-    const first = await worker.busy(() => worker.receive(deadline)).catch(async (err: unknown) => {
+    const first = await worker.untilDeadline(deadline, () => worker.receive(deadline)).catch(async (err: unknown) => {
       await worker.close();
       throw err;
     });
@@ -72,50 +74,52 @@ export class PluginWorker {
   /**
    * Call export `fn`; host function requests are answered by `host` while the call runs. With
    * `fresh`, the call runs on a new plugin instance unless the current one has served no call yet.
+   * The plugin may allocate at most `hostBytes` of host memory (Extism's blocks) during the call.
    */
-  call(fn: string, input: string, deadline: number, host: HostAnswer, fresh: boolean): Promise<WorkerCallResult> {
-    return this.busy(() => this.serve(fn, input, deadline, host, fresh));
+  call(fn: string, input: string, deadline: number, host: HostAnswer, fresh: boolean, hostBytes: number): Promise<WorkerCallResult> {
+    return this.untilDeadline(deadline, (expired) => this.serve([fn, input, String(hostBytes)], deadline, host, fresh, expired));
   }
 
-  private async serve(fn: string, input: string, deadline: number, host: HostAnswer, fresh: boolean): Promise<WorkerCallResult> {
-    this.send(fresh ? Kind.freshCall : Kind.call, [fn, input]);
+  private async serve(call: string[], deadline: number, host: HostAnswer, fresh: boolean, expired: Promise<undefined>): Promise<WorkerCallResult> {
+    this.send(fresh ? Kind.freshCall : Kind.call, call);
     for (;;) {
       const { kind, parts } = await this.receive(deadline);
       switch (kind) {
         case Kind.host:
-          this.send(Kind.response, [await this.beforeDeadline(host(parts[0]!, parts[1]!), deadline)]);
+          this.send(Kind.response, [await this.beforeDeadline(host(parts[0]!, parts[1]!), expired)]);
           break;
         case Kind.done:
           return { ok: true, output: parts[0]! };
         case Kind.error:
-          return { ok: false, message: parts[0]! };
+        case Kind.overLimit:
+          return { ok: false, message: parts[0]!, overLimit: kind === Kind.overLimit };
         default:
           throw new PluginWorkerGone(kind === Kind.fatal ? parts[0]! : `unexpected message ${kind} from the plugin worker`);
       }
     }
   }
 
-  private async busy<T>(work: () => Promise<T>): Promise<T> {
-    this.worker.ref();
+  /**
+   * Run `work` with one timer for the deadline: it keeps the process alive while the call runs
+   * (Atomics.waitAsync alone does not hold Node's event loop open; ref() and unref() of the worker
+   * cost tens of µs each) and `expired` settles when it fires.
+   */
+  private async untilDeadline<T>(deadline: number, work: (expired: Promise<undefined>) => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()), undefined)));
     try {
-      return await work();
+      return await work(expired);
     } finally {
-      this.worker.unref();
+      clearTimeout(timer);
     }
   }
 
   /** A host function's answer, unless the deadline comes first (then the thread is stopped). */
-  private async beforeDeadline(answer: Promise<string>, deadline: number): Promise<string> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()), undefined)));
-    try {
-      const response = await Promise.race([answer, late]);
-      if (response !== undefined) return response;
-      await this.close();
-      throw new PluginWorkerTimeout("the plugin ran past its deadline");
-    } finally {
-      clearTimeout(timer);
-    }
+  private async beforeDeadline(answer: Promise<string>, expired: Promise<undefined>): Promise<string> {
+    const response = await Promise.race([answer, expired]);
+    if (response !== undefined) return response;
+    await this.close();
+    throw new PluginWorkerTimeout("the plugin ran past its deadline");
   }
 
   async close(): Promise<void> {

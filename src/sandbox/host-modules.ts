@@ -41,7 +41,16 @@ function exportName(name: string): string {
  * `call`, see bridge.ts, and returns its promise) and each `trusted/<connector>/contracts` (the helpers, built on the host).
  * Exports are frozen arrow functions: no prototype, no properties to change.
  */
-export function hostModules(api: SandboxApi): Map<string, string> {
+export function hostModules(api: SandboxApi): ReadonlyMap<string, string> {
+  let modules = built.get(api);
+  if (modules === undefined) built.set(api, (modules = buildModules(api)));
+  return modules;
+}
+
+// The modules of each API, made once: a run's setup is on every run's path.
+const built = new WeakMap<SandboxApi, ReadonlyMap<string, string>>();
+
+function buildModules(api: SandboxApi): Map<string, string> {
   const head = `const host = ${HOST_GLOBAL};\nconst freeze = Object.freeze;\nconst TypeError_ = TypeError;\n`;
   const modules = new Map<string, string>();
   modules.set(

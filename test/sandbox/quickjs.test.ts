@@ -11,12 +11,16 @@ describe("a run's QuickJS instance", () => {
     const memory = first.module.getWasmMemory();
     const bytes = new Uint8Array(memory.buffer);
     bytes.fill(0xab, bytes.length - 4096); // where a fresh instance writes nothing
+    // Lone bytes at either edge of a 64 KiB page and inside one: only dirty pages are filled.
+    const lone = [bytes.length - 5 * 65536 - 1, bytes.length - 5 * 65536, bytes.length - 3 * 65536 + 777];
+    for (const at of lone) bytes[at] = 1;
     first.release();
     first.release(); // once only
 
     const second = await newQuickJS(40 * MIB);
     expect(second.module.getWasmMemory()).toBe(memory); // the same memory, used again
     expect(new Uint8Array(memory.buffer).subarray(bytes.length - 4096).every((b) => b === 0)).toBe(true);
+    expect(lone.map((at) => new Uint8Array(memory.buffer)[at])).toEqual([0, 0, 0]);
     const third = await newQuickJS(40 * MIB);
     expect(third.module.getWasmMemory()).not.toBe(memory); // the spare was taken: a new one
     second.release();
