@@ -37,6 +37,12 @@ const KNOWN_IO_IN_CORE = [
 const LIGHT_ENTRIES = [
   "^dist/src/analyze/code-cache\\.js$", // installed before the compiler loads, so that it loads from the cache
   "^dist/src/analyze/budget-defaults\\.js$", // the budget's defaults, for help text
+  // What every command needs before it loads (the data directory, the version) and what `check`
+  // needs to find its authority: the config and store indexes load the database drivers and jose.
+  "^dist/src/config/data-dir\\.js$",
+  "^dist/src/config/package-version\\.js$",
+  "^dist/src/store/authority-url\\.js$",
+  "^dist/src/store/data-dir-files\\.js$",
 ];
 
 module.exports = {

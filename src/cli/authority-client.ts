@@ -4,8 +4,8 @@ import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
 import { CountersignError, ErrorEnvelope } from "../model/index.js";
 // Not the store index: `check` must not load the database drivers to find its authority.
-import { localAuthorityUrl } from "../store/index.js";
-import { SUBMITTER_TOKEN_FILE } from "../store/index.js";
+import { localAuthorityUrl } from "../store/authority-url.js";
+import { SUBMITTER_TOKEN_FILE } from "../store/data-dir-files.js";
 
 /** Where this machine's authority answers, and the submitter token to call it with. */
 export interface AuthorityAddress {

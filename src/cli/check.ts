@@ -1,14 +1,13 @@
 import { resolve } from "node:path";
 import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js"; // a light entry: the index loads the compiler
 import type { ProgramInput } from "../app/index.js";
-import { dataDir } from "../config/index.js";
+import { dataDir } from "../config/data-dir.js"; // a light entry: the config index loads the stores
 import type { CheckResult } from "../model/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Facts } from "../model/index.js";
 import { programBytes } from "../model/index.js";
 import { findAuthority, postJson, Unreachable } from "./authority-client.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
-import { given } from "./dirs.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
 import { readManifests, readSource } from "./read-source.js";
 
@@ -61,8 +60,8 @@ const command: Command = {
       const manifests = readManifests(values.manifest, io.cwd);
       const program: ProgramInput = { source, entry: file === "-" ? "stdin.ts" : file, ...(given ? { budget } : {}), ...(manifests.length > 0 ? { manifests } : {}) };
       const { facts, decision } = (await throughAuthority(io, program, values)) ?? (await locally(io, program, values));
-      const { formatDecision } = await import("../policy/format-decision.js");
-      io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : (await human(facts)) + formatDecision(decision));
+      // The text output's modules (the constraint language's descriptions) load only for it.
+      io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : (await human(facts)) + (await import("../policy/format-decision.js")).formatDecision(decision));
       return facts.ok ? EXIT.ok : EXIT.rejected;
     } catch (err) {
       // Agent manifests that fail their checks refuse the program as the analysis would.
@@ -95,7 +94,7 @@ async function throughAuthority(io: Io, program: ProgramInput, values: { manifes
 
 // The modules of a local check (compiler, policy, stores) load only when it runs here.
 async function locally(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }): Promise<CheckResult> {
-  const [{ localContext }, { checkProgram }] = await Promise.all([import("../app/local-context.js"), import("../app/check-program.js")]);
+  const [{ localContext }, { checkProgram }, { given }] = await Promise.all([import("../app/local-context.js"), import("../app/check-program.js"), import("./dirs.js")]);
   const ctx = localContext(io.env, given(io, values));
   return checkProgram(ctx, program, null).finally(() => ctx.close());
 }

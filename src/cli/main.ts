@@ -1,7 +1,8 @@
-import { dataDir } from "../config/index.js";
+// Light entries: the config index loads every store and connector module, which most commands never use.
+import { dataDir } from "../config/data-dir.js";
 import { EXIT, reportError, type Io } from "./command.js";
 import { commands } from "./registry.js";
-import { packageVersion } from "../config/index.js";
+import { packageVersion } from "../config/package-version.js";
 
 /** The command list; built from the registry's summaries, so it loads no command (and no compiler). */
 function help(): string {

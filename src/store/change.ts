@@ -2,7 +2,7 @@ import type { AuditEntry, AuditType } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import type { RequestStatus, StoreEvent } from "../model/index.js";
 import { entryHash } from "./audit-chain.js";
-import type { Driver, SqlValue, Tx, WriteOptions } from "./driver.js";
+import type { Driver, Row, SqlValue, Tx, WriteOptions } from "./driver.js";
 
 /** For the changes that must survive a power cut: see the SQLite driver. */
 export const DURABLE: WriteOptions = { durable: true };
@@ -75,10 +75,18 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
 /** Rows per INSERT: well inside SQLite's limit on bound parameters. */
 const ROWS_PER_INSERT = 500;
 
-async function insertRows(tx: Tx, into: string, rows: SqlValue[][]): Promise<void> {
+/**
+ * Insert `rows` with as few statements as the parameter limit allows (each one a round trip on
+ * PostgreSQL); `returning`: the columns to answer for every inserted row (in no promised order).
+ */
+export async function insertRows(tx: Tx, into: string, rows: SqlValue[][], returning?: string): Promise<Row[]> {
+  const out: Row[] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const chunk = rows.slice(i, i + ROWS_PER_INSERT);
     const one = `(${chunk[0]!.map(() => "?").join(", ")})`;
-    await tx.run(`INSERT INTO ${into} VALUES ${chunk.map(() => one).join(", ")}`, chunk.flat());
+    const sql = `INSERT INTO ${into} VALUES ${chunk.map(() => one).join(", ")}`;
+    if (returning === undefined) await tx.run(sql, chunk.flat());
+    else out.push(...(await tx.all(`${sql} RETURNING ${returning}`, chunk.flat())));
   }
+  return out;
 }

@@ -1,16 +1,25 @@
 import { z } from "zod";
 import { CLOCK_TOLERANCE_SECONDS } from "../model/index.js";
 import { ReceiptRef } from "../model/index.js";
-import { change, DURABLE, type Change, type StoreContext } from "./change.js";
+import { change, DURABLE, insertRows, type Change, type StoreContext } from "./change.js";
+import type { SqlValue } from "./driver.js";
 import { parseInput } from "./parse-input.js";
 
 export const ReceiptRecord = ReceiptRef.extend({ request_id: z.string().min(1) }).strict();
 export type ReceiptRecord = z.infer<typeof ReceiptRecord>;
 
-/** Insert the receipt with its `receipt_issued` entry; the caller checked that the request may have one. */
-export async function insertReceipt(c: Change, requestId: string, receipt: ReceiptRef): Promise<void> {
-  await c.tx.run("INSERT INTO receipts (jti, request_id, exp, issued_at) VALUES (?, ?, ?, ?)", [receipt.jti, requestId, receipt.exp, c.now]);
+/**
+ * Append a receipt's `receipt_issued` entry and answer its row for insertReceipts, which must
+ * run in the same change; the caller checked that the request may have one.
+ */
+export async function receiptIssued(c: Change, requestId: string, receipt: ReceiptRef): Promise<SqlValue[]> {
   await c.audit({ type: "receipt_issued", request_id: requestId, actor: "authority", details: { jti: receipt.jti, exp: receipt.exp } });
+  return [receipt.jti, requestId, receipt.exp, c.now];
+}
+
+/** The rows of receiptIssued in one statement (their requests are in already). */
+export async function insertReceipts(c: Change, rows: SqlValue[][]): Promise<void> {
+  await insertRows(c.tx, "receipts (jti, request_id, exp, issued_at)", rows);
 }
 
 /** `already_run`: a receipt of this request was redeemed: one request is one run. */
@@ -29,7 +38,7 @@ export async function recordReceipt(ctx: StoreContext, raw: ReceiptRecord): Prom
     if (request.status !== "approved") return { ok: false, reason: "not_approved" };
     const run = await c.tx.all("SELECT jti FROM receipts WHERE request_id = ? AND redeemed_at IS NOT NULL", [receipt.request_id]);
     if (run.length > 0) return { ok: false, reason: "already_run" };
-    await insertReceipt(c, receipt.request_id, receipt);
+    await insertReceipts(c, [await receiptIssued(c, receipt.request_id, receipt)]);
     return { ok: true };
   });
 }

@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { Facts } from "../model/index.js";
+import { Facts, PolicyDecision } from "../model/index.js";
 import type { RecordedDecision, StoredRequest } from "../model/index.js";
 import { SubmitInput } from "../model/index.js";
 import { sha256Hex, sha256Json } from "./audit-chain.js";
-import { change, type Change, type StoreContext } from "./change.js";
+import { change, insertRows, type Change, type StoreContext } from "./change.js";
+import { CheckedJson } from "./checked-json.js";
+import type { SqlValue } from "./driver.js";
 import { parseInput } from "./parse-input.js";
 import { checkKeptManifests, statusOf } from "./request-row.js";
-import { insertReceipt } from "./receipts.js";
+import { insertReceipts, receiptIssued } from "./receipts.js";
 import { storeUsageError } from "./store-error.js";
 
 export type SubmitResult = { ok: true; request: StoredRequest } | { ok: false; reason: "token_inactive" };
@@ -16,8 +18,11 @@ export function newRequestId(): string {
   return `req_${randomBytes(16).toString("base64url")}`;
 }
 
-/** The submission's fields; its facts are checked on their own (below). */
-const SubmitFields = SubmitInput.omit({ facts: true });
+/** The submission's fields; its facts and its policy decision are checked on their own (below). */
+const SubmitFields = SubmitInput.omit({ facts: true, policy: true });
+
+/** Policy decisions by their JSON text: a repeated program gets an equal decision every time. */
+const policies = new CheckedJson(PolicyDecision, "submission (policy)");
 
 interface CheckedFacts {
   facts: Facts;
@@ -45,16 +50,18 @@ function checkedFacts(raw: unknown): CheckedFacts {
 interface Prepared {
   input: ReturnType<typeof SubmitFields.parse>;
   checked: CheckedFacts;
+  policy: PolicyDecision;
+  policyJson: string; // as stored
   id: string;
 }
 
 /** Check a submission before it joins a transaction: a caller's mistake is its own usage_error, never its batch's. */
 function prepare(raw: SubmitInput): Prepared {
-  const { facts: rawFacts, ...rest } = raw;
+  const { facts: rawFacts, policy: rawPolicy, ...rest } = raw;
   const input = parseInput(SubmitFields, rest, "submission");
   const checked = checkedFacts(rawFacts);
+  const { value: policy, json: policyJson } = policies.check(rawPolicy);
   const { facts } = checked;
-  const { policy } = input;
   if (sha256Hex(input.source) !== facts.program.sha256) {
     throw storeUsageError("the facts were not derived from this source: its sha256 differs from facts.program.sha256");
   }
@@ -66,82 +73,77 @@ function prepare(raw: SubmitInput): Prepared {
   if (input.receipt !== undefined && (policy.kind !== "auto_approved" || input.id === undefined)) {
     throw storeUsageError("a receipt can be recorded with a submission only when it is auto_approved and names its id");
   }
-  return { input, checked, id: input.id ?? newRequestId() };
+  return { input, checked, policy, policyJson, id: input.id ?? newRequestId() };
 }
 
 /**
- * Record a new request with the authority's own analysis and policy decision: pending when the
+ * Record new requests with the authority's own analysis and policy decision: pending when the
  * policy asks a person, decided at once otherwise. The submitting token must still be active
- * inside the transaction, so a revoked token stops at once.
+ * inside the transaction, so a revoked token stops at once. Each request's audit entries follow
+ * one another in submission order; the requests, and then their receipts, go in with one
+ * statement each (a round trip each on PostgreSQL, however many submissions commit together).
  */
-async function insertSubmission(c: Change, { input, checked, id }: Prepared, activeTokens: Map<string, boolean>): Promise<SubmitResult> {
-  const { facts, json: factsJson, sha256: factsSha256 } = checked;
-  const { policy } = input;
-  let active = activeTokens.get(input.token);
-  if (active === undefined) {
+async function insertSubmissions(c: Change, batch: readonly Prepared[]): Promise<SubmitResult[]> {
+  const active = new Map<string, boolean>();
+  for (const { input } of batch) {
+    if (active.has(input.token)) continue;
     const token = (await c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [input.token]))[0];
-    active = token !== undefined && token.revoked_at === null;
-    activeTokens.set(input.token, active); // read once per transaction: a revocation waits for the lock we hold
+    active.set(input.token, token !== undefined && token.revoked_at === null); // read once per transaction: a revocation waits for the lock we hold
   }
-  if (!active) return { ok: false, reason: "token_inactive" };
-  const decision: RecordedDecision | null =
-    policy.kind === "ask" ? null : { kind: policy.kind, approver: null, reason: policy.reason, feedback: null, at: c.now };
-  const status = decision === null ? "pending" : statusOf(decision.kind);
-  const deadline = c.now + input.deadline_s * 1000;
-  const [row] = await c.tx.all(
-    `INSERT INTO requests (id, token, status, source, facts, policy, rationale, agent_manifests, created_at, deadline_at, decision, reason, decided_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-    [
-      id,
-      input.token,
-      status,
-      input.source,
-      factsJson,
-      JSON.stringify(policy),
-      input.rationale ?? null,
-      input.agent_manifests ?? null,
-      c.now,
-      deadline,
-      decision?.kind ?? null,
-      decision?.reason ?? null,
-      decision?.at ?? null,
-    ],
-  );
-  const submitted = await c.audit({
-    type: "submitted",
-    request_id: id,
-    actor: input.token,
-    details: {
-      program_sha256: facts.program.sha256,
-      entry: facts.program.entry,
-      deadline_at: deadline,
-      ...(facts.agentManifests === undefined ? {} : { agent_manifests_sha256: facts.agentManifests.sha256 }),
-    },
-  });
-  await c.audit({
-    type: "analyzed",
-    request_id: id,
-    actor: "authority",
-    details: { facts_sha256: factsSha256, policy_sha256: policy.policy.sha256, kind: policy.kind, reason: policy.reason },
-  });
-  if (decision === null) await c.event(submitted, "pending", status);
-  else await c.event(await c.audit({ type: "decided", request_id: id, actor: "policy", details: { kind: decision.kind } }), "resolved", status);
-  if (input.receipt !== undefined) await insertReceipt(c, id, input.receipt);
-  const request: StoredRequest = {
+  const accepted = batch.filter((p) => active.get(p.input.token));
+  const requests = accepted.map((p) => newRequest(p, c.now));
+  const rows = requests.map((r, i) => [
+    r.id, r.token, r.status, r.source, accepted[i]!.checked.json, accepted[i]!.policyJson, r.rationale, r.agent_manifests ?? null, r.created_at, r.deadline_at, r.decision?.kind ?? null, r.decision?.reason ?? null, r.decision?.at ?? null,
+  ]);
+  const into = "requests (id, token, status, source, facts, policy, rationale, agent_manifests, created_at, deadline_at, decision, reason, decided_at)";
+  const seqs = new Map((await insertRows(c.tx, into, rows, "id, seq")).map((row) => [String(row.id), Number(row.seq)]));
+  const receipts: SqlValue[][] = [];
+  const stored = new Map<string, StoredRequest>();
+  for (const [i, request] of requests.entries()) {
+    const { id, facts, policy, decision, status } = request;
+    const submitted = await c.audit({
+      type: "submitted",
+      request_id: id,
+      actor: request.token,
+      details: {
+        program_sha256: facts.program.sha256,
+        entry: facts.program.entry,
+        deadline_at: request.deadline_at,
+        ...(facts.agentManifests === undefined ? {} : { agent_manifests_sha256: facts.agentManifests.sha256 }),
+      },
+    });
+    await c.audit({
+      type: "analyzed",
+      request_id: id,
+      actor: "authority",
+      details: { facts_sha256: accepted[i]!.checked.sha256, policy_sha256: policy.policy.sha256, kind: policy.kind, reason: policy.reason },
+    });
+    if (decision === null) await c.event(submitted, "pending", status);
+    else await c.event(await c.audit({ type: "decided", request_id: id, actor: "policy", details: { kind: decision.kind } }), "resolved", status);
+    const receipt = accepted[i]!.input.receipt;
+    if (receipt !== undefined) receipts.push(await receiptIssued(c, id, receipt));
+    stored.set(id, { ...request, seq: seqs.get(id)! });
+  }
+  await insertReceipts(c, receipts);
+  return batch.map((p) => (active.get(p.input.token) ? { ok: true, request: stored.get(p.id)! } : { ok: false, reason: "token_inactive" }));
+}
+
+/** A new request as recorded, all but its seq (the database assigns it). */
+function newRequest({ input, checked, policy, id }: Prepared, now: number): Omit<StoredRequest, "seq"> {
+  const decision: RecordedDecision | null = policy.kind === "ask" ? null : { kind: policy.kind, approver: null, reason: policy.reason, feedback: null, at: now };
+  return {
     id,
-    seq: Number(row?.seq),
     token: input.token,
-    status,
+    status: decision === null ? "pending" : statusOf(decision.kind),
     source: input.source,
-    facts,
+    facts: checked.facts,
     policy,
     rationale: input.rationale ?? null,
     ...(input.agent_manifests === undefined ? {} : { agent_manifests: input.agent_manifests }),
-    created_at: c.now,
-    deadline_at: deadline,
+    created_at: now,
+    deadline_at: now + input.deadline_s * 1000,
     decision,
   };
-  return { ok: true, request };
 }
 
 /** The most submissions one transaction commits together. */
@@ -196,12 +198,7 @@ export class SubmitQueue {
 
   async #commit(batch: Waiting[]): Promise<void> {
     try {
-      const results = await change(this.#ctx, async (c) => {
-        const out: SubmitResult[] = [];
-        const activeTokens = new Map<string, boolean>();
-        for (const item of batch) out.push(await insertSubmission(c, item.prepared, activeTokens));
-        return out;
-      });
+      const results = await change(this.#ctx, (c) => insertSubmissions(c, batch.map((item) => item.prepared)));
       batch.forEach((item, i) => item.resolve(results[i]!));
     } catch (err) {
       if (batch.length === 1) batch[0]!.reject(err);

@@ -222,6 +222,41 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     expect(await store.verifyAuditChain()).toMatchObject({ ok: true });
   });
 
+  it("commits simultaneous submissions together, each with its own seq, audit entries and receipt", async () => {
+    const exp = Math.floor(clock.now() / 1000) + 300;
+    const revoked = (await store.addToken(`gone-${dialect}`)).name;
+    await store.revokeToken(revoked);
+    const inputs = Array.from({ length: 12 }, (_, i) =>
+      i % 4 === 3
+        ? submission(revoked, "ask")
+        : i % 2 === 0
+          ? { ...submission(token, "auto_approved"), id: newRequestId(), receipt: { jti: newJti(), exp } }
+          : submission(token, "ask"),
+    );
+    const before = (await auditOf(store)).length;
+    const results = await Promise.all(inputs.map((input) => store.submit(input)));
+    const seqs = new Set<number>();
+    for (const [i, result] of results.entries()) {
+      if (i % 4 === 3) {
+        expect(result).toEqual({ ok: false, reason: "token_inactive" });
+        continue;
+      }
+      if (!result.ok) throw new Error("refused");
+      const stored = await store.get(result.request.id);
+      expect(stored).toEqual(result.request);
+      seqs.add(result.request.seq);
+      const auto = i % 2 === 0;
+      expect((await auditOf(store, result.request.id)).map((e) => e.type)).toEqual(auto ? ["submitted", "analyzed", "decided", "receipt_issued"] : ["submitted", "analyzed"]);
+      if (auto) expect(await store.redeem(inputs[i]!.receipt!.jti, exp)).toBe(true);
+    }
+    expect(seqs.size).toBe(9);
+    // each request's entries follow one another, in the order the submissions arrived
+    const added = (await auditOf(store)).slice(before).filter((e) => e.type !== "redeemed");
+    const order = added.map((e) => e.request_id).filter((id, k, all) => id !== all[k - 1]);
+    expect(order).toEqual(results.flatMap((r) => (r.ok ? [r.request.id] : [])));
+    expect(await store.verifyAuditChain()).toMatchObject({ ok: true });
+  });
+
   it("refuses to redeem an expired receipt", async () => {
     const r = await store.submit(submission(token, "auto_approved"));
     if (!r.ok) throw new Error("refused");
