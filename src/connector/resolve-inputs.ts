@@ -31,7 +31,7 @@ export async function resolveInputs(verified: VerifiedReceipt, set: ManifestSet,
   } catch (err) {
     const cause = err instanceof CountersignError ? err : undefined;
     const why = err instanceof Error ? err.message : String(err);
-    throw new CountersignError(cause?.class ?? "connector_error", "connector", `${op}: cannot read what the call would act on (${target}: ${why}), so nothing was done`, {
+    throw new CountersignError(cause?.class ?? "connector_error", cause?.boundary ?? "connector", `${op}: cannot read what the call would act on (${target}: ${why}), so nothing was done`, {
       retriable: cause?.retriable ?? false,
       details: { ...cause?.details, op, resolve: target, reason: "unresolved" },
       cause: err,
