@@ -8,6 +8,7 @@ import { admitCall } from "../../src/connector/admission.js";
 import { callWithReceipt } from "../../src/connector/call-with-receipt.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
+import type { ValueConstraint } from "../../src/model/constraint.js";
 import type { ReceiptCrossOpLimit, ReceiptGrant } from "../../src/model/receipt.js";
 import { VerifiedReceipt } from "../../src/receipt/verified-receipt.js";
 import { dataDirWith, shippedManifests } from "./fixtures.js";
@@ -28,7 +29,7 @@ afterAll(async () => {
   await server.close();
 });
 
-const bobOnly = { in: ["bob@example.com"] };
+const bobOnly: ValueConstraint = { in: ["bob@example.com"] };
 
 /** A verified receipt with these grants (signing is test/receipt's business): one run. */
 function receipt(grants: Omit<ReceiptGrant, "connector">[], across: ReceiptCrossOpLimit[] = []): VerifiedReceipt {
@@ -40,7 +41,7 @@ function receipt(grants: Omit<ReceiptGrant, "connector">[], across: ReceiptCross
   return new VerifiedReceipt("test", claims);
 }
 
-const sendDraftTo = (to: object, max: number | null = 1) => ({ op: "email.send_draft", args: { to }, count: { max } });
+const sendDraftTo = (to: ValueConstraint, max: number | null = 1) => ({ op: "email.send_draft", args: { to }, count: { max } });
 const draft = (content: Partial<DraftContent> = {}) => server.addDraft({ to: ["bob@example.com"], subject: "Notes", body: "The notes.", ...content });
 /** What the provider saw for one draft from `from` on: its reads and sends. */
 const traffic = (from: number) => server.requests.slice(from).filter((r) => r.includes("/drafts"));
