@@ -2,8 +2,9 @@
 // (`countersign serve`, SQLite in a temp data directory) and the local Gmail-shaped provider on
 // 127.0.0.1, then runs example programs through `countersign run` the way an agent would: one the
 // policy approves (it runs at once), one it denies, and one that waits for a person. With a
-// terminal it waits for you to approve that one (in the browser, or with Enter here) and shows it
-// finish; without one (CI) it stops after the pending step and withdraws the request.
+// terminal it waits for you to approve that one in the browser (or with Enter here, for SSH
+// users) and shows it finish; without one (CI) it stops after the pending step and withdraws the
+// request. test/e2e/demo.test.ts runs it in a terminal and approves in a real browser.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -94,7 +95,8 @@ async function pending(url: string): Promise<number> {
     say(`    (exit ${code})`);
     return 0;
   }
-  say(`  Approve it as the person: open the login link, or press Enter here to approve from this terminal.`);
+  say(`  Approve it as the person: open the login link in your browser, then the review URL, and click "Approve once".`);
+  say(`  (No browser here, e.g. over SSH? Press Enter to approve once from this terminal, through the same approver API.)`);
   say(`  (A new login link: HOME=${home} COUNTERSIGN_HOME=${data} npx countersign ui)`);
   const rl = createInterface({ input: process.stdin });
   rl.once("line", () => void approveFromTerminal(url, reviewUrl).catch((err: Error) => say(`  could not approve: ${err.message}`)));

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
  * users.drafts.create / get / send and users.messages.send under /gmail/v1/users/me. It checks a
  * Bearer token and records what it "sent". Requests carry Gmail's `raw` field: a base64url
  * RFC 5322 message; drafts come back in Gmail's shape, headers as a `{ name, value }` list.
+ * drafts.send, like Gmail's, takes a Draft: a `message` given with the id is what is sent.
  */
 
 export interface Header {
@@ -39,7 +40,17 @@ export interface GmailServer {
   drafts: Map<string, Draft>;
   /** Every request as "<METHOD> <path>", in order. */
   requests: string[];
+  /** Create a draft as a person would, in the mailbox directly; returns its id. */
+  addDraft(draft: DraftContent): string;
+  /** Replace draft `id`'s content right after its next read (someone editing it in between). */
+  editAfterNextRead(id: string, edit: DraftContent): void;
   close(): Promise<void>;
+}
+
+export interface DraftContent {
+  to: string[];
+  subject: string;
+  body: string;
 }
 
 const PREFIX = "/gmail/v1/users/me";
@@ -103,6 +114,7 @@ export async function startGmailServer(options: { port?: number; token: string }
   const drafts = new Map<string, Draft>();
   const sent: SentMessage[] = [];
   const requests: string[] = [];
+  const edits = new Map<string, DraftContent>();
   let counter = 0;
   const nextId = (prefix: string) => `${prefix}${(++counter).toString(16).padStart(8, "0")}`;
 
@@ -118,6 +130,10 @@ export async function startGmailServer(options: { port?: number; token: string }
       labelIds: labels,
       payload: { mimeType: "text/plain", headers: parsed.headers, body: { size: Buffer.byteLength(parsed.body), data } },
     };
+  }
+
+  function draftMessage({ to, subject, body }: DraftContent): GmailMessage {
+    return message(b64url(`To: ${to.join(", ")}\r\nSubject: ${subject}\r\n\r\n${body}`), ["DRAFT"])!;
   }
 
   function record(m: GmailMessage, via: SentMessage["via"]): void {
@@ -145,14 +161,22 @@ export async function startGmailServer(options: { port?: number; token: string }
     }
     if (req.method === "GET" && draftMatch !== null) {
       const draft = drafts.get(draftMatch[1]!);
-      return draft === undefined ? apiError(res, 404, "NOT_FOUND", "Requested entity was not found.") : send(res, 200, draft);
+      if (draft === undefined) return apiError(res, 404, "NOT_FOUND", "Requested entity was not found.");
+      send(res, 200, draft);
+      const edit = edits.get(draft.id);
+      edits.delete(draft.id);
+      if (edit !== undefined) draft.message = draftMessage(edit);
+      return;
     }
     if (req.method === "POST" && path === "/drafts/send") {
       const body = await readJson(req);
       const draft = typeof body?.id === "string" ? drafts.get(body.id) : undefined;
       if (draft === undefined) return apiError(res, 404, "NOT_FOUND", "Requested entity was not found.");
+      const given = (body?.message as { raw?: unknown } | undefined)?.raw;
+      const content = given === undefined ? draft.message : message(given, ["DRAFT"]);
+      if (content === null) return apiError(res, 400, "INVALID_ARGUMENT", "message.raw must be a base64url RFC 5322 message");
       drafts.delete(draft.id);
-      const m = { ...draft.message, labelIds: ["SENT"] };
+      const m = { ...content, labelIds: ["SENT"] };
       record(m, "draft");
       return send(res, 200, { id: m.id, threadId: m.threadId, labelIds: m.labelIds });
     }
@@ -176,6 +200,12 @@ export async function startGmailServer(options: { port?: number; token: string }
     sent,
     drafts,
     requests,
+    addDraft: (content) => {
+      const draft = { id: nextId("r"), message: draftMessage(content) };
+      drafts.set(draft.id, draft);
+      return draft.id;
+    },
+    editAfterNextRead: (id, edit) => void edits.set(id, edit),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

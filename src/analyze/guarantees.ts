@@ -3,7 +3,7 @@ import { holdsEffect, matchOp, mentionsSources } from "../constraint/index.js";
 import { EffectConstraint } from "../model/index.js";
 import type { Diagnostic, Effect, GuaranteeResult } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import type { ManifestSet } from "../manifest/index.js";
+import { effectOptionsOf, type ManifestSet } from "../manifest/index.js";
 import { contractsByConnector } from "../../trusted/contracts/index.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { evaluate } from "./expressions.js";
@@ -22,10 +22,7 @@ const STATUS = { yes: "proven", no: "refuted", maybe: "enforced" } as const;
 export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Expression[], states: { atExport: State; beforeMain: State }, effects: Effect[], set: ManifestSet): { results: GuaranteeResult[]; diagnostics: Diagnostic[] } {
   const results: GuaranteeResult[] = [];
   const diagnostics: Diagnostic[] = [];
-  const opts = {
-    inputsOf: (op: string) => set.actions.get(op)?.manifest.inputs.map((i) => i.name),
-    idempotent: (op: string) => set.actions.get(op)?.manifest.idempotent === true,
-  };
+  const opts = effectOptionsOf(set);
   for (const g of guarantees) {
     const value = constraintOf(it, g, states.atExport);
     if (typeof value === "string") {
@@ -69,7 +66,7 @@ export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Express
 function namesNothing(c: EffectConstraint, set: ManifestSet): string | undefined {
   const ops = [...set.actions.keys()].filter((op) => matchOp(c.op, op));
   if (ops.length === 0) return `the guarantee names ${JSON.stringify(c.op)}, which matches no op of the manifests (ops: ${[...set.actions.keys()].sort().join(", ")})`;
-  const inputs = new Set(ops.flatMap((op) => set.actions.get(op)!.manifest.inputs.map((input) => input.name)));
+  const inputs = new Set(ops.flatMap((op) => [...set.actions.get(op)!.manifest.inputs.map((input) => input.name), ...Object.keys(set.actions.get(op)!.manifest.resolve?.inputs ?? {})]));
   const named = [...Object.keys(c.args ?? {}), ...(c.distinct === undefined ? [] : [c.distinct])];
   const missing = named.find((name) => !inputs.has(name));
   if (missing === undefined) return undefined;

@@ -24,14 +24,24 @@ const issued = new WeakSet<Admission>();
 
 /**
  * The trusted wrapper's check: the program's arguments marshaled to plain data (no program code
- * runs), then checkCall with every declared input (one left out counts as null). Throws
- * grant_violation, receipt_invalid or capability_denied; the refused call reaches no connector.
+ * runs), then checkCall with every declared input (one left out counts as null) and the inputs
+ * the wrapper resolved for an action with `[resolve]` (resolveInputs; one not given is absent,
+ * so a grant that constrains it refuses the call). The admitted arguments are the program's and
+ * the resolved values: what was checked is what the steps get. Throws grant_violation,
+ * receipt_invalid, capability_denied, or connector_error for a program argument that names a
+ * resolved input; the refused call reaches no connector.
  */
-export function admitCall(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown): Admission {
+export function admitCall(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown, resolved: Readonly<Record<string, Json>> = {}): Admission {
   const { action, connector } = lookup(set, op);
   const data = marshalArgs(op, args);
   const full: Record<string, Json> = {};
   for (const input of action.manifest.inputs) full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
+  for (const input of Object.keys(action.manifest.resolve?.inputs ?? {})) {
+    if (Object.hasOwn(data, input)) {
+      throw new CountersignError("connector_error", "connector", `${op}: input \`${input}\` is read by the wrapper before the call; the program cannot pass it`, { details: { op, input } });
+    }
+    if (Object.hasOwn(resolved, input)) full[input] = data[input] = resolved[input]!;
+  }
   checkCall(verified, { op, connector: { name: connector.name, sha256: connector.manifest.sha256 }, args: full });
   return mint(op, data, verified);
 }
@@ -46,15 +56,16 @@ export function marshalArgs(op: string, args: unknown): Record<string, Json> {
 }
 
 /**
- * A preview at approval time (DESIGN.md section 10): only an action that only reads
- * (`idempotent = true`) and is not approval-gated may run without a receipt.
+ * A preview at approval time (DESIGN.md section 10), or the wrapper's own read of a call's
+ * resolved inputs (`scope`: the run's receipt, whose plugins it shares): only an action that only
+ * reads (`idempotent = true`) and is not approval-gated may run without a grant of its own.
  */
-export function admitPreview(set: ManifestSet, op: string, args: Record<string, Json>): Admission {
+export function admitPreview(set: ManifestSet, op: string, args: Record<string, Json>, scope: object = {}): Admission {
   const { action } = lookup(set, op);
   if (!action.manifest.idempotent || action.manifest.approval.required) {
     throw new CountersignError("capability_denied", "connector", `${op} is not a read-only action without approval: it runs only under a receipt`, { details: { op } });
   }
-  return mint(op, marshal(args) as Record<string, Json>, {});
+  return mint(op, marshal(args) as Record<string, Json>, scope);
 }
 
 /** Whether `admission` came from admitCall or admitPreview (a look-alike object does not). */

@@ -20,12 +20,17 @@ function hasType(value: Json, type: ActionInput["type"] | NonNullable<ActionInpu
   }
 }
 
-/** Arguments must match the action's declared inputs exactly: no unknown name, no missing required one, the declared types. */
+/**
+ * Arguments must match the action's declared inputs exactly: no unknown name, no missing required
+ * one, the declared types. The inputs its `[resolve]` names may be there too, with the values the
+ * wrapper read (admitCall never takes them from the program); the checks and the plugin judge them.
+ */
 export function checkArgs(action: LoadedAction, args: Record<string, Json>): void {
   const bad = (input: string, why: string) =>
     new CountersignError("connector_error", "connector", `${action.op}: input \`${input}\` ${why}`, { details: { op: action.op, input } });
   const inputs = new Map(action.manifest.inputs.map((i) => [i.name, i]));
-  for (const name of Object.keys(args)) if (!inputs.has(name)) throw bad(name, "is not declared by the action");
+  const resolved = action.manifest.resolve?.inputs ?? {};
+  for (const name of Object.keys(args)) if (!inputs.has(name) && !Object.hasOwn(resolved, name)) throw bad(name, "is not declared by the action");
   for (const input of inputs.values()) {
     const value = args[input.name];
     if (value === undefined) {

@@ -1,6 +1,6 @@
 import type { AbstractValue } from "../model/index.js";
 import type { Effect } from "../model/index.js";
-import { describeSite } from "./describe-site.js";
+import { describeSite, missingWhy } from "./describe-site.js";
 import { ABSENT, resolveArg, type EffectOptions } from "./effect-options.js";
 import type { EffectCheck } from "./holds-effect.js";
 import { distinctKey, distinctTokens } from "./satisfies-call.js";
@@ -15,11 +15,11 @@ import { distinctKey, distinctTokens } from "./satisfies-call.js";
  */
 export function holdsDistinct(op: string, input: string, selected: readonly Effect[], opts: EffectOptions): EffectCheck {
   const values: { effect: Effect; value: AbstractValue }[] = [];
-  let unchecked: Effect | undefined;
+  let unchecked: { effect: Effect; missing: "resolved" | "unchecked" } | undefined;
   for (const effect of selected) {
     const arg = resolveArg(effect.op, effect.args, input, ABSENT, opts);
     if ("value" in arg) values.push({ effect, value: arg.value });
-    else if (arg.missing === "unchecked") unchecked ??= effect;
+    else if (arg.missing !== "skip") unchecked ??= { effect, missing: arg.missing };
   }
 
   const earlier: Set<string>[] = [];
@@ -35,9 +35,7 @@ export function holdsDistinct(op: string, input: string, selected: readonly Effe
     earlier.push(forced.tokens);
   }
 
-  if (unchecked !== undefined) {
-    return { verdict: "maybe", why: `${describeSite(unchecked)} has no \`${input}\` to check, so its calls are refused at run time` };
-  }
+  if (unchecked !== undefined) return { verdict: "maybe", why: missingWhy(unchecked.effect, input, unchecked.missing) };
   const bound = values.reduce((sum, { effect, value }) => {
     const perCall = tokensPerCall(value);
     return perCall === 0 ? sum : sum + (effect.count.max ?? Infinity) * perCall;

@@ -3,7 +3,7 @@ import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/index
 import type { Effect, Site } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { describeConstraint } from "./describe.js";
-import { describeSite } from "./describe-site.js";
+import { describeSite, missingWhy } from "./describe-site.js";
 import { ABSENT, resolveArg, type EffectOptions } from "./effect-options.js";
 import { isElementwise } from "./elementwise.js";
 import { holds } from "./holds.js";
@@ -48,7 +48,7 @@ function checkArgs(args: Record<string, ValueConstraint>, selected: readonly Eff
       const arg = resolveArg(e.op, e.args, input, ABSENT, opts);
       const what = `\`${input}\` ${describeConstraint(constraint)}`;
       if ("missing" in arg) {
-        if (arg.missing === "unchecked") open.push(`${describeSite(e)} has no \`${input}\` to check, so its calls are refused at run time`);
+        if (arg.missing !== "skip") open.push(missingWhy(e, input, arg.missing));
         continue;
       }
       const verdict = holds(constraint, arg.value);

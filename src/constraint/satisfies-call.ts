@@ -14,7 +14,8 @@ export interface Call {
 /**
  * The run-time check of one call, given the calls already made in this run. A call the
  * constraint's op does not select passes. Otherwise every constrained argument must satisfy its
- * constraint (for one the call does not pass, see `absentInput`), the selected calls including
+ * constraint (for one the call does not pass, see `absentInput`; the wrapper adds the resolved
+ * ones to the call, so a resolved input missing here is refused), the selected calls including
  * this one must number at most `count.max`, and the `distinct` input's values across them (each
  * element, for a list) must be pairwise different; null, an input left out, is no value.
  */
@@ -22,7 +23,7 @@ export function satisfiesCall(c: EffectConstraint, call: Call, history: readonly
   if (!matchOp(c.op, call.op)) return true;
   for (const [input, constraint] of Object.entries(c.args ?? {})) {
     const arg = resolveArg<Json>(call.op, call.args, input, null, opts);
-    if ("missing" in arg ? arg.missing === "unchecked" : !satisfies(constraint, arg.value)) return false;
+    if ("missing" in arg ? arg.missing !== "skip" : !satisfies(constraint, arg.value)) return false;
   }
   const selected = [...history.filter((h) => matchOp(c.op, h.op)), call];
   if (c.count !== undefined && selected.length > c.count.max) return false;
@@ -33,7 +34,7 @@ function distinctAcross(input: string, calls: readonly Call[], opts: EffectOptio
   const seen = new Set<string>();
   for (const call of calls) {
     const arg = resolveArg<Json>(call.op, call.args, input, null, opts);
-    if ("missing" in arg && arg.missing === "unchecked") return false;
+    if ("missing" in arg && arg.missing !== "skip") return false;
     for (const token of "value" in arg ? distinctTokens(arg.value) : []) {
       const key = distinctKey(token);
       if (seen.has(key)) return false;

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { checkInterpolations } from "./check-interpolations.js";
-import { checkInputNames, checkPreview } from "./check-preview.js";
+import { checkInputNames, checkPreview, checkResolve } from "./check-preview.js";
 import { listNames } from "./list-names.js";
 import { actionFunctionName, isReservedWord } from "./function-name.js";
 import type { ManifestError } from "./manifest-error.js";
@@ -30,6 +30,9 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
   if (isReservedWord(functionName)) error(["name"], `"${action.name}" would export the reserved word ${functionName}`);
 
   const inputs = checkInputNames(action, error);
+  // The steps may also use the resolved inputs: the values the wrapper read and checked.
+  const resolve = action.resolve;
+  const stepInputs = resolve === undefined ? inputs : new Map([...inputs, ...Object.keys(resolve.inputs).map((name) => [name, -1] as const)]);
 
   const steps = new Map<string, number>(); // the steps before the current one
   action.execute.forEach((step, i) => {
@@ -42,17 +45,21 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
     if (exported !== undefined && !exported.has(step.op)) {
       error(["execute", i, "op"], `"${step.op}" is not exported by the ${step.connector} plugin (exports: ${listNames([...exported].sort())})`);
     }
-    const checked = checkInterpolations(step.inputs, ["execute", i, "inputs"], { inputs, steps });
+    const checked = checkInterpolations(step.inputs, ["execute", i, "inputs"], { inputs: stepInputs, steps });
     for (const problem of checked.problems) error([...problem.path], problem.message);
     templates.execute.push(checked.template);
     if (first === undefined) steps.set(step.id, i);
   });
 
+  // A preview or resolve op of the same connector; undefined after reporting why there is none.
+  const sibling = (op: string, at: FieldPath) => {
+    const target = context.actions.get(op);
+    // An action file that failed its own schema has its errors already; do not repeat them here.
+    if (target === undefined && !context.broken.has(op)) error(at, `"${op}" is not an action of connector ${context.connector}`);
+    return target === undefined ? undefined : { shown: op, manifest: target };
+  };
+  if (resolve !== undefined) templates.resolve = checkResolve(resolve, sibling(resolve.op, ["resolve", "op"]), inputs, error);
   const preview = action.approval.preview;
-  if (preview === undefined) return { errors, templates };
-  const target = context.actions.get(preview.op);
-  // An action file that failed its own schema has its errors already; do not repeat them here.
-  if (target === undefined && !context.broken.has(preview.op)) error(["approval", "preview", "op"], `"${preview.op}" is not an action of connector ${context.connector}`);
-  templates.preview = checkPreview(preview, target === undefined ? undefined : { shown: preview.op, manifest: target }, inputs, error);
+  if (preview !== undefined) templates.preview = checkPreview(preview, sibling(preview.op, ["approval", "preview", "op"]), inputs, error);
   return { errors, templates };
 }

@@ -30,6 +30,8 @@ export function checkAgentAction(
 
   if (action.inputs.length > AGENT_LIMITS.inputs) error(["inputs"], `has ${action.inputs.length} inputs, more than the ${AGENT_LIMITS.inputs} an agent action may declare`);
   if (action.execute.length > AGENT_LIMITS.steps) error(["execute"], `has ${action.execute.length} steps, more than the ${AGENT_LIMITS.steps} an agent action may have`);
+  // A resolve op runs without the program's call: only trusted manifests may declare one.
+  if (action.resolve !== undefined) error(["resolve"], "only a trusted action may declare [resolve]; an agent action's steps resolve their own inputs");
   if (errors.length > 0) return { errors, templates, steps, previewOp: null };
 
   const inputs = checkInputNames(action, error);

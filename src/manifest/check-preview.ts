@@ -1,7 +1,7 @@
 import type { FieldPath } from "../model/index.js";
 import { checkInterpolations } from "./check-interpolations.js";
 import { listNames } from "./list-names.js";
-import type { ActionManifest, PreviewSpec } from "./schema.js";
+import type { ActionManifest, PreviewSpec, ResolveSpec } from "./schema.js";
 import type { Template } from "./template.js";
 
 type Report = (path: FieldPath, message: string) => void;
@@ -22,17 +22,39 @@ export function checkInputNames(action: ActionManifest, error: Report): Map<stri
  * the caller reported why): the op only reads and needs no approval, the args name only inputs,
  * and every multiline label is a render label. Returns the parsed args.
  */
-export function checkPreview(preview: PreviewSpec, target: { shown: string; manifest: ActionManifest } | undefined, inputs: ReadonlyMap<string, unknown>, error: Report): Template {
+export function checkPreview(preview: PreviewSpec, target: Target | undefined, inputs: ReadonlyMap<string, unknown>, error: Report): Template {
   const at = ["approval", "preview"];
-  if (target !== undefined) {
-    if (!target.manifest.idempotent) error([...at, "op"], `"${target.shown}" is not idempotent = true, so it cannot run as a preview`);
-    if (target.manifest.approval.required) error([...at, "op"], `"${target.shown}" itself requires approval, so it cannot run as a preview`);
-  }
-  const checked = checkInterpolations(preview.args, [...at, "args"], { inputs, steps: null });
-  for (const problem of checked.problems) error([...problem.path], problem.message);
+  const template = checkRead(at, "a preview", preview.args, target, inputs, error);
   const labels = new Set(Object.keys(preview.render));
   preview.multiline.forEach((label, i) => {
     if (!labels.has(label)) error([...at, "multiline", i], `"${label}" is not a render label (labels: ${listNames(labels)})`);
   });
+  return template;
+}
+
+type Target = { shown: string; manifest: ActionManifest };
+
+/**
+ * The rules of a `[resolve]` once its op is resolved (as for checkPreview): the op only reads and
+ * needs no approval, the args name only declared inputs, and no resolved input has the name of a
+ * declared one (the program must not be able to pass a value for it). Returns the parsed args.
+ */
+export function checkResolve(resolve: ResolveSpec, target: Target | undefined, inputs: ReadonlyMap<string, unknown>, error: Report): Template {
+  const at = ["resolve"];
+  const template = checkRead(at, "a resolve", resolve.args, target, inputs, error);
+  for (const name of Object.keys(resolve.inputs)) {
+    if (inputs.has(name)) error([...at, "inputs", name], `"${name}" is a declared input: a resolved input must not be one the call can pass`);
+  }
+  return template;
+}
+
+/** An op run without a receipt of its own must only read and need no approval; its args may use only `${args.<input>}`. */
+function checkRead(at: FieldPath, role: string, args: Record<string, unknown>, target: Target | undefined, inputs: ReadonlyMap<string, unknown>, error: Report): Template {
+  if (target !== undefined) {
+    if (!target.manifest.idempotent) error([...at, "op"], `"${target.shown}" is not idempotent = true, so it cannot run as ${role}`);
+    if (target.manifest.approval.required) error([...at, "op"], `"${target.shown}" itself requires approval, so it cannot run as ${role}`);
+  }
+  const checked = checkInterpolations(args, [...at, "args"], { inputs, steps: null });
+  for (const problem of checked.problems) error([...problem.path], problem.message);
   return checked.template;
 }

@@ -12,10 +12,11 @@ export interface LoadedAction {
   templates: ActionTemplates;
 }
 
-/** The `${…}` inputs of an action, parsed when it was loaded: one per [[execute]] step, and the preview's args. */
+/** The `${…}` inputs of an action, parsed when it was loaded: one per [[execute]] step, the preview's args, and the resolve op's args. */
 export interface ActionTemplates {
   execute: Template[];
   preview: Template | null;
+  resolve?: Template; // only for an action with [resolve]
 }
 
 /** One connector manifest after loading; `wasmPath` is absolute, resolved against the manifest file. */

@@ -62,6 +62,24 @@ export const PreviewSpec = z
   .strict();
 export type PreviewSpec = z.infer<typeof PreviewSpec>;
 
+/**
+ * `[resolve]`: inputs the call does not show, read before every call by the trusted wrapper
+ * through a read-only `op` of the same connector (`args` fill it from the call's inputs), each
+ * input named with the dotted path of its value in that op's output. The checks (grants,
+ * guarantees, guards) see them as inputs of the call, and the [[execute]] steps get the values
+ * that were checked (`${args.<name>}`), so what runs is what was checked.
+ */
+export const ResolveSpec = z
+  .object({
+    op: identifier,
+    args: z.record(z.string(), z.unknown()).default({}),
+    inputs: z
+      .record(identifier, z.string().regex(/^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$/, "must be a dotted path such as message.to"))
+      .refine((inputs) => Object.keys(inputs).length > 0, "must name at least one input"),
+  })
+  .strict();
+export type ResolveSpec = z.infer<typeof ResolveSpec>;
+
 export const ActionManifest = z
   .object({
     name: identifier,
@@ -70,6 +88,7 @@ export const ActionManifest = z
     idempotent: z.boolean(),
     inputs: z.array(ActionInput).default([]),
     execute: z.array(ExecuteStep).min(1, "an action needs at least one [[execute]] step"),
+    resolve: ResolveSpec.optional(),
     approval: z
       .object({ required: z.boolean(), preview: PreviewSpec.optional() })
       .strict()

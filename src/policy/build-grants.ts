@@ -28,7 +28,9 @@ export interface Grants {
  * already imply; and a count, the sum of the sites' maxima capped by known bounds (null only when
  * the facts say unbounded). A known constraint about an input the op does not have never lands on
  * it: a read-only op is not concerned (e.g. recipientsOnly and email.get_draft), and an op with
- * effects cannot be checked, so its grant allows no call (absentInput).
+ * effects cannot be checked, so its grant allows no call (absentInput) — unless the wrapper
+ * resolves that input before each call (`[resolve]`, e.g. the `to` of email.send_draft): then the
+ * known constraints land on it as on a declared input, the facts saying nothing about it.
  *
  * Count and distinct bounds that cover several granted ops get one ledger across them (`across`);
  * a count the grants' own counts already keep is left out, one on a single op caps its count.
@@ -42,7 +44,7 @@ export function buildGrants(effects: readonly Effect[], known: readonly EffectCo
     if (k.count !== undefined && selected.length > 1 && !withinCounts(selected, k.count.max)) across.push({ ops: selected.map((g) => g.op), count: k.count });
     const input = k.distinct;
     if (input === undefined) continue;
-    const holders = selected.filter((g) => absentInput(g.op, input, opts) === "null");
+    const holders = selected.filter((g) => ["null", "resolved"].includes(absentInput(g.op, input, opts)));
     if (holders.length === 1 && holders[0]!.distinct === undefined) holders[0]!.distinct = input;
     else if (holders.length > 0) across.push({ ops: holders.map((g) => g.op), distinct: input });
   }
@@ -64,6 +66,10 @@ function grantFor(op: string, effects: readonly Effect[], known: readonly Effect
     const values = members.map((e) => (Object.hasOwn(e.args, input.name) ? e.args[input.name]! : NULL));
     const constraint = intersect(constraintOf(values), knownFor(input.name, applying));
     if (constraint !== undefined) args[input.name] = constraint;
+  }
+  for (const input of opts.resolvedOf?.(op) ?? []) {
+    const constraint = intersect(undefined, knownFor(input, applying));
+    if (constraint !== undefined) args[input] = constraint;
   }
   return {
     op,

@@ -57,6 +57,19 @@ describe("holdsEffect: arguments", () => {
     expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1" } }, [], manifests)).toBe(false);
   });
 
+  it("send_draft whose wrapper resolves `to` ([resolve]): maybe, checked at every call on the value the wrapper read", () => {
+    const resolving = { ...manifests, resolvedOf: (op: string) => (op === "email.send_draft" ? ["to"] : []) };
+    const e = effect("email.send_draft", { draft_id: c("d1") });
+    const r = holdsEffect(recipientsOnly, [e], resolving);
+    expect(r.verdict).toBe("maybe");
+    expect(r.why).toBe(`email.send_draft at ${e.site.line}:3: \`to\` is read by the trusted wrapper before each call and checked then`);
+    expect(holdsEffect({ op: "email.send_*", distinct: "to" }, [e], resolving).verdict).toBe("maybe");
+    expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1", to: ["bob@example.com"] } }, [], resolving)).toBe(true);
+    expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1", to: ["eve@evil.com"] } }, [], resolving)).toBe(false);
+    // Not resolved (a caller that skipped the read): refused, never passed.
+    expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1" } }, [], resolving)).toBe(false);
+  });
+
   it("without manifest facts a missing input is unchecked even for a read", () => {
     expect(holdsEffect(recipientsOnly, [effect("email.get_draft", { id: c("d1") })]).verdict).toBe("maybe");
     expect(satisfiesCall(recipientsOnly, { op: "email.get_draft", args: { id: "d1" } }, [])).toBe(false);

@@ -166,15 +166,15 @@ describe("one ledger across ops", () => {
     expect(facts.guarantees.map((g) => g.status)).toEqual(["enforced", "enforced"]);
     expect(decision.kind).toBe("ask");
     const counts = Object.fromEntries(decision.grants.map((g) => [g.op, g.count.max]));
-    expect(counts).toEqual({ "email.draft_email": 1, "email.send_draft": 0, "email.send_email": 1 });
+    expect(counts).toEqual({ "email.draft_email": 1, "email.send_draft": 1, "email.send_email": 1 });
+    // recipientsOnly lands on send_draft's `to`, which the wrapper reads from the draft before the call.
+    expect(decision.grants.find((g) => g.op === "email.send_draft")?.args.to).toEqual({ in: ["bob@example.com"] });
     const { verified } = await approve(oneMail, facts, decision);
     const sent = server.sent.length;
-    // recipientsOnly cannot see a draft's recipients: send_draft is granted no call at all.
     const draft = (await callWithReceipt(verified, set, "email.draft_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx)) as { id: string };
-    await expect(callWithReceipt(verified, set, "email.send_draft", { draft_id: draft.id }, ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "count_exceeded" } });
-    await callWithReceipt(verified, set, "email.send_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx);
-    await expect(callWithReceipt(verified, set, "email.send_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx)).rejects.toMatchObject({ class: "grant_violation" });
-    expect(server.sent.length).toBe(sent + 1);
+    await callWithReceipt(verified, set, "email.send_draft", { draft_id: draft.id }, ctx);
+    await expect(callWithReceipt(verified, set, "email.send_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "count_exceeded" } });
+    expect(server.sent.slice(sent).map((m) => [m.via, m.to])).toEqual([["draft", ["bob@example.com"]]]);
   });
 
   it("a limit across two sending ops is one ledger in the receipt", async () => {

@@ -163,15 +163,14 @@ describe("countersign run, each example program", () => {
     expect(readFileSync(join(home, "Sandbox", "logs", "digest.log"), "utf8")).toBe("sent 3 digests");
   }, SLOW);
 
-  // recipientsOnly cannot be checked on send_draft (the call names only a draft id), so its grant
-  // admits no call: the draft is made, the send refused inside the sandbox, and nothing is sent.
-  it("draft-and-send.ts: asks; once approved the draft is made and the send is refused (its recipients cannot be checked): exit 6, nothing sent", async () => {
+  // recipientsOnly on send_draft is checked on the draft's recipients, which the wrapper reads
+  // before the send: the draft to Bob is made and sent.
+  it("draft-and-send.ts: asks; once approved the draft is made, its recipients checked, and it is sent: exit 0", async () => {
     const before = gmail.sent.length;
     const r = await runAsked([example("draft-and-send.ts")], { decision: "approved_once" });
     expect(lines(r.stdout)[3]).toBe("executed: main (2 trusted calls)");
-    expect(r.stderr).toMatch(/^email\.send_draft refused: grant_violation: /m);
-    expect(r.code).toBe(6);
-    expect(gmail.sent.length).toBe(before);
+    expect(r.code).toBe(0);
+    expect(gmail.sent.slice(before).map((m) => [m.via, m.to, m.subject])).toEqual([["draft", ["bob@example.com"], "Meeting notes"]]);
   }, SLOW);
 });
 

@@ -139,6 +139,11 @@ describe("agent manifests: refused, each with file:line and field", () => {
     expect(errors.map((e) => formatManifestError(e))).toEqual(['b.toml:1 name: "open__" and "open" (a.toml) both become agent.open']);
   });
 
+  it("a [resolve]: only trusted actions resolve inputs (the wrapper's read runs outside the program's calls)", () => {
+    const errors = errorsOf(`${action("x")}\n[resolve]\nop = "get_draft"\nargs = { id = "\${args.repo}" }\ninputs = { to = "to" }\n`);
+    expect(errors).toEqual([expect.stringMatching(/^a\.toml:\d+ resolve: only a trusted action may declare \[resolve\]/)]);
+  });
+
   it("a preview pointing at a write, at an approval-gated action, or at nothing", () => {
     const send = `[[execute]]\nid = "send"\nconnector = "email"\nop = "send_draft"\ninputs = { draft_id = "\${args.repo}" }\n\n[approval]\nrequired = true\n\n[approval.preview]\nrender = { To = "to" }\n`;
     expect(errorsOf(action("x", `${send}op = "draft_email"\n`))).toContain('a.toml:27 approval.preview.op: "email.draft_email" is not idempotent = true, so it cannot run as a preview');

@@ -57,6 +57,21 @@ export const corpus: CorpusCase[] = [
     expect: { file: "email/send_draft.toml", field: "approval.preview.op", line: 23, message: '"get_draft" itself requires approval' },
   },
   {
+    name: "a resolve op that is not idempotent",
+    edits: [{ file: "email/send_draft.toml", append: '\n[resolve]\nop = "draft_email"\nargs = { id = "${args.draft_id}" }\ninputs = { to = "to" }\n' }],
+    expect: { file: "email/send_draft.toml", field: "resolve.op", line: 29, message: '"draft_email" is not idempotent = true, so it cannot run as a resolve' },
+  },
+  {
+    name: "a resolved input with the name of a declared input (the program could pass it)",
+    edits: [{ file: "email/send_draft.toml", append: '\n[resolve]\nop = "get_draft"\nargs = { id = "${args.draft_id}" }\ninputs = { draft_id = "id" }\n' }],
+    expect: { file: "email/send_draft.toml", field: "resolve.inputs.draft_id", line: 31, message: '"draft_id" is a declared input' },
+  },
+  {
+    name: "resolve args naming no input",
+    edits: [{ file: "email/send_draft.toml", append: '\n[resolve]\nop = "get_draft"\nargs = { id = "${args.to}" }\ninputs = { to = "to" }\n' }],
+    expect: { file: "email/send_draft.toml", field: "resolve.args.id", line: 30, message: '"${args.to}" names no input of this action (inputs: draft_id)' },
+  },
+  {
     name: "an empty render table",
     edits: [{ file: "email/send_draft.toml", replace: [/render = .*/, "render = {}"] }],
     expect: { file: "email/send_draft.toml", field: "approval.preview.render", line: 25, message: "must name at least one field to show" },

@@ -324,14 +324,20 @@ describe("grants", () => {
   const allowAll = policyOf(`[[rules]]\nid = "all"\ndecision = "allow"\nop = "*"\n`);
   const recipientsOnly = { op: "email.*", args: { to: { in: ["bob@example.com"] } } };
 
-  it("a guarantee about an input never lands on an op without it: a read is not concerned, a send without it allows no call", () => {
+  it("a guarantee about an input lands only where it can be checked: a read is not concerned, a resolved input (send_draft's `to`) carries it", () => {
     const effects = [mail(list(val("bob@example.com"))), effect("email.get_draft", { id: val("d1") }), effect("email.send_draft", { draft_id: val("d1") })];
     const d = decide(facts(effects, [[recipientsOnly, "enforced"]]), allowAll, set);
     const byOp = Object.fromEntries(d.grants.map((g) => [g.op, g]));
     expect(byOp["email.get_draft"]).toMatchObject({ args: { id: { all: [{ type: ["string"] }, { in: ["d1"] }] } }, count: { max: 1 } });
-    expect(byOp["email.send_draft"]).toMatchObject({ args: { draft_id: { all: [{ type: ["string"] }, { in: ["d1"] }] } }, count: { max: 0 } });
-    expect(Object.keys(byOp["email.send_draft"]!.args)).toEqual(["draft_id"]);
+    expect(byOp["email.send_draft"]).toMatchObject({ args: { draft_id: { all: [{ type: ["string"] }, { in: ["d1"] }] }, to: { in: ["bob@example.com"] } }, count: { max: 1 } });
+    expect(Object.keys(byOp["email.send_draft"]!.args)).toEqual(["draft_id", "to"]);
     expect(byOp["email.send_email"]?.count).toEqual({ max: 1 });
+  });
+
+  it("a guarantee about an input an op with effects neither has nor resolves allows it no call", () => {
+    const effects = [effect("email.send_draft", { draft_id: val("d1") })];
+    const d = decide(facts(effects, [[{ op: "email.*", args: { cc: { in: ["bob@example.com"] } } }, "enforced"]]), allowAll, set);
+    expect(d.grants.find((g) => g.op === "email.send_draft")?.count).toEqual({ max: 0 });
   });
 
   it("a count guarantee over several ops keeps one ledger across them, unless the grants keep it already", () => {

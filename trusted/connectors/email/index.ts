@@ -183,10 +183,18 @@ function getDraft(args: J): J {
   return out.set("to", to).set("subject", J.str(subject)).set("body", J.str(body));
 }
 
+/**
+ * Send a draft as the wrapper checked it: `to`, `subject` and `body` are the values it read with
+ * get_draft and admitted, and they go out as the message sent with the draft's id (Gmail's
+ * drafts.send takes the message to send), so an edit of the draft after the check changes
+ * nothing. Without them nothing is sent: never the draft "as it is now".
+ */
 function sendDraft(args: J): J {
   const id = draftId(args);
+  const raw = failed() ? "" : rawMessage(args);
   if (failed()) return new J();
-  const message = call("POST", "/drafts/send", J.obj().set("id", J.str(id)));
+  const draft = J.obj().set("id", J.str(id)).set("message", J.obj().set("raw", J.str(raw)));
+  const message = call("POST", "/drafts/send", draft);
   return failed() ? new J() : messageIds(message);
 }
 
