@@ -12,6 +12,10 @@ import { packageRoot } from "../../src/model/paths.js";
 import { buildWasm } from "../../scripts/build-connectors.mjs";
 import { callWithReceipt } from "../../src/connector/call-with-receipt.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
+import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
+import { connectorContext } from "../../src/config/index.js";
+import { afterAll, beforeAll } from "vitest";
+import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
 import type { Json } from "../../src/model/json.js";
 import { VerifiedReceipt } from "../../src/receipt/verified-receipt.js";
 
@@ -94,4 +98,31 @@ export function runAction(set: ManifestSet, op: string, args: Record<string, Jso
   let verified = anything.get(set);
   if (verified === undefined) anything.set(set, (verified = anyReceipt(set)));
   return callWithReceipt(verified, set, op, args, ctx);
+}
+
+/**
+ * The Gmail-shaped provider and an email connector context against it (with a plugin pool), for
+ * the tests of one file: started before them, closed after.
+ */
+export function gmailConnector(): { readonly server: GmailServer; readonly ctx: ConnectorContext; readonly pool: PluginPool } {
+  let server: GmailServer | undefined;
+  let ctx: ConnectorContext | undefined;
+  const pool = createPluginPool();
+  beforeAll(async () => {
+    server = await startGmailServer({ token: "secret-token" });
+    ctx = connectorContext(dataDirWith(`[email]\nbase_url = "${server.url}"\ntoken_file = "TOKEN_FILE"\n`), { plugins: pool });
+  });
+  afterAll(async () => {
+    await pool.close();
+    await server?.close();
+  });
+  return {
+    get server() {
+      return server!;
+    },
+    get ctx() {
+      return ctx!;
+    },
+    pool,
+  };
 }

@@ -1,33 +1,18 @@
 // email.send_draft under a receipt that constrains recipients: the trusted wrapper reads the draft
 // ([resolve] in send_draft.toml) with the real email plugin against the Gmail-shaped provider,
 // checks what it found, and the plugin sends exactly that.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGmailServer, type DraftContent, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
-import { connectorContext } from "../../src/config/index.js";
+import { describe, expect, it } from "vitest";
+import type { DraftContent } from "../../examples/gmail-server/gmail-server.js";
 import { admitCall } from "../../src/connector/admission.js";
 import { callWithReceipt } from "../../src/connector/call-with-receipt.js";
-import type { ConnectorContext } from "../../src/connector/context.js";
-import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
 import type { ValueConstraint } from "../../src/model/constraint.js";
 import type { ReceiptCrossOpLimit, ReceiptGrant } from "../../src/model/receipt.js";
 import { VerifiedReceipt } from "../../src/receipt/verified-receipt.js";
-import { dataDirWith, shippedManifests } from "./fixtures.js";
+import { gmailConnector, shippedManifests } from "./fixtures.js";
 
 const set = shippedManifests();
 const email = { name: "email", sha256: set.connectors.get("email")!.manifest.sha256 };
-let server: GmailServer;
-let pool: PluginPool;
-let ctx: ConnectorContext;
-
-beforeAll(async () => {
-  server = await startGmailServer({ token: "secret-token" });
-  pool = createPluginPool();
-  ctx = connectorContext(dataDirWith(`[email]\nbase_url = "${server.url}"\ntoken_file = "TOKEN_FILE"\n`), { plugins: pool });
-});
-afterAll(async () => {
-  await pool.close();
-  await server.close();
-});
+const gmail = gmailConnector();
 
 const bobOnly: ValueConstraint = { in: ["bob@example.com"] };
 
@@ -42,78 +27,78 @@ function receipt(grants: Omit<ReceiptGrant, "connector">[], across: ReceiptCross
 }
 
 const sendDraftTo = (to: ValueConstraint, max: number | null = 1) => ({ op: "email.send_draft", args: { to }, count: { max } });
-const draft = (content: Partial<DraftContent> = {}) => server.addDraft({ to: ["bob@example.com"], subject: "Notes", body: "The notes.", ...content });
+const draft = (content: Partial<DraftContent> = {}) => gmail.server.addDraft({ to: ["bob@example.com"], subject: "Notes", body: "The notes.", ...content });
 /** What the provider saw for one draft from `from` on: its reads and sends. */
-const traffic = (from: number) => server.requests.slice(from).filter((r) => r.includes("/drafts"));
+const traffic = (from: number) => gmail.server.requests.slice(from).filter((r) => r.includes("/drafts"));
 
 describe("send_draft under a recipients grant", () => {
   it("an allowed recipient: the draft is read, checked and sent as read", async () => {
     const id = draft({ subject: "Meeting notes" });
-    const before = server.sent.length;
-    const mark = server.requests.length;
-    const out = (await callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", { draft_id: id }, ctx)) as { id: string };
-    expect(server.sent.slice(before)).toEqual([{ id: out.id, via: "draft", to: ["bob@example.com"], subject: "Meeting notes", body: "The notes." }]);
+    const before = gmail.server.sent.length;
+    const mark = gmail.server.requests.length;
+    const out = (await callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", { draft_id: id }, gmail.ctx)) as { id: string };
+    expect(gmail.server.sent.slice(before)).toEqual([{ id: out.id, via: "draft", to: ["bob@example.com"], subject: "Meeting notes", body: "The notes." }]);
     expect(traffic(mark)).toEqual([`GET /gmail/v1/users/me/drafts/${id}`, "POST /gmail/v1/users/me/drafts/send"]);
-    expect(server.drafts.has(id)).toBe(false);
+    expect(gmail.server.drafts.has(id)).toBe(false);
   });
 
   it("a draft whose recipients are outside the grant: grant_violation on `to`, nothing sent, the draft kept", async () => {
     for (const to of [["mallory@evil.example"], ["bob@example.com", "mallory@evil.example"], ["Bob <bob@example.com>"]]) {
       const id = draft({ to });
-      const mark = server.requests.length;
-      const before = server.sent.length;
-      await expect(callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", { draft_id: id }, ctx)).rejects.toMatchObject({
+      const mark = gmail.server.requests.length;
+      const before = gmail.server.sent.length;
+      await expect(callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", { draft_id: id }, gmail.ctx)).rejects.toMatchObject({
         class: "grant_violation",
         details: { reason: "argument_refused", op: "email.send_draft", input: "to" },
       });
-      expect(server.sent.length).toBe(before);
+      expect(gmail.server.sent.length).toBe(before);
       expect(traffic(mark)).toEqual([`GET /gmail/v1/users/me/drafts/${id}`]);
-      expect(server.drafts.has(id)).toBe(true);
+      expect(gmail.server.drafts.has(id)).toBe(true);
     }
   });
 
   it("a draft changed between the check and the send: the checked content is sent, never the changed one", async () => {
     const id = draft({ subject: "Checked", body: "As checked." });
-    server.editAfterNextRead(id, { to: ["mallory@evil.example"], subject: "Changed", body: "Send me your password." });
-    const before = server.sent.length;
-    await callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", { draft_id: id }, ctx);
-    const sent = server.sent.slice(before);
+    gmail.server.editAfterNextRead(id, { to: ["mallory@evil.example"], subject: "Changed", body: "Send me your password." });
+    const before = gmail.server.sent.length;
+    await callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", { draft_id: id }, gmail.ctx);
+    const sent = gmail.server.sent.slice(before);
     expect(sent.map(({ to, subject, body }) => ({ to, subject, body }))).toEqual([{ to: ["bob@example.com"], subject: "Checked", body: "As checked." }]);
-    expect(server.drafts.has(id)).toBe(false);
+    expect(gmail.server.drafts.has(id)).toBe(false);
   });
 
   it("a missing draft: a typed error naming the read that failed, nothing sent", async () => {
-    const mark = server.requests.length;
-    const before = server.sent.length;
-    const refused = callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", { draft_id: "r_gone" }, ctx);
+    const mark = gmail.server.requests.length;
+    const before = gmail.server.sent.length;
+    const refused = callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", { draft_id: "r_gone" }, gmail.ctx);
     await expect(refused).rejects.toMatchObject({
       class: "external_api_error",
       boundary: "provider",
       message: expect.stringMatching(/^email\.send_draft: cannot read what the call would act on \(email\.get_draft: .*404.*\), so nothing was done$/),
       details: { status: 404, op: "email.send_draft", resolve: "email.get_draft", reason: "unresolved" },
     });
-    expect(server.sent.length).toBe(before);
+    expect(gmail.server.sent.length).toBe(before);
     expect(traffic(mark)).toEqual(["GET /gmail/v1/users/me/drafts/r_gone"]);
   });
 
   it("a run's limits count send_draft with send_email: distinct recipients and the total, across both", async () => {
     const distinct = receipt([{ op: "email.send_email", args: {}, count: { max: null } }, sendDraftTo(bobOnly, null)], [{ ops: ["email.send_email", "email.send_draft"], distinct: "to" }]);
-    await callWithReceipt(distinct, set, "email.send_email", { to: ["BOB@example.com."], subject: "s", body: "b" }, ctx);
-    const before = server.sent.length;
-    await expect(callWithReceipt(distinct, set, "email.send_draft", { draft_id: draft() }, ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "not_distinct", input: "to" } });
+    await callWithReceipt(distinct, set, "email.send_email", { to: ["BOB@example.com."], subject: "s", body: "b" }, gmail.ctx);
+    const before = gmail.server.sent.length;
+    await expect(callWithReceipt(distinct, set, "email.send_draft", { draft_id: draft() }, gmail.ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "not_distinct", input: "to" } });
 
     const once = receipt([{ op: "email.send_email", args: {}, count: { max: null } }, sendDraftTo(bobOnly, null)], [{ ops: ["email.send_email", "email.send_draft"], count: { max: 1 } }]);
-    await callWithReceipt(once, set, "email.send_draft", { draft_id: draft() }, ctx);
-    await expect(callWithReceipt(once, set, "email.send_email", { to: ["bob@example.com"], subject: "s", body: "b" }, ctx)).rejects.toMatchObject({ details: { reason: "count_exceeded" } });
-    expect(server.sent.slice(before).map((m) => m.via)).toEqual(["draft"]);
+    await callWithReceipt(once, set, "email.send_draft", { draft_id: draft() }, gmail.ctx);
+    await expect(callWithReceipt(once, set, "email.send_email", { to: ["bob@example.com"], subject: "s", body: "b" }, gmail.ctx)).rejects.toMatchObject({ details: { reason: "count_exceeded" } });
+    expect(gmail.server.sent.slice(before).map((m) => m.via)).toEqual(["draft"]);
   });
 
   it("the program cannot pass the recipients itself: refused before the check, nothing sent", async () => {
     const id = draft({ to: ["mallory@evil.example"] });
-    const before = server.sent.length;
+    const before = gmail.server.sent.length;
     const call = { draft_id: id, to: ["bob@example.com"], subject: "s", body: "b" };
-    await expect(callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", call, ctx)).rejects.toMatchObject({ class: "connector_error", details: { input: "to" } });
-    expect(server.sent.length).toBe(before);
+    await expect(callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", call, gmail.ctx)).rejects.toMatchObject({ class: "connector_error", details: { input: "to" } });
+    expect(gmail.server.sent.length).toBe(before);
   });
 
   it("without the wrapper's read, a grant on `to` refuses the call (admitCall given no resolved values)", () => {
@@ -123,8 +108,8 @@ describe("send_draft under a recipients grant", () => {
   });
 
   it("a receipt without a send_draft grant: refused, and the draft is not even read", async () => {
-    const mark = server.requests.length;
-    await expect(callWithReceipt(receipt([{ op: "email.send_email", args: {}, count: { max: 1 } }]), set, "email.send_draft", { draft_id: draft() }, ctx)).rejects.toMatchObject({
+    const mark = gmail.server.requests.length;
+    await expect(callWithReceipt(receipt([{ op: "email.send_email", args: {}, count: { max: 1 } }]), set, "email.send_draft", { draft_id: draft() }, gmail.ctx)).rejects.toMatchObject({
       class: "grant_violation",
       details: { reason: "no_grant" },
     });
