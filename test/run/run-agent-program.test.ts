@@ -1,15 +1,16 @@
 // The run use case against a real authority on 127.0.0.1 (SQLite), through the HTTP client the
 // CLI uses, with real QuickJS, the real Extism plugins and the Gmail-shaped provider on loopback.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
+import type { GmailServer } from "../../examples/gmail-server/gmail-server.js";
 import { localContext, runAgentProgram, type AuthorityClient, type RunEvent, type RunInput } from "../../src/app/index.js";
 import { httpAuthority } from "../../src/cli/http-authority.js";
 import { LOCAL_ISSUER } from "../../src/model/index.js";
 import { issueReceipt } from "../../src/receipt/index.js";
 import { openKeyring } from "../../src/store/index.js";
-import { startTestAuthority, type ApproverSession, type TestAuthority } from "../authority/harness.js";
+import type { ApproverSession, TestAuthority } from "../authority/harness.js";
+import { startRunHarness, type RunHarness } from "./harness.js";
 
 const GMAIL_TOKEN = "run-test-token";
 
@@ -51,22 +52,12 @@ let gmail: GmailServer;
 let env: NodeJS.ProcessEnv;
 let client: AuthorityClient;
 
+let harness: RunHarness | undefined;
 beforeAll(async () => {
-  a = await startTestAuthority("sqlite");
-  alice = await a.login("alice");
-  gmail = await startGmailServer({ token: GMAIL_TOKEN });
-  const sandbox = join(a.dataDir, "..", "Sandbox");
-  mkdirSync(sandbox, { recursive: true });
-  writeFileSync(join(a.dataDir, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
-  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\n\n[fs]\nroots = ["${sandbox}"]\n`);
-  env = { HOME: join(a.dataDir, ".."), COUNTERSIGN_HOME: a.dataDir };
-  client = httpAuthority({ url: a.url, token: a.token });
+  harness = await startRunHarness(GMAIL_TOKEN);
+  ({ a, alice, gmail, env, client } = harness);
 });
-
-afterAll(async () => {
-  await a?.close();
-  await gmail?.close();
-});
+afterAll(() => harness?.close());
 
 async function run(source: string, options: { client?: AuthorityClient; timeoutSeconds?: number; signal?: AbortSignal; now?: () => Date; events?: RunEvent[] } = {}) {
   const ctx = localContext(env);

@@ -1,14 +1,14 @@
 // send_draft through a whole run (real authority on 127.0.0.1, QuickJS, the email plugin, the
 // Gmail-shaped provider): the recipients guarantee holds for drafts too, checked at run time on
 // what the draft really contains.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
+import type { GmailServer } from "../../examples/gmail-server/gmail-server.js";
 import { localContext, runAgentProgram, type AuthorityClient } from "../../src/app/index.js";
-import { httpAuthority } from "../../src/cli/http-authority.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { startTestAuthority, type ApproverSession, type TestAuthority } from "../authority/harness.js";
+import type { ApproverSession, TestAuthority } from "../authority/harness.js";
+import { startRunHarness, type RunHarness } from "./harness.js";
 
 const GMAIL_TOKEN = "draft-run-token";
 
@@ -54,20 +54,12 @@ let gmail: GmailServer;
 let env: NodeJS.ProcessEnv;
 let client: AuthorityClient;
 
+let harness: RunHarness | undefined;
 beforeAll(async () => {
-  a = await startTestAuthority("sqlite");
-  alice = await a.login("alice");
-  gmail = await startGmailServer({ token: GMAIL_TOKEN });
-  writeFileSync(join(a.dataDir, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
-  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\n`);
-  env = { HOME: join(a.dataDir, ".."), COUNTERSIGN_HOME: a.dataDir };
-  client = httpAuthority({ url: a.url, token: a.token });
+  harness = await startRunHarness(GMAIL_TOKEN);
+  ({ a, alice, gmail, env, client } = harness);
 });
-
-afterAll(async () => {
-  await a?.close();
-  await gmail?.close();
-});
+afterAll(() => harness?.close());
 
 /** Run `source` and approve it once as the person when it asks. */
 async function runApproved(source: string) {
