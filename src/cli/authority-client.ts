@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { join } from "node:path";
-import { CountersignError, ErrorEnvelope } from "../model/index.js";
+import { CountersignError, readErrorEnvelope } from "../model/errors-plain.js"; // a light entry: `check` loads no zod
 // Not the store index: `check` must not load the database drivers to find its authority.
 import { localAuthorityUrl } from "../store/authority-url.js";
 import { SUBMITTER_TOKEN_FILE } from "../store/data-dir-files.js";
@@ -45,6 +45,9 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** The largest answer read from the authority: a bigger one is refused before it fills the memory. */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
 /**
  * POST JSON to the authority (node:http, not fetch: `check` runs once per process, and loading
  * fetch costs more than the call). An answer in the error envelope is thrown as that
@@ -60,7 +63,7 @@ export async function callJson(address: AuthorityAddress, method: "GET" | "POST"
   try {
     answer = await send(address, method, path, body === undefined ? undefined : JSON.stringify(body), options);
   } catch (err) {
-    if (options.signal?.aborted === true) throw err;
+    if (options.signal?.aborted === true || err instanceof CountersignError) throw err;
     throw new Unreachable(`the authority at ${address.url} cannot be reached: ${(err as Error).message}`);
   }
   let value: unknown;
@@ -78,9 +81,9 @@ export async function callJson(address: AuthorityAddress, method: "GET" | "POST"
 
 /** An answer in the error envelope as the CountersignError it describes; undefined for any other answer. */
 export function envelopeError(value: unknown): CountersignError | undefined {
-  const envelope = ErrorEnvelope.safeParse(value);
-  if (!envelope.success) return undefined;
-  const e = envelope.data.error;
+  const envelope = readErrorEnvelope(value);
+  if (envelope === undefined) return undefined;
+  const e = envelope.error;
   return new CountersignError(e.class, e.boundary, e.message, { retriable: e.retriable, ...(e.request_id === undefined ? {} : { requestId: e.request_id }), ...(e.details === undefined ? {} : { details: e.details }) });
 }
 
@@ -91,7 +94,13 @@ function send(address: AuthorityAddress, method: string, path: string, body: str
     if (body !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
     const req = request(address.url + path, { method, headers, timeout: timeoutMs, ...(signal === undefined ? {} : { signal }) }, (res) => {
       const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      let size = 0;
+      res.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size <= MAX_ANSWER_BYTES) return void chunks.push(chunk);
+        req.destroy();
+        reject(new CountersignError("network_error", "authority", `the authority at ${address.url} answered with more than ${MAX_ANSWER_BYTES} bytes`, { details: { limit: MAX_ANSWER_BYTES } }));
+      });
       res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
       res.on("error", reject);
     });

@@ -3,10 +3,12 @@ import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js"; // a light entry
 import type { ProgramInput } from "../app/index.js";
 import { dataDir } from "../config/data-dir.js"; // a light entry: the config index loads the stores
 import type { CheckResult } from "../model/index.js";
-import { CountersignError } from "../model/index.js";
 import type { Facts } from "../model/index.js";
-import { programBytes } from "../model/index.js";
+// Light entries: the model index loads zod and every schema, which `check` through an authority never needs.
+import { CountersignError } from "../model/errors-plain.js";
+import { programBytes } from "../model/program-bytes.js";
 import { findAuthority, postJson, Unreachable } from "./authority-client.js";
+import { readCheckAnswer } from "./check-answer.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
 import { readManifests, readSource } from "./read-source.js";
@@ -59,7 +61,7 @@ const command: Command = {
       const given = Object.values(budget).some((v) => v !== undefined);
       const manifests = readManifests(values.manifest, io.cwd);
       const program: ProgramInput = { source, entry: file === "-" ? "stdin.ts" : file, ...(given ? { budget } : {}), ...(manifests.length > 0 ? { manifests } : {}) };
-      const { facts, decision } = (await throughAuthority(io, program, values)) ?? (await locally(io, program, values));
+      const { facts, decision } = (await throughAuthority(io, program, values, json)) ?? (await locally(io, program, values));
       // The text output's modules (the constraint language's descriptions) load only for it.
       io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : (await human(facts)) + (await import("../policy/format-decision.js")).formatDecision(decision));
       return facts.ok ? EXIT.ok : EXIT.rejected;
@@ -77,7 +79,7 @@ export default command;
  * included, and warm analyzers), unless the command names its own manifests, policy or budget. Nothing
  * listening: undefined, and the check runs here, with the same output.
  */
-async function throughAuthority(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }): Promise<CheckResult | undefined> {
+async function throughAuthority(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }, json: boolean): Promise<CheckResult | undefined> {
   if (values.manifests !== undefined || values.policies !== undefined || program.budget !== undefined) return undefined;
   const text = programBytes(program.source).text;
   if (text === undefined) return undefined; // not UTF-8: refused the same way here, without sending it
@@ -85,7 +87,10 @@ async function throughAuthority(io: Io, program: ProgramInput, values: { manifes
   if (address === undefined) return undefined;
   try {
     const answer = await postJson(address, "/v1/check", { program: text, source_name: program.entry, ...(program.manifests === undefined ? {} : { manifests: program.manifests }) });
-    return (await import("../model/api.js")).CheckResult.parse(answer);
+    const result = readCheckAnswer(answer, address.url);
+    // The text output interprets the abstract arguments and the decision's verdicts: the full schema
+    // checks them (its modules load with the text output's own anyway).
+    return json ? result : (await import("../model/api.js")).CheckResult.parse(result);
   } catch (err) {
     if (err instanceof Unreachable) return undefined;
     throw err;

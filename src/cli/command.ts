@@ -1,5 +1,5 @@
 import { isAbsolute, relative } from "node:path";
-import { CountersignError, toEnvelope } from "../model/index.js";
+import { CountersignError, toEnvelope } from "../model/errors-plain.js"; // a light entry: the model index loads zod
 
 /** Where a command writes; injected so tests can run commands in-process. */
 export interface Io {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { CountersignError } from "../model/index.js";
+import { CountersignError } from "../model/errors-plain.js"; // a light entry, as in command.ts
 
 /** A program file's bytes as they are: the analyzer applies the one UTF-8 rule and hashes exactly these. */
 export function readSource(path: string): Uint8Array {

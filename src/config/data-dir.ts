@@ -1,6 +1,6 @@
 import { userInfo } from "node:os";
 import { join, resolve } from "node:path";
-import { CountersignError } from "../model/index.js";
+import { CountersignError } from "../model/errors-plain.js"; // a light entry: the model index loads zod
 
 /**
  * The user's data directory: $COUNTERSIGN_HOME, default `<home>/.countersign`. An empty

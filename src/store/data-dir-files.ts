@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CountersignError } from "../model/index.js";
+import { CountersignError } from "../model/errors-plain.js"; // a light entry: `check` reads the token file name from here
 import { writeFileAtomic } from "./atomic-write.js";
 
 /** The approver secret (mode 0600): login links are made from it, so whoever can read it may approve. */
