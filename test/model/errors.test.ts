@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CountersignError, ErrorEnvelope, toEnvelope } from "../../src/model/errors.js";
+import { BOUNDARIES, CountersignError, ERROR_CLASSES, ErrorEnvelope, readErrorEnvelope, toEnvelope } from "../../src/model/errors.js";
 
 describe("error envelope", () => {
   it("carries class, boundary, retriable and details", () => {
@@ -21,5 +21,35 @@ describe("error envelope", () => {
     expect(() =>
       ErrorEnvelope.parse({ error: { class: "oops", message: "x", retriable: false, boundary: "cli" } }),
     ).toThrow();
+  });
+
+  // The plain reader of clients that load no zod holds to the schema: same verdict, same value.
+  it("reads an envelope without zod exactly as the schema does", () => {
+    const body = { class: "store_error", message: "m", retriable: true, boundary: "store" };
+    const samples: unknown[] = [
+      { error: body },
+      { error: { ...body, request_id: "r1", details: { a: [1] } }, extra: 1 },
+      { error: { ...body, unknown: "dropped" } },
+      ...ERROR_CLASSES.map((c) => ({ error: { ...body, class: c } })),
+      ...BOUNDARIES.map((b) => ({ error: { ...body, boundary: b } })),
+      { error: { ...body, class: "oops" } },
+      { error: { ...body, boundary: "moon" } },
+      { error: { ...body, message: 1 } },
+      { error: { ...body, retriable: "no" } },
+      { error: { ...body, request_id: 7 } },
+      { error: { ...body, details: "d" } },
+      { error: { ...body, details: null } },
+      { error: { ...body, message: undefined } },
+      { error: [body] },
+      { error: null },
+      [{ error: body }],
+      null,
+      "error",
+      {},
+    ];
+    for (const sample of samples) {
+      const schema = ErrorEnvelope.safeParse(sample);
+      expect({ sample, read: readErrorEnvelope(sample) }).toEqual({ sample, read: schema.success ? schema.data : undefined });
+    }
   });
 });
