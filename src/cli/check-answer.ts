@@ -5,13 +5,11 @@ import { CountersignError } from "../model/errors-plain.js"; // a light entry: t
  * The authority's answer to POST /v1/check, checked for exactly what `check --json` reads and
  * prints, in plain code: the CheckResult schema would load zod and every model schema, which cost
  * more than the whole call. The text output interprets deeper values (abstract arguments, the
- * decision's verdicts) and parses the answer with the full schema before it prints (check.ts).
+ * decision's verdicts) and parses the answer with the full schema before it prints (readCheckAnswerFully).
  * Anything else is an error that says where the answer is wrong, never a crash while printing.
  */
 export function readCheckAnswer(value: unknown, url: string): CheckResult {
-  const at = (path: string, problem: string): never => {
-    throw new CountersignError("network_error", "authority", `the authority at ${url} answered /v1/check with a malformed answer: ${path} ${problem}`, { details: { path } });
-  };
+  const at = (path: string, problem: string): never => malformed(url, path, problem);
   const answer = record(value, "the answer", at);
   const facts = record(answer.facts, "facts", at);
   const program = record(facts.program, "facts.program", at);
@@ -54,6 +52,22 @@ export function readCheckAnswer(value: unknown, url: string): CheckResult {
   }
   text(record(answer.decision, "decision", at).kind, "decision.kind", at);
   return answer as unknown as CheckResult;
+}
+
+/**
+ * The answer checked with the full CheckResult schema as well (zod loads here), for the text
+ * output, whose formatters read the abstract arguments and the verdicts; its errors as above.
+ */
+export async function readCheckAnswerFully(value: unknown, url: string): Promise<CheckResult> {
+  const parsed = (await import("../model/api.js")).CheckResult.safeParse(readCheckAnswer(value, url));
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "");
+  return malformed(url, path, `is wrong: ${issue.message}`);
+}
+
+function malformed(url: string, path: string, problem: string): never {
+  throw new CountersignError("network_error", "authority", `the authority at ${url} answered /v1/check with a malformed answer: ${path} ${problem}`, { details: { path } });
 }
 
 type At = (path: string, problem: string) => never;

@@ -8,7 +8,7 @@ import type { Facts } from "../model/index.js";
 import { CountersignError } from "../model/errors-plain.js";
 import { programBytes } from "../model/program-bytes.js";
 import { findAuthority, postJson, Unreachable } from "./authority-client.js";
-import { readCheckAnswer } from "./check-answer.js";
+import { readCheckAnswer, readCheckAnswerFully } from "./check-answer.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
 import { readManifests, readSource } from "./read-source.js";
@@ -87,10 +87,9 @@ async function throughAuthority(io: Io, program: ProgramInput, values: { manifes
   if (address === undefined) return undefined;
   try {
     const answer = await postJson(address, "/v1/check", { program: text, source_name: program.entry, ...(program.manifests === undefined ? {} : { manifests: program.manifests }) });
-    const result = readCheckAnswer(answer, address.url);
     // The text output interprets the abstract arguments and the decision's verdicts: the full schema
     // checks them (its modules load with the text output's own anyway).
-    return json ? result : (await import("../model/api.js")).CheckResult.parse(result);
+    return json ? readCheckAnswer(answer, address.url) : await readCheckAnswerFully(answer, address.url);
   } catch (err) {
     if (err instanceof Unreachable) return undefined;
     throw err;

@@ -116,6 +116,17 @@ describe("countersign check against an authority that answers wrong", () => {
     expect(JSON.parse(json.out)).toMatchObject({ error: { class: "network_error", boundary: "authority", details: { path: "facts.effects[0].site" } } });
   });
 
+  it("the text output checks the abstract arguments too, and names the one that is wrong", async () => {
+    const [effect] = valid.facts.effects;
+    const name = Object.keys(effect!.args as object)[0]!;
+    answer = send(200, JSON.stringify({ ...valid, facts: { ...valid.facts, effects: [{ ...effect, args: { [name]: { kind: "maybe" } } }] } }));
+    const text = await check(false);
+    expect(text.code).toBe(2);
+    expect(text.err).toMatch(new RegExp(`^countersign: network_error: the authority at ${url} answered /v1/check with a malformed answer: facts\\.effects\\[0\\]\\.args\\.${name}(\\.kind)? is wrong: .+\n$`));
+    // --json prints what it does not interpret as the authority said it
+    expect(JSON.parse((await check(true)).out).effects[0].args[name]).toEqual({ kind: "maybe" });
+  });
+
   it("throws the error envelope it answers as that error, and ignores an envelope's unknown fields", async () => {
     answer = send(403, JSON.stringify({ error: { class: "capability_denied", message: "revoked", retriable: false, boundary: "authority", more: 1 } }));
     const { code, err } = await check(false);
