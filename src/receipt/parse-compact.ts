@@ -56,7 +56,10 @@ const noProtoKey = (key: string, value: unknown): unknown => {
 /** A JSON object from UTF-8 bytes, or undefined for anything else (bad UTF-8, bad JSON, a `__proto__` key, not an object). */
 export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {
-    const value: unknown = JSON.parse(utf8.decode(bytes), noProtoKey);
+    const text = utf8.decode(bytes);
+    // The reviver costs a call per member: only text that can spell the key (literally, or with a
+    // \u escape, the one way JSON can write a letter otherwise) needs it.
+    const value: unknown = text.includes("__proto__") || text.includes("\\u") ? JSON.parse(text, noProtoKey) : JSON.parse(text);
     return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

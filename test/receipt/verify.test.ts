@@ -121,6 +121,11 @@ describe("verifyReceipt refuses", () => {
   it("a __proto__ header member", async () => {
     const header = `{"alg":"EdDSA","typ":"${RECEIPT_TYP}","kid":"${keys.active.kid}","__proto__":{"x":1}}`;
     await refused(signRaw(header, claimsOf(good), keys.active.privateKey), "malformed"); // no part of a receipt may hold the name
+    // spelled with escapes, in the header or deep in the claims (signed with the authority's key)
+    const escaped = `{"alg":"EdDSA","typ":"${RECEIPT_TYP}","kid":"${keys.active.kid}","\\u005f_proto\\u005F_":{"x":1}}`;
+    await refused(signRaw(escaped, claimsOf(good), keys.active.privateKey), "malformed");
+    const claims = JSON.stringify(claimsOf(good)).replace(/^\{/, '{"x":[{"\\u005f\\u005fproto__":{}}],');
+    await refused(signRaw(headerOf(good), claims, keys.active.privateKey), "bad_claims"); // claims that are not a plain JSON object
   });
 
   it("a wrong or missing typ", async () => {
