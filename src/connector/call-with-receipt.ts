@@ -17,7 +17,8 @@ import { resolveInputs } from "./resolve-inputs.js";
  * resolve read that fails throws its own error and nothing is done.
  */
 export async function callWithReceipt(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown, ctx: ConnectorContext): Promise<Json> {
+  // Most actions resolve nothing: their arguments are marshaled once, by admitCall.
+  if (set.actions.get(op)?.manifest.resolve === undefined) return executeAction(set, admitCall(verified, set, op, args), ctx);
   const data = marshalArgs(op, args);
-  const resolved = await resolveInputs(verified, set, op, data, ctx);
-  return executeAction(set, admitCall(verified, set, op, data, resolved), ctx);
+  return executeAction(set, admitCall(verified, set, op, data, await resolveInputs(verified, set, op, data, ctx)), ctx);
 }

@@ -14,7 +14,7 @@ import { resolvePath } from "./resolve-path.js";
  * recipients of the draft email.send_draft would send): the resolve op runs with the user's
  * credential on the run's plugins, and each named path of its output becomes an input that
  * admitCall checks and the steps then get. `{}` for an action without `[resolve]`, and for a
- * call the receipt grants nothing for (it is refused anyway: nothing is read for it). A read that
+ * call admitCall refuses anyway (see below). A read that
  * fails, or an output without a named field, fails the call closed: nothing is sent.
  */
 export async function resolveInputs(verified: VerifiedReceipt, set: ManifestSet, op: string, data: Record<string, Json>, ctx: ConnectorContext): Promise<Record<string, Json>> {
@@ -22,7 +22,9 @@ export async function resolveInputs(verified: VerifiedReceipt, set: ManifestSet,
   const spec = action?.manifest.resolve;
   const template = action?.templates.resolve;
   if (action === undefined || spec === undefined || template === undefined) return {};
-  if (!verified.claims.grants.some((g) => g.op === op)) return {};
+  // A call the receipt grants nothing for, or one whose program names a resolved input itself, is
+  // refused by admitCall: nothing is read for it.
+  if (!verified.claims.grants.some((g) => g.op === op) || Object.keys(spec.inputs).some((input) => Object.hasOwn(data, input))) return {};
   checkArgs(action, data);
   const target = `${action.connector}.${spec.op}`;
   let output: Json;

@@ -93,12 +93,14 @@ describe("send_draft under a recipients grant", () => {
     expect(gmail.server.sent.slice(before).map((m) => m.via)).toEqual(["draft"]);
   });
 
-  it("the program cannot pass the recipients itself: refused before the check, nothing sent", async () => {
+  it("the program cannot pass the recipients itself: refused before the check, the draft not read, nothing sent", async () => {
     const id = draft({ to: ["mallory@evil.example"] });
     const before = gmail.server.sent.length;
+    const mark = gmail.server.requests.length;
     const call = { draft_id: id, to: ["bob@example.com"], subject: "s", body: "b" };
     await expect(callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", call, gmail.ctx)).rejects.toMatchObject({ class: "connector_error", details: { input: "to" } });
     expect(gmail.server.sent.length).toBe(before);
+    expect(traffic(mark)).toEqual([]);
   });
 
   it("without the wrapper's read, a grant on `to` refuses the call (admitCall given no resolved values)", () => {
