@@ -55,7 +55,6 @@ describe("npm run demo", () => {
     const finished = await tmux.waitFor((s) => /Weekly report ready" to alice@example\.com, bob@example\.com/.test(s), "the waiting program's mail", STALL_MS);
     expect(finished).toMatch(/approval: approved_once receipt=\S+ \(expires in \d+ s\)/);
     expect(finished).toMatch(/executed: main \(1 trusted calls\)/);
-    await tmux.waitFor(() => tmux.format("#{pane_dead}") === "1", "the demo exiting", STALL_MS);
-    expect(tmux.format("#{pane_dead_status}")).toBe("0");
+    expect(await tmux.exitStatus(STALL_MS)).toBe("0");
   });
 });
