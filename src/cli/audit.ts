@@ -1,6 +1,6 @@
 import { localContext } from "../app/index.js";
 import { EXIT, usageError, type Command } from "./command.js";
-import { parseFlags } from "./parse-flags.js";
+import { parseSubcommand } from "./parse-flags.js";
 import { databaseFlag } from "./store-flag.js";
 
 const usage = `usage: countersign audit verify [--database URL|FILE] [--json]
@@ -16,14 +16,12 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    const { values, positionals } = parseFlags({
-      args: argv,
-      allowPositionals: true,
+    const { values, sub } = parseSubcommand(argv, {
       options: { json: { type: "boolean" }, jsonl: { type: "boolean" }, database: { type: "string" } },
+      subs: ["verify", "export"],
+      forms: "audit verify | export --jsonl",
+      maxArgs: 0,
     });
-    const [sub, ...extra] = positionals;
-    if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
-    if (sub !== "verify" && sub !== "export") throw usageError(sub === undefined ? "missing subcommand: audit verify | export --jsonl" : `unknown subcommand "${sub}"; try: audit verify | export --jsonl`);
     if (sub === "export" && values.jsonl !== true) throw usageError("audit export writes JSON lines: give --jsonl");
     const ctx = localContext(io.env, databaseFlag(io, values.database));
     try {

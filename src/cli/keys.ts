@@ -1,8 +1,8 @@
 import { localContext } from "../app/index.js";
 import type { Keyring } from "../receipt/index.js";
 import { authorityPath, jwksPath, writeLocalAuthority } from "../store/index.js";
-import { EXIT, usageError, type Command } from "./command.js";
-import { parseFlags } from "./parse-flags.js";
+import { EXIT, type Command } from "./command.js";
+import { parseSubcommand } from "./parse-flags.js";
 
 const usage = `usage: countersign keys list [--json]
        countersign keys rotate [--json]
@@ -18,12 +18,7 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    const { positionals } = parseFlags({ args: argv, allowPositionals: true, options: { json: { type: "boolean" } } });
-    const [sub, ...extra] = positionals;
-    if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
-    if (sub !== "list" && sub !== "rotate") {
-      throw usageError(sub === undefined ? "missing subcommand: keys list | rotate" : `unknown subcommand "${sub}"; try: keys list | rotate`);
-    }
+    const { sub } = parseSubcommand(argv, { options: { json: { type: "boolean" } }, subs: ["list", "rotate"], forms: "keys list | rotate", maxArgs: 0 });
     const ctx = localContext(io.env);
     const home = ctx.dataDir;
     const now = ctx.now();

@@ -3,7 +3,7 @@ import { checkManifests } from "../config/index.js"; // not the index: the polic
 import { formatManifestError } from "../manifest/index.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 import { manifestDirOf } from "./dirs.js";
-import { parseFlags } from "./parse-flags.js";
+import { parseSubcommand } from "./parse-flags.js";
 
 const usage = `usage: countersign manifests check [DIR] [--manifests DIR] [--json]
 
@@ -15,14 +15,10 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    const { values, positionals } = parseFlags({
-      args: argv,
-      allowPositionals: true,
-      options: { json: { type: "boolean" }, manifests: { type: "string" } },
-    });
-    const [sub, positional, ...extra] = positionals;
-    if (sub !== "check") throw usageError(sub === undefined ? "missing subcommand: manifests check [DIR]" : `unknown subcommand "${sub}"; try: manifests check [DIR]`);
-    if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
+    const {
+      values,
+      args: [positional],
+    } = parseSubcommand(argv, { options: { json: { type: "boolean" }, manifests: { type: "string" } }, subs: ["check"], forms: "manifests check [DIR]", maxArgs: 1 });
     if (positional !== undefined && values.manifests !== undefined && resolve(io.cwd, positional) !== resolve(io.cwd, values.manifests)) {
       throw usageError("give the manifest directory once: DIR or --manifests DIR");
     }

@@ -20,3 +20,18 @@ export function positiveFlag(value: string | undefined, flag: string, max = Numb
   }
   return Number(value);
 }
+
+/**
+ * A `countersign NOUN SUB [ARG...]` command line: its flags, the subcommand (one of `subs`, else a
+ * usage error that shows `forms`) and the arguments after it (at most `maxArgs`).
+ */
+export function parseSubcommand<O extends NonNullable<ParseArgsConfig["options"]>, S extends string>(
+  argv: string[],
+  spec: { options: O; subs: readonly S[]; forms: string; maxArgs: number },
+): { values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>["values"]; sub: S; args: string[] } {
+  const { values, positionals } = parseFlags({ args: argv, allowPositionals: true as const, options: spec.options });
+  const [sub, ...args] = positionals;
+  if (args.length > spec.maxArgs) throw usageError(`unexpected argument "${args[spec.maxArgs]}"`);
+  if (!spec.subs.includes(sub as S)) throw usageError(sub === undefined ? `missing subcommand: ${spec.forms}` : `unknown subcommand "${sub}"; try: ${spec.forms}`);
+  return { values, sub: sub as S, args };
+}

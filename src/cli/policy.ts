@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseFlags } from "./parse-flags.js";
+import { parseSubcommand } from "./parse-flags.js";
 import { CountersignError } from "../model/index.js";
 import { checkPolicy } from "../config/index.js";
 import { formatProblem } from "../policy/index.js";
@@ -37,13 +37,16 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    const { values, positionals } = parseFlags({
-      args: argv,
-      allowPositionals: true,
+    const {
+      values,
+      sub,
+      args: [arg],
+    } = parseSubcommand(argv, {
       options: { json: { type: "boolean" }, manifests: { type: "string" }, policies: { type: "string" }, database: { type: "string" } },
+      subs: ["check", "test", "explain", "list", "forget"],
+      forms: "policy check | test | explain | list | forget",
+      maxArgs: 1,
     });
-    const [sub, arg, ...extra] = positionals;
-    if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
     if (sub === "check" || sub === "test") {
       if (values.policies !== undefined) throw usageError(`policy ${sub} takes the policy directory as DIR, not --policies`);
       const dir = policyDirOf(io, arg);
@@ -59,17 +62,14 @@ const command: Command = {
       const ctx = localContext(io.env, given(io, values));
       return await explainFile(ctx, resolve(io.cwd, arg), io, json).finally(() => ctx.close());
     }
-    if (sub === "list" || sub === "forget") {
-      if (sub === "list" && arg !== undefined) throw usageError(`unexpected argument "${arg}"`);
-      if (sub === "forget" && arg === undefined) throw usageError("missing RULE_ID: policy forget RULE_ID");
-      const ctx = localContext(io.env, { ...given(io, values), ...databaseFlag(io, values.database) });
-      try {
-        return sub === "list" ? await list(ctx, io, json) : await forget(ctx, arg!, io, json);
-      } finally {
-        await ctx.close();
-      }
+    if (sub === "list" && arg !== undefined) throw usageError(`unexpected argument "${arg}"`);
+    if (sub === "forget" && arg === undefined) throw usageError("missing RULE_ID: policy forget RULE_ID");
+    const ctx = localContext(io.env, { ...given(io, values), ...databaseFlag(io, values.database) });
+    try {
+      return sub === "list" ? await list(ctx, io, json) : await forget(ctx, arg!, io, json);
+    } finally {
+      await ctx.close();
     }
-    throw usageError(sub === undefined ? "missing subcommand: policy check | test | explain | list | forget" : `unknown subcommand "${sub}"; try: policy check | test | explain | list | forget`);
   },
 };
 

@@ -9,7 +9,7 @@ import { fetchJwks } from "../config/index.js";
 import { importJwks } from "../receipt/index.js";
 import { verifyReceipt, isoTime } from "../receipt/index.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
-import { parseFlags } from "./parse-flags.js";
+import { parseSubcommand } from "./parse-flags.js";
 
 const usage = `usage: countersign receipt verify TOKEN --program FILE [--jwks FILE|URL] [--issuer ISS] [--json]
 
@@ -23,15 +23,16 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    const { values, positionals } = parseFlags({
-      args: argv,
-      allowPositionals: true,
+    const {
+      values,
+      args: [tokenArg],
+    } = parseSubcommand(argv, {
       options: { json: { type: "boolean" }, program: { type: "string" }, jwks: { type: "string" }, issuer: { type: "string" } },
+      subs: ["verify"],
+      forms: "receipt verify",
+      maxArgs: 1,
     });
-    const [sub, tokenArg, ...extra] = positionals;
-    if (sub !== "verify") throw usageError(sub === undefined ? "missing subcommand: receipt verify" : `unknown subcommand "${sub}"; try: receipt verify`);
     if (tokenArg === undefined) throw usageError("missing TOKEN (or - to read it from stdin)");
-    if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
     if (values.program === undefined) throw usageError("missing --program FILE: the program the receipt must be for");
     const token = tokenArg === "-" ? asText(await io.readStdin()).trim() : tokenArg;
     const programBytes = readProgram(resolve(io.cwd, values.program));

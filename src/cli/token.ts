@@ -1,6 +1,6 @@
 import { localContext } from "../app/index.js";
 import { EXIT, usageError, type Command } from "./command.js";
-import { parseFlags } from "./parse-flags.js";
+import { parseSubcommand } from "./parse-flags.js";
 import { databaseFlag } from "./store-flag.js";
 
 const usage = `usage: countersign token add NAME [--database URL|FILE] [--json]
@@ -16,12 +16,11 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { json: { type: "boolean" }, database: { type: "string" } } });
-    const [sub, name, ...extra] = positionals;
-    if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
-    if (sub !== "add" && sub !== "list" && sub !== "revoke") {
-      throw usageError(sub === undefined ? "missing subcommand: token add | list | revoke" : `unknown subcommand "${sub}"; try: token add | list | revoke`);
-    }
+    const {
+      values,
+      sub,
+      args: [name],
+    } = parseSubcommand(argv, { options: { json: { type: "boolean" }, database: { type: "string" } }, subs: ["add", "list", "revoke"], forms: "token add | list | revoke", maxArgs: 1 });
     if (sub !== "list" && name === undefined) throw usageError(`missing NAME: token ${sub} NAME`);
     if (sub === "list" && name !== undefined) throw usageError(`unexpected argument "${name}"`);
     const ctx = localContext(io.env, databaseFlag(io, values.database));
