@@ -13,6 +13,11 @@ export const valueCases: RegressionCase[] = [
     source: inMain(`const p: string[] = [];\nlet k = 1;\np[k++] = "b@x.com";\np.push("a@x.com");\nawait Promise.allSettled([${send(`...[p, Array.from(p)].flat()`)}]);`),
   },
   {
+    name: "a read decides whether a list has a hole: the call is made either way, only whether it crosses depends on the read",
+    reads: [["a long body"], [""]],
+    source: inMain(`const body = String((await getDraft({ id: "1" })).body);\nconst p: string[] = [];\np[body.length > 3 ? 1 : 0] = "a@x.com";\nawait Promise.allSettled([${send(`...p`)}]);`),
+  },
+  {
     name: "a hole from Array(n), sent in a caught call",
     source: inMain(`const p: string[] = Array(2);\ntry {\n  await ${send(`...p`)};\n} catch {\n  await ${send(`"a@x.com"`)};\n}`),
   },
