@@ -30,6 +30,11 @@ export const valueCases: RegressionCase[] = [
     source: inMain(`const t = { then: (resolve: (v: string) => void) => { void ${send(`"a@x.com"`)}; resolve("x"); } };\nconst v = await t;`, { guarantees: `atMostEmails(0)` }),
   },
   {
+    name: "a thenable's then passes on a read's result: what await gives derives from the read",
+    reads: [["a@x.com"]],
+    source: inMain(`const d = await getDraft({ id: "1" });\nconst v: string = await { then: (resolve: (value: string) => void) => { resolve(String(d.body)); } };\nawait ${send(`v`)};`),
+  },
+  {
     name: "a ?. that short-circuits skips the call's arguments",
     source: inMain(`const o: { m: (x: unknown) => void } | undefined = Math.random() > 2 ? { m: (x: unknown) => {} } : undefined;\no?.m(await ${send(`"a@x.com"`)});`),
   },
