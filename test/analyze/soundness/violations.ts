@@ -1,4 +1,4 @@
-import { jsonEqual, satisfiesCall, type Call } from "../../../src/constraint/index.js";
+import { jsonEqual, matchOp, satisfiesCall, type Call } from "../../../src/constraint/index.js";
 import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
 import type { Effect, Facts } from "../../../src/model/facts.js";
 import type { Trace } from "../support/concrete-runner.js";
@@ -57,8 +57,9 @@ export function violations(facts: Facts, traces: readonly Trace[], set: Manifest
     for (const g of facts.guarantees) {
       const broken = firstBreak(g.source, trace.calls, opts);
       if (g.status === "proven" && broken !== undefined) out.push(`${run}: proven guarantee ${g.text} is broken by call ${broken + 1} (${JSON.stringify(trace.calls[broken])})`);
-      // A refused call's arguments never crossed: such a run cannot show whether it would have broken the guarantee.
-      if (g.status === "refuted" && trace.outcome === "returned" && trace.refused.length === 0 && broken === undefined) out.push(`${run}: refuted guarantee ${g.text} holds in this run`);
+      // A refused call's arguments never crossed: a run with one of the guarantee's ops cannot show whether it would have broken it.
+      const undecided = trace.refused.some((r) => matchOp(g.source.op, r.op));
+      if (g.status === "refuted" && trace.outcome === "returned" && !undecided && broken === undefined) out.push(`${run}: refuted guarantee ${g.text} holds in this run`);
     }
   }
   return out;
