@@ -284,14 +284,16 @@ export class Interpreter {
 
   /**
    * What `await v` (and resolving a promise with v) gives: the value a promise we created resolves
-   * to; for an object with a `then` method (a thenable) whatever that method passes on, unknown;
-   * anything else itself. (The `then` function itself escaped where it was created.)
+   * to; for an object with a `then` method (a thenable) whatever that method passes on, unknown,
+   * and of any source: the method may pass on any value it reaches (a read's result included), as
+   * a recursive call may return any argument; anything else itself. (The `then` function itself
+   * escaped where it was created.)
    */
   awaited(value: AbstractValue): AbstractValue {
     const resolved = this.promises.get(value);
     if (resolved !== undefined) return resolved;
     const then = value.kind === "record" && Object.hasOwn(value.fields, "then") ? value.fields.then! : undefined;
-    if (then !== undefined && then.kind !== "const") return derived([value], "what a then method passed on");
+    if (then !== undefined && then.kind !== "const") return derived([value, unknown("what a then method passed on", true)], "what a then method passed on");
     return value;
   }
 

@@ -155,8 +155,8 @@ function joinOnce(a: AbstractValue, b: AbstractValue): AbstractValue {
   const ra = asRecord(a);
   const rb = asRecord(b);
   if (ra !== undefined && rb !== undefined && sameKeys(ra, rb)) {
-    const fields: Record<string, AbstractValue> = {};
-    for (const key of Object.keys(ra)) fields[key] = join(ra[key]!, rb[key]!);
+    // fromEntries defines each field, so that a key named __proto__ stays a field (an assignment would set the prototype).
+    const fields = Object.fromEntries(Object.keys(ra).map((key) => [key, join(ra[key]!, rb[key]!)]));
     return { kind: "record", fields };
   }
   return derived([a, b], "one of several values");
@@ -185,9 +185,7 @@ export function asRecord(value: AbstractValue): Record<string, AbstractValue> | 
   const objects = value.values.filter(isPlainObject);
   if (objects.length !== value.values.length || objects.length === 0) return undefined;
   if (!objects.every((o) => sameKeys(o, objects[0]!))) return undefined;
-  const fields: Record<string, AbstractValue> = {};
-  for (const key of Object.keys(objects[0]!)) fields[key] = constants(objects.map((o) => o[key]!));
-  return fields;
+  return Object.fromEntries(Object.keys(objects[0]!).map((key) => [key, constants(objects.map((o) => o[key]!))])); // a __proto__ key stays a field, as in join
 }
 
 export function isPlainObject(value: Json): value is { [key: string]: Json } {

@@ -23,9 +23,10 @@ export const MAX_TEXT = 4 * 1024 * 1024; // characters across all strings and ke
  * an accessor is seen and never called; only arrays and objects whose prototype is the realm's own
  * Array.prototype, Object.prototype or null; no conversion (toJSON, toString, valueOf) is ever
  * looked up, and JSON.stringify is only given primitives. As JSON.stringify does, an object
- * property holding undefined is left out and an array hole or undefined element is null; unlike
- * it, functions, symbols, non-finite numbers, other objects, cycles and values too deep or too
- * large are refused. It answers "J" + JSON text, or "E" + JSON [path, reason].
+ * property holding undefined is left out; unlike it, functions, symbols, non-finite numbers, other
+ * objects, cycles and values too deep or too large are refused. How it reads lists and hidden
+ * properties depends on what the value is for (see Reading). It answers "J" + JSON text, or "E" +
+ * JSON [path, reason].
  *
  * It runs in the VM rather than as a walk over handles from the host because each handle
  * operation costs microseconds and a trusted call's arguments need dozens of them.
@@ -41,7 +42,7 @@ export const SERIALIZER = `(() => {
   const MAX_DEPTH = ${MAX_DEPTH}, MAX_NODES = ${MAX_NODES}, MAX_TEXT = ${MAX_TEXT};
   // One walk at a time (it never runs program code, so nothing can start another): its state lives
   // here, and the helpers are made once (QuickJS makes closures slowly).
-  let nodes, text, refusal, ancestors;
+  let nodes, text, refusal, ancestors, call;
   const refuse = (path, reason) => {
     refusal = stringify([path, reason]);
     return undefined;
@@ -55,8 +56,13 @@ export const SERIALIZER = `(() => {
     const d = getOwnPropertyDescriptor(object, key);
     if (d === undefined) return undefined;
     if (d.get !== undefined || d.set !== undefined) return refuse(path, "is an accessor (getter or setter)");
-    if (!d.enumerable) return undefined;
+    if (!d.enumerable) return call ? refuse(path, "is a hidden (non-enumerable) property") : undefined;
     return walk(d.value, path);
+  };
+  // A list element: for a call, a hole or undefined is refused, never sent as a null the program did not write.
+  const element = (list, i, path) => {
+    const item = field(list, i, path);
+    return call && item === undefined && refusal === undefined ? refuse(path, "is undefined or a hole (a missing element), which is not data") : item;
   };
   const walk = (value, path) => {
     if (refusal !== undefined) return undefined;
@@ -79,9 +85,12 @@ export const SERIALIZER = `(() => {
     if (proto === arrayPrototype && isArray(value)) {
       const length = getOwnPropertyDescriptor(value, "length").value;
       if (length > MAX_NODES) return refuse(path, "has more than " + MAX_NODES + " parts");
+      // For a call, a list holds its elements and nothing else (a property the JSON would drop);
+      // more keys than that means another property, fewer a hole, which the walk refuses.
+      if (call && ownKeys(value).length > length + 1) return refuse(path, "has properties other than its elements");
       out = "[";
       for (let i = 0; i < length; i++) {
-        const item = field(value, i, path + "[" + i + "]");
+        const item = element(value, i, path + "[" + i + "]");
         if (refusal !== undefined) return undefined;
         out += (i === 0 ? "" : ",") + (item === undefined ? "null" : item);
       }
@@ -107,7 +116,8 @@ export const SERIALIZER = `(() => {
     ancestors.length = depth;
     return out;
   };
-  return (root) => {
+  return (root, forCall) => {
+    call = forCall === true;
     nodes = 0;
     text = 0;
     refusal = undefined;
@@ -117,10 +127,19 @@ export const SERIALIZER = `(() => {
   };
 })()`;
 
+/**
+ * What a value is read for. "data" (a log line, main's result, a contract helper's arguments):
+ * as JSON.stringify would, a hole or undefined list element is null and a hidden property is left
+ * out. "call" (a trusted call's arguments): as the trusted wrapper reads them, those are refused,
+ * as is a list with properties other than its elements, so that what crosses is what the program
+ * holds and what the analysis described.
+ */
+export type Reading = "data" | "call";
+
 /** A program value as JSON, by the serializer inside the VM (see SERIALIZER); NotPlainData when it is refused. */
-export function toJson(bridge: Bridge, handle: QuickJSHandle): Json {
+export function toJson(bridge: Bridge, handle: QuickJSHandle, reading: Reading = "data"): Json {
   const { vm } = bridge;
-  const result = vm.unwrapResult(vm.callFunction(bridge.serialize, vm.undefined, handle));
+  const result = vm.unwrapResult(vm.callFunction(bridge.serialize, vm.undefined, handle, reading === "call" ? vm.true : vm.false));
   const answer = vm.getString(result);
   result.dispose();
   if (answer.startsWith("J")) return JSON.parse(answer.slice(1)) as Json;

@@ -28,7 +28,7 @@ export function callTrusted(state: RunState, opHandle: QuickJSHandle, argsHandle
   if (state.stopped !== undefined) return refuse(state, record, state.stopped);
   let args: Record<string, Json>;
   try {
-    args = callArguments(toJson(bridge, argsHandle ?? vm.undefined));
+    args = callArguments(toJson(bridge, argsHandle ?? vm.undefined, "call"));
   } catch (err) {
     if (!(err instanceof NotPlainData)) throw err;
     return refuse(state, record, new CountersignError("grant_violation", "sandbox", `${op}: the arguments are not plain data: ${err.message}`, { details: { path: err.path } }));

@@ -5,7 +5,7 @@ import { program, run, texts } from "./helpers.js";
 
 async function send(expression: string) {
   const r = await run(program(`// @ts-nocheck\ntry { await writeFile(${expression}); console.log("sent"); } catch (e) { console.log(e.message); }`));
-  return { message: texts(r)[0]!, invoked: r.invoked };
+  return { message: texts(r)[0]!, invoked: r.invoked, calls: r.calls, refused: r.refused };
 }
 
 describe("arguments crossing to the host", () => {
@@ -35,6 +35,32 @@ describe("arguments crossing to the host", () => {
   it("refuses arguments that are not one object", async () => {
     expect((await send(`"path"`)).message).toContain("must be an object of named arguments");
     expect((await send(`["/a", "x"]`)).message).toContain("must be an object of named arguments");
+  });
+
+  // As the trusted wrapper reads a call's arguments: what crosses is what the program holds, never a null it did not write.
+  it.each([
+    ["a hole left by an index write past the length", `(() => { const tags = []; tags[1] = "b"; return { path: "/a", content: "x", tags }; })()`, "tags[0] is undefined or a hole"],
+    ["a hole from Array(n)", `{ path: "/a", content: "x", tags: Array(2) }`, "tags[0] is undefined or a hole"],
+    ["an undefined element from Array.from of a sparse list", `(() => { const tags = []; tags[1] = "b"; return { path: "/a", content: "x", tags: Array.from(tags) }; })()`, "tags[0] is undefined or a hole"],
+    ["an undefined element deep inside", `{ path: "/a", content: "x", meta: { lists: [["a", undefined]] } }`, "meta.lists[0][1] is undefined or a hole"],
+    ["a list with a property other than its elements", `(() => { const tags = ["a"]; tags.extra = "x"; return { path: "/a", content: "x", tags }; })()`, "tags has properties other than its elements"],
+  ])("refuses %s, and the refused call is recorded", async (_, expression, message) => {
+    const r = await send(expression);
+    expect(r.message).toContain(message);
+    expect(r.invoked).toEqual([]);
+    expect(r.calls).toEqual([{ op: "fs.write_file", status: "refused", error: { class: "grant_violation", message: expect.stringContaining(message) as string } }]);
+    expect(r.refused).toBe(1);
+  });
+
+  it("leaves a field holding undefined out, as the trusted wrapper does", async () => {
+    const r = await send(`{ path: "/a", content: "x", note: undefined }`);
+    expect(r.message).toBe("sent");
+    expect(r.invoked[0]!.args).toEqual({ path: "/a", content: "x" });
+  });
+
+  it("still logs a list with holes as JSON does (only a call's arguments are read strictly)", async () => {
+    const r = await run(program(`const xs: string[] = [];\nxs[1] = "b";\nconsole.log(xs, [undefined, 1]);`));
+    expect(texts(r)).toEqual(['[null,"b"] [null,1]']);
   });
 
   it("takes no arguments as an empty object", async () => {

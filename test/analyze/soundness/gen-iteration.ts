@@ -22,7 +22,7 @@ export class Iteration {
     const value = this.e.str(s, "email");
     const change = c.weighted<string>([
       [3, true, () => `if (${a.name}.length < ${2 + c.int(3)}) ${a.name}.push(${value});`],
-      [2, true, () => `${a.name}[${c.int(3)}] = ${value};`],
+      [2, true, () => `${a.name}[${c.int(5)}] = ${value};`], // past the end: the loop walks the holes as undefined
       [1, true, () => `${a.name}.pop();`],
       [1, true, () => `if (${a.name}.length < 4) ${a.name}.unshift(${value});`],
       [1, true, () => `${a.name}.splice(0, 1);`],

@@ -255,7 +255,11 @@ export class Statements {
     return `${helper.name}(${helper.params.map((t) => this.e.of(t, s, "email")).join(", ")})`;
   }
 
-  /** `a[k] = v`, with keys whose evaluation has effects: `a[k++]`, `a[k] = (k = n, v)`, `a[k++] += v`. */
+  /**
+   * `a[k] = v`, with keys whose evaluation has effects: `a[k++]`, `a[k] = (k = n, v)`, `a[k++] += v`;
+   * a key past the length leaves holes, which a trusted call refuses and `Array.from` or a spread
+   * reads as undefined.
+   */
   private elementWrite(s: Scope): string {
     const c = this.p.c;
     const array = this.p.pickVar(s, "strs")!;
@@ -269,7 +273,7 @@ export class Statements {
       [1, this.p.on("key-order"), () => `${a}[${k}] = (${k} = ${c.int(3)}, ${value});`],
       [1, true, () => `${a}[${k}++] += ${value};`],
     ]);
-    return `let ${k} = ${c.int(3)};\n${write}`;
+    return `let ${k} = ${c.int(5)};\n${write}`;
   }
 
   private mapAll(s: Scope): string {

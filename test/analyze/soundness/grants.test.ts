@@ -22,7 +22,7 @@ import { effectOptions, testManifests } from "../support/test-manifests.js";
 import { generateProgram, programChoices } from "./generate-program.js";
 import { contains } from "./contains.js";
 import { approve, policyFrom, replay } from "./replay.js";
-import { firstBreak } from "./violations.js";
+import { firstBreak, violations } from "./violations.js";
 
 // FC_RUNS for a longer run, FC_SEED to replay one (test/fast-check-setup.ts).
 const RUNS = Number(process.env.FC_RUNS ?? 150);
@@ -174,6 +174,20 @@ ${body}
     const { refusedAt, error } = await refusalUnder(source, (f) => (f.effects[0]!.count = { min: 2, max: 2 }));
     expect(refusedAt).toBe(2);
     expect(error?.details).toMatchObject({ reason: "count_exceeded" });
+  });
+
+  it("a call refused at the boundary (a list with a hole) counts at its site and uses up nothing: the call that crosses is admitted", async () => {
+    const source = program(
+      `    for (let i = 0; i < 2; i++) {\n      const to: string[] = [];\n      to[i] = "a@x.com";\n      try { await sendEmail({ to, subject: "s", body: "b" }); } catch {}\n    }`,
+      `import { sendEmail } from "trusted/email";`,
+    );
+    const facts = analyzed(source)!;
+    const [trace] = traces(source, [[]]);
+    expect(trace!.calls.map((c) => c.args.to)).toEqual([["a@x.com"]]);
+    expect(trace!.refused).toHaveLength(1);
+    expect(violations(facts, [trace!], set)).toEqual([]);
+    const { refusedAt } = await refusalUnder(source, () => undefined);
+    expect(refusedAt).toBeNull();
   });
 
   it("a URL with a query string: the exact prefix is pinned, a wrong one refuses", async () => {

@@ -79,11 +79,14 @@ function changedRead(facts: Facts, base: Trace, changed: Trace, op: string, othe
   const out: string[] = [];
   for (const effect of facts.effects) {
     if (sourceVerdict({ from: [op] }, effect.influencedBy ?? []) !== "no") continue;
-    const at = (t: Trace) => t.calls.filter((c) => effectKey(c.op, c.site) === effectKey(effect.op, effect.site));
+    const here = (c: { op: string; site: Trace["calls"][number]["site"] }) => effectKey(c.op, c.site) === effectKey(effect.op, effect.site);
+    const at = (t: Trace) => t.calls.filter(here);
+    // How often the site ran counts the calls the boundary refused too; whether a call crossed is its data's concern.
+    const ran = (t: Trace) => at(t).length + t.refused.filter(here).length;
     const [before, after] = [at(base), at(changed)];
     const where = `${effect.op} at ${siteKey(effect.site)}`;
-    if (before.length !== after.length) {
-      out.push(`${where} ran ${before.length} times, and ${after.length} times when ${op} read ${JSON.stringify(other)}; the analysis says ${op} does not influence it`);
+    if (ran(base) !== ran(changed)) {
+      out.push(`${where} ran ${ran(base)} times, and ${ran(changed)} times when ${op} read ${JSON.stringify(other)}; the analysis says ${op} does not influence it`);
       continue;
     }
     for (const input of Object.keys(effect.args)) {

@@ -69,3 +69,27 @@ describe("violations", () => {
     expect(tampered((f) => (f.guarantees[1]!.status = "refuted"))).toContainEqual(expect.stringMatching(/refuted guarantee .* holds in this run/));
   });
 });
+
+// A call whose arguments are not plain data is refused before it reaches the host; the program made it all the same.
+describe("violations with a call refused at the boundary", () => {
+  const holes = source.replace("await sendEmail({ to: [to],", "const list: string[] = [];\n      list[to === \"a@x.com\" ? 0 : 1] = to;\n      await Promise.allSettled([sendEmail({ to: list,").replace("String(draft.body) });", "String(draft.body) })]);");
+  const holesFacts = analyzer.analyze(holes);
+  const holesTrace = compileProgram(holes, set).run({ readText: () => "text" });
+
+  it("counts the refused call at its site", () => {
+    expect(holesFacts.diagnostics).toEqual([]);
+    expect(holesTrace.calls.filter((c) => c.op === "email.send_email").map((c) => c.args.to)).toEqual([["a@x.com"]]);
+    expect(holesTrace.refused.map((r) => r.op)).toEqual(["email.send_email"]);
+    expect(violations(holesFacts, [holesTrace], set)).toEqual([]);
+    const capped = structuredClone(holesFacts);
+    send(capped).count = { min: 0, max: 1 };
+    expect(violations(capped, [holesTrace], set)).toEqual([expect.stringMatching(/ran 2 times, outside 0..1/)]);
+  });
+
+  it("leaves a refuted guarantee over the refused call's op undecided, and judges the others", () => {
+    const refuted = structuredClone(holesFacts);
+    refuted.guarantees[0]!.status = "refuted"; // email.*: the refused call's arguments are unknown
+    refuted.guarantees[1]!.status = "refuted"; // fs.*: no call refused
+    expect(violations(refuted, [holesTrace], set)).toEqual([expect.stringMatching(/refuted guarantee .*fs.* holds in this run/)]);
+  });
+});

@@ -1,4 +1,4 @@
-import { jsonEqual, satisfiesCall, type Call } from "../../../src/constraint/index.js";
+import { jsonEqual, matchOp, satisfiesCall, type Call } from "../../../src/constraint/index.js";
 import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
 import type { Effect, Facts } from "../../../src/model/facts.js";
 import type { Trace } from "../support/concrete-runner.js";
@@ -13,7 +13,8 @@ const effectKey = (site: { line: number; column: number }, op: string): string =
  * Every way the facts disagree with what concrete runs did; empty when they agree. The facts must
  * over-approximate every run: each call made has an effect at its site whose abstract arguments
  * contain the arguments sent, each site ran a number of times within its count range (the minimum
- * only binds runs where main returned), no `proven` guarantee is broken by a run, and every run in
+ * only binds runs where main returned; a call the boundary refused counts, as the sandbox records
+ * it), no `proven` guarantee is broken by a run, and every run in
  * which main returned breaks each `refuted` one.
  */
 export function violations(facts: Facts, traces: readonly Trace[], set: ManifestSet): string[] {
@@ -47,7 +48,7 @@ export function violations(facts: Facts, traces: readonly Trace[], set: Manifest
       }
     }
     for (const e of facts.effects) {
-      const n = trace.calls.filter((c) => c.op === e.op && siteKey(c.site) === siteKey(e.site)).length;
+      const n = [...trace.calls, ...trace.refused].filter((c) => c.op === e.op && siteKey(c.site) === siteKey(e.site)).length;
       const low = trace.outcome === "returned" ? e.count.min : 0;
       if (n < low || (e.count.max !== null && n > e.count.max)) {
         out.push(`${run}: ${e.op} at ${siteKey(e.site)} ran ${n} times, outside ${e.count.min}..${e.count.max ?? "∞"}`);
@@ -56,7 +57,9 @@ export function violations(facts: Facts, traces: readonly Trace[], set: Manifest
     for (const g of facts.guarantees) {
       const broken = firstBreak(g.source, trace.calls, opts);
       if (g.status === "proven" && broken !== undefined) out.push(`${run}: proven guarantee ${g.text} is broken by call ${broken + 1} (${JSON.stringify(trace.calls[broken])})`);
-      if (g.status === "refuted" && trace.outcome === "returned" && broken === undefined) out.push(`${run}: refuted guarantee ${g.text} holds in this run`);
+      // A refused call's arguments never crossed: a run with one of the guarantee's ops cannot show whether it would have broken it.
+      const undecided = trace.refused.some((r) => matchOp(g.source.op, r.op));
+      if (g.status === "refuted" && trace.outcome === "returned" && !undecided && broken === undefined) out.push(`${run}: refuted guarantee ${g.text} holds in this run`);
     }
   }
   return out;

@@ -16,8 +16,17 @@ export interface ObservedCall {
   args: Record<string, Json>;
 }
 
+/** A trusted call the boundary refused before it reached the host: its arguments are not plain data. */
+export interface RefusedCall {
+  op: string;
+  site: Site;
+  reason: string;
+}
+
 export interface Trace {
   calls: ObservedCall[];
+  /** Calls the program made that never crossed (as the sandbox records them, status refused): each still counts at its site. */
+  refused: RefusedCall[];
   /** returned: main resolved; threw: main rejected; pending: main never settled; timeout: stopped. */
   outcome: "returned" | "threw" | "pending" | "timeout";
   error?: string;
@@ -199,7 +208,7 @@ export function hardenedContext(beforeHardening?: (context: Context) => void): C
 }
 
 function runOnce(script: Script, context: Context, set: ManifestSet, options: RunOptions): Trace {
-  const trace: Trace = { calls: [], outcome: "pending", guarantees: [] };
+  const trace: Trace = { calls: [], refused: [], outcome: "pending", guarantees: [] };
   let reads = 0;
   const readText = options.readText ?? ((op: string, n: number) => `${op} text ${n}`);
   // Each module's exports: a trusted function's op, or a contract helper's name.
@@ -240,10 +249,18 @@ function runOnce(script: Script, context: Context, set: ManifestSet, options: Ru
     // an alias the analyzer should have refused) still records, at the unknown site 0:0.
     call: (op: string, line: number, column: number, args: unknown) =>
       answer(() => {
-        // As the trusted wrapper reads them: plain data, no program code run (a refusal throws into the program).
-        const sent = marshal(args);
         const site = { line, column };
         const action = set.agent?.actions.get(op);
+        // As the trusted wrapper reads them: plain data, no program code run. A refusal throws into
+        // the program, and the call still counts at its site (for an agent action, as its first
+        // step, which is the effect that counts its calls).
+        let sent: Json;
+        try {
+          sent = marshal(args);
+        } catch (err) {
+          trace.refused.push({ op: action?.steps[0]?.op ?? op, site, reason: (err as Error).message });
+          throw err;
+        }
         if (action === undefined) return record(op, site, sent);
         // An agent action makes its steps' calls, each with its template filled as the connector fills it.
         if (!isRecord(sent)) throw new Error(`${op}: the arguments must be an object`);
