@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { CLOCK_TOLERANCE_SECONDS, type Jwks, MAX_LIFETIME_SECONDS, RECEIPT_AUDIENCE, ReceiptClaims } from "../model/index.js";
 import { describeIssues } from "./describe-issues.js";
 import { verifyEd25519 } from "./ed25519.js";
@@ -42,7 +42,7 @@ export async function verifyReceipt(token: string, opts: VerifyOptions): Promise
   if (claims.exp - claims.iat > MAX_LIFETIME_SECONDS) {
     throw invalid("lifetime_too_long", `lifetime ${claims.exp - claims.iat} s is more than ${MAX_LIFETIME_SECONDS} s`);
   }
-  const actual = createHash("sha256").update(opts.programBytes).digest("hex");
+  const actual = hash("sha256", opts.programBytes, "hex"); // one-shot: no Hash object per receipt
   if (actual !== claims.program.sha256) throw invalid("program_mismatch", `the receipt is for program ${claims.program.sha256}, not ${actual}`);
   const agent = claims.agent_manifests?.sha256;
   if (agent !== opts.agentManifests) {
