@@ -1,4 +1,4 @@
-import { describeConstraint, describeSources, holdsEffect, holdsWithSources, implies, matchOp, mentionsSources, not3, provenanceOf } from "../constraint/index.js";
+import { absentInput, describeConstraint, describeSources, type EffectOptions, holdsEffect, holdsWithSources, implies, matchOp, mentionsSources, not3, provenanceOf } from "../constraint/index.js";
 import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/index.js";
 import type { Effect } from "../model/index.js";
@@ -26,6 +26,7 @@ export interface RuleContext {
   knownHere: readonly EffectConstraint[]; // those of them whose op matches the effect's
   listInputs: ReadonlySet<string>; // inputs of the effect's action whose type is array
   resolved: ReadonlyMap<string, AbstractValue>; // inputs the wrapper reads before each call ([resolve]), as the rules see them
+  options: EffectOptions; // what the manifests say about every op's inputs
 }
 
 /** One condition's verdict, with what `whyOf` needs to say why (strings are built only when shown). */
@@ -71,7 +72,7 @@ export function checkRule(rule: LoadedRule, effect: Effect, context: RuleContext
     parts.push({ kind: "count", op: rule.op, max, range, holds: range.max !== null && range.max <= max ? "yes" : range.min > max ? "no" : "maybe" });
   }
   const distinct = rule.when?.distinct;
-  if (distinct !== undefined) parts.push(distinctHolds(rule.op, distinct, context));
+  if (distinct !== undefined) parts.push(distinctHolds(rule, distinct, context));
   // The conditions joined by Kleene's "and"; the argument conditions that stay open.
   let verdict: Verdict3 = "yes";
   const undecided: string[] = [];
@@ -139,10 +140,23 @@ function argHolds(name: string, c: ValueConstraint, value: AbstractValue | undef
   return { kind: "arg", name, c, value, sources, any, holds: verdict };
 }
 
-function distinctHolds(op: string, input: string, context: RuleContext): Part {
+/**
+ * `distinct` over the calls the rule's op matches. The values the wrapper reads before a call
+ * (`[resolve]`) are held to it at run time by the receipt, which carries the bound of the allow
+ * rule that decides (allowBounds, one ledger over all the op's calls): for an allow rule only the
+ * calls that pass the input must be proven distinct.
+ */
+function distinctHolds(rule: LoadedRule, input: string, context: RuleContext): Part {
+  const { op } = rule;
   const members = context.effects.filter((e) => matchOp(op, e.op));
   const promised = context.known.some((k) => k.distinct === input && members.every((e) => matchOp(k.op, e.op)));
   if (promised) return { kind: "distinct", input, holds: "yes", why: "guaranteed by the program" };
-  const result = holdsEffect({ op, distinct: input }, members);
-  return { kind: "distinct", input, holds: result.verdict, why: result.why };
+  const result = holdsEffect({ op, distinct: input }, members, context.options);
+  const read = members.filter((e) => absentInput(e.op, input, context.options) === "resolved" && !Object.hasOwn(e.args, input));
+  if (result.verdict !== "maybe" || rule.decision !== "allow" || read.length === 0) return { kind: "distinct", input, holds: result.verdict, why: result.why };
+  const rest = members.filter((e) => !read.includes(e));
+  const passed = holdsEffect({ op, distinct: input }, rest, context.options);
+  if (passed.verdict !== "yes") return { kind: "distinct", input, holds: result.verdict, why: result.why };
+  const atRunTime = `the \`${input}\` read before each ${[...new Set(read.map((e) => e.op))].join(", ")} call is held to it at run time by the receipt`;
+  return { kind: "distinct", input, holds: "yes", why: rest.length === 0 ? atRunTime : `${passed.why}; ${atRunTime}` };
 }

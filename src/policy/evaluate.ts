@@ -2,7 +2,7 @@ import { canonicalJson, describeEffectConstraint, matchOp, withoutSources } from
 import type { AbstractValue, EffectConstraint } from "../model/index.js";
 import type { EffectVerdict, PolicyDecision } from "../model/index.js";
 import type { Effect, Facts } from "../model/index.js";
-import type { ManifestSet } from "../manifest/index.js";
+import { effectOptionsOf, type ManifestSet } from "../manifest/index.js";
 import { buildGrants } from "./build-grants.js";
 import { argSources, checkRule, whyOf, type RuleCheck, type RuleContext, type RuleOutcome } from "./check-rule.js";
 import { narrowEffect, typedEffect } from "./narrow-effect.js";
@@ -51,6 +51,7 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
     if (!lists.has(op)) lists.set(op, new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name)));
     return lists.get(op)!;
   };
+  const options = effectOptionsOf(set);
   const reads = new Map<string, ReadonlyMap<string, AbstractValue>>();
   const resolved = (op: string) => {
     if (!reads.has(op)) reads.set(op, resolvedInputs(op, set));
@@ -61,7 +62,7 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
   // Outcomes are kept per effect in the order of the op's rules, undefined for a rule not checked.
   const first = facts.effects.map((e) => narrowEffect(typedEffect(e, set), assumed));
   const denies = first.map((effect) => {
-    const context = { effects: first, known: assumed, knownHere: assumed.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op), resolved: resolved(effect.op) };
+    const context = { effects: first, known: assumed, knownHere: assumed.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op), resolved: resolved(effect.op), options };
     return rulesOf(policy, effect.op).map((rule) => (rule.decision === "deny" ? checkRule(rule, effect, context) : undefined));
   });
   const ownGuards = first.map((effect, i) => {
@@ -76,7 +77,7 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
   const known = [...assumed, ...guards];
   const second = guards.length === 0 ? first : first.map((e) => narrowEffect(e, guards));
   const effects = second.map((effect, i): EffectEvaluation => {
-    const context = { effects: second, known, knownHere: known.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op), resolved: resolved(effect.op) };
+    const context = { effects: second, known, knownHere: known.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op), resolved: resolved(effect.op), options };
     const all = rulesOf(policy, effect.op);
     const outcomes = denies[i]!;
     if (complete) checkAll(all, outcomes, effect, context);
