@@ -7,6 +7,8 @@ import type { AddressInfo } from "node:net";
  * Bearer token and records what it "sent". Requests carry Gmail's `raw` field: a base64url
  * RFC 5322 message; drafts come back in Gmail's shape, headers as a `{ name, value }` list.
  * drafts.send, like Gmail's, takes a Draft: a `message` given with the id is what is sent.
+ * A draft added with `html` (or attachments) has Gmail's multipart shape: the payload's own body
+ * is empty and the text sits in `parts`, as for a draft written in Gmail.
  */
 
 export interface Header {
@@ -14,11 +16,19 @@ export interface Header {
   value: string;
 }
 
+export interface MessagePart {
+  mimeType: string;
+  filename?: string;
+  headers: Header[];
+  body: { size: number; data?: string; attachmentId?: string };
+  parts?: MessagePart[];
+}
+
 export interface GmailMessage {
   id: string;
   threadId: string;
   labelIds: string[];
-  payload: { mimeType: string; headers: Header[]; body: { size: number; data: string } };
+  payload: MessagePart;
 }
 
 export interface Draft {
@@ -51,6 +61,10 @@ export interface DraftContent {
   to: string[];
   subject: string;
   body: string;
+  /** An html alternative: the draft becomes multipart/alternative (text/plain, text/html). */
+  html?: string;
+  /** File names of attachments: the draft becomes multipart/mixed. */
+  attachments?: string[];
 }
 
 const PREFIX = "/gmail/v1/users/me";
@@ -79,6 +93,16 @@ function parseRaw(raw: string): { headers: Header[]; body: string } | null {
   const encoding = headers.find((h) => h.name.toLowerCase() === "content-transfer-encoding")?.value.toLowerCase();
   const rawBody = text.slice(split + 4);
   return { headers, body: encoding === "base64" ? Buffer.from(rawBody, "base64").toString("utf8") : rawBody };
+}
+
+/** The first text/plain part of a message, depth first. */
+function plainPart(part: MessagePart): MessagePart | undefined {
+  if (part.parts === undefined) return part.mimeType === "text/plain" ? part : undefined;
+  for (const p of part.parts) {
+    const found = plainPart(p);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 function header(headers: Header[], name: string): string {
@@ -132,13 +156,19 @@ export async function startGmailServer(options: { port?: number; token: string }
     };
   }
 
-  function draftMessage({ to, subject, body }: DraftContent): GmailMessage {
-    return message(b64url(`To: ${to.join(", ")}\r\nSubject: ${subject}\r\n\r\n${body}`), ["DRAFT"])!;
+  function draftMessage({ to, subject, body, html, attachments = [] }: DraftContent): GmailMessage {
+    const m = message(b64url(`To: ${to.join(", ")}\r\nSubject: ${subject}\r\n\r\n${body}`), ["DRAFT"])!;
+    if (html === undefined && attachments.length === 0) return m;
+    const text = { mimeType: "text/plain", filename: "", headers: [], body: m.payload.body };
+    const alternative = html === undefined ? text : { mimeType: "multipart/alternative", filename: "", headers: [], body: { size: 0 }, parts: [text, { mimeType: "text/html", filename: "", headers: [], body: { size: Buffer.byteLength(html), data: b64url(html) } }] };
+    const files = attachments.map((filename, i) => ({ mimeType: "application/octet-stream", filename, headers: [], body: { size: 1, attachmentId: `att${i}` } }));
+    const payload = files.length === 0 ? alternative : { mimeType: "multipart/mixed", filename: "", headers: [], body: { size: 0 }, parts: [alternative, ...files] };
+    return { ...m, payload: { ...payload, headers: m.payload.headers } };
   }
 
   function record(m: GmailMessage, via: SentMessage["via"]): void {
     const to = header(m.payload.headers, "To").split(",").map((a) => a.trim()).filter((a) => a !== "");
-    const body = Buffer.from(m.payload.body.data, "base64url").toString("utf8");
+    const body = Buffer.from(plainPart(m.payload)?.body.data ?? "", "base64url").toString("utf8");
     sent.push({ id: m.id, via, to, subject: header(m.payload.headers, "Subject"), body });
   }
 

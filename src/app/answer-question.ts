@@ -1,4 +1,5 @@
 import { describeArgument, describeCount, urlHostPort } from "../constraint/index.js";
+import { parseTemplate, type ManifestSet } from "../manifest/index.js";
 import type { Effect, Facts, GuaranteeResult } from "../model/index.js";
 import { FACT_STATUS_LABELS } from "./request-page.js";
 
@@ -49,9 +50,11 @@ const INTERROGATIVE = /^(who|whom|what|which|how|where|will|would|does|do|is|are
 /**
  * Answer a question from the facts, without asking the agent: who will be emailed, how many
  * emails, which files, which hosts. The text must be one question and nothing else (a question
- * followed by a request goes to the agent); null when it is not one the facts answer.
+ * followed by a request goes to the agent); null when it is not one the facts answer. `set`: the
+ * manifests the program was analyzed with, for what a call does not show but acts on (`[resolve]`:
+ * the recipients of the draft email.send_draft sends).
  */
-export function answerQuestion(facts: Facts, text: string): FactAnswer | null {
+export function answerQuestion(facts: Facts, text: string, set: ManifestSet): FactAnswer | null {
   const question = text.trim();
   if (question.length === 0 || question.length > 200 || /[\r\n]/.test(question)) return null;
   if (!question.endsWith("?") && !INTERROGATIVE.test(question)) return null;
@@ -59,15 +62,29 @@ export function answerQuestion(facts: Facts, text: string): FactAnswer | null {
   const topic = TOPICS.find((t) => t.asks.test(question));
   if (topic === undefined) return null;
   const calls = facts.effects.filter((e) => e.connector === topic.connector && topic.actions(e.action, question));
-  const lines = calls.length === 0 ? [topic.none] : topic.topic === "email_count" ? countLines(calls) : calls.map((e) => callLine(e, topic.args));
+  const lines = calls.length === 0 ? [topic.none] : topic.topic === "email_count" ? countLines(calls) : calls.map((e) => callLine(e, topic.args, set));
   for (const g of facts.guarantees) if (bears(g, topic)) lines.push(`Guarantee ${g.text}: ${FACT_STATUS_LABELS[g.status === "refuted" ? "not_proven" : g.status]} (${g.why})`);
   return { topic: topic.topic, question: topic.understood(question), lines };
 }
 
-function callLine(e: Effect, names: readonly string[]): string {
+function callLine(e: Effect, names: readonly string[], set: ManifestSet): string {
   const where = `${e.op} at line ${e.site.line} (${describeCount(e.count)} call${e.count.min === 1 && e.count.max === 1 ? "" : "s"})`;
   const shown = names.filter((n) => e.args[n] !== undefined).map((n) => `\`${n}\` ${describeArgument(e.args[n]!)}${hostsOf(e, n)}`);
+  const read = resolvedLine(e, names, set);
+  if (read !== null) shown.push(read);
   return shown.length === 0 ? `${where}: its ${names.join(" / ")} is not among the call's arguments` : `${where}: ${shown.join("; ")}`;
+}
+
+/** The asked-about inputs a call does not pass but the wrapper reads before it (`[resolve]`), or null. */
+function resolvedLine(e: Effect, names: readonly string[], set: ManifestSet): string | null {
+  const action = set.actions.get(e.op);
+  const resolve = action?.manifest.resolve;
+  if (action === undefined || resolve === undefined) return null;
+  const read = names.filter((n) => e.args[n] === undefined && Object.hasOwn(resolve.inputs, n));
+  if (read.length === 0) return null;
+  const by = new Set(parseTemplate(resolve.args, []).references.filter((r) => r.reference.source === "args").map((r) => `\`${r.reference.path.slice("args.".length)}\``));
+  const from = `${action.connector}.${resolve.op}${by.size === 0 ? "" : ` for the call's ${[...by].join(", ")}`}`;
+  return `${read.map((n) => `\`${n}\``).join(", ")} is read at run time, from ${from}: the trusted wrapper reads it before each call and checks it against the guarantees and the receipt's grant, refusing a call outside them`;
 }
 
 /** For a constant URL, the host it goes to, as the connector checks it. */

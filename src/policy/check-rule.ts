@@ -1,4 +1,4 @@
-import { describeConstraint, describeSources, holdsEffect, holdsWithSources, implies, matchOp, mentionsSources, not3, provenanceOf } from "../constraint/index.js";
+import { absentInput, describeConstraint, describeSources, type EffectOptions, holdsEffect, holdsWithSources, implies, matchOp, mentionsSources, not3, provenanceOf } from "../constraint/index.js";
 import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/index.js";
 import type { Effect } from "../model/index.js";
@@ -12,6 +12,7 @@ export interface RuleCheck {
   holds: Verdict3;
   parts: Part[]; // one per condition, for whyOf
   undecided: string[]; // the argument names whose condition is maybe
+  enforced: string[]; // the resolved inputs whose condition holds only because the grant carries it (allow rules)
 }
 
 /** How one rule whose op matches an effect fared against it. */
@@ -24,11 +25,13 @@ export interface RuleContext {
   known: readonly EffectConstraint[]; // what holds at run time
   knownHere: readonly EffectConstraint[]; // those of them whose op matches the effect's
   listInputs: ReadonlySet<string>; // inputs of the effect's action whose type is array
+  resolved: ReadonlyMap<string, AbstractValue>; // inputs the wrapper reads before each call ([resolve]), as the rules see them
+  options: EffectOptions; // what the manifests say about every op's inputs
 }
 
 /** One condition's verdict, with what `whyOf` needs to say why (strings are built only when shown). */
 type Part =
-  | { kind: "arg"; name: string; c: ValueConstraint; value: AbstractValue | undefined; sources: Provenance[]; any: boolean; premise?: ValueConstraint; holds: Verdict3 }
+  | { kind: "arg"; name: string; c: ValueConstraint; value: AbstractValue | undefined; sources: Provenance[]; any: boolean; premise?: ValueConstraint; enforced?: true; holds: Verdict3 }
   | { kind: "influence"; c: ValueConstraint; sources: Provenance[]; holds: Verdict3 }
   | { kind: "count"; op: string; max: number; range: CountRange; holds: Verdict3 }
   | { kind: "distinct"; input: string; holds: Verdict3; why: string };
@@ -39,13 +42,24 @@ type Part =
  * reading); a deny rule fires when any element matches — "deny mail to *@rival.com" must catch
  * a list that holds one such address among others. `count` and `distinct` look at all effects
  * the rule's op matches, since a bound on calls is a bound on the total.
+ *
+ * An input the call does not show but the trusted wrapper reads before each call (`[resolve]`,
+ * the recipients of the draft email.send_draft sends) is a value read at run time: unknown, and
+ * possibly a list. The wrapper checks it against the receipt's grant, which carries the known
+ * constraints and the deciding allow rule's condition on it (buildGrants, allowBounds); so an
+ * allow rule's condition on it that the run can check (no provenance condition) holds, enforced
+ * at run time. Deny and ask rules get no such help: a person cannot be asked at run time.
  */
 export function checkRule(rule: LoadedRule, effect: Effect, context: RuleContext): RuleOutcome {
   const parts: Part[] = [];
   for (const [name, c] of Object.entries(rule.when?.args ?? {})) {
-    const any = rule.decision === "deny" && context.listInputs.has(name);
-    const value = Object.hasOwn(effect.args, name) ? effect.args[name] : undefined;
-    parts.push(argHolds(name, c, value, value === undefined ? [] : sourcesOf(effect, name), any, knownFor(name, context.knownHere)));
+    const passed = Object.hasOwn(effect.args, name);
+    const resolved = passed ? undefined : context.resolved.get(name);
+    const any = rule.decision === "deny" && (context.listInputs.has(name) || resolved !== undefined);
+    const value = passed ? effect.args[name] : resolved;
+    const part = argHolds(name, c, value, passed ? sourcesOf(effect, name) : resolved === undefined ? [] : provenanceOf(resolved), any, knownFor(name, context.knownHere));
+    const carried = resolved !== undefined && rule.decision === "allow" && part.holds === "maybe" && !mentionsSources(c);
+    parts.push(carried ? { ...part, enforced: true, holds: "yes" } : part);
   }
   const influence = rule.when?.influenced_by;
   if (influence !== undefined) {
@@ -58,18 +72,20 @@ export function checkRule(rule: LoadedRule, effect: Effect, context: RuleContext
     parts.push({ kind: "count", op: rule.op, max, range, holds: range.max !== null && range.max <= max ? "yes" : range.min > max ? "no" : "maybe" });
   }
   const distinct = rule.when?.distinct;
-  if (distinct !== undefined) parts.push(distinctHolds(rule.op, distinct, context));
+  if (distinct !== undefined) parts.push(distinctHolds(rule, distinct, context));
   // The conditions joined by Kleene's "and"; the argument conditions that stay open.
   let verdict: Verdict3 = "yes";
   const undecided: string[] = [];
+  const enforced: string[] = [];
   for (const p of parts) {
+    if (p.kind === "arg" && p.enforced === true) enforced.push(p.name);
     if (p.holds === "no") verdict = "no";
     else if (p.holds === "maybe") {
       if (verdict === "yes") verdict = "maybe";
       if (p.kind === "arg") undecided.push(p.name);
     }
   }
-  return { rule, holds: verdict, parts, undecided };
+  return { rule, holds: verdict, parts, undecided, enforced };
 }
 
 /** Why a rule check came out as it did, one clause per condition. */
@@ -84,9 +100,16 @@ function describePart(p: Part): string {
   if (p.kind === "distinct") return `distinct ${p.input}: ${p.holds} (${p.why})`;
   const label = `${p.any ? "some " : ""}${p.name} ${describeConstraint(p.c)}`;
   if (p.value === undefined) return `${label}: maybe (not passed)`;
+  if (p.enforced === true) return `${label}: enforced at run time (${describeValue(p.value)}, read by the trusted wrapper before each call and checked against the receipt's grant, which carries this condition)`;
   const given = p.premise === undefined ? "" : `, and every call must satisfy ${describeConstraint(p.premise)}`;
   const from = mentionsSources(p.c) ? `, comes from ${describeSources(p.sources, "the program's own values")}` : "";
   return `${label}: ${p.holds} (${describeValue(p.value)}${from}${given})`;
+}
+
+/** The sources an argument condition of a rule check was decided with (a resolved input's: the wrapper's read). */
+export function argSources(check: RuleCheck, name: string): Provenance[] {
+  for (const p of check.parts) if (p.kind === "arg" && p.name === name) return p.sources;
+  return [];
 }
 
 /** An argument's sources as the analysis found them (narrowing by a guarantee does not make data trusted). */
@@ -105,7 +128,7 @@ const ANY_STRING: AbstractValue = { kind: "string", prefix: "", suffix: "", prov
  * proof from the constraints known to hold at every call (guarantees, guards) — `narrow` cannot
  * put "under /dir" into a string's shape, but `implies` can reason about it.
  */
-function argHolds(name: string, c: ValueConstraint, value: AbstractValue | undefined, sources: Provenance[], any: boolean, known: ValueConstraint[]): Part {
+function argHolds(name: string, c: ValueConstraint, value: AbstractValue | undefined, sources: Provenance[], any: boolean, known: ValueConstraint[]): Extract<Part, { kind: "arg" }> {
   if (value === undefined) return { kind: "arg", name, c, value, sources, any, holds: "maybe" };
   // Some element matches exactly when not every element fails to.
   const verdict = any ? not3(holdsWithSources({ not: c }, value, sources)) : holdsWithSources(c, value, sources);
@@ -117,10 +140,23 @@ function argHolds(name: string, c: ValueConstraint, value: AbstractValue | undef
   return { kind: "arg", name, c, value, sources, any, holds: verdict };
 }
 
-function distinctHolds(op: string, input: string, context: RuleContext): Part {
+/**
+ * `distinct` over the calls the rule's op matches. The values the wrapper reads before a call
+ * (`[resolve]`) are held to it at run time by the receipt, which carries the bound of the allow
+ * rule that decides (allowBounds, one ledger over all the op's calls): for an allow rule only the
+ * calls that pass the input must be proven distinct.
+ */
+function distinctHolds(rule: LoadedRule, input: string, context: RuleContext): Part {
+  const { op } = rule;
   const members = context.effects.filter((e) => matchOp(op, e.op));
   const promised = context.known.some((k) => k.distinct === input && members.every((e) => matchOp(k.op, e.op)));
   if (promised) return { kind: "distinct", input, holds: "yes", why: "guaranteed by the program" };
-  const result = holdsEffect({ op, distinct: input }, members);
-  return { kind: "distinct", input, holds: result.verdict, why: result.why };
+  const result = holdsEffect({ op, distinct: input }, members, context.options);
+  const read = members.filter((e) => absentInput(e.op, input, context.options) === "resolved" && !Object.hasOwn(e.args, input));
+  if (result.verdict !== "maybe" || rule.decision !== "allow" || read.length === 0) return { kind: "distinct", input, holds: result.verdict, why: result.why };
+  const rest = members.filter((e) => !read.includes(e));
+  const passed = holdsEffect({ op, distinct: input }, rest, context.options);
+  if (passed.verdict !== "yes") return { kind: "distinct", input, holds: result.verdict, why: result.why };
+  const atRunTime = `the \`${input}\` read before each ${[...new Set(read.map((e) => e.op))].join(", ")} call is held to it at run time by the receipt`;
+  return { kind: "distinct", input, holds: "yes", why: rest.length === 0 ? atRunTime : `${passed.why}; ${atRunTime}` };
 }

@@ -11,7 +11,7 @@ export interface RuleProblem {
 /**
  * A rule that names no action, or an input its actions do not have, would silently never match:
  * a typo must be an error. A glob must match some action; an input is fine if any action the
- * rule's op matches declares it.
+ * rule's op matches declares or resolves it.
  */
 export function checkRuleAgainstManifests(rule: PolicyRule, set: ManifestSet): RuleProblem[] {
   const actions = [...set.actions.values()].filter((a) => matchOp(rule.op, a.op));
@@ -19,7 +19,8 @@ export function checkRuleAgainstManifests(rule: PolicyRule, set: ManifestSet): R
     return [{ path: ["op"], message: rule.op.includes("*") ? `"${rule.op}" matches no action in the manifests` : `no action "${rule.op}" in the manifests` }];
   }
   const problems: RuleProblem[] = [];
-  const inputs = new Set(actions.flatMap((a) => a.manifest.inputs.map((i) => i.name)));
+  // The inputs the wrapper resolves before each call (send_draft's `to`) are checked as arguments too.
+  const inputs = new Set(actions.flatMap((a) => [...a.manifest.inputs.map((i) => i.name), ...Object.keys(a.manifest.resolve?.inputs ?? {})]));
   const known = `inputs of ${rule.op}: ${[...inputs].sort().join(", ") || "none"}`;
   for (const name of Object.keys(rule.when?.args ?? {})) {
     if (!inputs.has(name)) problems.push({ path: ["when", "args", name], message: `"${name}" is not an input of ${rule.op} (${known})` });

@@ -1,10 +1,10 @@
 import { canonicalJson, describeEffectConstraint, matchOp, withoutSources } from "../constraint/index.js";
-import type { EffectConstraint } from "../model/index.js";
+import type { AbstractValue, EffectConstraint } from "../model/index.js";
 import type { EffectVerdict, PolicyDecision } from "../model/index.js";
 import type { Effect, Facts } from "../model/index.js";
-import type { ManifestSet } from "../manifest/index.js";
+import { effectOptionsOf, type ManifestSet } from "../manifest/index.js";
 import { buildGrants } from "./build-grants.js";
-import { checkRule, sourcesOf, whyOf, type RuleCheck, type RuleContext, type RuleOutcome } from "./check-rule.js";
+import { argSources, checkRule, whyOf, type RuleCheck, type RuleContext, type RuleOutcome } from "./check-rule.js";
 import { narrowEffect, typedEffect } from "./narrow-effect.js";
 import { negation } from "./negation.js";
 import type { LoadedRule, Policy } from "./schema.js";
@@ -51,13 +51,18 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
     if (!lists.has(op)) lists.set(op, new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name)));
     return lists.get(op)!;
   };
-
+  const options = effectOptionsOf(set);
+  const reads = new Map<string, ReadonlyMap<string, AbstractValue>>();
+  const resolved = (op: string) => {
+    if (!reads.has(op)) reads.set(op, resolvedInputs(op, set));
+    return reads.get(op)!;
+  };
 
   // Pass 1: deny rules, against what the guarantees make known. A maybe becomes a guard.
   // Outcomes are kept per effect in the order of the op's rules, undefined for a rule not checked.
   const first = facts.effects.map((e) => narrowEffect(typedEffect(e, set), assumed));
   const denies = first.map((effect) => {
-    const context = { effects: first, known: assumed, knownHere: assumed.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op) };
+    const context = { effects: first, known: assumed, knownHere: assumed.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op), resolved: resolved(effect.op), options };
     return rulesOf(policy, effect.op).map((rule) => (rule.decision === "deny" ? checkRule(rule, effect, context) : undefined));
   });
   const ownGuards = first.map((effect, i) => {
@@ -72,7 +77,7 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
   const known = [...assumed, ...guards];
   const second = guards.length === 0 ? first : first.map((e) => narrowEffect(e, guards));
   const effects = second.map((effect, i): EffectEvaluation => {
-    const context = { effects: second, known, knownHere: known.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op) };
+    const context = { effects: second, known, knownHere: known.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op), resolved: resolved(effect.op), options };
     const all = rulesOf(policy, effect.op);
     const outcomes = denies[i]!;
     if (complete) checkAll(all, outcomes, effect, context);
@@ -101,18 +106,37 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
 /**
  * The call bounds of the allow rules that passed an effect: the rule held for the facts, but a
  * grant is a union over call sites and does not keep `distinct` by itself, so the receipt must.
+ * Its conditions on resolved inputs, which held only because the wrapper checks the value read at
+ * run time against the grant (checkRule's `enforced`), go into the grant of the effect's op.
  */
 function allowBounds(effects: readonly EffectEvaluation[]): EffectConstraint[] {
   const bounds: EffectConstraint[] = [];
   for (const e of effects) {
-    const rule = e.verdict.verdict === "allow" ? e.rules.find((o) => o.rule.id === e.verdict.rule)?.rule : undefined;
-    const { count, distinct } = rule?.when ?? {};
-    if (rule !== undefined && (count !== undefined || distinct !== undefined)) {
-      bounds.push({ op: rule.op, ...(count === undefined ? {} : { count }), ...(distinct === undefined ? {} : { distinct }) });
+    const outcome = e.verdict.verdict === "allow" ? e.rules.find((o) => o.rule.id === e.verdict.rule) : undefined;
+    if (outcome === undefined) continue;
+    const { count, distinct, args } = outcome.rule.when ?? {};
+    if (count !== undefined || distinct !== undefined) {
+      bounds.push({ op: outcome.rule.op, ...(count === undefined ? {} : { count }), ...(distinct === undefined ? {} : { distinct }) });
     }
+    if (outcome.enforced.length > 0) bounds.push({ op: e.effect.op, args: Object.fromEntries(outcome.enforced.map((name) => [name, args![name]!])) });
   }
   return dedupe(bounds);
 }
+
+/**
+ * The inputs the trusted wrapper reads before each call of `op` (manifest `[resolve]`), as the
+ * rules see them: unknown data read from the resolve op's result, which the grant holds.
+ */
+function resolvedInputs(op: string, set: ManifestSet): ReadonlyMap<string, AbstractValue> {
+  const action = set.actions.get(op);
+  const spec = action?.manifest.resolve;
+  if (action === undefined || spec === undefined) return NONE;
+  const target = `${action.connector}.${spec.op}`;
+  const read: AbstractValue = { kind: "unknown", provenance: [{ source: `read by the trusted wrapper with ${target} before each call`, untrusted: true, op: target }] };
+  return new Map(Object.keys(spec.inputs).map((input) => [input, read]));
+}
+
+const NONE: ReadonlyMap<string, AbstractValue> = new Map();
 
 function refusal(facts: Facts): string | null {
   const refuted = facts.guarantees.find((g) => g.status === "refuted");
@@ -134,7 +158,7 @@ function refusal(facts: Facts): string | null {
 function negate(rule: LoadedRule, outcome: RuleCheck, effect: Effect): EffectConstraint {
   const args = rule.when?.args ?? {};
   // A run cannot check provenance: the guard refuses at least whatever the rule could deny.
-  const checkable = (name: string) => withoutSources(args[name]!, sourcesOf(effect, name));
+  const checkable = (name: string) => withoutSources(args[name]!, argSources(outcome, name));
   return { op: effect.op, args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(checkable(name))])) };
 }
 

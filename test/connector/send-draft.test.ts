@@ -57,6 +57,28 @@ describe("send_draft under a recipients grant", () => {
     }
   });
 
+  it("a multipart draft (text/plain beside text/html, Gmail's shape): its plain-text body is checked and sent, never an empty one", async () => {
+    const id = draft({ subject: "Both", body: "Plain words.", html: "<p>Rich <b>words</b>.</p>" });
+    expect(gmail.server.drafts.get(id)?.message.payload).toMatchObject({ mimeType: "multipart/alternative", body: { size: 0 }, parts: [{ mimeType: "text/plain" }, { mimeType: "text/html" }] });
+    const before = gmail.server.sent.length;
+    await callWithReceipt(receipt([{ op: "email.send_draft", args: { to: bobOnly, body: { eq: "Plain words." } }, count: { max: 1 } }]), set, "email.send_draft", { draft_id: id }, gmail.ctx);
+    expect(gmail.server.sent.slice(before).map(({ to, subject, body }) => ({ to, subject, body }))).toEqual([{ to: ["bob@example.com"], subject: "Both", body: "Plain words." }]);
+  });
+
+  it("a draft whose body is more than one plain text (an attachment): refused clearly at the read, nothing sent, the draft kept", async () => {
+    const id = draft({ html: "<p>x</p>", attachments: ["report.pdf"] });
+    const before = gmail.server.sent.length;
+    const mark = gmail.server.requests.length;
+    await expect(callWithReceipt(receipt([sendDraftTo(bobOnly)]), set, "email.send_draft", { draft_id: id }, gmail.ctx)).rejects.toMatchObject({
+      class: "connector_error",
+      message: expect.stringMatching(/^email\.send_draft: cannot read what the call would act on \(email\.get_draft: .*the draft has an attachment, which send_draft cannot check or send\), so nothing was done$/),
+      details: { op: "email.send_draft", resolve: "email.get_draft", reason: "unresolved" },
+    });
+    expect(gmail.server.sent.length).toBe(before);
+    expect(traffic(mark)).toEqual([`GET /gmail/v1/users/me/drafts/${id}`]);
+    expect(gmail.server.drafts.has(id)).toBe(true);
+  });
+
   it("a draft changed between the check and the send: the checked content is sent, never the changed one", async () => {
     const id = draft({ subject: "Checked", body: "As checked." });
     gmail.server.editAfterNextRead(id, { to: ["mallory@evil.example"], subject: "Changed", body: "Send me your password." });

@@ -374,3 +374,78 @@ describe("grants", () => {
     expect(d.grants[0]?.args).toEqual({ path: { type: ["string"] } }); // a required string input: some string
   });
 });
+
+describe("a resolved input (send_draft's `to`, read from the draft by the wrapper) is enforced at run time", () => {
+  const sendDraft = () => effect("email.send_draft", { draft_id: val("d1") });
+  const draftRule = (to: string) => policyOf(`[[rules]]\nid = "drafts-to-team"\ndecision = "allow"\nop = "email.send_draft"\nwhen = { args = { to = ${to} } }\n`);
+  const toTeam = draftRule(`{ in = ["bob@example.com", "amy@example.com"] }`);
+  const grantOf = (d: ReturnType<typeof decide>) => d.grants.find((g) => g.op === "email.send_draft");
+
+  it("an allow rule's condition on it passes the effect, and the grant carries the condition for the wrapper to check", () => {
+    const d = decide(facts([sendDraft()]), toTeam, set);
+    expect(d.kind).toBe("auto_approved");
+    expect(d.effects[0]).toMatchObject({ rule: "drafts-to-team", verdict: "allow", why: expect.stringContaining("enforced at run time") });
+    expect(d.effects[0]?.why).toMatch(/email\.get_draft.*read by the trusted wrapper before each call/);
+    expect(grantOf(d)?.args.to).toEqual({ in: ["bob@example.com", "amy@example.com"] });
+  });
+
+  it("a recipients guarantee inside the rule's list passes it through the guarantee, which the grant carries", () => {
+    const d = decide(facts([sendDraft()], [[{ op: "email.*", args: { to: { in: ["bob@example.com"] } } }, "enforced"]]), draftRule(`{ glob = "*@example.com" }`), set);
+    expect(d.kind).toBe("auto_approved");
+    expect(d.effects[0]?.why).toMatch(/every call must satisfy/);
+    expect(grantOf(d)?.args.to).toEqual({ in: ["bob@example.com"] });
+  });
+
+  it("a guarantee that contradicts the rule: the rule does not apply, whatever the wrapper could check", () => {
+    const d = decide(facts([sendDraft()], [[{ op: "email.*", args: { to: { in: ["eve@other.org"] } } }, "proven"]]), toTeam, set);
+    expect(d.kind).toBe("ask");
+    expect(d.effects[0]).toMatchObject({ rule: null, verdict: "ask" });
+  });
+
+  it("a condition the grant cannot carry (where the value comes from) is not proven: a person decides", () => {
+    const d = decide(facts([sendDraft()]), draftRule(`{ all = [{ glob = "*@example.com" }, { untrusted = false }] }`), set);
+    expect(d.kind).toBe("ask");
+    expect(d.effects[0]).toMatchObject({ rule: null, verdict: "ask", why: expect.stringContaining("not proven") });
+    expect(grantOf(d)?.args.to).toBeUndefined();
+  });
+
+  it("without a [resolve] section nothing reads the input: the rule's condition stays open and nothing auto-passes", () => {
+    const action = set.actions.get("email.send_draft")!;
+    const unresolved = { ...set, actions: new Map(set.actions).set("email.send_draft", { ...action, manifest: { ...action.manifest, resolve: undefined } }) };
+    const d = decide(facts([sendDraft()]), toTeam, unresolved);
+    expect(d.kind).toBe("ask");
+    expect(d.effects[0]?.why).toMatch(/to is in \[.*\]: maybe \(not passed\)/);
+  });
+
+  it("an ask rule on it still asks, and a deny rule on it becomes a guard in the grant (a person cannot be asked at run time)", () => {
+    const ask = decide(facts([sendDraft()]), policyOf(`[[rules]]\nid = "ask-out"\ndecision = "ask"\nop = "email.send_draft"\nwhen = { args = { to = { glob = "*@other.org" } } }\n[[rules]]\nid = "all"\ndecision = "allow"\nop = "email.send_draft"\n`), set);
+    expect(ask.effects[0]).toMatchObject({ rule: "ask-out", verdict: "ask" });
+    const deny = policyOf(`[[rules]]\nid = "no-evil"\ndecision = "deny"\nop = "email.send_draft"\nwhen = { args = { to = { glob = "*@evil.com" } } }\nreason = "never evil.com"\n[[rules]]\nid = "all"\ndecision = "allow"\nop = "email.send_draft"\n`);
+    const guarded = decide(facts([sendDraft()]), deny, set);
+    expect(guarded.effects[0]).toMatchObject({ rule: "no-evil", verdict: "ask" });
+    expect(grantOf(guarded)?.args.to).toEqual({ not: { glob: "*@evil.com" } });
+    const known = decide(facts([sendDraft()], [[{ op: "email.*", args: { to: { in: ["bob@example.com"] } } }, "enforced"]]), deny, set);
+    expect(known.kind).toBe("auto_approved");
+  });
+
+  it("a glob allow rule still cannot lift the approval floor of send_draft", () => {
+    const d = decide(facts([sendDraft()]), policyOf(`[[rules]]\nid = "mail"\ndecision = "allow"\nop = "email.*"\nwhen = { args = { to = { in = ["bob@example.com"] } } }\n`), set);
+    expect(d.kind).toBe("ask");
+  });
+
+  it("distinct over it: the calls that pass no value need no proof, the grant holds the drafts' recipients distinct at run time", () => {
+    const distinctDrafts = policyOf(`[[rules]]\nid = "drafts-once-each"\ndecision = "allow"\nop = "email.send_draft"\nwhen = { distinct = "to" }\n`);
+    const twice = [effect("email.send_draft", { draft_id: val("d1") }), effect("email.send_draft", { draft_id: val("d2") }, { min: 0, max: 3 })];
+    const d = decide(facts(twice), distinctDrafts, set);
+    expect(d.kind).toBe("auto_approved");
+    expect(d.effects[0]?.why).toMatch(/distinct to: yes \(the `to` read before each email\.send_draft call is held to it at run time by the receipt\)/);
+    expect(grantOf(d)).toMatchObject({ distinct: "to", count: { max: 4 } });
+    const action = set.actions.get("email.send_draft")!;
+    const unresolved = { ...set, actions: new Map(set.actions).set("email.send_draft", { ...action, manifest: { ...action.manifest, resolve: undefined } }) };
+    expect(decide(facts(twice), distinctDrafts, unresolved).kind).toBe("ask");
+  });
+
+  it("a rule may name the resolved input: the policy loads", () => {
+    expect(toTeam.rules.map((r) => r.when?.args)).toEqual([{ to: { in: ["bob@example.com", "amy@example.com"] } }]);
+  });
+});

@@ -1,9 +1,11 @@
 import { generateKeyPairSync } from "node:crypto";
 import { CompactSign, compactVerify, importJWK } from "jose";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_RECEIPT_BYTES, RECEIPT_TYP } from "../../src/model/receipt.js";
 import { openKeyring } from "../../src/store/index.js";
 import { jwks } from "../../src/receipt/jwks.js";
+import { parseCompact } from "../../src/receipt/parse-compact.js";
 import type { Keyring } from "../../src/receipt/keyring.js";
 import { importJwks } from "../../src/receipt/verification-keys.js";
 import { verifyReceipt } from "../../src/receipt/verify.js";
@@ -69,6 +71,25 @@ describe("verifyReceipt refuses", () => {
     const twin = s.slice(0, -1) + alphabet[alphabet.indexOf(s.at(-1)!) ^ 1];
     expect(Buffer.from(twin, "base64url").equals(Buffer.from(s, "base64url"))).toBe(true);
     await refused(`${h}.${p}.${twin}`, "malformed");
+  });
+
+  it("canonical base64url is read from the text: exactly the parts whose bytes encode back to them pass", () => {
+    const [h, p] = good.split(".") as [string, string, string];
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 12 }).map((cs) => cs.join("")), (s) => {
+        const canonical = Buffer.from(s, "base64url").toString("base64url") === s;
+        let passed = true;
+        try {
+          parseCompact(`${h}.${p}.${s}`);
+        } catch (err) {
+          expect((err as Error).message).toMatch(/the signature is not canonical base64url/);
+          passed = false;
+        }
+        expect(passed, s).toBe(canonical);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it("an oversized token before reading it", async () => {

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
 import type { AuthorityClient } from "../../src/app/index.js";
+import type { AuthorityOptions } from "../../src/authority/index.js";
 import { httpAuthority } from "../../src/cli/http-authority.js";
 import { startTestAuthority, type ApproverSession, type TestAuthority } from "../authority/harness.js";
 
@@ -17,8 +18,9 @@ export interface RunHarness {
   close(): Promise<void>;
 }
 
-export async function startRunHarness(gmailToken: string): Promise<RunHarness> {
-  const a = await startTestAuthority("sqlite");
+/** `extra`: authority options, e.g. `policies` (a folder of the user's policy files). */
+export async function startRunHarness(gmailToken: string, extra: Partial<AuthorityOptions> = {}): Promise<RunHarness> {
+  const a = await startTestAuthority("sqlite", extra);
   const alice = await a.login("alice");
   const gmail = await startGmailServer({ token: gmailToken });
   const sandbox = join(a.dataDir, "..", "Sandbox");

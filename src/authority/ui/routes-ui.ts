@@ -1,7 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { html } from "hono/html";
-import { answerQuestion, decideRequest, listRequests, readRequest, requestPage, reviewRequest, visibleText, type Verdict } from "../../app/index.js";
+import { answerRequestQuestion, decideRequest, listRequests, requestPage, reviewRequest, visibleText, type Verdict } from "../../app/index.js";
 import { describeEffectConstraint } from "../../constraint/index.js";
 import { CountersignError, RememberLifetime, RememberScope } from "../../model/index.js";
 import { PolicyRule } from "../../policy/index.js";
@@ -54,7 +54,7 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const question = c.req.query("q");
     try {
       if (question === undefined) return await showRequest(c, id);
-      const answer = answerQuestion((await readRequest(ctx, id)).facts, question);
+      const answer = await answerRequestQuestion(ctx, id, question);
       return await showRequest(c, id, answer === null ? {} : { answer: { ...answer, lines: answer.lines.map(visibleText) } });
     } catch (err) {
       if (httpStatus(err) !== 404) throw err;
@@ -82,7 +82,7 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
       } else if (action === "ask") {
         if (text === "") throw badRequest("write a question or the changes you want", "invalid");
         // A question the facts answer is answered here, and the request keeps waiting; anything else goes to the agent.
-        if (answerQuestion((await readRequest(ctx, id)).facts, text) !== null) return c.redirect(`/requests/${encodeURIComponent(id)}?q=${encodeURIComponent(text)}#answer`, 303);
+        if ((await answerRequestQuestion(ctx, id, text)) !== null) return c.redirect(`/requests/${encodeURIComponent(id)}?q=${encodeURIComponent(text)}#answer`, 303);
         verdict = { kind: "request_more", approver: who, feedback: text };
       } else throw badRequest(`unknown action ${JSON.stringify(action)}`, "invalid");
       await decideRequest(ctx, id, verdict);

@@ -103,6 +103,13 @@ describe("the approval pages over HTTP", () => {
     expect((await page(`/requests/${id}?q=${encodeURIComponent("Why?")}`)).body).not.toContain('id="answer"');
   });
 
+  it("who gets a draft that is sent: the page says the recipients are read from the draft at run time and checked", async () => {
+    const id = (await a.call("POST", "/v1/requests", { body: { program: example("draft-and-send.ts") } })).body.id as string;
+    const shown = await page(`/requests/${id}?q=${encodeURIComponent("Who gets the email?")}`);
+    expect(shown.body).toContain("is read at run time, from email.get_draft for the call");
+    expect(shown.body).not.toContain("is not among the call");
+  });
+
   it("GET /v1/requests/:id/page gives the page's content as data, to the approver only", async () => {
     const id = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), rationale: "\u202Eok" } })).body.id as string;
     const data = await a.call("GET", `/v1/requests/${id}/page`, { session: alice });

@@ -156,6 +156,56 @@ function header(payload: J, name: string): string {
   return "";
 }
 
+function mimeType(part: J): string {
+  const t = part.getString("mimeType");
+  return t != null ? t.toLowerCase() : "";
+}
+
+/**
+ * The plain-text body of a draft: a text/plain payload's own data, or the one text/plain part of
+ * a multipart payload (drafts written in Gmail are multipart/alternative: text/plain beside
+ * text/html). It is what the wrapper checks and send_draft sends, as the only body: the html
+ * alternative is not sent. A draft whose body cannot be that text alone (no or several
+ * text/plain parts, an attachment, a part of another type) fails here, so nothing is sent:
+ * never a message other than the one checked. null after fail.
+ */
+function plainText(payload: J): string | null {
+  const found: J[] = [];
+  collectText(payload, 0, found);
+  if (failed()) return null;
+  if (found.length != 1) {
+    fail("connector_error", found.length == 0 ? "the draft has no text/plain body: only plain text can be checked and sent" : "the draft has several text/plain parts: only one plain-text body can be checked and sent");
+    return null;
+  }
+  const b = found[0].get("body");
+  const data = b != null ? b.getString("data") : null;
+  const decoded = data != null ? decodeText(data) : "";
+  if (decoded == null) fail("external_api_error", "draft body is not valid base64url", 200);
+  return decoded;
+}
+
+/** The text/plain leaves of a MIME part tree, in order; fails on an attachment or a part that is neither text/plain nor text/html. */
+function collectText(part: J, depth: i32, found: J[]): void {
+  const type = mimeType(part);
+  if (type.startsWith("multipart/")) {
+    const parts = part.get("parts");
+    if (parts == null || parts.kind != Kind.Arr || depth >= 8) {
+      fail("external_api_error", "the draft has a multipart body without readable parts", 200);
+      return;
+    }
+    for (let i = 0; i < parts.items.length && !failed(); i++) collectText(parts.items[i], depth + 1, found);
+    return;
+  }
+  const name = part.getString("filename");
+  const b = part.get("body");
+  if ((name != null && name.length > 0) || (b != null && b.get("attachmentId") != null)) {
+    fail("connector_error", "the draft has an attachment, which send_draft cannot check or send");
+    return;
+  }
+  if (type == "text/plain" || type.length == 0) found.push(part);
+  else if (type != "text/html") fail("connector_error", "the draft has a part of type " + type + ", which send_draft cannot check or send");
+}
+
 function getDraft(args: J): J {
   const id = draftId(args);
   if (failed()) return new J();
@@ -174,11 +224,9 @@ function getDraft(args: J): J {
       if (a.length > 0) to.push(J.str(a));
     }
     subject = header(payload, "Subject");
-    const b = payload.get("body");
-    const data = b != null ? b.getString("data") : null;
-    const decoded = data != null ? decodeText(data) : "";
-    if (decoded == null) return fail("external_api_error", "draft body is not valid base64url", 200);
-    body = decoded;
+    const text = plainText(payload);
+    if (text == null) return new J();
+    body = text;
   }
   return out.set("to", to).set("subject", J.str(subject)).set("body", J.str(body));
 }

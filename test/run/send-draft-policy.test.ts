@@ -1,0 +1,85 @@
+// A policy rule that auto-approves sending drafts to listed recipients, through a whole run (real
+// authority on 127.0.0.1, QuickJS, the email plugin, the Gmail-shaped provider): the program shows
+// only the draft's id, the decision passes it on the rule's condition carried in the grant, and
+// the wrapper checks the recipients it reads from the draft against it before the send.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { GmailServer } from "../../examples/gmail-server/gmail-server.js";
+import { localContext, runAgentProgram, type AuthorityClient } from "../../src/app/index.js";
+import { startRunHarness, type RunHarness } from "./harness.js";
+
+const GMAIL_TOKEN = "draft-policy-token";
+
+const POLICY = `default = "ask"
+
+[[rules]]
+id = "drafts-to-bob"
+decision = "allow"
+op = "email.send_draft"
+when = { args = { to = { in = ["bob@example.com"] } } }
+reason = "drafts to Bob may go out"
+`;
+
+/** Sends a draft someone wrote; the program knows only its id and promises nothing. */
+const sendTheirDraft = (id: string) => `import { program } from "countersign";
+import { sendDraft } from "trusted/email";
+
+export default program({
+  rationale: "Send the draft that is waiting.",
+  guarantees: [],
+  async main() {
+    await sendDraft({ draft_id: ${JSON.stringify(id)} });
+  },
+});
+`;
+
+let gmail: GmailServer;
+let env: NodeJS.ProcessEnv;
+let client: AuthorityClient;
+let harness: RunHarness | undefined;
+beforeAll(async () => {
+  const policies = mkdtempSync(join(tmpdir(), "countersign-draft-policy-"));
+  writeFileSync(join(policies, "policy.toml"), POLICY);
+  harness = await startRunHarness(GMAIL_TOKEN, { policies });
+  ({ gmail, env, client } = harness);
+});
+afterAll(() => harness?.close());
+
+async function run(source: string) {
+  const ctx = localContext(env);
+  try {
+    return await runAgentProgram(ctx, { source, entry: "program.ts" }, { client });
+  } finally {
+    await ctx.close();
+  }
+}
+
+describe("an allow rule on send_draft's recipients", () => {
+  it("auto-approves the send, and the draft to Bob goes out", async () => {
+    const id = gmail.addDraft({ to: ["bob@example.com"], subject: "Notes", body: "Here they are." });
+    const before = gmail.sent.length;
+    const report = await run(sendTheirDraft(id));
+    expect(report).toMatchObject({
+      outcome: "executed",
+      policy: { decision: "auto_approved", rules: ["drafts-to-bob"] },
+      execution: { refused: 0, calls: [{ op: "email.send_draft", status: "done" }] },
+    });
+    expect(report.approval?.approver).toBeUndefined();
+    expect(gmail.sent.slice(before).map(({ via, to, subject, body }) => ({ via, to, subject, body }))).toEqual([{ via: "draft", to: ["bob@example.com"], subject: "Notes", body: "Here they are." }]);
+  });
+
+  it("a draft to someone else: approved by the same rule, refused at the send by the wrapper, nothing sent", async () => {
+    const id = gmail.addDraft({ to: ["bob@example.com", "mallory@evil.example"], subject: "Hi", body: "Hello." });
+    const before = gmail.sent.length;
+    const report = await run(sendTheirDraft(id));
+    expect(report).toMatchObject({
+      outcome: "failed",
+      policy: { decision: "auto_approved" },
+      execution: { refused: 1, calls: [{ op: "email.send_draft", status: "refused", error: { class: "grant_violation", message: expect.stringContaining('argument "to" is outside its grant') } }] },
+    });
+    expect(gmail.sent.length).toBe(before);
+    expect(gmail.drafts.has(id)).toBe(true);
+  });
+});
