@@ -56,12 +56,28 @@ const PLAIN = new Set<unknown>([Object.prototype, Array.prototype]);
 
 /** JSON text of a value that JSON keeps exactly, else undefined. */
 function exactJson(value: unknown): string | undefined {
-  let exact = true;
-  const text = JSON.stringify(value, function (this: Record<string, unknown>, key, v: unknown) {
-    const raw = this[key]; // as it is, before any toJSON
-    if (typeof raw === "number" ? !Number.isFinite(raw) : raw === undefined || typeof raw === "function" || typeof raw === "symbol" || typeof raw === "bigint") exact = false;
-    else if (typeof raw === "object" && raw !== null && !PLAIN.has(Object.getPrototypeOf(raw))) exact = false;
-    return exact ? v : undefined;
-  });
-  return exact ? text : undefined;
+  return keptExactly(value) ? JSON.stringify(value) : undefined;
+}
+
+/** Strings, finite numbers, booleans, null, and plain arrays and objects of them (no holes, no undefined members). */
+function keptExactly(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object": {
+      if (value === null) return true;
+      if (!PLAIN.has(Object.getPrototypeOf(value))) return false;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!(i in value) || !keptExactly(value[i])) return false;
+        return true;
+      }
+      for (const key in value) if (!keptExactly((value as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false; // undefined, functions, symbols, bigints
+  }
 }

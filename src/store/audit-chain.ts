@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { canonicalJson } from "../constraint/index.js";
 import { AuditEntry, type AuditVerification } from "../model/index.js";
 import type { Json } from "../model/index.js";
@@ -6,8 +6,9 @@ import type { Json } from "../model/index.js";
 /** The `prev_hash` of the first entry. */
 export const GENESIS_HASH = "0".repeat(64);
 
+/** The sha256 of the UTF-8 of `text` (one-shot: no Hash object per entry). */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return hash("sha256", text, "hex");
 }
 
 /** The sha256 of canonical JSON: equal values hash equally whatever their key order. */
