@@ -16,10 +16,17 @@ export function sha256Json(value: Json): string {
   return sha256Hex(canonicalJson(value));
 }
 
-/** An entry's hash: every field but `hash`, the previous entry's hash included. */
+/**
+ * An entry's hash: every field but `hash`, the previous entry's hash included, as canonical JSON
+ * (sha256Json of those fields). The fields are few and known, so their sorted order is written
+ * out here rather than sorted for every entry; only `details` goes through canonicalJson.
+ */
 export function entryHash(entry: Omit<AuditEntry, "hash">): string {
   const { id, at, type, request_id, actor, details, prev_hash } = entry;
-  return sha256Json({ id, at, type, request_id, actor, details, prev_hash });
+  const s = JSON.stringify;
+  return sha256Hex(
+    `{"actor":${s(actor)},"at":${s(at)},"details":${canonicalJson(details)},"id":${s(id)},"prev_hash":${s(prev_hash)},"request_id":${s(request_id)},"type":${s(type)}}`,
+  );
 }
 
 /**
