@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
 import type { CrossOpLimit, DecisionKind, Grant } from "../model/index.js";
-import { CountersignError } from "../model/index.js";
+import { CountersignError, randomToken } from "../model/index.js";
 import {
   ApprovalKind,
   DEFAULT_LIFETIME_SECONDS,
@@ -69,7 +68,7 @@ export function issueReceiptRecord(input: IssueInput, keys: Pick<Keyring, "activ
       ...(input.approver === undefined ? {} : { approver: input.approver }),
       ...(input.agentManifestsSha256 === undefined ? {} : { agent_manifests: { sha256: input.agentManifestsSha256 } }),
     },
-    { sub: input.requestId, iat, nbf: iat, exp: iat + lifetime, jti: randomBytes(16).toString("base64url") },
+    { sub: input.requestId, iat, nbf: iat, exp: iat + lifetime, jti: randomToken(16) },
   );
   if (!checked.success) throw refused(describeIssues(checked.error));
   const claims = checked.data;
