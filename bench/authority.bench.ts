@@ -198,15 +198,18 @@ The machine is shared: 1-minute load average ${LOAD_AT_START.toFixed(1)} when th
 
 ${met}
 
-Where the time goes (CPU profiles of each case, \`node --cpu-prof\` on \`serve\`). Repeated: the
-event loop is the bound, and a submission's share of it is HTTP with the body and token checks
-(about a fifth), signing the receipt (about a sixth: the claims' schema check before signing,
-then Ed25519), the policy deciding anew (about a tenth: decisions are never cached), and the
-store (about a fifth: one transaction per group of 10-15 submissions with one INSERT per table,
-the audit entries' sha256 over canonical JSON, the commit); the facts come from the cache and the
-policy decision's schema check is done once per distinct decision (by its JSON text). Autocannon
-takes most of the second core. Distinct: bound by analysis — each new program takes 15-30 ms of
-type checking on one of the two analysis threads, which share the two cores with the event loop
+Where the time goes (CPU profiles of each case, \`node --cpu-prof\` on \`serve\`, as shares of the
+event loop's busy time). Repeated: the event loop is the bound. HTTP (Node's parser, hono's
+routing, the answer) takes about a quarter; signing the receipt about a sixth, half of it Ed25519
+itself (the claims that come from the policy decision are checked by the verifier's schema once
+per distinct decision, the receipt's own claims by plain code); the policy deciding anew about a
+seventh (decisions are never cached); the store about a quarter: the submission's checks, the
+token and remembered-rule reads, and one transaction per group of 10-20 submissions with one
+INSERT per table, each audit entry's sha256 over canonical JSON and the commit. SQLite's WAL
+checkpoints run on a thread of their own (run by the committing connection they took about a
+tenth of the event loop). Autocannon takes most of the second core. Distinct: bound by analysis:
+each new program costs 19-23 ms of CPU on one of the two analysis threads (TypeScript's checker
+about 60% of it), which share the two cores with the event loop
 and the load generator. \`check\` through the authority is a Node process start (\`node -e ""\`
 100-130 ms here), then about 20 small modules of its own: none of zod, the model's schemas, the
 stores, the database drivers, jose or the compiler (zod alone cost about 110 ms, the schemas 80 ms

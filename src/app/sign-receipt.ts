@@ -1,7 +1,7 @@
 import type { PolicyDecision } from "../model/index.js";
 import type { Facts } from "../model/index.js";
 import type { RecordedDecision, ReceiptRef } from "../model/index.js";
-import { issueReceipt } from "../receipt/index.js";
+import { issueReceiptRecord } from "../receipt/index.js";
 import type { AppContext } from "./context.js";
 
 export interface Approved {
@@ -18,7 +18,7 @@ export interface Approved {
  */
 export async function signReceipt(ctx: AppContext, request: Approved, lifetimeSeconds?: number): Promise<{ token: string } & ReceiptRef> {
   const now = ctx.now();
-  const token = await issueReceipt(
+  return issueReceiptRecord(
     {
       requestId: request.id,
       program: request.facts.program,
@@ -34,6 +34,4 @@ export async function signReceipt(ctx: AppContext, request: Approved, lifetimeSe
     await ctx.keys.keyring(now),
     now,
   );
-  const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as { jti: string; exp: number };
-  return { token, jti: claims.jti, exp: claims.exp };
 }

@@ -45,7 +45,7 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   const host = options.host ?? DEFAULT_HOST;
   const allowedHosts = new Set<string>();
   let url = "";
-  const app = createApp({ state, secret, allowedHosts, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log });
+  const app = await createApp({ state, secret, allowedHosts, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log });
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {

@@ -11,29 +11,47 @@ import { uiRoutes } from "./ui/routes-ui.js";
 /** The body size every route accepts at most (413 past it; see read-body.ts). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** hono's secure-headers, as the authority sets them: a CSP without inline script. */
+const SECURE_HEADERS: Parameters<typeof secureHeaders>[0] = {
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'"],
+    imgSrc: ["'self'"],
+    connectSrc: ["'self'"],
+    formAction: ["'self'"],
+    frameAncestors: ["'none'"],
+    baseUri: ["'none'"],
+  },
+  strictTransportSecurity: false, // plain HTTP on loopback: HSTS would pin the browser to a TLS port that does not exist
+  referrerPolicy: "same-origin", // not "no-referrer": with it a browser sends the Origin of its own form posts as "null"
+};
+
 /**
- * The authority's HTTP app: security headers on every answer (a CSP without inline script),
- * the Host check, the Origin check on state changes, then the routes (each body read within the limit); every
- * error leaves as the envelope of DESIGN.md section 12 with its status.
+ * The security headers of every answer, as hono's secure-headers middleware sets them, worked out
+ * once: they are the same for every answer, and the middleware built them into a Headers object
+ * per request (which also took each answer off the Node server's plain-headers path).
  */
-export function createApp(deps: AppDeps): Hono<AuthorityEnv> {
+async function securityHeaders(): Promise<[string, string][]> {
+  const probe = new Hono();
+  probe.use(secureHeaders(SECURE_HEADERS));
+  probe.get("/", (c) => c.body(null));
+  return [...(await probe.request("/")).headers];
+}
+
+/**
+ * The authority's HTTP app: security headers on every answer, errors included (set on the Node
+ * response first: an answer's own headers would win a clash, and none has these names), the
+ * Host check, the Origin check on state changes, then the routes (each body read within the
+ * limit); every error leaves as the envelope of DESIGN.md section 12 with its status.
+ */
+export async function createApp(deps: AppDeps): Promise<Hono<AuthorityEnv>> {
   const app = new Hono<AuthorityEnv>();
-  app.use(
-    secureHeaders({
-      contentSecurityPolicy: {
-        defaultSrc: ["'none'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-        baseUri: ["'none'"],
-      },
-      strictTransportSecurity: false, // plain HTTP on loopback: HSTS would pin the browser to a TLS port that does not exist
-      referrerPolicy: "same-origin", // not "no-referrer": with it a browser sends the Origin of its own form posts as "null"
-    }),
-  );
+  const headers = await securityHeaders();
+  app.use(async (c, next) => {
+    for (const [name, value] of headers) c.env.outgoing.setHeader(name, value);
+    await next();
+  });
   app.use(hostCheck(deps));
   app.use(originCheck(deps));
   publicRoutes(app, deps);

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { CountersignError } from "../model/index.js";
@@ -36,16 +37,34 @@ export async function readBody<S extends z.ZodType>(c: Context<AuthorityEnv>, sc
 export async function readText(c: Context<AuthorityEnv>, limit: number): Promise<string> {
   const tooLarge = () => new CountersignError("resource_limit_exceeded", "authority", `the body is larger than ${limit} bytes`, { details: { reason: "too_large", limit } });
   if (Number(c.req.header("content-length") ?? 0) > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of c.env.incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
-  }
+  const body = await readAll(c.env.incoming, limit, tooLarge);
   try {
-    return utf8.decode(Buffer.concat(chunks, size));
+    return utf8.decode(body);
   } catch {
     throw badRequest("the body is not valid UTF-8", "malformed");
   }
+}
+
+/** Every byte of `incoming`, by its events (an async iterator per request cost more than the read); past `limit` it stops reading and fails. */
+function readAll(incoming: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (err?: Error) => {
+      incoming.off("data", onData).off("end", onEnd).off("error", done).off("close", onClose);
+      if (err === undefined) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      else {
+        incoming.pause(); // the rest of an oversized body is never read here (the server drains a bounded amount, then closes)
+        reject(err);
+      }
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) done(tooLarge());
+      else chunks.push(chunk);
+    };
+    const onEnd = () => done();
+    const onClose = () => done(new Error("the request was closed before its body ended"));
+    incoming.on("data", onData).on("end", onEnd).on("error", done).on("close", onClose);
+  });
 }

@@ -15,6 +15,7 @@ export * from "./parse-toml.js";
 export * from "./paths.js";
 export * from "./preview.js";
 export * from "./program-bytes.js";
+export * from "./random-token.js";
 export * from "./receipt.js";
 export * from "./request.js";
 export * from "./toml-lines.js";

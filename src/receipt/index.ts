@@ -3,7 +3,7 @@ export { entryFromPrivateJwk, expiryAfterRotation, type Keyring, type KeyEntry, 
 export { generateKey } from "./generate-key.js";
 export { describeIssues } from "./describe-issues.js";
 export { jwks } from "./jwks.js";
-export { issueReceipt, type IssueInput } from "./issue.js";
+export { issueReceipt, issueReceiptRecord, type IssueInput, type IssuedReceipt } from "./issue.js";
 export { importJwks, VerificationKeys } from "./verification-keys.js";
 export { verifyReceipt, type VerifyOptions } from "./verify.js";
 export type { VerifiedReceipt } from "./verified-receipt.js"; // made by verifyReceipt / startRun only

@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
 import type { CrossOpLimit, DecisionKind, Grant } from "../model/index.js";
-import { CountersignError } from "../model/index.js";
+import { CountersignError, randomToken } from "../model/index.js";
 import {
   ApprovalKind,
   DEFAULT_LIFETIME_SECONDS,
@@ -8,8 +7,8 @@ import {
   MAX_RECEIPT_BYTES,
   RECEIPT_AUDIENCE,
   RECEIPT_TYP,
-  ReceiptClaims,
 } from "../model/index.js";
+import { checkedClaims } from "./checked-claims.js";
 import { describeIssues } from "./describe-issues.js";
 import { signEd25519 } from "./ed25519.js";
 import type { Keyring } from "./keyring.js";
@@ -27,6 +26,13 @@ export interface IssueInput {
   issuer: string;
 }
 
+/** A signed receipt with what the authority records of it before the token leaves. */
+export interface IssuedReceipt {
+  token: string;
+  jti: string;
+  exp: number;
+}
+
 /**
  * Sign a receipt for an approved request with the keyring's active key. Only approvals get one;
  * the claims are checked against the same schema the verifier uses, so we never sign a receipt
@@ -35,6 +41,11 @@ export interface IssueInput {
  * grants are never loosened to fit.
  */
 export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "active">, now: Date = new Date()): Promise<string> {
+  return issueReceiptRecord(input, keys, now).token;
+}
+
+/** issueReceipt, synchronously, with the receipt's jti and exp beside the token. */
+export function issueReceiptRecord(input: IssueInput, keys: Pick<Keyring, "active">, now: Date = new Date()): IssuedReceipt {
   const lifetime = input.lifetimeSeconds ?? DEFAULT_LIFETIME_SECONDS;
   if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > MAX_LIFETIME_SECONDS) {
     throw new CountersignError("config_error", "receipt", `receipt lifetime must be a whole number of seconds from 1 to ${MAX_LIFETIME_SECONDS}, not ${lifetime}`, {
@@ -45,26 +56,25 @@ export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "activ
     throw refused(`no receipt for a request that was not approved (decision ${input.decision})`);
   }
   const iat = Math.floor(now.getTime() / 1000);
-  const parsed = ReceiptClaims.safeParse({
-    iss: input.issuer,
-    aud: RECEIPT_AUDIENCE,
-    sub: input.requestId,
-    iat,
-    nbf: iat,
-    exp: iat + lifetime,
-    jti: randomBytes(16).toString("base64url"),
-    program: { sha256: input.program.sha256, entry: input.program.entry },
-    decision: input.decision,
-    policy: { sha256: input.policySha256 },
-    grants: input.grants,
-    across: input.across,
-    ...(input.approver === undefined ? {} : { approver: input.approver }),
-    ...(input.agentManifestsSha256 === undefined ? {} : { agent_manifests: { sha256: input.agentManifestsSha256 } }),
-  });
-  if (!parsed.success) throw refused(describeIssues(parsed.error));
+  const checked = checkedClaims(
+    {
+      iss: input.issuer,
+      aud: RECEIPT_AUDIENCE,
+      program: { sha256: input.program.sha256, entry: input.program.entry },
+      decision: input.decision,
+      policy: { sha256: input.policySha256 },
+      grants: input.grants,
+      across: input.across,
+      ...(input.approver === undefined ? {} : { approver: input.approver }),
+      ...(input.agentManifestsSha256 === undefined ? {} : { agent_manifests: { sha256: input.agentManifestsSha256 } }),
+    },
+    { sub: input.requestId, iat, nbf: iat, exp: iat + lifetime, jti: randomToken(16) },
+  );
+  if (!checked.success) throw refused(describeIssues(checked.error));
+  const claims = checked.data;
   // A compact JWS signed by synchronous node:crypto: jose's WebCrypto path cost the authority a
   // promise and key handling per receipt (about an eighth of a cached submission's time).
-  const signingInput = `${base64url(JSON.stringify({ alg: "EdDSA", typ: RECEIPT_TYP, kid: keys.active.kid }))}.${base64url(JSON.stringify(parsed.data))}`;
+  const signingInput = `${base64url(JSON.stringify({ alg: "EdDSA", typ: RECEIPT_TYP, kid: keys.active.kid }))}.${base64url(JSON.stringify(claims))}`;
   const token = `${signingInput}.${signEd25519(keys.active.privateKey, Buffer.from(signingInput, "ascii")).toString("base64url")}`;
   if (token.length > MAX_RECEIPT_BYTES) {
     throw new CountersignError(
@@ -74,7 +84,7 @@ export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "activ
       { details: { reason: "too_large", bytes: token.length, limit: MAX_RECEIPT_BYTES } },
     );
   }
-  return token;
+  return { token, jti: claims.jti, exp: claims.exp };
 }
 
 const base64url = (text: string): string => Buffer.from(text, "utf8").toString("base64url");

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { canonicalJson } from "../constraint/index.js";
 import { AuditEntry, type AuditVerification } from "../model/index.js";
 import type { Json } from "../model/index.js";
@@ -6,8 +6,9 @@ import type { Json } from "../model/index.js";
 /** The `prev_hash` of the first entry. */
 export const GENESIS_HASH = "0".repeat(64);
 
+/** The sha256 of the UTF-8 of `text` (one-shot: no Hash object per entry). */
 export function sha256Hex(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
+  return hash("sha256", text, "hex");
 }
 
 /** The sha256 of canonical JSON: equal values hash equally whatever their key order. */
@@ -15,10 +16,17 @@ export function sha256Json(value: Json): string {
   return sha256Hex(canonicalJson(value));
 }
 
-/** An entry's hash: every field but `hash`, the previous entry's hash included. */
+/**
+ * An entry's hash: every field but `hash`, the previous entry's hash included, as canonical JSON
+ * (sha256Json of those fields). The fields are few and known, so their sorted order is written
+ * out here rather than sorted for every entry; only `details` goes through canonicalJson.
+ */
 export function entryHash(entry: Omit<AuditEntry, "hash">): string {
   const { id, at, type, request_id, actor, details, prev_hash } = entry;
-  return sha256Json({ id, at, type, request_id, actor, details, prev_hash });
+  const s = JSON.stringify;
+  return sha256Hex(
+    `{"actor":${s(actor)},"at":${s(at)},"details":${canonicalJson(details)},"id":${s(id)},"prev_hash":${s(prev_hash)},"request_id":${s(request_id)},"type":${s(type)}}`,
+  );
 }
 
 /**

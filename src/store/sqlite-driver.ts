@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { realpathSync } from "node:fs";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
 import { asStoreError } from "./store-error.js";
+import { startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer.js";
 
 /** Per file, shared by every connection this process has to it: the tail of its queue of calls, its listeners. */
 const queues = new Map<string, Promise<void>>();
@@ -16,6 +17,16 @@ const ringsOf = new Map<string, Set<() => void>>();
  */
 const SYNC_NORMAL = "NORMAL";
 const SYNC_DURABLE = "FULL";
+
+/**
+ * A connection that keeps writing hands its checkpoints to a thread of its own (wal-checkpointer.ts)
+ * after this many transactions, and checkpoints itself only if the WAL outgrows the larger limit
+ * (the thread fell behind or stopped). SQLite's own default is 1000 pages.
+ */
+const BACKGROUND_CHECKPOINTS_AFTER = 64;
+const CHECKPOINT_INTERVAL_MS = 200;
+const WAL_PAGES_OWN = 1000;
+const WAL_PAGES_FALLBACK = 10_000;
 
 function openFile(path: string): Database.Database {
   let db: Database.Database | undefined;
@@ -65,6 +76,15 @@ export function openSqliteDriver(path: string): Driver {
   };
 
   const file = realpathSync(path); // one queue per file, however it is named
+  let writes = 0;
+  let checkpointer: WalCheckpointer | undefined;
+  const committed = (): void => {
+    if (++writes !== BACKGROUND_CHECKPOINTS_AFTER) return;
+    checkpointer = startWalCheckpointer(file, CHECKPOINT_INTERVAL_MS, () => {
+      if (db.open) db.pragma(`wal_autocheckpoint = ${WAL_PAGES_OWN}`);
+    });
+    db.pragma(`wal_autocheckpoint = ${WAL_PAGES_FALLBACK}`);
+  };
   const serially = <T>(what: string, fn: () => Promise<T>): Promise<T> => {
     const next = (queues.get(file) ?? Promise.resolve()).then(fn).catch((err: unknown) => {
       throw asStoreError(what, err);
@@ -91,6 +111,7 @@ export function openSqliteDriver(path: string): Driver {
         try {
           const result = await fn({ ...q, notify: async () => void (rang = true) });
           db.exec("COMMIT");
+          committed();
           if (rang) for (const ring of ringsOf.get(file) ?? []) queueMicrotask(ring);
           return result;
         } catch (err) {
@@ -113,6 +134,10 @@ export function openSqliteDriver(path: string): Driver {
         if (rings.size === 0 && ringsOf.get(file) === rings) ringsOf.delete(file);
       };
     },
-    close: () => serially("closing the store failed", async () => void db.close()),
+    close: () =>
+      serially("closing the store failed", async () => {
+        await checkpointer?.stop();
+        db.close();
+      }),
   };
 }

@@ -1,5 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { Facts, PolicyDecision } from "../model/index.js";
+import { Facts, PolicyDecision, randomToken } from "../model/index.js";
 import type { RecordedDecision, StoredRequest } from "../model/index.js";
 import { SubmitInput } from "../model/index.js";
 import { sha256Hex, sha256Json } from "./audit-chain.js";
@@ -15,7 +14,7 @@ export type SubmitResult = { ok: true; request: StoredRequest } | { ok: false; r
 
 /** 128 random bits: request ids are not guessable. */
 export function newRequestId(): string {
-  return `req_${randomBytes(16).toString("base64url")}`;
+  return `req_${randomToken(16)}`;
 }
 
 /** The submission's fields; its facts and its policy decision are checked on their own (below). */

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 import { TokenName } from "../model/index.js";
 import { change, DURABLE, type StoreContext } from "./change.js";
 import { parseInput } from "./parse-input.js";
@@ -14,7 +14,7 @@ const PREFIX = "cs_";
 
 /** Tokens are 256 random bits, so one sha256 is enough: nothing to brute-force, no salt needed. */
 function tokenHash(token: string): Buffer {
-  return createHash("sha256").update(token, "utf8").digest();
+  return hash("sha256", token, "buffer");
 }
 
 /**

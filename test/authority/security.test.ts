@@ -156,7 +156,15 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
   });
 
   it("answers carry strict security headers, errors included: a CSP without inline script, no sniffing, no framing", async () => {
-    for (const answer of [await a.call("GET", "/", { token: null }), await a.call("GET", "/v1/requests"), await a.call("GET", "/healthz")]) {
+    const answers = [
+      await a.call("GET", "/", { token: null }),
+      await a.call("GET", "/v1/requests"),
+      await a.call("GET", "/healthz"),
+      await a.call("GET", "/no/such/route"),
+      await a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } }),
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([401, 403, 200, 404, 200]);
+    for (const answer of answers) {
       const csp = answer.headers.get("content-security-policy") ?? "";
       expect(csp).toContain("default-src 'none'");
       expect(csp).toContain("script-src 'self'");

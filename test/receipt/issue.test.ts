@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIFETIME_SECONDS, MAX_RECEIPT_BYTES, RECEIPT_TYP } from "../../src/model/receipt.js";
-import { expectRefused, headerOf, claimsOf, issue, keyringIn, NOW_S, PROGRAM_SHA, GRANTS, ISSUER } from "./fixtures.js";
+import { issueReceiptRecord } from "../../src/receipt/issue.js";
+import { expectRefused, headerOf, claimsOf, input, issue, keyringIn, NOW, NOW_S, PROGRAM_SHA, GRANTS, ISSUER } from "./fixtures.js";
 
 describe("issueReceipt", () => {
   it("writes the header and every claim", async () => {
@@ -82,5 +83,44 @@ describe("issueReceipt", () => {
     // Just under the limit is fine.
     const fits = { ...GRANTS[0]!, args: { ...GRANTS[0]!.args, body: { in: ["x".repeat(MAX_RECEIPT_BYTES / 2)] } } };
     expect((await issue(keys, { grants: [fits] })).length).toBeLessThanOrEqual(MAX_RECEIPT_BYTES);
+  });
+
+  it("answers the jti and exp it signed", async () => {
+    const keys = await keyringIn();
+    const issued = issueReceiptRecord(input(), keys, NOW);
+    expect(claimsOf(issued.token)).toMatchObject({ jti: issued.jti, exp: issued.exp });
+  });
+
+  it("signs an equal decision again with the same claims in the same order, only its own claims differ", async () => {
+    const keys = await keyringIn();
+    const grants = [{ ...GRANTS[0]!, args: { to: { in: ["dave@example.com"] } } }]; // claims no other test issued yet
+    const first = claimsOf(await issue(keys, { grants, requestId: "req-a" }));
+    const again = claimsOf(await issue(keys, { grants: structuredClone(grants), requestId: "req-b" }, new Date(NOW.getTime() + 7000)));
+    expect(Object.keys(again)).toEqual(Object.keys(first));
+    expect(again).toEqual({ ...first, sub: "req-b", iat: NOW_S + 7, nbf: NOW_S + 7, exp: NOW_S + 7 + DEFAULT_LIFETIME_SECONDS, jti: again.jti });
+    expect(again.jti).not.toBe(first.jti);
+  });
+
+  it("refuses what JSON would change, even after signing the value it would change to", async () => {
+    const keys = await keyringIn();
+    const unlimited = [{ ...GRANTS[1]! }]; // count.max null: unlimited
+    await issue(keys, { grants: unlimited });
+    for (const max of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expectRefused(() => issue(keys, { grants: [{ ...GRANTS[1]!, count: { max } }] }), "receipt_invalid", "bad_claims");
+    }
+    const inList = [{ ...GRANTS[0]!, args: { to: { in: [null] } } }];
+    await issue(keys, { grants: inList });
+    await expectRefused(() => issue(keys, { grants: [{ ...GRANTS[0]!, args: { to: { in: [undefined as never] } } }] }), "receipt_invalid", "bad_claims");
+    await expectRefused(() => issue(keys, { grants: [{ ...GRANTS[0]!, args: { to: { in: [new Date(0) as never] } } }] }), "receipt_invalid", "bad_claims");
+    // An optional member left undefined is as before: absent.
+    expect((claimsOf(await issue(keys, { grants: [{ ...GRANTS[1]!, distinct: undefined }] })).grants as object[])[0]).not.toHaveProperty("distinct");
+  });
+
+  it("checks its own claims every time, also for claims signed before", async () => {
+    const keys = await keyringIn();
+    await issue(keys);
+    await expectRefused(() => issue(keys, { requestId: "" }), "receipt_invalid", "bad_claims");
+    await expectRefused(() => issue(keys, {}, new Date(Number.NaN)), "receipt_invalid", "bad_claims");
+    await expectRefused(() => issue(keys, {}, new Date(-5000)), "receipt_invalid", "bad_claims");
   });
 });

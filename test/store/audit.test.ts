@@ -1,7 +1,7 @@
 // The hash chain: every entry verifies, and a change to any stored row is named by `verify`,
 // in the database and in an exported JSONL file.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyChain, type Store } from "../../src/store/index.js";
+import { entryHash, sha256Json, verifyChain, type Store } from "../../src/store/index.js";
 import { DIALECTS, newDatabase, opener, rawSql as tamper, submission } from "./fixtures.js";
 
 async function exported(store: Store): Promise<string[]> {
@@ -98,5 +98,19 @@ describe.each(DIALECTS)("audit chain on %s", (dialect) => {
     await tamper(database, "UPDATE audit SET actor = 'x' WHERE id = 2");
     await store.addToken("later");
     expect(await store.verifyAuditChain()).toMatchObject({ ok: false, broken_id: 2 });
+  });
+});
+
+describe("an audit entry's hash", () => {
+  const entries = [
+    { id: 1, at: 1_700_000_000_000, type: "submitted", request_id: "req_x", actor: "agent", details: { program_sha256: "a".repeat(64), entry: "p.ts" }, prev_hash: "0".repeat(64) },
+    { id: 2, at: 5, type: "policy_reloaded", request_id: null, actor: null, details: {}, prev_hash: "f".repeat(64) },
+    { id: 3, at: 6, type: "decided", request_id: "r\u00e9q \"q\"", actor: "alice\u2028", details: { z: [1, { b: null, a: "é" }], a: { y: 2, x: [] } }, prev_hash: "1".repeat(64) },
+  ] as const;
+
+  it("is the sha256 of the canonical JSON of every field but the hash, as chains written before were", () => {
+    for (const entry of entries) expect(entryHash(entry as never)).toBe(sha256Json(entry as never));
+    // pinned: a chain written by an earlier version verifies with this one
+    expect(entryHash(entries[2] as never)).toBe("9157e72e006ff1d4adbf3c67ae539a080031e5f0d67275235287a2c6ea514184");
   });
 });
