@@ -34,9 +34,11 @@ const body = `${table([
 
 The pool runs each plugin in the foreground of a worker thread of its own: the worker sleeps in
 \`Atomics.wait\` between calls, a call wakes it through a flag in a growable SharedArrayBuffer
-that also carries the message's UTF-8 text (no structured clone, no MessagePort), the host awaits
-the answer with \`Atomics.waitAsync\`, and a host function blocks the worker while the host
-answers it (async HTTP and file I/O stay on the host). A call past its deadline terminates the
+that also carries the message's UTF-8 text (no structured clone, no MessagePort), the host blocks
+in \`Atomics.wait\` for the worker's next message up to 2 ms (a futex wake-up; most answers come
+sooner) and then awaits it with \`Atomics.waitAsync\`, so its event loop stays free while a plugin
+runs long, and a host function blocks the worker while the host answers it (the fs_* and
+http_request host functions run on the host's thread, async HTTP included). A call past its deadline terminates the
 thread. Each call starts with Extism's call state reset; the calls of one run (one receipt) share
 a plugin instance, and a call of another run, or a preview, gets a fresh one, so nothing a plugin
 keeps reaches another run; the worker makes the next fresh instance ahead once it has been idle
