@@ -66,7 +66,10 @@ Extism's kernel as a host call with BigInt addresses); the call crosses threads 
 call, the fs_list request, its answer, the result), each a futex wake-up that on this shared
 2-core machine may wait for a core; the host's thread spends ~200 µs of CPU per call, the plugin's
 thread about as much, and V8's garbage collector threads ~100 µs; the fs_list host operation is
-~20 µs, checkCall and marshalling a few µs each. The hop (~100–160 µs): the arguments serialized
+~20 µs, checkCall and marshalling a few µs each. A call from a run costs ~0.3 ms more CPU than
+the direct call plus the hop: the two interfere (in a control run, 20 direct calls each after a
+bit of plain QuickJS work cost ~7 ms more CPU than the calls and the work apart; most likely the
+caches of the shared cores). The hop (~100–160 µs): the arguments serialized
 in the VM (~15 µs), the calls through quickjs-emscripten's FFI (~10 µs each), the listing parsed
 in the VM (~15 µs), resuming the program's jobs. A cold run's setup is mostly QuickJS running and
 compiling the lockdown's 10 KB hardening script (~4 ms, ~70% of it visiting and trimming the
