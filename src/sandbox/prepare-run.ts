@@ -12,8 +12,9 @@ let prepared: Promise<Realm> | undefined;
  * and its realm (a fresh QuickJS instance with the host's functions, the modules it imports and
  * the lockdown), e.g. while the run waits for its approval. The next runProgram of a program with
  * the same imports, API and memory size takes that realm; no code runs in it before, and no
- * other run gets it. Best effort: what fails here (bytes that do not match `sha256`, say) fails
- * again, and is reported, when the program is run.
+ * other run gets it. One realm is kept at a time: the next prepareRun or runProgram takes or
+ * replaces it. Best effort: what fails here (bytes that do not match `sha256`, say) fails again,
+ * and is reported, when the program is run.
  */
 export function prepareRun(request: Omit<RunRequest, "invoke">): void {
   let limits: SandboxLimits;
