@@ -1,5 +1,5 @@
 import type { QuickJSContext, QuickJSRuntime } from "quickjs-emscripten-core";
-import { createBridge, disposeBridge, type Bridge } from "./bridge.js";
+import { createBridge, type Bridge } from "./bridge.js";
 import { Budget } from "./budget.js";
 import type { SandboxApi } from "./host-modules.js";
 import { installHost } from "./install-host.js";
@@ -78,17 +78,13 @@ export function bindRealm(realm: Realm, run: Pick<RunState, "budget" | "limits" 
   return realm.state;
 }
 
-/** Free everything in the realm and give its memory back (an engine that trapped is dropped instead: see ProgramRun). */
+/**
+ * End the realm: nothing calls into it again, and its memory goes back to be zeroed before another
+ * run uses it (quickjs.ts). The engine is dropped whole rather than made to free its objects one
+ * by one (~0.3 ms a run): nothing in a realm runs when it is freed, and the zeroing erases the
+ * same pages either way.
+ */
 export function disposeRealm(realm: Realm): void {
-  const { state } = realm;
-  state.closed = true;
-  try {
-    state.runner?.dispose();
-    if (state.bridge !== undefined) disposeBridge(state.bridge);
-    realm.vm.dispose();
-    realm.runtime.dispose();
-    realm.instance.release();
-  } catch {
-    // An engine the program exhausted may fail to free; the instance is dropped either way.
-  }
+  realm.state.closed = true;
+  realm.instance.release();
 }

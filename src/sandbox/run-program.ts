@@ -92,7 +92,7 @@ class ProgramRun {
   close(): void {
     this.state.closed = true;
     clearTimeout(this.timer);
-    if (!this.broken) disposeRealm(this.realm);
+    if (!this.broken) disposeRealm(this.realm); // an engine that trapped keeps its memory: it is not reused
   }
 
   /** Call main through the runner the countersign module registered, with the module's default export. */
