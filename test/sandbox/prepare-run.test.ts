@@ -2,9 +2,9 @@
 // with the same imports takes it, no other run ever gets it, and a run of another program does not
 // get one built for different modules.
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { prepareRun, runProgram } from "../../src/sandbox/index.js";
+import { prepareRun, runProgram, sandboxApi } from "../../src/sandbox/index.js";
 import { buildRealm } from "../../src/sandbox/realm.js";
-import { api, sha256 } from "./helpers.js";
+import { api, set, sha256 } from "./helpers.js";
 
 vi.mock(import("../../src/sandbox/realm.js"), async (original) => {
   const module = await original();
@@ -42,6 +42,14 @@ describe("prepareRun", () => {
     // module of a used realm would refuse a second program(...)).
     expect(await run(bytes)).toMatchObject({ outcome: "returned", value: { op: "fs.list_dir" } });
     expect(built).toHaveBeenCalledTimes(2);
+  });
+
+  it("is taken by a run given the same manifest set's API again: sandboxApi is made once per set", async () => {
+    const bytes = source({ "trusted/fs": "listDir" }, "return 1;");
+    prepareRun({ ...request(bytes), api: sandboxApi(set) });
+    expect(await runProgram({ ...request(bytes), api: sandboxApi(set), invoke: async () => null })).toMatchObject({ outcome: "returned", value: 1 });
+    expect(built).toHaveBeenCalledTimes(1);
+    expect(Object.isFrozen(sandboxApi(set).actions["fs"])).toBe(true); // shared by every run: nobody changes it
   });
 
   it("is not used by a program importing other modules: a module only the prepared realm holds stays out of reach", async () => {
