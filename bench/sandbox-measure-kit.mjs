@@ -28,16 +28,27 @@ export async function measure(fn, { samples = 21, inner = 1 } = {}) {
 
 /** Like measure, one call of `fn` per sample, each after `before` (not timed) has run. */
 export async function measureAfter(before, fn, { samples = 21 } = {}) {
-  const wall = [];
-  const cpu = [];
+  return (await measureInTurns({ only: { before, run: fn } }, { samples })).only;
+}
+
+/**
+ * measureAfter for several variants ({ name: { before, run } }), taken in turns: a sample of each,
+ * then the next of each, so that the shared machine's changing load weighs on each alike.
+ */
+export async function measureInTurns(variants, { samples = 21 } = {}) {
+  const names = Object.keys(variants);
+  const wall = Object.fromEntries(names.map((name) => [name, []]));
+  const cpu = Object.fromEntries(names.map((name) => [name, []]));
   for (let s = 0; s < samples; s++) {
-    await before();
-    const t0 = process.hrtime.bigint();
-    const c0 = process.cpuUsage();
-    await fn();
-    const c = process.cpuUsage(c0);
-    wall.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    cpu.push((c.user + c.system) / 1000);
+    for (const name of names) {
+      await variants[name].before();
+      const t0 = process.hrtime.bigint();
+      const c0 = process.cpuUsage();
+      await variants[name].run();
+      const c = process.cpuUsage(c0);
+      wall[name].push(Number(process.hrtime.bigint() - t0) / 1e6);
+      cpu[name].push((c.user + c.system) / 1000);
+    }
   }
-  return { ms: median(wall), cpuMs: median(cpu) };
+  return Object.fromEntries(names.map((name) => [name, { ms: median(wall[name]), cpuMs: median(cpu[name]) }]));
 }

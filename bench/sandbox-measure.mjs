@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { load, measure, measureAfter } from "./sandbox-measure-kit.mjs";
+import { load, measure, measureInTurns } from "./sandbox-measure-kit.mjs";
 
 const { createAnalyzer } = await load("analyze/index.js");
 const { connectorContext, loadManifests, loadPolicy } = await load("config/index.js");
@@ -13,7 +13,7 @@ const { callWithReceipt, createPluginPool } = await load("connector/index.js");
 const { decide } = await load("policy/index.js");
 const { issueReceipt, jwks, MemoryRedemptionStore, startRun } = await load("receipt/index.js");
 const { openKeyring } = await load("store/index.js");
-const { runProgram, sandboxApi } = await load("sandbox/index.js");
+const { prepareRun, runProgram, sandboxApi } = await load("sandbox/index.js");
 const { newQuickJS } = await load("sandbox/quickjs.js");
 const { lockDown } = await load("sandbox/lockdown.js");
 const { programSource } = await load("sandbox/program-source.js");
@@ -77,27 +77,47 @@ await callWithReceipt(warmReceipt, set, "fs.list_dir", args, ctx);
 
 // Baseline: the same calls made directly by the host, each through the receipt check and the pooled plugin.
 // Each sample of either side starts after the process was idle for a moment, as a run does: the
-// plugin worker makes the run's fresh instance ahead for both alike.
+// plugin worker makes the run's fresh instance ahead for both alike. The sandbox side as
+// \`countersign run\` can do it: the program's realm is made (prepareRun) while the run waits for
+// its approval, here in the idle time before each sample; and cold, without. The variants are
+// measured in turns (see measureInTurns).
+const SAMPLES = 41;
 const idle = () => new Promise((resolve) => setTimeout(resolve, 20));
+const prepared = (source, sha) => () => {
+  prepareRun({ source, sha256: sha, entry: "p.ts", api });
+  return idle();
+};
 const receipts = [];
-for (let i = 0; i < 60; i++) receipts.push(await verifiedReceipt());
-r.directRun = await measureAfter(idle, async () => {
-  const verified = receipts.pop();
-  for (let i = 0; i < CALLS; i++) await callWithReceipt(verified, set, "fs.list_dir", args, ctx);
-});
-for (let i = 0; i < 30; i++) receipts.push(await verifiedReceipt());
-r.sandboxRun = await measureAfter(idle, async () => {
+for (let i = 0; i < 3 * SAMPLES; i++) receipts.push(await verifiedReceipt());
+const sandboxRun = async () => {
   const verified = receipts.pop();
   const result = await runProgram({ source: bytes, sha256: facts.program.sha256, entry: "p.ts", api, invoke: (op, a) => callWithReceipt(verified, set, op, a, ctx) });
   if (result.outcome !== "returned" || result.calls.length !== CALLS) throw new Error(`bench run failed: ${JSON.stringify(result)}`);
-});
-
+};
 // The sandbox alone: an empty main, and the hop per call with an invoke that answers at once.
 const empty = Buffer.from(program(0));
 const emptySha = sha256(empty);
 const instant = async () => ({ path: home });
-r.emptyRun = await measure(() => runProgram({ source: empty, sha256: emptySha, entry: "p.ts", api, invoke: instant }));
-r.hopRun = await measure(() => runProgram({ source: bytes, sha256: facts.program.sha256, entry: "p.ts", api, invoke: instant }));
+Object.assign(
+  r,
+  await measureInTurns(
+    {
+      directRun: {
+        before: idle,
+        run: async () => {
+          const verified = receipts.pop();
+          for (let i = 0; i < CALLS; i++) await callWithReceipt(verified, set, "fs.list_dir", args, ctx);
+        },
+      },
+      sandboxRun: { before: prepared(bytes, facts.program.sha256), run: sandboxRun },
+      sandboxRunCold: { before: idle, run: sandboxRun },
+      emptyRun: { before: prepared(empty, emptySha), run: () => runProgram({ source: empty, sha256: emptySha, entry: "p.ts", api, invoke: instant }) },
+      emptyRunCold: { before: idle, run: () => runProgram({ source: empty, sha256: emptySha, entry: "p.ts", api, invoke: instant }) },
+      hopRun: { before: prepared(bytes, facts.program.sha256), run: () => runProgram({ source: bytes, sha256: facts.program.sha256, entry: "p.ts", api, invoke: instant }) },
+    },
+    { samples: SAMPLES },
+  ),
+);
 
 // Parts of a run's setup.
 r.instance = await measure(async () => {

@@ -34,14 +34,18 @@ const body = `${table([
 
 The pool runs each plugin in the foreground of a worker thread of its own: the worker sleeps in
 \`Atomics.wait\` between calls, a call wakes it through a flag in a growable SharedArrayBuffer
-that also carries the message's UTF-8 text (no structured clone, no MessagePort), the host awaits
-the answer with \`Atomics.waitAsync\`, and a host function blocks the worker while the host
-answers it (async HTTP and file I/O stay on the host). A call past its deadline terminates the
-thread. Each call starts with Extism's call state reset; the calls of one run (one receipt) share
-a plugin instance, and a call of another run, or a preview, gets a fresh one, so nothing a plugin
-keeps reaches another run; the worker makes the next fresh instance ahead once it has been idle
-for a few ms, so a run's first call usually finds one ready (compare the two rows of fresh calls). What a plugin allocates in host memory through Extism's kernel is
-counted per call and bounded (limits.maxHostMemoryBytes). CPU time is the whole process's, worker threads included. The machine is shared: 1-minute load average
+that also carries the message's UTF-8 text (no structured clone, no MessagePort), the host blocks
+in \`Atomics.wait\` for the worker's next message up to 2 ms (a futex wake-up; most answers come
+sooner) and then awaits it with \`Atomics.waitAsync\`, so its event loop stays free while a plugin
+runs long, and a host function blocks the worker while the host answers it (the fs_* and
+http_request host functions run on the host's thread, async HTTP included). A call past its
+deadline terminates the thread. Each call starts with Extism's call state reset; the calls of
+one run (one receipt) share a plugin instance, and a call of another run, or a preview, gets a
+fresh one, so nothing a plugin keeps reaches another run; the worker makes the next fresh
+instance ahead once it has been idle for a few ms, so a run's first call usually finds one ready
+(compare the two rows of fresh calls). What a plugin allocates in host memory through Extism's
+kernel is counted per call and bounded (limits.maxHostMemoryBytes). CPU time is the whole
+process's, worker threads included. The machine is shared: 1-minute load average
 ${loadavg()[0]!.toFixed(1)} when the run ended.`;
 writeSection("sandbox-plugin-call", "Stoppable plugin calls", body);
 process.stdout.write(body + "\n");

@@ -23,15 +23,22 @@ const waitAsync = (Atomics as unknown as {
   waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: false; value: string } | { async: true; value: Promise<string> };
 }).waitAsync;
 
+/**
+ * How long the host blocks its thread waiting for the worker's next message before it waits
+ * asynchronously: a plugin's step (its call, up to a host function request) usually takes less.
+ */
+const SYNC_WAIT_MS = 2;
+
 // The CommonJS entry of Extism, for the worker's require (resolved here: an eval'd worker has no path of its own).
 const EXTISM = createRequire(import.meta.url).resolve("@extism/extism");
 
 /**
  * One plugin in a long-lived worker thread of its own, called over a SharedArrayBuffer and
  * Atomics (see plugin-channel.ts and plugin-worker-source.ts): a call costs a wake-up of the
- * worker and one of the host, far less than a message round trip through both event loops, and
- * its text is copied once each way. Calls must not overlap (the pool serializes them). A call past
- * its deadline terminates the thread: the plugin cannot run on.
+ * worker and one of the host (which blocks for the answer a short while, see SYNC_WAIT_MS), far
+ * less than a message round trip through both event loops, and its text is copied once each way.
+ * Calls must not overlap (the pool serializes them). A call past its deadline terminates the
+ * thread: the plugin cannot run on.
  */
 export class PluginWorker {
   private readonly channel: Channel;
@@ -141,8 +148,12 @@ export class PluginWorker {
         await this.close();
         throw new PluginWorkerTimeout("the plugin ran past its deadline");
       }
-      const wait = waitAsync(flags, TO_MAIN, 0, remaining);
-      if (wait.async) await wait.value;
+      // Most answers come within a fraction of a ms: blocking for them is a futex wake-up, where
+      // waitAsync also needs a task through the event loop. Past SYNC_WAIT_MS the loop is free again.
+      if (Atomics.wait(flags, TO_MAIN, 0, Math.min(remaining, SYNC_WAIT_MS)) === "timed-out") {
+        const wait = waitAsync(flags, TO_MAIN, 0, remaining);
+        if (wait.async) await wait.value;
+      }
       if (Atomics.exchange(flags, TO_MAIN, 0) === 0) continue; // timed out, or a late wake-up: the loop decides
       if (this.exited) throw new PluginWorkerGone(this.failure);
       return this.channel.read();

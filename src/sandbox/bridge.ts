@@ -80,10 +80,6 @@ export function createBridge(vm: QuickJSContext): Bridge {
   return bridge;
 }
 
-export function disposeBridge(bridge: Bridge): void {
-  for (const key of KEYS) if (bridge[key].alive) bridge[key].dispose();
-}
-
 /** A fresh value inside the VM from host data: JSON parsed there, so nothing is shared with the host or between calls. */
 export function toVm(bridge: Bridge, value: Json): QuickJSHandle {
   return callWith(bridge, bridge.parseJson, [JSON.stringify(value)]);

@@ -13,13 +13,24 @@ export interface SandboxApi {
 /**
  * The API the analyzer compiles programs against (generateApi), as the sandbox serves it: the
  * agent actions the set holds are `trusted/agent`, their calls handed to the host like any other.
+ * Made once per set (sets are never changed), so that what is built per API (the modules, a realm
+ * prepareRun made) serves every run of that set.
  */
 export function sandboxApi(set: ManifestSet): SandboxApi {
+  let api = apis.get(set);
+  if (api === undefined) apis.set(set, (api = buildApi(set)));
+  return api;
+}
+
+const apis = new WeakMap<ManifestSet, SandboxApi>();
+
+function buildApi(set: ManifestSet): SandboxApi {
   const actions: Record<string, Record<string, string>> = {};
   for (const connector of set.connectors.keys()) actions[connector] = {};
   for (const action of [...set.actions.values(), ...(set.agent?.actions.values() ?? [])]) (actions[action.connector] ??= {})[actionFunctionName(action.name)] = action.op;
   const contracts = Object.fromEntries(Object.entries(contractsByConnector).filter(([connector]) => set.connectors.has(connector)));
-  return { actions, contracts };
+  for (const functions of Object.values(actions)) Object.freeze(functions);
+  return Object.freeze({ actions: Object.freeze(actions), contracts: Object.freeze(contracts) }); // shared by every run of the set
 }
 
 /**

@@ -1,17 +1,15 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { createBridge, disposeBridge, type Bridge } from "./bridge.js";
 import { Budget } from "./budget.js";
 import { describeThrown, type Thrown } from "./describe.js";
 import type { SandboxApi } from "./host-modules.js";
-import { installHost } from "./install-host.js";
-import { checkLimits, DEFAULT_SANDBOX_LIMITS, STACK_BYTES, type SandboxLimits } from "./limits.js";
+import { checkLimits, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
 import { NotPlainData, toJson } from "./marshal.js";
+import { takeRealm } from "./prepare-run.js";
 import { programSource, type ProgramSource } from "./program-source.js";
-import { newQuickJS, type QuickJSInstance } from "./quickjs.js";
+import { bindRealm, disposeRealm, type Realm } from "./realm.js";
 import { engineLimit, limitExceeded, stop, type CallRecord, type Invoke, type LogLine, type RunState } from "./run-state.js";
-import { setUpRealm } from "./set-up-realm.js";
 
 export interface RunRequest {
   source: Uint8Array; // the program's bytes, exactly as submitted
@@ -38,12 +36,13 @@ export interface RunResult {
  * a wall-clock budget, the locked-down environment, the generated modules as the only imports),
  * with every trusted call handed to `invoke`. Tasks the program leaves running after `main`
  * settles are waited for, within the same budgets. Refused bytes throw `hash_mismatch`; anything
- * the program does ends in the result, never in an exception.
+ * the program does ends in the result, never in an exception. The instance is the one prepareRun
+ * made ahead for this program when there is one (no code ran in it), else a new one.
  */
 export async function runProgram(request: RunRequest): Promise<RunResult> {
   const limits = checkLimits({ ...DEFAULT_SANDBOX_LIMITS, ...request.limits });
   const program = programSource(request.source, request.sha256, request.entry);
-  const run = new ProgramRun(await newQuickJS(limits.memoryBytes), request, limits);
+  const run = new ProgramRun(await takeRealm(request.api, program.imports, limits), request, limits);
   try {
     return await run.execute(program);
   } finally {
@@ -63,39 +62,17 @@ class ProgramRun {
   private broken = false; // the engine trapped: its memory is not to be touched again
 
   constructor(
-    private readonly instance: QuickJSInstance,
+    private readonly realm: Realm,
     private readonly request: RunRequest,
     private readonly limits: SandboxLimits,
   ) {
-    this.runtime = instance.module.newRuntime();
-    this.runtime.setMemoryLimit(limits.memoryBytes);
-    this.runtime.setMaxStackSize(STACK_BYTES);
-    this.vm = this.runtime.newContext();
-    this.state = {
-      bridge: undefined as unknown as Bridge, // below, once the host functions it reads exist
-      budget: new Budget(limits.cpuMs, limits.wallMs),
-      limits,
-      api: request.api,
-      invoke: request.invoke,
-      calls: [],
-      refused: 0,
-      logs: [],
-      logBytes: 0,
-      stopped: undefined,
-      inflight: new Set(),
-      runner: undefined,
-      wake: () => this.wake(),
-      closed: false,
-    };
-    installHost(this.vm, this.state);
-    this.state.bridge = createBridge(this.vm);
-    this.runtime.setInterruptHandler(() => this.interrupt());
-    this.runtime.setModuleLoader((name) => ({ error: new Error(`module "${name}" is not available: a program imports only countersign and trusted/*`) }));
+    this.runtime = realm.runtime;
+    this.vm = realm.vm;
+    this.state = bindRealm(realm, { budget: new Budget(limits.cpuMs, limits.wallMs), limits, invoke: request.invoke, wake: () => this.wake() }, () => this.interrupt());
   }
 
-  async execute({ code, imports }: ProgramSource): Promise<RunResult> {
+  async execute({ code }: ProgramSource): Promise<RunResult> {
     try {
-      setUpRealm(this.vm, this.request.api, imports);
       this.timer = setTimeout(() => stop(this.state, limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs })), this.limits.wallMs);
       const evaluated = this.enter(() => this.vm.evalCode(code, this.request.entry, { type: "module" }));
       const module = "error" in evaluated && evaluated.error !== undefined ? { error: evaluated.error } : await this.settle(evaluated.value);
@@ -115,16 +92,7 @@ class ProgramRun {
   close(): void {
     this.state.closed = true;
     clearTimeout(this.timer);
-    if (this.broken) return;
-    try {
-      this.state.runner?.dispose();
-      disposeBridge(this.state.bridge);
-      this.vm.dispose();
-      this.runtime.dispose();
-      this.instance.release();
-    } catch {
-      // An engine the program exhausted may fail to free; the instance is dropped either way.
-    }
+    if (!this.broken) disposeRealm(this.realm); // an engine that trapped keeps its memory: it is not reused
   }
 
   /** Call main through the runner the countersign module registered, with the module's default export. */

@@ -86,4 +86,21 @@ describe("a plugin that does not stop by itself", () => {
     await expect(runAction(set, "spin.spin", {}, quick)).rejects.toMatchObject({ class: "resource_limit_exceeded", details: { timeout_ms: 200 } });
     await servesAgain();
   });
+
+  it("spinning: the host's event loop keeps running while it waits for the deadline", async () => {
+    const slow = { ...ctx, limits: { ...ctx.limits, timeoutMs: 1_000 } };
+    let last = performance.now();
+    let longest = 0;
+    const ticker = setInterval(() => {
+      longest = Math.max(longest, performance.now() - last);
+      last = performance.now();
+    }, 5);
+    try {
+      await expect(runAction(set, "spin.spin", {}, slow)).rejects.toMatchObject({ class: "resource_limit_exceeded" });
+    } finally {
+      clearInterval(ticker);
+    }
+    // The host blocks only a few ms for an answer, then waits asynchronously: timers fire meanwhile.
+    expect(longest).toBeLessThan(500);
+  });
 });

@@ -4,7 +4,7 @@ import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import { loadManifests } from "../../src/config/index.js";
 import type { Json } from "../../src/model/json.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { createBridge, disposeBridge } from "../../src/sandbox/bridge.js";
+import { createBridge } from "../../src/sandbox/bridge.js";
 import { hostModules } from "../../src/sandbox/host-modules.js";
 import { runProgram, sandboxApi, type RunResult, type SandboxLimits } from "../../src/sandbox/index.js";
 import { installHost } from "../../src/sandbox/install-host.js";
@@ -78,18 +78,14 @@ export async function sandboxRealm(before: string): Promise<SandboxRealm> {
   const vm = quickjs.module.newContext();
   const state = {} as RunState; // the host's functions read the state only when called: the countersign module registers its runner
   installHost(vm, state);
-  const bridge = createBridge(vm);
+  createBridge(vm);
   const value = vm.unwrapResult(vm.evalCode(before, "before-lockdown.js"));
   setUpRealm(vm, api, new Set(hostModules(api).keys()));
   return {
     vm,
     value,
     dispose() {
-      value.dispose();
-      state.runner?.dispose();
-      disposeBridge(bridge);
-      vm.dispose();
-      quickjs.release();
+      quickjs.release(); // dropped whole, as a run's realm is (realm.ts)
     },
   };
 }
