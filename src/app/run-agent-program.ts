@@ -2,7 +2,7 @@ import { connectorContext } from "../config/index.js";
 import { callAgentAction, callWithReceipt, createPluginPool, type ConnectorContext } from "../connector/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import type { AgentManifestSource, CheckResult, PolicyDecision } from "../model/index.js";
-import { CountersignError, DEFAULT_DEADLINE_SECONDS, programBytes, toEnvelope } from "../model/index.js";
+import { CountersignError, DEFAULT_DEADLINE_SECONDS, programBytes, toEnvelope, type ProgramBytes } from "../model/index.js";
 import { verifyReceipt, type VerifiedReceipt } from "../receipt/index.js";
 import type { RunResult, SandboxLimits } from "../sandbox/index.js";
 import type { AuthorityClient, DecisionAnswer, PolicyView } from "./authority-client.js";
@@ -78,6 +78,10 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
     { program: program.text, source_name: input.entry, timeout_s: timeoutSeconds, ...manifests, ...(input.rationale === undefined ? {} : { rationale: input.rationale }) },
     signal,
   );
+  // The sandbox for this program is built while the decision, the receipt and its redemption are
+  // on their way (a person's approval, or two round trips): the run then only evaluates main.
+  // A failure here is met again, and reported, by the run.
+  if (submitted.status !== "rejected") prepareSandbox(program, input, set).catch(() => undefined);
   let receipt: string;
   if (submitted.status === "pending") {
     report.request = { id: submitted.id, review_url: submitted.review_url };
@@ -166,6 +170,11 @@ async function startRun(ctx: AppContext, client: AuthorityClient, receipt: strin
   const verified = await verifyReceipt(receipt, { jwks: await client.jwks(), issuer: ctx.issuer, programBytes: bytes, now: ctx.now(), ...agentManifests });
   await client.redeem(verified.claims.jti, verified.claims.exp);
   return verified;
+}
+
+async function prepareSandbox(program: ProgramBytes, input: RunInput, set: ManifestSet): Promise<void> {
+  const { prepareRun, sandboxApi } = await import("../sandbox/index.js");
+  prepareRun({ source: program.bytes, sha256: program.sha256, entry: input.entry, api: sandboxApi(set), ...(input.limits === undefined ? {} : { limits: input.limits }) });
 }
 
 /**
