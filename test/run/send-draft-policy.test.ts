@@ -70,6 +70,14 @@ describe("an allow rule on send_draft's recipients", () => {
     expect(gmail.sent.slice(before).map(({ via, to, subject, body }) => ({ via, to, subject, body }))).toEqual([{ via: "draft", to: ["bob@example.com"], subject: "Notes", body: "Here they are." }]);
   });
 
+  it("a draft written in Gmail's multipart shape (text/plain beside text/html) goes out with its plain-text body", async () => {
+    const id = gmail.addDraft({ to: ["bob@example.com"], subject: "Rich", body: "Plain words.", html: "<p>Rich <b>words</b>.</p>" });
+    const before = gmail.sent.length;
+    const report = await run(sendTheirDraft(id));
+    expect(report).toMatchObject({ outcome: "executed", policy: { decision: "auto_approved" } });
+    expect(gmail.sent.slice(before).map(({ to, subject, body }) => ({ to, subject, body }))).toEqual([{ to: ["bob@example.com"], subject: "Rich", body: "Plain words." }]);
+  });
+
   it("a draft to someone else: approved by the same rule, refused at the send by the wrapper, nothing sent", async () => {
     const id = gmail.addDraft({ to: ["bob@example.com", "mallory@evil.example"], subject: "Hi", body: "Hello." });
     const before = gmail.sent.length;
