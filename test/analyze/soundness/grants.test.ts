@@ -12,6 +12,7 @@ import { propertyAnalyzer } from "../support/property-analyzer.js";
 import type { AbstractValue } from "../../../src/model/abstract.js";
 import type { Effect, Facts } from "../../../src/model/facts.js";
 import type { Json } from "../../../src/model/json.js";
+import { checkArgs } from "../../../src/connector/check-args.js";
 import { constraintOf, satisfies } from "../../../src/constraint/index.js";
 import { decide } from "../../../src/policy/decide.js";
 import type { Keyring } from "../../../src/receipt/index.js";
@@ -74,6 +75,16 @@ function traces(source: string, reads: readonly (readonly string[])[]): Trace[] 
   return reads.map((texts) => program.run({ readText: (_op, n) => (texts.length === 0 ? "" : texts[n % texts.length]!) }));
 }
 
+/** Whether a call's arguments have its action's declared inputs and types (what the connector requires). */
+function fitsInputs(op: string, args: Record<string, Json>): boolean {
+  try {
+    checkArgs(set.actions.get(op)!, args);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Accepted programs only: a refused or self-refuting one gets no receipt. */
 function analyzed(source: string): Facts | undefined {
   const facts = analyzer.analyze(source);
@@ -95,7 +106,9 @@ describe("grants built from the facts", () => {
         // Everything the receipt enforces beyond the facts: guarantees (proven ones never break) and guards.
         const enforced = [...facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source), ...decision.guards];
         for (const trace of traces(source, reads)) {
-          const breaks = enforced.map((c) => firstBreak(c, trace.calls, opts)).filter((i) => i !== undefined);
+          // A call that does not fit its action's declared inputs (a required one left undefined) is refused as well: grants carry the types.
+          const misfit = trace.calls.findIndex((c) => !fitsInputs(c.op, c.args));
+          const breaks = [...enforced.map((c) => firstBreak(c, trace.calls, opts)), misfit < 0 ? undefined : misfit].filter((i) => i !== undefined);
           const expected = breaks.length === 0 ? null : Math.min(...breaks);
           const { refusedAt, error } = replay(await start(), set, trace.calls);
           const context = `\n--- program ---\n${source}\n--- calls ---\n${JSON.stringify(trace.calls.map((c) => [c.op, c.args]))}\n--- grants ---\n${JSON.stringify({ grants: decision.grants, across: decision.across })}`;
@@ -188,6 +201,15 @@ ${body}
     expect(violations(facts, [trace!], set)).toEqual([]);
     const { refusedAt } = await refusalUnder(source, () => undefined);
     expect(refusedAt).toBeNull();
+  });
+
+  it("a required input left undefined (an element of Array(n)) crosses as absent and is refused: grants carry the declared type", async () => {
+    const source = program(`    for (const id of [...(Array(1) as string[])]) await getDraft({ id });`, `import { getDraft } from "trusted/email";`);
+    expect(analyzed(source)!.effects[0]!.args.id?.kind).toBe("unknown");
+    const { refusedAt, error, calls } = await refusalUnder(source, () => undefined);
+    expect(calls).toEqual([expect.objectContaining({ op: "email.get_draft", args: {} })]);
+    expect(refusedAt).toBe(0);
+    expect(error?.details).toEqual({ reason: "argument_refused", op: "email.get_draft", input: "id" });
   });
 
   it("a URL with a query string: the exact prefix is pinned, a wrong one refuses", async () => {
