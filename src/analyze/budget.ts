@@ -1,3 +1,4 @@
+import { createContext, Script } from "node:vm";
 import { ts } from "./typescript.js";
 
 /**
@@ -67,6 +68,24 @@ export class Budget {
     if (this.expired()) throw new BudgetExceeded("ms", undefined);
   }
 
+  /**
+   * Run `f` (TypeScript's checker) and stop it at the deadline wherever it is: the checker asks its
+   * cancellation token only between declarations, and a hostile body can keep it in one
+   * declaration's flow analysis for minutes. The vm timeout interrupts any JavaScript on the stack;
+   * the interrupted checker is dropped with its program.
+   */
+  hardDeadline<T>(f: () => T): T {
+    HARD_DEADLINE_CONTEXT.f = f;
+    try {
+      return HARD_DEADLINE_SCRIPT.runInContext(HARD_DEADLINE_CONTEXT, { timeout: Math.max(1, Math.ceil(this.deadline - this.limits.clock())) }) as T;
+    } catch (err) {
+      if ((err as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") throw new BudgetExceeded("ms", undefined);
+      throw err;
+    } finally {
+      HARD_DEADLINE_CONTEXT.f = undefined;
+    }
+  }
+
   /** For the TypeScript checker, which asks between declarations and gives up with OperationCanceledException. */
   cancellationToken(): ts.CancellationToken {
     return {
@@ -77,6 +96,10 @@ export class Budget {
     };
   }
 }
+
+// One context and script for every analysis: only the call runs in it, the checker stays in ours.
+const HARD_DEADLINE_CONTEXT = createContext({ f: undefined as (() => unknown) | undefined });
+const HARD_DEADLINE_SCRIPT = new Script("f()");
 
 function defined(options: BudgetOptions): BudgetOptions {
   return Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined));

@@ -106,7 +106,7 @@ export function compile(compiler: Compiler, source: string, budget: Budget): Com
   budget.checkTime();
   let found: ts.Diagnostic[];
   try {
-    found = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, budget.cancellationToken())];
+    found = budget.hardDeadline(() => [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, budget.cancellationToken())]);
   } catch (err) {
     if (err instanceof ts.OperationCanceledException) throw new BudgetExceeded("ms", undefined);
     throw err;

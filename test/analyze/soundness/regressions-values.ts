@@ -67,4 +67,8 @@ export const valueCases: RegressionCase[] = [
     name: "a nested array doubled 60 times (a DAG the analysis must not walk whole)",
     source: inMain(`let xs: unknown[] = ["a@x.com"];\nfor (let i = 0; i < 60; i++) xs = [xs, xs];\nawait ${send(`JSON.stringify(xs).slice(0, 3)`)};`),
   },
+  {
+    name: "top-level code throws before program(...) (Array(NaN)): no program is built, main never runs, nothing is sent",
+    source: inMain(`await ${send(`"a@x.com"`)};`, { top: `const late = getDraft({ id: String(Array(Number("hi")).length) });\n`, guarantees: `recipientsOnly(["a@x.com"])` }),
+  },
 ];

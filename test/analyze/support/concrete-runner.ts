@@ -30,8 +30,11 @@ export interface Trace {
   /** returned: main resolved; threw: main rejected; pending: main never settled; timeout: stopped. */
   outcome: "returned" | "threw" | "pending" | "timeout";
   error?: string;
-  /** The guarantees as the real contract helpers built them when the module was evaluated. */
-  guarantees: Json[];
+  /**
+   * The guarantees as the real contract helpers built them when the module was evaluated; null when
+   * the module threw before it called program(...): no program was built and main never ran.
+   */
+  guarantees: Json[] | null;
 }
 
 export interface RunOptions {
@@ -208,7 +211,7 @@ export function hardenedContext(beforeHardening?: (context: Context) => void): C
 }
 
 function runOnce(script: Script, context: Context, set: ManifestSet, options: RunOptions): Trace {
-  const trace: Trace = { calls: [], refused: [], outcome: "pending", guarantees: [] };
+  const trace: Trace = { calls: [], refused: [], outcome: "pending", guarantees: null };
   let reads = 0;
   const readText = options.readText ?? ((op: string, n: number) => `${op} text ${n}`);
   // Each module's exports: a trusted function's op, or a contract helper's name.

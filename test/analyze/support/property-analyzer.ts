@@ -7,5 +7,5 @@ import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
  * says; how long it may take is the budget tests' and the benchmarks' concern.
  */
 export function propertyAnalyzer(set: ManifestSet): Analyzer {
-  return createAnalyzer(set, { budget: { ms: 600_000 } });
+  return createAnalyzer(set, { budget: { ms: 60_000 } });
 }
