@@ -67,7 +67,8 @@ export class Expressions {
       [1, deeper && this.p.on("object-keys"), () => `Object.keys(${this.bool(scope, d + 1)} ? { ${this.fields(scope, d + 1)} } : { ${this.fields(scope, d + 1)} })`],
       [1, deeper, () => c.item([`[...${this.str(scope, "text", d + 1)}]`, `Array.from(${this.str(scope, "text", d + 1)})`])], // code points
       [1, deeper, () => `Array.from(${this.strs(scope, d + 1)})`], // of a sparse list: undefined elements
-      [1, deeper, () => `(Array(${c.chance(70) ? c.int(3) : this.num(scope, d + 1)}) as string[])`], // holes only (or a RangeError)
+      // holes only (or a RangeError); a literal length: Array's overloads re-check a nested argument per overload
+      [1, deeper, () => `(Array(${c.item(["0", "1", "2", "3", "-1", "1.5", "NaN"])}) as string[])`],
       [1, deeper, () => `(${this.strs(scope, d + 1)}).flatMap((x) => [x, x])`],
       [1, deeper, () => `[${this.strs(scope, d + 1)}, ${this.strs(scope, d + 1)}].flat()`],
       [1, deeper, () => `Object.values({ a: ${this.str(scope, "email", d + 1)}, b: ${this.str(scope, "email", d + 1)} })`],
