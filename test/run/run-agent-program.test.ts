@@ -2,15 +2,13 @@
 // CLI uses, with real QuickJS, the real Extism plugins and the Gmail-shaped provider on loopback.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GmailServer } from "../../examples/gmail-server/gmail-server.js";
-import { localContext, runAgentProgram, type AuthorityClient, type RunEvent, type RunInput } from "../../src/app/index.js";
+import { describe, expect, it } from "vitest";
+import type { AuthorityClient, RunEvent, RunInput } from "../../src/app/index.js";
 import { httpAuthority } from "../../src/cli/http-authority.js";
 import { LOCAL_ISSUER } from "../../src/model/index.js";
 import { issueReceipt } from "../../src/receipt/index.js";
 import { openKeyring } from "../../src/store/index.js";
-import type { ApproverSession, TestAuthority } from "../authority/harness.js";
-import { startRunHarness, type RunHarness } from "./harness.js";
+import { runHarnessForSuite, type HarnessRun } from "./harness.js";
 
 const GMAIL_TOKEN = "run-test-token";
 
@@ -46,53 +44,15 @@ export default program({
 });
 `;
 
-let a: TestAuthority;
-let alice: ApproverSession;
-let gmail: GmailServer;
-let env: NodeJS.ProcessEnv;
-let client: AuthorityClient;
+const h = runHarnessForSuite({ gmailToken: GMAIL_TOKEN });
 
-let harness: RunHarness | undefined;
-beforeAll(async () => {
-  harness = await startRunHarness(GMAIL_TOKEN);
-  ({ a, alice, gmail, env, client } = harness);
-});
-afterAll(() => harness?.close());
+const run = (source: string, options?: HarnessRun) => h.run({ source }, options);
 
-async function run(source: string, options: { client?: AuthorityClient; timeoutSeconds?: number; signal?: AbortSignal; now?: () => Date; events?: RunEvent[] } = {}) {
-  const ctx = localContext(env);
-  if (options.now !== undefined) ctx.now = options.now;
-  const input: RunInput = { source, entry: "program.ts", ...(options.timeoutSeconds === undefined ? {} : { timeoutSeconds: options.timeoutSeconds }) };
-  try {
-    return await runAgentProgram(ctx, input, {
-      client: options.client ?? client,
-      onProgress: (e) => options.events?.push(e),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-  } finally {
-    await ctx.close();
-  }
-}
-
-/** Decide the one pending request once it appears, as the approver. */
-async function decideWhenPending(decision: Record<string, string>): Promise<string> {
-  for (;;) {
-    const pending = await a.call("GET", "/v1/requests?status=pending", { session: alice });
-    const id = pending.body.requests?.[0]?.id as string | undefined;
-    if (id !== undefined) {
-      const answer = await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: decision });
-      expect(answer.status).toBe(200);
-      return id;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const sentTo = () => gmail.sent.map((m) => m.to.join(","));
+const sentTo = () => h.gmail.sent.map((m) => m.to.join(","));
 
 describe("runAgentProgram", () => {
   it("auto-approved: checks, gets a receipt, redeems it and runs main; the provider got the mail", async () => {
-    const before = gmail.sent.length;
+    const before = h.gmail.sent.length;
     const events: RunEvent[] = [];
     const report = await run(mail("me@example.com"), { events });
     expect(report).toMatchObject({
@@ -128,9 +88,9 @@ describe("runAgentProgram", () => {
   });
 
   it("ask: waits for the person, then runs with their receipt", async () => {
-    const before = gmail.sent.length;
+    const before = h.gmail.sent.length;
     const events: RunEvent[] = [];
-    const [report] = await Promise.all([run(mail("carol@example.com"), { events }), decideWhenPending({ decision: "approved_once" })]);
+    const [report] = await Promise.all([run(mail("carol@example.com"), { events }), h.decideWhenPending()]);
     expect(report).toMatchObject({ outcome: "executed", policy: { decision: "ask", rules: ["default"] }, request: { review_url: expect.stringContaining("/requests/req_") }, approval: { decision: "approved_once", approver: "alice" } });
     expect(events.map((e) => e.type).filter((t) => t !== "waiting")).toEqual(["checked", "decided", "approved", "executed"]);
     expect(events.some((e) => e.type === "waiting")).toBe(true);
@@ -138,18 +98,18 @@ describe("runAgentProgram", () => {
   });
 
   it("rejected by the person: denied with the reason; request_more: the feedback", async () => {
-    const [rejected] = await Promise.all([run(mail("dave@example.com")), decideWhenPending({ decision: "rejected", reason: "not Dave" })]);
+    const [rejected] = await Promise.all([run(mail("dave@example.com")), h.decideWhenPending({ decision: "rejected", reason: "not Dave" })]);
     expect(rejected).toMatchObject({ outcome: "denied", decision: { kind: "rejected", reason: "not Dave" } });
-    const [more] = await Promise.all([run(mail("erin@example.com")), decideWhenPending({ decision: "request_more", feedback: "say why" })]);
+    const [more] = await Promise.all([run(mail("erin@example.com")), h.decideWhenPending({ decision: "request_more", feedback: "say why" })]);
     expect(more).toMatchObject({ outcome: "request_more", decision: { kind: "request_more", feedback: "say why" } });
     expect(sentTo()).not.toContain("dave@example.com");
     expect(sentTo()).not.toContain("erin@example.com");
   });
 
   it("times out: the request is withdrawn (or expired at the authority, whose deadline is the same) and nothing runs", async () => {
-    const report = await run(mail("frank@example.com"), { timeoutSeconds: 1 });
+    const report = await h.run({ source: mail("frank@example.com"), timeoutSeconds: 1 });
     expect(report.outcome).toBe("expired");
-    const request = await a.call("GET", `/v1/requests/${report.request!.id}`);
+    const request = await h.a.call("GET", `/v1/requests/${report.request!.id}`);
     expect(["withdrawn", "expired"]).toContain(request.body.status);
     expect(report.execution).toBeUndefined();
   });
@@ -162,18 +122,18 @@ describe("runAgentProgram", () => {
     controller.abort();
     const report = await running;
     expect(report.outcome).toBe("cancelled");
-    expect((await a.call("GET", `/v1/requests/${report.request!.id}`)).body.status).toBe("withdrawn");
+    expect((await h.a.call("GET", `/v1/requests/${report.request!.id}`)).body.status).toBe("withdrawn");
   });
 
   it("a guarantee enforced at run time: the call outside it is refused inside the sandbox, reported, and nothing is sent", async () => {
-    const created = await fetch(`${gmail.url}/gmail/v1/users/me/drafts`, {
+    const created = await fetch(`${h.gmail.url}/gmail/v1/users/me/drafts`, {
       method: "POST",
       headers: { authorization: `Bearer ${GMAIL_TOKEN}`, "content-type": "application/json" },
       body: JSON.stringify({ message: { raw: Buffer.from("To: mallory@evil.example\r\nSubject: hi\r\n\r\nbody").toString("base64url") } }),
     });
     const { id } = (await created.json()) as { id: string };
-    const before = gmail.sent.length;
-    const [report] = await Promise.all([run(forwardDraft(id)), decideWhenPending({ decision: "approved_once" })]);
+    const before = h.gmail.sent.length;
+    const [report] = await Promise.all([run(forwardDraft(id)), h.decideWhenPending()]);
     expect(report).toMatchObject({
       outcome: "failed",
       check: { guarantees: 1, enforced: 1 },
@@ -184,7 +144,7 @@ describe("runAgentProgram", () => {
         logs: [{ text: "refused: grant_violation" }],
       },
     });
-    expect(gmail.sent.length).toBe(before);
+    expect(h.gmail.sent.length).toBe(before);
   });
 });
 
@@ -199,14 +159,7 @@ ${body}
   },
 });
 `;
-  const limited = async (source: string, limits: RunInput["limits"]) => {
-    const ctx = localContext(env);
-    try {
-      return await runAgentProgram(ctx, { source, entry: "limit.ts", limits }, { client });
-    } finally {
-      await ctx.close();
-    }
-  };
+  const limited = (source: string, limits: RunInput["limits"]) => h.run({ source, entry: "limit.ts", limits });
 
   it("an endless loop, a huge allocation, runaway recursion: resource_limit_exceeded, the run failed, this process goes on", async () => {
     const loop = await limited(program("    let n = 0;\n    while (n >= 0) n++;"), { cpuMs: 300 });
@@ -223,56 +176,56 @@ ${body}
 
 describe("receipts that must not start a run", () => {
   /** The real authority, with one answer changed on the way. */
-  const tampered = (change: Partial<AuthorityClient>): AuthorityClient => ({ ...client, ...change });
+  const tampered = (change: Partial<AuthorityClient>): AuthorityClient => ({ ...h.client, ...change });
 
   it("a receipt for another program: receipt_invalid (program_mismatch), nothing runs", async () => {
-    const other = await client.submit({ program: mail("me@example.com").replace("Hello", "Hi"), source_name: "other.ts" });
+    const other = await h.client.submit({ program: mail("me@example.com").replace("Hello", "Hi"), source_name: "other.ts" });
     expect(other.status).toBe("approved");
-    const before = gmail.sent.length;
-    const report = await run(mail("me@example.com"), { client: tampered({ submit: async (body) => ({ ...(await client.submit(body)), receipt: (other as { receipt: string }).receipt }) }) });
+    const before = h.gmail.sent.length;
+    const report = await run(mail("me@example.com"), { client: tampered({ submit: async (body) => ({ ...(await h.client.submit(body)), receipt: (other as { receipt: string }).receipt }) }) });
     expect(report).toMatchObject({ outcome: "failed", error: { class: "receipt_invalid", details: { reason: "program_mismatch" } } });
     expect(report.execution).toBeUndefined();
-    expect(gmail.sent.length).toBe(before);
+    expect(h.gmail.sent.length).toBe(before);
   });
 
   it("an expired receipt: expired, nothing runs", async () => {
-    const before = gmail.sent.length;
+    const before = h.gmail.sent.length;
     const report = await run(mail("me@example.com"), { now: () => new Date(Date.now() + 3600_000) });
     expect(report).toMatchObject({ outcome: "expired", error: { class: "receipt_invalid", details: { reason: "expired" } } });
-    expect(gmail.sent.length).toBe(before);
+    expect(h.gmail.sent.length).toBe(before);
   });
 
   it("a receipt redeemed already: replayed, nothing runs", async () => {
-    const before = gmail.sent.length;
+    const before = h.gmail.sent.length;
     const spent = tampered({
       submit: async (body) => {
-        const answer = await client.submit(body);
+        const answer = await h.client.submit(body);
         if (answer.status === "approved") {
           const claims = JSON.parse(Buffer.from(answer.receipt.split(".")[1]!, "base64url").toString("utf8")) as { jti: string; exp: number };
-          await client.redeem(claims.jti, claims.exp);
+          await h.client.redeem(claims.jti, claims.exp);
         }
         return answer;
       },
     });
     const report = await run(mail("me@example.com"), { client: spent });
     expect(report).toMatchObject({ outcome: "failed", error: { class: "receipt_invalid", details: { reason: "replayed" } } });
-    expect(gmail.sent.length).toBe(before);
+    expect(h.gmail.sent.length).toBe(before);
   });
 
   it("a receipt the authority never issued (signed with its key, grants for nothing): unknown to it, nothing runs", async () => {
-    const keyring = await openKeyring(a.dataDir);
+    const keyring = await openKeyring(h.a.dataDir);
     const source = mail("me@example.com");
-    const answer = await client.submit({ program: source, source_name: "program.ts" });
+    const answer = await h.client.submit({ program: source, source_name: "program.ts" });
     if (answer.status !== "approved") throw new Error(`expected an auto-approval, got ${answer.status}`);
     const forged = await issueReceipt(
-      { requestId: answer.id, program: { sha256: (await client.check({ program: source, source_name: "program.ts" })).facts.program.sha256, entry: "program.ts" }, decision: "auto_approved", policySha256: "0".repeat(64), grants: [], across: [], issuer: LOCAL_ISSUER },
+      { requestId: answer.id, program: { sha256: (await h.client.check({ program: source, source_name: "program.ts" })).facts.program.sha256, entry: "program.ts" }, decision: "auto_approved", policySha256: "0".repeat(64), grants: [], across: [], issuer: LOCAL_ISSUER },
       keyring,
     );
-    const before = gmail.sent.length;
+    const before = h.gmail.sent.length;
     const report = await run(source, { client: tampered({ submit: async () => ({ id: answer.id, status: "approved", decision: answer.decision, receipt: forged }) }) });
     expect(report).toMatchObject({ outcome: "failed", error: { boundary: "authority", details: { reason: "not_found" } } });
     expect(report.execution).toBeUndefined();
-    expect(gmail.sent.length).toBe(before);
+    expect(h.gmail.sent.length).toBe(before);
   });
 
   it("no authority answering: unavailable, saying how to start one", async () => {
@@ -281,7 +234,7 @@ describe("receipts that must not start a run", () => {
   });
 
   it("a token the authority does not know: unavailable (a configuration error), nothing submitted", async () => {
-    const report = await run(mail("me@example.com"), { client: httpAuthority({ url: a.url, token: "not-a-token" }) });
+    const report = await run(mail("me@example.com"), { client: httpAuthority({ url: h.a.url, token: "not-a-token" }) });
     expect(report).toMatchObject({ outcome: "unavailable", error: { class: "capability_denied", details: { reason: "unauthenticated" } } });
     expect(report.request).toBeUndefined();
   });

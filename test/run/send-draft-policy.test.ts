@@ -5,12 +5,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GmailServer } from "../../examples/gmail-server/gmail-server.js";
-import { localContext, runAgentProgram, type AuthorityClient } from "../../src/app/index.js";
-import { startRunHarness, type RunHarness } from "./harness.js";
-
-const GMAIL_TOKEN = "draft-policy-token";
+import { describe, expect, it } from "vitest";
+import { runHarnessForSuite } from "./harness.js";
 
 const POLICY = `default = "ask"
 
@@ -35,31 +31,17 @@ export default program({
 });
 `;
 
-let gmail: GmailServer;
-let env: NodeJS.ProcessEnv;
-let client: AuthorityClient;
-let harness: RunHarness | undefined;
-beforeAll(async () => {
+const h = runHarnessForSuite(() => {
   const policies = mkdtempSync(join(tmpdir(), "countersign-draft-policy-"));
   writeFileSync(join(policies, "policy.toml"), POLICY);
-  harness = await startRunHarness(GMAIL_TOKEN, { policies });
-  ({ gmail, env, client } = harness);
+  return { authority: { policies } };
 });
-afterAll(() => harness?.close());
-
-async function run(source: string) {
-  const ctx = localContext(env);
-  try {
-    return await runAgentProgram(ctx, { source, entry: "program.ts" }, { client });
-  } finally {
-    await ctx.close();
-  }
-}
+const run = (source: string) => h.run({ source });
 
 describe("an allow rule on send_draft's recipients", () => {
   it("auto-approves the send, and the draft to Bob goes out", async () => {
-    const id = gmail.addDraft({ to: ["bob@example.com"], subject: "Notes", body: "Here they are." });
-    const before = gmail.sent.length;
+    const id = h.gmail.addDraft({ to: ["bob@example.com"], subject: "Notes", body: "Here they are." });
+    const before = h.gmail.sent.length;
     const report = await run(sendTheirDraft(id));
     expect(report).toMatchObject({
       outcome: "executed",
@@ -67,27 +49,27 @@ describe("an allow rule on send_draft's recipients", () => {
       execution: { refused: 0, calls: [{ op: "email.send_draft", status: "done" }] },
     });
     expect(report.approval?.approver).toBeUndefined();
-    expect(gmail.sent.slice(before).map(({ via, to, subject, body }) => ({ via, to, subject, body }))).toEqual([{ via: "draft", to: ["bob@example.com"], subject: "Notes", body: "Here they are." }]);
+    expect(h.gmail.sent.slice(before).map(({ via, to, subject, body }) => ({ via, to, subject, body }))).toEqual([{ via: "draft", to: ["bob@example.com"], subject: "Notes", body: "Here they are." }]);
   });
 
   it("a draft written in Gmail's multipart shape (text/plain beside text/html) goes out with its plain-text body", async () => {
-    const id = gmail.addDraft({ to: ["bob@example.com"], subject: "Rich", body: "Plain words.", html: "<p>Rich <b>words</b>.</p>" });
-    const before = gmail.sent.length;
+    const id = h.gmail.addDraft({ to: ["bob@example.com"], subject: "Rich", body: "Plain words.", html: "<p>Rich <b>words</b>.</p>" });
+    const before = h.gmail.sent.length;
     const report = await run(sendTheirDraft(id));
     expect(report).toMatchObject({ outcome: "executed", policy: { decision: "auto_approved" } });
-    expect(gmail.sent.slice(before).map(({ to, subject, body }) => ({ to, subject, body }))).toEqual([{ to: ["bob@example.com"], subject: "Rich", body: "Plain words." }]);
+    expect(h.gmail.sent.slice(before).map(({ to, subject, body }) => ({ to, subject, body }))).toEqual([{ to: ["bob@example.com"], subject: "Rich", body: "Plain words." }]);
   });
 
   it("a draft to someone else: approved by the same rule, refused at the send by the wrapper, nothing sent", async () => {
-    const id = gmail.addDraft({ to: ["bob@example.com", "mallory@evil.example"], subject: "Hi", body: "Hello." });
-    const before = gmail.sent.length;
+    const id = h.gmail.addDraft({ to: ["bob@example.com", "mallory@evil.example"], subject: "Hi", body: "Hello." });
+    const before = h.gmail.sent.length;
     const report = await run(sendTheirDraft(id));
     expect(report).toMatchObject({
       outcome: "failed",
       policy: { decision: "auto_approved" },
       execution: { refused: 1, calls: [{ op: "email.send_draft", status: "refused", error: { class: "grant_violation", message: expect.stringContaining('argument "to" is outside its grant') } }] },
     });
-    expect(gmail.sent.length).toBe(before);
-    expect(gmail.drafts.has(id)).toBe(true);
+    expect(h.gmail.sent.length).toBe(before);
+    expect(h.gmail.drafts.has(id)).toBe(true);
   });
 });

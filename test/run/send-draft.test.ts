@@ -3,14 +3,9 @@
 // what the draft really contains.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GmailServer } from "../../examples/gmail-server/gmail-server.js";
-import { localContext, runAgentProgram, type AuthorityClient } from "../../src/app/index.js";
+import { describe, expect, it } from "vitest";
 import { packageRoot } from "../../src/model/paths.js";
-import type { ApproverSession, TestAuthority } from "../authority/harness.js";
-import { startRunHarness, type RunHarness } from "./harness.js";
-
-const GMAIL_TOKEN = "draft-run-token";
+import { runHarnessForSuite } from "./harness.js";
 
 /** Sends a draft a person wrote (the program only knows its id), promising mail only to Bob. */
 const sendTheirDraft = (id: string) => `import { program } from "countersign";
@@ -48,42 +43,17 @@ export default program({
 });
 `;
 
-let a: TestAuthority;
-let alice: ApproverSession;
-let gmail: GmailServer;
-let env: NodeJS.ProcessEnv;
-let client: AuthorityClient;
-
-let harness: RunHarness | undefined;
-beforeAll(async () => {
-  harness = await startRunHarness(GMAIL_TOKEN);
-  ({ a, alice, gmail, env, client } = harness);
-});
-afterAll(() => harness?.close());
+const h = runHarnessForSuite();
 
 /** Run `source` and approve it once as the person when it asks. */
 async function runApproved(source: string) {
-  const ctx = localContext(env);
-  const approving = (async () => {
-    for (let i = 0; i < 600; i++) {
-      const pending = await a.call("GET", "/v1/requests?status=pending", { session: alice });
-      const id = pending.body.requests?.[0]?.id as string | undefined;
-      if (id !== undefined) return a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } });
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error("no request became pending");
-  })();
-  try {
-    const [report] = await Promise.all([runAgentProgram(ctx, { source, entry: "program.ts" }, { client }), approving]);
-    return report;
-  } finally {
-    await ctx.close();
-  }
+  const [report] = await Promise.all([h.run({ source }), h.decideWhenPending()]);
+  return report;
 }
 
 describe("send_draft in a run under a recipients guarantee", () => {
   it("examples/draft-and-send.ts: the guarantee is enforced at run time and the draft to Bob is sent", async () => {
-    const before = gmail.sent.length;
+    const before = h.gmail.sent.length;
     const report = await runApproved(readFileSync(join(packageRoot, "examples", "draft-and-send.ts"), "utf8"));
     expect(report).toMatchObject({
       outcome: "executed",
@@ -91,26 +61,26 @@ describe("send_draft in a run under a recipients guarantee", () => {
       execution: { outcome: "returned", refused: 0, calls: [{ op: "email.draft_email", status: "done" }, { op: "email.send_draft", status: "done" }] },
     });
     expect(report.check!.enforced).toBeGreaterThanOrEqual(1);
-    expect(gmail.sent.slice(before).map(({ via, to, subject }) => ({ via, to, subject }))).toEqual([{ via: "draft", to: ["bob@example.com"], subject: "Meeting notes" }]);
+    expect(h.gmail.sent.slice(before).map(({ via, to, subject }) => ({ via, to, subject }))).toEqual([{ via: "draft", to: ["bob@example.com"], subject: "Meeting notes" }]);
   });
 
   it("a draft whose recipients are outside: refused inside the sandbox, reported, nothing sent", async () => {
-    const id = gmail.addDraft({ to: ["mallory@evil.example"], subject: "Hi", body: "Hello." });
-    const before = gmail.sent.length;
+    const id = h.gmail.addDraft({ to: ["mallory@evil.example"], subject: "Hi", body: "Hello." });
+    const before = h.gmail.sent.length;
     const report = await runApproved(sendTheirDraft(id));
     expect(report).toMatchObject({
       outcome: "failed",
       check: { guarantees: 1, enforced: 1 },
       execution: { outcome: "returned", refused: 1, calls: [{ op: "email.send_draft", status: "refused", error: { class: "grant_violation", message: expect.stringContaining('argument "to" is outside its grant') } }], logs: [{ text: "refused: grant_violation" }] },
     });
-    expect(gmail.sent.length).toBe(before);
-    expect(gmail.drafts.has(id)).toBe(true);
+    expect(h.gmail.sent.length).toBe(before);
+    expect(h.gmail.drafts.has(id)).toBe(true);
   });
 
   it("distinct recipients across send_email and send_draft: the draft to Bob, mailed already, is refused", async () => {
-    const before = gmail.sent.length;
+    const before = h.gmail.sent.length;
     const report = await runApproved(twiceToBob);
     expect(report.execution).toMatchObject({ refused: 1, calls: [{ op: "email.send_email", status: "done" }, { op: "email.draft_email", status: "done" }, { op: "email.send_draft", status: "refused", error: { class: "grant_violation", message: expect.stringContaining(`repeats "bob@example.com"`) } }] });
-    expect(gmail.sent.slice(before).map((m) => m.subject)).toEqual(["First"]);
+    expect(h.gmail.sent.slice(before).map((m) => m.subject)).toEqual(["First"]);
   });
 });
