@@ -1,6 +1,7 @@
-import { describeArgument, describeCount, urlHostPort } from "../constraint/index.js";
+import { describeArgument, describeConstraint, describeCount, urlHostPort } from "../constraint/index.js";
 import { parseTemplate, type ManifestSet } from "../manifest/index.js";
-import type { Effect, Facts, GuaranteeResult } from "../model/index.js";
+import type { Effect, EffectVerdict, Facts, Grant, GuaranteeResult, PolicyDecision, ValueConstraint } from "../model/index.js";
+import type { PolicyRule } from "../policy/index.js";
 import { FACT_STATUS_LABELS } from "./request-page.js";
 
 /**
@@ -14,6 +15,16 @@ export interface FactAnswer {
   lines: string[];
 }
 
+/**
+ * The decision a request was given and the rules of the policy that gave it: `rules` is null when
+ * that policy is no longer the one in force (its rules are then not known, only what the decision
+ * and its grants recorded).
+ */
+export interface DecisionRules {
+  decision: PolicyDecision;
+  rules: readonly PolicyRule[] | null;
+}
+
 interface Topic {
   topic: FactAnswer["topic"];
   asks: RegExp; // the question is about this
@@ -21,6 +32,7 @@ interface Topic {
   actions: (action: string, question: string) => boolean; // the connector's calls it is about
   args: readonly string[]; // their arguments that answer it
   none: string; // the answer when the program makes no such call
+  only?: (rule: string) => string; // what a rule's condition on an argument read at run time lets through
   understood: (question: string) => string;
 }
 
@@ -31,7 +43,7 @@ const READS = /\b(read|list|open)/i;
 // Checked in this order: "how many emails" is a count, not a question about recipients.
 const TOPICS: readonly Topic[] = [
   { topic: "email_count", asks: /\bhow many\b.*\b(e-?mails?|mails?|messages?)\b/i, connector: "email", actions: SENDS, args: [], none: "None: the program sends no email.", understood: () => "How many emails will be sent?" },
-  { topic: "recipients", asks: /\b(who|whom|recipients?|addressees?|e-?mailed)\b/i, connector: "email", actions: SENDS, args: ["to", "cc", "bcc"], none: "Nobody: the program sends no email.", understood: () => "Who will be emailed?" },
+  { topic: "recipients", asks: /\b(who|whom|recipients?|addressees?|e-?mailed)\b/i, connector: "email", actions: SENDS, args: ["to", "cc", "bcc"], none: "Nobody: the program sends no email.", only: (rule) => `only addresses ${rule} allows can receive it`, understood: () => "Who will be emailed?" },
   {
     topic: "files",
     asks: /\b(files?|paths?|director(y|ies)|folders?)\b/i,
@@ -40,9 +52,10 @@ const TOPICS: readonly Topic[] = [
     actions: (action, q) => WRITES.test(q) === READS.test(q) || WRITES.test(q) !== /^(read|list)/.test(action),
     args: ["path"],
     none: "None: the program makes no such file call.",
+    only: (rule) => `only paths ${rule} allows can be used`,
     understood: (q) => `Which files will be ${WRITES.test(q) === READS.test(q) ? "read or written" : WRITES.test(q) ? "written" : "read"}?`,
   },
-  { topic: "hosts", asks: /\b(hosts?|domains?|servers?|urls?|sites?|websites?|endpoints?)\b/i, connector: "http", actions: () => true, args: ["url"], none: "None: the program makes no HTTP call.", understood: () => "Which hosts will the program call?" },
+  { topic: "hosts", asks: /\b(hosts?|domains?|servers?|urls?|sites?|websites?|endpoints?)\b/i, connector: "http", actions: () => true, args: ["url"], none: "None: the program makes no HTTP call.", only: (rule) => `only URLs ${rule} allows can be called`, understood: () => "Which hosts will the program call?" },
 ];
 
 const INTERROGATIVE = /^(who|whom|what|which|how|where|will|would|does|do|is|are|can|could)\b/i;
@@ -52,9 +65,10 @@ const INTERROGATIVE = /^(who|whom|what|which|how|where|will|would|does|do|is|are
  * emails, which files, which hosts. The text must be one question and nothing else (a question
  * followed by a request goes to the agent); null when it is not one the facts answer. `set`: the
  * manifests the program was analyzed with, for what a call does not show but acts on (`[resolve]`:
- * the recipients of the draft email.send_draft sends).
+ * the recipients of the draft email.send_draft sends). `decided`: the decision the facts were given,
+ * for what an allow rule lets such a read value be (the receipt's grant carries its condition).
  */
-export function answerQuestion(facts: Facts, text: string, set: ManifestSet): FactAnswer | null {
+export function answerQuestion(facts: Facts, text: string, set: ManifestSet, decided?: DecisionRules): FactAnswer | null {
   const question = text.trim();
   if (question.length === 0 || question.length > 200 || /[\r\n]/.test(question)) return null;
   if (!question.endsWith("?") && !INTERROGATIVE.test(question)) return null;
@@ -62,21 +76,24 @@ export function answerQuestion(facts: Facts, text: string, set: ManifestSet): Fa
   const topic = TOPICS.find((t) => t.asks.test(question));
   if (topic === undefined) return null;
   const calls = facts.effects.filter((e) => e.connector === topic.connector && topic.actions(e.action, question));
-  const lines = calls.length === 0 ? [topic.none] : topic.topic === "email_count" ? countLines(calls) : calls.map((e) => callLine(e, topic.args, set));
+  const lines = calls.length === 0 ? [topic.none] : topic.topic === "email_count" ? countLines(calls) : calls.map((e) => callLine(e, topic, set, decidedFor(e, facts, decided)));
   for (const g of facts.guarantees) if (bears(g, topic)) lines.push(`Guarantee ${g.text}: ${FACT_STATUS_LABELS[g.status === "refuted" ? "not_proven" : g.status]} (${g.why})`);
   return { topic: topic.topic, question: topic.understood(question), lines };
 }
 
-function callLine(e: Effect, names: readonly string[], set: ManifestSet): string {
+function callLine(e: Effect, topic: Topic, set: ManifestSet, decided: Decided | null): string {
+  const names = topic.args;
   const where = `${e.op} at line ${e.site.line} (${describeCount(e.count)} call${e.count.min === 1 && e.count.max === 1 ? "" : "s"})`;
   const shown = names.filter((n) => e.args[n] !== undefined).map((n) => `\`${n}\` ${describeArgument(e.args[n]!)}${hostsOf(e, n)}`);
   const read = resolvedLine(e, names, set);
-  if (read !== null) shown.push(read);
+  if (read !== null) shown.push(read.line);
+  const only = read === null || decided === null ? null : allowedLine(read.inputs, topic, decided);
+  if (only !== null) shown.push(only);
   return shown.length === 0 ? `${where}: its ${names.join(" / ")} is not among the call's arguments` : `${where}: ${shown.join("; ")}`;
 }
 
-/** The asked-about inputs a call does not pass but the wrapper reads before it (`[resolve]`), or null. */
-function resolvedLine(e: Effect, names: readonly string[], set: ManifestSet): string | null {
+/** The asked-about inputs a call does not pass but the wrapper reads before it (`[resolve]`), and the line that says so; or null. */
+function resolvedLine(e: Effect, names: readonly string[], set: ManifestSet): { inputs: string[]; line: string } | null {
   const action = set.actions.get(e.op);
   const resolve = action?.manifest.resolve;
   if (action === undefined || resolve === undefined) return null;
@@ -84,7 +101,39 @@ function resolvedLine(e: Effect, names: readonly string[], set: ManifestSet): st
   if (read.length === 0) return null;
   const by = new Set(parseTemplate(resolve.args, []).references.filter((r) => r.reference.source === "args").map((r) => `\`${r.reference.path.slice("args.".length)}\``));
   const from = `${action.connector}.${resolve.op}${by.size === 0 ? "" : ` for the call's ${[...by].join(", ")}`}`;
-  return `${read.map((n) => `\`${n}\``).join(", ")} is read at run time, from ${from}: the trusted wrapper reads it before each call and checks it against the guarantees and the receipt's grant, refusing a call outside them`;
+  const line = `${read.map((n) => `\`${n}\``).join(", ")} is read at run time, from ${from}: the trusted wrapper reads it before each call and checks it against the guarantees and the receipt's grant, refusing a call outside them`;
+  return { inputs: read, line };
+}
+
+/** One call's verdict, the rule that gave it (undefined: not known now) and the grant of its op. */
+interface Decided {
+  verdict: EffectVerdict;
+  rule: PolicyRule | undefined;
+  grant: Grant | undefined;
+}
+
+/** What the decision said about `e` (its verdicts are in the order of the facts' effects); null without one. */
+function decidedFor(e: Effect, facts: Facts, decided: DecisionRules | undefined): Decided | null {
+  const verdict = decided?.decision.effects[facts.effects.indexOf(e)];
+  if (decided === undefined || verdict === undefined || verdict.op !== e.op) return null;
+  return { verdict, rule: decided.rules?.find((r) => r.id === verdict.rule), grant: decided.decision.grants.find((g) => g.op === e.op) };
+}
+
+/**
+ * For inputs read at run time, what the allow rule that passed the call lets them be, in the
+ * rule's own terms; the grant carries that condition, so the wrapper refuses a call outside it.
+ * When the rule is not known now (the policy changed since), the grant's terms. Null when the call
+ * was not allowed by a rule or its grant holds none of them.
+ */
+function allowedLine(inputs: readonly string[], topic: Topic, { verdict, rule, grant }: Decided): string | null {
+  if (topic.only === undefined || verdict.verdict !== "allow" || verdict.rule === null || grant === undefined) return null;
+  const held = inputs.filter((n) => Object.hasOwn(grant.args, n));
+  if (held.length === 0) return null;
+  const only = topic.only(`allow rule "${verdict.rule}"`);
+  const terms = (source: Readonly<Record<string, ValueConstraint>>) => held.flatMap((n) => (Object.hasOwn(source, n) ? [`every \`${n}\` ${describeConstraint(source[n]!)}`] : [])).join(" and ");
+  if (rule === undefined) return `${only}; that policy has changed since, and the receipt's grant requires: ${terms(grant.args)}`;
+  const own = terms(rule.when?.args ?? {});
+  return own === "" ? null : `${only}: ${own}`;
 }
 
 /** For a constant URL, the host it goes to, as the connector checks it. */

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAnalyzer, type Analyzer } from "../../src/analyze/index.js";
 import {
+  answerRequestQuestion,
   checkProgram,
   decideRequest,
   issueRequestReceipt,
@@ -19,7 +20,7 @@ import { loadPolicy } from "../../src/config/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { MemoryRedemptionStore } from "../../src/receipt/index.js";
 import { fileKeyStore, openStore, type Store } from "../../src/store/index.js";
-import { shippedManifests } from "../policy/helpers.js";
+import { policyDir, shippedManifests } from "../policy/helpers.js";
 
 const manifests = shippedManifests();
 const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: "/home/user" });
@@ -176,6 +177,21 @@ describe("use cases over an explicit context and the real store", () => {
     await expect(withdrawRequest(ctx, withdrawn.request.id, "other")).rejects.toMatchObject({ details: { reason: "not_found" } });
     expect(await withdrawRequest(ctx, withdrawn.request.id, ctx.token)).toMatchObject({ status: "withdrawn" });
     await expect(withdrawRequest(ctx, withdrawn.request.id, ctx.token)).rejects.toMatchObject({ details: { reason: "conflict", status: "withdrawn" } });
+  });
+
+  it("a question about a stored request: answered with the rules of the policy that decided it, with the grant's terms once that policy changed", async () => {
+    const ctx = await testContext();
+    const draftsToBob = (reason: string) =>
+      loadPolicy(policyDir({ "policy.toml": `[[rules]]\nid = "drafts-to-bob"\ndecision = "allow"\nop = "email.send_draft"\nwhen = { args = { to = { in = ["bob@example.com"] } } }\nreason = "${reason}"\n` }), { manifests, home: "/home/user" });
+    const decidedBy = draftsToBob("drafts to Bob may go out");
+    ctx.policy = () => decidedBy;
+    const source = `import { program } from "countersign";\nimport { sendDraft } from "trusted/email";\nexport default program({ rationale: "Send it.", guarantees: [], async main() { await sendDraft({ draft_id: "d-1" }); } });\n`;
+    const { request } = await submitRequest(ctx, { token: ctx.token, program: { source, entry: "send.ts" } });
+    expect(request.policy.effects).toEqual([expect.objectContaining({ op: "email.send_draft", verdict: "allow", rule: "drafts-to-bob" })]);
+    const who = async () => (await answerRequestQuestion(ctx, request.id, "Who gets the email?"))!.lines[0];
+    expect(await who()).toMatch(/ is read at run time, from email\.get_draft .*; only addresses allow rule "drafts-to-bob" allows can receive it: every `to` is in \[bob@example\.com\]$/);
+    ctx.policy = () => draftsToBob("changed since");
+    expect(await who()).toMatch(/; only addresses allow rule "drafts-to-bob" allows can receive it; that policy has changed since, and the receipt's grant requires: every `to` is in \[bob@example\.com\]$/);
   });
 
   it("a revoked token submits nothing", async () => {
