@@ -1,7 +1,9 @@
 // A policy rule that auto-approves sending drafts to listed recipients, through a whole run (real
 // authority on 127.0.0.1, QuickJS, the email plugin, the Gmail-shaped provider): the program shows
 // only the draft's id, the decision passes it on the rule's condition carried in the grant, and
-// the wrapper checks the recipients it reads from the draft against it before the send.
+// the wrapper checks the recipients it reads from the draft against it before the send. An agent
+// action gets this through a step that calls send_draft; one that declares [resolve] itself is
+// refused when submitted.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -71,5 +73,75 @@ describe("an allow rule on send_draft's recipients", () => {
     });
     expect(h.gmail.sent.length).toBe(before);
     expect(h.gmail.drafts.has(id)).toBe(true);
+  });
+});
+
+/** An agent action that sends a draft through the trusted send_draft, and a program that calls it; `extra`: more of the manifest. */
+const sendWaiting = (extra = "") => ({
+  name: "send_waiting.toml",
+  text: `name = "send_waiting"
+version = "1.0.0"
+description = "Send the draft that is waiting."
+idempotent = false
+
+[[inputs]]
+name = "id"
+type = "string"
+description = "The draft's id."
+
+[[execute]]
+id = "send"
+connector = "email"
+op = "send_draft"
+inputs = { draft_id = "\${args.id}" }
+
+[approval]
+required = true
+${extra}`,
+});
+const callSendWaiting = (id: string) => `import { program } from "countersign";
+import { sendWaiting } from "trusted/agent";
+
+export default program({
+  rationale: "Send the draft that is waiting.",
+  guarantees: [],
+  async main() {
+    await sendWaiting({ id: ${JSON.stringify(id)} });
+  },
+});
+`;
+
+describe("agent actions and send_draft's [resolve]", () => {
+  it("an agent action whose step is send_draft: the trusted action's [resolve] reads the draft, the rule on `to` holds it at the send", async () => {
+    const toBob = h.gmail.addDraft({ to: ["bob@example.com"], subject: "Notes", body: "Here they are." });
+    const elsewhere = h.gmail.addDraft({ to: ["mallory@evil.example"], subject: "Hi", body: "Hello." });
+    const before = h.gmail.sent.length;
+    const sent = await h.run({ source: callSendWaiting(toBob), manifests: [sendWaiting()] });
+    expect(sent).toMatchObject({ outcome: "executed", policy: { decision: "auto_approved", rules: ["drafts-to-bob"] }, execution: { calls: [{ op: "agent.send_waiting", status: "done" }] } });
+    const refused = await h.run({ source: callSendWaiting(elsewhere), manifests: [sendWaiting()] });
+    expect(refused).toMatchObject({
+      outcome: "failed",
+      policy: { decision: "auto_approved" },
+      execution: { refused: 1, calls: [{ op: "agent.send_waiting", status: "refused", error: { class: "grant_violation", message: expect.stringContaining('argument "to" is outside its grant') } }] },
+    });
+    expect(h.gmail.sent.slice(before).map(({ via, to }) => ({ via, to }))).toEqual([{ via: "draft", to: ["bob@example.com"] }]);
+    expect(h.gmail.drafts.has(elsewhere)).toBe(true);
+  });
+
+  it("an agent action that declares [resolve] itself: refused at submission, by the runner and by the authority, with the reason", async () => {
+    const declaring = sendWaiting('\n[resolve]\nop = "get_draft"\nargs = { id = "${args.id}" }\ninputs = { to = "to" }\n');
+    const source = callSendWaiting("d-1");
+    const requests = async () => (await h.a.call("GET", "/v1/requests?limit=500", { session: h.alice })).body.requests.length as number;
+    const stored = await requests();
+    const report = await h.run({ source, manifests: [declaring] });
+    expect(report).toMatchObject({ outcome: "refused", error: { class: "analysis_rejected", details: { reason: "invalid_agent_manifests" } } });
+    expect(report.error!.message).toMatch(/send_waiting\.toml:\d+ resolve: only a trusted action may declare \[resolve\]/);
+    expect(report.request).toBeUndefined();
+    // A client that skips the runner's check gets the same refusal from the authority; nothing is stored.
+    const submitted = await h.a.call("POST", "/v1/requests", { body: { program: source, manifests: [declaring] } });
+    expect(submitted.status).toBe(422);
+    expect(submitted.body.error).toMatchObject({ class: "analysis_rejected", details: { reason: "invalid_agent_manifests" } });
+    expect(submitted.body.error.message).toContain("only a trusted action may declare [resolve]");
+    expect(await requests()).toBe(stored);
   });
 });
