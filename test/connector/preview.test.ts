@@ -8,6 +8,7 @@ import { fetchPreview } from "../../src/connector/fetch-preview.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
 import { checkAgentManifests } from "../../src/manifest/index.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
+import { SHIP_DRAFT } from "../support/agent-manifests.js";
 import { dataDirWith, runAction, shippedManifests } from "./fixtures.js";
 
 const set = shippedManifests();
@@ -118,31 +119,7 @@ describe("fetchPreview for email.send_draft", () => {
 
 describe("fetchPreview for an agent action", () => {
   // An agent action wrapping send_draft, previewing the draft through the trusted get_draft.
-  const agentText = `name = "ship_draft"
-version = "1.0.0"
-description = "Send the prepared draft."
-idempotent = false
-
-[[inputs]]
-name = "draft"
-type = "string"
-description = "The draft's id."
-
-[[execute]]
-id = "send"
-connector = "email"
-op = "send_draft"
-inputs = { draft_id = "\${args.draft}" }
-
-[approval]
-required = true
-
-[approval.preview]
-op = "get_draft"
-args = { id = "\${args.draft}" }
-render = { Recipient = "message.payload.headers.To" }
-`;
-  const withAgent = (): ManifestSet => checkAgentManifests(set, [{ name: "ship_draft.toml", text: agentText }]).set!;
+  const withAgent = (): ManifestSet => checkAgentManifests(set, [{ name: "ship_draft.toml", text: SHIP_DRAFT }]).set!;
 
   it("runs the trusted read its check found, filled from the agent action's own arguments; sends nothing", async () => {
     const ctx = contextFor(gmail.url);

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { SHIP_DRAFT } from "../support/agent-manifests.js";
 import { runHarnessForSuite } from "./harness.js";
 
 const POLICY = `default = "ask"
@@ -20,18 +21,19 @@ when = { args = { to = { in = ["bob@example.com"] } } }
 reason = "drafts to Bob may go out"
 `;
 
-/** Sends a draft someone wrote; the program knows only its id and promises nothing. */
-const sendTheirDraft = (id: string) => `import { program } from "countersign";
-import { sendDraft } from "trusted/email";
+/** Sends a draft someone wrote with `fn` from `module` (given its id under `input`); the program knows only the id and promises nothing. */
+const sendingDraft = (module: string, fn: string, input: string) => (id: string) => `import { program } from "countersign";
+import { ${fn} } from "${module}";
 
 export default program({
   rationale: "Send the draft that is waiting.",
   guarantees: [],
   async main() {
-    await sendDraft({ draft_id: ${JSON.stringify(id)} });
+    await ${fn}({ ${input}: ${JSON.stringify(id)} });
   },
 });
 `;
+const sendTheirDraft = sendingDraft("trusted/email", "sendDraft", "draft_id");
 
 const h = runHarnessForSuite(() => {
   const policies = mkdtempSync(join(tmpdir(), "countersign-draft-policy-"));
@@ -76,66 +78,35 @@ describe("an allow rule on send_draft's recipients", () => {
   });
 });
 
-/** An agent action that sends a draft through the trusted send_draft, and a program that calls it; `extra`: more of the manifest. */
-const sendWaiting = (extra = "") => ({
-  name: "send_waiting.toml",
-  text: `name = "send_waiting"
-version = "1.0.0"
-description = "Send the draft that is waiting."
-idempotent = false
-
-[[inputs]]
-name = "id"
-type = "string"
-description = "The draft's id."
-
-[[execute]]
-id = "send"
-connector = "email"
-op = "send_draft"
-inputs = { draft_id = "\${args.id}" }
-
-[approval]
-required = true
-${extra}`,
-});
-const callSendWaiting = (id: string) => `import { program } from "countersign";
-import { sendWaiting } from "trusted/agent";
-
-export default program({
-  rationale: "Send the draft that is waiting.",
-  guarantees: [],
-  async main() {
-    await sendWaiting({ id: ${JSON.stringify(id)} });
-  },
-});
-`;
+/** The agent action ship_draft (SHIP_DRAFT: one step, the trusted send_draft), `extra` appended; and a program that calls it. */
+const shipDraft = (extra = "") => ({ name: "ship_draft.toml", text: SHIP_DRAFT + extra });
+const callShipDraft = sendingDraft("trusted/agent", "shipDraft", "draft");
 
 describe("agent actions and send_draft's [resolve]", () => {
   it("an agent action whose step is send_draft: the trusted action's [resolve] reads the draft, the rule on `to` holds it at the send", async () => {
     const toBob = h.gmail.addDraft({ to: ["bob@example.com"], subject: "Notes", body: "Here they are." });
     const elsewhere = h.gmail.addDraft({ to: ["mallory@evil.example"], subject: "Hi", body: "Hello." });
     const before = h.gmail.sent.length;
-    const sent = await h.run({ source: callSendWaiting(toBob), manifests: [sendWaiting()] });
-    expect(sent).toMatchObject({ outcome: "executed", policy: { decision: "auto_approved", rules: ["drafts-to-bob"] }, execution: { calls: [{ op: "agent.send_waiting", status: "done" }] } });
-    const refused = await h.run({ source: callSendWaiting(elsewhere), manifests: [sendWaiting()] });
+    const sent = await h.run({ source: callShipDraft(toBob), manifests: [shipDraft()] });
+    expect(sent).toMatchObject({ outcome: "executed", policy: { decision: "auto_approved", rules: ["drafts-to-bob"] }, execution: { calls: [{ op: "agent.ship_draft", status: "done" }] } });
+    const refused = await h.run({ source: callShipDraft(elsewhere), manifests: [shipDraft()] });
     expect(refused).toMatchObject({
       outcome: "failed",
       policy: { decision: "auto_approved" },
-      execution: { refused: 1, calls: [{ op: "agent.send_waiting", status: "refused", error: { class: "grant_violation", message: expect.stringContaining('argument "to" is outside its grant') } }] },
+      execution: { refused: 1, calls: [{ op: "agent.ship_draft", status: "refused", error: { class: "grant_violation", message: expect.stringContaining('argument "to" is outside its grant') } }] },
     });
     expect(h.gmail.sent.slice(before).map(({ via, to }) => ({ via, to }))).toEqual([{ via: "draft", to: ["bob@example.com"] }]);
     expect(h.gmail.drafts.has(elsewhere)).toBe(true);
   });
 
   it("an agent action that declares [resolve] itself: refused at submission, by the runner and by the authority, with the reason", async () => {
-    const declaring = sendWaiting('\n[resolve]\nop = "get_draft"\nargs = { id = "${args.id}" }\ninputs = { to = "to" }\n');
-    const source = callSendWaiting("d-1");
+    const declaring = shipDraft('\n[resolve]\nop = "get_draft"\nargs = { id = "${args.draft}" }\ninputs = { to = "to" }\n');
+    const source = callShipDraft("d-1");
     const requests = async () => (await h.a.call("GET", "/v1/requests?limit=500", { session: h.alice })).body.requests.length as number;
     const stored = await requests();
     const report = await h.run({ source, manifests: [declaring] });
     expect(report).toMatchObject({ outcome: "refused", error: { class: "analysis_rejected", details: { reason: "invalid_agent_manifests" } } });
-    expect(report.error!.message).toMatch(/send_waiting\.toml:\d+ resolve: only a trusted action may declare \[resolve\]/);
+    expect(report.error!.message).toMatch(/ship_draft\.toml:\d+ resolve: only a trusted action may declare \[resolve\]/);
     expect(report.request).toBeUndefined();
     // A client that skips the runner's check gets the same refusal from the authority; nothing is stored.
     const submitted = await h.a.call("POST", "/v1/requests", { body: { program: source, manifests: [declaring] } });

@@ -29,6 +29,32 @@ op = "post"
 inputs = { url = "https://api.github.com/repos/\${args.repo}/issues", body = "\${args.payload}", content_type = "application/json" }
 `;
 
+/** An agent action that sends a prepared draft through the trusted send_draft, previewing it with the trusted get_draft. */
+export const SHIP_DRAFT = `name = "ship_draft"
+version = "1.0.0"
+description = "Send the prepared draft."
+idempotent = false
+
+[[inputs]]
+name = "draft"
+type = "string"
+description = "The draft's id."
+
+[[execute]]
+id = "send"
+connector = "email"
+op = "send_draft"
+inputs = { draft_id = "\${args.draft}" }
+
+[approval]
+required = true
+
+[approval.preview]
+op = "get_draft"
+args = { id = "\${args.draft}" }
+render = { Recipient = "message.payload.headers.To" }
+`;
+
 /** The shipped manifests with these agent manifests beside them; throws on any error. */
 export function withAgent(sources: { name: string; text: string }[], allowlists?: Allowlists, trusted: ManifestSet = shipped): ManifestSet {
   const { set, errors } = checkAgentManifests(trusted, sources, allowlists);
