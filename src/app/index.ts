@@ -17,7 +17,7 @@ export { initDataDir, FIRST_TOKEN, type InitResult } from "./init-data-dir.js";
 export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";
 export { reviewRequest } from "./review-request.js";
 export { requestPage, FACT_STATUS_LABELS, type RequestPage, type RequestPageInput, type FactStatus, type PageFact, type PageCall, type PagePreview, type PageRemember, type PageRuling, type PageSources, type PageAgentManifests, type PageAgentAction, type PageAgentStep } from "./request-page.js";
-export { answerQuestion, type FactAnswer } from "./answer-question.js";
+export { answerQuestion, type DecisionRules, type FactAnswer } from "./answer-question.js";
 export { answerRequestQuestion } from "./answer-request-question.js";
 export { visibleText } from "./visible-text.js";
 export { previewRequest, MAX_PREVIEWS } from "./preview-request.js";
