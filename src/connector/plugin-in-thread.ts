@@ -53,7 +53,8 @@ const SLICE_SCRIPT = new Script("f()");
  */
 export class InThreadPlugin {
   private used = false;
-  private spare: Promise<Instance> | null = null;
+  private spare: Promise<Instance> | null = null; // being made or made
+  private spareTimer: NodeJS.Timeout | undefined; // set while the thread has not been idle long enough to make it
   private current!: Instance;
 
   private constructor(
@@ -98,6 +99,8 @@ export class InThreadPlugin {
 
   /** Drop the current instance (after a trap, a stop, or before another scope's call). */
   async replace(): Promise<void> {
+    clearTimeout(this.spareTimer);
+    this.spareTimer = undefined;
     const next = this.spare ?? this.instantiate();
     this.spare = null;
     await this.current.plugin.close();
@@ -107,6 +110,8 @@ export class InThreadPlugin {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.spareTimer);
+    this.spareTimer = undefined;
     await this.current.plugin.close();
     const spare = this.spare;
     this.spare = null;
@@ -115,10 +120,13 @@ export class InThreadPlugin {
 
   /** The next fresh instance, made once the thread has been idle a moment rather than during a run's calls. */
   private makeSpareWhenIdle(): void {
-    if (this.spare !== null) return;
-    const spare = new Promise<Instance>((resolve, reject) => setTimeout(() => this.instantiate().then(resolve, reject), IDLE_MS).unref());
-    spare.catch(() => undefined); // a failure shows when it is used
-    this.spare = spare;
+    if (this.spare !== null || this.spareTimer !== undefined) return;
+    // The timer keeps no process alive: nothing awaits it (replace makes an instance itself meanwhile).
+    this.spareTimer = setTimeout(() => {
+      this.spareTimer = undefined;
+      this.spare = this.instantiate();
+      this.spare.catch(() => undefined); // a failure shows when it is used
+    }, IDLE_MS).unref();
   }
 
   private async instantiate(): Promise<Instance> {
