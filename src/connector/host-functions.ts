@@ -33,6 +33,26 @@ export const SYNC_HOST_FUNCTIONS: ReadonlySet<string> = new Set(["fs_read", "fs_
 export const READ_ONLY_HOST_FUNCTIONS: ReadonlySet<string> = new Set(["fs_read", "fs_list"]);
 
 /**
+ * What a host function that changes something answers when it succeeds, known before it acts
+ * (null: ask the function itself, e.g. for a malformed request). A plugin in the host's thread
+ * gets this answer at once and the change is made later (see plugin-in-thread.ts); should the
+ * change then fail, its error decides the call, as any host function's does.
+ */
+export type SuccessAnswer = (request: string) => string | null;
+
+export const SUCCESS_ANSWERS: Readonly<Record<string, SuccessAnswer>> = {
+  fs_write: (request) => {
+    let parsed;
+    try {
+      parsed = FsWriteRequest.safeParse(JSON.parse(request));
+    } catch {
+      return null;
+    }
+    return parsed.success ? JSON.stringify({ ok: true, bytes: Buffer.byteLength(parsed.data.content) }) : null; // as fsWrite answers
+  },
+};
+
+/**
  * Wrap an operation as a host function: JSON in, `{ ok: true, ... }` or `{ ok: false, error }`
  * out. It never throws, because a throw would kill the plugin's worker.
  */

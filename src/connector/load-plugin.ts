@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import type { LoadedConnector } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import { declaredMemoryPages } from "./declared-memory.js";
-import type { HostHandler } from "./host-functions.js";
+import type { HostHandler, SuccessAnswer } from "./host-functions.js";
 import type { Limits } from "./limits.js";
 import { wasm, type WasmModule } from "../model/index.js";
 import { InThreadPlugin } from "./plugin-in-thread.js";
@@ -81,9 +81,9 @@ export async function startWorker(connector: LoadedConnector, plugin: CheckedPlu
 }
 
 /** Instantiate a checked plugin in the host's thread (see plugin-in-thread.ts); `handlers` must all answer synchronously. */
-export async function startInThread(connector: LoadedConnector, plugin: CheckedPlugin, handlers: Record<string, HostHandler>): Promise<InThreadPlugin> {
+export async function startInThread(connector: LoadedConnector, plugin: CheckedPlugin, handlers: Record<string, HostHandler>, answers: Readonly<Record<string, SuccessAnswer>>): Promise<InThreadPlugin> {
   try {
-    return await InThreadPlugin.create(plugin.module, handlers);
+    return await InThreadPlugin.create(plugin.module, handlers, answers);
   } catch (err) {
     throw failedToStart(connector, err);
   }

@@ -2,13 +2,13 @@ import type { CallContext, Plugin, createPlugin as CreatePlugin } from "@extism/
 import { createRequire } from "node:module";
 import { createContext, Script } from "node:vm";
 import type { WasmModule } from "../model/index.js";
-import { READ_ONLY_HOST_FUNCTIONS, type HostHandler } from "./host-functions.js";
+import { READ_ONLY_HOST_FUNCTIONS, type HostHandler, type SuccessAnswer } from "./host-functions.js";
 import type { WorkerCallResult } from "./plugin-worker.js";
 
 /**
  * What one call in the host's thread ended with: as a worker's call, or `slice` when it ran past
- * its slice and was stopped there; `changed` says whether it had called a host function that
- * changes something (then it must not be made again).
+ * its slice and was stopped there; `changed` says whether it had changed something by then
+ * (then it must not be made again).
  */
 export type InThreadResult = WorkerCallResult | { ok: false; slice: true; changed: boolean };
 
@@ -46,7 +46,14 @@ const SLICE_SCRIPT = new Script("f()");
  *
  * A call runs inside a `node:vm` timeout of `sliceMs`: V8 terminates whatever runs then, wasm
  * loops and host functions included. The instance is dropped after that (its state is whatever
- * the interruption left), as it is after any failed call. Everything else is as in the worker (plugin-worker-source.ts): Extism's
+ * the interruption left), as it is after any failed call.
+ *
+ * A change a host function makes (fs_write) waits: the plugin gets its success answer at once
+ * (`answers`), and the change is made when the call ends, or before the plugin's next host
+ * function call, in the order asked. A call stopped at its slice has then usually changed nothing
+ * and may be made again elsewhere: a stall of the thread (the slice is wall-clock time) costs a
+ * retry, never a failed write. Should a change fail when it is made, its error decides the call.
+ * Everything else is as in the worker (plugin-worker-source.ts): Extism's
  * call state is reset before each call, a `fresh` call gets an instance no call has used (made
  * ahead, when the thread is idle), what the plugin allocates in host memory is counted and bounded
  * per call, and its log lines go nowhere.
@@ -60,10 +67,11 @@ export class InThreadPlugin {
   private constructor(
     private readonly module: WasmModule,
     private readonly handlers: Record<string, HostHandler>,
+    private readonly answers: Readonly<Record<string, SuccessAnswer>>,
   ) {}
 
-  static async create(module: WasmModule, handlers: Record<string, HostHandler>): Promise<InThreadPlugin> {
-    const plugin = new InThreadPlugin(module, handlers);
+  static async create(module: WasmModule, handlers: Record<string, HostHandler>, answers: Readonly<Record<string, SuccessAnswer>> = {}): Promise<InThreadPlugin> {
+    const plugin = new InThreadPlugin(module, handlers, answers);
     plugin.current = await plugin.instantiate();
     return plugin;
   }
@@ -76,6 +84,7 @@ export class InThreadPlugin {
     instance.allocated = 0;
     instance.overLimit = false;
     instance.changed = false;
+    instance.waiting = [];
     await instance.plugin.reset();
     let pending: Promise<unknown>;
     SLICE_CONTEXT.f = () => instance.plugin.call(fn, input); // Extism runs the export synchronously, inside this call
@@ -88,6 +97,7 @@ export class InThreadPlugin {
     } finally {
       SLICE_CONTEXT.f = undefined;
     }
+    makeChanges(instance); // the call ended: it returned, failed or trapped, as it would have in a worker
     try {
       const output = (await pending) as { text(): string } | null;
       return { ok: true, output: output === null ? "" : output.text() };
@@ -130,15 +140,21 @@ export class InThreadPlugin {
   }
 
   private async instantiate(): Promise<Instance> {
-    const instance: Instance = { plugin: undefined as unknown as Plugin, counted: false, budget: 0, allocated: 0, overLimit: false, changed: false };
+    const instance: Instance = { plugin: undefined as unknown as Plugin, counted: false, budget: 0, allocated: 0, overLimit: false, changed: false, waiting: [] };
     const user: Record<string, (context: CallContext, offset: bigint) => bigint> = {};
     for (const [name, handle] of Object.entries(this.handlers)) {
       const readOnly = READ_ONLY_HOST_FUNCTIONS.has(name);
+      const success = this.answers[name];
       user[name] = (context, offset) => {
+        const request = context.read(offset)?.text() ?? "null";
+        makeChanges(instance); // what the plugin asked for earlier is done before it asks anything else
+        const early = readOnly || success === undefined ? null : success(request);
+        if (early !== null) {
+          instance.waiting.push(() => synchronous(name, handle(request)));
+          return context.store(early);
+        }
         if (!readOnly) instance.changed = true;
-        const answer = handle(context.read(offset)?.text() ?? "null");
-        if (typeof answer !== "string") throw new Error(`${name} does not answer synchronously`); // the pool runs such plugins in a worker
-        return context.store(answer);
+        return context.store(synchronous(name, handle(request)));
       };
     }
     // Extism binds each host function to the plugin's call context before it instantiates the
@@ -170,7 +186,21 @@ interface Instance {
   budget: number; // host memory the current call may allocate
   allocated: number;
   overLimit: boolean;
-  changed: boolean; // the current call has called a host function that changes something
+  changed: boolean; // the current call has changed something
+  waiting: (() => void)[]; // changes the current call asked for, not made yet
+}
+
+/** Make the changes the call has asked for so far, in order; each one's failure is recorded by its handler. */
+function makeChanges(instance: Instance): void {
+  for (const change of instance.waiting.splice(0)) {
+    instance.changed = true;
+    change();
+  }
+}
+
+function synchronous(name: string, answer: string | Promise<string>): string {
+  if (typeof answer !== "string") throw new Error(`${name} does not answer synchronously`); // the pool runs such plugins in a worker
+  return answer;
 }
 
 function countAllocations(context: CallContext, instance: Instance): void {

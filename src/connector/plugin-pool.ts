@@ -2,7 +2,7 @@ import type { LoadedConnector } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import type { Capabilities } from "./capabilities.js";
-import { hostHandlers, SYNC_HOST_FUNCTIONS, type CallState, type HostHandler } from "./host-functions.js";
+import { hostHandlers, SUCCESS_ANSWERS, SYNC_HOST_FUNCTIONS, type CallState, type HostHandler } from "./host-functions.js";
 import type { Limits } from "./limits.js";
 import { checkPlugin, startInThread, startWorker, type CheckedPlugin } from "./load-plugin.js";
 import { InThreadPlugin } from "./plugin-in-thread.js";
@@ -21,10 +21,11 @@ export const IN_THREAD_SLICE_MS = 50;
  * each call inside a slice of IN_THREAD_SLICE_MS. Any other (http_request answers with a promise),
  * and one that has once run past its slice, runs in a worker thread of its own (plugin-worker.ts),
  * where a call may take its whole deadline while the host's event loop goes on, and costs
- * hundreds of µs. A call that runs past its slice having only read (fs_read, fs_list) is made
- * again in the worker with the rest of its deadline; one that has written is stopped there, as it
- * cannot be made twice. A worker that timed out or trapped is closed and dropped; the next call
- * loads (and hash-checks) the plugin again.
+ * hundreds of µs. A call that runs past its slice having changed nothing (its writes wait for
+ * its end, see plugin-in-thread.ts) is made again in the worker with the rest of its deadline;
+ * one that has changed something (a write made before a later host function call) is stopped
+ * there, as it cannot be made twice. A worker that timed out or trapped is closed and dropped;
+ * the next call loads (and hash-checks) the plugin again.
  */
 export interface PluginPool {
   /**
@@ -88,7 +89,7 @@ export function createPluginPool(): PluginPool {
 
   function start(connector: LoadedConnector, checked: CheckedPlugin, handlers: Record<string, HostHandler>): Promise<InThreadPlugin | PluginWorker> {
     if (outgrown.has(connector.file) || !checked.imports.every((name) => SYNC_HOST_FUNCTIONS.has(name))) return startWorker(connector, checked, Object.keys(handlers));
-    return startInThread(connector, checked, Object.fromEntries(Object.entries(handlers).filter(([name]) => SYNC_HOST_FUNCTIONS.has(name))));
+    return startInThread(connector, checked, Object.fromEntries(Object.entries(handlers).filter(([name]) => SYNC_HOST_FUNCTIONS.has(name))), SUCCESS_ANSWERS);
   }
 
   async function drop(connector: LoadedConnector, entry: Loaded): Promise<void> {

@@ -1,11 +1,12 @@
 // Plugins in the host's thread: a call runs inside a slice (a node:vm timeout) that stops wasm and
-// host functions alike; past it, a call that has only read is made again in a worker and one that
-// has written is stopped. The instance is replaced after any failed call, and host memory is
-// bounded per call as in a worker.
+// host functions alike; its writes wait for its end (or its next host function call); past its
+// slice, a call that has changed nothing is made again in a worker and one that has is stopped.
+// The instance is replaced after any failed call, and host memory is bounded per call as in a worker.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import type { Capabilities } from "../../src/connector/capabilities.js";
+import { SUCCESS_ANSWERS } from "../../src/connector/host-functions.js";
 import { DEFAULT_LIMITS, type Limits } from "../../src/connector/limits.js";
 import { InThreadPlugin } from "../../src/connector/plugin-in-thread.js";
 import { createPluginPool, IN_THREAD_SLICE_MS } from "../../src/connector/plugin-pool.js";
@@ -61,9 +62,32 @@ describe("a plugin in the host's thread", () => {
     await plugin.close();
   });
 
-  it("spinning after a write: stopped at its slice, and it says that it changed something", async () => {
-    const plugin = await InThreadPlugin.create(modules.stall!, answers);
-    expect(await plugin.call("write_then_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({ ok: false, slice: true, changed: true });
+  it("spinning after a write: stopped at its slice before the write was made", async () => {
+    const writes: string[] = [];
+    const plugin = await InThreadPlugin.create(modules.stall!, { ...answers, fs_write: (r) => (writes.push(r), answers.fs_write()) }, SUCCESS_ANSWERS);
+    expect(await plugin.call("write_then_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({ ok: false, slice: true, changed: false });
+    expect(writes).toEqual([]);
+    await plugin.close();
+  });
+
+  it("spinning after a write and another host function call: the write was made, and it says so", async () => {
+    const writes: string[] = [];
+    const plugin = await InThreadPlugin.create(modules.stall!, { ...answers, fs_write: (r) => (writes.push(r), answers.fs_write()) }, SUCCESS_ANSWERS);
+    expect(await plugin.call("write_list_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({ ok: false, slice: true, changed: true });
+    expect(writes).toEqual([JSON.stringify({ path: "/x/w0", content: "once" })]);
+    await plugin.close();
+  });
+
+  it("a write is made before the plugin's next host function call, and when it fails its error decides the call", async () => {
+    const events: string[] = [];
+    const handlers = {
+      fs_list: () => (events.push("list"), EMPTY_LISTING),
+      fs_read: answers.fs_read,
+      fs_write: () => (events.push("write"), JSON.stringify({ ok: false, error: { class: "capability_denied", message: "no" } })),
+    };
+    const plugin = await InThreadPlugin.create(modules.stall!, handlers, SUCCESS_ANSWERS);
+    expect(await plugin.call("write_then_list", JSON.stringify({ path: "/x" }), 1_000, false, BUDGET)).toEqual({ ok: true, output: '{"entries":0}' });
+    expect(events).toEqual(["list", "write", "list"]);
     await plugin.close();
   });
 
@@ -129,15 +153,37 @@ describe("the pool's slice in the host's thread", () => {
     await pool.close();
   });
 
+  it("a call whose write was still waiting is made again in a worker, which writes once and is stopped at the deadline", async () => {
+    const pool = createPluginPool();
+    const root = tempDir();
+    await expect(pool.call(connectors.stall!, "write_then_spin", { path: root }, caps(root), limits(1_000))).rejects.toMatchObject({
+      class: "resource_limit_exceeded",
+      details: { timeout_ms: 1_000 },
+    });
+    expect(readdirSync(root)).toEqual(["w0"]); // two writes would have made w0 and w1
+    await pool.close();
+  });
+
   it("a call that has written is stopped at its slice and not made again", async () => {
     const pool = createPluginPool();
     const root = tempDir();
-    await expect(pool.call(connectors.stall!, "write_then_spin", { path: root }, caps(root), limits(5_000))).rejects.toMatchObject({
+    await expect(pool.call(connectors.stall!, "write_list_spin", { path: root }, caps(root), limits(5_000))).rejects.toMatchObject({
       class: "resource_limit_exceeded",
-      message: `stall.write_then_spin ran longer than ${IN_THREAD_SLICE_MS} ms in the host's thread after a write, and was stopped (a call that has written is not made again)`,
+      message: `stall.write_list_spin ran longer than ${IN_THREAD_SLICE_MS} ms in the host's thread after a write, and was stopped (a call that has written is not made again)`,
       details: { slice_ms: IN_THREAD_SLICE_MS },
     });
     expect(readdirSync(root)).toEqual(["w0"]); // a second attempt would have listed w0 and written w1
+    await pool.close();
+  });
+
+  it("a write is made when the call ends, and a listing after it in the same call sees it", async () => {
+    const pool = createPluginPool();
+    const root = tempDir();
+    expect(await pool.call(connectors.stall!, "write_then_list", { path: root }, caps(root), limits(5_000))).toEqual({ entries: 1 });
+    expect(readFileSync(join(root, "w0"), "utf8")).toBe("once");
+    const outside = tempDir();
+    await expect(pool.call(connectors.stall!, "write_then_list", { path: outside }, caps(root), limits(5_000))).rejects.toMatchObject({ class: "capability_denied" });
+    expect(readdirSync(outside)).toEqual([]);
     await pool.close();
   });
 

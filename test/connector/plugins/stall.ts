@@ -17,16 +17,38 @@ function readThenSpin(args: J): J {
   return new J();
 }
 
-// Writes `<path>/w<number of entries in path>`, then never returns: a second attempt would
-// write another file.
-function writeThenSpin(args: J): J {
-  const path = stringArg(args, "path");
+function count(path: string): i32 {
   const listing = fsList(J.obj().set("path", J.str(path)));
   const entries = listing != null ? listing.get("entries") : null;
-  const n = entries != null ? entries.items.length : -1;
-  fsWrite(J.obj().set("path", J.str(path + "/w" + n.toString())).set("content", J.str("once")));
+  return entries != null ? entries.items.length : -1;
+}
+
+// Writes `<path>/w<number of entries in path>`: a second attempt would write another file.
+function writeNext(path: string): void {
+  fsWrite(J.obj().set("path", J.str(path + "/w" + count(path).toString())).set("content", J.str("once")));
+}
+
+// Writes, then never returns.
+function writeThenSpin(args: J): J {
+  writeNext(stringArg(args, "path"));
   forever();
   return new J();
+}
+
+// Writes, lists (which sees the write), then never returns.
+function writeListSpin(args: J): J {
+  const path = stringArg(args, "path");
+  writeNext(path);
+  count(path);
+  forever();
+  return new J();
+}
+
+// Writes, then answers with the number of entries it then lists.
+function writeThenList(args: J): J {
+  const path = stringArg(args, "path");
+  writeNext(path);
+  return J.obj().set("entries", J.num(<f64>count(path)));
 }
 
 // Lists `path`, then works for `rounds` million steps (far longer than a slice in the host's
@@ -43,4 +65,6 @@ function slow(args: J): J {
 
 export function read_then_spin(): i32 { return run(readThenSpin); }
 export function write_then_spin(): i32 { return run(writeThenSpin); }
+export function write_list_spin(): i32 { return run(writeListSpin); }
+export function write_then_list(): i32 { return run(writeThenList); }
 export function slow_work(): i32 { return run(slow); }

@@ -1,0 +1,26 @@
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { load } from "./sandbox-measure-kit.mjs";
+const { connectorContext, loadManifests } = await load("config/index.js");
+const { callWithReceipt, createPluginPool } = await load("connector/index.js");
+const { VerifiedReceipt } = await load("receipt/verified-receipt.js");
+const pkg = new URL("../", import.meta.url).pathname;
+const home = realpathSync(mkdtempSync(join(tmpdir(), "cs-prof-")));
+for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(home, name), name);
+writeFileSync(join(home, "connections.toml"), `[fs]\nroots = ["${home}"]\n`);
+const set = loadManifests(join(pkg, "manifests"));
+const connector = set.connectors.get("fs");
+const grants = [{ op: "fs.list_dir", connector: { name: "fs", sha256: connector.manifest.sha256 }, args: {}, count: { max: null } }];
+const receipt = () => new VerifiedReceipt("bench", { iss: "bench", aud: "countersign-runner", sub: "bench", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "bench.ts" }, decision: "auto_approved", policy: { sha256: "0".repeat(64) }, grants, across: [] });
+const plugins = createPluginPool();
+const ctx = connectorContext(home, { plugins });
+const args = { path: home };
+let v = receipt();
+for (let i = 0; i < 500; i++) await callWithReceipt(v, set, "fs.list_dir", args, ctx);
+const N = Number(process.argv[2] ?? 3000);
+const c = process.cpuUsage(); const t = performance.now();
+for (let i = 0; i < N; i++) { if (i % 20 === 0) { v = receipt(); } await callWithReceipt(v, set, "fs.list_dir", args, ctx); }
+const cu = process.cpuUsage(c);
+console.log("per call wall", ((performance.now() - t) / N * 1000).toFixed(1), "cpu", ((cu.user + cu.system) / N).toFixed(1));
+await plugins.close();
