@@ -39,9 +39,10 @@ const SLICE_CONTEXT = createContext({ f: undefined as (() => unknown) | undefine
 const SLICE_SCRIPT = new Script("f()");
 
 /**
- * One plugin run by Extism in the host's own thread: a call costs tens of µs where a worker's
- * costs hundreds (each thread hand-off is a futex wake-up that may wait for a core). It is for
- * plugins whose host functions all answer synchronously (the fs ones): Extism calls them from
+ * One plugin run by Extism in the host's own thread: a call costs the plugin's own work and the
+ * slice's watchdog (a thread Node starts and joins per call, ~80 µs of CPU), where a call in a
+ * worker crosses threads two to four times, each a futex wake-up that may wait for a core. It is
+ * for plugins whose host functions all answer synchronously (the fs ones): Extism calls them from
  * inside the wasm, which cannot wait for a promise.
  *
  * A call runs inside a `node:vm` timeout of `sliceMs`: V8 terminates whatever runs then, wasm

@@ -17,11 +17,11 @@ export const IN_THREAD_SLICE_MS = 50;
 
 /**
  * Loaded plugins, reused across calls. A plugin whose host functions all answer synchronously
- * (the fs ones) runs in the host's thread (plugin-in-thread.ts), where a call costs tens of µs,
- * each call inside a slice of IN_THREAD_SLICE_MS. Any other (http_request answers with a promise),
+ * (the fs ones) runs in the host's thread (plugin-in-thread.ts), each call inside a slice of
+ * IN_THREAD_SLICE_MS, with no thread hand-off. Any other (http_request answers with a promise),
  * and one that has once run past its slice, runs in a worker thread of its own (plugin-worker.ts),
- * where a call may take its whole deadline while the host's event loop goes on, and costs
- * hundreds of µs. A call that runs past its slice having changed nothing (its writes wait for
+ * where a call may take its whole deadline while the host's event loop goes on, and crosses
+ * threads at least twice. A call that runs past its slice having changed nothing (its writes wait for
  * its end, see plugin-in-thread.ts) is made again in the worker with the rest of its deadline;
  * one that has changed something (a write made before a later host function call) is stopped
  * there, as it cannot be made twice. A worker that timed out or trapped is closed and dropped;
@@ -130,8 +130,10 @@ export function createPluginPool(): PluginPool {
     const deadline = performance.now() + limits.timeoutMs;
     try {
       let result: WorkerCallResult;
+      let inWorker = !(plugin instanceof InThreadPlugin); // where the call ended
       if (plugin instanceof InThreadPlugin) {
         const outcome = await plugin.call(fn, text, Math.min(IN_THREAD_SLICE_MS, limits.timeoutMs), fresh, limits.maxHostMemoryBytes);
+        inWorker = "slice" in outcome;
         result = "slice" in outcome ? await outOfSlice(entry, connector, fn, text, outcome.changed, deadline, limits) : outcome;
       } else {
         const answer = (name: string, request: string) => entry.handlers[name]!(request); // checkPlugin checked the imports
@@ -142,7 +144,7 @@ export function createPluginPool(): PluginPool {
         if (result.message.startsWith(PLUGIN_ERROR)) throw pluginError(connector.name, fn, result.message.slice(PLUGIN_ERROR.length));
         // A trap may leave the module's state inconsistent: a worker is dropped (an instance in
         // the host's thread is replaced after any failed call, see plugin-in-thread.ts).
-        if (!(plugin instanceof InThreadPlugin)) await drop(connector, entry);
+        if (inWorker) await drop(connector, entry);
         if (result.overLimit) {
           throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn}: ${result.message} and was stopped`, {
             details: { host_memory_bytes: limits.maxHostMemoryBytes },

@@ -10,6 +10,7 @@ import { SUCCESS_ANSWERS } from "../../src/connector/host-functions.js";
 import { DEFAULT_LIMITS, type Limits } from "../../src/connector/limits.js";
 import { InThreadPlugin } from "../../src/connector/plugin-in-thread.js";
 import { createPluginPool, IN_THREAD_SLICE_MS } from "../../src/connector/plugin-pool.js";
+import { PluginWorker } from "../../src/connector/plugin-worker.js";
 import type { LoadedConnector } from "../../src/manifest/manifest-set.js";
 import { wasm, type WasmModule } from "../../src/model/wasm.js";
 import { buildTestPlugin, connectorFor, tempDir } from "./fixtures.js";
@@ -202,6 +203,23 @@ describe("the pool's slice in the host's thread", () => {
       expect(inThread).toHaveBeenCalledTimes(2);
     } finally {
       inThread.mockRestore();
+      await pool.close();
+    }
+  });
+
+  it("a call made again in a worker that traps there: connector_error, the worker is dropped, and the next call is served", async () => {
+    const pool = createPluginPool();
+    const root = tempDir();
+    const closed = vi.spyOn(PluginWorker.prototype, "close");
+    try {
+      await expect(pool.call(connectors.stall!, "slow_then_trap", { path: root, rounds: 300 }, caps(root), limits(30_000))).rejects.toMatchObject({
+        class: "connector_error",
+        message: expect.stringMatching(/^stall\.slow_then_trap: plugin trapped: /) as string,
+      });
+      expect(closed).toHaveBeenCalledTimes(1);
+      expect(await pool.call(connectors.stall!, "slow_work", { path: root, rounds: 0 }, caps(root), limits(30_000))).toEqual({ entries: 0, odd: true });
+    } finally {
+      closed.mockRestore();
       await pool.close();
     }
   });

@@ -63,6 +63,14 @@ function slow(args: J): J {
   return J.obj().set("entries", J.num(entries != null ? <f64>entries.items.length : -1)).set("odd", J.bool((x & 1) == 1));
 }
 
+// As slow_work, then traps.
+function slowThenTrap(args: J): J {
+  slow(args);
+  unreachable();
+  return new J();
+}
+
+export function slow_then_trap(): i32 { return run(slowThenTrap); }
 export function read_then_spin(): i32 { return run(readThenSpin); }
 export function write_then_spin(): i32 { return run(writeThenSpin); }
 export function write_list_spin(): i32 { return run(writeListSpin); }
