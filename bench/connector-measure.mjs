@@ -12,9 +12,9 @@ const { connectorContext } = await load("config/connector-context.js");
 const { executeAction } = await load("connector/execute-action.js");
 const { admitPreview } = await load("connector/admission.js");
 const { fsList } = await load("connector/host-fs.js");
-const { hostFunctions } = await load("connector/host-functions.js");
+const { hostFunctions, hostHandlers, SUCCESS_ANSWERS } = await load("connector/host-functions.js");
 const { DEFAULT_LIMITS } = await load("connector/limits.js");
-const { loadPlugin } = await load("connector/load-plugin.js");
+const { checkPlugin, startInThread, startWorker } = await load("connector/load-plugin.js");
 const { createPluginPool } = await load("connector/plugin-pool.js");
 const { loadManifests } = await load("config/load-manifests.js");
 
@@ -51,7 +51,11 @@ async function measure(fn, { samples = 15, inner = 1 } = {}) {
 const r = {};
 r.direct = await measure(() => direct(input), { inner: 2000 });
 r.fsList = await measure(() => fsList(caps, root), { inner: 200 });
-r.loadWorker = await measure(async () => (await loadPlugin(connector, DEFAULT_LIMITS, state())).close());
+const handlers = hostHandlers(state());
+const fsHandlers = { fs_read: handlers.fs_read, fs_list: handlers.fs_list, fs_write: handlers.fs_write };
+const names = Object.keys(handlers);
+r.loadWorker = await measure(async () => (await startWorker(connector, await checkPlugin(connector, DEFAULT_LIMITS, names), names)).close());
+r.loadInThread = await measure(async () => (await startInThread(connector, await checkPlugin(connector, DEFAULT_LIMITS, names), fsHandlers, SUCCESS_ANSWERS)).close());
 r.loadForeground = await measure(async () => (await createPlugin({ wasm: [{ module }] }, { functions: hostFunctions(state()) })).close());
 const worker = await createPlugin({ wasm: [{ module }] }, { runInWorker: true, functions: canned });
 r.callWorker = await measure(() => worker.call("list_dir", input), { inner: 100 });

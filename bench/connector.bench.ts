@@ -1,5 +1,5 @@
-// Connector host costs: loading a plugin and calling it, in a worker (what countersign uses) and
-// in the foreground, next to calling the same host operation directly. Needs `npm run build`
+// Connector host costs: loading a plugin and calling it, in a worker and in the foreground (what
+// countersign uses for the fs plugin, inside a slice), next to calling the same host operation directly. Needs `npm run build`
 // first (npm run bench does it): the measurements run over dist/ in a plain node child process.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -22,15 +22,19 @@ const body = `${table([
   row("plugin call list_dir, foreground (canned sync fs_list)", r.callForeground!),
   row("plugin call list_dir, worker (runInWorker: true, canned fs_list)", r.callWorker!),
   row("the real fs_list host operation (realpath + readdir, 3 entries)", r.fsList!),
-  row("executeAction fs.list_dir as a preview, pooled worker plugin (a fresh instance each)", r.actionPooled!),
+  row("executeAction fs.list_dir as a preview, pooled plugin in the host's thread (a fresh instance each)", r.actionPooled!),
   row("executeAction fs.list_dir, no pool (load + call + close)", r.actionUnpooled!),
   row("plugin load, worker (hash check + compile + worker start)", r.loadWorker!),
+  row("plugin load, host's thread (hash check + compile + instance)", r.loadInThread!),
   row("plugin load, foreground (precompiled module)", r.loadForeground!),
 ])}
 
-Plugins run in workers so that a runaway one can be stopped; the table shows what that costs per
-call and per load. Pass a \`PluginPool\` as \`ctx.plugins\` when a run makes several calls: the
-calls of one run (one receipt) share a plugin instance, a preview never does
-(bench/sandbox-plugin-call.bench.ts measures both).`;
+A plugin whose host functions all answer synchronously (the fs connector) runs in the host's
+thread, each call inside a slice (a \`node:vm\` timeout, which stops a runaway one); any other
+(http_request is asynchronous: the email and http connectors) runs in a worker of its own, as
+does one that once ran past its slice. The worker row here is Extism's own worker mode; the
+pool's dedicated worker is in "Stoppable plugin calls". Pass a \`PluginPool\` as \`ctx.plugins\`
+when a run makes several calls: the calls of one run (one receipt) share a plugin instance, a
+preview never does (bench/sandbox-plugin-call.bench.ts measures both).`;
 writeSection("connector", "Connector host (Extism)", body);
 process.stdout.write(body + "\n");

@@ -1,6 +1,6 @@
 // The measurements behind bench/sandbox-plugin-call.bench.ts, in plain JavaScript over dist/ (a
 // child `node` without tsx, whose loader hooks Extism's own worker cannot start under).
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import createPlugin from "@extism/extism";
@@ -15,6 +15,8 @@ const { hostFunctions, hostHandlers } = await load("connector/host-functions.js"
 const { DEFAULT_LIMITS } = await load("connector/limits.js");
 const { createPluginPool } = await load("connector/plugin-pool.js");
 const { PluginWorker } = await load("connector/plugin-worker.js");
+const { InThreadPlugin } = await load("connector/plugin-in-thread.js");
+const { IN_THREAD_SLICE_MS } = await load("connector/plugin-pool.js");
 const { loadManifests } = await load("config/load-manifests.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
@@ -34,16 +36,24 @@ const r = {};
 // Baseline: the host operation the plugin's list_dir asks for, called directly.
 r.direct = await measure(() => fsList(caps, root), { inner: 200 });
 
-// Foreground in the host's own thread: cheapest, but a spinning plugin blocks the process for ever,
-// and a host function must be synchronous (this one does fs_list's realpath + readdir with the sync calls).
-const syncList = (context, offset) => {
-  const real = realpathSync(JSON.parse(context.read(offset).text()).path);
-  const entries = readdirSync(real, { withFileTypes: true }).map((d) => ({ name: d.name, type: d.isDirectory() ? "dir" : "file" }));
-  return context.store(JSON.stringify({ ok: true, entries }));
-};
-const foreground = await createPlugin({ wasm: [{ module }] }, { useWasi: false, functions: { "extism:host/user": { ...hostFunctions(state)["extism:host/user"], fs_list: syncList } } });
+// Foreground in the host's own thread with no slice: cheapest, but a spinning plugin would block
+// the process for ever. The fs host functions answer synchronously, as a plugin in this thread needs.
+const handlers = hostHandlers(state);
+const fsHandlers = { fs_list: handlers.fs_list, fs_read: handlers.fs_read, fs_write: handlers.fs_write };
+const syncFunctions = Object.fromEntries(Object.entries(fsHandlers).map(([name, handle]) => [name, (cx, offset) => cx.store(handle(cx.read(offset).text()))]));
+const foreground = await createPlugin({ wasm: [{ module }] }, { useWasi: false, functions: { "extism:host/user": syncFunctions } });
 r.foreground = await measure(() => foreground.call("list_dir", input), { inner: 100 });
 await foreground.close();
+
+// The same inside a slice (a node:vm timeout that stops the call), with Extism's call state reset
+// and host memory counted per call: what the pool runs the fs plugins with.
+const inThread = await InThreadPlugin.create(module, fsHandlers);
+r.inThreadStart = await measure(async () => (await InThreadPlugin.create(module, fsHandlers)).close());
+r.inThread = await measure(() => inThread.call("list_dir", input, IN_THREAD_SLICE_MS, false, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 100 });
+r.inThreadFresh = await measure(() => inThread.call("list_dir", input, IN_THREAD_SLICE_MS, true, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 50 });
+const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+r.inThreadAhead = await measureAfter(pause, () => inThread.call("list_dir", input, IN_THREAD_SLICE_MS, true, DEFAULT_LIMITS.maxHostMemoryBytes));
+await inThread.close();
 
 // Extism's own worker mode (what the pool used before): stoppable, a message round trip per call.
 r.extismWorkerStart = await measure(async () => (await createPlugin({ wasm: [{ module }] }, { runInWorker: true, useWasi: false, functions: hostFunctions(state) })).close(), { samples: 7 });
@@ -51,8 +61,8 @@ const extismWorker = await createPlugin({ wasm: [{ module }] }, { runInWorker: t
 r.extismWorker = await measure(() => extismWorker.call("list_dir", input), { inner: 50 });
 await extismWorker.close();
 
-// A dedicated worker driven over SharedArrayBuffer + Atomics (what the pool uses now).
-const handlers = hostHandlers(state);
+// A dedicated worker driven over SharedArrayBuffer + Atomics (what the pool uses for plugins that
+// import http_request, and for one that ran past its slice in the host's thread).
 const answer = (name, request) => handlers[name](request);
 r.atomicsWorkerStart = await measure(async () => (await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000)).close(), { samples: 7 });
 const atomicsWorker = await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000);
@@ -60,8 +70,7 @@ r.atomicsWorker = await measure(() => atomicsWorker.call("list_dir", input, perf
 // The first call of a run: the worker replaces the instance an earlier run used.
 r.atomicsWorkerFresh = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, true, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 50 });
 // The same when the worker was idle before it (as between runs): it made the fresh instance ahead.
-const idle = () => new Promise((resolve) => setTimeout(resolve, 20));
-r.atomicsWorkerAhead = await measureAfter(idle, () => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, true, DEFAULT_LIMITS.maxHostMemoryBytes));
+r.atomicsWorkerAhead = await measureAfter(pause, () => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, true, DEFAULT_LIMITS.maxHostMemoryBytes));
 await atomicsWorker.close();
 
 // The whole action through the pool (manifest, capabilities, interpolation, the call): the calls

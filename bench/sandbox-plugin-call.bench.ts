@@ -1,6 +1,7 @@
-// A stoppable plugin call for the sandbox's trusted calls: Extism's worker mode against a
-// dedicated worker driven over SharedArrayBuffer + Atomics, next to the foreground call (not
-// stoppable) and the host operation itself, in the same run. Needs `npm run build` first.
+// A stoppable plugin call for the sandbox's trusted calls: in the host's thread inside a slice (a
+// node:vm timeout), Extism's worker mode and a dedicated worker driven over SharedArrayBuffer +
+// Atomics, next to the foreground call without a slice (not stoppable) and the host operation
+// itself, in the same run. Needs `npm run build` first.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -21,30 +22,42 @@ const row = (what: string, x: Timing) => [what, ms(x.ms), ms(x.cpuMs), `${(x.ms 
 const body = `${table([
   ["what (fs list_dir, the real fs_list host function)", "wall (median)", "CPU (median)", "wall vs baseline"],
   row("baseline: the fs_list host operation called directly", direct),
-  row("plugin call, foreground in the host's thread (cannot be stopped; a synchronous fs_list)", r.foreground!),
+  row("plugin call, foreground in the host's thread, no slice (cannot be stopped)", r.foreground!),
+  row("plugin call in the host's thread inside a slice (node:vm timeout; what the pool uses for fs)", r.inThread!),
+  row("  the same on a fresh plugin instance (a run's first call), calls back to back", r.inThreadFresh!),
+  row("  the same on a fresh plugin instance after 20 ms idle (made ahead)", r.inThreadAhead!),
   row("plugin call, Extism worker mode (runInWorker: true)", r.extismWorker!),
   row("plugin call, dedicated worker over SharedArrayBuffer + Atomics", r.atomicsWorker!),
   row("  the same on a fresh plugin instance (a run's first call), calls back to back", r.atomicsWorkerFresh!),
   row("  the same on a fresh plugin instance after 20 ms idle (made ahead)", r.atomicsWorkerAhead!),
   row("executeAction fs.list_dir through the pool, calls of one run (one receipt)", r.actionPooled!),
   row("executeAction fs.list_dir through the pool, previews (a fresh instance each)", r.actionPreview!),
+  row("start, in the host's thread (a plugin instance from the compiled module)", r.inThreadStart!),
   row("start, Extism worker mode", r.extismWorkerStart!),
   row("start, dedicated worker", r.atomicsWorkerStart!),
 ])}
 
-The pool runs each plugin in the foreground of a worker thread of its own: the worker sleeps in
-\`Atomics.wait\` between calls, a call wakes it through a flag in a growable SharedArrayBuffer
-that also carries the message's UTF-8 text (no structured clone, no MessagePort), the host blocks
-in \`Atomics.wait\` for the worker's next message up to 2 ms (a futex wake-up; most answers come
-sooner) and then awaits it with \`Atomics.waitAsync\`, so its event loop stays free while a plugin
-runs long, and a host function blocks the worker while the host answers it (the fs_* and
-http_request host functions run on the host's thread, async HTTP included). A call past its
-deadline terminates the thread. Each call starts with Extism's call state reset; the calls of
-one run (one receipt) share a plugin instance, and a call of another run, or a preview, gets a
-fresh one, so nothing a plugin keeps reaches another run; the worker makes the next fresh
-instance ahead once it has been idle for a few ms, so a run's first call usually finds one ready
-(compare the two rows of fresh calls). What a plugin allocates in host memory through Extism's
-kernel is counted per call and bounded (limits.maxHostMemoryBytes). CPU time is the whole
+The pool runs a plugin whose host functions all answer synchronously (fs_read, fs_list,
+fs_write: the fs connector) in the host's own thread, each call inside a slice of 50 ms: a
+\`node:vm\` timeout, whose watchdog thread makes V8 terminate whatever runs when it fires, a
+spinning wasm loop or a host function alike (the instance is then dropped). Extism runs the
+export synchronously inside that call. The slice's watchdog (a thread started and joined per
+call, ~80 µs of CPU on an idle machine, more on a busy one) is most of the difference between the
+two rows of calls in the host's thread. A write waits for the call's end (or the plugin's next
+host function call), so that a call stopped at its slice has usually changed nothing: it is made
+again in the plugin's worker with the rest of its deadline, and that plugin runs there from then
+on; one that had written is stopped with resource_limit_exceeded. Plugins that import
+http_request (asynchronous: the email and http connectors) run in a worker thread of their own:
+the worker sleeps in \`Atomics.wait\` between calls, a call wakes it through a flag in a growable
+SharedArrayBuffer that also carries the message's UTF-8 text, the host blocks in
+\`Atomics.wait\` for the worker's next message up to 2 ms and then awaits it with
+\`Atomics.waitAsync\`, so its event loop stays free while a plugin runs long, and a host function
+blocks the worker while the host answers it; a call past its deadline terminates the thread. In
+both, each call starts with Extism's call state reset; the calls of one run (one receipt) share
+a plugin instance, and a call of another run, or a preview, gets a fresh one, made ahead once
+the thread has been idle for a few ms (compare the rows of fresh calls: a fresh instance still
+costs its first call more, its memory being new). What a plugin allocates in host memory through
+Extism's kernel is counted per call and bounded (limits.maxHostMemoryBytes). CPU time is the whole
 process's, worker threads included. The machine is shared: 1-minute load average
 ${loadavg()[0]!.toFixed(1)} when the run ended.`;
 writeSection("sandbox-plugin-call", "Stoppable plugin calls", body);

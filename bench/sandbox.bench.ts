@@ -49,27 +49,31 @@ ahead, as \`countersign run\` can while it waits for the approval; the prepared 
 the idle time before each sample (un-timed, like the plugin instance below), the cold rows build
 it inside the run. The plugin pool and the TypeScript compiler are shared by the process, and each
 run's first call gets a plugin instance no earlier run used (both sides of the comparison pay for
-it: each sample is a run with a receipt of its own, started after 20 ms idle, in which the plugin
-worker makes that instance ahead). A program's JavaScript is cached by its sha256 (prepareRun
+it: each sample is a run with a receipt of its own, started after 20 ms idle, in which the pool
+makes that instance ahead; the fs plugin runs in the host's thread, see "Stoppable plugin calls"). A program's JavaScript is cached by its sha256 (prepareRun
 transpiles it; a rerun is not transpiled again); a program never seen before adds the transpile
-row. CPU time is the whole process's (the plugin's worker thread and the garbage collector
+row. CPU time is the whole process's (the plugin call's watchdog thread and the garbage collector
 included). The machine is shared: 1-minute load average ${loadavg()[0]!.toFixed(1)} when the run
 ended, so wall times include waits for a core and CPU times are the steadier figure.
 
 Targets in this run: ${verdict("sandbox overhead per run", overhead, 10)}; ${verdict("per trusted call", perCall, 0.5)}.
 Cold, without a prepared realm, the overhead per run is ${ms((t("sandboxRunCold")("cpuMs") - t("directRun")("cpuMs")))} CPU.
 
-Where the time goes (CPU profiles and per-thread CPU of the direct call, of the sandbox hop and of
-the plugin in the foreground). A direct call: ~150 µs is the plugin's own work inside Extism (JSON
-parsed and printed in AssemblyScript, each 8 bytes of input, output and host answers crossing
-Extism's kernel as a host call with BigInt addresses); the call crosses threads four times (the
-call, the fs_list request, its answer, the result), each a futex wake-up that on this shared
-2-core machine may wait for a core; the host's thread spends ~200 µs of CPU per call, the plugin's
-thread about as much, and V8's garbage collector threads ~100 µs; the fs_list host operation is
-~20 µs, checkCall and marshalling a few µs each. A call from a run costs ~0.3 ms more CPU than
-the direct call plus the hop: the two interfere (in a control run, 20 direct calls each after a
-bit of plain QuickJS work cost ~7 ms more CPU than the calls and the work apart; most likely the
-caches of the shared cores). The hop (~100–160 µs): the arguments serialized
+Where the time goes (CPU profiles and CPU time of the direct call, of the sandbox hop and of the
+plugin alone). A direct call runs the fs plugin in the host's thread, inside a 50 ms slice (a
+\`node:vm\` timeout) that stops a runaway plugin: no thread hand-off any more (a call in a worker
+crossed threads four times, each a futex wake-up that may wait for a core). ~200–250 µs is the
+plugin's own work inside Extism (JSON parsed and printed in AssemblyScript, each 8 bytes of input,
+output and host answers crossing Extism's kernel as a host call with BigInt addresses; the fs_list
+host operation ~20–35 µs of it); the slice's watchdog, a thread Node starts and joins for each
+call, ~80 µs of CPU and more wall time when the thread waits for a core; a run's first call also
+meets a fresh plugin instance, whose new memory costs that call ~300 µs more; checkCall and
+marshalling are a few µs each. That per-call floor (plugin plus watchdog, ~300–400 µs) and the
+hop are why the 0.5 ms target is not met; a cheaper stop than a watchdog per call (e.g. a fuel
+counter compiled into the plugin's loops) or a leaner plugin ABI would be the next steps. A call
+from a run costs more CPU than the direct call plus the hop: the two interfere (in a control run,
+20 direct calls each after a bit of plain QuickJS work cost ~7 ms more CPU than the calls and the
+work apart; most likely the caches of the shared cores). The hop (~100–160 µs): the arguments serialized
 in the VM (~15 µs), the calls through quickjs-emscripten's FFI (~10 µs each), the listing parsed
 in the VM (~15 µs), resuming the program's jobs. A cold run's setup is mostly QuickJS running and
 compiling the lockdown's 10 KB hardening script (~4 ms, ~70% of it visiting and trimming the

@@ -1,5 +1,4 @@
-import { readdirSync, realpathSync } from "node:fs";
-import { lstat, readFile, stat } from "node:fs/promises";
+import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { z } from "zod";
 import { CountersignError } from "../model/index.js";
@@ -29,9 +28,10 @@ function plainPath(caps: Capabilities, path: string): string {
 }
 
 /**
- * The real path (symlinks resolved), which must lie inside one of the roots. It and a directory
- * listing are synchronous: through the thread pool each would cost a round trip of two thread
- * hand-offs (~100 µs), several times the operation itself.
+ * The real path (symlinks resolved), which must lie inside one of the roots. Every operation here
+ * is synchronous: a plugin running in the host's thread calls them from inside its wasm, which
+ * cannot wait for a promise, and through the thread pool each would cost a round trip of two
+ * thread hand-offs (~100 µs), several times the operation itself.
  */
 function realInside(caps: Capabilities, path: string): string {
   let real: string;
@@ -45,23 +45,23 @@ function realInside(caps: Capabilities, path: string): string {
   return real;
 }
 
-export async function fsRead(caps: Capabilities, limits: Limits, path: string): Promise<{ content: string }> {
+export function fsRead(caps: Capabilities, limits: Limits, path: string): { content: string } {
   const real = realInside(caps, path);
   try {
-    const info = await stat(real);
+    const info = statSync(real);
     if (!info.isFile()) throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: not a regular file`, { details: { path } });
     if (info.size > limits.maxResponseBytes) {
       throw new CountersignError("resource_limit_exceeded", "connector", `${caps.connector}: ${path} is larger than ${limits.maxResponseBytes} bytes`, {
         details: { path, limit_bytes: limits.maxResponseBytes },
       });
     }
-    return { content: await readFile(real, "utf8") };
+    return { content: readFileSync(real, "utf8") };
   } catch (err) {
     throw err instanceof CountersignError ? err : failed(caps, path, err);
   }
 }
 
-export async function fsList(caps: Capabilities, path: string): Promise<{ entries: { name: string; type: string }[] }> {
+export function fsList(caps: Capabilities, path: string): { entries: { name: string; type: string }[] } {
   const real = realInside(caps, path);
   try {
     const dirents = readdirSync(real, { withFileTypes: true });
@@ -80,13 +80,13 @@ export async function fsList(caps: Capabilities, path: string): Promise<{ entrie
  * is what is checked against the roots, and rename replaces a symlink at the target instead of
  * writing through it.
  */
-export async function fsWrite(caps: Capabilities, path: string, content: string): Promise<{ bytes: number }> {
+export function fsWrite(caps: Capabilities, path: string, content: string): { bytes: number } {
   const name = basename(plainPath(caps, path));
   if (name === "" || name === "." || path.endsWith("/")) throw denied(caps, path, "must name a file");
   const parent = realInside(caps, dirname(path));
   const target = join(parent, name);
   try {
-    const existing = await lstat(target).catch(() => null);
+    const existing = lstatSync(target, { throwIfNoEntry: false });
     if (existing?.isDirectory()) throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: is a directory`, { details: { path } });
     writeFileAtomic(target, content, 0o666); // the umask applies, as for any new file
     return { bytes: Buffer.byteLength(content) };

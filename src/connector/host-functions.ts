@@ -17,30 +17,64 @@ export interface CallState {
   hostError: CountersignError | null; // the first refusal or failure of this call: it decides the call's error
 }
 
-type Handler<S extends z.ZodType> = (caps: Capabilities, request: z.infer<S>) => Promise<object>;
+type Handler<S extends z.ZodType> = (caps: Capabilities, request: z.infer<S>) => object | Promise<object>;
 
-/** A host function's body, text in and text out. */
-export type HostHandler = (request: string) => Promise<string>;
+/**
+ * A host function's body, text in and text out. The fs functions answer synchronously (a plugin
+ * in the host's thread calls them from inside its wasm, which cannot wait); http_request answers
+ * with a promise.
+ */
+export type HostHandler = (request: string) => string | Promise<string>;
+
+/** The host functions whose every answer is synchronous: a plugin that imports only these may run in the host's thread. */
+export const SYNC_HOST_FUNCTIONS: ReadonlySet<string> = new Set(["fs_read", "fs_list", "fs_write"]);
+
+/** The host functions that change nothing: a call that made only these may be made again. */
+export const READ_ONLY_HOST_FUNCTIONS: ReadonlySet<string> = new Set(["fs_read", "fs_list"]);
+
+/**
+ * What a host function that changes something answers when it succeeds, known before it acts
+ * (null: ask the function itself, e.g. for a malformed request). A plugin in the host's thread
+ * gets this answer at once and the change is made later (see plugin-in-thread.ts); should the
+ * change then fail, its error decides the call, as any host function's does.
+ */
+export type SuccessAnswer = (request: string) => string | null;
+
+export const SUCCESS_ANSWERS: Readonly<Record<string, SuccessAnswer>> = {
+  fs_write: (request) => {
+    let parsed;
+    try {
+      parsed = FsWriteRequest.safeParse(JSON.parse(request));
+    } catch {
+      return null;
+    }
+    return parsed.success ? JSON.stringify({ ok: true, bytes: Buffer.byteLength(parsed.data.content) }) : null; // as fsWrite answers
+  },
+};
 
 /**
  * Wrap an operation as a host function: JSON in, `{ ok: true, ... }` or `{ ok: false, error }`
  * out. It never throws, because a throw would kill the plugin's worker.
  */
 function hostHandler<S extends z.ZodType>(state: CallState, name: string, schema: S, handler: Handler<S>): HostHandler {
-  return async (text) => {
-    let answer: object;
+  const failure = (err: unknown): string => {
+    const error = err instanceof CountersignError ? err : new CountersignError("connector_error", "connector", `${name}: ${(err as Error).message}`);
+    state.hostError ??= error;
+    return JSON.stringify({ ok: false, error: { class: error.class, message: error.message } });
+  };
+  const success = (answer: object): string => JSON.stringify({ ok: true, ...answer });
+  return (text) => {
+    let answer: object | Promise<object>;
     try {
       const caps = state.caps;
       if (caps === null) throw new CountersignError("connector_error", "connector", `${name} called outside a connector call`);
       const parsed = schema.safeParse(JSON.parse(text));
       if (!parsed.success) throw new CountersignError("connector_error", "connector", `${caps.connector}: malformed ${name} request`);
-      answer = { ok: true, ...(await handler(caps, parsed.data)) };
+      answer = handler(caps, parsed.data);
     } catch (err) {
-      const error = err instanceof CountersignError ? err : new CountersignError("connector_error", "connector", `${name}: ${(err as Error).message}`);
-      state.hostError ??= error;
-      answer = { ok: false, error: { class: error.class, message: error.message } };
+      return failure(err);
     }
-    return JSON.stringify(answer);
+    return answer instanceof Promise ? answer.then(success, failure) : success(answer);
   };
 }
 

@@ -3,9 +3,10 @@ import { readFile } from "node:fs/promises";
 import type { LoadedConnector } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import { declaredMemoryPages } from "./declared-memory.js";
-import { hostHandlers, type CallState } from "./host-functions.js";
+import type { HostHandler, SuccessAnswer } from "./host-functions.js";
 import type { Limits } from "./limits.js";
 import { wasm, type WasmModule } from "../model/index.js";
+import { InThreadPlugin } from "./plugin-in-thread.js";
 import { PluginWorker } from "./plugin-worker.js";
 
 /** The Extism kernel functions a plugin may import (all but http_request and http_status_code). */
@@ -18,12 +19,19 @@ const KERNEL = new Set([
 // Starting a worker takes tens of ms, far more on a busy machine; a call's own timeout may be much shorter.
 const START_TIMEOUT_MS = 30_000;
 
+/** A connector's plugin, checked and compiled, and the host functions it imports. */
+export interface CheckedPlugin {
+  module: WasmModule;
+  imports: string[];
+}
+
 /**
- * Load a connector's plugin in a worker thread of its own (see plugin-worker.ts). The bytes that get compiled are the bytes that
+ * Read, check and compile a connector's plugin. The bytes that get compiled are the bytes that
  * were hashed: a mismatch with the manifest's pin is `hash_mismatch` and nothing runs. A module
- * that may grow its memory beyond the limit (or without any bound) is refused too.
+ * that imports what the host does not offer (`hostNames` and Extism's kernel), or that may grow
+ * its memory beyond the limit (or without any bound), is refused too.
  */
-export async function loadPlugin(connector: LoadedConnector, limits: Limits, state: CallState): Promise<PluginWorker> {
+export async function checkPlugin(connector: LoadedConnector, limits: Limits, hostNames: readonly string[]): Promise<CheckedPlugin> {
   let bytes: Uint8Array;
   try {
     bytes = await readFile(connector.wasmPath);
@@ -44,8 +52,8 @@ export async function loadPlugin(connector: LoadedConnector, limits: Limits, sta
   }
   // An import the host cannot satisfy would only fail inside the worker: check them here, with an
   // error that names it. Extism's own http_request is left out on purpose.
-  const functions = hostHandlers(state);
-  const missing = wasm.Module.imports(module).find((i) => !(i.module === "extism:host/env" ? KERNEL.has(i.name) : i.module === "extism:host/user" && i.name in functions));
+  const imports = wasm.Module.imports(module);
+  const missing = imports.find((i) => !(i.module === "extism:host/env" ? KERNEL.has(i.name) : i.module === "extism:host/user" && hostNames.includes(i.name)));
   if (missing !== undefined) {
     throw new CountersignError("connector_error", "connector", `${connector.name}: imports ${missing.module} ${missing.name}, which the host does not provide`, {
       details: { import: `${missing.module}/${missing.name}` },
@@ -60,9 +68,27 @@ export async function loadPlugin(connector: LoadedConnector, limits: Limits, sta
       { details: { declared_pages: pages, limit_pages: limits.maxMemoryPages } },
     );
   }
+  return { module, imports: imports.filter((i) => i.module === "extism:host/user").map((i) => i.name) };
+}
+
+/** Start a checked plugin in a worker thread of its own (see plugin-worker.ts), with host functions `hostNames`. */
+export async function startWorker(connector: LoadedConnector, plugin: CheckedPlugin, hostNames: readonly string[]): Promise<PluginWorker> {
   try {
-    return await PluginWorker.start(module, Object.keys(functions), performance.now() + START_TIMEOUT_MS);
+    return await PluginWorker.start(plugin.module, [...hostNames], performance.now() + START_TIMEOUT_MS);
   } catch (err) {
-    throw new CountersignError("connector_error", "connector", `${connector.name}: the plugin failed to start: ${(err as Error).message}`);
+    throw failedToStart(connector, err);
   }
+}
+
+/** Instantiate a checked plugin in the host's thread (see plugin-in-thread.ts); `handlers` must all answer synchronously. */
+export async function startInThread(connector: LoadedConnector, plugin: CheckedPlugin, handlers: Record<string, HostHandler>, answers: Readonly<Record<string, SuccessAnswer>>): Promise<InThreadPlugin> {
+  try {
+    return await InThreadPlugin.create(plugin.module, handlers, answers);
+  } catch (err) {
+    throw failedToStart(connector, err);
+  }
+}
+
+function failedToStart(connector: LoadedConnector, err: unknown): CountersignError {
+  return new CountersignError("connector_error", "connector", `${connector.name}: the plugin failed to start: ${(err as Error).message}`);
 }

@@ -1,15 +1,8 @@
 import { types } from "node:util";
 import { CountersignError } from "../model/index.js";
-import type { Json } from "../model/index.js";
+import { MARSHAL_LIMITS, type Json, type MarshalLimits } from "../model/index.js";
 
-/** How much data one trusted call may carry. */
-export interface MarshalLimits {
-  maxDepth: number; // nesting of arrays and objects
-  maxNodes: number; // values in all, every array element and object field counted
-  maxChars: number; // UTF-16 code units in all strings and keys
-}
-
-export const MARSHAL_LIMITS: MarshalLimits = { maxDepth: 64, maxNodes: 100_000, maxChars: 16 * 1024 * 1024 };
+export { MARSHAL_LIMITS, type MarshalLimits };
 
 /**
  * A value from the program's realm (a vm context, the sandbox) as fresh JSON data, read without

@@ -11,7 +11,7 @@ import type { WasmModule } from "../model/index.js";
 export type WorkerCallResult = { ok: true; output: string } | { ok: false; message: string; overLimit: boolean };
 
 /** The host's side of the plugin's host function calls: the function's name and request text in, the response text out; it must not throw. */
-export type HostAnswer = (name: string, request: string) => Promise<string>;
+export type HostAnswer = (name: string, request: string) => string | Promise<string>;
 
 export class PluginWorkerTimeout extends Error {}
 export class PluginWorkerGone extends Error {}
@@ -122,7 +122,7 @@ export class PluginWorker {
   }
 
   /** A host function's answer, unless the deadline comes first (then the thread is stopped). */
-  private async beforeDeadline(answer: Promise<string>, expired: Promise<undefined>): Promise<string> {
+  private async beforeDeadline(answer: string | Promise<string>, expired: Promise<undefined>): Promise<string> {
     const response = await Promise.race([answer, expired]);
     if (response !== undefined) return response;
     await this.close();

@@ -1,5 +1,5 @@
 import type { QuickJSHandle } from "quickjs-emscripten-core";
-import type { Json } from "../model/index.js";
+import { MARSHAL_LIMITS, type Json } from "../model/index.js";
 import type { Bridge } from "./bridge.js";
 
 /** A program value that is not plain data, with the path to the offending part. */
@@ -12,9 +12,10 @@ export class NotPlainData extends Error {
   }
 }
 
-export const MAX_DEPTH = 64;
-export const MAX_NODES = 10_000;
-export const MAX_TEXT = 4 * 1024 * 1024; // characters across all strings and keys
+// The bounds the connector's marshal applies too (one source of truth): what passes here passes there.
+export const MAX_DEPTH = MARSHAL_LIMITS.maxDepth;
+export const MAX_NODES = MARSHAL_LIMITS.maxNodes;
+export const MAX_TEXT = MARSHAL_LIMITS.maxChars; // characters across all strings and keys
 
 /**
  * The serializer, evaluated inside each fresh context before the lockdown and before any program

@@ -2,7 +2,7 @@
 // values are): it must copy plain data and refuse everything else without running program code.
 import { createContext, Script } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { marshal } from "../../src/connector/marshal.js";
+import { marshal, MARSHAL_LIMITS } from "../../src/connector/marshal.js";
 import { CountersignError } from "../../src/model/errors.js";
 
 /** Evaluate `source` in a fresh context; `ran` counts every piece of program code that runs. */
@@ -93,5 +93,23 @@ describe("marshal refuses what is not plain data, and runs no program code", () 
     expect(() => marshal({ a: [1, 2, 3] }, { maxDepth: 9, maxNodes: 4, maxChars: 100 })).toThrow(/more than 4 values/);
     expect(() => marshal({ a: "x".repeat(10) }, { maxDepth: 9, maxNodes: 9, maxChars: 10 })).toThrow(/more than 10 characters/);
     expect(marshal({ a: "x".repeat(9) }, { maxDepth: 9, maxNodes: 9, maxChars: 10 })).toEqual({ a: "x".repeat(9) });
+  });
+
+  // The sandbox reads a program's arguments with these same bounds (test/sandbox/marshal.test.ts).
+  it("the default bounds: each passes at the cap and is refused one past it", () => {
+    const { maxDepth, maxNodes, maxChars } = MARSHAL_LIMITS;
+    const list = (n: number) => ({ list: Array.from({ length: n }, () => 1) }); // the object, the list and n values
+    expect(marshal(list(maxNodes - 2))).toEqual(list(maxNodes - 2));
+    expect(refusal(list(maxNodes - 1))).toMatchObject({ class: "resource_limit_exceeded", reason: "too_large" });
+    const text = (n: number) => ({ t: "x".repeat(n) }); // the key counts one character
+    expect(marshal(text(maxChars - 1))).toEqual(text(maxChars - 1));
+    expect(refusal(text(maxChars))).toMatchObject({ class: "resource_limit_exceeded", reason: "too_large" });
+    const nest = (n: number) => {
+      let v: unknown = 1;
+      for (let i = 0; i < n; i++) v = [v];
+      return v;
+    };
+    expect(marshal(nest(maxDepth))).toEqual(nest(maxDepth));
+    expect(refusal(nest(maxDepth + 1))).toMatchObject({ class: "resource_limit_exceeded", reason: "too_large" });
   });
 });

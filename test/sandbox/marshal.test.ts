@@ -1,5 +1,6 @@
 // The size and shape bounds on what crosses from a program to the host.
 import { describe, expect, it } from "vitest";
+import { marshal } from "../../src/connector/marshal.js";
 import { MAX_DEPTH, MAX_NODES, MAX_TEXT } from "../../src/sandbox/marshal.js";
 import { program, run, texts } from "./helpers.js";
 
@@ -15,15 +16,30 @@ describe("arguments crossing to the host", () => {
     expect(r.invoked[0]!.args).toEqual({ path: "/a", content: "x", meta: { tags: ["a", "b"], n: 1.5, ok: false, none: null } });
   });
 
+  // Both sides of each cap, with the connector's marshal (the same bounds) taking what the sandbox let through.
+  // The value counts itself, path, content and list (4 parts) and the keys path and content (11 characters).
+  it(`takes exactly ${MAX_NODES} parts, and the connector's marshal takes them too`, async () => {
+    const r = await send(`{ path: "/a", content: "x", list: Array.from({ length: ${MAX_NODES - 4} }, () => 1) }`);
+    expect(r.message).toBe("sent");
+    expect(marshal(r.invoked[0]!.args)).toEqual(r.invoked[0]!.args);
+  });
+
   it(`refuses more than ${MAX_NODES} parts, naming the bound`, async () => {
-    const r = await send(`{ path: "/a", content: "x", list: Array.from({ length: ${MAX_NODES} }, () => 1) }`);
+    const r = await send(`{ path: "/a", content: "x", list: Array.from({ length: ${MAX_NODES - 3} }, () => 1) }`);
     expect(r.message).toContain(`more than ${MAX_NODES} parts`);
     expect(r.invoked).toEqual([]);
   });
 
+  it(`takes exactly ${MAX_TEXT} characters of text, and the connector's marshal takes them too`, async () => {
+    const r = await send(`{ path: "/a", content: "x".repeat(${MAX_TEXT - 13}) }`);
+    expect(r.message).toBe("sent");
+    expect(marshal(r.invoked[0]!.args)).toEqual(r.invoked[0]!.args);
+  });
+
   it(`refuses more than ${MAX_TEXT} characters of text`, async () => {
-    const r = await send(`{ path: "/a", content: "x".repeat(${MAX_TEXT} + 1) }`);
+    const r = await send(`{ path: "/a", content: "x".repeat(${MAX_TEXT - 12}) }`);
     expect(r.message).toContain(`more than ${MAX_TEXT} characters`);
+    expect(r.invoked).toEqual([]);
   });
 
   it(`refuses nesting deeper than ${MAX_DEPTH}, with the path to it`, async () => {
