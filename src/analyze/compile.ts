@@ -89,6 +89,19 @@ export function createCompiler(set: ManifestSet): Compiler {
   };
   let shared: { program: ts.Program; checked: number } | undefined = { program: build("export {};\n"), checked: 0 }; // sets fileOptions
   let files = 0;
+  const checkShared = (file: ts.SourceFile, imports: ts.StringLiteral[], token: ts.CancellationToken): ReturnType<Compiler["typeCheck"]> => {
+    if (shared === undefined || shared.checked >= SHARED_CHECKER_PROGRAMS) shared = { program: build("export {};\n"), checked: 0 };
+    shared.checked++;
+    const { program } = shared;
+    // What the program would have collected and bound for the file as one of its own.
+    Object.assign(file, { imports, moduleAugmentations: [], ambientModuleNames: [] });
+    tsInternals.bindSourceFile(file, OPTIONS);
+    const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, token)];
+    // A global diagnostic (a global type the lib lacks, e.g. for import attributes) is reported
+    // once per checker, to the first program that needs it.
+    if (program.getGlobalDiagnostics().length > 0) shared = undefined;
+    return { file, checker: program.getTypeChecker(), diagnostics };
+  };
   const compiler: Compiler = {
     modules,
     parse(text) {
@@ -100,18 +113,16 @@ export function createCompiler(set: ManifestSet): Compiler {
     },
     typeCheck(parsedFile, token) {
       const imports = sharesChecker(parsedFile, modules);
-      if (imports === undefined) {
-        const program = build(parsedFile.text);
-        const file = program.getSourceFile(PROGRAM_FILE)!;
-        return { file, checker: program.getTypeChecker(), diagnostics: [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, token)] };
+      if (imports !== undefined) {
+        const checked = checkShared(parsedFile, imports, token);
+        // The compiler's messages print types, a union's members in the order the checker first
+        // made them: a program with any diagnostic is checked again on its own, so that what it is
+        // told never depends on (or tells of) the programs checked before it.
+        if (checked.diagnostics.length === 0) return checked;
       }
-      if (shared === undefined || shared.checked >= SHARED_CHECKER_PROGRAMS) shared = { program: build("export {};\n"), checked: 0 };
-      shared.checked++;
-      const { program } = shared;
-      // What the program would have collected and bound for the file as one of its own.
-      Object.assign(parsedFile, { imports, moduleAugmentations: [], ambientModuleNames: [] });
-      tsInternals.bindSourceFile(parsedFile, OPTIONS);
-      return { file: parsedFile, checker: program.getTypeChecker(), diagnostics: [...program.getSyntacticDiagnostics(parsedFile), ...program.getSemanticDiagnostics(parsedFile, token)] };
+      const program = build(parsedFile.text);
+      const file = program.getSourceFile(PROGRAM_FILE)!;
+      return { file, checker: program.getTypeChecker(), diagnostics: [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, token)] };
     },
     discard() {
       shared = undefined;
@@ -139,7 +150,7 @@ export default program({ rationale: "warm-up", guarantees: [{ op: "email.*", cou
  */
 export function sharesChecker(file: ts.SourceFile, modules: ReadonlySet<string>): ts.StringLiteral[] | undefined {
   if (!ts.isExternalModule(file) || (file.flags & tsInternals.possiblyContainsDynamicImport) !== 0) return undefined;
-  if (file.referencedFiles.length + file.typeReferenceDirectives.length + file.libReferenceDirectives.length + file.amdDependencies.length > 0 || file.hasNoDefaultLib || file.moduleName !== undefined) return undefined;
+  if (file.referencedFiles.length + file.typeReferenceDirectives.length + file.libReferenceDirectives.length + file.amdDependencies.length > 0 || file.moduleName !== undefined) return undefined;
   const imports: ts.StringLiteral[] = [];
   for (const statement of file.statements) {
     if (ts.isModuleDeclaration(statement) || ts.isNamespaceExportDeclaration(statement) || ts.isImportEqualsDeclaration(statement)) return undefined;
