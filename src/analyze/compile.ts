@@ -25,8 +25,11 @@ const OPTIONS: ts.CompilerOptions = {
   isolatedModules: true,
 };
 
-/** Programs type-checked by one shared checker before it is replaced: its caches hold every program it checked. */
-export const SHARED_CHECKER_PROGRAMS = 256;
+/**
+ * What one shared checker checks before it is replaced: it holds on to every program it checked,
+ * some 70-90 times the program's text (50-180 KB for programs of 20-50 lines).
+ */
+export const SHARED_CHECKER_LIMITS = { programs: 128, chars: 1 << 20 };
 
 /**
  * The TypeScript compiler over our own lib (no DOM, no Node) and the trusted API generated from
@@ -87,11 +90,12 @@ export function createCompiler(set: ManifestSet): Compiler {
     last = ts.createProgram({ rootNames: [LIB_FILE, API_FILE, PROGRAM_FILE], options: OPTIONS, host, ...(last === undefined ? {} : { oldProgram: last }) });
     return last;
   };
-  let shared: { program: ts.Program; checked: number } | undefined = { program: build("export {};\n"), checked: 0 }; // sets fileOptions
+  let shared: { program: ts.Program; programs: number; chars: number } | undefined = { program: build("export {};\n"), programs: 0, chars: 0 }; // sets fileOptions
   let files = 0;
   const checkShared = (file: ts.SourceFile, imports: ts.StringLiteral[], token: ts.CancellationToken): ReturnType<Compiler["typeCheck"]> => {
-    if (shared === undefined || shared.checked >= SHARED_CHECKER_PROGRAMS) shared = { program: build("export {};\n"), checked: 0 };
-    shared.checked++;
+    if (shared === undefined || shared.programs >= SHARED_CHECKER_LIMITS.programs || shared.chars >= SHARED_CHECKER_LIMITS.chars) shared = { program: build("export {};\n"), programs: 0, chars: 0 };
+    shared.programs++;
+    shared.chars += file.text.length;
     const { program } = shared;
     // What the program would have collected and bound for the file as one of its own.
     Object.assign(file, { imports, moduleAugmentations: [], ambientModuleNames: [] });

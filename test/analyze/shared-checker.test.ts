@@ -2,7 +2,7 @@
 // reach another through it: each program's facts must be those a fresh analyzer finds.
 import { afterAll, describe, expect, it } from "vitest";
 import { Budget, BudgetExceeded } from "../../src/analyze/budget.js";
-import { compile, createCompiler, SHARED_CHECKER_PROGRAMS, sharesChecker } from "../../src/analyze/compile.js";
+import { compile, createCompiler, SHARED_CHECKER_LIMITS, sharesChecker } from "../../src/analyze/compile.js";
 import { createAnalyzer } from "../../src/analyze/create-analyzer.js";
 import { ts } from "../../src/analyze/typescript.js";
 import type { Facts } from "../../src/model/facts.js";
@@ -62,7 +62,7 @@ describe("the shared checker", () => {
     }
   });
 
-  it("is replaced after an interrupted check, and after its quota of programs", () => {
+  it("is replaced after an interrupted check, and after its quota of programs or of text", () => {
     const compiler = createCompiler(set);
     const source = programOf({ main: `await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });` });
     const checkerOf = (): ts.TypeChecker => compiler.typeCheck(compiler.parse(source), never).checker;
@@ -75,8 +75,13 @@ describe("the shared checker", () => {
     compiler.discard(); // as the analyzer does after any analysis that throws
     const second = checkerOf();
     expect(second).not.toBe(first);
-    for (let i = 1; i < SHARED_CHECKER_PROGRAMS; i++) checkerOf();
-    expect(checkerOf()).not.toBe(second);
+    for (let i = 1; i < SHARED_CHECKER_LIMITS.programs; i++) checkerOf();
+    const third = checkerOf();
+    expect(third).not.toBe(second);
+    // and after its quota of program text
+    const big = programOf({ main: `await sendEmail({ to: ["a@x.com"], subject: "${"s".repeat(SHARED_CHECKER_LIMITS.chars)}", body: "b" });` });
+    compiler.typeCheck(compiler.parse(big), never);
+    expect(checkerOf()).not.toBe(third);
   });
 
   it("a budget stop inside the checker leaves the next analysis exact", () => {
