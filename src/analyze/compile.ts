@@ -38,7 +38,8 @@ export const SHARED_CHECKER_LIMITS = { programs: 128, chars: 1 << 20 };
  * so a program that cannot change the global scope (see `sharesChecker`) is checked by one long-
  * lived checker that keeps them: a program's own declarations live in its module, and each program
  * gets a file name of its own, so that no diagnostic or cache of one program is taken for another's.
- * Any other program gets a program and a checker of its own, exactly as a compiler run would.
+ * Any other program, and any program with a diagnostic (see `typeCheck`), gets a program and a
+ * checker of its own, exactly as a compiler run would.
  */
 export interface Compiler {
   modules: ReadonlySet<string>; // the importable module names
@@ -100,7 +101,7 @@ export function createCompiler(set: ManifestSet): Compiler {
     // What the program would have collected and bound for the file as one of its own.
     Object.assign(file, { imports, moduleAugmentations: [], ambientModuleNames: [] });
     tsInternals.bindSourceFile(file, OPTIONS);
-    const diagnostics = [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, token)];
+    const diagnostics = diagnosticsOf(program, file, token);
     // A global diagnostic (a global type the lib lacks, e.g. for import attributes) is reported
     // once per checker, to the first program that needs it.
     if (program.getGlobalDiagnostics().length > 0) shared = undefined;
@@ -126,7 +127,7 @@ export function createCompiler(set: ManifestSet): Compiler {
       }
       const program = build(parsedFile.text);
       const file = program.getSourceFile(PROGRAM_FILE)!;
-      return { file, checker: program.getTypeChecker(), diagnostics: [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, token)] };
+      return { file, checker: program.getTypeChecker(), diagnostics: diagnosticsOf(program, file, token) };
     },
     discard() {
       shared = undefined;
@@ -137,6 +138,10 @@ export function createCompiler(set: ManifestSet): Compiler {
   // analyzer's setup.
   compiler.typeCheck(compiler.parse(WARM_UP), { isCancellationRequested: () => false, throwIfCancellationRequested: () => {} });
   return compiler;
+}
+
+function diagnosticsOf(program: ts.Program, file: ts.SourceFile, token: ts.CancellationToken): ts.Diagnostic[] {
+  return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, token)];
 }
 
 // A program that touches what most programs do: the API's program(...) and its contract helpers, arrays, loops, strings.
