@@ -72,7 +72,7 @@ export class Budget {
    * Run `f` (TypeScript's checker) and stop it at the deadline wherever it is: the checker asks its
    * cancellation token only between declarations, and a hostile body can keep it in one
    * declaration's flow analysis for minutes. The vm timeout interrupts any JavaScript on the stack;
-   * the interrupted checker is dropped with its program.
+   * the analyzer then drops the interrupted checker (Compiler.discard).
    */
   hardDeadline<T>(f: () => T): T {
     HARD_DEADLINE_CONTEXT.f = f;

@@ -54,6 +54,7 @@ export function createAnalyzer(set: ManifestSet, analyzerOptions: AnalyzerOption
         try {
           analyzeText(compiler, set, budget, text, facts);
         } catch (err) {
+          compiler.discard(); // the checker may have been stopped half-way
           if (!(err instanceof BudgetExceeded)) throw err;
           facts.diagnostics.push(budgetDiagnostic(err, budget)); // raised before any effect was recorded
         }
@@ -89,6 +90,7 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
     interpreted = runProgram(it, shape);
   } catch (err) {
     if (!(err instanceof RangeError)) throw err;
+    compiler.discard(); // the stack may have run out inside the checker
     facts.diagnostics.push(tooLarge(err)); // the stack or an allocation ran out: refuse, never guess
     return;
   }

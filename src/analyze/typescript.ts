@@ -9,6 +9,19 @@ const entry = createRequire(import.meta.url).resolve("typescript6");
 
 export const ts = requireCached(entry) as typeof TsApi;
 
+/**
+ * The two parts of the compiler outside its published types that the shared checker (compile.ts)
+ * needs: the binder, which a program runs on each of its files when it makes its checker, and the
+ * parser's flag for a file with `import(...)` calls or import types. The dependency is
+ * exact-pinned; a compiler without them fails here, at load.
+ */
+export const tsInternals = (() => {
+  const bindSourceFile = (ts as unknown as { bindSourceFile?: unknown }).bindSourceFile;
+  const dynamicImport = (ts.NodeFlags as unknown as Record<string, unknown>)["PossiblyContainsDynamicImport"];
+  if (typeof bindSourceFile !== "function" || typeof dynamicImport !== "number") throw new Error("this TypeScript compiler lacks bindSourceFile or NodeFlags.PossiblyContainsDynamicImport");
+  return { bindSourceFile: bindSourceFile as (file: TsApi.SourceFile, options: TsApi.CompilerOptions) => void, possiblyContainsDynamicImport: dynamicImport };
+})();
+
 /** The compiler types the analyzer names, under the same `ts.` prefix as the value. */
 export declare namespace ts {
   type ArrayLiteralExpression = TsApi.ArrayLiteralExpression;
@@ -47,6 +60,7 @@ export declare namespace ts {
   type ScriptTarget = TsApi.ScriptTarget;
   type SourceFile = TsApi.SourceFile;
   type SpreadElement = TsApi.SpreadElement;
+  type StringLiteral = TsApi.StringLiteral;
   type Statement = TsApi.Statement;
   type Symbol = TsApi.Symbol;
   type SyntaxKind = TsApi.SyntaxKind;
