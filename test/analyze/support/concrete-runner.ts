@@ -1,3 +1,4 @@
+import { promiseHooks } from "node:v8";
 import { createContext, Script, type Context } from "node:vm";
 import { ts } from "../../../src/analyze/typescript.js";
 import { actionFunctionName, findActionByFunction } from "../../../src/manifest/function-name.js";
@@ -277,11 +278,22 @@ function runOnce(script: Script, context: Context, set: ManifestSet, options: Ru
       }),
   };
   context[HOST] = host;
+  const made: Promise<unknown>[] = [];
+  const stopWatching = promiseHooks.onInit((promise) => {
+    if (!(promise instanceof Promise)) made.push(promise); // the realm's, not the host's
+  });
   try {
     script.runInContext(context, { timeout: options.timeoutMs ?? 250 });
   } catch (err) {
     if ((err as { code?: string }).code !== "ERR_SCRIPT_EXECUTION_TIMEOUT") throw err;
     trace.outcome = "timeout";
+  } finally {
+    stopWatching();
+    // A rejection the program leaves unhandled where quiet(...) cannot reach (the promises of async
+    // callbacks that map or forEach drop, a promise kept and never awaited) belongs to the run, as in
+    // the sandbox: the run is over (its microtasks drained), so mark each handled before the test
+    // process's own rejection tracking sees it.
+    for (const promise of made) Promise.prototype.then.call(promise, undefined, () => {});
   }
   return trace;
 }
