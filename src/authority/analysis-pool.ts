@@ -17,14 +17,8 @@ export interface PoolOptions {
   maxQueued?: number;
 }
 
-/** Submissions a thread may hold at once when it has their facts already (decided and signed in well under a millisecond). */
-const PIPELINED = 16;
-/** How far down the queue a free slot looks for such a submission. */
-const LOOKAHEAD = 64;
-
 interface Job {
   program: ProgramInput;
-  key: string | undefined; // an evaluation's facts key (AnalysisWorker.holds); none for a bare analysis
   run(worker: AnalysisWorker, timeoutMs: number): Promise<unknown>;
   overrun(facts: Facts): unknown; // the answer when the thread had to be stopped
   resolve(value: unknown): void;
@@ -44,8 +38,7 @@ export class AnalysisPool {
   #manifests: ManifestSet;
   #workers: AnalysisWorker[] = [];
   readonly #queue: Job[] = [];
-  // Per thread: the jobs sent to it, and whether one of them may be an analysis (then it runs that alone).
-  readonly #assigned = new Map<AnalysisWorker, { jobs: number; exclusive: boolean }>();
+  readonly #assigned = new Set<AnalysisWorker>(); // running a program, or about to once it is ready
   #closed = false;
 
   private constructor(options: PoolOptions) {
@@ -69,7 +62,6 @@ export class AnalysisPool {
   analyze(program: ProgramInput, agent?: AgentActions): Promise<Facts> {
     return this.#enqueue(
       program,
-      undefined,
       (worker, timeoutMs) => worker.analyze(program.source, program.entry, timeoutMs, agent),
       (facts) => facts,
     );
@@ -78,20 +70,16 @@ export class AnalysisPool {
   /**
    * A submission's facts, `policy`'s decision and the receipt `order` asks for, all worked out on
    * a thread (see AnalysisWorker.evaluate); a program that overruns is refused as in `analyze`.
-   * A thread that has the program's facts takes several such submissions at once: a thread
-   * woken for each one took the event loop's core from it on a busy machine.
    */
   evaluate(program: ProgramInput, agent: AgentActions | undefined, policy: Policy, order: ReceiptOrder | undefined): Promise<Evaluation> {
-    const key = factsKey(program, agent);
     return this.#enqueue(
       program,
-      key,
-      (worker, timeoutMs) => worker.evaluate(program, key, agent, policy, order, timeoutMs),
+      (worker, timeoutMs) => worker.evaluate(program, agent, policy, order, timeoutMs),
       (facts) => ({ facts, ...decideAndSign(facts, policy, this.#manifests) }),
     );
   }
 
-  #enqueue<T>(program: ProgramInput, key: string | undefined, run: (worker: AnalysisWorker, timeoutMs: number) => Promise<T>, overrun: (facts: Facts) => T): Promise<T> {
+  #enqueue<T>(program: ProgramInput, run: (worker: AnalysisWorker, timeoutMs: number) => Promise<T>, overrun: (facts: Facts) => T): Promise<T> {
     if (this.#closed) return Promise.reject(new CountersignError("internal_error", "authority", "the analysis pool is closed"));
     if (this.#queue.length >= (this.#options.maxQueued ?? 10_000)) {
       return Promise.reject(
@@ -99,7 +87,7 @@ export class AnalysisPool {
       );
     }
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ program, key, run, overrun, resolve: resolve as (value: unknown) => void, reject });
+      this.#queue.push({ program, run, overrun, resolve: resolve as (value: unknown) => void, reject });
       this.#dispatch();
     });
   }
@@ -131,38 +119,14 @@ export class AnalysisPool {
     return workers;
   }
 
-  /**
-   * Programs go to free threads in arrival order, one each. Besides, a submission whose facts a
-   * thread holds joins that thread while it runs only such submissions, up to PIPELINED.
-   */
   #dispatch(): void {
-    if (this.#closed) return;
-    for (let i = 0; i < this.#workers.length; i++) if (!this.#workers[i]!.alive) this.#workers[i] = this.#replacement();
-    for (let i = 0; i < this.#queue.length && i < LOOKAHEAD; ) {
-      const job = this.#queue[i]!;
-      const worker = this.#placeFor(job);
-      if (worker === undefined) {
-        i++;
-        continue;
-      }
-      this.#queue.splice(i, 1);
-      const load = this.#assigned.get(worker) ?? { jobs: 0, exclusive: false };
-      this.#assigned.set(worker, { jobs: load.jobs + 1, exclusive: load.exclusive || !(job.key !== undefined && worker.holds(job.key)) });
-      void this.#run(worker, job);
+    for (let i = 0; i < this.#workers.length && this.#queue.length > 0; i++) {
+      let worker = this.#workers[i]!;
+      if (!worker.alive) worker = this.#workers[i] = this.#replacement();
+      if (this.#assigned.has(worker)) continue;
+      this.#assigned.add(worker);
+      void this.#run(worker, this.#queue.shift()!);
     }
-  }
-
-  #placeFor(job: Job): AnalysisWorker | undefined {
-    let free: AnalysisWorker | undefined;
-    for (const worker of this.#workers) {
-      const load = this.#assigned.get(worker);
-      const holds = job.key !== undefined && worker.holds(job.key);
-      if (load === undefined) {
-        if (holds) return worker;
-        free ??= worker;
-      } else if (holds && !load.exclusive && load.jobs < PIPELINED) return worker;
-    }
-    return free;
   }
 
   async #run(worker: AnalysisWorker, job: Job): Promise<void> {
@@ -174,10 +138,8 @@ export class AnalysisPool {
       else if (err instanceof CountersignError) job.reject(err); // the decision's or the receipt's own refusal
       else job.reject(new CountersignError("internal_error", "analysis", (err as Error).message, { retriable: true, cause: err }));
     }
-    const load = this.#assigned.get(worker)!;
-    if (load.jobs > 1) this.#assigned.set(worker, { jobs: load.jobs - 1, exclusive: load.exclusive });
-    else this.#assigned.delete(worker);
-    if (!this.#workers.includes(worker) && !this.#assigned.has(worker)) void worker.terminate(); // retired by setManifests
+    this.#assigned.delete(worker);
+    if (!this.#workers.includes(worker)) void worker.terminate(); // retired by setManifests
     if (!this.#closed) this.#dispatch();
   }
 
@@ -190,11 +152,6 @@ export class AnalysisPool {
     );
     return worker;
   }
-}
-
-/** What a thread's facts cache keys a submission by, beside its own manifests and analyzer. */
-function factsKey(program: ProgramInput, agent: AgentActions | undefined): string {
-  return `${programBytes(program.source).sha256}:${agent?.sha256 ?? ""}:${program.entry}`;
 }
 
 /** The facts of a program whose analysis had to be stopped: refused, like any program past its budget. */

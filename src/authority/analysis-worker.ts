@@ -38,20 +38,15 @@ let nextPolicy = 0;
 const factsTexts = new ParsedJson<Facts>();
 const decisionTexts = new ParsedJson<PolicyDecision>();
 
-/** How many facts keys a thread is remembered to hold: its FactsCache's size. */
-const HELD_KEYS = 1000;
-
 /**
- * One analysis thread with a warm analyzer for one manifest set. It runs one message at a time,
- * in the order sent; a job that overruns `timeoutMs` terminates the thread (the caller replaces
- * it) and fails every other job it held.
+ * One analysis thread with a warm analyzer for one manifest set. It runs one program at a time;
+ * a program that overruns `timeoutMs` terminates the thread (the caller replaces it).
  */
 export class AnalysisWorker {
   readonly manifests: ManifestSet;
   readonly ready: Promise<void>;
   #worker: Worker;
-  readonly #pending = new Map<number, { resolve(result: unknown): void; reject(err: Error): void }>();
-  readonly #held = new Set<string>(); // facts keys of submissions it evaluated: a guide for the pool, not a promise
+  #pending: { id: number; resolve(result: unknown): void; reject(err: Error): void } | undefined;
   #dead: string | undefined;
   #sent: { policy?: number; kid?: string } = {}; // what the thread keeps from earlier evaluations
 
@@ -68,10 +63,9 @@ export class AnalysisWorker {
     this.#worker.on("message", (message: FromWorker) => {
       if (message.kind === "ready") started?.resolve();
       else if (message.kind === "fatal") this.#die(`the analysis worker could not start: ${message.message}`, started);
-      else {
-        const pending = this.#pending.get(message.id);
-        if (pending === undefined) return;
-        this.#pending.delete(message.id);
+      else if (this.#pending?.id === message.id) {
+        const pending = this.#pending;
+        this.#pending = undefined;
         if (message.kind === "done") pending.resolve(message.result);
         else pending.reject(new WorkerFailed(`the analysis failed: ${message.message}`));
       }
@@ -82,11 +76,6 @@ export class AnalysisWorker {
 
   get alive(): boolean {
     return this.#dead === undefined;
-  }
-
-  /** Whether the thread probably has these facts (it evaluated them, and has not forgotten them since unless its cache overflowed). */
-  holds(key: string): boolean {
-    return this.#held.has(key);
   }
 
   /** The facts of one program (with `agent`, its agent actions beside the thread's manifests), or WorkerTimeout (the thread is gone then) / WorkerFailed. */
@@ -100,7 +89,7 @@ export class AnalysisWorker {
    * the receipt `order` asks for, with the same time limit as an analysis. The policy and the key
    * travel only when the thread does not have them yet.
    */
-  async evaluate(program: { source: Uint8Array | string; entry: string }, factsKey: string, agent: AgentActions | undefined, policy: Policy, order: ReceiptOrder | undefined, timeoutMs: number): Promise<Evaluation> {
+  async evaluate(program: { source: Uint8Array | string; entry: string }, agent: AgentActions | undefined, policy: Policy, order: ReceiptOrder | undefined, timeoutMs: number): Promise<Evaluation> {
     let policyId = policyIds.get(policy);
     if (policyId === undefined) policyIds.set(policy, (policyId = ++nextPolicy));
     const key = order?.key;
@@ -114,15 +103,12 @@ export class AnalysisWorker {
       order: order === undefined || key === undefined ? null : { id: order.id, issuer: order.issuer, now: order.now.getTime(), key: this.#sent.kid === key.kid ? { kid: key.kid } : key },
     };
     const sending = this.#send(job, timeoutMs); // posted now, or refused without being posted
-    if (this.#pending.has(job.id)) this.#sent = { policy: policyId, ...(key === undefined ? { kid: this.#sent.kid } : { kid: key.kid }) };
+    if (this.#pending?.id === job.id) this.#sent = { policy: policyId, ...(key === undefined ? { kid: this.#sent.kid } : { kid: key.kid }) };
     const answer = (await sending) as Evaluated;
     if ("refused" in answer) {
       const { class: errorClass, boundary, message, details } = answer.refused;
       throw new CountersignError(errorClass, boundary, message, details === undefined ? {} : { details });
     }
-    this.#held.delete(factsKey); // most recent last
-    this.#held.add(factsKey);
-    if (this.#held.size > HELD_KEYS) this.#held.delete(this.#held.values().next().value!);
     const facts = factsTexts.parse(answer.facts);
     const decision = decisionTexts.parse(answer.decision);
     return answer.receipt === undefined ? { facts, decision } : { facts, decision, receipt: answer.receipt };
@@ -130,10 +116,12 @@ export class AnalysisWorker {
 
   #send(message: { id: number }, timeoutMs: number): Promise<unknown> {
     if (this.#dead !== undefined) return Promise.reject(new WorkerFailed(this.#dead));
+    if (this.#pending !== undefined) return Promise.reject(new Error("an analysis worker runs one program at a time"));
     const id = message.id;
     return new Promise<unknown>((resolve, reject) => {
       const timer = setTimeout(() => {
-        if (!this.#pending.delete(id)) return;
+        if (this.#pending?.id !== id) return;
+        this.#pending = undefined;
         reject(new WorkerTimeout(`the analysis ran for more than ${timeoutMs} ms`));
         void this.terminate();
       }, timeoutMs);
@@ -141,11 +129,11 @@ export class AnalysisWorker {
         clearTimeout(timer);
         fn(value);
       };
-      this.#pending.set(id, { resolve: settle(resolve), reject: settle(reject) });
+      this.#pending = { id, resolve: settle(resolve), reject: settle(reject) };
       this.#worker.ref(); // a program in analysis keeps the process alive until it is done
       this.#worker.postMessage(message);
     }).finally(() => {
-      if (this.#pending.size === 0) this.#worker.unref();
+      if (this.#pending === undefined) this.#worker.unref();
     });
   }
 
@@ -157,8 +145,8 @@ export class AnalysisWorker {
   #die(why: string, started?: { reject(err: Error): void }): void {
     this.#dead ??= why;
     started?.reject(new WorkerFailed(why));
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const p of pending) p.reject(new WorkerFailed(why));
+    const pending = this.#pending;
+    this.#pending = undefined;
+    pending?.reject(new WorkerFailed(why));
   }
 }
