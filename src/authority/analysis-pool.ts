@@ -1,10 +1,9 @@
 import { programBytes } from "../model/index.js";
 import { availableParallelism } from "node:os";
-import { decideAndSign, type Evaluation, type ProgramInput, type ReceiptOrder } from "../app/index.js";
+import type { ProgramInput } from "../app/index.js";
 import type { AgentActions, ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Facts } from "../model/index.js";
-import type { Policy } from "../policy/index.js";
 import { AnalysisWorker, WorkerTimeout } from "./analysis-worker.js";
 
 export interface PoolOptions {
@@ -19,9 +18,8 @@ export interface PoolOptions {
 
 interface Job {
   program: ProgramInput;
-  run(worker: AnalysisWorker, timeoutMs: number): Promise<unknown>;
-  overrun(facts: Facts): unknown; // the answer when the thread had to be stopped
-  resolve(value: unknown): void;
+  agent: AgentActions | undefined;
+  resolve(facts: Facts): void;
   reject(err: unknown): void;
 }
 
@@ -60,34 +58,14 @@ export class AnalysisPool {
 
   /** The facts of `program`; `agent`: the agent actions it was submitted with, already checked (app's manifestsFor). */
   analyze(program: ProgramInput, agent?: AgentActions): Promise<Facts> {
-    return this.#enqueue(
-      program,
-      (worker, timeoutMs) => worker.analyze(program.source, program.entry, timeoutMs, agent),
-      (facts) => facts,
-    );
-  }
-
-  /**
-   * A submission's facts, `policy`'s decision and the receipt `order` asks for, all worked out on
-   * a thread (see AnalysisWorker.evaluate); a program that overruns is refused as in `analyze`.
-   */
-  evaluate(program: ProgramInput, agent: AgentActions | undefined, policy: Policy, order: ReceiptOrder | undefined): Promise<Evaluation> {
-    return this.#enqueue(
-      program,
-      (worker, timeoutMs) => worker.evaluate(program, agent, policy, order, timeoutMs),
-      (facts) => ({ facts, ...decideAndSign(facts, policy, this.#manifests) }),
-    );
-  }
-
-  #enqueue<T>(program: ProgramInput, run: (worker: AnalysisWorker, timeoutMs: number) => Promise<T>, overrun: (facts: Facts) => T): Promise<T> {
     if (this.#closed) return Promise.reject(new CountersignError("internal_error", "authority", "the analysis pool is closed"));
     if (this.#queue.length >= (this.#options.maxQueued ?? 10_000)) {
       return Promise.reject(
         new CountersignError("resource_limit_exceeded", "authority", "too many programs are waiting for analysis: try again shortly", { retriable: true, details: { reason: "busy" } }),
       );
     }
-    return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ program, run, overrun, resolve: resolve as (value: unknown) => void, reject });
+    return new Promise<Facts>((resolve, reject) => {
+      this.#queue.push({ program, agent, resolve, reject });
       this.#dispatch();
     });
   }
@@ -130,12 +108,12 @@ export class AnalysisPool {
   }
 
   async #run(worker: AnalysisWorker, job: Job): Promise<void> {
+    const { source, entry } = job.program;
     try {
       await worker.ready;
-      job.resolve(await job.run(worker, this.#options.timeoutMs));
+      job.resolve(await worker.analyze(source, entry, this.#options.timeoutMs, job.agent));
     } catch (err) {
-      if (err instanceof WorkerTimeout) job.resolve(job.overrun(overrun(job.program, this.#options.timeoutMs)));
-      else if (err instanceof CountersignError) job.reject(err); // the decision's or the receipt's own refusal
+      if (err instanceof WorkerTimeout) job.resolve(overrun(job.program, this.#options.timeoutMs));
       else job.reject(new CountersignError("internal_error", "analysis", (err as Error).message, { retriable: true, cause: err }));
     }
     this.#assigned.delete(worker);

@@ -2,8 +2,7 @@
  * The code of an analysis worker thread (plain CommonJS, started with `eval: true` so that it
  * runs the same from src/ under a TypeScript loader and from dist/). It makes one analyzer for the
  * manifests it was started with (the compiler stays warm for every later program), says "ready",
- * then answers one message at a time: a program's facts, or a submission's evaluation (facts from
- * its own cache, the policy's decision, the receipt: worker-evaluator.ts). A program that runs past its budget anyway is stopped
+ * then analyzes one program per message. A program that runs past its budget anyway is stopped
  * by terminating the thread (analysis-pool.ts).
  */
 export const ANALYSIS_WORKER_SOURCE = `
@@ -32,12 +31,9 @@ const text = (err) => String((err && (err.stack || err.message)) || err);
     }
     return found;
   };
-  const analyze = (source, entry, agent) => analyzerFor(agent).analyze(source, { entry });
-  const evaluate = (await import(workerData.modules.evaluator)).createEvaluator(workerData.manifests, analyze);
-  parentPort.on("message", async (job) => {
+  parentPort.on("message", (job) => {
     try {
-      const result = job.kind === "evaluate" ? await evaluate(job) : analyze(job.source, job.entry, job.agent);
-      parentPort.postMessage({ kind: "done", id: job.id, result });
+      parentPort.postMessage({ kind: "done", id: job.id, facts: analyzerFor(job.agent).analyze(job.source, { entry: job.entry }) });
     } catch (err) {
       parentPort.postMessage({ kind: "error", id: job.id, message: text(err) });
     }

@@ -2,14 +2,9 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import type { Evaluation, ReceiptOrder } from "../app/index.js";
 import type { AgentActions, ManifestSet } from "../manifest/index.js";
-import { CountersignError } from "../model/index.js";
-import type { Facts, PolicyDecision } from "../model/index.js";
-import type { Policy } from "../policy/index.js";
+import type { Facts } from "../model/index.js";
 import { ANALYSIS_WORKER_SOURCE } from "./analysis-worker-source.js";
-import { ParsedJson } from "./parsed-json.js";
-import type { EvaluateJob, Evaluated } from "./worker-evaluator.js";
 
 // From src/ (tests) the worker imports TypeScript modules through tsx; from dist/, plain JavaScript.
 const FROM_SOURCE = import.meta.url.endsWith(".ts");
@@ -17,26 +12,17 @@ const EXT = FROM_SOURCE ? ".ts" : ".js";
 const MODULES = {
   analyze: new URL(`../analyze/index${EXT}`, import.meta.url).href,
   codeCache: new URL(`../analyze/code-cache${EXT}`, import.meta.url).href,
-  evaluator: new URL(`./worker-evaluator${EXT}`, import.meta.url).href,
 };
 // tsx's ESM API (its exports resolve to the CommonJS build from here); a dev dependency, needed only from src/.
 const TSX = FROM_SOURCE ? pathToFileURL(join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href : null;
 
-type FromWorker = { kind: "ready" } | { kind: "done"; id: number; result: unknown } | { kind: "error"; id: number; message: string } | { kind: "fatal"; message: string };
+type FromWorker = { kind: "ready" } | { kind: "done"; id: number; facts: Facts } | { kind: "error"; id: number; message: string } | { kind: "fatal"; message: string };
 
 /** Why a worker gave no facts: it overran its time (and was stopped), or it failed. */
 export class WorkerTimeout extends Error {}
 export class WorkerFailed extends Error {}
 
 let nextJob = 0;
-
-/** Policies by a number the threads know them by (each thread keeps the last one it was sent). */
-const policyIds = new WeakMap<Policy, number>();
-let nextPolicy = 0;
-
-// Shared by every thread: a repeated program's answers are equal texts.
-const factsTexts = new ParsedJson<Facts>();
-const decisionTexts = new ParsedJson<PolicyDecision>();
 
 /**
  * One analysis thread with a warm analyzer for one manifest set. It runs one program at a time;
@@ -46,9 +32,8 @@ export class AnalysisWorker {
   readonly manifests: ManifestSet;
   readonly ready: Promise<void>;
   #worker: Worker;
-  #pending: { id: number; resolve(result: unknown): void; reject(err: Error): void } | undefined;
+  #pending: { id: number; resolve(facts: Facts): void; reject(err: Error): void } | undefined;
   #dead: string | undefined;
-  #sent: { policy?: number; kid?: string } = {}; // what the thread keeps from earlier evaluations
 
   constructor(manifests: ManifestSet, codeCacheDir: string | undefined) {
     this.manifests = manifests;
@@ -66,7 +51,7 @@ export class AnalysisWorker {
       else if (this.#pending?.id === message.id) {
         const pending = this.#pending;
         this.#pending = undefined;
-        if (message.kind === "done") pending.resolve(message.result);
+        if (message.kind === "done") pending.resolve(message.facts);
         else pending.reject(new WorkerFailed(`the analysis failed: ${message.message}`));
       }
     });
@@ -80,45 +65,10 @@ export class AnalysisWorker {
 
   /** The facts of one program (with `agent`, its agent actions beside the thread's manifests), or WorkerTimeout (the thread is gone then) / WorkerFailed. */
   analyze(source: Uint8Array | string, entry: string, timeoutMs: number, agent?: AgentActions): Promise<Facts> {
-    const job = { id: ++nextJob, source, entry, agent: agent ?? null };
-    return this.#send(job, timeoutMs) as Promise<Facts>;
-  }
-
-  /**
-   * A submission's facts (the thread's cache, else analyzed), `policy`'s decision over them and
-   * the receipt `order` asks for, with the same time limit as an analysis. The policy and the key
-   * travel only when the thread does not have them yet.
-   */
-  async evaluate(program: { source: Uint8Array | string; entry: string }, agent: AgentActions | undefined, policy: Policy, order: ReceiptOrder | undefined, timeoutMs: number): Promise<Evaluation> {
-    let policyId = policyIds.get(policy);
-    if (policyId === undefined) policyIds.set(policy, (policyId = ++nextPolicy));
-    const key = order?.key;
-    const job: EvaluateJob = {
-      kind: "evaluate",
-      id: ++nextJob,
-      source: program.source,
-      entry: program.entry,
-      agent: agent ?? null,
-      policy: this.#sent.policy === policyId ? { id: policyId } : { id: policyId, value: policy },
-      order: order === undefined || key === undefined ? null : { id: order.id, issuer: order.issuer, now: order.now.getTime(), key: this.#sent.kid === key.kid ? { kid: key.kid } : key },
-    };
-    const sending = this.#send(job, timeoutMs); // posted now, or refused without being posted
-    if (this.#pending?.id === job.id) this.#sent = { policy: policyId, ...(key === undefined ? { kid: this.#sent.kid } : { kid: key.kid }) };
-    const answer = (await sending) as Evaluated;
-    if ("refused" in answer) {
-      const { class: errorClass, boundary, message, details } = answer.refused;
-      throw new CountersignError(errorClass, boundary, message, details === undefined ? {} : { details });
-    }
-    const facts = factsTexts.parse(answer.facts);
-    const decision = decisionTexts.parse(answer.decision);
-    return answer.receipt === undefined ? { facts, decision } : { facts, decision, receipt: answer.receipt };
-  }
-
-  #send(message: { id: number }, timeoutMs: number): Promise<unknown> {
     if (this.#dead !== undefined) return Promise.reject(new WorkerFailed(this.#dead));
     if (this.#pending !== undefined) return Promise.reject(new Error("an analysis worker runs one program at a time"));
-    const id = message.id;
-    return new Promise<unknown>((resolve, reject) => {
+    const id = ++nextJob;
+    return new Promise<Facts>((resolve, reject) => {
       const timer = setTimeout(() => {
         if (this.#pending?.id !== id) return;
         this.#pending = undefined;
@@ -131,7 +81,7 @@ export class AnalysisWorker {
       };
       this.#pending = { id, resolve: settle(resolve), reject: settle(reject) };
       this.#worker.ref(); // a program in analysis keeps the process alive until it is done
-      this.#worker.postMessage(message);
+      this.#worker.postMessage({ id, source, entry, agent: agent ?? null });
     }).finally(() => {
       if (this.#pending === undefined) this.#worker.unref();
     });

@@ -44,7 +44,7 @@ export function readConfig(options: StateOptions): { manifests: ManifestSet; man
  * What the running authority holds: the manifests and policy in force (replaced together on
  * reload), the analysis pool, the facts cache and the store, and the AppContext its use cases run
  * with. Facts come from the pool through the cache; nothing here runs the TypeScript checker on
- * the event loop. A submission is evaluated on a thread as a whole (facts, decision, receipt).
+ * the event loop.
  */
 export class AuthorityState {
   readonly options: StateOptions;
@@ -72,9 +72,6 @@ export class AuthorityState {
         const manifests = agent === undefined ? this.config.manifestsSha256 : `${this.config.manifestsSha256}+${agent.sha256}`;
         return this.facts.facts(program, { manifests, analyzer: this.analyzerVersion }, (p) => this.pool.analyze(p, agent));
       },
-      // Submissions and checks: the facts (each thread's cache, by the same key), the decision and
-      // the receipt's signature on a thread, so that the event loop does HTTP, auth and the store.
-      evaluate: (program, policy, order) => this.pool.evaluate(program, manifestsFor(this.config.manifests, options.dataDir, program.manifests).agent, policy, order),
       keys: cachedKeyStore(fileKeyStore(options.dataDir)),
       redemptions: store,
       store: async () => store,
