@@ -1,11 +1,14 @@
-// Submissions are decided and signed on the analysis threads: what the event loop puts in force
-// (a reloaded policy, a rotated key) reaches every thread, a refused reload changes nothing on
-// any of them, and a thread that dies answers its submissions with an error rather than never.
+// Submissions are decided and signed on the decision thread: what the event loop puts in force
+// (a reloaded policy, a rotated key) reaches it, a refused reload changes nothing, and a thread
+// that fails answers its submissions with an error rather than never.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeProtectedHeader } from "jose";
 import { afterAll, describe, expect, it } from "vitest";
-import { AnalysisWorker, WorkerFailed } from "../../src/authority/analysis-worker.js";
+import { createAnalyzer } from "../../src/analyze/index.js";
+import { DecisionThread } from "../../src/authority/decision-thread.js";
+import { decide } from "../../src/policy/index.js";
+import { generateKey } from "../../src/receipt/index.js";
 import { loadPolicy } from "../../src/config/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { shippedManifests } from "../policy/helpers.js";
@@ -21,8 +24,8 @@ async function submitMany(a: TestAuthority, n: number): Promise<{ status: number
   return Promise.all(Array.from({ length: n }, () => a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } })));
 }
 
-describe("evaluation on the analysis threads", () => {
-  it("a reloaded policy decides on every thread; a policy that fails to load keeps the old one on all of them", async () => {
+describe("decisions off the event loop", () => {
+  it("a reloaded policy decides at once; a policy that fails to load keeps the old one", async () => {
     const a = await startTestAuthority("sqlite", { poolSize: 2 });
     authorities.push(a);
     const alice = await a.login();
@@ -40,7 +43,7 @@ describe("evaluation on the analysis threads", () => {
     expect((await submitMany(a, 8)).map((r) => r.body.status)).toEqual(Array(8).fill("pending"));
   });
 
-  it("receipts are signed with the key in force: a rotation reaches every thread", async () => {
+  it("receipts are signed with the key in force: a rotation reaches the thread", async () => {
     const a = await startTestAuthority("sqlite", { poolSize: 2 });
     authorities.push(a);
     const keys = a.authority.state.ctx.keys;
@@ -53,18 +56,44 @@ describe("evaluation on the analysis threads", () => {
   });
 });
 
-describe("AnalysisWorker", () => {
-  it("a thread stopped while it holds several submissions fails each of them", async () => {
-    const manifests = shippedManifests();
-    const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: HOME });
-    const worker = new AnalysisWorker(manifests, undefined);
-    await worker.ready;
-    const program = { source: example("read-notes.ts"), entry: "read-notes.ts" };
-    const first = await worker.evaluate(program, "k", undefined, policy, undefined, 30_000);
-    expect(first.decision.kind).toBe("auto_approved");
-    const held = Array.from({ length: 3 }, () => worker.evaluate(program, "k", undefined, policy, undefined, 30_000).then(() => "answered", (err: unknown) => err));
-    await worker.terminate();
-    for (const outcome of await Promise.all(held)) expect(outcome === "answered" || outcome instanceof WorkerFailed).toBe(true);
-    await expect(worker.evaluate(program, "k", undefined, policy, undefined, 30_000)).rejects.toBeInstanceOf(WorkerFailed);
+describe("DecisionThread", () => {
+  const manifests = shippedManifests();
+  const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: HOME });
+
+  it("decides as the event loop would, and signs when a receipt is ordered", async () => {
+    const thread = new DecisionThread(30_000);
+    try {
+      const facts = createAnalyzer(manifests).analyze(example("read-notes.ts"), { entry: "read-notes.ts" });
+      const key = (await generateKey(new Date())).privateKey;
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, (_, i) => thread.evaluate(facts, policy, manifests, { id: `req_${i}`, issuer: "http://127.0.0.1:1", now: new Date(), key: { kid: "k1", privateKey: key } })),
+      );
+      for (const [i, answer] of answers.entries()) {
+        expect(answer.facts).toBe(facts);
+        expect(answer.decision).toEqual(decide(facts, policy, manifests));
+        expect(decodeProtectedHeader(answer.receipt!.token).kid).toBe("k1");
+        expect(JSON.parse(Buffer.from(answer.receipt!.token.split(".")[1]!, "base64url").toString()).sub).toBe(`req_${i}`);
+      }
+      expect((await thread.evaluate(facts, policy, manifests, undefined)).receipt).toBeUndefined();
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it("a thread that overruns fails the submissions it held (503, retriable), and the next one gets a new thread", async () => {
+    const thread = new DecisionThread(1); // no decision fits in 1 ms with a thread still starting
+    const facts = createAnalyzer(manifests).analyze(example("read-notes.ts"), { entry: "read-notes.ts" });
+    try {
+      const held = await Promise.all(Array.from({ length: 3 }, () => thread.evaluate(facts, policy, manifests, undefined).then(() => "answered", (err: unknown) => err)));
+      for (const outcome of held) expect(outcome).toMatchObject({ class: "internal_error", retriable: true });
+    } finally {
+      await thread.close();
+    }
+    const fresh = new DecisionThread(30_000);
+    try {
+      await expect(fresh.evaluate(facts, policy, manifests, undefined)).resolves.toMatchObject({ decision: { kind: "auto_approved" } });
+    } finally {
+      await fresh.close();
+    }
   });
 });
