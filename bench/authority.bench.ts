@@ -47,10 +47,26 @@ interface Load {
   p50: number; // ms
   p99: number;
   errors: number; // non-2xx answers and failed requests
+  cpu?: { loop: number; all: number }; // the server's CPU per request, ms: its main thread (the event loop), all its threads
+}
+
+/** CPU time (ms) of process `pid`'s main thread and of all its threads, from /proc (Linux); undefined elsewhere. */
+function cpuTimes(pid: number | undefined): { loop: number; all: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const ticks = (file: string): number => {
+      const fields = readFileSync(file, "utf8").split(") ")[1]!.split(" ");
+      return Number(fields[11]) + Number(fields[12]); // utime + stime
+    };
+    const tick = 1000 / 100; // USER_HZ
+    return { loop: ticks(`/proc/${pid}/task/${pid}/stat`) * tick, all: ticks(`/proc/${pid}/stat`) * tick };
+  } catch {
+    return undefined;
+  }
 }
 
 /** autocannon for SECONDS after a short warm-up; `body` makes each request's body (distinct programs) or is fixed. */
-async function load(url: string, headers: Record<string, string>, body: string | (() => string)): Promise<Load> {
+async function load(url: string, headers: Record<string, string>, body: string | (() => string), pid?: number): Promise<Load> {
   const options: autocannon.Options = {
     url,
     method: "POST",
@@ -59,8 +75,12 @@ async function load(url: string, headers: Record<string, string>, body: string |
     ...(typeof body === "string" ? { body } : { requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }] }),
   };
   await autocannon({ ...options, duration: 2 });
+  const before = cpuTimes(pid);
   const r = await autocannon({ ...options, duration: SECONDS });
-  return { rate: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts };
+  const after = cpuTimes(pid);
+  const n = r.requests.total;
+  const cpu = before === undefined || after === undefined || n === 0 ? undefined : { loop: (after.loop - before.loop) / n, all: (after.all - before.all) / n };
+  return { rate: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts, ...(cpu === undefined ? {} : { cpu }) };
 }
 
 let serial = 0;
@@ -78,13 +98,14 @@ async function authority(database?: string): Promise<{ url: string; child: Child
   return { url, child, home, token: readFileSync(join(env.COUNTERSIGN_HOME, "submitter.token"), "utf8").trim() };
 }
 
-const rows: string[][] = [["what", "requests/s", "p50", "p99", "vs bare hono", "target"]];
+const rows: string[][] = [["what", "requests/s", "p50", "p99", "vs bare hono", "event loop CPU / request", "server CPU / request", "target"]];
 const ms = (n: number): string => `${n.toFixed(1)} ms`;
 const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");
 let bare: Load;
 function report(what: string, l: Load, target: string): void {
   if (l.errors > 0) throw new Error(`${what}: ${l.errors} requests failed`);
-  rows.push([what, fmt(l.rate), ms(l.p50), ms(l.p99), `${(l.rate / bare.rate).toFixed(3)}×`, target]);
+  const cpu = (n: number | undefined): string => (n === undefined ? "n/a" : `${n.toFixed(2)} ms`);
+  rows.push([what, fmt(l.rate), ms(l.p50), ms(l.p99), `${(l.rate / bare.rate).toFixed(3)}×`, cpu(l.cpu?.loop), cpu(l.cpu?.all), target]);
 }
 
 /**
@@ -138,17 +159,18 @@ const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (i) => con
   const file = join(packageRoot, "bench", ".bare-hono.mjs"); // inside the package, so that it resolves hono
   writeFileSync(file, script);
   const { url, child } = await startProcess([file], {}, /bare at (http:\/\/\S+)/);
-  bare = await load(url, {}, repeated);
-  rows.push(["baseline: bare hono JSON route, same body", fmt(bare.rate), ms(bare.p50), ms(bare.p99), "1.000×", ""]);
+  bare = await load(url, {}, repeated, child.pid);
+  report("baseline: bare hono JSON route, same body", bare, "");
   await stop(child);
 }
 
 async function measureStore(label: string, database?: string): Promise<Awaited<ReturnType<typeof authority>>> {
   const a = await authority(database);
   const headers = { authorization: `Bearer ${a.token}` };
-  report(`${label}: auto-approved, distinct programs`, await load(`${a.url}/v1/requests`, headers, distinct), "≥ 150/s");
-  report(`${label}: auto-approved, one program repeated`, await load(`${a.url}/v1/requests`, headers, repeated), "≥ 2,000/s");
-  report(`${label}: pending (asks a person), one program repeated`, await load(`${a.url}/v1/requests`, headers, pending), "");
+  const pid = a.child.pid;
+  report(`${label}: auto-approved, distinct programs`, await load(`${a.url}/v1/requests`, headers, distinct, pid), "≥ 150/s");
+  report(`${label}: auto-approved, one program repeated`, await load(`${a.url}/v1/requests`, headers, repeated, pid), "≥ 2,000/s");
+  report(`${label}: pending (asks a person), one program repeated`, await load(`${a.url}/v1/requests`, headers, pending, pid), "");
   return a;
 }
 
