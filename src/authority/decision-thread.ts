@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import type { Evaluation, ReceiptOrder } from "../app/index.js";
+import { decideAndSign, type Evaluation, type ReceiptOrder } from "../app/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError, type Facts, type PolicyDecision } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
@@ -82,13 +82,16 @@ const decisions = new ParsedJson<PolicyDecision>();
  * Submissions that arrive in one turn of the event loop go as one message (a wake-up per
  * submission cost more than the decision on a busy machine); facts, policies, manifests and keys
  * cross once each. A thread that fails or overruns `timeoutMs` is stopped, every submission it
- * held gets a retriable internal_error (503), and the next one starts a new thread.
+ * held gets a retriable internal_error (503), and the next one starts a new thread. Facts seen
+ * for the first time (a program just analyzed) are decided in process: such a submission is
+ * bound by its analysis, and sending new facts across cost more than deciding them here.
  */
 export class DecisionThread {
   readonly #timeoutMs: number;
   #worker: Worker | undefined;
   #ready: Promise<void> | undefined;
   #ids = new WeakMap<object, number>();
+  readonly #seen = new WeakSet<Facts>();
   #kept: number[] = []; // ids the thread keeps, oldest first
   #keptSet = new Set<number>();
   #nextId = 0;
@@ -104,6 +107,14 @@ export class DecisionThread {
   /** `facts`' decision by `policy` under `manifests` and, when ordered and auto-approved, the receipt signed with `key`. */
   evaluate(facts: Facts, policy: Policy, manifests: ManifestSet, order: ReceiptOrder | undefined): Promise<Evaluation> {
     if (this.#closed) return Promise.reject(stopped("the authority is shutting down"));
+    if (!this.#seen.has(facts)) {
+      this.#seen.add(facts);
+      try {
+        return Promise.resolve({ facts, ...decideAndSign(facts, policy, manifests, order) });
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
     this.#start();
     const values: [number, unknown][] = [];
     const ref = (value: object): number => this.#ref(value, values);

@@ -60,7 +60,7 @@ describe("DecisionThread", () => {
   const manifests = shippedManifests();
   const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: HOME });
 
-  it("decides as the event loop would, and signs when a receipt is ordered", async () => {
+  it("decides as the event loop would, and signs when a receipt is ordered (new facts in process, seen ones on the thread)", async () => {
     const thread = new DecisionThread(30_000);
     try {
       const facts = createAnalyzer(manifests).analyze(example("read-notes.ts"), { entry: "read-notes.ts" });
@@ -84,6 +84,7 @@ describe("DecisionThread", () => {
     const thread = new DecisionThread(1); // no decision fits in 1 ms with a thread still starting
     const facts = createAnalyzer(manifests).analyze(example("read-notes.ts"), { entry: "read-notes.ts" });
     try {
+      await thread.evaluate(facts, policy, manifests, undefined); // new facts are decided in process; from now on they go to the thread
       const held = await Promise.all(Array.from({ length: 3 }, () => thread.evaluate(facts, policy, manifests, undefined).then(() => "answered", (err: unknown) => err)));
       for (const outcome of held) expect(outcome).toMatchObject({ class: "internal_error", retriable: true });
     } finally {
