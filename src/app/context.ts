@@ -5,6 +5,7 @@ import type { AgentManifestSource, Facts } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
 import type { KeyStore, RedemptionStore } from "../receipt/index.js";
 import type { Store, StoredRule } from "../store/index.js";
+import type { Evaluation, ReceiptOrder } from "./decide-and-sign.js";
 
 /** A program as submitted: its exact bytes (a string: its UTF-8 encoding) and the name it goes by (messages, the receipt). */
 export interface ProgramInput {
@@ -34,6 +35,11 @@ export interface AppContext {
   policy: () => Policy; // the policy files in force (remembered rules come from the store)
   /** The facts of a program: analyzed in process (CLI) or by the authority's worker pool. */
   analyze: (program: ProgramInput) => Promise<Facts>;
+  /**
+   * The authority's: facts, decision and ordered receipt computed off the event loop (its worker
+   * threads). Without it checkProgram analyzes through `analyze` and decides and signs in process.
+   */
+  evaluate?: (program: ProgramInput, policy: Policy, order?: ReceiptOrder) => Promise<Evaluation>;
   keys: KeyStore;
   redemptions: RedemptionStore;
   store: () => Promise<Store>; // opened on first use

@@ -6,7 +6,6 @@ import { newRequestId } from "../store/index.js";
 import { checkProgram } from "./check-program.js";
 import type { AppContext, ProgramInput } from "./context.js";
 import { manifestsFor } from "./manifests-for.js";
-import { signReceipt } from "./sign-receipt.js";
 
 export interface Submission {
   token: string; // the name of the submitter token that sent it
@@ -30,13 +29,11 @@ export interface Submitted {
  * receipt binds, after a restart too.
  */
 export async function submitRequest(ctx: AppContext, submission: Submission): Promise<Submitted> {
-  const { facts, decision } = await checkProgram(ctx, submission.program, submission.token);
+  const id = newRequestId();
+  const { facts, decision, receipt } = await checkProgram(ctx, submission.program, submission.token, id);
   refuseIfRejected(facts);
   const agent = facts.agentManifests === undefined ? undefined : manifestsFor(ctx.manifests(), ctx.dataDir, submission.program.manifests).agent;
   const store = await ctx.store();
-  const id = newRequestId();
-  const receipt =
-    decision.kind === "auto_approved" ? await signReceipt(ctx, { id, facts, policy: decision, decision: { kind: "auto_approved", approver: null } }) : undefined;
   const result = await store.submit({
     token: submission.token,
     source: programBytes(submission.program.source).text ?? "", // text: a program that is not UTF-8 was refused above

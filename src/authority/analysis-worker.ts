@@ -1,20 +1,10 @@
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { AgentActions, ManifestSet } from "../manifest/index.js";
 import type { Facts } from "../model/index.js";
 import { ANALYSIS_WORKER_SOURCE } from "./analysis-worker-source.js";
+import { THREAD_LOADER, threadModule } from "./thread-modules.js";
 
-// From src/ (tests) the worker imports TypeScript modules through tsx; from dist/, plain JavaScript.
-const FROM_SOURCE = import.meta.url.endsWith(".ts");
-const EXT = FROM_SOURCE ? ".ts" : ".js";
-const MODULES = {
-  analyze: new URL(`../analyze/index${EXT}`, import.meta.url).href,
-  codeCache: new URL(`../analyze/code-cache${EXT}`, import.meta.url).href,
-};
-// tsx's ESM API (its exports resolve to the CommonJS build from here); a dev dependency, needed only from src/.
-const TSX = FROM_SOURCE ? pathToFileURL(join(dirname(createRequire(import.meta.url).resolve("tsx/package.json")), "dist/esm/api/index.mjs")).href : null;
+const MODULES = { analyze: threadModule("../analyze/index"), codeCache: threadModule("../analyze/code-cache") };
 
 type FromWorker = { kind: "ready" } | { kind: "done"; id: number; facts: Facts } | { kind: "error"; id: number; message: string } | { kind: "fatal"; message: string };
 
@@ -39,7 +29,7 @@ export class AnalysisWorker {
     this.manifests = manifests;
     this.#worker = new Worker(ANALYSIS_WORKER_SOURCE, {
       eval: true,
-      workerData: { tsx: TSX, modules: MODULES, codeCache: codeCacheDir ?? null, manifests },
+      workerData: { tsx: THREAD_LOADER, modules: MODULES, codeCache: codeCacheDir ?? null, manifests },
     });
     this.#worker.unref(); // an idle worker never keeps the process alive
     let started: { resolve(): void; reject(err: Error): void } | undefined;

@@ -6,6 +6,7 @@ import { manifestsHash, type ManifestSet } from "../manifest/index.js";
 import type { Policy } from "../policy/index.js";
 import { fileKeyStore, type Store } from "../store/index.js";
 import { AnalysisPool } from "./analysis-pool.js";
+import { DecisionThread } from "./decision-thread.js";
 import { FactsCache } from "./facts-cache.js";
 import { cachedKeyStore } from "./key-cache.js";
 
@@ -44,13 +45,14 @@ export function readConfig(options: StateOptions): { manifests: ManifestSet; man
  * What the running authority holds: the manifests and policy in force (replaced together on
  * reload), the analysis pool, the facts cache and the store, and the AppContext its use cases run
  * with. Facts come from the pool through the cache; nothing here runs the TypeScript checker on
- * the event loop.
+ * the event loop; decisions and receipts are worked out on a thread of their own.
  */
 export class AuthorityState {
   readonly options: StateOptions;
   readonly store: Store;
   readonly pool: AnalysisPool;
   readonly facts = new FactsCache();
+  readonly decisions: DecisionThread;
   readonly analyzerVersion = packageVersion();
   readonly ctx: AppContext;
   config: ReturnType<typeof readConfig>;
@@ -60,6 +62,7 @@ export class AuthorityState {
     this.store = store;
     this.pool = pool;
     this.config = config;
+    this.decisions = new DecisionThread(options.analysisTimeoutMs ?? DEFAULT_ANALYSIS_TIMEOUT_MS);
     this.ctx = {
       dataDir: options.dataDir,
       home: options.home,
@@ -72,6 +75,9 @@ export class AuthorityState {
         const manifests = agent === undefined ? this.config.manifestsSha256 : `${this.config.manifestsSha256}+${agent.sha256}`;
         return this.facts.facts(program, { manifests, analyzer: this.analyzerVersion }, (p) => this.pool.analyze(p, agent));
       },
+      // Submissions and checks: facts as above, then the decision and the receipt's signature on
+      // the decision thread, so that the event loop does HTTP, auth and the store.
+      evaluate: async (program, policy, order) => this.decisions.evaluate(await this.ctx.analyze(program), policy, this.config.manifests, order),
       keys: cachedKeyStore(fileKeyStore(options.dataDir)),
       redemptions: store,
       store: async () => store,
@@ -113,6 +119,7 @@ export class AuthorityState {
   }
 
   async close(): Promise<void> {
+    await this.decisions.close();
     await this.pool.close();
   }
 }

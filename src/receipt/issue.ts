@@ -11,7 +11,10 @@ import {
 import { checkedClaims } from "./checked-claims.js";
 import { describeIssues } from "./describe-issues.js";
 import { signEd25519 } from "./ed25519.js";
-import type { Keyring } from "./keyring.js";
+import type { KeyEntry } from "./keyring.js";
+
+/** What signing needs of a keyring: its active key. */
+export type SigningKeys = { active: Pick<KeyEntry, "kid" | "privateKey"> };
 
 export interface IssueInput {
   requestId: string;
@@ -40,12 +43,12 @@ export interface IssuedReceipt {
  * so very long constant arguments can get there) is refused as resource_limit_exceeded: the
  * grants are never loosened to fit.
  */
-export async function issueReceipt(input: IssueInput, keys: Pick<Keyring, "active">, now: Date = new Date()): Promise<string> {
+export async function issueReceipt(input: IssueInput, keys: SigningKeys, now: Date = new Date()): Promise<string> {
   return issueReceiptRecord(input, keys, now).token;
 }
 
 /** issueReceipt, synchronously, with the receipt's jti and exp beside the token. */
-export function issueReceiptRecord(input: IssueInput, keys: Pick<Keyring, "active">, now: Date = new Date()): IssuedReceipt {
+export function issueReceiptRecord(input: IssueInput, keys: SigningKeys, now: Date = new Date()): IssuedReceipt {
   const lifetime = input.lifetimeSeconds ?? DEFAULT_LIFETIME_SECONDS;
   if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > MAX_LIFETIME_SECONDS) {
     throw new CountersignError("config_error", "receipt", `receipt lifetime must be a whole number of seconds from 1 to ${MAX_LIFETIME_SECONDS}, not ${lifetime}`, {

@@ -3,6 +3,7 @@ import type { Json } from "../model/index.js";
 import type { RequestStatus, StoreEvent } from "../model/index.js";
 import { entryHash } from "./audit-chain.js";
 import type { Driver, Row, SqlValue, Tx, WriteOptions } from "./driver.js";
+import type { ReadCache } from "./read-cache.js";
 
 /** For the changes that must survive a power cut: see the SQLite driver. */
 export const DURABLE: WriteOptions = { durable: true };
@@ -10,6 +11,7 @@ export const DURABLE: WriteOptions = { durable: true };
 export interface StoreContext {
   driver: Driver;
   now: () => number; // ms since the epoch
+  reads: ReadCache; // tokens and remembered rules, while nothing changed them
 }
 
 export interface AuditInput {

@@ -15,6 +15,7 @@ export class CheckedJson<S extends z.ZodType> {
   readonly #what: string;
   readonly #maxChars: number;
   readonly #entries = new Map<string, { value: z.infer<S>; json: string }>();
+  readonly #frozen = new WeakMap<object, { value: z.infer<S>; json: string }>(); // by the very object, for values nothing can change
   #chars = 0;
 
   constructor(schema: S, what: string, maxChars = 4_000_000) {
@@ -23,8 +24,20 @@ export class CheckedJson<S extends z.ZodType> {
     this.#maxChars = maxChars;
   }
 
-  /** The checked value (frozen: hits share it) and its JSON as stored. */
+  /**
+   * The checked value (frozen: hits share it) and its JSON as stored. A deeply frozen object of
+   * plain JSON data is answered by identity the next time (it cannot have changed, so its text
+   * is the same): the authority hands in one frozen decision object per distinct decision text.
+   */
   check(raw: unknown): { value: z.infer<S>; json: string } {
+    const known = typeof raw === "object" && raw !== null ? this.#frozen.get(raw) : undefined;
+    if (known !== undefined) return known;
+    const checked = this.#checkText(raw);
+    if (typeof raw === "object" && raw !== null && frozenJson(raw)) this.#frozen.set(raw, checked);
+    return checked;
+  }
+
+  #checkText(raw: unknown): { value: z.infer<S>; json: string } {
     const text = JSON.stringify(raw) as string | undefined; // undefined for undefined, a function, a symbol
     if (text === undefined) return this.#parse(raw);
     const known = this.#entries.get(text);
@@ -48,4 +61,15 @@ export class CheckedJson<S extends z.ZodType> {
     const value = deepFreeze(parseInput(this.#schema, raw, this.#what));
     return { value, json: JSON.stringify(value) };
   }
+}
+
+/** Plain JSON data (objects, arrays, strings, finite numbers, booleans, null), frozen all the way down: nothing can change it any more. */
+function frozenJson(value: unknown): boolean {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (typeof value !== "object" || !Object.isFrozen(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== (Array.isArray(value) ? Array.prototype : Object.prototype) && proto !== null) return false;
+  // data properties only: a getter could answer something else each time
+  return Object.values(Object.getOwnPropertyDescriptors(value)).every((d) => !d.enumerable || ("value" in d && frozenJson(d.value)));
 }

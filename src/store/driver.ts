@@ -18,6 +18,8 @@ export interface Tx extends Queryer {
 
 export interface WriteOptions {
   durable?: boolean;
+  /** The transaction changes none of what a ReadCache keeps (tokens, remembered rules): it leaves `version` as it is. */
+  keepsCachedReads?: boolean;
 }
 
 export interface Driver {
@@ -34,5 +36,10 @@ export interface Driver {
    * data: listeners read what changed from the events table, so a lost ring loses nothing.
    */
   listen(onRing: () => void): Promise<() => Promise<void>>;
+  /**
+   * A value that changes whenever a transaction that may have changed a cached read committed,
+   * in this process or another; undefined when the driver cannot tell (then nothing is cached).
+   */
+  version(): string | undefined;
   close(): Promise<void>;
 }

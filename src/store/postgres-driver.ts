@@ -89,6 +89,8 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
         client?.release(broken instanceof Error ? broken : undefined);
       }
     },
+    // Other processes change tokens and rules without a ring here: every read goes to the database.
+    version: () => undefined,
     async listen(onRing) {
       rings.add(onRing);
       const current = (listener ??= startListener(config, () => {

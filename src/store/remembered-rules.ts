@@ -1,4 +1,4 @@
-import type { Json } from "../model/index.js";
+import { deepFreeze, type Json } from "../model/index.js";
 import { change, DURABLE, type StoreContext } from "./change.js";
 
 export interface StoredRule {
@@ -11,16 +11,22 @@ export interface StoredRule {
   expires_at: number | null; // null: until forgotten
 }
 
-/** Rules saved by "approve and remember" that apply now (neither forgotten nor past their lifetime), oldest first. */
+/**
+ * Rules saved by "approve and remember" that apply now (neither forgotten nor past their
+ * lifetime), oldest first. The rules not forgotten are read once per change to the database
+ * (ReadCache; frozen, as every caller shares them), their lifetime checked at each call.
+ */
 export async function listRememberedRules(ctx: StoreContext): Promise<StoredRule[]> {
   const now = ctx.now();
+  const rules = await ctx.reads.read("remembered_rules", () => readRules(ctx));
+  return rules.filter((r) => r.expires_at === null || r.expires_at > now);
+}
+
+async function readRules(ctx: StoreContext): Promise<readonly StoredRule[]> {
   const rows = await ctx.driver.read((q) =>
-    q.all(
-      "SELECT id, op, rule, request_id, created_at, token, expires_at FROM remembered_rules WHERE forgotten_at IS NULL AND (expires_at IS NULL OR expires_at > ?) ORDER BY created_at, id",
-      [now],
-    ),
+    q.all("SELECT id, op, rule, request_id, created_at, token, expires_at FROM remembered_rules WHERE forgotten_at IS NULL ORDER BY created_at, id"),
   );
-  return rows.map((r) => ({
+  return deepFreeze(rows.map((r) => ({
     id: String(r.id),
     op: String(r.op),
     rule: JSON.parse(String(r.rule)) as Record<string, Json>,
@@ -28,7 +34,7 @@ export async function listRememberedRules(ctx: StoreContext): Promise<StoredRule
     created_at: Number(r.created_at),
     token: r.token === null ? null : String(r.token),
     expires_at: r.expires_at === null ? null : Number(r.expires_at),
-  }));
+  })));
 }
 
 /** `policy forget RULE_ID`: the rule stops applying; the row stays for the record. */

@@ -76,6 +76,10 @@ export function openSqliteDriver(path: string): Driver {
   };
 
   const file = realpathSync(path); // one queue per file, however it is named
+  // data_version changes when another connection (another process, the CLI) commits; our own
+  // commits are counted here, those that keep cached reads aside.
+  const dataVersion = db.prepare("PRAGMA data_version").pluck();
+  let ownChanges = 0;
   let writes = 0;
   let checkpointer: WalCheckpointer | undefined;
   const committed = (): void => {
@@ -111,6 +115,7 @@ export function openSqliteDriver(path: string): Driver {
         try {
           const result = await fn({ ...q, notify: async () => void (rang = true) });
           db.exec("COMMIT");
+          if (options.keepsCachedReads !== true) ownChanges++;
           committed();
           if (rang) for (const ring of ringsOf.get(file) ?? []) queueMicrotask(ring);
           return result;
@@ -134,6 +139,7 @@ export function openSqliteDriver(path: string): Driver {
         if (rings.size === 0 && ringsOf.get(file) === rings) ringsOf.delete(file);
       };
     },
+    version: () => (db.open ? `${dataVersion.get() as number}:${ownChanges}` : undefined),
     close: () =>
       serially("closing the store failed", async () => {
         await checkpointer?.stop();

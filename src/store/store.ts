@@ -8,6 +8,7 @@ import type { Dialect, Driver } from "./driver.js";
 import { EventFeed, eventsSince, type SubscribeOptions } from "./events.js";
 import { expireDue } from "./expire-requests.js";
 import { getRequest, listRequests, type RequestPage } from "./list-requests.js";
+import { ReadCache } from "./read-cache.js";
 import { recordReceipt, redeemReceipt, type ReceiptRecord, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
 import { useLoginLink, type LoginLink } from "./login-links.js";
 import { forgetRule, listRememberedRules, type StoredRule } from "./remembered-rules.js";
@@ -27,7 +28,7 @@ export class Store implements RedemptionStore {
   readonly #submissions: SubmitQueue;
 
   constructor(driver: Driver, now: () => number = Date.now) {
-    this.#ctx = { driver, now };
+    this.#ctx = { driver, now, reads: new ReadCache(driver) };
     this.#feed = new EventFeed(this.#ctx);
     this.#submissions = new SubmitQueue(this.#ctx);
   }

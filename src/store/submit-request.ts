@@ -145,6 +145,9 @@ function newRequest({ input, checked, policy, id }: Prepared, now: number): Omit
   };
 }
 
+/** Submissions add requests, receipts and audit entries: no token or rule changes. */
+const KEEPS_CACHED_READS = { keepsCachedReads: true };
+
 /** The most submissions one transaction commits together. */
 const MAX_BATCH = 64;
 
@@ -197,7 +200,7 @@ export class SubmitQueue {
 
   async #commit(batch: Waiting[]): Promise<void> {
     try {
-      const results = await change(this.#ctx, (c) => insertSubmissions(c, batch.map((item) => item.prepared)));
+      const results = await change(this.#ctx, (c) => insertSubmissions(c, batch.map((item) => item.prepared)), KEEPS_CACHED_READS);
       batch.forEach((item, i) => item.resolve(results[i]!));
     } catch (err) {
       if (batch.length === 1) batch[0]!.reject(err);

@@ -35,7 +35,7 @@ export async function addToken(ctx: StoreContext, rawName: string): Promise<{ na
   });
 }
 
-/** Revoke at once: `authenticate` reads the store on every call, there is no cache to outlive it. */
+/** Revoke at once: `authenticate` answers from memory only while no transaction has committed since its read (ReadCache). */
 export async function revokeToken(ctx: StoreContext, name: string): Promise<boolean> {
   return change(ctx, async (c) => {
     const changed = await c.tx.run("UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", [c.now, name]);
@@ -56,7 +56,8 @@ export async function listTokens(ctx: StoreContext): Promise<TokenInfo[]> {
 export async function authenticate(ctx: StoreContext, token: string): Promise<string | null> {
   if (typeof token !== "string" || !token.startsWith(PREFIX) || token.length > 100) return null;
   const hash = tokenHash(token);
-  const row = (await ctx.driver.read((q) => q.all("SELECT name, hash, revoked_at FROM tokens WHERE hash = ?", [hash.toString("hex")])))[0];
+  const hex = hash.toString("hex");
+  const row = (await ctx.reads.read(`token:${hex}`, () => ctx.driver.read((q) => q.all("SELECT name, hash, revoked_at FROM tokens WHERE hash = ?", [hex]))))[0];
   if (row === undefined || row.revoked_at !== null) return null;
   const stored = Buffer.from(String(row.hash), "hex");
   return stored.length === hash.length && timingSafeEqual(stored, hash) ? String(row.name) : null;

@@ -68,3 +68,24 @@ describe("CheckedJson", () => {
     expect(cache.check({ name: "a", count: 1 }).value).not.toBe(a);
   });
 });
+
+describe("CheckedJson by identity", () => {
+  it("answers a deeply frozen object by identity, and checks anything that could have changed by its text", () => {
+    const cache = new CheckedJson(Schema, "thing");
+    const frozen = Object.freeze({ name: "a", count: 1 });
+    const first = cache.check(frozen);
+    expect(cache.check(frozen)).toBe(first);
+    // not frozen all the way, or frozen with a getter: checked again, so a change is seen
+    const open = { name: "a", count: 1 };
+    cache.check(open);
+    open.count = 1.5;
+    expect(() => cache.check(open)).toThrow(/count/);
+    let n = 1;
+    const getter = Object.freeze({ name: "a", get count() { return n; } });
+    expect(cache.check(getter).value).toEqual({ name: "a", count: 1 });
+    n = 1.5;
+    expect(() => cache.check(getter)).toThrow(/count/);
+    const nested = Object.freeze({ name: "a", count: 1, at: { when: "now" } });
+    expect(() => new CheckedJson(Schema, "thing").check(nested)).toThrow(/at/); // refused, whatever path it took
+  });
+});

@@ -1,0 +1,25 @@
+import { deepFreeze } from "../model/index.js";
+
+/**
+ * Values by their JSON text, parsed and frozen once: the analysis threads answer a repeated
+ * program's facts and decision as equal texts, and handing back the same frozen object lets the
+ * store check it once (it remembers what it checked by object). Least recently used go first.
+ */
+export class ParsedJson<T> {
+  readonly #max: number;
+  readonly #entries = new Map<string, T>();
+
+  constructor(max = 1000) {
+    this.#max = max;
+  }
+
+  parse(text: string): T {
+    let value = this.#entries.get(text);
+    if (value === undefined) {
+      value = deepFreeze(JSON.parse(text) as T);
+      if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    } else this.#entries.delete(text); // most recently used goes last
+    this.#entries.set(text, value);
+    return value;
+  }
+}

@@ -1,0 +1,86 @@
+// Tokens and remembered rules are answered from memory only while nothing committed since they
+// were read: a change through this store, another store on the same file, or another connection
+// (the CLI's) is seen by the very next read.
+import { afterAll, describe, expect, it } from "vitest";
+import { openSqliteDriver, storeOver, type Driver, type Store } from "../../src/store/index.js";
+import { DIALECTS, newDatabase, opener, rawSql, submission } from "./fixtures.js";
+
+const RULE = { id: "remembered.email.send_email.cache", decision: "allow", op: "email.send_email", when: { count: { max: 1 } } };
+
+/** A SQLite store whose reads are counted. */
+async function countingStore(database: string): Promise<{ store: Store; reads: () => number }> {
+  const driver = openSqliteDriver(database);
+  let reads = 0;
+  const counted: Driver = { ...driver, read: (fn) => (reads++, driver.read(fn)) };
+  return { store: await storeOver(counted), reads: () => reads };
+}
+
+describe("the store's read cache (SQLite)", () => {
+  const stores = opener();
+  afterAll(() => stores.closeAll());
+
+  it("reads a token once while nothing commits, and again after any change that may touch it", async () => {
+    const database = await newDatabase("sqlite");
+    const { store, reads } = await countingStore(database);
+    try {
+      const { token } = await store.addToken("cached");
+      const before = reads();
+      for (let i = 0; i < 5; i++) expect(await store.authenticate(token)).toBe("cached");
+      expect(reads() - before).toBe(1);
+      const result = await store.submit(submission("cached", "auto_approved")); // a submission changes no token: the cache stays
+      expect(result.ok).toBe(true);
+      expect(await store.authenticate(token)).toBe("cached");
+      expect(reads() - before).toBe(1);
+      await store.revokeToken("cached");
+      expect(await store.authenticate(token)).toBeNull();
+      expect(reads() - before).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a token revoked through another connection stops the next request", async () => {
+    const database = await newDatabase("sqlite");
+    const serving = await stores.open(database);
+    const { token } = await serving.addToken("elsewhere");
+    expect(await serving.authenticate(token)).toBe("elsewhere");
+    expect(await serving.authenticate(token)).toBe("elsewhere"); // answered from memory now
+    const cli = await stores.open(database); // `countersign token revoke` opens its own connection
+    expect(await cli.revokeToken("elsewhere")).toBe(true);
+    expect(await serving.authenticate(token)).toBeNull();
+    const again = await cli.addToken("elsewhere");
+    expect(await serving.authenticate(again.token)).toBe("elsewhere");
+    await rawSql(database, "UPDATE tokens SET revoked_at = 1 WHERE name = 'elsewhere'"); // a bare connection, no store at all
+    expect(await serving.authenticate(again.token)).toBeNull();
+  });
+
+  it("remembered rules saved or forgotten anywhere apply from the next read", async () => {
+    const database = await newDatabase("sqlite");
+    const serving = await stores.open(database);
+    const other = await stores.open(database);
+    await serving.addToken("agent");
+    expect(await serving.listRememberedRules()).toEqual([]);
+    const r = await other.submit(submission("agent"));
+    if (!r.ok) throw new Error("refused");
+    await other.decide(r.request.id, { kind: "approved_remember", approver: "alice", rules: [{ id: RULE.id, op: RULE.op, rule: RULE, token: null, expires_at: null }] });
+    expect((await serving.listRememberedRules()).map((x) => x.id)).toEqual([RULE.id]);
+    expect(Object.isFrozen((await serving.listRememberedRules())[0]!.rule)).toBe(true); // shared between callers: nobody can change it
+    expect(await other.forgetRule(RULE.id, "alice")).toBe(true);
+    expect(await serving.listRememberedRules()).toEqual([]);
+  });
+});
+
+describe.each(DIALECTS)("tokens shared by two stores on %s", (dialect) => {
+  const stores = opener();
+  afterAll(() => stores.closeAll());
+
+  it("a token revoked by another store is refused at once", async () => {
+    const database = await newDatabase(dialect);
+    const a = await stores.open(database);
+    const b = await stores.open(database);
+    const { token } = await a.addToken("shared");
+    expect(await a.authenticate(token)).toBe("shared");
+    await b.revokeToken("shared");
+    expect(await a.authenticate(token)).toBeNull();
+  });
+});
