@@ -14,6 +14,8 @@ import { freshDatabase, startCluster, stopCluster } from "../test/store/postgres
 import { table, writeSection } from "./report.js";
 
 const SECONDS = 10;
+// A server's steady state: the analysis threads' compiler code takes tens of seconds of traffic to be fully optimized.
+const WARM_UP_SECONDS = 15;
 const LOAD_AT_START = loadavg()[0]!;
 const CONNECTIONS = 32;
 const BIN = join(packageRoot, "bin", "countersign.js");
@@ -65,7 +67,7 @@ function cpuTimes(pid: number | undefined): { loop: number; all: number } | unde
   }
 }
 
-/** autocannon for SECONDS after a short warm-up; `body` makes each request's body (distinct programs) or is fixed. */
+/** autocannon for SECONDS after WARM_UP_SECONDS of the same load; `body` makes each request's body (distinct programs) or is fixed. */
 async function load(url: string, headers: Record<string, string>, body: string | (() => string), pid?: number): Promise<Load> {
   const options: autocannon.Options = {
     url,
@@ -74,7 +76,7 @@ async function load(url: string, headers: Record<string, string>, body: string |
     headers: { "content-type": "application/json", ...headers },
     ...(typeof body === "string" ? { body } : { requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }] }),
   };
-  await autocannon({ ...options, duration: 2 });
+  await autocannon({ ...options, duration: WARM_UP_SECONDS });
   const before = cpuTimes(pid);
   const r = await autocannon({ ...options, duration: SECONDS });
   const after = cpuTimes(pid);
@@ -205,7 +207,7 @@ const body = `${table(rows)}
 | --- | --- | --- | --- |
 ${checkRow(check, tsc7)}
 
-autocannon with ${CONNECTIONS} connections for ${SECONDS} s after a 2 s warm-up, each figure from its own
+autocannon with ${CONNECTIONS} connections for ${SECONDS} s after ${WARM_UP_SECONDS} s of the same load (a server's steady state), each figure from its own
 authority process (\`countersign serve\`, ${availableParallelism()} analysis threads) on a fresh data directory. "Distinct"
 makes every request a new program (a comment with a counter), so each is analyzed; "repeated"
 submits one program, whose facts come from the cache (program hash, manifests hash, analyzer
