@@ -235,17 +235,21 @@ event-loop cost. Of the event loop's busy time the store now takes about two fif
 commit's BEGIN and COMMIT, one INSERT per table, each audit entry's sha256 over canonical JSON,
 the submission's checks, and the data_version read, about 4%), HTTP (Node's parser, hono, the
 JSON answer) about a quarter, hashing the token and the program about 5%, the hand-over to the
-decision thread about 5%. The event loop is then close to its share of the target (0.45 ms), but
-the whole server still takes 1.1-1.3 ms of CPU per submission (the decision thread about 0.4 ms,
-V8's helper threads, SQLite's checkpointer) and autocannon 0.15 ms: on 2 cores that bounds the
-repeated case near 1,300/s on a quiet machine, and under this run's load (other processes on the
-shared cores) well below it. Deciding on the analysis threads instead was measured too: it saved
+decision thread about 5%. At 2,000/s the event loop could spend 0.45 ms per submission and the
+whole server, beside autocannon's ~0.12 ms, about 0.85 ms; the table's two CPU columns say how
+far each is (the whole server's includes the decision thread, V8's helper threads and SQLite's
+checkpointer). Deciding on the analysis threads instead was measured too: it saved
 the event loop 0.27 ms per submission and cost 0.8 ms elsewhere (their isolates hold the
 compiler's heap, so every collection there costs more). A program's first submission is decided
 on the event loop, its facts being new. Distinct: bound by analysis:
-each new program costs the server about 27 ms of CPU (the table), most of it on one of the two
-analysis threads (TypeScript's checker about 60% of that), which share the two cores with the
-event loop and the load generator. \`check\` through the authority is a Node process start (\`node -e ""\`
+most of a new program's CPU (the table) is on one of the two analysis threads. Programs that
+cannot change the global scope (modules importing only the trusted API: no augmentations,
+triple-slash directives or dynamic imports) are type-checked by one long-lived TypeScript checker
+over the lib and the API, which keeps the lib's and the API's types resolved between programs
+(a fresh checker spent most of a small program's check re-resolving them); a program with any
+type diagnostic is checked again on a checker of its own, so that what it is told never depends
+on earlier programs. That took read-notes.ts from about 13 to 7 ms of CPU per analysis. The
+compiler's code needs tens of seconds of traffic to be fully optimized, hence the warm-up. \`check\` through the authority is a Node process start (\`node -e ""\`
 100-130 ms here), then about 20 small modules of its own: none of zod, the model's schemas, the
 stores, the database drivers, jose or the compiler (zod alone cost about 110 ms, the schemas 80 ms
 more). The error envelope and the authority's answer are checked by plain code of what \`--json\`
