@@ -27,3 +27,4 @@ export { authorityPath, loadLocalAuthority, writeLocalAuthority } from "./author
 export { localAuthorityUrl } from "./authority-url.js";
 export { APPROVER_SECRET_FILE, SUBMITTER_TOKEN_FILE, createApproverSecret, readApproverSecret, writeNewFile } from "./data-dir-files.js";
 export type { LoginLink } from "./login-links.js";
+export { frozenJson } from "./checked-json.js";
