@@ -12,3 +12,4 @@ export { checkAgentAction } from "./check-agent-action.js";
 export { MemoryRedemptionStore, type RedemptionStore } from "./redemption.js";
 export { startRun } from "./start-run.js";
 export { isoTime } from "./verify.js";
+export { timeOrderedToken } from "./time-ordered-token.js";

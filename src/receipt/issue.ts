@@ -1,5 +1,5 @@
 import type { CrossOpLimit, DecisionKind, Grant } from "../model/index.js";
-import { CountersignError, randomToken } from "../model/index.js";
+import { CountersignError } from "../model/index.js";
 import {
   ApprovalKind,
   DEFAULT_LIFETIME_SECONDS,
@@ -12,6 +12,7 @@ import { checkedClaims } from "./checked-claims.js";
 import { describeIssues } from "./describe-issues.js";
 import { signEd25519 } from "./ed25519.js";
 import type { KeyEntry } from "./keyring.js";
+import { timeOrderedToken } from "./time-ordered-token.js";
 
 /** What signing needs of a keyring: its active key. */
 export type SigningKeys = { active: Pick<KeyEntry, "kid" | "privateKey"> };
@@ -71,7 +72,7 @@ export function issueReceiptRecord(input: IssueInput, keys: SigningKeys, now: Da
       ...(input.approver === undefined ? {} : { approver: input.approver }),
       ...(input.agentManifestsSha256 === undefined ? {} : { agent_manifests: { sha256: input.agentManifestsSha256 } }),
     },
-    { sub: input.requestId, iat, nbf: iat, exp: iat + lifetime, jti: randomToken(16) },
+    { sub: input.requestId, iat, nbf: iat, exp: iat + lifetime, jti: timeOrderedToken(now.getTime()) },
   );
   if (!checked.success) throw refused(describeIssues(checked.error));
   const claims = checked.data;

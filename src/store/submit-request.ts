@@ -1,6 +1,7 @@
-import { Facts, PolicyDecision, randomToken } from "../model/index.js";
+import { Facts, PolicyDecision } from "../model/index.js";
 import type { RecordedDecision, StoredRequest } from "../model/index.js";
 import { SubmitInput } from "../model/index.js";
+import { timeOrderedToken } from "../receipt/index.js";
 import { sha256Hex, sha256Json } from "./audit-chain.js";
 import { change, insertRows, type Change, type StoreContext } from "./change.js";
 import { CheckedJson } from "./checked-json.js";
@@ -12,9 +13,9 @@ import { storeUsageError } from "./store-error.js";
 
 export type SubmitResult = { ok: true; request: StoredRequest } | { ok: false; reason: "token_inactive" };
 
-/** 128 random bits: request ids are not guessable. */
+/** 96 random bits after the time (timeOrderedToken): request ids are not guessable, and they go to the end of the index. */
 export function newRequestId(): string {
-  return `req_${randomToken(16)}`;
+  return `req_${timeOrderedToken(Date.now())}`;
 }
 
 /** The submission's fields; its facts and its policy decision are checked on their own (below). */
