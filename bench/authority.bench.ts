@@ -231,11 +231,22 @@ that halved the event loop's CPU per repeated submission (1.1-1.2 ms to 0.55-0.6
 more CPU in all. The token and remembered-rule reads are answered from memory while SQLite's
 \`PRAGMA data_version\` and the connection's own commits show nothing changed (a \`token revoke\`
 from the CLI is seen by the next request); PostgreSQL reads them every time, most of its higher
-event-loop cost. Of the event loop's busy time the store now takes about two fifths (the group
-commit's BEGIN and COMMIT, one INSERT per table, each audit entry's sha256 over canonical JSON,
-the submission's checks, and the data_version read, about 4%), HTTP (Node's parser, hono, the
-JSON answer) about a quarter, hashing the token and the program about 5%, the hand-over to the
-decision thread about 5%. At 2,000/s the event loop could spend 0.45 ms per submission and the
+event-loop cost. Request ids and jtis lead with the time (6 sortable characters of milliseconds,
+then 96 random bits): with random ones every new row landed on a random page of three indexes
+(requests.id, receipts.jti, receipts.request_id), so each commit wrote a WAL page per row per
+index and the checkpointer copied them back; side by side on this machine that took the event
+loop from 0.46 to 0.40 ms and the whole server from 0.90 to 0.83 ms per repeated submission, and
+it grows with the database. What is left is spread thin (\`perf\` on the main thread, which counts
+CPU; the V8 profile counts wall time, and showed the hand-over's postMessage at 9% where perf
+finds under 1%: the thread waits for the port or the core, it does not compute): SQLite's
+statements, BEGIN and COMMIT about a third, HTTP (Node's parser and writes, hono) about a quarter,
+the audit entries' sha256 over canonical JSON about 7%, token and program hashing and the
+data_version reads about 8%, the answer's JSON about 3% (the decision's text is now written once
+per distinct decision object). Writing each request's facts again costs no measurable CPU (runs
+storing \`{}\` instead were within the noise), so they stay a column of the request. The decision
+thread spends about 0.3 ms per submission: the policy's decision about a third, the Ed25519
+signature a fifth, the decision's JSON for the answer and the receipt claims' checks and JSON
+most of the rest. At 2,000/s the event loop could spend 0.45 ms per submission and the
 whole server, beside autocannon's ~0.12 ms, about 0.85 ms; the table's two CPU columns say how
 far each is (the whole server's includes the decision thread, V8's helper threads and SQLite's
 checkpointer). Deciding on the analysis threads instead was measured too: it saved
