@@ -56,7 +56,7 @@ export const ReceiptClaims = z
     iat: seconds,
     nbf: seconds,
     exp: seconds,
-    jti: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "must be 128 random bits, base64url"),
+    jti: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "must be 22 base64url characters (a time prefix and 96 random bits)"),
     program: z.object({ sha256: sha256Hex, entry: z.string().min(1) }).strict(),
     decision: ApprovalKind,
     policy: z.object({ sha256: sha256Hex }).strict(),

@@ -48,12 +48,12 @@ export const PersonDecision = z.discriminatedUnion("kind", [
 ]);
 export type PersonDecision = z.infer<typeof PersonDecision>;
 
-/** Request ids are 128 random bits. */
-export const RequestId = z.string().regex(/^req_[A-Za-z0-9_-]{22}$/, "must be req_ and 128 random bits, base64url");
+/** Request ids: 22 base64url characters, the time in milliseconds (sorting as it grows, so that new rows go to the end of the indexes) and 96 random bits. */
+export const RequestId = z.string().regex(/^req_[A-Za-z0-9_-]{22}$/, "must be req_ and 22 base64url characters (a time prefix and 96 random bits)");
 
 /** A signed receipt as the store keeps it: its id and expiry (seconds since the epoch), never the token. */
 export const ReceiptRef = z
-  .object({ jti: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "must be 128 random bits, base64url"), exp: z.number().int().positive() })
+  .object({ jti: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "must be 22 base64url characters (a time prefix and 96 random bits)"), exp: z.number().int().positive() })
   .strict();
 export type ReceiptRef = z.infer<typeof ReceiptRef>;
 
