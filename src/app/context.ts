@@ -36,8 +36,8 @@ export interface AppContext {
   /** The facts of a program: analyzed in process (CLI) or by the authority's worker pool. */
   analyze: (program: ProgramInput) => Promise<Facts>;
   /**
-   * The authority's: facts, decision and ordered receipt computed off the event loop (its worker
-   * threads). Without it checkProgram analyzes through `analyze` and decides and signs in process.
+   * The authority's: facts (its analysis threads), decision and ordered receipt (its decision
+   * thread), off the event loop. Without it checkProgram analyzes through `analyze` and decides and signs in process.
    */
   evaluate?: (program: ProgramInput, policy: Policy, order?: ReceiptOrder) => Promise<Evaluation>;
   keys: KeyStore;

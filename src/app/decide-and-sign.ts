@@ -22,7 +22,7 @@ export interface Evaluation {
 /**
  * The policy's decision over `facts` and, with `order`, the receipt of a program it auto-approves
  * and the analysis accepted (a refused program is no request: it gets no receipt). Pure, so that
- * the authority runs it in its worker threads beside the facts they keep, and the CLI in process.
+ * the authority runs it on its decision thread, and the CLI in process.
  */
 export function decideAndSign(facts: Facts, policy: Policy, manifests: ManifestSet, order?: ReceiptOrder): Omit<Evaluation, "facts"> {
   const decision = decide(facts, policy, manifests);

@@ -21,7 +21,7 @@ export async function signReceipt(ctx: AppContext, request: Approved, lifetimeSe
   return issueReceiptRecord(receiptInput(request, ctx.issuer, lifetimeSeconds), await ctx.keys.keyring(now), now);
 }
 
-/** What the receipt of `request` claims (pure: the authority's worker threads sign with it too). */
+/** What the receipt of `request` claims (pure: the authority's decision thread signs with it too). */
 export function receiptInput(request: Approved, issuer: string, lifetimeSeconds?: number): IssueInput {
   return {
     requestId: request.id,

@@ -1,8 +1,8 @@
 import { deepFreeze } from "../model/index.js";
 
 /**
- * Values by their JSON text, parsed and frozen once: the analysis threads answer a repeated
- * program's facts and decision as equal texts, and handing back the same frozen object lets the
+ * Values by their JSON text, parsed and frozen once: the decision thread answers a repeated
+ * program's decision as equal texts, and handing back the same frozen object lets the
  * store check it once (it remembers what it checked by object). Least recently used go first.
  */
 export class ParsedJson<T> {

@@ -2,7 +2,7 @@
 // fetchPreview (read-only actions without approval); executeAction is not part of it.
 export { callWithReceipt } from "./call-with-receipt.js";
 export { callAgentAction } from "./call-agent-action.js";
-export { marshal, MARSHAL_LIMITS, type MarshalLimits } from "./marshal.js";
+export { marshal } from "./marshal.js";
 export { fetchPreview, PREVIEW_TIMEOUT_MS, type Preview } from "./fetch-preview.js";
 export type { ConnectorContext } from "./context.js";
 export { Connection, ConnectionsFile, CONNECTIONS_FILE, type Connections } from "./connections.js";

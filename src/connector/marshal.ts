@@ -2,8 +2,6 @@ import { types } from "node:util";
 import { CountersignError } from "../model/index.js";
 import { MARSHAL_LIMITS, type Json, type MarshalLimits } from "../model/index.js";
 
-export { MARSHAL_LIMITS, type MarshalLimits };
-
 /**
  * A value from the program's realm (a vm context, the sandbox) as fresh JSON data, read without
  * running any program code: no `toJSON`, `valueOf` or `toString`, no getter, no proxy trap.

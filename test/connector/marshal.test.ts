@@ -2,7 +2,8 @@
 // values are): it must copy plain data and refuse everything else without running program code.
 import { createContext, Script } from "node:vm";
 import { describe, expect, it } from "vitest";
-import { marshal, MARSHAL_LIMITS } from "../../src/connector/marshal.js";
+import { marshal } from "../../src/connector/marshal.js";
+import { MARSHAL_LIMITS } from "../../src/model/marshal-limits.js";
 import { CountersignError } from "../../src/model/errors.js";
 
 /** Evaluate `source` in a fresh context; `ran` counts every piece of program code that runs. */
