@@ -36,7 +36,7 @@ export async function submitRequest(ctx: AppContext, submission: Submission): Pr
   const store = await ctx.store();
   const result = await store.submit({
     token: submission.token,
-    source: programBytes(submission.program.source).text ?? "", // text: a program that is not UTF-8 was refused above
+    source: programText(submission.program.source),
     facts,
     policy: decision,
     ...(submission.rationale === undefined ? {} : { rationale: submission.rationale }),
@@ -46,6 +46,14 @@ export async function submitRequest(ctx: AppContext, submission: Submission): Pr
   });
   if (!result.ok) throw new CountersignError("capability_denied", "authority", "the submitter token was revoked", { details: { reason: "unauthenticated" } });
   return receipt === undefined ? { request: result.request } : { request: result.request, receipt: receipt.token };
+}
+
+/**
+ * The program's text, as the store records it. A program that is not UTF-8 (bytes that do not
+ * decode, a string with a lone surrogate) was refused with its facts, so a string is its text.
+ */
+function programText(source: ProgramInput["source"]): string {
+  return typeof source === "string" ? source : (programBytes(source).text ?? "");
 }
 
 /** A program the analysis refuses (type errors, refused constructs, past its budget) is no request: analysis_rejected with every diagnostic. */

@@ -2,6 +2,9 @@ import { programBytes } from "../model/index.js";
 import type { ProgramInput } from "../app/index.js";
 import type { Facts } from "../model/index.js";
 
+/** Program texts whose sha256 is remembered. */
+const RECENT_SOURCES = 8;
+
 /**
  * Facts by (program sha256, manifests hash, analyzer version): the same bytes analyzed against
  * the same manifests by the same analyzer give the same facts, so a repeated program skips the
@@ -12,6 +15,7 @@ import type { Facts } from "../model/index.js";
 export class FactsCache {
   readonly #max: number;
   readonly #entries = new Map<string, Promise<Facts>>();
+  readonly #recent: { source: string; sha256: string }[] = []; // most recent first
 
   constructor(max = 1000) {
     this.#max = max;
@@ -22,7 +26,7 @@ export class FactsCache {
   }
 
   async facts(program: ProgramInput, context: { manifests: string; analyzer: string }, analyze: (p: ProgramInput) => Promise<Facts>): Promise<Facts> {
-    const { sha256 } = programBytes(program.source);
+    const sha256 = this.#sha256(program.source);
     const key = `${sha256}:${context.manifests}:${context.analyzer}:${JSON.stringify([program.entry, program.budget ?? null])}`;
     let entry = this.#entries.get(key);
     if (entry === undefined) {
@@ -41,5 +45,19 @@ export class FactsCache {
     }
     const facts = await entry;
     return facts.program.entry === program.entry ? facts : { ...facts, program: { ...facts.program, entry: program.entry } };
+  }
+
+  /**
+   * The program's sha256, remembered for the texts submitted last: comparing a new text with an
+   * equal one costs a fraction of encoding and hashing it again (a different one mostly differs
+   * in length). Bytes are hashed every time.
+   */
+  #sha256(source: ProgramInput["source"]): string {
+    if (typeof source !== "string") return programBytes(source).sha256;
+    const i = this.#recent.findIndex((r) => r.source === source);
+    const known = i < 0 ? { source, sha256: programBytes(source).sha256 } : this.#recent.splice(i, 1)[0]!;
+    this.#recent.unshift(known);
+    if (this.#recent.length > RECENT_SOURCES) this.#recent.pop();
+    return known.sha256;
   }
 }

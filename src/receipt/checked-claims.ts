@@ -9,30 +9,62 @@ const STAND_IN: OwnClaims = { sub: "-", iat: 0, nbf: 0, exp: 1, jti: "A".repeat(
 
 /** Distinct claim sets kept checked; the least recently used goes first. */
 const MAX_KEPT = 256;
-const kept = new Map<string, ReceiptClaims>();
+
+/** A checked claim set and its JSON text around the own claims (the schema keeps them together, after iss and aud). */
+interface Template {
+  claims: ReceiptClaims;
+  text?: { head: string; tail: string }; // undefined if the schema's key order no longer puts them there
+}
+
+const kept = new Map<string, Template>();
+let last: { text: string; template: Template } | undefined; // comparing equal texts costs less than hashing one for the map
+
+/** The claims, checked, and their JSON text as signed (the schema's key order), or the schema's error. */
+export type CheckedClaims = { success: true; data: ReceiptClaims; json: string } | { success: false; error: z.ZodError };
 
 /**
- * The claims as the verifier's schema outputs them (its key order is what gets signed), or the
- * schema's error. Everything but the receipt's own claims comes from the policy decision, and an
- * authority signs an equal decision for every submission of one program: that part is checked by
- * the schema once per distinct JSON text, the receipt's own claims by plain code each time. Only
- * values that JSON keeps exactly go that way (no NaN, no undefined, nothing but plain objects and
- * arrays), so that two inputs with one text are one input; anything else, and any own claim out
- * of its range, is checked whole as before, each time.
+ * The claims as the verifier's schema outputs them (its key order is what gets signed) and their
+ * JSON text, or the schema's error. Everything but the receipt's own claims comes from the policy
+ * decision, and an authority signs an equal decision for every submission of one program: that
+ * part is checked by the schema once per distinct JSON text, and its text kept around the place
+ * of the own claims, which are checked by plain code each time and written in. Only values that
+ * JSON keeps exactly go that way (no NaN, no undefined, nothing but plain objects and arrays), so
+ * that two inputs with one text are one input; anything else, and any own claim out of its range,
+ * is checked whole as before, each time.
  */
-export function checkedClaims(shared: object, own: OwnClaims): z.ZodSafeParseResult<ReceiptClaims> {
+export function checkedClaims(shared: object, own: OwnClaims): CheckedClaims {
   const text = exactJson({ ...shared, ...STAND_IN });
-  if (text === undefined || !ownInRange(own)) return ReceiptClaims.safeParse({ ...shared, ...own });
-  let template = kept.get(text);
+  if (text === undefined || !ownInRange(own)) return withJson(ReceiptClaims.safeParse({ ...shared, ...own }));
+  let template = text === last?.text ? last.template : kept.get(text);
   if (template === undefined) {
     const parsed = ReceiptClaims.safeParse(JSON.parse(text));
     if (!parsed.success) return parsed;
-    template = parsed.data;
+    template = { claims: parsed.data, ...textAround(parsed.data) };
     if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
   } else kept.delete(text); // most recently used goes last
   kept.set(text, template);
+  last = { text, template };
   // The schema's key order stays: the own claims replace stand-ins that are already there.
-  return { success: true, data: { ...template, sub: own.sub, iat: own.iat, nbf: own.nbf, exp: own.exp, jti: own.jti } };
+  const data = { ...template.claims, sub: own.sub, iat: own.iat, nbf: own.nbf, exp: own.exp, jti: own.jti };
+  return { success: true, data, json: template.text === undefined ? JSON.stringify(data) : template.text.head + ownText(own) + template.text.tail };
+}
+
+function withJson(result: z.ZodSafeParseResult<ReceiptClaims>): CheckedClaims {
+  return result.success ? { success: true, data: result.data, json: JSON.stringify(result.data) } : result;
+}
+
+/** The own claims as JSON.stringify writes them inside the claims. */
+function ownText(own: OwnClaims): string {
+  const s = JSON.stringify;
+  return `"sub":${s(own.sub)},"iat":${s(own.iat)},"nbf":${s(own.nbf)},"exp":${s(own.exp)},"jti":${s(own.jti)}`;
+}
+
+/** The text of `claims` before and after its own claims; only if that is exactly how JSON.stringify writes them (checked here, once). */
+function textAround(claims: ReceiptClaims): Pick<Template, "text"> {
+  const { iss, aud, sub: _sub, iat: _iat, nbf: _nbf, exp: _exp, jti: _jti, ...rest } = claims;
+  const head = `${JSON.stringify({ iss, aud }).slice(0, -1)},`;
+  const tail = `,${JSON.stringify(rest).slice(1)}`;
+  return head + ownText(claims) + tail === JSON.stringify(claims) ? { text: { head, tail } } : {};
 }
 
 const seconds = (n: number): boolean => Number.isSafeInteger(n) && n >= 0;

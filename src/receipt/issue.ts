@@ -78,7 +78,7 @@ export function issueReceiptRecord(input: IssueInput, keys: SigningKeys, now: Da
   const claims = checked.data;
   // A compact JWS signed by synchronous node:crypto: jose's WebCrypto path cost the authority a
   // promise and key handling per receipt (about an eighth of a cached submission's time).
-  const signingInput = `${base64url(JSON.stringify({ alg: "EdDSA", typ: RECEIPT_TYP, kid: keys.active.kid }))}.${base64url(JSON.stringify(claims))}`;
+  const signingInput = `${header(keys.active.kid)}.${base64url(checked.json)}`;
   const token = `${signingInput}.${signEd25519(keys.active.privateKey, Buffer.from(signingInput, "ascii")).toString("base64url")}`;
   if (token.length > MAX_RECEIPT_BYTES) {
     throw new CountersignError(
@@ -92,6 +92,14 @@ export function issueReceiptRecord(input: IssueInput, keys: SigningKeys, now: Da
 }
 
 const base64url = (text: string): string => Buffer.from(text, "utf8").toString("base64url");
+
+/** The encoded JWS header of the last key that signed: the same for every receipt until the key rotates. */
+let lastHeader: { kid: string; encoded: string } | undefined;
+
+function header(kid: string): string {
+  if (lastHeader?.kid !== kid) lastHeader = { kid, encoded: base64url(JSON.stringify({ alg: "EdDSA", typ: RECEIPT_TYP, kid })) };
+  return lastHeader.encoded;
+}
 
 function refused(message: string): CountersignError {
   return new CountersignError("receipt_invalid", "receipt", `cannot issue receipt: ${message}`, { details: { reason: "bad_claims" } });

@@ -22,10 +22,15 @@ export function sha256Json(value: Json): string {
  * out here rather than sorted for every entry; only `details` goes through canonicalJson.
  */
 export function entryHash(entry: Omit<AuditEntry, "hash">): string {
-  const { id, at, type, request_id, actor, details, prev_hash } = entry;
+  return entryHashOf(entry, canonicalJson(entry.details));
+}
+
+/** entryHash with the canonical JSON of the entry's details given: a writer stores that very text as the entry's details. */
+export function entryHashOf(entry: Omit<AuditEntry, "hash" | "details">, canonicalDetails: string): string {
+  const { id, at, type, request_id, actor, prev_hash } = entry;
   const s = JSON.stringify;
   return sha256Hex(
-    `{"actor":${s(actor)},"at":${s(at)},"details":${canonicalJson(details)},"id":${s(id)},"prev_hash":${s(prev_hash)},"request_id":${s(request_id)},"type":${s(type)}}`,
+    `{"actor":${s(actor)},"at":${s(at)},"details":${canonicalDetails},"id":${s(id)},"prev_hash":${s(prev_hash)},"request_id":${s(request_id)},"type":${s(type)}}`,
   );
 }
 

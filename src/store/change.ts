@@ -1,7 +1,8 @@
 import type { AuditEntry, AuditType } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import type { RequestStatus, StoreEvent } from "../model/index.js";
-import { entryHash } from "./audit-chain.js";
+import { canonicalJson } from "../constraint/index.js";
+import { entryHashOf } from "./audit-chain.js";
 import type { Driver, Row, SqlValue, Tx, WriteOptions } from "./driver.js";
 import type { ReadCache } from "./read-cache.js";
 
@@ -53,9 +54,12 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
       tx,
       now,
       async audit(input) {
-        const body = { id: head.id + 1, at: now, ...input, prev_hash: head.hash };
-        const entry: AuditEntry = { ...body, hash: entryHash(body) };
-        entries.push([entry.id, entry.at, entry.type, entry.request_id, entry.actor, JSON.stringify(entry.details), entry.prev_hash, entry.hash]);
+        // The details are stored as the canonical text the hash covers: one serialization per entry.
+        const details = canonicalJson(input.details);
+        const id = head.id + 1;
+        const hash = entryHashOf({ id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, prev_hash: head.hash }, details);
+        const entry: AuditEntry = { id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, details: input.details, prev_hash: head.hash, hash };
+        entries.push([entry.id, entry.at, entry.type, entry.request_id, entry.actor, details, entry.prev_hash, entry.hash]);
         head.id = entry.id;
         head.hash = entry.hash;
         return entry;
@@ -77,6 +81,20 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
 /** Rows per INSERT: well inside SQLite's limit on bound parameters. */
 const ROWS_PER_INSERT = 500;
 
+/** The text of a multi-row INSERT, by table, row count and width: the same batch sizes come back, and the driver finds a prepared statement by its text. */
+const insertTexts = new Map<string, string>();
+
+function insertText(into: string, rows: number, width: number): string {
+  const key = `${rows}:${width}:${into}`;
+  let sql = insertTexts.get(key);
+  if (sql === undefined) {
+    const one = `(${new Array<string>(width).fill("?").join(", ")})`;
+    sql = `INSERT INTO ${into} VALUES ${new Array<string>(rows).fill(one).join(", ")}`;
+    insertTexts.set(key, sql);
+  }
+  return sql;
+}
+
 /**
  * Insert `rows` with as few statements as the parameter limit allows (each one a round trip on
  * PostgreSQL); `returning`: the columns to answer for every inserted row (in no promised order).
@@ -84,11 +102,12 @@ const ROWS_PER_INSERT = 500;
 export async function insertRows(tx: Tx, into: string, rows: SqlValue[][], returning?: string): Promise<Row[]> {
   const out: Row[] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-    const one = `(${chunk[0]!.map(() => "?").join(", ")})`;
-    const sql = `INSERT INTO ${into} VALUES ${chunk.map(() => one).join(", ")}`;
-    if (returning === undefined) await tx.run(sql, chunk.flat());
-    else out.push(...(await tx.all(`${sql} RETURNING ${returning}`, chunk.flat())));
+    const end = Math.min(rows.length, i + ROWS_PER_INSERT);
+    const params: SqlValue[] = []; // a loop, not rows.flat(): flat's generic path cost more than the statement's binding
+    for (let r = i; r < end; r++) for (const value of rows[r]!) params.push(value);
+    const sql = insertText(into, end - i, rows[i]!.length);
+    if (returning === undefined) await tx.run(sql, params);
+    else out.push(...(await tx.all(`${sql} RETURNING ${returning}`, params)));
   }
   return out;
 }

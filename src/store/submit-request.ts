@@ -28,6 +28,7 @@ interface CheckedFacts {
   facts: Facts;
   json: string; // as stored
   sha256: string; // of their canonical JSON, as the audit records it
+  source?: string; // the last source found to hash to facts.program.sha256: an equal text needs no hashing again
 }
 
 /**
@@ -62,8 +63,11 @@ function prepare(raw: SubmitInput): Prepared {
   const checked = checkedFacts(rawFacts);
   const { value: policy, json: policyJson } = policies.check(rawPolicy);
   const { facts } = checked;
-  if (sha256Hex(input.source) !== facts.program.sha256) {
-    throw storeUsageError("the facts were not derived from this source: its sha256 differs from facts.program.sha256");
+  if (checked.source !== input.source) {
+    if (sha256Hex(input.source) !== facts.program.sha256) {
+      throw storeUsageError("the facts were not derived from this source: its sha256 differs from facts.program.sha256");
+    }
+    checked.source = input.source;
   }
   if (facts.agentManifests !== undefined && input.agent_manifests === undefined) {
     throw storeUsageError("the facts record agent manifests: their canonical text must be stored with the request (agent_manifests)");

@@ -30,6 +30,19 @@ describe("FactsCache", () => {
     expect(a.runs()).toBe(1);
   });
 
+  it("tells texts of one length apart, however many programs alternate", async () => {
+    const cache = new FactsCache();
+    const a = counting();
+    const sources = Array.from({ length: 12 }, (_, i) => `export default ${String(i).padStart(2, "0")};\n`);
+    for (let round = 0; round < 3; round++) {
+      for (const source of sources) {
+        const facts = await cache.facts({ source: `${source}`, entry: "a.ts" }, context, a.analyze);
+        expect(facts.program.sha256).toBe(programBytes(source).sha256);
+      }
+    }
+    expect(a.runs()).toBe(12);
+  });
+
   it("never reuses facts across manifests, analyzer versions, bytes or budgets", async () => {
     const cache = new FactsCache();
     const a = counting();

@@ -101,6 +101,20 @@ describe("issueReceipt", () => {
     expect(again.jti).not.toBe(first.jti);
   });
 
+  it("signs the claims' text exactly as JSON writes the schema's output, kept and whole-checked claims alike", async () => {
+    const keys = await keyringIn();
+    const payload = (token: string): string => Buffer.from(token.split(".")[1]!, "base64url").toString("utf8");
+    const grants = [{ ...GRANTS[0]!, args: { to: { in: ["erin@example.com"] } } }];
+    const tokens = [
+      await issue(keys, { grants, requestId: 'req-"quoted"\\' }), // new claims: checked by the schema, then kept
+      await issue(keys, { grants, requestId: "req-é" }, new Date(NOW.getTime() + 1000)), // from the kept claims
+      await issue(keys, { grants: [{ ...GRANTS[1]!, distinct: undefined }] }), // not kept exactly by JSON: checked whole
+    ];
+    for (const token of tokens) expect(payload(token)).toBe(JSON.stringify(claimsOf(token)));
+    expect(claimsOf(tokens[0]!).sub).toBe('req-"quoted"\\');
+    expect(claimsOf(tokens[1]!)).toMatchObject({ sub: "req-é", iat: NOW_S + 1 });
+  });
+
   it("refuses what JSON would change, even after signing the value it would change to", async () => {
     const keys = await keyringIn();
     const unlimited = [{ ...GRANTS[1]! }]; // count.max null: unlimited

@@ -64,6 +64,8 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
   it("refuses a submission whose facts are not of its source, an approved refused program, a bad deadline", async () => {
     const input = submission(token);
     await expectUsageError(store.submit({ ...input, source: `${input.source} ` }), /sha256 differs/);
+    expect((await store.submit(input)).ok).toBe(true); // the same facts with their own source, then with another again
+    await expectUsageError(store.submit({ ...input, source: `${input.source.slice(0, -1)}!` }), /sha256 differs/);
     const refused = submission(token, "auto_approved");
     await expectUsageError(store.submit({ ...refused, facts: { ...refused.facts, ok: false } }), /cannot be auto_approved/);
     await expectUsageError(store.submit({ ...input, deadline_s: 24 * 3600 + 1 }), /deadline_s/);
