@@ -13,6 +13,9 @@ export const MAX_WAIT_SECONDS = 60;
 
 const DEFAULT_SOURCE_NAME = "program.ts";
 
+/** A compact JWS is base64url and dots, none of which JSON escapes: its JSON string is itself in quotes (JSON.stringify took longer to scan it). */
+const COMPACT_JWS = /^[A-Za-z0-9_.-]*$/;
+
 /** The agent's routes: submit, check, read and withdraw its own requests, wait for a decision, redeem a receipt. */
 export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   const ctx = deps.state.ctx;
@@ -30,7 +33,7 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     if (request.status === "pending") return c.json({ id: request.id, status: "pending", review_url: `${deps.baseUrl()}/requests/${request.id}` }, 202);
     // The text c.json would write, the decision's part remembered (json-text.ts).
     const s = JSON.stringify;
-    const receiptPart = receipt === undefined ? "" : `,"receipt":${s(receipt)}`;
+    const receiptPart = receipt === undefined ? "" : `,"receipt":${COMPACT_JWS.test(receipt) ? `"${receipt}"` : s(receipt)}`;
     return c.body(`{"id":${s(request.id)},"status":${s(request.status)},"decision":${jsonText(request.policy)}${receiptPart}}`, 200, { "content-type": "application/json" });
   });
 

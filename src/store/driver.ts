@@ -39,7 +39,9 @@ export interface Driver {
   /**
    * A value that changes whenever a transaction that may have changed a cached read committed,
    * in this process or another; undefined when the driver cannot tell (then nothing is cached).
+   * Unless `fresh`, a driver may answer what it looked up for another process's commits earlier
+   * in this turn of the event loop; the commits of this process count at once either way.
    */
-  version(): string | undefined;
+  version(fresh?: boolean): string | undefined;
   close(): Promise<void>;
 }

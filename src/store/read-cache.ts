@@ -7,9 +7,13 @@ const MAX_ENTRIES = 1000;
  * Reads answered from memory while the database says nothing committed since (Driver.version):
  * the authority reads the submitter token and the remembered rules for every submission, and
  * they change only when someone adds or revokes a token or saves or forgets a rule — through
- * this process, or the CLI's own connection, which SQLite's data_version reveals. A revoked
- * token therefore stops at the next request, as it would if every read went to the database.
- * A driver that cannot tell (PostgreSQL, shared by other processes) reads every time.
+ * this process, or the CLI's own connection, which SQLite's data_version reveals. The token
+ * check is a request's first read and asks the database afresh (`fresh`), so a token revoked
+ * before the request arrived stops it, as it would if every read went to the database. Other
+ * reads take what was looked up last in this turn of the event loop: for a submission's rules
+ * that is its own token check's or a later one's, so they too see every change committed before
+ * the request arrived (and the changes of this process at once). A driver that cannot tell
+ * (PostgreSQL, shared by other processes) reads every time.
  */
 export class ReadCache {
   readonly #driver: Driver;
@@ -19,8 +23,8 @@ export class ReadCache {
     this.#driver = driver;
   }
 
-  read<T>(key: string, read: () => Promise<T>): Promise<T> {
-    const version = this.#driver.version(); // before the read: a change after it makes the entry stale, never the reverse
+  read<T>(key: string, read: () => Promise<T>, fresh = false): Promise<T> {
+    const version = this.#driver.version(fresh); // before the read: a change after it makes the entry stale, never the reverse
     if (version === undefined) return read();
     const known = this.#entries.get(key);
     if (known?.version === version) return known.value as Promise<T>;

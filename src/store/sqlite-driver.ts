@@ -79,6 +79,15 @@ export function openSqliteDriver(path: string): Driver {
   // data_version changes when another connection (another process, the CLI) commits; our own
   // commits are counted here, those that keep cached reads aside.
   const dataVersion = db.prepare("PRAGMA data_version").pluck();
+  // Looked up once per turn of the event loop unless asked fresh: each lookup is a read
+  // transaction (two file locks), and the token check (fresh) and the rules of one submission
+  // asked twice per request.
+  let lastVersion: number | undefined;
+  const otherChanges = (fresh: boolean): number => {
+    if (lastVersion === undefined) setImmediate(() => (lastVersion = undefined));
+    if (fresh || lastVersion === undefined) lastVersion = dataVersion.get() as number;
+    return lastVersion;
+  };
   let ownChanges = 0;
   let writes = 0;
   let checkpointer: WalCheckpointer | undefined;
@@ -139,7 +148,7 @@ export function openSqliteDriver(path: string): Driver {
         if (rings.size === 0 && ringsOf.get(file) === rings) ringsOf.delete(file);
       };
     },
-    version: () => (db.open ? `${dataVersion.get() as number}:${ownChanges}` : undefined),
+    version: (fresh = false) => (db.open ? `${otherChanges(fresh)}:${ownChanges}` : undefined),
     close: () =>
       serially("closing the store failed", async () => {
         await checkpointer?.stop();

@@ -12,9 +12,9 @@ export interface TokenInfo {
 
 const PREFIX = "cs_";
 
-/** Tokens are 256 random bits, so one sha256 is enough: nothing to brute-force, no salt needed. */
-function tokenHash(token: string): Buffer {
-  return hash("sha256", token, "buffer");
+/** Tokens are 256 random bits, so one sha256 is enough: nothing to brute-force, no salt needed. Hex, as stored (node's one-shot hash answers hex faster than a Buffer). */
+function tokenHash(token: string): string {
+  return hash("sha256", token, "hex");
 }
 
 /**
@@ -24,7 +24,7 @@ function tokenHash(token: string): Buffer {
 export async function addToken(ctx: StoreContext, rawName: string): Promise<{ name: string; token: string }> {
   const name = parseInput(TokenName, rawName, "token name");
   const token = PREFIX + randomBytes(32).toString("base64url");
-  const hash = tokenHash(token).toString("hex");
+  const hash = tokenHash(token);
   return change(ctx, async (c) => {
     const existing = (await c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [name]))[0];
     if (existing !== undefined && existing.revoked_at === null) throw storeUsageError(`a token named ${name} exists; revoke it first`, { name });
@@ -55,10 +55,10 @@ export async function listTokens(ctx: StoreContext): Promise<TokenInfo[]> {
  */
 export async function authenticate(ctx: StoreContext, token: string): Promise<string | null> {
   if (typeof token !== "string" || !token.startsWith(PREFIX) || token.length > 100) return null;
-  const hash = tokenHash(token);
-  const hex = hash.toString("hex");
-  const row = (await ctx.reads.read(`token:${hex}`, () => ctx.driver.read((q) => q.all("SELECT name, hash, revoked_at FROM tokens WHERE hash = ?", [hex]))))[0];
+  const hex = tokenHash(token);
+  const row = (await ctx.reads.read(`token:${hex}`, () => ctx.driver.read((q) => q.all("SELECT name, hash, revoked_at FROM tokens WHERE hash = ?", [hex])), true))[0]; // fresh: a token revoked before this request arrived is refused
   if (row === undefined || row.revoked_at !== null) return null;
   const stored = Buffer.from(String(row.hash), "hex");
-  return stored.length === hash.length && timingSafeEqual(stored, hash) ? String(row.name) : null;
+  const given = Buffer.from(hex, "hex");
+  return stored.length === given.length && timingSafeEqual(stored, given) ? String(row.name) : null;
 }

@@ -7,6 +7,9 @@ import { DIALECTS, newDatabase, opener, rawSql, submission } from "./fixtures.js
 
 const RULE = { id: "remembered.email.send_email.cache", decision: "allow", op: "email.send_email", when: { count: { max: 1 } } };
 
+/** After the I/O and immediates of this turn of the event loop. */
+const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
+
 /** A SQLite store whose reads are counted. */
 async function countingStore(database: string): Promise<{ store: Store; reads: () => number }> {
   const driver = openSqliteDriver(database);
@@ -54,19 +57,41 @@ describe("the store's read cache (SQLite)", () => {
     expect(await serving.authenticate(again.token)).toBeNull();
   });
 
-  it("remembered rules saved or forgotten anywhere apply from the next read", async () => {
+  it("remembered rules saved or forgotten anywhere apply from the next request, or the next turn of the event loop", async () => {
     const database = await newDatabase("sqlite");
     const serving = await stores.open(database);
     const other = await stores.open(database);
-    await serving.addToken("agent");
+    const { token } = await serving.addToken("agent");
     expect(await serving.listRememberedRules()).toEqual([]);
     const r = await other.submit(submission("agent"));
     if (!r.ok) throw new Error("refused");
     await other.decide(r.request.id, { kind: "approved_remember", approver: "alice", rules: [{ id: RULE.id, op: RULE.op, rule: RULE, token: null, expires_at: null }] });
+    expect(await serving.authenticate(token)).toBe("agent"); // a request's token check looks at the database afresh
     expect((await serving.listRememberedRules()).map((x) => x.id)).toEqual([RULE.id]);
     expect(Object.isFrozen((await serving.listRememberedRules())[0]!.rule)).toBe(true); // shared between callers: nobody can change it
     expect(await other.forgetRule(RULE.id, "alice")).toBe(true);
+    await nextTurn();
     expect(await serving.listRememberedRules()).toEqual([]);
+  });
+
+  it("a token check looks at the database afresh, in the same turn of the event loop too; the rules take the turn's last look", async () => {
+    const database = await newDatabase("sqlite");
+    const driver = openSqliteDriver(database);
+    const asked: boolean[] = [];
+    const counted: Driver = { ...driver, version: (fresh) => (asked.push(fresh === true), driver.version(fresh)) };
+    const store = await storeOver(counted);
+    const other = await stores.open(database);
+    try {
+      const { token } = await store.addToken("agent");
+      asked.length = 0;
+      expect(await store.authenticate(token)).toBe("agent");
+      await store.listRememberedRules();
+      expect(asked).toEqual([true, false]);
+      expect(await other.revokeToken("agent")).toBe(true); // no turn passes: the next token check sees it all the same
+      expect(await store.authenticate(token)).toBeNull();
+    } finally {
+      await store.close();
+    }
   });
 });
 
