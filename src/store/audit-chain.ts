@@ -22,7 +22,22 @@ export function sha256Json(value: Json): string {
  * out here rather than sorted for every entry; only `details` goes through canonicalJson.
  */
 export function entryHash(entry: Omit<AuditEntry, "hash">): string {
-  return entryHashOf(entry, canonicalJson(entry.details));
+  return entryHashOf(entry, canonicalDetails(entry.details));
+}
+
+/**
+ * canonicalJson(details), without its sorting and piecewise writing when JSON.stringify writes
+ * the same text: one level of scalars, keys already in sorted order, as the store's writers build
+ * the details of the entries every submission appends.
+ */
+export function canonicalDetails(details: Record<string, Json>): string {
+  let previous: string | undefined;
+  for (const key of Object.keys(details)) {
+    const value = details[key];
+    if ((previous !== undefined && key <= previous) || value === undefined || (value !== null && typeof value === "object")) return canonicalJson(details);
+    previous = key;
+  }
+  return JSON.stringify(details);
 }
 
 /** entryHash with the canonical JSON of the entry's details given: a writer stores that very text as the entry's details. */

@@ -1,8 +1,7 @@
 import type { AuditEntry, AuditType } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import type { RequestStatus, StoreEvent } from "../model/index.js";
-import { canonicalJson } from "../constraint/index.js";
-import { entryHashOf } from "./audit-chain.js";
+import { canonicalDetails, entryHashOf } from "./audit-chain.js";
 import type { Driver, Row, SqlValue, Tx, WriteOptions } from "./driver.js";
 import type { ReadCache } from "./read-cache.js";
 
@@ -55,7 +54,7 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
       now,
       async audit(input) {
         // The details are stored as the canonical text the hash covers: one serialization per entry.
-        const details = canonicalJson(input.details);
+        const details = canonicalDetails(input.details);
         const id = head.id + 1;
         const hash = entryHashOf({ id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, prev_hash: head.hash }, details);
         const entry: AuditEntry = { id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, details: input.details, prev_hash: head.hash, hash };

@@ -13,7 +13,7 @@ export type ReceiptRecord = z.infer<typeof ReceiptRecord>;
  * run in the same change; the caller checked that the request may have one.
  */
 export async function receiptIssued(c: Change, requestId: string, receipt: ReceiptRef): Promise<SqlValue[]> {
-  await c.audit({ type: "receipt_issued", request_id: requestId, actor: "authority", details: { jti: receipt.jti, exp: receipt.exp } });
+  await c.audit({ type: "receipt_issued", request_id: requestId, actor: "authority", details: { exp: receipt.exp, jti: receipt.jti } });
   return [receipt.jti, requestId, receipt.exp, c.now];
 }
 

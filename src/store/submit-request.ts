@@ -110,17 +110,18 @@ async function insertSubmissions(c: Change, batch: readonly Prepared[]): Promise
       request_id: id,
       actor: request.token,
       details: {
-        program_sha256: facts.program.sha256,
-        entry: facts.program.entry,
-        deadline_at: request.deadline_at,
+        // keys in sorted order, as every entry's details below: their canonical text is then JSON.stringify's (canonicalDetails)
         ...(facts.agentManifests === undefined ? {} : { agent_manifests_sha256: facts.agentManifests.sha256 }),
+        deadline_at: request.deadline_at,
+        entry: facts.program.entry,
+        program_sha256: facts.program.sha256,
       },
     });
     await c.audit({
       type: "analyzed",
       request_id: id,
       actor: "authority",
-      details: { facts_sha256: accepted[i]!.checked.sha256, policy_sha256: policy.policy.sha256, kind: policy.kind, reason: policy.reason },
+      details: { facts_sha256: accepted[i]!.checked.sha256, kind: policy.kind, policy_sha256: policy.policy.sha256, reason: policy.reason },
     });
     if (decision === null) await c.event(submitted, "pending", status);
     else await c.event(await c.audit({ type: "decided", request_id: id, actor: "policy", details: { kind: decision.kind } }), "resolved", status);
