@@ -16,6 +16,7 @@ export class FactsCache {
   readonly #max: number;
   readonly #entries = new Map<string, Promise<Facts>>();
   readonly #recent: { source: string; sha256: string }[] = []; // most recent first
+  #lastKey: string | undefined; // the entry used last is already last in the map
 
   constructor(max = 1000) {
     this.#max = max;
@@ -27,7 +28,9 @@ export class FactsCache {
 
   async facts(program: ProgramInput, context: { manifests: string; analyzer: string }, analyze: (p: ProgramInput) => Promise<Facts>): Promise<Facts> {
     const sha256 = this.#sha256(program.source);
-    const key = `${sha256}:${context.manifests}:${context.analyzer}:${JSON.stringify([program.entry, program.budget ?? null])}`;
+    // The entry (any text) goes last: what precedes it is hex, a version, and "-" or the budget's JSON, each of which ends where it ends.
+    const budget = program.budget === undefined ? "-" : JSON.stringify(program.budget);
+    const key = `${sha256}:${context.manifests}:${context.analyzer}:${budget}:${program.entry}`;
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       entry = analyze(program);
@@ -39,10 +42,11 @@ export class FactsCache {
         () => this.#entries.delete(key),
       );
       if (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!);
-    } else {
+    } else if (key !== this.#lastKey) {
       this.#entries.delete(key); // most recently used goes last
       this.#entries.set(key, entry);
     }
+    this.#lastKey = key;
     const facts = await entry;
     return facts.program.entry === program.entry ? facts : { ...facts, program: { ...facts.program, entry: program.entry } };
   }
@@ -55,6 +59,7 @@ export class FactsCache {
   #sha256(source: ProgramInput["source"]): string {
     if (typeof source !== "string") return programBytes(source).sha256;
     const i = this.#recent.findIndex((r) => r.source === source);
+    if (i === 0) return this.#recent[0]!.sha256;
     const known = i < 0 ? { source, sha256: programBytes(source).sha256 } : this.#recent.splice(i, 1)[0]!;
     this.#recent.unshift(known);
     if (this.#recent.length > RECENT_SOURCES) this.#recent.pop();
