@@ -229,24 +229,40 @@ facts, policy, manifests and signing key cross once each (a reload or a key rota
 one with the next submission). In runs side by side with the previous version on this machine,
 that halved the event loop's CPU per repeated submission (1.1-1.2 ms to 0.55-0.6) for 0.1-0.2 ms
 more CPU in all. The token and remembered-rule reads are answered from memory while SQLite's
-\`PRAGMA data_version\` and the connection's own commits show nothing changed (a \`token revoke\`
-from the CLI is seen by the next request); PostgreSQL reads them every time, most of its higher
-event-loop cost. Request ids and jtis lead with the time (6 sortable characters of milliseconds,
+\`PRAGMA data_version\` and the connection's own commits show nothing changed. A data_version lookup
+is a read transaction (two file locks), so the token check looks afresh for every request (a
+\`token revoke\` from the CLI is seen by the next request) and the rules of the same submission,
+read after it, take the last lookup of that event-loop turn. PostgreSQL reads them every time,
+most of its higher event-loop cost. Request ids and jtis lead with the time (6 sortable characters of milliseconds,
 then 96 random bits): with random ones every new row landed on a random page of three indexes
 (requests.id, receipts.jti, receipts.request_id), so each commit wrote a WAL page per row per
 index and the checkpointer copied them back; side by side on this machine that took the event
 loop from 0.46 to 0.40 ms and the whole server from 0.90 to 0.83 ms per repeated submission, and
-it grows with the database. What is left is spread thin (\`perf\` on the main thread, which counts
-CPU; the V8 profile counts wall time, and showed the hand-over's postMessage at 9% where perf
-finds under 1%: the thread waits for the port or the core, it does not compute): SQLite's
-statements, BEGIN and COMMIT about a third, HTTP (Node's parser and writes, hono) about a quarter,
-the audit entries' sha256 over canonical JSON about 7%, token and program hashing and the
-data_version reads about 8%, the answer's JSON about 3% (the decision's text is now written once
+it grows with the database. Then, in alternating runs of a fresh server each beside the version
+before (this machine shared, 1-minute load 5-10, which raises both), the event loop's CPU per
+repeated submission went from 0.50-0.63 to 0.38-0.42 ms and the whole server's from 0.96-1.48 to
+0.83-0.98 ms (the quietest pair: 0.50 to 0.39 and 0.96 to 0.83): the program is hashed once per
+submission instead of three times (the facts cache remembers the sha256 of the last texts,
+compared as text; the store hashes a source again only when it is not the text last checked
+against those facts); each audit entry's details are serialized once, as the canonical text its
+hash covers, and stored so (JSON.stringify's own text when the keys are already in order, as a
+submission's entries build them; the hashes and \`audit verify\` are unchanged); the group
+commit's multi-row INSERTs bind their parameters without \`flat()\`'s generic path and keep their
+SQL text per batch size; the receipt goes into the answer without JSON.stringify's scan of its
+1.5 kB (base64url and dots need no escaping); one data_version lookup per request instead of two;
+on the decision thread the receipt claims' text is written around the own claims from the kept
+checked claims instead of serialized again, and the JWS header once per key. What is left is
+spread thin (\`perf\` on the main thread, which counts CPU; the V8 profile counts wall time, and
+showed the hand-over's postMessage at 9% where perf finds under 1%: the thread waits for the port
+or the core, it does not compute): HTTP (Node's parser and writes, hono) about 38%, SQLite's
+statements, BEGIN and COMMIT about 16%, the store's own JavaScript (checks, rows, audit entries)
+about 10%, the hand-over to the decision thread 5%, the body's JSON and schema 4%, the token check
+(hash and data_version lookup) 3%, the answer about 3% (the decision's text is written once
 per distinct decision object). Writing each request's facts again costs no measurable CPU (runs
 storing \`{}\` instead were within the noise), so they stay a column of the request. The decision
-thread spends about 0.3 ms per submission: the policy's decision about a third, the Ed25519
-signature a fifth, the decision's JSON for the answer and the receipt claims' checks and JSON
-most of the rest. At 2,000/s the event loop could spend 0.45 ms per submission and the
+thread spends about 0.3 ms per submission: the policy's decision over a third, the Ed25519
+signature under a quarter, the decision's JSON for the answer and the receipt claims' check (their
+JSON text finds the claims checked before) most of the rest. At 2,000/s the event loop could spend 0.45 ms per submission and the
 whole server, beside autocannon's ~0.12 ms, about 0.85 ms; the table's two CPU columns say how
 far each is (the whole server's includes the decision thread, V8's helper threads and SQLite's
 checkpointer). Deciding on the analysis threads instead was measured too: it saved
