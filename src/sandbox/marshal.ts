@@ -143,6 +143,11 @@ export function toJson(bridge: Bridge, handle: QuickJSHandle, reading: Reading =
   const result = vm.unwrapResult(vm.callFunction(bridge.serialize, vm.undefined, handle, reading === "call" ? vm.true : vm.false));
   const answer = vm.getString(result);
   result.dispose();
+  return fromSerialized(answer);
+}
+
+/** The serializer's answer as host data; NotPlainData when it refused the value. */
+export function fromSerialized(answer: string): Json {
   if (answer.startsWith("J")) return JSON.parse(answer.slice(1)) as Json;
   const [path, reason] = JSON.parse(answer.slice(1)) as [string, string];
   throw new NotPlainData(path, reason);
