@@ -37,6 +37,18 @@ const body = `${table([
   row("start, dedicated worker", r.atomicsWorkerStart!),
 ])}
 
+What stopping a call costs by itself (an empty script run in a \`node:vm\` context, no plugin):
+
+${table([
+  ["how the host's thread is made stoppable", "wall (median)", "CPU (median)"],
+  ...[
+    ["not at all (the bare script run)", r.stopNone!],
+    ["a timeout (what the slice uses: a watchdog thread started and joined per call)", r.stopTimeout!],
+    ["breakOnSigint (Node's SIGINT helper thread, started and joined per call)", r.stopSigint!],
+    ["breakOnSigint while a long-lived thread keeps that helper running", r.stopSigintShared!],
+  ].map(([what, x]) => [what as string, ms((x as Timing).ms), ms((x as Timing).cpuMs)]),
+])}
+
 The pool runs a plugin whose host functions all answer synchronously (fs_read, fs_list,
 fs_write: the fs connector) in the host's own thread, each call inside a slice of 50 ms: a
 \`node:vm\` timeout, whose watchdog thread makes V8 terminate whatever runs when it fires, a
