@@ -13,7 +13,7 @@ const REFUSALS = new Set(["grant_violation", "receipt_invalid"]);
  * refused), the host's \`invoke\` runs (the receipt check, then the connector), and the host
  * settles the program's promise by the call's id when it ends. A refusal or failure rejects that
  * promise with an error carrying the countersign error class, which the program may catch. Once
- * the run is stopped no call goes out: each is recorded as refused.
+ * the run is stopped no call goes out: each is recorded as failed, with the limit that stopped it.
  */
 export function sendCalls(state: RunState): void {
   let calls: QueuedCall[];
