@@ -77,8 +77,10 @@ is queued with a promise for the program. The host takes every queued call in on
 the program's jobs have run, and later settles each in one more, where the answer is parsed
 inside the VM (~10 µs for the listing). Before, each call was a host function called from the VM:
 quickjs-emscripten's trampoline costs ~10–13 µs a call, plus a crossing back into the VM to
-serialize. In runs of 200 calls, 5 pairs in turns (load ~5), the hop went from ~130 to ~105 µs
-wall and from ~156 to ~150 µs CPU per call (median). What is left is mostly QuickJS's own work:
+serialize; and the serializer called JSON.stringify for every string and number (~2–4 µs each in
+QuickJS), where it now quotes a string with nothing to escape as it is. Measured with this
+benchmark's own script, the version before and after in turns, 3 runs each (load 6–8): the hop
+went from 117 to 108 µs of CPU and from 141 to 117 µs wall (medians of the runs). What is left is mostly QuickJS's own work:
 promises, the async function's resumption, the serializer and JSON.parse, at a few µs for each
 small operation. The per-call figures depend on how warm the process is. In one process, the hop
 of 20-call runs fell from ~230–260 µs of CPU over the first ~600 calls to ~100 µs after ~3,000,
