@@ -79,8 +79,8 @@ inside the VM (~10 µs for the listing). Before, each call was a host function c
 quickjs-emscripten's trampoline costs ~10–13 µs a call, plus a crossing back into the VM to
 serialize; and the serializer called JSON.stringify for every string and number (~2–4 µs each in
 QuickJS), where it now quotes a string with nothing to escape as it is. Measured with this
-benchmark's own script, the version before and after in turns, 3 runs each (load 6–8): the hop
-went from 117 to 108 µs of CPU and from 141 to 117 µs wall (medians of the runs). What is left is mostly QuickJS's own work:
+benchmark's own script, the version before and after in turns, 3 runs each (load 1–4): the hop
+went from 125 to 106 µs of CPU and from 127 to 114 µs wall (medians of the runs). What is left is mostly QuickJS's own work:
 promises, the async function's resumption, the serializer and JSON.parse, at a few µs for each
 small operation. The per-call figures depend on how warm the process is. In one process, the hop
 of 20-call runs fell from ~230–260 µs of CPU over the first ~600 calls to ~100 µs after ~3,000,
