@@ -3,6 +3,8 @@
 import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createContext, Script } from "node:vm";
+import { Worker } from "node:worker_threads";
 import createPlugin from "@extism/extism";
 import { load, measure, measureAfter } from "./sandbox-measure-kit.mjs";
 
@@ -86,5 +88,30 @@ r.actionPooled = await measure(inRun, { inner: 50 });
 const preview = () => executeAction(set, admitPreview(set, "fs.list_dir", { path: root }), pooled);
 r.actionPreview = await measure(preview, { inner: 20 });
 await pool.close();
+
+// What stopping a call costs apart from the call: an empty script run in a node:vm context, bare;
+// with a timeout (what the slice uses: Node starts and joins a watchdog thread per run); with
+// breakOnSigint (Node's SIGINT helper thread, started and joined per run); and with
+// breakOnSigint while a long-lived thread keeps that helper running (a worker parked in a script
+// of its own with breakOnSigint), the only way found to stop the host's thread from another
+// thread without a thread per call: that thread would send the SIGINT at the deadline.
+const sliceContext = createContext({});
+const empty = new Script("0");
+r.stopNone = await measure(() => empty.runInContext(sliceContext), { inner: 200 });
+r.stopTimeout = await measure(() => empty.runInContext(sliceContext, { timeout: IN_THREAD_SLICE_MS }), { inner: 200 });
+r.stopSigint = await measure(() => empty.runInContext(sliceContext, { breakOnSigint: true }), { inner: 200 });
+const parked = new Int32Array(new SharedArrayBuffer(8));
+const keeper = new Worker(
+  `const { workerData } = require("node:worker_threads");
+Atomics.store(workerData, 1, 1);
+require("node:vm").runInNewContext("Atomics.wait(flags, 0, 0)", { flags: workerData, Atomics }, { breakOnSigint: true });`,
+  { eval: true, workerData: parked },
+);
+while (Atomics.load(parked, 1) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+await new Promise((resolve) => setTimeout(resolve, 20)); // it is inside its script by now
+r.stopSigintShared = await measure(() => empty.runInContext(sliceContext, { breakOnSigint: true }), { inner: 200 });
+Atomics.store(parked, 0, 1);
+Atomics.notify(parked, 0);
+await new Promise((resolve) => keeper.once("exit", resolve));
 process.stdout.write(JSON.stringify(r));
 process.exit(0);

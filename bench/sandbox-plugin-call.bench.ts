@@ -37,6 +37,37 @@ const body = `${table([
   row("start, dedicated worker", r.atomicsWorkerStart!),
 ])}
 
+What stopping a call costs by itself (an empty script run in a \`node:vm\` context, no plugin):
+
+${table([
+  ["how the host's thread is made stoppable", "wall (median)", "CPU (median)"],
+  ...[
+    ["not at all (the bare script run)", r.stopNone!],
+    ["a timeout (what the slice uses: a watchdog thread started and joined per call)", r.stopTimeout!],
+    ["breakOnSigint (Node's SIGINT helper thread, started and joined per call)", r.stopSigint!],
+    ["breakOnSigint while a long-lived thread keeps that helper running", r.stopSigintShared!],
+  ].map(([what, x]) => [what as string, ms((x as Timing).ms), ms((x as Timing).cpuMs)]),
+])}
+
+The slice stays a \`node:vm\` timeout, a watchdog thread per call. The alternatives measured or
+weighed: (a) A SIGINT sent at the deadline by one long-lived thread: \`breakOnSigint\` costs next
+to nothing while another thread keeps Node's SIGINT helper running (last row), but it is not safe
+in this project's processes. \`run\` (withdraw on Ctrl-C) and \`serve\` (stop cleanly) listen for
+SIGINT, and the authority calls plugins for previews. \`breakOnSigint\` takes those listeners off
+for the call, which sets SIGINT back to its default (exit) while the helper, already running, does
+not take it again: a Ctrl-C or the deadline's own SIGINT during a call ends the process (tried: exit
+code 130); without a listener, a Ctrl-C would no longer end the process at all. (b) Terminating the host's thread through
+the inspector (a worker's \`Session.connectToMainThread\` sending \`Runtime.terminateExecution\`): one
+long-lived thread, but the request lands at the main thread's next JavaScript. If the call has
+just ended, that is whatever runs next, and V8 drops the rest of that callback: there is no way to
+fence it. (c) Fuel: a counter compiled into the plugin's loops at load time traps when spent. It
+needs the plugin's bytes after the hash check (load-plugin.ts holds them and hands on only the
+compiled module), an instruction decoder for every opcode AssemblyScript emits, and it stops wasm
+loops only: a spinning host function still needs the slice. (d) One slice for a batch of calls: a
+run's calls reach the pool one at a time through \`callWithReceipt\`'s promise, each after the
+program's previous turn, so there is nothing to batch unless the receipt check and the connector
+call become synchronous.
+
 The pool runs a plugin whose host functions all answer synchronously (fs_read, fs_list,
 fs_write: the fs connector) in the host's own thread, each call inside a slice of 50 ms: a
 \`node:vm\` timeout, whose watchdog thread makes V8 terminate whatever runs when it fires, a

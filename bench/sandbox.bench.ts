@@ -69,13 +69,28 @@ host operation ~20–35 µs of it); the slice's watchdog, a thread Node starts a
 call, ~80 µs of CPU and more wall time when the thread waits for a core; a run's first call also
 meets a fresh plugin instance, whose new memory costs that call ~300 µs more; checkCall and
 marshalling are a few µs each. That per-call floor (plugin plus watchdog, ~300–400 µs) and the
-hop are why the 0.5 ms target is not met; a cheaper stop than a watchdog per call (e.g. a fuel
-counter compiled into the plugin's loops) or a leaner plugin ABI would be the next steps. A call
-from a run costs more CPU than the direct call plus the hop: the two interfere (in a control run,
-20 direct calls each after a bit of plain QuickJS work cost ~7 ms more CPU than the calls and the
-work apart; most likely the caches of the shared cores). The hop (~100–160 µs): the arguments serialized
-in the VM (~15 µs), the calls through quickjs-emscripten's FFI (~10 µs each), the listing parsed
-in the VM (~15 µs), resuming the program's jobs. A cold run's setup is mostly QuickJS running and
+hop are why the 0.5 ms target is not met. The watchdog stays: every cheaper way found to stop the
+host's thread from another thread is unsafe here or not at hand (see "Stoppable plugin calls").
+The hop: a trusted call does not cross to the host when the program makes it. Inside the VM its
+arguments are read into JSON text at once (the serializer, ~15 µs for \`{ path }\`), and the call
+is queued with a promise for the program. The host takes every queued call in one crossing after
+the program's jobs have run, and later settles each in one more, where the answer is parsed
+inside the VM (~10 µs for the listing). Before, each call was a host function called from the VM:
+quickjs-emscripten's trampoline costs ~10–13 µs a call, plus a crossing back into the VM to
+serialize; and the serializer called JSON.stringify for every string and number (~2–4 µs each in
+QuickJS), where it now quotes a string with nothing to escape as it is. Measured with this
+benchmark's own script, the version before and after in turns, 3 runs each (load 1–4): the hop
+went from 125 to 106 µs of CPU and from 127 to 114 µs wall (medians of the runs). What is left is mostly QuickJS's own work:
+promises, the async function's resumption, the serializer and JSON.parse, at a few µs for each
+small operation. The per-call figures depend on how warm the process is. In one process, the hop
+of 20-call runs fell from ~230–260 µs of CPU over the first ~600 calls to ~100 µs after ~3,000,
+as V8 tiered up QuickJS's wasm and the host's JavaScript (\`--no-wasm-dynamic-tiering\` brings
+the first calls to ~155 µs, at the price of compiling all of QuickJS optimized up front). This
+benchmark reports a warm process; \`countersign run\` starts cold, so its calls cost more. A call
+from a run costs more CPU than the direct call plus the hop. In an earlier control run, 20 direct
+calls, each after a bit of plain QuickJS work, cost ~7 ms more CPU than the calls and the work
+apart, most likely from the caches of the shared cores. The two alternate between V8's code and
+QuickJS's wasm, and neither stays warm. A cold run's setup is mostly QuickJS running and
 compiling the lockdown's 10 KB hardening script (~4 ms, ~70% of it visiting and trimming the
 built-ins, ~20% compiling), the bridge with its serializer (~1 ms, half of it compiling), the
 instance (~1.2 ms: instantiating, and checking the reused memory for dirty pages, ~0.5 ms).

@@ -15,24 +15,34 @@ export interface Bridge {
   serialize: QuickJSHandle; // program value -> JSON text, see marshal.ts
   parseJson: QuickJSHandle;
   makeError: QuickJSHandle;
-  settle: QuickJSHandle; // (id, ok, text, name, class): ends trusted call `id`, see SETUP
+  take: QuickJSHandle; // () -> the trusted calls made since the last take, see SETUP
+  limit: QuickJSHandle; // (max): how many trusted calls the program may make before the host is told at once
+  settle: QuickJSHandle; // (id, ok, text, name, class): ends trusted call \`id\`, see SETUP
 }
 
-const KEYS = ["getOwnPropertyDescriptor", "getPrototypeOf", "serialize", "parseJson", "makeError", "settle"] as const;
+const KEYS = ["getOwnPropertyDescriptor", "getPrototypeOf", "serialize", "parseJson", "makeError", "take", "limit", "settle"] as const;
 
 /**
  * Evaluated once the host's functions are installed. Besides the intrinsics it adds \`call\` to
- * the host object for the trusted modules: it hands the op and arguments to the host's \`invoke\`,
- * which answers with a call id (or throws a refusal), and returns a promise the host later ends
- * with \`settle\`: the answer's JSON is parsed or the error made inside the VM, in one host call.
+ * the host object for the trusted modules. A call does not cross to the host: its arguments are
+ * read into JSON text at once (the program may change them afterwards), queued with the call's
+ * id and op, and the program gets a promise; the host takes the queue after each entry into the
+ * VM (one crossing for every call made meanwhile) and later ends each call with \`settle\`: the
+ * answer's JSON is parsed or the error made inside the VM, in one host call. Only a call past the
+ * run's call limit reaches the host at once (\`callLimit\`), so that a program queuing calls
+ * without end is stopped there.
  */
 const SETUP = `(() => {
   const { getOwnPropertyDescriptor, getPrototypeOf, defineProperty } = Object;
   const Error_ = Error;
   const Promise_ = Promise;
   const parseJson = JSON.parse;
+  const stringify = JSON.stringify;
+  const apply = Reflect.apply;
+  const join = Array.prototype.join;
   const host = ${HOST_GLOBAL};
-  const invoke = host.invoke;
+  const callLimit = host.callLimit;
+  const serialize = ${SERIALIZER};
   const makeError = (name, message, errorClass) => {
     const error = new Error_(message);
     defineProperty(error, "name", { value: name, writable: true, enumerable: false, configurable: true });
@@ -40,13 +50,14 @@ const SETUP = `(() => {
     return error;
   };
   const pending = [];
+  let queue = []; // one line per call: id, op (JSON) and arguments (serialize's answer), tab-separated (JSON text holds no raw tab or newline)
+  let next = 0;
+  let max = 0;
   host.call = (op, args) => {
-    let id;
-    try {
-      id = invoke(op, args);
-    } catch (refusal) {
-      return new Promise_((resolve, reject) => reject(refusal));
-    }
+    const text = serialize(args, true);
+    const id = next++;
+    if (id >= max) callLimit();
+    queue[queue.length] = id + "\\t" + stringify(op) + "\\t" + text + "\\n";
     return new Promise_((resolve, reject) => {
       pending[id] = [resolve, reject];
     });
@@ -54,9 +65,17 @@ const SETUP = `(() => {
   return {
     getOwnPropertyDescriptor,
     getPrototypeOf,
-    serialize: ${SERIALIZER},
+    serialize,
     parseJson,
     makeError,
+    take: () => {
+      const lines = apply(join, queue, [""]);
+      queue = [];
+      return lines;
+    },
+    limit: (calls) => {
+      max = calls;
+    },
     settle: (id, ok, text, name, errorClass) => {
       const settlers = pending[id];
       pending[id] = undefined;
@@ -78,6 +97,40 @@ export function createBridge(vm: QuickJSContext): Bridge {
   for (const key of KEYS) bridge[key] = vm.getProp(bag, key);
   bag.dispose();
   return bridge;
+}
+
+/** A trusted call the program made: its id, its op and its arguments as the serializer read them (see marshal.ts). */
+export interface QueuedCall {
+  id: number;
+  op: string;
+  args: string;
+}
+
+/** The trusted calls the program made since the last take, in order; one crossing into the VM however many there are. */
+export function takeCalls(bridge: Bridge): QueuedCall[] {
+  const { vm } = bridge;
+  const handle = vm.unwrapResult(vm.callFunction(bridge.take, vm.undefined));
+  const text = vm.getString(handle);
+  handle.dispose();
+  if (text === "") return [];
+  const calls: QueuedCall[] = [];
+  for (const line of text.slice(0, -1).split("\n")) {
+    const first = line.indexOf("\t");
+    const second = line.indexOf("\t", first + 1);
+    calls.push({ id: Number(line.slice(0, first)), op: JSON.parse(line.slice(first + 1, second)) as string, args: line.slice(second + 1) });
+  }
+  return calls;
+}
+
+/** Tell the VM how many trusted calls the run allows: the one past them reaches the host at once. */
+export function limitCalls(bridge: Bridge, max: number): void {
+  const { vm } = bridge;
+  const handle = vm.newNumber(max);
+  try {
+    vm.unwrapResult(vm.callFunction(bridge.limit, vm.undefined, handle)).dispose();
+  } finally {
+    handle.dispose();
+  }
 }
 
 /** A fresh value inside the VM from host data: JSON parsed there, so nothing is shared with the host or between calls. */

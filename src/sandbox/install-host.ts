@@ -6,7 +6,7 @@ import { logText } from "./describe.js";
 import { HOST_GLOBAL } from "./host-modules.js";
 import { toJson } from "./marshal.js";
 import { limitExceeded, stop, type LogLine, type RunState } from "./run-state.js";
-import { callTrusted } from "./trusted-call.js";
+import { callLimit } from "./trusted-call.js";
 
 type HostFunction = (...args: QuickJSHandle[]) => QuickJSHandle | VmCallResult<QuickJSHandle> | void;
 
@@ -21,7 +21,7 @@ export function installHost(vm: QuickJSContext, state: RunState): void {
     error: (...args) => log(state, "error", args),
   });
   defineObject(vm, HOST_GLOBAL, {
-    invoke: (op, args) => callTrusted(state, op!, args),
+    callLimit: () => callLimit(state),
     contract: (connector, name, args) => buildContract(state, connector!, name!, args!),
     register: (runner) => {
       state.runner ??= runner!.dup();

@@ -1,5 +1,5 @@
 import type { QuickJSContext, QuickJSRuntime } from "quickjs-emscripten-core";
-import { createBridge, type Bridge } from "./bridge.js";
+import { createBridge, limitCalls, type Bridge } from "./bridge.js";
 import { Budget } from "./budget.js";
 import type { SandboxApi } from "./host-modules.js";
 import { installHost } from "./install-host.js";
@@ -74,6 +74,7 @@ export function realmFits(realm: Realm, api: SandboxApi, imports: ReadonlySet<st
 /** Give the realm its run: the run's budget, limits, invoke and wake-up, and the interrupt handler that reads the budget. */
 export function bindRealm(realm: Realm, run: Pick<RunState, "budget" | "limits" | "invoke" | "wake">, interrupt: () => boolean): RunState {
   Object.assign(realm.state, run);
+  limitCalls(realm.state.bridge, run.limits.maxCalls);
   realm.runtime.setInterruptHandler(interrupt);
   return realm.state;
 }

@@ -10,6 +10,7 @@ import { takeRealm } from "./prepare-run.js";
 import { programSource, type ProgramSource } from "./program-source.js";
 import { bindRealm, disposeRealm, type Realm } from "./realm.js";
 import { engineLimit, limitExceeded, stop, type CallRecord, type Invoke, type LogLine, type RunState } from "./run-state.js";
+import { sendCalls } from "./trusted-call.js";
 
 export interface RunRequest {
   source: Uint8Array; // the program's bytes, exactly as submitted
@@ -140,16 +141,20 @@ class ProgramRun {
     }
   }
 
+  /** Run the program's jobs, sending out the trusted calls they make, until none is left or the run stops. */
   private runJobs(): void {
-    while (this.state.stopped === undefined && this.runtime.hasPendingJob()) {
-      const result = this.enter(() => this.runtime.executePendingJobs());
-      if (result.error !== undefined) {
-        // Only an uncatchable error escapes a job: an interrupt (already a limit) or the engine's own failure.
-        const thrown = describeThrown(this.state.bridge, result.error);
-        result.error.dispose();
-        stop(this.state, engineLimit(thrown) ?? new CountersignError("internal_error", "sandbox", `a job failed: ${thrown.name}: ${thrown.message}`));
+    do {
+      while (this.state.stopped === undefined && this.runtime.hasPendingJob()) {
+        const result = this.enter(() => this.runtime.executePendingJobs());
+        if (result.error !== undefined) {
+          // Only an uncatchable error escapes a job: an interrupt (already a limit) or the engine's own failure.
+          const thrown = describeThrown(this.state.bridge, result.error);
+          result.error.dispose();
+          stop(this.state, engineLimit(thrown) ?? new CountersignError("internal_error", "sandbox", `a job failed: ${thrown.name}: ${thrown.message}`));
+        }
       }
-    }
+      sendCalls(this.state); // a call refused here rejects at once: its handlers are jobs to run
+    } while (this.state.stopped === undefined && this.runtime.hasPendingJob());
   }
 
   private finish(settled: Settled): RunResult {

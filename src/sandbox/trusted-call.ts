@@ -1,37 +1,47 @@
-import type { QuickJSHandle, VmCallResult } from "quickjs-emscripten-core";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { settleCall, vmError } from "./bridge.js";
-import { NotPlainData, toJson } from "./marshal.js";
+import { settleCall, takeCalls, type QueuedCall } from "./bridge.js";
+import { fromSerialized, NotPlainData } from "./marshal.js";
 import { limitExceeded, stop, type CallRecord, type RunState } from "./run-state.js";
 
 // Refusals: the call did not fit the receipt, and nothing reached a connector.
 const REFUSALS = new Set(["grant_violation", "receipt_invalid"]);
 
 /**
- * A trusted function's body, run when the program calls it (through the bridge's \`call\`): the
- * arguments become plain data (or the call is refused), the host's \`invoke\` runs (the receipt
- * check, then the connector), and the program holds a promise that the host settles by the call's
- * id when it ends. A refusal or failure rejects that promise with an error carrying the
- * countersign error class, which the program may catch.
+ * Send out the trusted calls the program made since the last time (queued inside the VM, see
+ * bridge.ts), in the order it made them: each one's arguments become plain data (or the call is
+ * refused), the host's \`invoke\` runs (the receipt check, then the connector), and the host
+ * settles the program's promise by the call's id when it ends. A refusal or failure rejects that
+ * promise with an error carrying the countersign error class, which the program may catch. Once
+ * the run is stopped no call goes out: each is recorded as failed, with the limit that stopped it.
  */
-export function callTrusted(state: RunState, opHandle: QuickJSHandle, argsHandle: QuickJSHandle | undefined): QuickJSHandle | VmCallResult<QuickJSHandle> {
-  const { bridge } = state;
-  const { vm } = bridge;
-  const op = vm.typeof(opHandle) === "string" ? vm.getString(opHandle) : String(vm.typeof(opHandle));
-  const id = state.calls.length;
+export function sendCalls(state: RunState): void {
+  let calls: QueuedCall[];
+  try {
+    calls = state.budget.inVm(() => takeCalls(state.bridge));
+  } catch (err) {
+    if (state.stopped !== undefined) return; // a stopped run's VM interrupts even this: nothing more goes out
+    throw err;
+  }
+  for (const call of calls) sendCall(state, call);
+}
+
+function sendCall(state: RunState, { id, op, args: text }: QueuedCall): void {
   const record: CallRecord = { op, status: "pending" };
-  if (state.stopped === undefined && id >= state.limits.maxCalls) {
-    stop(state, limitExceeded("calls", `the program made more than ${state.limits.maxCalls} trusted calls`, { max_calls: state.limits.maxCalls }));
+  if (id !== state.calls.length) {
+    stop(state, new CountersignError("internal_error", "sandbox", `${op}: call ${id} arrived as call ${state.calls.length}`));
+  } else if (id >= state.limits.maxCalls) {
+    callLimit(state);
   }
   state.calls.push(record);
-  if (state.stopped !== undefined) return refuse(state, record, state.stopped);
+  if (state.stopped !== undefined) return settle(state, id, record, { error: state.stopped });
   let args: Record<string, Json>;
   try {
-    args = callArguments(toJson(bridge, argsHandle ?? vm.undefined, "call"));
+    args = callArguments(fromSerialized(text));
   } catch (err) {
     if (!(err instanceof NotPlainData)) throw err;
-    return refuse(state, record, new CountersignError("grant_violation", "sandbox", `${op}: the arguments are not plain data: ${err.message}`, { details: { path: err.path } }));
+    const refusal = new CountersignError("grant_violation", "sandbox", `${op}: the arguments are not plain data: ${err.message}`, { details: { path: err.path } });
+    return settle(state, id, record, { error: refusal });
   }
   state.inflight.add(id);
   let pending: Promise<Json>;
@@ -46,7 +56,11 @@ export function callTrusted(state: RunState, opHandle: QuickJSHandle, argsHandle
       (error: unknown) => settle(state, id, record, { error }),
     )
     .catch((err: unknown) => stop(state, new CountersignError("internal_error", "sandbox", `${op}: settling the call failed: ${(err as Error).message}`)));
-  return vm.newNumber(id);
+}
+
+/** The program made more trusted calls than the run allows: the run stops. */
+export function callLimit(state: RunState): void {
+  stop(state, limitExceeded("calls", `the program made more than ${state.limits.maxCalls} trusted calls`, { max_calls: state.limits.maxCalls }));
 }
 
 /** A trusted function takes one object of named arguments (or none). */
@@ -84,10 +98,4 @@ function recordFailure(state: RunState, record: CallRecord, error: unknown): Cou
   record.error = { class: known.class, message: known.message };
   if (record.status === "refused") state.refused++;
   return known;
-}
-
-/** Refuse a call before it goes out: the bridge's \`call\` turns the throw into a rejected promise. */
-function refuse(state: RunState, record: CallRecord, error: CountersignError): VmCallResult<QuickJSHandle> {
-  recordFailure(state, record, error);
-  return { error: vmError(state.bridge, "CountersignError", error.message, error.class) };
 }

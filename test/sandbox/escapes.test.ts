@@ -258,6 +258,14 @@ describe("resource limits", () => {
     expect(r).toMatchObject({ outcome: "limit", limit: { details: { limit: "calls" } } });
     expect(r.invoked).toHaveLength(5);
   });
+
+  it("stops a program that makes calls without awaiting them at the call cap, and no call past it goes out", async () => {
+    const r = await run(program(`for (;;) void sendEmail(${mail});`), { limits: { maxCalls: 5 } });
+    expect(r).toMatchObject({ outcome: "limit", limit: { details: { limit: "calls" } } });
+    expect(r.invoked).toHaveLength(0); // the calls were queued in the turn the cap stopped
+    expect(r.calls.length).toBeGreaterThan(5);
+    expect(r.calls.every((c) => c.status === "failed" && c.error?.class === "resource_limit_exceeded")).toBe(true);
+  });
 });
 
 describe("unhandled rejections", () => {

@@ -16,6 +16,17 @@ describe("arguments crossing to the host", () => {
     expect(r.invoked[0]!.args).toEqual({ path: "/a", content: "x", meta: { tags: ["a", "b"], n: 1.5, ok: false, none: null } });
   });
 
+  it("carries every string and number exactly: quotes, backslashes, control characters, lone surrogates, keys alike", async () => {
+    const strings = ['plain', 'q"uote', "back\\slash", "tab\tnew\nline\u0000\u001f", "lone \ud800 \udfff", "pair \ud83d\ude00", "é \u2028 \u007f", ""];
+    const numbers = [0, -0, 1.5, -2, 1e21, 5e-324, Number.MAX_SAFE_INTEGER, 0.1 + 0.2];
+    const r = await send(`{ path: "/a", content: "x", strings: ${JSON.stringify(strings)}, numbers: [${numbers.map(String).join(", ")}], keyed: { 'k"\\\\\\u0001\\ud800': 1 } }`);
+    expect(r.message).toBe("sent");
+    const args = r.invoked[0]!.args as { strings: string[]; numbers: number[]; keyed: Record<string, number> };
+    expect(args.strings).toEqual(strings);
+    expect(args.numbers).toEqual(numbers.map((n) => (Object.is(n, -0) ? 0 : n))); // JSON has no -0
+    expect(Object.keys(args.keyed)).toEqual(['k"\\\u0001\ud800']);
+  });
+
   // Both sides of each cap, with the connector's marshal (the same bounds) taking what the sandbox let through.
   // The value counts itself, path, content and list (4 parts) and the keys path and content (11 characters).
   it(`takes exactly ${MAX_NODES} parts, and the connector's marshal takes them too`, async () => {

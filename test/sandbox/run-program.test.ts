@@ -29,6 +29,31 @@ await readFile({ path: "/a" });`),
     ]);
   });
 
+  it("reads a call's arguments when it is made: changing them before the call goes out changes nothing sent", async () => {
+    const r = await run(
+      program(`const args = { path: "/a", content: "first" };
+const written = writeFile(args);
+args.content = "second";
+await written;`),
+    );
+    expect(r.invoked).toEqual([{ op: "fs.write_file", args: { path: "/a", content: "first" } }]);
+  });
+
+  it("refuses arguments that are not plain data when the call is made, and the calls around it go out in order", async () => {
+    const r = await run(
+      program(`const results = await Promise.allSettled([
+  readFile({ path: "/a" }),
+  readFile({ get path() { return "/b"; } } as unknown as { path: string }),
+  readFile({ path: "/c" }),
+]);
+console.log(results.map((x) => x.status).join(" "));`),
+    );
+    expect(r.invoked.map((c) => c.args.path)).toEqual(["/a", "/c"]);
+    expect(r.calls.map((c) => c.status)).toEqual(["done", "refused", "done"]);
+    expect(r.calls[1]!.error).toEqual({ class: "grant_violation", message: "fs.read_file: the arguments are not plain data: path is an accessor (getter or setter)" });
+    expect(texts(r)).toEqual(["fulfilled rejected fulfilled"]);
+  });
+
   it("returns main's value when it is plain data", async () => {
     const r = await run(program(`return { sent: 2, to: ["a", "b"] } as unknown as void;`));
     expect(r).toMatchObject({ outcome: "returned", value: { sent: 2, to: ["a", "b"] } });
