@@ -22,7 +22,7 @@ export async function buildWasm(entry, outFile) {
   const { error, stderr } = await asc.main([
     entry,
     "--outFile", outFile,
-    "--runtime", "incremental",
+    "--runtime", "stub",
     "--optimizeLevel", "3",
     "--shrinkLevel", "1",
     "--maximumMemory", String(MAX_MEMORY_PAGES),

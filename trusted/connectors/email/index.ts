@@ -121,7 +121,7 @@ function call(method: string, path: string, body: J | null): J {
 }
 
 function parseObject(text: string): J | null {
-  const j = parse(text);
+  const j = parse(Uint8Array.wrap(String.UTF8.encode(text)));
   return j != null && j.kind == Kind.Obj ? j : null;
 }
 

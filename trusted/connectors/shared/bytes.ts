@@ -1,0 +1,42 @@
+// A growing byte buffer in linear memory: what a connector writes out (JSON for the host) is
+// assembled here as UTF-8 and crosses the kernel once.
+
+export class ByteWriter {
+  buf: Uint8Array = new Uint8Array(256);
+  length: i32 = 0;
+
+  /** Room for `n` more bytes; returns where they go. */
+  reserve(n: i32): usize {
+    const need = this.length + n;
+    if (need > this.buf.length) {
+      const grown = new Uint8Array(max(need, this.buf.length << 1));
+      memory.copy(grown.dataStart, this.buf.dataStart, this.length);
+      this.buf = grown;
+    }
+    return this.buf.dataStart + this.length;
+  }
+
+  byte(c: u8): void {
+    store<u8>(this.reserve(1), c);
+    this.length++;
+  }
+
+  copy(ptr: usize, n: i32): void {
+    memory.copy(this.reserve(n), ptr, n);
+    this.length += n;
+  }
+
+  /** `len` UTF-16 code units of `s` from `from`, as UTF-8 (lone surrogates as WTF-8, as String.UTF8 does). */
+  utf8(s: string, from: i32, len: i32): void {
+    const at = this.reserve(len * 3); // one code unit takes at most 3 bytes, a pair 4
+    this.length += <i32>String.UTF8.encodeUnsafe(changetype<usize>(s) + (<usize>from << 1), len, at);
+  }
+
+  text(s: string): void {
+    this.utf8(s, 0, s.length);
+  }
+
+  dataStart(): usize {
+    return this.buf.dataStart;
+  }
+}
