@@ -1,19 +1,21 @@
 // A growing byte buffer in linear memory: what a connector writes out (JSON for the host) is
-// assembled here as UTF-8 and crosses the kernel once.
+// assembled here as UTF-8 and crosses the kernel once. It is a raw block of the stub runtime,
+// which grows the last block in place: a request or output written in one go takes the memory
+// it needs and no more (within the plugin's capped memory, a file's content fits twice).
 
 export class ByteWriter {
-  buf: Uint8Array = new Uint8Array(256);
+  private ptr: usize = __alloc(256);
+  private capacity: i32 = 256;
   length: i32 = 0;
 
   /** Room for `n` more bytes; returns where they go. */
   reserve(n: i32): usize {
     const need = this.length + n;
-    if (need > this.buf.length) {
-      const grown = new Uint8Array(max(need, this.buf.length << 1));
-      memory.copy(grown.dataStart, this.buf.dataStart, this.length);
-      this.buf = grown;
+    if (need > this.capacity) {
+      this.capacity = max(need, this.capacity + (this.capacity >> 1));
+      this.ptr = __realloc(this.ptr, this.capacity);
     }
-    return this.buf.dataStart + this.length;
+    return this.ptr + this.length;
   }
 
   byte(c: u8): void {
@@ -37,6 +39,6 @@ export class ByteWriter {
   }
 
   dataStart(): usize {
-    return this.buf.dataStart;
+    return this.ptr;
   }
 }
