@@ -5,6 +5,7 @@
 import createPlugin, { type CallContext, type Plugin } from "@extism/extism";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wasm } from "../../src/model/wasm.js";
 import { shippedManifests } from "./fixtures.js";
 
 const LISTING = '{ "ok" : true, "entries" : [ {"name":"a\\u00e9.txt","type":"file"} , {"name":"b","type":"dir"} ] }';
@@ -14,7 +15,7 @@ let requests: string[] = []; // what the plugin asked fs_list and fs_write, in o
 const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} } as unknown as Console;
 
 beforeAll(async () => {
-  const module = await WebAssembly.compile(readFileSync(shippedManifests().connectors.get("fs")!.wasmPath));
+  const module = await wasm.compile(readFileSync(shippedManifests().connectors.get("fs")!.wasmPath));
   const record = (reply: () => string) => (context: CallContext, offset: bigint) => {
     requests.push(context.read(offset)!.text());
     return context.store(reply());
