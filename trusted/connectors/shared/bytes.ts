@@ -34,6 +34,18 @@ export class ByteWriter {
     this.length += <i32>String.UTF8.encodeUnsafe(changetype<usize>(s) + (<usize>from << 1), len, at);
   }
 
+  /** One UTF-16 code unit as UTF-8 (a surrogate as WTF-8). */
+  codeUnit(u: i32): void {
+    if (u < 0x80) return this.byte(<u8>u);
+    if (u < 0x800) {
+      this.byte(<u8>(0xc0 | (u >> 6)));
+    } else {
+      this.byte(<u8>(0xe0 | (u >> 12)));
+      this.byte(<u8>(0x80 | ((u >> 6) & 63)));
+    }
+    this.byte(<u8>(0x80 | (u & 63)));
+  }
+
   text(s: string): void {
     this.utf8(s, 0, s.length);
   }

@@ -316,20 +316,22 @@ function unquote(src: Uint8Array, start: i32, end: i32): string {
   let i = from;
   while (i < last && load<u8>(base + i) != 0x5c) i++;
   if (i == last) return String.UTF8.decodeUnsafe(base + from, last - from);
-  const parts: string[] = [];
+  // Unescaped into UTF-8: a \u escape as its code unit's own sequence (a surrogate as WTF-8),
+  // which decoding turns back into that code unit, so escaped pairs and lone surrogates survive.
+  const out = new ByteWriter();
   while (i < last) {
     if (load<u8>(base + i) != 0x5c) { i++; continue; }
-    parts.push(String.UTF8.decodeUnsafe(base + from, i - from));
+    out.copy(base + from, i - from);
     const e = load<u8>(base + i + 1);
     if (e == 0x75) {
-      parts.push(String.fromCharCode(hex4(src, i + 2)));
+      out.codeUnit(hex4(src, i + 2));
       i += 6;
     } else {
-      parts.push(e == 0x6e ? "\n" : e == 0x72 ? "\r" : e == 0x74 ? "\t" : e == 0x62 ? "\b" : e == 0x66 ? "\f" : String.fromCharCode(e));
+      out.byte(e == 0x6e ? 0x0a : e == 0x72 ? 0x0d : e == 0x74 ? 0x09 : e == 0x62 ? 0x08 : e == 0x66 ? 0x0c : e);
       i += 2;
     }
     from = i;
   }
-  parts.push(String.UTF8.decodeUnsafe(base + from, last - from));
-  return parts.join("");
+  out.copy(base + from, last - from);
+  return String.UTF8.decodeUnsafe(out.dataStart(), out.length);
 }
