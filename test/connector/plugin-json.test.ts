@@ -6,7 +6,7 @@ import createPlugin, { type CallContext, type Plugin } from "@extism/extism";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wasm } from "../../src/model/wasm.js";
-import { shippedManifests } from "./fixtures.js";
+import { buildTestPlugin, shippedManifests, tempDir } from "./fixtures.js";
 
 const LISTING = '{ "ok" : true, "entries" : [ {"name":"a\\u00e9.txt","type":"file"} , {"name":"b","type":"dir"} ] }';
 let plugin: Plugin;
@@ -121,4 +121,14 @@ describe("connector memory", () => {
       expect(requests[0]!.length).toBe(content.length + `{"path":"/w${i}","content":""}`.length);
     }
   });
+
+  it("refuses to run a connector whose module start allocated (a call's fresh heap would overwrite it)", async () => {
+    const module = await wasm.compile(readFileSync(await buildTestPlugin("global", tempDir("cs-plugins-"))));
+    const keeper = await createPlugin({ wasm: [{ module }] }, { useWasi: false, logger: silent });
+    try {
+      await expect(keeper.call("echo_kept", "{}")).rejects.toThrow(/unreachable/);
+    } finally {
+      await keeper.close();
+    }
+  }, 60_000);
 });
