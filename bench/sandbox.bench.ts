@@ -62,15 +62,20 @@ Cold, without a prepared realm, the overhead per run is ${ms((t("sandboxRunCold"
 Where the time goes (CPU profiles and CPU time of the direct call, of the sandbox hop and of the
 plugin alone). A direct call runs the fs plugin in the host's thread, inside a 50 ms slice (a
 \`node:vm\` timeout) that stops a runaway plugin: no thread hand-off any more (a call in a worker
-crossed threads four times, each a futex wake-up that may wait for a core). ~200–250 µs is the
-plugin's own work inside Extism (JSON parsed and printed in AssemblyScript, each 8 bytes of input,
-output and host answers crossing Extism's kernel as a host call with BigInt addresses; the fs_list
-host operation ~20–35 µs of it); the slice's watchdog, a thread Node starts and joins for each
-call, ~80 µs of CPU and more wall time when the thread waits for a core; a run's first call also
-meets a fresh plugin instance, whose new memory costs that call ~300 µs more; checkCall and
-marshalling are a few µs each. That per-call floor (plugin plus watchdog, ~300–400 µs) and the
-hop are why the 0.5 ms target is not met; a cheaper stop than a watchdog per call (e.g. a fuel
-counter compiled into the plugin's loops) or a leaner plugin ABI would be the next steps. A call
+crossed threads four times, each a futex wake-up that may wait for a core). The plugin call
+inside Extism is ~70–110 µs: the fs_list host function (realpath, readdir, its JSON request and
+answer) ~35–45 µs, and the plugin's own work ~30 µs, most of it Extism's JavaScript kernel (46
+host calls for a list_dir, each moving 8 bytes with BigInt addresses) and its per-call
+bookkeeping: the connectors check their JSON as UTF-8 bytes where the kernel put them, pass on
+what they do not read as the bytes it came as, and start each call on an empty bump-allocated
+heap (see "Connector host"). The slice's watchdog, a thread Node starts and joins for each call,
+costs ~80 µs of CPU and more wall time when the thread waits for a core; a run's first call meets
+a fresh plugin instance, which costs it no more than any call after the same idle time (~50–100
+µs over back-to-back calls, the caches being cold); checkCall and marshalling are a few µs each.
+The per-call floor (plugin plus watchdog, ~150–200 µs) and the hop decide whether the 0.5 ms
+target is met; a cheaper stop than a watchdog per call (e.g. a fuel counter compiled into the
+plugin's loops) and bytes moved in blocks rather than in 8-byte host calls (a host function that
+copies into the plugin's memory) would be the next steps. A call
 from a run costs more CPU than the direct call plus the hop: the two interfere (in a control run,
 20 direct calls each after a bit of plain QuickJS work cost ~7 ms more CPU than the calls and the
 work apart; most likely the caches of the shared cores). The hop (~100–160 µs): the arguments serialized
