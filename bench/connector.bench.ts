@@ -35,6 +35,13 @@ thread, each call inside a slice (a \`node:vm\` timeout, which stops a runaway o
 does one that once ran past its slice. The worker row here is Extism's own worker mode; the
 pool's dedicated worker is in "Stoppable plugin calls". Pass a \`PluginPool\` as \`ctx.plugins\`
 when a run makes several calls: the calls of one run (one receipt) share a plugin instance, a
-preview never does (bench/sandbox-plugin-call.bench.ts measures both).`;
+preview never does (bench/sandbox-plugin-call.bench.ts measures both).
+
+The plugin's own work is the foreground row less the baseline. The connectors check their JSON as
+UTF-8 bytes where Extism's kernel put them and decode a value only when they read it; what they
+only pass on (here the path and the listing) is written out as the bytes it came as. Each call
+starts on an empty heap (AssemblyScript's stub runtime, a bump allocator: no collector runs).
+What is left is mostly Extism's JavaScript side: its per-call bookkeeping and its kernel, which
+moves 8 bytes per host call with BigInt addresses (46 host calls for this list_dir).`;
 writeSection("connector", "Connector host (Extism)", body);
 process.stdout.write(body + "\n");
