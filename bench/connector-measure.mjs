@@ -5,9 +5,8 @@ import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import createPlugin from "@extism/extism";
+import { load, measure } from "./sandbox-measure-kit.mjs";
 
-const dist = new URL("../dist/src/", import.meta.url);
-const load = (p) => import(new URL(p, dist).href);
 const { connectorContext } = await load("config/connector-context.js");
 const { executeAction } = await load("connector/execute-action.js");
 const { admitPreview } = await load("connector/admission.js");
@@ -37,17 +36,6 @@ const canned = { "extism:host/user": { ...hostFunctions(state())["extism:host/us
 const direct = (text) => JSON.stringify({ path: JSON.parse(text).path, entries: JSON.parse(JSON.stringify({ ok: true, entries })).entries });
 const module = await WebAssembly.compile(readFileSync(connector.wasmPath));
 
-async function measure(fn, { samples = 15, inner = 1 } = {}) {
-  const times = [];
-  for (let s = 0; s < samples; s++) {
-    const t0 = process.hrtime.bigint();
-    for (let i = 0; i < inner; i++) await fn();
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6 / inner);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
-}
-
 const r = {};
 r.direct = await measure(() => direct(input), { inner: 2000 });
 r.fsList = await measure(() => fsList(caps, root), { inner: 200 });
@@ -69,6 +57,6 @@ const pooled = connectorContext(root, { plugins: pool });
 const listRoot = () => admitPreview(set, "fs.list_dir", { path: root });
 r.actionPooled = await measure(() => executeAction(set, listRoot(), pooled), { inner: 50 });
 await pool.close();
-r.actionUnpooled = await measure(() => executeAction(set, listRoot(), connectorContext(root)), { samples: 10 });
+r.actionUnpooled = await measure(() => executeAction(set, listRoot(), connectorContext(root)), { samples: 11 });
 process.stdout.write(JSON.stringify(r));
 process.exit(0);

@@ -86,8 +86,10 @@ SharedArrayBuffer that also carries the message's UTF-8 text, the host blocks in
 blocks the worker while the host answers it; a call past its deadline terminates the thread. In
 both, each call starts with Extism's call state reset; the calls of one run (one receipt) share
 a plugin instance, and a call of another run, or a preview, gets a fresh one, made ahead once
-the thread has been idle for a few ms (compare the rows of fresh calls: a fresh instance still
-costs its first call more, its memory being new). What a plugin allocates in host memory through
+the thread has been idle for a few ms. A connector starts every call on an empty heap, so a fresh
+instance's first call does the same work as any other; what the rows of fresh calls add over
+back-to-back calls is mostly the idle gap before them (caches gone cold) and, without the gap,
+making the instance in the call. What a plugin allocates in host memory through
 Extism's kernel is counted per call and bounded (limits.maxHostMemoryBytes). CPU time is the whole
 process's, worker threads included. The machine is shared: 1-minute load average
 ${loadavg()[0]!.toFixed(1)} when the run ended.`;

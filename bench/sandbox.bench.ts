@@ -62,14 +62,17 @@ Cold, without a prepared realm, the overhead per run is ${ms((t("sandboxRunCold"
 Where the time goes (CPU profiles and CPU time of the direct call, of the sandbox hop and of the
 plugin alone). A direct call runs the fs plugin in the host's thread, inside a 50 ms slice (a
 \`node:vm\` timeout) that stops a runaway plugin: no thread hand-off any more (a call in a worker
-crossed threads four times, each a futex wake-up that may wait for a core). ~200–250 µs is the
-plugin's own work inside Extism (JSON parsed and printed in AssemblyScript, each 8 bytes of input,
-output and host answers crossing Extism's kernel as a host call with BigInt addresses; the fs_list
-host operation ~20–35 µs of it); the slice's watchdog, a thread Node starts and joins for each
-call, ~80 µs of CPU and more wall time when the thread waits for a core; a run's first call also
-meets a fresh plugin instance, whose new memory costs that call ~300 µs more; checkCall and
-marshalling are a few µs each. That per-call floor (plugin plus watchdog, ~300–400 µs) and the
-hop are why the 0.5 ms target is not met. The watchdog stays: every cheaper way found to stop the
+crossed threads four times, each a futex wake-up that may wait for a core). The plugin call
+inside Extism is ~70–110 µs: the fs_list host function (realpath, readdir, its JSON request and
+answer) ~35–45 µs, and the plugin's own work ~30 µs, most of it Extism's JavaScript kernel (46
+host calls for a list_dir, each moving 8 bytes with BigInt addresses) and its per-call
+bookkeeping: the connectors check their JSON as UTF-8 bytes where the kernel put them, pass on
+what they do not read as the bytes it came as, and start each call on an empty bump-allocated
+heap (see "Connector host"). The slice's watchdog, a thread Node starts and joins for each call,
+costs ~80 µs of CPU and more wall time when the thread waits for a core; a run's first call meets
+a fresh plugin instance, which costs it no more than any call after the same idle time (~50–100
+µs over back-to-back calls, the caches being cold); checkCall and marshalling are a few µs each.
+The per-call floor is the plugin plus the watchdog, ~150–200 µs. The watchdog stays: every cheaper way found to stop the
 host's thread from another thread is unsafe here or not at hand (see "Stoppable plugin calls").
 The hop: a trusted call does not cross to the host when the program makes it. Inside the VM its
 arguments are read into JSON text at once (the serializer, ~15 µs for \`{ path }\`), and the call

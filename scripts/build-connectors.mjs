@@ -17,14 +17,18 @@ const sources = join(root, "trusted", "connectors");
  */
 export const MAX_MEMORY_PAGES = 256;
 
-/** Compile one AssemblyScript entry file to `outFile`; throws with the compiler's messages. */
+/**
+ * Compile one AssemblyScript entry file to `outFile`; throws with the compiler's messages. The stub
+ * runtime is a bump allocator without a collector: a connector's run() starts each call with an
+ * empty heap (trusted/connectors/shared/plugin.ts). No shrink level: with one, Array<string>#join
+ * concatenates pairwise, quadratic in time and, without a collector, in memory.
+ */
 export async function buildWasm(entry, outFile) {
   const { error, stderr } = await asc.main([
     entry,
     "--outFile", outFile,
-    "--runtime", "incremental",
+    "--runtime", "stub",
     "--optimizeLevel", "3",
-    "--shrinkLevel", "1",
     "--maximumMemory", String(MAX_MEMORY_PAGES),
     "--use", "abort=",
     "--noColors",

@@ -28,6 +28,12 @@ describe("email connector against the Gmail-shaped server", () => {
     expect(gmail.server.sent.at(-1)).toEqual({ id: result.id, via: "message", to: letter.to, subject: "Grüße — ✓", body: letter.body });
   });
 
+  it("sends a body of 320 Ki characters, escapes and non-ASCII included, intact (the plugin's heap is reset only between calls)", async () => {
+    const body = "Zeile ✓ 😀 \"q\" \\ \t\u0001\n".repeat(1 << 14);
+    const result = (await runAction(set, "email.send_email", { ...letter, body }, gmail.ctx)) as { id: string };
+    expect(gmail.server.sent.at(-1)).toEqual({ id: result.id, via: "message", to: letter.to, subject: letter.subject, body });
+  });
+
   it("reports the provider's status for an unknown draft", async () => {
     await expect(runAction(set, "email.send_draft", { draft_id: "r_missing" }, gmail.ctx)).rejects.toMatchObject({
       class: "external_api_error",

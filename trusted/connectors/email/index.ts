@@ -30,12 +30,7 @@ function canonicalAddress(a: string): string {
   const plain = a.endsWith(".") ? a.substring(0, a.length - 1) : a;
   const domain = plain.substring(plain.indexOf("@") + 1);
   if (domain.length == 0 || domain.startsWith(".") || domain.endsWith(".") || domain.includes("..")) return "";
-  let out = "";
-  for (let i = 0; i < plain.length; i++) {
-    const c = plain.charCodeAt(i);
-    out += String.fromCharCode(c >= 0x41 && c <= 0x5a ? c + 0x20 : c);
-  }
-  return out;
+  return plain.toLowerCase(); // only ASCII is left: it lowers A-Z and nothing else
 }
 
 function recipients(args: J): string {
@@ -121,7 +116,7 @@ function call(method: string, path: string, body: J | null): J {
 }
 
 function parseObject(text: string): J | null {
-  const j = parse(text);
+  const j = parse(Uint8Array.wrap(String.UTF8.encode(text)));
   return j != null && j.kind == Kind.Obj ? j : null;
 }
 

@@ -4,25 +4,34 @@
 const STD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
-/** Encode UTF-8 text; `url` picks the URL-safe alphabet without padding. */
+/**
+ * Encode UTF-8 text; `url` picks the URL-safe alphabet without padding. Written into one buffer:
+ * a connector's heap is only reset between calls, so a string per group would take tens of
+ * times the text's size.
+ */
 export function encodeText(text: string, url: bool): string {
   const bytes = Uint8Array.wrap(String.UTF8.encode(text));
   const abc = url ? URL : STD;
-  const out: string[] = [];
+  const n = bytes.length;
+  const rest = n % 3;
+  const out = new Uint8Array((n - rest) / 3 * 4 + (rest == 0 ? 0 : url ? rest + 1 : 4));
+  let o = 0;
   let i = 0;
-  for (; i + 3 <= bytes.length; i += 3) {
+  for (; i + 3 <= n; i += 3) {
     const v = (<u32>bytes[i] << 16) | (<u32>bytes[i + 1] << 8) | <u32>bytes[i + 2];
-    out.push(abc.charAt(v >> 18) + abc.charAt((v >> 12) & 63) + abc.charAt((v >> 6) & 63) + abc.charAt(v & 63));
+    out[o++] = <u8>abc.charCodeAt(v >> 18);
+    out[o++] = <u8>abc.charCodeAt((v >> 12) & 63);
+    out[o++] = <u8>abc.charCodeAt((v >> 6) & 63);
+    out[o++] = <u8>abc.charCodeAt(v & 63);
   }
-  const rest = bytes.length - i;
-  if (rest == 1) {
-    const v = <u32>bytes[i] << 16;
-    out.push(abc.charAt(v >> 18) + abc.charAt((v >> 12) & 63) + (url ? "" : "=="));
-  } else if (rest == 2) {
-    const v = (<u32>bytes[i] << 16) | (<u32>bytes[i + 1] << 8);
-    out.push(abc.charAt(v >> 18) + abc.charAt((v >> 12) & 63) + abc.charAt((v >> 6) & 63) + (url ? "" : "="));
+  if (rest > 0) {
+    const v = (<u32>bytes[i] << 16) | (rest == 2 ? <u32>bytes[i + 1] << 8 : 0);
+    out[o++] = <u8>abc.charCodeAt(v >> 18);
+    out[o++] = <u8>abc.charCodeAt((v >> 12) & 63);
+    if (rest == 2) out[o++] = <u8>abc.charCodeAt((v >> 6) & 63);
+    while (o < out.length) out[o++] = 0x3d; // "=" padding (the URL-safe form has none)
   }
-  return out.join("");
+  return String.UTF8.decodeUnsafe(out.dataStart, out.length);
 }
 
 function digit(c: i32): i32 {

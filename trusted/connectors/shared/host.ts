@@ -1,7 +1,7 @@
 // Host functions countersign provides in "extism:host/user". Each takes a JSON request and
 // answers `{ ok: true, ... }` or `{ ok: false, error: { class, message } }`; the host enforces
 // every allowlist and keeps the credential, so a connector only says what it wants.
-import { loadString, storeString } from "./kernel";
+import { loadBlock, storeBlock } from "./kernel";
 import { J, Kind, parse } from "./json";
 import { fail } from "./plugin";
 
@@ -12,7 +12,7 @@ import { fail } from "./plugin";
 
 /** The answer when the host said ok, otherwise null with the host's error recorded. */
 function answer(offset: i64): J | null {
-  const a = parse(loadString(offset));
+  const a = parse(loadBlock(offset));
   if (a == null || a.kind != Kind.Obj) {
     fail("connector_error", "host answer is not a JSON object");
     return null;
@@ -26,22 +26,28 @@ function answer(offset: i64): J | null {
   return null;
 }
 
+/** The request as a kernel block. */
+function request(req: J): i64 {
+  const text = req.toBytes();
+  return storeBlock(text.dataStart(), text.length);
+}
+
 /** `{ method, url, headers?, body? }` → `{ status, headers, body }`; a relative url uses the connection's base_url. */
 export function httpRequest(req: J): J | null {
-  return answer(host_http_request(storeString(req.stringify())));
+  return answer(host_http_request(request(req)));
 }
 
 /** `{ path }` → `{ content }`. */
 export function fsRead(req: J): J | null {
-  return answer(host_fs_read(storeString(req.stringify())));
+  return answer(host_fs_read(request(req)));
 }
 
 /** `{ path }` → `{ entries: [{ name, type }] }`. */
 export function fsList(req: J): J | null {
-  return answer(host_fs_list(storeString(req.stringify())));
+  return answer(host_fs_list(request(req)));
 }
 
 /** `{ path, content }` → `{ bytes }`. */
 export function fsWrite(req: J): J | null {
-  return answer(host_fs_write(storeString(req.stringify())));
+  return answer(host_fs_write(request(req)));
 }
