@@ -39,7 +39,9 @@ export interface Driver {
   /**
    * A value that changes whenever a transaction that may have changed a cached read committed,
    * in this process or another; undefined when the driver cannot tell (then nothing is cached).
+   * A promise when it must be asked of the database: it then reflects every commit made before
+   * this call (a read that had begun already is never reused).
    */
-  version(): string | undefined;
+  version(): string | Promise<string> | undefined;
   close(): Promise<void>;
 }

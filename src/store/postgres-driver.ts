@@ -1,5 +1,6 @@
 import pg from "pg";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
+import { versionReader } from "./postgres-version.js";
 import { asStoreError } from "./store-error.js";
 
 const CHANNEL = "countersign_events";
@@ -89,8 +90,7 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
         client?.release(broken instanceof Error ? broken : undefined);
       }
     },
-    // Other processes change tokens and rules without a ring here: every read goes to the database.
-    version: () => undefined,
+    version: versionReader(pool),
     async listen(onRing) {
       rings.add(onRing);
       const current = (listener ??= startListener(config, () => {

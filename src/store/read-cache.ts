@@ -9,7 +9,8 @@ const MAX_ENTRIES = 1000;
  * they change only when someone adds or revokes a token or saves or forgets a rule — through
  * this process, or the CLI's own connection, which SQLite's data_version reveals. A revoked
  * token therefore stops at the next request, as it would if every read went to the database.
- * A driver that cannot tell (PostgreSQL, shared by other processes) reads every time.
+ * PostgreSQL's driver answers the version from the database itself (one read serving every
+ * request of an event-loop turn); a driver that cannot tell reads every time.
  */
 export class ReadCache {
   readonly #driver: Driver;
@@ -22,6 +23,11 @@ export class ReadCache {
   read<T>(key: string, read: () => Promise<T>): Promise<T> {
     const version = this.#driver.version(); // before the read: a change after it makes the entry stale, never the reverse
     if (version === undefined) return read();
+    if (typeof version !== "string") return version.then((v) => this.#readAt(v, key, read));
+    return this.#readAt(version, key, read);
+  }
+
+  #readAt<T>(version: string, key: string, read: () => Promise<T>): Promise<T> {
     const known = this.#entries.get(key);
     if (known?.version === version) return known.value as Promise<T>;
     const value = read();
