@@ -1,8 +1,9 @@
 import type { AuditEntry, AuditType } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import type { RequestStatus, StoreEvent } from "../model/index.js";
+import { allInOrder } from "./all-in-order.js";
 import { entryHash } from "./audit-chain.js";
-import type { Driver, Row, SqlValue, Tx, WriteOptions } from "./driver.js";
+import type { Driver, SqlValue, Tx, WriteOptions } from "./driver.js";
 import type { ReadCache } from "./read-cache.js";
 
 /** For the changes that must survive a power cut: see the SQLite driver. */
@@ -65,30 +66,14 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
         events.push([entry.id, type, entry.request_id, status, entry.at]);
       },
     });
-    await insertRows(tx, "audit (id, at, type, request_id, actor, details, prev_hash, hash)", entries);
-    await insertRows(tx, "events (id, type, request_id, status, at)", events);
-    // the head moves once per transaction, to the last entry it appended
-    if (head.id !== start) await tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [head.id, head.hash]);
-    if (events.length > 0) await tx.notify();
+    // Issued together, in this order: a driver that pipelines sends them in one round trip.
+    await allInOrder<unknown>([
+      tx.insert("audit (id, at, type, request_id, actor, details, prev_hash, hash)", entries),
+      tx.insert("events (id, type, request_id, status, at)", events),
+      // the head moves once per transaction, to the last entry it appended
+      head.id === start ? undefined : tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [head.id, head.hash]),
+      events.length > 0 ? tx.notify() : undefined,
+    ]);
     return result;
   }, options);
-}
-
-/** Rows per INSERT: well inside SQLite's limit on bound parameters. */
-const ROWS_PER_INSERT = 500;
-
-/**
- * Insert `rows` with as few statements as the parameter limit allows (each one a round trip on
- * PostgreSQL); `returning`: the columns to answer for every inserted row (in no promised order).
- */
-export async function insertRows(tx: Tx, into: string, rows: SqlValue[][], returning?: string): Promise<Row[]> {
-  const out: Row[] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
-    const one = `(${chunk[0]!.map(() => "?").join(", ")})`;
-    const sql = `INSERT INTO ${into} VALUES ${chunk.map(() => one).join(", ")}`;
-    if (returning === undefined) await tx.run(sql, chunk.flat());
-    else out.push(...(await tx.all(`${sql} RETURNING ${returning}`, chunk.flat())));
-  }
-  return out;
 }

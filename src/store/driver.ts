@@ -14,6 +14,12 @@ export interface Queryer {
 export interface Tx extends Queryer {
   /** Ring the change doorbell of every listener once this transaction commits (never if it rolls back). */
   notify(): Promise<void>;
+  /**
+   * Insert `rows` into `into` (`table (column, …)`, each row's values in that order) with as few
+   * statements as the database allows; `returning`: the columns to answer for every inserted row
+   * (in no promised order).
+   */
+  insert(into: string, rows: readonly SqlValue[][], returning?: string): Promise<Row[]>;
 }
 
 export interface WriteOptions {
