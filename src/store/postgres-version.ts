@@ -35,13 +35,11 @@ export function versionReader(pool: pg.Pool): () => Promise<string> {
     reading = true;
     pool
       .query<{ n: number }>(READ)
-      .then(
-        (result) => {
-          const row = result.rows[0];
-          if (row === undefined) throw new Error("the reads_version row is missing");
-          batch.resolve(String(row.n));
-        },
-      )
+      .then((result) => {
+        const row = result.rows[0];
+        if (row === undefined) throw new Error("the reads_version row is missing");
+        batch.resolve(String(row.n));
+      })
       .catch((err: unknown) => batch.reject(asStoreError("store read failed", err)))
       .finally(() => {
         reading = false;
