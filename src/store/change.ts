@@ -1,8 +1,9 @@
 import type { AuditEntry, AuditType } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import type { RequestStatus, StoreEvent } from "../model/index.js";
+import { allInOrder } from "./all-in-order.js";
 import { canonicalDetails, entryHashOf } from "./audit-chain.js";
-import type { Driver, Row, SqlValue, Tx, WriteOptions } from "./driver.js";
+import type { Driver, SqlValue, Tx, WriteOptions } from "./driver.js";
 import type { ReadCache } from "./read-cache.js";
 
 /** For the changes that must survive a power cut: see the SQLite driver. */
@@ -68,45 +69,14 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
         events.push([entry.id, type, entry.request_id, status, entry.at]);
       },
     });
-    await insertRows(tx, "audit (id, at, type, request_id, actor, details, prev_hash, hash)", entries);
-    await insertRows(tx, "events (id, type, request_id, status, at)", events);
-    // the head moves once per transaction, to the last entry it appended
-    if (head.id !== start) await tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [head.id, head.hash]);
-    if (events.length > 0) await tx.notify();
+    // Issued together, in this order: a driver that pipelines sends them in one round trip.
+    await allInOrder<unknown>([
+      tx.insert("audit (id, at, type, request_id, actor, details, prev_hash, hash)", entries),
+      tx.insert("events (id, type, request_id, status, at)", events),
+      // the head moves once per transaction, to the last entry it appended
+      head.id === start ? undefined : tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [head.id, head.hash]),
+      events.length > 0 ? tx.notify() : undefined,
+    ]);
     return result;
   }, options);
-}
-
-/** Rows per INSERT: well inside SQLite's limit on bound parameters. */
-const ROWS_PER_INSERT = 500;
-
-/** The text of a multi-row INSERT, by table, row count and width: the same batch sizes come back, and the driver finds a prepared statement by its text. */
-const insertTexts = new Map<string, string>();
-
-function insertText(into: string, rows: number, width: number): string {
-  const key = `${rows}:${width}:${into}`;
-  let sql = insertTexts.get(key);
-  if (sql === undefined) {
-    const one = `(${new Array<string>(width).fill("?").join(", ")})`;
-    sql = `INSERT INTO ${into} VALUES ${new Array<string>(rows).fill(one).join(", ")}`;
-    insertTexts.set(key, sql);
-  }
-  return sql;
-}
-
-/**
- * Insert `rows` with as few statements as the parameter limit allows (each one a round trip on
- * PostgreSQL); `returning`: the columns to answer for every inserted row (in no promised order).
- */
-export async function insertRows(tx: Tx, into: string, rows: SqlValue[][], returning?: string): Promise<Row[]> {
-  const out: Row[] = [];
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const end = Math.min(rows.length, i + ROWS_PER_INSERT);
-    const params: SqlValue[] = []; // a loop, not rows.flat(): flat's generic path cost more than the statement's binding
-    for (let r = i; r < end; r++) for (const value of rows[r]!) params.push(value);
-    const sql = insertText(into, end - i, rows[i]!.length);
-    if (returning === undefined) await tx.run(sql, params);
-    else out.push(...(await tx.all(`${sql} RETURNING ${returning}`, params)));
-  }
-  return out;
 }

@@ -14,6 +14,12 @@ export interface Queryer {
 export interface Tx extends Queryer {
   /** Ring the change doorbell of every listener once this transaction commits (never if it rolls back). */
   notify(): Promise<void>;
+  /**
+   * Insert `rows` into `into` (`table (column, …)`, each row's values in that order) with as few
+   * statements as the database allows; `returning`: the columns to answer for every inserted row
+   * (in no promised order).
+   */
+  insert(into: string, rows: readonly SqlValue[][], returning?: string): Promise<Row[]>;
 }
 
 export interface WriteOptions {
@@ -40,8 +46,10 @@ export interface Driver {
    * A value that changes whenever a transaction that may have changed a cached read committed,
    * in this process or another; undefined when the driver cannot tell (then nothing is cached).
    * Unless `fresh`, a driver may answer what it looked up for another process's commits earlier
-   * in this turn of the event loop; the commits of this process count at once either way.
+   * in this turn of the event loop; the commits of this process count at once either way. A
+   * promise when it must be asked of the database (PostgreSQL): it then reflects every commit
+   * made before this call, fresh or not (a read that had begun already is never reused).
    */
-  version(fresh?: boolean): string | undefined;
+  version(fresh?: boolean): string | Promise<string> | undefined;
   close(): Promise<void>;
 }

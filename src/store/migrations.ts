@@ -3,12 +3,13 @@ import type { Dialect, Driver } from "./driver.js";
 
 /** Column types that differ between the dialects; everything else is the same SQL. */
 interface Types {
+  dialect: Dialect;
   int: string; // 64-bit integer
   serial: string; // an increasing integer key
 }
 const TYPES: Record<Dialect, Types> = {
-  sqlite: { int: "INTEGER", serial: "INTEGER PRIMARY KEY AUTOINCREMENT" },
-  postgres: { int: "BIGINT", serial: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY" },
+  sqlite: { dialect: "sqlite", int: "INTEGER", serial: "INTEGER PRIMARY KEY AUTOINCREMENT" },
+  postgres: { dialect: "postgres", int: "BIGINT", serial: "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY" },
 };
 
 export interface Migration {
@@ -105,6 +106,46 @@ export const MIGRATIONS: readonly Migration[] = [
     // The canonical text of the agent manifests a request was submitted with (null: none). Requests
     // stored before keep only the hash in their facts.
     statements: () => ["ALTER TABLE requests ADD COLUMN agent_manifests TEXT"],
+  },
+  {
+    version: 5,
+    // PostgreSQL: a counter that every change to tokens or remembered rules bumps in its own
+    // transaction, whoever makes it (another server, the CLI, bare SQL), so that one read of it
+    // tells a server whether what it keeps in memory is still current (see the PostgreSQL driver).
+    // SQLite has that counter built in (PRAGMA data_version).
+    statements: (t) =>
+      t.dialect === "sqlite"
+        ? []
+        : [
+            `CREATE TABLE reads_version (one ${t.int} PRIMARY KEY CHECK (one = 1), n ${t.int} NOT NULL)`,
+            "INSERT INTO reads_version (one, n) VALUES (1, 0)",
+            `CREATE FUNCTION countersign_bump_reads_version() RETURNS trigger LANGUAGE plpgsql AS $$
+              BEGIN
+                UPDATE reads_version SET n = n + 1 WHERE one = 1;
+                RETURN NULL;
+              END $$`,
+            ...["tokens", "remembered_rules"].map(
+              (table) =>
+                `CREATE TRIGGER ${table}_bump_reads_version AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${table}
+                  FOR EACH STATEMENT EXECUTE FUNCTION countersign_bump_reads_version()`,
+            ),
+          ],
+  },
+  {
+    version: 6,
+    // PostgreSQL compresses a request's larger texts (facts, policy, source: a few kB together) on
+    // every insert; its default, pglz, took a fifth of the server's CPU under repeated submissions,
+    // lz4 a fraction of that. A server built without lz4 keeps pglz.
+    statements: (t) =>
+      t.dialect === "sqlite"
+        ? []
+        : [
+            `DO $$
+              BEGIN
+                ${["source", "facts", "policy", "agent_manifests"].map((c) => `ALTER TABLE requests ALTER COLUMN ${c} SET COMPRESSION lz4;`).join("\n                ")}
+              EXCEPTION WHEN feature_not_supported THEN NULL;
+              END $$`,
+          ],
   },
 ];
 

@@ -1,5 +1,7 @@
 import pg from "pg";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
+import { insertValues } from "./postgres-insert.js";
+import { versionReader } from "./postgres-version.js";
 import { asStoreError } from "./store-error.js";
 
 const CHANNEL = "countersign_events";
@@ -11,25 +13,36 @@ const types = {
     oid === INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
-/** `?` placeholders become `$1, $2, …` (our SQL has no `?` inside literals). */
-const numbered = new Map<string, string>();
-function toPostgres(sql: string): string {
-  let text = numbered.get(sql);
-  if (text === undefined) {
+/**
+ * `?` placeholders become `$1, $2, …` (our SQL has no `?` inside literals). A statement with
+ * parameters is prepared once per connection and reused by name: every such text is one of the
+ * code's own (a fixed statement, or an INSERT of one of postgres-insert.ts's sizes), so they are
+ * few, and the server parses and plans each once instead of at every call.
+ */
+const statements = new Map<string, { text: string; name: string | undefined }>();
+function toPostgres(sql: string): { text: string; name: string | undefined } {
+  let statement = statements.get(sql);
+  if (statement === undefined) {
     let n = 0;
-    text = sql.replace(/\?/g, () => `$${++n}`);
-    numbered.set(sql, text);
+    const text = sql.replace(/\?/g, () => `$${++n}`);
+    statement = { text, name: n > 0 ? `countersign_${statements.size}` : undefined };
+    statements.set(sql, statement);
   }
-  return text;
+  return statement;
+}
+
+function query(client: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
+  const { text, name } = toPostgres(sql);
+  return client.query(name === undefined ? { text, values: params as SqlValue[] } : { name, text, values: params as SqlValue[] });
 }
 
 function queryer(client: pg.Pool | pg.PoolClient): Queryer {
   return {
     async all(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
-      return (await client.query(toPostgres(sql), params as SqlValue[])).rows as Row[];
+      return (await query(client, sql, params)).rows as Row[];
     },
     async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
-      return (await client.query(toPostgres(sql), params as SqlValue[])).rowCount ?? 0;
+      return (await query(client, sql, params)).rowCount ?? 0;
     },
   };
 }
@@ -52,7 +65,8 @@ export function redactUrl(url: string): string {
  */
 export async function openPostgresDriver(url: string, options: { max?: number } = {}): Promise<Driver> {
   const config = { connectionString: url, types, connectionTimeoutMillis: 10_000 };
-  const pool = new pg.Pool({ ...config, max: options.max ?? 10 });
+  // pipeline: statements issued together (Tx.insert's, change()'s last ones, BEGIN and the first) share one round trip
+  const pool = new pg.Pool({ ...config, pipeline: true, max: options.max ?? 10 });
   pool.on("error", () => undefined); // an idle client died: the pool drops it, the next query reconnects
   try {
     await pool.query("SELECT 1");
@@ -77,9 +91,12 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
       let broken: unknown;
       try {
         client = await pool.connect();
-        await client.query("BEGIN");
+        const begun = client.query("BEGIN"); // not awaited: the transaction's first statement follows it in the same round trip
+        begun.catch(() => undefined); // awaited before COMMIT; meanwhile a failed BEGIN fails that first statement too
         const c = client;
-        const result = await fn({ ...queryer(c), notify: async () => void (await c.query(`NOTIFY ${CHANNEL}`)) });
+        const q = queryer(c);
+        const result = await fn({ ...q, notify: async () => void (await c.query(`NOTIFY ${CHANNEL}`)), insert: (into, rows, returning) => insertValues(q, into, rows, returning) });
+        await begun;
         await client.query("COMMIT");
         return result;
       } catch (err) {
@@ -89,8 +106,7 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
         client?.release(broken instanceof Error ? broken : undefined);
       }
     },
-    // Other processes change tokens and rules without a ring here: every read goes to the database.
-    version: () => undefined,
+    version: versionReader(pool),
     async listen(onRing) {
       rings.add(onRing);
       const current = (listener ??= startListener(config, () => {

@@ -12,8 +12,9 @@ const MAX_ENTRIES = 1000;
  * before the request arrived stops it, as it would if every read went to the database. Other
  * reads take what was looked up last in this turn of the event loop: for a submission's rules
  * that is its own token check's or a later one's, so they too see every change committed before
- * the request arrived (and the changes of this process at once). A driver that cannot tell
- * (PostgreSQL, shared by other processes) reads every time.
+ * the request arrived (and the changes of this process at once). PostgreSQL's driver answers the
+ * version from the database itself (one read serving every request of an event-loop turn, never
+ * one that began before the request); a driver that cannot tell reads every time.
  */
 export class ReadCache {
   readonly #driver: Driver;
@@ -26,6 +27,11 @@ export class ReadCache {
   read<T>(key: string, read: () => Promise<T>, fresh = false): Promise<T> {
     const version = this.#driver.version(fresh); // before the read: a change after it makes the entry stale, never the reverse
     if (version === undefined) return read();
+    if (typeof version !== "string") return version.then((v) => this.#readAt(v, key, read));
+    return this.#readAt(version, key, read);
+  }
+
+  #readAt<T>(version: string, key: string, read: () => Promise<T>): Promise<T> {
     const known = this.#entries.get(key);
     if (known?.version === version) return known.value as Promise<T>;
     const value = read();

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CLOCK_TOLERANCE_SECONDS } from "../model/index.js";
 import { ReceiptRef } from "../model/index.js";
-import { change, DURABLE, insertRows, type Change, type StoreContext } from "./change.js";
+import { change, DURABLE, type Change, type StoreContext } from "./change.js";
 import type { SqlValue } from "./driver.js";
 import { parseInput } from "./parse-input.js";
 
@@ -19,7 +19,7 @@ export async function receiptIssued(c: Change, requestId: string, receipt: Recei
 
 /** The rows of receiptIssued in one statement (their requests are in already). */
 export async function insertReceipts(c: Change, rows: SqlValue[][]): Promise<void> {
-  await insertRows(c.tx, "receipts (jti, request_id, exp, issued_at)", rows);
+  await c.tx.insert("receipts (jti, request_id, exp, issued_at)", rows);
 }
 
 /** `already_run`: a receipt of this request was redeemed: one request is one run. */

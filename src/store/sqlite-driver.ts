@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { realpathSync } from "node:fs";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
 import { asStoreError } from "./store-error.js";
+import { valuesSql } from "./values-sql.js";
 import { startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer.js";
 
 /** Per file, shared by every connection this process has to it: the tail of its queue of calls, its listeners. */
@@ -27,6 +28,23 @@ const BACKGROUND_CHECKPOINTS_AFTER = 64;
 const CHECKPOINT_INTERVAL_MS = 200;
 const WAL_PAGES_OWN = 1000;
 const WAL_PAGES_FALLBACK = 10_000;
+
+/** Rows per INSERT: well inside SQLite's limit on bound parameters. */
+const ROWS_PER_INSERT = 500;
+
+/** Tx.insert: multi-row INSERT … VALUES statements, as few as the parameter limit allows. */
+async function insertValues(q: Queryer, into: string, rows: readonly SqlValue[][], returning?: string): Promise<Row[]> {
+  const out: Row[] = [];
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const end = Math.min(rows.length, i + ROWS_PER_INSERT);
+    const params: SqlValue[] = []; // a loop, not slice().flat(): flat's generic path cost more than the statement's binding
+    for (let r = i; r < end; r++) for (const value of rows[r]!) params.push(value);
+    const sql = valuesSql(into, end - i, rows[i]!.length, returning);
+    if (returning === undefined) await q.run(sql, params);
+    else out.push(...(await q.all(sql, params)));
+  }
+  return out;
+}
 
 function openFile(path: string): Database.Database {
   let db: Database.Database | undefined;
@@ -122,7 +140,7 @@ export function openSqliteDriver(path: string): Driver {
         if (options.durable === true) db.pragma(`synchronous = ${SYNC_DURABLE}`);
         db.exec("BEGIN IMMEDIATE");
         try {
-          const result = await fn({ ...q, notify: async () => void (rang = true) });
+          const result = await fn({ ...q, notify: async () => void (rang = true), insert: (into, rows, returning) => insertValues(q, into, rows, returning) });
           db.exec("COMMIT");
           if (options.keepsCachedReads !== true) ownChanges++;
           committed();

@@ -3,7 +3,7 @@ import type { RecordedDecision, StoredRequest } from "../model/index.js";
 import { SubmitInput } from "../model/index.js";
 import { timeOrderedToken } from "../receipt/index.js";
 import { sha256Hex, sha256Json } from "./audit-chain.js";
-import { change, insertRows, type Change, type StoreContext } from "./change.js";
+import { change, type Change, type StoreContext } from "./change.js";
 import { CheckedJson } from "./checked-json.js";
 import type { SqlValue } from "./driver.js";
 import { parseInput } from "./parse-input.js";
@@ -100,7 +100,7 @@ async function insertSubmissions(c: Change, batch: readonly Prepared[]): Promise
     r.id, r.token, r.status, r.source, accepted[i]!.checked.json, accepted[i]!.policyJson, r.rationale, r.agent_manifests ?? null, r.created_at, r.deadline_at, r.decision?.kind ?? null, r.decision?.reason ?? null, r.decision?.at ?? null,
   ]);
   const into = "requests (id, token, status, source, facts, policy, rationale, agent_manifests, created_at, deadline_at, decision, reason, decided_at)";
-  const seqs = new Map((await insertRows(c.tx, into, rows, "id, seq")).map((row) => [String(row.id), Number(row.seq)]));
+  const seqs = new Map((await c.tx.insert(into, rows, "id, seq")).map((row) => [String(row.id), Number(row.seq)]));
   const receipts: SqlValue[][] = [];
   const stored = new Map<string, StoredRequest>();
   for (const [i, request] of requests.entries()) {

@@ -1,7 +1,10 @@
 // Real `countersign serve` processes: killed with SIGKILL and started again on the same data, and
 // two of them sharing one PostgreSQL database.
+import { execFile } from "node:child_process";
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeLoginLink } from "../../src/app/index.js";
 import { importJwks, verifyReceipt } from "../../src/receipt/index.js";
@@ -24,6 +27,12 @@ async function serve(env: NodeJS.ProcessEnv, args: string[] = []): Promise<Serve
 const link = (env: NodeJS.ProcessEnv, who: string) => makeLoginLink({ dataDir: env.COUNTERSIGN_HOME!, now: () => new Date() }, who);
 const tokenOf = (env: NodeJS.ProcessEnv) => readFileSync(join(env.COUNTERSIGN_HOME!, "submitter.token"), "utf8").trim();
 const utf8 = (text: string) => new TextEncoder().encode(text);
+
+/** The countersign CLI as a process of its own (its own connection to the store); answers its stdout. */
+async function cli(env: NodeJS.ProcessEnv, ...args: string[]): Promise<string> {
+  const bin = fileURLToPath(new URL("../../src/cli/bin.ts", import.meta.url));
+  return (await promisify(execFile)(process.execPath, ["--import", "tsx", bin, ...args], { env: { ...process.env, ...env } })).stdout;
+}
 
 describe.each(DIALECTS)("serve over %s, killed and started again", (dialect) => {
   it("keeps pending requests pending, decisions intact, receipts valid, and the audit chain whole", async () => {
@@ -121,5 +130,20 @@ describe("two servers on one PostgreSQL database", () => {
     const audit = String((await callServe(a.url, "GET", "/v1/audit", sessionA)).body).trim().split("\n").map((l) => JSON.parse(l));
     expect(audit.map((e) => e.id)).toEqual(audit.map((_, i) => i + 1));
     expect(audit.filter((e) => e.type === "redeemed")).toHaveLength(1);
+  }, 120_000);
+
+  it("refuse a token revoked from the CLI at once, both of them, though they answered it from memory before", async () => {
+    const database = await newDatabase("postgres");
+    const envA = isolatedEnv({ COUNTERSIGN_DATABASE: database });
+    const envB = isolatedEnv({ COUNTERSIGN_DATABASE: database });
+    const a = await serve(envA);
+    const b = await serve(envB);
+    const token = (await cli(envA, "token", "add", "build-bot")).trim();
+    const submit = async (url: string) => (await callServe(url, "POST", "/v1/requests", { token, body: { program: example("read-notes.ts") } })).status;
+    for (const url of [a.url, b.url, a.url, b.url]) expect(await submit(url)).toBe(200);
+    await cli(envB, "token", "revoke", "build-bot");
+    expect([await submit(a.url), await submit(b.url)]).toEqual([401, 401]);
+    const together = await Promise.all(Array.from({ length: 8 }, (_, i) => submit(i % 2 === 0 ? a.url : b.url)));
+    expect(together).toEqual(Array(8).fill(401));
   }, 120_000);
 });

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { CountersignError } from "../../src/model/errors.js";
 import { migrate, MIGRATIONS, openPostgresDriver, openSqliteDriver, type Driver, type Migration } from "../../src/store/index.js";
-import { DIALECTS, newDatabase, opener, submission } from "./fixtures.js";
+import { DIALECTS, newDatabase, opener, rawSql, submission } from "./fixtures.js";
 
 async function driverFor(database: string): Promise<Driver> {
   return database.startsWith("postgres://") ? openPostgresDriver(database) : openSqliteDriver(database);
@@ -74,5 +74,17 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
     expect(await versions(driver)).toEqual(MIGRATIONS.map((m) => m.version));
     await driver.close();
     expect(opened).toHaveLength(4);
+  });
+});
+
+describe("migrations on postgres only", () => {
+  const stores = opener();
+  afterAll(() => stores.closeAll());
+
+  it("compress a request's large texts with lz4 where the server has it", async () => {
+    const database = await newDatabase("postgres");
+    await stores.open(database);
+    const rows = await rawSql(database, "SELECT attname, attcompression FROM pg_attribute WHERE attrelid = 'requests'::regclass AND attcompression <> '' ORDER BY attname");
+    expect(rows).toEqual(["agent_manifests", "facts", "policy", "source"].map((attname) => ({ attname, attcompression: "l" })));
   });
 });
