@@ -2,8 +2,9 @@
 // trusted/connectors/<name>.wasm (or into --out <dir>) and prints each sha256, the value pinned in
 // manifests/<name>/connector.toml. The build is deterministic: same sources, same bytes.
 import asc from "assemblyscript/asc";
+import binaryen from "binaryen";
 import { createHash } from "node:crypto";
-import { readdirSync, existsSync, readFileSync } from "node:fs";
+import { readdirSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -18,12 +19,26 @@ const sources = join(root, "trusted", "connectors");
 export const MAX_MEMORY_PAGES = 256;
 
 /**
+ * The fuel meter's host function, imported from "extism:host/user" (the host's METER_FUNCTION):
+ * the host throws from it once the call's deadline has passed, which ends the call where it is.
+ */
+const METER_IMPORT = "fuel";
+
+/**
+ * How many metered points (function entries, loop iterations, returns) run between two calls of
+ * the meter's host function. A tight loop passes a point every ns or so, so the host looks at the
+ * clock every ~1-2 µs; a call of the host function costs ~0.1 µs, a few % of such a loop.
+ */
+export const METER_INTERVAL = 1000;
+
+/**
  * Compile one AssemblyScript entry file to `outFile`; throws with the compiler's messages. The stub
  * runtime is a bump allocator without a collector: a connector's run() starts each call with an
  * empty heap (trusted/connectors/shared/plugin.ts). No shrink level: with one, Array<string>#join
- * concatenates pairwise, quadratic in time and, without a collector, in memory.
+ * concatenates pairwise, quadratic in time and, without a collector, in memory. With `meter` (the
+ * shipped connectors) the module gets a fuel meter (see addMeter).
  */
-export async function buildWasm(entry, outFile) {
+export async function buildWasm(entry, outFile, { meter = true } = {}) {
   const { error, stderr } = await asc.main([
     entry,
     "--outFile", outFile,
@@ -34,7 +49,45 @@ export async function buildWasm(entry, outFile) {
     "--noColors",
   ]);
   if (error) throw new Error(`asc ${relative(root, entry)}: ${error.message}\n${stderr.toString()}`);
+  if (meter) writeFileSync(outFile, addMeter(readFileSync(outFile)));
   return createHash("sha256").update(readFileSync(outFile)).digest("hex");
+}
+
+// What asc's output may use (its defaults): the meter's passes must not add anything else.
+const { MutableGlobals, SignExt, NontrappingFPToInt, BulkMemory, BulkMemoryOpt } = binaryen.Features;
+const ASC_FEATURES = MutableGlobals | SignExt | NontrappingFPToInt | BulkMemory | BulkMemoryOpt;
+
+/**
+ * Compile a fuel meter into a module, so that the host can stop a runaway call without a watchdog
+ * thread: binaryen's log-execution pass calls an imported `log_execution(id)` at every function
+ * entry, loop iteration and return; that import is replaced by a function of the module that
+ * counts a global down and, every METER_INTERVAL counts, calls the host's METER_IMPORT. Its id
+ * argument is unused and removed (dead argument elimination): the pass numbers the points with a
+ * counter that lives as long as the process, which would make the bytes depend on what was built
+ * before. The meter is then inlined where binaryen finds it worth it.
+ */
+function addMeter(bytes) {
+  const module = binaryen.readBinary(bytes);
+  try {
+    module.setFeatures(ASC_FEATURES);
+    module.runPasses(["log-execution"]);
+    module.removeFunction("log_execution");
+    module.addFunctionImport("countersign_fuel", "extism:host/user", METER_IMPORT, binaryen.none, binaryen.none);
+    module.addGlobal("countersign_fuel_left", binaryen.i32, true, module.i32.const(METER_INTERVAL));
+    const left = () => module.global.get("countersign_fuel_left", binaryen.i32);
+    module.addFunction("log_execution", binaryen.createType([binaryen.i32]), binaryen.none, [], module.block(null, [
+      module.global.set("countersign_fuel_left", module.i32.sub(left(), module.i32.const(1))),
+      module.if(module.i32.eqz(left()), module.block(null, [
+        module.global.set("countersign_fuel_left", module.i32.const(METER_INTERVAL)),
+        module.call("countersign_fuel", [], binaryen.none),
+      ])),
+    ]));
+    module.runPasses(["dae", "inlining", "precompute", "vacuum"]);
+    if (!module.validate()) throw new Error("the metered module does not validate");
+    return module.emitBinary();
+  } finally {
+    module.dispose();
+  }
 }
 
 /** Every connector: each directory of trusted/connectors/ that has an index.ts. */

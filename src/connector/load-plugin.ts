@@ -5,6 +5,7 @@ import { CountersignError } from "../model/index.js";
 import { declaredMemoryPages } from "./declared-memory.js";
 import type { HostHandler, SuccessAnswer } from "./host-functions.js";
 import type { Limits } from "./limits.js";
+import { METER_FUNCTION } from "./meter.js";
 import { wasm, type WasmModule } from "../model/index.js";
 import { InThreadPlugin } from "./plugin-in-thread.js";
 import { PluginWorker } from "./plugin-worker.js";
@@ -19,10 +20,15 @@ const KERNEL = new Set([
 // Starting a worker takes tens of ms, far more on a busy machine; a call's own timeout may be much shorter.
 const START_TIMEOUT_MS = 30_000;
 
-/** A connector's plugin, checked and compiled, and the host functions it imports. */
+/** A connector's plugin, checked and compiled, and the host functions it imports (the fuel meter's aside). */
 export interface CheckedPlugin {
   module: WasmModule;
   imports: string[];
+}
+
+/** Whether the host offers a plugin `name` from "extism:host/user": one of `hostNames`, or the fuel meter's function. */
+function offered(name: string, hostNames: readonly string[]): boolean {
+  return name === METER_FUNCTION || hostNames.includes(name);
 }
 
 /**
@@ -53,7 +59,7 @@ export async function checkPlugin(connector: LoadedConnector, limits: Limits, ho
   // An import the host cannot satisfy would only fail inside the worker: check them here, with an
   // error that names it. Extism's own http_request is left out on purpose.
   const imports = wasm.Module.imports(module);
-  const missing = imports.find((i) => !(i.module === "extism:host/env" ? KERNEL.has(i.name) : i.module === "extism:host/user" && hostNames.includes(i.name)));
+  const missing = imports.find((i) => !(i.module === "extism:host/env" ? KERNEL.has(i.name) : i.module === "extism:host/user" && offered(i.name, hostNames)));
   if (missing !== undefined) {
     throw new CountersignError("connector_error", "connector", `${connector.name}: imports ${missing.module} ${missing.name}, which the host does not provide`, {
       details: { import: `${missing.module}/${missing.name}` },
@@ -68,7 +74,7 @@ export async function checkPlugin(connector: LoadedConnector, limits: Limits, ho
       { details: { declared_pages: pages, limit_pages: limits.maxMemoryPages } },
     );
   }
-  return { module, imports: imports.filter((i) => i.module === "extism:host/user").map((i) => i.name) };
+  return { module, imports: imports.filter((i) => i.module === "extism:host/user" && i.name !== METER_FUNCTION).map((i) => i.name) };
 }
 
 /** Start a checked plugin in a worker thread of its own (see plugin-worker.ts), with host functions `hostNames`. */

@@ -3,6 +3,7 @@ import { createRequire } from "node:module";
 import { createContext, Script } from "node:vm";
 import type { WasmModule } from "../model/index.js";
 import { READ_ONLY_HOST_FUNCTIONS, type HostHandler, type SuccessAnswer } from "./host-functions.js";
+import { importsMeter, METER_FUNCTION } from "./meter.js";
 import type { WorkerCallResult } from "./plugin-worker.js";
 
 /**
@@ -39,15 +40,18 @@ const SLICE_CONTEXT = createContext({ f: undefined as (() => unknown) | undefine
 const SLICE_SCRIPT = new Script("f()");
 
 /**
- * One plugin run by Extism in the host's own thread: a call costs the plugin's own work and the
- * slice's watchdog (a thread Node starts and joins per call, ~80 µs of CPU), where a call in a
- * worker crosses threads two to four times, each a futex wake-up that may wait for a core. It is
- * for plugins whose host functions all answer synchronously (the fs ones): Extism calls them from
- * inside the wasm, which cannot wait for a promise.
+ * One plugin run by Extism in the host's own thread: a call costs the plugin's own work, where a
+ * call in a worker crosses threads two to four times, each a futex wake-up that may wait for a
+ * core. It is for plugins whose host functions all answer synchronously (the fs ones): Extism
+ * calls them from inside the wasm, which cannot wait for a promise.
  *
- * A call runs inside a `node:vm` timeout of `sliceMs`: V8 terminates whatever runs then, wasm
- * loops and host functions included. The instance is dropped after that (its state is whatever
- * the interruption left), as it is after any failed call.
+ * A call may run for `sliceMs`. A plugin built with the project's fuel meter (meter.ts: the
+ * shipped connectors, trusted and hash-pinned) calls the meter's host function every ~µs of its
+ * work, and that function, like every host function, throws once the slice has passed: the call
+ * ends there. Any other plugin runs inside a `node:vm` timeout of `sliceMs`: V8 terminates
+ * whatever runs then, wasm loops and host functions included, at the price of a watchdog thread
+ * Node starts and joins per call (~80-190 µs of CPU). Either way the instance is dropped after a
+ * stop (its state is whatever the interruption left), as it is after any failed call.
  *
  * A change a host function makes (fs_write) waits: the plugin gets its success answer at once
  * (`answers`), and the change is made when the call ends, or before the plugin's next host
@@ -64,12 +68,16 @@ export class InThreadPlugin {
   private spare: Promise<Instance> | null = null; // being made or made
   private spareTimer: NodeJS.Timeout | undefined; // set while the thread has not been idle long enough to make it
   private current!: Instance;
+  /** Whether the plugin has the fuel meter, and so runs without the vm timeout. */
+  readonly metered: boolean;
 
   private constructor(
     private readonly module: WasmModule,
     private readonly handlers: Record<string, HostHandler>,
     private readonly answers: Readonly<Record<string, SuccessAnswer>>,
-  ) {}
+  ) {
+    this.metered = importsMeter(module);
+  }
 
   static async create(module: WasmModule, handlers: Record<string, HostHandler>, answers: Readonly<Record<string, SuccessAnswer>> = {}): Promise<InThreadPlugin> {
     const plugin = new InThreadPlugin(module, handlers, answers);
@@ -86,17 +94,16 @@ export class InThreadPlugin {
     instance.overLimit = false;
     instance.changed = false;
     instance.waiting = [];
+    instance.stopped = false;
     await instance.plugin.reset();
-    let pending: Promise<unknown>;
-    SLICE_CONTEXT.f = () => instance.plugin.call(fn, input); // Extism runs the export synchronously, inside this call
-    try {
-      pending = SLICE_SCRIPT.runInContext(SLICE_CONTEXT, { timeout: Math.max(1, Math.ceil(sliceMs)) }) as Promise<unknown>;
-    } catch (err) {
-      if ((err as { code?: unknown }).code !== "ERR_SCRIPT_EXECUTION_TIMEOUT") throw err;
+    instance.deadline = performance.now() + sliceMs;
+    // Extism runs the export synchronously, inside plugin.call: it has ended when this returns.
+    const pending = this.metered ? instance.plugin.call(fn, input) : inSlice(instance, fn, input, sliceMs);
+    instance.deadline = Infinity;
+    if (instance.stopped) {
+      pending.catch(() => undefined); // its failure is the stop's
       await this.replace(); // stopped anywhere: nothing of this instance is used again
       return { ok: false, slice: true, changed: instance.changed };
-    } finally {
-      SLICE_CONTEXT.f = undefined;
     }
     makeChanges(instance); // the call ended: it returned, failed or trapped, as it would have in a worker
     try {
@@ -141,12 +148,14 @@ export class InThreadPlugin {
   }
 
   private async instantiate(): Promise<Instance> {
-    const instance: Instance = { plugin: undefined as unknown as Plugin, counted: false, budget: 0, allocated: 0, overLimit: false, changed: false, waiting: [] };
-    const user: Record<string, (context: CallContext, offset: bigint) => bigint> = {};
+    const instance: Instance = { plugin: undefined as unknown as Plugin, counted: false, budget: 0, allocated: 0, overLimit: false, changed: false, waiting: [], deadline: Infinity, stopped: false };
+    const user: Record<string, (context: CallContext, offset: bigint) => bigint | void> = {};
+    user[METER_FUNCTION] = () => stopPastDeadline(instance);
     for (const [name, handle] of Object.entries(this.handlers)) {
       const readOnly = READ_ONLY_HOST_FUNCTIONS.has(name);
       const success = this.answers[name];
       user[name] = (context, offset) => {
+        stopPastDeadline(instance);
         const request = context.read(offset)?.text() ?? "null";
         makeChanges(instance); // what the plugin asked for earlier is done before it asks anything else
         const early = readOnly || success === undefined ? null : success(request);
@@ -161,14 +170,11 @@ export class InThreadPlugin {
     // Extism binds each host function to the plugin's call context before it instantiates the
     // module: the one moment to give that context an `alloc` that counts (its kernel's alloc
     // calls this.alloc), so that host memory is bounded per call as in the worker.
-    const first = Object.keys(user)[0];
-    if (first !== undefined) {
-      const fn = user[first]!;
-      fn.bind = ((self: unknown, context: CallContext) => {
-        countAllocations(context, instance);
-        return Function.prototype.bind.call(fn, self, context);
-      }) as typeof fn.bind;
-    }
+    const fn = user[METER_FUNCTION]!;
+    fn.bind = ((self: unknown, context: CallContext) => {
+      countAllocations(context, instance);
+      return Function.prototype.bind.call(fn, self, context);
+    }) as typeof fn.bind;
     instance.plugin = await loadExtism()({ wasm: [{ module: this.module }] }, { useWasi: false, runInWorker: false, logger: silent, functions: { "extism:host/user": user } });
     if (!instance.counted) {
       await instance.plugin.close();
@@ -189,6 +195,29 @@ interface Instance {
   overLimit: boolean;
   changed: boolean; // the current call has changed something
   waiting: (() => void)[]; // changes the current call asked for, not made yet
+  deadline: number; // the end of the current call's slice (performance.now() time)
+  stopped: boolean; // the current call ran past its slice and was stopped
+}
+
+/** A metered call's check: past its slice, the call ends here (a throw unwinds the wasm to plugin.call). */
+function stopPastDeadline(instance: Instance): void {
+  if (performance.now() < instance.deadline) return;
+  instance.stopped = true;
+  throw new Error("the call ran past its slice");
+}
+
+/** An unmetered call, inside a vm timeout of `sliceMs` (see InThreadPlugin). */
+function inSlice(instance: Instance, fn: string, input: string, sliceMs: number): Promise<unknown> {
+  SLICE_CONTEXT.f = () => instance.plugin.call(fn, input);
+  try {
+    return SLICE_SCRIPT.runInContext(SLICE_CONTEXT, { timeout: Math.max(1, Math.ceil(sliceMs)) }) as Promise<unknown>;
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "ERR_SCRIPT_EXECUTION_TIMEOUT") throw err;
+    instance.stopped = true;
+    return Promise.resolve();
+  } finally {
+    SLICE_CONTEXT.f = undefined;
+  }
 }
 
 /** Make the changes the call has asked for so far, in order; each one's failure is recorded by its handler. */

@@ -1,3 +1,4 @@
+import { METER_FUNCTION } from "./meter.js";
 import { Kind, MAX_MESSAGE_BYTES, openChannel, TO_MAIN, TO_WORKER } from "./plugin-channel.js";
 
 /** How long the worker waits idle before it makes the next fresh plugin instance ahead. */
@@ -24,7 +25,8 @@ const IDLE_MS = 3;
  * Extism keeps the blocks a plugin allocates (its output, its host function requests) in host
  * memory without any bound: the worker counts what a call allocates and traps it past the call's
  * budget (an `overLimit` answer). A plugin's log lines go nowhere: they must not reach the
- * host's output. A runaway plugin is stopped by terminating the thread.
+ * host's output. A runaway plugin is stopped by terminating the thread: the fuel meter's host
+ * function (meter.ts), which a plugin built by the project calls every ~µs, does nothing here.
  */
 export const PLUGIN_WORKER_SOURCE = `
 "use strict";
@@ -46,7 +48,7 @@ const receive = () => {
   return channel.read();
 };
 const text = (err) => String((err && err.message) || err);
-const user = {};
+const user = { ${JSON.stringify(METER_FUNCTION)}: () => {} };
 for (const name of hostNames) {
   user[name] = (context, offset) => {
     const request = context.read(offset);

@@ -66,10 +66,14 @@ export function connectorFor(name: string, wasmPath: string, exports: string[]):
   return { connector, actions };
 }
 
-/** Build a test plugin from test/connector/plugins/<name>.ts into `dir`. */
-export async function buildTestPlugin(name: string, dir: string): Promise<string> {
-  const out = join(dir, `${name}.wasm`);
-  await buildWasm(join(packageRoot, "test", "connector", "plugins", `${name}.ts`), out);
+/**
+ * Build a test plugin from test/connector/plugins/<name>.ts into `dir` (as `<name>.wasm`, or
+ * `<name>_metered.wasm` with the fuel meter the shipped connectors get; without it, the host
+ * stops it with a watchdog, as any plugin not built by the project).
+ */
+export async function buildTestPlugin(name: string, dir: string, { meter = false } = {}): Promise<string> {
+  const out = join(dir, meter ? `${name}_metered.wasm` : `${name}.wasm`);
+  await buildWasm(join(packageRoot, "test", "connector", "plugins", `${name}.ts`), out, { meter });
   return out;
 }
 
