@@ -5,6 +5,7 @@ import type { Capabilities } from "./capabilities.js";
 import { FsPathRequest, FsWriteRequest, fsList, fsRead, fsWrite } from "./host-fs.js";
 import { HttpRequest, httpRequest } from "./host-http.js";
 import type { Limits } from "./limits.js";
+import { METER_FUNCTION } from "./meter.js";
 
 /**
  * What the host functions of one loaded plugin act on during the current call. The plugin is not
@@ -88,9 +89,12 @@ export function hostHandlers(state: CallState): Record<string, HostHandler> {
   };
 }
 
-/** The same functions as Extism host functions, for a plugin created in this thread. */
+/**
+ * The same functions as Extism host functions, for a plugin created in this thread, with the fuel
+ * meter's function as a no-op: nothing stops such a plugin (the pool does not use this).
+ */
 export function hostFunctions(state: CallState) {
-  const user: Record<string, (context: CallContext, offset: bigint) => Promise<bigint>> = {};
+  const user: Record<string, (context: CallContext, offset: bigint) => Promise<bigint> | void> = { [METER_FUNCTION]: () => undefined };
   for (const [name, handle] of Object.entries(hostHandlers(state))) {
     user[name] = async (context, offset) => context.store(await handle(context.read(offset)?.text() ?? "null"));
   }
