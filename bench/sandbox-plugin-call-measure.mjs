@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createContext, Script } from "node:vm";
 import { Worker } from "node:worker_threads";
 import createPlugin from "@extism/extism";
+import { buildWasm } from "../scripts/build-connectors.mjs";
 import { load, measure, measureAfter } from "./sandbox-measure-kit.mjs";
 
 const { connectorContext } = await load("config/connector-context.js");
@@ -28,6 +29,10 @@ writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${root}"]\n`);
 const set = loadManifests(join(pkg, "manifests"));
 const connector = set.connectors.get("fs");
 const module = await WebAssembly.compile(readFileSync(connector.wasmPath));
+// The same connector built without the fuel meter, as a plugin the project did not build would be.
+const unmeteredPath = join(root, "fs-unmetered.wasm");
+await buildWasm(join(pkg, "trusted", "connectors", "fs", "index.ts"), unmeteredPath, { meter: false });
+const unmetered = await WebAssembly.compile(readFileSync(unmeteredPath));
 const caps = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [root] };
 const input = JSON.stringify({ path: root });
 // Every variant answers fs_list with the real host operation (realpath + readdir).
@@ -38,18 +43,24 @@ const r = {};
 // Baseline: the host operation the plugin's list_dir asks for, called directly.
 r.direct = await measure(() => fsList(caps, root), { inner: 200 });
 
-// Foreground in the host's own thread with no slice: cheapest, but a spinning plugin would block
-// the process for ever. The fs host functions answer synchronously, as a plugin in this thread needs.
+// Foreground in the host's own thread with no slice and no meter: cheapest, but a spinning plugin
+// would block the process for ever. The fs host functions answer synchronously, as a plugin in
+// this thread needs.
 const handlers = hostHandlers(state);
 const fsHandlers = { fs_list: handlers.fs_list, fs_read: handlers.fs_read, fs_write: handlers.fs_write };
 const syncFunctions = Object.fromEntries(Object.entries(fsHandlers).map(([name, handle]) => [name, (cx, offset) => cx.store(handle(cx.read(offset).text()))]));
-const foreground = await createPlugin({ wasm: [{ module }] }, { useWasi: false, functions: { "extism:host/user": syncFunctions } });
+const foreground = await createPlugin({ wasm: [{ module: unmetered }] }, { useWasi: false, functions: { "extism:host/user": syncFunctions } });
 r.foreground = await measure(() => foreground.call("list_dir", input), { inner: 100 });
 await foreground.close();
 
-// The same inside a slice (a node:vm timeout that stops the call), with Extism's call state reset
-// and host memory counted per call: what the pool runs the fs plugins with.
+// The shipped (metered) plugin in a slice its fuel meter ends, with Extism's call state reset and
+// host memory counted per call: what the pool runs the fs plugins with. Then the unmetered build
+// inside a node:vm timeout (a watchdog thread per call): what the pool runs any other plugin with.
 const inThread = await InThreadPlugin.create(module, fsHandlers);
+const inVmSlice = await InThreadPlugin.create(unmetered, fsHandlers);
+if (!inThread.metered || inVmSlice.metered) throw new Error("the shipped fs plugin must have the fuel meter, its unmetered build not");
+r.inVmSlice = await measure(() => inVmSlice.call("list_dir", input, IN_THREAD_SLICE_MS, false, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 100 });
+await inVmSlice.close();
 r.inThreadStart = await measure(async () => (await InThreadPlugin.create(module, fsHandlers)).close());
 r.inThread = await measure(() => inThread.call("list_dir", input, IN_THREAD_SLICE_MS, false, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 100 });
 r.inThreadFresh = await measure(() => inThread.call("list_dir", input, IN_THREAD_SLICE_MS, true, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 50 });
@@ -58,8 +69,9 @@ r.inThreadAhead = await measureAfter(pause, () => inThread.call("list_dir", inpu
 await inThread.close();
 
 // Extism's own worker mode (what the pool used before): stoppable, a message round trip per call.
-r.extismWorkerStart = await measure(async () => (await createPlugin({ wasm: [{ module }] }, { runInWorker: true, useWasi: false, functions: hostFunctions(state) })).close(), { samples: 7 });
-const extismWorker = await createPlugin({ wasm: [{ module }] }, { runInWorker: true, useWasi: false, functions: hostFunctions(state) });
+// Its host function calls cross to this thread, the meter's too: it runs the unmetered build.
+r.extismWorkerStart = await measure(async () => (await createPlugin({ wasm: [{ module: unmetered }] }, { runInWorker: true, useWasi: false, functions: hostFunctions(state) })).close(), { samples: 7 });
+const extismWorker = await createPlugin({ wasm: [{ module: unmetered }] }, { runInWorker: true, useWasi: false, functions: hostFunctions(state) });
 r.extismWorker = await measure(() => extismWorker.call("list_dir", input), { inner: 50 });
 await extismWorker.close();
 

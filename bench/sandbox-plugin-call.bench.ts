@@ -1,7 +1,7 @@
-// A stoppable plugin call for the sandbox's trusted calls: in the host's thread inside a slice (a
-// node:vm timeout), Extism's worker mode and a dedicated worker driven over SharedArrayBuffer +
-// Atomics, next to the foreground call without a slice (not stoppable) and the host operation
-// itself, in the same run. Needs `npm run build` first.
+// A stoppable plugin call for the sandbox's trusted calls: in the host's thread inside a slice
+// (ended by the plugin's fuel meter, or by a node:vm timeout), Extism's worker mode and a
+// dedicated worker driven over SharedArrayBuffer + Atomics, next to the foreground call without a
+// slice (not stoppable) and the host operation itself, in the same run. Needs `npm run build` first.
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -22,8 +22,9 @@ const row = (what: string, x: Timing) => [what, ms(x.ms), ms(x.cpuMs), `${(x.ms 
 const body = `${table([
   ["what (fs list_dir, the real fs_list host function)", "wall (median)", "CPU (median)", "wall vs baseline"],
   row("baseline: the fs_list host operation called directly", direct),
-  row("plugin call, foreground in the host's thread, no slice (cannot be stopped)", r.foreground!),
-  row("plugin call in the host's thread inside a slice (node:vm timeout; what the pool uses for fs)", r.inThread!),
+  row("plugin call, foreground in the host's thread, no slice, no meter (cannot be stopped)", r.foreground!),
+  row("plugin call in the host's thread, slice ended by its fuel meter (what the pool uses for fs)", r.inThread!),
+  row("  the same plugin built without the meter, slice a node:vm timeout (any other plugin)", r.inVmSlice!),
   row("  the same on a fresh plugin instance (a run's first call), calls back to back", r.inThreadFresh!),
   row("  the same on a fresh plugin instance after 20 ms idle (made ahead)", r.inThreadAhead!),
   row("plugin call, Extism worker mode (runInWorker: true)", r.extismWorker!),
