@@ -52,28 +52,29 @@ run's first call gets a plugin instance no earlier run used (both sides of the c
 it: each sample is a run with a receipt of its own, started after 20 ms idle, in which the pool
 makes that instance ahead; the fs plugin runs in the host's thread, see "Stoppable plugin calls"). A program's JavaScript is cached by its sha256 (prepareRun
 transpiles it; a rerun is not transpiled again); a program never seen before adds the transpile
-row. CPU time is the whole process's (the plugin call's watchdog thread and the garbage collector
-included). The machine is shared: 1-minute load average ${loadavg()[0]!.toFixed(1)} when the run
+row. CPU time is the whole process's (the garbage collector included). The machine is shared: 1-minute load average ${loadavg()[0]!.toFixed(1)} when the run
 ended, so wall times include waits for a core and CPU times are the steadier figure.
 
 Targets in this run: ${verdict("sandbox overhead per run", overhead, 10)}; ${verdict("per trusted call", perCall, 0.5)}.
 Cold, without a prepared realm, the overhead per run is ${ms((t("sandboxRunCold")("cpuMs") - t("directRun")("cpuMs")))} CPU.
 
 Where the time goes (CPU profiles and CPU time of the direct call, of the sandbox hop and of the
-plugin alone). A direct call runs the fs plugin in the host's thread, inside a 50 ms slice (a
-\`node:vm\` timeout) that stops a runaway plugin: no thread hand-off any more (a call in a worker
+plugin alone). A direct call runs the fs plugin in the host's thread, in a 50 ms slice that the
+plugin's fuel meter ends should it run away (see "Stoppable plugin calls"): no thread hand-off (a call in a worker
 crossed threads four times, each a futex wake-up that may wait for a core). The plugin call
 inside Extism is ~70–110 µs: the fs_list host function (realpath, readdir, its JSON request and
 answer) ~35–45 µs, and the plugin's own work ~30 µs, most of it Extism's JavaScript kernel (46
 host calls for a list_dir, each moving 8 bytes with BigInt addresses) and its per-call
 bookkeeping: the connectors check their JSON as UTF-8 bytes where the kernel put them, pass on
 what they do not read as the bytes it came as, and start each call on an empty bump-allocated
-heap (see "Connector host"). The slice's watchdog, a thread Node starts and joins for each call,
-costs ~80 µs of CPU and more wall time when the thread waits for a core; a run's first call meets
-a fresh plugin instance, which costs it no more than any call after the same idle time (~50–100
-µs over back-to-back calls, the caches being cold); checkCall and marshalling are a few µs each.
-The per-call floor is the plugin plus the watchdog, ~150–200 µs. The watchdog stays: every cheaper way found to stop the
-host's thread from another thread is unsafe here or not at hand (see "Stoppable plugin calls").
+heap (see "Connector host"). A run's first call meets a fresh plugin instance, which costs it
+no more than any call after the same idle time (~50–100 µs over back-to-back calls, the caches
+being cold); checkCall and marshalling are a few µs each. The per-call floor is the plugin itself,
+~150 µs. Until the fuel meter, the slice was a \`node:vm\` timeout: a watchdog thread Node started
+and joined for each call, ~80 µs of CPU and, on a busy machine, several hundred µs of wall time
+waiting for a core. The same benchmark on the version before and after, in turns, 3 runs each
+(load 2.4–3.5): per trusted call 705–745 → 472–517 µs of CPU and 0.91–1.22 ms → 492–629 µs wall;
+the direct call 457–481 → 265–277 µs of CPU and 737–864 → 288–329 µs wall.
 The hop: a trusted call does not cross to the host when the program makes it. Inside the VM its
 arguments are read into JSON text at once (the serializer, ~15 µs for \`{ path }\`), and the call
 is queued with a promise for the program. The host takes every queued call in one crossing after
