@@ -1,5 +1,5 @@
-// Plugins in the host's thread: a call runs inside a slice (a node:vm timeout) that stops wasm and
-// host functions alike; its writes wait for its end (or its next host function call); past its
+// Plugins in the host's thread, built without the fuel meter (plugin-meter.test.ts has those): a
+// call runs inside a slice (a node:vm timeout) that stops wasm and host functions alike; its writes wait for its end (or its next host function call); past its
 // slice, a call that has changed nothing is made again in a worker and one that has is stopped.
 // The instance is replaced after any failed call, and host memory is bounded per call as in a worker.
 import { readdirSync, readFileSync } from "node:fs";
