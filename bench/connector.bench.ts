@@ -32,7 +32,8 @@ const body = `${table([
 ])}
 
 A plugin whose host functions all answer synchronously (the fs connector) runs in the host's
-thread, each call inside a slice (a \`node:vm\` timeout, which stops a runaway one); any other
+thread, each call inside a slice that its fuel meter ends (compiled in by the project's build; a
+plugin without the meter gets a \`node:vm\` timeout instead, see "Stoppable plugin calls"); any other
 (http_request is asynchronous: the email and http connectors) runs in a worker of its own, as
 does one that once ran past its slice. The worker row here is Extism's own worker mode; the
 pool's dedicated worker is in "Stoppable plugin calls". Pass a \`PluginPool\` as \`ctx.plugins\`
