@@ -1,6 +1,6 @@
 import { allInOrder } from "./all-in-order.js";
 import type { Queryer, Row, SqlValue } from "./driver.js";
-import { valuesSql } from "./values-sql.js";
+import { rowValues, valuesSql } from "./values-sql.js";
 
 /** The row counts one statement may have, largest first. */
 const SIZES = [64, 32, 16, 8, 4, 2, 1];
@@ -17,8 +17,7 @@ export async function insertValues(q: Queryer, into: string, rows: readonly SqlV
   const statements: Promise<Row[]>[] = [];
   for (let i = 0; i < rows.length; ) {
     const n = SIZES.find((size) => size <= rows.length - i)!;
-    const chunk = rows.slice(i, i + n);
-    statements.push(q.all(valuesSql(into, n, chunk[0]!.length, returning), chunk.flat()));
+    statements.push(q.all(valuesSql(into, n, rows[i]!.length, returning), rowValues(rows, i, i + n)));
     i += n;
   }
   return (await allInOrder(statements)).flat();

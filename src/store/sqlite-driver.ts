@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { realpathSync } from "node:fs";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
 import { asStoreError } from "./store-error.js";
-import { valuesSql } from "./values-sql.js";
+import { rowValues, valuesSql } from "./values-sql.js";
 import { startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer.js";
 
 /** Per file, shared by every connection this process has to it: the tail of its queue of calls, its listeners. */
@@ -37,8 +37,7 @@ async function insertValues(q: Queryer, into: string, rows: readonly SqlValue[][
   const out: Row[] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const end = Math.min(rows.length, i + ROWS_PER_INSERT);
-    const params: SqlValue[] = []; // a loop, not slice().flat(): flat's generic path cost more than the statement's binding
-    for (let r = i; r < end; r++) for (const value of rows[r]!) params.push(value);
+    const params = rowValues(rows, i, end);
     const sql = valuesSql(into, end - i, rows[i]!.length, returning);
     if (returning === undefined) await q.run(sql, params);
     else out.push(...(await q.all(sql, params)));

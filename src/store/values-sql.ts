@@ -1,3 +1,5 @@
+import type { SqlValue } from "./driver.js";
+
 /** Texts already written, by their shape: the same batch sizes come back, and a driver finds a prepared statement by its text. */
 const texts = new Map<string, string>();
 
@@ -11,4 +13,11 @@ export function valuesSql(into: string, rows: number, columns: number, returning
     texts.set(key, sql);
   }
   return sql;
+}
+
+/** The values of rows[start, end) as one parameter list, row after row (a loop: slice().flat()'s generic path cost more than binding them). */
+export function rowValues(rows: readonly SqlValue[][], start: number, end: number): SqlValue[] {
+  const values: SqlValue[] = [];
+  for (let r = start; r < end; r++) for (const value of rows[r]!) values.push(value);
+  return values;
 }
