@@ -1,9 +1,9 @@
 import type { AuditEntry, AuditType } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import type { RequestStatus, StoreEvent } from "../model/index.js";
-import { allInOrder } from "./all-in-order.js";
 import { canonicalDetails, entryHashOf } from "./audit-chain.js";
 import type { Driver, SqlValue, Tx, WriteOptions } from "./driver.js";
+import { leftToCommit } from "./issued-statements.js";
 import type { ReadCache } from "./read-cache.js";
 
 /** For the changes that must survive a power cut: see the SQLite driver. */
@@ -41,10 +41,14 @@ export interface Change {
 export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, options: WriteOptions = {}): Promise<T> {
   return ctx.driver.write(async (tx) => {
     const lock = ctx.driver.dialect === "postgres" ? " FOR UPDATE" : ""; // SQLite: BEGIN IMMEDIATE holds the only write lock
-    const row = (await tx.all(`SELECT last_id, last_hash FROM audit_head WHERE one = 1${lock}`))[0];
-    if (row === undefined) throw new Error("the audit chain head is missing");
-    const head = { id: Number(row.last_id), hash: String(row.last_hash) };
-    const start = head.id;
+    // Not awaited here: the body's first statements run after it (holding the lock) but are sent
+    // with it, in one round trip on PostgreSQL; the first entry waits for it.
+    const head = tx.all(`SELECT last_id, last_hash FROM audit_head WHERE one = 1${lock}`).then((rows) => {
+      const row = rows[0];
+      if (row === undefined) throw new Error("the audit chain head is missing");
+      return { start: Number(row.last_id), id: Number(row.last_id), hash: String(row.last_hash) };
+    });
+    leftToCommit(head);
     const now = ctx.now();
     // Entries and events are written together at the end (one statement each per transaction):
     // nothing reads them back before the commit, and each round trip counts on PostgreSQL.
@@ -54,14 +58,15 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
       tx,
       now,
       async audit(input) {
+        const at = await head;
         // The details are stored as the canonical text the hash covers: one serialization per entry.
         const details = canonicalDetails(input.details);
-        const id = head.id + 1;
-        const hash = entryHashOf({ id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, prev_hash: head.hash }, details);
-        const entry: AuditEntry = { id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, details: input.details, prev_hash: head.hash, hash };
+        const id = at.id + 1;
+        const hash = entryHashOf({ id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, prev_hash: at.hash }, details);
+        const entry: AuditEntry = { id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, details: input.details, prev_hash: at.hash, hash };
         entries.push([entry.id, entry.at, entry.type, entry.request_id, entry.actor, details, entry.prev_hash, entry.hash]);
-        head.id = entry.id;
-        head.hash = entry.hash;
+        at.id = entry.id;
+        at.hash = entry.hash;
         return entry;
       },
       async event(entry, type, status) {
@@ -69,14 +74,15 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
         events.push([entry.id, type, entry.request_id, status, entry.at]);
       },
     });
-    // Issued together, in this order: a driver that pipelines sends them in one round trip.
-    await allInOrder<unknown>([
+    const last = await head;
+    // Issued together, in this order, and left to the driver, which sends COMMIT behind them.
+    leftToCommit(
       tx.insert("audit (id, at, type, request_id, actor, details, prev_hash, hash)", entries),
       tx.insert("events (id, type, request_id, status, at)", events),
       // the head moves once per transaction, to the last entry it appended
-      head.id === start ? undefined : tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [head.id, head.hash]),
+      last.id === last.start ? undefined : tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [last.id, last.hash]),
       events.length > 0 ? tx.notify() : undefined,
-    ]);
+    );
     return result;
   }, options);
 }

@@ -32,8 +32,11 @@ export interface Driver {
   readonly dialect: Dialect;
   read<T>(fn: (q: Queryer) => Promise<T>): Promise<T>;
   /**
-   * One transaction; committed when `fn` resolves, rolled back when it throws. `durable`: the
-   * commit must survive a power cut, not only the process being killed (see the SQLite driver).
+   * One transaction; committed when `fn` resolves, rolled back when it throws. `fn` may leave its
+   * last statements unawaited: the driver waits for every statement it issued and reports the
+   * commit only when all of them succeeded (PostgreSQL sends COMMIT behind them, in the same
+   * round trip); one that failed rolls the transaction back and is what `write` throws. `durable`:
+   * the commit must survive a power cut, not only the process being killed (see the SQLite driver).
    */
   write<T>(fn: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**

@@ -1,6 +1,7 @@
 import pg from "pg";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
 import { insertValues } from "./postgres-insert.js";
+import { issuedStatements } from "./issued-statements.js";
 import { versionReader } from "./postgres-version.js";
 import { asStoreError } from "./store-error.js";
 
@@ -65,7 +66,7 @@ export function redactUrl(url: string): string {
  */
 export async function openPostgresDriver(url: string, options: { max?: number } = {}): Promise<Driver> {
   const config = { connectionString: url, types, connectionTimeoutMillis: 10_000 };
-  // pipeline: statements issued together (Tx.insert's, change()'s last ones, BEGIN and the first) share one round trip
+  // pipeline: statements issued together (BEGIN and the first ones, Tx.insert's, the last ones and COMMIT) share one round trip
   const pool = new pg.Pool({ ...config, pipeline: true, max: options.max ?? 10 });
   pool.on("error", () => undefined); // an idle client died: the pool drops it, the next query reconnects
   try {
@@ -91,13 +92,17 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
       let broken: unknown;
       try {
         client = await pool.connect();
-        const begun = client.query("BEGIN"); // not awaited: the transaction's first statement follows it in the same round trip
-        begun.catch(() => undefined); // awaited before COMMIT; meanwhile a failed BEGIN fails that first statement too
-        const c = client;
-        const q = queryer(c);
-        const result = await fn({ ...q, notify: async () => void (await c.query(`NOTIFY ${CHANNEL}`)), insert: (into, rows, returning) => insertValues(q, into, rows, returning) });
-        await begun;
-        await client.query("COMMIT");
+        const statements = issuedStatements(queryer(client));
+        const q = statements.queryer;
+        void q.run("BEGIN"); // not awaited: the transaction's first statements follow it in the same round trip
+        const result = await fn({ ...q, notify: async () => void (await q.run(`NOTIFY ${CHANNEL}`)), insert: (into, rows, returning) => insertValues(q, into, rows, returning) });
+        const issued = statements.end();
+        // Behind the statements still in flight: after a failed one PostgreSQL answers it ROLLBACK.
+        const commit = client.query("COMMIT");
+        commit.catch(() => undefined); // awaited below, once the statements' outcome is known
+        await issued;
+        const { command } = await commit;
+        if (command !== "COMMIT") throw new Error(`the transaction was not committed (${command})`);
         return result;
       } catch (err) {
         if (client !== undefined) await client.query("ROLLBACK").catch((e: unknown) => (broken = e));

@@ -1,6 +1,8 @@
 import Database from "better-sqlite3";
 import { realpathSync } from "node:fs";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
+import { allInOrder } from "./all-in-order.js";
+import { issuedStatements } from "./issued-statements.js";
 import { asStoreError } from "./store-error.js";
 import { rowValues, valuesSql } from "./values-sql.js";
 import { startWalCheckpointer, type WalCheckpointer } from "./wal-checkpointer.js";
@@ -32,17 +34,15 @@ const WAL_PAGES_FALLBACK = 10_000;
 /** Rows per INSERT: well inside SQLite's limit on bound parameters. */
 const ROWS_PER_INSERT = 500;
 
-/** Tx.insert: multi-row INSERT … VALUES statements, as few as the parameter limit allows. */
+/** Tx.insert: multi-row INSERT … VALUES statements, as few as the parameter limit allows, all issued at the call. */
 async function insertValues(q: Queryer, into: string, rows: readonly SqlValue[][], returning?: string): Promise<Row[]> {
-  const out: Row[] = [];
+  const statements: Promise<Row[]>[] = [];
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const end = Math.min(rows.length, i + ROWS_PER_INSERT);
-    const params = rowValues(rows, i, end);
     const sql = valuesSql(into, end - i, rows[i]!.length, returning);
-    if (returning === undefined) await q.run(sql, params);
-    else out.push(...(await q.all(sql, params)));
+    statements.push(q.all(sql, rowValues(rows, i, end)));
   }
-  return out;
+  return (await allInOrder(statements)).flat();
 }
 
 function openFile(path: string): Database.Database {
@@ -139,7 +139,10 @@ export function openSqliteDriver(path: string): Driver {
         if (options.durable === true) db.pragma(`synchronous = ${SYNC_DURABLE}`);
         db.exec("BEGIN IMMEDIATE");
         try {
-          const result = await fn({ ...q, notify: async () => void (rang = true), insert: (into, rows, returning) => insertValues(q, into, rows, returning) });
+          const statements = issuedStatements(q);
+          const tx = statements.queryer;
+          const result = await fn({ ...tx, notify: async () => void (rang = true), insert: (into, rows, returning) => insertValues(tx, into, rows, returning) });
+          await statements.end(); // they ran when issued; one the body did not await may have failed
           db.exec("COMMIT");
           if (options.keepsCachedReads !== true) ownChanges++;
           committed();

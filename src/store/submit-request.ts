@@ -5,7 +5,9 @@ import { timeOrderedToken } from "../receipt/index.js";
 import { sha256Hex, sha256Json } from "./audit-chain.js";
 import { change, type Change, type StoreContext } from "./change.js";
 import { CheckedJson } from "./checked-json.js";
+import { allInOrder } from "./all-in-order.js";
 import type { SqlValue } from "./driver.js";
+import { leftToCommit } from "./issued-statements.js";
 import { parseInput } from "./parse-input.js";
 import { checkKeptManifests, statusOf } from "./request-row.js";
 import { insertReceipts, receiptIssued } from "./receipts.js";
@@ -85,24 +87,23 @@ function prepare(raw: SubmitInput): Prepared {
  * policy asks a person, decided at once otherwise. The submitting token must still be active
  * inside the transaction, so a revoked token stops at once. Each request's audit entries follow
  * one another in submission order; the requests, and then their receipts, go in with one
- * statement each (a round trip each on PostgreSQL, however many submissions commit together).
+ * statement each. On PostgreSQL that is two round trips however many submissions commit
+ * together: the token reads with BEGIN and the chain head's lock, then every row with COMMIT.
+ * The results wait for the commit: they need the seq the database gave each request.
  */
-async function insertSubmissions(c: Change, batch: readonly Prepared[]): Promise<SubmitResult[]> {
-  const active = new Map<string, boolean>();
-  for (const { input } of batch) {
-    if (active.has(input.token)) continue;
-    const token = (await c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [input.token]))[0];
-    active.set(input.token, token !== undefined && token.revoked_at === null); // read once per transaction: a revocation waits for the lock we hold
-  }
+async function insertSubmissions(c: Change, batch: readonly Prepared[]): Promise<{ results: Promise<SubmitResult[]> }> {
+  const tokens = [...new Set(batch.map((p) => p.input.token))];
+  // read once per transaction, after the head's lock: a revocation waits for the lock we hold
+  const reads = await allInOrder(tokens.map((name) => c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [name])));
+  const active = new Map(tokens.map((name, i) => [name, reads[i]![0] !== undefined && reads[i]![0].revoked_at === null]));
   const accepted = batch.filter((p) => active.get(p.input.token));
   const requests = accepted.map((p) => newRequest(p, c.now));
   const rows = requests.map((r, i) => [
     r.id, r.token, r.status, r.source, accepted[i]!.checked.json, accepted[i]!.policyJson, r.rationale, r.agent_manifests ?? null, r.created_at, r.deadline_at, r.decision?.kind ?? null, r.decision?.reason ?? null, r.decision?.at ?? null,
   ]);
   const into = "requests (id, token, status, source, facts, policy, rationale, agent_manifests, created_at, deadline_at, decision, reason, decided_at)";
-  const seqs = new Map((await c.tx.insert(into, rows, "id, seq")).map((row) => [String(row.id), Number(row.seq)]));
+  const inserted = c.tx.insert(into, rows, "id, seq");
   const receipts: SqlValue[][] = [];
-  const stored = new Map<string, StoredRequest>();
   for (const [i, request] of requests.entries()) {
     const { id, facts, policy, decision, status } = request;
     const submitted = await c.audit({
@@ -127,10 +128,14 @@ async function insertSubmissions(c: Change, batch: readonly Prepared[]): Promise
     else await c.event(await c.audit({ type: "decided", request_id: id, actor: "policy", details: { kind: decision.kind } }), "resolved", status);
     const receipt = accepted[i]!.input.receipt;
     if (receipt !== undefined) receipts.push(await receiptIssued(c, id, receipt));
-    stored.set(id, { ...request, seq: seqs.get(id)! });
   }
-  await insertReceipts(c, receipts);
-  return batch.map((p) => (active.get(p.input.token) ? { ok: true, request: stored.get(p.id)! } : { ok: false, reason: "token_inactive" }));
+  const results = inserted.then((seqRows) => {
+    const seqs = new Map(seqRows.map((row) => [String(row.id), Number(row.seq)]));
+    const stored = new Map(requests.map((request) => [request.id, { ...request, seq: seqs.get(request.id)! }]));
+    return batch.map((p): SubmitResult => (active.get(p.input.token) ? { ok: true, request: stored.get(p.id)! } : { ok: false, reason: "token_inactive" }));
+  });
+  leftToCommit(insertReceipts(c, receipts), results);
+  return { results };
 }
 
 /** A new request as recorded, all but its seq (the database assigns it). */
@@ -206,8 +211,8 @@ export class SubmitQueue {
 
   async #commit(batch: Waiting[]): Promise<void> {
     try {
-      const results = await change(this.#ctx, (c) => insertSubmissions(c, batch.map((item) => item.prepared)), KEEPS_CACHED_READS);
-      batch.forEach((item, i) => item.resolve(results[i]!));
+      const { results } = await change(this.#ctx, (c) => insertSubmissions(c, batch.map((item) => item.prepared)), KEEPS_CACHED_READS);
+      (await results).forEach((result, i) => batch[i]!.resolve(result));
     } catch (err) {
       if (batch.length === 1) batch[0]!.reject(err);
       else for (const item of batch) await this.#commit([item]);
