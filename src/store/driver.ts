@@ -48,10 +48,11 @@ export interface Driver {
   /**
    * A value that changes whenever a transaction that may have changed a cached read committed,
    * in this process or another; undefined when the driver cannot tell (then nothing is cached).
-   * Unless `fresh`, a driver may answer what it looked up for another process's commits earlier
-   * in this turn of the event loop; the commits of this process count at once either way. A
-   * promise when it must be asked of the database (PostgreSQL): it then reflects every commit
-   * made before this call, fresh or not (a read that had begun already is never reused).
+   * `fresh`: it reflects every commit made before this call. Otherwise a driver may answer what
+   * it looked up for another process's commits earlier in this turn of the event loop (for
+   * PostgreSQL: a read answered in this turn; see postgres-version.ts); the commits of this
+   * process count at once either way. A promise when it must be asked of the database
+   * (PostgreSQL; a read that had begun already is never reused for a fresh caller).
    */
   version(fresh?: boolean): string | Promise<string> | undefined;
   close(): Promise<void>;

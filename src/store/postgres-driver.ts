@@ -76,6 +76,8 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
     throw asStoreError(`cannot connect to the PostgreSQL store ${redactUrl(url)}`, err);
   }
   const rings = new Set<() => void>();
+  const readVersion = versionReader(pool);
+  let ownChanges = 0; // committed transactions that may have changed a cached read
   let listener: Listener | undefined;
 
   return {
@@ -87,7 +89,7 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
         throw asStoreError("store read failed", err);
       }
     },
-    async write(fn) {
+    async write(fn, options = {}) {
       let client: pg.PoolClient | undefined;
       let broken: unknown;
       try {
@@ -103,6 +105,7 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
         await issued;
         const { command } = await commit;
         if (command !== "COMMIT") throw new Error(`the transaction was not committed (${command})`);
+        if (options.keepsCachedReads !== true) ownChanges++;
         return result;
       } catch (err) {
         if (client !== undefined) await client.query("ROLLBACK").catch((e: unknown) => (broken = e));
@@ -111,7 +114,11 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
         client?.release(broken instanceof Error ? broken : undefined);
       }
     },
-    version: versionReader(pool),
+    version: (fresh = false) => {
+      const version = readVersion(fresh);
+      // this process's own commits count at once, even against a read answered before them
+      return typeof version === "string" ? `${version}:${ownChanges}` : version.then((v) => `${v}:${ownChanges}`);
+    },
     async listen(onRing) {
       rings.add(onRing);
       const current = (listener ??= startListener(config, () => {

@@ -20,14 +20,19 @@ function waiting(): Waiting {
 /**
  * The PostgreSQL driver's `version()`: the reads_version counter, which every change to tokens or
  * remembered rules bumps in its own transaction (migration 5's triggers), from any process.
- * Every caller gets a read sent after it called: the callers of one event-loop turn share one,
- * and those that come while a read is in flight wait for the next, never that one — its
+ * A `fresh` caller gets a read sent after it called: the callers of one event-loop turn share
+ * one, and those that come while a read is in flight wait for the next, never that one — its
  * snapshot may predate a revocation committed before they called. So a token revoked anywhere
  * stops the very next request, for one round trip per batch instead of one read per request.
+ * Any other caller may be answered, at once, the read that completed in this turn of the event
+ * loop: for a submission's remembered rules, looked up after its token check, that is its own
+ * token check's read or a later one (reads are sent one at a time, each after the previous was
+ * answered), so they too see every change committed before the request arrived.
  */
-export function versionReader(pool: pg.Pool): () => Promise<string> {
+export function versionReader(pool: pg.Pool): (fresh: boolean) => string | Promise<string> {
   let next: Waiting | undefined; // callers whose read is not sent yet
   let reading = false;
+  let answeredThisTurn: string | undefined;
   const send = (): void => {
     if (reading || next === undefined) return;
     const batch = next;
@@ -38,7 +43,10 @@ export function versionReader(pool: pg.Pool): () => Promise<string> {
       .then((result) => {
         const row = result.rows[0];
         if (row === undefined) throw new Error("the reads_version row is missing");
-        batch.resolve(String(row.n));
+        const version = String(row.n);
+        if (answeredThisTurn === undefined) setImmediate(() => (answeredThisTurn = undefined)); // the check phase of this loop iteration
+        answeredThisTurn = version; // before its callers resume, so that what they look up next reuses it
+        batch.resolve(version);
       })
       .catch((err: unknown) => batch.reject(asStoreError("store read failed", err)))
       .finally(() => {
@@ -46,7 +54,8 @@ export function versionReader(pool: pg.Pool): () => Promise<string> {
         send();
       });
   };
-  return () => {
+  return (fresh) => {
+    if (!fresh && answeredThisTurn !== undefined) return answeredThisTurn;
     if (next === undefined) {
       next = waiting();
       setImmediate(send); // after this turn's I/O, so that the requests arriving together share the read

@@ -41,18 +41,18 @@ describe("the PostgreSQL reads version", () => {
     const p = gatedPool(database);
     const version = versionReader(p.pool);
     try {
-      const start = await version();
+      const start = await version(true);
       await store.addToken("agent");
-      const added = await version();
+      const added = await version(true);
       expect(added).not.toBe(start);
       const submitted = await store.submit(submission("agent"));
       expect(submitted.ok).toBe(true);
-      expect(await version()).toBe(added); // a submission changes neither
+      expect(await version(true)).toBe(added); // a submission changes neither
       await rawSql(database, "DELETE FROM remembered_rules");
-      const deleted = await version();
+      const deleted = await version(true);
       expect(deleted).not.toBe(added);
       await rawSql(database, "TRUNCATE tokens");
-      expect(await version()).not.toBe(deleted);
+      expect(await version(true)).not.toBe(deleted);
     } finally {
       await p.end();
     }
@@ -65,19 +65,46 @@ describe("the PostgreSQL reads version", () => {
     const p = gatedPool(database);
     const version = versionReader(p.pool);
     try {
-      const together = await Promise.all([version(), version(), version()]);
+      const together = await Promise.all([version(true), version(true), version(true)]);
       expect(new Set(together).size).toBe(1);
       expect(p.reads()).toBe(1);
 
       const release = p.hold();
-      const early = version(); // its read is sent, answered by the database, and held here
+      const early = version(true); // its read is sent, answered by the database, and held here
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(p.reads()).toBe(2);
       await rawSql(database, "UPDATE tokens SET revoked_at = 1"); // committed while that read is in flight
-      const late = version();
+      const late = version(true);
       release();
       expect(await early).toBe(together[0]);
       expect(await late).not.toBe(together[0]); // a read of its own, sent after the revocation
+      expect(p.reads()).toBe(3);
+    } finally {
+      await p.end();
+    }
+  });
+
+  it("answers a caller that need not be fresh with the read answered in this turn, and reads again in the next", async () => {
+    const database = await newDatabase("postgres");
+    const store = await stores.open(database);
+    await store.addToken("agent");
+    const p = gatedPool(database);
+    const version = versionReader(p.pool);
+    try {
+      expect(typeof version(false)).not.toBe("string"); // nothing answered yet: a read of its own
+      const first = await version(false);
+      expect(p.reads()).toBe(1);
+      const fresh = version(true);
+      const answered = await fresh;
+      // in the turn its answer came: the same value, at once, with no read of its own
+      expect(version(false)).toBe(answered);
+      expect(p.reads()).toBe(2);
+      expect(answered).toBe(first);
+      await new Promise((resolve) => setImmediate(resolve));
+      await store.revokeToken("agent");
+      const later = version(false); // a later turn: asked of the database again, and sees the revocation
+      expect(typeof later).not.toBe("string");
+      expect(await later).not.toBe(answered);
       expect(p.reads()).toBe(3);
     } finally {
       await p.end();
@@ -90,7 +117,7 @@ describe("the PostgreSQL reads version", () => {
     const p = gatedPool(database);
     await p.end();
     const version = versionReader(p.pool);
-    const results = await Promise.allSettled([version(), version()]);
+    const results = await Promise.allSettled([version(true), version(true)]);
     for (const r of results) expect(r).toMatchObject({ status: "rejected", reason: { class: "store_error" } });
   });
 });
