@@ -15,6 +15,12 @@ import { THREAD_LOADER, threadModule } from "./thread-modules.js";
 const KEPT_VALUES = 256;
 /** The most submissions one message carries. */
 const MAX_BATCH = 64;
+/**
+ * The thread answers what it decided so far after this long: a submission early in a large
+ * batch need not wait for the whole batch (a decision and a signature take a few hundred µs, a
+ * busy turn brings dozens), for one more message per this much work.
+ */
+const ANSWER_EVERY_MS = 1;
 
 /**
  * The thread (plain CommonJS, `eval: true`, so that it runs the same from src/ and dist/): it
@@ -33,19 +39,31 @@ const text = (err) => String((err && (err.stack || err.message)) || err);
     kept.set(id, value);
     if (kept.size > workerData.kept) kept.delete(kept.keys().next().value);
   };
+  const answer = (job) => {
+    job.values.forEach(keep);
+    try {
+      const order = job.order === null ? undefined : { ...job.order, now: new Date(job.order.now), key: kept.get(job.key) };
+      const { decision, receipt } = decideAndSign(kept.get(job.facts), kept.get(job.policy), kept.get(job.manifests), order);
+      return receipt === undefined ? { decision: JSON.stringify(decision) } : { decision: JSON.stringify(decision), receipt };
+    } catch (err) {
+      if (err && err.name === "CountersignError") return { refused: { class: err.class, boundary: err.boundary, message: err.message, details: err.details } };
+      return { failed: text(err) };
+    }
+  };
   parentPort.on("message", (batch) => {
-    const answers = batch.jobs.map((job) => {
-      job.values.forEach(keep);
-      try {
-        const order = job.order === null ? undefined : { ...job.order, now: new Date(job.order.now), key: kept.get(job.key) };
-        const { decision, receipt } = decideAndSign(kept.get(job.facts), kept.get(job.policy), kept.get(job.manifests), order);
-        return receipt === undefined ? { decision: JSON.stringify(decision) } : { decision: JSON.stringify(decision), receipt };
-      } catch (err) {
-        if (err && err.name === "CountersignError") return { refused: { class: err.class, boundary: err.boundary, message: err.message, details: err.details } };
-        return { failed: text(err) };
+    let answers = [];
+    let from = 0;
+    let since = performance.now();
+    for (const job of batch.jobs) {
+      answers.push(answer(job));
+      if (answers.length + from < batch.jobs.length && performance.now() - since >= workerData.answerEveryMs) {
+        parentPort.postMessage({ id: batch.id, from, answers });
+        from += answers.length;
+        answers = [];
+        since = performance.now();
       }
-    });
-    parentPort.postMessage({ id: batch.id, answers });
+    }
+    parentPort.postMessage({ id: batch.id, from, answers });
   });
   parentPort.postMessage({ ready: true });
 })().catch((err) => parentPort.postMessage({ fatal: text(err) }));
@@ -153,14 +171,14 @@ export class DecisionThread {
 
   #start(): void {
     if (this.#worker !== undefined) return;
-    const worker = new Worker(SOURCE, { eval: true, workerData: { loader: THREAD_LOADER, module: threadModule("../app/decide-and-sign"), kept: KEPT_VALUES } });
+    const worker = new Worker(SOURCE, { eval: true, workerData: { loader: THREAD_LOADER, module: threadModule("../app/decide-and-sign"), kept: KEPT_VALUES, answerEveryMs: ANSWER_EVERY_MS } });
     worker.unref(); // never what keeps the process alive
     this.#worker = worker;
     this.#ready = new Promise<void>((resolve, reject) => {
-      worker.on("message", (message: { ready?: true; fatal?: string; id?: number; answers?: Answer[] }) => {
+      worker.on("message", (message: { ready?: true; fatal?: string; id?: number; from?: number; answers?: Answer[] }) => {
         if (message.ready === true) resolve();
         else if (message.fatal !== undefined) reject(new Error(message.fatal));
-        else this.#answered(message.id!, message.answers!);
+        else this.#answered(message.id!, message.from!, message.answers!);
       });
       worker.once("error", reject);
       worker.once("exit", () => reject(new Error("the decision thread exited")));
@@ -194,14 +212,17 @@ export class DecisionThread {
     }
   }
 
-  #answered(id: number, answers: Answer[]): void {
+  /** Answers to the jobs of batch `id` from its job `from` on; the batch is done when its last job is answered. */
+  #answered(id: number, from: number, answers: Answer[]): void {
     const inFlight = this.#inFlight.get(id);
     if (inFlight === undefined) return;
-    this.#inFlight.delete(id);
-    clearTimeout(inFlight.timer);
-    if (this.#inFlight.size === 0) this.#worker?.unref();
-    inFlight.batch.forEach((waiting, i) => {
-      const answer = answers[i]!;
+    if (from + answers.length >= inFlight.batch.length) {
+      this.#inFlight.delete(id);
+      clearTimeout(inFlight.timer);
+      if (this.#inFlight.size === 0) this.#worker?.unref();
+    }
+    answers.forEach((answer, i) => {
+      const waiting = inFlight.batch[from + i]!;
       if ("refused" in answer) {
         const { class: errorClass, boundary, message, details } = answer.refused;
         waiting.reject(new CountersignError(errorClass, boundary, message, details === undefined ? {} : { details }));

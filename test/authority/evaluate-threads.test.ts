@@ -80,6 +80,33 @@ describe("DecisionThread", () => {
     }
   });
 
+  it("answers a large batch in parts: the first submissions do not wait for the whole batch to be decided", async () => {
+    const thread = new DecisionThread(30_000);
+    try {
+      const facts = createAnalyzer(manifests).analyze(example("read-notes.ts"), { entry: "read-notes.ts" });
+      const key = { kid: "k1", privateKey: (await generateKey(new Date())).privateKey };
+      await thread.evaluate(facts, policy, manifests, undefined); // new facts are decided in process; from now on they go to the thread
+      const n = 64; // one message to the thread; each job a decision and a signature, far over a millisecond in all
+      const answered: boolean[] = Array(n).fill(false);
+      let answeredWhenTheFirstCame: number | undefined;
+      const first = new Promise<void>((resolve) => {
+        const all = Array.from({ length: n }, (_, i) =>
+          thread.evaluate(facts, policy, manifests, { id: `req_${i}`, issuer: "http://127.0.0.1:1", now: new Date(), key }).then((answer) => {
+            answered[i] = true;
+            if (i === 0) setImmediate(() => ((answeredWhenTheFirstCame = answered.filter(Boolean).length), resolve()));
+            return answer;
+          }),
+        );
+        void Promise.all(all).then((answers) => expect(answers.every((a) => a.receipt !== undefined)).toBe(true));
+      });
+      await first;
+      expect(answeredWhenTheFirstCame).toBeLessThan(n);
+      await expect.poll(() => answered.every(Boolean)).toBe(true);
+    } finally {
+      await thread.close();
+    }
+  });
+
   it("a thread that overruns fails the submissions it held (503, retriable), and the next one gets a new thread", async () => {
     const thread = new DecisionThread(1); // no decision fits in 1 ms with a thread still starting
     const facts = createAnalyzer(manifests).analyze(example("read-notes.ts"), { entry: "read-notes.ts" });
