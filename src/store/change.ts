@@ -9,11 +9,30 @@ import type { ReadCache } from "./read-cache.js";
 /** For the changes that must survive a power cut: see the SQLite driver. */
 export const DURABLE: WriteOptions = { durable: true };
 
+export interface ChainHead {
+  id: number;
+  hash: string;
+}
+
 export interface StoreContext {
   driver: Driver;
   now: () => number; // ms since the epoch
   reads: ReadCache; // tokens and remembered rules, while nothing changed them
+  /** The chain head as this process's last change left it: a guess (another process may have moved it since), never trusted unchecked. */
+  head?: ChainHead;
 }
+
+export interface ChangeOptions extends WriteOptions {
+  /**
+   * PostgreSQL: build on this head without reading it. The transaction's first statement checks,
+   * under the head's lock, that the chain still ends there, and fails with HEAD_MOVED otherwise
+   * (nothing of the change is committed); so a change whose body awaits no read is one round trip.
+   */
+  expectHead?: ChainHead;
+}
+
+/** The SQLSTATE of a change built on a chain head that another change has moved since (its function is in migrations.ts). */
+export const HEAD_MOVED = "CS001";
 
 export interface AuditInput {
   type: AuditType;
@@ -38,16 +57,10 @@ export interface Change {
  * commit order (an events reader resuming after id N misses nothing), and no two writers
  * deadlock on each other's rows.
  */
-export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, options: WriteOptions = {}): Promise<T> {
-  return ctx.driver.write(async (tx) => {
-    const lock = ctx.driver.dialect === "postgres" ? " FOR UPDATE" : ""; // SQLite: BEGIN IMMEDIATE holds the only write lock
-    // Not awaited here: the body's first statements run after it (holding the lock) but are sent
-    // with it, in one round trip on PostgreSQL; the first entry waits for it.
-    const head = tx.all(`SELECT last_id, last_hash FROM audit_head WHERE one = 1${lock}`).then((rows) => {
-      const row = rows[0];
-      if (row === undefined) throw new Error("the audit chain head is missing");
-      return { start: Number(row.last_id), id: Number(row.last_id), hash: String(row.last_hash) };
-    });
+export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+  let end: ChainHead | undefined;
+  const committed = ctx.driver.write(async (tx) => {
+    const head = options.expectHead === undefined ? readHead(ctx, tx) : expectHead(tx, options.expectHead);
     leftToCommit(head);
     const now = ctx.now();
     // Entries and events are written together at the end (one statement each per transaction):
@@ -75,6 +88,7 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
       },
     });
     const last = await head;
+    end = { id: last.id, hash: last.hash };
     // Issued together, in this order, and left to the driver, which sends COMMIT behind them.
     leftToCommit(
       tx.insert("audit (id, at, type, request_id, actor, details, prev_hash, hash)", entries),
@@ -85,4 +99,34 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
     );
     return result;
   }, options);
+  // The next change of this process may build on where this one left the chain (expectHead).
+  return committed.then(
+    (result) => ((ctx.head = end), result),
+    (err: unknown) => {
+      ctx.head = undefined;
+      throw err;
+    },
+  );
+}
+
+type HeadInProgress = ChainHead & { start: number };
+
+/**
+ * The head, read under its lock. Not awaited by change(): the body's first statements run after
+ * it (holding the lock) but are sent with it, in one round trip on PostgreSQL; the first entry
+ * waits for it.
+ */
+function readHead(ctx: StoreContext, tx: Tx): Promise<HeadInProgress> {
+  const lock = ctx.driver.dialect === "postgres" ? " FOR UPDATE" : ""; // SQLite: BEGIN IMMEDIATE holds the only write lock
+  return tx.all(`SELECT last_id, last_hash FROM audit_head WHERE one = 1${lock}`).then((rows) => {
+    const row = rows[0];
+    if (row === undefined) throw new Error("the audit chain head is missing");
+    return { start: Number(row.last_id), id: Number(row.last_id), hash: String(row.last_hash) };
+  });
+}
+
+/** `expected` at once; the statement that locks the head and checks it is left to the commit, which it fails with HEAD_MOVED. */
+function expectHead(tx: Tx, expected: ChainHead): Promise<HeadInProgress> {
+  leftToCommit(tx.all("SELECT countersign_expect_head(?, ?)", [expected.id, expected.hash]));
+  return Promise.resolve({ start: expected.id, ...expected });
 }

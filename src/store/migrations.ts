@@ -147,6 +147,31 @@ export const MIGRATIONS: readonly Migration[] = [
               END $$`,
           ],
   },
+  {
+    version: 7,
+    // PostgreSQL: what lets a change build on the chain head its process last left, and the
+    // submitter tokens it last saw active, without reading them first (change.ts expectHead): each
+    // checks under the head's lock and fails the transaction with its own SQLSTATE otherwise.
+    statements: (t) =>
+      t.dialect === "sqlite"
+        ? []
+        : [
+            `CREATE FUNCTION countersign_expect_head(expected_id BIGINT, expected_hash TEXT) RETURNS void LANGUAGE plpgsql AS $$
+              BEGIN
+                PERFORM 1 FROM audit_head WHERE one = 1 AND last_id = expected_id AND last_hash = expected_hash FOR UPDATE;
+                IF NOT FOUND THEN
+                  RAISE EXCEPTION 'the audit chain head moved' USING ERRCODE = 'CS001';
+                END IF;
+              END $$`,
+            `CREATE FUNCTION countersign_expect_active_token(token_name TEXT) RETURNS void LANGUAGE plpgsql AS $$
+              BEGIN
+                PERFORM 1 FROM tokens WHERE name = token_name AND revoked_at IS NULL;
+                IF NOT FOUND THEN
+                  RAISE EXCEPTION 'the submitter token % is not active', token_name USING ERRCODE = 'CS002';
+                END IF;
+              END $$`,
+          ],
+  },
 ];
 
 /** Any constant: the PostgreSQL advisory lock that lets one process at a time migrate. */

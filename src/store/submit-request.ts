@@ -1,9 +1,9 @@
-import { Facts, PolicyDecision } from "../model/index.js";
+import { CountersignError, Facts, PolicyDecision } from "../model/index.js";
 import type { RecordedDecision, StoredRequest } from "../model/index.js";
 import { SubmitInput } from "../model/index.js";
 import { timeOrderedToken } from "../receipt/index.js";
 import { sha256Hex, sha256Json } from "./audit-chain.js";
-import { change, type Change, type StoreContext } from "./change.js";
+import { change, HEAD_MOVED, type Change, type StoreContext } from "./change.js";
 import { CheckedJson } from "./checked-json.js";
 import { allInOrder } from "./all-in-order.js";
 import type { SqlValue } from "./driver.js";
@@ -88,14 +88,22 @@ function prepare(raw: SubmitInput): Prepared {
  * inside the transaction, so a revoked token stops at once. Each request's audit entries follow
  * one another in submission order; the requests, and then their receipts, go in with one
  * statement each. On PostgreSQL that is two round trips however many submissions commit
- * together: the token reads with BEGIN and the chain head's lock, then every row with COMMIT.
- * The results wait for the commit: they need the seq the database gave each request.
+ * together: the token reads with BEGIN and the chain head's lock, then every row with COMMIT;
+ * or one, when the tokens are expected active (`expectActive`: the database checks it, and
+ * fails the transaction if one is not) and the head is expected too (SubmitQueue). The
+ * results wait for the commit: they need the seq the database gave each request.
  */
-async function insertSubmissions(c: Change, batch: readonly Prepared[]): Promise<{ results: Promise<SubmitResult[]> }> {
+async function insertSubmissions(c: Change, batch: readonly Prepared[], expectActive: boolean): Promise<{ results: Promise<SubmitResult[]> }> {
   const tokens = [...new Set(batch.map((p) => p.input.token))];
-  // read once per transaction, after the head's lock: a revocation waits for the lock we hold
-  const reads = await allInOrder(tokens.map((name) => c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [name])));
-  const active = new Map(tokens.map((name, i) => [name, reads[i]![0] !== undefined && reads[i]![0].revoked_at === null]));
+  const active = new Map(tokens.map((name) => [name, true]));
+  if (expectActive) {
+    // checked by the database after the head's lock, as the reads below; one inactive fails the transaction (TOKEN_INACTIVE)
+    for (const name of tokens) leftToCommit(c.tx.all("SELECT countersign_expect_active_token(?)", [name]));
+  } else {
+    // read once per transaction, after the head's lock: a revocation waits for the lock we hold
+    const reads = await allInOrder(tokens.map((name) => c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [name])));
+    tokens.forEach((name, i) => active.set(name, reads[i]![0] !== undefined && reads[i]![0].revoked_at === null));
+  }
   const accepted = batch.filter((p) => active.get(p.input.token));
   const requests = accepted.map((p) => newRequest(p, c.now));
   const rows = requests.map((r, i) => [
@@ -156,6 +164,10 @@ function newRequest({ input, checked, policy, id }: Prepared, now: number): Omit
   };
 }
 
+/** The SQLSTATE of a submission built on a token that is no longer active (migrations.ts). */
+const TOKEN_INACTIVE = "CS002";
+const GUESSED_WRONG = new Set([HEAD_MOVED, TOKEN_INACTIVE]);
+
 /** Submissions add requests, receipts and audit entries: no token or rule changes. */
 const KEEPS_CACHED_READS = { keepsCachedReads: true };
 
@@ -211,11 +223,28 @@ export class SubmitQueue {
 
   async #commit(batch: Waiting[]): Promise<void> {
     try {
-      const { results } = await change(this.#ctx, (c) => insertSubmissions(c, batch.map((item) => item.prepared)), KEEPS_CACHED_READS);
-      (await results).forEach((result, i) => batch[i]!.resolve(result));
+      (await this.#insert(batch.map((item) => item.prepared))).forEach((result, i) => batch[i]!.resolve(result));
     } catch (err) {
       if (batch.length === 1) batch[0]!.reject(err);
       else for (const item of batch) await this.#commit([item]);
     }
+  }
+
+  /**
+   * On PostgreSQL, a batch is first committed in one round trip, built on the chain head this
+   * process's last change left and on its tokens being active, both checked by the database
+   * under the head's lock; when either guess is wrong (another process wrote, a token was
+   * revoked) nothing was committed and the batch goes again the long way, reading both first.
+   */
+  async #insert(batch: Prepared[]): Promise<SubmitResult[]> {
+    const expectHead = this.#ctx.driver.dialect === "postgres" ? this.#ctx.head : undefined;
+    if (expectHead !== undefined) {
+      try {
+        return await (await change(this.#ctx, (c) => insertSubmissions(c, batch, true), { ...KEEPS_CACHED_READS, expectHead })).results;
+      } catch (err) {
+        if (!(err instanceof CountersignError && GUESSED_WRONG.has(String(err.details?.code)))) throw err;
+      }
+    }
+    return await (await change(this.#ctx, (c) => insertSubmissions(c, batch, false), KEEPS_CACHED_READS)).results;
   }
 }
