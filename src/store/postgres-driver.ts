@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import pg from "pg";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
 import { insertValues } from "./postgres-insert.js";
@@ -37,14 +38,36 @@ function query(client: pg.Pool | pg.PoolClient, sql: string, params: readonly Sq
   return client.query(name === undefined ? { text, values: params as SqlValue[] } : { name, text, values: params as SqlValue[] });
 }
 
-function queryer(client: pg.Pool | pg.PoolClient): Queryer {
+function queryer(client: pg.Pool | pg.PoolClient, beforeEach?: () => void): Queryer {
   return {
     async all(sql: string, params: readonly SqlValue[] = []): Promise<Row[]> {
+      beforeEach?.();
       return (await query(client, sql, params)).rows as Row[];
     },
     async run(sql: string, params: readonly SqlValue[] = []): Promise<number> {
+      beforeEach?.();
       return (await query(client, sql, params)).rowCount ?? 0;
     },
+  };
+}
+
+/**
+ * Call before each statement written to `socket`: the statements a transaction issues together
+ * (in one run of the microtask queue) leave in one write instead of one each. On loopback every
+ * write pays the kernel's delivery to the server and a wake-up of its backend: one write per
+ * burst took the group commit's process CPU down by about a tenth (0.18 to 0.16 ms per
+ * submission, batches of 16, side by side).
+ */
+function corkEachBurst(socket: Duplex): () => void {
+  let corked = false;
+  return () => {
+    if (corked) return;
+    corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      corked = false;
+      socket.uncork();
+    });
   };
 }
 
@@ -94,12 +117,14 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
       let broken: unknown;
       try {
         client = await pool.connect();
-        const statements = issuedStatements(queryer(client));
+        const burst = corkEachBurst(client.connection.stream);
+        const statements = issuedStatements(queryer(client, burst));
         const q = statements.queryer;
         void q.run("BEGIN"); // not awaited: the transaction's first statements follow it in the same round trip
         const result = await fn({ ...q, notify: async () => void (await q.run(`NOTIFY ${CHANNEL}`)), insert: (into, rows, returning) => insertValues(q, into, rows, returning) });
         const issued = statements.end();
         // Behind the statements still in flight: after a failed one PostgreSQL answers it ROLLBACK.
+        burst();
         const commit = client.query("COMMIT");
         commit.catch(() => undefined); // awaited below, once the statements' outcome is known
         await issued;
