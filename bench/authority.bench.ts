@@ -262,9 +262,19 @@ machine, load 2.4). PostgreSQL's group commit: every statement with parameters i
 per connection, multi-row INSERTs come in seven fixed sizes (64 to 1 rows; a VALUES list of each
 commit's own row count was a new statement to parse and plan at every commit, 23% of the backends'
 CPU in \`perf\`, now 3%; rows as one JSON parameter cost more, the server decoding the escaped
-texts character by character), statements issued together share a round trip (pg's pipeline
-mode: 6 round trips per commit instead of 10), and a request's facts, policy and source are
-compressed with lz4 instead of pglz (which had taken a fifth of the backends' CPU). PostgreSQL's
+texts character by character), statements issued together share a round trip and a write (pg's
+pipeline mode, the socket corked while they are issued), and a request's facts, policy and source are
+compressed with lz4 instead of pglz (which had taken a fifth of the backends' CPU). A group commit
+is one round trip: it builds on the chain head this process's last change left and on its
+tokens being active, and the database checks both under the head's lock first (two small
+functions, migration 7), failing the transaction when another process wrote or a token was
+revoked; the batch then goes the long way — BEGIN, the head's lock and the token reads in one
+round trip, every row and COMMIT in a second (it had been 6). A transaction's last statements are
+not awaited one by one: the driver sends COMMIT behind them and reports the commit only once every
+one succeeded. The lock is so held for the database's own work only, never across a turn of the
+event loop. A submission's remembered rules reuse the reads_version read its token check got (or
+a later one answered in the same turn), and the decision thread answers a busy turn's batch
+every millisecond of work instead of all at the end. PostgreSQL's
 own processes are not in the server CPU column but in the last one (about 0.7 ms per repeated
 submission before these changes); with autocannon's ~0.12 ms they share the same 2 cores, so
 PostgreSQL stays under SQLite's rate. Request ids and jtis lead with the time (6 sortable characters of milliseconds,
