@@ -3,6 +3,7 @@
 // event-loop turn share that read.
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/index.js";
 import { versionReader } from "../../src/store/postgres-version.js";
 import { newDatabase, opener, rawSql, submission } from "./fixtures.js";
 
@@ -58,12 +59,17 @@ describe("the PostgreSQL reads version", () => {
     }
   });
 
-  it("serves the callers of one turn with one read, and never hands a caller a read sent before it called", async () => {
+  /** A database with a token, a store on it, and a version reader over a gated pool of its own. */
+  async function withToken(): Promise<{ database: string; store: Store; p: ReturnType<typeof gatedPool>; version: ReturnType<typeof versionReader> }> {
     const database = await newDatabase("postgres");
     const store = await stores.open(database);
     await store.addToken("agent");
     const p = gatedPool(database);
-    const version = versionReader(p.pool);
+    return { database, store, p, version: versionReader(p.pool) };
+  }
+
+  it("serves the callers of one turn with one read, and never hands a caller a read sent before it called", async () => {
+    const { database, p, version } = await withToken();
     try {
       const together = await Promise.all([version(true), version(true), version(true)]);
       expect(new Set(together).size).toBe(1);
@@ -85,11 +91,7 @@ describe("the PostgreSQL reads version", () => {
   });
 
   it("answers a caller that need not be fresh with the read answered in this turn, and reads again in the next", async () => {
-    const database = await newDatabase("postgres");
-    const store = await stores.open(database);
-    await store.addToken("agent");
-    const p = gatedPool(database);
-    const version = versionReader(p.pool);
+    const { store, p, version } = await withToken();
     try {
       expect(typeof version(false)).not.toBe("string"); // nothing answered yet: a read of its own
       const first = await version(false);
