@@ -60,7 +60,9 @@ function programs(): { name: string; facts: Facts; set: ManifestSet }[] {
     const facts = analyzers[agent ? 1 : 0]!.analyze(readFileSync(join(examples, entry), "utf8"), { entry });
     found.push({ name: `examples/${entry}`, facts, set: agent ? agentSet : shipped });
   }
-  const corpus = parseToml(readFileSync(join(packageRoot, "policies/tests/default.toml"), "utf8")).value as { cases: { name: string; source: string }[] };
+  const parsed = parseToml(readFileSync(join(packageRoot, "policies/tests/default.toml"), "utf8"));
+  if (!("value" in parsed)) throw new Error("the default policy's tests do not parse");
+  const corpus = parsed.value as { cases: { name: string; source: string }[] };
   for (const c of corpus.cases) found.push({ name: `policy test: ${c.name}`, facts: analyzers[0]!.analyze(c.source, { entry: "main.ts" }), set: shipped });
   return found;
 }
