@@ -6,9 +6,9 @@ import type { CrossOpLimit, Grant } from "../model/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Effect } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { effectOptionsOf } from "../manifest/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { knownFor } from "./known-for.js";
+import { manifestView } from "./manifest-view.js";
 import { totalCount } from "./narrow-effect.js";
 
 export interface Grants {
@@ -36,7 +36,7 @@ export interface Grants {
  * a count the grants' own counts already keep is left out, one on a single op caps its count.
  */
 export function buildGrants(effects: readonly Effect[], known: readonly EffectConstraint[], set: ManifestSet): Grants {
-  const opts = effectOptionsOf(set);
+  const opts = manifestView(set).options;
   const grants = [...new Set(effects.map((e) => e.op))].map((op) => grantFor(op, effects, known, set, opts));
   const across: CrossOpLimit[] = [];
   for (const k of known) {
@@ -57,14 +57,12 @@ function grantFor(op: string, effects: readonly Effect[], known: readonly Effect
   if (action === undefined || connector === undefined) {
     throw new CountersignError("config_error", "policy", `no action or connector manifest for ${op}`, { details: { op } });
   }
-  const members = effects.filter((e) => e.op === op);
   const applying = known.filter((k) => matchOp(k.op, op));
   const named = applying.flatMap((k) => [...Object.keys(k.args ?? {}), ...(k.distinct === undefined ? [] : [k.distinct])]);
   const refused = named.some((input) => absentInput(op, input, opts) === "unchecked");
   const args: Record<string, ValueConstraint> = {};
   for (const input of action.manifest.inputs) {
-    const values = members.map((e) => (Object.hasOwn(e.args, input.name) ? e.args[input.name]! : NULL));
-    const constraint = intersect(constraintOf(values), knownFor(input.name, applying));
+    const constraint = intersect(factsConstraint(effects, op, input.name), knownFor(input.name, applying));
     if (constraint !== undefined) args[input.name] = constraint;
   }
   for (const input of opts.resolvedOf?.(op) ?? []) {
@@ -82,8 +80,36 @@ function grantFor(op: string, effects: readonly Effect[], known: readonly Effect
 // A declared input the program does not pass reaches the connector as null (the wrapper fills it in).
 const NULL: AbstractValue = { kind: "const", values: [null] };
 
+// Per effects array (never changed once built: a repeated program's facts, typed and narrowed by
+// its guarantees, are one array for all its decisions), each op's input as its facts constrain it.
+const byEffects = new WeakMap<readonly Effect[], Map<string, ValueConstraint | undefined>>();
+
+/**
+ * The union of the values the calls of `op` pass for `input` as a constraint (constraintOf).
+ * Frozen: grants of several decisions hold it.
+ */
+function factsConstraint(effects: readonly Effect[], op: string, input: string): ValueConstraint | undefined {
+  let kept = byEffects.get(effects);
+  if (kept === undefined) byEffects.set(effects, (kept = new Map()));
+  const key = `${op}\n${input}`;
+  if (kept.has(key)) return kept.get(key);
+  const values = effects.filter((e) => e.op === op).map((e) => (Object.hasOwn(e.args, input) ? e.args[input]! : NULL));
+  const constraint = constraintOf(values);
+  kept.set(key, constraint === undefined ? undefined : deepFreeze(constraint));
+  return constraint;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
+    for (const member of Object.values(value)) deepFreeze(member);
+    Object.freeze(value);
+  }
+  return value;
+}
+
 /** The facts' constraint and every known one they do not already imply, once each. */
 function intersect(facts: ValueConstraint | undefined, known: readonly ValueConstraint[]): ValueConstraint | undefined {
+  if (known.length === 0) return facts;
   const seen = new Set<string>();
   const parts: ValueConstraint[] = [];
   for (const c of facts === undefined ? known : [facts, ...known]) {
