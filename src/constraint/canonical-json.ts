@@ -25,7 +25,7 @@ export function canonicalJson(value: Json): string {
 export function jsonEqual(a: Json, b: Json): boolean {
   // Scalars compare by value (the common case: an address in a list); only structures go deep.
   if (a === null || typeof a !== "object" || b === null || typeof b !== "object") return a === b;
-  return sameStructure(a, b);
+  return a === b || sameStructure(a, b);
 }
 
 function sameStructure(a: Json[] | { [key: string]: Json }, b: Json[] | { [key: string]: Json }): boolean {

@@ -1,4 +1,4 @@
-import { canonicalJson, constraintOf, implies, matchOp } from "../constraint/index.js";
+import { canonicalJson, constraintOf, implies, jsonEqual, matchOp } from "../constraint/index.js";
 import { absentInput, type EffectOptions } from "../constraint/index.js";
 import type { AbstractValue } from "../model/index.js";
 import type { EffectConstraint, ValueConstraint } from "../model/index.js";
@@ -48,7 +48,7 @@ export function buildGrants(effects: readonly Effect[], known: readonly EffectCo
     if (holders.length === 1 && holders[0]!.distinct === undefined) holders[0]!.distinct = input;
     else if (holders.length > 0) across.push({ ops: holders.map((g) => g.op), distinct: input });
   }
-  return { grants, across: [...new Map(across.map((l) => [canonicalJson(l as unknown as Json), l])).values()] };
+  return { grants, across: across.length <= 1 ? across : [...new Map(across.map((l) => [canonicalJson(l as unknown as Json), l])).values()] };
 }
 
 function grantFor(op: string, effects: readonly Effect[], known: readonly EffectConstraint[], set: ManifestSet, opts: EffectOptions): Grant {
@@ -58,8 +58,7 @@ function grantFor(op: string, effects: readonly Effect[], known: readonly Effect
     throw new CountersignError("config_error", "policy", `no action or connector manifest for ${op}`, { details: { op } });
   }
   const applying = known.filter((k) => matchOp(k.op, op));
-  const named = applying.flatMap((k) => [...Object.keys(k.args ?? {}), ...(k.distinct === undefined ? [] : [k.distinct])]);
-  const refused = named.some((input) => absentInput(op, input, opts) === "unchecked");
+  const refused = applying.some((k) => (k.args !== undefined && Object.keys(k.args).some((input) => absentInput(op, input, opts) === "unchecked")) || (k.distinct !== undefined && absentInput(op, k.distinct, opts) === "unchecked"));
   const args: Record<string, ValueConstraint> = {};
   for (const input of action.manifest.inputs) {
     const constraint = intersect(factsConstraint(effects, op, input.name), knownFor(input.name, applying));
@@ -110,12 +109,9 @@ function deepFreeze<T>(value: T): T {
 /** The facts' constraint and every known one they do not already imply, once each. */
 function intersect(facts: ValueConstraint | undefined, known: readonly ValueConstraint[]): ValueConstraint | undefined {
   if (known.length === 0) return facts;
-  const seen = new Set<string>();
   const parts: ValueConstraint[] = [];
   for (const c of facts === undefined ? known : [facts, ...known]) {
-    const key = canonicalJson(c as Json);
-    if (seen.has(key) || (facts !== undefined && c !== facts && implies(facts, c))) continue;
-    seen.add(key);
+    if (parts.some((p) => jsonEqual(p as Json, c as Json)) || (facts !== undefined && c !== facts && implies(facts, c))) continue;
     parts.push(c);
   }
   return parts.length <= 1 ? parts[0] : { all: parts };
