@@ -60,8 +60,9 @@ function grantFor(op: string, effects: readonly Effect[], known: readonly Effect
   const applying = known.filter((k) => matchOp(k.op, op));
   const refused = applying.some((k) => (k.args !== undefined && Object.keys(k.args).some((input) => absentInput(op, input, opts) === "unchecked")) || (k.distinct !== undefined && absentInput(op, k.distinct, opts) === "unchecked"));
   const args: Record<string, ValueConstraint> = {};
+  const facts = factsConstraints(effects, op, action.manifest.inputs);
   for (const input of action.manifest.inputs) {
-    const constraint = intersect(factsConstraint(effects, op, input.name), knownFor(input.name, applying));
+    const constraint = intersect(facts.get(input.name), knownFor(input.name, applying));
     if (constraint !== undefined) args[input.name] = constraint;
   }
   for (const input of opts.resolvedOf?.(op) ?? []) {
@@ -80,22 +81,27 @@ function grantFor(op: string, effects: readonly Effect[], known: readonly Effect
 const NULL: AbstractValue = { kind: "const", values: [null] };
 
 // Per effects array (never changed once built: a repeated program's facts, typed and narrowed by
-// its guarantees, are one array for all its decisions), each op's input as its facts constrain it.
-const byEffects = new WeakMap<readonly Effect[], Map<string, ValueConstraint | undefined>>();
+// its guarantees, are one array for all its decisions), each op's inputs as its facts constrain them.
+const byEffects = new WeakMap<readonly Effect[], Map<string, ReadonlyMap<string, ValueConstraint | undefined>>>();
 
 /**
- * The union of the values the calls of `op` pass for `input` as a constraint (constraintOf).
- * Frozen: grants of several decisions hold it.
+ * Per declared input of `op`, the union of the values its calls pass (constraintOf), undefined
+ * where a value is unknown. Frozen: grants of several decisions hold them.
  */
-function factsConstraint(effects: readonly Effect[], op: string, input: string): ValueConstraint | undefined {
-  let kept = byEffects.get(effects);
-  if (kept === undefined) byEffects.set(effects, (kept = new Map()));
-  const key = `${op}\n${input}`;
-  if (kept.has(key)) return kept.get(key);
-  const values = effects.filter((e) => e.op === op).map((e) => (Object.hasOwn(e.args, input) ? e.args[input]! : NULL));
-  const constraint = constraintOf(values);
-  kept.set(key, constraint === undefined ? undefined : deepFreeze(constraint));
-  return constraint;
+function factsConstraints(effects: readonly Effect[], op: string, inputs: readonly { name: string }[]): ReadonlyMap<string, ValueConstraint | undefined> {
+  let perOp = byEffects.get(effects);
+  if (perOp === undefined) byEffects.set(effects, (perOp = new Map()));
+  let kept = perOp.get(op);
+  if (kept === undefined) {
+    const members = effects.filter((e) => e.op === op);
+    const constraints = new Map<string, ValueConstraint | undefined>();
+    for (const { name } of inputs) {
+      const constraint = constraintOf(members.map((e) => (Object.hasOwn(e.args, name) ? e.args[name]! : NULL)));
+      constraints.set(name, constraint === undefined ? undefined : deepFreeze(constraint));
+    }
+    perOp.set(op, (kept = constraints));
+  }
+  return kept;
 }
 
 function deepFreeze<T>(value: T): T {
