@@ -1,6 +1,6 @@
 import type { EffectOptions } from "../constraint/index.js";
 import type { AbstractValue } from "../model/index.js";
-import type { ManifestSet } from "../manifest/index.js";
+import { effectOptionsOf, type ManifestSet } from "../manifest/index.js";
 
 /** What the policy stage reads of the manifests for every decision, worked out once per op. */
 export interface ManifestView {
@@ -24,17 +24,17 @@ function viewOf(set: ManifestSet): ManifestView {
     const known = new Map<string, T>();
     return (op) => {
       if (!known.has(op)) known.set(op, compute(op));
-      return known.get(op)!;
+      return known.get(op) as T; // T itself may hold undefined (an op no manifest declares)
     };
   };
-  const manifest = (op: string) => set.actions.get(op)?.manifest;
+  const options = effectOptionsOf(set);
   return {
     options: {
-      inputsOf: perOp((op) => manifest(op)?.inputs.map((i) => i.name)),
-      resolvedOf: perOp((op) => Object.keys(manifest(op)?.resolve?.inputs ?? {})),
-      idempotent: perOp((op) => manifest(op)?.idempotent === true),
+      inputsOf: perOp((op) => options.inputsOf?.(op)),
+      resolvedOf: perOp((op) => options.resolvedOf?.(op)),
+      idempotent: perOp((op) => options.idempotent?.(op) === true),
     },
-    listInputs: perOp((op) => new Set((manifest(op)?.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name))),
+    listInputs: perOp((op) => new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name))),
     resolved: perOp((op) => resolvedInputs(op, set)),
   };
 }
