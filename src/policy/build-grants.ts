@@ -97,19 +97,25 @@ function factsConstraints(effects: readonly Effect[], op: string, inputs: readon
     const constraints = new Map<string, ValueConstraint | undefined>();
     for (const { name } of inputs) {
       const constraint = constraintOf(members.map((e) => (Object.hasOwn(e.args, name) ? e.args[name]! : NULL)));
-      constraints.set(name, constraint === undefined ? undefined : deepFreeze(constraint));
+      constraints.set(name, constraint === undefined ? undefined : frozen(constraint));
     }
     perOp.set(op, (kept = constraints));
   }
   return kept;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === "object" && !Object.isFrozen(value)) {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
+/**
+ * The constraint frozen with its parts and operand lists, not the operands' own members: objects
+ * among them belong to the facts (constraintOf keeps them), which are the facts' to keep.
+ */
+function frozen(c: ValueConstraint): ValueConstraint {
+  for (const [key, member] of Object.entries(c)) {
+    if (key === "all" || key === "any") (member as ValueConstraint[]).forEach(frozen);
+    else if (key === "not" || key === "elements") frozen(member as ValueConstraint);
+    else if (key === "fields") Object.values(Object.freeze(member as Record<string, ValueConstraint>)).forEach(frozen);
+    if (key === "all" || key === "any" || key === "in" || key === "type") Object.freeze(member); // lists constraintOf made
   }
-  return value;
+  return Object.freeze(c);
 }
 
 /** The facts' constraint and every known one they do not already imply, once each. */
