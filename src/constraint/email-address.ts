@@ -1,5 +1,6 @@
 import type { Json } from "../model/index.js";
 import { jsonEqual } from "./canonical-json.js";
+import { memoizeString } from "./string-memo.js";
 import { isShapeMember } from "./string-shape.js";
 
 /**
@@ -15,9 +16,8 @@ export function isAddress(text: string): boolean {
   return text.includes("@");
 }
 
-export function canonicalAddress(text: string): string {
-  return foldAscii(text.endsWith(".") ? text.slice(0, -1) : text);
-}
+/** Remembered per string: a policy's addresses and a program's are compared again for every rule. */
+export const canonicalAddress: (text: string) => string = memoizeString((text) => foldAscii(text.endsWith(".") ? text.slice(0, -1) : text));
 
 /** ASCII-only lower case: keeps the string's length, unlike toLowerCase on some non-ASCII letters. */
 export function foldAscii(text: string): string {

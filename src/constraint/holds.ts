@@ -8,7 +8,7 @@ import { holdsUnder } from "./holds-under.js";
 import { and3, not3, or3, tally } from "./kleene.js";
 import { satisfies } from "./satisfies.js";
 import { shortestMember } from "./string-shape.js";
-import { mentionsSources, resolutions } from "./sources.js";
+import { mentionsSources, resolutions, resolvesToItself } from "./sources.js";
 import { provenanceOf } from "./provenance-of.js";
 
 /**
@@ -39,6 +39,8 @@ export function holds(c: ValueConstraint, v: AbstractValue): Verdict3 {
  * verdict every way they may come out agrees on, else maybe.
  */
 export function holdsWithSources(c: ValueConstraint, v: AbstractValue, sources: readonly Provenance[]): Verdict3 {
+  // The common case, a constraint without provenance conditions, checked as it is.
+  if (resolvesToItself(c)) return holds(c, v);
   const ways = resolutions(c, sources);
   if (ways === undefined) return "maybe";
   const verdicts = ways.map((way) => holds(way, v));

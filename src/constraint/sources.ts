@@ -90,6 +90,21 @@ export function resolutions(c: ValueConstraint, sources: readonly Provenance[]):
 }
 
 /**
+ * Whether `c`'s only way (resolutions) is `c` itself, member for member: it has no provenance
+ * condition, and no `all` or `any` that `simplified` would change (a neutral part, a lone part,
+ * an empty `any`). Then a verdict on `c` needs no resolving. A walk without allocation.
+ */
+export function resolvesToItself(c: ValueConstraint): boolean {
+  if (isSourceCondition(c)) return false;
+  if ("all" in c) return c.all.length !== 1 && c.all.every((p) => !jsonEqual(p, TRUE) && resolvesToItself(p));
+  if ("any" in c) return c.any.length > 1 && c.any.every((p) => !jsonEqual(p, FALSE) && resolvesToItself(p));
+  if ("not" in c) return resolvesToItself(c.not);
+  if ("elements" in c) return resolvesToItself(c.elements);
+  if ("fields" in c) return Object.values(c.fields).every(resolvesToItself);
+  return true;
+}
+
+/**
  * A constraint a run can check in place of `c`: each undecided provenance condition replaced so
  * that the result holds of at least every value `c` holds of (TRUE where it counts positively,
  * FALSE under a `not`). A deny rule's guard is the negation of this: it refuses at least every

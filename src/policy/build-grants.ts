@@ -1,4 +1,4 @@
-import { canonicalJson, constraintOf, implies, matchOp } from "../constraint/index.js";
+import { canonicalJson, constraintOf, implies, jsonEqual, matchOp } from "../constraint/index.js";
 import { absentInput, type EffectOptions } from "../constraint/index.js";
 import type { AbstractValue } from "../model/index.js";
 import type { EffectConstraint, ValueConstraint } from "../model/index.js";
@@ -6,9 +6,9 @@ import type { CrossOpLimit, Grant } from "../model/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Effect } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { effectOptionsOf } from "../manifest/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { knownFor } from "./known-for.js";
+import { manifestView } from "./manifest-view.js";
 import { totalCount } from "./narrow-effect.js";
 
 export interface Grants {
@@ -36,7 +36,7 @@ export interface Grants {
  * a count the grants' own counts already keep is left out, one on a single op caps its count.
  */
 export function buildGrants(effects: readonly Effect[], known: readonly EffectConstraint[], set: ManifestSet): Grants {
-  const opts = effectOptionsOf(set);
+  const opts = manifestView(set).options;
   const grants = [...new Set(effects.map((e) => e.op))].map((op) => grantFor(op, effects, known, set, opts));
   const across: CrossOpLimit[] = [];
   for (const k of known) {
@@ -48,7 +48,7 @@ export function buildGrants(effects: readonly Effect[], known: readonly EffectCo
     if (holders.length === 1 && holders[0]!.distinct === undefined) holders[0]!.distinct = input;
     else if (holders.length > 0) across.push({ ops: holders.map((g) => g.op), distinct: input });
   }
-  return { grants, across: [...new Map(across.map((l) => [canonicalJson(l as unknown as Json), l])).values()] };
+  return { grants, across: across.length <= 1 ? across : [...new Map(across.map((l) => [canonicalJson(l as unknown as Json), l])).values()] };
 }
 
 function grantFor(op: string, effects: readonly Effect[], known: readonly EffectConstraint[], set: ManifestSet, opts: EffectOptions): Grant {
@@ -57,14 +57,12 @@ function grantFor(op: string, effects: readonly Effect[], known: readonly Effect
   if (action === undefined || connector === undefined) {
     throw new CountersignError("config_error", "policy", `no action or connector manifest for ${op}`, { details: { op } });
   }
-  const members = effects.filter((e) => e.op === op);
   const applying = known.filter((k) => matchOp(k.op, op));
-  const named = applying.flatMap((k) => [...Object.keys(k.args ?? {}), ...(k.distinct === undefined ? [] : [k.distinct])]);
-  const refused = named.some((input) => absentInput(op, input, opts) === "unchecked");
+  const refused = applying.some((k) => (k.args !== undefined && Object.keys(k.args).some((input) => absentInput(op, input, opts) === "unchecked")) || (k.distinct !== undefined && absentInput(op, k.distinct, opts) === "unchecked"));
   const args: Record<string, ValueConstraint> = {};
+  const facts = factsConstraints(effects, op, action.manifest.inputs);
   for (const input of action.manifest.inputs) {
-    const values = members.map((e) => (Object.hasOwn(e.args, input.name) ? e.args[input.name]! : NULL));
-    const constraint = intersect(constraintOf(values), knownFor(input.name, applying));
+    const constraint = intersect(facts.get(input.name), knownFor(input.name, applying));
     if (constraint !== undefined) args[input.name] = constraint;
   }
   for (const input of opts.resolvedOf?.(op) ?? []) {
@@ -82,14 +80,50 @@ function grantFor(op: string, effects: readonly Effect[], known: readonly Effect
 // A declared input the program does not pass reaches the connector as null (the wrapper fills it in).
 const NULL: AbstractValue = { kind: "const", values: [null] };
 
+// Per effects array (never changed once built: a repeated program's facts, typed and narrowed by
+// its guarantees, are one array for all its decisions), each op's inputs as its facts constrain them.
+const byEffects = new WeakMap<readonly Effect[], Map<string, ReadonlyMap<string, ValueConstraint | undefined>>>();
+
+/**
+ * Per declared input of `op`, the union of the values its calls pass (constraintOf), undefined
+ * where a value is unknown. Frozen: grants of several decisions hold them.
+ */
+function factsConstraints(effects: readonly Effect[], op: string, inputs: readonly { name: string }[]): ReadonlyMap<string, ValueConstraint | undefined> {
+  let perOp = byEffects.get(effects);
+  if (perOp === undefined) byEffects.set(effects, (perOp = new Map()));
+  let kept = perOp.get(op);
+  if (kept === undefined) {
+    const members = effects.filter((e) => e.op === op);
+    const constraints = new Map<string, ValueConstraint | undefined>();
+    for (const { name } of inputs) {
+      const constraint = constraintOf(members.map((e) => (Object.hasOwn(e.args, name) ? e.args[name]! : NULL)));
+      constraints.set(name, constraint === undefined ? undefined : frozen(constraint));
+    }
+    perOp.set(op, (kept = constraints));
+  }
+  return kept;
+}
+
+/**
+ * The constraint frozen with its parts and operand lists, not the operands' own members: objects
+ * among them belong to the facts (constraintOf keeps them), which are the facts' to keep.
+ */
+function frozen(c: ValueConstraint): ValueConstraint {
+  for (const [key, member] of Object.entries(c)) {
+    if (key === "all" || key === "any") (member as ValueConstraint[]).forEach(frozen);
+    else if (key === "not" || key === "elements") frozen(member as ValueConstraint);
+    else if (key === "fields") Object.values(Object.freeze(member as Record<string, ValueConstraint>)).forEach(frozen);
+    if (key === "all" || key === "any" || key === "in" || key === "type") Object.freeze(member); // lists constraintOf made
+  }
+  return Object.freeze(c);
+}
+
 /** The facts' constraint and every known one they do not already imply, once each. */
 function intersect(facts: ValueConstraint | undefined, known: readonly ValueConstraint[]): ValueConstraint | undefined {
-  const seen = new Set<string>();
+  if (known.length === 0) return facts;
   const parts: ValueConstraint[] = [];
   for (const c of facts === undefined ? known : [facts, ...known]) {
-    const key = canonicalJson(c as Json);
-    if (seen.has(key) || (facts !== undefined && c !== facts && implies(facts, c))) continue;
-    seen.add(key);
+    if (parts.some((p) => jsonEqual(p as Json, c as Json)) || (facts !== undefined && c !== facts && implies(facts, c))) continue;
     parts.push(c);
   }
   return parts.length <= 1 ? parts[0] : { all: parts };

@@ -1,12 +1,14 @@
 import { canonicalJson, describeEffectConstraint, matchOp, withoutSources } from "../constraint/index.js";
-import type { AbstractValue, EffectConstraint } from "../model/index.js";
+import type { EffectConstraint } from "../model/index.js";
 import type { EffectVerdict, PolicyDecision } from "../model/index.js";
 import type { Effect, Facts } from "../model/index.js";
-import { effectOptionsOf, type ManifestSet } from "../manifest/index.js";
+import type { ManifestSet } from "../manifest/index.js";
 import { buildGrants } from "./build-grants.js";
 import { argSources, checkRule, whyOf, type RuleCheck, type RuleContext, type RuleOutcome } from "./check-rule.js";
-import { narrowEffect, typedEffect } from "./narrow-effect.js";
+import { manifestView } from "./manifest-view.js";
+import { narrowEffect } from "./narrow-effect.js";
 import { negation } from "./negation.js";
+import { preparedFacts } from "./prepared-facts.js";
 import type { LoadedRule, Policy } from "./schema.js";
 
 /** The full reasoning about one effect: what is known, every matching rule, the verdict. */
@@ -43,26 +45,13 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
     return { refused, effects, decision };
   }
 
-  // Proven guarantees hold on every run and enforced ones are checked at every call: both are known.
-  const assumed = facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source);
-  const enforced = facts.guarantees.filter((g) => g.status === "enforced").map((g) => g.source);
-  const lists = new Map<string, ReadonlySet<string>>();
-  const listInputs = (op: string) => {
-    if (!lists.has(op)) lists.set(op, new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name)));
-    return lists.get(op)!;
-  };
-  const options = effectOptionsOf(set);
-  const reads = new Map<string, ReadonlyMap<string, AbstractValue>>();
-  const resolved = (op: string) => {
-    if (!reads.has(op)) reads.set(op, resolvedInputs(op, set));
-    return reads.get(op)!;
-  };
+  const { assumed, enforced, effects: first, assumedHere } = preparedFacts(facts, set);
+  const { options, listInputs, resolved } = manifestView(set);
 
   // Pass 1: deny rules, against what the guarantees make known. A maybe becomes a guard.
   // Outcomes are kept per effect in the order of the op's rules, undefined for a rule not checked.
-  const first = facts.effects.map((e) => narrowEffect(typedEffect(e, set), assumed));
-  const denies = first.map((effect) => {
-    const context = { effects: first, known: assumed, knownHere: assumed.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op), resolved: resolved(effect.op), options };
+  const denies = first.map((effect, i) => {
+    const context = { effects: first, known: assumed, knownHere: assumedHere[i]!, listInputs: listInputs(effect.op), resolved: resolved(effect.op), options };
     return rulesOf(policy, effect.op).map((rule) => (rule.decision === "deny" ? checkRule(rule, effect, context) : undefined));
   });
   const ownGuards = first.map((effect, i) => {
@@ -77,7 +66,8 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
   const known = [...assumed, ...guards];
   const second = guards.length === 0 ? first : first.map((e) => narrowEffect(e, guards));
   const effects = second.map((effect, i): EffectEvaluation => {
-    const context = { effects: second, known, knownHere: known.filter((k) => matchOp(k.op, effect.op)), listInputs: listInputs(effect.op), resolved: resolved(effect.op), options };
+    const knownHere = guards.length === 0 ? assumedHere[i]! : known.filter((k) => matchOp(k.op, effect.op));
+    const context = { effects: second, known, knownHere, listInputs: listInputs(effect.op), resolved: resolved(effect.op), options };
     const all = rulesOf(policy, effect.op);
     const outcomes = denies[i]!;
     if (complete) checkAll(all, outcomes, effect, context);
@@ -122,21 +112,6 @@ function allowBounds(effects: readonly EffectEvaluation[]): EffectConstraint[] {
   }
   return dedupe(bounds);
 }
-
-/**
- * The inputs the trusted wrapper reads before each call of `op` (manifest `[resolve]`), as the
- * rules see them: unknown data read from the resolve op's result, which the grant holds.
- */
-function resolvedInputs(op: string, set: ManifestSet): ReadonlyMap<string, AbstractValue> {
-  const action = set.actions.get(op);
-  const spec = action?.manifest.resolve;
-  if (action === undefined || spec === undefined) return NONE;
-  const target = `${action.connector}.${spec.op}`;
-  const read: AbstractValue = { kind: "unknown", provenance: [{ source: `read by the trusted wrapper with ${target} before each call`, untrusted: true, op: target }] };
-  return new Map(Object.keys(spec.inputs).map((input) => [input, read]));
-}
-
-const NONE: ReadonlyMap<string, AbstractValue> = new Map();
 
 function refusal(facts: Facts): string | null {
   const refuted = facts.guarantees.find((g) => g.status === "refuted");
@@ -240,5 +215,6 @@ function reasonFor(kind: PolicyDecision["kind"], verdicts: EffectVerdict[]): str
 }
 
 function dedupe(constraints: EffectConstraint[]): EffectConstraint[] {
+  if (constraints.length <= 1) return constraints;
   return [...new Map(constraints.map((c) => [canonicalJson(c), c])).values()];
 }

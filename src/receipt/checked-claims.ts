@@ -17,7 +17,8 @@ interface Template {
 }
 
 const kept = new Map<string, Template>();
-let last: { text: string; template: Template } | undefined; // comparing equal texts costs less than hashing one for the map
+/** The template used last, with a private copy of the claims it was made from (parsed from their text: nobody else holds it). */
+let last: { copy: unknown; template: Template } | undefined;
 
 /** The claims, checked, and their JSON text as signed (the schema's key order), or the schema's error. */
 export type CheckedClaims = { success: true; data: ReceiptClaims; json: string } | { success: false; error: z.ZodError };
@@ -33,17 +34,26 @@ export type CheckedClaims = { success: true; data: ReceiptClaims; json: string }
  * is checked whole as before, each time.
  */
 export function checkedClaims(shared: object, own: OwnClaims): CheckedClaims {
-  const text = exactJson({ ...shared, ...STAND_IN });
-  if (text === undefined || !ownInRange(own)) return withJson(ReceiptClaims.safeParse({ ...shared, ...own }));
-  let template = text === last?.text ? last.template : kept.get(text);
+  // Object.assign onto a literal, not a spread: V8 makes new hidden classes for every spread copy
+  // that gains keys, which cost more than the rest of this function (the keys are the schema's, no __proto__).
+  const whole = Object.assign({}, shared, STAND_IN);
+  if (!ownInRange(own)) return withJson(ReceiptClaims.safeParse({ ...shared, ...own }));
+  // The claims signed last, again (an authority's repeated program): compared member by member,
+  // which costs less than writing their text to look it up.
+  let template = last !== undefined && sameExactly(whole, last.copy) ? last.template : undefined;
   if (template === undefined) {
-    const parsed = ReceiptClaims.safeParse(JSON.parse(text));
-    if (!parsed.success) return parsed;
-    template = { claims: parsed.data, ...textAround(parsed.data) };
-    if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
-  } else kept.delete(text); // most recently used goes last
-  kept.set(text, template);
-  last = { text, template };
+    const text = exactJson(whole);
+    if (text === undefined) return withJson(ReceiptClaims.safeParse({ ...shared, ...own }));
+    template = kept.get(text);
+    if (template === undefined) {
+      const parsed = ReceiptClaims.safeParse(JSON.parse(text));
+      if (!parsed.success) return parsed;
+      template = { claims: parsed.data, ...textAround(parsed.data) };
+      if (kept.size >= MAX_KEPT) kept.delete(kept.keys().next().value!);
+    } else kept.delete(text); // most recently used goes last
+    kept.set(text, template);
+    last = { copy: JSON.parse(text), template };
+  }
   // The schema's key order stays: the own claims replace stand-ins that are already there.
   const data = { ...template.claims, sub: own.sub, iat: own.iat, nbf: own.nbf, exp: own.exp, jti: own.jti };
   return { success: true, data, json: template.text === undefined ? JSON.stringify(data) : template.text.head + ownText(own) + template.text.tail };
@@ -85,6 +95,30 @@ function ownInRange(own: OwnClaims): boolean {
 }
 
 const PLAIN = new Set<unknown>([Object.prototype, Array.prototype]);
+
+/**
+ * Whether JSON keeps `value` exactly (keptExactly) and writes it as it writes `copy`, a value
+ * parsed from JSON text: the same members in the same order, the same scalars.
+ */
+function sameExactly(value: unknown, copy: unknown): boolean {
+  // The copy's scalars are JSON's own (finite numbers, strings, booleans, null): equal ones are kept exactly.
+  if (copy === null || typeof copy !== "object") return value === copy;
+  if (value === null || typeof value !== "object" || !PLAIN.has(Object.getPrototypeOf(value)) || Array.isArray(value) !== Array.isArray(copy)) return false;
+  if (Array.isArray(copy)) {
+    const list = value as unknown[];
+    if (list.length !== copy.length) return false;
+    for (let i = 0; i < copy.length; i++) if (!(i in list) || !sameExactly(list[i], copy[i])) return false;
+    return true;
+  }
+  const keys = Object.keys(value);
+  const copyKeys = Object.keys(copy);
+  if (keys.length !== copyKeys.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key !== copyKeys[i] || !sameExactly((value as Record<string, unknown>)[key], (copy as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
 
 /** JSON text of a value that JSON keeps exactly, else undefined. */
 function exactJson(value: unknown): string | undefined {

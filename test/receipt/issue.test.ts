@@ -130,6 +130,26 @@ describe("issueReceipt", () => {
     expect((claimsOf(await issue(keys, { grants: [{ ...GRANTS[1]!, distinct: undefined }] })).grants as object[])[0]).not.toHaveProperty("distinct");
   });
 
+  it("signs the claims it is given now when they equal the last ones but for a key's place, a member changed since, or a hole", async () => {
+    const keys = await keyringIn();
+    const payload = (token: string): string => Buffer.from(token.split(".")[1]!, "base64url").toString("utf8");
+    const grants = [{ ...GRANTS[0]!, args: { to: { in: ["frank@example.com"] }, subject: { max_length: 9 } } }];
+    await issue(keys, { grants });
+    // The same members in another order are other claims: signed in their own order.
+    const reordered = claimsOf(await issue(keys, { grants: [{ ...grants[0]!, args: { subject: { max_length: 9 }, to: { in: ["frank@example.com"] } } }] }));
+    expect(Object.keys((reordered.grants as { args: object }[])[0]!.args)).toEqual(["subject", "to"]);
+    // Claims changed in place after they were signed: what is signed is what they say now.
+    grants[0]!.args.to.in[0] = "grace@example.com";
+    const changed = await issue(keys, { grants });
+    expect(payload(changed)).toContain("grace@example.com");
+    expect(payload(changed)).not.toContain("frank@example.com");
+    // A hole where the last claims had null: JSON writes both as null, but the hole is no value.
+    await issue(keys, { grants: [{ ...grants[0]!, args: { to: { in: ["grace@example.com", null] } } }] });
+    const holed: unknown[] = ["grace@example.com"];
+    holed.length = 2;
+    await expectRefused(() => issue(keys, { grants: [{ ...grants[0]!, args: { to: { in: holed as never } } }] }), "receipt_invalid", "bad_claims");
+  });
+
   it("checks its own claims every time, also for claims signed before", async () => {
     const keys = await keyringIn();
     await issue(keys);
