@@ -18,7 +18,7 @@ const ignore = (): undefined => undefined;
  * A transaction body need not wait for its last statements (Driver.write): the driver waits for
  * every one it issued before it reports the commit, and PostgreSQL's sends COMMIT behind them in
  * the same round trip. Each statement's failure is observed here at once, so that one nobody
- * awaited yet never surfaces as an unhandled rejection; settled() reports it.
+ * awaited yet never surfaces as an unhandled rejection; end() reports it.
  */
 export function issuedStatements(q: Queryer): IssuedStatements {
   const issued: Promise<unknown>[] = [];
