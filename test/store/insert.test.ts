@@ -40,6 +40,17 @@ describe.each(DIALECTS)("Tx.insert on %s", (dialect) => {
     expect(await d.read((q) => q.all("SELECT COUNT(*) AS n FROM tokens"))).toEqual([{ n: 1203 }]);
   });
 
+  it("stores every row count from 1 to 70 exactly once and RETURNs each row (each way of splitting rows into statements)", async () => {
+    const d = await driver();
+    let next = 0;
+    for (let n = 1; n <= 70; n++) {
+      const rows = Array.from({ length: n }, () => [`name ${next}`, `hash ${next}`, next++]);
+      const returned = await d.write((tx) => tx.insert("tokens (name, hash, created_at)", rows, "name"));
+      expect(returned.map((r) => String(r.name)).sort()).toEqual(rows.map((r) => String(r[0])).sort());
+    }
+    expect(await d.read((q) => q.all("SELECT COUNT(*) AS n, COUNT(DISTINCT hash) AS d FROM tokens"))).toEqual([{ n: next, d: next }]);
+  });
+
   it("rolls the whole insert back with its transaction when a row breaks a constraint", async () => {
     const d = await driver();
     const rows = [["a", "same", 1], ["b", "same", 2]];
