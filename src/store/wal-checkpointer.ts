@@ -52,6 +52,7 @@ export function startWalCheckpointer(path: string, intervalMs: number, onExit: (
   return {
     async stop() {
       stopping = true;
+      worker.ref(); // a process whose last work is closing the store waits for the thread's connection to close
       worker.postMessage("close");
       await exited;
     },

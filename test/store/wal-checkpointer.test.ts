@@ -1,8 +1,10 @@
 // A SQLite connection that keeps writing hands its WAL checkpoints to a thread of its own: the
 // committed pages reach the database file while the writer would not yet have checkpointed.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openSqliteDriver } from "../../src/store/index.js";
 import { startWalCheckpointer } from "../../src/store/wal-checkpointer.js";
@@ -33,6 +35,25 @@ describe("background WAL checkpoints", () => {
     const again = openSqliteDriver(file);
     expect(await again.read((q) => q.all("SELECT count(*) AS n FROM t"))).toEqual([{ n: 100 }]);
     await again.close();
+  });
+
+  it("keep a process whose last work is closing the store alive until the thread has closed its connection", () => {
+    // Nothing else is alive while close() waits for the thread: with the thread unreferenced, the
+    // process ended there, its top-level await unsettled (exit code 13) and "closed" never printed.
+    const dir = mkdtempSync(join(tmpdir(), "countersign-wal-"));
+    const script = join(dir, "close-last.mts");
+    const driverUrl = pathToFileURL(join(import.meta.dirname, "../../src/store/index.js")).href;
+    writeFileSync(
+      script,
+      `import { openSqliteDriver } from ${JSON.stringify(driverUrl)};
+const driver = openSqliteDriver(${JSON.stringify(join(dir, "t.db"))});
+await driver.write((tx) => tx.run("CREATE TABLE t (v TEXT)"));
+for (let i = 0; i < 200; i++) await driver.write((tx) => tx.run("INSERT INTO t VALUES (?)", [String(i)]));
+await driver.close();
+console.log("closed");`,
+    );
+    const r = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", cwd: join(import.meta.dirname, "../..") });
+    expect({ status: r.status, stdout: r.stdout.trim() }).toEqual({ status: 0, stdout: "closed" });
   });
 
   it("tells the writer when its thread stops unasked", async () => {
