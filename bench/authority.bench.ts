@@ -243,7 +243,11 @@ The machine is shared: 1-minute load average ${LOAD_AT_START.toFixed(1)} when th
 ${met}
 
 Where the time goes (the server's CPU per request from /proc, the two CPU columns, and CPU
-profiles of \`serve\`). Repeated: the policy's decision and the receipt's Ed25519 signature run on
+profiles of \`serve\`). The figures in these paragraphs were measured while this machine ran
+about five times slower than in the table's run (the bare route 9,200-9,400/s at 0.11 ms of CPU
+per request; the code of this run made 1,855/s on PostgreSQL repeated there, at 0.29 ms of event
+loop, 0.50 ms of server and 0.18 ms of PostgreSQL CPU per request): they compare with one another,
+not with the table. Repeated: the policy's decision and the receipt's Ed25519 signature run on
 a decision thread of its own: the submissions of one event-loop turn go to it in one message, and
 facts, policy, manifests and signing key cross once each (a reload or a key rotation sends the new
 one with the next submission). In runs side by side with the previous version on this machine,
@@ -315,11 +319,11 @@ is now half of it): what depends only on the manifests or only on the (cached, i
 worked out once per manifest set or facts object, never anything of a policy and facts together,
 so every submission still runs the rules; canonical JSON is written without intermediate arrays,
 structures are compared without writing them, the receipt claims are checked against the last
-claims signed member by member. The PostgreSQL figures above come with all of this; the rows
-before it were 1,306/s at 0.41 / 0.72 ms and 0.24 ms in PostgreSQL. At 2,000/s the event loop could spend 0.45 ms per submission and the
-whole server, beside autocannon's ~0.12 ms, about 0.85 ms; the table's two CPU columns say how
-far each is (the whole server's includes the decision thread, V8's helper threads and SQLite's
-checkpointer). Deciding on the analysis threads instead was measured too: it saved
+claims signed member by member. Before all of this, on the slower machine, PostgreSQL repeated
+made 1,306/s at 0.41 / 0.72 ms and 0.24 ms in PostgreSQL. There, 2,000/s left the event loop 0.45 ms
+per submission and the whole server, beside autocannon's ~0.12 ms, about 0.85 ms; the table's two
+CPU columns say how far a run is (the whole server's includes the decision thread, V8's helper
+threads and SQLite's checkpointer; the budget scales with the machine, as the bare route's row shows). Deciding on the analysis threads instead was measured too: it saved
 the event loop 0.27 ms per submission and cost 0.8 ms elsewhere (their isolates hold the
 compiler's heap, so every collection there costs more). A program's first submission is decided
 on the event loop, its facts being new. Distinct: bound by analysis:
