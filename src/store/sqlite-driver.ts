@@ -26,7 +26,7 @@ const SYNC_DURABLE = "FULL";
  * after this many transactions, and checkpoints itself only if the WAL outgrows the larger limit
  * (the thread fell behind or stopped). SQLite's own default is 1000 pages.
  */
-const BACKGROUND_CHECKPOINTS_AFTER = 64;
+export const BACKGROUND_CHECKPOINTS_AFTER = 64;
 const CHECKPOINT_INTERVAL_MS = 200;
 const WAL_PAGES_OWN = 1000;
 const WAL_PAGES_FALLBACK = 10_000;

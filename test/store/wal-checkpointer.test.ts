@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { openSqliteDriver } from "../../src/store/index.js";
+import { BACKGROUND_CHECKPOINTS_AFTER } from "../../src/store/sqlite-driver.js";
 import { startWalCheckpointer } from "../../src/store/wal-checkpointer.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,8 +39,8 @@ describe("background WAL checkpoints", () => {
   });
 
   it("keep a process whose last work is closing the store alive until the thread has closed its connection", () => {
-    // Nothing else is alive while close() waits for the thread: with the thread unreferenced, the
-    // process ended there, its top-level await unsettled (exit code 13) and "closed" never printed.
+    // Enough writes to start the thread; then nothing else is alive while close() waits for it: with
+    // the thread unreferenced, the process ended there, its top-level await unsettled (exit code 13).
     const dir = mkdtempSync(join(tmpdir(), "countersign-wal-"));
     const script = join(dir, "close-last.mts");
     const driverUrl = pathToFileURL(join(import.meta.dirname, "../../src/store/index.js")).href;
@@ -48,7 +49,7 @@ describe("background WAL checkpoints", () => {
       `import { openSqliteDriver } from ${JSON.stringify(driverUrl)};
 const driver = openSqliteDriver(${JSON.stringify(join(dir, "t.db"))});
 await driver.write((tx) => tx.run("CREATE TABLE t (v TEXT)"));
-for (let i = 0; i < 200; i++) await driver.write((tx) => tx.run("INSERT INTO t VALUES (?)", [String(i)]));
+for (let i = 0; i < ${BACKGROUND_CHECKPOINTS_AFTER + 10}; i++) await driver.write((tx) => tx.run("INSERT INTO t VALUES (?)", [String(i)]));
 await driver.close();
 console.log("closed");`,
     );
