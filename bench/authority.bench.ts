@@ -319,9 +319,8 @@ is now half of it): what depends only on the manifests or only on the (cached, i
 worked out once per manifest set or facts object, never anything of a policy and facts together,
 so every submission still runs the rules; canonical JSON is written without intermediate arrays,
 structures are compared without writing them, the receipt claims are checked against the last
-claims signed member by member. Before all of this, on the slower machine, PostgreSQL repeated
-made 1,306/s at 0.41 / 0.72 ms and 0.24 ms in PostgreSQL. There, 2,000/s left the event loop 0.45 ms
-per submission and the whole server, beside autocannon's ~0.12 ms, about 0.85 ms; the table's two
+claims signed member by member. Before all of this, PostgreSQL repeated made 1,306/s at
+0.41 / 0.72 ms and 0.24 ms in PostgreSQL. At 2,000/s the event loop had 0.45 ms per submission and the whole server, beside autocannon's ~0.12 ms, about 0.85 ms; the table's two
 CPU columns say how far a run is (the whole server's includes the decision thread, V8's helper
 threads and SQLite's checkpointer; the budget scales with the machine, as the bare route's row shows). Deciding on the analysis threads instead was measured too: it saved
 the event loop 0.27 ms per submission and cost 0.8 ms elsewhere (their isolates hold the
