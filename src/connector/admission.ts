@@ -3,6 +3,7 @@ import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { checkCall } from "../receipt/index.js";
 import type { VerifiedReceipt } from "../receipt/index.js";
+import { canonicalArgs } from "./canonical-args.js";
 import { marshal } from "./marshal.js";
 import { deepFreeze } from "../model/index.js";
 
@@ -24,16 +25,18 @@ const issued = new WeakSet<Admission>();
 
 /**
  * The trusted wrapper's check: the program's arguments marshaled to plain data (no program code
- * runs), then checkCall with every declared input (one left out counts as null) and the inputs
- * the wrapper resolved for an action with `[resolve]` (resolveInputs; one not given is absent,
- * so a grant that constrains it refuses the call). The admitted arguments are the program's and
- * the resolved values: what was checked is what the steps get. Throws grant_violation,
- * receipt_invalid, capability_denied, or connector_error for a program argument that names a
- * resolved input; the refused call reaches no connector.
+ * runs), each input with a declared `format` put in its canonical form (canonicalArgs; a URL or
+ * path a person would read otherwise is refused as non_canonical), then checkCall on those forms
+ * with every declared input (one left out counts as null) and the inputs the wrapper resolved
+ * for an action with `[resolve]` (resolveInputs; one not given is absent, so a grant that
+ * constrains it refuses the call). The admitted arguments are the canonical program arguments
+ * and the resolved values: what was checked is what the steps get, byte for byte. Throws
+ * grant_violation, receipt_invalid, capability_denied, or connector_error for a program argument
+ * that names a resolved input; the refused call reaches no connector.
  */
 export function admitCall(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown, resolved: Readonly<Record<string, Json>> = {}): Admission {
   const { action, connector } = lookup(set, op);
-  const data = marshalArgs(op, args);
+  const data = canonicalArgs(action, marshalArgs(op, args));
   const full: Record<string, Json> = {};
   for (const input of action.manifest.inputs) full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
   for (const input of Object.keys(action.manifest.resolve?.inputs ?? {})) {
@@ -58,14 +61,15 @@ export function marshalArgs(op: string, args: unknown): Record<string, Json> {
 /**
  * A preview at approval time (DESIGN.md section 10), or the wrapper's own read of a call's
  * resolved inputs (`scope`: the run's receipt, whose plugins it shares): only an action that only
- * reads (`idempotent = true`) and is not approval-gated may run without a grant of its own.
+ * reads (`idempotent = true`) and is not approval-gated may run without a grant of its own. Its
+ * formatted inputs are put in canonical form as admitCall's are, and sent in it.
  */
 export function admitPreview(set: ManifestSet, op: string, args: Record<string, Json>, scope: object = {}): Admission {
   const { action } = lookup(set, op);
   if (!action.manifest.idempotent || action.manifest.approval.required) {
     throw new CountersignError("capability_denied", "connector", `${op} is not a read-only action without approval: it runs only under a receipt`, { details: { op } });
   }
-  return mint(op, marshal(args) as Record<string, Json>, scope);
+  return mint(op, canonicalArgs(action, marshal(args) as Record<string, Json>), scope);
 }
 
 /** Whether `admission` came from admitCall or admitPreview (a look-alike object does not). */

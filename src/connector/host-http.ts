@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { canonicalUrl } from "../constraint/canonical-url.js";
 import { CountersignError } from "../model/index.js";
 import type { Capabilities } from "./capabilities.js";
 import { formatTarget, urlTarget } from "../model/index.js";
@@ -21,28 +22,34 @@ export interface HttpAnswer {
   body: string;
 }
 
-const MAX_REDIRECTS = 5;
-
 function denied(message: string, details: Record<string, unknown>): CountersignError {
   return new CountersignError("capability_denied", "connector", message, { details });
 }
 
-/** An absolute URL the capabilities allow; a relative one resolves under the connection's base_url. */
+/**
+ * An absolute URL the capabilities allow; a relative one resolves under the connection's
+ * base_url. The URL must be in canonical form (canonical-url.ts) as written, so that the request
+ * goes to the path the plugin named and the server cannot decode another one out of it: the
+ * program's URLs arrive so (the wrapper refused any other), and a plugin's own path (a draft id)
+ * cannot climb out of its API with `..`, `%2e` or `%2f`.
+ */
 function allowedUrl(caps: Capabilities, raw: string): URL {
-  let url: URL;
+  let full = raw;
   if (raw.startsWith("/")) {
     if (caps.baseUrl === null) throw denied(`${caps.connector}: a relative URL needs a base_url in the connection`, { url: raw });
-    url = new URL(caps.baseUrl.pathname.replace(/\/$/, "") + raw, caps.baseUrl);
-  } else {
-    try {
-      url = new URL(raw);
-    } catch {
-      throw denied(`${caps.connector}: not a URL: ${raw}`, { url: raw });
-    }
+    // `//host/...` would name another host to a URL parser; here a relative URL is a path only.
+    if (raw.startsWith("//")) throw denied(`${caps.connector}: a protocol-relative URL is refused`, { url: raw });
+    full = caps.baseUrl.origin + caps.baseUrl.pathname.replace(/\/$/, "") + raw;
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw denied(`${caps.connector}: only http and https URLs are allowed`, { url: url.href });
-  if (url.username !== "" || url.password !== "") throw denied(`${caps.connector}: URLs with credentials are refused`, { url: url.origin });
-  const host = hostPort(url)!; // an http(s) URL: checked just above
+  const form = canonicalUrl(full);
+  if (!form.ok) {
+    if (form.why === "not_a_url") throw denied(`${caps.connector}: not a URL: ${raw}`, { url: raw });
+    if (form.why === "scheme") throw denied(`${caps.connector}: only http and https URLs are allowed`, { url: form.canonical });
+    if (form.why === "userinfo") throw denied(`${caps.connector}: URLs with credentials are refused`, { url: new URL(full).origin });
+    throw denied(`${caps.connector}: URL not in canonical form (${form.why.replaceAll("_", " ")}): ${raw}`, { url: raw, why: form.why });
+  }
+  const url = new URL(form.canonical);
+  const host = hostPort(url)!; // an http(s) URL: canonicalUrl refuses any other
   if (!caps.hosts.has(host)) throw denied(`${caps.connector}: host ${host} is not in the allowlist`, { host, allowed: [...caps.hosts] });
   return url;
 }
@@ -88,38 +95,27 @@ async function readCapped(res: Response, limit: number, url: URL): Promise<strin
 
 /**
  * Perform one request for a plugin: allowlisted host:port only, credential injected here (never
- * shown to the plugin), redirects followed only on the same host:port, body capped.
+ * shown to the plugin), body capped. Redirects are never followed, whatever the method: the 3xx
+ * answer (status, headers with Location, body) goes back to the plugin, and so to the program, as
+ * any other. A next request to the Location is a new call, checked against the grant and the
+ * policy like the first; following it here would send the approved body to a path nobody checked.
  */
 export async function httpRequest(caps: Capabilities, limits: Limits, req: HttpRequest, signal: AbortSignal): Promise<HttpAnswer> {
-  let url = allowedUrl(caps, req.url);
-  let method: string = req.method;
-  let body = req.body;
-  for (let hop = 0; ; hop++) {
-    let res: Response;
-    try {
-      res = await fetch(url, { method, headers: requestHeaders(caps, url, req.headers), body, redirect: "manual", signal });
-    } catch (err) {
-      throw new CountersignError("network_error", "connector", `${method} ${url.origin}${url.pathname} failed: ${(err as Error).message}`, {
-        retriable: true,
-        details: { host: url.host },
-      });
-    }
-    const location = res.headers.get("location");
-    if (res.status >= 300 && res.status < 400 && location !== null) {
-      await res.body?.cancel();
-      const next = new URL(location, url);
-      if (hostPort(next) === null || hostPort(next) !== hostPort(url)) throw denied(`${caps.connector}: redirect to another host (${hostPort(next)}) refused`, { from: url.host, to: next.host });
-      if (hop + 1 >= MAX_REDIRECTS) throw new CountersignError("network_error", "connector", `too many redirects from ${url.host}`, { details: { host: url.host } });
-      if (res.status === 303) [method, body] = ["GET", undefined];
-      url = next;
-      continue;
-    }
-    const headers: Record<string, string> = {};
-    res.headers.forEach((value, name) => {
-      if (name !== "set-cookie") headers[name] = value;
+  const url = allowedUrl(caps, req.url);
+  let res: Response;
+  try {
+    res = await fetch(url, { method: req.method, headers: requestHeaders(caps, url, req.headers), body: req.body, redirect: "manual", signal });
+  } catch (err) {
+    throw new CountersignError("network_error", "connector", `${req.method} ${url.origin}${url.pathname} failed: ${(err as Error).message}`, {
+      retriable: true,
+      details: { host: url.host },
     });
-    return { status: res.status, headers, body: await readCapped(res, limits.maxResponseBytes, url) };
   }
+  const headers: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    if (name !== "set-cookie") headers[name] = value;
+  });
+  return { status: res.status, headers, body: await readCapped(res, limits.maxResponseBytes, url) };
 }
 
 /** `host:port` of an http(s) URL, as allowlists spell it; null for another scheme. */

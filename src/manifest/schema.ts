@@ -14,6 +14,12 @@ const semver = z
 export const InputType = z.enum(["string", "integer", "number", "boolean", "array", "object"]);
 export type InputType = z.infer<typeof InputType>;
 export const ItemsType = z.enum(["string", "integer", "number", "boolean", "object"]);
+/**
+ * The canonical form a string input is put in by the trusted wrapper before any check, and sent
+ * in (src/connector/canonical-args.ts): `url` (WHATWG href), `path` (lexical normal form),
+ * `email` (canonical address). On an array input it applies to every item.
+ */
+export const InputFormat = z.enum(["url", "path", "email"]);
 
 export const ActionInput = z
   .object({
@@ -24,6 +30,7 @@ export const ActionInput = z
     label: z.string().min(1).optional(),
     multiline: z.boolean().optional(),
     items_type: ItemsType.optional(),
+    format: InputFormat.optional(),
   })
   .strict()
   .superRefine((input, ctx) => {
@@ -32,6 +39,9 @@ export const ActionInput = z
     }
     if (input.items_type !== undefined && input.type !== "array") {
       ctx.addIssue({ code: "custom", path: ["items_type"], message: "items_type is only allowed on array inputs" });
+    }
+    if (input.format !== undefined && input.type !== "string" && !(input.type === "array" && input.items_type === "string")) {
+      ctx.addIssue({ code: "custom", path: ["format"], message: "format is only allowed on string inputs and arrays of strings" });
     }
     if (input.type === "array" && input.items_type === undefined) {
       ctx.addIssue({ code: "custom", path: ["items_type"], message: "array inputs must declare items_type" });

@@ -114,6 +114,7 @@ export const GrantViolationReason = z.enum([
   "not_distinct",
   "manifests_mismatch", // an agent action from other manifests than the receipt's
   "not_plain_data", // an argument that is no plain data (a function, a getter, a proxy, ...): refused before any check
+  "non_canonical", // a formatted argument (url, path) whose canonical form is not what a person reads in it: refused before any check
 ]);
 export type GrantViolationReason = z.infer<typeof GrantViolationReason>;
 

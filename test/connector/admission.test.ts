@@ -51,6 +51,25 @@ describe("executeAction", () => {
   });
 });
 
+describe("canonical arguments", () => {
+  it("checks and admits addresses in their canonical form, item by item", () => {
+    expect(admitCall(bobOnce(), set, "email.send_email", { ...letter, to: ["Bob@Example.COM."] }).args.to).toEqual(["bob@example.com"]);
+    // One dot dropped here and one more in the connector would send another text than was checked.
+    expect(() => admitCall(bobOnce(), set, "email.send_email", { ...letter, to: ["bob@example.com.."] })).toThrow(
+      expect.objectContaining({ class: "grant_violation", details: expect.objectContaining({ reason: "non_canonical", input: "to", raw: "bob@example.com..", canonical: "bob@example.com." }) }),
+    );
+  });
+
+  it("refuses a path outside its lexical normal form before any check, naming the input and the raw text", () => {
+    for (const path of ["/home/u/Sandbox/../../../etc/passwd", "/home/u/Sandbox/./x", "/home/u//x", "/home/u/Sandbox/", "Sandbox/x"]) {
+      for (const op of ["fs.read_file", "fs.list_dir"]) {
+        expect(() => admitPreview(set, op, { path }), path).toThrow(expect.objectContaining({ class: "grant_violation", details: expect.objectContaining({ reason: "non_canonical", input: "path", raw: path }) }));
+      }
+    }
+    expect(admitPreview(set, "fs.read_file", { path: "/home/u/Sandbox/x" }).args.path).toBe("/home/u/Sandbox/x");
+  });
+});
+
 describe("admitPreview", () => {
   it("admits only actions that only read and need no approval", () => {
     expect(admitPreview(set, "email.get_draft", { id: "r1" }).op).toBe("email.get_draft");

@@ -73,8 +73,10 @@ describe("http connector", () => {
     });
   });
 
-  it("follows a redirect on the same host", async () => {
-    expect(await runAction(set, "http.get", { url: `${api.url}/here` }, ctx)).toMatchObject({ status: 200, body: '{"hello":"world"}' });
+  it("follows no redirect, on the same host either: the program gets the 3xx and its Location", async () => {
+    api.seen.length = 0;
+    expect(await runAction(set, "http.get", { url: `${api.url}/here` }, ctx)).toMatchObject({ status: 302, headers: { location: "/ok" } });
+    expect(api.seen.map((r) => r.url)).toEqual(["/here"]);
   });
 
   it("refuses a host outside the allowlist, sending nothing", async () => {
@@ -86,8 +88,8 @@ describe("http connector", () => {
     expect(other.seen).toEqual([]);
   });
 
-  it("refuses a redirect to another host, which receives nothing", async () => {
-    await expect(runAction(set, "http.get", { url: `${api.url}/away` }, ctx)).rejects.toMatchObject({ class: "capability_denied" });
+  it("does not follow a redirect to another host, which receives nothing", async () => {
+    expect(await runAction(set, "http.get", { url: `${api.url}/away` }, ctx)).toMatchObject({ status: 302, headers: { location: `${other.url}/stolen` } });
     expect(other.seen).toEqual([]);
   });
 
@@ -115,10 +117,11 @@ describe("http connector", () => {
     await expect(runAction(set, "http.get", { url: `${closed.url}/` }, ctx2)).rejects.toMatchObject({ class: "network_error", retriable: true });
   });
 
-  it("refuses URLs that are not absolute http(s)", async () => {
-    await expect(runAction(set, "http.get", { url: "/ok" }, ctx)).rejects.toMatchObject({
-      class: "connector_error",
-      message: "http.get: url must be an absolute http:// or https:// URL",
-    });
+  it("refuses URLs that are not absolute http(s) before the connector runs", async () => {
+    api.seen.length = 0;
+    for (const url of ["/ok", "ok", "ftp://127.0.0.1/ok"]) {
+      await expect(runAction(set, "http.get", { url }, ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "non_canonical", input: "url", raw: url } });
+    }
+    expect(api.seen).toEqual([]);
   });
 });

@@ -1,0 +1,128 @@
+// Check what is sent, send what was checked: a grant on a URL is checked on the URL's canonical
+// form, the connector sends exactly that form, and no redirect takes a request past the grant.
+// Every attack runs against a real loopback server that records the paths it receives.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { admitCall, admitPreview } from "../../src/connector/admission.js";
+import { callWithReceipt } from "../../src/connector/call-with-receipt.js";
+import { connectorContext } from "../../src/config/index.js";
+import type { ConnectorContext } from "../../src/connector/context.js";
+import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
+import type { ValueConstraint } from "../../src/model/constraint.js";
+import { VerifiedReceipt } from "../../src/receipt/verified-receipt.js";
+import { dataDirWith, shippedManifests } from "./fixtures.js";
+
+const set = shippedManifests();
+
+let server: Server;
+let base: string; // http://127.0.0.1:<port>
+const seen: { method: string; url: string; body: string }[] = [];
+let pool: PluginPool;
+let ctx: ConnectorContext;
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    seen.push({ method: req.method ?? "", url: req.url ?? "", body });
+    const to = /^\/public\/redirect-(\d{3})$/.exec(req.url ?? "");
+    if (to !== null) return res.writeHead(Number(to[1]), { location: "/admin/delete" }).end("moved");
+    res.writeHead(200, { "content-type": "text/plain" }).end(`got ${req.url}`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  pool = createPluginPool();
+  ctx = connectorContext(dataDirWith(`[http]\nhosts = ["${base.slice(7)}"]\n`), { plugins: pool });
+});
+afterAll(async () => {
+  await pool.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+/** A receipt whose grants allow http.get and http.post on URLs satisfying `url`, any number of times. */
+function receiptFor(url: ValueConstraint): VerifiedReceipt {
+  const sha256 = set.connectors.get("http")!.manifest.sha256;
+  const grants = ["http.get", "http.post"].map((op) => ({ op, connector: { name: "http", sha256 }, args: { url }, count: { max: null } }));
+  return new VerifiedReceipt("k", { iss: "t", aud: "countersign-runner", sub: "r", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "p.ts" }, decision: "auto_approved", policy: { sha256: "0".repeat(64) }, grants, across: [] });
+}
+
+// Each names a path under /public/ as raw text, which a URL parser or a server reads as another.
+const tricks = (b: string) => [
+  `${b}/public/../admin/delete`,
+  `${b}/public/./../admin/delete`,
+  `${b}/public/%2e%2e/admin/delete`,
+  `${b}/public/%2E%2E/admin/delete`,
+  `${b}/public/.%2e/admin/delete`,
+  `${b}/public/..%2fadmin/delete`,
+  `${b}/public/..%5cadmin/delete`,
+  `${b}/public/%2e%2e%2fadmin%2fdelete`,
+  `${b}/public\\..\\admin\\delete`,
+  `${b}/public/\\..\\admin/delete`,
+  `${b}/public/.\t./admin/delete`,
+  `${b}/public/..\n/admin/delete`,
+  `${b}/public/..\r/admin/delete`,
+  `${b}/public/../admin/delete `,
+  `${b}/public/ /../../admin/delete`,
+];
+
+describe("URL arguments are checked and sent in canonical form", () => {
+  it("refuses every dot-segment, encoding, backslash and whitespace trick as non_canonical; the server receives nothing", async () => {
+    const verified = receiptFor({ prefix: `${base}/public/` });
+    seen.length = 0;
+    for (const url of tricks(base)) {
+      for (const [op, args] of [["http.get", { url }], ["http.post", { url, body: "{\"drop\":true}" }]] as const) {
+        await expect(callWithReceipt(verified, set, op, args, ctx), JSON.stringify(url)).rejects.toMatchObject({
+          class: "grant_violation",
+          details: { reason: "non_canonical", op, input: "url", raw: url },
+        });
+      }
+    }
+    expect(seen).toEqual([]);
+  });
+
+  it("names the raw and the canonical text in the refusal", () => {
+    const url = `${base}/public/%2e%2e/admin/delete`;
+    expect(() => admitCall(receiptFor({ prefix: `${base}/public/` }), set, "http.get", { url })).toThrow(
+      expect.objectContaining({ class: "grant_violation", details: expect.objectContaining({ reason: "non_canonical", raw: url, canonical: `${base}/admin/delete` }) }),
+    );
+  });
+
+  it("checks the grant on the canonical form and sends exactly that form", async () => {
+    seen.length = 0;
+    const exact = receiptFor({ eq: `${base}/public/x` });
+    const raw = `HTTP://127.0.0.1:${base.slice(base.lastIndexOf(":") + 1)}/public/x`;
+    const admission = admitCall(exact, set, "http.get", { url: raw });
+    expect(admission.args.url).toBe(`${base}/public/x`);
+    expect(await callWithReceipt(exact, set, "http.get", { url: raw }, ctx)).toMatchObject({ status: 200, body: "got /public/x" });
+    // A grant written in the raw spelling does not match what would be sent: refused.
+    expect(() => admitCall(receiptFor({ eq: raw }), set, "http.get", { url: raw })).toThrow(expect.objectContaining({ class: "grant_violation", details: expect.objectContaining({ reason: "argument_refused" }) }));
+    expect(seen.map((r) => r.url)).toEqual(["/public/x"]);
+  });
+
+  it("puts preview and resolved-read URLs in canonical form too", () => {
+    expect(admitPreview(set, "http.get", { url: "HTTP://API.X.com:80" }).args.url).toBe("http://api.x.com/");
+    expect(() => admitPreview(set, "http.get", { url: `${base}/public/../admin` })).toThrow(expect.objectContaining({ class: "grant_violation", details: expect.objectContaining({ reason: "non_canonical" }) }));
+  });
+});
+
+describe("redirects", () => {
+  it("are never followed: a body approved for /public/ never lands on /admin/, and the program gets the 3xx", async () => {
+    const verified = receiptFor({ prefix: `${base}/public/` });
+    for (const status of [301, 302, 303, 307, 308]) {
+      seen.length = 0;
+      const url = `${base}/public/redirect-${status}`;
+      expect(await callWithReceipt(verified, set, "http.post", { url, body: "secret" }, ctx)).toMatchObject({ status, headers: { location: "/admin/delete" }, body: "moved" });
+      expect(await callWithReceipt(verified, set, "http.get", { url }, ctx)).toMatchObject({ status, headers: { location: "/admin/delete" } });
+      expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual([`POST /public/redirect-${status}`, `GET /public/redirect-${status}`]);
+    }
+  });
+
+  it("a next request to the Location is a new call, checked against the grant", async () => {
+    const verified = receiptFor({ prefix: `${base}/public/` });
+    seen.length = 0;
+    await expect(callWithReceipt(verified, set, "http.get", { url: `${base}/admin/delete` }, ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "argument_refused" } });
+    expect(seen).toEqual([]);
+  });
+});
