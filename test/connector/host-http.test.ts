@@ -47,6 +47,14 @@ describe("http_request host function", () => {
     ).rejects.toMatchObject({ class: "capability_denied", details: { url: "//evil.example.com/x" } });
   });
 
+  it("refuses a plugin's URL that is not in canonical form, sending nothing", async () => {
+    seen = [];
+    for (const url of ["/a/../b", "/a/%2e%2e/b", "/a/..%2fb", "/a\\..\\b", "/a/\t../b", `http://${host}/a/../b`, `http://${host}/a/./b`, `http://${host}/a b`]) {
+      await expect(httpRequest(caps(`http://${host}`, [host]), DEFAULT_LIMITS, { method: "GET", url, headers: {} }, signal), JSON.stringify(url)).rejects.toMatchObject({ class: "capability_denied" });
+    }
+    expect(seen).toEqual([]);
+  });
+
   it("refuses relative URLs without a base_url, other schemes and URLs with credentials", async () => {
     for (const url of ["/x", "file:///etc/passwd", `http://u:p@${host}/`]) {
       await expect(httpRequest(caps(null, [host]), DEFAULT_LIMITS, { method: "GET", url, headers: {} }, signal)).rejects.toMatchObject({ class: "capability_denied" });
