@@ -1,12 +1,18 @@
-import { join } from "node:path";
+import { realpathSync } from "node:fs";
+import { join, resolve } from "node:path";
 // Not the connector index: it loads the Extism host, which reading a file does not need.
-import { CONNECTIONS_FILE, ConnectionsFile, type Connections } from "../connector/index.js";
+import { CONNECTIONS_FILE, ConnectionsFile, type Connection, type Connections, type Secret } from "../connector/index.js";
+import { isPathUnder, normalizePath } from "../constraint/index.js";
 import { CountersignError } from "../model/index.js";
 import { parseToml } from "../model/index.js";
 import { lineOf } from "../model/index.js";
 import { readTextFile } from "./read-file.js";
 
-/** Read `<dataDir>/connections.toml`; a missing or malformed file is a config_error naming the file, the key and its line. */
+/**
+ * Read `<dataDir>/connections.toml`; a missing or malformed file is a config_error naming the file,
+ * the key and its line. So is an fs root that contains, equals or lies inside one of countersign's
+ * own secrets (see secretsOf): a program given that root could read them.
+ */
 export function loadConnections(dataDir: string): Connections {
   const file = join(dataDir, CONNECTIONS_FILE);
   const fail = (message: string, where: { key?: string; line?: number } = {}): CountersignError => {
@@ -26,5 +32,60 @@ export function loadConnections(dataDir: string): Connections {
     const line = lineOf(parsed.lines, path);
     throw fail(issue.message, { key: path.join("."), ...(line === undefined ? {} : { line }) });
   }
-  return { file, byConnector: result.data };
+  const secrets = secretsOf(dataDir, result.data);
+  for (const [name, conn] of Object.entries(result.data)) {
+    for (const [i, root] of (conn.roots ?? []).entries()) {
+      const line = lineOf(parsed.lines, [name, "roots", i]);
+      const where = { key: `${name}.roots`, ...(line === undefined ? {} : { line }) };
+      const problem = rootProblem(root, secrets);
+      if (problem !== undefined) throw fail(problem, where);
+    }
+  }
+  return { file, byConnector: result.data, secrets };
+}
+
+/**
+ * What no program may read or write, whatever the roots say, each by its real path: the data
+ * directory (signing keys, approver secret, submitter tokens, the store, policies, this file,
+ * authority.json), every connection's token file, and on Linux /proc (the runner's environment,
+ * which may hold COUNTERSIGN_TOKEN, and its memory, which holds every credential).
+ */
+function secretsOf(dataDir: string, byConnector: Record<string, Connection>): Secret[] {
+  const secrets: Secret[] = [{ path: realOrResolved(dataDir), what: "the data directory (signing keys, approver secret, submitter tokens, the store)" }];
+  for (const [name, conn] of Object.entries(byConnector)) {
+    if (conn.token_file !== undefined) secrets.push({ path: realOrResolved(conn.token_file), what: `the token file of ${name}.token_file` });
+  }
+  if (process.platform === "linux") secrets.push({ path: "/proc", what: "the process files (/proc: the runner's environment and memory)" });
+  return secrets;
+}
+
+/** The real path when the file exists (links resolved, as the fs host resolves them), else the lexical one. */
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+function rootProblem(root: string, secrets: readonly Secret[]): string | undefined {
+  // A `..` after a link in the root's path goes somewhere else than it reads: the fs host compares
+  // program paths with the root as written, so it must mean what it says.
+  if (root.split("/").includes("..")) return `root ${root} must not contain \`..\`: name the folder itself`;
+  const real = realOrResolved(root);
+  const lexical = normalizePath(root) ?? real;
+  for (const secret of secrets) {
+    const contains = isPathUnder(secret.path, real) || isPathUnder(secret.path, lexical);
+    const inside = isPathUnder(real, secret.path) || isPathUnder(lexical, secret.path);
+    if (!contains && !inside) continue;
+    const shown = real === lexical ? root : `${root} (${real})`;
+    const relation = !contains ? "lies inside" : inside ? "is" : "contains";
+    const fix = secret.what.startsWith("the data directory")
+      ? "name folders that leave it out, or move the data directory with COUNTERSIGN_HOME"
+      : secret.what.startsWith("the token file")
+        ? "name folders that leave it out, or move the token file out of the root"
+        : "name folders that leave it out";
+    return `root ${shown} ${relation} ${secret.what} ${secret.path}: a program could read countersign's own secrets through it; ${fix}`;
+  }
+  return undefined;
 }

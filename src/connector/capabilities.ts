@@ -1,9 +1,9 @@
 import { readFileSync, realpathSync } from "node:fs";
 import type { LoadedConnector } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
-import type { Connection, Connections } from "./connections.js";
+import type { Connection, Connections, Secret } from "./connections.js";
 import { formatTarget, urlTarget } from "../model/index.js";
-import { isPathUnder } from "../constraint/index.js";
+import { isPathUnder, normalizePath } from "../constraint/index.js";
 
 /**
  * What one connector may do in this call: the manifest's declared capabilities narrowed by the
@@ -14,7 +14,17 @@ export interface Capabilities {
   hosts: ReadonlySet<string>; // "host:port"
   baseUrl: URL | null; // relative requests resolve here; the credential goes only to its host
   credential: { header: string; value: string } | null;
-  roots: readonly string[]; // real paths
+  roots: readonly FsRoot[];
+  secrets: readonly Secret[]; // refused by the fs host whatever the roots say
+}
+
+/**
+ * An fs root as connections.toml names it (normalized) and its real path, resolved once here: a
+ * link in the root's own path is the user's, one below it is refused by the fs host.
+ */
+export interface FsRoot {
+  given: string;
+  real: string;
 }
 
 function configError(connections: Connections, key: string, message: string): CountersignError {
@@ -35,7 +45,7 @@ function readToken(connections: Connections, key: string, tokenFile: string): st
   return token;
 }
 
-function realRoots(connections: Connections, key: string, roots: string[], declared: string[]): string[] {
+function realRoots(connections: Connections, key: string, roots: string[], declared: string[]): FsRoot[] {
   return roots.map((root) => {
     let real: string;
     try {
@@ -46,7 +56,10 @@ function realRoots(connections: Connections, key: string, roots: string[], decla
     if (declared.length > 0 && !declared.some((d) => isPathUnder(real, d))) {
       throw configError(connections, key, `root ${root} is outside the connector's declared roots`);
     }
-    return real;
+    // Checked at load too; again here, for a root made a link to a secret since.
+    const secret = connections.secrets.find((s) => isPathUnder(s.path, real) || isPathUnder(real, s.path));
+    if (secret !== undefined) throw configError(connections, key, `root ${root} (${real}) overlaps ${secret.what} ${secret.path}`);
+    return { given: normalizePath(root) ?? real, real };
   });
 }
 
@@ -71,7 +84,7 @@ export function resolveCapabilities(connector: LoadedConnector, connections: Con
   const conn = connections.byConnector[name];
   if (conn === undefined) {
     if (needsConnection) throw configError(connections, name, `missing: add a [${name}] table`);
-    return { connector: name, hosts: new Set(), baseUrl: null, credential: null, roots: [] };
+    return { connector: name, hosts: new Set(), baseUrl: null, credential: null, roots: [], secrets: connections.secrets };
   }
 
   let credential: Capabilities["credential"] = null;
@@ -84,7 +97,7 @@ export function resolveCapabilities(connector: LoadedConnector, connections: Con
   }
 
   const hosts = caps.network !== undefined ? allowedHosts(connections, name, conn, caps.network.hosts) : new Set<string>();
-  let roots: string[] = [];
+  let roots: FsRoot[] = [];
   if (caps.fs !== undefined) {
     if (conn.roots === undefined || conn.roots.length === 0) {
       throw configError(connections, `${name}.roots`, `missing: list the directories this connector may use, e.g. roots = ["/home/me/Sandbox"]`);
@@ -92,5 +105,5 @@ export function resolveCapabilities(connector: LoadedConnector, connections: Con
     roots = realRoots(connections, `${name}.roots`, conn.roots, caps.fs.roots);
   }
   const baseUrl = conn.base_url !== undefined && caps.network !== undefined ? new URL(conn.base_url) : null;
-  return { connector: name, hosts, baseUrl, credential, roots };
+  return { connector: name, hosts, baseUrl, credential, roots, secrets: connections.secrets };
 }

@@ -22,10 +22,20 @@ export type Connection = z.infer<typeof Connection>;
 
 export const ConnectionsFile = z.record(z.string(), Connection);
 
-/** The parsed file together with its path, so every config error can name the file. */
+/**
+ * One of countersign's own secrets no program may reach, whatever the roots say: `path` is real
+ * (links resolved) and `what` names it in errors (e.g. "the data directory").
+ */
+export interface Secret {
+  path: string;
+  what: string;
+}
+
+/** The parsed file together with its path, so every config error can name the file, and the secrets the fs host refuses. */
 export interface Connections {
   file: string;
   byConnector: Readonly<Record<string, Connection>>;
+  secrets: readonly Secret[];
 }
 
 export const CONNECTIONS_FILE = "connections.toml";

@@ -5,7 +5,7 @@ export { callAgentAction } from "./call-agent-action.js";
 export { marshal } from "./marshal.js";
 export { fetchPreview, PREVIEW_TIMEOUT_MS, type Preview } from "./fetch-preview.js";
 export type { ConnectorContext } from "./context.js";
-export { Connection, ConnectionsFile, CONNECTIONS_FILE, type Connections } from "./connections.js";
+export { Connection, ConnectionsFile, CONNECTIONS_FILE, type Connections, type Secret } from "./connections.js";
 export { createPluginPool, type PluginPool } from "./plugin-pool.js";
 export { DEFAULT_LIMITS, type Limits } from "./limits.js";
 export { resolvePath } from "./resolve-path.js";

@@ -39,7 +39,7 @@ describe("connections.toml", () => {
   });
 
   const missing: [string, string, string, typeof email][] = [
-    ["the [email] table", `[fs]\nroots = ["/"]\n`, "email", email],
+    ["the [email] table", `[http]\nhosts = ["api.example.com:443"]\n`, "email", email],
     ["email.base_url", `[email]\ntoken_file = "TOKEN_FILE"\n`, "email.base_url", email],
     ["email.token_file", `[email]\nbase_url = "http://127.0.0.1:1"\n`, "email.token_file", email],
     ["fs.roots", `[fs]\n`, "fs.roots", fs],

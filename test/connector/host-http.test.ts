@@ -26,6 +26,7 @@ const caps = (baseUrl: string | null, hosts: string[]): Capabilities => ({
   baseUrl: baseUrl === null ? null : new URL(baseUrl),
   credential: { header: "Authorization", value: "Bearer s3cret" },
   roots: [],
+  secrets: [],
 });
 
 describe("http_request host function", () => {

@@ -34,7 +34,7 @@ const EMPTY_LISTING = JSON.stringify({ ok: true, entries: [] });
 const answers = { fs_list: () => EMPTY_LISTING, fs_read: () => EMPTY_LISTING, fs_write: () => JSON.stringify({ ok: true, bytes: 4 }) };
 
 function caps(root: string): Capabilities {
-  return { connector: "stall", hosts: new Set(), baseUrl: null, credential: null, roots: [root] };
+  return { connector: "stall", hosts: new Set(), baseUrl: null, credential: null, roots: [{ given: root, real: root }], secrets: [] };
 }
 
 /** The longest pause of the event loop while `work` runs. */

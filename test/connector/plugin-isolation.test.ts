@@ -48,7 +48,7 @@ describe("plugin state", () => {
 
   it("is not shared by calls made straight to the pool without a scope", async () => {
     const connector = keep.connectors.get("keep")!;
-    const caps = { connector: "keep", hosts: new Set<string>(), baseUrl: null, credential: null, roots: [] };
+    const caps = { connector: "keep", hosts: new Set<string>(), baseUrl: null, credential: null, roots: [], secrets: [] };
     for (let i = 0; i < 2; i++) expect(await pool.call(connector, "count", {}, caps, ctx().limits)).toEqual({ calls: 1, kept: 1 });
   });
 });

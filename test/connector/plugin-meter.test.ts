@@ -44,7 +44,7 @@ beforeAll(async () => {
 afterAll(() => pool.close());
 
 function caps(root: string): Capabilities {
-  return { connector: "stall", hosts: new Set(), baseUrl: null, credential: null, roots: [root] };
+  return { connector: "stall", hosts: new Set(), baseUrl: null, credential: null, roots: [{ given: root, real: root }], secrets: [] };
 }
 
 /** How many calls ran inside the node:vm watchdog while `work` ran. */

@@ -62,6 +62,8 @@ describe("a plugin call in its worker", () => {
 describe("an idle pool", () => {
   it("does not keep the process alive", () => {
     const root = tempDir();
+    const data = tempDir("cs-home-"); // beside the root: a root may not hold countersign's own files
+    writeFileSync(join(root, "note.txt"), "");
     const script = `
       import { connectorContext } from ${JSON.stringify(join(packageRoot, "src/config/index.ts"))};
       import { executeAction } from ${JSON.stringify(join(packageRoot, "src/connector/execute-action.ts"))};
@@ -69,13 +71,13 @@ describe("an idle pool", () => {
       import { createPluginPool } from ${JSON.stringify(join(packageRoot, "src/connector/plugin-pool.ts"))};
       import { loadManifests } from ${JSON.stringify(join(packageRoot, "src/config/index.ts"))};
       import { writeFileSync } from "node:fs";
-      writeFileSync(${JSON.stringify(join(root, "connections.toml"))}, ${JSON.stringify(`[fs]\nroots = ["${root}"]\n`)});
+      writeFileSync(${JSON.stringify(join(data, "connections.toml"))}, ${JSON.stringify(`[fs]\nroots = ["${root}"]\n`)});
       const set = loadManifests(${JSON.stringify(join(packageRoot, "manifests"))});
-      const out = await executeAction(set, admitPreview(set, "fs.list_dir", { path: ${JSON.stringify(root)} }), connectorContext(${JSON.stringify(root)}, { plugins: createPluginPool() }));
+      const out = await executeAction(set, admitPreview(set, "fs.list_dir", { path: ${JSON.stringify(root)} }), connectorContext(${JSON.stringify(data)}, { plugins: createPluginPool() }));
       console.log(JSON.stringify(out.entries.map((e) => e.name)));
     `;
     const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000, cwd: packageRoot });
-    expect(out.trim()).toBe('["connections.toml"]');
+    expect(out.trim()).toBe('["note.txt"]');
   });
 });
 

@@ -88,17 +88,19 @@ const analyzer = () => createAnalyzer(set);
 
 beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "countersign-e2e-"));
+  const data = join(home, ".countersign"); // beside the fs root: a root may not hold countersign's own files
   mkdirSync(join(home, "Sandbox"));
+  mkdirSync(data);
   server = await startGmailServer({ token: TOKEN });
-  writeFileSync(join(home, "token"), TOKEN, { mode: 0o600 });
+  writeFileSync(join(data, "token"), TOKEN, { mode: 0o600 });
   writeFileSync(
-    join(home, "connections.toml"),
-    `[email]\nbase_url = "${server.url}"\ntoken_file = "${join(home, "token")}"\n\n[fs]\nroots = ["${join(home, "Sandbox")}"]\n`,
+    join(data, "connections.toml"),
+    `[email]\nbase_url = "${server.url}"\ntoken_file = "${join(data, "token")}"\n\n[fs]\nroots = ["${join(home, "Sandbox")}"]\n`,
   );
   set = loadManifests(join(packageRoot, "manifests"));
-  keyring = await openKeyring(home);
+  keyring = await openKeyring(data);
   plugins = createPluginPool();
-  ctx = connectorContext(home, { plugins });
+  ctx = connectorContext(data, { plugins });
 });
 
 afterAll(async () => {
@@ -199,8 +201,9 @@ describe("a URL with a query string", () => {
       const dir = realpathSync(mkdtempSync(join(tmpdir(), "countersign-e2e-http-")));
       const topic = join(dir, "topic.txt");
       writeFileSync(topic, "a*b?c@d");
-      writeFileSync(join(dir, "connections.toml"), `[fs]\nroots = ["${dir}"]\n\n[http]\nhosts = ["127.0.0.1:${api.port}"]\n`);
-      const httpCtx = connectorContext(dir, { plugins });
+      const data = realpathSync(mkdtempSync(join(tmpdir(), "countersign-e2e-data-"))); // not inside the fs root
+      writeFileSync(join(data, "connections.toml"), `[fs]\nroots = ["${dir}"]\n\n[http]\nhosts = ["127.0.0.1:${api.port}"]\n`);
+      const httpCtx = connectorContext(data, { plugins });
       const source = search(topic, api.url);
       const facts = analyzer().analyze(source);
       const policy = loadPolicy(policyWithHost(`127.0.0.1:${api.port}`), { manifests: set, home });

@@ -30,10 +30,12 @@ beforeAll(async () => {
   outside = join(home, "Outside");
   mkdirSync(sandboxDir);
   mkdirSync(outside);
-  writeFileSync(join(home, "connections.toml"), `[fs]\nroots = [${JSON.stringify(sandboxDir)}, ${JSON.stringify(outside)}]\n`);
-  keyring = await openKeyring(home);
+  const data = join(home, ".countersign"); // beside the fs roots: a root may not hold countersign's own files
+  mkdirSync(data);
+  writeFileSync(join(data, "connections.toml"), `[fs]\nroots = [${JSON.stringify(sandboxDir)}, ${JSON.stringify(outside)}]\n`);
+  keyring = await openKeyring(data);
   plugins = createPluginPool();
-  ctx = connectorContext(home, { plugins });
+  ctx = connectorContext(data, { plugins });
 });
 
 afterAll(async () => {
