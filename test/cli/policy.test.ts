@@ -20,7 +20,7 @@ describe("countersign policy check", () => {
   it("accepts the shipped policy", async () => {
     const c = capture();
     expect(await main(["policy", "check", "policies"], c.io)).toBe(0);
-    expect(c.out()).toMatch(/^policy ok: 11 rules in policies, default ask, sha256 [0-9a-f]{64}\n$/);
+    expect(c.out()).toMatch(/^policy ok: 14 rules in policies, default ask, sha256 [0-9a-f]{64}\n$/);
   });
 
   it("prints every problem as file:line: rule: field: message and exits 2", async () => {
@@ -64,7 +64,7 @@ describe("countersign policy test and explain (real analyzer)", () => {
     const c = capture();
     expect(await main(["policy", "test"], c.io)).toBe(0);
     expect(c.out()).toMatch(/^PASS policies\/tests\/default\.toml: reading a file runs without asking\n/);
-    expect(c.out()).toMatch(/\n13 passed, 0 failed\n$/);
+    expect(c.out()).toMatch(/\n15 passed, 0 failed\n$/);
   });
 
   it("exits 1 and says why when a case fails", async () => {
@@ -88,6 +88,8 @@ describe("countersign policy test and explain (real analyzer)", () => {
       { id: "fs.write-outside-sandbox", decision: "deny", op: "fs.write_file", holds: "yes", why: expect.stringMatching(/\/home\/me\/Sandbox/) },
       // The path is the program's own: the rule about paths from untrusted data does not apply.
       { id: "fs.untrusted-path-outside-sandbox", decision: "deny", op: "fs.write_file", holds: "no", why: expect.stringMatching(/comes from the program's own values/) },
+      // Nor does the one about paths that untrusted data steered: nothing steers this one.
+      { id: "fs.influenced-path-outside-sandbox", decision: "deny", op: "fs.write_file", holds: "no", why: expect.stringMatching(/influenced by nothing/) },
     ]);
     expect(e.effects[0].sources).toEqual({ path: "the program's own values", content: "the program's own values" });
     expect(e.effects[0].influencedBy).toBe("nothing");
@@ -113,7 +115,8 @@ describe("countersign policy explain shows where each argument comes from (issue
       `  body: any string (from the result of email.get_draft — untrusted); comes from ${FROM_THE_DRAFT}`,
       `  steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`,
     ]);
-    expect(lines[forward + 7]).toMatch(/^ {2}=> ask by rule "email\.untrusted-recipients"/);
+    expect(lines[forward + 7]).toMatch(/^ {2}maybe ask rule "email\.influenced-send"/);
+    expect(lines[forward + 8]).toMatch(/^ {2}=> ask by rule "email\.untrusted-recipients"/);
     const urgent = lines.findIndex((l) => /^11:\d+ email\.send_email, 0\.\.1 call\(s\)$/.test(l));
     expect(lines[urgent + 4]).toBe(`  steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`);
     const d = capture();
