@@ -2,13 +2,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
-import { connectorContext } from "../../src/config/index.js";
+import { allowlistsOf, connectorContext, loadConnections } from "../../src/config/index.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
 import { fetchPreview, type PreviewPolicy } from "../../src/connector/fetch-preview.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
 import { checkAgentManifests } from "../../src/manifest/index.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
-import { SHIP_DRAFT } from "../support/agent-manifests.js";
+import { SHIP_DRAFT, withAgent as withAgentManifests } from "../support/agent-manifests.js";
 import { dataDirWith, runAction, shippedManifests } from "./fixtures.js";
 
 /** A policy that allows every preview read (the policy itself is test/app's and test/authority's business). */
@@ -142,5 +142,74 @@ describe("fetchPreview for an agent action", () => {
     const preview = await fetchPreview(tampered, "agent.ship_draft", { draft: "r1" }, contextFor(gmail.url), ANY);
     expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.send_draft is not a read-only action without approval: it runs only under a receipt", fields: [] });
     expect(gmail.requests.length).toBe(before);
+  });
+});
+
+describe("fetchPreview is an effect: it runs only what the policy allowed, through the connections", () => {
+  const withAgent = (): ManifestSet => checkAgentManifests(set, [{ name: "ship_draft.toml", text: SHIP_DRAFT }]).set!;
+
+  it("the policy is asked about the exact read that would run (its op, its filled and frozen arguments); a refusal reaches no provider", async () => {
+    const asked: [string, unknown, boolean][] = [];
+    const refuse: PreviewPolicy = (op, args) => {
+      asked.push([op, { ...args }, Object.isFrozen(args)]);
+      return 'not allowed by the policy (rule "x" denies it)';
+    };
+    const before = gmail.requests.length;
+    expect(await fetchPreview(withAgent(), "agent.ship_draft", { draft: "r1" }, contextFor(gmail.url), refuse)).toEqual({
+      ok: false,
+      reason: 'Preview unavailable: not allowed by the policy (rule "x" denies it)',
+      fields: [],
+    });
+    expect(await fetchPreview(set, "email.send_draft", { draft_id: "r2" }, contextFor(gmail.url), refuse)).toMatchObject({ ok: false });
+    expect(asked).toEqual([
+      ["email.get_draft", { id: "r1" }, true],
+      ["email.get_draft", { id: "r2" }, true],
+    ]);
+    expect(gmail.requests.length).toBe(before);
+  });
+
+  it("a read the policy allows still goes only to the hosts in the connections", async () => {
+    let hits = 0;
+    const sink = createServer((_, res) => {
+      hits++;
+      res.end("{}");
+    });
+    await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+    try {
+      const listed = oddUrl().slice("http://".length);
+      const dataDir = dataDirWith(`[http]\nhosts = ["${listed}"]\n`);
+      const peek = `name = "peek"
+version = "1.0.0"
+description = "Read a page."
+idempotent = true
+
+[[inputs]]
+name = "link"
+type = "string"
+description = "Any URL."
+
+[[execute]]
+id = "get"
+connector = "http"
+op = "get"
+inputs = { url = "http://${listed}/page" }
+
+[approval]
+required = false
+
+[approval.preview]
+op = "get"
+args = { url = "\${args.link}" }
+render = { Status = "status" }
+`;
+      const agentSet = withAgentManifests([{ name: "peek.toml", text: peek }], allowlistsOf(set, loadConnections(dataDir)), set);
+      const link = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/collect`;
+      const preview = await fetchPreview(agentSet, "agent.peek", { link }, connectorContext(dataDir, { plugins: pool }), ANY);
+      expect(preview).toEqual({ ok: false, reason: `Preview unavailable: http: host ${new URL(link).host} is not in the allowlist`, fields: [] });
+      expect(hits).toBe(0);
+    } finally {
+      sink.closeAllConnections();
+      await new Promise((resolve) => sink.close(resolve));
+    }
   });
 });
