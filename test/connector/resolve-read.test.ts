@@ -3,10 +3,12 @@
 // only for a call the receipt admits in every respect but the values it reads: a draft id outside
 // the grant, a call past its count or an expired receipt reads nothing, whatever the draft holds.
 import { describe, expect, it } from "vitest";
+import { callAgentAction } from "../../src/connector/call-agent-action.js";
 import { callWithReceipt } from "../../src/connector/call-with-receipt.js";
 import type { ValueConstraint } from "../../src/model/constraint.js";
 import type { ReceiptCrossOpLimit, ReceiptGrant } from "../../src/model/receipt.js";
 import { VerifiedReceipt } from "../../src/receipt/verified-receipt.js";
+import { SHIP_DRAFT, withAgent } from "../support/agent-manifests.js";
 import { gmailConnector, shippedManifests } from "./fixtures.js";
 
 const set = shippedManifests();
@@ -14,8 +16,9 @@ const email = { name: "email", sha256: set.connectors.get("email")!.manifest.sha
 const gmail = gmailConnector();
 
 /** A verified receipt with these grants, expiring at `exp` (seconds since the epoch): one run. */
-function receipt(grants: Omit<ReceiptGrant, "connector">[], across: ReceiptCrossOpLimit[] = [], exp = 4_102_444_800): VerifiedReceipt {
+function receipt(grants: Omit<ReceiptGrant, "connector">[], across: ReceiptCrossOpLimit[] = [], exp = 4_102_444_800, agentManifests?: string): VerifiedReceipt {
   const claims = {
+    ...(agentManifests === undefined ? {} : { agent_manifests: { sha256: agentManifests } }),
     iss: "test", aud: "countersign-runner", sub: "test", iat: 0, nbf: 0, exp, jti: "C".repeat(22),
     program: { sha256: "0".repeat(64), entry: "test.ts" }, decision: "approved_once" as const, policy: { sha256: "0".repeat(64) },
     grants: grants.map((g) => ({ ...g, connector: email })), across,
@@ -78,5 +81,22 @@ describe("the wrapper's read before send_draft reads only what the grant covers"
     const again = draft();
     await expect(callWithReceipt(distinct, set, "email.send_draft", { draft_id: again }, gmail.ctx)).rejects.toMatchObject({ details: { reason: "not_distinct", input: "to" } });
     expect(traffic(mark)).toEqual([`GET /gmail/v1/users/me/drafts/${again}`]); // read, checked, not sent
+  });
+});
+
+describe("an agent action's step that sends a draft", () => {
+  it("is a call like any: a draft id outside the grant is refused before the draft is read", async () => {
+    const agentSet = withAgent([{ name: "ship_draft.toml", text: SHIP_DRAFT }], undefined, set);
+    const granted = draft();
+    const other = draft(["mallory@evil.example"]);
+    const verified = receipt([{ op: "email.send_draft", args: { draft_id: { in: [granted] }, to: bobOnly }, count: { max: null } }], [], undefined, agentSet.agent!.sha256);
+    const mark = gmail.server.requests.length;
+    await expect(callAgentAction(verified, agentSet, "agent.ship_draft", { draft: other }, gmail.ctx)).rejects.toMatchObject({
+      class: "grant_violation",
+      details: { reason: "argument_refused", input: "draft_id" },
+    });
+    expect(traffic(mark)).toEqual([]);
+    await callAgentAction(verified, agentSet, "agent.ship_draft", { draft: granted }, gmail.ctx);
+    expect(traffic(mark)).toEqual([`GET /gmail/v1/users/me/drafts/${granted}`, "POST /gmail/v1/users/me/drafts/send"]);
   });
 });
