@@ -75,7 +75,7 @@ const showOne = await measure(() => previewRequest(ctx, one, "bench"));
 const showMost = await measure(() => previewRequest(ctx, most, "bench"), { samples: 9 });
 const pool = createPluginPool();
 const pooledCtx = { ...connectorContext(dataDir), plugins: pool };
-const pooled = await measure(() => fetchPreview(manifests, "email.send_draft", { draft_id: ids[0]! }, pooledCtx), { samples: 30 });
+const pooled = await measure(() => fetchPreview(manifests, "email.send_draft", { draft_id: ids[0]! }, pooledCtx, () => null), { samples: 30 });
 await pool.close();
 
 const ms = (x: number) => `${x.toFixed(2)} ms`;

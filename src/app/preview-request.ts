@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
-import { fetchPreview, PREVIEW_TIMEOUT_MS, type ConnectorContext, type Preview } from "../connector/index.js";
+import { fetchPreview, PREVIEW_TIMEOUT_MS, type ConnectorContext, type Preview, type PreviewPolicy } from "../connector/index.js";
 import { canonicalJson } from "../constraint/index.js";
-import { AGENT_CONNECTOR, storedAgentManifests, type Template } from "../manifest/index.js";
-import type { Effect, PreviewShown, StoredRequest } from "../model/index.js";
+import { AGENT_CONNECTOR, storedAgentManifests, type ManifestSet, type Template } from "../manifest/index.js";
+import type { Effect, EffectVerdict, PreviewShown, Provenance, StoredRequest } from "../model/index.js";
+import { decideCall, type Policy } from "../policy/index.js";
 import type { AppContext, PreviewHost } from "./context.js";
+import { policyInForce } from "./policy-in-force.js";
 import { previewArgs } from "./preview-args.js";
 import { requestManifests } from "./request-manifests.js";
 
@@ -13,8 +15,8 @@ export const MAX_PREVIEWS = 8;
 /** Which call a preview is for, and the values of its arguments. */
 type Of = Pick<PreviewShown, "effect" | "op" | "site" | "args">;
 
-/** What one showing does for one effect and one value of its preview's arguments. */
-type Step = { show: PreviewShown } | { fetch: Of };
+/** What one showing does for one effect and one value of its preview's arguments (`influencedBy`: the call's, for the policy). */
+type Step = { show: PreviewShown } | { fetch: Of; influencedBy: Effect["influencedBy"] };
 
 /**
  * The previews of a pending request, fetched now for `approver` (Aileron ADR-0016): for each
@@ -22,8 +24,11 @@ type Step = { show: PreviewShown } | { fetch: Of };
  * (with the agent manifests kept with the request, filled from the call's own arguments), one
  * preview per combination of the values its preview arguments can take, read through the
  * connector host with the user's connection and within the host's timeout. Nothing is cached: every showing asks the provider again. A preview
- * that cannot be had (arguments only known at run time, too many, a provider error or timeout,
- * no connection) is shown as unavailable; the approver can still decide. Each showing leaves a
+ * is an effect made with the user's credential: its read, with the exact arguments it runs with,
+ * must be allowed by the policy in force for this showing (the request's submitter's, remembered
+ * rules included), as a call of the program would; anything else is not run. A preview
+ * that cannot be had (arguments only known at run time, too many, not allowed by the policy, a
+ * provider error or timeout, no connection) is shown as unavailable; the approver can still decide. Each showing leaves a
  * `preview_shown` audit entry with the hash of what was shown, never the content; if that entry
  * cannot be written, nothing is shown.
  */
@@ -33,7 +38,7 @@ export async function previewRequest(ctx: AppContext, request: StoredRequest, ap
   const { set: manifests, problem } = requestManifests(ctx, request);
   const steps: Step[] = [];
   let budget = MAX_PREVIEWS;
-  const plan = (of: Of, args: Effect["args"] | undefined, template: Template): void => {
+  const plan = (of: Of, args: Effect["args"] | undefined, template: Template, influencedBy: Effect["influencedBy"]): void => {
     const values = args === undefined ? undefined : previewArgs(args, template, budget);
     if (values === undefined) {
       steps.push({ show: { ...of, unavailable: "Preview unavailable: the analysis did not record this call's arguments" } });
@@ -44,7 +49,7 @@ export async function previewRequest(ctx: AppContext, request: StoredRequest, ap
       steps.push({ show: { ...of, unavailable: `Preview unavailable: ${values.count} possible values, more than the ${budget} previews left to fetch (at most ${MAX_PREVIEWS} a request)` } });
     } else {
       budget -= values.sets.length;
-      for (const args of values.sets) steps.push({ fetch: { ...of, args } });
+      for (const args of values.sets) steps.push({ fetch: { ...of, args }, influencedBy });
     }
   };
   const agentCalls = new Set<string>(); // an agent action's steps share its call's site: one preview per call
@@ -56,25 +61,54 @@ export async function previewRequest(ctx: AppContext, request: StoredRequest, ap
       const of = { effect: index, op: origin.op, site: effect.site, args: {} };
       const template = manifests.agent?.actions.get(origin.op)?.templates.preview;
       if (problem !== undefined && declaresPreview(request, origin.op)) steps.push({ show: { ...of, unavailable: `Preview unavailable: ${problem}` } });
-      else if (template !== undefined && template !== null) plan(of, origin.args, template);
+      else if (template !== undefined && template !== null) plan(of, origin.args, template, effect.influencedBy);
     }
     const template = manifests.actions.get(effect.op)?.templates.preview;
-    if (template !== undefined && template !== null) plan({ effect: index, op: effect.op, site: effect.site, args: {} }, effect.args, template);
+    if (template !== undefined && template !== null) plan({ effect: index, op: effect.op, site: effect.site, args: {} }, effect.args, template, effect.influencedBy);
   });
   if (steps.length === 0) return [];
   const connector = connectorFor(host);
+  const policy = await policyFor(ctx, request);
   const shown = await Promise.all(
     steps.map(async (step): Promise<PreviewShown> => {
       if ("show" in step) return step.show;
       const of = step.fetch;
       if ("problem" in connector) return { ...of, unavailable: `Preview unavailable: ${connector.problem}` };
-      const preview = await within(connector.limits.timeoutMs, fetchPreview(manifests, of.op, of.args, connector));
+      if ("problem" in policy) return { ...of, unavailable: `Preview unavailable: ${policy.problem}` };
+      const allowed = previewPolicy(policy.policy, manifests, of, step.influencedBy);
+      const preview = await within(connector.limits.timeoutMs, fetchPreview(manifests, of.op, of.args, connector, allowed));
       return preview.ok ? { ...of, fields: preview.fields } : { ...of, unavailable: preview.reason };
     }),
   );
   const sha256 = createHash("sha256").update(canonicalJson(shown)).digest("hex");
   await (await ctx.store()).recordAudit({ type: "preview_shown", request_id: request.id, actor: approver, preview_sha256: sha256 });
   return shown;
+}
+
+/** The policy in force now for the request's submitter (read for each showing: a reload counts at once), or why there is none: then nothing is fetched. */
+async function policyFor(ctx: AppContext, request: StoredRequest): Promise<{ policy: Policy } | { problem: string }> {
+  try {
+    return { policy: (await policyInForce(ctx, request.token)).policy };
+  } catch (err) {
+    return { problem: `the policy in force cannot be read (${err instanceof Error ? err.message : String(err)})` };
+  }
+}
+
+/**
+ * The policy's word on a preview's read: decided like the program's call `of` made with exactly
+ * the read's op and arguments (decideCall, the one evaluation); only "allow" lets it run.
+ */
+function previewPolicy(policy: Policy, set: ManifestSet, of: Of, influencedBy: readonly Provenance[] | undefined): PreviewPolicy {
+  return (op, args) => notAllowed(policy, decideCall({ op, args, site: of.site, ...(influencedBy === undefined ? {} : { influencedBy }) }, policy, set));
+}
+
+/** Why a verdict does not let a preview run (null: it does), naming the deciding rule and its reason. */
+function notAllowed(policy: Policy, verdict: EffectVerdict): string | null {
+  if (verdict.verdict === "allow") return null;
+  const rule = verdict.rule === null ? undefined : policy.rules.find((r) => r.id === verdict.rule);
+  if (rule === undefined) return `not allowed by the policy (no rule allows ${verdict.op} with these arguments, and the policy's default is ${policy.default})`;
+  const does = verdict.verdict === "deny" ? "denies it" : rule.decision === "deny" ? "may deny it" : "asks a person first";
+  return `not allowed by the policy (rule "${rule.id}" ${does}${rule.reason === undefined ? "" : `: ${rule.reason}`})`;
 }
 
 /**

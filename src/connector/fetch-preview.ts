@@ -12,6 +12,13 @@ export type Preview = { ok: true; fields: PreviewField[]; sha256: string } | { o
 
 export const PREVIEW_TIMEOUT_MS = 5_000;
 
+/**
+ * The policy's word on one concrete preview read (its op and the exact arguments it will be run
+ * with), asked before it runs: null lets it run; otherwise why not, shown after "Preview
+ * unavailable: ". The connector host never reads the policy: the caller decides.
+ */
+export type PreviewPolicy = (op: string, args: Readonly<Record<string, Json>>) => string | null;
+
 function display(value: Json | undefined): string {
   if (value === undefined || value === null) return "n/a";
   return typeof value === "string" ? value : JSON.stringify(value);
@@ -21,10 +28,12 @@ function display(value: Json | undefined): string {
  * Fetch what the user should see before approving a gated action (Aileron ADR-0016): run the
  * action's `[approval.preview]` op on the same connector (an agent action's: on its steps'), with
  * the same connection, within 5 s,
- * and read each `render` path. Never throws and caches nothing: any failure is reported as
- * unavailable and the approval goes on without it.
+ * and read each `render` path. A preview is an effect made with the user's credential, so the
+ * read is admitted first (its arguments frozen), `policy` is asked about exactly those arguments,
+ * and only what it allowed runs, through the connections as any call. Never throws and caches
+ * nothing: any failure is reported as unavailable and the approval goes on without it.
  */
-export async function fetchPreview(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext): Promise<Preview> {
+export async function fetchPreview(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext, policy: PreviewPolicy): Promise<Preview> {
   try {
     // An agent action (`set.agent`) previews with the trusted read its check found on its steps' connectors.
     const agent = set.agent?.actions.get(op);
@@ -35,7 +44,10 @@ export async function fetchPreview(set: ManifestSet, op: string, args: Record<st
     if (action === undefined || spec === undefined || template === undefined || template === null || target === null) return { ok: false, reason: `Preview unavailable: ${op} declares no preview`, fields: [] };
     const previewArgs = fillTemplate(template, { args }) as Record<string, Json>;
     const limits = { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) };
-    const output = await executeAction(set, admitPreview(set, target, previewArgs), { ...ctx, limits });
+    const admission = admitPreview(set, target, previewArgs);
+    const refused = policy(admission.op, admission.args);
+    if (refused !== null) return { ok: false, reason: `Preview unavailable: ${refused}`, fields: [] };
+    const output = await executeAction(set, admission, { ...ctx, limits });
     const fields = Object.entries(spec.render).map(([label, path]) => ({
       label,
       value: display(resolvePath(output, path)),

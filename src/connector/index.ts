@@ -3,7 +3,7 @@
 export { callWithReceipt } from "./call-with-receipt.js";
 export { callAgentAction } from "./call-agent-action.js";
 export { marshal } from "./marshal.js";
-export { fetchPreview, PREVIEW_TIMEOUT_MS, type Preview } from "./fetch-preview.js";
+export { fetchPreview, PREVIEW_TIMEOUT_MS, type Preview, type PreviewPolicy } from "./fetch-preview.js";
 export type { ConnectorContext } from "./context.js";
 export { Connection, ConnectionsFile, CONNECTIONS_FILE, type Connections, type Secret } from "./connections.js";
 export { createPluginPool, type PluginPool } from "./plugin-pool.js";

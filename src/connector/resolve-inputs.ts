@@ -1,7 +1,7 @@
 import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import type { VerifiedReceipt } from "../receipt/index.js";
+import { checkCallBeforeRead, type VerifiedReceipt } from "../receipt/index.js";
 import { admitPreview } from "./admission.js";
 import { checkArgs } from "./check-args.js";
 import type { ConnectorContext } from "./context.js";
@@ -13,8 +13,12 @@ import { resolvePath } from "./resolve-path.js";
  * The inputs a call does not show, read before it is admitted (manifest `[resolve]`, e.g. the
  * recipients of the draft email.send_draft would send): the resolve op runs with the user's
  * credential on the run's plugins, and each named path of its output becomes an input that
- * admitCall checks and the steps then get. `{}` for an action without `[resolve]`, and for a
- * call admitCall refuses anyway (see below). A read that
+ * admitCall checks and the steps then get. The read is an effect whose arguments the program
+ * chose: it is made only for a call the receipt admits in every respect but the values read
+ * (checkCallBeforeRead: the grant, its connector, every other argument inside its constraint,
+ * counts), so it reads nothing the grant did not cover; a call refused there throws that refusal
+ * and nothing is read. `{}` for an action without `[resolve]`, and for a call whose program
+ * passes a resolved input itself (admitCall refuses it). A read that
  * fails, or an output without a named field, fails the call closed: nothing is sent.
  */
 export async function resolveInputs(verified: VerifiedReceipt, set: ManifestSet, op: string, data: Record<string, Json>, ctx: ConnectorContext): Promise<Record<string, Json>> {
@@ -22,9 +26,14 @@ export async function resolveInputs(verified: VerifiedReceipt, set: ManifestSet,
   const spec = action?.manifest.resolve;
   const template = action?.templates.resolve;
   if (action === undefined || spec === undefined || template === undefined) return {};
-  // A call the receipt grants nothing for, or one whose program names a resolved input itself, is
-  // refused by admitCall: nothing is read for it.
-  if (!verified.claims.grants.some((g) => g.op === op) || Object.keys(spec.inputs).some((input) => Object.hasOwn(data, input))) return {};
+  // A call whose program names a resolved input itself is refused by admitCall: nothing is read for it.
+  const later = new Set(Object.keys(spec.inputs));
+  if ([...later].some((input) => Object.hasOwn(data, input))) return {};
+  // As admitCall will check it: every declared input, one left out as null.
+  const full: Record<string, Json> = {};
+  for (const input of action.manifest.inputs) full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
+  const connector = set.connectors.get(action.connector);
+  checkCallBeforeRead(verified, { op, connector: { name: action.connector, sha256: connector?.manifest.sha256 ?? "" }, args: full }, later);
   checkArgs(action, data);
   const target = `${action.connector}.${spec.op}`;
   let output: Json;

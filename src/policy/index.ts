@@ -7,3 +7,4 @@ export { policyHash } from "./policy-hash.js";
 export { PolicyFile, PolicyRule, RuleWhen, type LoadedRule, type Policy, type PolicyProblem } from "./schema.js";
 export { formatDecision } from "./format-decision.js";
 export { checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
+export { decideCall, type ConcreteCall } from "./decide-call.js";

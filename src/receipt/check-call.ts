@@ -25,6 +25,28 @@ export interface CallAttempt {
  * differ from every value admitted before. A refused call is not recorded and uses up nothing.
  */
 export function checkCall(verified: VerifiedReceipt, call: CallAttempt, now: Date = new Date()): void {
+  const admitted = examine(verified, call, NONE, now);
+  for (const { ledger, fresh } of admitted) {
+    ledger.calls++;
+    for (const key of fresh) ledger.seen.add(key);
+  }
+  verified.history.push({ op: call.op, args: call.args });
+}
+
+/**
+ * Every check of checkCall that does not need the inputs `later` (those the trusted wrapper reads
+ * before the call, `[resolve]`), recording nothing: a call it refuses must not even be read for,
+ * since the read is made with the program's arguments and the user's credential. checkCall, with
+ * the values read, still decides the call.
+ */
+export function checkCallBeforeRead(verified: VerifiedReceipt, call: CallAttempt, later: ReadonlySet<string>, now: Date = new Date()): void {
+  examine(verified, call, later, now);
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** checkCall's checks, inputs in `later` left out; the ledgers the call would count in, with its distinct keys. */
+function examine(verified: VerifiedReceipt, call: CallAttempt, later: ReadonlySet<string>, now: Date): { ledger: Ledger<unknown>; fresh: string[] }[] {
   const { exp } = verified.claims;
   if (exp <= now.getTime() / 1000 - CLOCK_TOLERANCE_SECONDS) throw invalid("expired", `expired at ${isoTime(exp)}`);
   const { op, connector, args } = call;
@@ -35,22 +57,20 @@ export function checkCall(verified: VerifiedReceipt, call: CallAttempt, now: Dat
     throw violation("connector_mismatch", op, `the grant pins connector ${grant.connector.name} ${grant.connector.sha256}, not ${connector.name} ${connector.sha256}`);
   }
   for (const input of Object.keys(grant.args)) {
+    if (later.has(input)) continue;
     if (!Object.hasOwn(args, input)) throw violation("missing_argument", op, `argument "${input}" is constrained by the grant but not passed`, input);
     const constraint = grant.args[input]!;
     if (!satisfies(constraint, args[input]!)) {
       throw violation("argument_refused", op, `argument "${input}" is outside its grant (${describeConstraint(constraint)})`, input);
     }
   }
-  const own = { ledger: ledgers.own, fresh: admit(op, ledgers.own, grant.count.max, grant.distinct, args, "the grant allows") };
+  const distinct = (input: string | undefined) => (input === undefined || later.has(input) ? undefined : input);
+  const own = { ledger: ledgers.own as Ledger<unknown>, fresh: admit(op, ledgers.own, grant.count.max, distinct(grant.distinct), args, "the grant allows") };
   const across = ledgers.across.map((ledger) => ({
-    ledger,
-    fresh: admit(op, ledger, ledger.limit.count?.max ?? null, ledger.limit.distinct, args, `the receipt allows ${ledger.limit.ops.join(", ")} together`),
+    ledger: ledger as Ledger<unknown>,
+    fresh: admit(op, ledger, ledger.limit.count?.max ?? null, distinct(ledger.limit.distinct), args, `the receipt allows ${ledger.limit.ops.join(", ")} together`),
   }));
-  for (const { ledger, fresh } of [own, ...across]) {
-    ledger.calls++;
-    for (const key of fresh) ledger.seen.add(key);
-  }
-  verified.history.push({ op, args });
+  return [own, ...across];
 }
 
 /**

@@ -7,7 +7,7 @@ export { issueReceipt, issueReceiptRecord, type IssueInput, type IssuedReceipt }
 export { importJwks, VerificationKeys } from "./verification-keys.js";
 export { verifyReceipt, type VerifyOptions } from "./verify.js";
 export type { VerifiedReceipt } from "./verified-receipt.js"; // made by verifyReceipt / startRun only
-export { checkCall, type CallAttempt } from "./check-call.js";
+export { checkCall, checkCallBeforeRead, type CallAttempt } from "./check-call.js";
 export { checkAgentAction } from "./check-agent-action.js";
 export { MemoryRedemptionStore, type RedemptionStore } from "./redemption.js";
 export { startRun } from "./start-run.js";

@@ -144,3 +144,99 @@ describe("an agent action's preview at approval time", () => {
     expect(lines.filter((l) => l.style === "agent").map((l) => l.text)).toContain("Open an issue in a repository of the example issue tracker.");
   });
 });
+
+// A preview is an effect made with the user's credential: an agent action whose preview reads a
+// URL the call passes must not make the authority fetch a host the policy denies, merely because
+// a person opened the request. The sink is in the connections (the connector could reach it),
+// not in the policy's host list.
+describe("an agent action's preview the policy does not allow", () => {
+  let sink: IssueTracker;
+  let kept: string;
+  const connections = () => join(dataDir, "connections.toml");
+  const policyFile = () => join(dataDir, "policies", "default.toml");
+
+  /** create_issue.toml with an input `link` that only its preview reads, as a URL. */
+  const peeking = () => ({
+    name: "create_issue.toml",
+    text: `${localized("examples/agent-manifests/create_issue.toml", tracker.host)}
+[[inputs]]
+name = "link"
+type = "string"
+description = "A page about the issue."
+
+[approval]
+required = false
+
+[approval.preview]
+op = "get"
+args = { url = "\${args.link}" }
+render = { Status = "status", Page = "body" }
+`,
+  });
+  const submitPeek = async (link: string) => {
+    const source = program().replace("repo: \"acme/widgets\"", `repo: "acme/widgets", link: ${JSON.stringify(link)}`);
+    const answer = await a.call("POST", "/v1/requests", { body: { program: source, source_name: "file-issue.ts", manifests: [peeking()] } });
+    expect(answer.status).toBe(202);
+    expect(answer.body.status).toBe("pending");
+    return answer.body.id as string;
+  };
+  /** What both approval surfaces show: the view model, the browser page's text and the terminal approver's lines. */
+  const surfaces = async (id: string) => {
+    const data = await a.call("GET", `/v1/requests/${id}/page`, { session: alice });
+    expect(data.status).toBe(200);
+    const html = String((await a.call("GET", `/requests/${id}`, { session: alice })).body);
+    const page = await new ApproverClient({ url: a.url, dataDir, approver: "alice" }).page(id);
+    const terminal = requestLines(page, { now: Date.now(), showSource: false }).map((l) => l.text).join("\n");
+    return { previews: data.body.previews as { op: string; unavailable?: string; fields?: unknown }[], html, terminal };
+  };
+
+  beforeAll(async () => {
+    sink = await startIssueTracker();
+    kept = readFileSync(connections(), "utf8");
+    writeFileSync(connections(), `[http]\nhosts = ["${tracker.host}", "${sink.host}"]\n`);
+  });
+  afterAll(async () => {
+    writeFileSync(connections(), kept);
+    await sink?.close();
+  });
+
+  it("a URL on a host the policy denies: nothing reaches it, and both surfaces say why, naming the rule", async () => {
+    const id = await submitPeek(`http://${sink.host}/collect?from=countersign`);
+    const { previews, html, terminal } = await surfaces(id);
+    const why = 'Preview unavailable: not allowed by the policy (rule "http.unlisted-host" denies it: HTTP requests may only go to the hosts listed in the policy)';
+    expect(previews).toEqual([{ op: "agent.create_issue", line: expect.any(Number), unavailable: why }]);
+    expect(html).toContain(why.replaceAll('"', "&quot;"));
+    expect(terminal).toContain(why);
+    expect((await review(id)).body.previews).toEqual([expect.objectContaining({ args: { link: `http://${sink.host}/collect?from=countersign` }, unavailable: why })]);
+    expect(sink.received).toEqual([]);
+  });
+
+  it("a URL the policy allows still shows, from the provider", async () => {
+    const id = await submitPeek(`http://${tracker.host}/repos/acme/widgets`);
+    const before = gets().length;
+    const sunk = sink.received.length;
+    const { previews, terminal } = await surfaces(id);
+    expect(previews).toEqual([{ op: "agent.create_issue", line: expect.any(Number), fields: [expect.objectContaining({ label: "Page" }), { label: "Status", value: "201", multiline: false }] }]);
+    expect(terminal).toContain("201");
+    expect(gets().slice(before).map((r) => r.url)).toEqual(["/repos/acme/widgets", "/repos/acme/widgets", "/repos/acme/widgets"]); // the view model, the page, the terminal
+    expect(sink.received.length).toBe(sunk);
+  });
+
+  it("is decided by the policy in force when it is shown: a reload that lists the host takes effect at once, and one that drops it too", async () => {
+    const id = await submitPeek(`http://${sink.host}/collect`);
+    sink.received.length = 0;
+    const policy = readFileSync(policyFile(), "utf8");
+    try {
+      writeFileSync(policyFile(), policy.replaceAll(`host_in = ["${tracker.host}"]`, `host_in = ["${tracker.host}", "${sink.host}"]`));
+      expect((await a.call("POST", "/v1/reload", { session: alice, body: {} })).body).toMatchObject({ ok: true });
+      expect((await review(id)).body.previews).toEqual([expect.objectContaining({ fields: expect.arrayContaining([{ label: "Status", value: "201", multiline: false }]) })]);
+      expect(sink.received.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /collect"]);
+    } finally {
+      writeFileSync(policyFile(), policy);
+      expect((await a.call("POST", "/v1/reload", { session: alice, body: {} })).body).toMatchObject({ ok: true });
+    }
+    expect((await review(id)).body.previews).toEqual([expect.objectContaining({ unavailable: expect.stringContaining('rule "http.unlisted-host" denies it') })]);
+    expect(sink.received).toHaveLength(1);
+    sink.received.length = 0;
+  });
+});

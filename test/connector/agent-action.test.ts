@@ -128,6 +128,15 @@ describe("an agent action under a receipt", () => {
     expect(seen.length).toBe(before);
   });
 
+  it("counts each step as a call: a second run of an action approved once is refused at its step, nothing sent", async () => {
+    const verified = await verify(await approve(), set.agent!.sha256);
+    const args = { repo: "acme/widgets", payload: '{"title":"Bug"}' };
+    await callAgentAction(verified, set, "agent.create_issue", args, ctx);
+    const before = seen.length;
+    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", args, ctx))).toMatchObject({ class: "grant_violation", reason: "count_exceeded" });
+    expect(seen.length).toBe(before);
+  });
+
   it("refuses a receipt replayed with different manifests: at verification, and at the call", async () => {
     const token = await approve();
     expect(await refusal(() => verify(token, other.agent!.sha256))).toMatchObject({ class: "receipt_invalid", reason: "manifests_mismatch" });
