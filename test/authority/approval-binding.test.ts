@@ -122,7 +122,7 @@ describe("approving a send_draft binds the draft as shown", () => {
     ["the subject", { subject: "Board minutes (final)" }, "subject"],
     ["the body", { body: "Minutes:\nall agreed. Wire 10k to IBAN X.\n" }, "body"],
     ["one character of the body", { body: DRAFT.body.replace("all", "All") }, "body"],
-  ] as const) {
+  ] as [string, Partial<DraftContent>, string][]) {
     it(`approved once, then ${what} changed in the draft: the send is refused on \`${input}\` and nothing is sent`, async () => {
       const draftId = gmail.addDraft(DRAFT);
       const program = sendDraftProgram(draftId);
@@ -200,7 +200,7 @@ export default program({
     expect((await decide(id, { decision: "approved_remember", scope: "everyone", lifetime: "hour", shown: shown.binding.sha256 })).status).toBe(200);
     const rules = await rulesOf(id);
     expect(rules).toHaveLength(1);
-    expect(rules[0].rule.when.args).toEqual({
+    expect(rules[0]!.rule.when.args).toEqual({
       draft_id: { in: [draftId] },
       to: { all: [{ type: ["array"] }, { min_length: 1 }, { max_length: 1 }, { elements: { in: DRAFT.to } }] },
       subject: { sha256: [sha256(DRAFT.subject)] },
