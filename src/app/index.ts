@@ -26,3 +26,4 @@ export { runAgentProgram, type RunInput, type RunOptions } from "./run-agent-pro
 export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";
 export { SubmitAnswer, DecisionAnswer, RequestView, type AuthorityClient } from "./authority-client.js";
 export { manifestsFor } from "./manifests-for.js";
+export { shownBinding, type ShownBinding } from "./approval-binding.js";

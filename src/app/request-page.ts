@@ -2,6 +2,8 @@ import { describeArgument, describeCount, describeEffectConstraint, describeInfl
 import { AGENT_CONNECTOR, storedAgentManifests } from "../manifest/index.js";
 import type { AbstractValue, Effect, EffectConstraint, PreviewShown, Provenance, RequestStatus, StoredRequest } from "../model/index.js";
 import { sourcesOf, type Remembered } from "../policy/index.js";
+import { textSha256 } from "../constraint/index.js";
+import type { ShownBinding } from "./approval-binding.js";
 import { visibleText } from "./visible-text.js";
 
 /** How sure countersign is of one fact, in the words the page uses. */
@@ -53,6 +55,17 @@ export interface PagePreviewField {
 
 export type PagePreview = { op: string; line: number | null; fields: PagePreviewField[] } | { op: string; line: number | null; unavailable: string }; // unavailable: "Preview unavailable: <why>"
 
+/**
+ * What approving this showing binds, for a request that sends content it resolves (a draft): per
+ * call the sentence the page shows, and the digest an approval sends back (`sha256`); the
+ * authority reads the content again at approval and refuses it if it differs from what was shown.
+ */
+export interface PageBinding {
+  sha256: string;
+  calls: { op: string; line: number; bound: boolean; text: string }[]; // bound: false when nothing can be bound (approving is refused)
+  runtime: { op: string; line: number; text: string }[]; // references only known at run time: nothing bound
+}
+
 /** What "approve and remember" would save: per op the exact rule and what else it lets through, or why none can be made. */
 export interface PageRemember {
   rules: { op: string; id: string; text: string; rule: string; also: string }[];
@@ -84,6 +97,7 @@ export interface RequestPage {
   rationale: { program: string; submitter: string | null }; // the agent's words, never countersign's
   source: { lines: string[]; call_lines: number[] };
   remember: PageRemember | null; // null: the request no longer waits, nothing can be remembered
+  binding: PageBinding | null; // null: nothing an approval binds beyond the program's own values
   agent_manifests: PageAgentManifests | null; // null: the program came with no agent manifests
 }
 
@@ -114,6 +128,7 @@ export interface RequestPageInput {
   request: StoredRequest;
   remember?: Remembered[] | null;
   previews?: readonly PreviewShown[]; // fetched for this showing (pending requests only)
+  binding?: ShownBinding | null; // what approving this showing binds (pending requests only)
 }
 
 /** The request page's content as plain data: the one view model of both approval surfaces. */
@@ -143,6 +158,7 @@ export function requestPage(input: RequestPageInput): RequestPage {
     rationale: { program: facts.rationale, submitter: request.rationale },
     source: { lines: sourceLines(request.source), call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b) },
     remember: request.status === "pending" && input.remember != null ? pageRemember(input.remember) : null,
+    binding: request.status === "pending" && input.binding != null ? pageBinding(input.binding) : null,
     agent_manifests: pageAgentManifests(request),
   };
   return visibleStrings(page);
@@ -204,7 +220,8 @@ function pageRemember(remembered: Remembered[]): PageRemember {
       continue;
     }
     const constraint: EffectConstraint = { op: r.rule.op, ...(r.rule.when ?? {}) };
-    const text = describeEffectConstraint(constraint);
+    const binds = "binds" in r && r.binds !== undefined && r.binds.length > 0 ? `; and every ${r.binds.map((b) => `\`${b}\``).join(", ")} of ${r.op} is as shown in "Approving binds" (held exactly, the body by its SHA-256)` : "";
+    const text = describeEffectConstraint(constraint) + binds;
     rules.push({
       op: r.op,
       id: r.rule.id,
@@ -214,6 +231,29 @@ function pageRemember(remembered: Remembered[]): PageRemember {
     });
   }
   return { rules, refused };
+}
+
+/**
+ * The sentences of "what approving binds": a call shown with its content binds it exactly (a
+ * multiline field, such as a body, by its SHA-256 over the text shown); one not shown binds
+ * nothing, so approving is refused; a reference made at run time binds no content.
+ */
+function pageBinding(binding: ShownBinding): PageBinding {
+  return {
+    sha256: binding.sha256,
+    calls: binding.calls.map((call) => {
+      if (call.fields === null) {
+        return { op: call.op, line: call.line, bound: false, text: `The content ${call.op} at line ${call.line} would send could not be shown, so an approval cannot bind it: approving is refused. Look again, or reject.` };
+      }
+      const parts = call.fields.map((f) => (f.value.includes("\n") || f.value.length > 200 ? `${f.label} as shown (sha256 ${textSha256(f.value)})` : `${f.label} ${f.value}`));
+      return { op: call.op, line: call.line, bound: true, text: `Approving sends exactly this (${call.op} at line ${call.line}): ${parts.join(", ")}. If it changes before the send, the send is refused and nothing is sent.` };
+    }),
+    runtime: binding.runtime.map((r) => ({
+      op: r.op,
+      line: r.line,
+      text: `What ${r.op} at line ${r.line} acts on is only known when the program runs: approving binds no content for it; the send is checked against the rules and guarantees shown above only.`,
+    })),
+  };
 }
 
 // The previews fetched for this showing, as the page shows them: by the call's line.

@@ -37,14 +37,15 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   app.post("/v1/requests/:id/decision", approver, async (c) => {
     const body = await readBody(c, DecisionBody, deps.maxBodyBytes);
     const who = c.get("approver").approver;
+    const shown = body.shown === undefined ? {} : { shown: body.shown };
     const verdict: Verdict =
       body.decision === "rejected"
         ? { kind: "rejected", approver: who, reason: body.reason! }
         : body.decision === "request_more"
           ? { kind: "request_more", approver: who, feedback: body.feedback! }
           : body.decision === "approved_remember"
-            ? { kind: "approved_remember", approver: who, ...(body.scope === undefined ? {} : { scope: body.scope }), ...(body.lifetime === undefined ? {} : { lifetime: body.lifetime }) }
-            : { kind: body.decision, approver: who };
+            ? { kind: "approved_remember", approver: who, ...shown, ...(body.scope === undefined ? {} : { scope: body.scope }), ...(body.lifetime === undefined ? {} : { lifetime: body.lifetime }) }
+            : { kind: "approved_once", approver: who, ...shown };
     const { request, changed } = await decideRequest(ctx, c.req.param("id"), verdict);
     return c.json({ ...approverView(request), changed });
   });

@@ -46,9 +46,9 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   app.get("/v1/requests/:id", either, async (c) => {
     const submitterName = c.get("submitter");
     if (submitterName !== undefined) return c.json(submitterView(await readRequest(ctx, c.req.param("id"), submitterName)));
-    const { request, remember, previews } = await reviewRequest(ctx, c.req.param("id"), c.get("approver").approver);
+    const { request, remember, previews, binding } = await reviewRequest(ctx, c.req.param("id"), c.get("approver").approver);
     c.header("cache-control", "no-store"); // previews are fetched for each showing, never kept
-    return c.json(approverView(request, remember, previews));
+    return c.json(approverView(request, remember, previews, binding));
   });
 
   app.get("/v1/requests/:id/decision", either, async (c) => {

@@ -1,5 +1,6 @@
 import type { PreviewShown, StoredRequest } from "../model/index.js";
 import type { Remembered } from "../policy/index.js";
+import type { ShownBinding } from "../app/index.js";
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -31,7 +32,7 @@ export function submitterView(request: StoredRequest) {
  * Everything, for the approver: source, facts, the policy's whole decision, who submitted it, and
  * (in the view of one request) what remembering would save and the previews fetched for it.
  */
-export function approverView(request: StoredRequest, remember: Remembered[] | null = null, previews: PreviewShown[] | null = null) {
+export function approverView(request: StoredRequest, remember: Remembered[] | null = null, previews: PreviewShown[] | null = null, binding: ShownBinding | null = null) {
   return {
     ...submitterView(request),
     seq: request.seq,
@@ -43,5 +44,6 @@ export function approverView(request: StoredRequest, remember: Remembered[] | nu
     decision: decisionView(request, true),
     ...(remember === null ? {} : { remember }),
     ...(previews === null ? {} : { previews }),
+    ...(binding === null ? {} : { binding }), // what an approval of this showing binds: send binding.sha256 as `shown`
   };
 }

@@ -9,3 +9,4 @@ export { Connection, ConnectionsFile, CONNECTIONS_FILE, type Connections, type S
 export { createPluginPool, type PluginPool } from "./plugin-pool.js";
 export { DEFAULT_LIMITS, type Limits } from "./limits.js";
 export { resolvePath } from "./resolve-path.js";
+export { readForApproval, type ApprovalRead } from "./read-for-approval.js";

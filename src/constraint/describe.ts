@@ -17,6 +17,7 @@ export function describeConstraint(c: ValueConstraint): string {
   if ("suffix" in c) return `ends with ${JSON.stringify(c.suffix)}`;
   if ("max_length" in c) return `has length at most ${c.max_length}`;
   if ("min_length" in c) return `has length at least ${c.min_length}`;
+  if ("sha256" in c) return c.sha256.length === 1 ? `is the text with SHA-256 ${c.sha256[0]}` : `is a text with SHA-256 in ${list(c.sha256)}`;
   if ("type" in c) return `is ${c.type.map((t) => TYPE_WORDS[t]).join(" or ")}`;
   if ("elements" in c) return `is a list whose every element ${grouped(c.elements)}`;
   if ("fields" in c) {

@@ -1,6 +1,7 @@
 // The one constraint language: run-time checks, the static three-valued check, and the
 // reasoning the policy builds on.
 export { satisfies } from "./satisfies.js";
+export { textSha256 } from "./text-sha256.js";
 export { matchOp } from "./match-op.js";
 export { holds, holdsWithSources } from "./holds.js";
 export { holdsEffect, type EffectCheck } from "./holds-effect.js";

@@ -46,7 +46,7 @@ function narrowArray(v: Extract<AbstractValue, { kind: "array" }>, c: ValueConst
     return max === null || bound <= max ? { ...v, length: { min: bound, max } } : v;
   }
   if ("elements" in c) return { ...v, element: narrow(v.element, c.elements) };
-  if ("type" in c || "fields" in c) return v; // an array either passes as it is or not at all
+  if ("type" in c || "fields" in c || "sha256" in c) return v; // an array either passes as it is or not at all
   return { ...v, element: narrow(v.element, c) }; // every other constraint is element-wise
 }
 

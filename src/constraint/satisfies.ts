@@ -3,13 +3,14 @@ import type { Json } from "../model/index.js";
 import { sameValue } from "./email-address.js";
 import { globMatches } from "./glob.js";
 import { jsonTypeOf } from "./json-type.js";
+import { textSha256 } from "./text-sha256.js";
 import { isPathUnder } from "./path-under.js";
 import { hostAllowed, urlHostPort } from "./url-host.js";
 
 /**
  * The run-time check: does a concrete value satisfy a constraint?
  *
- * Keys that look at the value itself: `all` checks each conjunct against the value; `max_length`
+ * Keys that look at the value itself (`sha256` too: a string whose digest is listed): `all` checks each conjunct against the value; `max_length`
  * and `min_length` bound a string's or an array's length; `type` names the value's JSON type;
  * `elements` wants an array whose every element satisfies it; `fields` wants an object with no key
  * beyond those listed, each listed field (null when absent) satisfying its constraint.
@@ -40,6 +41,7 @@ export function satisfies(c: ValueConstraint, value: Json): boolean {
   if ("max_length" in c) return (typeof value === "string" || Array.isArray(value)) && value.length <= c.max_length;
   if ("min_length" in c) return (typeof value === "string" || Array.isArray(value)) && value.length >= c.min_length;
   if ("type" in c) return c.type.includes(jsonTypeOf(value));
+  if ("sha256" in c) return typeof value === "string" && c.sha256.includes(textSha256(value));
   if ("elements" in c) return Array.isArray(value) && value.every((element) => satisfies(c.elements, element));
   if ("fields" in c) return satisfiesFields(c.fields, value);
   if (Array.isArray(value)) return value.every((element) => satisfies(c, element));

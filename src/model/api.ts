@@ -54,11 +54,14 @@ export const DecisionBody = z
     feedback: z.string().max(MAX_RATIONALE_CHARS).optional(),
     scope: RememberScope.optional(),
     lifetime: RememberLifetime.optional(),
+    // An approval's digest of the content the page said it binds (the page's `binding.sha256`).
+    shown: z.string().regex(/^[0-9a-f]{64}$/, "must be the binding's sha256 from the request page").optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
     if (body.decision === "rejected" && (body.reason ?? "").trim() === "") ctx.addIssue({ code: "custom", path: ["reason"], message: "a rejection needs a reason" });
     if (body.decision === "request_more" && (body.feedback ?? "").trim() === "") ctx.addIssue({ code: "custom", path: ["feedback"], message: "a request for changes needs feedback for the agent" });
+    if (body.shown !== undefined && body.decision !== "approved_once" && body.decision !== "approved_remember") ctx.addIssue({ code: "custom", path: ["shown"], message: "only an approval binds what it was shown" });
     for (const key of ["scope", "lifetime"] as const) {
       if (body.decision !== "approved_remember" && body[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: "only approved_remember takes a scope and a lifetime" });
     }

@@ -16,7 +16,10 @@ import { Json, JsonPrimitive } from "./json.js";
  * - `elements`: the value is a list and every element satisfies the constraint;
  * - `fields`: the value is an object with no key beyond those listed, and each listed field
  *   (null when absent) satisfies its constraint;
- * - `all`: every part holds of the value (`{ all: [] }` holds of anything).
+ * - `all`: every part holds of the value (`{ all: [] }` holds of anything);
+ * - `sha256`: the value is a string whose UTF-8 bytes hash (SHA-256, lower-case hex) to one of
+ *   these: binds a text by digest (an approved mail's body) without the text itself. Statically
+ *   unknown unless the value is constant; a list is not a string (it fails).
  * `prefix` and `suffix` compare exactly, character for character: no wildcards, no case folding.
  * Provenance (issue 15), for policy rules only: `untrusted: true` — the value may derive from
  * untrusted data; `untrusted: false` — it never does; `from: [op patterns]` — it derives from a
@@ -38,6 +41,7 @@ export type ValueConstraint =
   | { max_length: number }
   | { min_length: number }
   | { type: JsonType[] }
+  | { sha256: string[] }
   | { elements: ValueConstraint }
   | { fields: Record<string, ValueConstraint> }
   | { all: ValueConstraint[] }
@@ -72,6 +76,7 @@ const valueConstraintBranches: Record<string, z.ZodType> = {
   max_length: z.object({ max_length: z.number().int().nonnegative() }).strict(),
   min_length: z.object({ min_length: z.number().int().nonnegative() }).strict(),
   type: z.object({ type: z.array(JsonType).min(1) }).strict(),
+  sha256: z.object({ sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 in lower-case hex")).min(1) }).strict(),
   elements: z.object({ elements: z.lazy(() => ValueConstraint) }).strict(),
   fields: z.object({ fields: z.record(z.string(), z.lazy(() => ValueConstraint)) }).strict(),
   all: z.object({ all: z.array(z.lazy(() => ValueConstraint)) }).strict(),

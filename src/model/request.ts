@@ -35,11 +35,16 @@ export const RememberedRule = z
   .strict();
 export type RememberedRule = z.infer<typeof RememberedRule>;
 
+const Bound = z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), policy: PolicyDecision }).strict();
+
 /** What a person decides about a pending request. */
 export const PersonDecision = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("approved_once"), approver: z.string().min(1) }).strict(),
+  // `bound`: the policy decision with its grants narrowed to the resolved content the person was
+  // shown (a draft's recipients, subject, body), and the digest of that showing; absent when the
+  // request has nothing to bind.
+  z.object({ kind: z.literal("approved_once"), approver: z.string().min(1), bound: Bound.optional() }).strict(),
   z
-    .object({ kind: z.literal("approved_remember"), approver: z.string().min(1), rules: z.array(RememberedRule) })
+    .object({ kind: z.literal("approved_remember"), approver: z.string().min(1), rules: z.array(RememberedRule), bound: Bound.optional() })
     .strict(),
   z.object({ kind: z.literal("rejected"), approver: z.string().min(1), reason: z.string().trim().min(1, "a rejection needs a reason") }).strict(),
   z

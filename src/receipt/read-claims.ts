@@ -135,6 +135,9 @@ function isConstraint(c: unknown): boolean {
     case "min_length":
       ok = isCount(v);
       break;
+    case "sha256":
+      ok = Array.isArray(v) && v.length >= 1 && v.every((h) => typeof h === "string" && /^[0-9a-f]{64}$/.test(h)) && sealed(v);
+      break;
     case "type":
       ok = Array.isArray(v) && v.length >= 1 && v.every((t) => typeof t === "string" && JSON_TYPES.has(t)) && sealed(v);
       break;

@@ -24,9 +24,11 @@ export async function decideRequest(ctx: StoreContext, id: string, raw: PersonDe
   return change(ctx, async (c) => {
     await expireWithin(c, id);
     const status = statusOf(decision.kind);
+    // An approval that binds shown content narrows the grants the receipt will carry.
+    const bound = "bound" in decision ? decision.bound : undefined;
     const changed = await c.tx.run(
-      "UPDATE requests SET status = ?, decision = ?, approver = ?, reason = ?, feedback = ?, decided_at = ? WHERE id = ? AND status = 'pending'",
-      [status, decision.kind, decision.approver, reason, feedback, c.now, id],
+      "UPDATE requests SET status = ?, decision = ?, approver = ?, reason = ?, feedback = ?, decided_at = ?, policy = COALESCE(?, policy) WHERE id = ? AND status = 'pending'",
+      [status, decision.kind, decision.approver, reason, feedback, c.now, bound === undefined ? null : JSON.stringify(bound.policy), id],
     );
     if (changed === 1) {
       const rules = decision.kind === "approved_remember" ? decision.rules : [];
@@ -47,6 +49,7 @@ export async function decideRequest(ctx: StoreContext, id: string, raw: PersonDe
           ...(reason === null ? {} : { reason }),
           ...(feedback === null ? {} : { feedback }),
           ...(rules.length === 0 ? {} : { rules: rules.map((r) => r.id) }),
+          ...(bound === undefined ? {} : { bound_sha256: bound.sha256 }),
         },
       });
       await c.event(entry, "resolved", status);

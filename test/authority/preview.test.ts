@@ -141,14 +141,15 @@ describe("previews at approval time (send_draft)", () => {
     const submitted = keep(await submit(program));
     const id = submitted.body.id;
     // The approver looks first, so that the previews exist while the submitter reads everything it can.
-    const shown = JSON.stringify((await review(id)).body);
+    const reviewed = (await review(id)).body;
+    const shown = JSON.stringify(reviewed);
     for (const secret of [DRAFT.to, DRAFT.subject, "row 91873"]) expect(shown).toContain(secret); // the scan below can fail
 
     keep(await a.call("GET", `/v1/requests/${id}`));
     keep(await a.call("GET", `/v1/requests/${id}`, { session: alice, token: a.token })); // a token beside a session reads as the submitter
     keep(await a.call("GET", `/v1/requests/${id}/decision?wait=0`));
     keep(await a.call("POST", "/v1/check", { body: { program, source_name: "send-draft.ts" } }));
-    expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
+    expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once", shown: reviewed.binding.sha256 } })).status).toBe(200);
     const decided = keep(await a.call("GET", `/v1/requests/${id}/decision?wait=1`));
     expect(decided.body).toMatchObject({ status: "approved", receipt: expect.any(String) });
     const claims = JSON.parse(Buffer.from(decided.body.receipt.split(".")[1], "base64url").toString());
@@ -169,7 +170,7 @@ describe("previews at approval time (send_draft)", () => {
     }
   });
 
-  it("a draft id the provider does not know shows 'Preview unavailable', and approving still issues a receipt", async () => {
+  it("a draft id the provider does not know shows 'Preview unavailable', and approving is refused: it could bind nothing that was shown", async () => {
     connectEmail(gmail.url);
     const { body } = await submit(sendDrafts(["r404nothere"]));
     const shown = await review(body.id);
@@ -183,9 +184,10 @@ describe("previews at approval time (send_draft)", () => {
         unavailable: "Preview unavailable: email.get_draft: the mail API answered 404",
       },
     ]);
-    expect((await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
-    const decided = await a.call("GET", `/v1/requests/${body.id}/decision`);
-    expect(decided.body).toMatchObject({ status: "approved", decision: { kind: "approved_once" }, receipt: expect.any(String) });
+    const refused = await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "approved_once", shown: shown.body.binding.sha256 } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.details.reason).toBe("binding_unreadable");
+    expect((await a.call("GET", `/v1/requests/${body.id}/decision`)).body).toMatchObject({ status: "pending" });
     expect((await auditOf(body.id)).map((e) => e.type)).toContain("preview_shown");
   });
 
@@ -246,13 +248,14 @@ export default program({
     expect(gets()).toBe(before);
   });
 
-  it("without connections.toml: unavailable with the configuration problem, and the approver can still decide", async () => {
+  it("without connections.toml: unavailable with the configuration problem; approving is refused, rejecting works", async () => {
     rmSync(join(a.dataDir, "connections.toml"));
     const { body } = await submit(sendDrafts(["r00000001"]));
     const shown = await review(body.id);
     expect(shown.status).toBe(200);
     expect(shown.body.previews[0].unavailable).toMatch(/^Preview unavailable: .*connections\.toml/);
-    expect((await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
+    expect((await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "approved_once", shown: shown.body.binding.sha256 } })).status).toBe(409);
+    expect((await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "rejected", reason: "cannot see it" } })).status).toBe(200);
   });
 
   it("only pending requests and only the single view fetch previews: a decided request and the listing fetch nothing", async () => {

@@ -58,6 +58,7 @@ ${agentManifests(page)}
 <h2 id="h-previews">Preview</h2>
 ${page.previews === null || page.previews.length === 0 ? html`<p class="muted">No preview for this request.</p>` : page.previews.map(preview)}
 </section>
+${binding(page)}
 <aside class="agent" aria-labelledby="h-agent">
 <h2 id="h-agent">The agent's words</h2>
 <p class="label">Written by the agent, not checked by countersign: judge the facts above, not this.</p>
@@ -125,10 +126,22 @@ function preview(p: PagePreview): Html {
   )}</dl></div>`;
 }
 
+/** What approving binds: the content shown, held exactly at the send. */
+function binding(page: RequestPage): Html {
+  const b = page.binding;
+  if (b === null) return html``;
+  return html`<section aria-labelledby="h-binding" id="binding">
+<h2 id="h-binding">What approving binds</h2>
+<ul>${b.calls.map((c) => html`<li${c.bound ? "" : html` class="warn"`}>${c.text}</li>`)}${b.runtime.map((r) => html`<li class="warn">${r.text}</li>`)}</ul>
+</section>`;
+}
+
 function actions(page: RequestPage, options: RequestViewOptions): Html {
   if (page.final) return html`<section class="actions" id="actions" data-live="${page.status}"></section>`;
+  // An approval posts the digest of the content this page showed it binds.
+  const shown = (action: string): Html => (page.binding !== null && action.startsWith("approve") ? html`<input type="hidden" name="shown" value="${page.binding.sha256}">` : html``);
   const form = (action: string, content: Html): Html =>
-    html`<form method="post" action="/requests/${page.id}/decide"><input type="hidden" name="csrf" value="${options.csrf}"><input type="hidden" name="action" value="${action}">${content}</form>`;
+    html`<form method="post" action="/requests/${page.id}/decide"><input type="hidden" name="csrf" value="${options.csrf}"><input type="hidden" name="action" value="${action}">${shown(action)}${content}</form>`;
   const typed = (action: string) => (options.error?.action === action ? options.error.text : "");
   const remember = page.remember;
   const cannot =

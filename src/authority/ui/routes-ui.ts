@@ -70,12 +70,15 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const who = c.get("approver").approver;
     let verdict: Verdict;
     try {
-      if (action === "approve_once") verdict = { kind: "approved_once", approver: who };
+      const shown = form.get("shown");
+      if (shown !== null && !/^[0-9a-f]{64}$/.test(shown)) throw badRequest("shown must be the binding's sha256 from the request page", "invalid");
+      const bound = shown === null ? {} : { shown };
+      if (action === "approve_once") verdict = { kind: "approved_once", approver: who, ...bound };
       else if (action === "approve_remember") {
         const scope = RememberScope.safeParse(form.get("scope"));
         const lifetime = RememberLifetime.safeParse(form.get("lifetime"));
         if (!scope.success || !lifetime.success) throw badRequest("choose whom the rule applies to and for how long", "invalid");
-        verdict = { kind: "approved_remember", approver: who, scope: scope.data, lifetime: lifetime.data };
+        verdict = { kind: "approved_remember", approver: who, scope: scope.data, lifetime: lifetime.data, ...bound };
       } else if (action === "reject") {
         if (text === "") throw badRequest("a rejection needs a reason", "invalid");
         verdict = { kind: "rejected", approver: who, reason: text };

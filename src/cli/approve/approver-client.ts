@@ -11,7 +11,7 @@ export type LiveEvent = z.infer<typeof LiveEvent>;
 
 /** What a decision sends: the authority's DecisionBody. */
 export type DecisionRequest =
-  | { decision: "approved_once" | "approved_remember" }
+  | { decision: "approved_once" | "approved_remember"; shown?: string } // shown: the page's binding.sha256
   | { decision: "rejected"; reason: string }
   | { decision: "request_more"; feedback: string };
 

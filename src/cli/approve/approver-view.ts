@@ -73,6 +73,14 @@ export const ApproverPage: z.ZodType<RequestPage> = z.object({
       refused: z.array(z.object({ op: z.string(), why: z.string() })),
     })
     .nullable(),
+  binding: z
+    .object({
+      sha256: z.string().regex(/^[0-9a-f]{64}$/),
+      calls: z.array(z.object({ op: z.string(), line: Line, bound: z.boolean(), text: z.string() })),
+      runtime: z.array(z.object({ op: z.string(), line: Line, text: z.string() })),
+    })
+    .nullable()
+    .default(null), // an authority from before approvals bound content sends none
   agent_manifests: z
     .union([
       z.object({

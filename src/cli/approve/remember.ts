@@ -32,6 +32,11 @@ export function rememberLines(page: RequestPage): Line[] {
 }
 
 /** The decision body for a remembered approval: the rules cover whom and for as long as the person chose, never more. */
-export function rememberBody(scope: Scope, lifetime: Lifetime): { decision: "approved_remember"; scope: RememberScope; lifetime: RememberLifetime } {
-  return { decision: "approved_remember", scope: scope === "agent" ? "token" : "everyone", lifetime };
+export function rememberBody(scope: Scope, lifetime: Lifetime, page?: RequestPage): { decision: "approved_remember"; scope: RememberScope; lifetime: RememberLifetime; shown?: string } {
+  return { decision: "approved_remember", scope: scope === "agent" ? "token" : "everyone", lifetime, ...shownOf(page) };
+}
+
+/** What an approval says it was shown: the digest of the content the page said it binds (none: nothing to bind). */
+export function shownOf(page: RequestPage | undefined): { shown?: string } {
+  return page?.binding == null ? {} : { shown: page.binding.sha256 };
 }

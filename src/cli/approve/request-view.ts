@@ -17,7 +17,7 @@ const AGENT_GUTTER = "  │ ";
 const BLOCK_GUTTER = "        │ ";
 
 export function requestLines(page: RequestPage, options: ViewOptions): Line[] {
-  return [...header(page, options.now), ...verdict(page), ...facts(page), ...calls(page), ...agentManifests(page), ...previews(page), ...agentWords(page), ...source(page, options.showSource)];
+  return [...header(page, options.now), ...verdict(page), ...facts(page), ...calls(page), ...agentManifests(page), ...previews(page), ...binding(page), ...agentWords(page), ...source(page, options.showSource)];
 }
 
 function header(page: RequestPage, now: number): Line[] {
@@ -69,6 +69,18 @@ function calls(page: RequestPage): Line[] {
 function previews(page: RequestPage): Line[] {
   const shown = page.previews ?? [];
   return [...heading("Preview (fetched from the provider for this showing)"), ...(shown.length === 0 ? [line("  No preview for this request.", "dim")] : shown.flatMap(preview))];
+}
+
+/** What approving binds: per resolved call the page's sentence; a call that binds nothing is a warning. */
+function binding(page: RequestPage): Line[] {
+  const b = page.binding;
+  if (b === null) return [];
+  return [
+    ...heading("What approving binds"),
+    ...b.calls.map((c) => line(`  ${c.text}`, c.bound ? undefined : "warn")),
+    ...b.runtime.map((r) => line(`  ${r.text}`, "warn")),
+    line(`  (binding ${b.sha256})`, "dim"),
+  ];
 }
 
 /** One call's preview: its fields, multiline ones as an indented block under a gutter; or why there is none, as given. */

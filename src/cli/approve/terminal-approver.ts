@@ -4,7 +4,7 @@ import type { ApproverClient, DecisionRequest, LiveEvent } from "./approver-clie
 import type { ApproverRequest } from "./approver-view.js";
 import { line, type Line } from "./lines.js";
 import { listLines } from "./list-view.js";
-import { cannotRemember, LIFETIMES, rememberBody, rememberLines, SCOPES, type Lifetime, type Scope } from "./remember.js";
+import { cannotRemember, LIFETIMES, rememberBody, rememberLines, SCOPES, shownOf, type Lifetime, type Scope } from "./remember.js";
 import { requestLines } from "./request-view.js";
 import { ENTER_SCREEN, frame, layout, LEAVE_SCREEN, maxScroll, truncate, type Row } from "./screen.js";
 
@@ -140,7 +140,7 @@ export class TerminalApprover {
     const view = opened.view;
     if (view === undefined) return this.say("the request is still loading", "warn");
     if (view.final) return this.say(`this request is already ${view.decision?.kind ?? view.status}: no second decision`, "warn");
-    if (text === "a") void this.decide(opened, { decision: "approved_once" }, "Approved once.");
+    if (text === "a") void this.decide(opened, { decision: "approved_once", ...shownOf(view) }, "Approved once.");
     else if (text === "A") this.remember(opened, view);
     else if (text === "r") this.ask("Reason for rejecting (sent to the agent)", (reason) => void this.decide(opened, { decision: "rejected", reason }, "Rejected."));
     else if (text === "m") this.ask("Changes to ask the agent for", (feedback) => void this.decide(opened, { decision: "request_more", feedback }, "Sent back to the agent for changes."));
@@ -160,7 +160,7 @@ export class TerminalApprover {
         prompt: `Save for ${SCOPES[scope]} (${scope === "agent" ? `agent ${view.submitter}` : "any token"}), ${LIFETIMES[lifetime]}, and approve?  y yes · n no`,
         keys: {
           y: () => {
-            void this.decide(opened, rememberBody(scope, lifetime), `Approved; the rules are remembered for ${SCOPES[scope]}, ${LIFETIMES[lifetime]}.`);
+            void this.decide(opened, rememberBody(scope, lifetime, view), `Approved; the rules are remembered for ${SCOPES[scope]}, ${LIFETIMES[lifetime]}.`);
           },
           n: () => this.say("nothing was saved"),
         },

@@ -1,0 +1,53 @@
+import type { ManifestSet } from "../manifest/index.js";
+import { canonicalJson } from "../constraint/index.js";
+import type { Json, PreviewField } from "../model/index.js";
+import { admitPreview } from "./admission.js";
+import type { ConnectorContext } from "./context.js";
+import { executeAction } from "./execute-action.js";
+import { PREVIEW_TIMEOUT_MS } from "./fetch-preview.js";
+import { fillTemplate } from "./interpolate.js";
+import { resolvePath } from "./resolve-path.js";
+
+/**
+ * What an approval of a resolved action binds, read now: the preview fields as the page shows
+ * them and the `[resolve]` inputs the wrapper will check at the send, both taken from one read
+ * when the preview and the resolve are the same read-only op with the same arguments (so the
+ * values bound are those of the very content that renders as shown), else from two reads.
+ */
+export type ApprovalRead = { ok: true; fields: PreviewField[]; resolved: Record<string, Json> } | { ok: false; reason: string };
+
+export async function readForApproval(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext): Promise<ApprovalRead> {
+  try {
+    const action = set.actions.get(op);
+    const resolve = action?.manifest.resolve;
+    const preview = action?.manifest.approval.preview;
+    const resolveTemplate = action?.templates.resolve;
+    const previewTemplate = action?.templates.preview;
+    if (action === undefined || resolve === undefined || preview === undefined || resolveTemplate === undefined || previewTemplate == null) {
+      return { ok: false, reason: `${op} declares no [resolve] with a preview` };
+    }
+    const limits = { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) };
+    const read = (target: string, filled: Json | undefined) => executeAction(set, admitPreview(set, `${action.connector}.${target}`, filled as Record<string, Json>), { ...ctx, limits });
+    const resolveArgs = fillTemplate(resolveTemplate, { args });
+    const previewArgs = fillTemplate(previewTemplate, { args });
+    const resolved = await read(resolve.op, resolveArgs);
+    const same = resolve.op === preview.op && canonicalJson(resolveArgs ?? null) === canonicalJson(previewArgs ?? null);
+    const shown = same ? resolved : await read(preview.op, previewArgs);
+    const inputs: Record<string, Json> = {};
+    for (const [input, path] of Object.entries(resolve.inputs)) {
+      const value = resolvePath(resolved, path);
+      if (value === undefined) return { ok: false, reason: `${resolve.op} returned no \`${path}\` for ${input}` };
+      inputs[input] = value;
+    }
+    // As fetchPreview renders them, so that an unchanged draft gives the digest the page showed.
+    const fields = Object.entries(preview.render).map(([label, path]) => ({ label, value: display(resolvePath(shown, path)), multiline: preview.multiline.includes(label) }));
+    return { ok: true, fields, resolved: inputs };
+  } catch (err) {
+    return { ok: false, reason: err instanceof Error ? err.message : String(err) };
+  }
+}
+
+function display(value: Json | undefined): string {
+  if (value === undefined || value === null) return "n/a";
+  return typeof value === "string" ? value : JSON.stringify(value);
+}
