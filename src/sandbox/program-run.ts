@@ -54,7 +54,7 @@ export class ProgramRun {
     settleFromHost(this.state, id, outcome);
   }
 
-  async execute(): Promise<WorkerOutcome> {
+  async execute(): Promise<Omit<WorkerOutcome, "prepared">> {
     try {
       return await this.run();
     } finally {
@@ -62,7 +62,7 @@ export class ProgramRun {
     }
   }
 
-  private async run(): Promise<WorkerOutcome> {
+  private async run(): Promise<Omit<WorkerOutcome, "prepared">> {
     const { code, entry, wallDeadline } = this.input;
     try {
       const wall = () => stop(this.state, limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }));
@@ -149,7 +149,7 @@ export class ProgramRun {
     } while (this.state.stopped === undefined && this.runtime.hasPendingJob());
   }
 
-  private finish(settled: Settled): WorkerOutcome {
+  private finish(settled: Settled): Omit<WorkerOutcome, "prepared"> {
     const { state } = this;
     const base = { unsent: state.unsent, cpuMs: Math.round(state.budget.cpuMsSpent() * 1000) / 1000 };
     if ("error" in settled) {

@@ -30,6 +30,7 @@ export interface RunResult {
   refused: number;
   logs: LogLine[];
   cpuMs: number;
+  preparedRealm: boolean; // the run took the realm prepareRun made ahead
 }
 
 /**
@@ -214,6 +215,7 @@ class HostRun {
       ...(outcome.thrown === undefined ? {} : { thrown: outcome.thrown }),
       ...(limit === undefined ? {} : { limit }),
       ...this.kept(outcome.cpuMs),
+      preparedRealm: outcome.prepared,
     });
   }
 
@@ -221,7 +223,7 @@ class HostRun {
   private kill(limit: CountersignError): void {
     if (this.ended) return;
     this.end(true);
-    this.resolve({ outcome: "limit", value: null, limit, ...this.kept(cpuSpent(this.time, clockNow())) });
+    this.resolve({ outcome: "limit", value: null, limit, ...this.kept(cpuSpent(this.time, clockNow())), preparedRealm: false });
   }
 
   /** The sandbox thread ended on its own: out of heap, or crashed. */

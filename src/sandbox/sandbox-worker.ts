@@ -38,19 +38,20 @@ function build(spec: RealmSpec): Promise<Realm> {
   return buildRealm(apiOf(spec), new Set(spec.imports), spec.limits);
 }
 
-async function realmFor(spec: RealmSpec): Promise<Realm> {
+/** The realm prepared for this run when it fits (it is taken, never shared), else a new one. */
+async function realmFor(spec: RealmSpec): Promise<{ realm: Realm; prepared: boolean }> {
   const ahead = prepared;
   prepared = undefined;
   const realm = await ahead?.realm.catch(() => undefined);
   if (realm !== undefined) {
-    if (ahead!.key === specKey(spec)) return realm;
+    if (ahead!.key === specKey(spec)) return { realm, prepared: true };
     disposeRealm(realm);
   }
-  return build(spec);
+  return { realm: await build(spec), prepared: false };
 }
 
 async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
-  let realm: Realm;
+  let realm: { realm: Realm; prepared: boolean };
   try {
     realm = await realmFor(message.spec);
   } catch (err) {
@@ -59,9 +60,9 @@ async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
     return;
   }
   const { code, entry, wallDeadline, spec } = message;
-  current = new ProgramRun(realm, { code, entry, limits: spec.limits, wallDeadline, clock: new Float64Array(message.clock), send });
+  current = new ProgramRun(realm.realm, { code, entry, limits: spec.limits, wallDeadline, clock: new Float64Array(message.clock), send });
   try {
-    send({ type: "done", result: await current.execute() });
+    send({ type: "done", result: { ...(await current.execute()), prepared: realm.prepared } });
   } catch (err) {
     const error = err instanceof CountersignError ? err : new CountersignError("internal_error", "sandbox", `the run failed: ${(err as Error).message}`);
     send({ type: "failed", error: errorData(error) });

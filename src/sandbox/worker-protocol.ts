@@ -45,6 +45,7 @@ export interface WorkerOutcome {
   limit?: ErrorData;
   cpuMs: number;
   unsent: string[]; // ops of the calls the program made after the run stopped: none went out
+  prepared: boolean; // the realm was the one prepareRun made ahead
 }
 
 export type FromWorker =
