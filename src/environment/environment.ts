@@ -66,6 +66,13 @@ const constructorOf: Member = { name: "constructor" }; // leads to a listed glob
 const member = (declaration: string, extra: Partial<Member> = {}): Member => ({ name: declaration.replace(/^readonly /, "").replace(/[(<?:].*$/s, ""), declaration, ...extra });
 const readonlyArray = (declaration: string, extra: Partial<Member> = {}): Member => member(declaration, { in: "ReadonlyArray<T>", ...extra });
 
+/**
+ * The most elements an array method of the environment walks (2^22): past it the method throws a
+ * RangeError before it starts (see the array guards in harden.ts). A dense array that long fills
+ * a program's default memory already; a longer one is sparse, and walking its holes only burns time.
+ */
+export const MAX_ARRAY_LENGTH = 2 ** 22;
+
 export const GLOBALS: readonly Global[] = [
   { name: "undefined", declaration: "" }, // a keyword to TypeScript; a non-deletable global at run time
   { name: "NaN", declaration: "declare var NaN: number;" },

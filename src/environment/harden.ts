@@ -1,4 +1,4 @@
-import { GLOBALS, INTRINSICS, type Member } from "./environment.js";
+import { GLOBALS, INTRINSICS, MAX_ARRAY_LENGTH, type Member } from "./environment.js";
 
 /** One object of the environment as a realm finds it, and the own keys it keeps. */
 export interface KeptObject {
@@ -54,6 +54,88 @@ export function hardeningScript(): string {
   return script;
 }
 
+/**
+ * The environment's array methods with their lengths checked first (MAX_ARRAY_LENGTH). An engine
+ * may walk an array's length in a native loop that never yields (QuickJS asks its interrupt
+ * handler only between bytecodes), and a length is set by assignment where nothing can check it:
+ * `a.length = 2 ** 32 - 1` makes an empty array whose join() would run for minutes. So each
+ * method that walks \`this\` refuses one longer than the cap with a RangeError before it starts;
+ * concat counts its arguments too, flat every array it would enter, flatMap each array its callback
+ * returns. The length is read without running program code (an array's own length; an array-like's
+ * data property, never an accessor, which could answer one length here and another to the
+ * method), so the method walks exactly what was checked. Wrappers keep the method's name and length.
+ */
+const GUARDED_METHODS = ["every", "filter", "forEach", "includes", "indexOf", "join", "map", "reduce", "slice", "some", "reverse", "shift", "sort", "splice", "unshift"];
+
+const ARRAY_GUARDS = `  // Array methods that walk a length check it first (see GUARDED_METHODS in harden.ts).
+  {
+    const MAX_LENGTH = ${MAX_ARRAY_LENGTH}, ArrayProto = G.Array.prototype, isArray = G.Array.isArray, RangeErr = RangeError, TypeErr = TypeError;
+    const getProto = Object.getPrototypeOf, describeOwn = Reflect.getOwnPropertyDescriptor, define = Object.defineProperty, call = Reflect.apply;
+    // A property as the method would Get it, found without running program code: an accessor is refused.
+    const dataAt = (O, key) => {
+      for (let o = O; o !== null; o = getProto(o)) {
+        const d = describeOwn(o, key);
+        if (d === undefined) continue;
+        if (!("value" in d)) throw new TypeErr("an array method does not read " + (key === "length" ? "a length" : "an element") + " through an accessor");
+        return d.value;
+      }
+      return undefined;
+    };
+    const lengthOf = (O) => {
+      if (O === null || (typeof O !== "object" && typeof O !== "function")) return 0; // a primitive: as long as its memory allows
+      if (isArray(O)) return O.length;
+      const length = dataAt(O, "length");
+      if (length !== null && (typeof length === "object" || typeof length === "function")) throw new TypeErr("an array method needs an array-like whose length is a primitive");
+      return +length || 0;
+    };
+    const check = (n) => {
+      if (n > MAX_LENGTH) throw new RangeErr("an array method over " + n + " elements: at most " + MAX_LENGTH + " are allowed");
+      return n;
+    };
+    // The elements flat(depth) visits: O's, then those of each array it enters, read without calling a getter.
+    const flatSize = (O, depth, total) => {
+      const n = lengthOf(O);
+      total = check(total + n);
+      if (!(depth >= 1) || O === null || (typeof O !== "object" && typeof O !== "function")) return total;
+      for (let i = 0; i < n; i++) {
+        const element = dataAt(O, i);
+        if (isArray(element)) total = flatSize(element, depth - 1, total);
+      }
+      return total;
+    };
+    const wrap = (name, method) => {
+      const original = ArrayProto[name];
+      if (typeof original !== "function") return;
+      const wrapped = method(original);
+      define(wrapped, "length", { value: original.length, writable: false, enumerable: false, configurable: true });
+      define(ArrayProto, name, { value: wrapped, writable: true, enumerable: false, configurable: true });
+    };
+    const names = ${JSON.stringify(GUARDED_METHODS)};
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      wrap(name, (original) => ({ [name](...args) { check(lengthOf(this)); return call(original, this, args); } })[name]);
+    }
+    wrap("concat", (original) => ({ concat(...items) {
+      let total = check(lengthOf(this));
+      for (let i = 0; i < items.length; i++) if (isArray(items[i])) total = check(total + items[i].length);
+      return call(original, this, items);
+    } }).concat);
+    wrap("flat", (original) => ({ flat(depth) {
+      const d = depth === undefined ? 1 : +depth; // converted once: the method gets the number that was checked
+      flatSize(this, d, 0);
+      return call(original, this, [d]);
+    } }).flat);
+    wrap("flatMap", (original) => ({ flatMap(callback, thisArg) {
+      check(lengthOf(this));
+      if (typeof callback !== "function") return call(original, this, [callback, thisArg]);
+      return call(original, this, [(value, index, array) => {
+        const mapped = call(callback, thisArg, [value, index, array]);
+        if (isArray(mapped)) check(mapped.length);
+        return mapped;
+      }]);
+    } }).flatMap);
+  }`;
+
 /** Key names as a set for the script: string keys as an object's keys (JSON.parse builds it), then any well-known symbols by name. */
 function keySet(names: readonly string[]): [Record<string, 1>] | [Record<string, 1>, string[]] {
   const keys = Object.fromEntries(names.filter((n) => !n.startsWith("@@")).map((n) => [n, 1] as const));
@@ -80,6 +162,7 @@ function buildScript(allow: RuntimeAllowlist): string {
   const getPrototypeOf = O.getPrototypeOf, freeze = O.freeze, defineProperty = O.defineProperty;
   const ownKeys = R.ownKeys, deleteProperty = R.deleteProperty, describe = R.getOwnPropertyDescriptor, apply = R.apply;
   const FunctionPrototype = Function.prototype, bind = FunctionPrototype.bind, MapCtor = Map, mapMethods = Map.prototype;
+${ARRAY_GUARDS}
   const kept = new MapCtor(), seen = new MapCtor(); // object -> the keys it keeps; the objects visited
   const keysOf = apply(bind, mapMethods.get, [kept]), plan = apply(bind, mapMethods.set, [kept]);
   const isSeen = apply(bind, mapMethods.has, [seen]), see = apply(bind, mapMethods.set, [seen]);

@@ -50,7 +50,7 @@ function log(state: RunState, stream: LogLine["stream"], args: QuickJSHandle[]):
     return;
   }
   state.logBytes += bytes;
-  state.logs.push({ stream, text });
+  state.send({ type: "log", stream, text });
 }
 
 // What a helper's declared parameter types accept (the API declares these); anything else is refused.

@@ -43,10 +43,9 @@ export async function buildRealm(api: SandboxApi, imports: ReadonlySet<string>, 
     budget: new Budget(0, 0),
     limits,
     api,
-    invoke: unbound,
-    calls: [],
-    refused: 0,
-    logs: [],
+    send: unbound,
+    sent: 0,
+    unsent: [],
     logBytes: 0,
     stopped: undefined,
     inflight: new Set(),
@@ -71,8 +70,8 @@ export function realmFits(realm: Realm, api: SandboxApi, imports: ReadonlySet<st
   return realm.api === api && realm.memoryBytes === limits.memoryBytes && realm.imports.size === imports.size && [...imports].every((name) => realm.imports.has(name));
 }
 
-/** Give the realm its run: the run's budget, limits, invoke and wake-up, and the interrupt handler that reads the budget. */
-export function bindRealm(realm: Realm, run: Pick<RunState, "budget" | "limits" | "invoke" | "wake">, interrupt: () => boolean): RunState {
+/** Give the realm its run: the run's budget, limits, messages out and wake-up, and the interrupt handler that reads the budget. */
+export function bindRealm(realm: Realm, run: Pick<RunState, "budget" | "limits" | "send" | "wake">, interrupt: () => boolean): RunState {
   Object.assign(realm.state, run);
   limitCalls(realm.state.bridge, run.limits.maxCalls);
   realm.runtime.setInterruptHandler(interrupt);

@@ -1,16 +1,14 @@
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { Budget } from "./budget.js";
-import { describeThrown, type Thrown } from "./describe.js";
+import { clockNow, CLOCK_SLOTS, cpuSpent } from "./budget.js";
+import type { Thrown } from "./describe.js";
 import type { SandboxApi } from "./host-modules.js";
 import { checkLimits, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
-import { NotPlainData, toJson } from "./marshal.js";
-import { takeRealm } from "./prepare-run.js";
-import { programSource, type ProgramSource } from "./program-source.js";
-import { bindRealm, disposeRealm, type Realm } from "./realm.js";
-import { engineLimit, limitExceeded, stop, type CallRecord, type Invoke, type LogLine, type RunState } from "./run-state.js";
-import { sendCalls } from "./trusted-call.js";
+import { fromSerialized, NotPlainData } from "./marshal.js";
+import { programSource } from "./program-source.js";
+import { limitExceeded, type CallRecord, type Invoke, type LogLine } from "./run-state.js";
+import { giveBack, takeThread, type SandboxThread } from "./sandbox-thread.js";
+import { apiData, fromErrorData, type FromWorker, type RealmSpec, type WorkerOutcome } from "./worker-protocol.js";
 
 export interface RunRequest {
   source: Uint8Array; // the program's bytes, exactly as submitted
@@ -19,6 +17,7 @@ export interface RunRequest {
   api: SandboxApi;
   invoke: Invoke;
   limits?: Partial<SandboxLimits>;
+  signal?: AbortSignal; // stops the run at once (Ctrl-C): it ends as limit "interrupted"
 }
 
 export interface RunResult {
@@ -26,188 +25,249 @@ export interface RunResult {
   value: Json; // what main resolved to, when it is plain data; null otherwise
   thrown?: Thrown; // outcome "threw": what the program let escape
   limit?: CountersignError; // outcome "limit": resource_limit_exceeded, details.limit names which
-  calls: CallRecord[];
+  calls: CallRecord[]; // the first KEPT_CALLS calls, in order
+  callsOmitted: number; // calls made past those: counted, not kept
   refused: number;
   logs: LogLine[];
   cpuMs: number;
+  preparedRealm: boolean; // the run took the realm prepareRun made ahead
 }
+
+/**
+ * What a run keeps of its calls, whatever the program does: the first KEPT_CALLS records (op,
+ * status, an error message of at most KEPT_MESSAGE characters), then only a count. The arguments
+ * are never kept: they go to `invoke` and are let go when it settles.
+ */
+export const KEPT_CALLS = 1000;
+export const KEPT_MESSAGE = 1024;
+
+/**
+ * How long past a CPU or wall limit the sandbox thread is terminated when it has not stopped the
+ * run itself (its interrupt handler does, between bytecodes; a native loop never gets there).
+ */
+export const GRACE_MS = 250;
+const LONGEST_TIMER = 2 ** 30;
+
+// Refusals: the call did not fit the receipt, and nothing reached a connector.
+const REFUSALS = new Set(["grant_violation", "receipt_invalid"]);
 
 /**
  * Run an approved program's `main` in a fresh QuickJS instance (its own capped memory, a CPU and
  * a wall-clock budget, the locked-down environment, the generated modules as the only imports),
- * with every trusted call handed to `invoke`. Tasks the program leaves running after `main`
- * settles are waited for, within the same budgets. Refused bytes throw `hash_mismatch`; anything
- * the program does ends in the result, never in an exception. The instance is the one prepareRun
- * made ahead for this program when there is one (no code ran in it), else a new one.
+ * with every trusted call handed to `invoke`. The instance lives in a sandbox thread of its own
+ * (sandbox-worker.ts, a heap of bounded size), so that this thread stays responsive whatever the
+ * program does; it is terminated when the run passes its CPU or wall limit by GRACE_MS without
+ * stopping itself, or when `signal` aborts. The calls go out from this thread, so a terminated run
+ * leaves none half-made, and what it made is reported. Tasks the program leaves running after
+ * `main` settles are waited for, within the same budgets. Refused bytes throw `hash_mismatch`;
+ * anything the program does ends in the result, never in an exception. The realm is the one
+ * prepareRun made ahead for this program when there is one (no code ran in it), else a new one.
  */
 export async function runProgram(request: RunRequest): Promise<RunResult> {
   const limits = checkLimits({ ...DEFAULT_SANDBOX_LIMITS, ...request.limits });
   const program = programSource(request.source, request.sha256, request.entry);
-  const run = new ProgramRun(await takeRealm(request.api, program.imports, limits), request, limits);
+  const spec: RealmSpec = { api: apiData(request.api), imports: [...program.imports], limits };
+  const thread = takeThread(limits.memoryBytes);
   try {
-    return await run.execute(program);
-  } finally {
-    run.close();
+    await thread.ready;
+  } catch (err) {
+    thread.terminate();
+    throw new CountersignError("internal_error", "sandbox", `the sandbox thread did not start: ${(err as Error).message}`);
+  }
+  return new HostRun(thread, request, limits).start(spec, program.code);
+}
+
+/** A run seen from this thread: the calls it makes, its output, and the watch on its limits. */
+class HostRun {
+  private readonly calls: CallRecord[] = [];
+  private callsOmitted = 0;
+  private made = 0;
+  private refused = 0;
+  private readonly logs: LogLine[] = [];
+  private readonly clock = new SharedArrayBuffer(CLOCK_SLOTS * Float64Array.BYTES_PER_ELEMENT);
+  private readonly time = new Float64Array(this.clock);
+  private wallDeadline = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private ended = false;
+  private resolve!: (result: RunResult) => void;
+  private reject!: (err: unknown) => void;
+
+  constructor(
+    private readonly thread: SandboxThread,
+    private readonly request: RunRequest,
+    private readonly limits: SandboxLimits,
+  ) {}
+
+  start(spec: RealmSpec, code: string): Promise<RunResult> {
+    const result = new Promise<RunResult>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    const { signal } = this.request;
+    const interrupted = () => this.kill(limitExceeded("interrupted", "the run was interrupted"));
+    signal?.addEventListener("abort", interrupted, { once: true });
+    void result.finally(() => signal?.removeEventListener("abort", interrupted)).catch(() => undefined);
+    this.thread.listen(
+      (message) => this.receive(message),
+      (error) => this.gone(error),
+    );
+    if (signal?.aborted === true) {
+      interrupted();
+      return result;
+    }
+    this.wallDeadline = clockNow() + this.limits.wallMs;
+    this.thread.post({ type: "run", spec, code, entry: this.request.entry, wallDeadline: this.wallDeadline, clock: this.clock });
+    this.watch();
+    return result;
+  }
+
+  private receive(message: FromWorker): void {
+    if (this.ended) return;
+    switch (message.type) {
+      case "call":
+        return this.call(message.id, message.op, message.args);
+      case "log":
+        this.logs.push({ stream: message.stream, text: message.text });
+        return;
+      case "done":
+        return this.done(message.result);
+      case "failed":
+        this.end(true);
+        this.reject(fromErrorData(message.error));
+        return;
+      case "ready":
+        return;
+    }
+  }
+
+  /** A trusted call: its arguments become plain data (or it is refused), then `invoke`; the answer goes back to the program. */
+  private call(id: number, op: string, text: string): void {
+    const record = this.record(op);
+    if (id !== this.made - 1 || id >= this.limits.maxCalls) {
+      // The sandbox thread sends calls in order and none past the limit: anything else is ours to stop.
+      return this.kill(new CountersignError("internal_error", "sandbox", `${op}: call ${id} arrived out of order or past the call limit`));
+    }
+    let args: Record<string, Json>;
+    try {
+      args = callArguments(fromSerialized(text));
+    } catch (err) {
+      if (!(err instanceof NotPlainData)) throw err;
+      return this.answer(id, record, { error: new CountersignError("grant_violation", "sandbox", `${op}: the arguments are not plain data: ${err.message}`, { details: { path: err.path } }) });
+    }
+    let pending: Promise<Json>;
+    try {
+      pending = this.request.invoke(op, args);
+    } catch (err) {
+      pending = Promise.reject(err);
+    }
+    pending.then(
+      (value) => this.answer(id, record, { value }),
+      (error: unknown) => this.answer(id, record, { error }),
+    );
+  }
+
+  /** A new call's record, kept while fewer than KEPT_CALLS are (a record past them is counted and dropped). */
+  private record(op: string): CallRecord {
+    this.made++;
+    const record: CallRecord = { op, status: "pending" };
+    if (this.calls.length < KEPT_CALLS) this.calls.push(record);
+    else this.callsOmitted++;
+    return record;
+  }
+
+  private answer(id: number, record: CallRecord, outcome: { value: Json } | { error: unknown }): void {
+    if ("value" in outcome) {
+      record.status = "done";
+      if (this.ended) return; // the run is over: nobody waits for the answer
+      let json: string;
+      try {
+        json = JSON.stringify(outcome.value ?? null);
+      } catch (err) {
+        return this.answer(id, record, { error: err });
+      }
+      this.thread.post({ type: "settle", id, json });
+      return;
+    }
+    const failure = this.fail(record, outcome.error);
+    if (!this.ended) this.thread.post({ type: "settle", id, error: { name: "CountersignError", message: failure.message, class: failure.class } });
+  }
+
+  /** Record a failed call and count a refusal. A host error that is not ours reaches the program without its details. */
+  private fail(record: CallRecord, error: unknown): CountersignError {
+    const known = error instanceof CountersignError ? error : new CountersignError("internal_error", "sandbox", `${record.op}: the host failed to make the call`);
+    record.status = REFUSALS.has(known.class) ? "refused" : "failed";
+    record.error = { class: known.class, message: clip(known.message) };
+    if (record.status === "refused") this.refused++;
+    return known;
+  }
+
+  private done(outcome: WorkerOutcome): void {
+    const limit = outcome.limit === undefined ? undefined : fromErrorData(outcome.limit);
+    for (const op of outcome.unsent) {
+      const record = this.record(op);
+      record.status = "failed";
+      if (limit !== undefined) record.error = { class: limit.class, message: clip(limit.message) };
+    }
+    this.end(false);
+    this.resolve({
+      outcome: outcome.outcome,
+      value: outcome.value,
+      ...(outcome.thrown === undefined ? {} : { thrown: outcome.thrown }),
+      ...(limit === undefined ? {} : { limit }),
+      ...this.kept(outcome.cpuMs),
+      preparedRealm: outcome.prepared,
+    });
+  }
+
+  /** Terminate the sandbox thread, wherever its code is: the run ends on `limit`. */
+  private kill(limit: CountersignError): void {
+    if (this.ended) return;
+    this.end(true);
+    this.resolve({ outcome: "limit", value: null, limit, ...this.kept(cpuSpent(this.time, clockNow())), preparedRealm: false });
+  }
+
+  /** The sandbox thread ended on its own: out of heap, or crashed. */
+  private gone(error: Error | undefined): void {
+    if (this.ended) return;
+    const code = (error as { code?: unknown } | undefined)?.code;
+    this.kill(
+      code === "ERR_WORKER_OUT_OF_MEMORY"
+        ? limitExceeded("memory", "the program ran out of memory (the sandbox thread's heap)")
+        : limitExceeded("engine", `the sandbox thread stopped: ${error?.message ?? "it exited"}`),
+    );
+  }
+
+  /** Watch the run's CPU and wall time from here; a run past either by GRACE_MS is killed. */
+  private watch(): void {
+    if (this.ended) return;
+    const now = clockNow();
+    const cpuLeft = this.limits.cpuMs - cpuSpent(this.time, now);
+    const wallLeft = this.wallDeadline - now;
+    if (cpuLeft < -GRACE_MS) return this.kill(limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, { cpu_ms: this.limits.cpuMs }));
+    if (wallLeft < -GRACE_MS) return this.kill(limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }));
+    // CPU time cannot pass faster than wall time: neither limit can be passed before this fires.
+    this.timer = setTimeout(() => this.watch(), Math.min(LONGEST_TIMER, Math.max(1, Math.min(cpuLeft, wallLeft) + GRACE_MS + 1)));
+  }
+
+  private end(terminate: boolean): void {
+    this.ended = true;
+    clearTimeout(this.timer);
+    if (terminate) this.thread.terminate();
+    else giveBack(this.thread);
+  }
+
+  private kept(cpuMs: number): Pick<RunResult, "calls" | "callsOmitted" | "refused" | "logs" | "cpuMs"> {
+    return { calls: this.calls, callsOmitted: this.callsOmitted, refused: this.refused, logs: this.logs, cpuMs: Math.round(cpuMs * 1000) / 1000 };
   }
 }
 
-type Settled = { value: QuickJSHandle } | { error: QuickJSHandle } | { stopped: true };
+function clip(text: string): string {
+  return text.length > KEPT_MESSAGE ? `${text.slice(0, KEPT_MESSAGE)}…` : text;
+}
 
-class ProgramRun {
-  private readonly runtime: QuickJSRuntime;
-  private readonly vm: QuickJSContext;
-  private readonly state: RunState;
-  private waiter: (() => void) | undefined;
-  private woken = false;
-  private timer: NodeJS.Timeout | undefined;
-  private broken = false; // the engine trapped: its memory is not to be touched again
-
-  constructor(
-    private readonly realm: Realm,
-    private readonly request: RunRequest,
-    private readonly limits: SandboxLimits,
-  ) {
-    this.runtime = realm.runtime;
-    this.vm = realm.vm;
-    this.state = bindRealm(realm, { budget: new Budget(limits.cpuMs, limits.wallMs), limits, invoke: request.invoke, wake: () => this.wake() }, () => this.interrupt());
-  }
-
-  async execute({ code }: ProgramSource): Promise<RunResult> {
-    try {
-      this.timer = setTimeout(() => stop(this.state, limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs })), this.limits.wallMs);
-      const evaluated = this.enter(() => this.vm.evalCode(code, this.request.entry, { type: "module" }));
-      const module = "error" in evaluated && evaluated.error !== undefined ? { error: evaluated.error } : await this.settle(evaluated.value);
-      if (!("value" in module)) return this.finish(module);
-      const main = await this.startMain(module.value);
-      await this.drain();
-      return this.finish(main);
-    } catch (err) {
-      if (err instanceof CountersignError) throw err;
-      // A trap or a host-stack overflow inside the engine: the instance is lost, the host is not.
-      this.broken = true;
-      stop(this.state, limitExceeded("engine", `the program exhausted the engine: ${(err as Error).message}`));
-      return this.finish({ stopped: true });
-    }
-  }
-
-  close(): void {
-    this.state.closed = true;
-    clearTimeout(this.timer);
-    if (!this.broken) disposeRealm(this.realm); // an engine that trapped keeps its memory: it is not reused
-  }
-
-  /** Call main through the runner the countersign module registered, with the module's default export. */
-  private async startMain(namespace: QuickJSHandle): Promise<Settled> {
-    const { vm, state } = this;
-    const exported = vm.getProp(namespace, "default");
-    namespace.dispose();
-    try {
-      if (state.runner === undefined) return { error: this.enter(() => vm.newError({ name: "TypeError", message: "the program does not import program from countersign" })) };
-      const started = this.enter(() => vm.callFunction(state.runner!, vm.undefined, exported));
-      return started.error !== undefined ? { error: started.error } : await this.settle(started.value);
-    } finally {
-      exported.dispose();
-    }
-  }
-
-  /** Run jobs and wait for trusted calls until `handle` (a promise or a value) settles. */
-  private async settle(handle: QuickJSHandle): Promise<Settled> {
-    const { vm, state } = this;
-    try {
-      for (;;) {
-        this.runJobs();
-        if (state.stopped !== undefined) return { stopped: true };
-        const promise = vm.getPromiseState(handle);
-        if (promise.type === "fulfilled") return { value: promise.notAPromise === true ? handle.dup() : promise.value };
-        if (promise.type === "rejected") return { error: promise.error };
-        if (state.inflight.size === 0 && !this.runtime.hasPendingJob()) {
-          stop(state, limitExceeded("stalled", "the program awaits a promise that nothing can settle"));
-          return { stopped: true };
-        }
-        await this.nextWake();
-      }
-    } finally {
-      handle.dispose();
-    }
-  }
-
-  /** After main: the tasks it left running go on until none is left (the analysis assumes they finish). */
-  private async drain(): Promise<void> {
-    for (;;) {
-      this.runJobs();
-      if (this.state.stopped !== undefined) return;
-      if (this.state.inflight.size === 0 && !this.runtime.hasPendingJob()) return;
-      await this.nextWake();
-    }
-  }
-
-  /** Run the program's jobs, sending out the trusted calls they make, until none is left or the run stops. */
-  private runJobs(): void {
-    do {
-      while (this.state.stopped === undefined && this.runtime.hasPendingJob()) {
-        const result = this.enter(() => this.runtime.executePendingJobs());
-        if (result.error !== undefined) {
-          // Only an uncatchable error escapes a job: an interrupt (already a limit) or the engine's own failure.
-          const thrown = describeThrown(this.state.bridge, result.error);
-          result.error.dispose();
-          stop(this.state, engineLimit(thrown) ?? new CountersignError("internal_error", "sandbox", `a job failed: ${thrown.name}: ${thrown.message}`));
-        }
-      }
-      sendCalls(this.state); // a call refused here rejects at once: its handlers are jobs to run
-    } while (this.state.stopped === undefined && this.runtime.hasPendingJob());
-  }
-
-  private finish(settled: Settled): RunResult {
-    const { state } = this;
-    const base = { calls: state.calls, refused: state.refused, logs: state.logs, cpuMs: Math.round(state.budget.cpuMsSpent() * 1000) / 1000 };
-    if ("error" in settled) {
-      const thrown = describeThrown(state.bridge, settled.error);
-      settled.error.dispose();
-      const limit = state.stopped ?? engineLimit(thrown);
-      return limit !== undefined ? { outcome: "limit", value: null, limit, ...base } : { outcome: "threw", value: null, thrown, ...base };
-    }
-    if ("stopped" in settled || state.stopped !== undefined) {
-      if ("value" in settled) settled.value.dispose();
-      return { outcome: "limit", value: null, limit: state.stopped!, ...base };
-    }
-    try {
-      return { outcome: "returned", value: toJson(state.bridge, settled.value), ...base };
-    } catch (err) {
-      if (!(err instanceof NotPlainData)) throw err;
-      return { outcome: "returned", value: null, ...base };
-    } finally {
-      settled.value.dispose();
-    }
-  }
-
-  private enter<T>(fn: () => T): T {
-    return this.state.budget.inVm(fn);
-  }
-
-  private interrupt(): boolean {
-    const { state } = this;
-    if (state.stopped !== undefined) return true;
-    const over = state.budget.exhausted();
-    if (over === "cpu") stop(state, limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, { cpu_ms: this.limits.cpuMs }));
-    if (over === "wall") stop(state, limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }));
-    return over !== undefined;
-  }
-
-  private wake(): void {
-    if (this.waiter !== undefined) this.waiter();
-    else this.woken = true;
-  }
-
-  private nextWake(): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      this.waiter = () => {
-        this.waiter = undefined;
-        resolve();
-      };
-    });
-  }
+/** A trusted function takes one object of named arguments (or none). */
+function callArguments(value: Json): Record<string, Json> {
+  if (value === null) return {};
+  if (typeof value !== "object" || Array.isArray(value)) throw new NotPlainData("", "must be an object of named arguments");
+  return value;
 }

@@ -6,6 +6,7 @@ import type { Thrown } from "./describe.js";
 import type { Budget } from "./budget.js";
 import type { SandboxApi } from "./host-modules.js";
 import type { SandboxLimits } from "./limits.js";
+import type { FromWorker } from "./worker-protocol.js";
 
 /** One trusted call the program made, in order. `pending` is a call the run ended without. */
 export interface CallRecord {
@@ -22,17 +23,20 @@ export interface LogLine {
 /** The host side of a trusted call: the run command wires it to callWithReceipt. */
 export type Invoke = (op: string, args: Record<string, Json>) => Promise<Json>;
 
-/** What the host functions of one run share with the loop that drives it. */
+/**
+ * What the host functions of one run share with the loop that drives it, in the sandbox thread.
+ * The calls and the log lines go to the run's thread as they happen (`send`): what is kept of
+ * them is kept there, so that it survives the sandbox thread being terminated.
+ */
 export interface RunState {
   bridge: Bridge; // set once the host functions it reads are installed, before any program code
 
   budget: Budget;
   limits: SandboxLimits;
   api: SandboxApi;
-  invoke: Invoke;
-  calls: CallRecord[];
-  refused: number;
-  logs: LogLine[];
+  send: (message: FromWorker) => void;
+  sent: number; // calls handed to the run's thread so far (the next call's id)
+  unsent: string[]; // ops of the calls made after the run stopped: none went out
   logBytes: number;
   /** The limit that ended the run; once set, no more program code runs and no call goes out. */
   stopped: CountersignError | undefined;
