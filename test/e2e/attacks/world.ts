@@ -73,6 +73,79 @@ export async function startSink(): Promise<Sink> {
   };
 }
 
+/**
+ * A recording tap in front of the Gmail-shaped provider: the email connection points here, every
+ * request is recorded as it arrived and forwarded. The provider records only a message's To
+ * header; the tap sees the whole RFC 5322 message, so Cc and Bcc (or an injected header) count.
+ */
+export interface MailTap extends Sink {
+  /** Every recipient of every message the provider was asked to send (To, Cc, Bcc), as written. */
+  recipients(): string[];
+}
+
+export async function startMailTap(providerUrl: string): Promise<MailTap> {
+  const received: Arrived[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: body.toString("utf8") });
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
+    const answer = await fetch(providerUrl + (req.url ?? "/"), { method: req.method ?? "GET", headers, ...(body.length === 0 ? {} : { body }), redirect: "manual" });
+    const text = Buffer.from(await answer.arrayBuffer());
+    res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" }).end(text);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    host: `127.0.0.1:${port}`,
+    origin: `http://127.0.0.1:${port}`,
+    received,
+    redirect: () => undefined,
+    serve: () => undefined,
+    recipients: () => {
+      const out: string[] = [];
+      for (const a of received) {
+        if (a.method !== "POST" || !/\/(messages|drafts)\/send$/.test(a.url.split("?")[0]!)) continue;
+        let raw: unknown;
+        try {
+          const json = JSON.parse(a.body) as { raw?: unknown; message?: { raw?: unknown } };
+          raw = json.raw ?? json.message?.raw;
+        } catch {}
+        if (typeof raw !== "string") continue;
+        const text = Buffer.from(raw, "base64url").toString("utf8");
+        const head = text.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, " ");
+        for (const line of head.split(/\r?\n/)) {
+          const m = /^(to|cc|bcc)\s*:(.*)$/i.exec(line);
+          if (m !== null) out.push(...m[2]!.split(",").map((x) => x.trim()).filter((x) => x !== ""));
+        }
+      }
+      return out;
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * The mailbox an address string delivers to, as a lenient mail system reads it: the address in
+ * angle brackets if any, quotes dropped, lower case, no trailing dot, no +tag.
+ */
+export function mailbox(address: string): string {
+  let a = address.trim();
+  const angle = /<([^>]*)>/.exec(a);
+  if (angle !== null) a = angle[1]!;
+  a = a.replaceAll('"', "").trim().toLowerCase();
+  const at = a.lastIndexOf("@");
+  if (at < 0) return a;
+  const local = a.slice(0, at).split("+")[0]!;
+  const domain = a.slice(at + 1).replace(/\.+$/, "");
+  return `${local}@${domain}`;
+}
+
 /** What arrived, one line each, for failure messages. */
 export function shown(arrived: readonly Arrived[]): string {
   return arrived.length === 0 ? "(nothing)" : arrived.map((a) => `${a.method} ${a.url} ${JSON.stringify(a.body).slice(0, 200)}`).join("\n");
@@ -108,6 +181,8 @@ export interface World {
   /** A folder in HOME but outside the sandbox, with a file `secret.txt`. */
   outside: string;
   gmail: GmailServer;
+  /** The email connection's base_url by default: records every message whole. */
+  mail: MailTap;
   gmailToken: string;
   sinks: Sink[];
   serveUrl: string;
@@ -140,15 +215,16 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const gmailToken = "gmail-token-SECRET-5ab1";
   const gmail = await startGmailServer({ token: gmailToken });
   writeFileSync(join(data, "gmail-token"), gmailToken, { mode: 0o600 });
+  const mail = await startMailTap(gmail.url);
   const sinks: Sink[] = [];
   for (let i = 0; i < (options.sinks ?? 1); i++) sinks.push(await startSink());
   const env: NodeJS.ProcessEnv = { HOME: home, COUNTERSIGN_HOME: data, COUNTERSIGN_URL: "", COUNTERSIGN_TOKEN: "", COUNTERSIGN_DATABASE: "", NO_COLOR: "1" };
   const children = new Set<ChildProcess>();
 
-  const world = { home, data, sandbox, outside, gmail, gmailToken, sinks, env, serveUrl: "" } as World;
+  const world = { home, data, sandbox, outside, gmail, mail, gmailToken, sinks, env, serveUrl: "" } as World;
   const connections =
     options.connections?.(world) ??
-    `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ["${sandbox}"]\n\n[http]\nhosts = [${sinks.map((s) => `"${s.host}"`).join(", ")}]\n`;
+    `[email]\nbase_url = "${mail.origin}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ["${sandbox}"]\n\n[http]\nhosts = [${sinks.map((s) => `"${s.host}"`).join(", ")}]\n`;
   writeFileSync(join(data, "connections.toml"), connections);
   const policies = options.policies?.(world);
   if (policies !== undefined) {
@@ -202,6 +278,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     // The person looks at the request before deciding: the page, then its data.
     await (await fetch(`${world.serveUrl}/requests/${id}`, { headers: { cookie: session.cookie } })).text();
     await (await fetch(`${world.serveUrl}/v1/requests/${id}`, { headers: { cookie: session.cookie } })).text();
+    await (await fetch(`${world.serveUrl}/v1/requests/${id}/page`, { headers: { cookie: session.cookie } })).text();
     const response = await fetch(`${world.serveUrl}/v1/requests/${id}/decision`, {
       method: "POST",
       headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "content-type": "application/json", origin: world.serveUrl },
@@ -240,6 +317,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     for (const child of children) child.kill("SIGKILL");
     serve.kill("SIGTERM");
     await serveExited;
+    await mail.close();
     await gmail.close();
     for (const sink of sinks) await sink.close();
     rmSync(home, { recursive: true, force: true });
