@@ -33,7 +33,7 @@ describe.each(DIALECTS)("decisions that bind shown content, on %s", (dialect) =>
     expect(decided).toMatchObject({ ok: true, changed: true });
     expect((await store.get(request.id))!.policy.grants).toEqual([narrowed]);
     const entries: { type: string; request_id: string | null; details: Record<string, unknown> }[] = [];
-    for await (const entry of store.exportAudit()) entries.push(entry);
+    for await (const entry of store.exportAudit()) entries.push(entry as unknown as (typeof entries)[number]);
     expect(entries.find((e) => e.type === "decided" && e.request_id === request.id)?.details).toMatchObject({ kind: "approved_once", bound_sha256: "d".repeat(64) });
   });
 
