@@ -38,7 +38,8 @@ function resolvedCalls(request: StoredRequest, set: ManifestSet): { calls: Omit<
   const unbound: string[] = [];
   request.facts.effects.forEach((effect, index) => {
     const action = set.actions.get(effect.op);
-    if (effect.agentAction !== undefined || action?.manifest.resolve === undefined) return;
+    // An agent action's send_draft step is bound too: the preview shows it as its own call.
+    if (action?.manifest.resolve === undefined) return;
     const template = action.templates.preview;
     const values = template == null ? undefined : previewArgs(effect.args, template, MAX_PREVIEWS);
     if (values === undefined || values.kind === "too_many") unbound.push(`${effect.op} at line ${effect.site.line}: ${values === undefined ? "it declares no preview" : `${values.count} possible values, more than can be shown`}`);

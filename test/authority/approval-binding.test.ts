@@ -222,4 +222,28 @@ export default program({
     await expect(run(laterId, later, draftId)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "argument_refused", input: "body" } });
     expect(gmail.sent.length).toBe(before);
   });
+
+  it("the browser page shows what approving binds and its approve form posts the digest; a stale page is refused with the new content shown", async () => {
+    const draftId = gmail.addDraft(DRAFT);
+    const program = sendDraftProgram(draftId);
+    const id = await submit(program);
+    const html = String((await a.call("GET", `/requests/${id}`, { session: alice, token: null })).body);
+    expect(html).toContain("What approving binds");
+    expect(html).toContain(`Body as shown (sha256 ${sha256(DRAFT.body)})`);
+    const shown = [...html.matchAll(/name="shown" value="([0-9a-f]{64})"/g)].map((m) => m[1]);
+    expect(shown.length).toBe(2); // approve once, approve and remember
+    const post = (form: Record<string, string>) =>
+      a.call("POST", `/requests/${id}/decide`, { session: alice, token: null, rawBody: new URLSearchParams({ csrf: alice.csrf, ...form }).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+
+    editDraft(draftId, { ...DRAFT, subject: "Board minutes (changed)" });
+    const stale = await post({ action: "approve_once", shown: shown[0]! });
+    expect(stale.status).toBe(409);
+    expect(String(stale.body)).toContain("the draft changed since it was shown: look again");
+    expect(String(stale.body)).toContain("Subject Board minutes (changed)");
+    const fresh = String(stale.body).match(/name="shown" value="([0-9a-f]{64})"/)![1]!;
+    expect((await post({ action: "approve_once", shown: fresh })).status).toBe(303);
+    const before = gmail.sent.length;
+    await run(id, program, draftId);
+    expect(gmail.sent.slice(before).map((m) => m.subject)).toEqual(["Board minutes (changed)"]);
+  });
 });

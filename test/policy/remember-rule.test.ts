@@ -98,3 +98,24 @@ describe("rememberRule", () => {
     expect(rememberRule(f, decide(f, strict, set), set)).toEqual([{ op: "fs.read_file", rule: null, why: "the request was rejected; there is nothing to remember" }]);
   });
 });
+
+describe("rememberRule on a resolved action (send_draft): the content shown, never only the reference", () => {
+  const sends = [effect("email.send_draft", { draft_id: val("r1") })];
+  const decision = () => decide(facts(sends), base, set);
+
+  it("before an approval: the rule to save, and the resolved inputs it will bind as shown", () => {
+    const [remembered] = rememberRule(facts(sends), decision(), set);
+    expect(remembered).toMatchObject({ op: "email.send_draft", rule: { when: { args: { draft_id: { in: ["r1"] } } } }, binds: ["to", "subject", "body"] });
+  });
+
+  it("at approval: the rule holds the recipients, subject and body shown", () => {
+    const shown = { to: { elements: { in: ["carol@example.net"] } }, subject: { sha256: ["a".repeat(64)] }, body: { sha256: ["b".repeat(64)] } };
+    const [remembered] = rememberRule(facts(sends), decision(), set, new Map([["email.send_draft", shown]]));
+    expect(remembered!.rule!.when!.args).toEqual({ draft_id: { in: ["r1"] }, ...shown });
+  });
+
+  it("at approval without the content (it could not be read): no rule, rather than one that pins only the draft id", () => {
+    const [remembered] = rememberRule(facts(sends), decision(), set, new Map());
+    expect(remembered).toMatchObject({ op: "email.send_draft", rule: null, why: expect.stringContaining("remembering only its reference would allow any content") });
+  });
+});

@@ -200,15 +200,23 @@ describe("countersign approve in a terminal", () => {
         "        │ row 91873",
       ]);
       expect(gmail.sent).toEqual([]); // showing a preview sends nothing
-
       t.keys("Escape"); // alone: Escape then j at once reads as Alt-j
       await t.waitForText("> ask");
       t.keys("j", "Enter");
       await t.waitForText(`Request ${missing}`);
       await t.waitFor((s) => /^ {2}email\.send_draft at line 8: Preview unavailable: \S/m.test(s), "the preview unavailable, with why");
-      t.keys("a"); // a missing preview never blocks the decision
+      t.keys("a"); // a draft nobody could see cannot be bound: the approval is refused, the request still waits
+      await t.waitForText("not decided:");
+      expect(await decision(missing)).toMatchObject({ status: "pending" });
+
+      t.keys("Escape");
+      await t.waitForText("> ask");
+      t.keys("k", "Enter");
+      await t.waitForText(`Request ${id}`);
+      await t.waitForText("── What approving binds");
+      t.keys("a"); // the approval sends the digest of the draft shown: bound, approved
       await t.waitForText("Approved once.");
-      expect(await decision(missing)).toMatchObject({ status: "approved" });
+      expect(await decision(id)).toMatchObject({ status: "approved", decision: { kind: "approved_once" } });
     } finally {
       await gmail.close();
     }
