@@ -13,6 +13,7 @@ import { decide } from "../../src/policy/index.js";
 import { issueReceipt, jwks, verifyReceipt } from "../../src/receipt/index.js";
 import { openKeyring } from "../../src/store/index.js";
 import { CREATE_ISSUE, shipped, withAgent } from "../support/agent-manifests.js";
+import { localized } from "../support/issue-tracker.js";
 import { dataDirWith, tempDir } from "./fixtures.js";
 
 const ISSUER = "countersign-test";
@@ -165,5 +166,82 @@ describe("an agent action under a receipt", () => {
     expect(await refusal(() => callAgentAction(verified, shipped, "agent.create_issue", {}, ctx))).toMatchObject({ class: "capability_denied" });
     expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", { repo: 1, payload: "{}" }, ctx))).toMatchObject({ class: "connector_error" });
     expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", "x", ctx))).toMatchObject({ class: "grant_violation", reason: "not_plain_data" });
+  });
+});
+
+// A step whose URL a provider's answer chooses: the first step reads a page on the listed host, the
+// second GETs whatever URL that page holds. The policy cannot know it statically, so the person is
+// asked and the receipt holds the step to the listed hosts; at run time the page names a host the
+// connections reach but the policy does not list, and the step is refused before it is sent.
+describe("an agent action's step whose arguments come from an earlier step's answer", () => {
+  let page: Server;
+  let sink: Server;
+  let sunk: string[];
+  let pages = 0;
+  const hostOf = (s: Server) => `127.0.0.1:${(s.address() as AddressInfo).port}`;
+  const HOP = (host: string) => `name = "hop"
+version = "1.0.0"
+description = "Follow the link the status page gives."
+idempotent = true
+
+[[execute]]
+id = "first"
+connector = "http"
+op = "get"
+inputs = { url = "http://${host}/next" }
+
+[[execute]]
+id = "second"
+connector = "http"
+op = "get"
+inputs = { url = "\${first.body}" }
+`;
+  const HOP_PROGRAM = `import { program } from "countersign";
+import { hop } from "trusted/agent";
+export default program({ rationale: "Follow the link.", async main() { await hop({}); } });
+`;
+
+  beforeAll(async () => {
+    sunk = [];
+    sink = createServer((req, res) => {
+      sunk.push(req.url ?? "");
+      res.end("{}");
+    });
+    await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
+    page = createServer((_, res) => {
+      pages++;
+      res.end(`http://${hostOf(sink)}/collect`);
+    });
+    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(async () => {
+    for (const s of [page, sink]) {
+      s.closeAllConnections();
+      await new Promise((resolve) => s.close(resolve));
+    }
+  });
+
+  it("is checked against the grant at run time: a host the policy does not list is refused, nothing reaches it", async () => {
+    const dataDir = dataDirWith(`[http]\nhosts = ["${hostOf(page)}", "${hostOf(sink)}"]\n`);
+    const hopSet = withAgent([{ name: "hop.toml", text: HOP(hostOf(page)) }], allowlistsOf(shipped, loadConnections(dataDir)));
+    const policyDir = tempDir("cs-policy-");
+    writeFileSync(join(policyDir, "default.toml"), localized("policies/default.toml", hostOf(page)));
+    const shippedPolicy = loadPolicy(policyDir, { manifests: hopSet, home: "/home/me" });
+    const hopFacts = createAnalyzer(hopSet).analyze(HOP_PROGRAM);
+    expect(hopFacts.ok).toBe(true);
+    const decision = decide(hopFacts, shippedPolicy, hopSet);
+    expect(decision.kind).toBe("ask");
+    const keys = await openKeyring(tempDir("cs-keys-"));
+    const token = await issueReceipt(
+      { requestId: "req-hop", program: hopFacts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "alice", issuer: ISSUER, agentManifestsSha256: hopFacts.agentManifests!.sha256 },
+      keys,
+    );
+    const verified = await verifyReceipt(token, { jwks: jwks(keys), issuer: ISSUER, programBytes: new TextEncoder().encode(HOP_PROGRAM), agentManifests: hopSet.agent!.sha256 });
+    const hopCtx = connectorContext(dataDir, { plugins: pool });
+    const refused = await refusal(() => callAgentAction(verified, hopSet, "agent.hop", {}, hopCtx));
+    expect(refused).toMatchObject({ class: "grant_violation", reason: "argument_refused" });
+    expect(refused.message).toMatch(/^http\.get: argument "url" is outside its grant/);
+    expect(pages).toBe(1); // the first step ran; the second, with the answer's URL, did not
+    expect(sunk).toEqual([]);
   });
 });

