@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { readForApproval, type ConnectorContext } from "../connector/index.js";
+import { readForApproval, type ApprovalRead, type ConnectorContext } from "../connector/index.js";
 import { canonicalJson, textSha256 } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Json, PolicyDecision, PreviewShown, StoredRequest, ValueConstraint } from "../model/index.js";
 import type { AppContext } from "./context.js";
-import { MAX_PREVIEWS } from "./preview-request.js";
+import { MAX_PREVIEWS, policyFor, previewPolicy } from "./preview-request.js";
 import { previewArgs } from "./preview-args.js";
 
 /**
@@ -80,7 +80,14 @@ export async function approvalBinding(ctx: AppContext, request: StoredRequest, s
   if (calls.length === 0) return null;
   if (shown === undefined) throw refused(request.id, "this approval does not say which content it was shown: open the request again and approve what it shows", "binding_missing");
   const connector = connectorOf(ctx);
-  const reads = await Promise.all(calls.map(async (call) => ({ call, read: "problem" in connector ? ({ ok: false, reason: connector.problem } as const) : await readForApproval(set, call.op, call.args, connector) })));
+  const policy = await policyFor(ctx, request);
+  const readNow = async (call: Omit<BoundCall, "fields">): Promise<ApprovalRead> => {
+    if ("problem" in connector) return { ok: false, reason: connector.problem };
+    if ("problem" in policy) return { ok: false, reason: policy.problem };
+    const effect = request.facts.effects[call.effect]!;
+    return readForApproval(set, call.op, call.args, connector, previewPolicy(policy.policy, set, effect, effect.influencedBy));
+  };
+  const reads = await Promise.all(calls.map(async (call) => ({ call, read: await readNow(call) })));
   const failed = reads.filter((r) => !r.read.ok).map((r) => `${r.call.op} at line ${r.call.line}: ${"reason" in r.read ? r.read.reason : ""}`);
   if (failed.length > 0) throw refused(request.id, `cannot read what the approval would bind (${failed.join("; ")}): look again, or reject`, "binding_unreadable");
   const now = reads.map(({ call, read }): BoundCall => ({ ...call, fields: read.ok ? read.fields.map((f) => ({ label: f.label, value: f.value })) : null }));

@@ -86,7 +86,7 @@ export async function previewRequest(ctx: AppContext, request: StoredRequest, ap
 }
 
 /** The policy in force now for the request's submitter (read for each showing: a reload counts at once), or why there is none: then nothing is fetched. */
-async function policyFor(ctx: AppContext, request: StoredRequest): Promise<{ policy: Policy } | { problem: string }> {
+export async function policyFor(ctx: AppContext, request: StoredRequest): Promise<{ policy: Policy } | { problem: string }> {
   try {
     return { policy: (await policyInForce(ctx, request.token)).policy };
   } catch (err) {
@@ -98,7 +98,7 @@ async function policyFor(ctx: AppContext, request: StoredRequest): Promise<{ pol
  * The policy's word on a preview's read: decided like the program's call `of` made with exactly
  * the read's op and arguments (decideCall, the one evaluation); only "allow" lets it run.
  */
-function previewPolicy(policy: Policy, set: ManifestSet, of: Of, influencedBy: readonly Provenance[] | undefined): PreviewPolicy {
+export function previewPolicy(policy: Policy, set: ManifestSet, of: Pick<Of, "site">, influencedBy: readonly Provenance[] | undefined): PreviewPolicy {
   return (op, args) => notAllowed(policy, decideCall({ op, args, site: of.site, ...(influencedBy === undefined ? {} : { influencedBy }) }, policy, set));
 }
 

@@ -4,7 +4,7 @@ import type { Json, PreviewField } from "../model/index.js";
 import { admitPreview } from "./admission.js";
 import type { ConnectorContext } from "./context.js";
 import { executeAction } from "./execute-action.js";
-import { PREVIEW_TIMEOUT_MS } from "./fetch-preview.js";
+import { PREVIEW_TIMEOUT_MS, type PreviewPolicy } from "./fetch-preview.js";
 import { fillTemplate } from "./interpolate.js";
 import { resolvePath } from "./resolve-path.js";
 
@@ -12,11 +12,13 @@ import { resolvePath } from "./resolve-path.js";
  * What an approval of a resolved action binds, read now: the preview fields as the page shows
  * them and the `[resolve]` inputs the wrapper will check at the send, both taken from one read
  * when the preview and the resolve are the same read-only op with the same arguments (so the
- * values bound are those of the very content that renders as shown), else from two reads.
+ * values bound are those of the very content that renders as shown), else from two reads. Each
+ * read is an effect made with the user's credential: `policy` is asked about exactly its admitted
+ * arguments first, as for a preview, and a read it does not allow does not run.
  */
 export type ApprovalRead = { ok: true; fields: PreviewField[]; resolved: Record<string, Json> } | { ok: false; reason: string };
 
-export async function readForApproval(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext): Promise<ApprovalRead> {
+export async function readForApproval(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext, policy: PreviewPolicy): Promise<ApprovalRead> {
   try {
     const action = set.actions.get(op);
     const resolve = action?.manifest.resolve;
@@ -27,7 +29,12 @@ export async function readForApproval(set: ManifestSet, op: string, args: Record
       return { ok: false, reason: `${op} declares no [resolve] with a preview` };
     }
     const limits = { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) };
-    const read = (target: string, filled: Json | undefined) => executeAction(set, admitPreview(set, `${action.connector}.${target}`, filled as Record<string, Json>), { ...ctx, limits });
+    const read = async (target: string, filled: Json | undefined) => {
+      const admission = admitPreview(set, `${action.connector}.${target}`, filled as Record<string, Json>);
+      const refused = policy(admission.op, admission.args);
+      if (refused !== null) throw new Error(refused);
+      return executeAction(set, admission, { ...ctx, limits });
+    };
     const resolveArgs = fillTemplate(resolveTemplate, { args });
     const previewArgs = fillTemplate(previewTemplate, { args });
     const resolved = await read(resolve.op, resolveArgs);

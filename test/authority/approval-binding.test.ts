@@ -3,7 +3,7 @@
 // Gmail-shaped provider; the run's wrapper then refuses any difference, and a remembered rule
 // holds the content, never only the draft id.
 import { createHash } from "node:crypto";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGmailServer, type DraftContent, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
@@ -151,6 +151,27 @@ describe("approving a send_draft binds the draft as shown", () => {
     expect(fresh.binding.sha256).not.toBe(old.sha256);
     expect(fresh.binding.calls[0].text).toContain("To mallory@evil.example");
     expect((await rulesOf(id)).length).toBe(0);
+  });
+
+  it("the read at approval is an effect too: a policy that no longer allows reading the draft refuses the approval and the provider sees no read", async () => {
+    const draftId = gmail.addDraft(DRAFT);
+    const id = await submit(sendDraftProgram(draftId));
+    const shown = (await page(id)).binding;
+    const file = join(a.dataDir, "policies", "default.toml");
+    const policy = readFileSync(file, "utf8");
+    try {
+      writeFileSync(file, `${policy}\n[[rules]]\nid = "email.no-draft-reads"\ndecision = "deny"\nop = "email.get_draft"\nreason = "drafts stay unread"\n`);
+      expect((await a.call("POST", "/v1/reload", { session: alice, body: {} })).body).toMatchObject({ ok: true });
+      const reads = gmail.requests.length;
+      const refused = await decide(id, { decision: "approved_once", shown: shown.sha256 });
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatchObject({ class: "approval_denied", message: expect.stringContaining('rule "email.no-draft-reads" denies it'), details: { reason: "binding_unreadable" } });
+      expect(gmail.requests.slice(reads)).toEqual([]);
+    } finally {
+      writeFileSync(file, policy);
+      expect((await a.call("POST", "/v1/reload", { session: alice, body: {} })).body).toMatchObject({ ok: true });
+    }
+    expect((await decide(id, { decision: "rejected", reason: "not now" })).status).toBe(200);
   });
 
   it("an approval that does not say what it was shown is refused for a request that sends a draft", async () => {
