@@ -11,9 +11,10 @@ import { readTextFile } from "./read-file.js";
 /**
  * Read `<dataDir>/connections.toml`; a missing or malformed file is a config_error naming the file,
  * the key and its line. So is an fs root that contains, equals or lies inside one of countersign's
- * own secrets (see secretsOf): a program given that root could read them.
+ * own secrets (see secretsOf, plus `options.secrets`, e.g. a SQLite store kept elsewhere): a
+ * program given that root could read them.
  */
-export function loadConnections(dataDir: string): Connections {
+export function loadConnections(dataDir: string, options: { secrets?: readonly Secret[] } = {}): Connections {
   const file = join(dataDir, CONNECTIONS_FILE);
   const fail = (message: string, where: { key?: string; line?: number } = {}): CountersignError => {
     const at = where.line === undefined ? file : `${file}:${where.line}`;
@@ -32,7 +33,7 @@ export function loadConnections(dataDir: string): Connections {
     const line = lineOf(parsed.lines, path);
     throw fail(issue.message, { key: path.join("."), ...(line === undefined ? {} : { line }) });
   }
-  const secrets = secretsOf(dataDir, result.data);
+  const secrets = [...secretsOf(dataDir, result.data), ...(options.secrets ?? []).map((s) => ({ path: realOrResolved(s.path), what: s.what }))];
   for (const [name, conn] of Object.entries(result.data)) {
     for (const [i, root] of (conn.roots ?? []).entries()) {
       const line = lineOf(parsed.lines, [name, "roots", i]);

@@ -79,6 +79,15 @@ describe("connections.toml: fs roots and countersign's secrets", () => {
     }
   });
 
+  it("refuses a root holding a secret the caller names, such as a store kept outside the data directory", () => {
+    const { home, data } = homeWith((home) => `[fs]\nroots = ["${join(home, "Sandbox")}"]\n`);
+    const store = join(home, "Sandbox", "countersign.db");
+    expect(() => connectorContext(data, { secrets: [{ path: store, what: "the store" }] })).toThrow(
+      expect.objectContaining({ class: "config_error", message: expect.stringContaining(`root ${join(home, "Sandbox")} contains the store ${store}`) }),
+    );
+    expect(connectorContext(data).connections.byConnector.fs?.roots).toEqual([join(home, "Sandbox")]);
+  });
+
   it("takes a root beside the data directory", () => {
     const { home, data } = homeWith((home) => `[fs]\nroots = ["${join(home, "Sandbox")}"]\n`);
     expect(loadConnections(data).byConnector.fs?.roots).toEqual([join(home, "Sandbox")]);
