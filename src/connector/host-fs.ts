@@ -70,6 +70,8 @@ export interface Located extends Match {
 function locate(caps: Capabilities, path: string): Located {
   if (!path.startsWith("/")) throw denied(caps, path, "must be an absolute path", "not_absolute");
   if (path.includes("\0")) throw denied(caps, path, "contains a NUL byte", "not_normal");
+  // A lone surrogate reaches the disk as U+FFFD: another name than the one checked.
+  if (/\p{Surrogate}/u.test(path)) throw denied(caps, path, "is not well-formed Unicode (a lone surrogate)", "not_normal");
   if (normalizePath(path) !== path) throw denied(caps, path, "must be in normal form (no `.`, `..` or empty segment, no trailing slash)", "not_normal");
   const matches: Match[] = [];
   for (const root of caps.roots) {

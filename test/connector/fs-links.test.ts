@@ -92,6 +92,8 @@ describe("fs host: no symbolic link below a root", () => {
     expect(await runAction(set, "fs.read_file", { path: join(sandbox, "notes.txt") }, ctx)).toMatchObject({ content: "notes" });
     await runAction(set, "fs.write_file", { path: join(sandbox, "real", "sub", "kept.txt"), content: "kept" }, ctx);
     expect(readFileSync(join(sandbox, "real", "sub", "kept.txt"), "utf8")).toBe("kept");
+    await runAction(set, "fs.write_file", { path: join(sandbox, "real", "café 😀.txt"), content: "ok" }, ctx); // a surrogate pair is well-formed
+    expect(readFileSync(join(sandbox, "real", "café 😀.txt"), "utf8")).toBe("ok");
     expect(await runAction(set, "fs.list_dir", { path: join(sandbox, "real", "sub") }, ctx)).toMatchObject({ entries: [{ name: "kept.txt", type: "file" }] });
     expect(await runAction(set, "fs.list_dir", { path: top }, ctx)).toMatchObject({ entries: [{ name: "Documents" }, { name: "Sandbox" }] });
   });
@@ -105,6 +107,7 @@ describe("fs host: only paths in normal form", () => {
     ["a `..` out of the folder", "/SANDBOX/../Documents/private.txt"],
     ["an empty segment", "/SANDBOX//notes.txt"],
     ["a trailing slash", "/SANDBOX/real/"],
+    ["a lone surrogate (the disk would get U+FFFD instead)", "/SANDBOX/keep\uD800.txt"],
   ];
   for (const [what, raw] of forms) {
     it(`refuses ${what} for reads, listings and writes`, async () => {
