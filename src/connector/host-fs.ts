@@ -141,10 +141,13 @@ export function openChecked(caps: Capabilities, path: string, at: Located, real:
 export function fsRead(caps: Capabilities, limits: Limits, path: string): { content: string } {
   const at = locate(caps, path);
   refuseLinks(caps, path, at, "check");
+  const notFile = () => new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: not a regular file`, { details: { path } });
+  // Before the open: opening a device or a FIFO can itself do something.
+  if (lstatSync(at.real, { throwIfNoEntry: false })?.isFile() === false) throw notFile();
   const fd = openChecked(caps, path, at, at.real, READ_FLAGS);
   try {
     const info = fstatSync(fd);
-    if (!info.isFile()) throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: not a regular file`, { details: { path } });
+    if (!info.isFile()) throw notFile();
     if (info.size > limits.maxResponseBytes) {
       throw new CountersignError("resource_limit_exceeded", "connector", `${caps.connector}: ${path} is larger than ${limits.maxResponseBytes} bytes`, {
         details: { path, limit_bytes: limits.maxResponseBytes },
