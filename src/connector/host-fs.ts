@@ -110,10 +110,11 @@ function refuseLinks(caps: Capabilities, path: string, at: Located, last: "check
 }
 
 /**
- * Open `real` (its last component not followed) and make sure the file opened is the one at
- * `real` with no link on the way: a directory swapped for a link since the check is refused.
+ * Open `at.real` (its last component not followed) and make sure the file opened is the one at
+ * that path with no link on the way: a directory swapped for a link since the check is refused.
  */
-export function openChecked(caps: Capabilities, path: string, at: Located, real: string, flags: number): number {
+export function openChecked(caps: Capabilities, path: string, at: Located, flags: number): number {
+  const { real } = at;
   let fd: number;
   try {
     fd = openSync(real, flags);
@@ -144,7 +145,7 @@ export function fsRead(caps: Capabilities, limits: Limits, path: string): { cont
   const notFile = () => new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: not a regular file`, { details: { path } });
   // Before the open: opening a device or a FIFO can itself do something.
   if (lstatSync(at.real, { throwIfNoEntry: false })?.isFile() === false) throw notFile();
-  const fd = openChecked(caps, path, at, at.real, READ_FLAGS);
+  const fd = openChecked(caps, path, at, READ_FLAGS);
   try {
     const info = fstatSync(fd);
     if (!info.isFile()) throw notFile();
@@ -165,7 +166,7 @@ export function fsRead(caps: Capabilities, limits: Limits, path: string): { cont
 export function fsList(caps: Capabilities, path: string): { entries: { name: string; type: string }[] } {
   const at = locate(caps, path);
   refuseLinks(caps, path, at, "check");
-  const fd = openChecked(caps, path, at, at.real, DIR_FLAGS);
+  const fd = openChecked(caps, path, at, DIR_FLAGS);
   try {
     const dirents = readdirSync(HAS_FD_DIR ? `${FD_DIR}/${fd}` : at.real, { withFileTypes: true });
     const entries = dirents
@@ -191,7 +192,7 @@ export function fsWrite(caps: Capabilities, path: string, content: string): { by
   const name = at.below[at.below.length - 1]!;
   const parentOf = (m: Match): Match => ({ ...m, below: m.below.slice(0, -1) });
   const parent: Located = { ...parentOf(at), real: join(at.root.real, ...at.below.slice(0, -1)), matches: at.matches.map(parentOf) };
-  const dir = openChecked(caps, path, parent, parent.real, DIR_FLAGS);
+  const dir = openChecked(caps, path, parent, DIR_FLAGS);
   try {
     const target = HAS_FD_DIR ? `${FD_DIR}/${dir}/${name}` : join(parent.real, name);
     const existing = lstatSync(target, { throwIfNoEntry: false });
