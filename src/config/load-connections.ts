@@ -1,9 +1,9 @@
 import { realpathSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 // Not the connector index: it loads the Extism host, which reading a file does not need.
 import { CONNECTIONS_FILE, ConnectionsFile, type Connection, type Connections, type Secret } from "../connector/index.js";
 import { isPathUnder, normalizePath } from "../constraint/index.js";
-import { CountersignError } from "../model/index.js";
+import { CountersignError, packageRoot } from "../model/index.js";
 import { parseToml } from "../model/index.js";
 import { lineOf } from "../model/index.js";
 import { readTextFile } from "./read-file.js";
@@ -49,7 +49,8 @@ export function loadConnections(dataDir: string, options: { secrets?: readonly S
  * What no program may read or write, whatever the roots say, each by its real path: the data
  * directory (signing keys, approver secret, submitter tokens, the store, policies, this file,
  * authority.json), every connection's token file, and on Linux /proc (the runner's environment,
- * which may hold COUNTERSIGN_TOKEN, and its memory, which holds every credential).
+ * which may hold COUNTERSIGN_TOKEN, and its memory, which holds every credential), and
+ * countersign's own installation.
  */
 function secretsOf(dataDir: string, byConnector: Record<string, Connection>): Secret[] {
   const secrets: Secret[] = [{ path: realOrResolved(dataDir), what: "the data directory (signing keys, approver secret, submitter tokens, the store)" }];
@@ -57,6 +58,11 @@ function secretsOf(dataDir: string, byConnector: Record<string, Connection>): Se
     if (conn.token_file !== undefined) secrets.push({ path: realOrResolved(conn.token_file), what: `the token file of ${name}.token_file` });
   }
   if (process.platform === "linux") secrets.push({ path: "/proc", what: "the process files (/proc: the runner's environment and memory)" });
+  // Not secret but trusted: a program that wrote countersign's code, shipped policy or manifests
+  // would change the next run's checks. An installed package's dependencies sit beside it.
+  const installed = realOrResolved(packageRoot);
+  const code = basename(dirname(installed)) === "node_modules" ? dirname(installed) : installed;
+  secrets.push({ path: code, what: "countersign's own installation (its code, shipped policies and manifests)" });
   return secrets;
 }
 
