@@ -1,11 +1,16 @@
-import type { ConnectorContext } from "../connector/index.js";
+import type { ConnectorContext, Secret } from "../connector/index.js";
 import { DEFAULT_LIMITS, type Limits } from "../connector/index.js";
 import type { PluginPool } from "../connector/index.js";
 import { loadConnections } from "./load-connections.js";
 
-/** A connector context for the data directory `dataDir`: reads its connections.toml now. */
-export function connectorContext(dataDir: string, options: { limits?: Partial<Limits>; plugins?: PluginPool } = {}): ConnectorContext {
-  const ctx: ConnectorContext = { connections: loadConnections(dataDir), dataDir, limits: { ...DEFAULT_LIMITS, ...options.limits } };
+/**
+ * A connector context for the data directory `dataDir`: reads its connections.toml now. `secrets`
+ * are files of countersign's outside the data directory (a SQLite store given by --database),
+ * kept out of every program's reach as the data directory is.
+ */
+export function connectorContext(dataDir: string, options: { limits?: Partial<Limits>; plugins?: PluginPool; secrets?: readonly Secret[] } = {}): ConnectorContext {
+  const connections = loadConnections(dataDir, options.secrets === undefined ? {} : { secrets: options.secrets });
+  const ctx: ConnectorContext = { connections, dataDir, limits: { ...DEFAULT_LIMITS, ...options.limits } };
   if (options.plugins !== undefined) ctx.plugins = options.plugins;
   return ctx;
 }

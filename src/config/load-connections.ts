@@ -1,9 +1,9 @@
 import { realpathSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 // Not the connector index: it loads the Extism host, which reading a file does not need.
 import { CONNECTIONS_FILE, ConnectionsFile, type Connection, type Connections, type Secret } from "../connector/index.js";
 import { isPathUnder, normalizePath } from "../constraint/index.js";
-import { CountersignError } from "../model/index.js";
+import { CountersignError, packageRoot } from "../model/index.js";
 import { parseToml } from "../model/index.js";
 import { lineOf } from "../model/index.js";
 import { readTextFile } from "./read-file.js";
@@ -11,9 +11,10 @@ import { readTextFile } from "./read-file.js";
 /**
  * Read `<dataDir>/connections.toml`; a missing or malformed file is a config_error naming the file,
  * the key and its line. So is an fs root that contains, equals or lies inside one of countersign's
- * own secrets (see secretsOf): a program given that root could read them.
+ * own secrets (see secretsOf, plus `options.secrets`, e.g. a SQLite store kept elsewhere): a
+ * program given that root could read them.
  */
-export function loadConnections(dataDir: string): Connections {
+export function loadConnections(dataDir: string, options: { secrets?: readonly Secret[] } = {}): Connections {
   const file = join(dataDir, CONNECTIONS_FILE);
   const fail = (message: string, where: { key?: string; line?: number } = {}): CountersignError => {
     const at = where.line === undefined ? file : `${file}:${where.line}`;
@@ -32,7 +33,7 @@ export function loadConnections(dataDir: string): Connections {
     const line = lineOf(parsed.lines, path);
     throw fail(issue.message, { key: path.join("."), ...(line === undefined ? {} : { line }) });
   }
-  const secrets = secretsOf(dataDir, result.data);
+  const secrets = [...secretsOf(dataDir, result.data), ...(options.secrets ?? []).map((s) => ({ path: realOrResolved(s.path), what: s.what }))];
   for (const [name, conn] of Object.entries(result.data)) {
     for (const [i, root] of (conn.roots ?? []).entries()) {
       const line = lineOf(parsed.lines, [name, "roots", i]);
@@ -48,7 +49,8 @@ export function loadConnections(dataDir: string): Connections {
  * What no program may read or write, whatever the roots say, each by its real path: the data
  * directory (signing keys, approver secret, submitter tokens, the store, policies, this file,
  * authority.json), every connection's token file, and on Linux /proc (the runner's environment,
- * which may hold COUNTERSIGN_TOKEN, and its memory, which holds every credential).
+ * which may hold COUNTERSIGN_TOKEN, and its memory, which holds every credential), and
+ * countersign's own installation.
  */
 function secretsOf(dataDir: string, byConnector: Record<string, Connection>): Secret[] {
   const secrets: Secret[] = [{ path: realOrResolved(dataDir), what: "the data directory (signing keys, approver secret, submitter tokens, the store)" }];
@@ -56,6 +58,11 @@ function secretsOf(dataDir: string, byConnector: Record<string, Connection>): Se
     if (conn.token_file !== undefined) secrets.push({ path: realOrResolved(conn.token_file), what: `the token file of ${name}.token_file` });
   }
   if (process.platform === "linux") secrets.push({ path: "/proc", what: "the process files (/proc: the runner's environment and memory)" });
+  // Not secret but trusted: a program that wrote countersign's code, shipped policy or manifests
+  // would change the next run's checks. An installed package's dependencies sit beside it.
+  const installed = realOrResolved(packageRoot);
+  const code = basename(dirname(installed)) === "node_modules" ? dirname(installed) : installed;
+  secrets.push({ path: code, what: "countersign's own installation (its code, shipped policies and manifests)" });
   return secrets;
 }
 

@@ -49,12 +49,17 @@ function failed(caps: Capabilities, path: string, err: unknown): CountersignErro
   return new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: ${code}`, { details: { path, code } });
 }
 
-/** Where a program's path lands: the root it is under, the path through that root as written, and the real path. */
-interface Located {
+/** A root the program's path is under: the root, the root as the path names it (given or real), the segments below it. */
+interface Match {
   root: FsRoot;
-  base: string; // the root as the program's path names it (its given or its real path)
-  below: string[]; // the segments under the root
+  base: string;
+  below: string[];
+}
+
+/** Where a program's path lands: the most specific root it is under, and the real path through it. */
+export interface Located extends Match {
   real: string;
+  matches: Match[]; // every root the path is under: none may see a link on the way (a root named through a link below another)
 }
 
 /**
@@ -65,40 +70,51 @@ interface Located {
 function locate(caps: Capabilities, path: string): Located {
   if (!path.startsWith("/")) throw denied(caps, path, "must be an absolute path", "not_absolute");
   if (path.includes("\0")) throw denied(caps, path, "contains a NUL byte", "not_normal");
+  // A lone surrogate reaches the disk as U+FFFD: another name than the one checked.
+  if (/\p{Surrogate}/u.test(path)) throw denied(caps, path, "is not well-formed Unicode (a lone surrogate)", "not_normal");
   if (normalizePath(path) !== path) throw denied(caps, path, "must be in normal form (no `.`, `..` or empty segment, no trailing slash)", "not_normal");
-  let best: { root: FsRoot; base: string } | undefined;
+  const matches: Match[] = [];
   for (const root of caps.roots) {
-    for (const base of [root.given, root.real]) {
-      if (isPathUnder(path, base) && (best === undefined || base.length > best.base.length)) best = { root, base };
+    for (const base of root.given === root.real ? [root.real] : [root.given, root.real]) {
+      if (!isPathUnder(path, base)) continue;
+      const rest = path === base ? "" : path.slice(base === "/" ? 1 : base.length + 1);
+      matches.push({ root, base, below: rest === "" ? [] : rest.split("/") });
     }
   }
-  if (best === undefined) throw denied(caps, path, "is outside the configured roots", "outside_roots");
-  const rest = path === best.base ? "" : path.slice(best.base === "/" ? 1 : best.base.length + 1);
-  const below = rest === "" ? [] : rest.split("/");
-  const real = join(best.root.real, ...below);
+  if (matches.length === 0) throw denied(caps, path, "is outside the configured roots", "outside_roots");
+  const best = matches.reduce((a, b) => (b.base.length > a.base.length ? b : a));
+  const real = join(best.root.real, ...best.below);
   const secret = caps.secrets.find((s) => isPathUnder(real, s.path));
   if (secret !== undefined) {
     throw denied(caps, path, `is inside ${secret.what}: countersign's own files are out of every program's reach`, "secret", { secret: secret.path });
   }
-  return { ...best, below, real };
+  return { ...best, real, matches };
 }
 
-/** Refuse a symbolic link among the first `count` components under the root; stop at the first that does not exist. */
-function refuseLinks(caps: Capabilities, path: string, at: Located, count: number): void {
-  let real = at.root.real;
-  for (let i = 0; i < count; i++) {
-    real = join(real, at.below[i]!);
-    const info = lstatSync(real, { throwIfNoEntry: false });
-    if (info === undefined) return; // the operation itself reports what is missing
-    if (info.isSymbolicLink()) throw linkDenied(caps, path, [at.base === "/" ? "" : at.base, ...at.below.slice(0, i + 1)].join("/"));
+/**
+ * Refuse a symbolic link among the components under each root the path is under (all of them, or
+ * all but the last: a write replaces a link there instead of following it); a walk stops at the
+ * first component that does not exist.
+ */
+function refuseLinks(caps: Capabilities, path: string, at: Located, last: "check" | "skip"): void {
+  for (const match of at.matches) {
+    let real = match.root.real;
+    const count = last === "check" ? match.below.length : match.below.length - 1;
+    for (let i = 0; i < count; i++) {
+      real = join(real, match.below[i]!);
+      const info = lstatSync(real, { throwIfNoEntry: false });
+      if (info === undefined) break; // the operation itself reports what is missing
+      if (info.isSymbolicLink()) throw linkDenied(caps, path, [match.base === "/" ? "" : match.base, ...match.below.slice(0, i + 1)].join("/"));
+    }
   }
 }
 
 /**
- * Open `real` (its last component not followed) and make sure the file opened is the one at
- * `real` with no link on the way: a directory swapped for a link since the check is refused.
+ * Open `at.real` (its last component not followed) and make sure the file opened is the one at
+ * that path with no link on the way: a directory swapped for a link since the check is refused.
  */
-export function openChecked(caps: Capabilities, path: string, at: Located, real: string, flags: number): number {
+export function openChecked(caps: Capabilities, path: string, at: Located, flags: number): number {
+  const { real } = at;
   let fd: number;
   try {
     fd = openSync(real, flags);
@@ -111,7 +127,7 @@ export function openChecked(caps: Capabilities, path: string, at: Located, real:
     if (HAS_FD_DIR) {
       if (readlinkSync(`${FD_DIR}/${fd}`) !== real) throw denied(caps, path, "changed while it was opened: a directory on its way became a symbolic link", "symlink");
     } else {
-      refuseLinks(caps, path, at, at.below.length);
+      refuseLinks(caps, path, at, "check");
       const opened = fstatSync(fd);
       const now = lstatSync(real);
       if (opened.dev !== now.dev || opened.ino !== now.ino) throw denied(caps, path, "changed while it was opened", "symlink");
@@ -125,11 +141,14 @@ export function openChecked(caps: Capabilities, path: string, at: Located, real:
 
 export function fsRead(caps: Capabilities, limits: Limits, path: string): { content: string } {
   const at = locate(caps, path);
-  refuseLinks(caps, path, at, at.below.length);
-  const fd = openChecked(caps, path, at, at.real, READ_FLAGS);
+  refuseLinks(caps, path, at, "check");
+  const notFile = () => new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: not a regular file`, { details: { path } });
+  // Before the open: opening a device or a FIFO can itself do something.
+  if (lstatSync(at.real, { throwIfNoEntry: false })?.isFile() === false) throw notFile();
+  const fd = openChecked(caps, path, at, READ_FLAGS);
   try {
     const info = fstatSync(fd);
-    if (!info.isFile()) throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: not a regular file`, { details: { path } });
+    if (!info.isFile()) throw notFile();
     if (info.size > limits.maxResponseBytes) {
       throw new CountersignError("resource_limit_exceeded", "connector", `${caps.connector}: ${path} is larger than ${limits.maxResponseBytes} bytes`, {
         details: { path, limit_bytes: limits.maxResponseBytes },
@@ -146,8 +165,8 @@ export function fsRead(caps: Capabilities, limits: Limits, path: string): { cont
 /** The names in a directory (listing a folder that holds a secret would show its name; roots never hold one, see loadConnections). */
 export function fsList(caps: Capabilities, path: string): { entries: { name: string; type: string }[] } {
   const at = locate(caps, path);
-  refuseLinks(caps, path, at, at.below.length);
-  const fd = openChecked(caps, path, at, at.real, DIR_FLAGS);
+  refuseLinks(caps, path, at, "check");
+  const fd = openChecked(caps, path, at, DIR_FLAGS);
   try {
     const dirents = readdirSync(HAS_FD_DIR ? `${FD_DIR}/${fd}` : at.real, { withFileTypes: true });
     const entries = dirents
@@ -169,10 +188,11 @@ export function fsList(caps: Capabilities, path: string): { entries: { name: str
 export function fsWrite(caps: Capabilities, path: string, content: string): { bytes: number } {
   const at = locate(caps, path);
   if (at.below.length === 0) throw denied(caps, path, "must name a file", "not_a_file");
-  refuseLinks(caps, path, at, at.below.length - 1);
+  refuseLinks(caps, path, at, "skip");
   const name = at.below[at.below.length - 1]!;
-  const parent = { ...at, below: at.below.slice(0, -1), real: join(at.root.real, ...at.below.slice(0, -1)) };
-  const dir = openChecked(caps, path, parent, parent.real, DIR_FLAGS);
+  const parentOf = (m: Match): Match => ({ ...m, below: m.below.slice(0, -1) });
+  const parent: Located = { ...parentOf(at), real: join(at.root.real, ...at.below.slice(0, -1)), matches: at.matches.map(parentOf) };
+  const dir = openChecked(caps, path, parent, DIR_FLAGS);
   try {
     const target = HAS_FD_DIR ? `${FD_DIR}/${dir}/${name}` : join(parent.real, name);
     const existing = lstatSync(target, { throwIfNoEntry: false });

@@ -3,7 +3,7 @@
 // the file is loaded, naming the root, the secret and what to do.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { connectorContext, loadConnections } from "../../src/config/index.js";
 import { resolveCapabilities } from "../../src/connector/capabilities.js";
@@ -77,6 +77,23 @@ describe("connections.toml: fs roots and countersign's secrets", () => {
       const proc = homeWith(() => `[fs]\nroots = ["/proc/self"]\n`);
       expect((loadError(proc.data) as Error).message).toMatch(/root \/proc\/self \(\/proc\/\d+\) lies inside the process files/);
     }
+  });
+
+  it("refuses a root holding a secret the caller names, such as a store kept outside the data directory", () => {
+    const { home, data } = homeWith((home) => `[fs]\nroots = ["${join(home, "Sandbox")}"]\n`);
+    const store = join(home, "Sandbox", "countersign.db");
+    expect(() => connectorContext(data, { secrets: [{ path: store, what: "the store" }] })).toThrow(
+      expect.objectContaining({ class: "config_error", message: expect.stringContaining(`root ${join(home, "Sandbox")} contains the store ${store}`) }),
+    );
+    expect(connectorContext(data).connections.byConnector.fs?.roots).toEqual([join(home, "Sandbox")]);
+  });
+
+  it("refuses a root holding countersign's own installation: a write there would change the next run's code or policy", () => {
+    const above = dirname(packageRoot);
+    const { data } = homeWith(() => `[fs]\nroots = ["${above}"]\n`);
+    expect((loadError(data) as Error).message).toContain(`root ${above} contains countersign's own installation (its code, shipped policies and manifests) ${realpathSync(packageRoot)}`);
+    const { data: inside } = homeWith(() => `[fs]\nroots = ["${join(packageRoot, "policies")}"]\n`);
+    expect((loadError(inside) as Error).message).toContain("lies inside countersign's own installation");
   });
 
   it("takes a root beside the data directory", () => {

@@ -1,6 +1,7 @@
 // The fs host acts on the path the grant checked: a path in normal form, under a root, through no
 // symbolic link below the root, and never inside countersign's own files. Each attack here is a
 // link or a spelling that made a checked path land somewhere else.
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -91,6 +92,8 @@ describe("fs host: no symbolic link below a root", () => {
     expect(await runAction(set, "fs.read_file", { path: join(sandbox, "notes.txt") }, ctx)).toMatchObject({ content: "notes" });
     await runAction(set, "fs.write_file", { path: join(sandbox, "real", "sub", "kept.txt"), content: "kept" }, ctx);
     expect(readFileSync(join(sandbox, "real", "sub", "kept.txt"), "utf8")).toBe("kept");
+    await runAction(set, "fs.write_file", { path: join(sandbox, "real", "café 😀.txt"), content: "ok" }, ctx); // a surrogate pair is well-formed
+    expect(readFileSync(join(sandbox, "real", "café 😀.txt"), "utf8")).toBe("ok");
     expect(await runAction(set, "fs.list_dir", { path: join(sandbox, "real", "sub") }, ctx)).toMatchObject({ entries: [{ name: "kept.txt", type: "file" }] });
     expect(await runAction(set, "fs.list_dir", { path: top }, ctx)).toMatchObject({ entries: [{ name: "Documents" }, { name: "Sandbox" }] });
   });
@@ -104,6 +107,7 @@ describe("fs host: only paths in normal form", () => {
     ["a `..` out of the folder", "/SANDBOX/../Documents/private.txt"],
     ["an empty segment", "/SANDBOX//notes.txt"],
     ["a trailing slash", "/SANDBOX/real/"],
+    ["a lone surrogate (the disk would get U+FFFD instead)", "/SANDBOX/keep\uD800.txt"],
   ];
   for (const [what, raw] of forms) {
     it(`refuses ${what} for reads, listings and writes`, async () => {
@@ -128,6 +132,19 @@ describe("fs host: a root named through a link", () => {
   });
 });
 
+describe("fs host: a root named through a link below another root", () => {
+  it("refuses the path through that link: every root a path is under sees no link on its way", async () => {
+    // ~/Sandbox and ~/Sandbox/docs -> ~/Documents as roots: a grant under ~/Sandbox must not write in ~/Documents.
+    const nested = connectorContext(dataDirWith(`[fs]\nroots = ["${sandbox}", "${join(sandbox, "to-documents")}"]\n`), { plugins: pool });
+    const path = join(sandbox, "to-documents", "nested.txt");
+    await expect(runAction(set, "fs.write_file", { path, content: "x" }, nested)).rejects.toMatchObject({ details: { reason: "symlink", link: join(sandbox, "to-documents") } });
+    await expect(runAction(set, "fs.read_file", { path: join(sandbox, "to-documents", "private.txt") }, nested)).rejects.toMatchObject(denial("symlink"));
+    expect(readdirSync(documents)).toEqual(["private.txt"]);
+    // by its real path the linked root is its own, under no other root
+    expect(await runAction(set, "fs.read_file", { path: join(documents, "private.txt") }, nested)).toMatchObject({ content: "private" });
+  });
+});
+
 describe("fs host: checked at the open itself", () => {
   const caps = (root: string, secrets: string[] = []): Capabilities => ({
     connector: "fs",
@@ -141,8 +158,15 @@ describe("fs host: checked at the open itself", () => {
   it("refuses a file whose directory became a link after the check (the open is verified, not the walk)", () => {
     // What a swap between the check and the open leaves: the walk saw a folder, the open meets a link.
     const real = join(sandbox, "to-outside", "secret.txt");
-    const at = { root: { given: top, real: top }, base: top, below: ["Sandbox", "to-outside", "secret.txt"], real };
-    expect(() => openChecked(caps(top), real, at, real, 0)).toThrow(thrown("symlink"));
+    const match = { root: { given: top, real: top }, base: top, below: ["Sandbox", "to-outside", "secret.txt"] };
+    const at = { ...match, real, matches: [match] };
+    expect(() => openChecked(caps(top), real, at, 0)).toThrow(thrown("symlink"));
+  });
+
+  it("answers at once for a FIFO where a file was expected, instead of blocking the host's thread", () => {
+    const fifo = join(sandbox, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    expect(() => fsRead(caps(top), DEFAULT_LIMITS, fifo)).toThrow(expect.objectContaining({ class: "connector_error", message: expect.stringContaining("not a regular file") }));
   });
 
   it("refuses whatever lies inside a secret, even under a root", () => {
