@@ -10,7 +10,9 @@ import { connectorContext } from "../../src/config/index.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
 import type { ValueConstraint } from "../../src/model/constraint.js";
+import { decide } from "../../src/policy/decide.js";
 import { VerifiedReceipt } from "../../src/receipt/verified-receipt.js";
+import { effect, facts as policyFacts, policyOf, shippedManifests as policyShipped, str, val } from "../policy/helpers.js";
 import { dataDirWith, shippedManifests } from "./fixtures.js";
 
 const set = shippedManifests();
@@ -124,5 +126,60 @@ describe("redirects", () => {
     seen.length = 0;
     await expect(callWithReceipt(verified, set, "http.get", { url: `${base}/admin/delete` }, ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "argument_refused" } });
     expect(seen).toEqual([]);
+  });
+});
+
+describe("decisions are made on the URL that will be sent", () => {
+  // The policy allows the API host and refuses its admin paths; the program's URL is partly known.
+  const policy = policyOf(`
+[[rules]]
+id = "api"
+decision = "allow"
+op = "http.*"
+when = { args = { url = { host_in = ["api.example.com"] } } }
+
+[[rules]]
+id = "admin"
+decision = "deny"
+op = "http.*"
+when = { args = { url = { prefix = "https://api.example.com/admin" } } }
+reason = "no admin calls"
+`);
+  const policySet = policyShipped();
+
+  /** The receipt a decision on a program calling http.post once with `url` would carry. */
+  function decided(url: ReturnType<typeof str>) {
+    const d = decide(policyFacts([effect("http.post", { url, body: val("x") })]), policy, policySet);
+    const claims = { iss: "t", aud: "countersign-runner", sub: "r", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "p.ts" }, decision: "auto_approved" as const, policy: { sha256: "0".repeat(64) }, grants: d.grants, across: d.across };
+    return { kind: d.kind, verified: () => new VerifiedReceipt("k", claims) };
+  }
+
+  it("a known prefix inside the allowed path stays inside it at run time: every trick is refused", () => {
+    const { kind, verified } = decided(str("https://api.example.com/public/"));
+    expect(kind).toBe("auto_approved");
+    for (const url of tricks("https://api.example.com")) {
+      expect(() => admitCall(verified(), set, "http.post", { url, body: "x" }), JSON.stringify(url)).toThrow(expect.objectContaining({ class: "grant_violation" }));
+    }
+    expect(admitCall(verified(), set, "http.post", { url: "https://api.example.com/public/a?b=1", body: "x" }).args.url).toBe("https://api.example.com/public/a?b=1");
+  });
+
+  it("a prefix in another spelling of the same origin is judged and granted as it will be sent", () => {
+    // Judged as https://api.example.com/admin/ + ...: denied, as the lower-case spelling is.
+    expect(decided(str("HTTPS://API.EXAMPLE.COM:443/admin/")).kind).toBe("auto_rejected");
+    const { kind, verified } = decided(str("HTTPS://API.Example.com:443/public/"));
+    expect(kind).toBe("auto_approved");
+    expect(admitCall(verified(), set, "http.post", { url: "HTTPS://API.Example.com:443/public/a", body: "x" }).args.url).toBe("https://api.example.com/public/a");
+    expect(() => admitCall(verified(), set, "http.post", { url: "https://api.example.com/admin/a", body: "x" })).toThrow(expect.objectContaining({ class: "grant_violation" }));
+  });
+
+  it("a constant URL is granted in the form it is sent in", () => {
+    const { kind, verified } = decided(val("https://API.example.com"));
+    expect(kind).toBe("auto_approved");
+    expect(admitCall(verified(), set, "http.post", { url: "https://API.example.com", body: "x" }).args.url).toBe("https://api.example.com/");
+    // A constant the wrapper refuses is judged as written; no run can send it.
+    const refused = decided(val("https://api.example.com/public/../admin/users"));
+    expect(() => admitCall(refused.verified(), set, "http.post", { url: "https://api.example.com/public/../admin/users", body: "x" })).toThrow(
+      expect.objectContaining({ class: "grant_violation", details: expect.objectContaining({ reason: "non_canonical" }) }),
+    );
   });
 });
