@@ -1,4 +1,4 @@
-import { canonicalForm, type InputFormat } from "../constraint/canonical-value.js";
+import { canonicalForm, type InputFormat } from "../constraint/index.js";
 import type { LoadedAction } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
