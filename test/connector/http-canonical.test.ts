@@ -54,6 +54,7 @@ function receiptFor(url: ValueConstraint): VerifiedReceipt {
 const tricks = (b: string) => [
   `${b}/public/../admin/delete`,
   `${b}/public/./../admin/delete`,
+  `${b}/public/..;/admin/delete`,
   `${b}/public/%2e%2e/admin/delete`,
   `${b}/public/%2E%2E/admin/delete`,
   `${b}/public/.%2e/admin/delete`,
