@@ -1,6 +1,7 @@
 // Check what is sent, send what was checked: a grant on a URL is checked on the URL's canonical
 // form, the connector sends exactly that form, and no redirect takes a request past the grant.
 // Every attack runs against a real loopback server that records the paths it receives.
+import fc from "fast-check";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -182,5 +183,50 @@ reason = "no admin calls"
     expect(() => admitCall(refused.verified(), set, "http.post", { url: "https://api.example.com/public/../admin/users", body: "x" })).toThrow(
       expect.objectContaining({ class: "grant_violation", details: expect.objectContaining({ reason: "non_canonical" }) }),
     );
+  });
+});
+
+describe("no admitted URL reaches a path outside its grant, as a server may read it", () => {
+  // Pieces an attacker appends to an allowed prefix: separators, dots and their encodings,
+  // path parameters, controls, other characters a parser or a server rewrites.
+  const PIECES = ["/", "\\", ".", "..", "%2e", "%2E", "%2f", "%2F", "%5c", "%252e", ";", ";x", "\t", "\n", " ", "?", "#", "a", "admin", "é", "%", "%00", "//"];
+  const urlArb = fc.array(fc.constantFrom(...PIECES), { maxLength: 8 }).map((parts) => `https://api.example.com/public/${parts.join("")}`);
+
+  /** The path a lenient server resolves: percent-decoded once, `\` as `/`, `;` parameters dropped, dot segments applied. */
+  function serverPath(url: string): string {
+    let path = new URL(url).pathname;
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      // a lone `%`: left as it is
+    }
+    const out: string[] = [];
+    for (const segment of path.replaceAll("\\", "/").split("/").slice(1).map((s) => s.replace(/;.*$/s, ""))) {
+      if (segment === "..") out.pop();
+      else if (segment !== ".") out.push(segment);
+    }
+    return `/${out.join("/")}`;
+  }
+
+  it("every admitted URL is its own canonical form, inside the grant, and resolves under /public/", () => {
+    const verified = receiptFor({ prefix: "https://api.example.com/public/" });
+    let admitted = 0;
+    fc.assert(
+      fc.property(urlArb, (url) => {
+        let sent: string;
+        try {
+          sent = admitCall(verified, set, "http.post", { url, body: "x" }).args.url as string;
+        } catch (err) {
+          expect(err).toMatchObject({ class: "grant_violation", details: { reason: "non_canonical" } });
+          return;
+        }
+        admitted++;
+        expect(new URL(sent).href).toBe(sent);
+        expect(sent.startsWith("https://api.example.com/public/")).toBe(true);
+        expect(serverPath(sent).startsWith("/public/") || serverPath(sent) === "/public", JSON.stringify({ url, sent, server: serverPath(sent) })).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(admitted).toBeGreaterThan(100);
   });
 });
