@@ -7,6 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalAbstract, constraintOf, holds, satisfies } from "../../src/constraint/index.js";
 import { canonicalUrl } from "../../src/constraint/canonical-url.js";
+import type { AbstractValue } from "../../src/model/abstract.js";
 import type { ValueConstraint } from "../../src/model/constraint.js";
 import { hostConstraintArb, isMember, urlMemberArb, urlShapeArb } from "./arbitraries.js";
 
@@ -19,6 +20,10 @@ const leafArb: fc.Arbitrary<ValueConstraint> = fc.oneof(
 );
 const constraintArb = fc.oneof(leafArb, leafArb.map((c) => ({ not: c })), fc.tuple(leafArb, leafArb).map(([a, b]) => ({ all: [a, b] })));
 
+// Half the completions plain (the tricky ones are mostly refused, and then judge nothing).
+const PLAIN = ["", "a", "v1/", "public/x", "admin", "admin/x", "x?y=1", "#f", "/v1"];
+const membersOf = (v: AbstractValue) => fc.oneof(urlMemberArb(v), v.kind === "string" ? fc.constantFrom(...PLAIN).map((middle) => v.prefix + middle + v.suffix) : urlMemberArb(v));
+
 // A known prefix that holds the scheme, `//`, the authority and the character that ends it.
 const CLOSED = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*[/?#]/;
 
@@ -26,7 +31,7 @@ describe("static checks on URL arguments judge the URL that is sent", () => {
   it("yes and no hold for every URL the wrapper would send under the grant", () => {
     const seen = { yes: 0, no: 0, maybe: 0, refused: 0, outside: 0 };
     fc.assert(
-      fc.property(constraintArb, urlShapeArb.chain((v) => fc.tuple(fc.constant(v), fc.array(urlMemberArb(v), { minLength: 1, maxLength: 16 }))), (c, [raw, members]) => {
+      fc.property(constraintArb, urlShapeArb.chain((v) => fc.tuple(fc.constant(v), fc.array(membersOf(v), { minLength: 1, maxLength: 16 }))), (c, [raw, members]) => {
         const judged = canonicalAbstract("url", raw);
         const grant = constraintOf([judged])!;
         const verdict = holds(c, judged);
@@ -46,15 +51,16 @@ describe("static checks on URL arguments judge the URL that is sent", () => {
       }),
       { numRuns: 5000 },
     );
-    expect(seen.yes).toBeGreaterThan(300);
-    expect(seen.no).toBeGreaterThan(300);
+    // Typical counts: yes 400-500, no 850-900 of some 1,500 sent; most tricky members are refused.
+    expect(seen.yes).toBeGreaterThan(200);
+    expect(seen.no).toBeGreaterThan(400);
     expect(seen.refused).toBeGreaterThan(300);
   });
 
   it("a URL sent from a known origin is a member of what was judged, so the grant does not refuse it", () => {
     let checked = 0;
     fc.assert(
-      fc.property(urlShapeArb.chain((v) => fc.tuple(fc.constant(v), fc.array(urlMemberArb(v), { minLength: 1, maxLength: 16 }))), ([raw, members]) => {
+      fc.property(urlShapeArb.chain((v) => fc.tuple(fc.constant(v), fc.array(membersOf(v), { minLength: 1, maxLength: 16 }))), ([raw, members]) => {
         if (raw.kind !== "string" || !CLOSED.test(raw.prefix)) return;
         const judged = canonicalAbstract("url", raw);
         for (const m of members) {
