@@ -1,11 +1,7 @@
-import { canonicalAddress } from "../constraint/email-address.js";
-import { canonicalPath } from "../constraint/canonical-path.js";
-import { canonicalUrl } from "../constraint/canonical-url.js";
+import { canonicalForm, type InputFormat } from "../constraint/index.js";
 import type { LoadedAction } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
-
-export type InputFormat = "url" | "path" | "email";
 
 /**
  * The arguments with every input the action declares a `format` for in its canonical form (on
@@ -30,19 +26,9 @@ export function canonicalArgs(action: LoadedAction, args: Readonly<Record<string
   return out;
 }
 
-/**
- * An address in canonical form, which must be its own canonical form: the connector applies the
- * same folding again, so `bob@x.com..` (one dot dropped here, another there) would otherwise be
- * checked as one text and sent as another.
- */
-function emailForm(raw: string): { ok: true; canonical: string } | { ok: false; why: "trailing_dots"; canonical: string } {
-  const canonical = canonicalAddress(raw);
-  return canonicalAddress(canonical) === canonical ? { ok: true, canonical } : { ok: false, why: "trailing_dots", canonical };
-}
-
 /** One string in the canonical form of `format`, or the non_canonical refusal. */
 export function canonicalString(op: string, input: string, path: string, format: InputFormat, raw: string): string {
-  const form = format === "url" ? canonicalUrl(raw) : format === "path" ? canonicalPath(raw) : emailForm(raw);
+  const form = canonicalForm(format, raw);
   if (form.ok) return form.canonical;
   const canonical = "canonical" in form ? form.canonical : undefined;
   const shown = canonical === undefined ? "" : ` (it would be sent as ${JSON.stringify(canonical)})`;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { canonicalUrl } from "../constraint/canonical-url.js";
+import { canonicalUrl } from "../constraint/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Capabilities } from "./capabilities.js";
 import { formatTarget, urlTarget } from "../model/index.js";

@@ -14,17 +14,19 @@
  * - `whitespace_or_control`: C0 controls, space or DEL anywhere (the parser drops tab, CR and LF
  *   and trims the rest, percent-encodes spaces inside);
  * - `backslash`: the parser reads `\` as `/` in http(s) URLs;
+ * - `dot_segment`: a `.` or `..` path segment, also with a `;` parameter (`..;x`, which some
+ *   servers read as `..`); the parser removes the plain ones;
  * - `encoded_separator`: `%2e`, `%2f` or `%5c` (any case) in the path, which a server may decode
  *   into a dot segment or a separator after the check;
  * - `host_form`: a host the parser rewrites (IPv4 in hex or short forms, IDNA, percent-encoding,
  *   IPv6 spellings);
- * - `changed`: any other rewrite of the path, query or fragment: dot segments (`.`, `..`) removed,
- *   characters percent-encoded (non-ASCII, `"`, `<`, `>`, ...).
+ * - `changed`: any other rewrite of the path, query or fragment: characters percent-encoded
+ *   (non-ASCII, `"`, `<`, `>`, ...).
  * Pure; no I/O.
  */
 
 export type UrlForm = { ok: true; canonical: string } | { ok: false; why: UrlRefusal; canonical?: string };
-export type UrlRefusal = "not_a_url" | "scheme" | "userinfo" | "whitespace_or_control" | "backslash" | "encoded_separator" | "host_form" | "changed";
+export type UrlRefusal = "not_a_url" | "scheme" | "userinfo" | "whitespace_or_control" | "backslash" | "dot_segment" | "encoded_separator" | "host_form" | "changed";
 
 // scheme `://` authority, then the path, query and fragment as written.
 const SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/s;
@@ -47,6 +49,7 @@ export function canonicalUrl(raw: string): UrlForm {
   if (url.username !== "" || url.password !== "" || shape[2]!.includes("@")) return { ok: false, why: "userinfo", canonical };
   const rest = shape[3]!;
   const path = rest.replace(/[?#].*$/s, "");
+  if (path.split("/").some((segment) => /^\.\.?(;|$)/.test(segment))) return { ok: false, why: "dot_segment", canonical };
   if (/%(2e|2f|5c)/i.test(path)) return { ok: false, why: "encoded_separator", canonical };
   let host = shape[2]!.replace(/[A-Z]/g, (c) => c.toLowerCase());
   if (host.endsWith(":")) host = host.slice(0, -1);

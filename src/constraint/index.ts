@@ -11,6 +11,8 @@ export type { EffectOptions } from "./effect-options.js";
 export { normalizePath } from "./normalize-path.js";
 export { isPathUnder } from "./path-under.js";
 export { urlHostPort } from "./url-host.js";
+export { canonicalAbstract, canonicalForm, type InputFormat } from "./canonical-value.js";
+export { canonicalUrl } from "./canonical-url.js";
 export { implies } from "./implies.js";
 export { narrow } from "./narrow.js";
 export { describeConstraint, describeEffectConstraint } from "./describe.js";

@@ -1,4 +1,4 @@
-import { matchOp, narrow } from "../constraint/index.js";
+import { canonicalAbstract, matchOp, narrow } from "../constraint/index.js";
 import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { EffectConstraint } from "../model/index.js";
 import type { Effect } from "../model/index.js";
@@ -48,20 +48,25 @@ function capCount(range: CountRange, max: number): CountRange {
  * The arguments as a call that runs has them. The connector refuses a call whose arguments lack
  * the manifest's types (checkArgs), so an unknown required string is some string, and a list of
  * strings a list of strings — shapes `narrow` can refine. An optional input the program does not
- * pass is null, for rules and grants alike (as the run-time check reads it).
+ * pass is null, for rules and grants alike (as the run-time check reads it). An input with a
+ * `format` is in the canonical form the wrapper checks and sends (canonicalAbstract).
  */
 export function typedEffect(effect: Effect, set: ManifestSet): Effect {
   const inputs = set.actions.get(effect.op)?.manifest.inputs ?? [];
   let args = effect.args;
   for (const input of inputs) {
     const value = args[input.name];
-    const typed = value === undefined ? (input.required ? undefined : NULL) : input.required ? typedValue(value, input) : value;
+    const typed = value === undefined ? (input.required ? undefined : NULL) : formatted(input.required ? typedValue(value, input) : value, input);
     if (typed !== value && typed !== undefined) args = { ...args, [input.name]: typed };
   }
   return args === effect.args ? effect : { ...effect, args };
 }
 
 const NULL: AbstractValue = { kind: "const", values: [null] };
+
+function formatted(value: AbstractValue, input: ActionInput): AbstractValue {
+  return input.format === undefined ? value : canonicalAbstract(input.format, value);
+}
 
 function typedValue(value: AbstractValue, input: ActionInput): AbstractValue {
   if (input.type === "string" && value.kind === "unknown") return anyString(value.provenance);

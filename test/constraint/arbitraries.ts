@@ -128,13 +128,16 @@ export const valueWithMembers = abstractArb.chain((v) => fc.tuple(fc.constant(v)
 
 // URL-shaped partly known strings: scheme, authority pieces, maybe a terminator; tricky middles.
 const URL_PARTS = ["https://", "http://", "HTTP://", "https:", "https:///", "ftp://", "api.x.com", "API.X.com", "evil.com", "x.com",
-  "@", ":8443", ":443", ":99999", ".", "/", "?", "#", "\\", "\t", "[::1]", "user:pw@", "%2F"];
+  "@", ":8443", ":443", ":99999", ".", "/", "?", "#", "\\", "\t", "[::1]", "user:pw@", "%2F",
+  // What a parser or a server reads differently from the text: dot segments and their encodings,
+  // line breaks and spaces, other spellings of hosts.
+  "..", "/..", "%2e", "%2E%2e", "..%2f", "%5c", "\n", " ", "0x7f.1", "127.1", "ÄPI.x.com", "xn--pi-uia.x.com", "api%2ex.com"];
 const urlPiece = fc.array(fc.constantFrom(...URL_PARTS), { maxLength: 5 }).map((parts) => parts.join(""));
 const authorityArb = fc
-  .tuple(fc.constantFrom("", "", "user:pw@", "api.x.com@", "evil.com@"), fc.constantFrom("api.x.com", "API.X.com", "evil.com", "x.com", "[::1]", "api.x.com."), fc.constantFrom("", "", ":8443", ":443", ":80", ":99999"))
+  .tuple(fc.constantFrom("", "", "user:pw@", "api.x.com@", "evil.com@"), fc.constantFrom("api.x.com", "API.X.com", "evil.com", "x.com", "[::1]", "api.x.com.", "0x7f.1", "ÄPI.x.com", "api%2ex.com"), fc.constantFrom("", "", ":8443", ":443", ":80", ":99999"))
   .map((parts) => parts.join(""));
 const closedUrlArb = fc
-  .tuple(fc.constantFrom("https://", "http://", "HTTPS://"), authorityArb, fc.constantFrom("/", "?", "#", "\\", "", "\t/"), urlPiece)
+  .tuple(fc.constantFrom("https://", "http://", "HTTPS://"), authorityArb, fc.constantFrom("/", "?", "#", "\\", "", "\t/", "/public/", "/public/..", "/public/%2e"), urlPiece)
   .map((parts) => parts.join(""));
 export const urlShapeArb = fc
   .record({ prefix: fc.oneof(closedUrlArb, fc.tuple(fc.constantFrom("https://", "http://", "HTTPS://", "", "ht", "ht\ttps://", "https\n://", " https://"), urlPiece).map((p) => p.join(""))), suffix: fc.constantFrom("", "/v1", "@evil.com") })

@@ -5,7 +5,7 @@ import { canonicalUrl } from "../../src/constraint/canonical-url.js";
 
 describe("canonicalUrl", () => {
   it("keeps a URL already in its WHATWG form", () => {
-    for (const url of ["https://api.x.com/", "http://api.x.com/v1/items?q=a.b&r=%2F#frag", "https://api.x.com:8443/a/b.c/", "http://127.0.0.1:3000/public/x", "https://[::1]/a", "https://api.x.com./a", "https://xn--bcher-kva.example/", "https://api.x.com/a%20b", "https://api.x.com/%41"]) {
+    for (const url of ["https://api.x.com/", "http://api.x.com/v1/items?q=a.b&r=%2F#frag", "https://api.x.com:8443/a/b.c/", "http://127.0.0.1:3000/public/x", "https://[::1]/a", "https://api.x.com./a", "https://xn--bcher-kva.example/", "https://api.x.com/a%20b", "https://api.x.com/%41", "https://api.x.com/a/..b/.c/c.;/...", "https://api.x.com/a?x=/../b#/../c"]) {
       expect(canonicalUrl(url), url).toEqual({ ok: true, canonical: url });
     }
   });
@@ -25,9 +25,13 @@ describe("canonicalUrl", () => {
 
   it("refuses every other difference, naming why", () => {
     const table: [string, string][] = [
-      ["https://api.x.com/public/../admin", "changed"],
-      ["https://api.x.com/public/./x", "changed"],
-      ["https://api.x.com/public/..", "changed"],
+      ["https://api.x.com/public/../admin", "dot_segment"],
+      ["https://api.x.com/public/./x", "dot_segment"],
+      ["https://api.x.com/public/..", "dot_segment"],
+      ["https://api.x.com/..", "dot_segment"],
+      ["https://api.x.com/public/..;/admin", "dot_segment"],
+      ["https://api.x.com/public/..;x=1/admin", "dot_segment"],
+      ["https://api.x.com/public/.;/admin", "dot_segment"],
       ["https://api.x.com/public/%2e%2e/admin", "encoded_separator"],
       ["https://api.x.com/public/%2E./admin", "encoded_separator"],
       ["https://api.x.com/public/.%2e/admin", "encoded_separator"],
@@ -75,7 +79,7 @@ describe("canonicalUrl", () => {
   });
 
   it("names the form a refused URL would have been sent in", () => {
-    expect(canonicalUrl("https://api.x.com/public/../admin")).toEqual({ ok: false, why: "changed", canonical: "https://api.x.com/admin" });
+    expect(canonicalUrl("https://api.x.com/public/../admin")).toEqual({ ok: false, why: "dot_segment", canonical: "https://api.x.com/admin" });
     expect(canonicalUrl("https://api.x.com/public/%2e%2e/admin")).toEqual({ ok: false, why: "encoded_separator", canonical: "https://api.x.com/admin" });
   });
 
