@@ -112,9 +112,19 @@ describe("fs host: only paths in normal form", () => {
   for (const [what, raw] of forms) {
     it(`refuses ${what} for reads, listings and writes`, async () => {
       const path = raw.replace("/SANDBOX", sandbox);
-      await expect(runAction(set, "fs.read_file", { path }, ctx)).rejects.toMatchObject(denial("not_normal"));
-      await expect(runAction(set, "fs.list_dir", { path }, ctx)).rejects.toMatchObject(denial("not_normal"));
-      await expect(runAction(set, "fs.write_file", { path: path.endsWith("/") ? path : `${path}.new`, content: "x" }, ctx)).rejects.toMatchObject(denial("not_normal"));
+      const target = path.endsWith("/") ? path : `${path}.new`;
+      // The host refuses it whoever asks (a plugin, an agent action's step) ...
+      const notNormal = expect.objectContaining({ class: "capability_denied", details: expect.objectContaining({ reason: "not_normal" }) });
+      const hostCaps: Capabilities = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [{ given: top, real: top }], secrets: [] };
+      expect(() => fsRead(hostCaps, DEFAULT_LIMITS, path)).toThrow(notNormal);
+      expect(() => fsList(hostCaps, path)).toThrow(notNormal);
+      expect(() => fsWrite(hostCaps, target, "x")).toThrow(notNormal);
+      // ... and a program's call never gets that far: the wrapper refuses the non-canonical path first.
+      const nonCanonical = { class: "grant_violation", details: { reason: "non_canonical" } };
+      await expect(runAction(set, "fs.read_file", { path }, ctx)).rejects.toMatchObject(nonCanonical);
+      await expect(runAction(set, "fs.list_dir", { path }, ctx)).rejects.toMatchObject(nonCanonical);
+      await expect(runAction(set, "fs.write_file", { path: target, content: "x" }, ctx)).rejects.toMatchObject(nonCanonical);
+      if (!target.endsWith("/")) expect(existsSync(target)).toBe(false);
     });
   }
 });

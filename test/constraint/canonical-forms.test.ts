@@ -94,7 +94,7 @@ describe("canonicalUrl", () => {
 
 describe("canonicalPath", () => {
   it("keeps an absolute path in lexical normal form", () => {
-    for (const path of ["/", "/a", "/a/b.c", "/home/u/Sandbox/notes.txt", "/a/..b", "/a/.b", "/a/b..", "/a\\..\\b"]) expect(canonicalPath(path), path).toEqual({ ok: true, canonical: path });
+    for (const path of ["/", "/a", "/a/b.c", "/home/u/Sandbox/notes.txt", "/a/..b", "/a/.b", "/a/b..", "/a\\..\\b", "/a/caf\u00e9 \u{1F600}.txt"]) expect(canonicalPath(path), path).toEqual({ ok: true, canonical: path });
   });
 
   it("refuses any other form rather than rewrite it", () => {
@@ -104,6 +104,8 @@ describe("canonicalPath", () => {
       ["~/x", "not_absolute"],
       ["./x", "not_absolute"],
       ["/a/\0b", "nul"],
+      ["/a/b\uD800.txt", "lone_surrogate"],
+      ["/a/\uDC00", "lone_surrogate"],
       ["/a/../b", "dot_segment"],
       ["/a/./b", "dot_segment"],
       ["/a/..", "dot_segment"],
