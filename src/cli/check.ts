@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js"; // a light entry: the index loads the compiler
 import type { ProgramInput } from "../app/index.js";
-import { visibleText } from "../app/visible-text.js";
+import { visibleText } from "../model/visible-text.js";
 import { dataDir } from "../config/data-dir.js"; // a light entry: the config index loads the stores
 import type { CheckResult } from "../model/index.js";
 import type { Facts } from "../model/index.js";

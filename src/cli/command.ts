@@ -1,6 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import { CountersignError, toEnvelope } from "../model/errors-plain.js"; // a light entry: the model index loads zod
-import { visibleText } from "../app/visible-text.js";
+import { visibleText } from "../model/visible-text.js";
 import { terminalJson } from "./approve/terminal-json.js";
 
 /** Where a command writes; injected so tests can run commands in-process. */

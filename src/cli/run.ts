@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import type { RunEvent, RunOutcome, RunReport } from "../app/index.js";
-import { visibleText } from "../app/visible-text.js";
+import { visibleText } from "../model/visible-text.js";
 import { dataDir } from "../config/index.js";
 import { CountersignError, DEFAULT_DEADLINE_SECONDS, MAX_DEADLINE_SECONDS } from "../model/index.js";
 import { findAuthority } from "./authority-client.js";
