@@ -48,6 +48,8 @@ const LIGHT_ENTRIES = [
   "^dist/src/model/errors-plain\\.js$",
   "^dist/src/model/paths\\.js$",
   "^dist/src/model/program-bytes\\.js$",
+  // Every command's terminal output of program text goes through it.
+  "^dist/src/model/visible-text\\.js$",
 ];
 
 module.exports = {

@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js"; // a light entry: the index loads the compiler
 import type { ProgramInput } from "../app/index.js";
+import { visibleText } from "../model/visible-text.js";
 import { dataDir } from "../config/data-dir.js"; // a light entry: the config index loads the stores
 import type { CheckResult } from "../model/index.js";
 import type { Facts } from "../model/index.js";
@@ -9,6 +10,7 @@ import { CountersignError } from "../model/errors-plain.js";
 import { programBytes } from "../model/program-bytes.js";
 import { findAuthority, postJson, Unreachable } from "./authority-client.js";
 import { readCheckAnswer, readCheckAnswerFully } from "./check-answer.js";
+import { terminalJson } from "./approve/terminal-json.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
 import { readManifests, readSource } from "./read-source.js";
@@ -63,7 +65,8 @@ const command: Command = {
       const program: ProgramInput = { source, entry: file === "-" ? "stdin.ts" : file, ...(given ? { budget } : {}), ...(manifests.length > 0 ? { manifests } : {}) };
       const { facts, decision } = (await throughAuthority(io, program, values, json)) ?? (await locally(io, program, values));
       // The text output's modules (the constraint language's descriptions) load only for it.
-      io.stdout(json ? JSON.stringify({ ...(asJson(facts) as object), decision }, null, 2) + "\n" : (await human(facts)) + (await import("../policy/format-decision.js")).formatDecision(decision));
+      // Both quote the program's strings: made visible (the text) or escaped (the JSON), never acting on the terminal.
+      io.stdout(json ? terminalJson({ ...(asJson(facts) as object), decision }) + "\n" : visibleText((await human(facts)) + (await import("../policy/format-decision.js")).formatDecision(decision)));
       return facts.ok ? EXIT.ok : EXIT.rejected;
     } catch (err) {
       // Agent manifests that fail their checks refuse the program as the analysis would.

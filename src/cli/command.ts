@@ -1,5 +1,7 @@
 import { isAbsolute, relative } from "node:path";
 import { CountersignError, toEnvelope } from "../model/errors-plain.js"; // a light entry: the model index loads zod
+import { visibleText } from "../model/visible-text.js";
+import { terminalJson } from "./approve/terminal-json.js";
 
 /** Where a command writes; injected so tests can run commands in-process. */
 export interface Io {
@@ -31,8 +33,9 @@ export const EXIT = {
 /** Print an error as the envelope (--json) or as one readable line, and return its exit code. */
 export function reportError(err: unknown, io: Io, json: boolean, exitCode: number = EXIT.usage): number {
   const envelope = toEnvelope(err);
-  if (json) io.stdout(JSON.stringify(envelope, null, 2) + "\n");
-  else io.stderr(`countersign: ${envelope.error.class}: ${envelope.error.message}\n`);
+  // A message may quote the program or the outside world: nothing in it may act on the terminal.
+  if (json) io.stdout(terminalJson(envelope) + "\n");
+  else io.stderr(`countersign: ${envelope.error.class}: ${visibleText(envelope.error.message)}\n`);
   return err instanceof CountersignError || exitCode !== EXIT.usage ? exitCode : EXIT.usage;
 }
 

@@ -8,6 +8,8 @@ import { loadLocalAuthority } from "../store/index.js";
 import { fetchJwks } from "../config/index.js";
 import { importJwks } from "../receipt/index.js";
 import { verifyReceipt, isoTime } from "../receipt/index.js";
+import { visibleText } from "../model/visible-text.js";
+import { terminalJson } from "./approve/terminal-json.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { parseSubcommand } from "./parse-flags.js";
 
@@ -39,8 +41,9 @@ const command: Command = {
     const trust = await trusted(values, io);
     try {
       const verified = await verifyReceipt(token, { jwks: importJwks(trust.jwks), issuer: trust.issuer, programBytes });
-      if (json) io.stdout(JSON.stringify({ valid: true, kid: verified.kid, claims: verified.claims }, null, 2) + "\n");
-      else io.stdout(format(verified.kid, verified.claims));
+      // The grants quote the program's values: nothing in them may act on the terminal.
+      if (json) io.stdout(terminalJson({ valid: true, kid: verified.kid, claims: verified.claims }) + "\n");
+      else io.stdout(visibleText(format(verified.kid, verified.claims)));
       return EXIT.ok;
     } catch (err) {
       if (err instanceof CountersignError && err.class === "receipt_invalid") return reportError(err, io, json, EXIT.denied);

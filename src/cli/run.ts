@@ -1,8 +1,10 @@
 import { resolve } from "node:path";
 import type { RunEvent, RunOutcome, RunReport } from "../app/index.js";
+import { visibleText } from "../model/visible-text.js";
 import { dataDir } from "../config/index.js";
 import { CountersignError, DEFAULT_DEADLINE_SECONDS, MAX_DEADLINE_SECONDS } from "../model/index.js";
 import { findAuthority } from "./authority-client.js";
+import { terminalJson } from "./approve/terminal-json.js";
 import { EXIT, reportError, usageError, type Command, type Io } from "./command.js";
 import { httpAuthority, START_AUTHORITY } from "./http-authority.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
@@ -86,7 +88,12 @@ const command: Command = {
 
 export default command;
 
-/** The run's human output, line by line as it happens; with --json, one object at the end. */
+/**
+ * The run's human output, line by line as it happens; with --json, one object at the end. Most
+ * of it is the program's (its logs, value, errors) or quotes it (diagnostics, reasons), and it
+ * goes to the agent's terminal: every line is made visible (no escape sequence, bidi or
+ * zero-width character acts on the terminal), and the JSON escapes them.
+ */
 class Printer {
   private progressShown: number | undefined; // when the last non-TTY progress line went out
   private inPlace = false; // a TTY progress line is on screen without its newline
@@ -126,7 +133,7 @@ class Printer {
   /** What is left to say once the run is over: main's value, and on stderr why it did not go further. */
   end(report: RunReport): void {
     if (this.json) {
-      this.io.stdout(JSON.stringify({ ...report, exit_code: EXIT_OF[report.outcome] }, null, 2) + "\n");
+      this.io.stdout(terminalJson({ ...report, exit_code: EXIT_OF[report.outcome] }) + "\n");
       return;
     }
     const { check, execution, decision, error } = report;
@@ -161,12 +168,12 @@ class Printer {
 
   private out(line: string): void {
     this.endProgress();
-    this.io.stdout(line + "\n");
+    this.io.stdout(visibleText(line) + "\n");
   }
 
   private err(line: string): void {
     this.endProgress();
-    this.io.stderr(line + "\n");
+    this.io.stderr(visibleText(line) + "\n");
   }
 }
 

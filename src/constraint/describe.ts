@@ -12,6 +12,8 @@ export function describeConstraint(c: ValueConstraint): string {
   if ("not_in" in c) return `is not in ${list(c.not_in)}`;
   if ("under" in c) return `is under ${show(c.under)}`;
   if ("glob" in c) return `matches ${show(c.glob)}`;
+  if ("mailbox_in" in c) return `reaches the mailbox of ${c.mailbox_in.length === 1 ? show(c.mailbox_in[0]!) : `one of ${list(c.mailbox_in)}`} (any +tag${gmailNote(c.mailbox_in)})`;
+  if ("mailbox_glob" in c) return `reaches a mailbox matching ${show(c.mailbox_glob)} (any +tag${gmailNote([c.mailbox_glob])})`;
   if ("host_in" in c) return `has a host in ${list(c.host_in)}`;
   if ("prefix" in c) return `starts with ${JSON.stringify(c.prefix)}`;
   if ("suffix" in c) return `ends with ${JSON.stringify(c.suffix)}`;
@@ -53,6 +55,11 @@ const TYPE_WORDS: Record<JsonType, string> = { string: "a string", number: "a nu
 
 function show(value: Json): string {
   return typeof value === "string" && /^[\w@.+\-/:~*?]+$/.test(value) ? value : JSON.stringify(value);
+}
+
+// Gmail's rule is named only where it can apply, so the common description stays short.
+function gmailNote(patterns: readonly string[]): string {
+  return patterns.some((p) => /@(\*|g\S*mail\.com\.?$)/i.test(p) || p.endsWith("*")) ? "; dots ignored at Gmail" : "";
 }
 
 function list(values: readonly Json[]): string {

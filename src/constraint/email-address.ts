@@ -2,6 +2,7 @@ import type { Json } from "../model/index.js";
 import { jsonEqual } from "./canonical-json.js";
 import { memoizeString } from "./string-memo.js";
 import { isShapeMember } from "./string-shape.js";
+import { wildcardMatch } from "./wildcard.js";
 
 /**
  * Email addresses in the constraint language. A string operand holding `@` (of `eq`, `in`,
@@ -56,4 +57,64 @@ export function shapeMayBe(x: string, prefix: string, suffix: string): boolean {
   if (!isAddress(x)) return isShapeMember(x, prefix, suffix);
   const canonical = canonicalAddress(x);
   return canonicalShapes(prefix, suffix).some((s) => isShapeMember(canonical, s.prefix, s.suffix));
+}
+
+/**
+ * The mailbox an address reaches, for conditions that must catch every spelling of it (a policy's
+ * deny and ask conditions, see widenAddresses): the canonical form without a subaddress (`+` and
+ * what follows it in the local part, RFC 5233's separator, which Gmail, Outlook, Fastmail, iCloud
+ * and Proton deliver to the base mailbox), and for Gmail, which documents that dots in its local
+ * parts do not matter and that googlemail.com is gmail.com, without dots and under gmail.com. A
+ * string without exactly one `@`, or with a quote (a quoted local part may hold `+`), is no plain
+ * address: its mailbox is its canonical form. Every step only deletes characters or shortens
+ * googlemail.com to gmail.com, a subsequence of it: mailboxCover relies on that.
+ */
+export const mailboxOf: (text: string) => string = memoizeString((text) => {
+  const canonical = canonicalAddress(text);
+  const at = canonical.indexOf("@");
+  if (at < 0 || at !== canonical.lastIndexOf("@") || canonical.includes('"')) return canonical;
+  let local = canonical.slice(0, at);
+  let domain = canonical.slice(at + 1);
+  const plus = local.indexOf("+");
+  if (plus >= 0) local = local.slice(0, plus);
+  if (domain === "googlemail.com") domain = "gmail.com";
+  if (domain === "gmail.com") local = local.replaceAll(".", "");
+  return `${local}@${domain}`;
+});
+
+/** Whether `value` reaches the mailbox the address `operand` reaches (`mailbox_in`). */
+export function sameMailbox(operand: string, value: Json): boolean {
+  return typeof value === "string" && mailboxOf(value) === mailboxOf(operand);
+}
+
+/**
+ * `mailbox_glob`: the pattern matches the value's canonical form, or the pattern's mailbox form
+ * matches the value's mailbox (so `ceo@*` catches `ceo+x@rival.com` and `c.e.o@gmail.com`, and
+ * `*@gmail.com` catches `x@googlemail.com`).
+ */
+export function mailboxGlobMatches(pattern: string, value: string): boolean {
+  return wildcardMatch(canonicalAddress(pattern), canonicalAddress(value)) || wildcardMatch(mailboxOf(pattern), mailboxOf(value));
+}
+
+/**
+ * Address globs whose matches, together, include every string whose mailbox matches `pattern`'s
+ * mailbox form (a literal address is a pattern without wildcards): the static check answers "no"
+ * for a partly known string only when none of them can match it. Sound because a plain address's
+ * mailbox is a subsequence of its canonical form with the domain kept (googlemail.com aside):
+ * with pattern L@D, outside Gmail the address is L-match, optionally followed by `+tag`, at a
+ * D-match (`L*@D`); at Gmail, the local part holds the pattern's characters in order with dots
+ * and a tag between them, at gmail.com or googlemail.com. A string that is no plain address has
+ * its canonical form as its mailbox: the pattern itself covers it.
+ */
+export function mailboxCover(pattern: string): string[] {
+  const mailbox = mailboxOf(pattern);
+  const at = mailbox.lastIndexOf("@");
+  const local = mailbox.slice(0, at);
+  const domain = mailbox.slice(at + 1);
+  const cover = [canonicalAddress(pattern), mailbox, `${local}*@${domain}`];
+  if (wildcardMatch(domain, "gmail.com")) {
+    const spread = `*${[...local].join("*")}*`;
+    cover.push(`${spread}@gmail.com`, `${spread}@googlemail.com`);
+  }
+  return cover;
 }

@@ -1,7 +1,7 @@
 import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { JsonType, ValueConstraint, Verdict3 } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { shapeMayBe } from "./email-address.js";
+import { mailboxCover, shapeMayBe } from "./email-address.js";
 import { holdsGlob } from "./holds-glob.js";
 import { holdsHostIn } from "./holds-host.js";
 import { holdsUnder } from "./holds-under.js";
@@ -87,9 +87,16 @@ function holdsString(c: ValueConstraint, prefix: string, suffix: string): Verdic
   if ("suffix" in c) return affix(suffix.endsWith(c.suffix), c.suffix.endsWith(suffix));
   if ("under" in c) return holdsUnder(c.under, prefix, suffix);
   if ("glob" in c) return holdsGlob(c.glob, prefix, suffix);
+  if ("mailbox_in" in c) return c.mailbox_in.some((a) => mayReach(a, prefix, suffix)) ? "maybe" : "no";
+  if ("mailbox_glob" in c) return holdsGlob(c.mailbox_glob, prefix, suffix) === "yes" ? "yes" : mayReach(c.mailbox_glob, prefix, suffix) ? "maybe" : "no";
   if ("host_in" in c) return holdsHostIn(c.host_in, prefix);
   if ("sha256" in c) return "maybe"; // only a constant's digest is known
   return "no"; // elements, fields: a string is neither a list nor an object
+}
+
+/** Whether some string of the shape may reach a mailbox `pattern` matches: one of its cover globs may match. */
+function mayReach(pattern: string, prefix: string, suffix: string): boolean {
+  return mailboxCover(pattern).some((g) => holdsGlob(g, prefix, suffix) !== "no");
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { ValueConstraint } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { jsonEqual } from "./canonical-json.js";
-import { isAddress, sameValue } from "./email-address.js";
+import { isAddress, sameMailbox, sameValue } from "./email-address.js";
 import { isElementwise } from "./elementwise.js";
 import { isPathUnder } from "./path-under.js";
 import { satisfies } from "./satisfies.js";
@@ -35,6 +35,7 @@ function impliesLeaf(premise: ValueConstraint, conclusion: ValueConstraint): boo
     const banned = "not_in" in conclusion ? conclusion.not_in : "not" in conclusion ? membersOf(conclusion.not) : undefined;
     return banned !== undefined && banned.every((b) => Array.isArray(b) || excluded.some((e) => sameValue(e, b)));
   }
+  if ("mailbox_in" in premise && "mailbox_in" in conclusion) return premise.mailbox_in.every((a) => conclusion.mailbox_in.some((b) => sameMailbox(b, a)));
   if ("under" in premise && "under" in conclusion) return isPathUnder(premise.under, conclusion.under);
   if ("host_in" in premise && "host_in" in conclusion) return premise.host_in.every((h) => hostCovered(h, conclusion.host_in));
   if ("max_length" in premise && "max_length" in conclusion) return premise.max_length <= conclusion.max_length;
@@ -68,7 +69,7 @@ function canonicalInvariant(c: ValueConstraint): boolean {
   if ("any" in c) return c.any.every(canonicalInvariant);
   if ("not" in c) return canonicalInvariant(c.not);
   if ("glob" in c) return isAddress(c.glob);
-  return "eq" in c || "in" in c || "not_in" in c;
+  return "eq" in c || "in" in c || "not_in" in c || "mailbox_in" in c || "mailbox_glob" in c;
 }
 
 // An entry allows a subset of another's URLs: same host, and the other allows every port or this one.

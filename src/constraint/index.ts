@@ -23,3 +23,4 @@ export { absentInput } from "./effect-options.js";
 export { isElementwise } from "./elementwise.js";
 export { mentionsSources, sourceVerdict, withoutSources, type SourceCondition } from "./sources.js";
 export { mergeProvenance, provenanceKey, provenanceOf } from "./provenance-of.js";
+export { isAddress, mailboxOf } from "./email-address.js";

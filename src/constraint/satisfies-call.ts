@@ -2,7 +2,7 @@ import type { EffectConstraint } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { canonicalJson } from "./canonical-json.js";
 import { resolveArg, type EffectOptions } from "./effect-options.js";
-import { canonicalAddress, isAddress } from "./email-address.js";
+import { isAddress, mailboxOf } from "./email-address.js";
 import { matchOp } from "./match-op.js";
 import { satisfies } from "./satisfies.js";
 
@@ -50,9 +50,9 @@ export function distinctTokens(value: Json): Json[] {
 }
 
 /**
- * When two `distinct` values are the same: equal JSON, and for strings holding `@` equal canonical
- * address forms — `A@X.com.` reaches the mailbox `a@x.com` does, so it repeats it.
+ * When two `distinct` values are the same: equal JSON, and for strings holding `@` the same
+ * mailbox (mailboxOf) — `A@X.com.` and `a+2@x.com` reach the mailbox `a@x.com` does, so they repeat it.
  */
 export function distinctKey(token: Json): string {
-  return typeof token === "string" && isAddress(token) ? JSON.stringify(canonicalAddress(token)) : canonicalJson(token);
+  return typeof token === "string" && isAddress(token) ? JSON.stringify(mailboxOf(token)) : canonicalJson(token);
 }

@@ -1,6 +1,6 @@
 import type { ValueConstraint } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { sameValue } from "./email-address.js";
+import { mailboxGlobMatches, sameMailbox, sameValue } from "./email-address.js";
 import { globMatches } from "./glob.js";
 import { jsonTypeOf } from "./json-type.js";
 import { textSha256 } from "./text-sha256.js";
@@ -32,6 +32,8 @@ import { hostAllowed, urlHostPort } from "./url-host.js";
  * - `host_in`: an http(s) URL whose host, as the WHATWG parser reads it, equals an entry
  *   (case-insensitive, exact; `host:port` entries also fix the port). Anything else is false.
  * - `prefix`, `suffix`: the string starts (ends) with the operand, exactly.
+ * - `mailbox_in`, `mailbox_glob`: the string reaches the mailbox of a listed address, or a mailbox
+ *   the pattern matches (email-address.ts: mailboxOf, mailboxGlobMatches).
  * Numbers, objects and the rest fail every string leaf. A constraint of unknown shape is false:
  * fail closed. So is a provenance condition (`untrusted`, `from`): a run cannot know where a value
  * came from, and none reaches a run-time check (see sources.ts).
@@ -50,9 +52,11 @@ export function satisfies(c: ValueConstraint, value: Json): boolean {
   if ("eq" in c) return sameValue(c.eq, value);
   if ("in" in c) return c.in.some((member) => sameValue(member, value));
   if ("not_in" in c) return !c.not_in.some((member) => sameValue(member, value));
+  if ("mailbox_in" in c) return c.mailbox_in.some((member) => sameMailbox(member, value));
   if (typeof value !== "string") return false;
   if ("under" in c) return isPathUnder(value, c.under);
   if ("glob" in c) return globMatches(c.glob, value);
+  if ("mailbox_glob" in c) return mailboxGlobMatches(c.mailbox_glob, value);
   if ("prefix" in c) return value.startsWith(c.prefix);
   if ("suffix" in c) return value.endsWith(c.suffix);
   if ("host_in" in c) {

@@ -28,6 +28,10 @@ import { Json, JsonPrimitive } from "./json.js";
  * guard has them replaced before it reaches a receipt (constraint/sources.ts).
  * A string operand holding `@` (in `eq`, `in`, `not_in`, `glob`) is an email address or pattern
  * and compares in canonical form (see email-address.ts), so `CEO@Rival.com.` is `ceo@rival.com`.
+ * `mailbox_in` and `mailbox_glob` compare mailboxes instead: every address that reaches the same
+ * mailbox matches (`ceo+x@rival.com` is `ceo@rival.com`; at Gmail dots do not count either). A
+ * policy's deny and ask conditions compare this way and its allow conditions exactly
+ * (policy/widen-addresses.ts), and a deny rule's guard carries the comparison it was decided with.
  */
 export type ValueConstraint =
   | { eq: Json }
@@ -35,6 +39,8 @@ export type ValueConstraint =
   | { not_in: Json[] }
   | { under: string }
   | { glob: string }
+  | { mailbox_in: string[] }
+  | { mailbox_glob: string }
   | { host_in: string[] }
   | { prefix: string }
   | { suffix: string }
@@ -56,6 +62,8 @@ export type JsonType = z.infer<typeof JsonType>;
 
 const absolutePath = z.string().refine((p) => p.startsWith("/"), "must be an absolute path");
 
+const address = z.string().refine((a) => a.includes("@"), "must be an email address or pattern (holding @)");
+
 /** A host_in entry: `api.x.com` or `api.x.com:8443`. A URL there would never match any request. */
 const hostEntry = z.string().check((ctx) => {
   if (readHostEntry(ctx.value) === null) {
@@ -70,6 +78,8 @@ const valueConstraintBranches: Record<string, z.ZodType> = {
   not_in: z.object({ not_in: z.array(Json) }).strict(),
   under: z.object({ under: absolutePath }).strict(),
   glob: z.object({ glob: z.string().min(1) }).strict(),
+  mailbox_in: z.object({ mailbox_in: z.array(address).min(1) }).strict(),
+  mailbox_glob: z.object({ mailbox_glob: address }).strict(),
   host_in: z.object({ host_in: z.array(hostEntry).min(1) }).strict(),
   prefix: z.object({ prefix: z.string().min(1) }).strict(),
   suffix: z.object({ suffix: z.string().min(1) }).strict(),

@@ -7,6 +7,7 @@ import { knownFor } from "./known-for.js";
 import { totalCount } from "./narrow-effect.js";
 import { negation } from "./negation.js";
 import type { LoadedRule, PolicyRule } from "./schema.js";
+import { ruleArgs } from "./widen-addresses.js";
 
 export interface RuleCheck {
   holds: Verdict3;
@@ -52,7 +53,7 @@ type Part =
  */
 export function checkRule(rule: LoadedRule, effect: Effect, context: RuleContext): RuleOutcome {
   const parts: Part[] = [];
-  for (const [name, c] of Object.entries(rule.when?.args ?? {})) {
+  for (const [name, c] of Object.entries(ruleArgs(rule))) {
     const passed = Object.hasOwn(effect.args, name);
     const resolved = passed ? undefined : context.resolved.get(name);
     const any = rule.decision === "deny" && (context.listInputs.has(name) || resolved !== undefined);

@@ -10,6 +10,7 @@ import { narrowEffect } from "./narrow-effect.js";
 import { negation } from "./negation.js";
 import { preparedFacts } from "./prepared-facts.js";
 import type { LoadedRule, Policy } from "./schema.js";
+import { ruleArgs } from "./widen-addresses.js";
 
 /** The full reasoning about one effect: what is known, every matching rule, the verdict. */
 export interface EffectEvaluation {
@@ -104,11 +105,12 @@ function allowBounds(effects: readonly EffectEvaluation[]): EffectConstraint[] {
   for (const e of effects) {
     const outcome = e.verdict.verdict === "allow" ? e.rules.find((o) => o.rule.id === e.verdict.rule) : undefined;
     if (outcome === undefined) continue;
-    const { count, distinct, args } = outcome.rule.when ?? {};
+    const { count, distinct } = outcome.rule.when ?? {};
+    const args = ruleArgs(outcome.rule);
     if (count !== undefined || distinct !== undefined) {
       bounds.push({ op: outcome.rule.op, ...(count === undefined ? {} : { count }), ...(distinct === undefined ? {} : { distinct }) });
     }
-    if (outcome.enforced.length > 0) bounds.push({ op: e.effect.op, args: Object.fromEntries(outcome.enforced.map((name) => [name, args![name]!])) });
+    if (outcome.enforced.length > 0) bounds.push({ op: e.effect.op, args: Object.fromEntries(outcome.enforced.map((name) => [name, args[name]!])) });
   }
   return dedupe(bounds);
 }
@@ -131,7 +133,7 @@ function refusal(facts: Facts): string | null {
  * let through, never the reverse.
  */
 function negate(rule: LoadedRule, outcome: RuleCheck, effect: Effect): EffectConstraint {
-  const args = rule.when?.args ?? {};
+  const args = ruleArgs(rule);
   // A run cannot check provenance: the guard refuses at least whatever the rule could deny.
   const checkable = (name: string) => withoutSources(args[name]!, argSources(outcome, name));
   return { op: effect.op, args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(checkable(name))])) };

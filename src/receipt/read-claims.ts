@@ -123,6 +123,12 @@ function isConstraint(c: unknown): boolean {
     case "under":
       ok = typeof v === "string" && v.startsWith("/");
       break;
+    case "mailbox_in":
+      ok = Array.isArray(v) && v.length >= 1 && v.every((a) => isText(a) && a.includes("@")) && sealed(v);
+      break;
+    case "mailbox_glob":
+      ok = isText(v) && v.includes("@");
+      break;
     case "glob":
     case "prefix":
     case "suffix":

@@ -26,7 +26,7 @@ const HEAVY = [
   /\/node_modules\/(pg|pg-[a-z]+|better-sqlite3|jose|typescript6|@extism|zod)\//,
   /\/src\/store\/(store|sqlite-driver|postgres-driver|open-store)\./,
   /\/src\/(connector|app|policy|receipt|analyze\/index)\b/,
-  /\/src\/model\/(?!(errors-plain|paths|program-bytes)\.)/,
+  /\/src\/model\/(?!(errors-plain|paths|program-bytes|visible-text)\.)/,
 ];
 
 describe("countersign check through a running authority", () => {

@@ -152,3 +152,39 @@ describe("countersign check", () => {
     expect(JSON.parse(io.out).error.class).not.toBe("internal_error");
   });
 });
+
+describe("countersign check, the program's strings on the terminal", () => {
+  // An OSC 52 clipboard write, a C1 CSI, a bidi override and a zero-width space, in a value the
+  // facts quote (the mail's subject) and the summary repeats.
+  const EVIL = "\x1b]52;c;ZXZpbA==\x07\u009b2J\u202egpj.exe\u200b";
+  const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+  const source = `import { program } from "countersign";
+import { sendEmail } from "trusted/email";
+
+export default program({
+  rationale: "Say hello.",
+  async main() {
+    await sendEmail({ to: ["bob@example.com"], subject: ${JSON.stringify(EVIL)}, body: "hi" });
+  },
+});
+`;
+
+  it("the text shows them made visible; the JSON escapes them and keeps them exactly", async () => {
+    const text = capture(source);
+    expect(await main(["check", "-"], text)).toBe(0);
+    expect(text.out).not.toMatch(RAW);
+    // Values are shown as JSON (C0 controls escaped there); the rest is made visible.
+    expect(text.out).toContain('subject = "\\u001b]52;c;ZXZpbA==\\u0007⟨U+009B⟩2J⟨U+202E⟩gpj.exe⟨U+200B⟩"');
+    const json = capture(source);
+    expect(await main(["check", "-", "--json"], json)).toBe(0);
+    expect(json.out).not.toMatch(RAW);
+    expect(JSON.parse(json.out).effects[0].args.subject).toEqual({ kind: "const", values: [EVIL] });
+  });
+
+  it("an error message quoting the command line is made visible too", async () => {
+    const io = capture();
+    expect(await main(["check", "a\u202eb.ts", "extra\x1b[2J"], io)).toBe(2);
+    expect(io.err).not.toMatch(RAW);
+    expect(io.err).toContain("extra⟨U+001B⟩[2J");
+  });
+});

@@ -252,3 +252,48 @@ export default program({
     expect((await run([join(home, "missing.ts")])).code).toBe(2);
   }, SLOW);
 });
+
+describe("countersign run, the program's text on the agent's terminal", () => {
+  // A clipboard write (OSC 52), a title change, a screen clear, a C1 CSI, a bidi override and
+  // isolate, a zero-width space and a carriage return: none may act on the terminal.
+  const EVIL = "\x1b]52;c;ZXZpbA==\x07\x1b]0;owned\x07\x1b[2J\u009b31m\u202egpj.exe\u2066x\u2069\u200b\r";
+  const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
+  const hostile = (end: string) => `import { program } from "countersign";
+
+const EVIL = ${JSON.stringify(EVIL)};
+
+export default program({
+  rationale: "Say hello.",
+  async main() {
+    console.log("log " + EVIL);
+    console.error("err " + EVIL);
+    ${end}
+  },
+});
+`;
+
+  // main returns nothing (its type is () => Promise<void>, and no cast gets past the analysis): what
+  // a program says reaches the terminal through its logs and what it throws.
+  it("logs are made visible in text mode; --json keeps them exactly, escaped", async () => {
+    const r = await run(["-"], {}, hostile("return;"));
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(RAW);
+    expect(r.stderr).not.toMatch(RAW);
+    expect(r.stderr).toContain("log ⟨U+001B⟩]52;c;ZXZpbA==⟨U+0007⟩⟨U+001B⟩]0;owned⟨U+0007⟩⟨U+001B⟩[2J⟨U+009B⟩31m⟨U+202E⟩gpj.exe⟨U+2066⟩x⟨U+2069⟩⟨U+200B⟩⟨U+000D⟩");
+    expect(r.stderr).toContain("err ⟨U+001B⟩]52;c;");
+
+    const j = await run(["-", "--json"], {}, hostile("return;"));
+    expect(j.code).toBe(0);
+    expect(j.stdout).not.toMatch(RAW);
+    const report = JSON.parse(j.stdout);
+    expect(report.execution.logs.map((l: { text: string }) => l.text)).toEqual([`log ${EVIL}`, `err ${EVIL}`]);
+  }, SLOW);
+
+  it("what main throws is made visible too", async () => {
+    const r = await run(["-"], {}, hostile("throw new Error(EVIL);"));
+    expect(r.code).toBe(6);
+    expect(r.stdout).not.toMatch(RAW);
+    expect(r.stderr).not.toMatch(RAW);
+    expect(r.stderr).toMatch(/^main threw Error: ⟨U\+001B⟩\]52;c;/m);
+  }, SLOW);
+});

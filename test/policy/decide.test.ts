@@ -423,7 +423,8 @@ describe("a resolved input (send_draft's `to`, read from the draft by the wrappe
     const deny = policyOf(`[[rules]]\nid = "no-evil"\ndecision = "deny"\nop = "email.send_draft"\nwhen = { args = { to = { glob = "*@evil.com" } } }\nreason = "never evil.com"\n[[rules]]\nid = "all"\ndecision = "allow"\nop = "email.send_draft"\n`);
     const guarded = decide(facts([sendDraft()]), deny, set);
     expect(guarded.effects[0]).toMatchObject({ rule: "no-evil", verdict: "ask" });
-    expect(grantOf(guarded)?.args.to).toEqual({ not: { glob: "*@evil.com" } });
+    // The guard compares mailboxes, as the deny rule was decided: evil.com's every spelling.
+    expect(grantOf(guarded)?.args.to).toEqual({ not: { mailbox_glob: "*@evil.com" } });
     const known = decide(facts([sendDraft()], [[{ op: "email.*", args: { to: { in: ["bob@example.com"] } } }, "enforced"]]), deny, set);
     expect(known.kind).toBe("auto_approved");
   });

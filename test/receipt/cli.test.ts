@@ -94,6 +94,20 @@ describe("countersign receipt verify", () => {
     expect(json).toMatchObject({ valid: true, claims: { sub: "req-1", decision: "approved_once" } });
   });
 
+  it("a grant quoting hostile program text is made visible in text and escaped in JSON", async () => {
+    const evil = "\x1b]52;c;ZXZpbA==\x07\u009b2J\u202egpj.exe";
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+    const grant = { op: "email.send_email", connector: { name: "email", sha256: "a".repeat(64) }, args: { subject: { eq: evil } }, count: { max: 1 } };
+    const { home, token } = await setup({ grants: [grant] });
+    const r = await run(["receipt", "verify", token, "--program", "program.ts"], home);
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(raw);
+    expect(r.stdout).toContain("⟨U+009B⟩2J⟨U+202E⟩gpj.exe");
+    const j = await run(["receipt", "verify", token, "--program", "program.ts", "--json"], home);
+    expect(j.stdout).not.toMatch(raw);
+    expect(JSON.parse(j.stdout).claims.grants[0].args.subject).toEqual({ eq: evil });
+  });
+
   it("prints the limits across grants", async () => {
     const { home, token } = await setup({ across: [{ ops: ["email.send_email", "fs.write_file"], count: { max: 2 } }] });
     const r = await run(["receipt", "verify", token, "--program", "program.ts"], home);
