@@ -159,22 +159,16 @@ describe("countersign mcp", () => {
     // The spread walks 2^32-1 holes in one native loop: QuickJS never asks its interrupt handler there.
     const runaway = readFileSync(join(ROOT, "examples", "remind-me.ts"), "utf8").replace(
       `body: "Water the plants before Friday." });`,
-      `body: "Water the plants before Friday." });\n    const holes: number[] = [];\n    holes.length = 2 ** 32 - 1;\n    return [...holes].length;`,
+      `body: "Water the plants before Friday." });\n    const holes: number[] = [];\n    holes[2 ** 32 - 2] = 0;\n    console.log([...holes].length);`,
     );
-    let running = false;
     let finished = false;
-    let pending: Promise<ToolAnswer> | undefined;
-    const started = new Promise<void>((resolve) => {
-      const r = call("run_program", { program: runaway }, { onprogress: (p) => { if (/^approved/.test(p.message ?? "")) { running = true; resolve(); } } });
-      pending = r.finally(() => (finished = true));
-    });
-    await started;
-    // Wait for the email (the call before the loop), then ask the server while the loop runs.
-    while (gmail.sent.length === sent) await new Promise((r) => setTimeout(r, 20));
+    const running = call("run_program", { program: runaway }).finally(() => (finished = true));
+    // The email is the call before the loop: once it arrived, the loop runs (or the run already ended, which fails below).
+    while (gmail.sent.length === sent && !finished) await new Promise((r) => setTimeout(r, 20));
     const tools = await client.listTools();
-    expect(running && !finished).toBe(true); // answered while the run was still going
+    expect(finished).toBe(false); // answered while the run was still going
     expect(tools.tools.map((t) => t.name)).toContain("run_program");
-    const r = await pending!;
+    const r = await running;
     expect(r.structuredContent).toMatchObject({ outcome: "failed", calls: [{ op: "email.send_email", status: "done" }], error: { class: "resource_limit_exceeded" } });
     expect(gmail.sent.length).toBe(sent + 1);
   }, SLOW);
