@@ -6,6 +6,7 @@ import { MAX_ARRAY_LENGTH } from "../../src/environment/index.js";
 import type { Json } from "../../src/model/index.js";
 import { runProgram } from "../../src/sandbox/index.js";
 import { KEPT_CALLS, KEPT_MESSAGE } from "../../src/sandbox/run-program.js";
+import { MAX_INFLIGHT_CHARS } from "../../src/sandbox/trusted-call.js";
 import { api, program, run, sha256 } from "./helpers.js";
 
 const mail = `{ to: ["bob@example.com"], subject: "s", body: "b" }`;
@@ -131,5 +132,31 @@ return 1;`), { limits: { cpuMs: 60_000 }, answer: async (_op, args: Record<strin
     expect(result.invoked).toHaveLength(KEPT_CALLS + extra); // every call was made: only the record is bounded
     for (const call of result.calls) expect(call.error!.message.length).toBeLessThanOrEqual(KEPT_MESSAGE + 1);
     expect(result.calls[0]!.error!.message.startsWith(`refused: ${big.slice(0, 100)}`)).toBe(true);
+  });
+});
+
+describe("calls in flight", () => {
+  it("wait in the sandbox once the host holds MAX_INFLIGHT_CHARS of their arguments, and go out as earlier ones are answered", async () => {
+    const size = 500_000;
+    const count = Math.ceil(MAX_INFLIGHT_CHARS / size) + 8;
+    let inFlight = 0;
+    let most = 0;
+    const result = await run(
+      program(`const big = "x".repeat(${size});
+const calls = [];
+for (let i = 0; i < ${count}; i++) calls.push(sendEmail({ to: ["bob@example.com"], subject: String(i), body: big }));
+await Promise.all(calls);
+return calls.length;`),
+      {
+        limits: { cpuMs: 60_000, memoryBytes: 128 << 20 },
+        answer: () => {
+          most = Math.max(most, ++inFlight);
+          return new Promise((resolve) => setTimeout(() => (inFlight--, resolve({ id: "m" })), 1));
+        },
+      },
+    );
+    expect(result).toMatchObject({ outcome: "returned", value: count });
+    expect(result.invoked).toHaveLength(count);
+    expect(most).toBeLessThanOrEqual(Math.floor(MAX_INFLIGHT_CHARS / size)); // never all at once
   });
 });
