@@ -68,11 +68,6 @@ export async function buildRealm(api: SandboxApi, imports: ReadonlySet<string>, 
   return realm;
 }
 
-/** Whether `realm` was built for a run of a program importing `imports` with `limits`. */
-export function realmFits(realm: Realm, api: SandboxApi, imports: ReadonlySet<string>, limits: SandboxLimits): boolean {
-  return realm.api === api && realm.memoryBytes === limits.memoryBytes && realm.imports.size === imports.size && [...imports].every((name) => realm.imports.has(name));
-}
-
 /** Give the realm its run: the run's budget, limits, messages out and wake-up, and the interrupt handler that reads the budget. */
 export function bindRealm(realm: Realm, run: Pick<RunState, "budget" | "limits" | "send" | "wake">, interrupt: () => boolean): RunState {
   Object.assign(realm.state, run);
