@@ -176,9 +176,9 @@ class HostRun {
   }
 
   private answer(id: number, record: CallRecord, outcome: { value: Json } | { error: unknown }): void {
+    if (this.ended) return; // the run's result is out, with this call pending: it is not changed afterwards
     if ("value" in outcome) {
       record.status = "done";
-      if (this.ended) return; // the run is over: nobody waits for the answer
       let json: string;
       try {
         json = JSON.stringify(outcome.value ?? null);
@@ -189,7 +189,7 @@ class HostRun {
       return;
     }
     const failure = this.fail(record, outcome.error);
-    if (!this.ended) this.thread.post({ type: "settle", id, error: { name: "CountersignError", message: failure.message, class: failure.class } });
+    this.thread.post({ type: "settle", id, error: { name: "CountersignError", message: failure.message, class: failure.class } });
   }
 
   /** Record a failed call and count a refusal. A host error that is not ours reaches the program without its details. */
