@@ -111,6 +111,7 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
 
   report.execution = await execute(ctx, input, options, verified, program.bytes, set);
   emit({ type: "executed", execution: report.execution });
+  if (options.signal?.aborted === true) return "cancelled"; // stopped where it was: the calls it made are in the report
   const { outcome, refused } = report.execution;
   return outcome === "returned" && refused === 0 ? "executed" : "failed";
 }
@@ -195,6 +196,7 @@ async function execute(ctx: AppContext, input: RunInput, options: RunOptions, ve
       api: sandboxApi(set),
       invoke: (op, args) => (set.agent?.actions.has(op) === true ? callAgentAction : callWithReceipt)(verified, set, op, args, connectors),
       ...(input.limits === undefined ? {} : { limits: input.limits }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }), // Ctrl-C stops the program wherever it is
     });
     return executionOf(result);
   } finally {
@@ -209,6 +211,7 @@ function executionOf(result: RunResult): Execution {
     ...(result.thrown === undefined ? {} : { thrown: { name: result.thrown.name, message: result.thrown.message, ...(result.thrown.class === undefined ? {} : { class: result.thrown.class }) } }),
     ...(result.limit === undefined ? {} : { limit: result.limit.toEnvelope().error }),
     calls: result.calls.map((c) => ({ op: c.op, status: c.status, ...(c.error === undefined ? {} : { error: { class: c.error.class, message: c.error.message } }) })),
+    ...(result.callsOmitted === 0 ? {} : { calls_omitted: result.callsOmitted }),
     refused: result.refused,
     logs: result.logs.map((l) => ({ stream: l.stream, text: l.text })),
     cpu_ms: result.cpuMs,

@@ -37,7 +37,8 @@ export const Execution = z.object({
   value: Json, // what main resolved to (null unless plain data)
   thrown: z.object({ name: z.string(), message: z.string(), class: ErrorClass.optional() }).optional(),
   limit: ErrorBody.optional(), // resource_limit_exceeded, details.limit says which
-  calls: z.array(RunCall),
+  calls: z.array(RunCall), // the first ones (KEPT_CALLS in the sandbox): a run keeps no more
+  calls_omitted: z.number().int().nonnegative().optional(), // calls made past those, counted only
   refused: z.number().int().nonnegative(),
   logs: z.array(z.object({ stream: z.enum(["log", "error"]), text: z.string() })),
   cpu_ms: z.number().nonnegative(),

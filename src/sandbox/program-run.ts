@@ -151,7 +151,7 @@ export class ProgramRun {
 
   private finish(settled: Settled): Omit<WorkerOutcome, "prepared"> {
     const { state } = this;
-    const base = { unsent: state.unsent, cpuMs: Math.round(state.budget.cpuMsSpent() * 1000) / 1000 };
+    const base = { unsent: [...state.waiting.map((call) => call.op), ...state.unsent], cpuMs: Math.round(state.budget.cpuMsSpent() * 1000) / 1000 };
     if ("error" in settled) {
       const thrown = describeThrown(state.bridge, settled.error);
       settled.error.dispose();

@@ -49,6 +49,9 @@ export async function buildRealm(api: SandboxApi, imports: ReadonlySet<string>, 
     logBytes: 0,
     stopped: undefined,
     inflight: new Set(),
+    waiting: [],
+    sentChars: new Map(),
+    inflightChars: 0,
     runner: undefined,
     wake: () => {},
     closed: false,
@@ -63,11 +66,6 @@ export async function buildRealm(api: SandboxApi, imports: ReadonlySet<string>, 
     throw err;
   }
   return realm;
-}
-
-/** Whether `realm` was built for a run of a program importing `imports` with `limits`. */
-export function realmFits(realm: Realm, api: SandboxApi, imports: ReadonlySet<string>, limits: SandboxLimits): boolean {
-  return realm.api === api && realm.memoryBytes === limits.memoryBytes && realm.imports.size === imports.size && [...imports].every((name) => realm.imports.has(name));
 }
 
 /** Give the realm its run: the run's budget, limits, messages out and wake-up, and the interrupt handler that reads the budget. */

@@ -176,9 +176,9 @@ class HostRun {
   }
 
   private answer(id: number, record: CallRecord, outcome: { value: Json } | { error: unknown }): void {
+    if (this.ended) return; // the run's result is out, with this call pending: it is not changed afterwards
     if ("value" in outcome) {
       record.status = "done";
-      if (this.ended) return; // the run is over: nobody waits for the answer
       let json: string;
       try {
         json = JSON.stringify(outcome.value ?? null);
@@ -189,7 +189,7 @@ class HostRun {
       return;
     }
     const failure = this.fail(record, outcome.error);
-    if (!this.ended) this.thread.post({ type: "settle", id, error: { name: "CountersignError", message: failure.message, class: failure.class } });
+    this.thread.post({ type: "settle", id, error: { name: "CountersignError", message: failure.message, class: failure.class } });
   }
 
   /** Record a failed call and count a refusal. A host error that is not ours reaches the program without its details. */
@@ -243,8 +243,9 @@ class HostRun {
     const now = clockNow();
     const cpuLeft = this.limits.cpuMs - cpuSpent(this.time, now);
     const wallLeft = this.wallDeadline - now;
-    if (cpuLeft < -GRACE_MS) return this.kill(limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, { cpu_ms: this.limits.cpuMs }));
-    if (wallLeft < -GRACE_MS) return this.kill(limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }));
+    // `terminated`: the sandbox thread was stopped from here (it did not stop the run itself).
+    if (cpuLeft < -GRACE_MS) return this.kill(limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, { cpu_ms: this.limits.cpuMs, terminated: true }));
+    if (wallLeft < -GRACE_MS) return this.kill(limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs, terminated: true }));
     // CPU time cannot pass faster than wall time: neither limit can be passed before this fires.
     this.timer = setTimeout(() => this.watch(), Math.min(LONGEST_TIMER, Math.max(1, Math.min(cpuLeft, wallLeft) + GRACE_MS + 1)));
   }

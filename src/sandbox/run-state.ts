@@ -1,7 +1,7 @@
 import type { QuickJSHandle } from "quickjs-emscripten-core";
 import { CountersignError, type ErrorClass } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import type { Bridge } from "./bridge.js";
+import type { Bridge, QueuedCall } from "./bridge.js";
 import type { Thrown } from "./describe.js";
 import type { Budget } from "./budget.js";
 import type { SandboxApi } from "./host-modules.js";
@@ -40,8 +40,12 @@ export interface RunState {
   logBytes: number;
   /** The limit that ended the run; once set, no more program code runs and no call goes out. */
   stopped: CountersignError | undefined;
-  /** Trusted calls (by id, their index in `calls`) whose promise the program holds, settled by the host when the call ends. */
+  /** Trusted calls (by id) whose promise the program holds, settled by the host when the call ends: sent, or waiting to be. */
   inflight: Set<number>;
+  /** Calls held back until the ones sent are answered (see sendCalls), and the argument text of those sent, by id. */
+  waiting: QueuedCall[];
+  sentChars: Map<number, number>;
+  inflightChars: number;
   /** The VM function that runs `main` of the value program(...) returned (registered by the countersign module). */
   runner: QuickJSHandle | undefined;
   /** Tell the driving loop that something happened (a call settled, a limit passed). */

@@ -1,4 +1,4 @@
-import { CountersignError, type ErrorClass } from "../model/index.js";
+import { CountersignError, MARSHAL_LIMITS, type ErrorClass } from "../model/index.js";
 import { settleCall, takeCalls, type QueuedCall } from "./bridge.js";
 import { limitExceeded, stop, type RunState } from "./run-state.js";
 
@@ -8,6 +8,10 @@ import { limitExceeded, stop, type RunState } from "./run-state.js";
  * plain data (or the call is refused), the host's `invoke` runs (the receipt check, then the
  * connector), and the answer comes back by the call's id (`settleFromHost`). Once the run is
  * stopped no call goes out: each is listed as unsent, and failed with the limit that stopped it.
+ *
+ * The run's thread holds the arguments of the calls it is making: past MAX_INFLIGHT_CHARS of them
+ * a call waits here, in this thread's bounded heap, until earlier ones are answered, so that a
+ * program firing calls without awaiting them cannot grow the host's memory without end.
  */
 export function sendCalls(state: RunState): void {
   let calls: QueuedCall[];
@@ -19,6 +23,9 @@ export function sendCalls(state: RunState): void {
   }
   for (const call of calls) sendCall(state, call);
 }
+
+/** The argument text the run's thread holds for calls in flight before the next one waits (one call always goes). */
+export const MAX_INFLIGHT_CHARS = 4 * MARSHAL_LIMITS.maxChars;
 
 function sendCall(state: RunState, call: QueuedCall): void {
   const { id, op } = call;
@@ -34,7 +41,20 @@ function sendCall(state: RunState, call: QueuedCall): void {
   }
   state.sent++;
   state.inflight.add(id);
-  state.send({ type: "call", id, op, args: call.args });
+  state.waiting.push(call);
+  sendWaiting(state);
+}
+
+/** Send the waiting calls, in order, while the run's thread holds less than MAX_INFLIGHT_CHARS of arguments. */
+function sendWaiting(state: RunState): void {
+  while (state.waiting.length > 0 && state.stopped === undefined) {
+    const call = state.waiting[0]!;
+    if (state.sentChars.size > 0 && state.inflightChars + call.args.length > MAX_INFLIGHT_CHARS) return;
+    state.waiting.shift();
+    state.sentChars.set(call.id, call.args.length);
+    state.inflightChars += call.args.length;
+    state.send({ type: "call", id: call.id, op: call.op, args: call.args });
+  }
 }
 
 /** The program made more trusted calls than the run allows: the run stops. */
@@ -44,8 +64,12 @@ export function callLimit(state: RunState): void {
 
 /** The run's thread answered trusted call `id`: the program's promise settles with it. */
 export function settleFromHost(state: RunState, id: number, outcome: { json: string } | { error: { name: string; message: string; class: ErrorClass } }): void {
-  if (!state.inflight.has(id)) return; // not a call in flight: nothing to settle
+  const chars = state.sentChars.get(id);
+  if (chars === undefined) return; // not a call in flight: nothing to settle
+  state.sentChars.delete(id);
+  state.inflightChars -= chars;
   settle(state, id, outcome);
+  sendWaiting(state);
 }
 
 function settle(state: RunState, id: number, outcome: { json: string } | { error: { name: string; message: string; class: ErrorClass } }): void {

@@ -154,6 +154,25 @@ describe("countersign mcp", () => {
     expect(gmail.sent.slice(sent).map((m) => m.to)).toEqual([["me@example.com"]]);
   }, SLOW);
 
+  it("run_program that runs away in a native loop: the server answers meanwhile, the run ends at its limit with the call it made reported", async () => {
+    const sent = gmail.sent.length;
+    // The spread walks 2^32-1 holes in one native loop: QuickJS never asks its interrupt handler there.
+    const runaway = readFileSync(join(ROOT, "examples", "remind-me.ts"), "utf8").replace(
+      `body: "Water the plants before Friday." });`,
+      `body: "Water the plants before Friday." });\n    const holes: number[] = [];\n    holes[2 ** 32 - 2] = 0;\n    console.log([...holes].length);`,
+    );
+    let finished = false;
+    const running = call("run_program", { program: runaway }).finally(() => (finished = true));
+    // The email is the call before the loop: once it arrived, the loop runs (or the run already ended, which fails below).
+    while (gmail.sent.length === sent && !finished) await new Promise((r) => setTimeout(r, 20));
+    const tools = await client.listTools();
+    expect(finished).toBe(false); // answered while the run was still going
+    expect(tools.tools.map((t) => t.name)).toContain("run_program");
+    const r = await running;
+    expect(r.structuredContent).toMatchObject({ outcome: "failed", calls: [{ op: "email.send_email", status: "done" }], error: { class: "resource_limit_exceeded" } });
+    expect(gmail.sent.length).toBe(sent + 1);
+  }, SLOW);
+
   it("run_program: a hard deny is a result with the policy's reason, nothing sent", async () => {
     const sent = gmail.sent.length;
     const r = await call("run_program", { program: example("write-outside-sandbox.ts") });

@@ -125,6 +125,19 @@ describe("runAgentProgram", () => {
     expect((await h.a.call("GET", `/v1/requests/${report.request!.id}`)).body.status).toBe("withdrawn");
   });
 
+  it("aborted while the program runs away in a native loop (Ctrl-C): stopped there, cancelled, the call it made reported", async () => {
+    const controller = new AbortController();
+    const before = h.gmail.sent.length;
+    const runaway = mail("me@example.com").replace(`body: "From the run tests." });`, `body: "From the run tests." });\n    const holes: number[] = [];\n    holes[2 ** 32 - 2] = 0;\n    console.log([...holes].length);`);
+    let finished = false;
+    const running = run(runaway, { signal: controller.signal }).finally(() => (finished = true));
+    while (h.gmail.sent.length === before && !finished) await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    const report = await running;
+    expect(report).toMatchObject({ outcome: "cancelled", execution: { outcome: "limit", limit: { details: { limit: "interrupted" } }, calls: [{ op: "email.send_email", status: "done" }] } });
+    expect(h.gmail.sent.length).toBe(before + 1);
+  });
+
   it("a guarantee enforced at run time: the call outside it is refused inside the sandbox, reported, and nothing is sent", async () => {
     const created = await fetch(`${h.gmail.url}/gmail/v1/users/me/drafts`, {
       method: "POST",

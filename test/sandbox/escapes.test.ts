@@ -228,11 +228,11 @@ describe("resource limits", () => {
   });
 
   it("stops a program that awaits a promise nothing can settle, at once", async () => {
-    const started = Date.now();
+    // "stalled", not "wall": it did not wait for the (default, 60 s) deadline; no duration is measured
+    // (starting a sandbox thread takes seconds on a loaded machine).
     const r = await run(program(`await new Promise(() => {});\nawait sendEmail(${mail});`));
     expect(r).toMatchObject({ outcome: "limit", limit: { details: { limit: "stalled" } } });
     expect(r.invoked).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("stops waiting for a trusted call at the wall-clock deadline", async () => {
