@@ -238,8 +238,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     let stdout = "";
     let stderr = "";
     let killed = false;
-    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString("latin1")));
-    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString("latin1")));
+    child.stdout!.setEncoding("utf8");
+    child.stderr!.setEncoding("utf8");
+    child.stdout!.on("data", (d: string) => (stdout += d));
+    child.stderr!.on("data", (d: string) => (stderr += d));
     child.stdin!.on("error", () => undefined);
     child.stdin!.end(opts.stdin ?? "");
     const timer = setTimeout(() => {
