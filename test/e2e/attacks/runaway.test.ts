@@ -48,7 +48,7 @@ describe("a program stuck in a native built-in", () => {
       let running!: () => void;
       const started = new Promise<void>((resolve) => (running = resolve));
       const stuck = client
-        .callTool({ name: "run_program", arguments: { program: program(RUNAWAYS["regex backtracking"]!) } }, undefined, {
+        .callTool({ name: "run_program", arguments: { program: program(RUNAWAYS["indexOf over 2^32-1 holes"]!) } }, undefined, {
           timeout: BOUND_MS,
           onprogress: (p) => {
             if (String(p.message ?? "").includes("running")) running();
