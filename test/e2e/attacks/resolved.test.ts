@@ -25,8 +25,8 @@ function edit(id: string, content: { to: string[]; subject: string; body: string
   w.gmail.drafts.delete(scratch);
 }
 
-/** Start the run, let the person open the request, edit the draft, approve once; the run's output and what was sent. */
-async function approveThenEdit(id: string, edited: { to: string[]; subject: string; body: string }) {
+/** Start the run, let the person open the request, edit the draft, approve (once by default); the run's output and what was sent. */
+async function approveThenEdit(id: string, edited: { to: string[]; subject: string; body: string }, decision: Record<string, string> = { decision: "approved_once" }) {
   const sentBefore = w.gmail.sent.length;
   const tapBefore = w.mail.recipients().length;
   const running = w.start(["run", "-"], { stdin: sendDraft(id) });
@@ -39,7 +39,7 @@ async function approveThenEdit(id: string, edited: { to: string[]; subject: stri
   const decided = await fetch(`${w.serveUrl}/v1/requests/${request}/decision`, {
     method: "POST",
     headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "content-type": "application/json", origin: w.serveUrl },
-    body: JSON.stringify({ decision: "approved_once" }),
+    body: JSON.stringify(decision),
   });
   expect(decided.status, await decided.text()).toBe(200);
   const r = await running.done;
@@ -80,5 +80,18 @@ describe("a one-shot approval", () => {
     const before = w.gmail.sent.length;
     const again = await w.run(sendDraft(id), { args: ["--timeout", "2"] });
     expect(w.gmail.sent.slice(before), `${again.stdout}${again.stderr}`).toEqual([]);
+  }, SLOW);
+});
+
+describe("an approval remembered for a draft the person saw", () => {
+  it("does not carry a later run after the draft was edited to another recipient", async () => {
+    const id = w.gmail.addDraft(SHOWN);
+    const first = await approveThenEdit(id, SHOWN, { decision: "approved_remember" });
+    expect(first.sent.filter((m) => !asShown(m)), `${first.r.stdout}${first.r.stderr}`).toEqual([]);
+    // The attacker rewrites the draft (made anew under the same id: the provider drops a sent one).
+    w.gmail.drafts.set(id, { id, message: w.gmail.drafts.get(w.gmail.addDraft({ to: ["ceo@example.com"], subject: "Wire", body: "Send the money." }))!.message });
+    const tapBefore = w.mail.recipients().length;
+    const again = await w.run(sendDraft(id), { args: ["--timeout", "2"] });
+    expect(w.mail.recipients().slice(tapBefore).filter((x) => mailbox(x) !== "bob@example.com"), `${again.stdout}${again.stderr}`).toEqual([]);
   }, SLOW);
 });

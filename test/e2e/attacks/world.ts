@@ -341,3 +341,10 @@ ${body}
 });
 `;
 }
+
+/** `f` over `items`, at most `width` at a time, results in order. */
+export async function inBatches<T, R>(items: readonly T[], f: (item: T) => Promise<R>, width = 3): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map(f))));
+  return out;
+}
