@@ -106,15 +106,12 @@ describe("fs roots = [HOME] and writes allowed anywhere under ~", () => {
   });
 
   it("the data directory's files (policy, connections, secrets) are never written by a program", async () => {
+    // What decides and what authenticates: the policy folder, the connections, the secrets and keys
+    // (not the database or the caches countersign itself writes while it runs).
     const snapshot = () => {
       const files: Record<string, string> = {};
-      const walk = (dir: string, rel: string) => {
-        for (const e of readdirSync(dir, { withFileTypes: true })) {
-          if (e.isDirectory()) walk(join(dir, e.name), `${rel}${e.name}/`);
-          else if (!e.name.startsWith("countersign.db")) files[`${rel}${e.name}`] = readFileSync(join(dir, e.name), "utf8");
-        }
-      };
-      walk(w.data, "");
+      for (const name of ["connections.toml", "approver.secret", "submitter.token", "gmail-token"]) files[name] = readFileSync(join(w.data, name), "utf8");
+      for (const dir of ["policies", "keys"]) for (const name of readdirSync(join(w.data, dir))) files[`${dir}/${name}`] = readFileSync(join(w.data, dir, name), "utf8");
       return files;
     };
     const before = snapshot();
