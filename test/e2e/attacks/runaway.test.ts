@@ -5,15 +5,18 @@
 // The bound below is generous (the default wall-clock limit is 60 s); nothing asserts speed.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, program, startWorld, type World } from "./world.js";
+import { BIN, program, ROOT, startWorld, type World } from "./world.js";
 
 const BOUND_MS = 150_000;
 
 let w: World;
 
 beforeAll(async () => {
-  w = await startWorld();
+  // The shipped policy, its listed host made the sink's: the MCP case's program first GETs it.
+  w = await startWorld({ policies: (world) => ({ "default.toml": readFileSync(join(ROOT, "policies", "default.toml"), "utf8").replaceAll("api.example.com", world.sinks[0]!.host) }) });
 }, 120_000);
 
 afterAll(async () => {
@@ -45,18 +48,17 @@ describe("a program stuck in a native built-in", () => {
     const client = new Client({ name: "countersign-attacks", version: "1.0.0" });
     await client.connect(transport);
     try {
-      let running!: () => void;
-      const started = new Promise<void>((resolve) => (running = resolve));
+      // The program GETs /start, then spins. The sink holds that answer until the test lets it go:
+      // once it is written out the run is past its last await and into the built-in.
+      const start = w.sinks[0]!.hold("/start");
       const stuck = client
-        .callTool({ name: "run_program", arguments: { program: program(RUNAWAYS["indexOf over 2^32-1 holes"]!) } }, undefined, {
-          timeout: BOUND_MS,
-          onprogress: (p) => {
-            if (String(p.message ?? "").includes("running")) running();
-          },
-        })
+        .callTool({ name: "run_program", arguments: { program: program(`    await get({ url: "${w.sinks[0]!.origin}/start" });\n${RUNAWAYS["indexOf over 2^32-1 holes"]!}`, { imports: `import { get } from "trusted/http";` }) } }, undefined, { timeout: BOUND_MS })
         .catch((err: unknown) => err);
-      // Wait for the run to start (its progress says so), at most 30 s in case the notification never leaves.
-      await Promise.race([started, new Promise((r) => setTimeout(r, 30_000))]);
+      await start.arrived;
+      start.release();
+      await start.answered;
+      // The answer still has to reach the plugin and the sandbox: a moment, not a speed assertion.
+      await new Promise((r) => setTimeout(r, 2_000));
       const listed = await client.listTools(undefined, { timeout: 30_000 }).then(
         (answer) => answer.tools.map((t) => t.name),
         (err: unknown) => `no answer: ${(err as Error).message}`,
