@@ -3,7 +3,7 @@
 // trailing dot, +tag, display name, quotes, two addresses in one string, a header smuggled in).
 // Nobody approves anything here, so the provider must never be asked to deliver to either.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mailbox, program, SLOW, startWorld, type World } from "./world.js";
+import { inBatches, mailbox, program, SLOW, startWorld, type World } from "./world.js";
 
 let w: World;
 
@@ -45,11 +45,10 @@ const send = (to: string[], subject = "Hello", body = "Hi.") =>
 
 /** Run each program; a run the policy asks about expires after 2 s with nobody there. */
 async function attempt(programs: { label: string; source: string }[]): Promise<string> {
-  const said: string[] = [];
-  for (const { label, source } of programs) {
+  const said = await inBatches(programs, async ({ label, source }) => {
     const r = await w.run(source, { args: ["--timeout", "2"] });
-    said.push(`${label} -> exit ${r.code}: ${r.stdout.split("\n")[1] ?? ""} ${r.stderr.split("\n")[0]}`);
-  }
+    return `${label} -> exit ${r.code}: ${r.stdout.split("\n")[1] ?? ""} ${r.stderr.split("\n")[0]}`;
+  });
   return said.join("\n");
 }
 

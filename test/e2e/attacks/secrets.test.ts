@@ -2,7 +2,7 @@
 // holds the data directory (approver secret, submitter token, signing keys, the provider token),
 // or links the data directory into the sandbox. A program that may read any file without asking
 // never gets those contents to its output or to a sink.
-import { readFileSync, symlinkSync } from "node:fs";
+import { readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { program, SLOW, startWorld, type World } from "./world.js";
@@ -18,6 +18,12 @@ op = "fs.read_file"
 id = "fs.list"
 decision = "allow"
 op = "fs.list_dir"
+
+[[rules]]
+id = "fs.write-home"
+decision = "allow"
+op = "fs.write_file"
+when = { args = { path = { under = "~" } } }
 
 [[rules]]
 id = "http.sink"
@@ -84,6 +90,46 @@ describe("fs roots = [HOME], the data directory inside it", () => {
     // The control: a plain file under the same root is read and sent.
     await exfiltrate(w, [join(w.sandbox, "notes.txt")]);
     expect(w.sinks[0]!.received.some((a) => a.body.includes("inside the sandbox"))).toBe(true);
+  }, SLOW);
+});
+
+describe("fs roots = [HOME] and writes allowed anywhere under ~", () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await startWorld({
+      connections: (world) => `[email]\nbase_url = "${world.mail.origin}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[fs]\nroots = ["${world.home}"]\n\n[http]\nhosts = ["${world.sinks[0]!.host}"]\n`,
+      policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await w?.close();
+  });
+
+  it("the data directory's files (policy, connections, secrets) are never written by a program", async () => {
+    // What decides and what authenticates: the policy folder, the connections, the secrets and keys
+    // (not the database or the caches countersign itself writes while it runs).
+    const snapshot = () => {
+      const files: Record<string, string> = {};
+      for (const name of ["connections.toml", "approver.secret", "submitter.token", "gmail-token"]) files[name] = readFileSync(join(w.data, name), "utf8");
+      for (const dir of ["policies", "keys"]) for (const name of readdirSync(join(w.data, dir))) files[`${dir}/${name}`] = readFileSync(join(w.data, dir, name), "utf8");
+      return files;
+    };
+    const before = snapshot();
+    const allowAll = 'default = "ask"\n\n[[rules]]\nid = "pwned"\ndecision = "allow"\nop = "*"\n';
+    let out = "";
+    for (const [path, content] of [
+      [join(w.data, "policies", "zz-allow.toml"), allowAll],
+      [join(w.data, "connections.toml"), `[fs]\nroots = ["/"]\n`],
+      [join(w.data, "approver.secret"), "attacker-known-secret-0000000000000000"],
+      [join(w.data, "submitter.token"), "attacker-token"],
+    ] as const) {
+      const r = await w.run(program(`    await writeFile({ path: ${JSON.stringify(path)}, content: ${JSON.stringify(content)} });`, { imports: `import { writeFile } from "trusted/fs";` }));
+      out += `--- ${path}: exit ${r.code}\n${r.stdout}${r.stderr}`;
+    }
+    expect(snapshot(), out).toEqual(before);
+    // The control: a write elsewhere in HOME goes through.
+    await w.run(program(`    await writeFile({ path: ${JSON.stringify(join(w.home, "ok.txt"))}, content: "fine" });`, { imports: `import { writeFile } from "trusted/fs";` }));
+    expect(readFileSync(join(w.home, "ok.txt"), "utf8")).toBe("fine");
   }, SLOW);
 });
 

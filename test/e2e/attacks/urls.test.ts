@@ -2,7 +2,7 @@
 // spells the forbidden targets so that a check on the raw string and the URL parser that sends
 // the request disagree. What counts is where the requests landed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { program, shown, SLOW, startWorld, type Arrived, type World } from "./world.js";
+import { inBatches, program, shown, SLOW, startWorld, type Arrived, type World } from "./world.js";
 
 let w: World;
 // s1: /public/ allowed by prefix; s2: denied host; s3: anything allowed (the control).
@@ -76,11 +76,10 @@ const outsidePublic = (arrived: Arrived[]) => arrived.filter((a) => !landsOn(a.u
  * together would hide each other. Returns what each run printed, for the failure message.
  */
 async function attempt(op: "get" | "post", urls: string[]): Promise<string> {
-  const said: string[] = [];
-  for (const u of urls) {
+  const said = await inBatches(urls, async (u) => {
     const r = await w.run(tryEach(op, [u]));
-    said.push(`${JSON.stringify(u)} -> exit ${r.code}: ${r.stdout.split("\n").slice(0, 3).join(" | ")} ${r.stderr.split("\n")[0]}`);
-  }
+    return `${JSON.stringify(u)} -> exit ${r.code}: ${r.stdout.split("\n").slice(0, 3).join(" | ")} ${r.stderr.split("\n")[0]}`;
+  });
   return said.join("\n");
 }
 

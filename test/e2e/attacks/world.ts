@@ -37,6 +37,11 @@ export interface Sink {
   redirect(path: string, status: number, location: string): void;
   /** Answer `path` with this body (200, text/plain). */
   serve(path: string, body: string): void;
+  /**
+   * Hold the answer to `path` until `release()`: `arrived` settles when the request came,
+   * `answered` once the answer was written out.
+   */
+  hold(path: string): { arrived: Promise<void>; answered: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
@@ -44,11 +49,19 @@ export async function startSink(): Promise<Sink> {
   const received: Arrived[] = [];
   const redirects = new Map<string, { status: number; location: string }>();
   const bodies = new Map<string, string>();
+  const holds = new Map<string, { came(): void; gate: Promise<void>; done(): void }>();
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = req.url ?? "";
     received.push({ method: req.method ?? "", url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+    const held = holds.get(url);
+    if (held !== undefined) {
+      holds.delete(url);
+      held.came();
+      await held.gate;
+      res.on("finish", held.done);
+    }
     const hop = redirects.get(url);
     if (hop !== undefined) {
       res.writeHead(hop.status, { location: hop.location, "content-length": "0" }).end();
@@ -66,6 +79,16 @@ export async function startSink(): Promise<Sink> {
     received,
     redirect: (path, status, location) => void redirects.set(path, { status, location }),
     serve: (path, body) => void bodies.set(path, body),
+    hold: (path) => {
+      let came!: () => void;
+      let release!: () => void;
+      let done!: () => void;
+      const arrived = new Promise<void>((r) => (came = r));
+      const gate = new Promise<void>((r) => (release = r));
+      const answered = new Promise<void>((r) => (done = r));
+      holds.set(path, { came, gate, done });
+      return { arrived, answered, release };
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -104,6 +127,9 @@ export async function startMailTap(providerUrl: string): Promise<MailTap> {
     received,
     redirect: () => undefined,
     serve: () => undefined,
+    hold: () => {
+      throw new Error("the mail tap holds nothing");
+    },
     recipients: () => {
       const out: string[] = [];
       for (const a of received) {
@@ -238,8 +264,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     let stdout = "";
     let stderr = "";
     let killed = false;
-    child.stdout!.on("data", (d: Buffer) => (stdout += d.toString("latin1")));
-    child.stderr!.on("data", (d: Buffer) => (stderr += d.toString("latin1")));
+    child.stdout!.setEncoding("utf8");
+    child.stderr!.setEncoding("utf8");
+    child.stdout!.on("data", (d: string) => (stdout += d));
+    child.stderr!.on("data", (d: string) => (stderr += d));
     child.stdin!.on("error", () => undefined);
     child.stdin!.end(opts.stdin ?? "");
     const timer = setTimeout(() => {
@@ -338,4 +366,11 @@ ${body}
   },
 });
 `;
+}
+
+/** `f` over `items`, at most `width` at a time, results in order. */
+export async function inBatches<T, R>(items: readonly T[], f: (item: T) => Promise<R>, width = 3): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < items.length; i += width) out.push(...(await Promise.all(items.slice(i, i + width).map(f))));
+  return out;
 }

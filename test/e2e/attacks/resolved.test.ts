@@ -1,0 +1,97 @@
+// Resolved content: sendDraft names only a draft id; the person approves after seeing the draft
+// (recipient, subject, body), then the attacker, who can write to the mailbox, edits the draft
+// before the run sends it. The provider must send nothing, or exactly what the person saw.
+// And a one-shot approval must not carry a second run.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mailbox, program, SLOW, startWorld, type World } from "./world.js";
+
+let w: World;
+
+beforeAll(async () => {
+  w = await startWorld(); // the shipped policy: send_draft asks
+}, 120_000);
+
+afterAll(async () => {
+  await w?.close();
+});
+
+const SHOWN = { to: ["bob@example.com"], subject: "Lunch", body: "At noon." };
+const sendDraft = (id: string) => program(`    await sendDraft({ draft_id: ${JSON.stringify(id)} });`, { imports: `import { sendDraft } from "trusted/email";` });
+
+/** Replace draft `id`'s content in the mailbox, as the attacker would. */
+function edit(id: string, content: { to: string[]; subject: string; body: string }): void {
+  const scratch = w.gmail.addDraft(content);
+  w.gmail.drafts.set(id, { id, message: w.gmail.drafts.get(scratch)!.message });
+  w.gmail.drafts.delete(scratch);
+}
+
+/** Start the run, let the person open the request, edit the draft, approve (once by default); the run's output and what was sent. */
+async function approveThenEdit(id: string, edited: { to: string[]; subject: string; body: string }, decision: Record<string, string> = { decision: "approved_once" }) {
+  const sentBefore = w.gmail.sent.length;
+  const tapBefore = w.mail.recipients().length;
+  const running = w.start(["run", "-"], { stdin: sendDraft(id) });
+  const request = await w.reviewed(running);
+  expect(request, running.stderr()).not.toBeNull();
+  const session = await w.login();
+  const page = await (await fetch(`${w.serveUrl}/v1/requests/${request}/page`, { headers: { cookie: session.cookie } })).text();
+  await (await fetch(`${w.serveUrl}/requests/${request}`, { headers: { cookie: session.cookie } })).text();
+  edit(id, edited);
+  const decided = await fetch(`${w.serveUrl}/v1/requests/${request}/decision`, {
+    method: "POST",
+    headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "content-type": "application/json", origin: w.serveUrl },
+    body: JSON.stringify(decision),
+  });
+  expect(decided.status, await decided.text()).toBe(200);
+  const r = await running.done;
+  return { r, page, sent: w.gmail.sent.slice(sentBefore), recipients: w.mail.recipients().slice(tapBefore) };
+}
+
+const asShown = (m: { to: string[]; subject: string; body: string }) => JSON.stringify(m.to) === JSON.stringify(SHOWN.to) && m.subject === SHOWN.subject && m.body === SHOWN.body;
+
+describe("a draft edited after the person saw it", () => {
+  it("a new recipient: nothing reaches the CEO; whatever is sent is what was shown", async () => {
+    const id = w.gmail.addDraft(SHOWN);
+    const { r, page, sent, recipients } = await approveThenEdit(id, { to: ["ceo@example.com"], subject: "Wire", body: "Send the money." });
+    expect(page).toContain("bob@example.com"); // the person saw Bob's draft
+    const said = `${r.stdout}${r.stderr}`;
+    expect(recipients.filter((x) => mailbox(x) !== "bob@example.com"), said).toEqual([]);
+    expect(sent.filter((m) => !asShown(m)), said).toEqual([]);
+  }, SLOW);
+
+  it("the same recipient, another subject and body: nothing but what was shown is sent", async () => {
+    const id = w.gmail.addDraft(SHOWN);
+    const { r, sent } = await approveThenEdit(id, { to: ["bob@example.com"], subject: "Urgent: new bank details", body: "Pay to IBAN XX00 EVIL." });
+    expect(sent.filter((m) => !asShown(m)), `${r.stdout}${r.stderr}`).toEqual([]);
+  }, SLOW);
+
+  it("an added recipient beside the shown one: nothing reaches them", async () => {
+    const id = w.gmail.addDraft(SHOWN);
+    const { r, recipients } = await approveThenEdit(id, { ...SHOWN, to: ["bob@example.com", "mallory@evil.example"] });
+    expect(recipients.filter((x) => mailbox(x) !== "bob@example.com"), `${r.stdout}${r.stderr}`).toEqual([]);
+  }, SLOW);
+});
+
+describe("a one-shot approval", () => {
+  it("does not carry a second run of the same program", async () => {
+    const id = w.gmail.addDraft(SHOWN);
+    await approveThenEdit(id, SHOWN);
+    // The same draft again (the provider keeps no sent draft: make it anew under the same id).
+    w.gmail.drafts.set(id, { id, message: w.gmail.drafts.get(w.gmail.addDraft(SHOWN))!.message });
+    const before = w.gmail.sent.length;
+    const again = await w.run(sendDraft(id), { args: ["--timeout", "2"] });
+    expect(w.gmail.sent.slice(before), `${again.stdout}${again.stderr}`).toEqual([]);
+  }, SLOW);
+});
+
+describe("an approval remembered for a draft the person saw", () => {
+  it("does not carry a later run after the draft was edited to another recipient", async () => {
+    const id = w.gmail.addDraft(SHOWN);
+    const first = await approveThenEdit(id, SHOWN, { decision: "approved_remember" });
+    expect(first.sent.filter((m) => !asShown(m)), `${first.r.stdout}${first.r.stderr}`).toEqual([]);
+    // The attacker rewrites the draft (made anew under the same id: the provider drops a sent one).
+    w.gmail.drafts.set(id, { id, message: w.gmail.drafts.get(w.gmail.addDraft({ to: ["ceo@example.com"], subject: "Wire", body: "Send the money." }))!.message });
+    const tapBefore = w.mail.recipients().length;
+    const again = await w.run(sendDraft(id), { args: ["--timeout", "2"] });
+    expect(w.mail.recipients().slice(tapBefore).filter((x) => mailbox(x) !== "bob@example.com"), `${again.stdout}${again.stderr}`).toEqual([]);
+  }, SLOW);
+});
