@@ -12,6 +12,7 @@ import { propertyAnalyzer } from "../support/property-analyzer.js";
 import type { AbstractValue } from "../../../src/model/abstract.js";
 import type { Effect, Facts } from "../../../src/model/facts.js";
 import type { Json } from "../../../src/model/json.js";
+import { canonicalArgs } from "../../../src/connector/canonical-args.js";
 import { checkArgs } from "../../../src/connector/check-args.js";
 import { constraintOf, satisfies } from "../../../src/constraint/index.js";
 import { decide } from "../../../src/policy/decide.js";
@@ -75,10 +76,11 @@ function traces(source: string, reads: readonly (readonly string[])[]): Trace[] 
   return reads.map((texts) => program.run({ readText: (_op, n) => (texts.length === 0 ? "" : texts[n % texts.length]!) }));
 }
 
-/** Whether a call's arguments have its action's declared inputs and types (what the connector requires). */
+/** Whether a call's arguments have its action's declared inputs, types and canonical forms (what the connector requires). */
 function fitsInputs(op: string, args: Record<string, Json>): boolean {
   try {
-    checkArgs(set.actions.get(op)!, args);
+    const action = set.actions.get(op)!;
+    checkArgs(action, canonicalArgs(action, args));
     return true;
   } catch {
     return false;
@@ -106,7 +108,8 @@ describe("grants built from the facts", () => {
         // Everything the receipt enforces beyond the facts: guarantees (proven ones never break) and guards.
         const enforced = [...facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source), ...decision.guards];
         for (const trace of traces(source, reads)) {
-          // A call that does not fit its action's declared inputs (a required one left undefined) is refused as well: grants carry the types.
+          // A call that does not fit its action's declared inputs (a required one left undefined, a path
+          // not in canonical form) is refused as well: grants carry the types and the wrapper the forms.
           const misfit = trace.calls.findIndex((c) => !fitsInputs(c.op, c.args));
           const breaks = [...enforced.map((c) => firstBreak(c, trace.calls, opts)), misfit < 0 ? undefined : misfit].filter((i) => i !== undefined);
           const expected = breaks.length === 0 ? null : Math.min(...breaks);
