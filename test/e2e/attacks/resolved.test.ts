@@ -25,49 +25,91 @@ function edit(id: string, content: { to: string[]; subject: string; body: string
   w.gmail.drafts.delete(scratch);
 }
 
-/** Start the run, let the person open the request, edit the draft, approve (once by default); the run's output and what was sent. */
-async function approveThenEdit(id: string, edited: { to: string[]; subject: string; body: string }, decision: Record<string, string> = { decision: "approved_once" }) {
+type Content = { to: string[]; subject: string; body: string };
+/** When the attacker edits: after the person saw the draft and before they approve, or as the approved run reads it to send. */
+type Moment = "before_approval" | "at_send";
+
+/**
+ * Start the run, let the person open the request and approve (once by default) what the page
+ * showed, with the draft edited at `moment`; the run's output and what reached the provider. An
+ * approval the authority refuses (the draft changed since it was shown) is followed by the
+ * person rejecting the request, so that the run ends.
+ */
+async function approveThenEdit(id: string, edited: Content, decision: Record<string, string> = { decision: "approved_once" }, moment: Moment = "at_send") {
   const sentBefore = w.gmail.sent.length;
   const tapBefore = w.mail.recipients().length;
   const running = w.start(["run", "-"], { stdin: sendDraft(id) });
   const request = await w.reviewed(running);
   expect(request, running.stderr()).not.toBeNull();
   const session = await w.login();
-  const page = await (await fetch(`${w.serveUrl}/v1/requests/${request}/page`, { headers: { cookie: session.cookie } })).text();
+  const pageResponse = await fetch(`${w.serveUrl}/v1/requests/${request}/page`, { headers: { cookie: session.cookie } });
+  const page = (await pageResponse.json()) as { binding?: { sha256?: string } };
   await (await fetch(`${w.serveUrl}/requests/${request}`, { headers: { cookie: session.cookie } })).text();
-  edit(id, edited);
-  const decided = await fetch(`${w.serveUrl}/v1/requests/${request}/decision`, {
-    method: "POST",
-    headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "content-type": "application/json", origin: w.serveUrl },
-    body: JSON.stringify(decision),
+  const decide = (body: Record<string, unknown>) =>
+    fetch(`${w.serveUrl}/v1/requests/${request}/decision`, {
+      method: "POST",
+      headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "content-type": "application/json", origin: w.serveUrl },
+      body: JSON.stringify(body),
+    });
+  if (moment === "before_approval") edit(id, edited);
+  let approved = false;
+  let struck = moment === "before_approval";
+  // Every read of the draft after the approval is the run's own: the attacker edits just before it.
+  w.mail.beforeForward((method, url) => {
+    if (!approved || method !== "GET" || !url.includes(`/drafts/${id}`)) return;
+    edit(id, edited);
+    struck = true;
   });
-  expect(decided.status, await decided.text()).toBe(200);
-  const r = await running.done;
-  return { r, page, sent: w.gmail.sent.slice(sentBefore), recipients: w.mail.recipients().slice(tapBefore) };
+  try {
+    const decided = await decide({ ...decision, shown: page.binding?.sha256 });
+    const said = await decided.text();
+    if (decided.status === 200) approved = true;
+    else {
+      expect(moment, said).toBe("before_approval");
+      expect(JSON.parse(said)).toMatchObject({ error: { class: "approval_denied" } });
+      expect((await decide({ decision: "rejected", reason: "the draft changed" })).status).toBe(200);
+    }
+    const r = await running.done;
+    expect(struck, "the attacker's edit never happened").toBe(true);
+    return { r, page: JSON.stringify(page), approved, sent: w.gmail.sent.slice(sentBefore), recipients: w.mail.recipients().slice(tapBefore) };
+  } finally {
+    w.mail.beforeForward(undefined);
+  }
 }
 
 const asShown = (m: { to: string[]; subject: string; body: string }) => JSON.stringify(m.to) === JSON.stringify(SHOWN.to) && m.subject === SHOWN.subject && m.body === SHOWN.body;
 
-describe("a draft edited after the person saw it", () => {
-  it("a new recipient: nothing reaches the CEO; whatever is sent is what was shown", async () => {
-    const id = w.gmail.addDraft(SHOWN);
-    const { r, page, sent, recipients } = await approveThenEdit(id, { to: ["ceo@example.com"], subject: "Wire", body: "Send the money." });
-    expect(page).toContain("bob@example.com"); // the person saw Bob's draft
-    const said = `${r.stdout}${r.stderr}`;
-    expect(recipients.filter((x) => mailbox(x) !== "bob@example.com"), said).toEqual([]);
-    expect(sent.filter((m) => !asShown(m)), said).toEqual([]);
-  }, SLOW);
+for (const moment of ["before_approval", "at_send"] as const) {
+  describe(`a draft edited after the person saw it (${moment.replace("_", " ")})`, () => {
+    it("a new recipient: nothing reaches the CEO; whatever is sent is what was shown", async () => {
+      const id = w.gmail.addDraft(SHOWN);
+      const { r, page, sent, recipients } = await approveThenEdit(id, { to: ["ceo@example.com"], subject: "Wire", body: "Send the money." }, undefined, moment);
+      expect(page).toContain("bob@example.com"); // the person saw Bob's draft
+      const said = `${r.stdout}${r.stderr}`;
+      expect(recipients.filter((x) => mailbox(x) !== "bob@example.com"), said).toEqual([]);
+      expect(sent.filter((m) => !asShown(m)), said).toEqual([]);
+    }, SLOW);
 
-  it("the same recipient, another subject and body: nothing but what was shown is sent", async () => {
-    const id = w.gmail.addDraft(SHOWN);
-    const { r, sent } = await approveThenEdit(id, { to: ["bob@example.com"], subject: "Urgent: new bank details", body: "Pay to IBAN XX00 EVIL." });
-    expect(sent.filter((m) => !asShown(m)), `${r.stdout}${r.stderr}`).toEqual([]);
-  }, SLOW);
+    it("the same recipient, another subject and body: nothing but what was shown is sent", async () => {
+      const id = w.gmail.addDraft(SHOWN);
+      const { r, sent } = await approveThenEdit(id, { to: ["bob@example.com"], subject: "Urgent: new bank details", body: "Pay to IBAN XX00 EVIL." }, undefined, moment);
+      expect(sent.filter((m) => !asShown(m)), `${r.stdout}${r.stderr}`).toEqual([]);
+    }, SLOW);
 
-  it("an added recipient beside the shown one: nothing reaches them", async () => {
+    it("an added recipient beside the shown one: nothing reaches them", async () => {
+      const id = w.gmail.addDraft(SHOWN);
+      const { r, recipients } = await approveThenEdit(id, { ...SHOWN, to: ["bob@example.com", "mallory@evil.example"] }, undefined, moment);
+      expect(recipients.filter((x) => mailbox(x) !== "bob@example.com"), `${r.stdout}${r.stderr}`).toEqual([]);
+    }, SLOW);
+  });
+}
+
+describe("a draft left as the person saw it", () => {
+  it("is sent, exactly as shown (the control)", async () => {
     const id = w.gmail.addDraft(SHOWN);
-    const { r, recipients } = await approveThenEdit(id, { ...SHOWN, to: ["bob@example.com", "mallory@evil.example"] });
-    expect(recipients.filter((x) => mailbox(x) !== "bob@example.com"), `${r.stdout}${r.stderr}`).toEqual([]);
+    const { r, approved, sent } = await approveThenEdit(id, SHOWN);
+    expect(approved).toBe(true);
+    expect(sent.map((m) => asShown(m)), `${r.stdout}${r.stderr}`).toEqual([true]);
   }, SLOW);
 });
 

@@ -104,15 +104,19 @@ export async function startSink(): Promise<Sink> {
 export interface MailTap extends Sink {
   /** Every recipient of every message the provider was asked to send (To, Cc, Bcc), as written. */
   recipients(): string[];
+  /** Call `act` with each request that arrives from now on, before it is forwarded (the attacker's moment); `undefined` stops it. */
+  beforeForward(act: ((method: string, url: string) => void) | undefined): void;
 }
 
 export async function startMailTap(providerUrl: string): Promise<MailTap> {
   const received: Arrived[] = [];
+  let before: ((method: string, url: string) => void) | undefined;
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
     received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: body.toString("utf8") });
+    before?.(req.method ?? "", req.url ?? "");
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
     const answer = await fetch(providerUrl + (req.url ?? "/"), { method: req.method ?? "GET", headers, ...(body.length === 0 ? {} : { body }), redirect: "manual" });
@@ -129,6 +133,9 @@ export async function startMailTap(providerUrl: string): Promise<MailTap> {
     serve: () => undefined,
     hold: () => {
       throw new Error("the mail tap holds nothing");
+    },
+    beforeForward: (act) => {
+      before = act;
     },
     recipients: () => {
       const out: string[] = [];
