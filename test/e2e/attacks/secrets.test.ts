@@ -1,8 +1,9 @@
 // countersign's own secrets: the user widens the fs connection to the whole home folder, which
 // holds the data directory (approver secret, submitter token, signing keys, the provider token),
 // or links the data directory into the sandbox. A program that may read any file without asking
-// never gets those contents to its output or to a sink.
-import { readdirSync, readFileSync, symlinkSync } from "node:fs";
+// never gets those contents to its output or to a sink; a root holding them is refused at load,
+// and the fs host refuses them whatever the roots say.
+import { existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { program, SLOW, startWorld, type World } from "./world.js";
@@ -87,9 +88,12 @@ describe("fs roots = [HOME], the data directory inside it", () => {
       `${w.home}//.countersign//keys/keyring.json`,
     ]);
     expect(leaked(w, seen), out).toEqual([]);
-    // The control: a plain file under the same root is read and sent.
-    await exfiltrate(w, [join(w.sandbox, "notes.txt")]);
-    expect(w.sinks[0]!.received.some((a) => a.body.includes("inside the sandbox"))).toBe(true);
+    // Such a root is refused before anything runs, and the run says why and how to fix it.
+    const plain = await exfiltrate(w, [join(w.sandbox, "notes.txt")]);
+    expect(plain.out).toMatch(/exit 2\n/);
+    expect(plain.out).toContain(`root ${w.home} contains the data directory`);
+    expect(plain.out).toContain("COUNTERSIGN_HOME");
+    expect(w.sinks[0]!.received).toEqual([]);
   }, SLOW);
 });
 
@@ -127,9 +131,11 @@ describe("fs roots = [HOME] and writes allowed anywhere under ~", () => {
       out += `--- ${path}: exit ${r.code}\n${r.stdout}${r.stderr}`;
     }
     expect(snapshot(), out).toEqual(before);
-    // The control: a write elsewhere in HOME goes through.
-    await w.run(program(`    await writeFile({ path: ${JSON.stringify(join(w.home, "ok.txt"))}, content: "fine" });`, { imports: `import { writeFile } from "trusted/fs";` }));
-    expect(readFileSync(join(w.home, "ok.txt"), "utf8")).toBe("fine");
+    // Such a root is refused before anything runs: no write elsewhere in HOME either, and the run says why.
+    const plain = await w.run(program(`    await writeFile({ path: ${JSON.stringify(join(w.home, "ok.txt"))}, content: "fine" });`, { imports: `import { writeFile } from "trusted/fs";` }));
+    expect(plain.code, plain.stderr).toBe(2);
+    expect(plain.stderr).toContain(`root ${w.home} contains the data directory`);
+    expect(existsSync(join(w.home, "ok.txt"))).toBe(false);
   }, SLOW);
 });
 
