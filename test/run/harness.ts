@@ -80,7 +80,10 @@ export async function startRunHarness(options: RunHarnessOptions = {}): Promise<
         const pending = await a.call("GET", "/v1/requests?status=pending", { session: alice });
         const id = pending.body.requests?.[0]?.id as string | undefined;
         if (id !== undefined) {
-          const answer = await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: decision });
+          // An approver approves what the page showed them: its binding's digest goes with the approval.
+          const shown = (decision.decision ?? "").startsWith("approved") ? ((await a.call("GET", `/v1/requests/${id}/page`, { session: alice })).body.binding?.sha256 as string | undefined) : undefined;
+          const body = shown === undefined ? decision : { ...decision, shown };
+          const answer = await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body });
           if (answer.status !== 200) throw new Error(`deciding ${id} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
           return id;
         }
