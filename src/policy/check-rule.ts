@@ -39,9 +39,9 @@ type Part =
 
 /**
  * Does `rule` (whose op matches) apply to `effect`? Three-valued, conditions joined by "and".
- * Allow and ask rules need every element of a list input to match (the constraint language's
- * reading); a deny rule fires when any element matches — "deny mail to *@rival.com" must catch
- * a list that holds one such address among others. `count` and `distinct` look at all effects
+ * An allow rule needs every element of a list input to match (the constraint language's
+ * reading); a deny or ask rule fires when any element matches — "deny mail to *@rival.com" and
+ * "ask before mail to the CFO" must catch a list that holds one such address among others. `count` and `distinct` look at all effects
  * the rule's op matches, since a bound on calls is a bound on the total.
  *
  * An input the call does not show but the trusted wrapper reads before each call (`[resolve]`,
@@ -56,7 +56,7 @@ export function checkRule(rule: LoadedRule, effect: Effect, context: RuleContext
   for (const [name, c] of Object.entries(ruleArgs(rule))) {
     const passed = Object.hasOwn(effect.args, name);
     const resolved = passed ? undefined : context.resolved.get(name);
-    const any = rule.decision === "deny" && (context.listInputs.has(name) || resolved !== undefined);
+    const any = rule.decision !== "allow" && (context.listInputs.has(name) || resolved !== undefined);
     const value = passed ? effect.args[name] : resolved;
     const part = argHolds(name, c, value, passed ? sourcesOf(effect, name) : resolved === undefined ? [] : provenanceOf(resolved), any, knownFor(name, context.knownHere));
     const carried = resolved !== undefined && rule.decision === "allow" && part.holds === "maybe" && !mentionsSources(c);

@@ -25,6 +25,18 @@ describe("deny and ask conditions match every address of the mailbox", () => {
     expect(decide(facts([mail(to("ceo+x@example.com"))]), rules(`{ in = ["ceo@example.com"] }`, "ask"), set)).toMatchObject({ kind: "ask", effects: [{ rule: "r" }] });
   });
 
+  it("an ask condition fires when any recipient matches, as a deny does: one address among others is asked about", () => {
+    const ask = rules(`{ in = ["cfo@example.com"] }`, "ask");
+    for (const list of [["bob@example.com", "cfo@example.com"], ["bob@example.com", "cfo+y@example.com"], ["CFO@example.com.", "bob@example.com"]]) {
+      expect(decide(facts([mail(to(...list))]), ask, set)).toMatchObject({ kind: "ask", effects: [{ rule: "r", verdict: "ask" }] });
+    }
+    expect(decide(facts([mail(to("bob@example.com", "ann@example.com"))]), ask, set).kind).toBe("auto_approved");
+    // "Ask before mail outside": one outside address among colleagues is enough.
+    const outside = rules(`{ not = { glob = "*@example.com" } }`, "ask");
+    expect(decide(facts([mail(to("bob@example.com", "eve@evil.example"))]), outside, set)).toMatchObject({ kind: "ask", effects: [{ rule: "r" }] });
+    expect(decide(facts([mail(to("bob@example.com", "ann@example.com"))]), outside, set).kind).toBe("auto_approved");
+  });
+
   it("globs with @: *@rival.com and ceo@*", () => {
     expect(decide(facts([mail(to("x+y@RIVAL.com."))]), rules(`{ glob = "*@rival.com" }`), set).kind).toBe("auto_rejected");
     expect(decide(facts([mail(to("ceo+x@other.org"))]), rules(`{ glob = "ceo@*" }`), set).kind).toBe("auto_rejected");
