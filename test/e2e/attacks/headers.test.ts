@@ -1,15 +1,12 @@
 // Header injection and request smuggling through http.post's content_type and the URL: the
 // policy allows posts under /public/ on one host. Whatever the program writes in those fields,
 // the server receives no header the program added and no second request.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { program, shown, SLOW, startWorld, type World } from "./world.js";
+import { describe, expect, it } from "vitest";
+import { program, shown, SLOW, useWorld } from "./world.js";
 
-let w: World;
-
-beforeAll(async () => {
-  w = await startWorld({
-    policies: (world) => ({
-      "attacks.toml": `default = "deny"
+const w = useWorld({
+  policies: (world) => ({
+    "attacks.toml": `default = "deny"
 
 [[rules]]
 id = "http.s1-public"
@@ -17,12 +14,7 @@ decision = "allow"
 op = "http.*"
 when = { args = { url = { prefix = "${world.sinks[0]!.origin}/public/" } } }
 `,
-    }),
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await w?.close();
+  }),
 });
 
 describe("CRLF in the fields of a request", () => {

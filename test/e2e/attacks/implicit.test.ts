@@ -4,21 +4,16 @@
 // default policy (its listed host made the sink's) must not let that run without a person.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { program, ROOT, shown, SLOW, startWorld, type World } from "./world.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { program, ROOT, shown, SLOW, useWorld } from "./world.js";
 
-let w: World;
+const w = useWorld({
+  policies: (world) => ({ "default.toml": readFileSync(join(ROOT, "policies", "default.toml"), "utf8").replaceAll("api.example.com", world.sinks[0]!.host) }),
+});
 
-beforeAll(async () => {
-  w = await startWorld({
-    policies: (world) => ({ "default.toml": readFileSync(join(ROOT, "policies", "default.toml"), "utf8").replaceAll("api.example.com", world.sinks[0]!.host) }),
-  });
+beforeAll(() => {
   writeFileSync(join(w.sandbox, "pin.txt"), "PIN 4821");
   w.sinks[0]!.serve("/page", "PIN 4821");
-}, 120_000);
-
-afterAll(async () => {
-  await w?.close();
 });
 
 const imports = `import { readFile } from "trusted/fs";\nimport { get } from "trusted/http";`;

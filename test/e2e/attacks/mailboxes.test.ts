@@ -2,15 +2,12 @@
 // everyone else at example.com is allowed. The program writes those mailboxes another way (case,
 // trailing dot, +tag, display name, quotes, two addresses in one string, a header smuggled in).
 // Nobody approves anything here, so the provider must never be asked to deliver to either.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inBatches, mailbox, program, SLOW, startWorld, type World } from "./world.js";
+import { describe, expect, it } from "vitest";
+import { inBatches, mailbox, program, SLOW, useWorld } from "./world.js";
 
-let w: World;
-
-beforeAll(async () => {
-  w = await startWorld({
-    policies: () => ({
-      "attacks.toml": `default = "deny"
+const w = useWorld({
+  policies: () => ({
+    "attacks.toml": `default = "deny"
 
 [[rules]]
 id = "email.no-ceo"
@@ -32,12 +29,7 @@ decision = "allow"
 op = "email.send_email"
 when = { args = { to = { glob = "*@example.com" } } }
 `,
-    }),
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await w?.close();
+  }),
 });
 
 const send = (to: string[], subject = "Hello", body = "Hi.") =>

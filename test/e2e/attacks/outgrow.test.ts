@@ -2,16 +2,13 @@
 // of calls with megabyte arguments that the receipt refuses after the first. The runner must stay
 // within its bounds (the process ends by itself, not by a crash), and the world sees no more
 // effects than the program's own guarantee allows.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { program, shown, startWorld, type World } from "./world.js";
+import { describe, expect, it } from "vitest";
+import { program, shown, useWorld } from "./world.js";
 
 const BOUND_MS = 150_000;
-let w: World;
-
-beforeAll(async () => {
-  w = await startWorld({
-    policies: (world) => ({
-      "attacks.toml": `default = "deny"
+const w = useWorld({
+  policies: (world) => ({
+    "attacks.toml": `default = "deny"
 
 [[rules]]
 id = "http.s1-public"
@@ -19,12 +16,7 @@ decision = "allow"
 op = "http.post"
 when = { args = { url = { prefix = "${world.sinks[0]!.origin}/public/" } } }
 `,
-    }),
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await w?.close();
+  }),
 });
 
 describe("many refused calls with big arguments", () => {

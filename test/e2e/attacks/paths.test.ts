@@ -4,16 +4,12 @@
 // or written.
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { program, shown, SLOW, startWorld, type World } from "./world.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { program, shown, SLOW, useWorld } from "./world.js";
 
-let w: World;
-const SECRET = "OUTSIDE-SECRET-9f3c";
-
-beforeAll(async () => {
-  w = await startWorld({
-    policies: (world) => ({
-      "attacks.toml": `default = "deny"
+const w = useWorld({
+  policies: (world) => ({
+    "attacks.toml": `default = "deny"
 
 [[rules]]
 id = "fs.read"
@@ -37,17 +33,16 @@ decision = "allow"
 op = "http.post"
 when = { args = { url = { prefix = "${world.sinks[0]!.origin}/" } } }
 `,
-    }),
-  });
+  }),
+});
+const SECRET = "OUTSIDE-SECRET-9f3c";
+
+beforeAll(() => {
   symlinkSync(join(w.outside, "secret.txt"), join(w.sandbox, "link-file"));
   symlinkSync(w.outside, join(w.sandbox, "link-dir"));
   symlinkSync(join(w.outside, "made-by-dangling.txt"), join(w.sandbox, "dangling"));
   mkdirSync(join(w.sandbox, "deep"));
   symlinkSync("../../private", join(w.sandbox, "deep", "up"));
-}, 120_000);
-
-afterAll(async () => {
-  await w?.close();
 });
 
 const importsAll = `import { listDir, readFile, writeFile } from "trusted/fs";\nimport { post } from "trusted/http";`;

@@ -3,17 +3,13 @@
 // preview read is an effect like any other, and showing happens before anyone approved anything.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { program, shown, SLOW, startWorld, type World } from "./world.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { program, shown, SLOW, useWorld } from "./world.js";
 
-let w: World;
-let manifest: string;
-
-beforeAll(async () => {
-  w = await startWorld({
-    sinks: 2,
-    policies: (world) => ({
-      "attacks.toml": `default = "deny"
+const w = useWorld({
+  sinks: 2,
+  policies: (world) => ({
+    "attacks.toml": `default = "deny"
 
 [[rules]]
 id = "http.s2-denied"
@@ -29,8 +25,11 @@ op = "http.*"
 when = { args = { url = { prefix = "${world.sinks[0]!.origin}/public/" } } }
 reason = "posting needs a look"
 `,
-    }),
-  });
+  }),
+});
+let manifest: string;
+
+beforeAll(() => {
   manifest = join(w.home, "post_note.toml");
   writeFileSync(
     manifest,
@@ -64,10 +63,6 @@ args = { url = "\${args.source}" }
 render = { Source = "body" }
 `,
   );
-}, 120_000);
-
-afterAll(async () => {
-  await w?.close();
 });
 
 /** Submit the call, show it to the person every way there is, then reject it; what the run said. */

@@ -2,19 +2,16 @@
 // does not allow. The request the connector would make there is an effect nobody approved; a
 // 307/308 would also carry the body, and a same-host redirect the connector's credential.
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { program, shown, SLOW, startWorld, type World } from "./world.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { program, shown, SLOW, useWorld } from "./world.js";
 
-let w: World;
-
-beforeAll(async () => {
-  w = await startWorld({
-    sinks: 3,
-    // The email connection points at sink 2, a Gmail-shaped path that redirects.
-    connections: (world) =>
-      `[email]\nbase_url = "${world.sinks[1]!.origin}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[http]\nhosts = [${world.sinks.map((s) => `"${s.host}"`).join(", ")}]\n`,
-    policies: (world) => ({
-      "attacks.toml": `default = "deny"
+const w = useWorld({
+  sinks: 3,
+  // The email connection points at sink 2, a Gmail-shaped path that redirects.
+  connections: (world) =>
+    `[email]\nbase_url = "${world.sinks[1]!.origin}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[http]\nhosts = [${world.sinks.map((s) => `"${s.host}"`).join(", ")}]\n`,
+  policies: (world) => ({
+    "attacks.toml": `default = "deny"
 
 [[rules]]
 id = "http.s1-public"
@@ -28,8 +25,10 @@ decision = "allow"
 op = "email.send_email"
 when = { args = { to = { in = ["me@example.com"] } } }
 `,
-    }),
-  });
+  }),
+});
+
+beforeAll(() => {
   const [s1, s2, s3] = w.sinks as [typeof w.sinks[0], typeof w.sinks[0], typeof w.sinks[0]];
   for (const status of [301, 302, 303, 307, 308]) {
     s1.redirect(`/public/r${status}`, status, "/admin");
@@ -40,10 +39,6 @@ when = { args = { to = { in = ["me@example.com"] } } }
   s1.redirect("/public/chain", 307, "/public/chain2");
   s1.redirect("/public/chain2", 307, "/admin");
   s2.redirect("/gmail/v1/users/me/messages/send", 307, "/admin");
-}, 120_000);
-
-afterAll(async () => {
-  await w?.close();
 });
 
 const post = (url: string) => program(`    try { await post({ url: ${JSON.stringify(url)}, body: "PAYLOAD-7d1e" }); } catch {}`, { imports: `import { post } from "trusted/http";` });

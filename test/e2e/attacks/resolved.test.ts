@@ -2,18 +2,10 @@
 // (recipient, subject, body), then the attacker, who can write to the mailbox, edits the draft
 // before the run sends it. The provider must send nothing, or exactly what the person saw.
 // And a one-shot approval must not carry a second run.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mailbox, program, SLOW, startWorld, type World } from "./world.js";
+import { describe, expect, it } from "vitest";
+import { mailbox, program, SLOW, useWorld } from "./world.js";
 
-let w: World;
-
-beforeAll(async () => {
-  w = await startWorld(); // the shipped policy: send_draft asks
-}, 120_000);
-
-afterAll(async () => {
-  await w?.close();
-});
+const w = useWorld(); // the shipped policy: send_draft asks
 
 const SHOWN = { to: ["bob@example.com"], subject: "Lunch", body: "At noon." };
 const sendDraft = (id: string) => program(`    await sendDraft({ draft_id: ${JSON.stringify(id)} });`, { imports: `import { sendDraft } from "trusted/email";` });

@@ -7,21 +7,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, program, ROOT, startWorld, type World } from "./world.js";
+import { describe, expect, it } from "vitest";
+import { BIN, program, ROOT, useWorld } from "./world.js";
 
 const BOUND_MS = 150_000;
 
-let w: World;
-
-beforeAll(async () => {
-  // The shipped policy, its listed host made the sink's: the MCP case's program first GETs it.
-  w = await startWorld({ policies: (world) => ({ "default.toml": readFileSync(join(ROOT, "policies", "default.toml"), "utf8").replaceAll("api.example.com", world.sinks[0]!.host) }) });
-}, 120_000);
-
-afterAll(async () => {
-  await w?.close();
-});
+// The shipped policy, its listed host made the sink's: the MCP case's program first GETs it.
+const w = useWorld({ policies: (world) => ({ "default.toml": readFileSync(join(ROOT, "policies", "default.toml"), "utf8").replaceAll("api.example.com", world.sinks[0]!.host) }) });
 
 const RUNAWAYS: Record<string, string> = {
   "regex backtracking": `    console.log(/(a+)+$/.test("a".repeat(40) + "b"));`,

@@ -5,8 +5,8 @@
 // and the fs host refuses them whatever the roots say.
 import { existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { program, SLOW, startWorld, type World } from "./world.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { program, SLOW, type World, useWorld } from "./world.js";
 
 const policy = (sinkOrigin: string) => `default = "deny"
 
@@ -65,15 +65,9 @@ function leaked(w: World, seen: string): string[] {
 }
 
 describe("fs roots = [HOME], the data directory inside it", () => {
-  let w: World;
-  beforeAll(async () => {
-    w = await startWorld({
-      connections: (world) => `[email]\nbase_url = "${world.gmail.url}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[fs]\nroots = ["${world.home}"]\n\n[http]\nhosts = ["${world.sinks[0]!.host}"]\n`,
-      policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }),
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await w?.close();
+  const w = useWorld({
+    connections: (world) => `[email]\nbase_url = "${world.gmail.url}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[fs]\nroots = ["${world.home}"]\n\n[http]\nhosts = ["${world.sinks[0]!.host}"]\n`,
+    policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }),
   });
 
   it("the approver secret, the submitter token, the provider token and the signing key never reach stdout, stderr or the sink", async () => {
@@ -98,15 +92,9 @@ describe("fs roots = [HOME], the data directory inside it", () => {
 });
 
 describe("fs roots = [HOME] and writes allowed anywhere under ~", () => {
-  let w: World;
-  beforeAll(async () => {
-    w = await startWorld({
-      connections: (world) => `[email]\nbase_url = "${world.mail.origin}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[fs]\nroots = ["${world.home}"]\n\n[http]\nhosts = ["${world.sinks[0]!.host}"]\n`,
-      policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }),
-    });
-  }, 120_000);
-  afterAll(async () => {
-    await w?.close();
+  const w = useWorld({
+    connections: (world) => `[email]\nbase_url = "${world.mail.origin}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[fs]\nroots = ["${world.home}"]\n\n[http]\nhosts = ["${world.sinks[0]!.host}"]\n`,
+    policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }),
   });
 
   it("the data directory's files (policy, connections, secrets) are never written by a program", async () => {
@@ -140,14 +128,11 @@ describe("fs roots = [HOME] and writes allowed anywhere under ~", () => {
 });
 
 describe("fs roots = [~/Sandbox], the data directory linked into it", () => {
-  let w: World;
-  beforeAll(async () => {
-    w = await startWorld({ policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }) });
+  const w = useWorld({ policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }) });
+
+  beforeAll(() => {
     symlinkSync(w.data, join(w.sandbox, "cs"));
     symlinkSync(join(w.data, "approver.secret"), join(w.sandbox, "secret-link"));
-  }, 120_000);
-  afterAll(async () => {
-    await w?.close();
   });
 
   it("reading through the links leaks nothing", async () => {

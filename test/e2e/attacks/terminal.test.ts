@@ -2,18 +2,10 @@
 // the program's arguments, reaches the person's terminal through `countersign run`. Raw control
 // characters there can set the clipboard (OSC 52), the window title, clear the screen, or reorder
 // what the person reads (bidi overrides). None may reach stdout or stderr raw.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { program, SLOW, startWorld, type Ran, type World } from "./world.js";
+import { describe, expect, it } from "vitest";
+import { program, SLOW, type Ran, useWorld } from "./world.js";
 
-let w: World;
-
-beforeAll(async () => {
-  w = await startWorld();
-}, 120_000);
-
-afterAll(async () => {
-  await w?.close();
-});
+const w = useWorld();
 
 const NASTY = "\x1b]52;c;ZXZpbA==\x07 \x1b]0;pwned\x07 \x1b[2J\x1b[H \u202egnp.exe \u2066x\u2069 \x9b31m \r\x08";
 

@@ -1,22 +1,15 @@
 // URLs: the policy allows one path prefix on one host and denies another host; the program
 // spells the forbidden targets so that a check on the raw string and the URL parser that sends
 // the request disagree. What counts is where the requests landed.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inBatches, program, shown, SLOW, startWorld, type Arrived, type World } from "./world.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { inBatches, program, shown, SLOW, type Arrived, useWorld } from "./world.js";
 
-let w: World;
-// s1: /public/ allowed by prefix; s2: denied host; s3: anything allowed (the control).
-let s1: string;
-let s2: string;
-let s3: string;
-
-beforeAll(async () => {
-  w = await startWorld({
-    sinks: 3,
-    policies: (world) => {
-      const [a, b] = world.sinks;
-      return {
-        "attacks.toml": `default = "deny"
+const w = useWorld({
+  sinks: 3,
+  policies: (world) => {
+    const [a, b] = world.sinks;
+    return {
+      "attacks.toml": `default = "deny"
 
 [[rules]]
 id = "http.s2-denied"
@@ -37,14 +30,16 @@ decision = "allow"
 op = "http.*"
 when = { args = { url = { all = [{ prefix = "http://" }, { not = { host_in = ["${a!.host}", "${b!.host}"] } }] } } }
 `,
-      };
-    },
-  });
-  [s1, s2, s3] = w.sinks.map((s) => s.origin) as [string, string, string];
-}, 120_000);
+    };
+  },
+});
+// s1: /public/ allowed by prefix; s2: denied host; s3: anything allowed (the control).
+let s1: string;
+let s2: string;
+let s3: string;
 
-afterAll(async () => {
-  await w?.close();
+beforeAll(() => {
+  [s1, s2, s3] = w.sinks.map((s) => s.origin) as [string, string, string];
 });
 
 /** Each URL tried in turn; a refused call does not stop the next one. */

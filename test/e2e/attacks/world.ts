@@ -5,13 +5,14 @@
 // so that they hold whichever mechanism a fix uses.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startGmailServer, type GmailServer } from "../../../examples/gmail-server/gmail-server.js";
 import { makeLoginLink } from "../../../src/app/index.js";
+import { afterAll, beforeAll } from "vitest";
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const BIN = join(ROOT, "bin", "countersign.js");
@@ -51,10 +52,8 @@ export async function startSink(): Promise<Sink> {
   const bodies = new Map<string, string>();
   const holds = new Map<string, { came(): void; gate: Promise<void>; done(): void }>();
   const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = req.url ?? "";
-    received.push({ method: req.method ?? "", url, headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+    received.push({ method: req.method ?? "", url, headers: req.headers, body: (await bodyOf(req)).toString("utf8") });
     const held = holds.get(url);
     if (held !== undefined) {
       holds.delete(url);
@@ -71,8 +70,7 @@ export async function startSink(): Promise<Sink> {
   });
   // Node's parser refuses some targets before the handler runs; what it refused never arrived.
   server.on("clientError", (_err, socket) => socket.destroy());
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await onLoopback(server);
   return {
     host: `127.0.0.1:${port}`,
     origin: `http://127.0.0.1:${port}`,
@@ -89,6 +87,22 @@ export async function startSink(): Promise<Sink> {
       holds.set(path, { came, gate, done });
       return { arrived, answered, release };
     },
+    close,
+  };
+}
+
+/** A request's body, whole. */
+async function bodyOf(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Listen on a free port of 127.0.0.1: the port, and how to close the server with its open connections. */
+async function onLoopback(server: Server): Promise<{ port: number; close(): Promise<void> }> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -112,9 +126,7 @@ export async function startMailTap(providerUrl: string): Promise<MailTap> {
   const received: Arrived[] = [];
   let before: ((method: string, url: string) => void) | undefined;
   const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = Buffer.concat(chunks);
+    const body = await bodyOf(req);
     received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: body.toString("utf8") });
     before?.(req.method ?? "", req.url ?? "");
     const headers: Record<string, string> = {};
@@ -123,8 +135,7 @@ export async function startMailTap(providerUrl: string): Promise<MailTap> {
     const text = Buffer.from(await answer.arrayBuffer());
     res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" }).end(text);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
+  const { port, close } = await onLoopback(server);
   return {
     host: `127.0.0.1:${port}`,
     origin: `http://127.0.0.1:${port}`,
@@ -156,10 +167,7 @@ export async function startMailTap(providerUrl: string): Promise<MailTap> {
       }
       return out;
     },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    close,
   };
 }
 
@@ -234,6 +242,26 @@ export interface World {
 }
 
 const MARK = "countersign authority at ";
+
+/**
+ * The world of one test file (or describe block): started before its tests, closed after them.
+ * The value stands for it from then on; read it inside tests and hooks only.
+ */
+export function useWorld(options: WorldOptions = {}): World {
+  let started: World | undefined;
+  beforeAll(async () => {
+    started = await startWorld(options);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.close();
+  });
+  return new Proxy({} as World, {
+    get: (_target, key) => {
+      if (started === undefined) throw new Error("the world is started before the tests: read it inside a test or a hook");
+      return Reflect.get(started, key);
+    },
+  });
+}
 
 export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const home = mkdtempSync(join(tmpdir(), "countersign-attacks-"));
