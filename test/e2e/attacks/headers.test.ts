@@ -2,18 +2,13 @@
 // policy allows posts under /public/ on one host. Whatever the program writes in those fields,
 // the server receives no header the program added and no second request.
 import { describe, expect, it } from "vitest";
-import { program, shown, SLOW, useWorld } from "./world.js";
+import { allowUrlsUnder, program, shown, SLOW, useWorld } from "./world.js";
 
 const w = useWorld({
   policies: (world) => ({
     "attacks.toml": `default = "deny"
 
-[[rules]]
-id = "http.s1-public"
-decision = "allow"
-op = "http.*"
-when = { args = { url = { prefix = "${world.sinks[0]!.origin}/public/" } } }
-`,
+${allowUrlsUnder(`${world.sinks[0]!.origin}/public/`)}`,
   }),
 });
 

@@ -3,19 +3,14 @@
 // within its bounds (the process ends by itself, not by a crash), and the world sees no more
 // effects than the program's own guarantee allows.
 import { describe, expect, it } from "vitest";
-import { program, shown, useWorld } from "./world.js";
+import { allowUrlsUnder, program, shown, useWorld } from "./world.js";
 
 const BOUND_MS = 150_000;
 const w = useWorld({
   policies: (world) => ({
     "attacks.toml": `default = "deny"
 
-[[rules]]
-id = "http.s1-public"
-decision = "allow"
-op = "http.post"
-when = { args = { url = { prefix = "${world.sinks[0]!.origin}/public/" } } }
-`,
+${allowUrlsUnder(`${world.sinks[0]!.origin}/public/`, "http.post")}`,
   }),
 });
 

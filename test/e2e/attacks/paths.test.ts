@@ -5,34 +5,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { program, shown, SLOW, useWorld } from "./world.js";
+import { program, readWriteAndPost, shown, SLOW, useWorld } from "./world.js";
 
 const w = useWorld({
   policies: (world) => ({
-    "attacks.toml": `default = "deny"
-
-[[rules]]
-id = "fs.read"
-decision = "allow"
-op = "fs.read_file"
-
-[[rules]]
-id = "fs.list"
-decision = "allow"
-op = "fs.list_dir"
-
-[[rules]]
-id = "fs.write-sandbox"
-decision = "allow"
-op = "fs.write_file"
-when = { args = { path = { under = "~/Sandbox" } } }
-
-[[rules]]
-id = "http.sink"
-decision = "allow"
-op = "http.post"
-when = { args = { url = { prefix = "${world.sinks[0]!.origin}/" } } }
-`,
+    "attacks.toml": readWriteAndPost(world.sinks[0]!.origin, "~/Sandbox"),
   }),
 });
 const SECRET = "OUTSIDE-SECRET-9f3c";

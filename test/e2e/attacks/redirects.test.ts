@@ -3,7 +3,7 @@
 // 307/308 would also carry the body, and a same-host redirect the connector's credential.
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { program, shown, SLOW, useWorld } from "./world.js";
+import { allowUrlsUnder, program, shown, SLOW, useWorld } from "./world.js";
 
 const w = useWorld({
   sinks: 3,
@@ -13,12 +13,7 @@ const w = useWorld({
   policies: (world) => ({
     "attacks.toml": `default = "deny"
 
-[[rules]]
-id = "http.s1-public"
-decision = "allow"
-op = "http.*"
-when = { args = { url = { prefix = "${world.sinks[0]!.origin}/public/" } } }
-
+${allowUrlsUnder(`${world.sinks[0]!.origin}/public/`)}
 [[rules]]
 id = "email.to-myself"
 decision = "allow"

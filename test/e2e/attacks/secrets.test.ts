@@ -6,32 +6,9 @@
 import { existsSync, readdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { program, SLOW, type World, useWorld } from "./world.js";
+import { program, readWriteAndPost, SLOW, type World, useWorld } from "./world.js";
 
-const policy = (sinkOrigin: string) => `default = "deny"
-
-[[rules]]
-id = "fs.read"
-decision = "allow"
-op = "fs.read_file"
-
-[[rules]]
-id = "fs.list"
-decision = "allow"
-op = "fs.list_dir"
-
-[[rules]]
-id = "fs.write-home"
-decision = "allow"
-op = "fs.write_file"
-when = { args = { path = { under = "~" } } }
-
-[[rules]]
-id = "http.sink"
-decision = "allow"
-op = "http.post"
-when = { args = { url = { prefix = "${sinkOrigin}/" } } }
-`;
+const policy = (sinkOrigin: string) => readWriteAndPost(sinkOrigin, "~");
 
 /** Every secret string of the data directory: the approver secret, the tokens, the private key parts. */
 function secretsOf(w: World): string[] {

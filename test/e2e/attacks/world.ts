@@ -243,6 +243,34 @@ export interface World {
 
 const MARK = "countersign authority at ";
 
+/** A rule allowing `op` on URLs below `prefix` (TOML). */
+export const allowUrlsUnder = (prefix: string, op = "http.*", id = "http.s1-public") =>
+  `[[rules]]\nid = "${id}"\ndecision = "allow"\nop = "${op}"\nwhen = { args = { url = { prefix = "${prefix}" } } }\n`;
+
+/**
+ * A policy denying all but reading and listing any file, writing below `writesUnder` and posting
+ * to the sink at `sinkOrigin`: what a program needs to carry a file's contents out.
+ */
+export const readWriteAndPost = (sinkOrigin: string, writesUnder: string) => `default = "deny"
+
+[[rules]]
+id = "fs.read"
+decision = "allow"
+op = "fs.read_file"
+
+[[rules]]
+id = "fs.list"
+decision = "allow"
+op = "fs.list_dir"
+
+[[rules]]
+id = "fs.write"
+decision = "allow"
+op = "fs.write_file"
+when = { args = { path = { under = "${writesUnder}" } } }
+
+${allowUrlsUnder(`${sinkOrigin}/`, "http.post", "http.sink")}`;
+
 /**
  * The world of one test file (or describe block): started before its tests, closed after them.
  * The value stands for it from then on; read it inside tests and hooks only.
