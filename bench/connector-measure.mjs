@@ -20,14 +20,16 @@ const { loadManifests } = await load("config/load-manifests.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
 const root = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-")));
-for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(root, name), name);
-writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${root}"]\n`);
+// The folder programs list, beside the data directory (root), which no fs root may hold or lie in.
+const files = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-files-")));
+for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(files, name), name);
+writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${files}"]\n`);
 
 const set = loadManifests(join(pkg, "manifests"));
 const connector = set.connectors.get("fs");
 
-const caps = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [root] };
-const input = JSON.stringify({ path: root });
+const caps = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [{ given: files, real: files }], secrets: [] };
+const input = JSON.stringify({ path: files });
 const state = () => ({ caps, limits: DEFAULT_LIMITS, signal: new AbortController().signal, hostError: null });
 // A canned, synchronous fs_list: foreground plugins cannot await a host function, and it isolates
 // the cost of the plugin and its bridge from the file system.
@@ -43,7 +45,7 @@ const unmetered = await WebAssembly.compile(readFileSync(join(root, "fs-unmetere
 
 const r = {};
 r.direct = await measure(() => direct(input), { inner: 2000 });
-r.fsList = await measure(() => fsList(caps, root), { inner: 200 });
+r.fsList = await measure(() => fsList(caps, files), { inner: 200 });
 const handlers = hostHandlers(state());
 const fsHandlers = { fs_read: handlers.fs_read, fs_list: handlers.fs_list, fs_write: handlers.fs_write };
 const names = Object.keys(handlers);
@@ -59,7 +61,7 @@ await foreground.close();
 const pool = createPluginPool();
 const pooled = connectorContext(root, { plugins: pool });
 // list_dir only reads and needs no approval: it is admitted the way a preview is.
-const listRoot = () => admitPreview(set, "fs.list_dir", { path: root });
+const listRoot = () => admitPreview(set, "fs.list_dir", { path: files });
 r.actionPooled = await measure(() => executeAction(set, listRoot(), pooled), { inner: 50 });
 await pool.close();
 r.actionUnpooled = await measure(() => executeAction(set, listRoot(), connectorContext(root)), { samples: 11 });

@@ -20,8 +20,10 @@ const { programSource } = await load("sandbox/program-source.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
 const home = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-sandbox-")));
-for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(home, name), name);
-writeFileSync(join(home, "connections.toml"), `[fs]\nroots = ["${home}"]\n`);
+// The folder programs list, beside the data directory (home), which no fs root may hold or lie in.
+const files = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-files-")));
+for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(files, name), name);
+writeFileSync(join(home, "connections.toml"), `[fs]\nroots = ["${files}"]\n`);
 const set = loadManifests(join(pkg, "manifests"));
 const api = sandboxApi(set);
 const CALLS = 20;
@@ -34,8 +36,8 @@ export default program({
   guarantees: [],
   async main() {
     for (let i = 0; i < ${calls}; i++) {
-      const listing = await listDir({ path: ${JSON.stringify(home)} });
-      if (listing["path"] !== ${JSON.stringify(home)}) throw new Error("unexpected listing");
+      const listing = await listDir({ path: ${JSON.stringify(files)} });
+      if (listing["path"] !== ${JSON.stringify(files)}) throw new Error("unexpected listing");
     }
   },
 });
@@ -64,13 +66,13 @@ async function verifiedReceipt() {
 
 const plugins = createPluginPool();
 const ctx = connectorContext(home, { plugins });
-const args = { path: home };
+const args = { path: files };
 const r = {};
 
 // Warm up every path once (JIT, the plugin's worker, the transpile cache for the bench programs).
 for (const calls of [0, CALLS]) {
   const warm = Buffer.from(program(calls));
-  await runProgram({ source: warm, sha256: sha256(warm), entry: "p.ts", api, invoke: async () => ({ path: home }) });
+  await runProgram({ source: warm, sha256: sha256(warm), entry: "p.ts", api, invoke: async () => ({ path: files }) });
 }
 const warmReceipt = await verifiedReceipt();
 await callWithReceipt(warmReceipt, set, "fs.list_dir", args, ctx);
@@ -97,7 +99,7 @@ const sandboxRun = async () => {
 // The sandbox alone: an empty main, and the hop per call with an invoke that answers at once.
 const empty = Buffer.from(program(0));
 const emptySha = sha256(empty);
-const instant = async () => ({ path: home });
+const instant = async () => ({ path: files });
 Object.assign(
   r,
   await measureInTurns(

@@ -24,8 +24,10 @@ const { loadManifests } = await load("config/load-manifests.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
 const root = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-plugin-")));
-for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(root, name), name);
-writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${root}"]\n`);
+// The folder programs list, beside the data directory (root), which no fs root may hold or lie in.
+const files = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-files-")));
+for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(files, name), name);
+writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${files}"]\n`);
 const set = loadManifests(join(pkg, "manifests"));
 const connector = set.connectors.get("fs");
 const module = await WebAssembly.compile(readFileSync(connector.wasmPath));
@@ -33,15 +35,15 @@ const module = await WebAssembly.compile(readFileSync(connector.wasmPath));
 const unmeteredPath = join(root, "fs-unmetered.wasm");
 await buildWasm(join(pkg, "trusted", "connectors", "fs", "index.ts"), unmeteredPath, { meter: false });
 const unmetered = await WebAssembly.compile(readFileSync(unmeteredPath));
-const caps = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [root] };
-const input = JSON.stringify({ path: root });
+const caps = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [{ given: files, real: files }], secrets: [] };
+const input = JSON.stringify({ path: files });
 // Every variant answers fs_list with the real host operation (realpath + readdir).
 const state = { caps, limits: DEFAULT_LIMITS, signal: new AbortController().signal, hostError: null };
 
 
 const r = {};
 // Baseline: the host operation the plugin's list_dir asks for, called directly.
-r.direct = await measure(() => fsList(caps, root), { inner: 200 });
+r.direct = await measure(() => fsList(caps, files), { inner: 200 });
 
 // Foreground in the host's own thread with no slice and no meter: cheapest, but a spinning plugin
 // would block the process for ever. The fs host functions answer synchronously, as a plugin in
@@ -94,10 +96,10 @@ const grants = [{ op: "fs.list_dir", connector: { name: "fs", sha256: connector.
 const receipt = new VerifiedReceipt("bench", { iss: "bench", aud: "countersign-runner", sub: "bench", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "bench.ts" }, decision: "auto_approved", policy: { sha256: "0".repeat(64) }, grants, across: [] });
 const pool = createPluginPool();
 const pooled = connectorContext(root, { plugins: pool });
-const inRun = () => executeAction(set, admitCall(receipt, set, "fs.list_dir", { path: root }), pooled);
+const inRun = () => executeAction(set, admitCall(receipt, set, "fs.list_dir", { path: files }), pooled);
 await inRun();
 r.actionPooled = await measure(inRun, { inner: 50 });
-const preview = () => executeAction(set, admitPreview(set, "fs.list_dir", { path: root }), pooled);
+const preview = () => executeAction(set, admitPreview(set, "fs.list_dir", { path: files }), pooled);
 r.actionPreview = await measure(preview, { inner: 20 });
 await pool.close();
 

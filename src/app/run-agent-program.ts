@@ -69,6 +69,8 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
   // set whose hash the receipt must carry (exactly the manifests submitted below).
   const set = manifestsFor(ctx.manifests(), ctx.dataDir, input.manifests);
   const manifests = input.manifests === undefined || input.manifests.length === 0 ? {} : { manifests: input.manifests };
+  // The sandbox thread loads its modules while the program is checked and submitted.
+  import("../sandbox/sandbox-thread.js").then(({ warmThread }) => warmThread(input.limits?.memoryBytes)).catch(() => undefined);
   report.check = summarizeCheck(await client.check({ program: program.text, source_name: input.entry, ...manifests }, signal));
   emit({ type: "checked", check: report.check });
   if (!report.check.ok) return "refused";

@@ -1,5 +1,5 @@
 import type { AbstractValue, Json } from "../model/index.js";
-import { canonicalAddress } from "./email-address.js";
+import { canonicalAddress, isAddress } from "./email-address.js";
 import { canonicalPath } from "./canonical-path.js";
 import { canonicalUrl } from "./canonical-url.js";
 
@@ -61,6 +61,8 @@ export type Form = { ok: true; canonical: string } | { ok: false; why: string; c
 export function canonicalForm(format: InputFormat, raw: string): Form {
   if (format === "url") return canonicalUrl(raw);
   if (format === "path") return canonicalPath(raw);
+  // Text without `@` is no address: constraints compare it exactly, and the connector refuses it.
+  if (!isAddress(raw)) return { ok: true, canonical: raw };
   const canonical = canonicalAddress(raw);
   return canonicalAddress(canonical) === canonical ? { ok: true, canonical } : { ok: false, why: "trailing_dots", canonical };
 }

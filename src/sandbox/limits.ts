@@ -1,5 +1,6 @@
 import { CountersignError } from "../model/index.js";
 import { MIN_MEMORY_BYTES } from "./quickjs.js";
+import { DEFAULT_MEMORY_BYTES } from "./sandbox-thread.js";
 
 /** Bounds on one program run. */
 export interface SandboxLimits {
@@ -11,7 +12,7 @@ export interface SandboxLimits {
 }
 
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
-  memoryBytes: 64 * 1024 * 1024,
+  memoryBytes: DEFAULT_MEMORY_BYTES,
   cpuMs: 10_000,
   wallMs: 60_000,
   outputBytes: 1 << 20,

@@ -3,6 +3,9 @@ import type { FromWorker, ToWorker } from "./worker-protocol.js";
 
 const MIB = 1024 * 1024;
 
+/** A run's program memory unless its limits say otherwise (limits.ts). */
+export const DEFAULT_MEMORY_BYTES = 64 * MIB;
+
 /**
  * The V8 heap of a sandbox thread, in MiB. The QuickJS instance's memory is its own (capped by
  * its maximum, quickjs.ts); the heap holds the host code and what the host reads out of the
@@ -115,4 +118,14 @@ export function giveBack(thread: SandboxThread): void {
   }
   thread.hold(false);
   idle = thread;
+}
+
+/**
+ * Start a sandbox thread for runs with `memoryBytes` of program memory, kept idle for the run to
+ * take: it loads its modules (a few hundred milliseconds) while the program is checked and
+ * submitted. This module loads little, so the caller can start it first. Best effort.
+ */
+export function warmThread(memoryBytes = DEFAULT_MEMORY_BYTES): void {
+  if (!Number.isSafeInteger(memoryBytes) || memoryBytes <= 0) return;
+  giveBack(takeThread(memoryBytes));
 }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { canonicalPath } from "../../src/constraint/canonical-path.js";
 import { canonicalUrl } from "../../src/constraint/canonical-url.js";
+import { canonicalForm } from "../../src/constraint/canonical-value.js";
 
 describe("canonicalUrl", () => {
   it("keeps a URL already in its WHATWG form", () => {
@@ -115,5 +116,13 @@ describe("canonicalPath", () => {
       ["/a/", "trailing_slash"],
     ];
     for (const [raw, why] of table) expect(canonicalPath(raw), JSON.stringify(raw)).toEqual({ ok: false, why });
+  });
+});
+
+describe("canonicalForm of an address", () => {
+  it("folds case and one trailing dot; refuses two; leaves text without @ as it is (no address: compared exactly)", () => {
+    expect(canonicalForm("email", "Bob@Example.COM.")).toEqual({ ok: true, canonical: "bob@example.com" });
+    expect(canonicalForm("email", "bob@example.com..")).toMatchObject({ ok: false, why: "trailing_dots" });
+    for (const text of [".", "A", "Bob.", ""]) expect(canonicalForm("email", text)).toEqual({ ok: true, canonical: text });
   });
 });

@@ -1,13 +1,14 @@
 /**
  * The small alphabets generated programs and guarantees draw from: small, so that a guarantee is
  * often about the very values a program passes (sometimes proven, sometimes refuted), and with a
- * few edge cases in each (case, `..`, ports, look-alike hosts, the empty string).
+ * few edge cases in each (case, `..`, encoded dots, ports, look-alike hosts, the empty string).
  */
 export const FLAVORS = {
   email: ["a@x.com", "b@x.com", "c@y.org", "A@X.com"],
   text: ["hi", "report", "", "a@x.com", "x,y", "😀x"], // an astral character: strings iterate by code point
   path: ["/home/user/Sandbox/a.txt", "/home/user/Sandbox/sub/b.md", "/etc/passwd", "/home/user/Sandbox/../secret", "notes.txt"],
-  url: ["https://api.x.com/v1", "https://evil.com/", "http://api.x.com:8080/p", "https://api.x.com.evil.com/"],
+  // Spellings a server reads as another path, and one the canonical form only lower-cases.
+  url: ["https://api.x.com/v1", "https://evil.com/", "http://api.x.com:8080/p", "https://api.x.com.evil.com/", "https://api.x.com/v1/../admin", "https://api.x.com/v1/%2e%2e/admin", "HTTPS://API.x.com/v1"],
   ctype: ["text/plain", "application/json"],
 } as const;
 export type Flavor = keyof typeof FLAVORS;
