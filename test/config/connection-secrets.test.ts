@@ -89,9 +89,15 @@ describe("connections.toml: fs roots and countersign's secrets", () => {
   });
 
   it("refuses a root holding countersign's own installation: a write there would change the next run's code or policy", () => {
+    const installation = realpathSync(packageRoot);
+    const { data: itself } = homeWith(() => `[fs]\nroots = ["${installation}"]\n`);
+    expect((loadError(itself) as Error).message).toContain(`root ${installation} is countersign's own installation (its code, shipped policies and manifests) ${installation}`);
+    // The folder above: refused for the installation, or first for the data directory when that
+    // lies there too (a clone in the temporary folder, where the tests make their data directories).
     const above = dirname(packageRoot);
     const { data } = homeWith(() => `[fs]\nroots = ["${above}"]\n`);
-    expect((loadError(data) as Error).message).toContain(`root ${above} contains countersign's own installation (its code, shipped policies and manifests) ${realpathSync(packageRoot)}`);
+    const holdsData = realpathSync(data).startsWith(`${realpathSync(above)}/`);
+    expect((loadError(data) as Error).message).toContain(holdsData ? `root ${above} contains the data directory` : `root ${above} contains countersign's own installation (its code, shipped policies and manifests) ${installation}`);
     const { data: inside } = homeWith(() => `[fs]\nroots = ["${join(packageRoot, "policies")}"]\n`);
     expect((loadError(inside) as Error).message).toContain("lies inside countersign's own installation");
   });

@@ -8,7 +8,9 @@ import { DIALECTS, newDatabase, opener, rawSql, submission, type DialectName } f
 const RULE = { id: "remembered.email.send_email.cache", decision: "allow", op: "email.send_email", when: { count: { max: 1 } } };
 
 /** After the I/O and immediates of this turn of the event loop. */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
+// A later turn of the event loop: past a timer and then a check phase, so that every setImmediate
+// queued before (the store's end of its turn) has run, whichever phase this is called from.
+const nextTurn = (): Promise<void> => new Promise((resolve) => setTimeout(() => setImmediate(resolve), 1));
 
 /** A store whose reads are counted (PostgreSQL's version reads aside: they are no `read`). */
 async function countingStore(dialect: DialectName, database: string): Promise<{ store: Store; reads: () => number }> {
