@@ -1,4 +1,4 @@
-import type { ManifestSet } from "../manifest/index.js";
+import type { LoadedAction, ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { checkCall } from "../receipt/index.js";
@@ -36,9 +36,7 @@ const issued = new WeakSet<Admission>();
  */
 export function admitCall(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown, resolved: Readonly<Record<string, Json>> = {}): Admission {
   const { action, connector } = lookup(set, op);
-  const data = canonicalArgs(action, marshalArgs(op, args));
-  const full: Record<string, Json> = {};
-  for (const input of action.manifest.inputs) full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
+  const { data, full } = checkedForm(action, marshalArgs(op, args));
   for (const input of Object.keys(action.manifest.resolve?.inputs ?? {})) {
     if (Object.hasOwn(data, input)) {
       throw new CountersignError("connector_error", "connector", `${op}: input \`${input}\` is read by the wrapper before the call; the program cannot pass it`, { details: { op, input } });
@@ -70,6 +68,18 @@ export function admitPreview(set: ManifestSet, op: string, args: Record<string, 
     throw new CountersignError("capability_denied", "connector", `${op} is not a read-only action without approval: it runs only under a receipt`, { details: { op } });
   }
   return mint(op, canonicalArgs(action, marshal(args) as Record<string, Json>), scope);
+}
+
+/**
+ * Plain arguments as the wrapper checks and sends them: `data`, each formatted input in its
+ * canonical form (canonicalArgs, which refuses a non-canonical one), and `full`, the same with
+ * every declared input present (one left out as null), which is what checkCall judges.
+ */
+export function checkedForm(action: LoadedAction, args: Record<string, Json>): { data: Record<string, Json>; full: Record<string, Json> } {
+  const data = canonicalArgs(action, args);
+  const full: Record<string, Json> = {};
+  for (const input of action.manifest.inputs) full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
+  return { data, full };
 }
 
 /** Whether `admission` came from admitCall or admitPreview (a look-alike object does not). */

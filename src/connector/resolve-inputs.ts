@@ -2,7 +2,7 @@ import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { checkCallBeforeRead, type VerifiedReceipt } from "../receipt/index.js";
-import { admitPreview } from "./admission.js";
+import { admitPreview, checkedForm } from "./admission.js";
 import { checkArgs } from "./check-args.js";
 import type { ConnectorContext } from "./context.js";
 import { executeAction } from "./execute-action.js";
@@ -29,9 +29,8 @@ export async function resolveInputs(verified: VerifiedReceipt, set: ManifestSet,
   // A call whose program names a resolved input itself is refused by admitCall: nothing is read for it.
   const later = new Set(Object.keys(spec.inputs));
   if ([...later].some((input) => Object.hasOwn(data, input))) return {};
-  // As admitCall will check it: every declared input, one left out as null.
-  const full: Record<string, Json> = {};
-  for (const input of action.manifest.inputs) full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
+  // In the form admitCall will check: canonical (a non-canonical argument is refused before any read), every declared input.
+  const { full } = checkedForm(action, data);
   const connector = set.connectors.get(action.connector);
   checkCallBeforeRead(verified, { op, connector: { name: action.connector, sha256: connector?.manifest.sha256 ?? "" }, args: full }, later);
   checkArgs(action, data);
