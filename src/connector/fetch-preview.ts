@@ -19,6 +19,23 @@ export const PREVIEW_TIMEOUT_MS = 5_000;
  */
 export type PreviewPolicy = (op: string, args: Readonly<Record<string, Json>>) => string | null;
 
+/**
+ * One read-only op run for a person to see (a preview, the read an approval binds): admitted, the
+ * policy asked about exactly its admitted arguments, and run within the preview's time. Throws
+ * the policy's refusal (nothing ran) or the read's failure.
+ */
+export async function readToShow(set: ManifestSet, op: string, args: Json | undefined, ctx: ConnectorContext, policy: PreviewPolicy): Promise<Json> {
+  const admission = admitPreview(set, op, args as Record<string, Json>);
+  const refused = policy(admission.op, admission.args);
+  if (refused !== null) throw new Error(refused);
+  return executeAction(set, admission, { ...ctx, limits: { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) } });
+}
+
+/** The fields a preview shows, each `render` path read from the output. */
+export function renderFields(spec: { render: Record<string, string>; multiline: readonly string[] }, output: Json): PreviewField[] {
+  return Object.entries(spec.render).map(([label, path]) => ({ label, value: display(resolvePath(output, path)), multiline: spec.multiline.includes(label) }));
+}
+
 function display(value: Json | undefined): string {
   if (value === undefined || value === null) return "n/a";
   return typeof value === "string" ? value : JSON.stringify(value);
@@ -42,17 +59,8 @@ export async function fetchPreview(set: ManifestSet, op: string, args: Record<st
     const template = action?.templates.preview;
     const target = agent === undefined ? `${action?.connector}.${spec?.op}` : agent.previewOp;
     if (action === undefined || spec === undefined || template === undefined || template === null || target === null) return { ok: false, reason: `Preview unavailable: ${op} declares no preview`, fields: [] };
-    const previewArgs = fillTemplate(template, { args }) as Record<string, Json>;
-    const limits = { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) };
-    const admission = admitPreview(set, target, previewArgs);
-    const refused = policy(admission.op, admission.args);
-    if (refused !== null) return { ok: false, reason: `Preview unavailable: ${refused}`, fields: [] };
-    const output = await executeAction(set, admission, { ...ctx, limits });
-    const fields = Object.entries(spec.render).map(([label, path]) => ({
-      label,
-      value: display(resolvePath(output, path)),
-      multiline: spec.multiline.includes(label),
-    }));
+    const output = await readToShow(set, target, fillTemplate(template, { args }), ctx, policy);
+    const fields = renderFields(spec, output);
     return { ok: true, fields, sha256: createHash("sha256").update(JSON.stringify(output)).digest("hex") };
   } catch (err) {
     return { ok: false, reason: `Preview unavailable: ${err instanceof Error ? err.message : String(err)}`, fields: [] };

@@ -1,10 +1,8 @@
 import type { ManifestSet } from "../manifest/index.js";
 import { canonicalJson } from "../constraint/index.js";
 import type { Json, PreviewField } from "../model/index.js";
-import { admitPreview } from "./admission.js";
 import type { ConnectorContext } from "./context.js";
-import { executeAction } from "./execute-action.js";
-import { PREVIEW_TIMEOUT_MS, type PreviewPolicy } from "./fetch-preview.js";
+import { readToShow, renderFields, type PreviewPolicy } from "./fetch-preview.js";
 import { fillTemplate } from "./interpolate.js";
 import { resolvePath } from "./resolve-path.js";
 
@@ -28,13 +26,7 @@ export async function readForApproval(set: ManifestSet, op: string, args: Record
     if (action === undefined || resolve === undefined || preview === undefined || resolveTemplate === undefined || previewTemplate == null) {
       return { ok: false, reason: `${op} declares no [resolve] with a preview` };
     }
-    const limits = { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) };
-    const read = async (target: string, filled: Json | undefined) => {
-      const admission = admitPreview(set, `${action.connector}.${target}`, filled as Record<string, Json>);
-      const refused = policy(admission.op, admission.args);
-      if (refused !== null) throw new Error(refused);
-      return executeAction(set, admission, { ...ctx, limits });
-    };
+    const read = (target: string, filled: Json | undefined) => readToShow(set, `${action.connector}.${target}`, filled, ctx, policy);
     const resolveArgs = fillTemplate(resolveTemplate, { args });
     const previewArgs = fillTemplate(previewTemplate, { args });
     const resolved = await read(resolve.op, resolveArgs);
@@ -47,14 +39,9 @@ export async function readForApproval(set: ManifestSet, op: string, args: Record
       inputs[input] = value;
     }
     // As fetchPreview renders them, so that an unchanged draft gives the digest the page showed.
-    const fields = Object.entries(preview.render).map(([label, path]) => ({ label, value: display(resolvePath(shown, path)), multiline: preview.multiline.includes(label) }));
+    const fields = renderFields(preview, shown);
     return { ok: true, fields, resolved: inputs };
   } catch (err) {
     return { ok: false, reason: err instanceof Error ? err.message : String(err) };
   }
-}
-
-function display(value: Json | undefined): string {
-  if (value === undefined || value === null) return "n/a";
-  return typeof value === "string" ? value : JSON.stringify(value);
 }
