@@ -1,9 +1,10 @@
 import { describeArgument, describeCount, describeEffectConstraint, describeInfluence, describeSources } from "../constraint/index.js";
-import { AGENT_CONNECTOR, storedAgentManifests } from "../manifest/index.js";
+import { AGENT_CONNECTOR, storedAgentManifests, type ManifestSet } from "../manifest/index.js";
 import type { AbstractValue, Effect, EffectConstraint, PreviewShown, Provenance, RequestStatus, StoredRequest } from "../model/index.js";
 import { sourcesOf, type Remembered } from "../policy/index.js";
 import { textSha256 } from "../constraint/index.js";
 import type { ShownBinding } from "./approval-binding.js";
+import { decidedBy, isOwnResult, requestGlance, type DecidedBy, type PageRisk } from "./request-glance.js";
 import { visibleText } from "./visible-text.js";
 
 /** How sure countersign is of one fact, in the words the page uses. */
@@ -32,10 +33,15 @@ export interface PageRuling {
   why: string;
 }
 
-/** Something the page says about where a call's data or control comes from; `untrusted` when the outside world may have chosen it. */
+/**
+ * Something the page says about where a call's data or control comes from: `untrusted` when
+ * third-party content may have chosen it; `own` when it comes from what the program's own earlier
+ * call made (a draft's id), which the page labels as such rather than as untrusted.
+ */
 export interface PageSources {
   text: string;
   untrusted: boolean;
+  own: boolean;
 }
 
 export interface PageCall {
@@ -89,8 +95,9 @@ export interface RequestPage {
   created_at: string; // ISO 8601
   deadline_at: string;
   verdict: { kind: "auto_approved" | "auto_rejected" | "ask"; reason: string; rulings: PageRuling[] };
-  decision: { kind: string; approver: string | null; reason: string | null; feedback: string | null; at: string } | null;
-  summary: string[];
+  decision: { kind: string; approver: string | null; by: DecidedBy; reason: string | null; feedback: string | null; at: string } | null;
+  headline: string; // one plain sentence of what the program will do, from the facts (and this showing's previews)
+  risks: PageRisk[]; // what to weigh before deciding, most serious first; empty: nothing stands out
   facts: PageFact[];
   calls: PageCall[];
   previews: PagePreview[] | null; // null: no preview was fetched for this request
@@ -126,6 +133,8 @@ export interface PageAgentStep {
 
 export interface RequestPageInput {
   request: StoredRequest;
+  manifests?: ManifestSet; // the set the request was analyzed with: which results are the program's own
+  fileRoots?: readonly string[]; // the file connection's roots, when known
   remember?: Remembered[] | null;
   previews?: readonly PreviewShown[]; // fetched for this showing (pending requests only)
   binding?: ShownBinding | null; // what approving this showing binds (pending requests only)
@@ -136,6 +145,7 @@ export function requestPage(input: RequestPageInput): RequestPage {
   const { request } = input;
   const { facts, policy } = request;
   const iso = (ms: number) => new Date(ms).toISOString();
+  const glance = requestGlance(request, { ...(input.manifests === undefined ? {} : { manifests: input.manifests }), ...(input.previews === undefined ? {} : { previews: input.previews }), ...(input.fileRoots === undefined ? {} : { fileRoots: input.fileRoots }) });
   const page: RequestPage = {
     id: request.id,
     status: request.status,
@@ -150,10 +160,11 @@ export function requestPage(input: RequestPageInput): RequestPage {
       reason: policy.reason,
       rulings: policy.effects.map((e) => ({ op: e.op, line: e.site.line, column: e.site.column, verdict: e.verdict, rule: e.rule, why: e.why })),
     },
-    decision: request.decision === null ? null : { ...request.decision, at: iso(request.decision.at) },
-    summary: facts.summary,
+    decision: request.decision === null ? null : { ...request.decision, by: decidedBy(request), at: iso(request.decision.at) },
+    headline: glance.headline,
+    risks: glance.risks,
     facts: pageFacts(request),
-    calls: facts.effects.map((e) => pageCall(e, facts.effects)),
+    calls: facts.effects.map((e) => pageCall(e, facts.effects, input.manifests)),
     previews: pagePreviews(input.previews),
     rationale: { program: facts.rationale, submitter: request.rationale },
     source: { lines: sourceLines(request.source), call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b) },
@@ -164,17 +175,23 @@ export function requestPage(input: RequestPageInput): RequestPage {
   return visibleStrings(page);
 }
 
-/** One trusted call with its arguments, where each comes from, and what steers the call (issue 15). */
-function pageCall(e: Effect, calls: readonly Effect[]): PageCall {
-  const sources = (list: readonly Provenance[]): PageSources | null => (list.length === 0 ? null : { text: describeSources(list, "", calls), untrusted: list.some((p) => p.untrusted) });
-  const influence = describeInfluence(e.influencedBy, calls);
+/**
+ * One trusted call with its arguments, where each comes from, and what steers the call. A source
+ * that is what the program's own earlier call made is named as such, not as untrusted.
+ */
+function pageCall(e: Effect, calls: readonly Effect[], manifests: ManifestSet | undefined): PageCall {
+  const own = (p: Provenance) => isOwnResult(p, manifests);
+  const relabel = (p: Provenance): Provenance => (own(p) ? { source: `what its own call ${p.op} made (line ${calls.find((c) => c.op === p.op)?.site.line ?? "?"}), not third-party content`, untrusted: false } : p);
+  const sources = (list: readonly Provenance[]): PageSources | null =>
+    list.length === 0 ? null : { text: describeSources(list.map(relabel), "", calls), untrusted: list.some((p) => p.untrusted && !own(p)), own: list.some(own) };
+  const influence = e.influencedBy === undefined ? describeInfluence(undefined, calls) : describeInfluence(e.influencedBy.map(relabel), calls);
   return {
     op: e.op,
     line: e.site.line,
     column: e.site.column,
     count: describeCount(e.count),
     args: Object.entries(e.args).map(([name, v]) => ({ name, value: describeArgument(v), sources: sources(sourcesOf(e, name)) })),
-    influence: influence === null ? null : { text: influence, untrusted: e.influencedBy?.some((p) => p.untrusted) ?? true },
+    influence: influence === null ? null : { text: influence, untrusted: e.influencedBy?.some((p) => p.untrusted && !own(p)) ?? true, own: e.influencedBy?.some(own) ?? false },
   };
 }
 
@@ -196,7 +213,7 @@ function pageFacts(request: StoredRequest): PageFact[] {
   }
   for (const e of facts.effects) {
     for (const [name, v] of Object.entries(e.args)) {
-      if (hasUnknown(v)) out.push({ status: "unknown", text: `\`${name}\` of ${e.op} ${describeArgument(v)}`, why: "the analysis cannot bound this value", line: e.site.line });
+      if (hasUnknown(v)) out.push({ status: "unknown", text: `${name} of ${e.op} ${describeArgument(v)}`, why: "the analysis cannot bound this value", line: e.site.line });
     }
     if (e.count.max === null) out.push({ status: "unknown", text: `${e.op} may be called ${describeCount(e.count)} times`, why: "no static bound on the number of calls", line: e.site.line });
   }
@@ -220,7 +237,7 @@ function pageRemember(remembered: Remembered[]): PageRemember {
       continue;
     }
     const constraint: EffectConstraint = { op: r.rule.op, ...(r.rule.when ?? {}) };
-    const binds = "binds" in r && r.binds !== undefined && r.binds.length > 0 ? `; and every ${r.binds.map((b) => `\`${b}\``).join(", ")} of ${r.op} is as shown in "Approving binds" (held exactly, the body by its SHA-256)` : "";
+    const binds = "binds" in r && r.binds !== undefined && r.binds.length > 0 ? `; and every ${r.binds.join(", ")} of ${r.op} is as shown in "Approving binds" (held exactly, the body by its SHA-256)` : "";
     const text = describeEffectConstraint(constraint) + binds;
     rules.push({
       op: r.op,

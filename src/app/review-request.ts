@@ -1,9 +1,21 @@
+import type { ManifestSet } from "../manifest/index.js";
 import type { PreviewShown, StoredRequest } from "../model/index.js";
 import { rememberRule, type Remembered } from "../policy/index.js";
 import { shownBinding, type ShownBinding } from "./approval-binding.js";
 import type { AppContext } from "./context.js";
 import { previewRequest } from "./preview-request.js";
 import { readRequest } from "./read-request.js";
+import { requestManifests } from "./request-manifests.js";
+
+/** A request with what a surface needs to show it at a glance: its manifests and the file connection's roots. */
+export interface ReviewedRequest {
+  request: StoredRequest;
+  remember: Remembered[] | null;
+  previews: PreviewShown[];
+  binding: ShownBinding | null;
+  manifests: ManifestSet;
+  fileRoots?: readonly string[];
+}
 
 /**
  * Everything `approver` sees of a request: the stored request, and for one that waits for a
@@ -11,13 +23,21 @@ import { readRequest } from "./read-request.js";
  * before anything is saved — the previews fetched for this showing, and what approving this
  * showing binds (the content of its resolved sends; its digest goes back with the approval).
  */
-export async function reviewRequest(
-  ctx: AppContext,
-  id: string,
-  approver: string,
-): Promise<{ request: StoredRequest; remember: Remembered[] | null; previews: PreviewShown[]; binding: ShownBinding | null }> {
+export async function reviewRequest(ctx: AppContext, id: string, approver: string): Promise<ReviewedRequest> {
   const request = await readRequest(ctx, id);
   const remember = request.status === "pending" ? rememberRule(request.facts, request.policy, ctx.manifests()) : null;
   const previews = await previewRequest(ctx, request, approver);
-  return { request, remember, previews, binding: request.status === "pending" ? shownBinding(request, previews, ctx.manifests()) : null };
+  const binding = request.status === "pending" ? shownBinding(request, previews, ctx.manifests()) : null;
+  const roots = fileRoots(ctx);
+  return { request, remember, previews, binding, manifests: requestManifests(ctx, request).set, ...(roots === undefined ? {} : { fileRoots: roots }) };
+}
+
+/** The roots of the user's file connection, when the authority has one (none: a surface does not say what lies outside). */
+export function fileRoots(ctx: AppContext): readonly string[] | undefined {
+  try {
+    const roots = ctx.previews?.connector().connections.byConnector.fs?.roots;
+    return roots === undefined || roots.length === 0 ? undefined : roots;
+  } catch {
+    return undefined;
+  }
 }

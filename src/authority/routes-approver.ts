@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { decideRequest, listRequests, requestPage, reviewRequest, type Verdict } from "../app/index.js";
-import { DecisionBody, ListParams } from "../model/index.js";
+import { decideRequest, fileRoots, listRequests, requestGlance, requestPage, reviewRequest, type Verdict } from "../app/index.js";
+import { DecisionBody, ListParams, type StoredRequest } from "../model/index.js";
 import { describeReload } from "./authority-state.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { approverAuth } from "./guards.js";
@@ -28,7 +28,10 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     if (!parsed.success) throw badRequest(`invalid query: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, "invalid");
     const { status, limit, cursor } = parsed.data;
     const page = await listRequests(ctx, { ...(status === undefined ? {} : { status }), ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) });
-    return c.json({ requests: page.requests.map((r) => approverView(r)), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) });
+    // Each row with its headline and risks, as the inbox shows them (no preview is fetched for a list).
+    const roots = fileRoots(ctx);
+    const glance = (r: StoredRequest) => requestGlance(r, { manifests: ctx.manifests(), ...(roots === undefined ? {} : { fileRoots: roots }) });
+    return c.json({ requests: page.requests.map((r) => ({ ...approverView(r), ...glance(r) })), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) });
   });
 
   // The request page's content as data, for an approval surface of its own (the terminal approver): the same order, already made visible.

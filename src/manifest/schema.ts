@@ -104,8 +104,10 @@ export const ActionManifest = z
       .strict()
       .default({ required: false }),
     // `[result] trusted = true`: what the action returns is the user's own data (e.g. listing one's
-    // sandbox), not the outside world's; by default a result is untrusted (issue 15).
-    result: z.object({ trusted: z.boolean() }).strict().default({ trusted: false }),
+    // sandbox), not the outside world's; by default a result is untrusted. `made = true`: it
+    // describes what the call itself made (a draft's id), so an approval page labels a value taken
+    // from it as the program's own earlier call; the policy still counts it as untrusted.
+    result: z.object({ trusted: z.boolean().default(false), made: z.boolean().default(false) }).strict().default({ trusted: false, made: false }),
   })
   .strict();
 export type ActionManifest = z.infer<typeof ActionManifest>;

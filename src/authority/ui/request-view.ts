@@ -40,7 +40,6 @@ ${options.answer === undefined ? "" : answerBanner(options.answer)}
 </section>
 <section aria-labelledby="h-facts">
 <h2 id="h-facts">Verified facts</h2>
-${page.summary.length === 0 ? "" : html`<ul class="summary">${page.summary.map((s) => html`<li>${s}</li>`)}</ul>`}
 ${page.facts.length === 0 ? html`<p class="muted">The program states no guarantees.</p>` : ""}
 <ul class="facts">${page.facts.map((f) => html`<li data-status="${f.status}">${tag(f.status, FACT_STATUS_LABELS[f.status])} <code>${f.text}</code>${line(f.line)} <span class="muted">— ${f.why}</span></li>`)}</ul>
 </section>

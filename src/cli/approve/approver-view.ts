@@ -9,6 +9,13 @@ import { Facts, PolicyDecision, RecordedDecision, RequestStatus } from "../../mo
 
 const Iso = z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be an ISO date");
 
+const PageRisk = z.object({
+  kind: z.enum(["refused_at_send", "preview_unavailable", "untrusted_values", "mail_to_others", "files_outside", "unbounded"]),
+  level: z.enum(["danger", "warning"]),
+  label: z.string(),
+  text: z.string(),
+});
+
 export const ApproverRequest = z.object({
   id: z.string(),
   status: RequestStatus,
@@ -20,6 +27,8 @@ export const ApproverRequest = z.object({
   rationale: z.string().nullable(), // the submitter's words beside the program's own
   source: z.string(),
   facts: Facts,
+  headline: z.string().optional(), // what the authority's inbox shows for it (an older authority sends none)
+  risks: z.array(PageRisk).default([]),
 });
 export type ApproverRequest = z.infer<typeof ApproverRequest>;
 
@@ -27,7 +36,7 @@ export const ApproverList = z.object({ requests: z.array(ApproverRequest), curso
 
 const Line = z.number().int().positive();
 const Verdict = z.enum(["allow", "ask", "deny"]);
-const Sources = z.object({ text: z.string(), untrusted: z.boolean() });
+const Sources = z.object({ text: z.string(), untrusted: z.boolean(), own: z.boolean().default(false) });
 
 /** The request page as JSON; typed against the authority's own RequestPage, so a change there fails to compile here. */
 export const ApproverPage: z.ZodType<RequestPage> = z.object({
@@ -44,8 +53,9 @@ export const ApproverPage: z.ZodType<RequestPage> = z.object({
     reason: z.string(),
     rulings: z.array(z.object({ op: z.string(), line: Line, column: z.number().int(), verdict: Verdict, rule: z.string().nullable(), why: z.string() })),
   }),
-  decision: z.object({ kind: z.string(), approver: z.string().nullable(), reason: z.string().nullable(), feedback: z.string().nullable(), at: Iso }).nullable(),
-  summary: z.array(z.string()),
+  decision: z.object({ kind: z.string(), approver: z.string().nullable(), by: z.enum(["person", "policy", "remembered_rule"]), reason: z.string().nullable(), feedback: z.string().nullable(), at: Iso }).nullable(),
+  headline: z.string(),
+  risks: z.array(PageRisk),
   facts: z.array(z.object({ status: z.enum(["proven", "enforced", "not_proven", "unknown"]), text: z.string(), why: z.string(), line: Line.nullable() })),
   calls: z.array(
     z.object({

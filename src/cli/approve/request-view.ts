@@ -47,7 +47,6 @@ function facts(page: RequestPage): Line[] {
   );
   return [
     ...heading("Verified facts"),
-    ...page.summary.map((s) => line(`  ${s}`)),
     ...(items.length > 0 ? items : [line("  (the program states no guarantees)", "dim")]),
   ];
 }

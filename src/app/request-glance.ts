@@ -1,0 +1,295 @@
+import { basename } from "node:path";
+import { isPathUnder, matchOp, provenanceOf, satisfiesCall, urlHostPort } from "../constraint/index.js";
+import type { ManifestSet } from "../manifest/index.js";
+import type { AbstractValue, CountRange, Effect, Json, PreviewShown, Provenance, StoredRequest } from "../model/index.js";
+import { visibleText } from "./visible-text.js";
+
+/** One thing a person should weigh before deciding, most serious first on a page. */
+export interface PageRisk {
+  kind: RiskKind;
+  level: "danger" | "warning";
+  label: string; // a few words, for a marker in a list row
+  text: string; // one plain sentence
+}
+
+/**
+ * - refused_at_send: what a preview shows contradicts a guarantee: the run will be refused at the send
+ * - preview_unavailable: a preview of an effect could not be had: the person cannot see what it acts on
+ * - untrusted_values: a value the program passes derives from third-party content
+ * - mail_to_others: the program sends email
+ * - files_outside: it writes files outside the folders the file connection is given
+ * - unbounded: no static bound on how many calls it makes
+ */
+export type RiskKind = "refused_at_send" | "preview_unavailable" | "untrusted_values" | "mail_to_others" | "files_outside" | "unbounded";
+
+/** A request at a glance: one sentence of what will happen, and what to weigh, ranked. */
+export interface RequestGlance {
+  headline: string;
+  risks: PageRisk[];
+}
+
+export interface GlanceOptions {
+  manifests?: ManifestSet; // which results are the program's own (`[result] made`), which inputs are resolved
+  previews?: readonly PreviewShown[]; // fetched for this showing; none for a list row
+  fileRoots?: readonly string[]; // the file connection's roots, when known
+}
+
+/** Who decided a request: a person, the policy's own rules, or a rule a person saved with "approve and remember". */
+export type DecidedBy = "person" | "policy" | "remembered_rule";
+
+/** Remembered rules are saved under this id prefix. */
+const REMEMBERED = "remembered.";
+
+export function decidedBy(request: Pick<StoredRequest, "decision" | "policy">): DecidedBy {
+  if (request.decision?.approver != null) return "person";
+  const allowed = request.policy.effects.length > 0 && request.policy.kind === "auto_approved";
+  return allowed && request.policy.effects.some((e) => e.rule?.startsWith(REMEMBERED) === true) ? "remembered_rule" : "policy";
+}
+
+/** Whether a source is the result of the program's own earlier call that made something (a draft it created), not third-party content. */
+export function isOwnResult(p: Provenance, manifests: ManifestSet | undefined): boolean {
+  if (p.op === undefined || manifests === undefined || !p.source.startsWith("result of ")) return false;
+  return manifests.actions.get(p.op)?.manifest.result.made === true && p.source === `result of ${p.op}`;
+}
+
+/** The headline and the ranked risks of a request, from its facts (and the previews of this showing). */
+export function requestGlance(request: StoredRequest, options: GlanceOptions = {}): RequestGlance {
+  const effects = request.facts.effects;
+  return { headline: visibleText(headline(effects, options)), risks: risks(request, options).map((r) => ({ ...r, text: visibleText(r.text), label: visibleText(r.label) })) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The headline: verbs and objects, from the facts alone.
+
+interface Phrase {
+  order: number;
+  verb: string; // "Sends", "Writes"
+  noun: [string, string]; // singular, plural
+  objects: string; // " to ann@example.com", ": /…/a.txt, /…/b.txt"
+  range: CountRange; // how many calls, all of the op's call sites together
+}
+
+const MAX_OBJECTS = 3;
+
+function headline(effects: readonly Effect[], options: GlanceOptions): string {
+  if (effects.length === 0) return "Makes no trusted call: it reads, writes and sends nothing.";
+  const groups = new Map<string, Effect[]>();
+  for (const e of effects) groups.set(e.op, [...(groups.get(e.op) ?? []), e]);
+  const phrases = [...groups.entries()].map(([op, list]) => phrase(op, list, effects, options)).sort((a, b) => a.order - b.order);
+  const parts = phrases.map((p, i) => `${i === 0 ? p.verb : p.verb.toLowerCase()} ${countWords(p)}${p.objects}`);
+  const sentence = parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)!}`;
+  return `${sentence}.`;
+}
+
+/** "1 email", "up to 3 emails", "1 or more files", "maybe 1 email". */
+function countWords({ noun, range }: { noun: [string, string]; range: CountRange }): string {
+  const word = (n: number | null) => (n === 1 ? noun[0] : noun[1]);
+  if (range.max === null) return range.min === 0 ? `any number of ${noun[1]}` : `${range.min} or more ${noun[1]}`;
+  if (range.min === range.max) return `${range.min} ${word(range.max)}`;
+  if (range.min === 0) return `up to ${range.max} ${word(range.max)}`;
+  return `${range.min} to ${range.max} ${noun[1]}`;
+}
+
+function total(list: readonly Effect[]): CountRange {
+  const min = list.reduce((n, e) => n + e.count.min, 0);
+  const max = list.some((e) => e.count.max === null) ? null : list.reduce((n, e) => n + e.count.max!, 0);
+  return { min, max };
+}
+
+function phrase(op: string, list: Effect[], all: readonly Effect[], options: GlanceOptions): Phrase {
+  const [connector, action = ""] = op.split(".");
+  const range = total(list);
+  const words = ((): Omit<Phrase, "range"> => {
+    if (connector === "email" && action.startsWith("send")) {
+      const resolved = previewedValues(op, list, options.previews, ["to", "cc", "bcc"]);
+      const shown = resolved ?? objects(list, ["to", "cc", "bcc"], all, options, "address");
+      return { order: 0, verb: "Sends", noun: ["email", "emails"], objects: shown === "" ? "" : ` to ${shown}` };
+    }
+    if (connector === "email" && action.includes("draft")) return { order: 4, verb: "Creates", noun: ["draft email", "draft emails"], objects: withTo(objects(list, ["to", "cc", "bcc"], all, options, "address")) };
+    if (connector === "fs" && /^(write|delete|remove|move|append|create|mkdir)/.test(action)) return { order: 1, verb: "Writes", noun: ["file", "files"], objects: colon(objects(list, ["path"], all, options, "path")) };
+    if (connector === "http" && action !== "get" && action !== "head") return { order: 2, verb: "Sends", noun: [`${action.toUpperCase()} request`, `${action.toUpperCase()} requests`], objects: withTo(objects(list, ["url"], all, options, "url")) };
+    if (connector === "http") return { order: 5, verb: "Fetches", noun: ["web address", "web addresses"], objects: colon(objects(list, ["url"], all, options, "url")) };
+    if (connector === "fs" && action.startsWith("list")) return { order: 6, verb: "Lists", noun: ["folder", "folders"], objects: colon(objects(list, ["path"], all, options, "path")) };
+    if (connector === "fs") return { order: 6, verb: "Reads", noun: ["file", "files"], objects: colon(objects(list, ["path"], all, options, "path")) };
+    if (connector === "email") return { order: 6, verb: "Reads", noun: [`${action.replaceAll("_", " ")}`, `${action.replaceAll("_", " ")} calls`], objects: "" };
+    return { order: 3, verb: "Makes", noun: [`${op} call`, `${op} calls`], objects: "" };
+  })();
+  return { ...words, range };
+}
+
+const withTo = (text: string) => (text === "" ? "" : ` to ${text}`);
+const colon = (text: string) => (text === "" ? "" : `: ${text}`);
+
+/** For a resolved send with a preview (a draft), the recipients the preview shows, said as such; null when none was shown. */
+function previewedValues(op: string, list: readonly Effect[], previews: readonly PreviewShown[] | undefined, inputs: readonly string[]): string | null {
+  if (previews === undefined || list.every((e) => inputs.some((n) => e.args[n] !== undefined))) return null;
+  const shown = previews.filter((p) => p.op === op && "fields" in p);
+  if (shown.length === 0) return null;
+  const values = new Set<string>();
+  for (const p of shown) for (const f of "fields" in p ? p.fields : []) if (inputs.includes(f.label.toLowerCase()) && f.value !== "n/a" && f.value !== "") values.add(f.value);
+  return values.size === 0 ? null : `${list_([...values])} (as the preview shows)`;
+}
+
+type Kind = "address" | "path" | "url";
+
+/** What the calls' arguments `names` can be, in a few words: the values themselves, or where they come from. */
+function objects(list: readonly Effect[], names: readonly string[], all: readonly Effect[], options: GlanceOptions, kind: Kind): string {
+  const values = new Set<string>();
+  const described = new Set<string>();
+  for (const e of list) {
+    for (const n of names) {
+      const v = e.args[n];
+      if (v === undefined) continue;
+      const known = constants(v);
+      if (known !== null) for (const k of known) values.add(short(k, kind));
+      else described.add(origin(v, all, options, kind));
+    }
+    if (names.every((n) => e.args[n] === undefined) && kind === "address") described.add("the draft's recipients");
+  }
+  const shown = [...values];
+  const head = shown.length > MAX_OBJECTS ? `${shown.slice(0, MAX_OBJECTS).join(", ")} and ${shown.length - MAX_OBJECTS} more` : list_(shown);
+  return [head, ...described].filter((t) => t !== "").join(" and ");
+}
+
+const list_ = (items: readonly string[]): string => (items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
+
+/** The strings a value can be, when they are all known (a constant, or a list of constants); null otherwise. */
+function constants(v: AbstractValue): string[] | null {
+  if (v.kind === "const") {
+    const out: string[] = [];
+    for (const x of v.values) {
+      if (typeof x === "string") out.push(x);
+      else if (Array.isArray(x) && x.every((y): y is string => typeof y === "string")) out.push(...x);
+      else return null;
+    }
+    return out;
+  }
+  if (v.kind === "array") return constants(v.element);
+  return null;
+}
+
+/** A path as the headline shows it: its last two parts (the page's details have it whole); a URL by its host. */
+function short(text: string, kind: Kind): string {
+  if (kind === "url") {
+    const target = urlHostPort(text);
+    return target === null ? text : target.host;
+  }
+  if (kind !== "path") return text;
+  const parts = text.split("/").filter((p) => p !== "");
+  return parts.length <= 3 ? text : `/…/${parts.slice(-2).join("/")}`;
+}
+
+/** Where a value only known at run time comes from: "an address read from ticket.txt", "a path known only at run time". */
+function origin(v: AbstractValue, all: readonly Effect[], options: GlanceOptions, kind: Kind): string {
+  const noun = kind === "address" ? "an address" : kind === "path" ? "a path" : "a web address";
+  const prefix = v.kind === "string" && v.prefix !== "" ? ` starting ${short(v.prefix, kind)}` : "";
+  const sources = provenanceOf(v);
+  const third = sources.filter((p) => p.untrusted && !isOwnResult(p, options.manifests));
+  if (third.length > 0) return `${noun}${prefix} read from ${list_([...new Set(third.map((p) => sourceName(p, all)))])}`;
+  const own = sources.filter((p) => isOwnResult(p, options.manifests));
+  if (own.length > 0) return `${noun}${prefix} from what its own ${list_([...new Set(own.map((p) => p.op!))])} call made`;
+  return `${noun}${prefix} known only when it runs`;
+}
+
+/** A third-party source in a few words: the file, host or draft it was read from. */
+function sourceName(p: Provenance, all: readonly Effect[]): string {
+  if (p.op === undefined) return p.source;
+  const reads = all.filter((e) => e.op === p.op);
+  const named = new Set<string>();
+  for (const e of reads) {
+    for (const [n, v] of Object.entries(e.args)) {
+      const k = constants(v);
+      if (k === null) continue;
+      for (const x of k) named.add(n === "path" ? basename(x) : n === "url" ? short(x, "url") : x);
+    }
+  }
+  return named.size === 0 || named.size > MAX_OBJECTS ? `what ${p.op} returns` : list_([...named]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The risks, most serious first.
+
+const RANK: Readonly<Record<RiskKind, number>> = { refused_at_send: 0, preview_unavailable: 1, untrusted_values: 2, files_outside: 3, mail_to_others: 4, unbounded: 5 };
+
+function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
+  const { effects, guarantees } = request.facts;
+  const out: PageRisk[] = [];
+  for (const p of options.previews ?? []) {
+    if ("unavailable" in p) {
+      const mail = p.op.startsWith("email.");
+      const why = p.unavailable.replace(/^Preview unavailable: /, "");
+      out.push({ kind: "preview_unavailable", level: "danger", label: "preview unavailable", text: `Preview unavailable: ${why} — you cannot see ${mail ? "who gets this mail or what it says" : `what ${p.op} at line ${p.site.line} acts on`}.` });
+      continue;
+    }
+    const resolved = fieldsAsInputs(p);
+    for (const g of guarantees) {
+      if (!matchOp(g.source.op, p.op) || g.status === "refuted") continue;
+      const call = { op: p.op, args: { ...effectConstants(effects[p.effect]), ...resolved } };
+      if (!satisfiesCall(g.source, call, [])) {
+        out.push({ kind: "refused_at_send", level: "danger", label: "will be refused", text: `The preview of ${p.op} at line ${p.site.line} shows ${describeFields(p, g.source.args)}, which the guarantee ${g.text} excludes: this run will be refused at the send.` });
+      }
+    }
+  }
+  const untrusted = new Map<string, Set<string>>(); // source → what it reaches
+  for (const e of effects) {
+    for (const [name, v] of Object.entries(e.args)) {
+      for (const p of provenanceOf(v)) if (p.untrusted && !isOwnResult(p, options.manifests)) untrusted.set(sourceName(p, effects), (untrusted.get(sourceName(p, effects)) ?? new Set()).add(`the ${name} of ${e.op}`));
+    }
+  }
+  if (untrusted.size > 0) {
+    const where = [...untrusted.entries()].map(([source, uses]) => `${list_([...uses])} from ${source}`);
+    out.push({ kind: "untrusted_values", level: "danger", label: "untrusted values", text: `Uses values chosen by third-party content: ${list_(where)}.` });
+  }
+  const roots = options.fileRoots;
+  const writes = effects.filter((e) => e.connector === "fs" && !/^(read|list)/.test(e.action));
+  if (roots !== undefined && writes.length > 0) {
+    const outside = writes.filter((e) => {
+      const paths = e.args.path === undefined ? null : constants(e.args.path);
+      return paths === null || paths.some((path) => !roots.some((root) => isPathUnder(path, root)));
+    });
+    if (outside.length > 0) out.push({ kind: "files_outside", level: "danger", label: "files outside", text: `Writes files that may lie outside your folders (${list_([...roots])}): ${list_(outside.map((e) => `${e.op} at line ${e.site.line}`))}.` });
+  }
+  const mail = effects.filter((e) => e.connector === "email" && e.action.startsWith("send"));
+  if (mail.length > 0) out.push({ kind: "mail_to_others", level: "warning", label: "mail to others", text: `Sends email to other people: ${countWords({ noun: ["email", "emails"], range: total(mail) })}.` });
+  const unbounded = effects.filter((e) => e.count.max === null);
+  if (unbounded.length > 0) out.push({ kind: "unbounded", level: "warning", label: "no call limit", text: `No static bound on how many times it calls ${list_([...new Set(unbounded.map((e) => e.op))])}.` });
+  return out.sort((a, b) => RANK[a.kind] - RANK[b.kind]);
+}
+
+/** A preview's fields as the inputs they show (the field labelled "To" is the input `to`): addresses split into a list. */
+function fieldsAsInputs(p: Extract<PreviewShown, { fields: unknown }>): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const f of p.fields) {
+    if (f.value === "n/a") continue;
+    const name = f.label.toLowerCase();
+    out[name] = ["to", "cc", "bcc"].includes(name) ? addresses(f.value) : f.value;
+  }
+  return out;
+}
+
+/** The addresses of a header value: "Ann <ann@x.com>, bob@y.com" is ["ann@x.com", "bob@y.com"]; a JSON list as it is. */
+function addresses(text: string): Json {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (Array.isArray(parsed) && parsed.every((x) => typeof x === "string")) return parsed;
+  } catch {
+    // a header, not JSON
+  }
+  return text
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "")
+    .map((part) => /<([^<>]*)>\s*$/.exec(part)?.[1] ?? part);
+}
+
+function effectConstants(e: Effect | undefined): Record<string, Json> {
+  const out: Record<string, Json> = {};
+  for (const [n, v] of Object.entries(e?.args ?? {})) if (v.kind === "const" && v.values.length === 1) out[n] = v.values[0]!;
+  return out;
+}
+
+function describeFields(p: Extract<PreviewShown, { fields: unknown }>, args: Readonly<Record<string, unknown>> | undefined): string {
+  const names = Object.keys(args ?? {});
+  const fields = p.fields.filter((f) => names.includes(f.label.toLowerCase()));
+  return fields.length === 0 ? "content" : list_(fields.map((f) => `${f.label} ${f.value}`));
+}
