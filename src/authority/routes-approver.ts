@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { decideRequest, fileRoots, listRequests, requestGlance, requestPage, reviewRequest, type Verdict } from "../app/index.js";
-import { DecisionBody, ListParams, type StoredRequest } from "../model/index.js";
+import { answerRequestQuestion, decideRequest, fileRoots, listRequests, requestGlance, requestPage, reviewRequest, visibleText, type Verdict } from "../app/index.js";
+import { DecisionBody, ListParams, QuestionBody, type QuestionAnswer, type StoredRequest } from "../model/index.js";
 import { describeReload } from "./authority-state.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { approverAuth } from "./guards.js";
@@ -36,6 +36,14 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
 
   // The request page's content as data, for an approval surface of its own (the terminal approver): the same order, already made visible.
   app.get("/v1/requests/:id/page", approver, async (c) => c.json(requestPage(await reviewRequest(ctx, c.req.param("id"), c.get("approver").approver))));
+
+  // A question about a request, answered from its facts (and what the person is shown) or not at all: never sent to the agent, never a decision.
+  app.post("/v1/requests/:id/question", approver, async (c) => {
+    const body = await readBody(c, QuestionBody, deps.maxBodyBytes);
+    const answer = await answerRequestQuestion(ctx, c.req.param("id"), body.question);
+    const shown: QuestionAnswer = answer === null ? { answered: false } : { answered: true, question: visibleText(answer.question), lines: answer.lines.map(visibleText) };
+    return c.json(shown);
+  });
 
   app.post("/v1/requests/:id/decision", approver, async (c) => {
     const body = await readBody(c, DecisionBody, deps.maxBodyBytes);

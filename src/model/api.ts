@@ -68,6 +68,17 @@ export const DecisionBody = z
   });
 export type DecisionBody = z.infer<typeof DecisionBody>;
 
+/** `POST /v1/requests/:id/question`: a person's question about a request, answered from its facts or not at all. */
+export const QuestionBody = z.object({ question: z.string().min(1, "write a question").max(MAX_RATIONALE_CHARS) }).strict();
+export type QuestionBody = z.infer<typeof QuestionBody>;
+
+/** `POST /v1/requests/:id/question`: `question` is the question as countersign understood it, in its own words. */
+export const QuestionAnswer = z.union([
+  z.object({ answered: z.literal(true), question: z.string(), lines: z.array(z.string()) }).strict(),
+  z.object({ answered: z.literal(false) }).strict(),
+]);
+export type QuestionAnswer = z.infer<typeof QuestionAnswer>;
+
 /** `POST /v1/receipts/:jti/redeem`: the runner names the receipt's expiry, as the receipt says it. */
 export const RedeemBody = z.object({ exp: z.number().int().positive() }).strict();
 export type RedeemBody = z.infer<typeof RedeemBody>;
