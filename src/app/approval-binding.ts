@@ -119,7 +119,7 @@ export function boundConstraint(id: string, input: string, values: readonly Json
     return { all: [{ type: ["array"] }, { min_length: Math.min(...lengths) }, { max_length: Math.max(...lengths) }, { elements: { in: members } }] };
   }
   if (values.length === 1 && values[0] !== null && typeof values[0] !== "object") return { eq: values[0]! };
-  throw refused(id, `cannot bind \`${input}\`: its values are of kinds an approval cannot pin together`, "binding_unreadable");
+  throw refused(id, `cannot bind ${input}: its values are of kinds an approval cannot pin together`, "binding_unreadable");
 }
 
 /** The request's policy decision with each bound op's grant narrowed to what was shown. */

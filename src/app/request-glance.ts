@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { isPathUnder, matchOp, provenanceOf, satisfiesCall, urlHostPort } from "../constraint/index.js";
+import { describeEffectConstraint, isPathUnder, matchOp, provenanceOf, satisfiesCall, urlHostPort } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import type { AbstractValue, CountRange, Effect, Json, PreviewShown, Provenance, StoredRequest } from "../model/index.js";
 import { visibleText } from "./visible-text.js";
@@ -52,6 +52,23 @@ export function isOwnResult(p: Provenance, manifests: ManifestSet | undefined): 
   return manifests.actions.get(p.op)?.manifest.result.made === true && p.source === `result of ${p.op}`;
 }
 
+/**
+ * Sources as a page names them: the result of the program's own earlier call that made something
+ * (a draft's id) is said to be that, and not marked untrusted; every other source as it is.
+ */
+export function ownSources(manifests: ManifestSet | undefined, calls: readonly Effect[]) {
+  const own = (p: Provenance) => isOwnResult(p, manifests);
+  const source = (p: Provenance): Provenance =>
+    own(p) ? { source: `what its own ${p.op} call made (line ${calls.find((c) => c.op === p.op)?.site.line ?? "?"}), not third-party content`, untrusted: false } : p;
+  const value = (v: AbstractValue): AbstractValue => {
+    if (v.kind === "unknown" || v.kind === "string") return { ...v, provenance: v.provenance.map(source) };
+    if (v.kind === "array") return { ...v, element: value(v.element) };
+    if (v.kind === "record") return { ...v, fields: Object.fromEntries(Object.entries(v.fields).map(([k, f]) => [k, value(f)])) };
+    return v;
+  };
+  return { own, source, value };
+}
+
 /** The headline and the ranked risks of a request, from its facts (and the previews of this showing). */
 export function requestGlance(request: StoredRequest, options: GlanceOptions = {}): RequestGlance {
   const effects = request.facts.effects;
@@ -70,6 +87,8 @@ interface Phrase {
 }
 
 const MAX_OBJECTS = 3;
+/** Beyond this a value is cut short in the headline: the details below show it whole. */
+const MAX_OBJECT_CHARS = 80;
 
 function headline(effects: readonly Effect[], options: GlanceOptions): string {
   if (effects.length === 0) return "Makes no trusted call: it reads, writes and sends nothing.";
@@ -101,20 +120,34 @@ function phrase(op: string, list: Effect[], all: readonly Effect[], options: Gla
   const range = total(list);
   const words = ((): Omit<Phrase, "range"> => {
     if (connector === "email" && action.startsWith("send")) {
-      const resolved = previewedValues(op, list, options.previews, ["to", "cc", "bcc"]);
-      const shown = resolved ?? objects(list, ["to", "cc", "bcc"], all, options, "address");
+      const shown = previewedValues(op, list, options.previews, RECIPIENTS) ?? ownDrafts(list, all, options) ?? objects(list, RECIPIENTS, all, options, "address");
       return { order: 0, verb: "Sends", noun: ["email", "emails"], objects: shown === "" ? "" : ` to ${shown}` };
     }
-    if (connector === "email" && action.includes("draft")) return { order: 4, verb: "Creates", noun: ["draft email", "draft emails"], objects: withTo(objects(list, ["to", "cc", "bcc"], all, options, "address")) };
+    if (connector === "email" && /^(draft|create)/.test(action)) return { order: 4, verb: "Creates", noun: ["draft email", "draft emails"], objects: withTo(objects(list, RECIPIENTS, all, options, "address")) };
     if (connector === "fs" && /^(write|delete|remove|move|append|create|mkdir)/.test(action)) return { order: 1, verb: "Writes", noun: ["file", "files"], objects: colon(objects(list, ["path"], all, options, "path")) };
     if (connector === "http" && action !== "get" && action !== "head") return { order: 2, verb: "Sends", noun: [`${action.toUpperCase()} request`, `${action.toUpperCase()} requests`], objects: withTo(objects(list, ["url"], all, options, "url")) };
     if (connector === "http") return { order: 5, verb: "Fetches", noun: ["web address", "web addresses"], objects: colon(objects(list, ["url"], all, options, "url")) };
     if (connector === "fs" && action.startsWith("list")) return { order: 6, verb: "Lists", noun: ["folder", "folders"], objects: colon(objects(list, ["path"], all, options, "path")) };
     if (connector === "fs") return { order: 6, verb: "Reads", noun: ["file", "files"], objects: colon(objects(list, ["path"], all, options, "path")) };
-    if (connector === "email") return { order: 6, verb: "Reads", noun: [`${action.replaceAll("_", " ")}`, `${action.replaceAll("_", " ")} calls`], objects: "" };
+    if (connector === "email") return { order: 6, verb: "Reads", noun: [thing(action), `${thing(action)}s`], objects: colon(list_([...new Set(list.flatMap((e) => Object.values(e.args).flatMap((v) => constants(v) ?? [])))])) };
     return { order: 3, verb: "Makes", noun: [`${op} call`, `${op} calls`], objects: "" };
   })();
   return { ...words, range };
+}
+
+const RECIPIENTS = ["to", "cc", "bcc"] as const;
+
+/**
+ * For a send that names no recipients but a draft its own earlier call made (send_draft with the
+ * id draftEmail returned), the recipients that call gave the draft, said as such; null otherwise.
+ */
+function ownDrafts(list: readonly Effect[], all: readonly Effect[], options: GlanceOptions): string | null {
+  if (list.some((e) => RECIPIENTS.some((n) => e.args[n] !== undefined))) return null;
+  const sources = list.flatMap((e) => Object.values(e.args).flatMap(provenanceOf));
+  if (sources.length === 0 || !sources.every((p) => isOwnResult(p, options.manifests))) return null;
+  const makers = all.filter((e) => sources.some((p) => p.op === e.op));
+  const recipients = objects(makers, RECIPIENTS, all, options, "address");
+  return recipients === "" ? null : `${recipients} (the draft it creates)`;
 }
 
 const withTo = (text: string) => (text === "" ? "" : ` to ${text}`);
@@ -122,6 +155,7 @@ const colon = (text: string) => (text === "" ? "" : `: ${text}`);
 
 /** For a resolved send with a preview (a draft), the recipients the preview shows, said as such; null when none was shown. */
 function previewedValues(op: string, list: readonly Effect[], previews: readonly PreviewShown[] | undefined, inputs: readonly string[]): string | null {
+  // Only for calls that name no recipients themselves: a preview then shows whom the draft goes to.
   if (previews === undefined || list.every((e) => inputs.some((n) => e.args[n] !== undefined))) return null;
   const shown = previews.filter((p) => p.op === op && "fields" in p);
   if (shown.length === 0) return null;
@@ -144,7 +178,7 @@ function objects(list: readonly Effect[], names: readonly string[], all: readonl
       if (known !== null) for (const k of known) values.add(short(k, kind));
       else described.add(origin(v, all, options, kind));
     }
-    if (names.every((n) => e.args[n] === undefined) && kind === "address") described.add("the draft's recipients");
+    if (names.every((n) => e.args[n] === undefined) && kind === "address") described.add("the recipients of a draft, only known when it runs");
   }
   const shown = [...values];
   const head = shown.length > MAX_OBJECTS ? `${shown.slice(0, MAX_OBJECTS).join(", ")} and ${shown.length - MAX_OBJECTS} more` : list_(shown);
@@ -170,6 +204,7 @@ function constants(v: AbstractValue): string[] | null {
 
 /** A path as the headline shows it: its last two parts (the page's details have it whole); a URL by its host. */
 function short(text: string, kind: Kind): string {
+  if (text.length > MAX_OBJECT_CHARS) return `${text.slice(0, MAX_OBJECT_CHARS - 1)}…`;
   if (kind === "url") {
     const target = urlHostPort(text);
     return target === null ? text : target.host;
@@ -200,11 +235,14 @@ function sourceName(p: Provenance, all: readonly Effect[]): string {
     for (const [n, v] of Object.entries(e.args)) {
       const k = constants(v);
       if (k === null) continue;
-      for (const x of k) named.add(n === "path" ? basename(x) : n === "url" ? short(x, "url") : x);
+      for (const x of k) named.add(n === "path" ? basename(x) : n === "url" ? short(x, "url") : `${thing(e.action)} ${x}`);
     }
   }
   return named.size === 0 || named.size > MAX_OBJECTS ? `what ${p.op} returns` : list_([...named]);
 }
+
+/** What a read action reads, from its name: get_draft reads a "draft", read_message a "message". */
+const thing = (action: string): string => action.replace(/^(get|read|fetch|list)_/, "").replaceAll("_", " ");
 
 // ---------------------------------------------------------------------------------------------
 // The risks, most serious first.
@@ -221,24 +259,30 @@ function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
       out.push({ kind: "preview_unavailable", level: "danger", label: "preview unavailable", text: `Preview unavailable: ${why} — you cannot see ${mail ? "who gets this mail or what it says" : `what ${p.op} at line ${p.site.line} acts on`}.` });
       continue;
     }
-    const resolved = fieldsAsInputs(p);
-    for (const g of guarantees) {
-      if (!matchOp(g.source.op, p.op) || g.status === "refuted") continue;
-      const call = { op: p.op, args: { ...effectConstants(effects[p.effect]), ...resolved } };
-      if (!satisfiesCall(g.source, call, [])) {
-        out.push({ kind: "refused_at_send", level: "danger", label: "will be refused", text: `The preview of ${p.op} at line ${p.site.line} shows ${describeFields(p, g.source.args)}, which the guarantee ${g.text} excludes: this run will be refused at the send.` });
+    // The checks the send is held to at run time (the program's guarantees, the policy's guards), on what the preview shows.
+    const call = { op: p.op, args: { ...effectConstants(effects[p.effect]), ...fieldsAsInputs(p) } };
+    const checks = [
+      ...guarantees.filter((g) => g.status !== "refuted").map((g) => ({ constraint: g.source, name: `the guarantee ${g.text}` })),
+      ...request.policy.guards.map((guard) => ({ constraint: guard, name: `the policy's rule that ${describeEffectConstraint(guard)}` })),
+    ];
+    for (const { constraint, name } of checks) {
+      if (!matchOp(constraint.op, p.op) || satisfiesCall(constraint, call, [])) continue;
+      out.push({ kind: "refused_at_send", level: "danger", label: "will be refused", text: `The preview of ${p.op} at line ${p.site.line} shows ${describeFields(p, constraint.args)}, which ${name} excludes: this run will be refused at the send.` });
+    }
+  }
+  const untrusted = new Map<string, Map<string, Set<string>>>(); // source → op → its inputs that source reaches
+  for (const e of effects) {
+    for (const [name, v] of Object.entries(e.args)) {
+      for (const p of provenanceOf(v)) {
+        if (!p.untrusted || isOwnResult(p, options.manifests)) continue;
+        const ops = untrusted.get(sourceName(p, effects)) ?? new Map<string, Set<string>>();
+        untrusted.set(sourceName(p, effects), ops.set(e.op, (ops.get(e.op) ?? new Set()).add(name)));
       }
     }
   }
-  const untrusted = new Map<string, Set<string>>(); // source → what it reaches
-  for (const e of effects) {
-    for (const [name, v] of Object.entries(e.args)) {
-      for (const p of provenanceOf(v)) if (p.untrusted && !isOwnResult(p, options.manifests)) untrusted.set(sourceName(p, effects), (untrusted.get(sourceName(p, effects)) ?? new Set()).add(`the ${name} of ${e.op}`));
-    }
-  }
   if (untrusted.size > 0) {
-    const where = [...untrusted.entries()].map(([source, uses]) => `${list_([...uses])} from ${source}`);
-    out.push({ kind: "untrusted_values", level: "danger", label: "untrusted values", text: `Uses values chosen by third-party content: ${list_(where)}.` });
+    const where = [...untrusted.entries()].map(([source, ops]) => `${source} chooses the ${list_([...ops.entries()].map(([op, names]) => `${list_([...names])} of ${op}`))}`);
+    out.push({ kind: "untrusted_values", level: "danger", label: "untrusted values", text: `Third-party content chooses values it passes: ${list_(where)}.` });
   }
   const roots = options.fileRoots;
   const writes = effects.filter((e) => e.connector === "fs" && !/^(read|list)/.test(e.action));

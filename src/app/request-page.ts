@@ -4,7 +4,7 @@ import type { AbstractValue, Effect, EffectConstraint, PreviewShown, Provenance,
 import { sourcesOf, type Remembered } from "../policy/index.js";
 import { textSha256 } from "../constraint/index.js";
 import type { ShownBinding } from "./approval-binding.js";
-import { decidedBy, isOwnResult, requestGlance, type DecidedBy, type PageRisk } from "./request-glance.js";
+import { decidedBy, ownSources, requestGlance, type DecidedBy, type PageRisk } from "./request-glance.js";
 import { visibleText } from "./visible-text.js";
 
 /** How sure countersign is of one fact, in the words the page uses. */
@@ -163,7 +163,7 @@ export function requestPage(input: RequestPageInput): RequestPage {
     decision: request.decision === null ? null : { ...request.decision, by: decidedBy(request), at: iso(request.decision.at) },
     headline: glance.headline,
     risks: glance.risks,
-    facts: pageFacts(request),
+    facts: pageFacts(request, input.manifests),
     calls: facts.effects.map((e) => pageCall(e, facts.effects, input.manifests)),
     previews: pagePreviews(input.previews),
     rationale: { program: facts.rationale, submitter: request.rationale },
@@ -180,8 +180,7 @@ export function requestPage(input: RequestPageInput): RequestPage {
  * that is what the program's own earlier call made is named as such, not as untrusted.
  */
 function pageCall(e: Effect, calls: readonly Effect[], manifests: ManifestSet | undefined): PageCall {
-  const own = (p: Provenance) => isOwnResult(p, manifests);
-  const relabel = (p: Provenance): Provenance => (own(p) ? { source: `what its own call ${p.op} made (line ${calls.find((c) => c.op === p.op)?.site.line ?? "?"}), not third-party content`, untrusted: false } : p);
+  const { own, source: relabel, value } = ownSources(manifests, calls);
   const sources = (list: readonly Provenance[]): PageSources | null =>
     list.length === 0 ? null : { text: describeSources(list.map(relabel), "", calls), untrusted: list.some((p) => p.untrusted && !own(p)), own: list.some(own) };
   const influence = e.influencedBy === undefined ? describeInfluence(undefined, calls) : describeInfluence(e.influencedBy.map(relabel), calls);
@@ -190,7 +189,7 @@ function pageCall(e: Effect, calls: readonly Effect[], manifests: ManifestSet | 
     line: e.site.line,
     column: e.site.column,
     count: describeCount(e.count),
-    args: Object.entries(e.args).map(([name, v]) => ({ name, value: describeArgument(v), sources: sources(sourcesOf(e, name)) })),
+    args: Object.entries(e.args).map(([name, v]) => ({ name, value: describeArgument(value(v)), sources: sources(sourcesOf(e, name)) })),
     influence: influence === null ? null : { text: influence, untrusted: e.influencedBy?.some((p) => p.untrusted && !own(p)) ?? true, own: e.influencedBy?.some(own) ?? false },
   };
 }
@@ -205,15 +204,16 @@ function sourceLines(source: string): string[] {
 const GUARANTEE_STATUS: Readonly<Record<string, FactStatus>> = { proven: "proven", enforced: "enforced", refuted: "not_proven" };
 
 /** The program's guarantees, the policy's run-time guards, then what the analysis could not bound. */
-function pageFacts(request: StoredRequest): PageFact[] {
+function pageFacts(request: StoredRequest, manifests: ManifestSet | undefined): PageFact[] {
   const { facts, policy } = request;
+  const { value } = ownSources(manifests, facts.effects);
   const out: PageFact[] = facts.guarantees.map((g) => ({ status: GUARANTEE_STATUS[g.status] ?? "unknown", text: g.text, why: g.why, line: g.site?.line ?? null }));
   for (const guard of policy.guards) {
     out.push({ status: "enforced", text: describeEffectConstraint(guard), why: "a deny rule could not be ruled out statically: every call is checked against it", line: null });
   }
   for (const e of facts.effects) {
     for (const [name, v] of Object.entries(e.args)) {
-      if (hasUnknown(v)) out.push({ status: "unknown", text: `${name} of ${e.op} ${describeArgument(v)}`, why: "the analysis cannot bound this value", line: e.site.line });
+      if (hasUnknown(v)) out.push({ status: "unknown", text: `${name} of ${e.op} ${describeArgument(value(v))}`, why: "the analysis cannot bound this value", line: e.site.line });
     }
     if (e.count.max === null) out.push({ status: "unknown", text: `${e.op} may be called ${describeCount(e.count)} times`, why: "no static bound on the number of calls", line: e.site.line });
   }

@@ -35,6 +35,11 @@ export function describeCount(range: CountRange): string {
   return range.min === range.max ? `${range.min}` : `${range.min}..${range.max}`;
 }
 
+/** A number of calls in words: "1 call", "0..3 calls", "1 or more calls". */
+export function describeCallCount(range: CountRange): string {
+  return `${describeCount(range)} call${range.min === 1 && range.max === 1 ? "" : "s"}`;
+}
+
 function from(provenance: readonly Provenance[]): string {
   return provenance.length === 0 ? "" : ` (from ${describeSources(provenance, "")})`;
 }

@@ -35,13 +35,13 @@ export function describeConstraint(c: ValueConstraint): string {
 }
 
 /**
- * An effect constraint in plain words: "every `to` of email.* is in [bob@example.com]",
- * "at most 3 calls of email.send_*", "no `to` repeats across calls of email.send_*".
+ * An effect constraint in plain words: "every to of email.* is in [bob@example.com]",
+ * "at most 3 calls of email.send_*", "no value of to repeats across calls of email.send_*".
  */
 export function describeEffectConstraint(c: EffectConstraint): string {
-  const parts = Object.entries(c.args ?? {}).map(([input, v]) => `every \`${input}\` of ${c.op} ${describeConstraint(v)}`);
-  if (c.count !== undefined) parts.push(c.count.max === 0 ? `no call of ${c.op}` : `at most ${c.count.max} calls of ${c.op}`);
-  if (c.distinct !== undefined) parts.push(`no \`${c.distinct}\` repeats across calls of ${c.op}`);
+  const parts = Object.entries(c.args ?? {}).map(([input, v]) => `every ${input} of ${c.op} ${describeConstraint(v)}`);
+  if (c.count !== undefined) parts.push(c.count.max === 0 ? `no call of ${c.op}` : `at most ${c.count.max} call${c.count.max === 1 ? "" : "s"} of ${c.op}`);
+  if (c.distinct !== undefined) parts.push(`no value of ${c.distinct} repeats across calls of ${c.op}`);
   return parts.length === 0 ? `any call of ${c.op}` : parts.join("; ");
 }
 

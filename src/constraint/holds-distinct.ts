@@ -30,7 +30,7 @@ export function holdsDistinct(op: string, input: string, selected: readonly Effe
     const again = effect.count.min >= 2 ? [...forced.tokens][0] : undefined;
     const repeated = forced.repeats ? "a value" : (again ?? shared);
     if (repeated !== undefined) {
-      return { verdict: "no", site: effect.site, why: `\`${input}\` ${repeated} repeats in every run (${describeSite(effect)})`, offending: { op: effect.op, input } };
+      return { verdict: "no", site: effect.site, why: `${input} ${repeated} repeats in every run (${describeSite(effect)})`, offending: { op: effect.op, input } };
     }
     earlier.push(forced.tokens);
   }
@@ -40,8 +40,8 @@ export function holdsDistinct(op: string, input: string, selected: readonly Effe
     const perCall = tokensPerCall(value);
     return perCall === 0 ? sum : sum + (effect.count.max ?? Infinity) * perCall;
   }, 0);
-  if (bound <= 1 || constantsDisjoint(values)) return { verdict: "yes", why: `every ${op} call has a different \`${input}\`` };
-  return { verdict: "maybe", why: `\`${input}\` may repeat across ${op} calls` };
+  if (bound <= 1 || constantsDisjoint(values)) return { verdict: "yes", why: `every ${op} call has a different ${input}` };
+  return { verdict: "maybe", why: `${input} may repeat across ${op} calls` };
 }
 
 /** Tokens every call of the value surely carries, and whether every call surely repeats one. */

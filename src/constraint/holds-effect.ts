@@ -46,7 +46,7 @@ function checkArgs(args: Record<string, ValueConstraint>, selected: readonly Eff
   for (const e of selected) {
     for (const [input, constraint] of Object.entries(args)) {
       const arg = resolveArg(e.op, e.args, input, ABSENT, opts);
-      const what = `\`${input}\` ${describeConstraint(constraint)}`;
+      const what = `${input} ${describeConstraint(constraint)}`;
       if ("missing" in arg) {
         if (arg.missing !== "skip") open.push(missingWhy(e, input, arg.missing));
         continue;
@@ -63,7 +63,7 @@ function checkArgs(args: Record<string, ValueConstraint>, selected: readonly Eff
     }
   }
   if (open.length > 0) return { verdict: "maybe", why: open.join("; ") };
-  return { verdict: "yes", why: `every ${Object.entries(args).map(([i, c]) => `\`${i}\` ${describeConstraint(c)}`).join(" and ")}` };
+  return { verdict: "yes", why: `every ${Object.entries(args).map(([i, c]) => `${i} ${describeConstraint(c)}`).join(" and ")}` };
 }
 
 // A concrete counterexample for the reason: the first failing constant, or its first failing element.

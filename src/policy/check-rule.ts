@@ -2,7 +2,7 @@ import { absentInput, describeConstraint, describeSources, type EffectOptions, h
 import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/index.js";
 import type { Effect } from "../model/index.js";
-import { describeCount, describeValue } from "../constraint/index.js";
+import { describeCallCount, describeValue } from "../constraint/index.js";
 import { knownFor } from "./known-for.js";
 import { totalCount } from "./narrow-effect.js";
 import { negation } from "./negation.js";
@@ -97,7 +97,7 @@ export function whyOf(rule: PolicyRule, check: RuleCheck): string {
 
 function describePart(p: Part): string {
   if (p.kind === "influence") return `influenced by data that ${describeConstraint(p.c)}: ${p.holds} (influenced by ${describeSources(p.sources, "nothing")})`;
-  if (p.kind === "count") return `at most ${p.max} calls of ${p.op}: ${p.holds} (${describeCount(p.range)} calls)`;
+  if (p.kind === "count") return `at most ${p.max} call${p.max === 1 ? "" : "s"} of ${p.op}: ${p.holds} (${describeCallCount(p.range)})`;
   if (p.kind === "distinct") return `distinct ${p.input}: ${p.holds} (${p.why})`;
   const label = `${p.any ? "some " : ""}${p.name} ${describeConstraint(p.c)}`;
   if (p.value === undefined) return `${label}: maybe (not passed)`;
@@ -158,6 +158,6 @@ function distinctHolds(rule: LoadedRule, input: string, context: RuleContext): P
   const rest = members.filter((e) => !read.includes(e));
   const passed = holdsEffect({ op, distinct: input }, rest, context.options);
   if (passed.verdict !== "yes") return { kind: "distinct", input, holds: result.verdict, why: result.why };
-  const atRunTime = `the \`${input}\` read before each ${[...new Set(read.map((e) => e.op))].join(", ")} call is held to it at run time by the receipt`;
+  const atRunTime = `the ${input} read before each ${[...new Set(read.map((e) => e.op))].join(", ")} call is held to it at run time by the receipt`;
   return { kind: "distinct", input, holds: "yes", why: rest.length === 0 ? atRunTime : `${passed.why}; ${atRunTime}` };
 }

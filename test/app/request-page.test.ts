@@ -88,13 +88,13 @@ describe("requestPage", () => {
     });
     expect(page.final).toBe(true);
     expect(page.remember).toBeNull();
-    expect(page.decision).toEqual({ kind: "rejected", approver: "alice", reason: "not today", feedback: null, at: "2030-01-01T00:01:00.000Z" });
+    expect(page.decision).toEqual({ kind: "rejected", approver: "alice", by: "person", reason: "not today", feedback: null, at: "2030-01-01T00:01:00.000Z" });
   });
 
   it("marks values the analysis cannot bound as unknown, at their line", () => {
     const page = requestPage({ request: example("draft-and-send.ts") });
     const unknown = page.facts.filter((f) => f.status === "unknown");
-    expect(unknown).toEqual([expect.objectContaining({ text: expect.stringContaining("`draft_id` of email.send_draft"), line: 16 })]);
+    expect(unknown).toEqual([expect.objectContaining({ text: expect.stringContaining("draft_id of email.send_draft"), line: 16 })]);
   });
 
   it("says what remembering cannot pin, per op", () => {
@@ -144,7 +144,7 @@ describe("requestPage: where each argument comes from and what steers each call 
     const send = page.calls.find((c) => c.op === "email.send_email")!;
     const arg = (name: string) => send.args.find((a) => a.name === name)!;
     expect(arg("to").value).toBe("is unknown (from the result of email.get_draft — untrusted)");
-    expect(arg("to").sources).toEqual({ text: FROM_THE_DRAFT, untrusted: true });
+    expect(arg("to").sources).toEqual({ text: FROM_THE_DRAFT, untrusted: true, own: false });
     expect(arg("body").sources).toEqual(arg("to").sources);
     expect(arg("subject").sources).toBeNull(); // the program's own value
     // The draft read itself: its id is the program's own, and nothing steers it.
@@ -155,7 +155,7 @@ describe("requestPage: where each argument comes from and what steers each call 
     const page = requestPage({ request: stored(forwardDraft("r-1", IF_URGENT)) });
     const urgent = page.calls.filter((c) => c.op === "email.send_email").at(-1)!;
     expect(urgent.args.map((a) => a.sources)).toEqual([null, null, null]);
-    expect(urgent.influence).toEqual({ text: `whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`, untrusted: true });
+    expect(urgent.influence).toEqual({ text: `whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`, untrusted: true, own: false });
   });
 
   it("keeps hostile text in a source's description visible as text", () => {
@@ -186,6 +186,7 @@ export default program({
       expect(to.sources).toEqual({
         text: 'the result of agent.fetch_then_post, which may hold what its steps got back: http.get (url = "https://api.github.com/repos/acme/widgets"), http.post (url = "https://api.github.com/repos/https://api.github.com/repos/acme/widgets/i…) — untrusted',
         untrusted: true,
+        own: false,
       });
     } finally {
       agentAnalyzer.dispose();

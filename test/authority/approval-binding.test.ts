@@ -217,7 +217,7 @@ export default program({
     const program = sendDraftProgram(draftId);
     const id = await submit(program);
     const shown = await page(id);
-    expect(shown.remember.rules[0].text).toContain("`to`, `subject`, `body` of email.send_draft is as shown");
+    expect(shown.remember.rules[0].text).toContain("to, subject, body of email.send_draft is as shown");
     expect((await decide(id, { decision: "approved_remember", scope: "everyone", lifetime: "hour", shown: shown.binding.sha256 })).status).toBe(200);
     const rules = await rulesOf(id);
     expect(rules).toHaveLength(1);

@@ -42,7 +42,7 @@ describe("countersign check", () => {
       },
     ]);
     expect(out.guarantees.map((g: { status: string }) => g.status)).toEqual(["proven", "proven", "proven"]);
-    expect(out.summary[0]).toBe("Every `to` of email.* is in [alice@example.com, bob@example.com] — proven");
+    expect(out.summary[0]).toBe("Every to of email.* is in [alice@example.com, bob@example.com] — proven");
   });
 
   it("exits 1 on a refuted guarantee and names the call site", async () => {
@@ -51,7 +51,7 @@ describe("countersign check", () => {
     expect(code).toBe(1);
     const out = JSON.parse(io.out);
     expect(out.guarantees).toEqual([
-      expect.objectContaining({ status: "refuted", site: { line: 11, column: 11 }, why: 'fs.write_file at 11:11: `path` is under /home/user/Sandbox/reports fails ("/home/user/Sandbox/notes/today.md")' }),
+      expect.objectContaining({ status: "refuted", site: { line: 11, column: 11 }, why: 'fs.write_file at 11:11: path is under /home/user/Sandbox/reports fails ("/home/user/Sandbox/notes/today.md")' }),
     ]);
   });
 

@@ -37,13 +37,13 @@ describe("describeConstraint", () => {
 
 describe("describeEffectConstraint", () => {
   it.each<[EffectConstraint, string]>([
-    [{ op: "email.*", args: { to: { in: ["bob@example.com"] } } }, "every `to` of email.* is in [bob@example.com]"],
-    [{ op: "fs.write_file", args: { path: { under: "/home/u/Sandbox" } } }, "every `path` of fs.write_file is under /home/u/Sandbox"],
+    [{ op: "email.*", args: { to: { in: ["bob@example.com"] } } }, "every to of email.* is in [bob@example.com]"],
+    [{ op: "fs.write_file", args: { path: { under: "/home/u/Sandbox" } } }, "every path of fs.write_file is under /home/u/Sandbox"],
     [{ op: "email.send_*", count: { max: 3 } }, "at most 3 calls of email.send_*"],
     [{ op: "fs.write_file", count: { max: 0 } }, "no call of fs.write_file"],
-    [{ op: "email.send_*", distinct: "to" }, "no `to` repeats across calls of email.send_*"],
+    [{ op: "email.send_*", distinct: "to" }, "no value of to repeats across calls of email.send_*"],
     [{ op: "http.*" }, "any call of http.*"],
-    [{ op: "http.*", args: { url: { host_in: ["api.x.com"] } }, count: { max: 2 } }, "every `url` of http.* has a host in [api.x.com]; at most 2 calls of http.*"],
+    [{ op: "http.*", args: { url: { host_in: ["api.x.com"] } }, count: { max: 2 } }, "every url of http.* has a host in [api.x.com]; at most 2 calls of http.*"],
   ])("%j", (c, expected) => {
     expect(describeEffectConstraint(c)).toBe(expected);
   });

@@ -15,7 +15,7 @@ describe("holdsEffect: arguments", () => {
   it("proves recipientsOnly when every recipient is Bob", () => {
     const r = holdsEffect(recipientsOnly, [effect("email.send_email", { to: c(["bob@example.com"]), subject: c("hi") })], manifests);
     expect(r.verdict).toBe("yes");
-    expect(r.why).toBe("every `to` is in [bob@example.com]");
+    expect(r.why).toBe("every to is in [bob@example.com]");
   });
 
   it("refutes it at the first offending call, naming the recipient", () => {
@@ -25,7 +25,7 @@ describe("holdsEffect: arguments", () => {
     expect(r).toEqual({
       verdict: "no",
       site: bad.site,
-      why: `email.send_email at ${bad.site.line}:3: \`to\` is in [bob@example.com] fails ("eve@evil.com")`,
+      why: `email.send_email at ${bad.site.line}:3: to is in [bob@example.com] fails ("eve@evil.com")`,
       offending: { op: "email.send_email", input: "to", value: "eve@evil.com" },
     });
   });
@@ -53,7 +53,7 @@ describe("holdsEffect: arguments", () => {
     const e = effect("email.send_draft", { draft_id: c("d1") });
     const r = holdsEffect(recipientsOnly, [e], manifests);
     expect(r.verdict).toBe("maybe");
-    expect(r.why).toBe(`email.send_draft at ${e.site.line}:3 has no \`to\` to check, so its calls are refused at run time`);
+    expect(r.why).toBe(`email.send_draft at ${e.site.line}:3 has no to argument to check, so its calls are refused at run time`);
     expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1" } }, [], manifests)).toBe(false);
   });
 
@@ -62,7 +62,7 @@ describe("holdsEffect: arguments", () => {
     const e = effect("email.send_draft", { draft_id: c("d1") });
     const r = holdsEffect(recipientsOnly, [e], resolving);
     expect(r.verdict).toBe("maybe");
-    expect(r.why).toBe(`email.send_draft at ${e.site.line}:3: \`to\` is read by the trusted wrapper before each call and checked then`);
+    expect(r.why).toBe(`email.send_draft at ${e.site.line}:3: to is read by the trusted wrapper before each call and checked then`);
     expect(holdsEffect({ op: "email.send_*", distinct: "to" }, [e], resolving).verdict).toBe("maybe");
     expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1", to: ["bob@example.com"] } }, [], resolving)).toBe(true);
     expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1", to: ["eve@evil.com"] } }, [], resolving)).toBe(false);

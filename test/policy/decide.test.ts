@@ -439,7 +439,7 @@ describe("a resolved input (send_draft's `to`, read from the draft by the wrappe
     const twice = [effect("email.send_draft", { draft_id: val("d1") }), effect("email.send_draft", { draft_id: val("d2") }, { min: 0, max: 3 })];
     const d = decide(facts(twice), distinctDrafts, set);
     expect(d.kind).toBe("auto_approved");
-    expect(d.effects[0]?.why).toMatch(/distinct to: yes \(the `to` read before each email\.send_draft call is held to it at run time by the receipt\)/);
+    expect(d.effects[0]?.why).toMatch(/distinct to: yes \(the to read before each email\.send_draft call is held to it at run time by the receipt\)/);
     expect(grantOf(d)).toMatchObject({ distinct: "to", count: { max: 4 } });
     const action = set.actions.get("email.send_draft")!;
     const unresolved = { ...set, actions: new Map(set.actions).set("email.send_draft", { ...action, manifest: { ...action.manifest, resolve: undefined } }) };

@@ -88,7 +88,7 @@ describe("the request view", () => {
     const view = await submit("draft-and-send.ts");
     const lines = texts(requestLines(view, { now: Date.now(), showSource: false }));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}enforced at run time +recipientsOnly\(\["bob@example.com"\]\) — /));
-    expect(lines).toContain(`  ${"unknown".padEnd(22)} \`draft_id\` of email.send_draft is unknown (from the result of email.draft_email — untrusted) — the analysis cannot bound this value (line 16)`);
+    expect(lines).toContain(`  ${"unknown".padEnd(22)} draft_id of email.send_draft is unknown (from the result of email.draft_email — untrusted) — the analysis cannot bound this value (line 16)`);
     expect(lines).toContain(`  ${"enforced at run time".padEnd(22)} every \`to\` of email.* is in [bob@example.com] — a deny rule could not be ruled out statically: every call is checked against it`);
     expect(lines.filter((l) => l.startsWith("  proven "))).toEqual([`  ${"proven".padEnd(22)} atMostEmails(1) — at most 1 email.send_* calls (bound 1)`]);
   });
@@ -134,7 +134,7 @@ describe("the request view", () => {
     const pinned = await submit("notify-team.ts");
     expect(cannotRemember(pinned)).toBeUndefined();
     const shown = rememberLines(pinned);
-    expect(shown[1]!.text).toMatch(/^ {2}remembered\.email\.send_email\.[0-9a-f]{12}: allow every `to` of email\.send_email is in \[alice@example.com, bob@example.com\]; .*at most 1 calls of email\.send_email$/);
+    expect(shown[1]!.text).toMatch(/^ {2}remembered\.email\.send_email\.[0-9a-f]{12}: allow every to of email\.send_email is in \[alice@example.com, bob@example.com\]; .*at most 1 call of email\.send_email$/);
     const saved = shown.filter((l) => l.gutter === "    │ ");
     expect(JSON.parse(saved.map((l) => l.text).join("\n"))).toMatchObject({ id: `remembered.email.send_email.${pinned.program_sha256.slice(0, 12)}`, decision: "allow", op: "email.send_email" });
     expect(texts(shown).at(-1)).toMatch(/^ {2}What else it lets through: Any later program, not only this one, whose email\.send_email calls all fit this/);

@@ -148,7 +148,7 @@ describe("countersign approve in a terminal", () => {
     await t.waitForText(`Request ${id}`);
     t.keys("A");
     await t.waitForText("Who may it let through?  1 this agent only (agent) · 2 every agent · Esc cancel");
-    expect(t.screen()).toMatch(/remembered\.email\.send_email\.[0-9a-f]{12}: allow every `to` of email\.send_email is in/);
+    expect(t.screen()).toMatch(/remembered\.email\.send_email\.[0-9a-f]{12}: allow every to of email\.send_email is in/);
     expect(t.screen()).toContain("What else it lets through:");
     t.keys("1");
     await t.waitForText("For how long?  1 one hour · 2 one day · 3 until removed · Esc cancel");
