@@ -2,6 +2,8 @@ import { basename } from "node:path";
 import { describeEffectConstraint, isPathUnder, matchOp, provenanceOf, satisfiesCall, urlHostPort } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import type { AbstractValue, CountRange, Effect, Json, PreviewShown, Provenance, StoredRequest } from "../model/index.js";
+import { previewArgs } from "./preview-args.js";
+import { MAX_PREVIEWS } from "./preview-request.js";
 import { visibleText } from "./visible-text.js";
 
 /** One thing a person should weigh before deciding, most serious first on a page. */
@@ -254,9 +256,12 @@ function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
   const out: PageRisk[] = [];
   for (const p of options.previews ?? []) {
     if ("unavailable" in p) {
-      const mail = p.op.startsWith("email.");
-      const why = p.unavailable.replace(/^Preview unavailable: /, "");
-      out.push({ kind: "preview_unavailable", level: "danger", label: "preview unavailable", text: `Preview unavailable: ${why} — you cannot see ${mail ? "who gets this mail or what it says" : `what ${p.op} at line ${p.site.line} acts on`}.` });
+      const e = effects[p.effect];
+      if (e !== undefined && madeByItself(e, options.manifests)) out.push(madeAtRunTime(e));
+      else {
+        const why = p.unavailable.replace(/^Preview unavailable: /, "");
+        out.push({ kind: "preview_unavailable", level: "danger", label: "preview unavailable", text: `Preview unavailable: ${why} — you cannot see ${cannotSee(p.op, p.site.line)}.` });
+      }
       continue;
     }
     // The checks the send is held to at run time (the program's guarantees, the policy's guards), on what the preview shows.
@@ -270,6 +275,7 @@ function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
       out.push({ kind: "refused_at_send", level: "danger", label: "will be refused", text: `The preview of ${p.op} at line ${p.site.line} shows ${describeFields(p, constraint.args)}, which ${name} excludes: this run will be refused at the send.` });
     }
   }
+  if (options.previews === undefined) out.push(...previewsNotPossible(effects, options.manifests));
   const untrusted = new Map<string, Map<string, Set<string>>>(); // source → op → its inputs that source reaches
   for (const e of effects) {
     for (const [name, v] of Object.entries(e.args)) {
@@ -298,6 +304,39 @@ function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
   const unbounded = effects.filter((e) => e.count.max === null);
   if (unbounded.length > 0) out.push({ kind: "unbounded", level: "warning", label: "no call limit", text: `No static bound on how many times it calls ${list_([...new Set(unbounded.map((e) => e.op))])}.` });
   return out.sort((a, b) => RANK[a.kind] - RANK[b.kind]);
+}
+
+/**
+ * Without a showing (a list row), the previews no showing could fetch: an effect whose preview
+ * reads a value only known when the program runs.
+ */
+function previewsNotPossible(effects: readonly Effect[], manifests: ManifestSet | undefined): PageRisk[] {
+  const out: PageRisk[] = [];
+  for (const e of effects) {
+    const template = manifests?.actions.get(e.op)?.templates.preview;
+    if (template == null) continue;
+    const values = previewArgs(e.args, template, MAX_PREVIEWS);
+    if (values.kind !== "unknown") continue;
+    out.push(
+      madeByItself(e, manifests)
+        ? madeAtRunTime(e)
+        : { kind: "preview_unavailable", level: "danger", label: "preview unavailable", text: `Preview unavailable: the program's ${list_(values.inputs)} for ${e.op} at line ${e.site.line} is only known when it runs — you cannot see ${cannotSee(e.op, e.site.line)}.` },
+    );
+  }
+  return out;
+}
+
+const cannotSee = (op: string, line: number): string => (op.startsWith("email.") ? "who gets this mail or what it says" : `what ${op} at line ${line} acts on`);
+
+/** Whether every value an effect takes from elsewhere is what the program's own earlier call made (it sends the draft it created). */
+function madeByItself(e: Effect, manifests: ManifestSet | undefined): boolean {
+  const sources = Object.values(e.args).flatMap(provenanceOf);
+  return sources.length > 0 && sources.every((p) => isOwnResult(p, manifests));
+}
+
+/** No preview before the run, but what it acts on is what the program itself makes first, with the values the page shows. */
+function madeAtRunTime(e: Effect): PageRisk {
+  return { kind: "preview_unavailable", level: "warning", label: "no preview before it runs", text: `No preview of ${e.op} at line ${e.site.line} before it runs: it acts on what the program's own earlier call makes, with the values shown below; it is checked against the guarantees at the send.` };
 }
 
 /** A preview's fields as the inputs they show (the field labelled "To" is the input `to`): addresses split into a list. */

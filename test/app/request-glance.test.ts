@@ -37,6 +37,17 @@ function stored(source: string, entry = "program.ts"): StoredRequest {
 const example = (name: string) => stored(readFileSync(join(packageRoot, "examples", name), "utf8"), name);
 const EXAMPLES = readdirSync(join(packageRoot, "examples")).filter((f) => f.endsWith(".ts"));
 
+const SEND_DRAFT_D1 = `import { program } from "countersign";
+import { sendDraft } from "trusted/email";
+export default program({
+  rationale: "",
+  guarantees: [],
+  async main() {
+    await sendDraft({ draft_id: "d-1" });
+  },
+});
+`;
+
 /** The preview of draft-and-send's send: its draft, as a provider showed it. */
 function draftPreview(request: StoredRequest, to: string): PreviewShown {
   const effect = request.facts.effects.findIndex((e) => e.op === "email.send_draft");
@@ -93,7 +104,7 @@ export default program({
 
 describe("the risks, most serious first", () => {
   it("a preview that could not be had comes first, and says what the person cannot see", () => {
-    const request = example("draft-and-send.ts");
+    const request = stored(SEND_DRAFT_D1);
     const send = request.facts.effects.findIndex((e) => e.op === "email.send_draft");
     const failed: PreviewShown = { effect: send, op: "email.send_draft", site: request.facts.effects[send]!.site, args: { draft_id: "d-1" }, unavailable: "Preview unavailable: the provider answered 404" };
     const { risks } = requestGlance(request, { manifests, previews: [failed] });
@@ -104,6 +115,15 @@ describe("the risks, most serious first", () => {
       text: "Preview unavailable: the provider answered 404 — you cannot see who gets this mail or what it says.",
     });
     expect(risks.map((r) => r.kind)).toEqual(["preview_unavailable", "mail_to_others"]);
+  });
+
+  it("in a list row (no showing): a preview no showing can fetch is a danger, unless the program sends what it made itself", () => {
+    const unknownDraft = stored(SEND_DRAFT_D1.replace('draft_id: "d-1"', "draft_id: String(Date.now())"));
+    expect(requestGlance(unknownDraft, { manifests }).risks[0]).toMatchObject({ kind: "preview_unavailable", level: "danger", label: "preview unavailable" });
+    expect(requestGlance(stored(SEND_DRAFT_D1), { manifests }).risks.map((r) => r.kind)).toEqual(["mail_to_others"]); // a constant id: a showing fetches it
+    const own = requestGlance(example("draft-and-send.ts"), { manifests }).risks;
+    expect(own[0]).toMatchObject({ kind: "preview_unavailable", level: "warning", label: "no preview before it runs" });
+    expect(own[0]!.text).toContain("the program's own earlier call makes");
   });
 
   it("flags a draft addressed to someone a guarantee excludes: the run will be refused at the send", () => {
