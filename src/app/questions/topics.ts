@@ -178,10 +178,10 @@ function resolves(e: Effect, input: string, set: ManifestSet): boolean {
 function shownField(e: Effect, label: string, a: A, what: string): string {
   const index = a.facts.effects.indexOf(e);
   const via = readVia(e, a.set);
-  if (a.previews === undefined) return `the preview is not part of this answer, so ${what} ${what.endsWith("s") ? "are" : "is"} not known here (it is read from ${via} when it runs)`;
+  if (a.previews === undefined) return `the preview is not part of this answer, so ${what} ${what.endsWith("s") ? "are" : "is"} not known here (read from ${via} when it runs)`;
   if ("problem" in a.previews) return `the preview could not be had: ${a.previews.problem}, so ${what} ${what.endsWith("s") ? "are" : "is"} not known`;
   const mine = a.previews.shown.filter((p) => p.effect === index);
-  if (mine.length === 0) return `no preview of it was shown, so ${what} ${what.endsWith("s") ? "are" : "is"} not known (it is read from ${via} when it runs)`;
+  if (mine.length === 0) return `no preview of it was shown, so ${what} ${what.endsWith("s") ? "are" : "is"} not known (read from ${via} when it runs)`;
   const said = mine.map((p) => {
     if ("unavailable" in p) return `the preview could not be had: ${p.unavailable.replace(/^Preview unavailable: /, "")}, so ${what} ${what.endsWith("s") ? "are" : "is"} not known`;
     const field = p.fields.find((f) => f.label.toLowerCase() === label.toLowerCase());
@@ -243,13 +243,13 @@ function allowedWords(e: Effect, inputs: readonly string[], a: A): string | null
 function files(which: "read" | "written" | "both", a: A): TopicAnswer {
   const question = `Which files will be ${which === "both" ? "read or written" : which}?`;
   const calls = a.facts.effects.filter((e) => (which === "read" ? isFileRead(e) : which === "written" ? isFileWrite(e) : e.connector === "fs"));
-  if (calls.length === 0) return { question, lines: [`None: the program ${which === "read" ? "reads" : which === "written" ? "writes" : "reads and writes"} no file.`] };
+  if (calls.length === 0) return { question, lines: [`None: the program ${which === "read" ? "reads" : which === "written" ? "writes" : "reads and writes"} no file.`, ...guaranteesOn(a.facts, "fs", ["path"], true)] };
   const lines = calls.map((e) => {
     const path = e.args.path === undefined ? "its path is not among its arguments" : valueWords(e.args.path, "path", a.said);
     const content = isFileWrite(e) && e.args.content !== undefined ? `, with the content: ${valueWords(e.args.content, "text", a.said)}` : "";
     return `${callLead(e)}: ${path}${content}.`;
   });
-  lines.push(...guaranteesOn(a.facts, "fs", ["path"]));
+  lines.push(...guaranteesOn(a.facts, "fs", ["path"], true));
   return { question, lines };
 }
 
@@ -416,13 +416,13 @@ function onConnector(g: GuaranteeResult, connector: string): boolean {
   return c === connector || c === "*";
 }
 
-/** The guarantees on a connector over any of the arguments `names`. */
-function guaranteesOn(facts: Facts, connector: string, names: readonly string[]): string[] {
-  return facts.guarantees.filter((g) => onConnector(g, connector) && Object.keys(g.source.args ?? {}).some((n) => names.includes(n))).map(guaranteeLine);
+/** The guarantees on a connector over any of the arguments `names` (or, with `counts`, over how many calls it makes). */
+function guaranteesOn(facts: Facts, connector: string, names: readonly string[], counts = false): string[] {
+  return facts.guarantees.filter((g) => onConnector(g, connector) && (Object.keys(g.source.args ?? {}).some((n) => names.includes(n)) || (counts && g.source.count !== undefined))).map(guaranteeLine);
 }
 
 function guaranteeLine(g: GuaranteeResult): string {
-  return `Guarantee ${g.text}: ${FACT_STATUS_LABELS[g.status === "refuted" ? "not_proven" : g.status]} (${plain(g.why)})`;
+  return `Guarantee ${g.text.replace(/`([^`]*)`/g, '"$1"')}: ${FACT_STATUS_LABELS[g.status === "refuted" ? "not_proven" : g.status]} (${plain(g.why)})`;
 }
 
 /** The analysis's own wording, without code marks around names ("every to is in …") or "1 calls". */

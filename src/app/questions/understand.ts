@@ -75,7 +75,7 @@ const OPENERS: readonly RegExp[] = [
 ];
 
 /** The start of a question once an opener is gone: an interrogative, an auxiliary, or a list ("list the recipients"). */
-const QUESTION_START = /^(?:who|whom|whose|what|what's|whats|which|how|where|when|whether|if|will|would|does|do|did|is|are|was|were|can|could|has|have|list|any|anything|is there|are there)\b/;
+const QUESTION_START = /^(?:who|whom|whose|what|what's|whats|which|how|where|when|whether|if|will|would|does|do|did|is|are|was|were|can|could|has|have|list|any|anything|is there|are there|summar\w*)\b/;
 
 /** After "and" or a comma inside a question: what may follow (another question, or the same one going on). */
 const CONTINUES =
@@ -92,7 +92,12 @@ function understandSentence(sentence: string): Understood[] | null {
   const endsAsQuestion = s.endsWith("?");
   s = s.replace(/[.?!;]+$/, "").replace(/[,\s]+please$/, "").trim();
   if (s === "" || /["`<>{}[\]\\]/.test(s)) return null;
-  for (const opener of OPENERS) s = s.replace(opener, "");
+  let told = false; // "tell me ...", "show me ...": asks to be told, with or without a question word
+  for (const [i, opener] of OPENERS.entries()) {
+    const before = s;
+    s = s.replace(opener, "");
+    if (i >= 3 && s !== before) told = true;
+  }
   s = s.trim();
   if (CHANGE_WORDS.test(s)) return null;
   if (/\b(?:can|could|would|will)\s+you\b/.test(s)) return null; // "can you ..." not asking to be told: a request
@@ -107,7 +112,7 @@ function understandSentence(sentence: string): Understood[] | null {
   }
   if (/,\s*(?:and\s+|or\s+)?(?:send|email|mail|write|post|create|draft|run|delete)\b/.test(s)) return null; // ", send it to ...": a request
   if (/\b(?:and|or)\s+(?:send|email|mail|post|create|draft|run|delete)\s+(?:it|this|that|them|the|a|an|to|only)\b/.test(s)) return null; // "and send it to ...": a request
-  if (!QUESTION_START.test(s) && !endsAsQuestion) return null;
+  if (!told && !QUESTION_START.test(s) && !endsAsQuestion) return null;
   const pieces = s.split(/\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+)(?=(?:who|whom|whose|what|which|how|where|when|will|would|does|do|did|is|are|was|were|can|could|has|have|to whom)\b)/);
   const out: Understood[] = [];
   for (const piece of pieces) {
@@ -166,7 +171,7 @@ const TOPIC_RULES: readonly TopicRule[] = [
     },
   },
   { topic: "hosts", asks: /\b(?:hosts?|domains?|servers?|urls?|uris?|(?:web)?sites?|websites?|endpoints?|apis?|web address(?:es)?|internet|network|online|web|connect\w*|contact\w*|call out|phone home|http|https)\b/ },
-  { topic: "sends", asks: /\b(?:is|are|will|would|does|do) (?:anything|something|any ?thing|data|it|this|the program|information|info)\b.*\b(?:sen[dt]|posted|uploaded|shared|leave|leaks?|published|transmitted|go out|goes out)\b|\bsen[dt]s? (?:anything|something|out)\b|\bwhat (?:is|gets|will be|would be) (?:sent|posted|uploaded|shared)\b|\bwhat (?:does|will|would) (?:it|the program) (?:send|share|upload)\b|\bdoes (?:it|this|the program) (?:send|e-?mail|mail|post)\b|\b(?:any|anything|something) (?:sent|outgoing)\b/ },
+  { topic: "sends", asks: /\b(?:is|are|will|would|does|do) (?:anything|something|any ?thing|any data|any information|data|it|this|the program|information|info)\b.*\b(?:sen[dt]|posted|uploaded|shared|leave|leaks?|published|transmitted|go out|goes out)\b|\bsen[dt]s? (?:anything|something|out)\b|\bwhat (?:is|gets|will be|would be) (?:sent|posted|uploaded|shared)\b|\bwhat (?:does|will|would) (?:it|the program) (?:send|share|upload)\b|\bdoes (?:it|this|the program) (?:send|e-?mail|mail|post)\b|\b(?:any|anything|something) (?:sent|outgoing)\b/ },
   { topic: "reads", asks: /\bwhat (?:does|will|would|can) (?:it|the program|this program|this) (?:read|look at|access|see|open|fetch|get|load)\b|\bwhat (?:data|information|info) (?:does|will|would|can) (?:it|the program|this program|this) (?:read|access|use|see|get|touch)\b|\bwhat (?:is|gets|will be) read\b|\b(?:reads?|accesses) what\b/ },
   { topic: "guarantees", asks: /\bguarantee\w*\b|\bpromis\w*\b|\bproven\b|\bprove[sd]?\b|\bcontracts?\b|\bwhat is enforced\b|\bsafe\b|\bsafety\b|\bchecks?\b/ },
 ];

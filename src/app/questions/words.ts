@@ -66,6 +66,11 @@ export function listWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
+/** A choice in words: "a or b", "a, b or c". */
+export function orWords(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
+}
+
 /** The most characters of a text quoted whole; a longer one is cut, saying how long it is. */
 const MAX_QUOTE = 400;
 
@@ -104,12 +109,13 @@ export function valueWords(v: AbstractValue, kind: ValueKind, said: Said): strin
   if (v.kind === "const") {
     const known = constants(v);
     if (known === null) return v.values.length === 1 ? `the fixed value ${quote(JSON.stringify(v.values[0]))}` : "one of several fixed values";
-    if (v.values.length > 1 && v.values.every((x) => typeof x === "string")) return `one of ${listWords(known.map(shown)).replace(/ and ([^,]*)$/, " or $1")}`;
+    if (v.values.length > 1) return `one of ${orWords(v.values.map((x) => listWords((constants({ kind: "const", values: [x] }) ?? []).map(shown))))}`;
     return known.length === 0 ? "nothing (an empty list)" : listWords(known.map(shown));
   }
   if (v.kind === "array") {
     const each = constants(v.element);
-    if (each !== null) return `${v.length.max === 1 ? "" : "some of "}${listWords(each.map(shown))}`;
+    if (each !== null && each.length > 1 && v.length.max === 1 && v.element.kind === "const" && v.element.values.length > 1) return `one of ${orWords(each.map(shown))}`;
+    if (each !== null) return listWords(each.map(shown));
     return `a list of ${howMany(v.length, ["item", "items"])}, each ${valueWords(v.element, kind, said)}`;
   }
   const noun = kind === "address" ? "an address" : kind === "path" ? "a path" : kind === "url" ? "a web address" : "a text";
