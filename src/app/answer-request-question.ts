@@ -1,17 +1,32 @@
-import { answerQuestion, type FactAnswer } from "./answer-question.js";
+import { answerQuestion, questionNeedsPreviews, type FactAnswer, type QuestionPreviews } from "./answer-question.js";
 import type { AppContext } from "./context.js";
 import { policyInForce } from "./policy-in-force.js";
+import { previewRequest } from "./preview-request.js";
 import { readRequest } from "./read-request.js";
 import { requestManifests } from "./request-manifests.js";
 
 /**
  * answerQuestion for a stored request, with the manifests it was analyzed with (its agent manifests
  * beside the trusted ones) and its decision; the rules that gave it are those of the policy in force
- * for its submitter while that is still the policy it was decided by (the same sha256).
+ * for its submitter while that is still the policy it was decided by (the same sha256). When the
+ * question is about what a preview shows (who gets a draft, what it says) and the request waits for
+ * `approver`, the previews are fetched for them now (each showing is audited); only then.
  */
-export async function answerRequestQuestion(ctx: AppContext, id: string, text: string): Promise<FactAnswer | null> {
+export async function answerRequestQuestion(ctx: AppContext, id: string, text: string, approver?: string): Promise<FactAnswer | null> {
   const request = await readRequest(ctx, id);
   const { policy } = await policyInForce(ctx, request.token);
   const rules = policy.sha256 === request.policy.policy.sha256 ? policy.rules : null;
-  return answerQuestion(request.facts, text, requestManifests(ctx, request).set, { decision: request.policy, rules });
+  let previews: QuestionPreviews | undefined;
+  if (questionNeedsPreviews(text)) {
+    if (request.status !== "pending") previews = { problem: "the request is no longer waiting for a decision" };
+    else if (approver === undefined) previews = { problem: "previews are not fetched for a question asked this way" };
+    else {
+      try {
+        previews = { shown: await previewRequest(ctx, request, approver) };
+      } catch (err) {
+        previews = { problem: err instanceof Error ? err.message : String(err) };
+      }
+    }
+  }
+  return answerQuestion(request.facts, text, requestManifests(ctx, request).set, { decision: request.policy, rules }, { request, ...(previews === undefined ? {} : { previews }) });
 }

@@ -48,7 +48,8 @@ function answer(source: string, policy: Policy, rules: Policy["rules"] | null = 
   return { decision, lines: answerQuestion(facts, "Who gets the email?", manifests, { decision, rules })!.lines };
 }
 
-const READ = "`to` is read at run time, from email.get_draft for the call's `draft_id`: the trusted wrapper reads it before each call and checks it against the guarantees and the receipt's grant, refusing a call outside them";
+const SEND = "At line 9 it sends a draft email once, to the recipients of the draft it sends: the preview is not part of this answer, so its recipients are not known here (read from email.get_draft for the call's draft id when it runs)";
+const READ = `${SEND}; when it is sent, the draft is read again and its recipients are checked against the guarantees and what you approved, and a send outside them is refused; a draft is sent to its To addresses only`;
 
 describe("who gets a draft that an allow rule on its recipients passed", () => {
   it("read from the draft at the send, and only the addresses the rule allows, in the rule's terms", () => {
@@ -58,8 +59,8 @@ describe("who gets a draft that an allow rule on its recipients passed", () => {
       ["email.send_email", "ask", null],
     ]);
     expect(lines).toEqual([
-      `email.send_draft at line 9 (1 call): ${READ}; only addresses allow rule "drafts-to-team" allows can receive it: every \`to\` is in [bob@example.com, carol@example.com]`,
-      'email.send_email at line 10 (1 call): `to` = ["dave@example.com"]',
+      `${READ}; the allow rule "drafts-to-team" lets it through only when every To address is in [bob@example.com, carol@example.com].`,
+      "At line 10 it sends an email once, to dave@example.com.",
     ]);
   });
 
@@ -67,21 +68,21 @@ describe("who gets a draft that an allow rule on its recipients passed", () => {
     const { decision, lines } = answer(sendDraftThenMail('[recipientsOnly(["bob@example.com", "dave@example.com"])]'), draftsToTeam);
     // The grant holds both conditions; the answer names the rule's and the guarantee's line follows.
     expect(decision.grants.find((g) => g.op === "email.send_draft")!.args.to).toMatchObject({ all: [expect.anything(), expect.anything()] });
-    expect(lines[0]).toBe(`email.send_draft at line 9 (1 call): ${READ}; only addresses allow rule "drafts-to-team" allows can receive it: every \`to\` is in [bob@example.com, carol@example.com]`);
+    expect(lines[0]).toBe(`${READ}; the allow rule "drafts-to-team" lets it through only when every To address is in [bob@example.com, carol@example.com].`);
     expect(lines[2]).toMatch(/^Guarantee recipientsOnly\(\["bob@example\.com", "dave@example\.com"\]\): enforced at run time/);
   });
 
   it("when that policy has changed since, the receipt's grant's terms, saying so", () => {
     const { lines } = answer(sendDraftThenMail(), draftsToTeam, null);
     expect(lines[0]).toBe(
-      `email.send_draft at line 9 (1 call): ${READ}; only addresses allow rule "drafts-to-team" allows can receive it; that policy has changed since, and the receipt's grant requires: every \`to\` is in [bob@example.com, carol@example.com]`,
+      `${READ}; the allow rule "drafts-to-team" lets it through only when the approval's terms hold, as that policy has changed since: every To address is in [bob@example.com, carol@example.com].`,
     );
   });
 
   it("no allow rule passed the send: only the read, as without the decision", () => {
     const facts = analyzer.analyze(sendDraftThenMail(), { entry: "program.ts" });
     const without = answerQuestion(facts, "Who gets the email?", manifests)!.lines;
-    expect(without[0]).toBe(`email.send_draft at line 9 (1 call): ${READ}`);
+    expect(without[0]).toBe(`${READ}.`);
     expect(answer(sendDraftThenMail(), askEverything).lines).toEqual(without);
   });
 });

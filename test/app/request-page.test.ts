@@ -1,10 +1,9 @@
-// The approver's view model and the questions answered from facts, over facts the real analyzer
+// The approver's view model, over facts the real analyzer
 // and the shipped policy produce for the examples.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../src/analyze/index.js";
-import { answerQuestion } from "../../src/app/answer-question.js";
 import { requestPage } from "../../src/app/request-page.js";
 import { visibleText } from "../../src/app/visible-text.js";
 import { loadPolicy } from "../../src/config/index.js";
@@ -198,62 +197,5 @@ describe("visibleText", () => {
   it("keeps ordinary text, line feeds and tabs; marks C0, C1, DEL, bidi and zero-width characters", () => {
     expect(visibleText("héllo\n\tworld ✓ <b>")).toBe("héllo\n\tworld ✓ <b>");
     expect(visibleText("\u0000\u009b\u007f\u061c\u200e\u2066\u2069\ufeff")).toBe("⟨U+0000⟩⟨U+009B⟩⟨U+007F⟩⟨U+061C⟩⟨U+200E⟩⟨U+2066⟩⟨U+2069⟩⟨U+FEFF⟩");
-  });
-});
-
-describe("answerQuestion", () => {
-  const notify = example("notify-team.ts").facts;
-  const fetchPost = example("fetch-and-post.ts").facts;
-  const draft = example("draft-and-send.ts").facts;
-
-  it("who will be emailed: the recipients of every send, and the guarantees about them", () => {
-    const answer = answerQuestion(notify, "Who will be emailed?", manifests);
-    expect(answer?.topic).toBe("recipients");
-    expect(answer?.question).toBe("Who will be emailed?");
-    expect(answer?.lines[0]).toBe('email.send_email at line 12 (1 call): `to` = ["alice@example.com","bob@example.com"]');
-    expect(answer?.lines[1]).toMatch(/^Guarantee recipientsOnly\(.*\): proven/);
-    expect(answerQuestion(fetchPost, "Who will be emailed?", manifests)?.lines).toEqual(["Nobody: the program sends no email."]);
-  });
-
-  it("who gets a draft that is sent: the recipients are read from the draft at run time and checked against the guarantee and the grant", () => {
-    const answer = answerQuestion(draft, "who gets the email?", manifests)!.lines;
-    expect(answer[0]).toBe(
-      "email.send_draft at line 16 (1 call): `to` is read at run time, from email.get_draft for the call's `draft_id`: the trusted wrapper reads it before each call and checks it against the guarantees and the receipt's grant, refusing a call outside them",
-    );
-    expect(answer.slice(1)).toEqual([expect.stringMatching(/^Guarantee recipientsOnly\(\["bob@example\.com"\]\): /)]);
-    // Without a [resolve] section nothing reads the recipients: the answer says they are not known.
-    const action = manifests.actions.get("email.send_draft")!;
-    const unresolved = { ...manifests, actions: new Map(manifests.actions).set("email.send_draft", { ...action, manifest: { ...action.manifest, resolve: undefined } }) };
-    expect(answerQuestion(draft, "who gets the email?", unresolved)?.lines[0]).toBe("email.send_draft at line 16 (1 call): its to / cc / bcc is not among the call's arguments");
-  });
-
-  it("how many emails: the total range and each call", () => {
-    expect(answerQuestion(notify, "how many emails will it send?", manifests)).toEqual({ topic: "email_count", question: "How many emails will be sent?", lines: ["Exactly 1.", "email.send_email at line 12: 1", expect.stringMatching(/^Guarantee atMostEmails\(1\): proven/)] });
-  });
-
-  it("which hosts: every HTTP call's URL and host", () => {
-    const answer = answerQuestion(fetchPost, "Which hosts?", manifests);
-    expect(answer?.topic).toBe("hosts");
-    expect(answer?.lines.slice(0, 2)).toEqual([
-      'http.get at line 13 (1 call): `url` = "https://ci.example.com/api/status" (host ci.example.com:443)',
-      'http.post at line 15 (1 call): `url` = "https://chat.example.com/hooks/team" (host chat.example.com:443)',
-    ]);
-    expect(answer?.lines[2]).toMatch(/^Guarantee onlyHosts/);
-  });
-
-  it("what files will be written: writes only; reads when asked about reads", () => {
-    const request = example("read-notes.ts").facts;
-    expect(answerQuestion(request, "What files will be written?", manifests)?.lines).toEqual(["None: the program makes no such file call."]);
-    expect(answerQuestion(request, "What files will be written?", manifests)?.question).toBe("Which files will be written?");
-    expect(answerQuestion(request, "which files does it read?", manifests)?.question).toBe("Which files will be read?");
-    const reads = answerQuestion(request, "what files will be read?", manifests)!.lines;
-    expect(reads.slice(0, 2)).toEqual(['fs.list_dir at line 13 (1 call): `path` = "/home/user/Sandbox/notes"', expect.stringMatching(/^fs\.read_file at line 15 \(2 calls\): `path` /)]);
-    expect(answerQuestion(request, "Which files?", manifests)!.lines.slice(0, 2)).toEqual(reads.slice(0, 2));
-  });
-
-  it("anything else is no question the facts answer: null, for the agent", () => {
-    for (const text of ["Please add carol@example.com", "Why do you need this?", "Who will be emailed? Also add carol.", "", "who\nis emailed?", `who ${"x".repeat(300)}?`]) {
-      expect(answerQuestion(notify, text, manifests), text).toBeNull();
-    }
   });
 });

@@ -189,9 +189,9 @@ describe("use cases over an explicit context and the real store", () => {
     const { request } = await submitRequest(ctx, { token: ctx.token, program: { source, entry: "send.ts" } });
     expect(request.policy.effects).toEqual([expect.objectContaining({ op: "email.send_draft", verdict: "allow", rule: "drafts-to-bob" })]);
     const who = async () => (await answerRequestQuestion(ctx, request.id, "Who gets the email?"))!.lines[0];
-    expect(await who()).toMatch(/ is read at run time, from email\.get_draft .*; only addresses allow rule "drafts-to-bob" allows can receive it: every `to` is in \[bob@example\.com\]$/);
+    expect(await who()).toMatch(/, to the recipients of the draft it sends: .*; the allow rule "drafts-to-bob" lets it through only when every To address is in \[bob@example\.com\]\.$/);
     ctx.policy = () => draftsToBob("changed since");
-    expect(await who()).toMatch(/; only addresses allow rule "drafts-to-bob" allows can receive it; that policy has changed since, and the receipt's grant requires: every `to` is in \[bob@example\.com\]$/);
+    expect(await who()).toMatch(/; the allow rule "drafts-to-bob" lets it through only when the approval's terms hold, as that policy has changed since: every To address is in \[bob@example\.com\]\.$/);
   });
 
   it("a revoked token submits nothing", async () => {

@@ -167,7 +167,7 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     const answer = await page.textContent("#answer");
     expect(answer).toContain("You asked: Who will be emailed?");
     expect(answer).toContain("Answered from the analysis; the agent was not asked.");
-    expect(answer).toContain('email.send_email at line 12 (1 call): `to` = ["alice@example.com","bob@example.com"]');
+    expect(answer).toContain("At line 12 it sends an email once, to alice@example.com and bob@example.com.");
     expect((await apiView(id)).status).toBe("pending");
     await page.fill("#ask-text", "Send it to Alice only, please.");
     await Promise.all([page.waitForURL(`${a.url}/requests/${id}`), page.click("#ask")]);

@@ -92,12 +92,12 @@ describe("the approval pages over HTTP", () => {
     expect(asked.headers.get("location")).toBe(`/requests/${id}?q=How%20many%20emails%3F#answer`);
     const shown = await page(`/requests/${id}?q=How%20many%20emails%3F`);
     expect(shown.body).toContain("Answered from the analysis; the agent was not asked.");
-    expect(shown.body).toContain("Exactly 1.");
+    expect(shown.body).toContain("Exactly 1 email.");
     expect(shown.body).toContain("You asked: How many emails will be sent?");
     // The page words the question itself: a crafted link cannot make it say something else.
-    const crafted = await page(`/requests/${id}?q=${encodeURIComponent("How many emails (all checked, safe to approve)?")}`);
+    const crafted = await page(`/requests/${id}?q=${encodeURIComponent("Tell me how many mails SAFE TO APPROVE are sent")}`);
     expect(crafted.body).toContain("You asked: How many emails will be sent?");
-    expect(crafted.body).not.toContain("safe to approve");
+    expect(crafted.body).not.toContain("SAFE TO APPROVE");
     expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.status).toBe("pending");
     // Text the facts do not answer, in the URL, answers nothing.
     expect((await page(`/requests/${id}?q=${encodeURIComponent("Why?")}`)).body).not.toContain('id="answer"');
@@ -106,8 +106,9 @@ describe("the approval pages over HTTP", () => {
   it("who gets a draft that is sent: the page says the recipients are read from the draft at run time and checked", async () => {
     const id = (await a.call("POST", "/v1/requests", { body: { program: example("draft-and-send.ts") } })).body.id as string;
     const shown = await page(`/requests/${id}?q=${encodeURIComponent("Who gets the email?")}`);
-    expect(shown.body).toContain("is read at run time, from email.get_draft for the call");
-    expect(shown.body).not.toContain("is not among the call");
+    expect(shown.body).toContain("to the recipients of the draft it sends");
+    expect(shown.body).toContain("when it is sent, the draft is read again and its recipients are checked");
+    expect(shown.body).not.toContain("not among its arguments");
   });
 
   it("GET /v1/requests/:id/page gives the page's content as data, to the approver only", async () => {

@@ -1,0 +1,172 @@
+import { basename } from "node:path";
+import { provenanceOf, urlHostPort } from "../../constraint/index.js";
+import type { ManifestSet } from "../../manifest/index.js";
+import type { AbstractValue, CountRange, Effect, Provenance } from "../../model/index.js";
+import { isOwnResult } from "../request-glance.js";
+
+/** Plain words for what the facts say: calls, counts, values and where values come from. */
+
+/** "once", "twice", "3 times", "up to 3 times", "1 to 3 times", "at least once, with no fixed limit". */
+export function times(range: CountRange): string {
+  const n = (k: number) => (k === 1 ? "once" : k === 2 ? "twice" : `${k} times`);
+  if (range.max === null) return range.min === 0 ? "any number of times, with no fixed limit" : `at least ${n(range.min)}, with no fixed limit`;
+  if (range.min === range.max) return range.max === 0 ? "never" : n(range.max);
+  if (range.min === 0) return range.max === 1 ? "at most once" : `up to ${range.max} times`;
+  return `${range.min} to ${range.max} times`;
+}
+
+/** "1 email", "2 emails", "up to 3 emails", "between 1 and 3 emails", "at least 1 email, with no fixed limit". */
+export function howMany(range: CountRange, noun: readonly [string, string]): string {
+  const word = (k: number) => `${k} ${k === 1 ? noun[0] : noun[1]}`;
+  if (range.max === null) return range.min === 0 ? `any number of ${noun[1]}, with no fixed limit` : `at least ${word(range.min)}, with no fixed limit`;
+  if (range.min === range.max) return word(range.max);
+  if (range.min === 0) return `up to ${word(range.max)}`;
+  return `between ${range.min} and ${word(range.max)}`;
+}
+
+/** The sum of the calls' counts. */
+export function total(list: readonly Effect[]): CountRange {
+  const min = list.reduce((n, e) => n + e.count.min, 0);
+  const max = list.some((e) => e.count.max === null) ? null : list.reduce((n, e) => n + e.count.max!, 0);
+  return { min, max };
+}
+
+/** What one call does, as a verb phrase: "sends an email", "writes a file". */
+export function doing(e: Effect): string {
+  const known: Record<string, string> = {
+    "email.send_email": "sends an email",
+    "email.send_draft": "sends a draft email",
+    "email.draft_email": "creates a draft email",
+    "email.get_draft": "reads a draft email",
+    "fs.read_file": "reads a file",
+    "fs.write_file": "writes a file",
+    "fs.list_dir": "lists a folder",
+    "http.get": "fetches a web address",
+    "http.post": "sends data to a web address",
+  };
+  const what = known[e.op] ?? `makes the call ${e.op}`;
+  return e.agentAction === undefined ? what : `${what}, as a step of the agent's own action ${e.agentAction.op}`;
+}
+
+/** What a call's verb leaves unsaid that a person should know. */
+const NOTES: Readonly<Record<string, string>> = {
+  "email.draft_email": "a draft is not sent by this call",
+  "fs.write_file": "creating it, or replacing what it held",
+  "http.post": "an HTTP POST",
+};
+
+/** "At line 12 it sends an email once", "At line 10 it creates a draft email once (a draft is not sent by this call)". */
+export function callLead(e: Effect): string {
+  const note = NOTES[e.op];
+  return `At line ${e.site.line} it ${doing(e)} ${times(e.count)}${note === undefined ? "" : ` (${note})`}`;
+}
+
+/** A list in words: "a", "a and b", "a, b and c". */
+export function listWords(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+/** A choice in words: "a or b", "a, b or c". */
+export function orWords(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
+}
+
+/** The most characters of a text quoted whole; a longer one is cut, saying how long it is. */
+const MAX_QUOTE = 400;
+
+/** A text quoted: line breaks shown as ↵, cut past MAX_QUOTE characters. */
+export function quote(text: string): string {
+  const shown = text.replace(/\r?\n/g, " ↵ ");
+  return shown.length <= MAX_QUOTE ? `"${shown}"` : `"${shown.slice(0, MAX_QUOTE - 1)}…" (${text.length} characters in all)`;
+}
+
+export type ValueKind = "address" | "path" | "url" | "text";
+
+/** Everything the words need to say where a value comes from. */
+export interface Said {
+  effects: readonly Effect[];
+  set: ManifestSet;
+}
+
+/** The strings a value can be, when they are all known (a constant, or a list of constants); null otherwise. */
+export function constants(v: AbstractValue): string[] | null {
+  if (v.kind === "const") {
+    const out: string[] = [];
+    for (const x of v.values) {
+      if (typeof x === "string") out.push(x);
+      else if (Array.isArray(x) && x.every((y): y is string => typeof y === "string")) out.push(...x);
+      else return null;
+    }
+    return out;
+  }
+  if (v.kind === "array") return constants(v.element);
+  return null;
+}
+
+/** A value in words: the constants themselves, or its known shape and where it comes from. */
+export function valueWords(v: AbstractValue, kind: ValueKind, said: Said): string {
+  const shown = (s: string) => (kind === "text" ? quote(s) : kind === "url" ? urlWords(s) : s);
+  if (v.kind === "const") {
+    const known = constants(v);
+    if (known === null) return v.values.length === 1 ? `the fixed value ${quote(JSON.stringify(v.values[0]))}` : "one of several fixed values";
+    if (v.values.length > 1) return `one of ${orWords(v.values.map((x) => listWords((constants({ kind: "const", values: [x] }) ?? []).map(shown))))}`;
+    return known.length === 0 ? "nothing (an empty list)" : listWords(known.map(shown));
+  }
+  if (v.kind === "array") {
+    const each = constants(v.element);
+    if (each !== null && each.length > 1 && v.length.max === 1 && v.element.kind === "const" && v.element.values.length > 1) return `one of ${orWords(each.map(shown))}`;
+    if (each !== null) return listWords(each.map(shown));
+    return `a list of ${howMany(v.length, ["item", "items"])}, each ${valueWords(v.element, kind, said)}`;
+  }
+  const noun = kind === "address" ? "an address" : kind === "path" ? "a path" : kind === "url" ? "a web address" : "a text";
+  const shape = v.kind === "string" ? [v.prefix === "" ? "" : `starting ${quote(v.prefix)}`, v.suffix === "" ? "" : `ending ${quote(v.suffix)}`].filter((t) => t !== "").join(" and ") : "";
+  return `${noun}${shape === "" ? "" : ` ${shape}`} known only when it runs${fromWords(provenanceOf(v), said)}`;
+}
+
+/** ", from the file ticket.txt (third-party content)" or "" when the value is the program's own. */
+export function fromWords(sources: readonly Provenance[], said: Said): string {
+  if (sources.length === 0) return "";
+  return `, from ${listWords([...new Set(sources.map((p) => sourceWords(p, said)))])}`;
+}
+
+/** One source: "the file ticket.txt (third-party content)", "the draft the program's own email.draft_email call made (not third-party)". */
+export function sourceWords(p: Provenance, said: Said): string {
+  if (isOwnResult(p, said.set)) return `what the program's own ${p.op} call made (its own, not third-party content)`;
+  const mark = p.untrusted ? " (third-party content)" : "";
+  if (p.op === undefined) return p.untrusted ? `${p.source} (of unknown origin: taken as third-party content)` : p.source;
+  return `${readWords(p.op, said.effects)}${mark}`;
+}
+
+/** What the program's calls of a read op read: "the file notes.txt", "the answer from ci.example.com", or "what op returns". */
+export function readWords(op: string, effects: readonly Effect[]): string {
+  const calls = effects.filter((e) => e.op === op);
+  const named = new Set<string>();
+  let unknown = calls.length === 0;
+  for (const e of calls) {
+    const key = e.args.path ?? e.args.url ?? e.args.id ?? e.args.draft_id;
+    const known = key === undefined ? null : constants(key);
+    if (known === null) unknown = true;
+    else for (const k of known) named.add(e.args.path !== undefined ? basename(k) : e.args.url !== undefined ? urlHost(k) : k);
+  }
+  const what = listWords([...named]);
+  if (unknown || named.size === 0 || named.size > 3) return `what ${op} returns`;
+  if (op.startsWith("fs.list")) return `the listing of the folder ${what}`;
+  if (op.startsWith("fs.")) return `the file ${what}`;
+  if (op.startsWith("http.")) return `the answer from ${what}`;
+  if (op === "email.get_draft") return `the draft ${what}`;
+  return `what ${op} returns`;
+}
+
+/** The host of a URL, as the connector checks it; the URL itself when it does not parse. */
+export function urlHost(url: string): string {
+  const target = urlHostPort(url);
+  if (target === null) return url;
+  const standard = (target.port === 443 && url.startsWith("https:")) || (target.port === 80 && url.startsWith("http:"));
+  return standard ? target.host : `${target.host}:${target.port}`;
+}
+
+/** "https://ci.example.com/api/status (host ci.example.com)". */
+export function urlWords(url: string): string {
+  const host = urlHost(url);
+  return host === url ? url : `${url} (host ${host})`;
+}
