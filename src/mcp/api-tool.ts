@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { generateApi } from "../manifest/index.js";
 import type { McpDeps } from "./deps.js";
+import { toolArgs } from "./program-input.js";
 import { Next, toolResult } from "./tool-result.js";
 
 /** The smallest program the analysis accepts: one promise, one trusted call. */
@@ -29,6 +30,7 @@ export function registerApiTool(server: McpServer, { ctx }: McpDeps): void {
       description:
         "The TypeScript declarations of the trusted API an agent program may use (modules \"countersign\", \"trusted/<connector>\" and the contract helpers in \"trusted/<connector>/contracts\"), and a program skeleton. " +
         "Read this before writing a program: a program imports only these modules, calls trusted functions directly, and promises what it will do in `guarantees` (contract helpers or { op, count } limits). Then call check_program.",
+      inputSchema: toolArgs({}),
       outputSchema: output,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
