@@ -142,8 +142,13 @@ async function resume(ctx: AppContext, input: RunInput, id: string, options: Run
   if (view.program.sha256 !== program.sha256) {
     throw notResumable(id, "program_mismatch", `${input.entry} is not the program of request ${id}: its bytes hash to ${program.sha256}, the request's program to ${view.program.sha256}. Nothing ran; resume with the exact file that was submitted, or submit this one anew`);
   }
-  const left = Math.max(0, Math.floor((Date.parse(view.deadline_at) - ctx.now().getTime()) / 1000));
-  const waits = Math.min(input.waitSeconds ?? left, left);
+  const left = Math.floor((Date.parse(view.deadline_at) - ctx.now().getTime()) / 1000);
+  if (view.status === "pending" && left <= 0) {
+    // Past its deadline, about to be expired by the authority's sweep: no approval can come for it.
+    report.decision = { kind: "expired", reason: null, feedback: null };
+    return "expired";
+  }
+  const waits = Math.max(0, Math.min(input.waitSeconds ?? left, left));
   if (view.status === "pending" && waits > 0) prepareSandbox(program, input, set).catch(() => undefined);
   let answer: DecisionAnswer | undefined;
   try {
