@@ -3,7 +3,7 @@ import { z } from "zod";
 import { generateApi } from "../manifest/index.js";
 import type { McpDeps } from "./deps.js";
 import { toolArgs } from "./program-input.js";
-import { Next, toolResult } from "./tool-result.js";
+import { Next, ToolError, toolResult } from "./tool-result.js";
 
 /** The smallest program the analysis accepts: one promise, one trusted call. */
 export const SKELETON = `import { program } from "countersign";
@@ -19,7 +19,8 @@ export default program({
 });
 `;
 
-const output = { modules: z.record(z.string(), z.string()), skeleton: z.string(), next: Next };
+/** What countersign_api answers; optional fields: a refused call (an unknown argument) carries only `error` and `next`. */
+const output = { modules: z.record(z.string(), z.string()).optional(), skeleton: z.string().optional(), error: ToolError.optional(), next: Next };
 
 /** `countersign_api`: the declarations programs are compiled against, exactly as `countersign api` prints them. */
 export function registerApiTool(server: McpServer, { ctx }: McpDeps): void {

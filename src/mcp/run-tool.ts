@@ -142,7 +142,7 @@ export function registerRunTool(server: McpServer, { ctx, authority }: McpDeps):
         const error = new CountersignError("usage_error", "cli", `this server does not hold the program of request ${request_id}: pass program, the exact text that was submitted`, { requestId: request_id, details: { reason: "no_program" } });
         return toolResult(runResult({ outcome: "invalid", request: { id: request_id }, error: toEnvelope(error, "cli").error }), true);
       }
-      const own = manifests ?? (program === undefined ? known?.manifests : undefined);
+      const own = manifests ?? (program === undefined || program === known?.program ? known?.manifests : undefined);
       const input: RunInput = { source, entry: known?.file_name ?? "program.ts", resume: request_id, waitSeconds: wait_seconds, ...(own === undefined || own.length === 0 ? {} : { manifests: own }) };
       return run(input, extra);
     },
