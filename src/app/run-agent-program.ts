@@ -5,7 +5,7 @@ import type { AgentManifestSource, CheckResult, PolicyDecision } from "../model/
 import { CountersignError, DEFAULT_DEADLINE_SECONDS, programBytes, toEnvelope, type ProgramBytes } from "../model/index.js";
 import { verifyReceipt, type VerifiedReceipt } from "../receipt/index.js";
 import type { RunResult, SandboxLimits } from "../sandbox/index.js";
-import type { AuthorityClient, DecisionAnswer, PolicyView } from "./authority-client.js";
+import type { AuthorityClient, DecisionAnswer, PolicyView, RequestView } from "./authority-client.js";
 import type { AppContext } from "./context.js";
 import { manifestsFor } from "./manifests-for.js";
 import type { CheckSummary, Execution, RunEvent, RunOutcome, RunReport } from "./run-report.js";
@@ -15,7 +15,14 @@ export interface RunInput {
   source: Uint8Array | string; // the exact bytes: what is hashed, approved and run
   entry: string; // its file name, for messages and the receipt
   rationale?: string; // the agent's words beside the program's own
-  timeoutSeconds?: number; // how long to wait for a decision (default 15 min); then withdrawn
+  timeoutSeconds?: number; // the request's deadline: how long a person has to decide (default 15 min)
+  // How long this call waits for the decision (default: timeoutSeconds; for a resumed request,
+  // until its deadline). 0: not at all. A request still pending then ends the run as `pending`
+  // (or is withdrawn, with RunOptions.withdrawOnGiveUp).
+  waitSeconds?: number;
+  // Run this earlier request of the same submitter instead of submitting the program again: the
+  // source must be its program, byte for byte; it runs once approved, and only once.
+  resume?: string;
   manifests?: AgentManifestSource[]; // the agent's own action manifests (trusted/agent), submitted with the program and run with it
   limits?: Partial<SandboxLimits>;
 }
@@ -23,12 +30,19 @@ export interface RunInput {
 export interface RunOptions {
   client: AuthorityClient;
   onProgress?: (event: RunEvent) => void;
-  signal?: AbortSignal; // gives up: a pending request is withdrawn, nothing runs after it
+  signal?: AbortSignal; // gives up: nothing runs after it (a pending request stays pending unless withdrawOnGiveUp)
+  // Withdraw a request that is still pending when the wait ends or `signal` aborts. Off by
+  // default: a request outlives the call that stopped waiting for it, to be resumed (or withdrawn
+  // as an act of its own).
+  withdrawOnGiveUp?: boolean;
   connectors?: ConnectorContext; // default: the data directory's connections, with plugins loaded for this run
 }
 
 /** How a request that was not approved ends the run. */
-const FINAL: Partial<Record<DecisionAnswer["status"], RunOutcome>> = { rejected: "denied", request_more: "request_more", expired: "expired", withdrawn: "cancelled" };
+const FINAL: Partial<Record<DecisionAnswer["status"], RunOutcome>> = { rejected: "denied", request_more: "request_more", expired: "expired", withdrawn: "expired" };
+
+/** Why a request cannot be resumed (the `invalid` outcome), as `details.reason` of its error. */
+const NOT_RESUMABLE = new Set(["not_found", "program_mismatch", "already_run"]);
 
 /** How often a waiting run says how long it has waited. */
 const PROGRESS_MS = 1000;
@@ -36,11 +50,13 @@ const PROGRESS_MS = 1000;
 const MAX_POLL_SECONDS = 60;
 
 /**
- * The whole flow of `countersign run`: check the program (refused programs stop here), submit it,
- * wait for a person when the policy asks (withdrawing the request on timeout or when `signal`
- * aborts), verify the receipt against the exact bytes and redeem it once, then run `main` in the
- * sandbox with every trusted call admitted by the receipt first. Nothing runs without a receipt
- * that verified and redeemed. Every way the run ends is a report, never an exception.
+ * The whole flow of `countersign run`: check the program (refused programs stop here), submit it
+ * (or, with `resume`, take up an earlier request of the same program), wait for a person when the
+ * policy asks (a request still pending when the wait ends is the `pending` outcome, or withdrawn
+ * with `withdrawOnGiveUp`), verify the receipt against the exact bytes and redeem it once, then
+ * run `main` in the sandbox with every trusted call admitted by the receipt first. Nothing runs
+ * without a receipt that verified and redeemed. Every way the run ends is a report, never an
+ * exception.
  */
 export async function runAgentProgram(ctx: AppContext, input: RunInput, options: RunOptions): Promise<RunReport> {
   const report: RunReport = { outcome: "failed" };
@@ -68,6 +84,7 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
   // The agent manifests as this runner holds them: checked here before anything is sent, and the
   // set whose hash the receipt must carry (exactly the manifests submitted below).
   const set = manifestsFor(ctx.manifests(), ctx.dataDir, input.manifests);
+  if (input.resume !== undefined) return resume(ctx, input, input.resume, options, report, emit, program, set);
   const manifests = input.manifests === undefined || input.manifests.length === 0 ? {} : { manifests: input.manifests };
   // The sandbox thread loads its modules while the program is checked and submitted.
   import("../sandbox/sandbox-thread.js").then(({ warmThread }) => warmThread(input.limits?.memoryBytes)).catch(() => undefined);
@@ -83,17 +100,16 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
   // The sandbox for this program is built while the decision, the receipt and its redemption are
   // on their way (a person's approval, or two round trips): the run then only evaluates main.
   // A failure here is met again, and reported, by the run.
-  if (submitted.status !== "rejected") prepareSandbox(program, input, set).catch(() => undefined);
+  const waits = input.waitSeconds ?? timeoutSeconds;
+  if (submitted.status !== "rejected" && (submitted.status !== "pending" || waits > 0)) prepareSandbox(program, input, set).catch(() => undefined);
   let receipt: string;
   if (submitted.status === "pending") {
     report.request = { id: submitted.id, review_url: submitted.review_url };
-    const answer = await waitForDecision(client, submitted.id, submitted.review_url, timeoutSeconds, report, emit, signal);
-    if (answer === undefined) return "expired";
-    if (answer.status !== "approved" || answer.receipt === undefined) {
-      report.decision = answer.decision ?? { kind: answer.status, reason: null, feedback: null };
-      return FINAL[answer.status] ?? "failed";
-    }
-    receipt = answer.receipt;
+    const answer = await waitForDecision(client, submitted.id, waits, report, emit, options);
+    if (answer === undefined) return options.withdrawOnGiveUp === true ? "expired" : "pending";
+    const ended = notApproved(answer, report);
+    if (ended !== undefined) return ended;
+    receipt = answer.receipt!;
   } else {
     report.request = { id: submitted.id };
     report.policy = policyLine(submitted.decision);
@@ -104,14 +120,74 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
     }
     receipt = submitted.receipt;
   }
+  return runApproved(ctx, input, options, report, emit, receipt, program.bytes, set);
+}
 
+/**
+ * Take up an earlier request: the source must be its program (nothing is submitted or checked
+ * again, the policy's verdict is the request's); wait for its decision as a new run would, at most
+ * until its deadline; then run it with the receipt its approval gives, once.
+ */
+async function resume(ctx: AppContext, input: RunInput, id: string, options: RunOptions, report: RunReport, emit: (e: RunEvent) => void, program: ProgramBytes, set: ManifestSet): Promise<RunOutcome> {
+  const { client, signal } = options;
+  let view: RequestView;
+  try {
+    view = await client.request(id, signal);
+  } catch (err) {
+    if (err instanceof CountersignError && err.details?.reason === "not_found") throw notResumable(id, "not_found", `no request ${id} of this submitter is known to the authority at ${client.url}`);
+    throw err;
+  }
+  report.request = { id };
+  report.policy = policyLine(view.policy);
+  if (view.program.sha256 !== program.sha256) {
+    throw notResumable(id, "program_mismatch", `${input.entry} is not the program of request ${id}: its bytes hash to ${program.sha256}, the request's program to ${view.program.sha256}. Nothing ran; resume with the exact file that was submitted, or submit this one anew`);
+  }
+  const left = Math.floor((Date.parse(view.deadline_at) - ctx.now().getTime()) / 1000);
+  if (view.status === "pending" && left <= 0) {
+    // Past its deadline, about to be expired by the authority's sweep: no approval can come for it.
+    report.decision = { kind: "expired", reason: null, feedback: null };
+    return "expired";
+  }
+  const waits = Math.max(0, Math.min(input.waitSeconds ?? left, left));
+  if (view.status === "pending" && waits > 0) prepareSandbox(program, input, set).catch(() => undefined);
+  let answer: DecisionAnswer | undefined;
+  try {
+    answer = await waitForDecision(client, id, waits, report, emit, options);
+  } catch (err) {
+    // The only conflict an approved request meets is its receipt redeemed already: one request, one run.
+    if (err instanceof CountersignError && err.boundary === "authority" && err.details?.reason === "conflict") {
+      throw notResumable(id, "already_run", `request ${id} has run already: its receipt was redeemed, and an approval runs its program once. To run it again, submit it anew (without --resume)`);
+    }
+    throw err;
+  }
+  if (answer === undefined) return options.withdrawOnGiveUp === true ? "expired" : "pending";
+  const ended = notApproved(answer, report);
+  if (ended !== undefined) return ended;
+  return runApproved(ctx, { ...input, entry: view.program.entry }, options, report, emit, answer.receipt!, program.bytes, set);
+}
+
+/** A request that cannot be resumed: the `invalid` outcome, nothing run. */
+function notResumable(id: string, reason: "not_found" | "program_mismatch" | "already_run", message: string): CountersignError {
+  return new CountersignError("usage_error", "cli", message, { requestId: id, details: { reason } });
+}
+
+/** The outcome of a decision that is not an approval with its receipt; undefined for one that is. */
+function notApproved(answer: DecisionAnswer, report: RunReport): RunOutcome | undefined {
+  if (answer.status === "approved" && answer.receipt !== undefined) return undefined;
+  report.decision = answer.decision ?? { kind: answer.status, reason: null, feedback: null };
+  return FINAL[answer.status] ?? "failed";
+}
+
+/** Verify and redeem the receipt, then run main: the part of a run that follows an approval. */
+async function runApproved(ctx: AppContext, input: RunInput, options: RunOptions, report: RunReport, emit: (e: RunEvent) => void, receipt: string, bytes: Uint8Array, set: ManifestSet): Promise<RunOutcome> {
+  const { signal } = options;
   if (signal?.aborted === true) return "cancelled"; // before the receipt is spent
-  const verified = await startRun(ctx, client, receipt, program.bytes, set);
+  const verified = await startRun(ctx, options.client, receipt, bytes, set);
   const { claims } = verified;
   report.approval = { decision: claims.decision, jti: claims.jti, expires_in_s: claims.exp - Math.floor(ctx.now().getTime() / 1000), ...(claims.approver === undefined ? {} : { approver: claims.approver }) };
   emit({ type: "approved", approval: report.approval });
 
-  report.execution = await execute(ctx, input, options, verified, program.bytes, set);
+  report.execution = await execute(ctx, input, options, verified, bytes, set);
   emit({ type: "executed", execution: report.execution });
   if (options.signal?.aborted === true) return "cancelled"; // stopped where it was: the calls it made are in the report
   const { outcome, refused } = report.execution;
@@ -119,38 +195,38 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
 }
 
 /**
- * Long-poll the request until a person decides it or `timeoutSeconds` pass; on timeout or abort
- * the request is withdrawn, so that no approval can come for a run that is no longer waiting.
- * Undefined: timed out.
+ * Long-poll the request until a person decides it or `waitSeconds` pass (0: one look, no wait).
+ * Undefined: still pending when the wait ended. With `withdrawOnGiveUp` the request is withdrawn
+ * then, and when `signal` aborts, so that no approval can come for a run that is no longer
+ * waiting; without it the request stays pending for a later resume.
  */
-async function waitForDecision(
-  client: AuthorityClient,
-  id: string,
-  reviewUrl: string,
-  timeoutSeconds: number,
-  report: RunReport,
-  emit: (e: RunEvent) => void,
-  signal: AbortSignal | undefined,
-): Promise<DecisionAnswer | undefined> {
+async function waitForDecision(client: AuthorityClient, id: string, waitSeconds: number, report: RunReport, emit: (e: RunEvent) => void, options: RunOptions): Promise<DecisionAnswer | undefined> {
+  const { signal } = options;
+  const giveUp = options.withdrawOnGiveUp === true;
   const started = Date.now();
-  const deadline = started + timeoutSeconds * 1000;
-  const ticker = setInterval(() => emit({ type: "waiting", elapsed_ms: Date.now() - started, review_url: reviewUrl }), PROGRESS_MS);
+  const deadline = started + waitSeconds * 1000;
+  const reviewUrl = report.request?.review_url === undefined ? {} : { review_url: report.request.review_url };
+  const waiting = () => emit({ type: "waiting", elapsed_ms: Date.now() - started, ...reviewUrl });
+  let ticker: ReturnType<typeof setInterval> | undefined;
   try {
     let answer = await client.decision(id, 0, signal);
     report.policy = policyLine(answer.policy);
     emit({ type: "decided", policy: report.policy, request: report.request! });
-    emit({ type: "waiting", elapsed_ms: Date.now() - started, review_url: reviewUrl });
+    if (answer.status === "pending" && waitSeconds > 0) {
+      ticker = setInterval(waiting, PROGRESS_MS);
+      waiting();
+    }
     while (answer.status === "pending") {
       const left = deadline - Date.now();
       if (left <= 0) {
-        await withdraw(client, id);
+        if (giveUp) await withdraw(client, id);
         return undefined;
       }
       answer = await client.decision(id, Math.min(MAX_POLL_SECONDS, Math.ceil(left / 1000)), signal);
     }
     return answer;
   } catch (err) {
-    if (signal?.aborted === true) await withdraw(client, id);
+    if (signal?.aborted === true && giveUp) await withdraw(client, id);
     throw err;
   } finally {
     clearInterval(ticker);
@@ -250,7 +326,8 @@ function outcomeOfError(err: unknown): RunOutcome {
     case "config_error":
     case "network_error":
       return "unavailable";
-    case "usage_error": // ours is a bad argument; the authority's (an unknown receipt, a conflict) is a run that cannot go on
+    case "usage_error": // ours is a bad argument or a request that cannot be resumed; the authority's (an unknown receipt, a conflict) is a run that cannot go on
+      if (err.boundary === "cli" && NOT_RESUMABLE.has(String(err.details?.reason))) return "invalid";
       return err.boundary === "cli" ? "unavailable" : "failed";
     case "capability_denied": // the authority refusing the token or the address it was called at: configuration
       return err.boundary === "authority" ? "unavailable" : "failed";

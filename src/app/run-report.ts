@@ -4,11 +4,13 @@ import { ApprovalKind, DecisionKind, Diagnostic, ErrorBody, ErrorClass, Json, Si
 /**
  * How a run ended, one value per exit code of `countersign run` (DESIGN.md section 12):
  * executed 0, refused 1 (by the analysis), unavailable 2 (no authority, a configuration error),
- * denied 3, request_more 4, expired 5 (the request or the receipt ran out of time),
- * failed 6 (a call refused, a connector error, a sandbox limit, a receipt that does not hold),
+ * invalid 2 (a request that cannot be resumed: unknown, another program's, or run already),
+ * denied 3, request_more 4, expired 5 (the request or the receipt ran out of time, or the request
+ * was withdrawn), failed 6 (a call refused, a connector error, a sandbox limit, a receipt that
+ * does not hold), pending 7 (a person has not decided yet: the request waits, to be resumed),
  * cancelled (the caller gave up: Ctrl-C).
  */
-export const RunOutcome = z.enum(["executed", "refused", "unavailable", "denied", "request_more", "expired", "failed", "cancelled"]);
+export const RunOutcome = z.enum(["executed", "refused", "unavailable", "invalid", "denied", "request_more", "expired", "failed", "pending", "cancelled"]);
 export type RunOutcome = z.infer<typeof RunOutcome>;
 
 /** What the local check found: counts for the summary line, diagnostics when refused. */
@@ -63,6 +65,6 @@ export type RunReport = z.infer<typeof RunReport>;
 export type RunEvent =
   | { type: "checked"; check: CheckSummary }
   | { type: "decided"; policy: NonNullable<RunReport["policy"]>; request: NonNullable<RunReport["request"]> }
-  | { type: "waiting"; elapsed_ms: number; review_url: string }
+  | { type: "waiting"; elapsed_ms: number; review_url?: string }
   | { type: "approved"; approval: NonNullable<RunReport["approval"]> }
   | { type: "executed"; execution: Execution };

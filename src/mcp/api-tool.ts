@@ -2,7 +2,8 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { generateApi } from "../manifest/index.js";
 import type { McpDeps } from "./deps.js";
-import { Next, toolResult } from "./tool-result.js";
+import { toolArgs } from "./program-input.js";
+import { Next, ToolError, toolResult } from "./tool-result.js";
 
 /** The smallest program the analysis accepts: one promise, one trusted call. */
 export const SKELETON = `import { program } from "countersign";
@@ -18,7 +19,8 @@ export default program({
 });
 `;
 
-const output = { modules: z.record(z.string(), z.string()), skeleton: z.string(), next: Next };
+/** What countersign_api answers; optional fields: a refused call (an unknown argument) carries only `error` and `next`. */
+const output = { modules: z.record(z.string(), z.string()).optional(), skeleton: z.string().optional(), error: ToolError.optional(), next: Next };
 
 /** `countersign_api`: the declarations programs are compiled against, exactly as `countersign api` prints them. */
 export function registerApiTool(server: McpServer, { ctx }: McpDeps): void {
@@ -29,6 +31,7 @@ export function registerApiTool(server: McpServer, { ctx }: McpDeps): void {
       description:
         "The TypeScript declarations of the trusted API an agent program may use (modules \"countersign\", \"trusted/<connector>\" and the contract helpers in \"trusted/<connector>/contracts\"), and a program skeleton. " +
         "Read this before writing a program: a program imports only these modules, calls trusted functions directly, and promises what it will do in `guarantees` (contract helpers or { op, count } limits). Then call check_program.",
+      inputSchema: toolArgs({}),
       outputSchema: output,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { checkProgram } from "../app/index.js";
 import { CountersignError, Diagnostic, GuaranteeStatus, type CheckResult } from "../model/index.js";
 import type { McpDeps } from "./deps.js";
-import { ProgramArgs } from "./program-input.js";
+import { ProgramArgs, toolArgs } from "./program-input.js";
 import { errorResult, Next, ToolError, toolResult } from "./tool-result.js";
 
 const Line = { line: z.number().int(), column: z.number().int() };
@@ -51,7 +51,7 @@ export function registerCheckTool(server: McpServer, { ctx, authority }: McpDeps
         "Analyze a program and say what the policy would decide, without running or submitting it: each trusted call with its line and the policy's verdict and reason, each guarantee's status (proven, enforced at run time, refuted), diagnostics with lines, a summary. " +
         "decision auto_approved: run it with run_program. ask: a person must approve; strengthen the guarantees or narrow the arguments and check again to avoid asking. auto_rejected or ok false: change the program; running it will be refused. " +
         "checked_by local: no authority was reachable and this machine's policy decided; running needs the authority.",
-      inputSchema: ProgramArgs,
+      inputSchema: toolArgs(ProgramArgs),
       outputSchema: CheckOutput,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },

@@ -15,5 +15,31 @@ export const ProgramArgs = {
     ),
 };
 
-/** How long run_program waits for a person, as the authority allows it. */
+/** How long a request stays open for a person, as the authority allows it. */
 export const TimeoutArg = z.number().int().min(1).max(MAX_DEADLINE_SECONDS);
+
+/**
+ * How long one call waits for a person by default: under the minute many hosts allow a tool call,
+ * so that the call returns `pending` with the request id instead of being cancelled without it.
+ */
+export const DEFAULT_WAIT_SECONDS = 50;
+
+/** How long one call waits for a person: 0 returns `pending` at once. */
+export const WaitArg = z.number().int().min(0).max(MAX_DEADLINE_SECONDS);
+
+/** A request id as run_program answers it. */
+export const RequestIdArg = z.string().regex(/^[\w-]{1,100}$/, "a request id such as req_...");
+
+/**
+ * A tool's arguments: exactly these. An unknown or misspelled one (timeout_secs for
+ * timeout_seconds) is refused with its name and the names allowed, never dropped silently.
+ */
+export function toolArgs<S extends z.ZodRawShape>(shape: S) {
+  const allowed = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === "unrecognized_keys"
+        ? `unknown argument${issue.keys.length === 1 ? "" : "s"} ${issue.keys.map((k) => JSON.stringify(k)).join(", ")}: ${allowed.length === 0 ? "this tool takes no arguments" : `the arguments are ${allowed.join(", ")}`}`
+        : undefined,
+  });
+}

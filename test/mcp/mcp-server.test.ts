@@ -90,21 +90,30 @@ async function pendingId(): Promise<string | undefined> {
 const requestCount = async () => ((await a.call("GET", "/v1/requests", { session: alice })).body.requests as unknown[]).length;
 
 describe("countersign mcp", () => {
-  it("lists its four tools with annotations, input and output schemas", async () => {
+  it("lists its six tools with annotations, input and output schemas; no tool takes an argument it does not declare", async () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(["check_program", "countersign_api", "get_request", "run_program"]);
+    expect(Object.keys(byName).sort()).toEqual(["check_program", "countersign_api", "get_request", "run_program", "run_request", "withdraw_request"]);
     expect(byName.countersign_api!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.check_program!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     expect(byName.run_program!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(byName.run_request!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(byName.withdraw_request!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(byName.get_request!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.run_program!.inputSchema.required).toEqual(["program"]);
-    expect(Object.keys(byName.run_program!.inputSchema.properties ?? {}).sort()).toEqual(["file_name", "manifests", "program", "rationale", "timeout_seconds"]);
+    expect(Object.keys(byName.run_program!.inputSchema.properties ?? {}).sort()).toEqual(["file_name", "manifests", "program", "rationale", "timeout_seconds", "wait_seconds"]);
+    expect(Object.keys(byName.run_request!.inputSchema.properties ?? {}).sort()).toEqual(["manifests", "program", "request_id", "wait_seconds"]);
+    expect(byName.run_request!.inputSchema.required).toEqual(["request_id"]);
+    expect(Object.keys(byName.withdraw_request!.inputSchema.properties ?? {})).toEqual(["request_id"]);
     expect(Object.keys(byName.check_program!.inputSchema.properties ?? {}).sort()).toEqual(["file_name", "manifests", "program"]);
     expect(Object.keys(byName.get_request!.inputSchema.properties ?? {})).toEqual(["id"]);
-    for (const tool of tools) expect(tool.outputSchema?.properties).toHaveProperty("next");
+    for (const tool of tools) {
+      expect(tool.outputSchema?.properties).toHaveProperty("next");
+      expect(tool.inputSchema).toMatchObject({ type: "object", additionalProperties: false });
+    }
     expect(byName.run_program!.outputSchema?.properties).toHaveProperty("rejected");
     expect(byName.run_program!.description).toMatch(/request_more.*revise/);
+    expect(byName.run_program!.description).toMatch(/does not withdraw/);
     // Nothing in the tools' arguments names where the authority is or which token to use.
     expect(JSON.stringify(tools.map((t) => t.inputSchema))).not.toMatch(/token|url/i);
   });
@@ -196,22 +205,76 @@ describe("countersign mcp", () => {
     expect(more.structuredContent!.next).toMatch(/revise/);
   }, SLOW);
 
-  it("run_program cancelled while a person is asked: the request is withdrawn; get_request says so", async () => {
+  it("run_program cancelled while a person is asked: the request stays pending, no progress comes after the cancel; the person's approval is then run by id, once", async () => {
     const abort = new AbortController();
     let id: string | undefined;
-    const running = call("run_program", { program: mail("frank@example.com") }, { signal: abort.signal, onprogress: (p) => (id ??= /request (req_[\w-]+)/.exec(p.message ?? "")?.[1]) });
-    while (id === undefined) await new Promise((r) => setTimeout(r, 50));
+    const progress: string[] = [];
+    const running = call("run_program", { program: mail("frank@example.com") }, { signal: abort.signal, onprogress: (p) => (progress.push(p.message ?? ""), (id ??= /request (req_[\w-]+)/.exec(p.message ?? "")?.[1])) });
+    while (id === undefined || !progress.some((m) => m.startsWith("waiting"))) await new Promise((r) => setTimeout(r, 50));
+    // A progress notification for the cancelled call reaches the client as one for an unknown token.
+    const late: unknown[] = [];
+    client.onerror = (err) => void (/progress notification/.test(String(err)) && late.push(err));
     abort.abort();
     await expect(running).rejects.toThrow();
-    let status: unknown;
-    for (let i = 0; i < 200 && status !== "withdrawn"; i++) {
-      status = (await call("get_request", { id })).structuredContent?.status;
-      if (status !== "withdrawn") await new Promise((r) => setTimeout(r, 50));
-    }
+    // The server's waiting run says how long it waited once a second: a few seconds without a word.
+    await new Promise((r) => setTimeout(r, 3000));
+    client.onerror = undefined;
+    expect(late).toEqual([]);
+
     const r = await call("get_request", { id });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ id, status: "withdrawn", policy: { kind: "ask" } });
-    expect(r.structuredContent).not.toHaveProperty("receipt");
+    expect(r.structuredContent).toMatchObject({ id, status: "pending", policy: { kind: "ask" } });
+    expect(r.structuredContent!.next).toMatch(/run_request/);
+    expect(await decideWhenPending({ decision: "approved_once" })).toBe(id);
+
+    const sent = gmail.sent.length;
+    const ran = await call("run_request", { request_id: id });
+    expect(ran.isError).toBe(false);
+    expect(ran.structuredContent).toMatchObject({ outcome: "executed", request_id: id, decision: "approved_once", calls: [{ op: "email.send_email", status: "done" }] });
+    expect(gmail.sent.slice(sent).map((m) => m.to)).toEqual([["frank@example.com"]]);
+    const again = await call("run_request", { request_id: id });
+    expect(again.isError).toBe(true);
+    expect(again.structuredContent).toMatchObject({ outcome: "invalid", request_id: id, error: { class: "usage_error", message: expect.stringContaining("has run already") } });
+    expect(again.structuredContent!.next).toMatch(/has run already/);
+    expect(gmail.sent.length).toBe(sent + 1);
+  }, SLOW);
+
+  it("run_program with wait_seconds 0: pending at once with the request id, nothing ran; run_request waits for the person and runs it", async () => {
+    const sent = gmail.sent.length;
+    const pending = await call("run_program", { program: mail("hank@example.com"), wait_seconds: 0 });
+    expect(pending.isError).toBe(false);
+    expect(pending.structuredContent).toMatchObject({ outcome: "pending", request_id: expect.stringMatching(/^req_/) });
+    expect(pending.structuredContent!.next).toMatch(/run_request/);
+    expect(pending.structuredContent).not.toHaveProperty("calls");
+    const id = pending.structuredContent!.request_id as string;
+    const look = await call("run_request", { request_id: id, wait_seconds: 0 });
+    expect(look.structuredContent).toMatchObject({ outcome: "pending", request_id: id });
+    expect(await pendingId()).toBe(id);
+
+    // The program as the agent would send it again: the exact text; another text is refused, nothing spent.
+    const other = await call("run_request", { request_id: id, program: mail("hank@example.com").replace("Hello", "Hi"), wait_seconds: 0 });
+    expect(other.isError).toBe(true);
+    expect(other.structuredContent).toMatchObject({ outcome: "invalid", error: { message: expect.stringContaining(`is not the program of request ${id}`) } });
+    const [ran] = await Promise.all([call("run_request", { request_id: id, program: mail("hank@example.com") }), decideWhenPending({ decision: "approved_once" })]);
+    expect(ran.structuredContent).toMatchObject({ outcome: "executed", request_id: id, decision: "approved_once" });
+    expect(gmail.sent.slice(sent).map((m) => m.to)).toEqual([["hank@example.com"]]);
+  }, SLOW);
+
+  it("withdraw_request takes a pending request back, explicitly; a decided one stays as it is; run_request then says withdrawn", async () => {
+    const pending = await call("run_program", { program: mail("ida@example.com"), wait_seconds: 0 });
+    const id = pending.structuredContent!.request_id as string;
+    const withdrawn = await call("withdraw_request", { request_id: id });
+    expect(withdrawn.isError).toBe(false);
+    expect(withdrawn.structuredContent).toMatchObject({ id, status: "withdrawn" });
+    const again = await call("withdraw_request", { request_id: id });
+    expect(again.isError).toBe(true);
+    expect(again.structuredContent).toMatchObject({ error: { message: expect.stringContaining("not pending") }, next: expect.any(String) });
+    const ran = await call("run_request", { request_id: id });
+    expect(ran.structuredContent).toMatchObject({ outcome: "expired", decision: "withdrawn" });
+    const unknown = await call("run_request", { request_id: "req_nope", program: mail("ida@example.com") });
+    expect(unknown.structuredContent).toMatchObject({ outcome: "invalid", error: { message: expect.stringContaining("no request req_nope") } });
+    const unheld = await call("run_request", { request_id: "req_nope" });
+    expect(unheld.structuredContent).toMatchObject({ outcome: "invalid", error: { message: expect.stringContaining("does not hold the program") } });
     expect(await pendingId()).toBeUndefined();
   }, SLOW);
 
@@ -227,16 +290,41 @@ describe("countersign mcp", () => {
     expect(unknown.structuredContent).toMatchObject({ error: { class: expect.any(String) }, next: expect.any(String) });
   }, SLOW);
 
-  it("malformed arguments: a clear error result, nothing submitted", async () => {
+  it("malformed arguments: a clear error result with structuredContent and next, nothing submitted", async () => {
     const before = await requestCount();
     const wrongType = await call("run_program", { program: 42 });
     expect(wrongType.isError).toBe(true);
     expect(wrongType.content[0]!.text).toMatch(/Input validation error.*program/s);
+    expect(wrongType.structuredContent).toMatchObject({ error: { class: "usage_error", message: expect.stringMatching(/program/) }, next: expect.stringMatching(/fix the call/) });
     const badName = await call("run_program", { program: mail("bob@example.com"), file_name: "../x.ts" });
     expect(badName.isError).toBe(true);
     expect(badName.content[0]!.text).toMatch(/file_name/);
     const badTimeout = await call("run_program", { program: mail("bob@example.com"), timeout_seconds: 0 });
     expect(badTimeout.isError).toBe(true);
+    const noTool = await call("run_programme", { program: mail("bob@example.com") });
+    expect(noTool.structuredContent).toMatchObject({ error: { class: "usage_error", message: expect.stringContaining("run_programme") }, next: expect.any(String) });
+    expect(await requestCount()).toBe(before);
+  }, SLOW);
+
+  it("an unknown or misspelled argument is refused, naming it and the arguments the tool takes, never dropped", async () => {
+    const before = await requestCount();
+    const misspelled = await call("run_program", { program: mail("bob@example.com"), timeout_secs: 5 });
+    expect(misspelled.isError).toBe(true);
+    const message = misspelled.structuredContent!.error.message as string;
+    expect(message).toContain('unknown argument "timeout_secs"');
+    expect(message).toContain("the arguments are program, file_name, manifests, rationale, timeout_seconds, wait_seconds");
+    expect(misspelled.structuredContent!.next).toMatch(/no other is accepted/);
+    for (const [tool, args] of [
+      ["check_program", { program: mail("bob@example.com"), strict: true }],
+      ["countersign_api", { module: "trusted/email" }],
+      ["get_request", { request_id: "req_x" }],
+      ["run_request", { id: "req_x" }],
+      ["withdraw_request", { request_id: "req_x", force: true }],
+    ] as const) {
+      const r = await call(tool, args);
+      expect(r.isError, tool).toBe(true);
+      expect(r.structuredContent!.error.message, tool).toMatch(/unknown argument/);
+    }
     expect(await requestCount()).toBe(before);
   }, SLOW);
 });

@@ -26,6 +26,7 @@ export interface HarnessRun {
   now?: () => Date; // the runner's clock
   events?: RunEvent[]; // collects the run's progress events
   signal?: AbortSignal;
+  withdrawOnGiveUp?: boolean; // as `countersign run` without --detach: a wait that ends withdraws the request
 }
 
 export interface RunHarness {
@@ -70,6 +71,7 @@ export async function startRunHarness(options: RunHarnessOptions = {}): Promise<
           client: run.client ?? client,
           onProgress: (e) => run.events?.push(e),
           ...(run.signal === undefined ? {} : { signal: run.signal }),
+          ...(run.withdrawOnGiveUp === undefined ? {} : { withdrawOnGiveUp: run.withdrawOnGiveUp }),
         });
       } finally {
         await ctx.close();

@@ -106,23 +106,45 @@ describe("runAgentProgram", () => {
     expect(sentTo()).not.toContain("erin@example.com");
   });
 
-  it("times out: the request is withdrawn (or expired at the authority, whose deadline is the same) and nothing runs", async () => {
-    const report = await h.run({ source: mail("frank@example.com"), timeoutSeconds: 1 });
+  it("times out, as `countersign run` waits (withdrawOnGiveUp): the request is withdrawn (or expired at the authority, whose deadline is the same) and nothing runs", async () => {
+    const report = await h.run({ source: mail("frank@example.com"), timeoutSeconds: 1 }, { withdrawOnGiveUp: true });
     expect(report.outcome).toBe("expired");
     const request = await h.a.call("GET", `/v1/requests/${report.request!.id}`);
     expect(["withdrawn", "expired"]).toContain(request.body.status);
     expect(report.execution).toBeUndefined();
   });
 
-  it("aborted while waiting (Ctrl-C): cancelled, the request withdrawn", async () => {
+  it("aborted while waiting (Ctrl-C) with withdrawOnGiveUp: cancelled, the request withdrawn", async () => {
     const controller = new AbortController();
     const events: RunEvent[] = [];
-    const running = run(mail("grace@example.com"), { signal: controller.signal, events });
+    const running = run(mail("grace@example.com"), { signal: controller.signal, events, withdrawOnGiveUp: true });
     while (!events.some((e) => e.type === "decided")) await new Promise((r) => setTimeout(r, 20));
     controller.abort();
     const report = await running;
     expect(report.outcome).toBe("cancelled");
     expect((await h.a.call("GET", `/v1/requests/${report.request!.id}`)).body.status).toBe("withdrawn");
+  });
+
+  it("by default a wait that ends, or an abort, leaves the request pending; resumed by id once approved it runs, once", async () => {
+    const before = h.gmail.sent.length;
+    const detached = await h.run({ source: mail("hugo@example.com"), waitSeconds: 0 });
+    expect(detached).toMatchObject({ outcome: "pending", policy: { decision: "ask" }, request: { id: expect.stringMatching(/^req_/) } });
+    const id = detached.request!.id;
+    const controller = new AbortController();
+    const events: RunEvent[] = [];
+    const waiting = h.run({ source: mail("hugo@example.com"), resume: id }, { signal: controller.signal, events });
+    while (!events.some((e) => e.type === "waiting")) await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    expect((await waiting).outcome).toBe("cancelled");
+    expect((await h.a.call("GET", `/v1/requests/${id}`)).body.status).toBe("pending");
+
+    const [resumed] = await Promise.all([h.run({ source: mail("hugo@example.com"), resume: id }), h.decideWhenPending()]);
+    expect(resumed).toMatchObject({ outcome: "executed", request: { id }, approval: { decision: "approved_once" }, execution: { calls: [{ op: "email.send_email", status: "done" }] } });
+    expect(resumed.check).toBeUndefined(); // not checked or submitted again: the request's own verdict
+    const again = await h.run({ source: mail("hugo@example.com"), resume: id });
+    expect(again).toMatchObject({ outcome: "invalid", error: { details: { reason: "already_run" } } });
+    expect(again.execution).toBeUndefined();
+    expect(h.gmail.sent.length).toBe(before + 1);
   });
 
   it("aborted while the program runs away in a native loop (Ctrl-C): stopped there, cancelled, the call it made reported", async () => {
