@@ -23,3 +23,15 @@ export function duration(ms: number): string {
   if (s < 86_400) return `${Math.floor(s / 3600)} h`;
   return `${Math.floor(s / 86_400)} d`;
 }
+
+/**
+ * One of countersign's own sentences as a terminal shows it: names quoted in backticks (a markup
+ * the browser renders as code) without the backticks, and "1 calls" as "1 call". Never for the
+ * agent's words, the source or a preview: those are shown exactly as they are.
+ */
+export function plain(text: string): string {
+  return text.replace(/`([\w$.*[\]-]+)`/g, "$1").replace(/(^|[^\d.])1 calls\b/g, "$11 call");
+}
+
+/** "1 call", "0..3 calls", "1 or more calls": a count as the page gives it, with its noun. */
+export const calls = (count: string): string => `${count} call${count === "1" ? "" : "s"}`;

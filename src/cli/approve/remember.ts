@@ -1,6 +1,6 @@
 import type { RequestPage } from "../../app/index.js";
 import type { RememberLifetime, RememberScope } from "../../model/index.js";
-import { line, type Line } from "./lines.js";
+import { line, plain, type Line } from "./lines.js";
 
 // "Approve and remember" saves standing allow rules. Before anything is saved the approver sees
 // the exact rules, what else they would let through, and chooses who they cover and for how long.
@@ -24,9 +24,9 @@ export function rememberLines(page: RequestPage): Line[] {
   if (refused !== undefined) return [line("This approval cannot be remembered (approve once instead):", "warn"), ...refused.map((why) => line(`  ${why}`))];
   const lines = [line("Approve and remember saves these allow rules:", "heading")];
   for (const r of page.remember!.rules) {
-    lines.push(line(`  ${r.id}: allow ${r.text}`));
+    lines.push(line(`  ${r.id}: allow ${plain(r.text)}`));
     lines.push(...r.rule.split("\n").map((l): Line => ({ gutter: "    │ ", text: l, style: "dim" })));
-    lines.push(line(`  What else it lets through: ${r.also}`, "warn"));
+    lines.push(line(`  What else it lets through: ${plain(r.also)}`, "warn"));
   }
   return lines;
 }
