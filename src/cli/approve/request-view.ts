@@ -142,7 +142,7 @@ function calls(page: RequestPage): Line[] {
   for (const c of page.calls) {
     lines.push(line(`  ${c.op} at line ${c.line}, ${callCount(c.count)}`));
     for (const a of c.args) {
-      lines.push(line(`      ${a.name} ${plain(a.value)}`));
+      lines.push(line(`      ${a.name} ${plain(a.sources?.own === true && !a.sources.untrusted ? ownValue(a.value) : a.value)}`));
       if (a.sources !== null) lines.push(sourcesLine("        comes from", a.sources));
     }
     if (c.influence !== null) lines.push(sourcesLine("      steered by data:", c.influence));
@@ -156,9 +156,16 @@ function calls(page: RequestPage): Line[] {
  */
 function sourcesLine(lead: string, sources: PageSources): Line {
   if (sources.untrusted) return line(`${lead} ${sources.text}`, "warn");
-  if (sources.own) return line(`${lead} the program's own earlier call: ${sources.text}`);
+  if (sources.own && !sources.text.includes("its own call")) return line(`${lead} the program's own earlier call: ${sources.text}`);
   return line(`${lead} ${sources.text}`);
 }
+
+/**
+ * A value that comes from the program's own earlier call, without the analysis's note that a
+ * call's result is untrusted: the line under it says where it comes from, and that it is not
+ * third-party content.
+ */
+const ownValue = (value: string): string => value.replace(/ \(from the result of [\w.]+ — untrusted\)/g, "");
 
 function previews(page: RequestPage, full: boolean): Line[] {
   const shown = page.previews ?? [];
