@@ -198,7 +198,7 @@ export class TerminalApprover {
         opened.answer = { question: answer.question, lines: answer.lines };
         delete opened.laidOut;
         opened.scroll = 0;
-        this.say("Answered here from the facts: nothing was sent to the agent; the request still waits.", "ok");
+        this.say("Answered here from the facts; nothing was sent, the request still waits.", "ok");
       } else if (opened.view === undefined || opened.view.final) {
         this.say(`countersign cannot answer that from the facts (${EXAMPLES})`, "warn");
       } else {
@@ -227,11 +227,7 @@ export class TerminalApprover {
     const dangers = dangerLines(view);
     const lines = [...rememberLines(view), ...(dangers.length === 0 ? [] : [line(""), line("And countersign flags a danger in this request:", "heading"), ...dangers])];
     if (cannotRemember(view) !== undefined) return this.choose(lines, "Esc back", {});
-    // Each step keeps the place the person scrolled the rules to.
-    const next = (prompt: string, keys: Record<string, () => void>) => {
-      const scroll = this.overlay?.kind === "choice" ? this.overlay.scroll : 0;
-      this.overlay = { kind: "choice", lines, prompt, keys, scroll };
-    };
+    const next = (prompt: string, keys: Record<string, () => void>) => this.choose(lines, prompt, keys);
     const confirm = (scope: Scope, lifetime: Lifetime) =>
       next(`Save for ${SCOPES[scope]} (${scope === "agent" ? `agent ${view.submitter}` : "any token"}), ${LIFETIMES[lifetime]}, and approve?  y yes · n no`, {
         y: () => void this.decide(opened, rememberBody(scope, lifetime, view), `Approved; the rules are remembered for ${SCOPES[scope]}, ${LIFETIMES[lifetime]}.`),
@@ -271,6 +267,9 @@ export class TerminalApprover {
     this.overlay = undefined;
     if (chosen === undefined) return this.say("cancelled; nothing was sent");
     chosen();
+    // A next step over the same lines (who, then how long, then yes) keeps the place the person scrolled to.
+    const after = this.overlay as Overlay | undefined; // set again by chosen()
+    if (after?.kind === "choice" && after.lines === overlay.lines) after.scroll = overlay.scroll;
   }
 
   private async decide(opened: Opened, body: DecisionRequest, done: string): Promise<void> {
