@@ -209,7 +209,7 @@ export class TerminalApprover {
           line(""),
           line("Sent as it is, it goes to the agent as a request for changes: the agent gets your text, and this request ends (nothing runs; the agent may submit a new program).", "warn"),
           line(""),
-          line(`Questions answered here: ${EXAMPLES}. Press n and ? to ask another.`, "dim"),
+          line(`Questions answered here are like: ${EXAMPLES} Press n, then ? to ask one.`, "dim"),
         ]);
       }
     } catch (err) {
@@ -220,6 +220,7 @@ export class TerminalApprover {
 
   private choose(lines: Line[], prompt: string, keys: Record<string, () => void>): void {
     this.overlay = { kind: "choice", lines, prompt, keys, scroll: 0 };
+    this.say(""); // what was said before is about the screen left
   }
 
   /** Approve and remember: the rules first, then who they cover and for how long, then a last yes. */

@@ -143,7 +143,8 @@ describe("the request view", () => {
     expect(shown[1]!.text).toMatch(/^ {2}remembered\.email\.send_email\.[0-9a-f]{12}: allow every to of email\.send_email is in \[alice@example.com, bob@example.com\]; .*at most 1 call of email\.send_email$/);
     const saved = shown.filter((l) => l.gutter === "    │ ");
     expect(JSON.parse(saved.map((l) => l.text).join("\n"))).toMatchObject({ id: `remembered.email.send_email.${pinned.program_sha256.slice(0, 12)}`, decision: "allow", op: "email.send_email" });
-    expect(texts(shown).at(-1)).toMatch(/^ {2}What else it lets through: Any later program, not only this one, whose email\.send_email calls all fit this/);
+    expect(shown[2]!.text).toMatch(/^ {2}What else it lets through: Any later program, not only this one, whose email\.send_email calls all fit this/);
+    expect(shown[3]).toEqual({ text: "  As saved:", style: "dim" });
 
     const unpinned = await submit("draft-and-send.ts");
     expect(cannotRemember(unpinned)?.join("\n")).toMatch(/^email\.send_draft: draft_id is .*: only a finite set of constants can be remembered without allowing more$/m);
