@@ -8,12 +8,18 @@ import { parseFlags } from "./parse-flags.js";
 const usage = `usage: countersign approve [--as NAME] [--url URL] [--json]
 
 The terminal approver: the pending requests of the authority this data directory serves (its URL
-from authority.json, $COUNTERSIGN_URL or --url), new ones as they arrive. Open one to see the
-policy's verdict, the verified facts, the trusted calls, the previews, the agent's own words set
-apart, and the source; then decide with one key:
-  a approve once · A approve and remember (shows the rules, asks who and how long, then confirms)
-  r reject (asks the reason) · m request changes (asks the feedback) · v show or hide the source
-  j/k move or scroll · Enter open · Esc back · q quit
+from authority.json, $COUNTERSIGN_URL or --url), new ones as they arrive, each by what it will
+do, its risks and the program's (agent-chosen) name. Open one: its first screen says what the
+program will do, the verdict and the risks, danger first; the full detail follows (the policy's
+rulings, the verified facts, the trusted calls, the previews, the agent's own words set apart,
+the source). Decide with one key:
+  a approve once (asks again when a danger is flagged)
+  A approve and remember (shows the rules, asks who and how long, then confirms)
+  r reject (asks the reason) · m request changes (asks the text, confirms: ends the request)
+  ? ask a question, answered here from the facts (the request keeps waiting)
+  p show a long preview whole · v show or hide the source · j/k/Space/b scroll
+  H the history (decided and expired requests, auto-passes included), read-only
+  Enter open · Esc back · q quit
 It logs in with the approver secret in $COUNTERSIGN_HOME (never a submitter token); decisions are
 recorded as NAME (default: your user name). Plain ANSI, no mouse: it works over SSH. Agent text
 is shown with control characters and escape sequences made visible. --json prints the pending

@@ -83,7 +83,7 @@ function checkCount(op: string, max: number, selected: readonly Effect[]): Effec
     most = most === null || e.count.max === null ? null : most + e.count.max;
     if (least > max) breaking ??= e;
   }
-  if (most !== null && most <= max) return { verdict: "yes", why: `at most ${most} ${op} calls (bound ${max})` };
+  if (most !== null && most <= max) return { verdict: "yes", why: `at most ${most} ${op} call${most === 1 ? "" : "s"} (bound ${max})` };
   if (breaking !== undefined) {
     return { verdict: "no", site: breaking.site, why: `at least ${least} ${op} calls, more than ${max} (${describeSite(breaking)})`, offending: { op: breaking.op } };
   }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { makeLoginLink, type RequestPage } from "../../app/index.js";
-import { CountersignError } from "../../model/index.js";
+import { CountersignError, QuestionAnswer } from "../../model/index.js";
 import { envelopeError } from "../authority-client.js";
 import { ApproverList, ApproverPage, type ApproverRequest } from "./approver-view.js";
 import { SseParser } from "./sse.js";
@@ -41,6 +41,16 @@ export class ApproverClient {
 
   async pending(): Promise<ApproverRequest[]> {
     return ApproverList.parse(await this.json("GET", "/v1/requests?status=pending&limit=500")).requests;
+  }
+
+  /** The requests no longer pending, newest first: decided by a person, by the policy or a remembered rule, or expired. */
+  async history(): Promise<ApproverRequest[]> {
+    return ApproverList.parse(await this.json("GET", "/v1/requests?limit=200")).requests.filter((r) => r.status !== "pending");
+  }
+
+  /** A question answered from the request's facts, here and now; never sent to the agent, never a decision. */
+  async question(id: string, question: string): Promise<QuestionAnswer> {
+    return QuestionAnswer.parse(await this.json("POST", `/v1/requests/${encodeURIComponent(id)}/question`, { question }));
   }
 
   /** One request as both approval surfaces show it; a pending one with its previews, fetched anew for this showing. */

@@ -23,3 +23,6 @@ export function duration(ms: number): string {
   if (s < 86_400) return `${Math.floor(s / 3600)} h`;
   return `${Math.floor(s / 86_400)} d`;
 }
+
+/** "1 call", "0..3 calls", "1 or more calls": a count as the page gives it, with its noun. */
+export const calls = (count: string): string => `${count} call${count === "1" ? "" : "s"}`;

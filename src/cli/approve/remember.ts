@@ -18,15 +18,15 @@ export function cannotRemember(page: RequestPage): string[] | undefined {
   return remember.refused.length > 0 ? remember.refused.map((r) => `${r.op}: ${r.why}`) : undefined;
 }
 
-/** The rules in words and as saved, and what else each would let through. */
+/** The rules in words, what else each would let through, and each as saved. */
 export function rememberLines(page: RequestPage): Line[] {
   const refused = cannotRemember(page);
   if (refused !== undefined) return [line("This approval cannot be remembered (approve once instead):", "warn"), ...refused.map((why) => line(`  ${why}`))];
   const lines = [line("Approve and remember saves these allow rules:", "heading")];
   for (const r of page.remember!.rules) {
     lines.push(line(`  ${r.id}: allow ${r.text}`));
-    lines.push(...r.rule.split("\n").map((l): Line => ({ gutter: "    │ ", text: l, style: "dim" })));
     lines.push(line(`  What else it lets through: ${r.also}`, "warn"));
+    lines.push(line("  As saved:", "dim"), ...r.rule.split("\n").map((l): Line => ({ gutter: "    │ ", text: l, style: "dim" })));
   }
   return lines;
 }

@@ -1,42 +1,127 @@
-import { FACT_STATUS_LABELS, type PagePreview, type RequestPage } from "../../app/index.js";
+import { FACT_STATUS_LABELS, type PagePreview, type PageSources, type RequestPage } from "../../app/index.js";
 import { AGENT_CONNECTOR } from "../../manifest/index.js";
-import { duration, line, type Line } from "./lines.js";
+import { calls as callCount, duration, line, type Line } from "./lines.js";
 
-// The request page (the one view model of both approval surfaces) as terminal lines, with the
-// same content in the same order as the browser's request view: who sent it and the decision,
-// the verdict and its rulings, the facts with their status, the trusted calls, the previews, the
-// agent's own words set apart, the source. Pure: the screen neutralises and wraps what this returns.
+// The request page (the one view model of both approval surfaces) as terminal lines. First what a
+// person decides on, within the first screen: what the program will do (the headline), the
+// verdict or the decision, the risks ranked, danger first and said in words. Then an answer to a
+// question asked here, then the full detail in the browser page's order: the policy's rulings,
+// the facts with their status, the trusted calls, the previews, what approving binds, the agent's
+// own words set apart, the source. Pure: the screen neutralises and wraps what this returns.
 
 export interface ViewOptions {
   now: number; // ms since the epoch
   showSource: boolean;
+  fullPreviews?: boolean; // every line of a multiline preview field, not only the first PREVIEW_LINES
+  answer?: ShownAnswer; // a question asked here and answered from the facts
 }
+
+/** A question asked from the terminal and countersign's answer, from the facts. */
+export interface ShownAnswer {
+  question: string; // as countersign understood it
+  lines: string[];
+}
+
+/** The lines of a multiline preview field (a mail's body) shown before "… more lines". */
+export const PREVIEW_LINES = 12;
 
 const MARK_WIDTH = 22;
 const AGENT_GUTTER = "  │ ";
 const BLOCK_GUTTER = "        │ ";
 
+/** What a program's file name is: the agent chose it, so it is marked as such wherever it appears. */
+export const agentNamed = (entry: string): string => `${entry} (agent-chosen name)`;
+
 export function requestLines(page: RequestPage, options: ViewOptions): Line[] {
-  return [...header(page, options.now), ...verdict(page), ...facts(page), ...calls(page), ...agentManifests(page), ...previews(page), ...binding(page), ...agentWords(page), ...source(page, options.showSource)];
+  return [
+    ...glance(page, options.now),
+    ...answer(options.answer),
+    ...verdict(page),
+    ...facts(page),
+    ...calls(page),
+    ...agentManifests(page),
+    ...previews(page, options.fullPreviews === true),
+    ...binding(page),
+    ...agentWords(page),
+    ...source(page, options.showSource),
+  ];
 }
 
-function header(page: RequestPage, now: number): Line[] {
-  const when = page.final ? page.status : `expires in ${duration(Date.parse(page.deadline_at) - now)}`;
-  const lines = [line(`Request ${page.id} from agent ${page.submitter} · submitted ${duration(now - Date.parse(page.created_at))} ago · ${when}`, "title")];
+/** The first screen: who and when, what it will do, the verdict or who decided, the risks most serious first. */
+function glance(page: RequestPage, now: number): Line[] {
+  const when = page.final ? page.status : `${duration(Date.parse(page.deadline_at) - now)} left`;
+  const lines = [
+    line(`Request ${page.id} · from agent ${page.submitter} · ${duration(now - Date.parse(page.created_at))} old · ${when}`, "title"),
+    line(`Program ${agentNamed(page.entry)}`, "dim"),
+    line(""),
+    line(page.headline, "title"),
+  ];
   const d = page.decision;
   if (d !== null) {
-    lines.push(line(`Decided: ${d.kind} by ${d.approver ?? "the policy"} at ${d.at}`, d.kind.includes("approved") ? "ok" : "warn"));
+    lines.push(line(`Decided: ${decisionWords(page)} at ${d.at}`, d.kind.includes("approved") ? "ok" : "warn"));
     if (d.reason !== null) lines.push(line(`  reason: ${d.reason}`));
     if (d.feedback !== null) lines.push(line(`  feedback to the agent: ${d.feedback}`));
-  }
+  } else if (page.final) lines.push(line(`Not decided: the request ${page.status}.`, "warn"));
+  else lines.push(line(`Verdict: ${VERDICT_WORDS[page.verdict.kind]}${verdictWhy(page)}`, page.verdict.kind === "auto_rejected" ? "warn" : undefined));
+  if (page.risks.length === 0) lines.push(line("No risk flagged: no untrusted values, no mail to others, no files outside your folders.", "dim"));
+  for (const r of page.risks) lines.push(r.level === "danger" ? line(`DANGER: ${r.text}`, "warn") : line(`warning: ${r.text}`));
+  lines.push(line(page.final ? "The full detail follows (Space: next page)." : "The full detail follows (Space: next page); decide with the keys at the bottom.", "dim"));
   return lines;
 }
 
-function verdict(page: RequestPage): Line[] {
+/**
+ * Which calls the verdict is about, in a few words: the policy's reason is its rulings over again,
+ * and they follow in full below.
+ */
+function verdictWhy(page: RequestPage): string {
   const { kind, reason, rulings } = page.verdict;
+  const deciding = rulings.filter((r) => r.verdict === (kind === "ask" ? "ask" : kind === "auto_rejected" ? "deny" : "allow"));
+  if (deciding.length === 0) return ` — ${reason}`;
+  const where = [...new Set(deciding.map((r) => `${r.op} at line ${r.line}`))].join(", ");
+  if (kind === "ask") return ` — ${deciding.length} of ${rulings.length} ${rulings.length === 1 ? "call needs" : "calls need"} a person: ${where} (why: under Policy rulings)`;
+  return ` — ${where} (why: under Policy rulings)`;
+}
+
+const VERDICT_WORDS: Readonly<Record<RequestPage["verdict"]["kind"], string>> = { ask: "needs your decision", auto_approved: "approved by the policy", auto_rejected: "rejected by the policy" };
+
+const KIND_WORDS: Readonly<Record<string, string>> = {
+  approved_once: "approved once",
+  approved_remember: "approved and remembered",
+  rejected: "rejected",
+  request_more: "sent back for changes",
+  auto_approved: "approved",
+  auto_rejected: "rejected",
+};
+
+/** A decision and who made it: a person by name, the policy, or a remembered rule by its id. */
+export function decisionWords(page: Pick<RequestPage, "decision" | "verdict">): string {
+  const d = page.decision;
+  if (d === null) return "not decided";
+  const kind = KIND_WORDS[d.kind] ?? d.kind;
+  if (d.by === "person") return `${kind} by ${d.approver ?? "a person"}`;
+  if (d.by === "remembered_rule") {
+    const ids = [...new Set(page.verdict.rulings.map((r) => r.rule).filter((r): r is string => r?.startsWith("remembered.") === true))];
+    return `${kind} by a remembered rule${ids.length === 0 ? "" : ` ${ids.join(", ")}`}`;
+  }
+  return `${kind} by the policy`;
+}
+
+/** The answer to a question asked here: near the top, above the detail. */
+function answer(shown: ShownAnswer | undefined): Line[] {
+  if (shown === undefined) return [];
   return [
-    ...heading("Policy verdict"),
-    line(`${kind.toUpperCase()}: ${reason}`, kind === "auto_rejected" ? "warn" : undefined),
+    ...heading(`Your question: ${shown.question}`),
+    ...shown.lines.map((l) => line(`  ${l}`)),
+    line("  (answered here from the facts: nothing was sent to the agent, the request still waits)", "dim"),
+  ];
+}
+
+/** The policy's word on each call (its reason is in the verdict above). */
+function verdict(page: RequestPage): Line[] {
+  const { rulings } = page.verdict;
+  if (rulings.length === 0) return [];
+  return [
+    ...heading("Policy rulings"),
     ...rulings.map((r) => line(`  ${r.op} at line ${r.line}: ${r.verdict} by ${r.rule === null ? "the policy default or an approval floor" : `rule ${r.rule}`} — ${r.why}`)),
   ];
 }
@@ -55,19 +140,27 @@ function calls(page: RequestPage): Line[] {
   const lines = [...heading("Trusted calls the program can make")];
   if (page.calls.length === 0) lines.push(line("  none: the program makes no trusted call", "dim"));
   for (const c of page.calls) {
-    lines.push(line(`  ${c.op} at line ${c.line}, ${c.count} call${c.count === "1" ? "" : "s"}`));
+    lines.push(line(`  ${c.op} at line ${c.line}, ${callCount(c.count)}`));
     for (const a of c.args) {
       lines.push(line(`      ${a.name} ${a.value}`));
-      if (a.sources !== null) lines.push(line(`        comes from ${a.sources.text}`, a.sources.untrusted ? "warn" : undefined));
+      if (a.sources !== null) lines.push(sourcesLine("        comes from", a.sources));
     }
-    if (c.influence !== null) lines.push(line(`      steered by data: ${c.influence.text}`, c.influence.untrusted ? "warn" : undefined));
+    if (c.influence !== null) lines.push(sourcesLine("      steered by data:", c.influence));
   }
   return lines;
 }
 
-function previews(page: RequestPage): Line[] {
+/**
+ * Where a value comes from: a warning only when third-party content may have chosen it (the
+ * page already names a source that is the program's own earlier call as such).
+ */
+function sourcesLine(lead: string, sources: PageSources): Line {
+  return sources.untrusted ? line(`${lead} ${sources.text}`, "warn") : line(`${lead} ${sources.text}`);
+}
+
+function previews(page: RequestPage, full: boolean): Line[] {
   const shown = page.previews ?? [];
-  return [...heading("Preview (fetched from the provider for this showing)"), ...(shown.length === 0 ? [line("  No preview for this request.", "dim")] : shown.flatMap(preview))];
+  return [...heading("Preview (fetched from the provider for this showing)"), ...(shown.length === 0 ? [line("  No preview for this request.", "dim")] : shown.flatMap((p) => preview(p, full)))];
 }
 
 /** What approving binds: per resolved call the page's sentence; a call that binds nothing is a warning. */
@@ -82,17 +175,29 @@ function binding(page: RequestPage): Line[] {
   ];
 }
 
-/** One call's preview: its fields, multiline ones as an indented block under a gutter; or why there is none, as given. */
-function preview(p: PagePreview): Line[] {
+/**
+ * One call's preview: its fields, multiline ones as an indented block under a gutter, at most
+ * PREVIEW_LINES of it unless `full`; or why there is none, as given.
+ */
+function preview(p: PagePreview, full: boolean): Line[] {
   const title = `  ${p.op}${p.line === null ? "" : ` at line ${p.line}`}:`;
   if ("unavailable" in p) return [line(`${title} ${p.unavailable}`, "warn")];
   const lines = [line(title)];
   if (p.op.startsWith(`${AGENT_CONNECTOR}.`)) lines.push(line("      (an action the agent defined: the labels are its words, the values the provider's)", "dim"));
   for (const f of p.fields) {
     if (!f.multiline) lines.push(line(`      ${f.label}: ${f.value}`));
-    else lines.push(line(`      ${f.label}:`), ...splitLines(f.value.replace(/\n$/, "")).map((text): Line => ({ gutter: BLOCK_GUTTER, text })));
+    else lines.push(line(`      ${f.label}:`), ...block(splitLines(f.value.replace(/\n$/, "")), full));
   }
   return lines;
+}
+
+/** A multiline field's lines under the block's gutter: the first PREVIEW_LINES, and how many more there are, unless `full`. */
+function block(lines: string[], full: boolean): Line[] {
+  const cut = !full && lines.length > PREVIEW_LINES + 1; // one line more than the limit is shown rather than announced
+  const shown = (cut ? lines.slice(0, PREVIEW_LINES) : lines).map((text): Line => ({ gutter: BLOCK_GUTTER, text }));
+  if (cut) shown.push(line(`        … ${lines.length - PREVIEW_LINES} more lines (p: show all)`, "dim"));
+  else if (lines.length > PREVIEW_LINES + 1) shown.push(line(`        (all ${lines.length} lines shown; p: fold)`, "dim"));
+  return shown;
 }
 
 /** Text the agent wrote, each line under the agent's gutter. */
@@ -108,7 +213,7 @@ function agentManifests(page: RequestPage): Line[] {
     lines.push(line(`  ${a.op}${a.approval_required ? " · approval required" : ""}${a.idempotent ? " · idempotent" : ""}`));
     for (const s of a.steps) {
       lines.push(line(`    step ${s.id}: ${s.op}, built as`), ...s.inputs.map((i) => line(`        ${i.name} ${i.value}`)));
-      for (const c of s.calls) lines.push(line(`      at line ${c.line}, ${c.count} call${c.count === "1" ? "" : "s"}, with`), ...c.args.map((arg) => line(`        ${arg.name} ${arg.value}`)));
+      for (const c of s.calls) lines.push(line(`      at line ${c.line}, ${callCount(c.count)}, with`), ...c.args.map((arg) => line(`        ${arg.name} ${arg.value}`)));
     }
     lines.push(line(`    The agent's description of ${a.op} (not verified):`, "dim"), ...words(a.description));
     for (const i of a.inputs) lines.push(line(`    input ${i.name} (${i.type}${i.required ? "" : ", optional"}):`, "dim"), ...words(i.description));
@@ -127,7 +232,7 @@ function agentWords(page: RequestPage): Line[] {
 
 function source(page: RequestPage, show: boolean): Line[] {
   const { lines: text, call_lines } = page.source;
-  const title = `Source: ${page.entry}, ${text.length} lines, sha256 ${page.program_sha256}`;
+  const title = `Source: ${agentNamed(page.entry)}, ${text.length} lines, sha256 ${page.program_sha256}`;
   if (!show) return heading(`${title} (v: show)`);
   const calls = new Set(call_lines);
   const width = String(text.length).length;

@@ -3,9 +3,9 @@ import type { RequestPage } from "../../app/index.js";
 import type { ApproverClient, DecisionRequest, LiveEvent } from "./approver-client.js";
 import type { ApproverRequest } from "./approver-view.js";
 import { line, type Line } from "./lines.js";
-import { listLines } from "./list-view.js";
+import { listLines, ROWS_PER_REQUEST, type ListMode } from "./list-view.js";
 import { cannotRemember, LIFETIMES, rememberBody, rememberLines, SCOPES, shownOf, type Lifetime, type Scope } from "./remember.js";
-import { requestLines } from "./request-view.js";
+import { requestLines, type ShownAnswer } from "./request-view.js";
 import { ENTER_SCREEN, frame, layout, LEAVE_SCREEN, maxScroll, truncate, type Row } from "./screen.js";
 
 /** The terminal the approver runs in: a TTY in raw mode. */
@@ -15,21 +15,27 @@ export interface TerminalIo {
   color: boolean;
 }
 
-/** A question over the request: free text (a reason, feedback), or a choice by one key. */
+/** A question over the request: free text (a reason, feedback, a question), or a choice by one key over lines that scroll. */
 type Overlay =
   | { kind: "input"; label: string; text: string; submit: (text: string) => void }
-  | { kind: "choice"; lines: Line[]; prompt: string; keys: Record<string, () => void> };
+  | { kind: "choice"; lines: Line[]; prompt: string; keys: Record<string, () => void>; scroll: number };
 
 interface Opened {
   id: string;
   view: RequestPage | undefined; // undefined while it loads
   showSource: boolean;
+  fullPreviews: boolean;
+  answer?: ShownAnswer; // the last question asked here and its answer
   scroll: number;
   laidOut?: { key: string; rows: Row[] }; // a 256 KiB source takes a while to lay out: once per view, width and second
 }
 
-const LIST_KEYS = "j/k move · Enter open · q quit";
-const REQUEST_KEYS = "a approve once · A approve and remember · r reject · m request changes · v source · j/k scroll · Space/b page · Esc back · q quit";
+// The keys, most important first and short enough for 80 columns: the decisions on one row, moving about on the next.
+const LIST_KEYS: Readonly<Record<ListMode, string>> = { pending: "j/k move · Enter open · H history · q quit", history: "j/k move · Enter open (read-only) · H pending requests · q quit" };
+export const DECISION_KEYS = "a approve once · A approve+remember · r reject · m request changes · ? ask";
+export const MOVE_KEYS = "j/k/Space/b scroll · p full preview · v source · Esc back · q quit";
+export const READ_ONLY_KEYS = "decided: read-only · ? ask · j/k/Space/b scroll · v source · Esc back · q quit";
+const SCROLL_KEYS = "more below and above: j/k/Space/b scroll";
 const TICK_MS = 1000;
 
 /**
@@ -39,6 +45,8 @@ const TICK_MS = 1000;
  */
 export class TerminalApprover {
   private requests: ApproverRequest[] = [];
+  private history: ApproverRequest[] | undefined; // read when the history is first shown
+  private mode: ListMode = "pending";
   private selected = 0;
   private opened: Opened | undefined;
   private overlay: Overlay | undefined;
@@ -109,14 +117,24 @@ export class TerminalApprover {
     this.render();
   }
 
+  /** The requests the list shows now: the pending ones, or the past ones. */
+  private get shown(): readonly ApproverRequest[] {
+    return this.mode === "pending" ? this.requests : (this.history ?? []);
+  }
+
   private inList(text: string, key: Key): void {
     if (text === "q") return this.quit();
-    if (text === "j" || key.name === "down") this.selected = Math.min(this.selected + 1, Math.max(0, this.requests.length - 1));
+    if (text === "j" || key.name === "down") this.selected = Math.min(this.selected + 1, Math.max(0, this.shown.length - 1));
     else if (text === "k" || key.name === "up") this.selected = Math.max(0, this.selected - 1);
-    else if (key.name === "return" || key.name === "enter" || text === "o" || text === "l") {
-      const chosen = this.requests[this.selected];
+    else if (text === "H" || key.name === "tab") {
+      this.mode = this.mode === "pending" ? "history" : "pending";
+      this.selected = 0;
+      this.say("");
+      void this.refresh();
+    } else if (key.name === "return" || key.name === "enter" || text === "o" || text === "l") {
+      const chosen = this.shown[this.selected];
       if (chosen !== undefined) void this.open(chosen.id);
-    } else if (/^[aArmv]$/.test(text)) this.say("open a request first (Enter)", "warn");
+    } else if (/^[aArmv?]$/.test(text)) this.say("open a request first (Enter)", "warn");
   }
 
   private inRequest(opened: Opened, text: string, key: Key): void {
@@ -132,6 +150,10 @@ export class TerminalApprover {
     else if (text === "g" || key.name === "home") opened.scroll = 0;
     else if (text === "G" || key.name === "end") opened.scroll = Number.MAX_SAFE_INTEGER;
     else if (text === "v") opened.showSource = !opened.showSource;
+    else if (text === "p") {
+      opened.fullPreviews = !opened.fullPreviews;
+      delete opened.laidOut;
+    } else if (text === "?") this.ask("Question, answered here from the facts", (question) => void this.question(opened, question));
     else if (/^[aArm]$/.test(text)) this.act(opened, text);
     opened.scroll = Math.max(0, opened.scroll);
   }
@@ -140,36 +162,80 @@ export class TerminalApprover {
     const view = opened.view;
     if (view === undefined) return this.say("the request is still loading", "warn");
     if (view.final) return this.say(`this request is already ${view.decision?.kind ?? view.status}: no second decision`, "warn");
-    if (text === "a") void this.decide(opened, { decision: "approved_once", ...shownOf(view) }, "Approved once.");
+    if (text === "a") this.approveOnce(opened, view);
     else if (text === "A") this.remember(opened, view);
     else if (text === "r") this.ask("Reason for rejecting (sent to the agent)", (reason) => void this.decide(opened, { decision: "rejected", reason }, "Rejected."));
-    else if (text === "m") this.ask("Changes to ask the agent for", (feedback) => void this.decide(opened, { decision: "request_more", feedback }, "Sent back to the agent for changes."));
+    else if (text === "m") this.ask("Changes for the agent (ends the request)", (feedback) => this.requestChanges(opened, feedback, [line("Request changes: the agent gets this text, and this request ends (nothing runs).", "heading"), ...quoted(feedback)]));
+  }
+
+  /** Approve once; with a danger flagged, only after a yes to the dangers shown again. */
+  private approveOnce(opened: Opened, view: RequestPage): void {
+    const approve = () => void this.decide(opened, { decision: "approved_once", ...shownOf(view) }, "Approved once.");
+    const dangers = dangerLines(view);
+    if (dangers.length === 0) return approve();
+    this.choose([line("Approve although countersign flags a danger?", "heading"), ...dangers, line(""), line(view.headline)], "Approve once anyway?  y approve · n no", { y: approve, n: () => this.say("nothing was sent; the request still waits") });
+  }
+
+  /** Text for the agent ends the request: said so, and sent only after a yes. */
+  private requestChanges(opened: Opened, feedback: string, lines: Line[]): void {
+    this.choose(lines, "Send to the agent as a request for changes (ends the request)?  y send · n no", {
+      y: () => void this.decide(opened, { decision: "request_more", feedback }, "Sent to the agent as a request for changes; the request has ended."),
+      n: () => this.say("nothing was sent; the request still waits"),
+    });
+  }
+
+  /**
+   * A question answered here, from the facts: the answer goes near the top of the request and the
+   * request keeps waiting. Text countersign cannot answer is never sent silently: the person is
+   * told it would go to the agent as a request for changes, which ends the request, and confirms.
+   */
+  private async question(opened: Opened, text: string): Promise<void> {
+    this.say("asking…");
+    this.render();
+    try {
+      const answer = await this.client.question(opened.id, text);
+      if (answer.answered) {
+        opened.answer = { question: answer.question, lines: answer.lines };
+        delete opened.laidOut;
+        opened.scroll = 0;
+        this.say("Answered here from the facts; nothing was sent, the request still waits.", "ok");
+      } else if (opened.view === undefined || opened.view.final) {
+        this.say(`countersign cannot answer that from the facts (${EXAMPLES})`, "warn");
+      } else {
+        this.say("");
+        this.requestChanges(opened, text, [
+          line("countersign cannot answer this from the facts:", "heading"),
+          ...quoted(text),
+          line(""),
+          line("Sent as it is, it goes to the agent as a request for changes: the agent gets your text, and this request ends (nothing runs; the agent may submit a new program).", "warn"),
+          line(""),
+          line(`Questions answered here are like: ${EXAMPLES} Press n, then ? to ask one.`, "dim"),
+        ]);
+      }
+    } catch (err) {
+      this.say(`cannot ask: ${(err as Error).message}`, "warn");
+    }
+    this.render();
+  }
+
+  private choose(lines: Line[], prompt: string, keys: Record<string, () => void>): void {
+    this.overlay = { kind: "choice", lines, prompt, keys, scroll: 0 };
+    this.say(""); // what was said before is about the screen left
   }
 
   /** Approve and remember: the rules first, then who they cover and for how long, then a last yes. */
   private remember(opened: Opened, view: RequestPage): void {
-    const lines = rememberLines(view);
-    if (cannotRemember(view) !== undefined) {
-      this.overlay = { kind: "choice", lines, prompt: "Esc back", keys: {} };
-      return;
-    }
-    const confirm = (scope: Scope, lifetime: Lifetime) => {
-      this.overlay = {
-        kind: "choice",
-        lines,
-        prompt: `Save for ${SCOPES[scope]} (${scope === "agent" ? `agent ${view.submitter}` : "any token"}), ${LIFETIMES[lifetime]}, and approve?  y yes · n no`,
-        keys: {
-          y: () => {
-            void this.decide(opened, rememberBody(scope, lifetime, view), `Approved; the rules are remembered for ${SCOPES[scope]}, ${LIFETIMES[lifetime]}.`);
-          },
-          n: () => this.say("nothing was saved"),
-        },
-      };
-    };
-    const lifetime = (scope: Scope) => {
-      this.overlay = { kind: "choice", lines, prompt: `For how long?  1 ${LIFETIMES.hour} · 2 ${LIFETIMES.day} · 3 ${LIFETIMES.forever} · Esc cancel`, keys: { "1": () => confirm(scope, "hour"), "2": () => confirm(scope, "day"), "3": () => confirm(scope, "forever") } };
-    };
-    this.overlay = { kind: "choice", lines, prompt: `Who may it let through?  1 ${SCOPES.agent} (${view.submitter}) · 2 ${SCOPES.everyone} · Esc cancel`, keys: { "1": () => lifetime("agent"), "2": () => lifetime("everyone") } };
+    const dangers = dangerLines(view);
+    const lines = [...rememberLines(view), ...(dangers.length === 0 ? [] : [line(""), line("And countersign flags a danger in this request:", "heading"), ...dangers])];
+    if (cannotRemember(view) !== undefined) return this.choose(lines, "Esc back", {});
+    const next = (prompt: string, keys: Record<string, () => void>) => this.choose(lines, prompt, keys);
+    const confirm = (scope: Scope, lifetime: Lifetime) =>
+      next(`Save for ${SCOPES[scope]} (${scope === "agent" ? `agent ${view.submitter}` : "any token"}), ${LIFETIMES[lifetime]}, and approve?  y yes · n no`, {
+        y: () => void this.decide(opened, rememberBody(scope, lifetime, view), `Approved; the rules are remembered for ${SCOPES[scope]}, ${LIFETIMES[lifetime]}.`),
+        n: () => this.say("nothing was saved"),
+      });
+    const lifetime = (scope: Scope) => next(`For how long?  1 ${LIFETIMES.hour} · 2 ${LIFETIMES.day} · 3 ${LIFETIMES.forever} · Esc cancel`, { "1": () => confirm(scope, "hour"), "2": () => confirm(scope, "day"), "3": () => confirm(scope, "forever") });
+    this.choose(lines, `Who may it let through?  1 ${SCOPES.agent} (${view.submitter}) · 2 ${SCOPES.everyone} · Esc cancel`, { "1": () => lifetime("agent"), "2": () => lifetime("everyone") });
   }
 
   private ask(label: string, submit: (text: string) => void): void {
@@ -191,11 +257,20 @@ export class TerminalApprover {
   }
 
   private chose(overlay: Extract<Overlay, { kind: "choice" }>, text: string, key: Key): void {
+    const page = Math.max(1, (this.io.output.rows ?? 24) - 4);
+    const moved = text === "j" || key.name === "down" ? 1 : text === "k" || key.name === "up" ? -1 : text === " " || key.name === "pagedown" ? page : text === "b" || key.name === "pageup" ? -page : 0;
+    if (moved !== 0 && overlay.keys[text] === undefined) {
+      overlay.scroll = Math.max(0, overlay.scroll + moved); // the render keeps it within the lines
+      return;
+    }
     const chosen = overlay.keys[text];
     if (chosen === undefined && key.name !== "escape") return;
     this.overlay = undefined;
     if (chosen === undefined) return this.say("cancelled; nothing was sent");
     chosen();
+    // A next step over the same lines (who, then how long, then yes) keeps the place the person scrolled to.
+    const after = this.overlay as Overlay | undefined; // set again by chosen()
+    if (after?.kind === "choice" && after.lines === overlay.lines) after.scroll = overlay.scroll;
   }
 
   private async decide(opened: Opened, body: DecisionRequest, done: string): Promise<void> {
@@ -217,7 +292,7 @@ export class TerminalApprover {
   }
 
   private async open(id: string): Promise<void> {
-    const opened: Opened = { id, view: undefined, showSource: false, scroll: 0 };
+    const opened: Opened = { id, view: undefined, showSource: false, fullPreviews: false, scroll: 0 };
     this.opened = opened;
     this.say("");
     await this.reload(opened);
@@ -233,16 +308,22 @@ export class TerminalApprover {
     this.render();
   }
 
+  /** Read the pending requests again, and the past ones while the history is shown; the cursor stays on its request. */
   private async refresh(): Promise<void> {
+    const mode = this.mode;
     try {
-      const current = this.requests[this.selected]?.id;
-      this.requests = await this.client.pending();
-      const again = this.requests.findIndex((r) => r.id === current);
-      this.selected = again === -1 ? Math.min(this.selected, Math.max(0, this.requests.length - 1)) : again;
+      const current = this.shown[this.selected]?.id;
+      const [pending, history] = await Promise.all([this.client.pending(), mode === "history" ? this.client.history() : Promise.resolve(this.history)]);
+      this.requests = pending;
+      this.history = history;
+      if (mode !== this.mode) return; // toggled while reading: that toggle's own read places the cursor
+      const again = this.shown.findIndex((r) => r.id === current);
+      this.selected = again === -1 ? Math.min(this.selected, Math.max(0, this.shown.length - 1)) : again;
     } catch (err) {
-      this.say(`cannot list the pending requests: ${(err as Error).message}`, "warn");
+      this.say(`cannot list the ${mode === "pending" ? "pending" : "past"} requests: ${(err as Error).message}`, "warn");
+    } finally {
+      this.render();
     }
-    this.render();
   }
 
   private changed(event: LiveEvent): void {
@@ -258,7 +339,7 @@ export class TerminalApprover {
     const { view, showSource } = opened;
     if (view === undefined) return [{ text: "loading…" }];
     const key = `${width} ${showSource} ${Math.floor(now / 1000)}`;
-    if (opened.laidOut?.key !== key) opened.laidOut = { key, rows: layout(requestLines(view, { now, showSource }), width) };
+    if (opened.laidOut?.key !== key) opened.laidOut = { key, rows: layout(requestLines(view, { now, showSource, fullPreviews: opened.fullPreviews, ...(opened.answer === undefined ? {} : { answer: opened.answer }) }), width) };
     return opened.laidOut.rows;
   }
 
@@ -274,18 +355,26 @@ export class TerminalApprover {
     let footer: Row[];
     let scroll = 0;
     if (overlay?.kind === "choice") {
+      // The lines scroll (j/k/Space/b) when they are longer than the screen; the prompt stays at the bottom.
       body = layout(overlay.lines, width);
-      footer = [...status, ...layout([line(overlay.prompt, "title")], width)];
+      const prompt = layout([line(overlay.prompt, "title")], width);
+      const longer = body.length > height - status.length - prompt.length;
+      footer = [...status, ...(longer ? truncate([line(SCROLL_KEYS, "dim")], width) : []), ...prompt];
+      overlay.scroll = Math.min(overlay.scroll, maxScroll(body, height, footer.length));
+      scroll = overlay.scroll;
     } else if (this.opened !== undefined) {
       body = this.requestRows(this.opened, width, now);
-      footer = [...status, ...truncate([overlay === undefined ? line(REQUEST_KEYS, "dim") : promptLine(overlay, width)], width)];
+      const keys = this.opened.view?.final === true ? [line(READ_ONLY_KEYS, "dim")] : [line(DECISION_KEYS, "title"), line(MOVE_KEYS, "dim")];
+      footer = [...status, ...(overlay === undefined ? truncate(keys, width) : promptLines(overlay, width))];
       this.opened.scroll = Math.min(this.opened.scroll, maxScroll(body, height, footer.length));
       scroll = this.opened.scroll;
     } else {
-      const title = line(`countersign approve · ${this.requests.length} pending · ${this.client.url} · as ${this.approver} · ${this.live ? "live" : "connecting…"}`, "title");
-      body = truncate([title, line(""), ...listLines(this.requests, this.selected, now)], width);
-      footer = [...status, ...truncate([line(LIST_KEYS, "dim")], width)];
-      scroll = Math.max(0, this.selected + 3 - (height - footer.length)); // the selected row (after the title and a blank) in view
+      const what = this.mode === "pending" ? `${this.requests.length} pending` : `history: ${this.history === undefined ? "loading…" : `${this.history.length} past`}`;
+      const title = line(`countersign approve · ${what} · as ${this.approver} · ${this.live ? "live" : "connecting…"} · ${this.client.url}`, "title");
+      body = truncate([title, line(""), ...listLines(this.shown, this.selected, now, this.mode)], width);
+      footer = [...status, ...truncate([line(LIST_KEYS[this.mode], "dim")], width)];
+      const last = 2 + (this.selected + 1) * ROWS_PER_REQUEST; // the selected request's rows (after the title and a blank) in view
+      scroll = Math.max(0, last - (height - footer.length));
     }
     const text = frame(body, { width, height, scroll, footer, color: this.io.color });
     if (text === this.lastFrame) return;
@@ -294,10 +383,20 @@ export class TerminalApprover {
   }
 }
 
-/** The text being typed, its end in view. */
-function promptLine(overlay: Extract<Overlay, { kind: "input" }>, width: number): Line {
-  const room = Math.max(1, width - overlay.label.length - 16);
+/** What is asked, then the text being typed with its end in view: two rows, so a long label leaves room to type. */
+function promptLines(overlay: Extract<Overlay, { kind: "input" }>, width: number): Row[] {
+  const room = Math.max(1, width - 3);
   const chars = Array.from(overlay.text);
   const shown = chars.length > room ? "…" + chars.slice(-room + 1).join("") : overlay.text;
-  return line(`${overlay.label}: ${shown}_  (Enter send · Esc cancel)`, "title");
+  return truncate([line(`${overlay.label} · Enter send · Esc cancel`, "dim"), line(`> ${shown}_`, "title")], width);
 }
+
+/** The dangers the page flags, in words: shown again before an approval. */
+function dangerLines(view: RequestPage): Line[] {
+  return view.risks.filter((r) => r.level === "danger").map((r) => line(`DANGER: ${r.text}`, "warn"));
+}
+
+/** The person's own text, quoted, as it would be sent. */
+const quoted = (text: string): Line[] => [{ gutter: "  │ ", text }];
+
+const EXAMPLES = "Who will be emailed? How many emails? Which files will be written? Which hosts?";

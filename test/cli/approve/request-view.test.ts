@@ -5,9 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ApproverClient } from "../../../src/cli/approve/approver-client.js";
 import { visibleText, type RequestPage } from "../../../src/app/index.js";
 import type { Line } from "../../../src/cli/approve/lines.js";
-import { listLines } from "../../../src/cli/approve/list-view.js";
 import { cannotRemember, rememberBody, rememberLines } from "../../../src/cli/approve/remember.js";
-import { requestLines } from "../../../src/cli/approve/request-view.js";
+import { PREVIEW_LINES, requestLines } from "../../../src/cli/approve/request-view.js";
 import { authorityForSuite, example, warmAnalysis, type TestAuthority } from "../../authority/harness.js";
 import { forwardDraft, FROM_THE_DRAFT, IF_URGENT } from "../../support/forward-draft.js";
 
@@ -35,16 +34,25 @@ describe("the request view", () => {
   const texts = (lines: Line[]) => lines.map((l) => l.text);
   const at = (lines: Line[], prefix: string) => texts(lines).findIndex((t) => t.startsWith(prefix));
 
-  it("shows the sections in the browser page's order: verdict, facts, calls, preview, the agent's words, source", async () => {
+  it("opens with what a person decides on: the headline, the verdict, the risks in words; then the sections in the browser page's order", async () => {
     const view = await submit("notify-team.ts", "Please send it today.");
     const lines = requestLines(view, { now: Date.now(), showSource: false });
-    const order = ["── Policy verdict", "── Verified facts", "── Trusted calls", "── Preview", "── The agent's words", "── Source"].map((h) => at(lines, h));
+    expect(lines.slice(0, 8)).toEqual([
+      { text: expect.stringMatching(new RegExp(`^Request ${view.id} · from agent agent · \\d+ s old · 1[45] min left$`)), style: "title" },
+      { text: "Program notify-team.ts (agent-chosen name)", style: "dim" },
+      { text: "" },
+      { text: "Sends 1 email to alice@example.com and bob@example.com.", style: "title" },
+      { text: "Verdict: needs your decision — 1 of 1 call needs a person: email.send_email at line 12 (why: under Policy rulings)" },
+      { text: "warning: Sends email to other people: 1 email." },
+      { text: "The full detail follows (Space: next page); decide with the keys at the bottom.", style: "dim" },
+      { text: "" },
+    ]);
+    const order = ["── Policy rulings", "── Verified facts", "── Trusted calls", "── Preview", "── The agent's words", "── Source"].map((h) => at(lines, h));
     expect(order.every((i) => i > 0)).toBe(true);
     expect([...order].sort((x, y) => x - y)).toEqual(order);
-    expect(texts(lines)[0]).toMatch(new RegExp(`^Request ${view.id} from agent agent · submitted \\d+ s ago · expires in 1[45] min$`));
-    expect(texts(lines)).toContain("ASK: " + view.verdict.reason);
+    expect(texts(lines).join("\n")).not.toContain(view.verdict.reason); // the reason is the rulings over again: said once, under Policy rulings
     expect(texts(lines)).toContain("  email.send_email at line 12: ask by the policy default or an approval floor — no rule covers it; the policy default is ask");
-    expect(texts(lines)).toContain(`  ${"proven".padEnd(22)} recipientsOnly(TEAM) — every \`to\` is in [alice@example.com, bob@example.com]`);
+    expect(texts(lines)).toContain(`  ${"proven".padEnd(22)} recipientsOnly(TEAM) — every to is in [alice@example.com, bob@example.com]`);
     expect(texts(lines)).toContain("  email.send_email at line 12, 1 call");
     expect(texts(lines)).toContain('      to = ["alice@example.com","bob@example.com"]');
     expect(texts(lines)).toContain("  No preview for this request.");
@@ -88,15 +96,15 @@ describe("the request view", () => {
     const view = await submit("draft-and-send.ts");
     const lines = texts(requestLines(view, { now: Date.now(), showSource: false }));
     expect(lines).toContainEqual(expect.stringMatching(/^ {2}enforced at run time +recipientsOnly\(\["bob@example.com"\]\) — /));
-    expect(lines).toContain(`  ${"unknown".padEnd(22)} draft_id of email.send_draft is unknown (from the result of email.draft_email — untrusted) — the analysis cannot bound this value (line 16)`);
-    expect(lines).toContain(`  ${"enforced at run time".padEnd(22)} every \`to\` of email.* is in [bob@example.com] — a deny rule could not be ruled out statically: every call is checked against it`);
-    expect(lines.filter((l) => l.startsWith("  proven "))).toEqual([`  ${"proven".padEnd(22)} atMostEmails(1) — at most 1 email.send_* calls (bound 1)`]);
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^ {2}${"unknown".padEnd(22)} draft_id of email\\.send_draft is unknown .* — the analysis cannot bound this value \\(line 16\\)$`)));
+    expect(lines).toContain(`  ${"enforced at run time".padEnd(22)} every to of email.* is in [bob@example.com] — a deny rule could not be ruled out statically: every call is checked against it`);
+    expect(lines.filter((l) => l.startsWith("  proven "))).toEqual([`  ${"proven".padEnd(22)} atMostEmails(1) — at most 1 email.send_* call (bound 1)`]);
   });
 
   it("collapses the source by default; v shows it with line numbers and each trusted call's line marked", async () => {
     const view = await submit("notify-team.ts");
     const hidden = requestLines(view, { now: Date.now(), showSource: false });
-    expect(hidden.at(-1)!.text).toBe(`── Source: notify-team.ts, 18 lines, sha256 ${view.program_sha256} (v: show)`);
+    expect(hidden.at(-1)!.text).toBe(`── Source: notify-team.ts (agent-chosen name), 18 lines, sha256 ${view.program_sha256} (v: show)`);
     expect(texts(hidden).join("\n")).not.toContain("import { program }");
     const shown = requestLines(view, { now: Date.now(), showSource: true });
     const source = shown.slice(at(shown, "── Source") + 1);
@@ -118,16 +126,14 @@ describe("the request view", () => {
     expect(marked).toEqual([{ gutter: `▶${line} │ `, text: "    await sendEmail({", style: "mark" }]);
   });
 
-  it("shows a decision with who made it and the reason; the list shows verdict, agent, age, time left and the summary's first line", async () => {
+  it("shows a decision with who made it and the reason, in place of the verdict", async () => {
     const view = await submit("notify-team.ts");
-    const rows = listLines((await client.pending()).filter((r) => r.id === view.id), 0, Date.now());
-    expect(rows).toEqual([{ text: expect.stringMatching(/^> ask {11}agent {8}\d+ s old, expires in 1[45] min +Every `to` of email\.\* is in \[alice@example.com, bob@example.com\] — proven$/), style: "selected" }]);
     await client.decide(view.id, { decision: "rejected", reason: "not this week" });
     const lines = requestLines(await client.page(view.id), { now: Date.now(), showSource: false });
     expect(texts(lines)[0]).toMatch(/ · rejected$/);
-    expect(lines[1]).toEqual({ text: expect.stringMatching(/^Decided: rejected by alice at \d{4}-/), style: "warn" });
-    expect(lines[2]!.text).toBe("  reason: not this week");
-    expect(listLines([], 0, Date.now())[0]!.text).toContain("No pending requests");
+    expect(lines[4]).toEqual({ text: expect.stringMatching(/^Decided: rejected by alice at \d{4}-/), style: "warn" });
+    expect(lines[5]!.text).toBe("  reason: not this week");
+    expect(texts(lines).filter((t) => t.startsWith("Verdict:"))).toEqual([]);
   });
 
   it("approve and remember: the exact rules and what else they let through, or why nothing can be remembered", async () => {
@@ -137,7 +143,8 @@ describe("the request view", () => {
     expect(shown[1]!.text).toMatch(/^ {2}remembered\.email\.send_email\.[0-9a-f]{12}: allow every to of email\.send_email is in \[alice@example.com, bob@example.com\]; .*at most 1 call of email\.send_email$/);
     const saved = shown.filter((l) => l.gutter === "    │ ");
     expect(JSON.parse(saved.map((l) => l.text).join("\n"))).toMatchObject({ id: `remembered.email.send_email.${pinned.program_sha256.slice(0, 12)}`, decision: "allow", op: "email.send_email" });
-    expect(texts(shown).at(-1)).toMatch(/^ {2}What else it lets through: Any later program, not only this one, whose email\.send_email calls all fit this/);
+    expect(shown[2]!.text).toMatch(/^ {2}What else it lets through: Any later program, not only this one, whose email\.send_email calls all fit this/);
+    expect(shown[3]).toEqual({ text: "  As saved:", style: "dim" });
 
     const unpinned = await submit("draft-and-send.ts");
     expect(cannotRemember(unpinned)?.join("\n")).toMatch(/^email\.send_draft: draft_id is .*: only a finite set of constants can be remembered without allowing more$/m);
@@ -175,5 +182,60 @@ describe("the request view", () => {
     // The draft read: its id is the program's own, and nothing steers it.
     const read = at(lines, "  email.get_draft at line 7,");
     expect(texts(lines.slice(read + 1, read + 3))).toEqual(['      id = "r-1"', "  email.send_email at line 10, 1 call"]);
+  });
+
+  it("ranks the risks before the detail, danger first, said in words as well as in the warn style", async () => {
+    const lines = requestLines(await submitProgram(forwardDraft("r-1", IF_URGENT)), { now: Date.now(), showSource: false });
+    const danger = at(lines, "DANGER: ");
+    const warning = at(lines, "warning: ");
+    expect(lines[danger]).toEqual({ text: "DANGER: Third-party content chooses values it passes: draft r-1 chooses the to and body of email.send_email.", style: "warn" });
+    expect(lines[warning]).toEqual({ text: "warning: Sends email to other people: 1 to 2 emails." });
+    expect(danger).toBeGreaterThan(at(lines, "Verdict: "));
+    expect(warning).toBeGreaterThan(danger);
+    expect(at(lines, "── Policy rulings")).toBeGreaterThan(warning);
+  });
+
+  it("says a value the program's own earlier call made is that, not untrusted and not a warning", async () => {
+    const lines = requestLines(await submit("draft-and-send.ts"), { now: Date.now(), showSource: false });
+    const send = at(lines, "  email.send_draft at line 16,");
+    expect(lines.slice(send, send + 4)).toEqual([
+      { text: "  email.send_draft at line 16, 1 call" },
+      { text: "      draft_id is unknown (from what its own email.draft_email call made (line 10), not third-party content)" },
+      { text: "        comes from what its own email.draft_email call made (line 10), not third-party content" },
+      { text: "      steered by data: whether it runs, how often and with which values may depend on what its own email.draft_email call made (line 10), not third-party content" },
+    ]);
+  });
+
+  it("writes no markup backticks and never \"1 calls\" in its own sentences", async () => {
+    for (const page of [await submit("notify-team.ts"), await submit("draft-and-send.ts"), await submitProgram(forwardDraft("r-1", IF_URGENT))]) {
+      const own = [...requestLines(page, { now: Date.now(), showSource: false }), ...rememberLines(page)].filter((l) => l.style !== "agent");
+      expect(own.filter((l) => l.text.includes("`") || /(^|[^\d.])1 calls\b/.test(l.text))).toEqual([]);
+    }
+  });
+
+  it("cuts a long multiline preview field after PREVIEW_LINES lines with how many more, and shows it whole when asked", async () => {
+    const page = await submit("notify-team.ts");
+    const body = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n");
+    const preview = (value: string): RequestPage["previews"] => [{ op: "email.send_draft", line: 8, fields: [{ label: "Body", value, multiline: true }] }];
+    const blockOf = (lines: Line[]) => lines.slice(at(lines, "      Body:") + 1, at(lines, "── The agent's words") - 1);
+    const cut = blockOf(requestLines({ ...page, previews: preview(body) }, { now: Date.now(), showSource: false }));
+    expect(cut).toHaveLength(PREVIEW_LINES + 1);
+    expect(cut.slice(0, PREVIEW_LINES).map((l) => l.text)).toEqual(body.split("\n").slice(0, PREVIEW_LINES));
+    expect(cut.at(-1)).toEqual({ text: `        … ${30 - PREVIEW_LINES} more lines (p: show all)`, style: "dim" });
+    const whole = blockOf(requestLines({ ...page, previews: preview(body) }, { now: Date.now(), showSource: false, fullPreviews: true }));
+    expect(whole.slice(0, 30).map((l) => l.text)).toEqual(body.split("\n"));
+    expect(whole.at(-1)).toEqual({ text: "        (all 30 lines shown; p: fold)", style: "dim" });
+    // One line over the limit is shown rather than announced as "1 more line".
+    const short = Array.from({ length: PREVIEW_LINES + 1 }, (_, i) => `row ${i}`).join("\n");
+    expect(blockOf(requestLines({ ...page, previews: preview(short) }, { now: Date.now(), showSource: false })).map((l) => l.text)).toEqual(short.split("\n"));
+  });
+
+  it("shows a question's answer near the top, above the detail, saying nothing went to the agent", async () => {
+    const page = await submit("notify-team.ts");
+    const lines = requestLines(page, { now: Date.now(), showSource: false, answer: { question: "Who will be emailed?", lines: ["alice@example.com and bob@example.com"] } });
+    const asked = at(lines, "── Your question: Who will be emailed?");
+    expect(asked).toBeGreaterThan(at(lines, "warning: "));
+    expect(asked).toBeLessThan(at(lines, "── Policy rulings"));
+    expect(texts(lines.slice(asked + 1, asked + 3))).toEqual(["  alice@example.com and bob@example.com", "  (answered here from the facts: nothing was sent to the agent, the request still waits)"]);
   });
 });
