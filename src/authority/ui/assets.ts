@@ -261,5 +261,6 @@ button.danger { background: var(--bad); border-color: var(--bad); color: #fff; }
 button.warning { background: var(--warn); border-color: var(--warn); color: #fff; }
 fieldset { border: 1px solid var(--line); border-radius: 6px; margin: .5rem 0; }
 kbd { border: 1px solid var(--line); border-bottom-width: 2px; border-radius: 3px; padding: 0 .3rem; font-size: .8rem; }
-@media (max-width: 480px) { main { padding: .5rem .6rem 2rem; } h1#headline { font-size: 1.25rem; } dl.args { grid-template-columns: 1fr; } .meta { gap: .1rem .8rem; font-size: .85rem; } }
+@media (max-width: 480px) { main { padding: .5rem .6rem 2rem; } h1#headline { font-size: 1.25rem; } dl.args { grid-template-columns: 1fr; } .meta { gap: .1rem .8rem; font-size: .85rem; }
+  .choices { gap: .4rem; } .choices > details > summary, .choices > form button { padding: .4rem .7rem; } section.actions kbd { display: none; } }
 `;

@@ -59,10 +59,10 @@ export function rulesView(options: { rules: StoredRule[]; describe: (rule: Store
 ${options.rules.length === 0 ? html`<p>No remembered rule applies.</p>` : ""}
 <ul class="rows" id="rules">${options.rules.map(
     (r) => html`<li data-rule="${r.id}"><code>${r.id}</code>
-<p>${options.describe(r)}</p>
+<p>${prose(options.describe(r))}</p>
 <div class="meta"><span>from <a href="/requests/${r.request_id}">${r.request_id}</a></span><span>saved ${timeAgo(new Date(r.created_at).toISOString(), options.now)}</span>
 <span>${r.token === null ? "every agent" : html`only token <b>${r.token}</b>`}</span><span>${r.expires_at === null ? "until removed" : html`until ${timeLeft(new Date(r.expires_at).toISOString(), options.now)}`}</span></div>
-<form method="post" action="/rules/${r.id}/forget"><input type="hidden" name="csrf" value="${options.csrf}"><button class="danger">Remove</button></form></li>`,
+<form method="post" action="/rules/${r.id}/forget"><input type="hidden" name="csrf" value="${options.csrf}"><button class="danger">Remove<span class="visually-hidden"> the rule ${r.id}</span></button></form></li>`,
   )}</ul>`;
   return layout({ title: "Remembered rules", pending: options.pending, approver: options.approver, body });
 }

@@ -41,10 +41,11 @@ ${options.body}
 
 /**
  * Countersign's own sentences name code `like this`: the page shows such a part as code, never
- * the backticks. Only for countersign's words: the agent's words and the source stay as written.
+ * the backticks; and a count of one call reads "1 call". Only for countersign's words: the
+ * agent's words and the source stay as written.
  */
 export function prose(text: string): Html {
-  const parts = text.split(/`([^`\n]+)`/);
+  const parts = text.replace(/\b1 calls\b/g, "1 call").split(/`([^`\n]+)`/);
   return html`${parts.map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))}`;
 }
 

@@ -45,7 +45,7 @@ export const riskItem = (r: PageRisk): Html =>
 export function requestView(page: RequestPage, options: RequestViewOptions): Html {
   const body = html`
 <h1 id="headline">${prose(page.headline)}</h1>
-<p class="meta">${tag(page.status)} <span>request <span class="mono">${page.id}</span></span> ${agentFileName(page.entry)} <span>from token <b>${page.submitter}</b></span> <span>submitted ${timeAgo(page.created_at, options.now)}</span></p>
+<p class="meta"><span>request <span class="mono">${page.id}</span></span> ${agentFileName(page.entry)} <span>from token <b>${page.submitter}</b></span> <span>submitted ${timeAgo(page.created_at, options.now)}</span></p>
 ${statusBanner(page, options)}
 ${options.error === undefined ? "" : html`<p class="banner error" id="error" role="alert">Not done: ${prose(options.error.message)}</p>`}
 <section id="risks" aria-labelledby="h-risks">

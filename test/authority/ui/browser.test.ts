@@ -263,6 +263,7 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await axe("remember panel");
     await page.screenshot({ path: join(ARTIFACTS, "request-remember-1280.png") });
     const remember = await page.textContent("#remember");
+    expect(remember).not.toMatch(/\b1 calls\b/);
     expect(remember).toContain("Saves the rule remembered.email.send_email.");
     expect(remember).toContain("What else it lets through: Any later program, not only this one");
     expect(await page.$eval('input[name="scope"]:checked', (i) => (i as unknown as { value: string }).value)).toBe("token");
@@ -286,6 +287,8 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await axe("rules page");
     await shoot("rules");
     const rule = await page.textContent("#rules li");
+    expect(rule).not.toMatch(/`|\b1 calls\b/); // countersign's words: code as code, "1 call"
+    expect(rule).toContain("at most 1 call of email.send_email");
     expect(rule).toContain("remembered.email.send_email.");
     expect(rule).toContain(id);
     expect(rule).toContain("only token agent");
