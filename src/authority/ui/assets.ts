@@ -235,7 +235,7 @@ ol.source li::marker { color: var(--muted); }
 ol.source li.call { background: #fff1c2; }
 ol.source li:target { outline: 2px solid var(--focus); }
 details > summary { cursor: pointer; }
-section.actions { border: 1px solid var(--line); border-radius: 8px; padding: .3rem .8rem .6rem; margin: .8rem 0; }
+section.actions { scroll-margin-top: .5rem; border: 1px solid var(--line); border-radius: 8px; padding: .3rem .8rem .6rem; margin: .8rem 0; }
 section.actions h2 { margin: .3rem 0 .5rem; font-size: 1.05rem; }
 section.actions.final p { margin: .3rem 0; }
 .choices { display: flex; flex-wrap: wrap; gap: .5rem; align-items: flex-start; }

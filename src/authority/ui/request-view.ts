@@ -186,8 +186,9 @@ ${typedHere === null ? "" : html`<p class="label">What you typed was not sent:</
   }
   // An approval posts the digest of the content this page showed it binds.
   const shown = (action: string): Html => (page.binding !== null && action.startsWith("approve") ? html`<input type="hidden" name="shown" value="${page.binding.sha256}">` : html``);
+  // The ask box's answer or confirm step comes back where the person was looking: at the actions.
   const form = (action: string, content: Html, id?: string): Html =>
-    html`<form method="post" action="/requests/${page.id}/decide"${id === undefined ? "" : html` id="${id}"`}><input type="hidden" name="csrf" value="${options.csrf}"><input type="hidden" name="action" value="${action}">${shown(action)}${content}</form>`;
+    html`<form method="post" action="/requests/${page.id}/decide${action === "ask" ? "#actions" : ""}"${id === undefined ? "" : html` id="${id}"`}><input type="hidden" name="csrf" value="${options.csrf}"><input type="hidden" name="action" value="${action}">${shown(action)}${content}</form>`;
   const typed = (...actions: string[]) => (options.error !== undefined && actions.includes(options.error.action) ? options.error.text : "");
   const open = (yes: boolean): Html => (yes ? html` open` : html``);
   const remember = page.remember;

@@ -75,6 +75,16 @@ async function axe(what: string, on: Page = page): Promise<void> {
 /** The first screen as it is now, at the viewport's width: test-artifacts/<name>-<width>.png. */
 const shoot = async (name: string, on: Page = page) => on.screenshot({ path: join(ARTIFACTS, `${name}-${on.viewportSize()!.width}.png`) });
 
+/** The first screen at 1280x800 and at 390x844 (a phone): test-artifacts/<name>-1280.png and <name>-390.png. */
+async function shootBoth(name: string, on: Page = page): Promise<void> {
+  for (const viewport of [DESKTOP, PHONE]) {
+    await on.setViewportSize(viewport);
+    await on.evaluate("window.scrollTo(0, 0)");
+    await shoot(name, on);
+  }
+  await on.setViewportSize(DESKTOP);
+}
+
 /** Each element is on the first screen: shown, and its bottom within the viewport's height (the page scrolled to the top). */
 async function onFirstScreen(selectors: readonly string[]): Promise<void> {
   await page.evaluate("window.scrollTo(0, 0)");
@@ -244,13 +254,17 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     expect(await stayed()).toBe(true); // answered without leaving the page
     expect((await apiView(id)).status).toBe("pending");
     await page.fill("#ask-text", "Send it to Alice only, please.");
-    await Promise.all([page.waitForURL(`${a.url}/requests/${id}/decide`), page.click("#ask")]);
+    await Promise.all([page.waitForURL(`${a.url}/requests/${id}/decide#actions`), page.click("#ask")]);
     // Not a question the facts answer: nothing is sent yet; the person sees what sending means and confirms.
     expect(await page.textContent("#confirm")).toContain("Sent, it goes to the agent as a request for changes, and this request ends");
     expect(await page.inputValue("#confirm-text")).toBe("Send it to Alice only, please.");
+    const button = (await page.locator("#confirm-request-more").boundingBox())!; // brought into view, where the person was looking
+    expect(button.y).toBeGreaterThanOrEqual(0);
+    expect(button.y + button.height).toBeLessThanOrEqual(DESKTOP.height);
     expect((await apiView(id)).status).toBe("pending");
     await page.waitForFunction(() => (globalThis as unknown as InPage).document.body.dataset.live === "on");
-    await page.screenshot({ path: join(ARTIFACTS, "request-confirm-1280.png") });
+    await axe("ask confirm step");
+    await shootBoth("request-confirm");
     await Promise.all([page.waitForURL(`${a.url}/requests/${id}`), page.click("#confirm-request-more")]);
     expect(await page.textContent("#status")).toContain("Sent to the agent as a request for changes (request_more): Send it to Alice only, please.");
     expect(await apiView(id)).toMatchObject({ status: "request_more", decision: { kind: "request_more", feedback: "Send it to Alice only, please." } });
@@ -261,7 +275,7 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await open(`/requests/${id}`);
     await page.click("#remember summary");
     await axe("remember panel");
-    await page.screenshot({ path: join(ARTIFACTS, "request-remember-1280.png") });
+    await shootBoth("request-remember");
     const remember = await page.textContent("#remember");
     expect(remember).not.toMatch(/\b1 calls\b/);
     expect(remember).toContain("Saves the rule remembered.email.send_email.");
@@ -285,7 +299,7 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
 
     await page.goto(a.url + "/rules");
     await axe("rules page");
-    await shoot("rules");
+    await shootBoth("rules");
     const rule = await page.textContent("#rules li");
     expect(rule).not.toMatch(/`|\b1 calls\b/); // countersign's words: code as code, "1 call"
     expect(rule).toContain("at most 1 call of email.send_email");
@@ -315,7 +329,7 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     expect(await page.textContent("#actions #unsent")).toBe("half-typed"); // where the person was looking, with what they typed
     expect(await page.textContent("#announce")).toMatch(/^This request was decided: approved once by alice/);
     expect(await stayed()).toBe(true);
-    await page.screenshot({ path: join(ARTIFACTS, "request-decided-elsewhere-1280.png") });
+    await shootBoth("request-decided-elsewhere");
     await a.call("POST", `/v1/requests/${other}/decision`, { session: alice, body: { decision: "rejected", reason: "tidy up" } });
   });
 
@@ -477,11 +491,7 @@ describe("what a person sees first, and what to weigh (issue 26)", { timeout: 18
     expect(await markers.first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor)).toBe("rgb(207, 34, 46)");
     expect(await markers.nth(1).evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor)).toBe("rgb(255, 255, 255)");
     await axe("inbox");
-    for (const viewport of [DESKTOP, PHONE]) {
-      await page.setViewportSize(viewport);
-      await shoot("inbox");
-    }
-    await page.setViewportSize(DESKTOP);
+    await shootBoth("inbox");
     await page.screenshot({ path: join(ARTIFACTS, "inbox-full-1280.png"), fullPage: true });
   });
 
@@ -528,11 +538,7 @@ describe("states and errors are pages in the UI's style with the next step (issu
     expect(await other.textContent("#error-message")).toContain("This login link was used already");
     expect(await other.textContent("#next")).toContain("you are still signed in as alice: go to the inbox");
     await axe("error page: a used login link", other);
-    for (const viewport of [DESKTOP, PHONE]) {
-      await other.setViewportSize(viewport);
-      await shoot("error-login-used", other);
-    }
-    await other.setViewportSize(DESKTOP);
+    await shootBoth("error-login-used", other);
     await fresh.clearCookies();
     const old = makeLoginLink({ dataDir: a.dataDir, now: () => new Date(Date.now() - 61_000) }, "alice");
     await htmlPage(other, `/login?link=${old}`, 403);
@@ -550,7 +556,7 @@ describe("states and errors are pages in the UI's style with the next step (issu
     expect(await other.textContent("#next")).toContain("go to the inbox");
     await page.goto(a.url + "/requests/req_nope");
     expect(await page.textContent("h1")).toBe("Not found");
-    await shoot("error-not-found");
+    await shootBoth("error-not-found");
     // The JSON API keeps JSON, whoever asks.
     const api = await other.goto(a.url + "/v1/requests/req_nope");
     expect(api?.headers()["content-type"]).toMatch(/^application\/json/);
@@ -571,7 +577,8 @@ describe("states and errors are pages in the UI's style with the next step (issu
     expect(await page.inputValue("#reject-text")).toBe("Not with this subject.");
     expect(await page.isVisible("#reject-text")).toBe(true);
     expect((await apiView(id)).status).toBe("pending");
-    await shoot("error-stale-form");
+    await axe("a stale form, refused");
+    await shootBoth("error-stale-form");
     await Promise.all([page.waitForURL(`${a.url}/requests/${id}`), page.click("#reject")]);
     expect(await apiView(id)).toMatchObject({ status: "rejected", decision: { reason: "Not with this subject." } });
   });
@@ -605,7 +612,7 @@ describe("states and errors are pages in the UI's style with the next step (issu
     expect(await p.textContent("#error")).toContain("already approved");
     expect(await p.textContent("#actions")).toMatch(/approved once\s+by\s+alice/);
     expect(await p.textContent("#unsent")).toBe("Too many recipients.");
-    await shoot("request-decided-while-deciding", p);
+    await shootBoth("request-decided-while-deciding", p);
     await plain.close();
   });
 });

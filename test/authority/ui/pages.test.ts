@@ -95,6 +95,7 @@ describe("the approval pages over HTTP", () => {
     expect(asked.body).toContain("Exactly 1.");
     expect(asked.body).toContain("You asked: How many emails will be sent?");
     expect(asked.body).toContain("<details id=\"ask-box\" open>");
+    expect(asked.body).toContain(`<form method="post" action="/requests/${id}/decide#actions" id="ask-form">`); // the answer comes back where the person was looking
     expect(asked.body).toMatch(/<textarea id="ask-text"[^>]*>How many emails\?<\/textarea>/);
     const shown = await page(`/requests/${id}?q=How%20many%20emails%3F`);
     expect(shown.body).toContain("Exactly 1.");
