@@ -224,7 +224,9 @@ dl.args dd { margin: 0; overflow-wrap: anywhere; }
 .preview { margin: .5rem 0; }
 .preview.failed { border-left: 4px solid var(--warn); background: var(--warn-soft); padding: .4rem .7rem; border-radius: 0 4px 4px 0; }
 .preview.failed p { margin: .3rem 0 0; }
-#binding li.warn { border-left: 4px solid var(--warn); background: var(--warn-soft); padding: .2rem .5rem; margin: .3rem 0; list-style: none; }
+#binding ul { list-style: none; padding-left: 0; }
+#binding li { border-left: 4px solid var(--line); padding: .2rem .5rem; margin: .3rem 0; }
+#binding li.warn { border-color: var(--warn); background: var(--warn-soft); }
 .scroll { max-height: 14rem; overflow: auto; border: 1px solid var(--line); border-radius: 4px; padding: .4rem; background: var(--bg-soft); }
 aside.agent { border: 2px dashed var(--warn); border-radius: 6px; padding: .6rem .8rem; background: var(--warn-soft); margin: 1rem 0; }
 aside.agent h2 { margin-top: 0; }

@@ -1,10 +1,11 @@
 // The approval UI in a real headless Chromium (the system's, driven by playwright-core) against a
-// real authority on 127.0.0.1: log in, see requests arrive live, decide each way, ask a question
-// the facts answer, remember and forget a rule; what the page shows at each step, and what the
-// API says afterwards. Screenshots of the inbox and a request page go to test-artifacts/.
-import { mkdirSync } from "node:fs";
+// real authority on 127.0.0.1 and a Gmail-shaped provider for previews: log in, see requests arrive
+// live, decide each way, ask a question the facts answer or confirm a request for changes,
+// remember and forget a rule; what the first screen holds at 1280x800 and 390x844, how danger is
+// ranked, which events refresh a page, the error pages a browser meets, axe-core's findings, and
+// what the API says afterwards. Screenshots of each state go to test-artifacts/.
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileSync } from "node:fs";
 import { AxeBuilder } from "@axe-core/playwright";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
