@@ -1,4 +1,5 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
+import { getCookie } from "hono/cookie";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { hostCheck, originCheck } from "./guards.js";
@@ -6,6 +7,8 @@ import { badRequest, errorBody, httpStatus } from "./http-error.js";
 import { approverRoutes } from "./routes-approver.js";
 import { publicRoutes } from "./routes-public.js";
 import { submitterRoutes } from "./routes-submitter.js";
+import { readSession, SESSION_COOKIE } from "./session.js";
+import { errorPage } from "./ui/error-view.js";
 import { uiRoutes } from "./ui/routes-ui.js";
 
 /** The body size every route accepts at most (413 past it; see read-body.ts). */
@@ -43,7 +46,8 @@ async function securityHeaders(): Promise<[string, string][]> {
  * The authority's HTTP app: security headers on every answer, errors included (set on the Node
  * response first: an answer's own headers would win a clash, and none has these names), the
  * Host check, the Origin check on state changes, then the routes (each body read within the
- * limit); every error leaves as the envelope of DESIGN.md section 12 with its status.
+ * limit); every error leaves as the envelope of DESIGN.md section 12 with its status — or, to a
+ * browser asking for a page (not an API route), as a page in the UI's style with the next step.
  */
 export async function createApp(deps: AppDeps): Promise<Hono<AuthorityEnv>> {
   const app = new Hono<AuthorityEnv>();
@@ -58,11 +62,23 @@ export async function createApp(deps: AppDeps): Promise<Hono<AuthorityEnv>> {
   submitterRoutes(app, deps);
   approverRoutes(app, deps);
   uiRoutes(app, deps);
-  app.notFound((c) => c.json(errorBody(badRequest(`no route ${c.req.method} ${c.req.path}`, "no_route")), 404));
+  const answer = (c: Context<AuthorityEnv>, err: unknown, status: number) => {
+    if (!wantsPage(c)) return c.json(errorBody(err), status as 400);
+    const session = readSession(deps.secret, getCookie(c, SESSION_COOKIE), Date.now());
+    return c.html(errorPage(err, status, session?.approver), status as 400);
+  };
+  app.notFound((c) => answer(c, badRequest(wantsPage(c) ? `there is no page ${c.req.path} here` : `no route ${c.req.method} ${c.req.path}`, "no_route"), 404));
   app.onError((err, c) => {
     const status = httpStatus(err);
     if (status >= 500) deps.log(`${c.req.method} ${c.req.path}: ${status} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-    return c.json(errorBody(err), status as 400);
+    return answer(c, err, status);
   });
   return app;
+}
+
+/** API routes answer errors as JSON whoever asks; any other path answers a browser (which asks for text/html) with a page. */
+function wantsPage(c: Context<AuthorityEnv>): boolean {
+  const path = c.req.path;
+  if (path.startsWith("/v1/") || path === "/healthz" || path.startsWith("/.well-known/")) return false;
+  return /\btext\/html\b/i.test(c.req.header("accept") ?? "");
 }

@@ -9,10 +9,13 @@ export const SCRIPT_PATH = "/ui/live.js";
 /**
  * The frame of every page: the title (with the number of pending requests when known), the
  * navigation, the one stylesheet and the one script, both from this authority (the CSP allows
- * nothing else, inline script included).
+ * nothing else, inline script included). `request`: the request a page is about, so that the
+ * script refreshes it only for that request's events. The polite status region is where the
+ * script announces what changed live (new requests, a decision made elsewhere). `live: false`: a
+ * page with nothing to keep current (an error page) loads no script.
  */
-export function layout(options: { title: string; pending?: number; approver?: string; body: Html }): Html {
-  const live = options.approver !== undefined; // the script's event stream needs the session
+export function layout(options: { title: string; pending?: number; approver?: string; request?: string; live?: boolean; body: Html }): Html {
+  const live = options.approver !== undefined && options.live !== false; // the script's event stream needs the session
   const title = `${options.pending ? `(${options.pending}) ` : ""}${options.title} · countersign`;
   return html`<!doctype html>
 <html lang="en">
@@ -23,7 +26,7 @@ export function layout(options: { title: string; pending?: number; approver?: st
 <link rel="stylesheet" href="${STYLESHEET_PATH}">
 ${live ? html`<script src="${SCRIPT_PATH}" defer></script>` : ""}
 </head>
-<body>
+<body${options.request === undefined ? "" : html` data-request="${options.request}"`}>
 <header class="top">
 <nav aria-label="main"><a href="/">Inbox</a> <a href="/rules">Remembered rules</a></nav>
 ${options.approver === undefined ? "" : html`<span class="who">signed in as ${options.approver}</span>`}
@@ -31,8 +34,26 @@ ${options.approver === undefined ? "" : html`<span class="who">signed in as ${op
 <main id="main">
 ${options.body}
 </main>
+<div id="announce" class="visually-hidden" role="status" aria-live="polite"></div>
 </body>
 </html>`;
+}
+
+/** "1 call", "0..3 calls", "1 or more calls": a call count as the view model words it, with its noun. */
+export function calls(count: string): string {
+  return `${count} ${count === "1" ? "call" : "calls"}`;
+}
+
+/** The program's file name: the agent chose it, and every page says so where it shows it. */
+export function agentFileName(entry: string): Html {
+  return html`<span class="agent-named"><span class="agent-label">file name chosen by the agent:</span> <span class="mono">${entry}</span></span>`;
+}
+
+/** Who decided a request, in words: a person by name, a remembered rule by its id, or the policy's own rules. */
+export function decidedByWords(by: "person" | "policy" | "remembered_rule", approver: string | null, rule: string | null): Html {
+  if (by === "person") return html`by <b>${approver ?? "a person"}</b>`;
+  if (by === "remembered_rule") return html`by a remembered rule${rule === null ? "" : html` <code>${rule}</code>`}`;
+  return html`by the policy`;
 }
 
 /** A time as the page shows it: absolute in the tooltip and datetime, relative in the text (kept current by the script). */

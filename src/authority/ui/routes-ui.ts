@@ -1,9 +1,9 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { html } from "hono/html";
-import { answerRequestQuestion, decideRequest, listRequests, requestPage, reviewRequest, visibleText, type Verdict } from "../../app/index.js";
+import { answerRequestQuestion, decideRequest, fileRoots, listRequests, readRequest, requestGlance, requestPage, reviewRequest, visibleText, type Verdict } from "../../app/index.js";
 import { describeEffectConstraint } from "../../constraint/index.js";
-import { CountersignError, RememberLifetime, RememberScope } from "../../model/index.js";
+import { CountersignError, RememberLifetime, RememberScope, type StoredRequest } from "../../model/index.js";
 import { PolicyRule } from "../../policy/index.js";
 import type { StoredRule } from "../../store/index.js";
 import type { AppDeps, AuthorityEnv } from "../deps.js";
@@ -11,8 +11,9 @@ import { badRequest, denied, httpStatus } from "../http-error.js";
 import { readText } from "../read-body.js";
 import { csrfMatches, csrfToken, readSession, SESSION_COOKIE } from "../session.js";
 import { LIVE_SCRIPT, STYLESHEET } from "./assets.js";
-import { inboxView, loginView, rulesView } from "./inbox-view.js";
-import { layout, SCRIPT_PATH, STYLESHEET_PATH } from "./layout.js";
+import { errorView, loginView } from "./error-view.js";
+import { inboxView, rulesView } from "./inbox-view.js";
+import { SCRIPT_PATH, STYLESHEET_PATH } from "./layout.js";
 import { requestView, type RequestViewOptions } from "./request-view.js";
 
 type Ctx = Context<AuthorityEnv>;
@@ -39,10 +40,13 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const pending = (await listRequests(ctx, { status: "pending", limit: PAGE_ROWS })).requests;
     const page = await listRequests(ctx, { limit: PAGE_ROWS, ...(older === undefined || !/^[1-9][0-9]{0,15}$/.test(older) ? {} : { cursor: older }) });
     const history = page.requests.filter((r) => r.status !== "pending");
-    return c.html(inboxView({ pending, history, ...(page.cursor === undefined ? {} : { older: page.cursor }), approver: c.get("approver").approver, now: Date.now() }));
+    // Each row by its headline and risks (no preview is fetched for a list), as the list API gives them.
+    const roots = fileRoots(ctx);
+    const glance = (r: StoredRequest) => requestGlance(r, { manifests: ctx.manifests(), ...(roots === undefined ? {} : { fileRoots: roots }) });
+    return c.html(inboxView({ pending, history, glance, ...(page.cursor === undefined ? {} : { older: page.cursor }), approver: c.get("approver").approver, now: Date.now() }));
   });
 
-  const showRequest = async (c: Ctx, id: string, extra: Pick<RequestViewOptions, "answer" | "error"> = {}, status = 200) => {
+  const showRequest = async (c: Ctx, id: string, extra: Pick<RequestViewOptions, "answer" | "asked" | "confirm" | "error"> = {}, status = 200) => {
     const review = await reviewRequest(ctx, id, c.get("approver").approver);
     const who = c.get("approver");
     const options = { csrf: csrfToken(deps.secret, who), approver: who.approver, now: Date.now(), pending: await pendingCount(), ...extra };
@@ -54,20 +58,23 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const question = c.req.query("q");
     try {
       if (question === undefined) return await showRequest(c, id);
-      const answer = await answerRequestQuestion(ctx, id, question);
+      const answer = await answerRequestQuestion(ctx, id, question, c.get("approver").approver);
+      // A link's text is never put in the box nor shown: the page words the question itself, and text the facts do not answer shows nothing.
       return await showRequest(c, id, answer === null ? {} : { answer: { ...answer, lines: answer.lines.map(visibleText) } });
     } catch (err) {
       if (httpStatus(err) !== 404) throw err;
-      return c.html(notFoundPage(`There is no request ${visibleText(id)}.`), 404);
+      return c.html(notFoundPage(`There is no request ${visibleText(id)}.`, c.get("approver").approver), 404);
     }
   });
 
   app.post("/requests/:id/decide", session, async (c) => {
     const id = c.req.param("id");
-    const form = await readForm(c, deps);
+    const { form, csrf } = await readForm(c, deps);
     const action = form.get("action") ?? "";
     const text = (form.get("text") ?? "").trim();
     const who = c.get("approver").approver;
+    // A form from before a second login (or another session) does nothing: the page again, with what was typed, to send anew.
+    if (!csrf) return showRequest(c, id, { error: { message: STALE_FORM, action, text } }, 403);
     let verdict: Verdict;
     try {
       const shown = form.get("shown");
@@ -82,10 +89,16 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
       } else if (action === "reject") {
         if (text === "") throw badRequest("a rejection needs a reason", "invalid");
         verdict = { kind: "rejected", approver: who, reason: text };
-      } else if (action === "ask") {
+      } else if (action === "ask" && form.get("confirm") !== "1" && (await readRequest(ctx, id)).status === "pending") {
         if (text === "") throw badRequest("write a question or the changes you want", "invalid");
-        // A question the facts answer is answered here, and the request keeps waiting; anything else goes to the agent.
-        if ((await answerRequestQuestion(ctx, id, text)) !== null) return c.redirect(`/requests/${encodeURIComponent(id)}?q=${encodeURIComponent(text)}#answer`, 303);
+        // A question the facts answer is answered here, with what was typed kept in the box, and the request
+        // keeps waiting. Anything else goes to the agent only once the person confirms it as a request for
+        // changes: the page again, asking that. (On a request no longer waiting, the decision below is refused.)
+        const answer = await answerRequestQuestion(ctx, id, text, c.get("approver").approver);
+        if (answer !== null) return await showRequest(c, id, { answer: { ...answer, lines: answer.lines.map(visibleText) }, asked: text });
+        return await showRequest(c, id, { confirm: text });
+      } else if (action === "request_more" || action === "ask") {
+        if (text === "") throw badRequest("write the changes you want", "invalid");
         verdict = { kind: "request_more", approver: who, feedback: text };
       } else throw badRequest(`unknown action ${JSON.stringify(action)}`, "invalid");
       await decideRequest(ctx, id, verdict);
@@ -104,7 +117,7 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   });
 
   app.post("/rules/:id/forget", session, async (c) => {
-    await readForm(c, deps);
+    if (!(await readForm(c, deps)).csrf) throw denied("a missing or wrong CSRF token (the csrf field)", "csrf");
     await deps.state.store.forgetRule(c.req.param("id"), c.get("approver").approver);
     return c.redirect("/rules", 303);
   });
@@ -131,21 +144,33 @@ function pageSession(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   return async (c, next) => {
     if (c.req.header("authorization") !== undefined) throw denied("a submitter token is refused on approver pages", "forbidden");
     const session = readSession(deps.secret, getCookie(c, SESSION_COOKIE), Date.now());
-    if (session === undefined) return c.html(loginView("This page needs an approver session."), 401);
+    if (session === undefined) return c.html(loginView("This page needs an approver session: you are not signed in, or your session ended.", await typedText(c, deps)), 401);
     c.set("approver", session);
     await next();
   };
 }
 
-/** A form post: url-encoded, within the body limit, carrying the session's CSRF token in its `csrf` field. */
-async function readForm(c: Ctx, deps: AppDeps): Promise<URLSearchParams> {
+/** What a refused stale form says: nothing was done, and why. */
+const STALE_FORM = "this page was loaded under an earlier sign-in (you signed in again since), so nothing was done. What you typed is kept below: check it and send it again.";
+
+/** A form post: url-encoded, within the body limit; `csrf`: whether it carries the session's CSRF token in its `csrf` field. */
+async function readForm(c: Ctx, deps: AppDeps): Promise<{ form: URLSearchParams; csrf: boolean }> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) throw badRequest("a form post must be application/x-www-form-urlencoded", "unsupported_media_type");
   const form = new URLSearchParams(await readText(c, deps.maxBodyBytes));
-  if (!csrfMatches(deps.secret, c.get("approver"), form.get("csrf") ?? undefined)) throw denied("a missing or wrong CSRF token (the csrf field)", "csrf");
-  return form;
+  return { form, csrf: csrfMatches(deps.secret, c.get("approver"), form.get("csrf") ?? undefined) };
 }
 
-function notFoundPage(what: string) {
-  return layout({ title: "Not found", body: html`<h1>Not found</h1><p>${what}</p><p><a href="/">Back to the inbox</a></p>` });
+/** The text a form post without a session carried, to show back (it was not sent); null when there is none to read. */
+async function typedText(c: Ctx, deps: AppDeps): Promise<string | null> {
+  if (c.req.method !== "POST" || !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header("content-type") ?? "")) return null;
+  try {
+    return visibleText((new URLSearchParams(await readText(c, deps.maxBodyBytes)).get("text") ?? "").trim());
+  } catch {
+    return null;
+  }
+}
+
+function notFoundPage(what: string, approver: string) {
+  return errorView({ status: 404, title: "Not found", message: what, next: html`<a href="/">go to the inbox</a>: it lists every request waiting and the history.`, approver });
 }

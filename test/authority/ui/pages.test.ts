@@ -1,6 +1,7 @@
 // The approval pages and their form posts over plain HTTP: who may see them, what a form post
 // must carry, and how a refused decision is answered.
 import { describe, expect, it } from "vitest";
+import { makeLoginLink } from "../../../src/app/index.js";
 import { authorityForSuite, example, type ApproverSession, type TestAuthority } from "../harness.js";
 
 describe("the approval pages over HTTP", () => {
@@ -71,6 +72,7 @@ describe("the approval pages over HTTP", () => {
     expect(again.status).toBe(409);
     expect(again.body).toContain(`request ${id} is already rejected`);
     expect(again.body).not.toContain('id="ask-text"'); // a final request has no actions
+    expect(again.body).toContain('<pre class="scroll" tabindex="0" id="unsent">Please change the subject.</pre>'); // what was typed, not sent
     expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.decision).toMatchObject({ kind: "rejected", reason: "no" });
   });
 
@@ -85,11 +87,16 @@ describe("the approval pages over HTTP", () => {
     expect((await post(`/requests/${id}/decide`, { action: "approve_once" })).status).toBe(303);
   });
 
-  it("a question is answered from the facts with a redirect to the answer; the request keeps waiting", async () => {
+  it("a question is answered from the facts on the page, with what was typed kept in the box; the request keeps waiting", async () => {
     const id = await submit();
     const asked = await post(`/requests/${id}/decide`, { action: "ask", text: "How many emails?" });
-    expect(asked.status).toBe(303);
-    expect(asked.headers.get("location")).toBe(`/requests/${id}?q=How%20many%20emails%3F#answer`);
+    expect(asked.status).toBe(200);
+    expect(asked.body).toContain("Answered from the analysis; the agent was not asked.");
+    expect(asked.body).toContain("Exactly 1 email.");
+    expect(asked.body).toContain("You asked: How many emails will be sent?");
+    expect(asked.body).toContain("<details id=\"ask-box\" open>");
+    expect(asked.body).toContain(`<form method="post" action="/requests/${id}/decide#actions" id="ask-form">`); // the answer comes back where the person was looking
+    expect(asked.body).toMatch(/<textarea id="ask-text"[^>]*>How many emails\?<\/textarea>/);
     const shown = await page(`/requests/${id}?q=How%20many%20emails%3F`);
     expect(shown.body).toContain("Answered from the analysis; the agent was not asked.");
     expect(shown.body).toContain("Exactly 1 email.");
@@ -101,6 +108,102 @@ describe("the approval pages over HTTP", () => {
     expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.status).toBe("pending");
     // Text the facts do not answer, in the URL, answers nothing.
     expect((await page(`/requests/${id}?q=${encodeURIComponent("Why?")}`)).body).not.toContain('id="answer"');
+  });
+
+  it("text the facts do not answer never ends the request silently: the page asks to confirm it as a request for changes", async () => {
+    const id = await submit();
+    const asked = await post(`/requests/${id}/decide`, { action: "ask", text: "Why <b>these</b> people?" });
+    expect(asked.status).toBe(200);
+    expect(asked.body).toContain('id="confirm"');
+    expect(asked.body).toContain("Sent, it goes to the agent as a request for changes, and this request ends");
+    expect(asked.body).toMatch(/<input type="hidden" name="action" value="request_more"><label for="confirm-text">/);
+    expect(asked.body).toContain("<textarea id=\"confirm-text\" name=\"text\" required maxlength=\"10000\" rows=\"3\">Why &lt;b&gt;these&lt;/b&gt; people?</textarea>");
+    expect(asked.body).not.toContain('id="ask-text"'); // the confirm step holds the text instead
+    expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.status).toBe("pending");
+    const confirmed = await post(`/requests/${id}/decide`, { action: "request_more", text: "Why these people?" });
+    expect(confirmed.status).toBe(303);
+    expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.decision).toMatchObject({ kind: "request_more", feedback: "Why these people?" });
+    // ask with confirm=1 is the same confirmation; an empty one is refused.
+    const other = await submit();
+    expect((await post(`/requests/${other}/decide`, { action: "request_more", text: " " })).status).toBe(400);
+    expect((await post(`/requests/${other}/decide`, { action: "ask", confirm: "1", text: "Only Alice." })).status).toBe(303);
+    expect((await a.call("GET", `/v1/requests/${other}`, { session: alice })).body.decision).toMatchObject({ kind: "request_more", feedback: "Only Alice." });
+  });
+
+  it("a form from before a second login does nothing and answers with the page, the reason and what was typed, under the new token", async () => {
+    const id = await submit();
+    const second = await a.login("alice"); // a new session: the old page's token no longer matches
+    const stale = await post(`/requests/${id}/decide`, { action: "reject", text: "Too broad." }, { session: { cookie: second.cookie, csrf: alice.csrf } });
+    expect(stale.status).toBe(403);
+    expect(stale.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(stale.body).toContain("loaded under an earlier sign-in (you signed in again since), so nothing was done");
+    expect(stale.body).toMatch(/<textarea id="reject-text"[^>]*>Too broad\.<\/textarea>/);
+    expect(stale.body).toContain(`name="csrf" value="${second.csrf}"`);
+    expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.status).toBe("pending");
+  });
+
+  it("a browser meets every error as a page with the next step; API routes and non-browser callers keep JSON", async () => {
+    const browser = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
+    const get = (path: string, session?: ApproverSession) => a.call("GET", path, { token: null, headers: { ...browser, ...(session === undefined ? {} : { cookie: session.cookie }) } });
+    const isPage = (answer: { headers: Headers; body: unknown }) => {
+      expect(answer.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(String(answer.body)).toContain('<link rel="stylesheet" href="/ui/app.css">');
+      expect(String(answer.body)).toContain("<b>Next:</b>");
+      expect(String(answer.body)).not.toContain("<script"); // an error page has nothing live
+    };
+    const link = makeLoginLink({ dataDir: a.dataDir, now: () => new Date() }, "bob");
+    expect((await get(`/login?link=${link}`)).status).toBe(303);
+    const used = await get(`/login?link=${link}`, alice);
+    expect(used.status).toBe(403);
+    isPage(used);
+    expect(used.body).toContain("This login link was used already");
+    expect(used.body).toContain("you are still signed in as <b>alice</b>");
+    const expired = await get(`/login?link=${makeLoginLink({ dataDir: a.dataDir, now: () => new Date(Date.now() - 61_000) }, "bob")}`);
+    isPage(expired);
+    expect(expired.body).toContain("This login link has expired");
+    expect(expired.body).toContain("run <code>countersign ui</code>");
+    for (const path of ["/login?link=garbage", "/login"]) {
+      const bad = await get(path);
+      expect(bad.status, path).toBe(403);
+      isPage(bad);
+      expect(bad.body, path).toContain("<h1>This login link does not work</h1>");
+    }
+    const missing = await get("/no/such/page", alice);
+    expect(missing.status).toBe(404);
+    isPage(missing);
+    expect(missing.body).toContain("there is no page /no/such/page here");
+    const forget = await a.call("POST", "/rules/nope/forget", { token: null, headers: { ...browser, cookie: alice.cookie, "content-type": "application/x-www-form-urlencoded" }, rawBody: "csrf=stale" });
+    expect(forget.status).toBe(403);
+    isPage(forget);
+    expect(forget.body).toContain("This page was out of date");
+    // The API and callers that do not ask for HTML get the JSON envelope, as before.
+    const api = await get("/v1/requests/req_nope", alice);
+    expect(api.status).toBe(404);
+    expect(api.body.error.class).toBe("usage_error");
+    expect((await a.call("GET", `/login?link=${link}`, { token: null })).body.error.message).toContain("used already");
+  });
+
+  it("a form post without a session shows how to log in and what was typed, which was not sent", async () => {
+    const id = await submit();
+    const answer = await a.call("POST", `/requests/${id}/decide`, { token: null, headers: { "content-type": "application/x-www-form-urlencoded" }, rawBody: "action=reject&text=Not+now%3Cb%3E" });
+    expect(answer.status).toBe(401);
+    expect(answer.body).toContain("<h1>Log in</h1>");
+    expect(answer.body).toContain('<pre class="scroll" tabindex="0" id="unsent">Not now&lt;b&gt;</pre>');
+    expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.status).toBe("pending");
+  });
+
+  it("the inbox lists each request by its headline with risk markers and the agent's file name marked as the agent's", async () => {
+    const id = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), source_name: "report.ts" } })).body.id as string;
+    const inbox = (await page("/")).body as string;
+    const row = inbox.slice(inbox.indexOf(`<li data-id="${id}">`), inbox.indexOf("</li>", inbox.indexOf(`<li data-id="${id}">`)));
+    expect(row).toContain(`<a class="open" href="/requests/${id}">Sends 1 email to alice@example.com and bob@example.com.</a>`);
+    expect(row).toContain('<span class="marker warning" title="Sends email to other people: 1 email."><span class="visually-hidden">warning: </span>mail to others</span>');
+    expect(row).toContain('<span class="agent-named"><span class="agent-label">file name chosen by the agent:</span> <span class="mono">report.ts</span></span>');
+    expect(inbox).toContain('<div id="announce" class="visually-hidden" role="status" aria-live="polite"></div>');
+    const shown = (await page(`/requests/${id}`)).body as string;
+    expect(shown).toContain('<body data-request="' + id + '">');
+    expect(shown).toContain('file name chosen by the agent:</span> <span class="mono">report.ts</span>');
+    expect(shown).not.toContain("`");
   });
 
   it("who gets a draft that is sent: the page says the recipients are read from the draft at run time and checked", async () => {
@@ -126,6 +229,7 @@ describe("the approval pages over HTTP", () => {
     const missing = await page("/requests/req_nope");
     expect(missing.status).toBe(404);
     expect(missing.body).toContain("There is no request req_nope.");
+    expect(missing.body).toContain("<b>Next:</b> <a href=\"/\">go to the inbox</a>");
     const id = await submit();
     await post(`/requests/${id}/decide`, { action: "approve_remember", scope: "everyone", lifetime: "forever" });
     const rules = await page("/rules");
