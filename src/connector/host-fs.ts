@@ -219,9 +219,16 @@ function withMade(caps: Capabilities, path: string, err: unknown, made: readonly
  * call ends, see plugin-in-thread.ts).
  */
 export function fsMissingDirs(caps: Capabilities, path: string, of: "file" | "dir"): { dirs: string[] } {
+  try {
+    return missingDirs(caps, path, of);
+  } catch (err) {
+    throw failed(caps, path, err);
+  }
+}
+
+function missingDirs(caps: Capabilities, path: string, of: "file" | "dir"): { dirs: string[] } {
   const at = locate(caps, path);
   if (of === "file" && at.below.length === 0) throw denied(caps, path, "must name a file", "not_a_file");
-  refuseLinks(caps, path, at, of === "file" ? "skip" : "check");
   if (lstatSync(at.root.real, { throwIfNoEntry: false })?.isDirectory() !== true) throw rootMissing(caps, path, at);
   const depth = of === "file" ? at.below.length - 1 : at.below.length;
   const dirs: string[] = [];
@@ -233,8 +240,10 @@ export function fsMissingDirs(caps: Capabilities, path: string, of: "file" | "di
       for (let j = i + 1; j <= depth; j++) dirs.push(named(at, j));
       break;
     }
+    if (info.isSymbolicLink()) throw linkDenied(caps, path, named(at, i + 1));
     if (!info.isDirectory()) throw notAFolder(caps, path, named(at, i + 1));
   }
+  refuseLinks(caps, path, at, of === "file" ? "skip" : "check"); // and under every other root the path is under
   if (of === "file" && dirs.length === 0 && lstatSync(at.real, { throwIfNoEntry: false })?.isDirectory()) {
     throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: is a directory`, { details: { path } });
   }
@@ -295,7 +304,11 @@ function openMakingDirs(caps: Capabilities, path: string, at: Located, depth: nu
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ENOENT") return null;
       if (code === "ELOOP" || code === "EMLINK") throw linkDenied(caps, path, shown);
-      if (code === "ENOTDIR") throw notAFolder(caps, path, shown);
+      if (code === "ENOTDIR") {
+        // A link opened with O_DIRECTORY and O_NOFOLLOW may fail so too: say which it is.
+        if (lstatSync(`${FD_DIR}/${dir}/${name}`, { throwIfNoEntry: false })?.isSymbolicLink()) throw linkDenied(caps, path, shown);
+        throw notAFolder(caps, path, shown);
+      }
       throw err;
     }
   };
