@@ -59,7 +59,7 @@ export const SUCCESS_ANSWERS: Readonly<Record<string, SuccessAnswer>> = {
     } catch {
       return null;
     }
-    return parsed.success ? JSON.stringify({ ok: true }) : null; // as fs_write's answer, without the folders made
+    return parsed.success ? JSON.stringify({ ok: true }) : null; // as fsMakeDir answers, but for the folders made: see fs_write
   },
 };
 
