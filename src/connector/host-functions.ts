@@ -2,7 +2,7 @@ import type { CallContext } from "@extism/extism";
 import type { z } from "zod";
 import { CountersignError } from "../model/index.js";
 import type { Capabilities } from "./capabilities.js";
-import { FsPathRequest, FsWriteRequest, fsList, fsRead, fsWrite } from "./host-fs.js";
+import { FsMissingDirsRequest, FsPathRequest, FsWriteRequest, fsList, fsMakeDir, fsMissingDirs, fsRead, fsWrite } from "./host-fs.js";
 import { HttpRequest, httpRequest } from "./host-http.js";
 import type { Limits } from "./limits.js";
 import { METER_FUNCTION } from "./meter.js";
@@ -28,10 +28,10 @@ type Handler<S extends z.ZodType> = (caps: Capabilities, request: z.infer<S>) =>
 export type HostHandler = (request: string) => string | Promise<string>;
 
 /** The host functions whose every answer is synchronous: a plugin that imports only these may run in the host's thread. */
-export const SYNC_HOST_FUNCTIONS: ReadonlySet<string> = new Set(["fs_read", "fs_list", "fs_write"]);
+export const SYNC_HOST_FUNCTIONS: ReadonlySet<string> = new Set(["fs_read", "fs_list", "fs_missing_dirs", "fs_write", "fs_mkdir"]);
 
 /** The host functions that change nothing: a call that made only these may be made again. */
-export const READ_ONLY_HOST_FUNCTIONS: ReadonlySet<string> = new Set(["fs_read", "fs_list"]);
+export const READ_ONLY_HOST_FUNCTIONS: ReadonlySet<string> = new Set(["fs_read", "fs_list", "fs_missing_dirs"]);
 
 /**
  * What a host function that changes something answers when it succeeds, known before it acts
@@ -49,7 +49,17 @@ export const SUCCESS_ANSWERS: Readonly<Record<string, SuccessAnswer>> = {
     } catch {
       return null;
     }
-    return parsed.success ? JSON.stringify({ ok: true, bytes: Buffer.byteLength(parsed.data.content) }) : null; // as fsWrite answers
+    // as fsWrite answers, but for the folders it makes, known once made: the connector takes them from fs_missing_dirs
+    return parsed.success ? JSON.stringify({ ok: true, bytes: Buffer.byteLength(parsed.data.content) }) : null;
+  },
+  fs_mkdir: (request) => {
+    let parsed;
+    try {
+      parsed = FsPathRequest.safeParse(JSON.parse(request));
+    } catch {
+      return null;
+    }
+    return parsed.success ? JSON.stringify({ ok: true }) : null; // as fsMakeDir answers, but for the folders made: see fs_write
   },
 };
 
@@ -85,7 +95,9 @@ export function hostHandlers(state: CallState): Record<string, HostHandler> {
     http_request: hostHandler(state, "http_request", HttpRequest, (caps, r) => httpRequest(caps, state.limits, r, state.signal)),
     fs_read: hostHandler(state, "fs_read", FsPathRequest, (caps, r) => fsRead(caps, state.limits, r.path)),
     fs_list: hostHandler(state, "fs_list", FsPathRequest, (caps, r) => fsList(caps, r.path)),
+    fs_missing_dirs: hostHandler(state, "fs_missing_dirs", FsMissingDirsRequest, (caps, r) => fsMissingDirs(caps, r.path, r.of)),
     fs_write: hostHandler(state, "fs_write", FsWriteRequest, (caps, r) => fsWrite(caps, r.path, r.content)),
+    fs_mkdir: hostHandler(state, "fs_mkdir", FsPathRequest, (caps, r) => fsMakeDir(caps, r.path)),
   };
 }
 

@@ -44,7 +44,7 @@ describe("fs connector inside its roots", () => {
 
   it("writes a new file and replaces an existing one, leaving no temp file", async () => {
     const path = join(root, "sub", "out.txt");
-    expect(await runAction(set, "fs.write_file", { path, content: "first ✓" }, ctx)).toEqual({ path, bytes: 9 });
+    expect(await runAction(set, "fs.write_file", { path, content: "first ✓" }, ctx)).toEqual({ path, bytes: 9, made_dirs: [] });
     await runAction(set, "fs.write_file", { path, content: "second" }, ctx);
     expect(readFileSync(path, "utf8")).toBe("second");
     expect(readdirSync(join(root, "sub"))).toEqual(["out.txt"]);

@@ -12,7 +12,7 @@ import { buildTestPlugin, shippedManifests, tempDir } from "./fixtures.js";
 const LISTING = '{ "ok" : true, "entries" : [ {"name":"a\\u00e9.txt","type":"file"} , {"name":"b","type":"dir"} ] }';
 let plugin: Plugin;
 let answer = LISTING; // what fs_list answers next
-let requests: string[] = []; // what the plugin asked fs_list and fs_write, in order
+let requests: string[] = []; // what the plugin asked the host, in order
 const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} } as unknown as Console;
 
 beforeAll(async () => {
@@ -22,7 +22,10 @@ beforeAll(async () => {
     return context.store(reply());
   };
   // The plugin's fuel meter asks the host every ~µs whether to go on: here it always may.
-  const functions = { fs_list: record(() => answer), fs_read: record(() => "{}"), fs_write: record(() => '{"ok":true,"bytes":0}'), [METER_FUNCTION]: () => undefined };
+  const functions = { fs_list: record(() => answer), fs_read: record(() => "{}"), fs_write: record(() => '{"ok":true,"bytes":0}'),
+    fs_missing_dirs: record(() => '{"ok":true,"dirs":[]}'),
+    fs_mkdir: record(() => '{"ok":true}'),
+    [METER_FUNCTION]: () => undefined };
   plugin = await createPlugin({ wasm: [{ module }] }, { useWasi: false, logger: silent, functions: { "extism:host/user": functions } });
 });
 afterAll(() => plugin.close());
@@ -119,8 +122,9 @@ describe("connector memory", () => {
       requests = [];
       await plugin.reset();
       const output = (await plugin.call("write_file", JSON.stringify({ path: `/w${i}`, content })))!.json();
-      expect(output).toEqual({ path: `/w${i}`, bytes: 0 });
-      expect(requests[0]!.length).toBe(content.length + `{"path":"/w${i}","content":""}`.length);
+      expect(output).toEqual({ path: `/w${i}`, bytes: 0, made_dirs: [] });
+      expect(requests[0]).toBe(`{"path":"/w${i}","of":"file"}`); // which folders it would make: none
+      expect(requests[1]!.length).toBe(content.length + `{"path":"/w${i}","content":""}`.length);
     }
   });
 

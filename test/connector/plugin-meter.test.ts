@@ -19,7 +19,13 @@ import { buildTestPlugin, connectorFor, tempDir } from "./fixtures.js";
 
 const BUDGET = 1 << 20;
 const EMPTY_LISTING = JSON.stringify({ ok: true, entries: [] });
-const answers = { fs_list: () => EMPTY_LISTING, fs_read: () => EMPTY_LISTING, fs_write: () => JSON.stringify({ ok: true, bytes: 4 }) };
+const answers = {
+  fs_list: () => EMPTY_LISTING,
+  fs_read: () => EMPTY_LISTING,
+  fs_write: () => JSON.stringify({ ok: true, bytes: 4 }),
+  fs_missing_dirs: () => JSON.stringify({ ok: true, dirs: [] }),
+  fs_mkdir: () => JSON.stringify({ ok: true }),
+};
 // A call of each test plugin that ends, and its output.
 const SERVED: Record<string, [string, string]> = {
   "spin_metered": ["recurse", JSON.stringify({ n: 10 })],

@@ -9,6 +9,8 @@ import { fail } from "./plugin";
 @external("extism:host/user", "fs_read") declare function host_fs_read(req: i64): i64;
 @external("extism:host/user", "fs_list") declare function host_fs_list(req: i64): i64;
 @external("extism:host/user", "fs_write") declare function host_fs_write(req: i64): i64;
+@external("extism:host/user", "fs_missing_dirs") declare function host_fs_missing_dirs(req: i64): i64;
+@external("extism:host/user", "fs_mkdir") declare function host_fs_mkdir(req: i64): i64;
 
 /** The answer when the host said ok, otherwise null with the host's error recorded. */
 function answer(offset: i64): J | null {
@@ -47,7 +49,17 @@ export function fsList(req: J): J | null {
   return answer(host_fs_list(request(req)));
 }
 
-/** `{ path, content }` → `{ bytes }`. */
+/** `{ path, content }` → `{ bytes }`; makes the file's missing folders first. */
 export function fsWrite(req: J): J | null {
   return answer(host_fs_write(request(req)));
+}
+
+/** `{ path, of: "file" | "dir" }` → `{ dirs }`: the folders a write of that file or a make_dir of that folder would make. Changes nothing. */
+export function fsMissingDirs(req: J): J | null {
+  return answer(host_fs_missing_dirs(request(req)));
+}
+
+/** `{ path }` → `{}`: makes the folder and the missing ones on its way. */
+export function fsMkdir(req: J): J | null {
+  return answer(host_fs_mkdir(request(req)));
 }
