@@ -180,7 +180,11 @@ function objects(list: readonly Effect[], names: readonly string[], all: readonl
       if (known !== null) for (const k of known) values.add(short(k, kind));
       else described.add(origin(v, all, options, kind));
     }
-    if (names.every((n) => e.args[n] === undefined) && kind === "address") described.add("the recipients of a draft, only known when it runs");
+    if (names.every((n) => e.args[n] === undefined) && kind === "address") {
+      // A send that names no recipients (a draft's send): whose they are is read when it is shown or sent.
+      const ids = Object.values(e.args).flatMap((v) => constants(v) ?? []);
+      described.add(ids.length === 0 ? "the recipients of a draft" : `the recipients of draft ${list_(ids.map((id) => short(id, kind)))}`);
+    }
   }
   const shown = [...values];
   const head = shown.length > MAX_OBJECTS ? `${shown.slice(0, MAX_OBJECTS).join(", ")} and ${shown.length - MAX_OBJECTS} more` : list_(shown);
