@@ -276,6 +276,7 @@ function isNumeric(checker: ts.TypeChecker, writes: Map<ts.Symbol, Write[]>, e: 
     return arithmetic.includes(op);
   }
   if (ts.isConditionalExpression(e)) return isNumeric(checker, writes, e.whenTrue, seen) && isNumeric(checker, writes, e.whenFalse, seen);
+  if (ts.isCallExpression(e)) return returnsNumber(checker, e);
   if (ts.isIdentifier(e)) {
     const symbol = valueSymbol(checker, e);
     const declaration = symbol?.valueDeclaration;
@@ -286,6 +287,20 @@ function isNumeric(checker: ts.TypeChecker, writes: Map<ts.Symbol, Write[]>, e: 
     return (writes.get(symbol) ?? []).every((w) => w === "numeric" || isNumeric(checker, writes, w, seen));
   }
   return false;
+}
+
+/** The environment's functions that always return a number: Math's, Number, parseInt, parseFloat. */
+const NUMBER_FUNCTIONS = new Set(["Number", "parseInt", "parseFloat", "Number.parseInt", "Number.parseFloat", "Date.now"]);
+
+/** A call of one of the environment's number functions, by a name that resolves to the environment (not a local one). */
+function returnsNumber(checker: ts.TypeChecker, call: ts.CallExpression): boolean {
+  const callee = skipOuter(call.expression);
+  const root = ts.isPropertyAccessExpression(callee) ? skipOuter(callee.expression) : callee;
+  if (!ts.isIdentifier(root)) return false;
+  const name = ts.isPropertyAccessExpression(callee) ? `${root.text}.${callee.name.text}` : root.text;
+  if (!(NUMBER_FUNCTIONS.has(name) || (root.text === "Math" && name !== "Math"))) return false;
+  const declaration = checker.getSymbolAtLocation(root)?.valueDeclaration;
+  return declaration !== undefined && declaration.getSourceFile() !== call.getSourceFile();
 }
 
 type Write = ts.Expression | "numeric";
