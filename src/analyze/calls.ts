@@ -1,5 +1,5 @@
 import { ts } from "./typescript.js";
-import type { AbstractValue, Provenance } from "../model/index.js";
+import type { AbstractValue, CountRange, Json, Provenance } from "../model/index.js";
 import type { LoadedAction } from "../manifest/index.js";
 import { bindName, withDefault } from "./bind.js";
 import { namespaces as environmentNamespaces } from "../environment/index.js";
@@ -274,7 +274,9 @@ function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Express
     if (callback !== undefined) {
       it.influencedBy(receiver); // how many times the callback runs depends on what the collection holds
       const value = c.kind === "Map" ? (c.value ?? unknown("a value of an empty Map")) : keys;
-      it.repeat(state, state, c.size, (s) => {
+      // forEach visits entries added while it runs: a callback that names the collection (its third parameter) may add any number.
+      const reachesIt = callback.parameters.length > 2 || callback.parameters.some((p) => p.dotDotDotToken !== undefined);
+      it.repeat(state, state, reachesIt ? { min: 0, max: null } : c.size, (s) => {
         invoke(it, callback, [value, keys, receiver], s, isAsync(callback));
         return { normal: s };
       });
@@ -316,13 +318,13 @@ function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Express
     case "Map.keys":
     case "Set.keys":
     case "Set.values":
-      return iterator(call, { kind: "Iterator", key: c.key, size: c.size });
+      return iterator(it, call, { kind: "Iterator", key: c.key, size: c.size });
     case "Map.values":
-      return iterator(call, { kind: "Iterator", key: c.value, size: c.size });
+      return iterator(it, call, { kind: "Iterator", key: c.value, size: c.size });
     case "Map.entries":
-      return iterator(call, { kind: "Iterator", key: collectionItem(c), size: c.size });
+      return iterator(it, call, { kind: "Iterator", key: collectionItem(c), size: c.size });
     case "Set.entries":
-      return iterator(call, { kind: "Iterator", key: c.key === undefined ? undefined : tuple([c.key, c.key]), size: c.size });
+      return iterator(it, call, { kind: "Iterator", key: c.key === undefined ? undefined : tuple([c.key, c.key]), size: c.size });
     case "Iterator.next":
       return derived([receiver], "the result of .next()"); // { value, done }: one of its items, or none
   }
@@ -334,10 +336,12 @@ function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Express
  * is made (`for (const k of m.keys())`, `[...s.values()]`, `new Set(m.keys())`) surely yields them
  * all; one kept in a variable may have been spent already.
  */
-function iterator(call: ts.CallExpression, c: Collection): AbstractValue {
+function iterator(it: Interpreter, call: ts.CallExpression, c: Collection): AbstractValue {
   let parent = call.parent;
   while (ts.isParenthesizedExpression(parent) || ts.isAsExpression(parent) || ts.isNonNullExpression(parent) || ts.isSatisfiesExpression(parent)) parent = parent.parent;
-  const fresh = (ts.isForOfStatement(parent) && parent.expression !== call) || ts.isSpreadElement(parent) || ((ts.isCallExpression(parent) || ts.isNewExpression(parent)) && parent.expression !== call);
+  // Handed to a copy (new Map/Set, Array.from) or walked at once; a function given it could walk it twice.
+  const copy = (ts.isNewExpression(parent) || ts.isCallExpression(parent)) && parent.arguments?.[0] === call && (isNewCollection(it.checker, it.file, parent) || isArrayFrom(it, parent));
+  const fresh = (ts.isForOfStatement(parent) && parent.expression === call) || ts.isSpreadElement(parent) || copy;
   return collectionValue(fresh ? c : { ...c, size: { min: 0, max: c.size.max } });
 }
 
@@ -465,6 +469,24 @@ export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State):
   return derived(args, `new ${name}()`);
 }
 
+/** How many entries a collection made from one known array holds, when its keys are primitives (equal objects may be one object or two). */
+function exactSize(kind: "Map" | "Set", items: Json[] | undefined): CountRange | undefined {
+  if (items === undefined) return undefined;
+  const keys = kind === "Set" ? items : items.map((entry) => (Array.isArray(entry) ? entry[0] : typeof entry === "string" ? entry[0] : undefined));
+  if (!keys.every((k) => k === null || typeof k === "string" || typeof k === "number" || typeof k === "boolean")) return undefined;
+  const n = new Set(keys).size;
+  return { min: n, max: n };
+}
+
+/** `Array.from(...)` of the environment. */
+function isArrayFrom(it: Interpreter, e: ts.Node): boolean {
+  if (!ts.isCallExpression(e)) return false;
+  const callee = skipOuter(e.expression);
+  if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== "from" || !ts.isIdentifier(callee.expression) || callee.expression.text !== "Array") return false;
+  const declaration = it.checker.getSymbolAtLocation(callee.expression)?.valueDeclaration;
+  return declaration !== undefined && it.isLibDeclaration(declaration);
+}
+
 /**
  * What `new Map(items)` or `new Set(items)` holds: every item (a Map: each item's [0] as a key and
  * [1] as its value), at least one entry when there is an item, at most one per item (equal keys
@@ -477,7 +499,7 @@ function fromIterable(it: Interpreter, kind: "Map" | "Set", arg: AbstractValue |
   const view = items === undefined ? undefined : asArray(items);
   const item = view?.element ?? derived([arg], `an item given to new ${kind}()`);
   const length = view?.length ?? { min: 0, max: null };
-  const size = { min: Math.min(length.min, 1), max: length.max };
+  const size = exactSize(kind, singleArray(arg)) ?? { min: Math.min(length.min, 1), max: length.max };
   if (length.max === 0) return { kind, size };
   if (kind === "Set") return { kind, key: item, size };
   it.mayThrow(state); // an entry that is not an object
