@@ -1,6 +1,6 @@
 import type { AbstractValue } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { asArray, asRecord, constant, constants, derived, join, provenanceOf, unknown } from "./lattice.js";
+import { asArray, asRecord, constant, constants, derived, join, numeric, provenanceOf, unknown } from "./lattice.js";
 import { exactMembers } from "../environment/index.js";
 import { fromJs, MAX_STRING, truthy } from "./operators.js";
 import { iterated } from "./values.js";
@@ -118,5 +118,9 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
     }
     return undefined;
   })();
-  return exact ?? derived(args, source);
+  const result = exact ?? derived(args, source);
+  return NUMBER_RESULTS.has(name) || name.startsWith("Math.") ? numeric(result) : result;
 }
+
+/** The environment's functions that always return a number (Math's all do). */
+const NUMBER_RESULTS = new Set(["Number", "parseInt", "parseFloat", "Number.parseInt", "Number.parseFloat", "Date.now"]);

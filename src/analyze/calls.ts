@@ -1,19 +1,19 @@
 import { ts } from "./typescript.js";
-import type { AbstractValue, Provenance } from "../model/index.js";
+import type { AbstractValue, CountRange, Json, Provenance } from "../model/index.js";
 import type { LoadedAction } from "../manifest/index.js";
 import { bindName, withDefault } from "./bind.js";
 import { namespaces as environmentNamespaces } from "../environment/index.js";
 import { callGlobal, callMethod } from "./builtins.js";
 import { evaluate, inspected, spread } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, constant, derived, isPlainObject, join, singleArray, unknown } from "./lattice.js";
+import { asArray, asCollection, type Collection, collectionValue, constant, derived, isPlainObject, join, numeric, singleArray, tuple, unknown } from "./lattice.js";
 import { mutateTracked } from "./mutate.js";
-import { MUTATORS, valueSymbol } from "./scan.js";
+import { COLLECTION_MUTATORS, isNewCollection, MUTATORS, valueSymbol } from "./scan.js";
 import { skipOuter } from "./skip-outer.js";
 import { runBlock } from "./statements.js";
 import { countOf, joinStates, type State } from "./state.js";
 import { resolveApiCall } from "./trusted-callee.js";
-import { arrayOf, getProperty } from "./values.js";
+import { arrayOf, collectionItem, getProperty, iterated } from "./values.js";
 
 export type FunctionNode = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration;
 
@@ -239,18 +239,110 @@ function methodCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression,
   // `ns?.name(x)` skips x when ns is nullish; `(ns?.name)(x)` does not (the parentheses end the chain).
   if ((call.expression as ts.PropertyAccessExpression | ts.ElementAccessExpression).questionDotToken !== undefined) it.mayShortCircuit(receiver, state);
   if (call.questionDotToken !== undefined) it.mayShortCircuit(getProperty(receiver, name), state);
+  const collection = asCollection(receiver);
+  if (collection !== undefined) return collectionCall(it, call, ns, receiver, collection, name, state);
   const callback = call.arguments[0] === undefined ? undefined : functionArgument(it, call.arguments[0]);
   if (callback !== undefined && (perElement.has(name) || someElements.has(name) || name === "reduce")) {
     const rest = call.arguments.slice(1).map((a) => evaluate(it, a, state));
     return arrayCallback(it, receiver, name, callback, rest, state);
   }
   const args = evaluateArgs(it, call.arguments, state);
-  if (MUTATORS.has(name)) {
-    mutateTracked(it, ns, state, (v) => mutated(v, name, args.list));
+  if (MUTATORS.has(name) || COLLECTION_MUTATORS.has(name)) {
+    // An array mutator; or a Map or Set one on a value not known to be a collection: whatever it is, it may now hold the arguments.
+    mutateTracked(it, ns, state, (v) => (MUTATORS.has(name) ? mutated(v, name, args.list) : derived([v, args.list], "an object changed in place")), [args.list]);
     return derived([receiver, args.list], `the result of .${name}()`);
   }
   const values = argumentValues(args);
-  return inspected(it, callMethod(receiver, name, values), [receiver, ...values]);
+  const result = inspected(it, callMethod(receiver, name, values), [receiver, ...values]);
+  // Where a string or an array has something: a number (-1 when nowhere).
+  if ((name === "indexOf" || name === "lastIndexOf" || name === "charCodeAt") && (asArray(receiver) !== undefined || iterated(receiver) !== undefined)) numeric(result);
+  return result;
+}
+
+/**
+ * A method of a Map, a Set or one of their iterators (see Collection in lattice.ts). Reads join
+ * over every entry, whichever the key: a value got with a key the analysis does not know is
+ * influenced by that key (it chose the entry), and may be undefined (a missing key), which depends
+ * on every key the collection holds. Changes go to the variable when the pre-pass tracks it (see
+ * mutate.ts); callbacks run once per entry, as many times as the size allows. Nothing depends on
+ * the order of entries.
+ */
+function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression, receiver: AbstractValue, c: Collection, name: string, state: State): AbstractValue {
+  const keys = c.key ?? unknown("no key");
+  if (name === "forEach" && c.kind !== "Iterator") {
+    const callback = call.arguments[0] === undefined ? undefined : functionArgument(it, call.arguments[0]);
+    if (callback !== undefined) {
+      it.influencedBy(receiver); // how many times the callback runs depends on what the collection holds
+      const value = c.kind === "Map" ? (c.value ?? unknown("a value of an empty Map")) : keys;
+      // forEach visits entries added while it runs: a callback that names the collection (its third parameter) may add any number.
+      const reachesIt = callback.parameters.length > 2 || callback.parameters.some((p) => p.dotDotDotToken !== undefined);
+      it.repeat(state, state, reachesIt ? { min: 0, max: null } : c.size, (s) => {
+        invoke(it, callback, [value, keys, receiver], s, isAsync(callback));
+        return { normal: s };
+      });
+      return unknown("undefined");
+    }
+  }
+  const args = evaluateArgs(it, call.arguments, state);
+  const values = argumentValues(args);
+  const first = values[0] ?? unknown("undefined");
+  const second = values[1] ?? unknown("undefined");
+  const change = (next: Collection, written: AbstractValue[]): AbstractValue => {
+    const value = collectionValue(next);
+    mutateTracked(it, ns, state, () => value, written);
+    return value;
+  };
+  const missing = c.size.max === 0 ? unknown("undefined") : derived([keys], `undefined, for a key missing from a ${c.kind}`);
+  switch (`${c.kind}.${name}`) {
+    case "Map.get":
+      if (first.kind !== "const") it.influencedBy(first); // which entry is read depends on the key
+      return c.value === undefined ? unknown("undefined") : join(c.value, missing);
+    case "Map.has":
+    case "Set.has":
+      if (c.size.max === 0) return constant(false);
+      return derived([keys, first], `the result of .has()`);
+    case "Map.set":
+    case "Set.add": {
+      const added = name === "set" ? [first, second] : [first];
+      const size = { min: Math.max(c.size.min, 1), max: c.size.max === null ? null : c.size.max + 1 };
+      return change({ kind: c.kind, key: c.key === undefined ? first : join(c.key, first), value: name === "set" ? (c.value === undefined ? second : join(c.value, second)) : undefined, size }, added); // returns the collection itself
+    }
+    case "Map.delete":
+    case "Set.delete":
+      change({ ...c, size: { min: Math.max(c.size.min - 1, 0), max: c.size.max } }, []);
+      return c.size.max === 0 ? constant(false) : derived([keys, first], `the result of .delete()`);
+    case "Map.clear":
+    case "Set.clear":
+      change({ kind: c.kind, size: { min: 0, max: 0 } }, []);
+      return unknown("undefined");
+    case "Map.keys":
+    case "Set.keys":
+    case "Set.values":
+      return iterator(it, call, { kind: "Iterator", key: c.key, size: c.size });
+    case "Map.values":
+      return iterator(it, call, { kind: "Iterator", key: c.value, size: c.size });
+    case "Map.entries":
+      return iterator(it, call, { kind: "Iterator", key: collectionItem(c), size: c.size });
+    case "Set.entries":
+      return iterator(it, call, { kind: "Iterator", key: c.key === undefined ? undefined : tuple([c.key, c.key]), size: c.size });
+    case "Iterator.next":
+      return derived([receiver], "the result of .next()"); // { value, done }: one of its items, or none
+  }
+  return derived([receiver, args.list], `the result of .${name}()`); // not a method of it: the call throws
+}
+
+/**
+ * An iterator over a collection's items. Iterating it spends it: only one that is iterated where it
+ * is made (`for (const k of m.keys())`, `[...s.values()]`, `new Set(m.keys())`) surely yields them
+ * all; one kept in a variable may have been spent already.
+ */
+function iterator(it: Interpreter, call: ts.CallExpression, c: Collection): AbstractValue {
+  let parent = call.parent;
+  while (ts.isParenthesizedExpression(parent) || ts.isAsExpression(parent) || ts.isNonNullExpression(parent) || ts.isSatisfiesExpression(parent)) parent = parent.parent;
+  // Handed to a copy (new Map/Set, Array.from) or walked at once; a function given it could walk it twice.
+  const copy = (ts.isNewExpression(parent) || ts.isCallExpression(parent)) && parent.arguments?.[0] === call && (isNewCollection(it.checker, it.file, parent) || isArrayFrom(it, parent));
+  const fresh = (ts.isForOfStatement(parent) && parent.expression === call) || ts.isSpreadElement(parent) || copy;
+  return collectionValue(fresh ? c : { ...c, size: { min: 0, max: c.size.max } });
 }
 
 /** A function node passed as an argument, directly or by the name of a local function. */
@@ -299,7 +391,8 @@ function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, f
     const element = view?.element ?? derived([receiver], "an element of a collection");
     const length = view?.length ?? { min: 0, max: null };
     const iterations = perElement.has(name) || name === "reduce" ? length : { min: 0, max: length.max };
-    const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value", true)), element, unknown("an index"), receiver] : [element, unknown("an index"), receiver];
+    const index = view !== undefined ? numeric(unknown("an index")) : unknown("an index"); // an array's own method passes a number
+    const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value", true)), element, index, receiver] : [element, index, receiver];
     it.repeat(state, state, iterations, (s) => {
       returns.push(invoke(it, fn, args, s, detached));
       return { normal: s };
@@ -318,8 +411,10 @@ function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, f
       return unknown("undefined");
     case "find":
       return join(view?.element ?? derived([receiver], "the result of .find()"), unknown("undefined"));
-    default:
-      return derived([receiver, ...(returned === undefined ? [] : [returned])], `the result of .${name}()`);
+    default: {
+      const result = derived([receiver, ...(returned === undefined ? [] : [returned])], `the result of .${name}()`);
+      return name === "findIndex" && view !== undefined ? numeric(result) : result;
+    }
   }
 }
 
@@ -364,8 +459,49 @@ function primitiveValues(checker: ts.TypeChecker, call: ts.CallExpression): bool
 }
 
 export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State): AbstractValue {
-  const args = (e.arguments ?? []).map((a) => evaluate(it, a, state));
+  const args = (e.arguments ?? []).map((a) => (ts.isSpreadElement(a) ? spread(it, a, state) : evaluate(it, a, state)));
   const name = ts.isIdentifier(e.expression) ? e.expression.text : "an object";
   if (name === "Promise") return it.promiseOf(unknown("a promise"));
+  if (isNewCollection(it.checker, it.file, e)) {
+    if (e.arguments?.some(ts.isSpreadElement) === true) return collectionValue({ kind: name as "Map" | "Set", key: derived(args, "a spread argument"), value: name === "Map" ? derived(args, "a spread argument") : undefined, size: { min: 0, max: null } });
+    return collectionValue(fromIterable(it, name as "Map" | "Set", args[0], state));
+  }
   return derived(args, `new ${name}()`);
+}
+
+/** How many entries a collection made from one known array holds, when its keys are primitives (equal objects may be one object or two). */
+function exactSize(kind: "Map" | "Set", items: Json[] | undefined): CountRange | undefined {
+  if (items === undefined) return undefined;
+  const keys = kind === "Set" ? items : items.map((entry) => (Array.isArray(entry) ? entry[0] : typeof entry === "string" ? entry[0] : undefined));
+  if (!keys.every((k) => k === null || typeof k === "string" || typeof k === "number" || typeof k === "boolean")) return undefined;
+  const n = new Set(keys).size;
+  return { min: n, max: n };
+}
+
+/** `Array.from(...)` of the environment. */
+function isArrayFrom(it: Interpreter, e: ts.Node): boolean {
+  if (!ts.isCallExpression(e)) return false;
+  const callee = skipOuter(e.expression);
+  if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== "from" || !ts.isIdentifier(callee.expression) || callee.expression.text !== "Array") return false;
+  const declaration = it.checker.getSymbolAtLocation(callee.expression)?.valueDeclaration;
+  return declaration !== undefined && it.isLibDeclaration(declaration);
+}
+
+/**
+ * What `new Map(items)` or `new Set(items)` holds: every item (a Map: each item's [0] as a key and
+ * [1] as its value), at least one entry when there is an item, at most one per item (equal keys
+ * make one). Items that are not iterable, or entries that are not objects, throw.
+ */
+function fromIterable(it: Interpreter, kind: "Map" | "Set", arg: AbstractValue | undefined, state: State): Collection {
+  if (arg === undefined || (arg.kind === "const" && arg.values.every((v) => v === null))) return { kind, size: { min: 0, max: 0 } };
+  const items = iterated(arg);
+  if (items === undefined) it.mayThrow(state);
+  const view = items === undefined ? undefined : asArray(items);
+  const item = view?.element ?? derived([arg], `an item given to new ${kind}()`);
+  const length = view?.length ?? { min: 0, max: null };
+  const size = exactSize(kind, singleArray(arg)) ?? { min: Math.min(length.min, 1), max: length.max };
+  if (length.max === 0) return { kind, size };
+  if (kind === "Set") return { kind, key: item, size };
+  it.mayThrow(state); // an entry that is not an object
+  return { kind, key: getProperty(item, "0"), value: getProperty(item, "1"), size };
 }

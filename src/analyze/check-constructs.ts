@@ -48,6 +48,9 @@ const FORBIDDEN_PROPERTIES = new Map<string, string>([
  */
 const HOOK_PROPERTIES = new Set(["toJSON", "toString", "valueOf"]);
 
+/** Why a computed member access whose key is not surely a number is refused. */
+export const COMPUTED_KEY = "may reach any property (constructor, __proto__...); use a literal key or a number";
+
 /** Statement and declaration kinds refused outright, with why. */
 const REFUSED_KINDS: Partial<Record<ts.SyntaxKind, [string, string]>> = {
   [ts.SyntaxKind.WithStatement]: ["with", "makes names resolve at run time"],
@@ -101,7 +104,7 @@ const ALLOWED = new Set<ts.SyntaxKind>([
  * `unsupported`. Names are compared by their value (`s\u0065ndEmail` is `sendEmail`), and trusted
  * functions are recognized through the checker, not by spelling.
  */
-export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, shape: ProgramShape | undefined): Diagnostic[] {
+export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, shape: ProgramShape | undefined, deferred?: Set<ts.ElementAccessExpression>): Diagnostic[] {
   const out: Diagnostic[] = [];
   const refuse = (node: ts.Node, construct: string, why: string): void => {
     out.push(diagnosticAt(file, node, "refused_construct", `${construct} is refused: it ${why}`, construct));
@@ -223,12 +226,18 @@ export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, sh
   };
 
   let writes: Map<ts.Symbol, Write[]> | undefined; // every variable's writes, found once and only if needed
-  /** `x[k]`: a literal key that is not a forbidden name, or a key that is a number by construction. */
+  /**
+   * `x[k]`: a literal key that is not a forbidden name, or a key that is a number by construction.
+   * Any other key is left to the interpreter when `deferred` is given: it must show the key to be
+   * a number wherever the access runs (an index from indexOf, Math.floor, a callback's index).
+   */
   const checkElementKey = (node: ts.ElementAccessExpression): void => {
     const key = node.argumentExpression;
     if (ts.isStringLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key)) return checkPropertyName(key);
     writes ??= writesByVariable(file, checker);
-    if (!isNumeric(checker, writes, key)) refuse(key, "computed member access", "may reach any property (constructor, __proto__...); use a literal key or a number");
+    if (isNumeric(checker, writes, key)) return;
+    if (deferred !== undefined) deferred.add(node);
+    else refuse(key, "computed member access", COMPUTED_KEY);
   };
 
   // Top level: declarations only, so that everything that runs is in main or called from it.
@@ -267,6 +276,7 @@ function isNumeric(checker: ts.TypeChecker, writes: Map<ts.Symbol, Write[]>, e: 
     return arithmetic.includes(op);
   }
   if (ts.isConditionalExpression(e)) return isNumeric(checker, writes, e.whenTrue, seen) && isNumeric(checker, writes, e.whenFalse, seen);
+  if (ts.isCallExpression(e)) return returnsNumber(checker, e);
   if (ts.isIdentifier(e)) {
     const symbol = valueSymbol(checker, e);
     const declaration = symbol?.valueDeclaration;
@@ -277,6 +287,20 @@ function isNumeric(checker: ts.TypeChecker, writes: Map<ts.Symbol, Write[]>, e: 
     return (writes.get(symbol) ?? []).every((w) => w === "numeric" || isNumeric(checker, writes, w, seen));
   }
   return false;
+}
+
+/** The environment's functions that always return a number: Math's, Number, parseInt, parseFloat. */
+const NUMBER_FUNCTIONS = new Set(["Number", "parseInt", "parseFloat", "Number.parseInt", "Number.parseFloat", "Date.now"]);
+
+/** A call of one of the environment's number functions, by a name that resolves to the environment (not a local one). */
+function returnsNumber(checker: ts.TypeChecker, call: ts.CallExpression): boolean {
+  const callee = skipOuter(call.expression);
+  const root = ts.isPropertyAccessExpression(callee) ? skipOuter(callee.expression) : callee;
+  if (!ts.isIdentifier(root)) return false;
+  const name = ts.isPropertyAccessExpression(callee) ? `${root.text}.${callee.name.text}` : root.text;
+  if (!(NUMBER_FUNCTIONS.has(name) || (root.text === "Math" && name !== "Math"))) return false;
+  const declaration = checker.getSymbolAtLocation(root)?.valueDeclaration;
+  return declaration !== undefined && declaration.getSourceFile() !== call.getSourceFile();
 }
 
 type Write = ts.Expression | "numeric";

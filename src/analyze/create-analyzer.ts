@@ -1,10 +1,11 @@
 import type { ts } from "./typescript.js";
-import type { Diagnostic, Facts } from "../model/index.js";
+import type { Diagnostic, Facts, Provenance } from "../model/index.js";
+import { mergeProvenance, provenanceKey } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { programBytes } from "../model/index.js";
 import { Budget, BudgetExceeded, type BudgetOptions } from "./budget.js";
 import { diagnosticAt } from "./diagnostic.js";
-import { checkConstructs } from "./check-constructs.js";
+import { checkConstructs, COMPUTED_KEY } from "./check-constructs.js";
 import { checkImports } from "./check-imports.js";
 import { checkTypeTrust } from "./check-type-trust.js";
 import { compile, createCompiler, LIB_FILE, type Compiler } from "./compile.js";
@@ -15,6 +16,9 @@ import { runProgram } from "./run-program.js";
 import { scanProgram } from "./scan.js";
 import { summarize } from "./summarize.js";
 import { resolveApiCall } from "./trusted-callee.js";
+
+/** Runs of the analysis that may widen what objects changed through another name hold; the last assumes they hold untrusted data. */
+const MAX_HEAP_ROUNDS = 4;
 
 export interface AnalyzeOptions {
   entry?: string; // the program's file name, recorded in the facts; default "program.ts"
@@ -76,23 +80,40 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
   }
   const { file, checker, diagnostics: typeErrors } = compiled;
   const { shape, diagnostics: shapeProblems } = programShape(checker, file);
+  const deferredKeys = new Set<ts.ElementAccessExpression>();
   if (shape !== undefined) facts.rationale = shape.rationale;
-  facts.diagnostics.push(...typeErrors, ...checkImports(file, compiler.modules), ...shapeProblems, ...checkConstructs(checker, file, shape), ...checkTypeTrust(checker, file, LIB_FILE));
+  facts.diagnostics.push(...typeErrors, ...checkImports(file, compiler.modules), ...shapeProblems, ...checkConstructs(checker, file, shape, deferredKeys), ...checkTypeTrust(checker, file, LIB_FILE));
   if (facts.diagnostics.length > 0 || shape === undefined) return;
   budget.checkTime();
   const isTrusted = (call: ts.CallExpression): boolean => {
     const api = resolveApiCall(checker, set, call);
     return api !== undefined && api !== "unresolved" && api.kind === "action";
   };
-  const it = new Interpreter(checker, set, file, scanProgram(checker, file, isTrusted), LIB_FILE, budget);
+  const scan = scanProgram(checker, file, isTrusted);
+  // Values stored into objects the analysis does not follow may be read through another name,
+  // earlier in the analysis than at run time: it runs again, assuming what the last run stored,
+  // until a run stored nothing it had not assumed.
+  let assumed: Provenance[] = [];
+  let it: Interpreter;
   let interpreted;
-  try {
-    interpreted = runProgram(it, shape);
-  } catch (err) {
-    if (!(err instanceof RangeError)) throw err;
-    compiler.discard(); // the stack may have run out inside the checker
-    facts.diagnostics.push(tooLarge(err)); // the stack or an allocation ran out: refuse, never guess
-    return;
+  for (let round = 0; ; round++) {
+    it = new Interpreter(checker, set, file, scan, LIB_FILE, budget);
+    it.heapAssumed = round < MAX_HEAP_ROUNDS ? assumed : [...assumed, { source: "an object changed through another name", untrusted: true }];
+    for (const node of deferredKeys) it.numericKeys.set(node, undefined);
+    try {
+      interpreted = runProgram(it, shape);
+    } catch (err) {
+      if (!(err instanceof RangeError)) throw err;
+      compiler.discard(); // the stack may have run out inside the checker
+      facts.diagnostics.push(tooLarge(err)); // the stack or an allocation ran out: refuse, never guess
+      return;
+    }
+    const known = new Set(it.heapAssumed.map(provenanceKey));
+    if (it.heapSeen.every((p) => known.has(provenanceKey(p))) || round >= MAX_HEAP_ROUNDS) break;
+    assumed = mergeProvenance([assumed, it.heapSeen]);
+  }
+  for (const node of deferredKeys) {
+    if (it.numericKeys.get(node) !== true) it.diagnostics.push(diagnosticAt(file, node.argumentExpression, "refused_construct", `computed member access is refused: its key is not surely a number, so it ${COMPUTED_KEY}`, "computed member access"));
   }
   const { effects, atExport, beforeMain } = interpreted;
   const { results, diagnostics } = checkGuarantees(it, shape.guarantees, { atExport, beforeMain }, effects, set);

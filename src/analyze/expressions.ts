@@ -61,6 +61,7 @@ function evaluateNode(it: Interpreter, e: ts.Expression, state: State): Abstract
     const receiver = evaluate(it, e.expression, state);
     if (e.questionDotToken !== undefined) it.mayShortCircuit(receiver, state); // the key is not evaluated then
     const key = evaluate(it, e.argumentExpression, state);
+    it.checkNumericKey(e, key);
     if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
     if (key.kind !== "const") it.influencedBy(key); // which element is read depends on the key
     return getElement(receiver, key);
@@ -281,10 +282,12 @@ function assignTo(it: Interpreter, target: ts.Expression, state: State, compute:
     const object = t.expression;
     const receiver = evaluate(it, object, state);
     const key = ts.isPropertyAccessExpression(t) ? constant(t.name.text) : evaluate(it, t.argumentExpression, state);
+    it.checkNumericKey(t, key);
+    if (key.kind !== "const") it.influencedBy(key); // which element is written depends on the key
     mayBeNullish(it, receiver, state);
     if (key.kind === "const" && key.values.some((k) => typeof k === "string" && FROZEN_MEMBERS.has(k))) it.mayThrow(state); // may shadow a frozen built-in
     const value = compute(() => getElement(receiver, key));
-    mutateTracked(it, object, state, (v) => setField(v, key, value));
+    mutateTracked(it, object, state, (v) => setField(v, key, value), [key, value]);
     return value;
   }
   it.unsupported(target, "this assignment target");

@@ -5,7 +5,7 @@ import type { Budget } from "./budget.js";
 import type { LoadedAction, ManifestSet } from "../manifest/index.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { provenanceKey } from "../constraint/index.js";
-import { derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
+import { derived, isNumber, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
 import { nullish } from "./operators.js";
 import type { Scan } from "./scan.js";
 import { assign, clone, countOf, emptyState, joinStates, type Flow, type State } from "./state.js";
@@ -62,6 +62,17 @@ export class Interpreter {
   private readonly influenceKeys = new Set<string>();
   /** Every trusted call's result source produced so far: what a caught exception may depend on. */
   private results: Provenance[] = [];
+  /**
+   * Where the values written into objects the analysis does not follow come from (an object with
+   * two names, a nested field, a parameter): any object read may hold them. `heapAssumed` is what a
+   * run assumes from the start (a write may come later in the analysis than a read that sees it at
+   * run time), `heapSeen` what it wrote; the analysis runs again until what it saw was assumed.
+   */
+  heapAssumed: Provenance[] = [];
+  heapSeen: Provenance[] = [];
+  private readonly heapKeys = new Set<string>();
+  /** Computed member accesses whose key must be shown to be a number here: each one's verdict over every visit (undefined: never reached). */
+  readonly numericKeys = new Map<ts.Node, boolean | undefined>();
 
   constructor(
     readonly checker: ts.TypeChecker,
@@ -263,6 +274,26 @@ export class Interpreter {
     return out;
   }
 
+  /** Values were stored into an object the analysis does not follow (see `heapSeen`). */
+  heapWrite(written: AbstractValue[]): void {
+    if (!this.scan.heapOpaque) return; // every object is followed: nothing to note
+    for (const p of provenanceOf(derived(written, "a value stored in an object"))) {
+      const key = provenanceKey(p);
+      if (this.heapKeys.has(key)) continue;
+      this.heapKeys.add(key);
+      this.heapSeen = [...this.heapSeen, p];
+    }
+  }
+
+  /**
+   * A computed member access whose key the pre-pass could not show to be a number: it passes only
+   * if the key is one on every visit (a key that is not a number may reach any property).
+   */
+  checkNumericKey(node: ts.Node, key: AbstractValue): void {
+    if (!this.numericKeys.has(node)) return;
+    this.numericKeys.set(node, this.numericKeys.get(node) !== false && isNumber(key));
+  }
+
   /** A variable's value at this point, unless the pre-pass says it cannot be trusted. */
   read(state: State, symbol: ts.Symbol): AbstractValue {
     if (this.scan.volatile.has(symbol)) return unknown(`${symbol.name}, changed by a callback`, true);
@@ -271,7 +302,7 @@ export class Interpreter {
       this.mayThrow(state); // read before its declaration ran: a ReferenceError
       return unknown(`${symbol.name} before its value is known`);
     }
-    if (this.scan.heapOpaque && holdsObject(value)) return derived([value], `${symbol.name}, an object changed elsewhere`);
+    if (this.scan.heapOpaque && holdsObject(value)) return derived([value, { kind: "unknown", provenance: this.heapAssumed }], `${symbol.name}, an object changed elsewhere`);
     return value;
   }
 
@@ -332,8 +363,9 @@ export class Interpreter {
   }
 }
 
+/** Whether `value` may be an object (an unknown may be: one from a trusted call, a collection). */
 function holdsObject(value: AbstractValue): boolean {
-  if (value.kind === "array" || value.kind === "record") return true;
+  if (value.kind === "array" || value.kind === "record" || value.kind === "unknown") return true;
   return value.kind === "const" && value.values.some((v) => v !== null && typeof v === "object");
 }
 

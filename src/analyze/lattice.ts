@@ -139,7 +139,16 @@ export function join(a: AbstractValue, b: AbstractValue): AbstractValue {
 }
 
 function joinOnce(a: AbstractValue, b: AbstractValue): AbstractValue {
+  const joined = joinParts(a, b);
+  if (joined !== a && joined !== b && isNumber(a) && isNumber(b)) numeric(joined);
+  return joined;
+}
+
+function joinParts(a: AbstractValue, b: AbstractValue): AbstractValue {
   if (a.kind === "const" && b.kind === "const") return constants([...a.values, ...b.values]);
+  const ca = asCollection(a);
+  const cb = asCollection(b);
+  if (ca !== undefined && cb !== undefined && ca.kind === cb.kind) return joinCollections(ca, cb);
   const sa = asStringView(a);
   const sb = asStringView(b);
   if (sa !== undefined && sb !== undefined) {
@@ -214,4 +223,77 @@ export function fold(value: AbstractValue): AbstractValue {
     return constant(out);
   }
   return value;
+}
+
+/**
+ * A Map, a Set or one of their iterators. The abstract value that stands for one is an `unknown`
+ * carrying the provenance of everything it holds, so that any part of the analysis that does not
+ * know collections still treats it soundly (as some object made from that data); this table gives
+ * the collection's view to the parts that do. A join of two collections of the same kind is a
+ * collection again; anything else that makes a new value (a widening, a heap that may be changed
+ * through another name) loses the view and keeps the provenance.
+ *
+ * `key` over-approximates every key (a Set's every element; an iterator's every item), `value`
+ * every value of a Map; undefined means there is none (an empty collection). `size` bounds how many
+ * entries it holds (an iterator: how many items it yields). Nothing assumes an order.
+ */
+export interface Collection {
+  kind: "Map" | "Set" | "Iterator";
+  key?: AbstractValue;
+  value?: AbstractValue;
+  size: CountRange;
+}
+
+const collections = new WeakMap<AbstractValue, Collection>();
+
+export function collectionValue(c: Collection): AbstractValue {
+  const provenance = mergeProvenance([c.key, c.value].filter((v): v is AbstractValue => v !== undefined).map(provenanceOf));
+  const value: AbstractValue = { kind: "unknown", provenance: provenance.length > 0 ? provenance : [{ source: `a ${c.kind}`, untrusted: false }] };
+  collections.set(value, c);
+  return value;
+}
+
+export function asCollection(v: AbstractValue): Collection | undefined {
+  return collections.get(v);
+}
+
+function joinCollections(a: Collection, b: Collection): AbstractValue {
+  const both = (x: AbstractValue | undefined, y: AbstractValue | undefined): AbstractValue | undefined => (x === undefined ? y : y === undefined ? x : join(x, y));
+  return collectionValue({ kind: a.kind, key: both(a.key, b.key), value: both(a.value, b.value), size: joinCounts(a.size, b.size) });
+}
+
+/**
+ * Values known to be numbers although their value is not known (arithmetic, Math, a length, an
+ * index a built-in passes): what a computed member access needs of its key.
+ */
+const numbers = new WeakSet<AbstractValue>();
+
+export function numeric(v: AbstractValue): AbstractValue {
+  if (v.kind === "unknown" && collections.has(v)) return v; // never mark a collection's own value
+  numbers.add(v);
+  return v;
+}
+
+/** Whether every concrete value of `v` is a number. */
+export function isNumber(v: AbstractValue): boolean {
+  if (v.kind === "const") return v.values.every((x) => typeof x === "number");
+  return numbers.has(v);
+}
+
+/**
+ * Short arrays whose elements are known one by one (a Map's [key, value] entries): the array value
+ * joins them, and this table keeps each, so that `const [k, v] = entry` keeps k's and v's apart.
+ */
+const tuples = new WeakMap<AbstractValue, AbstractValue[]>();
+
+export function tuple(parts: AbstractValue[]): AbstractValue {
+  const exact = parts.map(single);
+  if (parts.every((p, i) => exact[i] !== undefined && p.kind === "const")) return constant(exact as Json[]);
+  const value: AbstractValue = { kind: "array", element: parts.reduce(join), length: { min: parts.length, max: parts.length } };
+  tuples.set(value, parts);
+  return value;
+}
+
+export function tupleParts(v: AbstractValue): AbstractValue[] | undefined {
+  return tuples.get(v);
 }

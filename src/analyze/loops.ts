@@ -90,9 +90,11 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
   const exits: Exits = {};
   const changed = changedInBody(it, statement);
   if (changed !== undefined) {
+    const whole = ts.isIdentifier(skipOuter(statement.expression)); // not its keys(), values() or entries()
     const elementNow = (s: State): AbstractValue => {
       const now = it.read(s, changed);
-      return asArray(iterated(now) ?? now)?.element ?? derived([now], "an element of a collection");
+      const element = whole ? asArray(iterated(now) ?? now)?.element : undefined;
+      return element ?? derived([now], "an element of a collection");
     };
     it.influencedBy(iterable);
     return widened(it, statement, state, { min: 0, max: null }, (s) => body(s, elementNow(s)), exits);
@@ -114,9 +116,15 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
   return widened(it, statement, state, view?.length ?? { min: 0, max: null }, (s) => body(s, element), exits);
 }
 
-/** The variable iterated over, when the loop body changes its array in place. */
+/**
+ * The variable iterated over, when the loop body changes it in place: an array, or a Map or Set
+ * walked itself or by its keys(), values() or entries() (their iterators see entries added or
+ * deleted on the way).
+ */
 function changedInBody(it: Interpreter, statement: ts.ForOfStatement): ts.Symbol | undefined {
-  const target = skipOuter(statement.expression);
+  let target = skipOuter(statement.expression);
+  const callee = ts.isCallExpression(target) ? skipOuter(target.expression) : undefined;
+  if (callee !== undefined && ts.isPropertyAccessExpression(callee) && ["keys", "values", "entries"].includes(callee.name.text)) target = skipOuter(callee.expression);
   const symbol = ts.isIdentifier(target) ? it.checker.getSymbolAtLocation(target) : undefined;
   return symbol !== undefined && it.scan.mutatedWithin(statement.statement).has(symbol) ? symbol : undefined;
 }

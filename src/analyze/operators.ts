@@ -1,6 +1,6 @@
 import type { AbstractValue } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { constant, constants, derived, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
+import { asCollection, constant, constants, derived, isNumber, join, mergeProvenance, numeric, provenanceOf, unknown } from "./lattice.js";
 
 /**
  * JavaScript operators on abstract values. On constants we run the real operator on the real
@@ -81,7 +81,15 @@ const equality: Record<string, (x: Json, y: Json) => boolean> = {
 
 const eitherBoolean = constants([true, false]);
 
+/** Operators whose result is always a number (bigint is refused): `+` too when both sides are numbers. */
+const NUMERIC = new Set(["-", "*", "/", "%", "**", "&", "|", "^", "<<", ">>", ">>>"]);
+
 export function binary(op: string, a: AbstractValue, b: AbstractValue): AbstractValue {
+  const result = binaryOf(op, a, b);
+  return NUMERIC.has(op) || (op === "+" && isNumber(a) && isNumber(b)) ? numeric(result) : result;
+}
+
+function binaryOf(op: string, a: AbstractValue, b: AbstractValue): AbstractValue {
   const eq = equality[op];
   if (eq !== undefined) {
     if (a.kind === "const" && b.kind === "const" && a.values.every(isPrimitive) && b.values.every(isPrimitive)) {
@@ -151,7 +159,7 @@ export function truthy(v: AbstractValue): Truth {
     const all = v.values.map((x) => Boolean(x));
     return all.every((x) => x) ? "yes" : all.every((x) => !x) ? "no" : "maybe";
   }
-  if (v.kind === "array" || v.kind === "record") return "yes";
+  if (v.kind === "array" || v.kind === "record" || asCollection(v) !== undefined) return "yes";
   if (v.kind === "string" && (v.prefix !== "" || v.suffix !== "")) return "yes";
   return "maybe";
 }
@@ -159,7 +167,7 @@ export function truthy(v: AbstractValue): Truth {
 /** Whether `v` is null or undefined (`??`, `?.`): an unknown may be undefined; constants are JSON. */
 export function nullish(v: AbstractValue): Truth {
   if (v.kind === "const") return v.values.every((x) => x === null) ? "yes" : v.values.some((x) => x === null) ? "maybe" : "no";
-  return v.kind === "unknown" ? "maybe" : "no";
+  return v.kind === "unknown" && asCollection(v) === undefined ? "maybe" : "no";
 }
 
 export function fromTruth(t: Truth): AbstractValue {
@@ -174,15 +182,16 @@ export function unary(op: string, v: AbstractValue): AbstractValue {
   if (v.kind === "const" && v.values.every(isPrimitive)) {
     const fn: Record<string, (x: never) => unknown> = { "-": (x) => -(x as number), "+": (x) => +(x as number), "~": (x) => ~(x as number) };
     const f = fn[op];
-    if (f !== undefined) return v.values.map((x) => fromJs(f(x as never), `the ${op} operator`)).reduce(join);
+    if (f !== undefined) return numeric(v.values.map((x) => fromJs(f(x as never), `the ${op} operator`)).reduce(join));
   }
-  return derived([v], `the ${op} operator`);
+  const result = derived([v], `the ${op} operator`);
+  return op === "-" || op === "+" || op === "~" ? numeric(result) : result;
 }
 
 /** `typeof v`, exact on constants. */
 export function typeOf(v: AbstractValue): AbstractValue {
   if (v.kind === "const") return constants(v.values.map((x) => (x === null ? "object" : typeof x)));
   if (v.kind === "string") return constant("string");
-  if (v.kind === "array" || v.kind === "record") return constant("object");
+  if (v.kind === "array" || v.kind === "record" || asCollection(v) !== undefined) return constant("object");
   return constants(["string", "number", "boolean", "object", "undefined", "function"]);
 }

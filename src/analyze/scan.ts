@@ -27,6 +27,8 @@ export interface Scan {
 
 /** Array methods that change the array they are called on (`mutates` in the environment). */
 export const MUTATORS = mutatingMembers("Array");
+/** Map and Set methods that change their receiver: a call of one on anything counts as a change in place. */
+export const COLLECTION_MUTATORS: ReadonlySet<string> = new Set([...mutatingMembers("Map"), ...mutatingMembers("Set")]);
 
 export function isFunctionLike(node: ts.Node): node is ts.FunctionLikeDeclaration {
   return ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node);
@@ -101,7 +103,7 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
       noteTarget(node.operand, node);
     } else if (ts.isCallExpression(node)) {
       const callee = skipOuter(node.expression);
-      if ((ts.isPropertyAccessExpression(callee) && MUTATORS.has(callee.name.text)) || ts.isElementAccessExpression(callee)) noteMutation(callee.expression, node);
+      if ((ts.isPropertyAccessExpression(callee) && (MUTATORS.has(callee.name.text) || COLLECTION_MUTATORS.has(callee.name.text))) || ts.isElementAccessExpression(callee)) noteMutation(callee.expression, node);
     } else if (ts.isIdentifier(node)) {
       const symbol = valueSymbol(checker, node);
       if (symbol !== undefined) {
@@ -122,12 +124,12 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
       ts.isVariableDeclaration(declaration) &&
       ts.isIdentifier(declaration.name) &&
       declaration.initializer !== undefined &&
-      (ts.isArrayLiteralExpression(skipOuter(declaration.initializer)) || ts.isObjectLiteralExpression(skipOuter(declaration.initializer)));
+      (ts.isArrayLiteralExpression(skipOuter(declaration.initializer)) || ts.isObjectLiteralExpression(skipOuter(declaration.initializer)) || isNewCollection(checker, file, skipOuter(declaration.initializer)));
     const refs = references.get(symbol) ?? [];
     // Returning the object hands it over for good only if no closure can still reach it afterwards.
     const home = declaringFunction(symbol);
     const canReturn = refs.every((id) => enclosingFunction(id) === home);
-    if (fresh && !reassigned.has(symbol) && refs.every((id) => isSafeReference(id, isTrustedCall, canReturn))) tracked.add(symbol);
+    if (fresh && !reassigned.has(symbol) && refs.every((id) => isSafeReference(id, isTrustedCall, canReturn, (e) => copiesArgument(checker, file, e)))) tracked.add(symbol);
     else heapOpaque = true;
   }
 
@@ -145,9 +147,29 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
   };
 }
 
+/** `new Map(...)` or `new Set(...)` of the environment: a fresh object, whatever its argument (the constructor copies it). */
+export function isNewCollection(checker: ts.TypeChecker, file: ts.SourceFile, e: ts.Node): e is ts.NewExpression {
+  if (!ts.isNewExpression(e) || !ts.isIdentifier(e.expression) || (e.expression.text !== "Map" && e.expression.text !== "Set")) return false;
+  const declaration = checker.getSymbolAtLocation(e.expression)?.valueDeclaration;
+  return declaration !== undefined && declaration.getSourceFile() !== file;
+}
+
+/** `new Map(x)`, `new Set(x)` or `Array.from(x)` of the environment: a new object holding what x yields, not x. */
+function copiesArgument(checker: ts.TypeChecker, file: ts.SourceFile, e: ts.Node): boolean {
+  if (isNewCollection(checker, file, e)) return true;
+  if (!ts.isCallExpression(e)) return false;
+  const callee = skipOuter(e.expression);
+  if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== "from" || !ts.isIdentifier(callee.expression) || callee.expression.text !== "Array") return false;
+  const declaration = checker.getSymbolAtLocation(callee.expression)?.valueDeclaration;
+  return declaration !== undefined && declaration.getSourceFile() !== file;
+}
+
 /** A use of an object variable that cannot create a second name for the object. */
-function isSafeReference(id: ts.Identifier, isTrustedCall: (call: ts.CallExpression) => boolean, canReturn: boolean): boolean {
+function isSafeReference(id: ts.Identifier, isTrustedCall: (call: ts.CallExpression) => boolean, canReturn: boolean, copies: (e: ts.Node) => boolean): boolean {
   const parent = id.parent;
+  // The argument of `new Map(...)` / `new Set(...)`: the constructor copies what it iterates.
+  // The argument of `new Map(...)`, `new Set(...)` or `Array.from(...)`: each copies what it iterates.
+  if ((ts.isNewExpression(parent) || ts.isCallExpression(parent)) && parent.arguments?.[0] === id && copies(parent)) return true;
   if (ts.isReturnStatement(parent) && canReturn) return true;
   if ((ts.isVariableDeclaration(parent) && parent.name === id) || ts.isTypeQueryNode(parent)) return true;
   if ((ts.isPropertyAccessExpression(parent) || ts.isElementAccessExpression(parent)) && parent.expression === id) return true;

@@ -1,6 +1,6 @@
 import type { AbstractValue } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { asArray, constant, constants, derived, isPlainObject, join, unknown } from "./lattice.js";
+import { asArray, asCollection, type Collection, constant, constants, derived, isNumber, isPlainObject, join, numeric, tuple, tupleParts, unknown } from "./lattice.js";
 
 /** Reading `key` from one JSON value the way JavaScript would; undefined when it is not an own, plain value. */
 function propertyOfJson(value: Json, key: string): Json | undefined {
@@ -22,6 +22,11 @@ function isIndex(key: string): boolean {
 
 /** `v[key]` (or `v.key`); anything we cannot read exactly is unknown, keeping v's provenance. */
 export function getProperty(v: AbstractValue, key: string): AbstractValue {
+  const collection = asCollection(v);
+  if (collection !== undefined) return collectionProperty(v, collection, key);
+  const parts = tupleParts(v);
+  if (parts !== undefined && isIndex(key)) return parts[Number(key)] ?? unknown("undefined");
+  if (key === "length" && (v.kind === "array" || v.kind === "string")) return numeric(lengthOf(v));
   switch (v.kind) {
     case "const": {
       const found = v.values.map((x) => propertyOfJson(x, key));
@@ -32,15 +37,43 @@ export function getProperty(v: AbstractValue, key: string): AbstractValue {
       // Own fields only: `hasOwnProperty` or `toString` is not a field (and not a value of ours).
       return Object.hasOwn(v.fields, key) ? v.fields[key]! : unknown(`property ${key}, which is missing`);
     case "array": {
-      if (key === "length") return v.length.min === v.length.max ? constant(v.length.min) : derived([v], "the length of an array"); // an untrusted list's length is untrusted
       if (!isIndex(key)) return derived([v], `property ${key} of an array`);
       return Number(key) < v.length.min ? v.element : join(v.element, unknown("an index that may be out of range"));
     }
     case "string":
-      return derived([v], `property ${key} of a string`);
+      return derived([v], `property ${key} of a string`); // the length is read above
     case "unknown":
-      return v;
+      return isNumber(v) ? derived([v], `property ${key} of a number`) : v; // not a number itself
   }
+}
+
+function lengthOf(v: AbstractValue & { kind: "array" | "string" }): AbstractValue {
+  if (v.kind === "string") return derived([v], "the length of a string");
+  return v.length.min === v.length.max ? constant(v.length.min) : derived([v], "the length of an array"); // an untrusted list's length is untrusted
+}
+
+/**
+ * A property of a Map, a Set or an iterator of theirs: their methods live on frozen prototypes
+ * (calls are interpreted in calls.ts), `size` counts the entries, which depends on every key (two
+ * equal keys make one entry); an iterator's only method is `next`. Anything else is undefined.
+ */
+function collectionProperty(v: AbstractValue, c: Collection, key: string): AbstractValue {
+  if (key === "size" && c.kind !== "Iterator") return numeric(c.size.min === c.size.max ? constant(c.size.min) : derived([c.key === undefined ? unknown("no key") : c.key], `the size of a ${c.kind}`));
+  if (collectionMethods[c.kind].includes(key)) return unknown(`the method ${key} of a ${c.kind}`);
+  return derived([v], `property ${key}, which a ${c.kind} does not have`);
+}
+
+const collectionMethods: Record<Collection["kind"], string[]> = {
+  Map: ["get", "has", "forEach", "keys", "values", "entries", "set", "delete", "clear"],
+  Set: ["has", "forEach", "keys", "values", "entries", "add", "delete", "clear"],
+  Iterator: ["next"],
+};
+
+/** What iterating a collection yields, one item: a Map's [key, value] entries, a Set's elements. */
+export function collectionItem(c: Collection): AbstractValue {
+  const key = c.key ?? unknown("an item of an empty collection");
+  if (c.kind !== "Map") return key;
+  return tuple([key, c.value ?? unknown("a value of an empty Map")]);
 }
 
 /** `v[k]` for an abstract key. */
@@ -60,6 +93,8 @@ export function getElement(v: AbstractValue, k: AbstractValue): AbstractValue {
  */
 export function iterated(v: AbstractValue): AbstractValue | undefined {
   if (asArray(v) !== undefined) return v;
+  const collection = asCollection(v);
+  if (collection !== undefined) return { kind: "array", element: collectionItem(collection), length: collection.size };
   if (v.kind === "const" && v.values.every((x) => typeof x === "string")) return constants(v.values.map((x) => [...(x as string)]));
   if (v.kind === "string") return { kind: "array", element: derived([v], "a character of a string"), length: { min: 0, max: null } };
   return undefined;

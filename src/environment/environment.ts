@@ -20,7 +20,7 @@ export interface Member {
   in?: string;
   /** The analyzer computes it exactly by running the real built-in when every input is a constant. */
   exact?: boolean;
-  /** It changes its receiver in place (the array mutators). */
+  /** It changes its receiver in place (the array mutators; Map's set, Set's add, delete and clear). */
   mutates?: boolean;
 }
 
@@ -216,6 +216,49 @@ export const GLOBALS: readonly Global[] = [
     },
   },
   {
+    name: "Map",
+    declaration: "declare var Map: MapConstructor;",
+    statics: { interface: "MapConstructor", signatures: ["new <K = unknown, V = unknown>(entries?: Iterable<readonly [K, V]> | null): Map<K, V>;"], members: [] },
+    prototype: {
+      interface: "Map<K, V>",
+      members: [
+        member("readonly size: number;"),
+        member("get(key: K): V | undefined;"),
+        member("has(key: K): boolean;"),
+        member("forEach(callback: (value: V, key: K) => void): void;"),
+        member("keys(): IterableIterator<K>;"),
+        member("values(): IterableIterator<V>;"),
+        member("entries(): IterableIterator<[K, V]>;"),
+        { name: "@@iterator", declaration: "[Symbol.iterator](): IterableIterator<[K, V]>;" },
+        member("set(key: K, value: V): this;", { mutates: true }),
+        member("delete(key: K): boolean;", { mutates: true }),
+        member("clear(): void;", { mutates: true }),
+        constructorOf,
+      ],
+    },
+  },
+  {
+    name: "Set",
+    declaration: "declare var Set: SetConstructor;",
+    statics: { interface: "SetConstructor", signatures: ["new <T = unknown>(values?: Iterable<T> | null): Set<T>;"], members: [] },
+    prototype: {
+      interface: "Set<T>",
+      members: [
+        member("readonly size: number;"),
+        member("has(value: T): boolean;"),
+        member("forEach(callback: (value: T, value2: T) => void): void;"),
+        member("keys(): IterableIterator<T>;"),
+        member("values(): IterableIterator<T>;"),
+        member("entries(): IterableIterator<[T, T]>;"),
+        { name: "@@iterator", declaration: "[Symbol.iterator](): IterableIterator<T>;" },
+        member("add(value: T): this;", { mutates: true }),
+        member("delete(value: T): boolean;", { mutates: true }),
+        member("clear(): void;", { mutates: true }),
+        constructorOf,
+      ],
+    },
+  },
+  {
     name: "Promise",
     declaration: "declare var Promise: PromiseConstructor;",
     statics: {
@@ -299,6 +342,8 @@ export const INTRINSICS: readonly Intrinsic[] = [
   { name: "AsyncGenerator.prototype", find: "Object.getPrototypeOf(async function* () {}).prototype", members: [] },
   { name: "RegExp.prototype", find: "Object.getPrototypeOf(/a/)", interface: "RegExp", members: [member("test(text: string): boolean;"), ...regexpInternals.map((name) => ({ name }))] },
   { name: "ArrayIterator.prototype", find: "Object.getPrototypeOf([][Symbol.iterator]())", members: [{ name: "next" }] },
+  { name: "MapIterator.prototype", find: "Object.getPrototypeOf(new Map()[Symbol.iterator]())", members: [{ name: "next" }] },
+  { name: "SetIterator.prototype", find: "Object.getPrototypeOf(new Set()[Symbol.iterator]())", members: [{ name: "next" }] },
   { name: "StringIterator.prototype", find: 'Object.getPrototypeOf(""[Symbol.iterator]())', members: [{ name: "next" }] },
   { name: "Iterator.prototype", find: "Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()))", members: [{ name: "@@iterator" }] },
   { name: "RegExpStringIterator.prototype", find: 'Object.getPrototypeOf(/a/g[Symbol.matchAll](""))', members: [] },

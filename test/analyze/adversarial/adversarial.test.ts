@@ -13,6 +13,7 @@ import { moduleCases } from "./cases-module.js";
 import { typeCases } from "./cases-types.js";
 import { unicodeCases } from "./cases-unicode.js";
 import { valueCases } from "./cases-values.js";
+import { collectionCases } from "./cases-collections.js";
 
 const set = testManifests();
 let analyzer: Analyzer;
@@ -30,6 +31,7 @@ const SLOW_TIMEOUT_MS = 10 * 60_000;
 const groups: [string, AdversarialCase[]][] = [
   ["grants against the facts", grantCases],
   ["value holes", valueCases],
+  ["Maps, Sets and computed indexes", collectionCases],
   ["count holes", countCases],
   ["module order", moduleCases],
   ["type tricks", typeCases],

@@ -47,6 +47,10 @@ export class Expressions {
       [1, deeper && this.p.pureHelpers.length > 0, () => `${c.item(this.p.pureHelpers)}(${this.str(scope, flavor, d + 1)})`],
       [1, this.p.has(scope, "res"), () => `String(${varOf("res")}[${lit(c.item(["hasOwnProperty", "toString", "valueOf"]))}])`], // Object.prototype names, not fields
       [1, deeper, () => `String(JSON.parse(JSON.stringify(${this.str(scope, flavor, d + 1)})))`],
+      // Map lookups (a key that may be missing) and computed indexes (any number: past the end, negative, fractional)
+      [1, deeper, () => `(new Map([[${this.str(scope, "email", d + 1)}, ${this.str(scope, flavor, d + 1)}], [${this.str(scope, "email", d + 1)}, ${this.str(scope, flavor, d + 1)}]]).get(${this.str(scope, "email", d + 1)}) ?? ${lit(c.item(FLAVORS[flavor]))})`],
+      [1, deeper, () => `((${this.strs(scope, d + 1)})[${c.item([`(${this.num(scope, d + 1)}) - ${c.int(2)}`, `Math.floor(${this.num(scope, d + 1)} / 2)`, `Math.min(${this.num(scope, d + 1)}, 3)`])}] ?? ${lit(c.item(FLAVORS[flavor]))})`],
+      [1, deeper, () => `([...new Set(${this.strs(scope, d + 1)})][${c.item(["0", "1"])}] ?? ${lit(c.item(FLAVORS[flavor]))})`],
     ]);
   }
 
@@ -73,6 +77,8 @@ export class Expressions {
       [1, deeper, () => `[${this.strs(scope, d + 1)}, ${this.strs(scope, d + 1)}].flat()`],
       [1, deeper, () => `Object.values({ a: ${this.str(scope, "email", d + 1)}, b: ${this.str(scope, "email", d + 1)} })`],
       [1, deeper, () => `Object.entries({ ${this.fields(scope, d + 1)} }).map((e) => e[0])`],
+      [1, deeper, () => `[...new Set(${this.strs(scope, d + 1)})]`],
+      [1, deeper, () => c.item([`Array.from(new Map((${this.strs(scope, d + 1)}).map((k) => [k, k.length] as [string, number])).keys())`, `[...new Map((${this.strs(scope, d + 1)}).map((k) => [k.length, k] as [number, string])).values()]`])],
       [1, deeper, () => `Object.keys(Object.fromEntries([[${this.str(scope, "email", d + 1)}, ${this.str(scope, "text", d + 1)}] as const]))`],
     ]);
   }
@@ -96,6 +102,9 @@ export class Expressions {
       [1, deeper, () => `${c.item(["Number", "parseInt"])}(${this.str(scope, "text", d + 1)})`],
       [1, true, () => "(2 ** 40)"],
       [1, deeper, () => `Array(${this.num(scope, d + 1)}).length`], // throws a RangeError past 2 ** 32 - 1
+      [1, deeper, () => `new Set(${this.strs(scope, d + 1)}).size`],
+      [1, deeper, () => `(${this.strs(scope, d + 1)}).indexOf(${this.str(scope, "email", d + 1)})`],
+      [1, deeper, () => `(${this.num(scope, d + 1)} - ${this.num(scope, d + 1)})`],
     ]);
   }
 
@@ -112,6 +121,7 @@ export class Expressions {
       [1, deeper, () => `!(${this.bool(scope, d + 1)})`],
       [1, deeper, () => `(${this.bool(scope, d + 1)} ${c.item(["&&", "||"])} ${this.bool(scope, d + 1)})`],
       [1, deeper, () => `(typeof [${this.str(scope, "text", d + 1)}][0] === "string")`], // not a reference: no narrowing to never
+      [1, deeper, () => `new Set(${this.strs(scope, d + 1)}).has(${this.str(scope, "email", d + 1)})`],
     ]);
   }
 }

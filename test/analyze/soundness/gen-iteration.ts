@@ -32,6 +32,54 @@ export class Iteration {
     return `const ${a.name}: string[] = [...${this.e.strs(s)}];\nfor (const ${x.name} of ${a.name}) {\n${lines.join("\n")}\n}`;
   }
 
+  /**
+   * A Map or Set built, changed (also through a second name), then walked by for...of (the
+   * collection, its keys or values) or forEach; the body may add (bounded by the size) or delete
+   * as it goes, which JavaScript's iteration sees.
+   */
+  collectionForOf(s: Scope): string {
+    const c = this.p.c;
+    const map = c.chance(50);
+    const m = this.p.fresh("m");
+    const x: Var = { name: this.p.fresh("x"), type: "str", mutable: false };
+    const y: Var = { name: this.p.fresh("y"), type: "str", mutable: false };
+    const str = (): string => this.e.str(s, "email");
+    const lines = [map ? `const ${m} = new Map<string, string>((${this.e.strs(s)}).map((k) => [k, ${str()}] as [string, string]));` : `const ${m} = new Set<string>(${this.e.strs(s)});`];
+    const add = (key: string, value: string): string => (map ? `set(${key}, ${value})` : `add(${key})`);
+    for (let i = c.int(3); i > 0; i--) {
+      lines.push(
+        c.weighted<string>([
+          [3, true, () => `${m}.${add(str(), str())};`],
+          [1, true, () => `${m}.delete(${str()});`],
+          [1, true, () => {
+            const alias = this.p.fresh("alias");
+            return `const ${alias} = ${m};\n${alias}.${add(str(), str())};`;
+          }],
+          [1, true, () => `${m}.${add(str(), str())}.${add(str(), str())};`],
+          [1, true, () => `if (${this.e.bool(s)}) ${m}.clear();`],
+        ]),
+      );
+    }
+    const forEach = !s.async && c.chance(50); // the callback is not async: its body makes no awaited calls
+    const inner: Scope = { ...s, vars: [...s.vars, x, ...(map ? [y] : [])], loop: forEach ? "none" : "for" };
+    const change = c.weighted<string>([
+      [3, true, () => ""],
+      [1, true, () => `  if (${m}.size < ${2 + c.int(3)}) ${m}.${add(`${x.name} + "1"`, str())};`],
+      [1, true, () => `  ${m}.delete(${c.chance(50) ? x.name : str()});`],
+    ]);
+    const body = [change, this.block(inner, "  ")].filter((l) => l !== "").join("\n");
+    const head = c.weighted<string>([
+      [2, true, () => (map ? `for (const [${x.name}, ${y.name}] of ${m})` : `for (const ${x.name} of ${m})`)],
+      [1, true, () => `for (const ${x.name} of ${m}.${c.item(["keys()", "values()"])})`],
+      [1, map, () => `for (const [${x.name}, ${y.name}] of [...${m}.entries()])`],
+    ]);
+    const bind = map && (head.includes("keys()") || head.includes("values()")) ? `  const ${y.name} = ${x.name};\n` : "";
+    if (forEach) {
+      return `${lines.join("\n")}\n${m}.forEach((${map ? `${y.name}, ${x.name}` : x.name}) => {\n${body}\n});`;
+    }
+    return `${lines.join("\n")}\n${head} {\n${bind}${body}\n}`;
+  }
+
   /** for...of over a string: one iteration per code point. */
   stringForOf(s: Scope): string {
     const ch: Var = { name: this.p.fresh("ch"), type: "str", mutable: false };

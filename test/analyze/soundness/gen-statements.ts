@@ -54,6 +54,7 @@ export class Statements {
       [2, nest, () => this.forOf(s)],
       [1, nest, () => this.iteration.changingForOf(s)],
       [1, nest, () => this.iteration.stringForOf(s)],
+      [1, nest, () => this.iteration.collectionForOf(s)],
       [1, nest, () => this.forCount(s)],
       [1, nest, () => this.whileCount(s)],
       [1, nest, () => this.doWhileCount(s)],

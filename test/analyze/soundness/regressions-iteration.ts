@@ -3,6 +3,36 @@ import { inMain, send, type RegressionCase } from "./regression-case.js";
 /** Iteration as JavaScript does it: arrays changed while iterated, strings by code point, spread arguments. */
 export const iterationCases: RegressionCase[] = [
   {
+    name: "for...of over a Map's keys() sees keys the body adds",
+    source: inMain(`const m = new Map([["a@x.com", 1]]);\nfor (const k of m.keys()) {\n  if (m.size < 3) m.set(k + "x", 1);\n  await ${send(`"a@x.com"`)};\n}`, { guarantees: `atMostEmails(1)` }),
+  },
+  {
+    name: "forEach over a Set visits elements its callback adds through its third argument",
+    source: inMain(`new Set(["a"]).forEach((...args: (string | Set<string>)[]) => {\n  const owner = args[2];\n  if (typeof owner === "object" && owner.size < 3) owner.add(owner.size + "");\n  void ${send(`"a@x.com"`)};\n});`, { guarantees: `atMostEmails(1)` }),
+  },
+  {
+    name: "an iterator walked twice yields nothing the second time",
+    source: inMain(`const s = new Set(["a@x.com"]);\nconst it = s.values();\nfor (const x of it) { }\nfor (const x of it) await ${send(`x`)};`),
+  },
+  {
+    name: "a Set changed through a second name is read back with what was added",
+    source: inMain(`const s = new Set<string>(["a@x.com"]);\nconst alias = s;\nalias.add("evil@x.com");\nfor (const x of s) await ${send(`x`)};`, { guarantees: `recipientsOnly(["a@x.com"])` }),
+  },
+  {
+    name: "a read pushed through a second name for an array comes back as the read",
+    source: inMain(`const d = await getDraft({ id: "r" });\nconst a: string[] = [];\nconst b = a;\nb.push(String(d.body));\nawait sendEmail({ to: ["a@x.com"], subject: "s", body: a[0] ?? "" });`),
+    reads: [["hello"]],
+  },
+  {
+    name: "a read stored in a Map through a helper's parameter comes back as the read",
+    source: inMain(`const d = await getDraft({ id: "r" });\nconst m = new Map<string, string>();\nput(m, String(d.body));\nawait sendEmail({ to: ["a@x.com"], subject: "s", body: m.get("k") ?? "" });`, { top: `function put(target: Map<string, string>, value: string): void { target.set("k", value); }\n` }),
+    reads: [["hello"]],
+  },
+  {
+    name: "a computed index past the end reads undefined",
+    source: inMain(`const xs = ["a@x.com"];\nconst i = xs.indexOf("a@x.com") + 1;\nawait ${send(`xs[i] ?? "evil@x.com"`)};`, { guarantees: `recipientsOnly(["a@x.com"])` }),
+  },
+  {
     name: "for...of over an array the body pushes to sees the new elements",
     source: inMain(`const xs = ["a@x.com"];\nfor (const x of xs) {\n  if (xs.length < 3) xs.push("evil@x.com");\n  await ${send(`x`)};\n}`, { guarantees: `recipientsOnly(["a@x.com"])` }),
   },
