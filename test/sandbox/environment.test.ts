@@ -138,8 +138,10 @@ const PROTOTYPES: Record<string, string[]> = {
   Promise: ["globalThis.Promise.prototype"],
   Error: ["globalThis.Error.prototype", "globalThis.TypeError.prototype", "globalThis.RangeError.prototype"],
   Date: ["globalThis.Date.prototype"],
+  Map: ["globalThis.Map.prototype"],
+  Set: ["globalThis.Set.prototype"],
   RegExp: ["RegExp.prototype"],
-  Iterator: ["ArrayIterator.prototype", "StringIterator.prototype"],
+  Iterator: ["ArrayIterator.prototype", "StringIterator.prototype", "MapIterator.prototype", "SetIterator.prototype"],
   IterableIterator: ["Iterator.prototype"],
 };
 const SHAPES_ONLY = new Set(["CallableFunction", "NewableFunction", "IArguments", "TemplateStringsArray", "IteratorResult", "IteratorYieldResult", "IteratorReturnResult", "Iterable", "ArrayLike", "PromiseLike"]);
