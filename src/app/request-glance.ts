@@ -194,7 +194,7 @@ function objects(list: readonly Effect[], names: readonly string[], all: readonl
 const list_ = (items: readonly string[]): string => (items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
 
 /** The strings a value can be, when they are all known (a constant, or a list of constants); null otherwise. */
-function constants(v: AbstractValue): string[] | null {
+export function constants(v: AbstractValue): string[] | null {
   if (v.kind === "const") {
     const out: string[] = [];
     for (const x of v.values) {

@@ -10,8 +10,8 @@ import { answerQuestion, questionNeedsPreviews, type TopicName } from "../../src
 import { loadPolicy } from "../../src/config/index.js";
 import type { PreviewShown, StoredRequest } from "../../src/model/index.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { decide } from "../../src/policy/index.js";
 import { shippedManifests } from "../policy/helpers.js";
+import { storedRequest } from "../support/stored-request.js";
 
 const manifests = shippedManifests();
 const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: "/home/user" });
@@ -19,22 +19,9 @@ const analyzer = createAnalyzer(manifests);
 afterAll(() => analyzer.dispose());
 
 function stored(source: string, entry: string, extra: Partial<StoredRequest> = {}): StoredRequest {
-  const facts = analyzer.analyze(source, { entry });
-  expect(facts.diagnostics).toEqual([]);
-  return {
-    id: "req_AAAAAAAAAAAAAAAAAAAAAA",
-    seq: 1,
-    token: "agent",
-    status: "pending",
-    source,
-    facts,
-    policy: decide(facts, policy, manifests),
-    rationale: null,
-    created_at: Date.parse("2030-01-01T00:00:00Z"),
-    deadline_at: Date.parse("2030-01-01T00:15:00Z"),
-    decision: null,
-    ...extra,
-  };
+  const request = storedRequest({ analyzer, policy, manifests }, source, entry, extra);
+  expect(request.facts.diagnostics).toEqual([]);
+  return request;
 }
 const example = (name: string) => stored(readFileSync(join(packageRoot, "examples", name), "utf8"), name);
 const ask = (request: StoredRequest, text: string, previews?: readonly PreviewShown[]) =>

@@ -9,9 +9,9 @@ import { requestPage } from "../../src/app/request-page.js";
 import { loadPolicy } from "../../src/config/index.js";
 import type { PreviewShown, StoredRequest } from "../../src/model/index.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { decide } from "../../src/policy/index.js";
 import { shippedManifests } from "../policy/helpers.js";
 import { forwardDraft, IF_URGENT } from "../support/forward-draft.js";
+import { storedRequest } from "../support/stored-request.js";
 
 const manifests = shippedManifests();
 const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: "/home/user" });
@@ -19,20 +19,7 @@ const analyzer = createAnalyzer(manifests);
 afterAll(() => analyzer.dispose());
 
 function stored(source: string, entry = "program.ts"): StoredRequest {
-  const facts = analyzer.analyze(source, { entry });
-  return {
-    id: "req_AAAAAAAAAAAAAAAAAAAAAA",
-    seq: 1,
-    token: "agent",
-    status: "pending",
-    source,
-    facts,
-    policy: decide(facts, policy, manifests),
-    rationale: null,
-    created_at: Date.parse("2030-01-01T00:00:00Z"),
-    deadline_at: Date.parse("2030-01-01T00:15:00Z"),
-    decision: null,
-  };
+  return storedRequest({ analyzer, policy, manifests }, source, entry);
 }
 const example = (name: string) => stored(readFileSync(join(packageRoot, "examples", name), "utf8"), name);
 const EXAMPLES = readdirSync(join(packageRoot, "examples")).filter((f) => f.endsWith(".ts"));

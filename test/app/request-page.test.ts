@@ -13,6 +13,7 @@ import { decide, rememberRule } from "../../src/policy/index.js";
 import { shippedManifests } from "../policy/helpers.js";
 import { CREATE_ISSUE, withAgent } from "../support/agent-manifests.js";
 import { forwardDraft, FROM_THE_DRAFT, IF_URGENT } from "../support/forward-draft.js";
+import { storedRequest } from "../support/stored-request.js";
 
 /** An agent action of two steps: it reads a URL, then posts what it read (its result may hold either answer). */
 const FETCH_THEN_POST = CREATE_ISSUE.replace('name = "create_issue"', 'name = "fetch_then_post"')
@@ -25,21 +26,7 @@ const analyzer = createAnalyzer(manifests);
 afterAll(() => analyzer.dispose());
 
 function stored(source: string, entry = "program.ts", extra: Partial<StoredRequest> = {}): StoredRequest {
-  const facts = analyzer.analyze(source, { entry });
-  return {
-    id: "req_AAAAAAAAAAAAAAAAAAAAAA",
-    seq: 1,
-    token: "agent",
-    status: "pending",
-    source,
-    facts,
-    policy: decide(facts, policy, manifests),
-    rationale: null,
-    created_at: Date.parse("2030-01-01T00:00:00Z"),
-    deadline_at: Date.parse("2030-01-01T00:15:00Z"),
-    decision: null,
-    ...extra,
-  };
+  return storedRequest({ analyzer, policy, manifests }, source, entry, extra);
 }
 const example = (name: string) => stored(readFileSync(join(packageRoot, "examples", name), "utf8"), name);
 

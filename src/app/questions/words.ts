@@ -2,7 +2,7 @@ import { basename } from "node:path";
 import { provenanceOf, urlHostPort } from "../../constraint/index.js";
 import type { ManifestSet } from "../../manifest/index.js";
 import type { AbstractValue, CountRange, Effect, Provenance } from "../../model/index.js";
-import { isOwnResult } from "../request-glance.js";
+import { constants, isOwnResult } from "../request-glance.js";
 
 /** Plain words for what the facts say: calls, counts, values and where values come from. */
 
@@ -88,20 +88,6 @@ export interface Said {
   set: ManifestSet;
 }
 
-/** The strings a value can be, when they are all known (a constant, or a list of constants); null otherwise. */
-export function constants(v: AbstractValue): string[] | null {
-  if (v.kind === "const") {
-    const out: string[] = [];
-    for (const x of v.values) {
-      if (typeof x === "string") out.push(x);
-      else if (Array.isArray(x) && x.every((y): y is string => typeof y === "string")) out.push(...x);
-      else return null;
-    }
-    return out;
-  }
-  if (v.kind === "array") return constants(v.element);
-  return null;
-}
 
 /** A value in words: the constants themselves, or its known shape and where it comes from. */
 export function valueWords(v: AbstractValue, kind: ValueKind, said: Said): string {

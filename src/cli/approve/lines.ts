@@ -26,3 +26,13 @@ export function duration(ms: number): string {
 
 /** "1 call", "0..3 calls", "1 or more calls": a count as the page gives it, with its noun. */
 export const calls = (count: string): string => `${count} call${count === "1" ? "" : "s"}`;
+
+/** A decision's kind in words, on the list and on a request. */
+export const DECISION_WORDS: Readonly<Record<string, string>> = {
+  approved_once: "approved once",
+  approved_remember: "approved and remembered",
+  rejected: "rejected",
+  request_more: "sent back for changes",
+  auto_approved: "approved",
+  auto_rejected: "rejected",
+};

@@ -1,6 +1,6 @@
 import { decidedBy } from "../../app/index.js";
 import type { ApproverRequest } from "./approver-view.js";
-import { duration, line, type Line } from "./lines.js";
+import { duration, line, type Line, DECISION_WORDS } from "./lines.js";
 import { agentNamed } from "./request-view.js";
 
 /** Which requests the list shows: those waiting for a decision, or those that no longer wait. */
@@ -44,20 +44,11 @@ export function riskMarkers(r: Pick<ApproverRequest, "risks">): string {
   return parts.length === 0 ? "no risk flagged" : parts.join("; ");
 }
 
-const OUTCOME: Readonly<Record<string, string>> = {
-  approved_once: "approved once",
-  approved_remember: "approved and remembered",
-  rejected: "rejected",
-  request_more: "sent back for changes",
-  auto_approved: "approved",
-  auto_rejected: "rejected",
-};
-
 /** What became of a past request, who decided it and when: "approved by a remembered rule, 3 min ago". */
 export function outcome(r: ApproverRequest, now: number): string {
   const d = r.decision;
   if (d === null) return `${r.status}, ${duration(now - Date.parse(r.deadline_at))} ago`;
   const by = decidedBy({ decision: { ...d, at: Date.parse(d.at) }, policy: r.policy });
   const who = by === "person" ? (d.approver ?? "a person") : by === "remembered_rule" ? "a remembered rule" : "the policy";
-  return `${OUTCOME[d.kind] ?? d.kind} by ${who}, ${duration(now - Date.parse(d.at))} ago`;
+  return `${DECISION_WORDS[d.kind] ?? d.kind} by ${who}, ${duration(now - Date.parse(d.at))} ago`;
 }

@@ -1,6 +1,6 @@
 import { FACT_STATUS_LABELS, type PagePreview, type PageSources, type RequestPage } from "../../app/index.js";
 import { AGENT_CONNECTOR } from "../../manifest/index.js";
-import { calls as callCount, duration, line, type Line } from "./lines.js";
+import { calls as callCount, duration, line, type Line, DECISION_WORDS } from "./lines.js";
 
 // The request page (the one view model of both approval surfaces) as terminal lines. First what a
 // person decides on, within the first screen: what the program will do (the headline), the
@@ -84,20 +84,11 @@ function verdictWhy(page: RequestPage): string {
 
 const VERDICT_WORDS: Readonly<Record<RequestPage["verdict"]["kind"], string>> = { ask: "needs your decision", auto_approved: "approved by the policy", auto_rejected: "rejected by the policy" };
 
-const KIND_WORDS: Readonly<Record<string, string>> = {
-  approved_once: "approved once",
-  approved_remember: "approved and remembered",
-  rejected: "rejected",
-  request_more: "sent back for changes",
-  auto_approved: "approved",
-  auto_rejected: "rejected",
-};
-
 /** A decision and who made it: a person by name, the policy, or a remembered rule by its id. */
 export function decisionWords(page: Pick<RequestPage, "decision" | "verdict">): string {
   const d = page.decision;
   if (d === null) return "not decided";
-  const kind = KIND_WORDS[d.kind] ?? d.kind;
+  const kind = DECISION_WORDS[d.kind] ?? d.kind;
   if (d.by === "person") return `${kind} by ${d.approver ?? "a person"}`;
   if (d.by === "remembered_rule") {
     const ids = [...new Set(page.verdict.rulings.map((r) => r.rule).filter((r): r is string => r?.startsWith("remembered.") === true))];
