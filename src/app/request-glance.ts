@@ -1,7 +1,7 @@
 import { basename } from "node:path";
-import { describeEffectConstraint, isPathUnder, matchOp, provenanceOf, satisfiesCall, urlHostPort } from "../constraint/index.js";
+import { canonicalJson, describeEffectConstraint, isPathUnder, matchOp, provenanceOf, satisfiesCall, urlHostPort } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import type { AbstractValue, CountRange, Effect, Json, PreviewShown, Provenance, StoredRequest } from "../model/index.js";
+import type { AbstractValue, CountRange, Effect, EffectConstraint, Json, PreviewShown, Provenance, StoredRequest } from "../model/index.js";
 import { previewArgs } from "./preview-args.js";
 import { MAX_PREVIEWS } from "./preview-request.js";
 import { visibleText } from "./visible-text.js";
@@ -274,9 +274,15 @@ function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
       ...guarantees.filter((g) => g.status !== "refuted").map((g) => ({ constraint: g.source, name: `the guarantee ${g.text}` })),
       ...request.policy.guards.map((guard) => ({ constraint: guard, name: `the policy's rule that ${describeEffectConstraint(guard)}` })),
     ];
-    for (const { constraint, name } of checks) {
-      if (!matchOp(constraint.op, p.op) || satisfiesCall(constraint, call, [])) continue;
-      out.push({ kind: "refused_at_send", level: "danger", label: "will be refused", text: `The preview of ${p.op} at line ${p.site.line} shows ${describeFields(p, constraint.args)}, which ${name} excludes: this run will be refused at the send.` });
+    // One risk per preview, naming every check that refuses it once (a guard may restate a guarantee).
+    const refusing = new Map<string, { constraint: EffectConstraint; name: string }>();
+    for (const check of checks) {
+      const key = canonicalJson(check.constraint);
+      if (!refusing.has(key) && matchOp(check.constraint.op, p.op) && !satisfiesCall(check.constraint, call, [])) refusing.set(key, check);
+    }
+    if (refusing.size > 0) {
+      const args = Object.assign({}, ...[...refusing.values()].map((r) => r.constraint.args ?? {}));
+      out.push({ kind: "refused_at_send", level: "danger", label: "will be refused", text: `The preview of ${p.op} at line ${p.site.line} shows ${describeFields(p, args)}, which ${list_([...refusing.values()].map((r) => r.name))} excludes: this run will be refused at the send.` });
     }
   }
   if (options.previews === undefined) out.push(...previewsNotPossible(effects, options.manifests));

@@ -124,6 +124,15 @@ describe("the risks, most serious first", () => {
     expect(requestGlance(request, { manifests, previews: [draftPreview(request, "bob@example.com")] }).risks.map((r) => r.kind)).toEqual(["mail_to_others"]);
   });
 
+  it("a send its guarantee and a policy guard both refuse is one risk, not two", () => {
+    const source = SEND_DRAFT_D1.replace('import { sendDraft } from "trusted/email";', 'import { sendDraft } from "trusted/email";\nimport { recipientsOnly } from "trusted/email/contracts";').replace("guarantees: [],", 'guarantees: [recipientsOnly(["bob@example.com"])],');
+    const request = stored(source);
+    const preview: PreviewShown = { ...draftPreview(request, "mallory@evil.example"), args: { draft_id: "d-1" } };
+    const refused = requestGlance(request, { manifests, previews: [preview] }).risks.filter((r) => r.kind === "refused_at_send");
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.text).toMatch(/^The preview of email\.send_draft at line \d+ shows To mallory@evil\.example, which the guarantee recipientsOnly\(\["bob@example\.com"\]\)( and .*)? excludes: this run will be refused at the send\.$/);
+  });
+
   it("third-party values are a danger; the id of a draft the program made is not third-party", () => {
     expect(requestGlance(stored(forwardDraft("r-1", IF_URGENT)), { manifests }).risks[0]).toMatchObject({
       kind: "untrusted_values",

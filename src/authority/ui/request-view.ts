@@ -241,7 +241,7 @@ ${options.confirm === undefined ? askForm(options.asked ?? typed("ask"), form) :
         )
   }</div></details>
 </div>
-${caution.length === 0 ? "" : html`<p class="approve-why" id="approve-why"><span class="level danger">Look first</span> Approve is not the default here: ${caution.map((r) => r.label).join(" and ")} (see above).</p>`}
+${caution.length === 0 ? "" : html`<p class="approve-why" id="approve-why"><span class="level danger">Look first</span> Approve is not the default here: ${[...new Set(caution.map((r) => r.label))].join(" and ")} (see above).</p>`}
 </section>`;
 }
 

@@ -466,7 +466,7 @@ describe("what a person sees first, and what to weigh (issue 26)", { timeout: 18
     await open(`/requests/${id}`);
     const own = page.locator("#h-calls ~ ul.calls .source.own");
     expect(await own.count()).toBeGreaterThan(0);
-    expect(await own.first().textContent()).toMatch(/^the program's own earlier call comes from what its own call email\.draft_email made/);
+    expect(await own.first().textContent()).toMatch(/^the program's own earlier call comes from what its own email\.draft_email call made/);
     expect(await page.$$("#h-calls ~ ul.calls .source.untrusted")).toHaveLength(0);
     expect(await own.first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).not.toBe("rgb(207, 34, 46)");
   });
@@ -480,7 +480,7 @@ describe("what a person sees first, and what to weigh (issue 26)", { timeout: 18
     expect(await page.textContent("#announce")).toBe(`1 new request waiting, ${before + 1} in all`);
     expect(await page.getAttribute("#announce", "aria-live")).toBe("polite");
     const row = page.locator(`#pending li[data-id="${id}"]`);
-    expect(await row.locator("a.open").textContent()).toMatch(/^Sends 1 email to the recipients of draft r\d+\.$/);
+    expect(await row.locator("a.open").textContent()).toMatch(/^Sends 1 email to the recipients of draft r\w+\.$/);
     expect(await row.locator(".marker").allTextContents()).toEqual(["warning: mail to others"]); // no preview is fetched for a list
     expect(await row.locator(".meta .agent-named").textContent()).toBe("file name chosen by the agent: <b>urgent</b>.ts");
     const forwarded = await submitProgram(forwardDraft("r-1"), "forward.ts");
@@ -592,7 +592,7 @@ describe("states and errors are pages in the UI's style with the next step (issu
     await p.click("#ask-box summary");
     await p.fill("#ask-text", "How many emails?");
     await Promise.all([p.waitForNavigation(), p.click("#ask")]);
-    expect(await p.textContent("#answer")).toContain("Exactly 1.");
+    expect(await p.textContent("#answer")).toContain("Exactly 1 email.");
     expect(await p.inputValue("#ask-text")).toBe("How many emails?");
     await p.fill("#ask-text", "Please change the subject.");
     await Promise.all([p.waitForNavigation(), p.click("#ask")]);
