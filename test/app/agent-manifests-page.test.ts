@@ -78,7 +78,7 @@ describe("agent manifests on the request page", () => {
     expect(section).toContain("https://api.example.com/repos/acme/widgets/issues");
     expect(section).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(section).not.toContain("<script>");
-    expect(section).toMatch(/<aside class="agent">[^]*&lt;script&gt;/);
+    expect(section).toMatch(/<aside class="agent"[^>]*>[^]*&lt;script&gt;/);
   });
 
   it("the terminal shows them in the same place, the description under the agent's gutter", () => {

@@ -53,7 +53,7 @@ describe("the request page's first screen (issue 26)", () => {
     const order = ['<h1 id="headline">', 'id="status"', 'id="risks"', 'id="actions"', 'id="h-verdict"', 'id="h-facts"', 'id="h-calls"', 'id="h-previews"', 'id="h-agent"', 'id="h-source"'].map((marker) => page.indexOf(marker));
     expect(order.every((at) => at >= 0)).toBe(true);
     expect([...order].sort((x, y) => x - y)).toEqual(order);
-    expect(page).toContain('<h1 id="headline">Sends 1 email to the draft&#39;s recipients and creates 1 draft email to bob@example.com.</h1>');
+    expect(page).toContain('<h1 id="headline">Sends 1 email to bob@example.com (the draft it creates) and creates 1 draft email to bob@example.com.</h1>');
     expect(page).toContain('<body data-request="req_AAAAAAAAAAAAAAAAAAAAAA">');
   });
 
@@ -73,7 +73,7 @@ describe("the request page's first screen (issue 26)", () => {
   it("labels a value the program's own earlier call made as such, never as untrusted; counts and backticks read as plain words", async () => {
     const page = await render();
     const calls = between(page, 'id="h-calls"', "</section>");
-    expect(calls).toContain(`<span class="source own"><span class="tag own">the program's own earlier call</span> comes from what its own call email.draft_email made (line 10), not third-party content</span>`);
+    expect(calls).toContain(`<span class="source own"><span class="tag own">the program's own earlier call</span> comes from what its own email.draft_email call made (line 10), not third-party content</span>`);
     expect(calls).toContain(`<span class="source own"><span class="tag own">the program's own earlier call</span> steered by data:`);
     expect(calls).not.toContain("source untrusted");
     expect(calls).toMatch(/, 1 call\n/);
