@@ -1,7 +1,7 @@
-import { basename } from "node:path";
-import { canonicalJson, describeEffectConstraint, isPathUnder, matchOp, provenanceOf, satisfiesCall, urlHostPort } from "../constraint/index.js";
+import { canonicalJson, describeEffectConstraint, isPathUnder, matchOp, provenanceOf, satisfiesCall } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import type { AbstractValue, CountRange, Effect, EffectConstraint, Json, PreviewShown, Provenance, StoredRequest } from "../model/index.js";
+import { constants, howMany, listWords, readWords, total, urlHost } from "./plain-words.js";
 import { previewArgs } from "./preview-args.js";
 import { MAX_PREVIEWS } from "./preview-request.js";
 import { visibleText } from "./visible-text.js";
@@ -97,24 +97,9 @@ function headline(effects: readonly Effect[], options: GlanceOptions): string {
   const groups = new Map<string, Effect[]>();
   for (const e of effects) groups.set(e.op, [...(groups.get(e.op) ?? []), e]);
   const phrases = [...groups.entries()].map(([op, list]) => phrase(op, list, effects, options)).sort((a, b) => a.order - b.order);
-  const parts = phrases.map((p, i) => `${i === 0 ? p.verb : p.verb.toLowerCase()} ${countWords(p)}${p.objects}`);
+  const parts = phrases.map((p, i) => `${i === 0 ? p.verb : p.verb.toLowerCase()} ${howMany(p.range, p.noun)}${p.objects}`);
   const sentence = parts.length === 1 ? parts[0]! : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)!}`;
   return `${sentence}.`;
-}
-
-/** "1 email", "up to 3 emails", "1 or more files", "maybe 1 email". */
-function countWords({ noun, range }: { noun: [string, string]; range: CountRange }): string {
-  const word = (n: number | null) => (n === 1 ? noun[0] : noun[1]);
-  if (range.max === null) return range.min === 0 ? `any number of ${noun[1]}` : `${range.min} or more ${noun[1]}`;
-  if (range.min === range.max) return `${range.min} ${word(range.max)}`;
-  if (range.min === 0) return `up to ${range.max} ${word(range.max)}`;
-  return `${range.min} to ${range.max} ${noun[1]}`;
-}
-
-function total(list: readonly Effect[]): CountRange {
-  const min = list.reduce((n, e) => n + e.count.min, 0);
-  const max = list.some((e) => e.count.max === null) ? null : list.reduce((n, e) => n + e.count.max!, 0);
-  return { min, max };
 }
 
 function phrase(op: string, list: Effect[], all: readonly Effect[], options: GlanceOptions): Phrase {
@@ -131,7 +116,7 @@ function phrase(op: string, list: Effect[], all: readonly Effect[], options: Gla
     if (connector === "http") return { order: 5, verb: "Fetches", noun: ["web address", "web addresses"], objects: colon(objects(list, ["url"], all, options, "url")) };
     if (connector === "fs" && action.startsWith("list")) return { order: 6, verb: "Lists", noun: ["folder", "folders"], objects: colon(objects(list, ["path"], all, options, "path")) };
     if (connector === "fs") return { order: 6, verb: "Reads", noun: ["file", "files"], objects: colon(objects(list, ["path"], all, options, "path")) };
-    if (connector === "email") return { order: 6, verb: "Reads", noun: [thing(action), `${thing(action)}s`], objects: colon(list_([...new Set(list.flatMap((e) => Object.values(e.args).flatMap((v) => constants(v) ?? [])))])) };
+    if (connector === "email") return { order: 6, verb: "Reads", noun: [thing(action), `${thing(action)}s`], objects: colon(listWords([...new Set(list.flatMap((e) => Object.values(e.args).flatMap((v) => constants(v) ?? [])))])) };
     return { order: 3, verb: "Makes", noun: [`${op} call`, `${op} calls`], objects: "" };
   })();
   return { ...words, range };
@@ -163,7 +148,7 @@ function previewedValues(op: string, list: readonly Effect[], previews: readonly
   if (shown.length === 0) return null;
   const values = new Set<string>();
   for (const p of shown) for (const f of "fields" in p ? p.fields : []) if (inputs.includes(f.label.toLowerCase()) && f.value !== "n/a" && f.value !== "") values.add(f.value);
-  return values.size === 0 ? null : `${list_([...values])} (as the preview shows)`;
+  return values.size === 0 ? null : `${listWords([...values])} (as the preview shows)`;
 }
 
 type Kind = "address" | "path" | "url";
@@ -183,38 +168,18 @@ function objects(list: readonly Effect[], names: readonly string[], all: readonl
     if (names.every((n) => e.args[n] === undefined) && kind === "address") {
       // A send that names no recipients (a draft's send): whose they are is read when it is shown or sent.
       const ids = Object.values(e.args).flatMap((v) => constants(v) ?? []);
-      described.add(ids.length === 0 ? "the recipients of a draft" : `the recipients of draft ${list_(ids.map((id) => short(id, kind)))}`);
+      described.add(ids.length === 0 ? "the recipients of a draft" : `the recipients of draft ${listWords(ids.map((id) => short(id, kind)))}`);
     }
   }
   const shown = [...values];
-  const head = shown.length > MAX_OBJECTS ? `${shown.slice(0, MAX_OBJECTS).join(", ")} and ${shown.length - MAX_OBJECTS} more` : list_(shown);
+  const head = shown.length > MAX_OBJECTS ? `${shown.slice(0, MAX_OBJECTS).join(", ")} and ${shown.length - MAX_OBJECTS} more` : listWords(shown);
   return [head, ...described].filter((t) => t !== "").join(" and ");
-}
-
-const list_ = (items: readonly string[]): string => (items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`);
-
-/** The strings a value can be, when they are all known (a constant, or a list of constants); null otherwise. */
-export function constants(v: AbstractValue): string[] | null {
-  if (v.kind === "const") {
-    const out: string[] = [];
-    for (const x of v.values) {
-      if (typeof x === "string") out.push(x);
-      else if (Array.isArray(x) && x.every((y): y is string => typeof y === "string")) out.push(...x);
-      else return null;
-    }
-    return out;
-  }
-  if (v.kind === "array") return constants(v.element);
-  return null;
 }
 
 /** A path as the headline shows it: its last two parts (the page's details have it whole); a URL by its host. */
 function short(text: string, kind: Kind): string {
   if (text.length > MAX_OBJECT_CHARS) return `${text.slice(0, MAX_OBJECT_CHARS - 1)}…`;
-  if (kind === "url") {
-    const target = urlHostPort(text);
-    return target === null ? text : target.host;
-  }
+  if (kind === "url") return urlHost(text);
   if (kind !== "path") return text;
   const parts = text.split("/").filter((p) => p !== "");
   return parts.length <= 3 ? text : `/…/${parts.slice(-2).join("/")}`;
@@ -226,26 +191,14 @@ function origin(v: AbstractValue, all: readonly Effect[], options: GlanceOptions
   const prefix = v.kind === "string" && v.prefix !== "" ? ` starting ${short(v.prefix, kind)}` : "";
   const sources = provenanceOf(v);
   const third = sources.filter((p) => p.untrusted && !isOwnResult(p, options.manifests));
-  if (third.length > 0) return `${noun}${prefix} read from ${list_([...new Set(third.map((p) => sourceName(p, all)))])}`;
+  if (third.length > 0) return `${noun}${prefix} read from ${listWords([...new Set(third.map((p) => sourceName(p, all)))])}`;
   const own = sources.filter((p) => isOwnResult(p, options.manifests));
-  if (own.length > 0) return `${noun}${prefix} from what its own ${list_([...new Set(own.map((p) => p.op!))])} call made`;
+  if (own.length > 0) return `${noun}${prefix} from what its own ${listWords([...new Set(own.map((p) => p.op!))])} call made`;
   return `${noun}${prefix} known only when it runs`;
 }
 
 /** A third-party source in a few words: the file, host or draft it was read from. */
-function sourceName(p: Provenance, all: readonly Effect[]): string {
-  if (p.op === undefined) return p.source;
-  const reads = all.filter((e) => e.op === p.op);
-  const named = new Set<string>();
-  for (const e of reads) {
-    for (const [n, v] of Object.entries(e.args)) {
-      const k = constants(v);
-      if (k === null) continue;
-      for (const x of k) named.add(n === "path" ? basename(x) : n === "url" ? short(x, "url") : `${thing(e.action)} ${x}`);
-    }
-  }
-  return named.size === 0 || named.size > MAX_OBJECTS ? `what ${p.op} returns` : list_([...named]);
-}
+const sourceName = (p: Provenance, all: readonly Effect[]): string => (p.op === undefined ? p.source : readWords(p.op, all));
 
 /** What a read action reads, from its name: get_draft reads a "draft", read_message a "message". */
 const thing = (action: string): string => action.replace(/^(get|read|fetch|list)_/, "").replaceAll("_", " ");
@@ -282,7 +235,7 @@ function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
     }
     if (refusing.size > 0) {
       const args = Object.assign({}, ...[...refusing.values()].map((r) => r.constraint.args ?? {}));
-      out.push({ kind: "refused_at_send", level: "danger", label: "will be refused", text: `The preview of ${p.op} at line ${p.site.line} shows ${describeFields(p, args)}, which ${list_([...refusing.values()].map((r) => r.name))} excludes: this run will be refused at the send.` });
+      out.push({ kind: "refused_at_send", level: "danger", label: "will be refused", text: `The preview of ${p.op} at line ${p.site.line} shows ${describeFields(p, args)}, which ${listWords([...refusing.values()].map((r) => r.name))} excludes: this run will be refused at the send.` });
     }
   }
   if (options.previews === undefined) out.push(...previewsNotPossible(effects, options.manifests));
@@ -297,8 +250,8 @@ function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
     }
   }
   if (untrusted.size > 0) {
-    const where = [...untrusted.entries()].map(([source, ops]) => `${source} chooses the ${list_([...ops.entries()].map(([op, names]) => `${list_([...names])} of ${op}`))}`);
-    out.push({ kind: "untrusted_values", level: "danger", label: "untrusted values", text: `Third-party content chooses values it passes: ${list_(where)}.` });
+    const where = [...untrusted.entries()].map(([source, ops]) => `${source} chooses the ${listWords([...ops.entries()].map(([op, names]) => `${listWords([...names])} of ${op}`))}`);
+    out.push({ kind: "untrusted_values", level: "danger", label: "untrusted values", text: `Third-party content chooses values it passes: ${listWords(where)}.` });
   }
   const roots = options.fileRoots;
   const writes = effects.filter((e) => e.connector === "fs" && !/^(read|list)/.test(e.action));
@@ -307,12 +260,12 @@ function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
       const paths = e.args.path === undefined ? null : constants(e.args.path);
       return paths === null || paths.some((path) => !roots.some((root) => isPathUnder(path, root)));
     });
-    if (outside.length > 0) out.push({ kind: "files_outside", level: "danger", label: "files outside", text: `Writes files that may lie outside your folders (${list_([...roots])}): ${list_(outside.map((e) => `${e.op} at line ${e.site.line}`))}.` });
+    if (outside.length > 0) out.push({ kind: "files_outside", level: "danger", label: "files outside", text: `Writes files that may lie outside your folders (${listWords([...roots])}): ${listWords(outside.map((e) => `${e.op} at line ${e.site.line}`))}.` });
   }
   const mail = effects.filter((e) => e.connector === "email" && e.action.startsWith("send"));
-  if (mail.length > 0) out.push({ kind: "mail_to_others", level: "warning", label: "mail to others", text: `Sends email to other people: ${countWords({ noun: ["email", "emails"], range: total(mail) })}.` });
+  if (mail.length > 0) out.push({ kind: "mail_to_others", level: "warning", label: "mail to others", text: `Sends email to other people: ${howMany(total(mail), ["email", "emails"])}.` });
   const unbounded = effects.filter((e) => e.count.max === null);
-  if (unbounded.length > 0) out.push({ kind: "unbounded", level: "warning", label: "no call limit", text: `No static bound on how many times it calls ${list_([...new Set(unbounded.map((e) => e.op))])}.` });
+  if (unbounded.length > 0) out.push({ kind: "unbounded", level: "warning", label: "no call limit", text: `No static bound on how many times it calls ${listWords([...new Set(unbounded.map((e) => e.op))])}.` });
   return out.sort((a, b) => RANK[a.kind] - RANK[b.kind]);
 }
 
@@ -330,7 +283,7 @@ function previewsNotPossible(effects: readonly Effect[], manifests: ManifestSet 
     out.push(
       madeByItself(e, manifests)
         ? madeAtRunTime(e)
-        : { kind: "preview_unavailable", level: "danger", label: "preview unavailable", text: `Preview unavailable: the program's ${list_(values.inputs)} for ${e.op} at line ${e.site.line} is only known when it runs — you cannot see ${cannotSee(e.op, e.site.line)}.` },
+        : { kind: "preview_unavailable", level: "danger", label: "preview unavailable", text: `Preview unavailable: the program's ${listWords(values.inputs)} for ${e.op} at line ${e.site.line} is only known when it runs — you cannot see ${cannotSee(e.op, e.site.line)}.` },
     );
   }
   return out;
@@ -384,5 +337,5 @@ function effectConstants(e: Effect | undefined): Record<string, Json> {
 function describeFields(p: Extract<PreviewShown, { fields: unknown }>, args: Readonly<Record<string, unknown>> | undefined): string {
   const names = Object.keys(args ?? {});
   const fields = p.fields.filter((f) => names.includes(f.label.toLowerCase()));
-  return fields.length === 0 ? "content" : list_(fields.map((f) => `${f.label} ${f.value}`));
+  return fields.length === 0 ? "content" : listWords(fields.map((f) => `${f.label} ${f.value}`));
 }

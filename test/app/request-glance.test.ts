@@ -62,7 +62,7 @@ describe("the headline", () => {
 
   it("says a value read from third-party content is that, and where it was read", () => {
     const headline = requestGlance(stored(forwardDraft("r-1", IF_URGENT)), { manifests }).headline;
-    expect(headline).toMatch(/^Sends 1 to 2 emails to me@example\.com and an address read from draft r-1 and reads 1 draft: r-1\.$/);
+    expect(headline).toMatch(/^Sends between 1 and 2 emails to me@example\.com and an address read from the draft r-1 and reads 1 draft: r-1\.$/);
   });
 
   it("names the recipients of a draft the program made itself, and those the preview shows when there is one", () => {
@@ -137,7 +137,7 @@ describe("the risks, most serious first", () => {
     expect(requestGlance(stored(forwardDraft("r-1", IF_URGENT)), { manifests }).risks[0]).toMatchObject({
       kind: "untrusted_values",
       level: "danger",
-      text: "Third-party content chooses values it passes: draft r-1 chooses the to and body of email.send_email.",
+      text: "Third-party content chooses values it passes: the draft r-1 chooses the to and body of email.send_email.",
     });
     expect(requestGlance(example("draft-and-send.ts"), { manifests }).risks.map((r) => r.kind)).not.toContain("untrusted_values");
   });

@@ -6,7 +6,8 @@ import type { PolicyRule } from "../../policy/index.js";
 import { isOwnResult, requestGlance } from "../request-glance.js";
 import { FACT_STATUS_LABELS } from "../request-page.js";
 import type { TopicName, Understood } from "./understand.js";
-import { callLead, doing, howMany, listWords, sourceWords, total, valueWords, type Said } from "./words.js";
+import { howMany, listWords, total } from "../plain-words.js";
+import { callLead, doing, sourceWords, valueWords, type Said } from "./words.js";
 
 /**
  * The decision a request was given and the rules of the policy that gave it: `rules` is null when

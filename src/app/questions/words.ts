@@ -1,8 +1,8 @@
-import { basename } from "node:path";
-import { provenanceOf, urlHostPort } from "../../constraint/index.js";
+import { provenanceOf } from "../../constraint/index.js";
 import type { ManifestSet } from "../../manifest/index.js";
 import type { AbstractValue, CountRange, Effect, Provenance } from "../../model/index.js";
-import { constants, isOwnResult } from "../request-glance.js";
+import { constants, howMany, listWords, orWords, readWords, urlHost } from "../plain-words.js";
+import { isOwnResult } from "../request-glance.js";
 
 /** Plain words for what the facts say: calls, counts, values and where values come from. */
 
@@ -13,22 +13,6 @@ export function times(range: CountRange): string {
   if (range.min === range.max) return range.max === 0 ? "never" : n(range.max);
   if (range.min === 0) return range.max === 1 ? "at most once" : `up to ${range.max} times`;
   return `${range.min} to ${range.max} times`;
-}
-
-/** "1 email", "2 emails", "up to 3 emails", "between 1 and 3 emails", "at least 1 email, with no fixed limit". */
-export function howMany(range: CountRange, noun: readonly [string, string]): string {
-  const word = (k: number) => `${k} ${k === 1 ? noun[0] : noun[1]}`;
-  if (range.max === null) return range.min === 0 ? `any number of ${noun[1]}, with no fixed limit` : `at least ${word(range.min)}, with no fixed limit`;
-  if (range.min === range.max) return word(range.max);
-  if (range.min === 0) return `up to ${word(range.max)}`;
-  return `between ${range.min} and ${word(range.max)}`;
-}
-
-/** The sum of the calls' counts. */
-export function total(list: readonly Effect[]): CountRange {
-  const min = list.reduce((n, e) => n + e.count.min, 0);
-  const max = list.some((e) => e.count.max === null) ? null : list.reduce((n, e) => n + e.count.max!, 0);
-  return { min, max };
 }
 
 /** What one call does, as a verb phrase: "sends an email", "writes a file". */
@@ -61,16 +45,6 @@ export function callLead(e: Effect): string {
   return `At line ${e.site.line} it ${doing(e)} ${times(e.count)}${note === undefined ? "" : ` (${note})`}`;
 }
 
-/** A list in words: "a", "a and b", "a, b and c". */
-export function listWords(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
-}
-
-/** A choice in words: "a or b", "a, b or c". */
-export function orWords(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
-}
-
 /** The most characters of a text quoted whole; a longer one is cut, saying how long it is. */
 const MAX_QUOTE = 400;
 
@@ -87,7 +61,6 @@ export interface Said {
   effects: readonly Effect[];
   set: ManifestSet;
 }
-
 
 /** A value in words: the constants themselves, or its known shape and where it comes from. */
 export function valueWords(v: AbstractValue, kind: ValueKind, said: Said): string {
@@ -121,34 +94,6 @@ export function sourceWords(p: Provenance, said: Said): string {
   const mark = p.untrusted ? " (third-party content)" : "";
   if (p.op === undefined) return p.untrusted ? `${p.source} (of unknown origin: taken as third-party content)` : p.source;
   return `${readWords(p.op, said.effects)}${mark}`;
-}
-
-/** What the program's calls of a read op read: "the file notes.txt", "the answer from ci.example.com", or "what op returns". */
-export function readWords(op: string, effects: readonly Effect[]): string {
-  const calls = effects.filter((e) => e.op === op);
-  const named = new Set<string>();
-  let unknown = calls.length === 0;
-  for (const e of calls) {
-    const key = e.args.path ?? e.args.url ?? e.args.id ?? e.args.draft_id;
-    const known = key === undefined ? null : constants(key);
-    if (known === null) unknown = true;
-    else for (const k of known) named.add(e.args.path !== undefined ? basename(k) : e.args.url !== undefined ? urlHost(k) : k);
-  }
-  const what = listWords([...named]);
-  if (unknown || named.size === 0 || named.size > 3) return `what ${op} returns`;
-  if (op.startsWith("fs.list")) return `the listing of the folder ${what}`;
-  if (op.startsWith("fs.")) return `the file ${what}`;
-  if (op.startsWith("http.")) return `the answer from ${what}`;
-  if (op === "email.get_draft") return `the draft ${what}`;
-  return `what ${op} returns`;
-}
-
-/** The host of a URL, as the connector checks it; the URL itself when it does not parse. */
-export function urlHost(url: string): string {
-  const target = urlHostPort(url);
-  if (target === null) return url;
-  const standard = (target.port === 443 && url.startsWith("https:")) || (target.port === 80 && url.startsWith("http:"));
-  return standard ? target.host : `${target.host}:${target.port}`;
 }
 
 /** "https://ci.example.com/api/status (host ci.example.com)". */

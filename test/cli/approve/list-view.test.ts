@@ -33,7 +33,7 @@ describe("the request list", () => {
     expect(pending.map((r) => r.id)).toEqual([forward.id, notify.id]); // newest first
     const rows = listLines(pending, 1, Date.now());
     expect(rows).toEqual([
-      { text: expect.stringMatching(/^ {2}Sends 1 to 2 emails to me@example\.com and an address read from draft r-1/) },
+      { text: expect.stringMatching(/^ {2}Sends between 1 and 2 emails to me@example\.com and an address read from the draft r-1/) },
       { text: "    DANGER: untrusted values; warning: mail to others", style: "warn" },
       { text: expect.stringMatching(/^ {4}forward\.ts \(agent-chosen name\) · from agent · \d+ s old, 1[45] min left$/), style: "dim" },
       { text: "> Sends 1 email to alice@example.com and bob@example.com.", style: "selected" },

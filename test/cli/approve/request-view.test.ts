@@ -188,8 +188,8 @@ describe("the request view", () => {
     const lines = requestLines(await submitProgram(forwardDraft("r-1", IF_URGENT)), { now: Date.now(), showSource: false });
     const danger = at(lines, "DANGER: ");
     const warning = at(lines, "warning: ");
-    expect(lines[danger]).toEqual({ text: "DANGER: Third-party content chooses values it passes: draft r-1 chooses the to and body of email.send_email.", style: "warn" });
-    expect(lines[warning]).toEqual({ text: "warning: Sends email to other people: 1 to 2 emails." });
+    expect(lines[danger]).toEqual({ text: "DANGER: Third-party content chooses values it passes: the draft r-1 chooses the to and body of email.send_email.", style: "warn" });
+    expect(lines[warning]).toEqual({ text: "warning: Sends email to other people: between 1 and 2 emails." });
     expect(danger).toBeGreaterThan(at(lines, "Verdict: "));
     expect(warning).toBeGreaterThan(danger);
     expect(at(lines, "── Policy rulings")).toBeGreaterThan(warning);
