@@ -17,11 +17,12 @@ export { runPolicyTests, PolicyTestFile, type PolicyCaseResult, type PolicyTestO
 export { initDataDir, FIRST_TOKEN, type InitResult } from "./init-data-dir.js";
 export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";
 export { reviewRequest, fileRoots, type ReviewedRequest } from "./review-request.js";
-export { requestGlance, decidedBy, isOwnResult, type PageRisk, type RiskKind, type RequestGlance, type GlanceOptions, type DecidedBy } from "./request-glance.js";
+export { requestGlance, decidedBy, rememberedRules, isOwnResult, type PageRisk, type RiskKind, type RequestGlance, type GlanceOptions, type DecidedBy } from "./request-glance.js";
 export { requestPage, FACT_STATUS_LABELS, type RequestPage, type RequestPageInput, type FactStatus, type PageFact, type PageCall, type PagePreview, type PageRemember, type PageRuling, type PageSources, type PageAgentManifests, type PageAgentAction, type PageAgentStep } from "./request-page.js";
 export { answerQuestion, type DecisionRules, type FactAnswer } from "./answer-question.js";
 export { answerRequestQuestion } from "./answer-request-question.js";
 export { visibleText } from "./visible-text.js";
+export { callsWords } from "./plain-words.js";
 export { previewRequest, MAX_PREVIEWS } from "./preview-request.js";
 export { runAgentProgram, type RunInput, type RunOptions } from "./run-agent-program.js";
 export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";

@@ -36,6 +36,11 @@ export function howMany(range: CountRange, noun: readonly [string, string]): str
   return `between ${range.min} and ${word(range.max)}`;
 }
 
+/** A page's call count with its noun: "1 call", "0..3 calls", "1 or more calls". */
+export function callsWords(count: string): string {
+  return `${count} call${count === "1" ? "" : "s"}`;
+}
+
 /** A list in words: "a", "a and b", "a, b and c". */
 export function listWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;

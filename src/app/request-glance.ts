@@ -1,5 +1,6 @@
 import { canonicalJson, describeEffectConstraint, isPathUnder, matchOp, provenanceOf, satisfiesCall } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
+import { REMEMBERED_PREFIX } from "../policy/index.js";
 import type { AbstractValue, CountRange, Effect, EffectConstraint, Json, PreviewShown, Provenance, StoredRequest } from "../model/index.js";
 import { constants, howMany, listWords, readWords, total, urlHost } from "./plain-words.js";
 import { previewArgs } from "./preview-args.js";
@@ -39,13 +40,15 @@ export interface GlanceOptions {
 /** Who decided a request: a person, the policy's own rules, or a rule a person saved with "approve and remember". */
 export type DecidedBy = "person" | "policy" | "remembered_rule";
 
-/** Remembered rules are saved under this id prefix. */
-const REMEMBERED = "remembered.";
-
 export function decidedBy(request: Pick<StoredRequest, "decision" | "policy">): DecidedBy {
   if (request.decision?.approver != null) return "person";
   const allowed = request.policy.effects.length > 0 && request.policy.kind === "auto_approved";
-  return allowed && request.policy.effects.some((e) => e.rule?.startsWith(REMEMBERED) === true) ? "remembered_rule" : "policy";
+  return allowed && rememberedRules(request).length > 0 ? "remembered_rule" : "policy";
+}
+
+/** The ids of the remembered rules among those that decided a request's calls, once each. */
+export function rememberedRules(request: Pick<StoredRequest, "policy">): string[] {
+  return [...new Set(request.policy.effects.flatMap((e) => (e.rule?.startsWith(REMEMBERED_PREFIX) === true ? [e.rule] : [])))];
 }
 
 /** Whether a source is the result of the program's own earlier call that made something (a draft it created), not third-party content. */

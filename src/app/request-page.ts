@@ -4,7 +4,7 @@ import type { AbstractValue, Effect, EffectConstraint, PreviewShown, Provenance,
 import { sourcesOf, type Remembered } from "../policy/index.js";
 import { textSha256 } from "../constraint/index.js";
 import type { ShownBinding } from "./approval-binding.js";
-import { decidedBy, ownSources, requestGlance, type DecidedBy, type PageRisk } from "./request-glance.js";
+import { decidedBy, ownSources, rememberedRules, requestGlance, type DecidedBy, type PageRisk } from "./request-glance.js";
 import { visibleText } from "./visible-text.js";
 
 /** How sure countersign is of one fact, in the words the page uses. */
@@ -95,7 +95,7 @@ export interface RequestPage {
   created_at: string; // ISO 8601
   deadline_at: string;
   verdict: { kind: "auto_approved" | "auto_rejected" | "ask"; reason: string; rulings: PageRuling[] };
-  decision: { kind: string; approver: string | null; by: DecidedBy; reason: string | null; feedback: string | null; at: string } | null;
+  decision: { kind: string; approver: string | null; by: DecidedBy; rules: string[]; reason: string | null; feedback: string | null; at: string } | null;
   headline: string; // one plain sentence of what the program will do, from the facts (and this showing's previews)
   risks: PageRisk[]; // what to weigh before deciding, most serious first; empty: nothing stands out
   facts: PageFact[];
@@ -160,7 +160,7 @@ export function requestPage(input: RequestPageInput): RequestPage {
       reason: policy.reason,
       rulings: policy.effects.map((e) => ({ op: e.op, line: e.site.line, column: e.site.column, verdict: e.verdict, rule: e.rule, why: e.why })),
     },
-    decision: request.decision === null ? null : { ...request.decision, by: decidedBy(request), at: iso(request.decision.at) },
+    decision: request.decision === null ? null : { ...request.decision, by: decidedBy(request), rules: decidedBy(request) === "remembered_rule" ? rememberedRules(request) : [], at: iso(request.decision.at) },
     headline: glance.headline,
     risks: glance.risks,
     facts: pageFacts(request, input.manifests),

@@ -2,7 +2,7 @@ export { checkPolicySources, formatProblem, policyError, type PolicyOptions, typ
 export { decide } from "./decide.js";
 export { explain, type EffectExplanation, type Explanation } from "./explain.js";
 export { sourcesOf } from "./check-rule.js";
-export { rememberRule, type Remembered } from "./remember-rule.js";
+export { rememberRule, REMEMBERED_PREFIX, type Remembered } from "./remember-rule.js";
 export { policyHash } from "./policy-hash.js";
 export { PolicyFile, PolicyRule, RuleWhen, type LoadedRule, type Policy, type PolicyProblem } from "./schema.js";
 export { formatDecision } from "./format-decision.js";

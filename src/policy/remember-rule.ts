@@ -8,6 +8,9 @@ import { describeValue } from "../constraint/index.js";
 import { narrowEffect, totalCount, typedEffect } from "./narrow-effect.js";
 import type { PolicyRule } from "./schema.js";
 
+/** Every rule "approve and remember" saves has an id starting so: a decision names the remembered rule that gave it. */
+export const REMEMBERED_PREFIX = "remembered.";
+
 /**
  * Per op: the narrow allow rule to save, or why none can be made. `binds`: the resolved inputs
  * (a draft's to, subject, body) the rule will hold as the person is shown them, when approving.
@@ -51,7 +54,7 @@ export function rememberRule(facts: Facts, decision: PolicyDecision, set: Manife
     const max = totalCount(effects, op, known).max;
     if (max === null) return { op, rule: null, why: `the number of ${op} calls is not bounded` };
     const resolved = Object.keys(action.manifest.resolve?.inputs ?? {});
-    const rule: PolicyRule = { id: `remembered.${op}.${tag}`, decision: "allow", op, when: { args, count: { max } }, reason: `approved and remembered for program ${tag}` };
+    const rule: PolicyRule = { id: `${REMEMBERED_PREFIX}${op}.${tag}`, decision: "allow", op, when: { args, count: { max } }, reason: `approved and remembered for program ${tag}` };
     if (resolved.length === 0) return { op, rule };
     if (bound === undefined) return { op, rule, binds: resolved };
     const shown = bound.get(op);

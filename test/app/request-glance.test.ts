@@ -167,7 +167,9 @@ describe("the page around the glance", () => {
     expect(decidedBy({ ...request, decision: { kind: "approved_once", approver: "alice", reason: null, feedback: null, at: 0 } })).toBe("person");
     const auto = { ...request, decision: { kind: "auto_approved" as const, approver: null, reason: null, feedback: null, at: 0 } };
     expect(decidedBy({ ...auto, policy: { ...request.policy, kind: "auto_approved", effects: request.policy.effects.map((e) => ({ ...e, verdict: "allow" as const, rule: "email.allow-team" })) } })).toBe("policy");
-    expect(decidedBy({ ...auto, policy: { ...request.policy, kind: "auto_approved", effects: request.policy.effects.map((e) => ({ ...e, verdict: "allow" as const, rule: "remembered.email.send_email.0123456789ab" })) } })).toBe("remembered_rule");
+    const remembered = { ...auto, policy: { ...request.policy, kind: "auto_approved" as const, effects: request.policy.effects.map((e) => ({ ...e, verdict: "allow" as const, rule: "remembered.email.send_email.0123456789ab" })) } };
+    expect(decidedBy(remembered)).toBe("remembered_rule");
+    expect(requestPage({ request: { ...remembered, status: "approved" }, manifests }).decision).toMatchObject({ by: "remembered_rule", rules: ["remembered.email.send_email.0123456789ab"] });
   });
 
   it.each(EXAMPLES)("%s: no literal backticks and no '1 calls' in what countersign says (the program's own text aside)", (name) => {

@@ -74,7 +74,7 @@ describe("requestPage", () => {
     });
     expect(page.final).toBe(true);
     expect(page.remember).toBeNull();
-    expect(page.decision).toEqual({ kind: "rejected", approver: "alice", by: "person", reason: "not today", feedback: null, at: "2030-01-01T00:01:00.000Z" });
+    expect(page.decision).toEqual({ kind: "rejected", approver: "alice", by: "person", rules: [], reason: "not today", feedback: null, at: "2030-01-01T00:01:00.000Z" });
   });
 
   it("marks values the analysis cannot bound as unknown, at their line", () => {

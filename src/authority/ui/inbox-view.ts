@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { html } from "hono/html";
-import { decidedBy, visibleText, type PageRisk, type RequestGlance } from "../../app/index.js";
+import { decidedBy, rememberedRules, visibleText, type PageRisk, type RequestGlance } from "../../app/index.js";
 import type { StoredRequest } from "../../model/index.js";
 import type { StoredRule } from "../../store/index.js";
 import { agentFileName, decidedByWords, layout, timeAgo, timeLeft, type Html } from "./layout.js";
@@ -38,12 +38,11 @@ ${risks.length === 0 ? "" : html`<div class="markers">${risks.map(marker)}</div>
 ${history.length === 0 ? html`<p class="muted">No request was resolved yet.</p>` : ""}
 <ul class="rows">${history.map((r) => {
     const kind = r.decision?.kind ?? r.status;
-    const rule = r.policy.effects.find((e) => e.rule?.startsWith("remembered.") === true)?.rule ?? null;
     return html`<li data-id="${r.id}"><span class="tag ${kind}">${kind.replaceAll("_", " ")}</span> <a class="open" href="/requests/${r.id}">${glance(r).headline}</a>
 <div class="meta">${agentFileName(visibleText(r.facts.program.entry))}<span>from ${r.token}</span>${
       r.decision === null
         ? html`<span>${r.status} ${ago(r.deadline_at)}</span>`
-        : html`<span class="by">${decidedByWords(decidedBy(r), r.decision.approver, rule === null ? null : visibleText(rule))}</span><span>${ago(r.decision.at)}</span>`
+        : html`<span class="by">${decidedByWords(decidedBy(r), r.decision.approver, rememberedRules(r).map(visibleText))}</span><span>${ago(r.decision.at)}</span>`
     }</div></li>`;
   })}</ul>
 ${options.older === undefined ? "" : html`<p><a href="/?older=${options.older}">Older requests</a></p>`}

@@ -39,20 +39,15 @@ ${options.body}
 </html>`;
 }
 
-/** "1 call", "0..3 calls", "1 or more calls": a call count as the view model words it, with its noun. */
-export function calls(count: string): string {
-  return `${count} ${count === "1" ? "call" : "calls"}`;
-}
-
 /** The program's file name: the agent chose it, and every page says so where it shows it. */
 export function agentFileName(entry: string): Html {
   return html`<span class="agent-named"><span class="agent-label">file name chosen by the agent:</span> <span class="mono">${entry}</span></span>`;
 }
 
 /** Who decided a request, in words: a person by name, a remembered rule by its id, or the policy's own rules. */
-export function decidedByWords(by: "person" | "policy" | "remembered_rule", approver: string | null, rule: string | null): Html {
+export function decidedByWords(by: "person" | "policy" | "remembered_rule", approver: string | null, rules: readonly string[]): Html {
   if (by === "person") return html`by <b>${approver ?? "a person"}</b>`;
-  if (by === "remembered_rule") return html`by a remembered rule${rule === null ? "" : html` <code>${rule}</code>`}`;
+  if (by === "remembered_rule") return html`by a remembered rule${rules.map((rule) => html` <code>${rule}</code>`)}`;
   return html`by the policy`;
 }
 

@@ -1,7 +1,7 @@
 import { html } from "hono/html";
-import { FACT_STATUS_LABELS, type FactAnswer, type PageAgentAction, type PagePreview, type PageRisk, type PageSources, type RequestPage } from "../../app/index.js";
+import { callsWords, FACT_STATUS_LABELS, type FactAnswer, type PageAgentAction, type PagePreview, type PageRisk, type PageSources, type RequestPage } from "../../app/index.js";
 import { AGENT_CONNECTOR } from "../../manifest/index.js";
-import { agentFileName, calls, decidedByWords, layout, timeAgo, timeLeft, type Html } from "./layout.js";
+import { agentFileName, decidedByWords, layout, timeAgo, timeLeft, type Html } from "./layout.js";
 
 /**
  * What the page says beside the request itself: an answer from the facts (with what was asked,
@@ -70,7 +70,7 @@ ${page.facts.length === 0 ? html`<p class="muted">The program states no guarante
 <h2 id="h-calls">Trusted calls the program can make</h2>
 ${page.calls.length === 0 ? html`<p>None: the program makes no trusted call.</p>` : ""}
 <ul class="calls">${page.calls.map(
-    (c) => html`<li><b>${c.op}</b>${line(c.line)}, ${calls(c.count)}
+    (c) => html`<li><b>${c.op}</b>${line(c.line)}, ${callsWords(c.count)}
 <dl class="args">${c.args.map((a) => html`<dt>${a.name}</dt><dd><code>${a.value}</code>${a.sources === null ? "" : sources("comes from", a.sources)}</dd>`)}</dl>
 ${c.influence === null ? "" : sources("steered by data:", c.influence)}</li>`,
   )}</ul>
@@ -101,8 +101,7 @@ ${page.rationale.submitter === null ? "" : html`<p class="label">Sent with the r
 /** Who decided, in words: a person by name, a remembered rule by its id, or the policy. */
 function decided(page: RequestPage, options: RequestViewOptions): Html {
   const d = page.decision!;
-  const rule = page.verdict.rulings.find((r) => r.rule?.startsWith("remembered.") === true)?.rule ?? null;
-  return html`<p class="decided">${tag(d.kind)} ${decidedByWords(d.by, d.approver, rule)} ${timeAgo(d.at, options.now)}.</p>
+  return html`<p class="decided">${tag(d.kind)} ${decidedByWords(d.by, d.approver, d.rules)} ${timeAgo(d.at, options.now)}.</p>
 ${d.reason === null ? "" : html`<p>Reason: ${d.reason}</p>`}
 ${d.kind === "request_more" ? html`<p>Sent to the agent as a request for changes (request_more): ${d.feedback}</p>` : ""}`;
 }
@@ -141,7 +140,7 @@ function agentAction(a: PageAgentAction): Html {
   return html`<div class="agent-action"><h3><code>${a.op}</code> ${a.approval_required ? tag("ask", "approval required") : ""} ${a.idempotent ? tag("idempotent") : ""}</h3>
 <ol class="calls">${a.steps.map(
     (s) => html`<li>step ${s.id}: <b>${s.op}</b>, built as ${args(s.inputs)}
-${s.calls.map((c) => html`<p>At${line(c.line)}, ${calls(c.count)}, with:</p>${args(c.args)}`)}</li>`,
+${s.calls.map((c) => html`<p>At${line(c.line)}, ${callsWords(c.count)}, with:</p>${args(c.args)}`)}</li>`,
   )}</ol>
 <aside class="agent" aria-label="The agent's description of ${a.op}"><p class="label">The agent's description of ${a.op}, not checked by countersign:</p><pre class="scroll" tabindex="0">${a.description}</pre>
 ${a.inputs.map((i) => html`<p class="label">Input ${i.name} (${i.type}${i.required ? "" : ", optional"}):</p><pre class="scroll" tabindex="0">${i.description}</pre>`)}</aside></div>`;

@@ -53,7 +53,7 @@ export const ApproverPage: z.ZodType<RequestPage> = z.object({
     reason: z.string(),
     rulings: z.array(z.object({ op: z.string(), line: Line, column: z.number().int(), verdict: Verdict, rule: z.string().nullable(), why: z.string() })),
   }),
-  decision: z.object({ kind: z.string(), approver: z.string().nullable(), by: z.enum(["person", "policy", "remembered_rule"]), reason: z.string().nullable(), feedback: z.string().nullable(), at: Iso }).nullable(),
+  decision: z.object({ kind: z.string(), approver: z.string().nullable(), by: z.enum(["person", "policy", "remembered_rule"]), rules: z.array(z.string()).default([]), reason: z.string().nullable(), feedback: z.string().nullable(), at: Iso }).nullable(),
   headline: z.string(),
   risks: z.array(PageRisk),
   facts: z.array(z.object({ status: z.enum(["proven", "enforced", "not_proven", "unknown"]), text: z.string(), why: z.string(), line: Line.nullable() })),

@@ -24,9 +24,6 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 86_400)} d`;
 }
 
-/** "1 call", "0..3 calls", "1 or more calls": a count as the page gives it, with its noun. */
-export const calls = (count: string): string => `${count} call${count === "1" ? "" : "s"}`;
-
 /** A decision's kind in words, on the list and on a request. */
 export const DECISION_WORDS: Readonly<Record<string, string>> = {
   approved_once: "approved once",

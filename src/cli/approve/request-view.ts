@@ -1,6 +1,6 @@
-import { FACT_STATUS_LABELS, type PagePreview, type PageSources, type RequestPage } from "../../app/index.js";
+import { callsWords, FACT_STATUS_LABELS, type PagePreview, type PageSources, type RequestPage } from "../../app/index.js";
 import { AGENT_CONNECTOR } from "../../manifest/index.js";
-import { calls as callCount, duration, line, type Line, DECISION_WORDS } from "./lines.js";
+import { duration, line, type Line, DECISION_WORDS } from "./lines.js";
 
 // The request page (the one view model of both approval surfaces) as terminal lines. First what a
 // person decides on, within the first screen: what the program will do (the headline), the
@@ -90,10 +90,7 @@ export function decisionWords(page: Pick<RequestPage, "decision" | "verdict">): 
   if (d === null) return "not decided";
   const kind = DECISION_WORDS[d.kind] ?? d.kind;
   if (d.by === "person") return `${kind} by ${d.approver ?? "a person"}`;
-  if (d.by === "remembered_rule") {
-    const ids = [...new Set(page.verdict.rulings.map((r) => r.rule).filter((r): r is string => r?.startsWith("remembered.") === true))];
-    return `${kind} by a remembered rule${ids.length === 0 ? "" : ` ${ids.join(", ")}`}`;
-  }
+  if (d.by === "remembered_rule") return `${kind} by a remembered rule${d.rules.length === 0 ? "" : ` ${d.rules.join(", ")}`}`;
   return `${kind} by the policy`;
 }
 
@@ -131,7 +128,7 @@ function calls(page: RequestPage): Line[] {
   const lines = [...heading("Trusted calls the program can make")];
   if (page.calls.length === 0) lines.push(line("  none: the program makes no trusted call", "dim"));
   for (const c of page.calls) {
-    lines.push(line(`  ${c.op} at line ${c.line}, ${callCount(c.count)}`));
+    lines.push(line(`  ${c.op} at line ${c.line}, ${callsWords(c.count)}`));
     for (const a of c.args) {
       lines.push(line(`      ${a.name} ${a.value}`));
       if (a.sources !== null) lines.push(sourcesLine("        comes from", a.sources));
@@ -204,7 +201,7 @@ function agentManifests(page: RequestPage): Line[] {
     lines.push(line(`  ${a.op}${a.approval_required ? " · approval required" : ""}${a.idempotent ? " · idempotent" : ""}`));
     for (const s of a.steps) {
       lines.push(line(`    step ${s.id}: ${s.op}, built as`), ...s.inputs.map((i) => line(`        ${i.name} ${i.value}`)));
-      for (const c of s.calls) lines.push(line(`      at line ${c.line}, ${callCount(c.count)}, with`), ...c.args.map((arg) => line(`        ${arg.name} ${arg.value}`)));
+      for (const c of s.calls) lines.push(line(`      at line ${c.line}, ${callsWords(c.count)}, with`), ...c.args.map((arg) => line(`        ${arg.name} ${arg.value}`)));
     }
     lines.push(line(`    The agent's description of ${a.op} (not verified):`, "dim"), ...words(a.description));
     for (const i of a.inputs) lines.push(line(`    input ${i.name} (${i.type}${i.required ? "" : ", optional"}):`, "dim"), ...words(i.description));
