@@ -16,7 +16,7 @@ export { startProgramRun } from "./start-run.js";
 export { runPolicyTests, PolicyTestFile, type PolicyCaseResult, type PolicyTestOptions } from "./run-policy-tests.js";
 export { initDataDir, FIRST_TOKEN, type InitResult } from "./init-data-dir.js";
 export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";
-export { reviewRequest, fileRoots, type ReviewedRequest } from "./review-request.js";
+export { reviewRequest, fileRoots, listGlance, type ReviewedRequest } from "./review-request.js";
 export { requestGlance, decidedBy, rememberedRules, isOwnResult, type PageRisk, type RiskKind, type RequestGlance, type GlanceOptions, type DecidedBy } from "./request-glance.js";
 export { requestPage, FACT_STATUS_LABELS, type RequestPage, type RequestPageInput, type FactStatus, type PageFact, type PageCall, type PagePreview, type PageRemember, type PageRuling, type PageSources, type PageAgentManifests, type PageAgentAction, type PageAgentStep } from "./request-page.js";
 export { answerQuestion, type DecisionRules, type FactAnswer } from "./answer-question.js";

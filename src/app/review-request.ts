@@ -5,6 +5,7 @@ import { shownBinding, type ShownBinding } from "./approval-binding.js";
 import type { AppContext } from "./context.js";
 import { previewRequest } from "./preview-request.js";
 import { readRequest } from "./read-request.js";
+import { requestGlance, type RequestGlance } from "./request-glance.js";
 import { requestManifests } from "./request-manifests.js";
 
 /** A request with what a surface needs to show it at a glance: its manifests and the file connection's roots. */
@@ -30,6 +31,13 @@ export async function reviewRequest(ctx: AppContext, id: string, approver: strin
   const binding = request.status === "pending" ? shownBinding(request, previews, ctx.manifests()) : null;
   const roots = fileRoots(ctx);
   return { request, remember, previews, binding, manifests: requestManifests(ctx, request).set, ...(roots === undefined ? {} : { fileRoots: roots }) };
+}
+
+/** A list row's glance, for requests read together: the manifests and file roots are read once for the list. No preview is fetched for a row. */
+export function listGlance(ctx: AppContext): (request: StoredRequest) => RequestGlance {
+  const manifests = ctx.manifests();
+  const roots = fileRoots(ctx);
+  return (request) => requestGlance(request, { manifests, ...(roots === undefined ? {} : { fileRoots: roots }) });
 }
 
 /** The roots of the user's file connection, when the authority has one (none: a surface does not say what lies outside). */

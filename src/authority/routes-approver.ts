@@ -1,7 +1,7 @@
 import type { Hono } from "hono";
 import { streamSSE } from "hono/streaming";
-import { answerRequestQuestion, decideRequest, fileRoots, listRequests, requestGlance, requestPage, reviewRequest, visibleText, type Verdict } from "../app/index.js";
-import { DecisionBody, ListParams, QuestionBody, type QuestionAnswer, type StoredRequest } from "../model/index.js";
+import { answerRequestQuestion, decideRequest, listGlance, listRequests, requestPage, reviewRequest, visibleText, type Verdict } from "../app/index.js";
+import { DecisionBody, ListParams, QuestionBody, type QuestionAnswer } from "../model/index.js";
 import { describeReload } from "./authority-state.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { approverAuth } from "./guards.js";
@@ -29,8 +29,7 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const { status, limit, cursor } = parsed.data;
     const page = await listRequests(ctx, { ...(status === undefined ? {} : { status }), ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) });
     // Each row with its headline and risks, as the inbox shows them (no preview is fetched for a list).
-    const roots = fileRoots(ctx);
-    const glance = (r: StoredRequest) => requestGlance(r, { manifests: ctx.manifests(), ...(roots === undefined ? {} : { fileRoots: roots }) });
+    const glance = listGlance(ctx);
     return c.json({ requests: page.requests.map((r) => ({ ...approverView(r), ...glance(r) })), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) });
   });
 

@@ -1,9 +1,9 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { html } from "hono/html";
-import { answerRequestQuestion, decideRequest, fileRoots, listRequests, readRequest, requestGlance, requestPage, reviewRequest, visibleText, type Verdict } from "../../app/index.js";
+import { answerRequestQuestion, decideRequest, listGlance, listRequests, readRequest, requestPage, reviewRequest, visibleText, type Verdict } from "../../app/index.js";
 import { describeEffectConstraint } from "../../constraint/index.js";
-import { CountersignError, RememberLifetime, RememberScope, type StoredRequest } from "../../model/index.js";
+import { CountersignError, RememberLifetime, RememberScope } from "../../model/index.js";
 import { PolicyRule } from "../../policy/index.js";
 import type { StoredRule } from "../../store/index.js";
 import type { AppDeps, AuthorityEnv } from "../deps.js";
@@ -41,8 +41,7 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const page = await listRequests(ctx, { limit: PAGE_ROWS, ...(older === undefined || !/^[1-9][0-9]{0,15}$/.test(older) ? {} : { cursor: older }) });
     const history = page.requests.filter((r) => r.status !== "pending");
     // Each row by its headline and risks (no preview is fetched for a list), as the list API gives them.
-    const roots = fileRoots(ctx);
-    const glance = (r: StoredRequest) => requestGlance(r, { manifests: ctx.manifests(), ...(roots === undefined ? {} : { fileRoots: roots }) });
+    const glance = listGlance(ctx);
     return c.html(inboxView({ pending, history, glance, ...(page.cursor === undefined ? {} : { older: page.cursor }), approver: c.get("approver").approver, now: Date.now() }));
   });
 
