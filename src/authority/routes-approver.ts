@@ -39,7 +39,7 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   // A question about a request, answered from its facts (and what the person is shown) or not at all: never sent to the agent, never a decision.
   app.post("/v1/requests/:id/question", approver, async (c) => {
     const body = await readBody(c, QuestionBody, deps.maxBodyBytes);
-    const answer = await answerRequestQuestion(ctx, c.req.param("id"), body.question, c.get("approver").approver);
+    const answer = await answerRequestQuestion(ctx, c.req.param("id"), body.question, { approver: c.get("approver").approver });
     const shown: QuestionAnswer = answer === null ? { answered: false } : { answered: true, question: visibleText(answer.question), lines: answer.lines.map(visibleText) };
     return c.json(shown);
   });

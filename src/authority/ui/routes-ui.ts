@@ -1,7 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { html } from "hono/html";
-import { answerRequestQuestion, decideRequest, listGlance, listRequests, readRequest, requestPage, reviewRequest, visibleText, type Verdict } from "../../app/index.js";
+import { answerRequestQuestion, decideRequest, listGlance, type ReviewedRequest, listRequests, readRequest, requestPage, reviewRequest, visibleText, type Verdict } from "../../app/index.js";
 import { describeEffectConstraint } from "../../constraint/index.js";
 import { CountersignError, RememberLifetime, RememberScope } from "../../model/index.js";
 import { PolicyRule } from "../../policy/index.js";
@@ -45,11 +45,19 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     return c.html(inboxView({ pending, history, glance, ...(page.cursor === undefined ? {} : { older: page.cursor }), approver: c.get("approver").approver, now: Date.now() }));
   });
 
-  const showRequest = async (c: Ctx, id: string, extra: Pick<RequestViewOptions, "answer" | "asked" | "confirm" | "error"> = {}, status = 200) => {
-    const review = await reviewRequest(ctx, id, c.get("approver").approver);
+  type Extra = Pick<RequestViewOptions, "answer" | "asked" | "confirm" | "error">;
+  const render = async (c: Ctx, review: ReviewedRequest, extra: Extra = {}, status = 200) => {
     const who = c.get("approver");
     const options = { csrf: csrfToken(deps.secret, who), approver: who.approver, now: Date.now(), pending: await pendingCount(), ...extra };
     return c.html(requestView(requestPage(review), options), status as 200);
+  };
+  const showRequest = async (c: Ctx, id: string, extra: Extra = {}, status = 200) => render(c, await reviewRequest(ctx, id, c.get("approver").approver), extra, status);
+  // The page with a question's answer: the answer reads the previews this showing fetched, not a second fetch.
+  const showAnswer = async (c: Ctx, id: string, question: string, unanswered: Extra, asked?: string) => {
+    const approver = c.get("approver").approver;
+    const review = await reviewRequest(ctx, id, approver);
+    const answer = await answerRequestQuestion(ctx, id, question, { approver, previews: review.previews });
+    return render(c, review, answer === null ? unanswered : { answer: { ...answer, lines: answer.lines.map(visibleText) }, ...(asked === undefined ? {} : { asked }) });
   };
 
   app.get("/requests/:id", session, async (c) => {
@@ -57,9 +65,8 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const question = c.req.query("q");
     try {
       if (question === undefined) return await showRequest(c, id);
-      const answer = await answerRequestQuestion(ctx, id, question, c.get("approver").approver);
       // A link's text is never put in the box nor shown: the page words the question itself, and text the facts do not answer shows nothing.
-      return await showRequest(c, id, answer === null ? {} : { answer: { ...answer, lines: answer.lines.map(visibleText) } });
+      return await showAnswer(c, id, question, {});
     } catch (err) {
       if (httpStatus(err) !== 404) throw err;
       return c.html(notFoundPage(`There is no request ${visibleText(id)}.`, c.get("approver").approver), 404);
@@ -93,9 +100,7 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
         // A question the facts answer is answered here, with what was typed kept in the box, and the request
         // keeps waiting. Anything else goes to the agent only once the person confirms it as a request for
         // changes: the page again, asking that. (On a request no longer waiting, the decision below is refused.)
-        const answer = await answerRequestQuestion(ctx, id, text, c.get("approver").approver);
-        if (answer !== null) return await showRequest(c, id, { answer: { ...answer, lines: answer.lines.map(visibleText) }, asked: text });
-        return await showRequest(c, id, { confirm: text });
+        return await showAnswer(c, id, text, { confirm: text }, text);
       } else if (action === "request_more" || action === "ask") {
         if (text === "") throw badRequest("write the changes you want", "invalid");
         verdict = { kind: "request_more", approver: who, feedback: text };
