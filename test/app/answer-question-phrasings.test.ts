@@ -336,6 +336,12 @@ describe("a draft the program sends: from the preview shown", () => {
     expect(ask(sendDraft, "What's the subject?", shown)!.lines[0]).toContain('the draft d-1 shown has the subject "Board minutes"');
   });
 
+  it("a draft the program makes itself, which no preview shows before the run: what its own call writes", () => {
+    const runtime: PreviewShown[] = [{ effect: 1, op: "email.send_draft", site: draft.facts.effects[1]!.site, args: {}, unavailable: "Preview unavailable: the program's value for draft_id is only known when it runs" }];
+    expect(ask(draft, "Who will be emailed?", runtime)!.lines[0]).toContain("to the recipients of the draft it sends: the draft the program's own email.draft_email call at line 10 makes, with its recipients bob@example.com;");
+    expect(ask(draft, "What is the subject?", runtime)!.lines[1]).toContain('the draft the program\'s own email.draft_email call at line 10 makes, with its subject "Meeting notes"');
+  });
+
   it("a preview that could not be had: said so, and the body is not known", () => {
     expect(ask(sendDraft, "What does the body say?", failed)!.lines[0]).toContain("the preview could not be had: the provider answered 404, so its body is not known");
     expect(ask(sendDraft, "Who gets it?", failed)!.lines[0]).toContain("the preview could not be had: the provider answered 404, so its recipients are not known");

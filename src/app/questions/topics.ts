@@ -177,6 +177,8 @@ function resolves(e: Effect, input: string, set: ManifestSet): boolean {
 
 /** What the previews shown say a field of a resolved call is, or honestly why that is not known. */
 function shownField(e: Effect, label: string, a: A, what: string): string {
+  const made = madeDraftField(e, label, a, what);
+  if (made !== null) return made;
   const index = a.facts.effects.indexOf(e);
   const via = readVia(e, a.set);
   if (a.previews === undefined) return `the preview is not part of this answer, so ${what} ${what.endsWith("s") ? "are" : "is"} not known here (read from ${via} when it runs)`;
@@ -191,6 +193,19 @@ function shownField(e: Effect, label: string, a: A, what: string): string {
     return `the draft${which.length === 0 ? "" : ` ${which.join(", ")}`} shown has ${label === "To" ? "To" : `the ${label.toLowerCase()}`} ${value}`;
   });
   return said.join("; ");
+}
+
+/**
+ * For a send of the draft the program's own earlier call makes (no preview can show it before the
+ * run), the field as that call writes it; null when the draft is not the program's own.
+ */
+function madeDraftField(e: Effect, label: string, a: A, what: string): string | null {
+  const sources = Object.values(e.args).flatMap((v) => provenanceOf(v));
+  if (sources.length === 0 || !sources.every((p) => isOwnResult(p, a.set))) return null;
+  const input = label.toLowerCase();
+  const makers = a.facts.effects.filter((m) => sources.some((p) => p.op === m.op) && m.args[input] !== undefined);
+  if (makers.length === 0) return null;
+  return `the draft the program's own ${listWords(makers.map((m) => `${m.op} call at line ${m.site.line}`))} makes, with ${what} ${listWords(makers.map((m) => valueWords(m.args[input]!, input === "to" || input === "cc" || input === "bcc" ? "address" : "text", a.said)))}`;
 }
 
 const quoteField = (text: string) => `"${text.replace(/\r?\n/g, " ↵ ")}"`;
