@@ -185,7 +185,7 @@ class Printer {
         this.out(`approval: ${e.approval.decision} receipt=${e.approval.jti} (expires in ${e.approval.expires_in_s} s)`);
         return;
       case "executed":
-        this.out(`executed: main (${e.execution.calls.length} trusted calls)`);
+        this.out(`executed: main (${e.execution.calls.length} trusted call${e.execution.calls.length === 1 ? "" : "s"})`);
         return;
     }
   }

@@ -85,7 +85,7 @@ function checkCount(op: string, max: number, selected: readonly Effect[]): Effec
   }
   if (most !== null && most <= max) return { verdict: "yes", why: `at most ${most} ${op} call${most === 1 ? "" : "s"} (bound ${max})` };
   if (breaking !== undefined) {
-    return { verdict: "no", site: breaking.site, why: `at least ${least} ${op} calls, more than ${max} (${describeSite(breaking)})`, offending: { op: breaking.op } };
+    return { verdict: "no", site: breaking.site, why: `at least ${least} ${op} call${least === 1 ? "" : "s"}, more than ${max} (${describeSite(breaking)})`, offending: { op: breaking.op } };
   }
   return { verdict: "maybe", why: `${least} to ${most ?? "unboundedly many"} ${op} calls against a bound of ${max}` };
 }

@@ -54,7 +54,7 @@ describe("npm run demo", () => {
     // The waiting program finishes: executed, the provider got the team's mail, the demo exits 0.
     const finished = await tmux.waitFor((s) => /Weekly report ready" to alice@example\.com, bob@example\.com/.test(s), "the waiting program's mail", STALL_MS);
     expect(finished).toMatch(/approval: approved_once receipt=\S+ \(expires in \d+ s\)/);
-    expect(finished).toMatch(/executed: main \(1 trusted calls\)/);
+    expect(finished).toMatch(/executed: main \(1 trusted call\)/);
     expect(await tmux.exitStatus(STALL_MS)).toBe("0");
   });
 });

@@ -104,7 +104,7 @@ describe("countersign run, each example program", () => {
     const out = lines(r.stdout);
     expect(out.slice(0, 2)).toEqual(["check: 1 effects, 2 guarantees (2 proven, 0 enforced at run time)", "policy: auto_approved (email.to-myself)"]);
     expect(out[2]).toMatch(new RegExp(`^approval: auto_approved receipt=${JTI} \\(expires in (29[0-9]|300) s\\)$`));
-    expect(out.slice(3)).toEqual(["executed: main (1 trusted calls)", "null"]);
+    expect(out.slice(3)).toEqual(["executed: main (1 trusted call)", "null"]);
     expect(gmail.sent.slice(before).map((m) => m.to)).toEqual([["me@example.com"]]);
     expect(r.stderr).toBe(""); // nothing else: no warning from the plugin's worker either
   }, SLOW);
@@ -141,7 +141,7 @@ describe("countersign run, each example program", () => {
     const out = lines(r.stdout);
     expect(out.slice(0, 2)).toEqual(["check: 1 effects, 3 guarantees (3 proven, 0 enforced at run time)", "policy: ask (default)"]);
     expect(out[2]).toMatch(new RegExp(`^approval: approved_once receipt=${JTI} \\(expires in \\d+ s\\)$`));
-    expect(out.slice(3)).toEqual(["executed: main (1 trusted calls)", "null"]);
+    expect(out.slice(3)).toEqual(["executed: main (1 trusted call)", "null"]);
     expect(r.stderr).toMatch(/^review: http:\/\/127\.0\.0\.1:\d+\/requests\/req_/m);
     expect(r.stderr).toMatch(/^waiting for approval: 0:\d\d elapsed$/m);
     expect(gmail.sent.slice(before).map((m) => m.to)).toEqual([["alice@example.com", "bob@example.com"]]);

@@ -93,7 +93,7 @@ describe("countersign run --manifest", () => {
     const out = lines(r.stdout);
     expect(out.slice(0, 2)).toEqual(["check: 1 effects, 2 guarantees (2 proven, 0 enforced at run time)", "policy: ask (http.post-asks)"]);
     expect(out[2]).toMatch(/^approval: approved_once receipt=[A-Za-z0-9_-]{22} \(expires in \d+ s\)$/);
-    expect(out.slice(3)).toEqual(["executed: main (1 trusted calls)", "null"]);
+    expect(out.slice(3)).toEqual(["executed: main (1 trusted call)", "null"]);
     expect(tracker.received.slice(before)).toEqual([
       { method: "POST", url: "/repos/acme/widgets/issues", contentType: "application/json", body: JSON.stringify({ title: "Nightly build fails", body: "The nightly build has failed since Monday." }) },
     ]);
