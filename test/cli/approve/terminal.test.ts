@@ -254,7 +254,8 @@ describe("countersign approve in a terminal", () => {
       const t = await small();
       await listed(t);
       const list = rowsOf(t.screen());
-      expect(list[2]).toMatch(/^> Sends between 1 and 2 emails to me@example\.com and an address read from the draft r-1/);
+      expect(list[2]).toMatch(/^> Sends between 1 and 2 emails to me@example\.com and an address read from the\b.*…$/); // cut to fit 80 columns
+      expect(Array.from(list[2]!).length).toBeLessThanOrEqual(80);
       expect(list[3]).toBe("    DANGER: untrusted values; warning: mail to others");
       expect(list[4]).toMatch(/^ {4}forward\.ts \(agent-chosen name\) · from agent · /);
       t.keys("Enter");
@@ -263,7 +264,7 @@ describe("countersign approve in a terminal", () => {
       expect(rows).toHaveLength(24);
       expect(rows[0]).toMatch(new RegExp(`^Request ${id} · from agent agent · \\d+ s old · 1[45] min left$`));
       expect(rows[1]).toBe("Program forward.ts (agent-chosen name)");
-      expect(rows[3]).toMatch(/^Sends between 1 and 2 emails to me@example\.com and an address read from the draft r-1/);
+      expect(`${rows[3]} ${rows[4]}`).toMatch(/^Sends between 1 and 2 emails to me@example\.com and an address read from the draft r-1/); // wrapped, not cut
       expect(screen).toContain("Verdict: needs your decision — 2 of 3 calls need a person:");
       expect(screen).toContain("warning: Sends email to other people: between 1 and 2 emails.");
       // The keys on the last two rows, whole at 80 columns: every decision, and quitting.
