@@ -19,6 +19,7 @@ const CONNECTIONS = `# Where each connector points, and the credential the host 
 # [email]
 # base_url = "https://gmail.googleapis.com"
 # token_file = "/home/me/.countersign/gmail-token"   # a file holding the OAuth access token
+# address = "me@example.com"                          # your own address on that account
 #
 # [http]
 # hosts = ["api.example.com:443"]                     # host:port, explicit port, no wildcards

@@ -5,7 +5,9 @@ import { HostPort } from "../manifest/index.js";
 /**
  * One connector's connection, from the user's connections.toml (trusted: never from a program).
  * `base_url` points the connector at its API and becomes its only allowed host; `token_file`
- * holds the credential the host injects; `hosts` and `roots` bound the http and fs connectors.
+ * holds the credential the host injects; `hosts` and `roots` bound the http and fs connectors;
+ * `address` is the user's own mail address on the account (the email connector), the one fact
+ * that tells mail to oneself from mail to others.
  */
 export const Connection = z
   .object({
@@ -16,6 +18,7 @@ export const Connection = z
     token_file: z.string().refine(isAbsolute, "must be an absolute path").optional(),
     hosts: z.array(HostPort).optional(),
     roots: z.array(z.string().refine(isAbsolute, "must be an absolute path")).optional(),
+    address: z.email({ error: "must be one email address, as in me@example.com" }).optional(),
   })
   .strict();
 export type Connection = z.infer<typeof Connection>;

@@ -38,6 +38,15 @@ describe("connections.toml", () => {
     expect(creds).toMatchObject({ class: "config_error", details: { key: "email.base_url" } });
   });
 
+  it("keeps the user's own address and refuses one that is not a single address", () => {
+    const dir = dataDirWith(`[email]\nbase_url = "http://127.0.0.1:1"\naddress = "me@example.com"\n`);
+    expect(loadConnections(dir).byConnector.email?.address).toBe("me@example.com");
+    for (const bad of ["me", "a@example.com, b@example.com", "Me <me@example.com>"]) {
+      const { err } = configError(`[email]\nbase_url = "http://127.0.0.1:1"\naddress = "${bad}"\n`);
+      expect(err).toMatchObject({ class: "config_error", details: { key: "email.address", line: 3 } });
+    }
+  });
+
   const missing: [string, string, string, typeof email][] = [
     ["the [email] table", `[http]\nhosts = ["api.example.com:443"]\n`, "email", email],
     ["email.base_url", `[email]\ntoken_file = "TOKEN_FILE"\n`, "email.base_url", email],
