@@ -48,6 +48,8 @@ const LIGHT_ENTRIES = [
   "^dist/src/model/errors-plain\\.js$",
   "^dist/src/model/paths\\.js$",
   "^dist/src/model/program-bytes\\.js$",
+  // A run's report in words, printed by `run` before it loads the app.
+  "^dist/src/app/run-words\\.js$",
   // Every command's terminal output of program text goes through it.
   "^dist/src/model/visible-text\\.js$",
 ];

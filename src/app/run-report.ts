@@ -68,3 +68,4 @@ export type RunEvent =
   | { type: "waiting"; elapsed_ms: number; review_url?: string }
   | { type: "approved"; approval: NonNullable<RunReport["approval"]> }
   | { type: "executed"; execution: Execution };
+

@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { RunEvent, RunOutcome, RunReport } from "../app/index.js";
+import { checkWords, trustedCallsWords } from "../app/run-words.js";
 import { visibleText } from "../model/visible-text.js";
 import { dataDir } from "../config/index.js";
 import { CountersignError, DEFAULT_DEADLINE_SECONDS, MAX_DEADLINE_SECONDS } from "../model/index.js";
@@ -172,11 +173,9 @@ class Printer {
     if (e.type === "waiting") return this.progress(e.elapsed_ms);
     if (this.json) return;
     switch (e.type) {
-      case "checked": {
-        const { effects, guarantees, proven, enforced } = e.check;
-        this.out(`check: ${effects} effects, ${guarantees} guarantees (${proven} proven, ${enforced} enforced at run time)`);
+      case "checked":
+        this.out(`check: ${checkWords(e.check)}`);
         return;
-      }
       case "decided":
         this.out(`policy: ${e.policy.decision} (${e.policy.rules.length === 0 ? "default" : e.policy.rules.join(", ")})`);
         if (e.request.review_url !== undefined) this.err(`review: ${e.request.review_url}`);
@@ -185,7 +184,7 @@ class Printer {
         this.out(`approval: ${e.approval.decision} receipt=${e.approval.jti} (expires in ${e.approval.expires_in_s} s)`);
         return;
       case "executed":
-        this.out(`executed: main (${e.execution.calls.length} trusted call${e.execution.calls.length === 1 ? "" : "s"})`);
+        this.out(`executed: main (${trustedCallsWords(e.execution.calls.length)})`);
         return;
     }
   }

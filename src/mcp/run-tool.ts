@@ -2,7 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import { runAgentProgram, RunOutcome, type RunEvent, type RunInput, type RunReport } from "../app/index.js";
+import { checkWords, runAgentProgram, RunOutcome, trustedCallsWords, type RunEvent, type RunInput, type RunReport } from "../app/index.js";
 import { AgentManifestSource, CountersignError, DEFAULT_DEADLINE_SECONDS, Json, MAX_RATIONALE_CHARS, toEnvelope } from "../model/index.js";
 import type { McpDeps } from "./deps.js";
 import { DEFAULT_WAIT_SECONDS, ProgramArgs, RequestIdArg, TimeoutArg, toolArgs, WaitArg } from "./program-input.js";
@@ -153,7 +153,7 @@ export function registerRunTool(server: McpServer, { ctx, authority }: McpDeps):
 function progressMessage(event: RunEvent): string {
   switch (event.type) {
     case "checked":
-      return `checked: ${event.check.effects} trusted calls, ${event.check.guarantees} guarantees (${event.check.proven} proven, ${event.check.enforced} enforced at run time)`;
+      return `checked: ${checkWords(event.check)}`;
     case "decided":
       return event.policy.decision === "ask" ? `request ${event.request.id}: a person is being asked to approve it (${event.policy.reason})` : `request ${event.request.id}: ${event.policy.decision} (${event.policy.reason})`;
     case "waiting":
@@ -161,7 +161,7 @@ function progressMessage(event: RunEvent): string {
     case "approved":
       return `approved (${event.approval.decision}): running`;
     case "executed":
-      return `executed: ${event.execution.calls.length} trusted calls`;
+      return `executed: ${trustedCallsWords(event.execution.calls.length)}`;
   }
 }
 

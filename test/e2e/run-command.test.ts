@@ -102,7 +102,7 @@ describe("countersign run, each example program", () => {
     const r = await run([example("remind-me.ts")]);
     expect(r.code).toBe(0);
     const out = lines(r.stdout);
-    expect(out.slice(0, 2)).toEqual(["check: 1 effects, 2 guarantees (2 proven, 0 enforced at run time)", "policy: auto_approved (email.to-myself)"]);
+    expect(out.slice(0, 2)).toEqual(["check: 1 effect, 2 guarantees (2 proven, 0 enforced at run time)", "policy: auto_approved (email.to-myself)"]);
     expect(out[2]).toMatch(new RegExp(`^approval: auto_approved receipt=${JTI} \\(expires in (29[0-9]|300) s\\)$`));
     expect(out.slice(3)).toEqual(["executed: main (1 trusted call)", "null"]);
     expect(gmail.sent.slice(before).map((m) => m.to)).toEqual([["me@example.com"]]);
@@ -112,7 +112,7 @@ describe("countersign run, each example program", () => {
   it("write-outside-sandbox.ts and fetch-and-post.ts: hard denied, exit 3 with the reason, nothing runs", async () => {
     const denied = await run([example("write-outside-sandbox.ts")]);
     expect(denied.code).toBe(3);
-    expect(lines(denied.stdout)).toEqual(["check: 1 effects, 0 guarantees (0 proven, 0 enforced at run time)", "policy: auto_rejected (fs.write-outside-sandbox)"]);
+    expect(lines(denied.stdout)).toEqual(["check: 1 effect, 0 guarantees (0 proven, 0 enforced at run time)", "policy: auto_rejected (fs.write-outside-sandbox)"]);
     expect(denied.stderr).toContain("files may only be written inside ~/Sandbox");
     const hosts = await run([example("fetch-and-post.ts")]);
     expect(hosts.code).toBe(3);
@@ -122,7 +122,7 @@ describe("countersign run, each example program", () => {
   it("refuted.ts: refused by the analysis, exit 1 with the diagnostic", async () => {
     const r = await run([example("refuted.ts")]);
     expect(r.code).toBe(1);
-    expect(lines(r.stdout)).toEqual(["check: 2 effects, 1 guarantees (0 proven, 0 enforced at run time)"]);
+    expect(lines(r.stdout)).toEqual(["check: 2 effects, 1 guarantee (0 proven, 0 enforced at run time)"]);
     expect(r.stderr).toMatch(/^\d+:\d+: refuted writesUnder\("[^"]+\/Sandbox\/reports"\): /m);
   }, SLOW);
 
@@ -139,7 +139,7 @@ describe("countersign run, each example program", () => {
     const r = await runAsked([example("notify-team.ts")], { decision: "approved_once" });
     expect(r.code).toBe(0);
     const out = lines(r.stdout);
-    expect(out.slice(0, 2)).toEqual(["check: 1 effects, 3 guarantees (3 proven, 0 enforced at run time)", "policy: ask (default)"]);
+    expect(out.slice(0, 2)).toEqual(["check: 1 effect, 3 guarantees (3 proven, 0 enforced at run time)", "policy: ask (default)"]);
     expect(out[2]).toMatch(new RegExp(`^approval: approved_once receipt=${JTI} \\(expires in \\d+ s\\)$`));
     expect(out.slice(3)).toEqual(["executed: main (1 trusted call)", "null"]);
     expect(r.stderr).toMatch(/^review: http:\/\/127\.0\.0\.1:\d+\/requests\/req_/m);

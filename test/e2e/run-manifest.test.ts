@@ -91,7 +91,7 @@ describe("countersign run --manifest", () => {
     const r = await running.done;
     expect(r.code).toBe(0);
     const out = lines(r.stdout);
-    expect(out.slice(0, 2)).toEqual(["check: 1 effects, 2 guarantees (2 proven, 0 enforced at run time)", "policy: ask (http.post-asks)"]);
+    expect(out.slice(0, 2)).toEqual(["check: 1 effect, 2 guarantees (2 proven, 0 enforced at run time)", "policy: ask (http.post-asks)"]);
     expect(out[2]).toMatch(/^approval: approved_once receipt=[A-Za-z0-9_-]{22} \(expires in \d+ s\)$/);
     expect(out.slice(3)).toEqual(["executed: main (1 trusted call)", "null"]);
     expect(tracker.received.slice(before)).toEqual([
@@ -121,7 +121,7 @@ describe("countersign run --manifest", () => {
       const r = await running.done;
       expect(r.code).toBe(6);
       expect(r.stderr).toMatch(/^countersign: receipt_invalid: receipt refused \(manifests_mismatch\): the receipt is for agent manifests [0-9a-f]{64}, not [0-9a-f]{64}$/m);
-      expect(lines(r.stdout)).toEqual(["check: 1 effects, 2 guarantees (2 proven, 0 enforced at run time)", "policy: ask (http.post-asks)"]);
+      expect(lines(r.stdout)).toEqual(["check: 1 effect, 2 guarantees (2 proven, 0 enforced at run time)", "policy: ask (http.post-asks)"]);
       expect(proxy.redeemed).toBe(0);
       expect(tracker.received.length).toBe(before);
     } finally {
