@@ -32,6 +32,7 @@ export const RequestView = z.object({
   id: z.string(),
   status: RequestStatus,
   program: z.object({ sha256: z.string(), entry: z.string() }),
+  agent_manifests: z.object({ sha256: z.string() }).nullable().optional(), // absent from an older authority
   created_at: z.string(),
   deadline_at: z.string(),
   policy: PolicyView,

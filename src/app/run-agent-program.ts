@@ -42,7 +42,7 @@ export interface RunOptions {
 const FINAL: Partial<Record<DecisionAnswer["status"], RunOutcome>> = { rejected: "denied", request_more: "request_more", expired: "expired", withdrawn: "expired" };
 
 /** Why a request cannot be resumed (the `invalid` outcome), as `details.reason` of its error. */
-const NOT_RESUMABLE = new Set(["not_found", "program_mismatch", "already_run"]);
+const NOT_RESUMABLE = new Set(["not_found", "program_mismatch", "manifests_mismatch", "already_run"]);
 
 /** How often a waiting run says how long it has waited. */
 const PROGRESS_MS = 1000;
@@ -142,6 +142,14 @@ async function resume(ctx: AppContext, input: RunInput, id: string, options: Run
   if (view.program.sha256 !== program.sha256) {
     throw notResumable(id, "program_mismatch", `${input.entry} is not the program of request ${id}: its bytes hash to ${program.sha256}, the request's program to ${view.program.sha256}. Nothing ran; resume with the exact file that was submitted, or submit this one anew`);
   }
+  // Found now rather than after a person approved: the receipt binds the agent manifests, and a
+  // run holding others would spend the approval on a refusal.
+  const held = set.agent?.sha256 ?? null;
+  const bound = view.agent_manifests === undefined ? held : (view.agent_manifests?.sha256 ?? null);
+  if (held !== bound) {
+    const which = bound === null ? "without agent manifests, and this run holds some" : held === null ? "with agent manifests this run does not hold" : "with other agent manifests than this run holds";
+    throw notResumable(id, "manifests_mismatch", `request ${id} was submitted ${which}. Nothing ran; resume with exactly the manifests it was submitted with, or submit anew`);
+  }
   const left = Math.floor((Date.parse(view.deadline_at) - ctx.now().getTime()) / 1000);
   if (view.status === "pending" && left <= 0) {
     // Past its deadline, about to be expired by the authority's sweep: no approval can come for it.
@@ -167,7 +175,7 @@ async function resume(ctx: AppContext, input: RunInput, id: string, options: Run
 }
 
 /** A request that cannot be resumed: the `invalid` outcome, nothing run. */
-function notResumable(id: string, reason: "not_found" | "program_mismatch" | "already_run", message: string): CountersignError {
+function notResumable(id: string, reason: "not_found" | "program_mismatch" | "manifests_mismatch" | "already_run", message: string): CountersignError {
   return new CountersignError("usage_error", "cli", message, { requestId: id, details: { reason } });
 }
 

@@ -21,6 +21,7 @@ export function submitterView(request: StoredRequest) {
     id: request.id,
     status: request.status,
     program: request.facts.program,
+    agent_manifests: request.facts.agentManifests ?? null, // what a runner resuming it must hold
     created_at: iso(request.created_at),
     deadline_at: iso(request.deadline_at),
     policy: { kind: request.policy.kind, reason: request.policy.reason, effects: request.policy.effects },

@@ -48,6 +48,7 @@ const NEXT: Record<RunOutcome, string> = {
 /** More precise than NEXT.invalid: why this request cannot be run. */
 const INVALID_NEXT: Record<string, string> = {
   program_mismatch: "Nothing ran: the program is not the one this request was made for. Pass the exact text that was submitted, or submit this one with run_program.",
+  manifests_mismatch: "Nothing ran: the request was submitted with other action manifests than this call passes. Pass exactly the manifests that were submitted with it, or submit anew with run_program.",
   already_run: "Nothing ran now: this request has run already, and an approval runs its program once. Use the earlier result; to run the program again, call run_program (a person may be asked again).",
   not_found: "Nothing ran: no such request of this agent is known to the authority. Use the request_id from run_program's result.",
   no_program: "Nothing ran: this server does not hold the program of that request (it was submitted through another server, or before this one started). Call run_request again with program, the exact text that was submitted.",

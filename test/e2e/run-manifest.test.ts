@@ -132,6 +132,32 @@ describe("countersign run --manifest", () => {
     expect((await callServe(serve.url, "POST", `/v1/receipts/${claims.jti}/redeem`, { token, body: { exp: claims.exp } })).status).toBe(200);
   }, SLOW);
 
+  it("--resume with other manifests than the request's: refused before anyone approves, nothing spent; the right ones then run", async () => {
+    const detached = start([program, "--manifest", manifest, "--detach", "--json"]);
+    const pending = await detached.done;
+    expect(pending.code).toBe(7);
+    const id = JSON.parse(pending.stdout).request_id as string;
+    const pulls = join(home, "create_pull-resume.toml");
+    writeFileSync(pulls, readFileSync(manifest, "utf8").replace("/issues", "/pulls"));
+    for (const [args, reason] of [
+      [["--manifest", pulls], /was submitted with other agent manifests than this run holds/],
+      [[], /was submitted with agent manifests this run does not hold/],
+    ] as const) {
+      const r = await start([program, "--resume", id, "--detach", "--json", ...args]).done;
+      expect(r.code).toBe(2);
+      const out = JSON.parse(r.stdout);
+      expect(out).toMatchObject({ outcome: "invalid", request_id: id, error: { class: "usage_error", details: { reason: "manifests_mismatch" } } });
+      expect(out.error.message).toMatch(reason);
+    }
+    const status = await callServe(serve.url, "GET", `/v1/requests/${id}`, await session());
+    expect(status.body.status).toBe("pending"); // still the person's to decide
+    const before = tracker.received.length;
+    await approve(id);
+    const ran = await start([program, "--resume", id, "--manifest", manifest]).done;
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(tracker.received.length).toBe(before + 1);
+  }, SLOW);
+
   it("an invalid manifest: exit 1 with every problem, nothing submitted; one that cannot be read: exit 2", async () => {
     const bad = join(home, "bad.toml");
     writeFileSync(bad, readFileSync(manifest, "utf8").replace('op = "post"', 'op = "delete"'));
