@@ -29,3 +29,4 @@ export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";
 export { SubmitAnswer, DecisionAnswer, RequestView, type AuthorityClient } from "./authority-client.js";
 export { manifestsFor } from "./manifests-for.js";
 export { shownBinding, type ShownBinding } from "./approval-binding.js";
+export { agentContext, authorityContext, AgentContext } from "./agent-context.js";
