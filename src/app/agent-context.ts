@@ -2,8 +2,8 @@ import { z } from "zod";
 import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js";
 import { agentAllowlists, loadConnections } from "../config/index.js";
 import { CONNECTIONS_FILE, DEFAULT_LIMITS } from "../connector/index.js";
-import { AGENT_LIMITS } from "../manifest/index.js";
-import { AuthorityContext, DEFAULT_DEADLINE_SECONDS, DEFAULT_LIFETIME_SECONDS, MAX_DEADLINE_SECONDS, REMEMBER_LIFETIME_MS } from "../model/index.js";
+import { AGENT_LIMITS, type Allowlists, type ManifestSet } from "../manifest/index.js";
+import { AuthorityContext, CountersignError, DEFAULT_DEADLINE_SECONDS, DEFAULT_LIFETIME_SECONDS, MAX_DEADLINE_SECONDS, REMEMBER_LIFETIME_MS } from "../model/index.js";
 import { describeRuleWhen, policyBound, type BoundKey } from "../policy/index.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../sandbox/index.js";
 import { existsSync } from "node:fs";
@@ -24,12 +24,12 @@ export async function authorityContext(ctx: AppContext, submitter: string): Prom
   const { policy, dropped } = await policyInForce(ctx, submitter);
   const manifests = ctx.manifests();
   const bounds = [...manifests.actions.values()].flatMap((action) =>
-    Object.entries(action.manifest.inputs).flatMap(([input, spec]) => {
-      const key = BOUND_KEYS[(spec as { format?: string }).format ?? ""];
-      return key === undefined ? [] : [policyBound(policy.rules, action.op, input, key)];
+    action.manifest.inputs.flatMap((input) => {
+      const key = input.format === undefined ? undefined : BOUND_KEYS[input.format];
+      return key === undefined ? [] : [policyBound(policy.rules, action.op, input.name, key)];
     }),
   );
-  const { hosts, roots } = agentAllowlists(manifests, ctx.dataDir);
+  const connections = readConnections(manifests, ctx.dataDir);
   return {
     policy: {
       sha256: policy.sha256,
@@ -38,8 +38,8 @@ export async function authorityContext(ctx: AppContext, submitter: string): Prom
       not_applied: dropped.map((d) => d.id),
     },
     bounds,
-    own_address: ownAddress(ctx.dataDir),
-    agent_manifests: { hosts: lists(hosts), roots: lists(roots), limits: { ...AGENT_LIMITS } },
+    own_address: connections?.address ?? null,
+    agent_manifests: connections === undefined ? null : { hosts: lists(connections.hosts), roots: lists(connections.roots), limits: { ...AGENT_LIMITS } },
     lifetimes: {
       request_deadline_s: DEFAULT_DEADLINE_SECONDS,
       request_deadline_max_s: MAX_DEADLINE_SECONDS,
@@ -50,10 +50,19 @@ export async function authorityContext(ctx: AppContext, submitter: string): Prom
   };
 }
 
-/** The user's own mail address: the email connection's `address`, null when none is configured. */
-function ownAddress(dataDir: string): string | null {
-  if (!existsSync(join(dataDir, CONNECTIONS_FILE))) return null;
-  return loadConnections(dataDir).byConnector.email?.address ?? null;
+/**
+ * The user's own mail address (the email connection's `address`) and what agent manifests may
+ * reach, from the authority's connections.toml. Undefined when the file does not load: its error
+ * names the authority's data directory, which is not the submitter's to know.
+ */
+function readConnections(manifests: ManifestSet, dataDir: string): (Allowlists & { address: string | undefined }) | undefined {
+  try {
+    const address = existsSync(join(dataDir, CONNECTIONS_FILE)) ? loadConnections(dataDir).byConnector.email?.address : undefined;
+    return { ...agentAllowlists(manifests, dataDir), address };
+  } catch (err) {
+    if (err instanceof CountersignError && err.class === "config_error") return undefined;
+    throw err;
+  }
 }
 
 function lists(perConnector: Readonly<Record<string, readonly string[]>>): Record<string, string[]> {

@@ -62,8 +62,9 @@ export function formatContext(view: AgentContext): string {
   lines.push(`  anything else: ${a.policy.default} (the default)`);
   if (a.policy.not_applied.length > 0) lines.push(`  not applied: ${a.policy.not_applied.join(", ")}`);
   lines.push("", "agent manifests (--manifest) may reach:");
-  for (const [name, hosts] of Object.entries(a.agent_manifests.hosts)) lines.push(`  ${name} hosts: ${hosts.join(", ") || "none"}`);
-  for (const [name, roots] of Object.entries(a.agent_manifests.roots)) lines.push(`  ${name} roots: ${roots.join(", ") || "none"}`);
+  if (a.agent_manifests === null) lines.push("  not known: the authority's connections.toml does not load");
+  for (const [name, hosts] of Object.entries(a.agent_manifests?.hosts ?? {})) lines.push(`  ${name} hosts: ${hosts.join(", ") || "none"}`);
+  for (const [name, roots] of Object.entries(a.agent_manifests?.roots ?? {})) lines.push(`  ${name} roots: ${roots.join(", ") || "none"}`);
   const s = r.sandbox;
   lines.push(
     "",

@@ -134,7 +134,8 @@ export const AuthorityContext = z
     policy: z.object({ sha256: z.string(), default: z.enum(["ask", "deny"]), rules: z.array(ContextRule), not_applied: z.array(z.string()) }),
     bounds: z.array(ContextBound),
     own_address: z.string().nullable(),
-    agent_manifests: z.object({ hosts: PerConnector, roots: PerConnector, limits: z.record(z.string(), z.number()) }),
+    // null: the authority's connections.toml does not load (its own address is then unknown too)
+    agent_manifests: z.object({ hosts: PerConnector, roots: PerConnector, limits: z.record(z.string(), z.number()) }).nullable(),
     lifetimes: z.object({ request_deadline_s: z.number(), request_deadline_max_s: z.number(), receipt_s: z.number(), remembered_rule_s: z.record(z.string(), z.number().nullable()) }),
     analysis_budget: z.object({ ms: z.number(), steps: z.number(), bytes: z.number() }),
   })
