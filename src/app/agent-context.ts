@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js";
-import { agentAllowlists, loadConnections } from "../config/index.js";
+import { agentAllowlists, connectorReach, loadConnections } from "../config/index.js";
 import { CONNECTIONS_FILE, DEFAULT_LIMITS } from "../connector/index.js";
 import { AGENT_LIMITS, type Allowlists, type ManifestSet } from "../manifest/index.js";
 import { AuthorityContext, CountersignError, DEFAULT_DEADLINE_SECONDS, DEFAULT_LIFETIME_SECONDS, MAX_DEADLINE_SECONDS, REMEMBER_LIFETIME_MS } from "../model/index.js";
@@ -90,7 +90,7 @@ export type AgentContext = z.infer<typeof AgentContext>;
 /** The agent's world: the authority's part asked with the submitter token, this runner's part from its own data directory. */
 export async function agentContext(ctx: AppContext, client: AuthorityClient, signal?: AbortSignal): Promise<AgentContext> {
   const authority = await client.context(signal);
-  const { hosts, roots } = agentAllowlists(ctx.manifests(), ctx.dataDir);
+  const { hosts, roots } = connectorReach(ctx.manifests(), ctx.dataDir);
   const s = DEFAULT_SANDBOX_LIMITS;
   return {
     authority_url: client.url,
