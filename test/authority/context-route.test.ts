@@ -25,7 +25,7 @@ describe("GET /v1/context", () => {
     expect(answer.status).toBe(200);
     const context = AuthorityContext.parse(answer.body);
     expect(context.policy.default).toBe("ask");
-    expect(context.policy.rules).toContainEqual({ id: "fs.write-outside-sandbox", decision: "deny", op: "fs.write_file", when: `every path of fs.write_file does not satisfy (is under ${HOME}/Sandbox)`, reason: "files may only be written inside ~/Sandbox", remembered: false });
+    expect(context.policy.rules).toContainEqual({ id: "fs.write-outside-sandbox", decision: "deny", op: "fs.write_file", when: `a call of fs.write_file whose path does not satisfy (is under ${HOME}/Sandbox)`, reason: "files may only be written inside ~/Sandbox", remembered: false });
     expect(context.bounds).toContainEqual({ op: "fs.write_file", input: "path", within: [`${HOME}/Sandbox`], auto_pass: [], rules: expect.any(Array), see: [] });
     expect(context.bounds).toContainEqual(expect.objectContaining({ op: "http.get", input: "url", within: ["api.example.com"], auto_pass: ["api.example.com"] }));
     expect(context.own_address).toBeNull(); // no connections.toml address yet

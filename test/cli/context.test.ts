@@ -57,7 +57,7 @@ describe("countersign context", () => {
     expect(out).toContain(`  fs roots: ${env.HOME}/Sandbox\n`);
     expect(out).toContain("  http hosts: runner.example.com:443\n");
     expect(out).toContain("  allow email.to-myself: every to of email.send_email is in [me@example.com]\n");
-    expect(out).toContain("  deny  http.unlisted-host: every url of http.* does not satisfy (has a host in [api.example.com]) (HTTP requests may only go to the hosts listed in the policy)\n");
+    expect(out).toContain("  deny  http.unlisted-host: a call of http.* whose url does not satisfy (has a host in [api.example.com]) (HTTP requests may only go to the hosts listed in the policy)\n");
     expect(out).toContain("  anything else: ask (the default)\n");
     expect(out).toMatch(/program: 10000 ms CPU, 60000 ms in all, \d+ bytes of memory, 10000 trusted calls/);
     expect(out).toContain("a receipt lasts 300 s");

@@ -96,6 +96,15 @@ describe("describeRuleWhen", () => {
     expect(describeRuleWhen(byId.get("fs.read")!)).toBe("any call of fs.read_file");
     expect(describeRuleWhen(byId.get("email.to-myself")!)).toBe("every to of email.send_email is in [me@example.com]");
     expect(describeRuleWhen(byId.get("http.influenced-request")!)).toBe("a call of http.*, when what steered the call may derive from untrusted data");
-    expect(describeRuleWhen(byId.get("fs.influenced-path-outside-sandbox")!)).toBe(`every path of fs.write_file does not satisfy (is under ${HOME}/Sandbox), when what steered the call may derive from untrusted data`);
+    expect(describeRuleWhen(byId.get("fs.influenced-path-outside-sandbox")!)).toBe(`a call of fs.write_file whose path does not satisfy (is under ${HOME}/Sandbox), when what steered the call may derive from untrusted data`);
+    expect(describeRuleWhen(byId.get("email.untrusted-recipients")!)).toBe("a call of email.send_email whose to may derive from untrusted data");
+    const { rules } = policyOf(`
+[[rules]]
+id = "few-posts"
+decision = "ask"
+op = "http.post"
+when = { args = { url = { host_in = ["api.example.com"] } }, count = { max = 2 } }
+`);
+    expect(describeRuleWhen(rules[0]!)).toBe("a call of http.post whose url has a host in [api.example.com], at most 2 calls of http.post");
   });
 });
