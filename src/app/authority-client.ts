@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CheckResult, PolicyDecision, RequestStatus } from "../model/index.js";
+import { AuthorityContext, CheckResult, PolicyDecision, RequestStatus } from "../model/index.js";
 import type { CheckBody, Jwks, SubmitBody } from "../model/index.js";
 
 /** `POST /v1/requests` as the submitter reads it: decided at once (with a receipt when approved), or pending. */
@@ -58,4 +58,6 @@ export interface AuthorityClient {
   /** Redeem a receipt, once: a second redemption throws receipt_invalid (replayed). */
   redeem(jti: string, exp: number): Promise<void>;
   jwks(): Promise<Jwks>;
+  /** What the authority tells this submitter of its world (`GET /v1/context`). */
+  context(signal?: AbortSignal): Promise<AuthorityContext>;
 }

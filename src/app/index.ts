@@ -30,3 +30,4 @@ export { checkWords, trustedCallsWords } from "./run-words.js";
 export { SubmitAnswer, DecisionAnswer, RequestView, type AuthorityClient } from "./authority-client.js";
 export { manifestsFor } from "./manifests-for.js";
 export { shownBinding, type ShownBinding } from "./approval-binding.js";
+export { agentContext, authorityContext, AgentContext } from "./agent-context.js";

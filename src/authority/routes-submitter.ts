@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { checkProgram, issueRequestReceipt, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest, type ProgramInput } from "../app/index.js";
+import { authorityContext, checkProgram, issueRequestReceipt, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest, type ProgramInput } from "../app/index.js";
 import { CheckBody, RedeemBody, SubmitBody } from "../model/index.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { eitherAuth, submitterAuth } from "./guards.js";
@@ -42,6 +42,8 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     // A dry run reports a refused program as `countersign check` does: its facts, diagnostics included.
     return c.json(await checkProgram(ctx, programOf(body), c.get("submitter")));
   });
+
+  app.get("/v1/context", submitter, async (c) => c.json(await authorityContext(ctx, c.get("submitter"))));
 
   app.get("/v1/requests/:id", either, async (c) => {
     const submitterName = c.get("submitter");

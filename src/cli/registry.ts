@@ -17,6 +17,7 @@ export const commands: Record<string, CommandEntry> = {
   keys: { summary: "list or rotate the receipt signing keys", load: () => import("./keys.js").then((m) => m.default) },
   receipt: { summary: "verify a receipt against a program and the authority's keys", load: () => import("./receipt.js").then((m) => m.default) },
   check: { summary: "analyze a program: effects, guarantees, summary", load: () => import("./check.js").then((m) => m.default) },
+  context: { summary: "what an agent may do here: address, folders, hosts, the policy in words, limits", load: () => import("./context.js").then((m) => m.default) },
   run: { summary: "check, submit, wait for approval and run a program in the sandbox", load: () => import("./run.js").then((m) => m.default) },
   mcp: { summary: "serve check, run and the API to agent hosts over MCP (stdio)", load: () => import("./mcp.js").then((m) => m.default) },
   serve: { summary: "run the authority: requests, decisions, receipts, audit", load: () => import("./serve.js").then((m) => m.default) },

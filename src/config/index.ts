@@ -10,4 +10,4 @@ export { connectorContext } from "./connector-context.js";
 export { fetchJwks } from "./fetch-jwks.js";
 export { packageVersion } from "./package-version.js";
 export { listDir } from "./list-dir.js";
-export { agentAllowlists, allowlistsOf } from "./agent-allowlists.js";
+export { agentAllowlists, allowlistsOf, connectorReach } from "./agent-allowlists.js";

@@ -1,6 +1,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { registerApiTool } from "./api-tool.js";
 import { registerCheckTool } from "./check-tool.js";
+import { registerContextTool } from "./context-tool.js";
 import type { McpDeps } from "./deps.js";
 import { registerRequestTool } from "./request-tool.js";
 import { registerRunTool } from "./run-tool.js";
@@ -20,7 +21,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
     { name: "countersign", version: deps.version },
     {
       instructions:
-        "Write a program against countersign_api, check it with check_program, run it with run_program. Every side effect is approved by policy or a person first. " +
+        "Read countersign_context for what may be done here, write a program against countersign_api, check it with check_program, run it with run_program. Every side effect is approved by policy or a person first. " +
         "A request a person has not decided yet stays open: run_request runs it once approved, withdraw_request takes it back.",
     },
   );
@@ -32,6 +33,7 @@ export function createMcpServer(deps: McpDeps): McpServer {
       CALL_REFUSED.test(message) ? toolResult({ error: { class: "usage_error" as const, message }, next: MALFORMED_NEXT }, true) : toolResult({ error: { class: "internal_error" as const, message }, next: INTERNAL_NEXT }, true);
   }
   registerApiTool(server, deps);
+  registerContextTool(server, deps);
   registerCheckTool(server, deps);
   registerRunTool(server, deps);
   registerRequestTool(server, deps);

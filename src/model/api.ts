@@ -97,3 +97,47 @@ export const ListParams = z
   })
   .strict();
 export type ListParams = z.infer<typeof ListParams>;
+
+/** One rule of the policy in force as an agent reads it: when it applies, in plain words. */
+export const ContextRule = z.object({
+  id: z.string(),
+  decision: z.enum(["deny", "ask", "allow"]),
+  op: z.string(),
+  when: z.string(),
+  reason: z.string().nullable(),
+  remembered: z.boolean(), // saved by a person's "approve and remember", not written in a policy file
+});
+export type ContextRule = z.infer<typeof ContextRule>;
+
+/** Where the policy lets one input of one op point (see policyBound): `within` null when no rule bounds it. */
+export const ContextBound = z.object({
+  op: z.string(),
+  input: z.string(),
+  within: z.array(z.string()).nullable(),
+  auto_pass: z.array(z.string()),
+  rules: z.array(z.string()),
+  see: z.array(z.string()),
+});
+export type ContextBound = z.infer<typeof ContextBound>;
+
+/** Hosts and roots per connector (connector name to its list). */
+const PerConnector = z.record(z.string(), z.array(z.string()));
+
+/**
+ * `GET /v1/context`: what the authority knows of the submitter's world. The policy in force for
+ * this token (remembered rules for it or for everyone included), where it bounds folders and
+ * hosts, the user's own mail address, what agent manifests may reach, and how long a request
+ * waits and a receipt lasts. Nothing secret: no token, no path of countersign's own files.
+ */
+export const AuthorityContext = z
+  .object({
+    policy: z.object({ sha256: z.string(), default: z.enum(["ask", "deny"]), rules: z.array(ContextRule), not_applied: z.array(z.string()) }),
+    bounds: z.array(ContextBound),
+    own_address: z.string().nullable(),
+    // null: the authority's connections.toml does not load (its own address is then unknown too)
+    agent_manifests: z.object({ hosts: PerConnector, roots: PerConnector, limits: z.record(z.string(), z.number()) }).nullable(),
+    lifetimes: z.object({ request_deadline_s: z.number(), request_deadline_max_s: z.number(), receipt_s: z.number(), remembered_rule_s: z.record(z.string(), z.number().nullable()) }),
+    analysis_budget: z.object({ ms: z.number(), steps: z.number(), bytes: z.number() }),
+  })
+  .strict();
+export type AuthorityContext = z.infer<typeof AuthorityContext>;

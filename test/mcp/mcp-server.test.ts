@@ -49,7 +49,7 @@ beforeAll(async () => {
   gmail = await startGmailServer({ token: GMAIL_TOKEN });
   const home = join(a.dataDir, "..");
   writeFileSync(join(a.dataDir, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
-  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\n`);
+  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\naddress = "me@example.org"\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\n`);
   client = await connect({ HOME: home, COUNTERSIGN_HOME: a.dataDir, COUNTERSIGN_URL: a.url, COUNTERSIGN_TOKEN: a.token, COUNTERSIGN_DATABASE: "" });
 }, SLOW);
 
@@ -90,11 +90,13 @@ async function pendingId(): Promise<string | undefined> {
 const requestCount = async () => ((await a.call("GET", "/v1/requests", { session: alice })).body.requests as unknown[]).length;
 
 describe("countersign mcp", () => {
-  it("lists its six tools with annotations, input and output schemas; no tool takes an argument it does not declare", async () => {
+  it("lists its seven tools with annotations, input and output schemas; no tool takes an argument it does not declare", async () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(["check_program", "countersign_api", "get_request", "run_program", "run_request", "withdraw_request"]);
+    expect(Object.keys(byName).sort()).toEqual(["check_program", "countersign_api", "countersign_context", "get_request", "run_program", "run_request", "withdraw_request"]);
     expect(byName.countersign_api!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.countersign_context!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
+    expect(byName.countersign_context!.inputSchema.properties ?? {}).toEqual({});
     expect(byName.check_program!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true });
     expect(byName.run_program!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(byName.run_request!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
@@ -128,6 +130,27 @@ describe("countersign mcp", () => {
     // The skeleton is a program the analysis accepts.
     const checked = await call("check_program", { program: skeleton });
     expect(checked.structuredContent).toMatchObject({ ok: true });
+  }, SLOW);
+
+  it("countersign_context: the user's address, where writes and hosts may go, the rules in words, the limits; nothing secret", async () => {
+    const before = await requestCount();
+    const r = await call("countersign_context", {});
+    expect(r.isError).toBeFalsy();
+    const view = r.structuredContent!;
+    expect(view.authority_url).toBe(a.url);
+    expect(view.authority.own_address).toBe("me@example.org");
+    expect(view.authority.policy.default).toBe("ask");
+    expect(view.authority.policy.rules).toContainEqual(expect.objectContaining({ id: "email.to-myself", decision: "allow", when: "every to of email.send_email is in [me@example.com]" }));
+    expect(view.authority.bounds).toContainEqual(expect.objectContaining({ op: "fs.write_file", input: "path", within: [expect.stringMatching(/\/Sandbox$/)] }));
+    expect(view.runner.hosts.email).toEqual([new URL(gmail.url).host]);
+    expect(view.runner.sandbox).toMatchObject({ cpu_ms: 10_000, wall_ms: 60_000, max_calls: 10_000 });
+    expect(view.next).toMatch(/countersign_api/);
+    expect(r.content[0]!.text).toBe(JSON.stringify(view, null, 2));
+    const text = JSON.stringify(view);
+    expect(text).not.toContain(a.token);
+    expect(text).not.toContain(a.dataDir);
+    expect(text).not.toContain(GMAIL_TOKEN);
+    expect(await requestCount()).toBe(before); // read-only: nothing submitted
   }, SLOW);
 
   it("check_program: ask with each call's line and verdict; a proven guarantee; a refused program with its diagnostics; nothing recorded", async () => {
@@ -317,6 +340,7 @@ describe("countersign mcp", () => {
     for (const [tool, args] of [
       ["check_program", { program: mail("bob@example.com"), strict: true }],
       ["countersign_api", { module: "trusted/email" }],
+      ["countersign_context", { token: "cs_x" }],
       ["get_request", { request_id: "req_x" }],
       ["run_request", { id: "req_x" }],
       ["withdraw_request", { request_id: "req_x", force: true }],
@@ -360,6 +384,15 @@ describe("countersign mcp without an authority", () => {
     }
     const api = await callOn(lonely, "countersign_api", {});
     expect(api.structuredContent!.modules).toHaveProperty("countersign");
+  }, SLOW);
+
+  it("countersign_context without an authority: an error result that says so, no guess from the local policy", async () => {
+    for (const c of [lonely, unreachable]) {
+      const r = await callOn(c, "countersign_context", {});
+      expect(r.isError).toBe(true);
+      expect(r.structuredContent).toMatchObject({ error: { class: "config_error", message: expect.stringContaining("countersign serve") }, next: expect.stringMatching(/not reachable/) });
+      expect(r.structuredContent).not.toHaveProperty("authority");
+    }
   }, SLOW);
 
   it("check_program checks here with the local policy and manifests, labelled local, and says running needs an authority", async () => {

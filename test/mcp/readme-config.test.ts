@@ -59,7 +59,7 @@ describe("the README's agent host configuration", () => {
     client = new Client({ name: "readme-host", version: "1.0.0" });
     await client.connect(transport);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["check_program", "countersign_api", "get_request", "run_program", "run_request", "withdraw_request"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["check_program", "countersign_api", "countersign_context", "get_request", "run_program", "run_request", "withdraw_request"]);
     const api = (await client.callTool({ name: "countersign_api", arguments: {} }, undefined, { timeout: SLOW })) as { isError?: boolean; structuredContent?: Record<string, any> };
     expect(api.isError).toBeFalsy();
     expect(Object.keys(api.structuredContent!.modules)).toEqual(expect.arrayContaining(["countersign", "trusted/email", "trusted/email/contracts"]));
