@@ -3,7 +3,7 @@ import { contractsByConnector } from "../../trusted/contracts/index.js";
 import { AGENT_CONNECTOR, type AgentAction } from "./agent-actions.js";
 import { actionFunctionName } from "./function-name.js";
 import type { LoadedAction, ManifestSet } from "./manifest-set.js";
-import type { ActionInput } from "./schema.js";
+import type { ActionInput, ResultField } from "./schema.js";
 
 export { actionFunctionName, findActionByFunction } from "./function-name.js";
 
@@ -18,8 +18,9 @@ export interface ApiDeclarations {
  * generated from the manifests (never written by hand) so that the API the agent reads, the one
  * programs are compiled against and the one that runs are the same.
  *
- * Actions resolve to `Record<string, unknown>`: manifests declare inputs, not outputs, and a
- * connector's response is data from the outside world, so the agent must convert what it reads.
+ * An action resolves to the fields its manifest declares (`[[result.fields]]`), which the trusted
+ * wrapper checks at run time, so a misspelled field is a type error when the program is checked;
+ * one that declares none resolves to `Record<string, unknown>`.
  */
 export function generateApi(set: ManifestSet): ApiDeclarations {
   const connectors = [...set.connectors.keys()].sort();
@@ -110,15 +111,21 @@ function signature(action: LoadedAction, doc: string[]): string {
   if (manifest.approval.required) doc.push("Requires the user's approval unless the policy allows it.");
   doc.push("Resolves to the connector's response: data from outside, to be checked before use.");
   const optional = manifest.inputs.every((input) => !input.required);
-  const fields = manifest.inputs.map((input) => `${jsDoc([input.description])}\n${property(input)}`);
-  const args = fields.length === 0 ? "{}" : `{\n${indent(fields.join("\n"))}\n}`;
-  const signature = `export function ${actionFunctionName(manifest.name)}(args${optional ? "?" : ""}: ${args}): Promise<Record<string, unknown>>;`;
+  const args = objectType(manifest.inputs, "{}");
+  const result = objectType(manifest.result.fields, "Record<string, unknown>");
+  const signature = `export function ${actionFunctionName(manifest.name)}(args${optional ? "?" : ""}: ${args}): Promise<${result}>;`;
   return `${jsDoc(doc)}\n${signature}`;
 }
 
-function property(input: ActionInput): string {
-  const type = input.type === "array" ? `${tsType(input.items_type ?? "object")}[]` : tsType(input.type);
-  return `${input.name}${input.required ? "" : "?"}: ${type};`;
+/** An object type with one documented property per field; `none` when there are none. */
+function objectType(fields: readonly (ActionInput | ResultField)[], none: string): string {
+  if (fields.length === 0) return none;
+  return `{\n${indent(fields.map((field) => `${jsDoc([field.description])}\n${property(field)}`).join("\n"))}\n}`;
+}
+
+function property(field: ActionInput | ResultField): string {
+  const type = field.type === "array" ? `${tsType(field.items_type ?? "object")}[]` : tsType(field.type);
+  return `${field.name}${field.required ? "" : "?"}: ${type};`;
 }
 
 function tsType(type: string): string {
