@@ -96,24 +96,25 @@ function countersignModule(connectors: string[]): string {
 
 function actionDeclaration(action: LoadedAction): string {
   const doc = [action.manifest.description, "", `Effect: \`${action.op}\`.`];
-  return signature(action, doc);
+  return signature(action, doc, action.manifest.result.fields);
 }
 
 /** An agent action's effects are its steps' trusted actions: the policy and the user see those. */
 function agentActionDeclaration(action: AgentAction): string {
   const ops = action.steps.map((step) => `\`${step.op}\``).join(", then ");
   const doc = [`Agent-submitted action: ${action.manifest.description}`, "", `Effects: ${ops}.`];
-  return signature(action, doc);
+  return signature(action, doc, action.steps.at(-1)?.manifest.result.fields ?? []);
 }
 
-function signature(action: LoadedAction, doc: string[]): string {
+/** `result`: the fields the call resolves to, as the trusted action that answers declares them. */
+function signature(action: LoadedAction, doc: string[], result: readonly ResultField[]): string {
   const { manifest } = action;
   if (manifest.approval.required) doc.push("Requires the user's approval unless the policy allows it.");
   doc.push("Resolves to the connector's response: data from outside, to be checked before use.");
   const optional = manifest.inputs.every((input) => !input.required);
   const args = objectType(manifest.inputs, "{}");
-  const result = objectType(manifest.result.fields, "Record<string, unknown>");
-  const signature = `export function ${actionFunctionName(manifest.name)}(args${optional ? "?" : ""}: ${args}): Promise<${result}>;`;
+  const resolves = objectType(result, "Record<string, unknown>");
+  const signature = `export function ${actionFunctionName(manifest.name)}(args${optional ? "?" : ""}: ${args}): Promise<${resolves}>;`;
   return `${jsDoc(doc)}\n${signature}`;
 }
 
