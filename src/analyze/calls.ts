@@ -1,6 +1,6 @@
 import { ts } from "./typescript.js";
 import type { AbstractValue, CountRange, Json, Provenance } from "../model/index.js";
-import type { LoadedAction } from "../manifest/index.js";
+import { everyResultField, type LoadedAction } from "../manifest/index.js";
 import { bindName, withDefault } from "./bind.js";
 import { namespaces as environmentNamespaces } from "../environment/index.js";
 import { callGlobal, callMethod } from "./builtins.js";
@@ -168,11 +168,11 @@ function resultProvenance(it: Interpreter, action: LoadedAction): Provenance[] {
 }
 
 /**
- * Whether an action's manifest declares its result trusted (`[result] trusted = true`, e.g. a
- * listing of one's own sandbox). An agent's own action never vouches for what it reads.
+ * Whether an action's manifest declares its result trusted (every result field `trusted = true`,
+ * e.g. a listing of one's own sandbox). An agent's own action never vouches for what it reads.
  */
 function resultTrusted(action: LoadedAction): boolean {
-  return action.manifest.result.trusted && !action.op.startsWith("agent.");
+  return everyResultField(action.manifest, "trusted") && !action.op.startsWith("agent.");
 }
 
 interface Arguments {

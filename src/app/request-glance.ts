@@ -1,5 +1,5 @@
 import { canonicalJson, describeEffectConstraint, isPathUnder, matchOp, provenanceOf, satisfiesCall } from "../constraint/index.js";
-import type { ManifestSet } from "../manifest/index.js";
+import { everyResultField, type ManifestSet } from "../manifest/index.js";
 import { REMEMBERED_PREFIX } from "../policy/index.js";
 import type { AbstractValue, CountRange, Effect, EffectConstraint, Json, PreviewShown, Provenance, StoredRequest } from "../model/index.js";
 import { constants, howMany, listWords, readWords, total, urlHost } from "./plain-words.js";
@@ -32,7 +32,7 @@ export interface RequestGlance {
 }
 
 export interface GlanceOptions {
-  manifests?: ManifestSet; // which results are the program's own (`[result] made`), which inputs are resolved
+  manifests?: ManifestSet; // which results are the program's own (every result field `made`), which inputs are resolved
   previews?: readonly PreviewShown[]; // fetched for this showing; none for a list row
   fileRoots?: readonly string[]; // the file connection's roots, when known
 }
@@ -54,7 +54,8 @@ export function rememberedRules(request: Pick<StoredRequest, "policy">): string[
 /** Whether a source is the result of the program's own earlier call that made something (a draft it created), not third-party content. */
 export function isOwnResult(p: Provenance, manifests: ManifestSet | undefined): boolean {
   if (p.op === undefined || manifests === undefined || !p.source.startsWith("result of ")) return false;
-  return manifests.actions.get(p.op)?.manifest.result.made === true && p.source === `result of ${p.op}`;
+  const manifest = manifests.actions.get(p.op)?.manifest;
+  return manifest !== undefined && everyResultField(manifest, "made") && p.source === `result of ${p.op}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { basename } from "node:path";
 import { checkInterpolations } from "./check-interpolations.js";
-import { checkInputNames, checkPreview, checkResolve } from "./check-preview.js";
+import { checkInputNames, checkPreview, checkResolve, checkResultNames } from "./check-preview.js";
 import { listNames } from "./list-names.js";
 import { actionFunctionName, isReservedWord } from "./function-name.js";
 import type { ManifestError } from "./manifest-error.js";
@@ -30,6 +30,7 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
   if (isReservedWord(functionName)) error(["name"], `"${action.name}" would export the reserved word ${functionName}`);
 
   const inputs = checkInputNames(action, error);
+  checkResultNames(action, error);
   // The steps may also use the resolved inputs: the values the wrapper read and checked.
   const resolve = action.resolve;
   const stepInputs = resolve === undefined ? inputs : new Map([...inputs, ...Object.keys(resolve.inputs).map((name) => [name, -1] as const)]);

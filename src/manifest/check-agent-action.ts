@@ -7,7 +7,7 @@ import type { ManifestError } from "./manifest-error.js";
 import { fieldError, type ManifestFile } from "./manifest-file.js";
 import type { ActionTemplates, LoadedAction, ManifestSet } from "./manifest-set.js";
 import type { ActionManifest } from "./schema.js";
-import type { Template } from "./template.js";
+import type { Reference, Template, TemplateProblem } from "./template.js";
 import { checkStepBounds } from "./step-bounds.js";
 import type { FieldPath } from "../model/index.js";
 
@@ -32,9 +32,12 @@ export function checkAgentAction(
   if (action.execute.length > AGENT_LIMITS.steps) error(["execute"], `has ${action.execute.length} steps, more than the ${AGENT_LIMITS.steps} an agent action may have`);
   // A resolve op runs without the program's call: only trusted manifests may declare one.
   if (action.resolve !== undefined) error(["resolve"], "only a trusted action may declare [resolve]; an agent action's steps resolve their own inputs");
+  // What a result holds is checked against the trusted manifest of the step that answers it.
+  if (action.result.fields.length > 0) error(["result"], "only a trusted action may declare [result]; an agent action returns its last step's result");
   if (errors.length > 0) return { errors, templates, steps, previewOp: null };
 
   const inputs = checkInputNames(action, error);
+  const optional = new Set(action.inputs.filter((input) => !input.required).map((input) => input.name));
 
   let references = 0;
   const ids = new Map<string, number>();
@@ -46,6 +49,7 @@ export function checkAgentAction(
     if (deep) error([...at, "inputs"], `nested more than ${AGENT_LIMITS.depth} levels deep`);
     const checked = checkInterpolations(step.inputs, [...at, "inputs"], { inputs, steps: ids });
     for (const problem of checked.problems) error([...problem.path], problem.message);
+    for (const problem of optionalMisuses(checked.template, [...at, "inputs"], optional)) error([...problem.path], problem.message);
     references += referencesIn(checked.template);
     templates.execute.push(checked.template);
     if (first === undefined) ids.set(step.id, i);
@@ -59,6 +63,10 @@ export function checkAgentAction(
     }
     const missing = target.manifest.inputs.filter((input) => input.required && !Object.hasOwn(step.inputs, input.name)).map((input) => input.name);
     if (missing.length > 0) error([...at, "inputs"], `misses required input${missing.length === 1 ? "" : "s"} ${missing.join(", ")} of ${target.op}`);
+    for (const input of target.manifest.inputs) {
+      const given = optionalArgument(checked.template, input.name, optional);
+      if (input.required && given !== undefined) error([...at, "inputs", input.name], `is optional input ${given}, but ${target.op} requires ${input.name}: make ${given} required`);
+    }
     if (!deep && checked.problems.length === 0) {
       for (const problem of checkStepBounds(checked.template, trusted.connectors.get(target.connector)!, allowlists)) error([...at, "inputs", ...problem.path], problem.message);
     }
@@ -99,6 +107,41 @@ function trustedStep(trusted: ManifestSet, connector: string, op: string, error:
     error("op", `"${op}" is not a trusted action of connector ${connector} (actions: ${listNames(ops.sort())})`);
   }
   return action;
+}
+
+/**
+ * Where a template uses an optional input other than as a field's whole value. A field that is
+ * exactly `${args.x}` is left out when x is (connector/interpolate.ts); inside a longer string an
+ * absent x has no text, and in a list it would become null: both are refused here, not at the call.
+ */
+function optionalMisuses(template: Template, at: FieldPath, optional: ReadonlySet<string>, inList = false): TemplateProblem[] {
+  const named = (reference: Reference) => (reference.source === "args" && optional.has(reference.path.slice("args.".length)) ? reference.path.slice("args.".length) : undefined);
+  switch (template.kind) {
+    case "literal":
+      return [];
+    case "reference": {
+      const name = named(template.reference);
+      return inList && name !== undefined ? [{ path: at, message: `puts optional input ${name} in a list, where a missing value has no place: make ${name} required` }] : [];
+    }
+    case "text":
+      return template.parts.flatMap((part) => {
+        const name = typeof part === "string" ? undefined : named(part);
+        return name === undefined ? [] : [{ path: at, message: `puts optional input ${name} inside a longer string, which has no text for a missing value: make ${name} required, or pass it as the whole value` }];
+      });
+    case "list":
+      return template.items.flatMap((item, i) => optionalMisuses(item, [...at, i], optional, true));
+    case "record":
+      return template.fields.flatMap(([key, item]) => optionalMisuses(item, [...at, key], optional));
+  }
+}
+
+/** The optional input a step's field is exactly, if it is one. */
+function optionalArgument(template: Template, field: string, optional: ReadonlySet<string>): string | undefined {
+  if (template.kind !== "record") return undefined;
+  const value = template.fields.find(([key]) => key === field)?.[1];
+  if (value?.kind !== "reference" || value.reference.source !== "args") return undefined;
+  const name = value.reference.path.slice("args.".length);
+  return optional.has(name) ? name : undefined;
 }
 
 /** Whether a value holds tables or arrays nested more than `levels` deep. */

@@ -1,4 +1,4 @@
-import type { FieldPath } from "../model/index.js";
+import { formatField, type FieldPath } from "../model/index.js";
 import { checkInterpolations } from "./check-interpolations.js";
 import { listNames } from "./list-names.js";
 import type { ActionManifest, PreviewSpec, ResolveSpec } from "./schema.js";
@@ -8,11 +8,20 @@ type Report = (path: FieldPath, message: string) => void;
 
 /** Each input's first index, duplicates reported (a map, not indexOf: thousands of inputs must not take quadratic time). */
 export function checkInputNames(action: ActionManifest, error: Report): Map<string, number> {
+  return firstByName(action.inputs, ["inputs"], "input", error);
+}
+
+/** Each result field's first index, duplicates reported. */
+export function checkResultNames(action: ActionManifest, error: Report): Map<string, number> {
+  return firstByName(action.result.fields, ["result", "fields"], "result field", error);
+}
+
+function firstByName(list: readonly { name: string }[], at: FieldPath, what: string, error: Report): Map<string, number> {
   const first = new Map<string, number>();
-  action.inputs.forEach(({ name }, i) => {
-    const at = first.get(name);
-    if (at === undefined) first.set(name, i);
-    else error(["inputs", i, "name"], `duplicate input "${name}" (also inputs[${at}])`);
+  list.forEach(({ name }, i) => {
+    const seen = first.get(name);
+    if (seen === undefined) first.set(name, i);
+    else error([...at, i, "name"], `duplicate ${what} "${name}" (also ${formatField([...at, seen])})`);
   });
   return first;
 }

@@ -3,7 +3,7 @@ import { contractsByConnector } from "../../trusted/contracts/index.js";
 import { AGENT_CONNECTOR, type AgentAction } from "./agent-actions.js";
 import { actionFunctionName } from "./function-name.js";
 import type { LoadedAction, ManifestSet } from "./manifest-set.js";
-import type { ActionInput } from "./schema.js";
+import type { ActionInput, ResultField } from "./schema.js";
 
 export { actionFunctionName, findActionByFunction } from "./function-name.js";
 
@@ -18,8 +18,9 @@ export interface ApiDeclarations {
  * generated from the manifests (never written by hand) so that the API the agent reads, the one
  * programs are compiled against and the one that runs are the same.
  *
- * Actions resolve to `Record<string, unknown>`: manifests declare inputs, not outputs, and a
- * connector's response is data from the outside world, so the agent must convert what it reads.
+ * An action resolves to the fields its manifest declares (`[[result.fields]]`), which the trusted
+ * wrapper checks at run time, so a misspelled field is a type error when the program is checked;
+ * one that declares none resolves to `Record<string, unknown>`.
  */
 export function generateApi(set: ManifestSet): ApiDeclarations {
   const connectors = [...set.connectors.keys()].sort();
@@ -95,30 +96,37 @@ function countersignModule(connectors: string[]): string {
 
 function actionDeclaration(action: LoadedAction): string {
   const doc = [action.manifest.description, "", `Effect: \`${action.op}\`.`];
-  return signature(action, doc);
+  return signature(action, doc, action.manifest.result.fields);
 }
 
 /** An agent action's effects are its steps' trusted actions: the policy and the user see those. */
 function agentActionDeclaration(action: AgentAction): string {
   const ops = action.steps.map((step) => `\`${step.op}\``).join(", then ");
   const doc = [`Agent-submitted action: ${action.manifest.description}`, "", `Effects: ${ops}.`];
-  return signature(action, doc);
+  return signature(action, doc, action.steps.at(-1)?.manifest.result.fields ?? []);
 }
 
-function signature(action: LoadedAction, doc: string[]): string {
+/** `result`: the fields the call resolves to, as the trusted action that answers declares them. */
+function signature(action: LoadedAction, doc: string[], result: readonly ResultField[]): string {
   const { manifest } = action;
   if (manifest.approval.required) doc.push("Requires the user's approval unless the policy allows it.");
   doc.push("Resolves to the connector's response: data from outside, to be checked before use.");
   const optional = manifest.inputs.every((input) => !input.required);
-  const fields = manifest.inputs.map((input) => `${jsDoc([input.description])}\n${property(input)}`);
-  const args = fields.length === 0 ? "{}" : `{\n${indent(fields.join("\n"))}\n}`;
-  const signature = `export function ${actionFunctionName(manifest.name)}(args${optional ? "?" : ""}: ${args}): Promise<Record<string, unknown>>;`;
+  const args = objectType(manifest.inputs, "{}");
+  const resolves = objectType(result, "Record<string, unknown>");
+  const signature = `export function ${actionFunctionName(manifest.name)}(args${optional ? "?" : ""}: ${args}): Promise<${resolves}>;`;
   return `${jsDoc(doc)}\n${signature}`;
 }
 
-function property(input: ActionInput): string {
-  const type = input.type === "array" ? `${tsType(input.items_type ?? "object")}[]` : tsType(input.type);
-  return `${input.name}${input.required ? "" : "?"}: ${type};`;
+/** An object type with one documented property per field; `none` when there are none. */
+function objectType(fields: readonly (ActionInput | ResultField)[], none: string): string {
+  if (fields.length === 0) return none;
+  return `{\n${indent(fields.map((field) => `${jsDoc([field.description])}\n${property(field)}`).join("\n"))}\n}`;
+}
+
+function property(field: ActionInput | ResultField): string {
+  const type = field.type === "array" ? `${tsType(field.items_type ?? "object")}[]` : tsType(field.type);
+  return `${field.name}${field.required ? "" : "?"}: ${type};`;
 }
 
 function tsType(type: string): string {

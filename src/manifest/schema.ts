@@ -21,31 +21,43 @@ export const ItemsType = z.enum(["string", "integer", "number", "boolean", "obje
  */
 export const InputFormat = z.enum(["url", "path", "email"]);
 
+/** What an input and a result field both declare: the value's name, type and meaning. */
+const valueField = {
+  name: identifier,
+  type: InputType,
+  required: z.boolean().default(true),
+  description: z.string().min(1),
+  items_type: ItemsType.optional(),
+  format: InputFormat.optional(),
+};
+
+type ValueField = { type: InputType; items_type?: z.infer<typeof ItemsType> | undefined; format?: unknown };
+
+/** The type rules an input and a result field share; `what` names them in the messages ("inputs"). */
+function checkValueType(what: string, field: ValueField, ctx: z.RefinementCtx): void {
+  if (field.items_type !== undefined && field.type !== "array") {
+    ctx.addIssue({ code: "custom", path: ["items_type"], message: `items_type is only allowed on array ${what}` });
+  }
+  if (field.format !== undefined && field.type !== "string" && !(field.type === "array" && field.items_type === "string")) {
+    ctx.addIssue({ code: "custom", path: ["format"], message: `format is only allowed on string ${what} and arrays of strings` });
+  }
+  if (field.type === "array" && field.items_type === undefined) {
+    ctx.addIssue({ code: "custom", path: ["items_type"], message: `array ${what} must declare items_type` });
+  }
+}
+
 export const ActionInput = z
   .object({
-    name: identifier,
-    type: InputType,
-    required: z.boolean().default(true),
-    description: z.string().min(1),
+    ...valueField,
     label: z.string().min(1).optional(),
     multiline: z.boolean().optional(),
-    items_type: ItemsType.optional(),
-    format: InputFormat.optional(),
   })
   .strict()
   .superRefine((input, ctx) => {
     if (input.multiline !== undefined && input.type !== "string") {
       ctx.addIssue({ code: "custom", path: ["multiline"], message: "multiline is only allowed on string inputs" });
     }
-    if (input.items_type !== undefined && input.type !== "array") {
-      ctx.addIssue({ code: "custom", path: ["items_type"], message: "items_type is only allowed on array inputs" });
-    }
-    if (input.format !== undefined && input.type !== "string" && !(input.type === "array" && input.items_type === "string")) {
-      ctx.addIssue({ code: "custom", path: ["format"], message: "format is only allowed on string inputs and arrays of strings" });
-    }
-    if (input.type === "array" && input.items_type === undefined) {
-      ctx.addIssue({ code: "custom", path: ["items_type"], message: "array inputs must declare items_type" });
-    }
+    checkValueType("inputs", input, ctx);
   });
 export type ActionInput = z.infer<typeof ActionInput>;
 
@@ -90,6 +102,28 @@ export const ResolveSpec = z
   .strict();
 export type ResolveSpec = z.infer<typeof ResolveSpec>;
 
+/**
+ * One field of what an action returns, in the inputs' vocabulary. The trusted wrapper checks a
+ * connector's answer against these before the program sees it, and the generated API types it.
+ * A field is data from the outside world unless it says otherwise: `made = true`, it describes
+ * what the call itself made (a draft's id); `trusted = true`, it is the user's own data (a
+ * listing of one's own sandbox). The analysis takes a result as made or trusted only when every
+ * field of it is.
+ */
+export const ResultField = z
+  .object({
+    ...valueField,
+    made: z.boolean().default(false),
+    trusted: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((field, ctx) => checkValueType("result fields", field, ctx));
+export type ResultField = z.infer<typeof ResultField>;
+
+/** `[result]`: the fields of what the action returns (`[[result.fields]]`); nothing else may be in it. */
+export const ActionResult = z.object({ fields: z.array(ResultField).default([]) }).strict();
+export type ActionResult = z.infer<typeof ActionResult>;
+
 export const ActionManifest = z
   .object({
     name: identifier,
@@ -103,11 +137,7 @@ export const ActionManifest = z
       .object({ required: z.boolean(), preview: PreviewSpec.optional() })
       .strict()
       .default({ required: false }),
-    // `[result] trusted = true`: what the action returns is the user's own data (e.g. listing one's
-    // sandbox), not the outside world's; by default a result is untrusted. `made = true`: it
-    // describes what the call itself made (a draft's id), so an approval page labels a value taken
-    // from it as the program's own earlier call; the policy still counts it as untrusted.
-    result: z.object({ trusted: z.boolean().default(false), made: z.boolean().default(false) }).strict().default({ trusted: false, made: false }),
+    result: ActionResult.default({ fields: [] }),
   })
   .strict();
 export type ActionManifest = z.infer<typeof ActionManifest>;

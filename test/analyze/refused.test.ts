@@ -80,6 +80,28 @@ describe("program form", () => {
     expect(facts.diagnostics).toEqual([{ severity: "error", code: "type_error", message: "Type 'string' is not assignable to type 'number'. (TS2322)", ...siteOf(source, "n: number") }]);
   });
 
+  it("types a trusted call's result by its manifest: a misspelled field is a type error at its line", () => {
+    const source = main(`const draft = await getDraft({ id: "d1" });\nawait sendEmail({ to: ["a@x.com"], subject: draft.subjct, body: draft.body });`);
+    const facts = analyzer.analyze(source);
+    expect(facts.ok).toBe(false);
+    expect(facts.diagnostics).toEqual([
+      expect.objectContaining({ code: "type_error", message: expect.stringMatching(/Property 'subjct' does not exist on type .*Did you mean 'subject'\?/), ...siteOf(source, "subjct") }),
+    ]);
+  });
+
+  it("passes a program that reads the declared fields of a result, with their types", () => {
+    const source = main(`const draft = await getDraft({ id: "d1" });\nconst to: string[] = draft.to;\nawait sendEmail({ to, subject: draft.subject, body: draft.body });`);
+    const facts = analyzer.analyze(source);
+    expect(facts.diagnostics).toEqual([]);
+    expect(facts.effects.map((e) => e.op)).toEqual(["email.get_draft", "email.send_email"]);
+  });
+
+  it("types a result field as declared: a status is a number, not a string", () => {
+    const source = main(`const answer = await get({ url: "https://example.com/" });\nconst s: string = answer.status;`);
+    const facts = analyzer.analyze(source);
+    expect(facts.diagnostics).toEqual([expect.objectContaining({ code: "type_error", message: "Type 'number' is not assignable to type 'string'. (TS2322)", ...siteOf(source, "s: string") })]);
+  });
+
   it("knows no Node or DOM globals", () => {
     const facts = analyzer.analyze(main(`const b = Buffer.from("x");\ndocument.title = "x";`));
     expect(facts.diagnostics.map((d) => d.message)).toEqual([

@@ -245,3 +245,86 @@ export default program({ rationale: "Follow the link.", async main() { await hop
     expect(sunk).toEqual([]);
   });
 });
+
+// An optional input passed whole: a call that leaves it out sends the step without that field (the
+// trusted op's own default applies), one that passes it sends it; the analysis and the receipt see
+// the same two calls.
+describe("an agent action with an optional input", () => {
+  let notes: Server;
+  let got: { type: string | undefined; body: string }[];
+  const NOTE = (host: string) => `name = "post_note"
+version = "1.0.0"
+description = "Post a note."
+idempotent = false
+
+[[inputs]]
+name = "text"
+type = "string"
+description = "The note."
+
+[[inputs]]
+name = "kind"
+type = "string"
+required = false
+description = "Its content type."
+
+[[execute]]
+id = "post"
+connector = "http"
+op = "post"
+inputs = { url = "http://${host}/notes", body = "\${args.text}", content_type = "\${args.kind}" }
+`;
+  const NOTE_PROGRAM = `import { program } from "countersign";
+import { postNote } from "trusted/agent";
+export default program({
+  rationale: "Post two notes.",
+  async main() {
+    const first = await postNote({ text: "{}" });
+    await postNote({ text: "hi", kind: "text/plain" });
+    if (first.status !== 201) throw new Error("not posted");
+  },
+});
+`;
+
+  beforeAll(async () => {
+    got = [];
+    notes = createServer(async (req, res) => {
+      let body = "";
+      for await (const chunk of req) body += chunk;
+      got.push({ type: req.headers["content-type"], body });
+      res.writeHead(201).end("ok");
+    });
+    await new Promise<void>((resolve) => notes.listen(0, "127.0.0.1", resolve));
+  });
+  afterAll(async () => {
+    notes.closeAllConnections();
+    await new Promise((resolve) => notes.close(resolve));
+  });
+
+  it("is analysed, granted and run with and without it", async () => {
+    const host = `127.0.0.1:${(notes.address() as AddressInfo).port}`;
+    const dataDir = dataDirWith(`[http]\nhosts = ["${host}"]\n`);
+    const noteSet = withAgent([{ name: "post_note.toml", text: NOTE(host) }], allowlistsOf(shipped, loadConnections(dataDir)));
+    const noteFacts = createAnalyzer(noteSet).analyze(NOTE_PROGRAM);
+    expect(noteFacts.diagnostics).toEqual([]);
+    expect(noteFacts.effects.map((e) => Object.keys(e.args).sort())).toEqual([
+      ["body", "url"],
+      ["body", "content_type", "url"],
+    ]);
+    const decision = decide(noteFacts, policy, noteSet);
+    const keys = await openKeyring(tempDir("cs-keys-"));
+    const token = await issueReceipt(
+      { requestId: "req-note", program: noteFacts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "alice", issuer: ISSUER, agentManifestsSha256: noteFacts.agentManifests!.sha256 },
+      keys,
+    );
+    const verified = await verifyReceipt(token, { jwks: jwks(keys), issuer: ISSUER, programBytes: new TextEncoder().encode(NOTE_PROGRAM), agentManifests: noteSet.agent!.sha256 });
+    const noteCtx = connectorContext(dataDir, { plugins: pool });
+    expect(await callAgentAction(verified, noteSet, "agent.post_note", { text: "{}" }, noteCtx)).toEqual({ status: 201, headers: expect.any(Object), body: "ok" });
+    await callAgentAction(verified, noteSet, "agent.post_note", { text: "hi", kind: "text/plain" }, noteCtx);
+    expect(got).toEqual([
+      { type: "application/json", body: "{}" },
+      { type: "text/plain", body: "hi" },
+    ]);
+    expect(await refusal(() => callAgentAction(verified, noteSet, "agent.post_note", { text: "x", kind: 7 }, noteCtx))).toMatchObject({ class: "connector_error", message: "agent.post_note: input `kind` must be of type string" });
+  });
+});

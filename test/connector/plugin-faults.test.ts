@@ -9,7 +9,7 @@ import { createPluginPool, type PluginPool } from "../../src/connector/plugin-po
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
 import { buildTestPlugin, connectorFor, dataDirWith, runAction, shippedManifests, tempDir, withConnector } from "./fixtures.js";
 
-const GARBAGE = ["not_json", "not_object", "deep", "host_hog", "huge", "chatty", "ok"];
+const GARBAGE = ["not_json", "not_object", "deep", "host_hog", "huge", "chatty", "ok", "impostor", "partial", "padded"];
 let set: ManifestSet;
 let pool: PluginPool;
 let ctx: ConnectorContext;
@@ -19,6 +19,9 @@ beforeAll(async () => {
   const dir = tempDir("cs-faults-");
   await Promise.all([buildTestPlugin("garbage", dir), buildTestPlugin("spin", dir)]);
   const garbage = connectorFor("garbage", join(dir, "garbage.wasm"), GARBAGE);
+  // The impostors declare get_draft's result: their answers are checked against its fields.
+  const fields = shippedManifests().actions.get("email.get_draft")!.manifest.result.fields;
+  for (const action of garbage.actions) if (["impostor", "partial", "padded"].includes(action.name)) action.manifest.result = { fields };
   const spin = connectorFor("spin", join(dir, "spin.wasm"), ["spin"]);
   set = withConnector(withConnector(shippedManifests(), garbage.connector, garbage.actions), spin.connector, spin.actions);
   root = tempDir("cs-faults-root-");
@@ -41,6 +44,24 @@ describe("a plugin that answers with garbage", () => {
   ])("%s: connector_error with what was wrong, and the pool serves the next call", async (fn, message) => {
     await expect(runAction(set, `garbage.${fn}`, {}, ctx)).rejects.toMatchObject({ class: "connector_error", message });
     await servesAgain();
+  });
+
+  it("an answer of another shape than the manifest declares: connector_error naming the action and the field", async () => {
+    await expect(runAction(set, "garbage.impostor", {}, ctx)).rejects.toMatchObject({
+      class: "connector_error",
+      message: expect.stringMatching(/^garbage\.impostor: the connector's result does not match its manifest at to: /),
+      details: { op: "garbage.impostor", field: "to", reason: "result_shape" },
+    });
+    await expect(runAction(set, "garbage.partial", {}, ctx)).rejects.toMatchObject({ details: { op: "garbage.partial", field: "body", reason: "result_shape" } });
+    await servesAgain();
+  });
+
+  it("fields the manifest does not declare never reach the program, a prototype key included", async () => {
+    const result = (await runAction(set, "garbage.padded", {}, ctx)) as Record<string, unknown>;
+    expect(result).toEqual({ id: "d1", to: ["a@x.com"], subject: "s", body: "b", message: {} });
+    expect(Object.keys(result)).not.toContain("admin");
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
   });
 
   it("output past the call's host memory budget: resource_limit_exceeded, and the pool serves the next call", async () => {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadManifests } from "../../src/config/index.js";
-import { AGENT_LIMITS, agentManifestsError, checkAgentManifests, formatManifestError, type Allowlists } from "../../src/manifest/index.js";
+import { AGENT_LIMITS, agentManifestsError, checkAgentManifests, formatManifestError, generateApi, type Allowlists } from "../../src/manifest/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 
 const trusted = loadManifests(join(packageRoot, "manifests"));
@@ -200,5 +200,62 @@ describe("agent manifests: limits and hostile TOML never crash", () => {
     expect(errors.length).toBeGreaterThan(0);
     expect(errors.every((e) => e.startsWith("a.toml"))).toBe(true);
     expect(Object.prototype).not.toHaveProperty("x");
+  });
+});
+
+/** An agent action posting `body` with an optional `kind`; `inputs` replaces the step's inputs. */
+function withOptional(inputs: string, extra = ""): string {
+  return [
+    `name = "note"`,
+    `version = "1.0.0"`,
+    `description = "Post a note."`,
+    `idempotent = false`,
+    ``,
+    `[[inputs]]`,
+    `name = "body"`,
+    `type = "string"`,
+    `description = "The note."`,
+    ``,
+    `[[inputs]]`,
+    `name = "kind"`,
+    `type = "string"`,
+    `required = false`,
+    `description = "Its content type."`,
+    ``,
+    `[[execute]]`,
+    `id = "post"`,
+    `connector = "http"`,
+    `op = "post"`,
+    `inputs = ${inputs}`,
+    extra,
+  ].join("\n");
+}
+
+describe("agent manifests: optional inputs", () => {
+  it("an optional input as a field's whole value passes, typed optional in the API, and the call's result typed by its last step", () => {
+    const { set, errors } = checkAgentManifests(trusted, [{ name: "a.toml", text: withOptional('{ url = "https://api.github.com/notes", body = "${args.body}", content_type = "${args.kind}" }') }], allowlists);
+    expect(errors).toEqual([]);
+    const api = generateApi(set!).modules["trusted/agent"]!;
+    expect(api).toContain("body: string;");
+    expect(api).toContain("kind?: string;");
+    expect(api).toMatch(/\): Promise<\{[^]*status: number;[^]*headers: Record<string, unknown>;[^]*body: string;\s*\}>;/);
+  });
+
+  it("is refused inside a longer string, in a list, or where the step's op requires the value", () => {
+    expect(errorsOf(withOptional('{ url = "https://api.github.com/notes", body = "${args.body}", content_type = "text/${args.kind}" }'))).toEqual([
+      "a.toml:21 execute[0].inputs.content_type: puts optional input kind inside a longer string, which has no text for a missing value: make kind required, or pass it as the whole value",
+    ]);
+    expect(errorsOf(withOptional('{ url = "https://api.github.com/notes", body = "${args.kind}" }'))).toEqual([
+      "a.toml:21 execute[0].inputs.body: is optional input kind, but http.post requires body: make kind required",
+    ]);
+    const mail = withOptional('{ to = ["a@example.com", "${args.kind}"], subject = "s", body = "${args.body}" }').replace('connector = "http"\nop = "post"', 'connector = "email"\nop = "draft_email"');
+    expect(errorsOf(mail)).toEqual(["a.toml:21 execute[0].inputs.to[1]: puts optional input kind in a list, where a missing value has no place: make kind required"]);
+  });
+
+  it("declaring [result] is refused: an agent action returns its last step's checked result", () => {
+    const extra = `\n[result]\n\n[[result.fields]]\nname = "status"\ntype = "string"\ntrusted = true\ndescription = "x"\n`;
+    expect(errorsOf(withOptional('{ url = "https://api.github.com/notes", body = "${args.body}" }', extra))).toEqual([
+      "a.toml:23 result: only a trusted action may declare [result]; an agent action returns its last step's result",
+    ]);
   });
 });

@@ -35,6 +35,7 @@ const SEND_EMAIL = "email/send_email.toml";
 const DRAFT_EMAIL = "email/draft_email.toml";
 const SEND_DRAFT = "email/send_draft.toml";
 const GET_DRAFT = "email/get_draft.toml";
+const READ_FILE = "fs/read_file.toml";
 const EMAIL = "email/connector.toml";
 const FS = "fs/connector.toml";
 const HTTP = "http/connector.toml";
@@ -100,4 +101,9 @@ export const corpus: CorpusCase[] = [
   broken("an action whose function would be a reserved word", fsAction("delete", "Delete.", false, "rm", "write_file"), { field: "name", line: 1, message: '"delete" would export the reserved word delete' }),
   broken("two actions that become the same function", fsAction("read__file", "Read.", true, "read", "read_file"), { file: "fs/read_file.toml", field: "name", line: 1, message: '"read_file" and "read__file" (fs/read__file.toml) both become the function readFile' }),
   broken("a manifest outside any connector directory", write("stray.toml", 'name = "stray"\n'), { field: "", message: "manifests belong in a connector directory" }),
+  broken("a result field of an unknown type", append(READ_FILE, '\n[result]\n\n[[result.fields]]\nname = "content"\ntype = "text"\ndescription = "The text."\n'), { field: "result.fields[0].type", line: 23, message: 'must be one of "string", "integer", "number", "boolean", "array", "object"' }),
+  broken("made on [result] itself: it belongs to a field", append(READ_FILE, '\n[result]\nmade = true\n'), { field: "result.made", line: 20, message: "unknown key" }),
+  broken("an unknown key in a result field", append(READ_FILE, '\n[result]\n\n[[result.fields]]\nname = "content"\ntype = "string"\nlabel = "Text"\ndescription = "The text."\n'), { field: "result.fields[0].label", line: 24, message: "unknown key" }),
+  broken("a result array without items_type", append(READ_FILE, '\n[result]\n\n[[result.fields]]\nname = "lines"\ntype = "array"\ndescription = "The lines."\n'), { field: "result.fields[0].items_type", line: 21, message: "array result fields must declare items_type" }),
+  broken("two result fields with the same name", append(READ_FILE, '\n[result]\n\n[[result.fields]]\nname = "content"\ntype = "string"\ndescription = "The text."\n\n[[result.fields]]\nname = "content"\ntype = "number"\ndescription = "Again."\n'), { field: "result.fields[1].name", line: 27, message: 'duplicate result field "content" (also result.fields[0])' }),
 ];

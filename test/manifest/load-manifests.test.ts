@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkManifests, loadManifests } from "../../src/config/index.js";
 import { formatManifestError } from "../../src/manifest/manifest-error.js";
+import { manifestsHash } from "../../src/manifest/manifests-hash.js";
 import { CountersignError } from "../../src/model/errors.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { corpus, type Edit } from "./corpus.js";
@@ -153,5 +154,20 @@ describe("reporting", () => {
     applyEdit(dir, { file: "email/get_draft.toml", replace: ["idempotent = true", "idempotent = 1"] });
     // get_draft is invalid on its own; send_draft's preview names it but is not blamed for it.
     expect(checkManifests(dir).errors.map((e) => `${e.file} ${e.field}`)).toEqual(["email/get_draft.toml idempotent"]);
+  });
+});
+
+describe("the manifests' hash", () => {
+  it("binds the result fields: a field's type or flag changes it, a comment does not", () => {
+    const hashOf = (edit?: Edit) => {
+      const dir = copyWithFakeWasm();
+      applyEdit(dir, { file: "fs/read_file.toml", append: '\n[result]\n\n[[result.fields]]\nname = "content"\ntype = "string"\ndescription = "The text."\n' });
+      if (edit !== undefined) applyEdit(dir, edit);
+      return manifestsHash(loadManifests(dir));
+    };
+    const base = hashOf();
+    expect(hashOf({ file: "fs/read_file.toml", append: "# a comment\n" })).toBe(base);
+    expect(hashOf({ file: "fs/read_file.toml", replace: ['type = "string"\ndescription = "The text."', 'type = "number"\ndescription = "The text."'] })).not.toBe(base);
+    expect(hashOf({ file: "fs/read_file.toml", append: "trusted = true\n" })).not.toBe(base);
   });
 });

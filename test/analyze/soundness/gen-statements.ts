@@ -142,7 +142,8 @@ export class Statements {
     const c = this.p.c;
     if (c.chance(35)) {
       const v: Var = { name: this.p.fresh("r"), type: "res", mutable: false };
-      const line = `const ${v.name} = await ${this.trustedCall(s)};`;
+      // Widened from the typed result: expressions read any field of any result (and write body) to test the analysis, not the types.
+      const line = `const ${v.name}: Record<string, unknown> = await ${this.trustedCall(s)};`;
       s.vars.push(v);
       return line;
     }

@@ -80,7 +80,7 @@ describe("provenance checked against labelled runs", () => {
 
 describe("an action whose manifest says its result is trusted", () => {
   const listing = set.actions.get("fs.list_dir")!;
-  const trusting = { ...set, actions: new Map([...set.actions, ["fs.list_dir", { ...listing, manifest: { ...listing.manifest, result: { trusted: true, made: false } } }]]) };
+  const trusting = { ...set, actions: new Map([...set.actions, ["fs.list_dir", { ...listing, manifest: { ...listing.manifest, result: { fields: listing.manifest.result.fields.map((field) => ({ ...field, trusted: true })) } } }]]) };
   const trustingAnalyzer = createAnalyzer(trusting);
   afterAll(() => trustingAnalyzer.dispose());
   const source = `import { program } from "countersign";

@@ -1,5 +1,6 @@
 import { sourceVerdict } from "../../../src/constraint/index.js";
 import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
+import { everyResultField } from "../../../src/manifest/result-fields.js";
 import type { Facts } from "../../../src/model/facts.js";
 import { sourcesOf } from "../../../src/policy/check-rule.js";
 import type { Compiled, Trace } from "../support/concrete-runner.js";
@@ -54,7 +55,8 @@ export function dataViolations(facts: Facts, trace: Trace, set: ManifestSet): st
 }
 
 function resultTrusted(set: ManifestSet, op: string): boolean {
-  return set.actions.get(op)?.manifest.result.trusted === true;
+  const manifest = set.actions.get(op)?.manifest;
+  return manifest !== undefined && everyResultField(manifest, "trusted");
 }
 
 /** Texts a changed read returns: one of them differs from every text of the run. */

@@ -45,3 +45,21 @@ export function ok(): i32 {
   setOutput('{"ok":true}');
   return 0;
 }
+
+// Shaped like get_draft's answer, but `to` is one string: a program typed for a list must not get it.
+export function impostor(): i32 {
+  setOutput('{"id":"d1","to":"all@example.com","subject":"s","body":"b","message":{}}');
+  return 0;
+}
+
+// get_draft's fields, one missing: the program's `body` would be undefined.
+export function partial(): i32 {
+  setOutput('{"id":"d1","to":["a@x.com"],"subject":"s","message":{}}');
+  return 0;
+}
+
+// get_draft's fields and more the manifest does not declare, one of them a prototype key.
+export function padded(): i32 {
+  setOutput('{"id":"d1","to":["a@x.com"],"subject":"s","body":"b","message":{},"admin":true,"__proto__":{"polluted":true}}');
+  return 0;
+}
