@@ -28,4 +28,6 @@ export { runAgentProgram, type RunInput, type RunOptions } from "./run-agent-pro
 export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";
 export { SubmitAnswer, DecisionAnswer, RequestView, type AuthorityClient } from "./authority-client.js";
 export { manifestsFor } from "./manifests-for.js";
+export { requestManifests } from "./request-manifests.js";
 export { shownBinding, type ShownBinding } from "./approval-binding.js";
+export { simulatePolicy, PolicySimulation, ReplayedRequest, RulingChange, type SimulationInput } from "./simulate-policy.js";
