@@ -57,6 +57,7 @@ function rowProblem(err: unknown): string {
     const issue = err.issues[0]!;
     return `the recorded ${issue.path.join(".")} no longer reads: ${issue.message}`;
   }
+  if (err instanceof SyntaxError) return `the recorded row is not JSON where it must be: ${err.message}`;
   return err instanceof Error ? err.message : String(err);
 }
 

@@ -213,6 +213,20 @@ describe("policy simulate over requests an older version wrote", () => {
   });
 });
 
+describe("policy simulate and a hostile row", () => {
+  it("terminal control characters a row carries never reach the terminal raw", async () => {
+    const { env, ids } = await recordedStore();
+    const db = new Database(join(env.COUNTERSIGN_HOME!, SQLITE_FILE));
+    db.prepare("UPDATE requests SET facts = ? WHERE id = ?").run("\u001b]0;pwned\u0007\u001b[2J", ids["notify-team.ts"]);
+    db.close();
+    const c = capture(env);
+    expect(await main(["policy", "simulate"], c.io)).toBe(0);
+    expect(c.out()).toContain(`${ids["notify-team.ts"]}  `);
+    expect(c.out()).toContain("cannot replay: the recorded row is not JSON where it must be");
+    expect(c.out()).not.toMatch(/[\u001b\u0007]/);
+  });
+});
+
 describe("policy simulate against PostgreSQL", () => {
   it("replays the requests of a PostgreSQL store, remembered rules included unless left out", async () => {
     const database = await freshDatabase();
