@@ -209,7 +209,7 @@ async function simulate(io: Io, values: SimulateFlags, json: boolean): Promise<n
     for (const token of tokens) policies.set(token, remembered ? (await policyInForce(ctx, token)).policy : policy);
     const { requests, totals } = simulatePolicy({ recorded, policyFor: (token) => policies.get(token)!, manifestsOf: (request) => requestManifests(ctx, request) });
     const simulation: PolicySimulation = {
-      policy: { dir, sha256: policy.sha256, remembered, dropped: remembered ? (await policyInForce(ctx)).dropped : [] },
+      policy: { dir, sha256: policy.sha256, remembered, dropped: remembered && stored ? (await policyInForce(ctx)).dropped : [] },
       since: since?.toISOString() ?? null,
       requests,
       totals,

@@ -181,6 +181,9 @@ describe("countersign policy simulate", () => {
     const s = await simulate(env);
     expect(s.totals.requests).toBe(0);
     expect(readdirSync(env.COUNTERSIGN_HOME!)).toEqual([]);
+    const elsewhere = join(mkdtempSync(join(tmpdir(), "countersign-simulate-db-")), "none.db");
+    expect((await simulate(env, "--database", elsewhere)).totals.requests).toBe(0);
+    expect(readdirSync(join(elsewhere, ".."))).toEqual([]);
   });
 });
 
