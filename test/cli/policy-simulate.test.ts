@@ -148,6 +148,9 @@ describe("countersign policy simulate", () => {
     expect(c.out()).toBe(check.out());
     expect(c.out()).toMatch(/default\.toml:\d+: rule "r1": reason: a deny rule needs a reason/);
     expect(c.err()).toBe(check.err());
+    const j = capture(recorded.env);
+    expect(await main(["policy", "simulate", "--policies", dir, "--json"], j.io)).toBe(2);
+    expect(JSON.parse(j.out())).toMatchObject({ ok: false, dir, problems: [{ rule: "r1", field: "reason", line: expect.any(Number) }] });
   });
 
   it("flags of simulate are refused elsewhere, and simulate takes no argument", async () => {
