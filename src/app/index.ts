@@ -29,5 +29,7 @@ export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";
 export { checkWords, trustedCallsWords } from "./run-words.js";
 export { SubmitAnswer, DecisionAnswer, RequestView, type AuthorityClient } from "./authority-client.js";
 export { manifestsFor } from "./manifests-for.js";
+export { requestManifests } from "./request-manifests.js";
 export { shownBinding, type ShownBinding } from "./approval-binding.js";
 export { agentContext, authorityContext, AgentContext } from "./agent-context.js";
+export { simulatePolicy, PolicySimulation, ReplayedRequest, RulingChange, type SimulationInput } from "./simulate-policy.js";

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseSubcommand } from "./parse-flags.js";
 import { CountersignError } from "../model/index.js";
 import { checkPolicy } from "../config/index.js";
@@ -10,7 +10,9 @@ import type { AppContext } from "../app/index.js";
 import { localContext } from "../app/index.js";
 import { runPolicyTests } from "../app/index.js";
 import { policyInForce, REMEMBERED_FILE, visibleText } from "../app/index.js";
-import type { StoredRule } from "../store/index.js";
+import { requestManifests, simulatePolicy, type PolicySimulation } from "../app/index.js";
+import type { Policy, PolicyProblem } from "../policy/index.js";
+import { isPostgresUrl, SQLITE_FILE, type StoredRule } from "../store/index.js";
 import { userInfo } from "node:os";
 import { databaseFlag } from "./store-flag.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
@@ -21,6 +23,8 @@ const usage = `usage: countersign policy check [DIR] [--manifests DIR] [--json]
        countersign policy explain FILE [--policies DIR] [--manifests DIR] [--json]
        countersign policy list [--policies DIR] [--manifests DIR] [--database URL|FILE] [--json]
        countersign policy forget RULE_ID [--database URL|FILE] [--json]
+       countersign policy simulate [--since DATE] [--policies DIR] [--manifests DIR] [--without-remembered]
+                                   [--database URL|FILE] [--json]
 
 check    validate the policy files of DIR (default: $COUNTERSIGN_HOME/policies when it exists,
          else the shipped policies) against the manifests; exit 2 with one line per problem.
@@ -30,9 +34,13 @@ explain  analyze FILE and show, for every effect, each rule whose op matches: wh
          (yes, no, maybe) and why, the guards, and the decision.
 list     every rule in force: those of the policy files, then those saved by "approve and
          remember" (kept in the authority's store), with their ids.
-forget   remove a remembered rule: it stops applying at once (the audit log keeps that it did).`;
+forget   remove a remembered rule: it stops applying at once (the audit log keeps that it did).
+simulate decide the requests recorded in the store (since DATE, an ISO date or date-time) again
+         with the policy of --policies DIR (default: the policy in force) plus the remembered
+         rules (unless --without-remembered), and show each decision that would change and the
+         calls that change it, then the totals. Changes nothing in the store.`;
 
-/** `countersign policy`: check, test and explain the policy. */
+/** `countersign policy`: check, test, explain, list and simulate the policy. */
 const command: Command = {
   usage,
   async run(argv, io) {
@@ -42,9 +50,16 @@ const command: Command = {
       sub,
       args: [arg],
     } = parseSubcommand(argv, {
-      options: { json: { type: "boolean" }, manifests: { type: "string" }, policies: { type: "string" }, database: { type: "string" } },
-      subs: ["check", "test", "explain", "list", "forget"],
-      forms: "policy check | test | explain | list | forget",
+      options: {
+        json: { type: "boolean" },
+        manifests: { type: "string" },
+        policies: { type: "string" },
+        database: { type: "string" },
+        since: { type: "string" },
+        "without-remembered": { type: "boolean" },
+      },
+      subs: ["check", "test", "explain", "list", "forget", "simulate"],
+      forms: "policy check | test | explain | list | forget | simulate",
       maxArgs: 1,
     });
     if (sub === "check" || sub === "test") {
@@ -61,6 +76,11 @@ const command: Command = {
       if (arg === undefined) throw usageError("missing FILE: policy explain FILE");
       const ctx = localContext(io.env, given(io, values));
       return await explainFile(ctx, resolve(io.cwd, arg), io, json).finally(() => ctx.close());
+    }
+    if (sub !== "simulate" && (values.since !== undefined || values["without-remembered"] !== undefined)) throw usageError(`--since and --without-remembered are for policy simulate`);
+    if (sub === "simulate") {
+      if (arg !== undefined) throw usageError(`unexpected argument "${arg}"`);
+      return await simulate(io, values, json);
     }
     if (sub === "list" && arg !== undefined) throw usageError(`unexpected argument "${arg}"`);
     if (sub === "forget" && arg === undefined) throw usageError("missing RULE_ID: policy forget RULE_ID");
@@ -80,10 +100,15 @@ function check(ctx: AppContext, dir: string, io: Io, json: boolean): number {
   } else if (policy !== undefined) {
     io.stdout(`policy ok: ${policy.rules.length} rules in ${shownPath(io, dir)}, default ${policy.default}, sha256 ${policy.sha256}\n`);
   } else {
-    for (const p of problems) io.stdout(formatProblem({ ...p, file: shownPath(io, p.file) }) + "\n");
-    io.stderr(`${problems.length} problem${problems.length === 1 ? "" : "s"} in ${shownPath(io, dir)}\n`);
+    printProblems(io, dir, problems);
   }
   return policy === undefined ? EXIT.usage : EXIT.ok;
+}
+
+/** A policy folder's problems as `policy check` prints them: one `file:line: ...` a line, the count on stderr. */
+function printProblems(io: Io, dir: string, problems: readonly PolicyProblem[]): void {
+  for (const p of problems) io.stdout(formatProblem({ ...p, file: shownPath(io, p.file) }) + "\n");
+  io.stderr(`${problems.length} problem${problems.length === 1 ? "" : "s"} in ${shownPath(io, dir)}\n`);
 }
 
 async function test(ctx: AppContext, dir: string, io: Io, json: boolean): Promise<number> {
@@ -152,6 +177,86 @@ async function forget(ctx: AppContext, id: string, io: Io, json: boolean): Promi
   if (!(await (await ctx.store()).forgetRule(id, userInfo().username))) throw usageError(`no remembered rule ${id} (see countersign policy list)`);
   io.stdout(json ? JSON.stringify({ id, forgotten: true }, null, 2) + "\n" : `forgot ${id}: it no longer applies\n`);
   return EXIT.ok;
+}
+
+interface SimulateFlags {
+  since?: string;
+  policies?: string;
+  manifests?: string;
+  database?: string;
+  "without-remembered"?: boolean;
+}
+
+/** `policy simulate`: reads the store, never writes it; a store that was never made is not made here. */
+async function simulate(io: Io, values: SimulateFlags, json: boolean): Promise<number> {
+  const since = values.since === undefined ? null : sinceDate(values.since);
+  const remembered = values["without-remembered"] !== true;
+  const dir = policyDirOf(io, values.policies);
+  const database = databaseFlag(io, values.database);
+  const ctx = localContext(io.env, { ...given(io, values), ...database });
+  try {
+    const { policy, problems } = checkPolicy(dir, { manifests: ctx.manifests(), home: ctx.home });
+    if (policy === undefined) {
+      if (json) io.stdout(JSON.stringify({ ok: false, dir, problems }, null, 2) + "\n");
+      else printProblems(io, dir, problems);
+      return EXIT.usage;
+    }
+    const file = database.database ?? join(ctx.dataDir, SQLITE_FILE);
+    const stored = isPostgresUrl(file) || existsSync(file);
+    const recorded = stored ? await (await ctx.store()).recordedSince(since?.getTime() ?? 0) : [];
+    const tokens = [...new Set(recorded.flatMap((r) => ("request" in r ? [r.request.token] : [])))];
+    const policies = new Map<string, Policy>();
+    for (const token of tokens) policies.set(token, remembered ? (await policyInForce(ctx, token)).policy : policy);
+    const { requests, totals } = simulatePolicy({ recorded, policyFor: (token) => policies.get(token)!, manifestsOf: (request) => requestManifests(ctx, request) });
+    const simulation: PolicySimulation = {
+      policy: { dir, sha256: policy.sha256, remembered, dropped: remembered && stored ? (await policyInForce(ctx)).dropped : [] },
+      since: since?.toISOString() ?? null,
+      requests,
+      totals,
+    };
+    // Headlines and reasons carry the agent's text: made visible before a terminal sees them.
+    io.stdout(json ? JSON.stringify(simulation, null, 2) + "\n" : visibleText(formatSimulation(io, simulation)));
+    return EXIT.ok;
+  } finally {
+    await ctx.close();
+  }
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+/** `--since`: an ISO date (midnight UTC) or a date-time with its zone; a day that does not exist is refused, not rolled over. */
+function sinceDate(text: string): Date {
+  const at = ISO_DATE.test(text) ? new Date(text.length === 10 ? `${text}T00:00:00Z` : text) : null;
+  const day = text.slice(0, 10);
+  const real = at !== null && !Number.isNaN(at.getTime()) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day);
+  if (!real) throw usageError(`--since "${text}" is not an ISO date (2030-01-31) or date-time with its zone (2030-01-31T09:00:00Z)`);
+  return at;
+}
+
+const KIND_WORDS = { auto_approved: "auto-pass", ask: "ask", auto_rejected: "denied" } as const;
+
+function formatSimulation(io: Io, s: PolicySimulation): string {
+  const rememberedWords = s.policy.remembered ? "remembered rules included" : "remembered rules left out";
+  const lines = [`policy ${shownPath(io, s.policy.dir)} (sha256 ${s.policy.sha256.slice(0, 12)}), ${rememberedWords}; requests ${s.since === null ? "of all time" : `since ${s.since}`}`];
+  for (const d of s.policy.dropped) lines.push(`not applied: remembered rule ${d.id}: ${d.why}`);
+  for (const r of s.requests) {
+    if (r.problem !== null) {
+      lines.push("", `${r.id}  ${r.created_at}  cannot replay: ${r.problem}`);
+      continue;
+    }
+    if (!r.changed) continue;
+    lines.push("", `${r.id}  ${r.created_at}  ${KIND_WORDS[r.before!]} -> ${KIND_WORDS[r.after!]}  (${r.status}, token ${r.token})`, `  ${r.headline}`);
+    for (const c of r.rulings) lines.push(`  line ${c.line} ${c.op}: ${c.before === null ? "not recorded" : rulingWords(c.before)} -> ${rulingWords(c.after)}`);
+  }
+  const tally = (t: PolicySimulation["totals"]["before"]) => `${t.auto_approved} auto-pass, ${t.ask} ask, ${t.auto_rejected} denied`;
+  const t = s.totals;
+  if (t.requests === 0) lines.push("", "no requests recorded");
+  else lines.push("", `${t.requests} request${t.requests === 1 ? "" : "s"}: before ${tally(t.before)}; after ${tally(t.after)}; ${t.changed} changed, ${t.cannot_replay} cannot be replayed`);
+  return lines.join("\n") + "\n";
+}
+
+function rulingWords(r: { verdict: string; rule: string | null }): string {
+  return r.rule === null ? `${r.verdict} (no rule: the default or a floor)` : `${r.verdict} by rule "${r.rule}"`;
 }
 
 function formatExplanation(e: Explanation): string {

@@ -13,7 +13,7 @@ export interface CommandEntry {
 export const commands: Record<string, CommandEntry> = {
   manifests: { summary: "validate action and connector manifests", load: () => import("./manifests.js").then((m) => m.default) },
   api: { summary: "print the agent API (TypeScript declarations generated from the manifests)", load: () => import("./api.js").then((m) => m.default) },
-  policy: { summary: "check a policy, run its tests, explain a decision", load: () => import("./policy.js").then((m) => m.default) },
+  policy: { summary: "check a policy, run its tests, explain a decision, simulate it on recorded requests", load: () => import("./policy.js").then((m) => m.default) },
   keys: { summary: "list or rotate the receipt signing keys", load: () => import("./keys.js").then((m) => m.default) },
   receipt: { summary: "verify a receipt against a program and the authority's keys", load: () => import("./receipt.js").then((m) => m.default) },
   check: { summary: "analyze a program: effects, guarantees, summary", load: () => import("./check.js").then((m) => m.default) },

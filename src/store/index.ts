@@ -9,7 +9,7 @@ export { verifyChain, entryHash, sha256Json, GENESIS_HASH } from "./audit-chain.
 export { newRequestId, type SubmitResult } from "./submit-request.js";
 export type { DecideResult } from "./decide-request.js";
 export type { WithdrawResult } from "./withdraw-request.js";
-export type { RequestPage } from "./list-requests.js";
+export type { RecordedRequest, RequestPage } from "./list-requests.js";
 export type { ReceiptRecord, RecordReceiptResult, RedeemOutcome } from "./receipts.js";
 export type { StoredRule } from "./remembered-rules.js";
 export type { TokenInfo } from "./tokens.js";

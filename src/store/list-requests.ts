@@ -1,3 +1,4 @@
+import { ZodError } from "zod";
 import { ListQuery, type StoredRequest } from "../model/index.js";
 import type { StoreContext } from "./change.js";
 import type { SqlValue } from "./driver.js";
@@ -30,6 +31,34 @@ export async function listRequests(ctx: StoreContext, raw: ListQuery = {}): Prom
   const requests = rows.slice(0, query.limit).map(requestFromRow);
   const last = requests.at(-1);
   return rows.length > query.limit && last !== undefined ? { requests, cursor: String(last.seq) } : { requests };
+}
+
+/** A recorded request as a replay reads it: checked, or why its row no longer reads as one (written by an older version). */
+export type RecordedRequest = { request: StoredRequest } | { id: string; created_at: number; problem: string };
+
+/**
+ * Every request created at or after `since` (ms since the epoch), oldest first. A row the schema
+ * or the kept-manifests check refuses is answered with why, never thrown: one old row must not
+ * hide the others.
+ */
+export async function recordedSince(ctx: StoreContext, since: number): Promise<RecordedRequest[]> {
+  const rows = await ctx.driver.read((q) => q.all(`SELECT ${REQUEST_COLUMNS} FROM requests WHERE created_at >= ? ORDER BY seq`, [since]));
+  return rows.map((row) => {
+    try {
+      return { request: requestFromRow(row) };
+    } catch (err) {
+      return { id: String(row.id), created_at: Number(row.created_at), problem: rowProblem(err) };
+    }
+  });
+}
+
+function rowProblem(err: unknown): string {
+  if (err instanceof ZodError) {
+    const issue = err.issues[0]!;
+    return `the recorded ${issue.path.join(".")} no longer reads: ${issue.message}`;
+  }
+  if (err instanceof SyntaxError) return `the recorded row is not JSON where it must be: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 export async function getRequest(ctx: StoreContext, id: string): Promise<StoredRequest | null> {

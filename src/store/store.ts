@@ -7,7 +7,7 @@ import { decideRequest, type DecideResult } from "./decide-request.js";
 import type { Dialect, Driver } from "./driver.js";
 import { EventFeed, eventsSince, type SubscribeOptions } from "./events.js";
 import { expireDue } from "./expire-requests.js";
-import { getRequest, listRequests, type RequestPage } from "./list-requests.js";
+import { getRequest, listRequests, recordedSince, type RecordedRequest, type RequestPage } from "./list-requests.js";
 import { ReadCache } from "./read-cache.js";
 import { recordReceipt, redeemReceipt, type ReceiptRecord, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
 import { useLoginLink, type LoginLink } from "./login-links.js";
@@ -46,6 +46,10 @@ export class Store implements RedemptionStore {
   }
   list(query?: ListQuery): Promise<RequestPage> {
     return listRequests(this.#ctx, query);
+  }
+  /** Requests created since `since` (ms), oldest first, each checked or with why it no longer reads: for replaying them, read only. */
+  recordedSince(since: number): Promise<RecordedRequest[]> {
+    return recordedSince(this.#ctx, since);
   }
   decide(id: string, decision: PersonDecision): Promise<DecideResult> {
     return decideRequest(this.#ctx, id, decision);

@@ -49,7 +49,7 @@ describe("countersign policy check", () => {
   it("usage errors use the envelope", async () => {
     const c = capture();
     expect(await main(["policy", "frobnicate", "--json"], c.io)).toBe(2);
-    expect(JSON.parse(c.out()).error).toMatchObject({ class: "usage_error", message: 'unknown subcommand "frobnicate"; try: policy check | test | explain | list | forget' });
+    expect(JSON.parse(c.out()).error).toMatchObject({ class: "usage_error", message: 'unknown subcommand "frobnicate"; try: policy check | test | explain | list | forget | simulate' });
     const d = capture();
     expect(await main(["policy", "explain"], d.io)).toBe(2);
     expect(d.err()).toBe("countersign: usage_error: missing FILE: policy explain FILE\n");
