@@ -18,8 +18,9 @@ afterAll(async () => {
 });
 
 async function pool(timeoutMs: number, size = 1): Promise<AnalysisPool> {
-  const p = await AnalysisPool.start({ manifests: shippedManifests(), size, timeoutMs });
+  const p = AnalysisPool.create({ manifests: shippedManifests(), size, timeoutMs });
   pools.push(p);
+  await p.warm();
   return p;
 }
 
