@@ -40,6 +40,7 @@ for (let i = 0; i < Number(n); i++) {
   socket.write("GET /v1/events HTTP/1.1\\r\\nHost: " + hostname + ":" + port + "\\r\\nCookie: " + cookie + "\\r\\n\\r\\n");
 }
 if (Number(n) === 0) console.log("streams open 0");
+setInterval(() => undefined, 60_000); // alive until told to stop, streams or not
 process.on("SIGTERM", () => { console.log("events " + events); process.exit(0); });
 `;
 
@@ -79,7 +80,7 @@ async function measureStreams(label: string, database?: string): Promise<void> {
     ratios[`${label} ${n}`] = perSecond / none;
     const submitted = perSecond * SECONDS; // the measured part; the warm-up's events came too
     rows.push([
-      `${label}: auto-approved, one program repeated, ${fmt(n)} event streams open`,
+      `${label}: auto-approved, one program repeated, ${n === 0 ? "no" : fmt(n)} event streams open`,
       fmt(perSecond),
       n === 0 ? "baseline" : `${(perSecond / none).toFixed(3)}×`,
       n === 0 ? "" : `${fmt(events / n)} (of about ${fmt(submitted)} measured + warm-up)`,
