@@ -44,6 +44,12 @@ setInterval(() => undefined, 60_000); // alive until told to stop, streams or no
 process.on("SIGTERM", () => { console.log("events " + events); process.exit(0); });
 `;
 
+/** One submission, answered once an analysis thread has warmed (the program's facts are then cached). */
+async function firstSubmission(url: string, token: string): Promise<void> {
+  const answer = await fetch(`${url}/v1/requests`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: repeated });
+  if (!answer.ok) throw new Error(`the first submission failed: ${answer.status}`);
+}
+
 async function rate(url: string, token: string): Promise<number> {
   const options: autocannon.Options = { url: `${url}/v1/requests`, method: "POST", connections: CONNECTIONS, headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: repeated };
   await autocannon({ ...options, duration: WARM_UP_SECONDS });
@@ -65,6 +71,7 @@ const ratios: Record<string, number> = {};
 
 async function measureStreams(label: string, database?: string): Promise<void> {
   const a = await authority(database);
+  await firstSubmission(a.url, a.token);
   const cookie = await approverCookie(a.url, a.home);
   const reader = join(packageRoot, "bench", ".event-stream-reader.mjs");
   writeFileSync(reader, READER);
@@ -77,6 +84,7 @@ async function measureStreams(label: string, database?: string): Promise<void> {
     await stop(child);
     const events = Number(/events (\d+)/.exec(report)?.[1] ?? 0);
     if (n === 0) none = perSecond;
+    if (none === 0) throw new Error(`${label}: no submission was answered with no streams open`);
     ratios[`${label} ${n}`] = perSecond / none;
     const submitted = perSecond * SECONDS; // the measured part; the warm-up's events came too
     rows.push([
@@ -123,10 +131,9 @@ for (const requests of [0, 10_000]) {
   // the store is made (and filled) by one start, then timed over restarts
   const first = await authority();
   if (requests > 0) {
-    const options = { method: "POST" as const, headers: { "content-type": "application/json", authorization: `Bearer ${first.token}` }, body: repeated };
-    // the first one waits for an analysis thread; the rest come from the facts cache
-    if (!(await fetch(`${first.url}/v1/requests`, options)).ok) throw new Error("the first submission failed");
-    const r = await autocannon({ ...options, url: `${first.url}/v1/requests`, connections: CONNECTIONS, amount: requests - 1, timeout: 60 });
+    await firstSubmission(first.url, first.token);
+    const headers = { "content-type": "application/json", authorization: `Bearer ${first.token}` };
+    const r = await autocannon({ url: `${first.url}/v1/requests`, method: "POST", headers, body: repeated, connections: CONNECTIONS, amount: requests - 1, timeout: 60 });
     if (r.non2xx + r.errors + r.timeouts > 0) throw new Error(`filling the store: ${r.non2xx + r.errors + r.timeouts} submissions failed`);
   }
   await stop(first.child);
