@@ -2,7 +2,7 @@
 // p50/p99 latency, for distinct programs and for one program repeated, over SQLite and
 // PostgreSQL, next to a bare hono JSON route measured in the same run; and `countersign check`
 // through a running authority next to `tsc --noEmit` of TypeScript 7 on the same file.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,37 +12,14 @@ import { generateApi } from "../src/manifest/generate-api.js";
 import { packageRoot } from "../src/model/paths.js";
 import { freshDatabase, startCluster, stopCluster } from "../test/store/postgres-cluster.js";
 import { table, writeSection } from "./report.js";
+import { authority, BIN, startProcess, stop } from "./serve-process.js";
 
 const SECONDS = 10;
 // A server's steady state: the analysis threads' compiler code takes tens of seconds of traffic to be fully optimized.
 const WARM_UP_SECONDS = 15;
 const LOAD_AT_START = loadavg()[0]!;
 const CONNECTIONS = 32;
-const BIN = join(packageRoot, "bin", "countersign.js");
 const PROGRAM = readFileSync(join(packageRoot, "examples", "read-notes.ts"), "utf8"); // auto-approved by the default policy
-
-/** A child process that prints its URL on a line of its own; answers the URL. */
-async function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let out = "";
-  let err = "";
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on("data", (d: Buffer) => {
-      out += d.toString();
-      const match = pattern.exec(out);
-      if (match !== null) resolve(match[1]!);
-    });
-    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited (${code}): ${err}`)));
-  });
-  return { url, child };
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await exited;
-}
 
 interface Load {
   rate: number; // requests per second
@@ -108,15 +85,6 @@ const distinct = (): string => JSON.stringify({ program: `${PROGRAM}// submissio
 const repeated = JSON.stringify({ program: PROGRAM, source_name: "read-notes.ts" });
 // asks a person under the default policy: stored pending (202), no receipt
 const pending = JSON.stringify({ program: readFileSync(join(packageRoot, "examples", "notify-team.ts"), "utf8"), source_name: "notify-team.ts" });
-
-/** An authority on a fresh data directory; `database` as for --database. */
-async function authority(database?: string): Promise<{ url: string; child: ChildProcess; token: string; home: string }> {
-  const home = mkdtempSync(join(tmpdir(), "countersign-bench-authority-"));
-  const env = { HOME: home, COUNTERSIGN_HOME: join(home, ".countersign") };
-  const args = [BIN, "serve", "--port", "0", ...(database === undefined ? [] : ["--database", database])];
-  const { url, child } = await startProcess(args, env, /countersign authority at (http:\/\/\S+)/);
-  return { url, child, home, token: readFileSync(join(env.COUNTERSIGN_HOME, "submitter.token"), "utf8").trim() };
-}
 
 const rows: string[][] = [["what", "requests/s", "p50", "p99", "vs bare hono", "event loop CPU / request", "server CPU / request", "target", "PostgreSQL CPU / request"]];
 const ms = (n: number): string => `${n.toFixed(1)} ms`;

@@ -51,7 +51,20 @@ export const HEADLINES: Headline[] = [
     headline(`authority, ${db}: auto-approved, distinct programs (requests/s)`, "authority", `${db}: auto-approved, distinct programs`, BARE_HONO, { text: "≥ 150/s", check: (f) => f >= 150 }),
     headline(`authority, ${db}: auto-approved, one program repeated (requests/s)`, "authority", `${db}: auto-approved, one program repeated`, BARE_HONO, { text: "≥ 2,000/s", check: (f) => f >= 2000 }),
     headline(`authority, ${db}: pending, one program repeated (requests/s)`, "authority", `${db}: pending (asks a person)`, BARE_HONO),
+    headline(
+      `authority, ${db}: repeated, with 1,000 event streams open (requests/s)`,
+      "authority-streams",
+      `${db}: auto-approved, one program repeated, 1,000 event streams open`,
+      [`${db}: auto-approved, one program repeated, no event streams open`, 1, "none open"],
+      { text: "≥ 0.90 × none open", check: (f, b) => f >= 0.9 * b },
+    ),
   ]),
+  ...["idle SQLite store", "SQLite store of 10,000 requests"].map((store) =>
+    headline(`\`countersign serve\` start to first /healthz answer, ${store}`, "authority-streams", `\`countersign serve\`, ${store}`, ["baseline: a bare Node HTTP server", 1, "bare node:http"], {
+      text: "≤ 1,000 ms",
+      check: (f) => f <= 1000,
+    }),
+  ),
   headline("sandbox overhead per run (20 trusted calls), realm prepared ahead", "sandbox", "sandbox overhead per run", ["baseline: 20 × callWithReceipt", 1, "the 20 calls from the host"], { text: "< 10 ms", check: (f) => f < 10 }),
   headline("sandbox overhead per run (20 trusted calls), cold", "sandbox", "sandbox overhead per run, cold", ["baseline: 20 × callWithReceipt", 1, "the 20 calls from the host"], { text: "< 10 ms", check: (f) => f < 10 }),
   headline("one trusted call from the sandbox", "sandbox", "per trusted call in the sandbox", ["the same call made directly", 1, "a direct connector call"], { text: "< 0.5 ms", check: (f) => f < 0.5 }),

@@ -28,7 +28,8 @@ interface Job {
  * manifests in force. Programs queue for the next free thread. A thread that overruns the time
  * limit is terminated and replaced, and its program gets an `analysis_budget_exceeded`
  * diagnostic; a thread that dies is replaced too. `setManifests` starts a new set of threads and
- * switches to it once all of them are ready (the old ones finish what they run).
+ * switches to it once all of them are ready (the old ones finish what they run). The threads
+ * start with `warm()`, so that a server can answer before the compiler has loaded.
  */
 export class AnalysisPool {
   readonly #options: PoolOptions;
@@ -45,11 +46,21 @@ export class AnalysisPool {
     this.#manifests = options.manifests;
   }
 
-  /** Start every thread and wait until each has its analyzer. */
-  static async start(options: PoolOptions): Promise<AnalysisPool> {
-    const pool = new AnalysisPool(options);
-    pool.#workers = await pool.#startSet(options.manifests);
-    return pool;
+  /** A pool whose threads start with `warm()`; programs submitted before then wait for them. */
+  static create(options: PoolOptions): AnalysisPool {
+    return new AnalysisPool(options);
+  }
+
+  /**
+   * Start the threads (once); resolves when every one has its analyzer, rejects when one could
+   * not start. Programs already queued go to the threads at once and wait for their analyzers;
+   * a thread that failed to start is replaced when the next program comes.
+   */
+  warm(): Promise<void> {
+    if (this.#closed) return Promise.reject(new CountersignError("internal_error", "authority", "the analysis pool is closed"));
+    if (this.#workers.length === 0) this.#workers = Array.from({ length: this.#size }, () => new AnalysisWorker(this.#manifests, this.#options.codeCacheDir));
+    this.#dispatch();
+    return Promise.all(this.#workers.map((w) => w.ready)).then(() => undefined);
   }
 
   get size(): number {

@@ -86,9 +86,10 @@ export class AuthorityState {
     };
   }
 
-  static async open(options: StateOptions, store: Store): Promise<AuthorityState> {
+  /** The state with its analysis threads not yet started (the pool's `warm`). */
+  static open(options: StateOptions, store: Store): AuthorityState {
     const config = readConfig(options);
-    const pool = await AnalysisPool.start({
+    const pool = AnalysisPool.create({
       manifests: config.manifests,
       timeoutMs: options.analysisTimeoutMs ?? DEFAULT_ANALYSIS_TIMEOUT_MS,
       codeCacheDir: join(options.dataDir, "cache"),

@@ -25,21 +25,24 @@ export interface Authority {
   port: number;
   init: InitResult;
   state: AuthorityState;
+  /** Resolves once the analysis threads are ready (they start after the listener; programs submitted before wait for them). */
+  warmed: Promise<void>;
   close(): Promise<void>;
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
 /**
- * Start `countersign serve`: make what the data directory lacks, start the analysis threads,
- * listen, and record the URL in authority.json for `check` and `run`. Pending requests expire
- * on a timer; long polls wake on the store's change events.
+ * Start `countersign serve`: make what the data directory lacks, listen, record the URL in
+ * authority.json for `check` and `run`, then start the analysis threads, which take seconds to
+ * load the compiler: the server answers meanwhile, and programs wait for a thread. Pending
+ * requests expire on a timer; long polls wake on the store's change events.
  */
 export async function startAuthority(options: AuthorityOptions): Promise<Authority> {
   const log = options.log ?? ((line: string) => process.stderr.write(`countersign serve: ${line}\n`));
   const now = options.now ?? (() => new Date());
   const init = await initDataDir({ dataDir: options.dataDir, keys: fileKeyStore(options.dataDir), now, store: async () => options.store });
-  const state = await AuthorityState.open({ ...options, issuer: loadLocalAuthority(options.dataDir).issuer }, options.store);
+  const state = AuthorityState.open({ ...options, issuer: loadLocalAuthority(options.dataDir).issuer }, options.store);
   const secret = readApproverSecret(options.dataDir);
   const waiter = new DecisionWaiter(options.store, (err) => log(`change events: ${(err as Error).message}`));
   const host = options.host ?? DEFAULT_HOST;
@@ -67,12 +70,19 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
     options.store.expireDue().catch((err: unknown) => log(`expiring requests failed: ${(err as Error).message}`));
   }, options.expirySweepMs ?? 1000);
   sweep.unref();
+  let closing = false;
+  const warmed = state.pool.warm();
+  warmed.catch((err: unknown) => {
+    if (!closing) log(`analysis threads: ${(err as Error).message} (the next program starts a new one)`);
+  });
   return {
     url,
     port,
     init,
     state,
+    warmed,
     async close() {
+      closing = true;
       clearInterval(sweep);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

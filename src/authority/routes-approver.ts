@@ -1,9 +1,9 @@
 import type { Hono } from "hono";
-import { streamSSE } from "hono/streaming";
 import { answerRequestQuestion, decideRequest, listGlance, listRequests, requestPage, reviewRequest, visibleText, type Verdict } from "../app/index.js";
 import { DecisionBody, ListParams, QuestionBody, type QuestionAnswer } from "../model/index.js";
 import { describeReload } from "./authority-state.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
+import { EventStream, eventText } from "./event-stream.js";
 import { approverAuth } from "./guards.js";
 import { badRequest } from "./http-error.js";
 import { readBody } from "./read-body.js";
@@ -60,18 +60,24 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     return c.json({ ...approverView(request), changed });
   });
 
-  app.get("/v1/events", approver, (c) => {
+  app.get("/v1/events", approver, async (c) => {
     const after = lastEventId(c.req.header("last-event-id") ?? c.req.query("last_event_id"));
-    return streamSSE(c, async (stream) => {
-      const unsubscribe = await deps.state.store.subscribe(
-        (event) => void stream.writeSSE({ id: String(event.id), event: event.type, data: JSON.stringify({ ...event, at: new Date(event.at).toISOString() }) }),
-        { ...(after === undefined ? {} : { after }), onError: (err) => deps.log(`events: ${(err as Error).message}`) },
-      );
-      const keepalive = setInterval(() => void stream.write(": keepalive\n\n"), KEEPALIVE_MS);
-      await new Promise<void>((resolve) => stream.onAbort(resolve));
-      clearInterval(keepalive);
-      await unsubscribe();
+    const session = c.get("approver");
+    let ended = (): void => {};
+    const stream = new EventStream(() => ended());
+    // A stream carries events only while the session that opened it is valid.
+    const send = (text: string): void => void (Date.now() < session.expires ? stream.write(text) : stream.close());
+    const unsubscribe = await deps.state.store.subscribe((event) => send(eventText(event)), {
+      ...(after === undefined ? {} : { after }),
+      onError: (err) => deps.log(`events: ${(err as Error).message}`),
     });
+    const keepalive = setInterval(() => send(": keepalive\n\n"), KEEPALIVE_MS);
+    ended = () => {
+      clearInterval(keepalive);
+      unsubscribe().catch((err: unknown) => deps.log(`events: ${(err as Error).message}`));
+    };
+    if (stream.ended) ended();
+    return new Response(stream.body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
   });
 
   app.get("/v1/audit", approver, (c) => {

@@ -28,74 +28,115 @@ export interface SubscribeOptions {
 interface Subscription {
   listener: (event: StoreEvent) => void;
   options: SubscribeOptions;
+  /** The last event id this subscription was given (or would have been: where it starts). */
   last: number;
-  pumping: boolean;
-  again: boolean;
 }
 
 /**
  * Change events for listeners of this process. The driver's doorbell rings after each commit
- * that published events (for PostgreSQL, in any process); each subscription then reads the
- * events table past the last id it delivered, so events arrive once each, in order, without gaps.
+ * that published events (for PostgreSQL, in any process); one reader then reads the events table
+ * past the last id it read and hands each event to every subscription from memory, so a commit
+ * costs one read however many listen. A subscription that resumes from an older id first reads
+ * what it missed, up to where the reader is, in the same queue: events arrive once each, in
+ * order, without gaps.
  */
 export class EventFeed {
   readonly #ctx: StoreContext;
   readonly #subscriptions = new Set<Subscription>();
   #stopListening: Promise<() => Promise<void>> | undefined;
+  /** The last event id the reader has read; undefined while nobody listens. */
+  #read: number | undefined;
+  #pumping = false;
+  #again = false;
 
   constructor(ctx: StoreContext) {
     this.#ctx = ctx;
   }
 
   async subscribe(listener: (event: StoreEvent) => void, options: SubscribeOptions = {}): Promise<() => Promise<void>> {
-    this.#stopListening ??= this.#ctx.driver.listen(() => {
-      for (const s of this.#subscriptions) void this.#pump(s);
-    });
+    this.#stopListening ??= this.#ctx.driver.listen(() => void this.#pump());
     try {
       await this.#stopListening;
+      this.#read ??= await latestEventId(this.#ctx);
     } catch (err) {
-      this.#stopListening = undefined;
+      if (this.#subscriptions.size === 0) await this.#stop();
       throw err;
     }
-    const subscription: Subscription = { listener, options, last: options.after ?? (await latestEventId(this.#ctx)), pumping: false, again: false };
+    const subscription: Subscription = { listener, options, last: options.after ?? this.#read };
     this.#subscriptions.add(subscription);
-    void this.#pump(subscription);
+    void this.#pump();
     return async () => {
       this.#subscriptions.delete(subscription);
-      if (this.#subscriptions.size > 0 || this.#stopListening === undefined) return;
-      const stop = this.#stopListening;
-      this.#stopListening = undefined;
-      await (await stop)();
+      if (this.#subscriptions.size === 0) await this.#stop();
     };
   }
 
-  async #pump(s: Subscription): Promise<void> {
-    if (s.pumping) {
-      s.again = true;
+  async #stop(): Promise<void> {
+    const stop = this.#stopListening;
+    this.#stopListening = undefined;
+    this.#read = undefined;
+    if (stop !== undefined) await (await stop)();
+  }
+
+  /** One pump at a time: a ring while it reads makes it go round once more. */
+  async #pump(): Promise<void> {
+    if (this.#pumping) {
+      this.#again = true;
       return;
     }
-    s.pumping = true;
+    this.#pumping = true;
     try {
       do {
-        s.again = false;
-        for (;;) {
-          const events = await eventsSince(this.#ctx, s.last);
-          for (const event of events) {
-            s.last = event.id;
-            if (!this.#subscriptions.has(s)) return;
-            try {
-              s.listener(event);
-            } catch {
-              // a listener's own failure is its business; the others still get the event
-            }
-          }
-          if (events.length < PAGE) break;
+        this.#again = false;
+        for (const s of this.#subscriptions) await this.#catchUp(s);
+        await this.#readNew();
+      } while (this.#again);
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  /** What a resuming subscription missed before the reader's position, read for it alone. */
+  async #catchUp(s: Subscription): Promise<void> {
+    try {
+      while (this.#read !== undefined && s.last < this.#read && this.#subscriptions.has(s)) {
+        const events = await eventsSince(this.#ctx, s.last);
+        const upTo = this.#read;
+        for (const event of events) {
+          if (event.id > upTo) break; // the reader hands out the rest
+          deliver(s, event);
         }
-      } while (s.again);
+        if (events.length < PAGE || events[events.length - 1]!.id >= upTo) s.last = Math.max(s.last, upTo);
+      }
     } catch (err) {
       s.options.onError?.(err);
-    } finally {
-      s.pumping = false;
     }
+  }
+
+  async #readNew(): Promise<void> {
+    try {
+      for (;;) {
+        if (this.#read === undefined) return;
+        const events = await eventsSince(this.#ctx, this.#read);
+        if (this.#read === undefined) return; // everyone left while it read
+        for (const event of events) {
+          this.#read = event.id;
+          for (const s of this.#subscriptions) deliver(s, event);
+        }
+        if (events.length < PAGE) return;
+      }
+    } catch (err) {
+      for (const s of this.#subscriptions) s.options.onError?.(err);
+    }
+  }
+}
+
+function deliver(s: Subscription, event: StoreEvent): void {
+  if (event.id <= s.last) return;
+  s.last = event.id;
+  try {
+    s.listener(event);
+  } catch {
+    // a listener's own failure is its business; the others still get the event
   }
 }

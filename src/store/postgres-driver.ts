@@ -1,5 +1,5 @@
 import type { Duplex } from "node:stream";
-import pg from "pg";
+import type pg from "pg";
 import type { Driver, Queryer, Row, SqlValue } from "./driver.js";
 import { insertValues } from "./postgres-insert.js";
 import { issuedStatements } from "./issued-statements.js";
@@ -10,10 +10,12 @@ const CHANNEL = "countersign_events";
 const INT8 = 20;
 
 /** Our BIGINT columns hold ids and millisecond times, well inside 2^53: read them as numbers. */
-const types = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+function typesOf(driver: typeof pg): { getTypeParser: typeof pg.types.getTypeParser } {
+  return {
+    getTypeParser: ((oid: number, format?: "text" | "binary") =>
+      oid === INT8 ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+}
 
 /**
  * `?` placeholders become `$1, $2, …` (our SQL has no `?` inside literals). A statement with
@@ -88,9 +90,11 @@ export function redactUrl(url: string): string {
  * connection, reconnected when it drops (a ring after reconnecting makes listeners catch up).
  */
 export async function openPostgresDriver(url: string, options: { max?: number } = {}): Promise<Driver> {
-  const config = { connectionString: url, types, connectionTimeoutMillis: 10_000 };
+  // loaded here, not with the module: a SQLite authority starts without it
+  const { default: driver } = await import("pg");
+  const config = { connectionString: url, types: typesOf(driver), connectionTimeoutMillis: 10_000 };
   // pipeline: statements issued together (BEGIN and the first ones, Tx.insert's, the last ones and COMMIT) share one round trip
-  const pool = new pg.Pool({ ...config, pipeline: true, max: options.max ?? 10 });
+  const pool = new driver.Pool({ ...config, pipeline: true, max: options.max ?? 10 });
   pool.on("error", () => undefined); // an idle client died: the pool drops it, the next query reconnects
   try {
     await pool.query("SELECT 1");
@@ -146,7 +150,7 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
     },
     async listen(onRing) {
       rings.add(onRing);
-      const current = (listener ??= startListener(config, () => {
+      const current = (listener ??= startListener(driver.Client, config, () => {
         for (const ring of rings) ring();
       }));
       try {
@@ -181,12 +185,12 @@ interface Listener {
   close(): Promise<void>;
 }
 
-function startListener(config: pg.ClientConfig, ring: () => void): Listener {
+function startListener(Client: typeof pg.Client, config: pg.ClientConfig, ring: () => void): Listener {
   let closed = false;
   let current: pg.Client | undefined;
   let retry: NodeJS.Timeout | undefined;
   const connect = async (): Promise<void> => {
-    const client = new pg.Client(config);
+    const client = new Client(config);
     current = client;
     let lost = false;
     const onLost = (): void => {

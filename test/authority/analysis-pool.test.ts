@@ -18,8 +18,9 @@ afterAll(async () => {
 });
 
 async function pool(timeoutMs: number, size = 1): Promise<AnalysisPool> {
-  const p = await AnalysisPool.start({ manifests: shippedManifests(), size, timeoutMs });
+  const p = AnalysisPool.create({ manifests: shippedManifests(), size, timeoutMs });
   pools.push(p);
+  await p.warm();
   return p;
 }
 
@@ -39,6 +40,14 @@ describe("the analysis pool", () => {
     const p = await pool(30_000);
     const facts = await p.analyze({ source: example("notify-team.ts"), entry: "notify-team.ts" });
     expect(facts).toMatchObject({ ok: true, program: { entry: "notify-team.ts" }, effects: [expect.objectContaining({ op: "email.send_email" })] });
+  });
+
+  it("queues a program given before its threads start, and analyzes it once they are warm", async () => {
+    const p = AnalysisPool.create({ manifests: shippedManifests(), size: 1, timeoutMs: 30_000 });
+    pools.push(p);
+    const early = p.analyze({ source: example("notify-team.ts"), entry: "early.ts" });
+    await p.warm();
+    expect(await early).toMatchObject({ ok: true, program: { entry: "early.ts" } });
   });
 
   it("a program that overruns the time limit gets analysis_budget_exceeded, and its thread is replaced", async () => {
@@ -67,6 +76,22 @@ describe("the analysis pool", () => {
     await p.setManifests(loadManifests(dir));
     const facts = await p.analyze({ source: readText, entry: "a.ts" });
     expect(facts).toMatchObject({ ok: true, effects: [expect.objectContaining({ op: "fs.read_text" })] });
+  });
+});
+
+describe("start-up", () => {
+  it("answers a submission made before the analysis threads are warm, once they are, as it would after", async () => {
+    const a = await startTestAuthority("sqlite");
+    authorities.push(a);
+    const warmAtFirstCall = await Promise.race([a.authority.warmed.then(() => true), Promise.resolve(false)]);
+    const health = a.call("GET", "/healthz", { token: null });
+    const approved = a.call("POST", "/v1/requests", { body: { program: `${example("read-notes.ts")}// early\n`, source_name: "read-notes.ts" } });
+    const pending = a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), source_name: "notify-team.ts" } });
+    expect(warmAtFirstCall).toBe(false); // the listener came up before the threads
+    expect(await health).toMatchObject({ status: 200, body: { ok: true } });
+    expect(await approved).toMatchObject({ status: 200, body: { status: "approved", decision: { kind: "auto_approved" }, receipt: expect.any(String) } });
+    expect(await pending).toMatchObject({ status: 202, body: { status: "pending" } });
+    await a.authority.warmed;
   });
 });
 

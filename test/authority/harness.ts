@@ -116,3 +116,54 @@ export async function warmAnalysis(a: TestAuthority, tries = 5): Promise<void> {
   }
   throw new Error(`the analysis stayed past its budget ${tries} times`);
 }
+
+export interface SseEvent {
+  id: number;
+  event: string;
+  data: { request_id: string; status: string };
+}
+
+/** An SSE client over fetch: collects events until a condition holds. */
+export function openEvents(a: TestAuthority, session: ApproverSession, lastEventId?: number) {
+  const controller = new AbortController();
+  const events: SseEvent[] = [];
+  let notify = () => {};
+  let opened!: () => void;
+  const openedP = new Promise<void>((r) => (opened = r));
+  const ended = (async () => {
+    const response = await fetch(`${a.url}/v1/events`, {
+      headers: { cookie: session.cookie, ...(lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) }) },
+      signal: controller.signal,
+    });
+    opened();
+    let buffer = "";
+    for await (const chunk of response.body!) {
+      buffer += Buffer.from(chunk).toString("utf8");
+      let end: number;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const fields = Object.fromEntries(block.split("\n").filter((l) => !l.startsWith(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]));
+        if (fields.data !== undefined) events.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data) });
+        notify();
+      }
+    }
+  })().catch(() => undefined);
+  return {
+    opened: openedP,
+    /** Resolves when the server ends the stream (or it is closed here). */
+    ended,
+    until: (done: (list: SseEvent[]) => boolean) =>
+      new Promise<SseEvent[]>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`events so far: ${JSON.stringify(events)}`)), 10_000);
+        notify = () => {
+          if (done(events)) {
+            clearTimeout(timer);
+            resolve([...events]);
+          }
+        };
+        notify();
+      }),
+    close: () => controller.abort(),
+  };
+}

@@ -1,0 +1,103 @@
+// One reader of the events table per process, however many subscribe: every subscriber gets every
+// event once and in order, a resuming one first what it missed, on SQLite and PostgreSQL.
+import { afterAll, describe, expect, it } from "vitest";
+import type { StoreEvent } from "../../src/model/request.js";
+import { openPostgresDriver, openSqliteDriver, storeOver, type Driver, type Store } from "../../src/store/index.js";
+import { DIALECTS, newDatabase, submission } from "./fixtures.js";
+
+/** A store whose driver counts its reads of the events table. */
+async function countingStore(database: string): Promise<{ store: Store; eventReads: () => number }> {
+  const driver: Driver = database.startsWith("postgres") ? await openPostgresDriver(database) : openSqliteDriver(database);
+  let reads = 0;
+  const counting: Driver = {
+    ...driver,
+    dialect: driver.dialect,
+    read: (fn) =>
+      driver.read((q) =>
+        fn({
+          all: (sql, params) => {
+            if (/FROM events WHERE id >/.test(sql)) reads++;
+            return q.all(sql, params);
+          },
+          run: (sql, params) => q.run(sql, params),
+        }),
+      ),
+  };
+  return { store: await storeOver(counting), eventReads: () => reads };
+}
+
+describe.each(DIALECTS)("event feed on %s", (dialect) => {
+  const stores: Store[] = [];
+  afterAll(() => Promise.all(stores.map((s) => s.close())));
+
+  it("gives each of 200 subscribers every event once, in order, for one read per commit", async () => {
+    const { store, eventReads } = await countingStore(await newDatabase(dialect));
+    stores.push(store);
+    const { name: token } = await store.addToken("agent");
+    const seen: StoreEvent[][] = Array.from({ length: 200 }, () => []);
+    const stops = await Promise.all(seen.map((list) => store.subscribe((e) => list.push(e))));
+    const readsBefore = eventReads();
+    let commits = 0;
+    for (let round = 0; round < 5; round++) {
+      // concurrent submissions commit together: a commit carries several events
+      const results = await Promise.all(Array.from({ length: 20 }, () => store.submit(submission(token))));
+      expect(results.every((r) => r.ok)).toBe(true);
+      commits++;
+    }
+    await expect.poll(() => seen.every((list) => list.length === 100)).toBe(true);
+    const ids = seen[0]!.map((e) => e.id);
+    expect(ids).toEqual([...new Set(ids)].sort((x, y) => x - y));
+    for (const list of seen) expect(list).toEqual(seen[0]);
+    // at most a read per ring plus the one that finds nothing new, never one per subscriber
+    expect(eventReads() - readsBefore).toBeLessThanOrEqual(100 + commits);
+    expect(eventReads() - readsBefore).toBeLessThan(seen.length);
+    await Promise.all(stops.map((stop) => stop()));
+  });
+
+  it("resumes a subscriber after its last event id while others keep receiving live events", async () => {
+    const { store } = await countingStore(await newDatabase(dialect));
+    stores.push(store);
+    const { name: token } = await store.addToken("agent");
+    const live: StoreEvent[] = [];
+    const stopLive = await store.subscribe((e) => live.push(e));
+    for (let i = 0; i < 30; i++) expect((await store.submit(submission(token))).ok).toBe(true);
+    await expect.poll(() => live.length).toBe(30);
+    const resumed: StoreEvent[] = [];
+    const stopResumed = await store.subscribe((e) => resumed.push(e), { after: live[9]!.id });
+    const more = Promise.all(Array.from({ length: 10 }, () => store.submit(submission(token))));
+    await more;
+    await expect.poll(() => resumed.length).toBe(30);
+    await expect.poll(() => live.length).toBe(40);
+    expect(resumed).toEqual(live.slice(10));
+    await Promise.all([stopLive(), stopResumed()]);
+  });
+
+  it("pages a long backlog for a resuming subscriber without gaps or repeats", async () => {
+    const { store } = await countingStore(await newDatabase(dialect));
+    stores.push(store);
+    const { name: token } = await store.addToken("agent");
+    for (let round = 0; round < 12; round++) await Promise.all(Array.from({ length: 100 }, () => store.submit(submission(token))));
+    const all = await store.eventsSince(0, 10_000);
+    expect(all).toHaveLength(1200);
+    const resumed: StoreEvent[] = [];
+    const stop = await store.subscribe((e) => resumed.push(e), { after: all[3]!.id });
+    await expect.poll(() => resumed.length).toBe(1196);
+    expect(resumed).toEqual(all.slice(4));
+    await stop();
+  });
+
+  it("keeps delivering to the others when one subscriber's listener throws", async () => {
+    const { store } = await countingStore(await newDatabase(dialect));
+    stores.push(store);
+    const { name: token } = await store.addToken("agent");
+    const seen: StoreEvent[] = [];
+    const stopBad = await store.subscribe(() => {
+      throw new Error("listener fails");
+    });
+    const stop = await store.subscribe((e) => seen.push(e));
+    await store.submit(submission(token));
+    await store.submit(submission(token));
+    await expect.poll(() => seen.length).toBe(2);
+    await Promise.all([stopBad(), stop()]);
+  });
+});
