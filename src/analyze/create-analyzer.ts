@@ -115,13 +115,14 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
   for (const node of deferredKeys) {
     if (it.numericKeys.get(node) !== true) it.diagnostics.push(diagnosticAt(file, node.argumentExpression, "refused_construct", `computed member access is refused: its key is not surely a number, so it ${COMPUTED_KEY}`, "computed member access"));
   }
-  const { effects, atExport, beforeMain } = interpreted;
+  const { effects, atExport, beforeMain, result } = interpreted;
   const { results, diagnostics } = checkGuarantees(it, shape.guarantees, { atExport, beforeMain }, effects, set);
   facts.diagnostics.push(...it.diagnostics, ...diagnostics);
   if (facts.diagnostics.length > 0) return;
   facts.effects = effects;
   facts.guarantees = results;
   facts.summary = summarize(effects, results);
+  facts.result = { parts: result };
   facts.ok = results.every((g) => g.status !== "refuted");
 }
 

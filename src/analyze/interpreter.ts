@@ -185,6 +185,11 @@ export class Interpreter {
     if (site !== undefined) site.influence = this.influence;
   }
 
+  /** Every source that has steered control so far. */
+  influenceSoFar(): Provenance[] {
+    return this.influence;
+  }
+
   /** What influenced a call site: an escaped function's calls may run after anything the analysis saw. */
   influenceOf(site: SiteRecord): Provenance[] {
     return site.escaped ? this.influence : site.influence;

@@ -1,12 +1,13 @@
 import { ts } from "./typescript.js";
 import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
-import type { Effect } from "../model/index.js";
+import type { Effect, ResultPart } from "../model/index.js";
 import { agentStepEffects, outsideAllowlists } from "./agent-steps.js";
 import { invoke } from "./calls.js";
 import { diagnosticAt } from "./diagnostic.js";
 import type { Interpreter } from "./interpreter.js";
 import { provenanceOf, unknown } from "./lattice.js";
 import type { ProgramShape } from "./program-shape.js";
+import { resultParts } from "./result-parts.js";
 import { declare } from "./statements.js";
 import { clone, countOf, emptyState, type State } from "./state.js";
 import { resolveApiCall } from "./trusted-callee.js";
@@ -19,19 +20,22 @@ import { resolveApiCall } from "./trusted-callee.js";
  * Counts: the minimum is over runs that finish; the maximum also covers runs that stop with an
  * exception (the whole-run accumulator), so it bounds every run.
  */
-export function runProgram(it: Interpreter, shape: ProgramShape): { effects: Effect[]; atExport: State; beforeMain: State } {
+export function runProgram(it: Interpreter, shape: ProgramShape): { effects: Effect[]; atExport: State; beforeMain: State; result: ResultPart[] } {
   const state = emptyState();
   let atExport = state;
   let beforeMain = state;
+  let returned: AbstractValue = unknown("undefined");
   const { acc } = it.accumulate(() => {
     for (const statement of it.file.statements) {
       if (ts.isVariableStatement(statement)) declare(it, statement.declarationList, state);
       else if (ts.isExportAssignment(statement)) atExport = clone(state);
     }
     beforeMain = clone(state);
-    invoke(it, shape.main, [], state, false);
+    returned = it.awaited(invoke(it, shape.main, [], state, false));
   });
-  return { effects: callSites(it).flatMap((call) => effectsAt(it, call, state, acc)), atExport, beforeMain };
+  // Read after every call site is final: the influence of the whole run, tasks left running included.
+  const effects = callSites(it).flatMap((call) => effectsAt(it, call, state, acc));
+  return { effects, atExport, beforeMain, result: resultParts(returned, it.influenceSoFar()) };
 }
 
 function callSites(it: Interpreter): ts.CallExpression[] {

@@ -25,7 +25,7 @@ export { visibleText } from "./visible-text.js";
 export { callsWords } from "./plain-words.js";
 export { previewRequest, MAX_PREVIEWS } from "./preview-request.js";
 export { runAgentProgram, type RunInput, type RunOptions } from "./run-agent-program.js";
-export { RunReport, RunOutcome, type RunEvent } from "./run-report.js";
+export { RunReport, RunOutcome, ValueDropped, type RunEvent } from "./run-report.js";
 export { checkWords, trustedCallsWords } from "./run-words.js";
 export { SubmitAnswer, DecisionAnswer, RequestView, type AuthorityClient } from "./authority-client.js";
 export { manifestsFor } from "./manifests-for.js";

@@ -1,7 +1,7 @@
 import { connectorContext } from "../config/index.js";
 import { callAgentAction, callWithReceipt, createPluginPool, type ConnectorContext } from "../connector/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import type { AgentManifestSource, CheckResult, PolicyDecision } from "../model/index.js";
+import type { AgentManifestSource, CheckResult, PolicyDecision, ResultPart } from "../model/index.js";
 import { CountersignError, DEFAULT_DEADLINE_SECONDS, programBytes, toEnvelope, type ProgramBytes } from "../model/index.js";
 import { verifyReceipt, type VerifiedReceipt } from "../receipt/index.js";
 import type { RunResult, SandboxLimits } from "../sandbox/index.js";
@@ -88,7 +88,8 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
   const manifests = input.manifests === undefined || input.manifests.length === 0 ? {} : { manifests: input.manifests };
   // The sandbox thread loads its modules while the program is checked and submitted.
   import("../sandbox/sandbox-thread.js").then(({ warmThread }) => warmThread(input.limits?.memoryBytes)).catch(() => undefined);
-  report.check = summarizeCheck(await client.check({ program: program.text, source_name: input.entry, ...manifests }, signal));
+  const checked = await client.check({ program: program.text, source_name: input.entry, ...manifests }, signal);
+  report.check = summarizeCheck(checked);
   emit({ type: "checked", check: report.check });
   if (!report.check.ok) return "refused";
 
@@ -120,7 +121,7 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
     }
     receipt = submitted.receipt;
   }
-  return runApproved(ctx, input, options, report, emit, receipt, program.bytes, set);
+  return runApproved(ctx, input, options, report, emit, receipt, program.bytes, set, checked.facts.result?.parts);
 }
 
 /**
@@ -171,7 +172,10 @@ async function resume(ctx: AppContext, input: RunInput, id: string, options: Run
   if (answer === undefined) return options.withdrawOnGiveUp === true ? "expired" : "pending";
   const ended = notApproved(answer, report);
   if (ended !== undefined) return ended;
-  return runApproved(ctx, { ...input, entry: view.program.entry }, options, report, emit, answer.receipt!, program.bytes, set);
+  // The request keeps no facts for its submitter: what the value's parts come from is the analysis's word on these bytes.
+  const manifests = input.manifests === undefined || input.manifests.length === 0 ? {} : { manifests: input.manifests };
+  const { facts } = await client.check({ program: program.text!, source_name: view.program.entry, ...manifests }, signal);
+  return runApproved(ctx, { ...input, entry: view.program.entry }, options, report, emit, answer.receipt!, program.bytes, set, facts.result?.parts);
 }
 
 /** A request that cannot be resumed: the `invalid` outcome, nothing run. */
@@ -187,7 +191,7 @@ function notApproved(answer: DecisionAnswer, report: RunReport): RunOutcome | un
 }
 
 /** Verify and redeem the receipt, then run main: the part of a run that follows an approval. */
-async function runApproved(ctx: AppContext, input: RunInput, options: RunOptions, report: RunReport, emit: (e: RunEvent) => void, receipt: string, bytes: Uint8Array, set: ManifestSet): Promise<RunOutcome> {
+async function runApproved(ctx: AppContext, input: RunInput, options: RunOptions, report: RunReport, emit: (e: RunEvent) => void, receipt: string, bytes: Uint8Array, set: ManifestSet, provenance: ResultPart[] | undefined): Promise<RunOutcome> {
   const { signal } = options;
   if (signal?.aborted === true) return "cancelled"; // before the receipt is spent
   const verified = await startRun(ctx, options.client, receipt, bytes, set);
@@ -195,7 +199,7 @@ async function runApproved(ctx: AppContext, input: RunInput, options: RunOptions
   report.approval = { decision: claims.decision, jti: claims.jti, expires_in_s: claims.exp - Math.floor(ctx.now().getTime() / 1000), ...(claims.approver === undefined ? {} : { approver: claims.approver }) };
   emit({ type: "approved", approval: report.approval });
 
-  report.execution = await execute(ctx, input, options, verified, bytes, set);
+  report.execution = await execute(ctx, input, options, verified, bytes, set, provenance);
   emit({ type: "executed", execution: report.execution });
   if (options.signal?.aborted === true) return "cancelled"; // stopped where it was: the calls it made are in the report
   const { outcome, refused } = report.execution;
@@ -268,7 +272,7 @@ async function prepareSandbox(program: ProgramBytes, input: RunInput, set: Manif
  * Run main in the sandbox, each trusted call admitted by the receipt before its connector acts;
  * an agent action (trusted/agent) goes through callAgentAction, each of its steps admitted alike.
  */
-async function execute(ctx: AppContext, input: RunInput, options: RunOptions, verified: VerifiedReceipt, bytes: Uint8Array, set: ManifestSet): Promise<Execution> {
+async function execute(ctx: AppContext, input: RunInput, options: RunOptions, verified: VerifiedReceipt, bytes: Uint8Array, set: ManifestSet, provenance: ResultPart[] | undefined): Promise<Execution> {
   // Loaded here: the sandbox brings the compiler (to transpile) and QuickJS, which nothing else
   // importing the use cases (the authority among them) needs.
   const { runProgram, sandboxApi } = await import("../sandbox/index.js");
@@ -284,16 +288,18 @@ async function execute(ctx: AppContext, input: RunInput, options: RunOptions, ve
       ...(input.limits === undefined ? {} : { limits: input.limits }),
       ...(options.signal === undefined ? {} : { signal: options.signal }), // Ctrl-C stops the program wherever it is
     });
-    return executionOf(result);
+    return executionOf(result, provenance);
   } finally {
     await own?.close();
   }
 }
 
-function executionOf(result: RunResult): Execution {
+function executionOf(result: RunResult, provenance: ResultPart[] | undefined): Execution {
   return {
     outcome: result.outcome,
     value: result.value,
+    ...(result.valueDropped === undefined ? {} : { value_dropped: result.valueDropped }),
+    ...(result.value === null || provenance === undefined ? {} : { value_provenance: provenance }),
     ...(result.thrown === undefined ? {} : { thrown: { name: result.thrown.name, message: result.thrown.message, ...(result.thrown.class === undefined ? {} : { class: result.thrown.class }) } }),
     ...(result.limit === undefined ? {} : { limit: result.limit.toEnvelope().error }),
     calls: result.calls.map((c) => ({ op: c.op, status: c.status, ...(c.error === undefined ? {} : { error: { class: c.error.class, message: c.error.message } }) })),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApprovalKind, DecisionKind, Diagnostic, ErrorBody, ErrorClass, Json, Site } from "../model/index.js";
+import { ApprovalKind, DecisionKind, Diagnostic, ErrorBody, ErrorClass, Json, ResultPart, Site } from "../model/index.js";
 
 /**
  * How a run ended, one value per exit code of `countersign run` (DESIGN.md section 12):
@@ -33,10 +33,23 @@ export const RunCall = z.object({
   error: z.object({ class: ErrorClass, message: z.string() }).optional(),
 });
 
+/**
+ * Why what main returned is not in the report: larger than the run's cap (`bytes` its size as
+ * JSON, `limit` the cap), or not plain data (`path` the part, `why` what it is). The run's
+ * outcome and exit code stay as they were: its effects happened.
+ */
+export const ValueDropped = z.discriminatedUnion("reason", [
+  z.object({ reason: z.literal("too_large"), bytes: z.number().int().positive(), limit: z.number().int().positive() }),
+  z.object({ reason: z.literal("not_plain_data"), path: z.string(), why: z.string() }),
+]);
+export type ValueDropped = z.infer<typeof ValueDropped>;
+
 /** What the sandbox reported. */
 export const Execution = z.object({
   outcome: z.enum(["returned", "threw", "limit"]),
-  value: Json, // what main resolved to (null unless plain data)
+  value: Json, // what main resolved to (null unless plain data within the cap)
+  value_dropped: ValueDropped.optional(),
+  value_provenance: z.array(ResultPart).optional(), // where each part of value may come from (the analysis's facts), when value is not null
   thrown: z.object({ name: z.string(), message: z.string(), class: ErrorClass.optional() }).optional(),
   limit: ErrorBody.optional(), // resource_limit_exceeded, details.limit says which
   calls: z.array(RunCall), // the first ones (KEPT_CALLS in the sandbox): a run keeps no more

@@ -213,6 +213,8 @@ class Printer {
       for (const call of execution.calls) if (call.error !== undefined) this.err(`${call.op} ${call.status}: ${call.error.class}: ${call.error.message}`);
       if (execution.thrown !== undefined) this.err(`main threw ${execution.thrown.name}: ${execution.thrown.message}`);
       if (execution.limit !== undefined) this.err(`stopped: ${execution.limit.class}: ${execution.limit.message}`);
+      const dropped = execution.value_dropped;
+      if (dropped !== undefined) this.err(dropped.reason === "too_large" ? `value dropped: main returned ${dropped.bytes} bytes of JSON, more than the ${dropped.limit} a run gives back` : `value dropped: what main returned at ${dropped.path} ${dropped.why}`);
       if (execution.outcome === "returned") this.out(JSON.stringify(execution.value));
     }
     const on = id === undefined ? "" : `on ${id} `;

@@ -87,9 +87,10 @@ function countersignModule(connectors: string[]): string {
     [
       "/**",
       " * Declare the program. `rationale` is shown to the user as your words; `guarantees` are checked",
-      " * against what the program can do; `main` makes the trusted calls.",
+      " * against what the program can do; `main` makes the trusted calls. What `main` returns (plain",
+      " * JSON data, or nothing) comes back to you with the run, with where each part of it came from.",
       " */",
-      "export function program(spec: { rationale: string; guarantees?: Guarantee[]; main: () => Promise<void> }): Program;",
+      "export function program(spec: { rationale: string; guarantees?: Guarantee[]; main: () => Promise<Json | void> }): Program;",
     ].join("\n"),
   ]);
 }

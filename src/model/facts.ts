@@ -75,6 +75,21 @@ export const GuaranteeResult = z.object({
 });
 export type GuaranteeResult = z.infer<typeof GuaranteeResult>;
 
+/**
+ * Where one part of what `main` returns may come from. `path` names the part: `$` the whole value,
+ * `$.summary` a field, `$.items[*]` every element of an array; parts are followed to a bounded
+ * depth, past which a part is described as a whole. `from` lists the ops whose results its data
+ * may derive from (empty: the program's own literals). `untrusted` is true when its data, or the
+ * control that chose it (a branch, a loop, a comparison on data read before the end of the run),
+ * may come from the outside world: such a part is data to read, never instructions to follow.
+ */
+export const ResultPart = z.object({
+  path: z.string(),
+  from: z.array(z.string()),
+  untrusted: z.boolean(),
+});
+export type ResultPart = z.infer<typeof ResultPart>;
+
 /** Everything countersign proved about one program: the input of every later stage. */
 export const Facts = z.object({
   program: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/), entry: z.string() }),
@@ -85,5 +100,6 @@ export const Facts = z.object({
   summary: z.array(z.string()), // deterministic, generated from facts, never from the agent's text
   rationale: z.string(), // the agent's words, kept apart
   agentManifests: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/) }).optional(), // the agent manifests the program was analyzed with: its receipt binds them
+  result: z.object({ parts: z.array(ResultPart) }).optional(), // where what main returns comes from; absent on facts from before it was recorded, and on refused programs
 });
 export type Facts = z.infer<typeof Facts>;

@@ -9,6 +9,7 @@ export interface SandboxLimits {
   wallMs: number; // the whole run, waiting for trusted calls included
   outputBytes: number; // console output, UTF-8 bytes across all lines
   maxCalls: number; // trusted calls, refused ones included
+  valueBytes: number; // what main returns, as UTF-8 JSON: a larger value is dropped, not returned
 }
 
 export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
@@ -17,6 +18,7 @@ export const DEFAULT_SANDBOX_LIMITS: SandboxLimits = {
   wallMs: 60_000,
   outputBytes: 1 << 20,
   maxCalls: 10_000,
+  valueBytes: 64 * 1024,
 };
 
 /**

@@ -163,10 +163,13 @@ export class ProgramRun {
       return { outcome: "limit", value: null, limit: errorData(state.stopped!), ...base };
     }
     try {
-      return { outcome: "returned", value: toJson(state.bridge, settled.value), ...base };
+      const value = toJson(state.bridge, settled.value);
+      const bytes = Buffer.byteLength(JSON.stringify(value));
+      if (bytes > this.limits.valueBytes) return { outcome: "returned", value: null, valueDropped: { reason: "too_large", bytes, limit: this.limits.valueBytes }, ...base };
+      return { outcome: "returned", value, ...base };
     } catch (err) {
       if (!(err instanceof NotPlainData)) throw err;
-      return { outcome: "returned", value: null, ...base };
+      return { outcome: "returned", value: null, valueDropped: { reason: "not_plain_data", path: err.path === "" ? "$" : `$${err.path.startsWith("[") ? "" : "."}${err.path}`, why: err.reason }, ...base };
     } finally {
       settled.value.dispose();
     }

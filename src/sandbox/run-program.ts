@@ -8,7 +8,7 @@ import { fromSerialized, NotPlainData } from "./marshal.js";
 import { programSource } from "./program-source.js";
 import { limitExceeded, type CallRecord, type Invoke, type LogLine } from "./run-state.js";
 import { giveBack, takeThread, type SandboxThread } from "./sandbox-thread.js";
-import { apiData, fromErrorData, type FromWorker, type RealmSpec, type WorkerOutcome } from "./worker-protocol.js";
+import { apiData, fromErrorData, type FromWorker, type RealmSpec, type ValueDropped, type WorkerOutcome } from "./worker-protocol.js";
 
 export interface RunRequest {
   source: Uint8Array; // the program's bytes, exactly as submitted
@@ -22,7 +22,8 @@ export interface RunRequest {
 
 export interface RunResult {
   outcome: "returned" | "threw" | "limit";
-  value: Json; // what main resolved to, when it is plain data; null otherwise
+  value: Json; // what main resolved to, when it is plain data within valueBytes; null otherwise
+  valueDropped?: ValueDropped; // why a value main returned is null
   thrown?: Thrown; // outcome "threw": what the program let escape
   limit?: CountersignError; // outcome "limit": resource_limit_exceeded, details.limit names which
   calls: CallRecord[]; // the first KEPT_CALLS calls, in order
@@ -212,6 +213,7 @@ class HostRun {
     this.resolve({
       outcome: outcome.outcome,
       value: outcome.value,
+      ...(outcome.valueDropped === undefined ? {} : { valueDropped: outcome.valueDropped }),
       ...(outcome.thrown === undefined ? {} : { thrown: outcome.thrown }),
       ...(limit === undefined ? {} : { limit }),
       ...this.kept(outcome.cpuMs),

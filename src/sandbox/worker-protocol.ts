@@ -37,10 +37,18 @@ export interface ErrorData {
   details?: Record<string, unknown>;
 }
 
+/**
+ * Why what main returned is not given back (its value is then null): past the valueBytes limit
+ * (`bytes` its size), or not plain data (`path` and `why` say where and what). The run's outcome
+ * stays what it was: its effects happened.
+ */
+export type ValueDropped = { reason: "too_large"; bytes: number; limit: number } | { reason: "not_plain_data"; path: string; why: string };
+
 /** How the run ended inside the sandbox thread. */
 export interface WorkerOutcome {
   outcome: "returned" | "threw" | "limit";
   value: Json;
+  valueDropped?: ValueDropped;
   thrown?: Thrown;
   limit?: ErrorData;
   cpuMs: number;

@@ -272,8 +272,7 @@ export default program({
 });
 `;
 
-  // main returns nothing (its type is () => Promise<void>, and no cast gets past the analysis): what
-  // a program says reaches the terminal through its logs and what it throws.
+  // What a program says reaches the terminal through its logs, what it throws and what main returns.
   it("logs are made visible in text mode; --json keeps them exactly, escaped", async () => {
     const r = await run(["-"], {}, hostile("return;"));
     expect(r.code).toBe(0);
@@ -287,6 +286,34 @@ export default program({
     expect(j.stdout).not.toMatch(RAW);
     const report = JSON.parse(j.stdout);
     expect(report.execution.logs.map((l: { text: string }) => l.text)).toEqual([`log ${EVIL}`, `err ${EVIL}`]);
+  }, SLOW);
+
+  it("what main returns is made visible as the last line; --json keeps it exactly, with where each part came from", async () => {
+    const r = await run(["-"], {}, hostile("return { said: EVIL, n: 1 };"));
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toMatch(RAW);
+    expect(lines(r.stdout).at(-1)).toMatch(/^\{"said":"\\u001b\]52;c;.*⟨U\+202E⟩gpj\.exe.*,"n":1\}$/);
+
+    const j = await run(["-", "--json"], {}, hostile("return { said: EVIL, n: 1 };"));
+    expect(j.code).toBe(0);
+    const report = JSON.parse(j.stdout);
+    expect(report.execution.value).toEqual({ said: EVIL, n: 1 });
+    expect(report.execution.value_provenance).toEqual([
+      { path: "$.said", from: [], untrusted: false },
+      { path: "$.n", from: [], untrusted: false },
+    ]);
+  }, SLOW);
+
+  it("a value past the cap is dropped, saying so; the run still executed (exit 0)", async () => {
+    const r = await run(["-"], {}, hostile(`return "x".repeat(70 * 1024);`));
+    expect(r.code).toBe(0);
+    expect(lines(r.stdout).at(-1)).toBe("null");
+    expect(r.stderr).toContain(`value dropped: main returned ${70 * 1024 + 2} bytes of JSON, more than the ${64 * 1024} a run gives back`);
+
+    const j = await run(["-", "--json"], {}, hostile(`return "x".repeat(70 * 1024);`));
+    const report = JSON.parse(j.stdout);
+    expect(report).toMatchObject({ outcome: "executed", exit_code: 0, execution: { value: null, value_dropped: { reason: "too_large", bytes: 70 * 1024 + 2, limit: 64 * 1024 } } });
+    expect(report.execution.value_provenance).toBeUndefined();
   }, SLOW);
 
   it("what main throws is made visible too", async () => {

@@ -55,8 +55,41 @@ console.log(results.map((x) => x.status).join(" "));`),
   });
 
   it("returns main's value when it is plain data", async () => {
-    const r = await run(program(`return { sent: 2, to: ["a", "b"] } as unknown as void;`));
+    const r = await run(program(`return { sent: 2, to: ["a", "b"] };`));
     expect(r).toMatchObject({ outcome: "returned", value: { sent: 2, to: ["a", "b"] } });
+    expect(r.valueDropped).toBeUndefined();
+  });
+
+  it("drops a value larger than the cap, saying how large, and the run still returned", async () => {
+    const r = await run(program(`await sendEmail(${mail});\nreturn "x".repeat(70 * 1024);`));
+    expect(r.outcome).toBe("returned");
+    expect(r.calls).toEqual([{ op: "email.send_email", status: "done" }]);
+    expect(r.value).toBeNull();
+    expect(r.valueDropped).toEqual({ reason: "too_large", bytes: 70 * 1024 + 2, limit: 64 * 1024 });
+  });
+
+  it("drops a value exactly past a smaller cap, and keeps one exactly at it", async () => {
+    const at = await run(program(`return "x".repeat(98);`), { limits: { valueBytes: 100 } });
+    expect(at).toMatchObject({ outcome: "returned", value: "x".repeat(98) });
+    const past = await run(program(`return "x".repeat(99);`), { limits: { valueBytes: 100 } });
+    expect(past).toMatchObject({ outcome: "returned", value: null, valueDropped: { reason: "too_large", bytes: 101, limit: 100 } });
+  });
+
+  it("drops a value that is not plain data, saying which part and why", async () => {
+    const fn = await run(program(`return { summary: "ok", act: () => 1 } as unknown as void;`));
+    expect(fn).toMatchObject({ outcome: "returned", value: null, valueDropped: { reason: "not_plain_data", path: "$.act" } });
+    expect(fn.valueDropped).toHaveProperty("why", expect.stringContaining("function"));
+    const cycle = await run(program(`const o: Record<string, unknown> = {}; o.self = o; return o as unknown as void;`));
+    expect(cycle).toMatchObject({ outcome: "returned", value: null, valueDropped: { reason: "not_plain_data", path: "$.self" } });
+    expect(cycle.valueDropped).toHaveProperty("why", expect.stringContaining("cycle"));
+    const map = await run(program(`return [1, new Map()] as unknown as void;`));
+    expect(map).toMatchObject({ outcome: "returned", value: null, valueDropped: { reason: "not_plain_data", path: "$[1]" } });
+  });
+
+  it("a main that returns nothing gives null, nothing dropped", async () => {
+    const r = await run(program(`await sendEmail(${mail});`));
+    expect(r).toMatchObject({ outcome: "returned", value: null });
+    expect(r.valueDropped).toBeUndefined();
   });
 
   it("waits for tasks main left running, and their calls", async () => {

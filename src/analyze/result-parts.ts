@@ -1,0 +1,36 @@
+import type { AbstractValue, Provenance, ResultPart } from "../model/index.js";
+import { asArray, asRecord, provenanceOf } from "./lattice.js";
+
+/** How deep the parts of a returned value are followed; a part deeper down is described as a whole. */
+export const MAX_RESULT_DEPTH = 4;
+/** How many parts are listed at most; past this the whole value is one part. */
+export const MAX_RESULT_PARTS = 64;
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/**
+ * The provenance of what `main` returns, part by part: each field of a record, the element of an
+ * array, to MAX_RESULT_DEPTH. `influence` is every source that steered control during the run: a
+ * value chosen by branching on untrusted data may carry it as surely as a copy does, so it makes
+ * every part untrusted (the analysis does not tell which branch chose which part).
+ */
+export function resultParts(value: AbstractValue, influence: readonly Provenance[]): ResultPart[] {
+  const steered = influence.some((p) => p.untrusted);
+  const part = (path: string, v: AbstractValue): ResultPart => describe(path, provenanceOf(v), steered);
+  const parts: ResultPart[] = [];
+  const visit = (path: string, v: AbstractValue, depth: number): void => {
+    const fields = depth < MAX_RESULT_DEPTH ? asRecord(v) : undefined;
+    const array = depth < MAX_RESULT_DEPTH && fields === undefined ? asArray(v) : undefined;
+    if (fields !== undefined && Object.keys(fields).length > 0) {
+      for (const [key, field] of Object.entries(fields)) visit(`${path}${IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}`, field, depth + 1);
+    } else if (array !== undefined && array.length.max !== 0) visit(`${path}[*]`, array.element, depth + 1);
+    else parts.push(part(path, v));
+  };
+  visit("$", value, 0);
+  return parts.length <= MAX_RESULT_PARTS ? parts : [part("$", value)];
+}
+
+function describe(path: string, provenance: readonly Provenance[], steered: boolean): ResultPart {
+  const from = [...new Set(provenance.flatMap((p) => (p.op === undefined ? [] : [p.op])))].sort();
+  return { path, from, untrusted: steered || provenance.some((p) => p.untrusted) };
+}
