@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAnalyzer } from "../src/analyze/index.js";
 import { decideAndSign } from "../src/app/decide-and-sign.js";
-import { loadConnections, loadManifests, loadPolicy } from "../src/config/index.js";
+import { loadConnections, loadManifests, loadPolicy, ownAddressesOf } from "../src/config/index.js";
 import type { Facts, PolicyDecision } from "../src/model/index.js";
 import { packageRoot } from "../src/model/paths.js";
 
@@ -35,9 +35,8 @@ export interface TaskOutcome {
 export function decideTasks(): TaskOutcome[] {
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-hitl-"));
   writeFileSync(join(dataDir, "connections.toml"), CONNECTIONS);
-  const connections = loadConnections(dataDir);
   const manifests = loadManifests(join(packageRoot, "manifests"));
-  const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: HOME });
+  const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: HOME, ownAddresses: ownAddressesOf(loadConnections(dataDir)) });
   const analyzer = createAnalyzer(manifests);
   try {
     return readdirSync(TASK_DIR)
