@@ -8,3 +8,4 @@ export { PolicyFile, PolicyRule, RuleWhen, type LoadedRule, type Policy, type Po
 export { formatDecision } from "./format-decision.js";
 export { checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
 export { decideCall, type ConcreteCall } from "./decide-call.js";
+export { askAdvice } from "./ask-advice.js";

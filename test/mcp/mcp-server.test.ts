@@ -49,7 +49,7 @@ beforeAll(async () => {
   gmail = await startGmailServer({ token: GMAIL_TOKEN });
   const home = join(a.dataDir, "..");
   writeFileSync(join(a.dataDir, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
-  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\n`);
+  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\naddress = "me@example.com"\n`);
   client = await connect({ HOME: home, COUNTERSIGN_HOME: a.dataDir, COUNTERSIGN_URL: a.url, COUNTERSIGN_TOKEN: a.token, COUNTERSIGN_DATABASE: "" });
 }, SLOW);
 
@@ -135,7 +135,9 @@ describe("countersign mcp", () => {
     const ask = await call("check_program", { program: mail("carol@example.com") });
     expect(ask.isError).toBeFalsy();
     expect(ask.structuredContent).toMatchObject({ ok: true, decision: "ask", checked_by: "authority", effects: [{ op: "email.send_email", line: 8, verdict: "ask" }] });
-    expect(ask.structuredContent!.next).toMatch(/guarantees/);
+    // No rule allows mail to carol: no guarantee would change that, and the advice says so.
+    expect(ask.structuredContent!.next).toMatch(/line 8 email\.send_email: no rule allows it, the policy's default asks .*No guarantee the program could add would change this/);
+    expect(ask.structuredContent!.next).not.toMatch(/add it and check again/);
     expect(JSON.parse(ask.content[0]!.text!)).toEqual(ask.structuredContent);
 
     const mine = await call("check_program", { program: example("remind-me.ts"), file_name: "remind-me.ts" });
