@@ -1,5 +1,6 @@
 // Mail a reminder to yourself. The default policy lets mail to your own address through without
-// asking (rule email.to-myself; set your address there), so this program runs at once.
+// asking (rule email.to-myself; your address is [email] address in connections.toml), so this
+// program runs at once.
 import { program } from "countersign";
 import { sendEmail } from "trusted/email";
 import { atMostEmails, recipientsOnly } from "trusted/email/contracts";

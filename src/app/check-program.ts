@@ -1,5 +1,7 @@
 import type { AppContext, ProgramInput } from "./context.js";
-import { decideAndSign, type Evaluation } from "./decide-and-sign.js";
+import { askAdvice } from "../policy/index.js";
+import type { Policy } from "../policy/index.js";
+import { decideAndSign, type Evaluation, type ReceiptOrder } from "./decide-and-sign.js";
 import { policyInForce } from "./policy-in-force.js";
 
 /**
@@ -12,7 +14,14 @@ export async function checkProgram(ctx: AppContext, program: ProgramInput, submi
   const { policy } = await policyInForce(ctx, submitter);
   const now = ctx.now();
   const order = receiptFor === undefined ? undefined : { id: receiptFor, issuer: ctx.issuer, now, key: (await ctx.keys.keyring(now)).active };
-  if (ctx.evaluate !== undefined) return ctx.evaluate(program, policy, order);
+  const evaluation = ctx.evaluate !== undefined ? await ctx.evaluate(program, policy, order) : await evaluateHere(ctx, program, policy, order);
+  // Only a dry run is advised: a submission waits for its person anyway.
+  if (receiptFor !== undefined || evaluation.decision.kind !== "ask") return evaluation;
+  const advice = askAdvice(evaluation.facts, policy, ctx.manifests());
+  return advice === undefined ? evaluation : { ...evaluation, advice };
+}
+
+async function evaluateHere(ctx: AppContext, program: ProgramInput, policy: Policy, order: ReceiptOrder | undefined): Promise<Evaluation> {
   const facts = await ctx.analyze(program);
   return { facts, ...decideAndSign(facts, policy, ctx.manifests(), order) };
 }

@@ -1,5 +1,5 @@
 import type { ManifestSet } from "../manifest/index.js";
-import type { Facts, PolicyDecision } from "../model/index.js";
+import type { AskAdvice, Facts, PolicyDecision } from "../model/index.js";
 import { decide, type Policy } from "../policy/index.js";
 import { issueReceiptRecord, type IssuedReceipt, type KeyEntry } from "../receipt/index.js";
 import { receiptInput } from "./sign-receipt.js";
@@ -17,6 +17,7 @@ export interface Evaluation {
   facts: Facts;
   decision: PolicyDecision;
   receipt?: IssuedReceipt;
+  advice?: AskAdvice; // a dry run a person would be asked about: which rules ask, and whether a guarantee could help
 }
 
 /**

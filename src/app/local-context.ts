@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Analyzer } from "../analyze/index.js";
-import { dataDir, defaultPolicyDir, homeDir, loadManifests, loadPolicy, manifestDirFor } from "../config/index.js";
+import { dataDir, defaultPolicyDir, homeDir, loadManifests, loadPolicy, manifestDirFor, ownAddresses } from "../config/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { LOCAL_ISSUER } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
@@ -43,7 +43,7 @@ export function localContext(env: NodeJS.ProcessEnv, options: LocalOptions = {})
       const { dir, own } = manifestDirFor(data, options.manifests);
       return (manifests = loadManifests(dir, { own }));
     },
-    policy: () => (policy ??= loadPolicy(options.policies ?? defaultPolicyDir(data), { manifests: context.manifests(), home })),
+    policy: () => (policy ??= loadPolicy(options.policies ?? defaultPolicyDir(data), { manifests: context.manifests(), home, ownAddresses: ownAddresses(data) })),
     analyze: async (program: ProgramInput) => {
       const set = manifestsFor(context.manifests(), data, program.manifests);
       const options = { entry: program.entry, ...(program.budget === undefined ? {} : { budget: program.budget }) };

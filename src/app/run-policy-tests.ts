@@ -13,11 +13,13 @@ import { decide, formatProblem } from "../policy/index.js";
 /**
  * A policy test file (`<policy dir>/tests/*.toml`), like `opa test`: each case is a program —
  * a file relative to the test file, or inline `source` — and the decision it must get.
- * `home` fixes what `~` means in the policy, so tests pass for every user.
+ * `home` fixes what `~` means in the policy and `address` the user's own address (what
+ * `{ own_address = true }` matches), so tests pass for every user.
  */
 export const PolicyTestFile = z
   .object({
     home: z.string().refine((h) => h.startsWith("/"), "must be an absolute path").optional(),
+    address: z.email({ error: "must be one email address, as in me@example.com" }).optional(),
     cases: z
       .array(
         z
@@ -48,6 +50,7 @@ export interface PolicyCaseResult {
 export interface PolicyTestOptions {
   manifests: ManifestSet;
   home: string; // what `~` means in the policy, unless a test file fixes its own `home`
+  ownAddresses?: readonly string[]; // the user's own addresses (none when left out), unless a test file fixes its own `address`
   analyze: (source: string, entry: string) => Facts | Promise<Facts>;
 }
 
@@ -61,7 +64,11 @@ export async function runPolicyTests(dir: string, options: PolicyTestOptions): P
   for (const name of names) {
     const file = join(testDir, name);
     const content = readTestFile(file);
-    const policy = loadPolicy(dir, { manifests: options.manifests, home: content.home ?? options.home });
+    const policy = loadPolicy(dir, {
+      manifests: options.manifests,
+      home: content.home ?? options.home,
+      ownAddresses: content.address === undefined ? (options.ownAddresses ?? []) : [content.address],
+    });
     for (const c of content.cases) {
       const base = { file, name: c.name, expected: c.expect + (c.rule === undefined ? "" : ` by rule "${c.rule}"`) };
       try {

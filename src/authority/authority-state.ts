@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { manifestsFor, type AppContext } from "../app/index.js";
-import { connectorContext, defaultPolicyDir, loadManifests, loadPolicy, manifestDirFor, packageVersion } from "../config/index.js";
+import { connectorContext, defaultPolicyDir, loadManifests, loadPolicy, manifestDirFor, ownAddresses, packageVersion } from "../config/index.js";
 import { PREVIEW_TIMEOUT_MS } from "../connector/index.js";
 import { manifestsHash, type ManifestSet } from "../manifest/index.js";
 import type { Policy } from "../policy/index.js";
@@ -37,7 +37,7 @@ export const DEFAULT_ANALYSIS_TIMEOUT_MS = 10_000;
 export function readConfig(options: StateOptions): { manifests: ManifestSet; manifestsSha256: string; policy: Policy } {
   const { dir, own } = manifestDirFor(options.dataDir, options.manifests);
   const manifests = loadManifests(dir, { own });
-  const policy = loadPolicy(options.policies ?? defaultPolicyDir(options.dataDir), { manifests, home: options.home });
+  const policy = loadPolicy(options.policies ?? defaultPolicyDir(options.dataDir), { manifests, home: options.home, ownAddresses: ownAddresses(options.dataDir) });
   return { manifests, manifestsSha256: manifestsHash(manifests), policy };
 }
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseSubcommand } from "./parse-flags.js";
 import { CountersignError } from "../model/index.js";
-import { checkPolicy } from "../config/index.js";
+import { checkPolicy, ownAddresses } from "../config/index.js";
 import { formatProblem } from "../policy/index.js";
 import { explain, type Explanation } from "../policy/index.js";
 import { formatDecision } from "../policy/index.js";
@@ -94,7 +94,7 @@ const command: Command = {
 };
 
 function check(ctx: AppContext, dir: string, io: Io, json: boolean): number {
-  const { policy, problems } = checkPolicy(dir, { manifests: ctx.manifests(), home: ctx.home });
+  const { policy, problems } = checkPolicy(dir, { manifests: ctx.manifests(), home: ctx.home, ownAddresses: ownAddresses(ctx.dataDir) });
   if (json) {
     io.stdout(JSON.stringify({ ok: policy !== undefined, dir, rules: policy?.rules.length ?? 0, sha256: policy?.sha256 ?? null, problems }, null, 2) + "\n");
   } else if (policy !== undefined) {
@@ -112,7 +112,7 @@ function printProblems(io: Io, dir: string, problems: readonly PolicyProblem[]):
 }
 
 async function test(ctx: AppContext, dir: string, io: Io, json: boolean): Promise<number> {
-  const results = await runPolicyTests(dir, { manifests: ctx.manifests(), home: ctx.home, analyze: (source, entry) => ctx.analyze({ source, entry }) });
+  const results = await runPolicyTests(dir, { manifests: ctx.manifests(), home: ctx.home, ownAddresses: ownAddresses(ctx.dataDir), analyze: (source, entry) => ctx.analyze({ source, entry }) });
   const failed = results.filter((r) => !r.pass).length;
   if (json) {
     io.stdout(JSON.stringify({ ok: failed === 0, passed: results.length - failed, failed, cases: results }, null, 2) + "\n");

@@ -11,3 +11,4 @@ export { fetchJwks } from "./fetch-jwks.js";
 export { packageVersion } from "./package-version.js";
 export { listDir } from "./list-dir.js";
 export { agentAllowlists, allowlistsOf, connectorReach } from "./agent-allowlists.js";
+export { ownAddresses, ownAddressesOf } from "./own-addresses.js";

@@ -1,7 +1,7 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import { checkProgram } from "../app/index.js";
-import { CountersignError, Diagnostic, GuaranteeStatus, type CheckResult } from "../model/index.js";
+import { CountersignError, Diagnostic, GuaranteeStatus, type AskAdvice, type CheckResult } from "../model/index.js";
 import type { McpDeps } from "./deps.js";
 import { ProgramArgs, toolArgs } from "./program-input.js";
 import { errorResult, Next, ToolError, toolResult } from "./tool-result.js";
@@ -28,9 +28,24 @@ export const CheckOutput = {
 const NEXT = {
   refused: "The analysis refuses this program: fix each diagnostic and refuted guarantee at its line, then call check_program again. Do not run it.",
   auto_rejected: "The policy would deny this program and run_program will refuse it: change what it does (see the effects with verdict deny and their why), then check again.",
-  ask: "A person would be asked before it runs. To run without asking, make the program promise less: add guarantees the analysis can prove (e.g. recipientsOnly([...]) or { op, count: { max } }) or use constant arguments, then check again. Or call run_program and tell the user their approval is needed.",
+  ask: "A person would be asked before it runs (each effect's rule and why say what asks): call run_program and tell the user their approval is needed.",
   auto_approved: "The policy would approve this program at once: call run_program with the same text.",
 } as const;
+
+/**
+ * What to do about a program a person would be asked about: which rule asks about which call, and
+ * either that guarantees could help (then which) or that none the program could add would change it.
+ */
+export function askNext(advice: AskAdvice): string {
+  const asks = advice.asks.map((a) => `line ${a.line} ${a.op}: ${a.rule === null ? "no rule allows it, the policy's default asks" : `rule "${a.rule}" asks`} (${a.reason})`);
+  const head = `A person would be asked before it runs: ${asks.join("; ")}.`;
+  const stuck = advice.asks.filter((a) => !a.guarantee_could_help);
+  if (stuck.length > 0) {
+    const which = stuck.map((a) => `${a.op} at line ${a.line}`).join(", ");
+    return `${head} No guarantee the program could add would change this for ${which}: call run_program and tell the user their approval is needed, or change what the program does.`;
+  }
+  return `${head} A guarantee bounding these calls' arguments or count (e.g. recipientsOnly([...]), writesUnder(dir) or { op, count: { max } }) could let it run without asking: add it and check again. Or call run_program and tell the user their approval is needed.`;
+}
 
 /** Said before `next` when the check ran here: what it is worth, and that running needs the authority. */
 const LOCAL =
@@ -49,7 +64,7 @@ export function registerCheckTool(server: McpServer, { ctx, authority }: McpDeps
       title: "Check a program",
       description:
         "Analyze a program and say what the policy would decide, without running or submitting it: each trusted call with its line and the policy's verdict and reason, each guarantee's status (proven, enforced at run time, refuted), diagnostics with lines, a summary. " +
-        "decision auto_approved: run it with run_program. ask: a person must approve; strengthen the guarantees or narrow the arguments and check again to avoid asking. auto_rejected or ok false: change the program; running it will be refused. " +
+        "decision auto_approved: run it with run_program. ask: a person must approve; next names the rules that ask and whether a guarantee could avoid it. auto_rejected or ok false: change the program; running it will be refused. " +
         "checked_by local: no authority was reachable and this machine's policy decided; running needs the authority.",
       inputSchema: toolArgs(ProgramArgs),
       outputSchema: CheckOutput,
@@ -77,7 +92,8 @@ function noAuthority(err: unknown): boolean {
   return err instanceof CountersignError && err.class === "config_error" && err.boundary === "cli";
 }
 
-function checkResult({ facts, decision }: CheckResult, checkedBy: "authority" | "local") {
+function checkResult({ facts, decision, advice }: CheckResult, checkedBy: "authority" | "local") {
+  const next = !facts.ok ? NEXT.refused : decision.kind === "ask" && advice !== undefined ? askNext(advice) : NEXT[decision.kind];
   return toolResult(
     {
       ok: facts.ok,
@@ -88,7 +104,7 @@ function checkResult({ facts, decision }: CheckResult, checkedBy: "authority" | 
       diagnostics: facts.diagnostics,
       summary: facts.summary,
       checked_by: checkedBy,
-      next: (checkedBy === "local" ? LOCAL : "") + (facts.ok ? NEXT[decision.kind] : NEXT.refused),
+      next: (checkedBy === "local" ? LOCAL : "") + next,
     },
     !facts.ok,
   );

@@ -30,8 +30,26 @@ export type SubmitBody = z.infer<typeof SubmitBody>;
 export const CheckBody = z.object({ program: SubmitBody.shape.program, source_name: SourceName.optional(), manifests: SubmitBody.shape.manifests }).strict();
 export type CheckBody = z.infer<typeof CheckBody>;
 
-/** What `POST /v1/check` answers, and what `countersign check` prints either way. */
-export const CheckResult = z.object({ facts: Facts, decision: PolicyDecision });
+/**
+ * Why a checked program would be asked about, for the agent that wrote it: each call a person
+ * would be asked about, the rule that asks (null: no rule allows it, the default asks) with its
+ * reason, and whether some guarantee the program could add might let it through.
+ */
+export const AskAdvice = z.object({
+  asks: z.array(
+    z.object({
+      op: z.string(),
+      line: z.number().int(),
+      rule: z.string().nullable(),
+      reason: z.string(),
+      guarantee_could_help: z.boolean(),
+    }),
+  ),
+});
+export type AskAdvice = z.infer<typeof AskAdvice>;
+
+/** What `POST /v1/check` answers, and what `countersign check` prints either way; `advice` when a person would be asked. */
+export const CheckResult = z.object({ facts: Facts, decision: PolicyDecision, advice: AskAdvice.optional() });
 export type CheckResult = z.infer<typeof CheckResult>;
 
 /** Whom a remembered rule applies to: the submitter token of the request it came from, or every agent. */

@@ -11,6 +11,8 @@ export interface PolicyOptions {
   manifests?: ManifestSet;
   /** Where `~` in `under` paths points: the home of the user whose policy it is. */
   home: string;
+  /** The user's own mail addresses (connections.toml), what `{ own_address = true }` matches; none when left out. */
+  ownAddresses?: readonly string[];
 }
 
 /** One policy file as read: its path (absolute) and its text. */
@@ -32,7 +34,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
   const rules: LoadedRule[] = [];
   const ids = new Map<string, string>();
   for (const { file, text } of sources) {
-    const parsed = parsePolicyFile(file, text, options.home);
+    const parsed = parsePolicyFile(file, text, { home: options.home, ownAddresses: options.ownAddresses ?? [] });
     problems.push(...parsed.problems);
     if (parsed.content !== undefined) whole.push({ file, content: parsed.content });
     const at = (path: FieldPath, problem: Omit<PolicyProblem, "file" | "line">): PolicyProblem => withLine({ file, ...problem }, parsed.lines, path);

@@ -173,7 +173,7 @@ function rulesOf(policy: Policy, op: string): LoadedRule[] {
 }
 
 /** Consequential actions (manifest `[approval] required`): only a rule naming the op exactly lifts the floor. */
-function canAutoPass(rule: LoadedRule, op: string, set: ManifestSet): boolean {
+export function canAutoPass(rule: LoadedRule, op: string, set: ManifestSet): boolean {
   const consequential = set.actions.get(op)?.manifest.approval.required ?? true;
   return !consequential || rule.op === op;
 }

@@ -10,3 +10,4 @@ export { checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
 export { decideCall, type ConcreteCall } from "./decide-call.js";
 export { policyBound, type BoundKey, type PolicyBound } from "./policy-bounds.js";
 export { describeRuleWhen } from "./describe-rule.js";
+export { askAdvice } from "./ask-advice.js";

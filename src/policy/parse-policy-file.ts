@@ -1,7 +1,7 @@
 import { TomlDate } from "smol-toml";
 import { parseToml } from "../model/index.js";
 import { lineOf, type FieldPath, type KeyLines } from "../model/index.js";
-import { expandHome } from "./expand-home.js";
+import { resolveForUser, type PolicyUser } from "./resolve-for-user.js";
 import { DefaultDecision, PolicyFile, PolicyRule, type PolicyProblem } from "./schema.js";
 
 /** One policy file's text, read: what is valid in it (even when other parts are not), and every problem. */
@@ -14,11 +14,11 @@ export interface ParsedPolicyFile {
 }
 
 /**
- * Parse and validate one policy file's text; `~` in `under` paths expands against `home`. Every
+ * Parse and validate one policy file's text, resolved for `user` (see resolveForUser). Every
  * problem of every rule is reported, and the rules that are valid by themselves are kept, so that
  * the checks across files and against the manifests still see them.
  */
-export function parsePolicyFile(file: string, text: string, home: string): ParsedPolicyFile {
+export function parsePolicyFile(file: string, text: string, user: PolicyUser): ParsedPolicyFile {
   const parsed = parseToml(text);
   if (parsed.problem !== undefined) return { rules: [], problems: [{ file, ...parsed.problem }], lines: parsed.lines };
   const { value: raw, lines } = parsed;
@@ -27,14 +27,14 @@ export function parsePolicyFile(file: string, text: string, home: string): Parse
   const dates = findDates(raw);
   const problems = dates.map((path) => at(path, "dates are not allowed in a policy"));
   const isDate = new Set(dates.map((path) => path.join(".")));
-  const expanded = withHomeExpanded(raw, home);
+  const expanded = resolvedForUser(raw, user);
   const result = PolicyFile.safeParse(expanded);
   if (result.success && dates.length === 0) return { content: result.data, default: result.data.default, rules: result.data.rules.map((rule, index) => ({ rule, index })), problems, lines };
   for (const issue of result.error?.issues ?? []) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) problems.push(at([...(issue.path as FieldPath), key], unknownKeyMessage(issue.path, key)));
     } else if (!isDate.has(issue.path.join("."))) {
-      problems.push(at(issue.path as FieldPath, issue.message));
+      problems.push(at(issue.path as FieldPath, isOwnAddressMisused(valueAt(expanded, issue.path)) ? OWN_ADDRESS_MISUSED : issue.message));
     }
   }
   // What is valid by itself still takes part in the checks that look at the whole policy.
@@ -60,11 +60,11 @@ function unknownKeyMessage(path: readonly PropertyKey[], key: string): string {
   return inRule && example !== undefined ? `unknown key: ${key} belongs inside when, e.g. ${example}` : "unknown key";
 }
 
-function withHomeExpanded(raw: Record<string, unknown>, home: string): Record<string, unknown> {
+function resolvedForUser(raw: Record<string, unknown>, user: PolicyUser): Record<string, unknown> {
   if (!Array.isArray(raw.rules)) return raw;
   const rules = raw.rules.map((rule: unknown) => {
     if (!isRecord(rule) || !isRecord(rule.when) || !isRecord(rule.when.args)) return rule;
-    const args = Object.fromEntries(Object.entries(rule.when.args).map(([k, c]) => [k, expandHome(c, home)]));
+    const args = Object.fromEntries(Object.entries(rule.when.args).map(([k, c]) => [k, resolveForUser(c, user)]));
     return { ...rule, when: { ...rule.when, args } };
   });
   return { ...raw, rules };
@@ -103,6 +103,17 @@ function problemAt(file: string, lines: KeyLines, raw: Record<string, unknown>, 
     ...(line === undefined ? {} : { line }),
     message,
   };
+}
+
+const OWN_ADDRESS_MISUSED = "own_address takes only true, as in { own_address = true } (to exclude your address: { not = { own_address = true } })";
+
+/** An own_address that resolveForUser left as written: any value but true. */
+function isOwnAddressMisused(value: unknown): boolean {
+  return isRecord(value) && Object.keys(value).length === 1 && "own_address" in value;
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  return path.reduce<unknown>((v, key) => (isRecord(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[key] : undefined), value);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

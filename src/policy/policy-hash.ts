@@ -7,8 +7,8 @@ import type { PolicyFile } from "./schema.js";
 /**
  * The policy's identity in receipts: sha256 over the canonical JSON (keys sorted, no spaces) of
  * `[[fileName, content], ...]` sorted by file name, where content is each file's validated
- * content with `~` already expanded. Comments, whitespace and key order do not change it; a
- * renamed file, another home directory or any rule change does.
+ * content with `~` and `own_address` already resolved. Comments, whitespace and key order do not
+ * change it; a renamed file, another home directory, another own address or any rule change does.
  */
 export function policyHash(files: { file: string; content: PolicyFile }[]): string {
   const entries = files.map(({ file, content }) => [basename(file), content] as const);

@@ -56,6 +56,18 @@ rule = "other"
     expect(result).toMatchObject({ pass: false, actual: "error", why: expect.stringMatching(/nope\.ts does not exist$/) });
   });
 
+  it("own_address is the test file's address, else the user's, else none", async () => {
+    const mine = policy.replace('{ in = ["me@example.com"] }', "{ own_address = true }");
+    const cases = '[[cases]]\nname = "me"\nsource = "me@example.com"\nexpect = "auto_approved"\n';
+    const fixed = policyDir({ "p.toml": mine, "tests/a.toml": `address = "me@example.com"\n${cases}` });
+    expect((await runPolicyTests(fixed, { manifests: set, home: HOME, ownAddresses: ["other@example.com"], analyze }))[0]?.pass).toBe(true);
+    const users = policyDir({ "p.toml": mine, "tests/a.toml": cases });
+    expect((await runPolicyTests(users, { manifests: set, home: HOME, ownAddresses: ["me@example.com"], analyze }))[0]?.pass).toBe(true);
+    expect((await runPolicyTests(users, { manifests: set, home: HOME, analyze }))[0]).toMatchObject({ pass: false, actual: "ask" });
+    const bad = policyDir({ "p.toml": mine, "tests/a.toml": `address = "not an address"\n${cases}` });
+    await expect(runPolicyTests(bad, { manifests: set, home: HOME, analyze })).rejects.toThrow(/address: must be one email address/);
+  });
+
   it("rejects malformed test files and folders without tests", async () => {
     const bad = policyDir({ "p.toml": policy, "tests/a.toml": '[[cases]]\nname = "x"\nexpect = "maybe"\nsource = "s"\n' });
     await expect(runPolicyTests(bad, { manifests: set, home: HOME, analyze })).rejects.toThrow(/a\.toml:3: cases\.0\.expect: /);

@@ -1,6 +1,6 @@
 // A real authority on 127.0.0.1 for the tests: its own data directory, a real SQLite file or a
 // fresh database on the run's PostgreSQL, real HTTP through fetch.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { afterAll, beforeAll } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -50,6 +50,11 @@ export async function startTestAuthority(
   extra: Partial<AuthorityOptions> & { dataDir?: string; database?: string } = {},
 ): Promise<TestAuthority> {
   const dataDir = extra.dataDir ?? join(mkdtempSync(join(tmpdir(), "countersign-authority-")), "data");
+  // A user's own address, so that the shipped policy lets mail to me@example.com through (own_address).
+  if (extra.dataDir === undefined) {
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(join(dataDir, "connections.toml"), '[email]\naddress = "me@example.com"\n');
+  }
   const database = extra.database ?? (dialect === "sqlite" ? join(mkdtempSync(join(tmpdir(), "countersign-db-")), "countersign.db") : await newDatabase("postgres"));
   const store = await openStore({ dataDir, database });
   const authority = await startAuthority({ dataDir, home: HOME, store, port: 0, poolSize: 1, log: () => undefined, ...extra });

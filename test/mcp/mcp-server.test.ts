@@ -49,7 +49,7 @@ beforeAll(async () => {
   gmail = await startGmailServer({ token: GMAIL_TOKEN });
   const home = join(a.dataDir, "..");
   writeFileSync(join(a.dataDir, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
-  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\naddress = "me@example.org"\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\n`);
+  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\naddress = "me@example.com"\n`);
   client = await connect({ HOME: home, COUNTERSIGN_HOME: a.dataDir, COUNTERSIGN_URL: a.url, COUNTERSIGN_TOKEN: a.token, COUNTERSIGN_DATABASE: "" });
 }, SLOW);
 
@@ -138,7 +138,7 @@ describe("countersign mcp", () => {
     expect(r.isError).toBeFalsy();
     const view = r.structuredContent!;
     expect(view.authority_url).toBe(a.url);
-    expect(view.authority.own_address).toBe("me@example.org");
+    expect(view.authority.own_address).toBe("me@example.com");
     expect(view.authority.policy.default).toBe("ask");
     expect(view.authority.policy.rules).toContainEqual(expect.objectContaining({ id: "email.to-myself", decision: "allow", when: "every to of email.send_email is in [me@example.com]" }));
     expect(view.authority.bounds).toContainEqual(expect.objectContaining({ op: "fs.write_file", input: "path", within: [expect.stringMatching(/\/Sandbox$/)] }));
@@ -158,7 +158,9 @@ describe("countersign mcp", () => {
     const ask = await call("check_program", { program: mail("carol@example.com") });
     expect(ask.isError).toBeFalsy();
     expect(ask.structuredContent).toMatchObject({ ok: true, decision: "ask", checked_by: "authority", effects: [{ op: "email.send_email", line: 8, verdict: "ask" }] });
-    expect(ask.structuredContent!.next).toMatch(/guarantees/);
+    // No rule allows mail to carol: no guarantee would change that, and the advice says so.
+    expect(ask.structuredContent!.next).toMatch(/line 8 email\.send_email: no rule allows it, the policy's default asks .*No guarantee the program could add would change this/);
+    expect(ask.structuredContent!.next).not.toMatch(/add it and check again/);
     expect(JSON.parse(ask.content[0]!.text!)).toEqual(ask.structuredContent);
 
     const mine = await call("check_program", { program: example("remind-me.ts"), file_name: "remind-me.ts" });

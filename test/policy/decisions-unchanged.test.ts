@@ -35,7 +35,7 @@ const agentSet = withAgent([{ name: "create_issue.toml", text: readFileSync(join
 });
 const analyzers = [createAnalyzer(shipped), createAnalyzer(agentSet)];
 afterAll(() => analyzers.forEach((a) => a.dispose()));
-const defaultPolicy = loadPolicy(join(packageRoot, "policies"), { manifests: shipped, home: "/home/user" });
+const defaultPolicy = loadPolicy(join(packageRoot, "policies"), { manifests: shipped, home: "/home/user", ownAddresses: ["me@example.com"] });
 
 /** What the policy stage says about one program: decision, full reasoning (its hash) and the receipt's claims (its jti is random). */
 function outputs(facts: Facts, policy: Policy, set: ManifestSet): unknown {

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import { CountersignError } from "../../src/model/errors.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { checkPolicy, loadPolicy } from "../../src/config/index.js";
-import { HOME, policyDir, shippedManifests } from "./helpers.js";
+import { decide } from "../../src/policy/decide.js";
+import { effect, facts, HOME, policyDir, shippedManifests, val } from "./helpers.js";
 
 const set = shippedManifests();
 const rule = (body: string) => `default = "ask"\n\n[[rules]]\n${body}\n`;
@@ -259,4 +260,40 @@ describe("loading", () => {
     expect(policy.rules.find((r) => r.id === "fs.write-outside-sandbox")?.when?.args?.path).toEqual({ not: { under: "/home/me/Sandbox" } });
   });
 
+});
+
+describe("own_address: the user's own addresses, resolved when the policy is loaded", () => {
+  const mailRule = (c: string) => rule(`id = "mine"\ndecision = "allow"\nop = "email.send_email"\nwhen = { args = { to = ${c} } }`);
+  const load = (c: string, ownAddresses?: string[]) =>
+    loadPolicy(policyDir({ "p.toml": mailRule(c) }), { manifests: set, home: HOME, ...(ownAddresses === undefined ? {} : { ownAddresses }) });
+  const toOf = (p: ReturnType<typeof load>) => p.rules[0]?.when?.args?.to;
+  const mailTo = (...to: string[]) => facts([effect("email.send_email", { to: { kind: "array", element: val(...to), length: { min: to.length, max: to.length } }, subject: val("s"), body: val("b") })]);
+
+  it("becomes an ordinary in over the address, also inside not, all and any", () => {
+    expect(toOf(load("{ own_address = true }", ["me@example.com"]))).toEqual({ in: ["me@example.com"] });
+    expect(toOf(load("{ not = { own_address = true } }", ["me@example.com"]))).toEqual({ not: { in: ["me@example.com"] } });
+    expect(toOf(load('{ any = [{ own_address = true }, { eq = "bob@example.com" }] }', ["me@example.com"]))).toEqual({ any: [{ in: ["me@example.com"] }, { eq: "bob@example.com" }] });
+  });
+
+  it("matches nothing when no address is configured", () => {
+    const policy = load("{ own_address = true }");
+    expect(toOf(policy)).toEqual({ in: [] });
+    expect(decide(mailTo("me@example.com"), policy, set).kind).toBe("ask");
+  });
+
+  it("lets mail to exactly the address through, and no +tag, longer domain or added recipient", () => {
+    const policy = load("{ own_address = true }", ["me@example.com"]);
+    expect(decide(mailTo("me@example.com"), policy, set).kind).toBe("auto_approved");
+    expect(decide(mailTo("me+x@example.com"), policy, set).kind).toBe("ask");
+    expect(decide(mailTo("me@example.com", "attacker@evil.example"), policy, set).kind).toBe("ask");
+    expect(decide(mailTo("me@example.com.evil.example"), policy, set).kind).toBe("ask");
+  });
+
+  it("is covered by the policy hash: another address is another policy", () => {
+    expect(load("{ own_address = true }", ["me@example.com"]).sha256).not.toBe(load("{ own_address = true }", ["other@example.com"]).sha256);
+  });
+
+  it.each(["false", '"me@example.com"', "1"])("own_address = %s is a clear error", (value) => {
+    expect(problemOf({ "p.toml": mailRule(`{ own_address = ${value} }`) }).message).toContain("own_address takes only true");
+  });
 });

@@ -265,7 +265,7 @@ describe("countersign approve in a terminal", () => {
       expect(rows[0]).toMatch(new RegExp(`^Request ${id} · from agent agent · \\d+ s old · 1[45] min left$`));
       expect(rows[1]).toBe("Program forward.ts (agent-chosen name)");
       expect(`${rows[3]} ${rows[4]}`).toMatch(/^Sends between 1 and 2 emails to me@example\.com and an address read from the draft r-1/); // wrapped, not cut
-      expect(screen).toContain("Verdict: needs your decision — 2 of 3 calls need a person:");
+      expect(screen).toContain("Verdict: needs your decision — 1 of 3 calls need a person:"); // the mail to me@example.com goes only to the user: not asked
       expect(screen).toContain("warning: Sends email to other people: between 1 and 2 emails.");
       // The keys on the last two rows, whole at 80 columns: every decision, and quitting.
       expect(rows.slice(22)).toEqual([DECISION_KEYS, MOVE_KEYS]);
