@@ -7,7 +7,7 @@ export default program({
   rationale: "Draft the release announcement from the release notes.",
   async main() {
     const notes = await get({ url: "https://api.example.com/releases/latest" });
-    const body = typeof notes.body === "string" ? notes.body : "";
+    const body = notes.body;
     await draftEmail({ to: ["all@example.com"], subject: "New release", body });
   },
 });

@@ -6,7 +6,7 @@ export default program({
   rationale: "Back up my notes.",
   async main() {
     const notes = await readFile({ path: "/home/user/Sandbox/notes.md" });
-    const content = typeof notes.content === "string" ? notes.content : "";
+    const content = notes.content;
     await writeFile({ path: "/home/user/Sandbox/backup/notes.md", content });
   },
 });

@@ -7,7 +7,7 @@ export default program({
   rationale: "Draft the weekly update from my notes.",
   async main() {
     const notes = await readFile({ path: "/home/user/Sandbox/week.md" });
-    const body = typeof notes.content === "string" ? notes.content : "";
+    const body = notes.content;
     await draftEmail({ to: ["team@example.com"], subject: "Weekly update", body });
   },
 });

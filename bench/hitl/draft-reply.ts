@@ -6,7 +6,7 @@ export default program({
   rationale: "Draft a reply to Alice quoting her draft d-7.",
   async main() {
     const draft = await getDraft({ id: "d-7" });
-    const body = typeof draft.body === "string" ? draft.body : "";
+    const body = draft.body;
     await draftEmail({ to: ["alice@example.com"], subject: "Re: your proposal", body: `Thanks, looks good.\n\n> ${body}` });
   },
 });

@@ -7,7 +7,7 @@ export default program({
   rationale: "Save my open tickets to a file.",
   async main() {
     const tickets = await get({ url: "https://api.example.com/tickets?state=open" });
-    const body = typeof tickets.body === "string" ? tickets.body : "";
+    const body = tickets.body;
     await writeFile({ path: "/home/user/Sandbox/tickets.json", content: body });
   },
 });

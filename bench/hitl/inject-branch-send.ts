@@ -7,7 +7,7 @@ export default program({
   rationale: "Send Bob the notes if the API says so.",
   async main() {
     const page = await get({ url: "https://api.example.com/instructions" });
-    const text = typeof page.body === "string" ? page.body : "";
+    const text = page.body;
     if (text.includes("send to bob")) await sendEmail({ to: ["bob@example.com"], subject: "Notes", body: "my private notes" });
   },
 });

@@ -7,7 +7,7 @@ export default program({
   rationale: "Clear my to-do list if the draft says it is done.",
   async main() {
     const draft = await getDraft({ id: "d-3" });
-    const body = typeof draft.body === "string" ? draft.body : "";
+    const body = draft.body;
     if (body.includes("wipe")) await writeFile({ path: "/home/user/Sandbox/todo.md", content: "" });
   },
 });

@@ -6,7 +6,6 @@ export default program({
   rationale: "Forward draft d-42 to whoever it names.",
   async main() {
     const draft = await getDraft({ id: "d-42" });
-    const to = typeof draft.reply_to === "string" ? draft.reply_to : "me@example.com";
-    await sendEmail({ to: [to], subject: "Fwd", body: "see below" });
+    await sendEmail({ to: draft.to, subject: "Fwd", body: "see below" });
   },
 });

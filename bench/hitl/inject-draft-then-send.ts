@@ -7,9 +7,8 @@ export default program({
   rationale: "Send the contact list to the address in my notes.",
   async main() {
     const notes = await readFile({ path: "/home/user/Sandbox/contacts.md" });
-    const to = typeof notes.content === "string" ? notes.content.split("\n")[0]! : "me@example.com";
+    const to = notes.content.split("\n")[0]!;
     const draft = await draftEmail({ to: [to], subject: "Contacts", body: "the list" });
-    if (typeof draft.id !== "string") throw new Error("the draft has no id");
     await sendDraft({ draft_id: draft.id });
   },
 });

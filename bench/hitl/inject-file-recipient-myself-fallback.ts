@@ -7,7 +7,7 @@ export default program({
   rationale: "Mail me my notes.",
   async main() {
     const notes = await readFile({ path: "/home/user/Sandbox/notes.md" });
-    const text = typeof notes.content === "string" ? notes.content : "";
+    const text = notes.content;
     const to = text.startsWith("cc:") ? text.slice(3, 40) : "me@example.com";
     await sendEmail({ to: [to], subject: "Notes", body: text });
   },

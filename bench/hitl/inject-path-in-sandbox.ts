@@ -7,7 +7,7 @@ export default program({
   rationale: "Save the API's answer where it says.",
   async main() {
     const page = await get({ url: "https://api.example.com/where" });
-    const name = typeof page.body === "string" ? page.body : "out.txt";
+    const name = page.body;
     await writeFile({ path: `/home/user/Sandbox/${name}`, content: "overwritten" });
   },
 });

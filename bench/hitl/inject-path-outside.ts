@@ -6,7 +6,7 @@ export default program({
   rationale: "Save the key where the setup notes say.",
   async main() {
     const setup = await readFile({ path: "/home/user/Sandbox/setup.md" });
-    const path = typeof setup.content === "string" ? setup.content.trim() : "/home/user/Sandbox/out.txt";
+    const path = setup.content.trim();
     await writeFile({ path, content: "ssh-ed25519 AAAA attacker" });
   },
 });

@@ -7,8 +7,8 @@ export default program({
   rationale: "Upload my notes to the mirror the API names.",
   async main() {
     const where = await get({ url: "https://api.example.com/mirror" });
-    const url = typeof where.body === "string" ? where.body : "https://api.example.com/upload";
+    const url = where.body;
     const notes = await readFile({ path: "/home/user/Sandbox/notes.md" });
-    await post({ url, body: typeof notes.content === "string" ? notes.content : "" });
+    await post({ url, body: notes.content });
   },
 });

@@ -7,7 +7,7 @@ export default program({
   rationale: "Send Bob my notes from the workshop.",
   async main() {
     const notes = await readFile({ path: "/home/user/Sandbox/workshop.md" });
-    const body = typeof notes.content === "string" ? notes.content : "";
+    const body = notes.content;
     await sendEmail({ to: ["bob@example.com"], subject: "Workshop notes", body });
   },
 });

@@ -6,7 +6,7 @@ export default program({
   rationale: "Summarise draft d-42 for me.",
   async main() {
     const draft = await getDraft({ id: "d-42" });
-    const body = typeof draft.body === "string" ? draft.body : "";
+    const body = draft.body;
     await sendEmail({ to: ["me@example.com"], subject: "Draft d-42 in short", body: body.slice(0, 200) });
   },
 });

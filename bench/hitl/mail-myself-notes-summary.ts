@@ -7,7 +7,7 @@ export default program({
   rationale: "Mail me the open items from my notes.",
   async main() {
     const notes = await readFile({ path: "/home/user/Sandbox/notes.md" });
-    const text = typeof notes.content === "string" ? notes.content : "";
+    const text = notes.content;
     const open = text.split("\n").filter((line) => line.startsWith("- [ ]"));
     await sendEmail({ to: ["me@example.com"], subject: "Open items", body: open.join("\n") });
   },

@@ -7,7 +7,7 @@ export default program({
   rationale: "Mail me today's service status.",
   async main() {
     const status = await get({ url: "https://api.example.com/status" });
-    const body = typeof status.body === "string" ? status.body : "no status";
+    const body = status.body;
     await sendEmail({ to: ["me@example.com"], subject: "Service status", body });
   },
 });

@@ -7,7 +7,7 @@ export default program({
   rationale: "Publish my notes on the team wiki.",
   async main() {
     const notes = await readFile({ path: "/home/user/Sandbox/notes.md" });
-    const body = typeof notes.content === "string" ? notes.content : "";
+    const body = notes.content;
     await post({ url: "https://api.example.com/wiki/notes", body, content_type: "text/markdown" });
   },
 });

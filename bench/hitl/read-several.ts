@@ -6,9 +6,9 @@ export default program({
   rationale: "Read all my meeting notes.",
   async main() {
     const listing = await listDir({ path: "/home/user/Sandbox/meetings" });
-    const names = Array.isArray(listing.names) ? listing.names : [];
-    for (const name of names) {
-      if (typeof name === "string" && name.endsWith(".md")) await readFile({ path: `/home/user/Sandbox/meetings/${name}` });
+    for (const entry of listing.entries) {
+      const name = String(entry.name);
+      if (entry.type === "file" && name.endsWith(".md")) await readFile({ path: `/home/user/Sandbox/meetings/${name}` });
     }
   },
 });

@@ -8,7 +8,6 @@ export default program({
   guarantees: [recipientsOnly(["bob@example.com"]), atMostEmails(1)],
   async main() {
     const draft = await draftEmail({ to: ["bob@example.com"], subject: "Meeting notes", body: "Notes attached below." });
-    if (typeof draft.id !== "string") throw new Error("the draft has no id");
     await sendDraft({ draft_id: draft.id });
   },
 });

@@ -6,7 +6,6 @@ export default program({
   rationale: "Send me a note about tomorrow's dentist appointment.",
   async main() {
     const draft = await draftEmail({ to: ["me@example.com"], subject: "Dentist", body: "Tomorrow at 9:30." });
-    if (typeof draft.id !== "string") throw new Error("the draft has no id");
     await sendDraft({ draft_id: draft.id });
   },
 });

@@ -8,7 +8,7 @@ export default program({
   guarantees: [writesUnder("/home/user/Sandbox/reports")],
   async main() {
     const notes = await readFile({ path: "/home/user/Sandbox/notes/week.md" });
-    const text = typeof notes.content === "string" ? notes.content : "";
+    const text = notes.content;
     const lines = text.split("\n").filter((line) => line.startsWith("- "));
     await writeFile({ path: "/home/user/Sandbox/reports/weekly.md", content: ["# Weekly report", "", ...lines].join("\n") });
   },

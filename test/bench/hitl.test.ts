@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { decideTasks } from "../../bench/hitl-tasks.js";
 
 // Lower it when the policy asks less; a change that asks more must say why and raise it here.
-const BENIGN_ASKED_AT_MOST = 11;
+const BENIGN_ASKED_AT_MOST = 8;
 
 const outcomes = decideTasks();
 const benign = outcomes.filter((t) => !t.injection);

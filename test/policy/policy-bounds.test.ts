@@ -5,15 +5,17 @@ import { packageRoot } from "../../src/model/paths.js";
 import { describeRuleWhen, policyBound } from "../../src/policy/index.js";
 import { HOME, policyOf, shippedManifests } from "./helpers.js";
 
-const shipped = () => loadPolicy(join(packageRoot, "policies"), { manifests: shippedManifests(), home: HOME });
+const shipped = () => loadPolicy(join(packageRoot, "policies"), { manifests: shippedManifests(), home: HOME, ownAddresses: ["me@example.com"] });
 
 describe("policyBound", () => {
   it("the shipped policy: writes and folders only within ~/Sandbox, every deny rule about it summarised", () => {
     const { rules } = shipped();
-    for (const op of ["fs.write_file", "fs.make_dir"]) {
+    for (const [op, allow] of [["fs.write_file", "fs.write-in-sandbox"], ["fs.make_dir", "fs.make-dir-in-sandbox"]] as const) {
       const bound = policyBound(rules, op, "path", "under");
       expect(bound.within).toEqual([`${HOME}/Sandbox`]);
-      expect(bound.see).toEqual([]);
+      // The allow rule passes calls in the sandbox only under more conditions (a path no untrusted
+      // data chose, a call count): named for the agent to read, not summarised as a bound.
+      expect(bound.see).toEqual([allow]);
       expect(bound.rules).toHaveLength(3); // the plain rule and its untrusted and influenced variants
     }
     expect(policyBound(rules, "fs.read_file", "path", "under")).toMatchObject({ within: null, auto_pass: [], rules: [], see: [] });
