@@ -22,27 +22,19 @@ export function hostCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
 
 /**
  * A state change from another site is refused: an Origin, when sent, must be this authority's
- * own, and a browser's Sec-Fetch-Site must say same-origin (or none: typed or bookmarked).
+ * own, whole (scheme, host and port; browsers send it serialized, so it is compared as text),
+ * and a browser's Sec-Fetch-Site must say same-origin (or none: typed or bookmarked).
  */
 export function originCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   return async (c, next) => {
     if (UNSAFE.has(c.req.method)) {
       const origin = c.req.header("origin");
-      if (origin !== undefined && !isOwnOrigin(origin, deps.allowedHosts)) throw denied(`requests from ${origin} are refused`, "origin", { origin });
+      if (origin !== undefined && !deps.ownOrigins.has(origin)) throw denied(`requests from ${origin} are refused`, "origin", { origin });
       const site = c.req.header("sec-fetch-site");
       if (site !== undefined && site !== "same-origin" && site !== "none") throw denied(`a ${site} request is refused`, "origin", { sec_fetch_site: site });
     }
     await next();
   };
-}
-
-function isOwnOrigin(origin: string, hosts: ReadonlySet<string>): boolean {
-  try {
-    const url = new URL(origin);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === origin && hosts.has(url.host.toLowerCase());
-  } catch {
-    return false;
-  }
 }
 
 function bearer(header: string | undefined): string | undefined {

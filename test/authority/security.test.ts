@@ -117,6 +117,10 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
     expect((await raw(a.url, "POST", "/v1/requests", { ...headers, origin: "http://evil.example" }, body)).status).toBe(403);
     expect((await raw(a.url, "POST", "/v1/requests", { ...headers, origin: "null" }, body)).status).toBe(403);
     expect((await raw(a.url, "POST", "/v1/requests", { ...headers, "sec-fetch-site": "cross-site" }, body)).status).toBe(403);
+    // Same host and port, another scheme: another origin (this authority speaks http).
+    for (const origin of [`https://127.0.0.1:${port}`, `ws://127.0.0.1:${port}`, `http://127.0.0.1:${port}/`, `HTTP://127.0.0.1:${port}`]) {
+      expect([origin, (await raw(a.url, "POST", "/v1/requests", { ...headers, origin }, body)).status]).toEqual([origin, 403]);
+    }
     expect(await count()).toBe(before);
     expect((await raw(a.url, "POST", "/v1/requests", { ...headers, origin: `http://127.0.0.1:${port}` }, body)).status).toBe(200);
   });
