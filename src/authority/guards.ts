@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { denied } from "./http-error.js";
@@ -42,17 +42,27 @@ function bearer(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-/** A submitter route: a valid, unrevoked submitter token (checked in the store on every call: a revoked token stops at once). */
+/** The name of the call's valid, unrevoked submitter token (looked up in the store each time: a revoked token stops at once). */
+async function submitterName(c: Context<AuthorityEnv>, deps: AppDeps): Promise<string> {
+  const header = c.req.header("authorization");
+  if (header === undefined) throw denied("this route needs a submitter token: Authorization: Bearer <token>", "unauthenticated");
+  const token = bearer(header);
+  const name = token === undefined ? null : await deps.state.store.authenticate(token);
+  if (name === null) throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");
+  return name;
+}
+
+/** A submitter route: a valid, unrevoked submitter token. */
 export function submitterAuth(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   return async (c, next) => {
-    const header = c.req.header("authorization");
-    if (header === undefined) throw denied("this route needs a submitter token: Authorization: Bearer <token>", "unauthenticated");
-    const token = bearer(header);
-    const name = token === undefined ? null : await deps.state.store.authenticate(token);
-    if (name === null) throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");
-    c.set("submitter", name);
+    c.set("submitter", await submitterName(c, deps));
     await next();
   };
+}
+
+/** For an answer that waited (a long poll): the submitter's token is checked again, so a token revoked meanwhile gets nothing. */
+export async function recheckSubmitter(c: Context<AuthorityEnv>, deps: AppDeps): Promise<void> {
+  if ((await submitterName(c, deps)) !== c.get("submitter")) throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");
 }
 
 /**

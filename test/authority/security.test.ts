@@ -74,6 +74,19 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
     expect((await a.call("POST", "/v1/requests", { token, body: program })).status).toBe(401);
   });
 
+  it("a token revoked during a long poll gets no receipt when the person approves", async () => {
+    const { token } = await a.authority.state.store.addToken("revoked-while-waiting");
+    const { id } = (await a.call("POST", "/v1/requests", { token, body: { program: example("notify-team.ts") } })).body;
+    const waiting = a.call("GET", `/v1/requests/${id}/decision?wait=30`, { token });
+    await new Promise((r) => setTimeout(r, 300)); // the poll has checked the token and waits
+    expect(await a.authority.state.store.revokeToken("revoked-while-waiting")).toBe(true);
+    expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
+    const answer = await waiting;
+    expect([answer.status, answer.body.error?.class]).toEqual([401, "capability_denied"]);
+    expect(answer.body).not.toHaveProperty("receipt");
+    expect(JSON.stringify(answer.body)).not.toContain("approved_once");
+  });
+
   it("a login link logs in once: forged, expired or reused links are refused", async () => {
     const now = () => new Date();
     const link = makeLoginLink({ dataDir: a.dataDir, now }, "bob");
