@@ -72,7 +72,7 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     if (submitterName !== undefined && wait > 0) await recheckSubmitter(c, deps);
     const view = submitterName === undefined ? approverView(request) : submitterView(request);
     const body = { id: request.id, status: request.status, decision: view.decision, policy: view.policy };
-    // The receipt goes to the submitter alone, signed when it asks (so it has its whole lifetime to run).
+    // The receipt goes to the submitter alone: signed when it first asks (so it has its whole lifetime to run), the same one while it is valid.
     if (submitterName !== undefined && request.status === "approved") return c.json({ ...body, receipt: await issueRequestReceipt(ctx, id, { token: submitterName }) });
     return c.json(body);
   });
