@@ -29,8 +29,9 @@ export async function insertReceipts(c: Change, rows: SqlValue[][]): Promise<voi
 }
 
 /**
- * What a read of an approved request's decision gets: the receipt it has, while valid; leave to
- * sign a new one; nothing once it ran (`already_run`) or its receipts all expired unused (`used_up`).
+ * What a read of an approved request's decision gets: the receipt it has, while valid; `issue`: a
+ * new one may be signed; nothing once it ran (`already_run`) or its receipts all expired unused
+ * (`used_up`).
  */
 export type ReceiptToHandOut = { kind: "valid"; token: string } | { kind: "issue" } | { kind: "already_run" } | { kind: "used_up" };
 
