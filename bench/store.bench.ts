@@ -40,13 +40,13 @@ async function cycle(store: Store, token: string): Promise<void> {
   await store.decide(r.request.id, { kind: "approved_once", approver: "alice" });
   const jti = newJti();
   const exp = Math.floor(Date.now() / 1000) + 300;
-  await store.recordReceipt({ jti, request_id: r.request.id, exp });
+  await store.recordReceipt({ jti, request_id: r.request.id, exp, token: "signed" });
   if (!(await store.redeem(jti, exp))) throw new Error("not redeemed");
 }
 
 /** The auto-approved path: the request and its receipt in one transaction. */
 async function autoApproved(store: Store, token: string): Promise<void> {
-  const receipt = { jti: newJti(), exp: Math.floor(Date.now() / 1000) + 300 };
+  const receipt = { jti: newJti(), exp: Math.floor(Date.now() / 1000) + 300, token: "signed" };
   const r = await store.submit({ ...submission(token, "auto_approved"), id: newRequestId(), receipt });
   if (!r.ok) throw new Error("refused");
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makePrivateDir, packageRoot } from "../model/index.js";
-import { APPROVER_SECRET_FILE, createApproverSecret, keyringPath, SUBMITTER_TOKEN_FILE, writeFileAtomic, writeLocalAuthority, writeNewFile } from "../store/index.js";
+import { APPROVER_SECRET_FILE, createApproverSecret, keyringPath, requireWritableDir, SUBMITTER_TOKEN_FILE, writeFileAtomic, writeLocalAuthority, writeNewFile } from "../store/index.js";
 import type { AppContext } from "./context.js";
 
 /** The name of the submitter token made on first start. */
@@ -32,12 +32,14 @@ const CONNECTIONS = `# Where each connector points, and the credential the host 
  * Make what an authority needs in its data directory, keeping whatever is there: the signing key,
  * the approver secret (0600), a commented connections.toml, a copy of the shipped policy to edit
  * (with its tests), authority.json, and — when the store has no submitter token yet — the first
- * one, written to submitter.token (0600). Idempotent: a second call makes nothing.
+ * one, written to submitter.token (0600). Idempotent: a second call writes nothing. A directory
+ * it cannot write is a config_error that says so.
  */
 export async function initDataDir(ctx: Pick<AppContext, "dataDir" | "keys" | "now" | "store">): Promise<InitResult> {
   const dir = ctx.dataDir;
   const created: string[] = [];
   const made = (path: string, ok: boolean): void => void (ok && created.push(path));
+  requireWritableDir(dir);
   makePrivateDir(dir);
   const keyring = keyringPath(dir);
   const hadKey = existsSync(keyring);

@@ -31,7 +31,13 @@ export async function useLoginLink(ctx: AppContext, link: string): Promise<strin
   const expected = mac(readApproverSecret(ctx.dataDir), payload);
   const given = Buffer.from(signature, "base64url");
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused("is not valid");
-  const parsed = Payload.safeParse(JSON.parse(Buffer.from(payload, "base64url").toString("utf8")));
+  // Signed is not well formed: a payload that is not JSON is refused like any other malformed link.
+  let parsed: z.ZodSafeParseResult<z.infer<typeof Payload>>;
+  try {
+    parsed = Payload.safeParse(JSON.parse(Buffer.from(payload, "base64url").toString("utf8")));
+  } catch {
+    throw refused("is malformed");
+  }
   if (!parsed.success) throw refused("is malformed");
   const { n: nonce, e: exp, a: approver } = parsed.data;
   const now = ctx.now().getTime();

@@ -42,7 +42,7 @@ export async function submitRequest(ctx: AppContext, submission: Submission): Pr
     ...(submission.rationale === undefined ? {} : { rationale: submission.rationale }),
     ...(agent === undefined ? {} : { agent_manifests: agent.text }),
     ...(submission.deadlineSeconds === undefined ? {} : { deadline_s: submission.deadlineSeconds }),
-    ...(receipt === undefined ? {} : { id, receipt: { jti: receipt.jti, exp: receipt.exp } }),
+    ...(receipt === undefined ? {} : { id, receipt: { jti: receipt.jti, exp: receipt.exp, token: receipt.token } }),
   });
   if (!result.ok) throw new CountersignError("capability_denied", "authority", "the submitter token was revoked", { details: { reason: "unauthenticated" } });
   return receipt === undefined ? { request: result.request } : { request: result.request, receipt: receipt.token };

@@ -47,8 +47,9 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   const waiter = new DecisionWaiter(options.store, (err) => log(`change events: ${(err as Error).message}`));
   const host = options.host ?? DEFAULT_HOST;
   const allowedHosts = new Set<string>();
+  const ownOrigins = new Set<string>();
   let url = "";
-  const app = await createApp({ state, secret, allowedHosts, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log });
+  const app = await createApp({ state, secret, allowedHosts, ownOrigins, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log });
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
@@ -64,6 +65,8 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   const names = LOOPBACK.has(host) ? ["127.0.0.1", "localhost", "[::1]"] : [host.includes(":") ? `[${host}]` : host];
   for (const name of names) allowedHosts.add(`${name}:${port}`);
   for (const extra of options.allowedHosts ?? []) allowedHosts.add(extra.toLowerCase());
+  // This authority speaks http: an https page on the same host and port is another origin.
+  for (const name of allowedHosts) ownOrigins.add(new URL(`http://${name}`).origin);
   url = `http://${names[0]}:${port}`;
   writeLocalAuthority(options.dataDir, { url });
   const sweep = setInterval(() => {

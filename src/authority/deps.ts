@@ -8,6 +8,7 @@ export interface AppDeps {
   state: AuthorityState;
   secret: Buffer; // the approver secret: login links, sessions and CSRF tokens are signed with it
   allowedHosts: ReadonlySet<string>; // Host header values that name this authority (host:port)
+  ownOrigins: ReadonlySet<string>; // the Origin values of this authority's own pages (scheme://host:port)
   baseUrl: () => string; // where this authority answers, for review links
   waiter: DecisionWaiter;
   maxBodyBytes: number;

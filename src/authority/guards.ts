@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { denied } from "./http-error.js";
@@ -22,13 +22,14 @@ export function hostCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
 
 /**
  * A state change from another site is refused: an Origin, when sent, must be this authority's
- * own, and a browser's Sec-Fetch-Site must say same-origin (or none: typed or bookmarked).
+ * own, whole (scheme, host and port; browsers send it serialized, so it is compared as text),
+ * and a browser's Sec-Fetch-Site must say same-origin (or none: typed or bookmarked).
  */
 export function originCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   return async (c, next) => {
     if (UNSAFE.has(c.req.method)) {
       const origin = c.req.header("origin");
-      if (origin !== undefined && !isOwnOrigin(origin, deps.allowedHosts)) throw denied(`requests from ${origin} are refused`, "origin", { origin });
+      if (origin !== undefined && !deps.ownOrigins.has(origin)) throw denied(`requests from ${origin} are refused`, "origin", { origin });
       const site = c.req.header("sec-fetch-site");
       if (site !== undefined && site !== "same-origin" && site !== "none") throw denied(`a ${site} request is refused`, "origin", { sec_fetch_site: site });
     }
@@ -36,31 +37,32 @@ export function originCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   };
 }
 
-function isOwnOrigin(origin: string, hosts: ReadonlySet<string>): boolean {
-  try {
-    const url = new URL(origin);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.origin === origin && hosts.has(url.host.toLowerCase());
-  } catch {
-    return false;
-  }
-}
-
 function bearer(header: string | undefined): string | undefined {
   const match = /^Bearer ([^\s]+)$/i.exec(header ?? "");
   return match?.[1];
 }
 
-/** A submitter route: a valid, unrevoked submitter token (checked in the store on every call: a revoked token stops at once). */
+/** The name of the call's valid, unrevoked submitter token (looked up in the store each time: a revoked token stops at once). */
+async function submitterName(c: Context<AuthorityEnv>, deps: AppDeps): Promise<string> {
+  const header = c.req.header("authorization");
+  if (header === undefined) throw denied("this route needs a submitter token: Authorization: Bearer <token>", "unauthenticated");
+  const token = bearer(header);
+  const name = token === undefined ? null : await deps.state.store.authenticate(token);
+  if (name === null) throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");
+  return name;
+}
+
+/** A submitter route: a valid, unrevoked submitter token. */
 export function submitterAuth(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   return async (c, next) => {
-    const header = c.req.header("authorization");
-    if (header === undefined) throw denied("this route needs a submitter token: Authorization: Bearer <token>", "unauthenticated");
-    const token = bearer(header);
-    const name = token === undefined ? null : await deps.state.store.authenticate(token);
-    if (name === null) throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");
-    c.set("submitter", name);
+    c.set("submitter", await submitterName(c, deps));
     await next();
   };
+}
+
+/** For an answer that waited (a long poll): the submitter's token is checked again, so a token revoked meanwhile gets nothing. */
+export async function recheckSubmitter(c: Context<AuthorityEnv>, deps: AppDeps): Promise<void> {
+  if ((await submitterName(c, deps)) !== c.get("submitter")) throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");
 }
 
 /**

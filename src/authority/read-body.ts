@@ -4,14 +4,18 @@ import type { z } from "zod";
 import { CountersignError } from "../model/index.js";
 import type { AuthorityEnv } from "./deps.js";
 import { badRequest } from "./http-error.js";
+import { jsonNestedDeeper } from "./json-text.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The most arrays and objects a body may open at once: the deepest valid body (a submission's manifests) needs 3. */
+export const MAX_BODY_DEPTH = 8;
 
 /**
  * The request's JSON body, checked against its schema: JSON only (415 otherwise, which also keeps
  * a cross-site form from posting here without a preflight), at most `limit` bytes (413, from the
- * Content-Length before anything is read, or as soon as a chunked body passes it), UTF-8, parse
- * errors and every refused field named (400). Read straight from the Node request: no web stream
+ * Content-Length before anything is read, or as soon as a chunked body passes it), UTF-8, nesting
+ * no deeper than MAX_BODY_DEPTH, parse errors and every refused field named (400). Read straight from the Node request: no web stream
  * in between.
  */
 export async function readBody<S extends z.ZodType>(c: Context<AuthorityEnv>, schema: S, limit: number): Promise<z.infer<S>> {
@@ -21,7 +25,10 @@ export async function readBody<S extends z.ZodType>(c: Context<AuthorityEnv>, sc
   }
   let value: unknown;
   try {
-    value = JSON.parse(await readText(c, limit));
+    const text = await readText(c, limit);
+    // Deep nesting costs JSON.parse time on the event loop and no valid body has it: refused unparsed.
+    if (jsonNestedDeeper(text, MAX_BODY_DEPTH)) throw badRequest(`the body is nested more than ${MAX_BODY_DEPTH} levels deep; no body of this API nests that deep`, "too_deep", { max_depth: MAX_BODY_DEPTH });
+    value = JSON.parse(text);
   } catch (err) {
     if (err instanceof CountersignError) throw err;
     throw badRequest(`the body is not valid JSON: ${(err as Error).message}`, "malformed");

@@ -2,7 +2,7 @@ import type { Hono } from "hono";
 import { authorityContext, checkProgram, issueRequestReceipt, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest, type ProgramInput } from "../app/index.js";
 import { CheckBody, RedeemBody, SubmitBody } from "../model/index.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
-import { eitherAuth, submitterAuth } from "./guards.js";
+import { eitherAuth, recheckSubmitter, submitterAuth } from "./guards.js";
 import { badRequest } from "./http-error.js";
 import { jsonText } from "./json-text.js";
 import { readBody } from "./read-body.js";
@@ -71,9 +71,10 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
       }
       request = await readRequest(ctx, id, submitterName);
     }
+    if (submitterName !== undefined && wait > 0) await recheckSubmitter(c, deps);
     const view = submitterName === undefined ? approverView(request) : submitterView(request);
     const body = { id: request.id, status: request.status, decision: view.decision, policy: view.policy };
-    // The receipt goes to the submitter alone, signed when it asks (so it has its whole lifetime to run).
+    // The receipt goes to the submitter alone: signed when it first asks (so it has its whole lifetime to run), the same one while it is valid.
     if (submitterName !== undefined && request.status === "approved") return c.json({ ...body, receipt: await issueRequestReceipt(ctx, id, { token: submitterName }) });
     return c.json(body);
   });

@@ -56,11 +56,18 @@ export type PersonDecision = z.infer<typeof PersonDecision>;
 /** Request ids: 22 base64url characters, the time in milliseconds (sorting as it grows, so that new rows go to the end of the indexes) and 96 random bits. */
 export const RequestId = z.string().regex(/^req_[A-Za-z0-9_-]{22}$/, "must be req_ and 22 base64url characters (a time prefix and 96 random bits)");
 
-/** A signed receipt as the store keeps it: its id and expiry (seconds since the epoch), never the token. */
+/** A signed receipt by its id and expiry (seconds since the epoch), as a runner redeems it. */
 export const ReceiptRef = z
   .object({ jti: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "must be 22 base64url characters (a time prefix and 96 random bits)"), exp: z.number().int().positive() })
   .strict();
 export type ReceiptRef = z.infer<typeof ReceiptRef>;
+
+/**
+ * A receipt as the store keeps it: its ref and its signed text, handed out again to every read
+ * while it is valid (a receipt is worth one run, until its exp, to its own submitter only).
+ */
+export const StoredReceipt = ReceiptRef.extend({ token: z.string().min(1) }).strict();
+export type StoredReceipt = z.infer<typeof StoredReceipt>;
 
 /** A new request: the program as submitted and what the authority's own analysis and policy said. */
 export const SubmitInput = z
@@ -77,7 +84,7 @@ export const SubmitInput = z
     // An auto-approved request's receipt, signed before storing (for the id the caller chose):
     // recorded in the same transaction, so the request and its receipt commit together.
     id: RequestId.optional(),
-    receipt: ReceiptRef.optional(),
+    receipt: StoredReceipt.optional(),
   })
   .strict();
 export type SubmitInput = z.input<typeof SubmitInput>;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, constants, existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { CountersignError } from "../model/errors-plain.js"; // a light entry: `check` reads the token file name from here
 import { writeFileAtomic } from "./atomic-write.js";
 
@@ -11,6 +11,7 @@ export const SUBMITTER_TOKEN_FILE = "submitter.token";
 
 /** Write `text` to `path` unless the file exists; true when this call made it. Atomic, so a reader never sees half a file. */
 export function writeNewFile(path: string, text: string, mode: number): boolean {
+  if (existsSync(path)) return false; // not even a temporary file beside it: a start on a directory it keeps writes nothing
   try {
     writeFileAtomic(path, text, mode, { exclusive: true });
     return true;
@@ -40,4 +41,25 @@ export function readApproverSecret(dataDir: string): Buffer {
   const secret = Buffer.from(text, "base64url");
   if (secret.length < 32) throw new CountersignError("config_error", "store", `${file} is not an approver secret (256 random bits, base64url)`, { details: { file } });
   return secret;
+}
+
+/**
+ * A config_error naming `dir` when it cannot be written (a read-only mount, or its mode), before
+ * anything tries to: otherwise the first write fails with whatever its library says. A directory
+ * not made yet is checked where it will be made.
+ */
+export function requireWritableDir(dir: string): void {
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && dirname(dir) !== dir) return requireWritableDir(dirname(dir));
+    if (code !== "EACCES" && code !== "EROFS" && code !== "EPERM") throw err;
+    throw new CountersignError(
+      "config_error",
+      "store",
+      `the data directory ${dir} is read-only (${code}): countersign writes its keys, store and authority.json there; make it writable or set COUNTERSIGN_HOME to another directory`,
+      { details: { dir, reason: "read_only" } },
+    );
+  }
 }

@@ -172,6 +172,12 @@ export const MIGRATIONS: readonly Migration[] = [
               END $$`,
           ],
   },
+  {
+    version: 8,
+    // A receipt's signed text: every read of the decision hands out the same receipt while it is
+    // valid, instead of signing and storing a new one. Receipts issued before keep it null.
+    statements: () => ["ALTER TABLE receipts ADD COLUMN token TEXT"],
+  },
 ];
 
 /** Any constant: the PostgreSQL advisory lock that lets one process at a time migrate. */

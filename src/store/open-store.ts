@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { makePrivateDir } from "../model/index.js";
+import { requireWritableDir } from "./data-dir-files.js";
 import { migrate } from "./migrations.js";
 import { openPostgresDriver } from "./postgres-driver.js";
 import { openSqliteDriver } from "./sqlite-driver.js";
@@ -25,7 +26,11 @@ export function isPostgresUrl(database: string): boolean {
 
 /** Open (and migrate) the store `serve --database` names. A failure is a store_error. */
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
-  if (options.database === undefined) makePrivateDir(options.dataDir); // the embedded store lives in the data directory, made on first use
+  if (options.database === undefined) {
+    // the embedded store lives in the data directory, made on first use
+    requireWritableDir(options.dataDir);
+    makePrivateDir(options.dataDir);
+  }
   const database = options.database ?? join(options.dataDir, SQLITE_FILE);
   const driver = isPostgresUrl(database)
     ? await openPostgresDriver(database, options.maxConnections === undefined ? {} : { max: options.maxConnections })

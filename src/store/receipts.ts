@@ -1,34 +1,69 @@
 import { z } from "zod";
-import { CLOCK_TOLERANCE_SECONDS } from "../model/index.js";
+import { CLOCK_TOLERANCE_SECONDS, StoredReceipt } from "../model/index.js";
 import { ReceiptRef } from "../model/index.js";
 import { change, DURABLE, type Change, type StoreContext } from "./change.js";
-import type { SqlValue } from "./driver.js";
+import type { Row, SqlValue } from "./driver.js";
 import { parseInput } from "./parse-input.js";
 
-export const ReceiptRecord = ReceiptRef.extend({ request_id: z.string().min(1) }).strict();
+export const ReceiptRecord = StoredReceipt.extend({ request_id: z.string().min(1) }).strict();
 export type ReceiptRecord = z.infer<typeof ReceiptRecord>;
+
+/**
+ * How many receipts one approval may have issued: a new one only after the last expired unused,
+ * so a submitter cannot grow the store by reading its decision again and again.
+ */
+export const MAX_RECEIPTS_PER_REQUEST = 3;
 
 /**
  * Append a receipt's `receipt_issued` entry and answer its row for insertReceipts, which must
  * run in the same change; the caller checked that the request may have one.
  */
-export async function receiptIssued(c: Change, requestId: string, receipt: ReceiptRef): Promise<SqlValue[]> {
+export async function receiptIssued(c: Change, requestId: string, receipt: StoredReceipt): Promise<SqlValue[]> {
   await c.audit({ type: "receipt_issued", request_id: requestId, actor: "authority", details: { exp: receipt.exp, jti: receipt.jti } });
-  return [receipt.jti, requestId, receipt.exp, c.now];
+  return [receipt.jti, requestId, receipt.exp, c.now, receipt.token];
 }
 
 /** The rows of receiptIssued in one statement (their requests are in already). */
 export async function insertReceipts(c: Change, rows: SqlValue[][]): Promise<void> {
-  await c.tx.insert("receipts (jti, request_id, exp, issued_at)", rows);
+  await c.tx.insert("receipts (jti, request_id, exp, issued_at, token)", rows);
 }
 
-/** `already_run`: a receipt of this request was redeemed: one request is one run. */
-export type RecordReceiptResult = { ok: true } | { ok: false; reason: "not_found" | "not_approved" | "already_run" };
+/**
+ * What a read of an approved request's decision gets: the receipt it has, while valid; `issue`: a
+ * new one may be signed; nothing once it ran (`already_run`) or its receipts all expired unused
+ * (`used_up`).
+ */
+export type ReceiptToHandOut = { kind: "valid"; token: string } | { kind: "issue" } | { kind: "already_run" } | { kind: "used_up" };
+
+const RECEIPTS_OF_REQUEST = "SELECT exp, redeemed_at, token FROM receipts WHERE request_id = ?";
+
+function receiptToHandOutOf(receipts: Row[], now: number): ReceiptToHandOut {
+  if (receipts.some((r) => r.redeemed_at !== null)) return { kind: "already_run" };
+  // Receipts issued before their text was kept (token null) count, but cannot be handed out again.
+  const valid = receipts.filter((r) => r.token !== null && Number(r.exp) * 1000 > now).sort((a, b) => Number(b.exp) - Number(a.exp))[0];
+  if (valid !== undefined) return { kind: "valid", token: String(valid.token) };
+  return receipts.length >= MAX_RECEIPTS_PER_REQUEST ? { kind: "used_up" } : { kind: "issue" };
+}
+
+/** Read only: the receipt of `requestId` to hand out, or whether one may be issued (the request's own state is the caller's to check). */
+export async function receiptToHandOut(ctx: StoreContext, requestId: string): Promise<ReceiptToHandOut> {
+  const receipts = await ctx.driver.read((q) => q.all(RECEIPTS_OF_REQUEST, [requestId]));
+  return receiptToHandOutOf(receipts, ctx.now());
+}
 
 /**
- * Record a signed receipt before it leaves the authority. Only an approved request gets one, and
- * none once the request has run; the `receipt_issued` entry commits with it, so no receipt is
- * handed out without its audit entry.
+ * `token`: the receipt to hand out, the one recorded or one a concurrent reader recorded first.
+ * `already_run`: a receipt of this request was redeemed: one request is one run. `used_up`: its
+ * receipts all expired unused: the request needs a new approval.
+ */
+export type RecordReceiptResult = { ok: true; token: string } | { ok: false; reason: "not_found" | "not_approved" | "already_run" | "used_up" };
+
+/**
+ * Record a signed receipt before it leaves the authority. Only an approved request gets one, none
+ * once the request has run, and none while another of it is valid: that one is answered instead,
+ * so readers racing (in any process: the change holds the chain head's lock) all get the same
+ * receipt. The `receipt_issued` entry commits with it, so no receipt is handed out without its
+ * audit entry.
  */
 export async function recordReceipt(ctx: StoreContext, raw: ReceiptRecord): Promise<RecordReceiptResult> {
   const receipt = parseInput(ReceiptRecord, raw, "receipt");
@@ -36,10 +71,11 @@ export async function recordReceipt(ctx: StoreContext, raw: ReceiptRecord): Prom
     const request = (await c.tx.all("SELECT status FROM requests WHERE id = ?", [receipt.request_id]))[0];
     if (request === undefined) return { ok: false, reason: "not_found" };
     if (request.status !== "approved") return { ok: false, reason: "not_approved" };
-    const run = await c.tx.all("SELECT jti FROM receipts WHERE request_id = ? AND redeemed_at IS NOT NULL", [receipt.request_id]);
-    if (run.length > 0) return { ok: false, reason: "already_run" };
+    const handOut = receiptToHandOutOf(await c.tx.all(RECEIPTS_OF_REQUEST, [receipt.request_id]), c.now);
+    if (handOut.kind === "valid") return { ok: true, token: handOut.token };
+    if (handOut.kind !== "issue") return { ok: false, reason: handOut.kind };
     await insertReceipts(c, [await receiptIssued(c, receipt.request_id, receipt)]);
-    return { ok: true };
+    return { ok: true, token: receipt.token };
   });
 }
 

@@ -9,7 +9,7 @@ import { EventFeed, eventsSince, type SubscribeOptions } from "./events.js";
 import { expireDue } from "./expire-requests.js";
 import { getRequest, listRequests, recordedSince, type RecordedRequest, type RequestPage } from "./list-requests.js";
 import { ReadCache } from "./read-cache.js";
-import { recordReceipt, redeemReceipt, type ReceiptRecord, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
+import { receiptToHandOut, recordReceipt, redeemReceipt, type ReceiptRecord, type ReceiptToHandOut, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
 import { useLoginLink, type LoginLink } from "./login-links.js";
 import { forgetRule, listRememberedRules, type StoredRule } from "./remembered-rules.js";
 import { SubmitQueue, type SubmitResult } from "./submit-request.js";
@@ -62,6 +62,10 @@ export class Store implements RedemptionStore {
     return expireDue(this.#ctx);
   }
 
+  /** Read only: the valid receipt of an approved request, or whether a new one may be issued. */
+  receiptToHandOut(requestId: string): Promise<ReceiptToHandOut> {
+    return receiptToHandOut(this.#ctx, requestId);
+  }
   recordReceipt(receipt: ReceiptRecord): Promise<RecordReceiptResult> {
     return recordReceipt(this.#ctx, receipt);
   }

@@ -120,6 +120,13 @@ describe("two servers on one PostgreSQL database", () => {
     while (!stream.includes(`"request_id":"${id}","status":"approved"`)) stream += Buffer.from((await reader.read()).value!).toString();
     await reader.cancel();
 
+    // Readers of a fresh approval racing through both servers: one receipt is signed, all get it.
+    const raced = (await callServe(a.url, "POST", "/v1/requests", { token, body: { program: example("notify-team.ts") } })).body.id as string;
+    expect((await callServe(b.url, "POST", `/v1/requests/${raced}/decision`, { ...sessionB, body: { decision: "approved_once" } })).status).toBe(200);
+    const reads = await Promise.all(Array.from({ length: 12 }, (_, i) => callServe(i % 2 === 0 ? a.url : b.url, "GET", `/v1/requests/${raced}/decision`, { token })));
+    expect(new Set(reads.map((r) => r.body.receipt)).size).toBe(1);
+    expect(reads[0]!.body.receipt).toEqual(expect.any(String));
+
     const auto = (await callServe(a.url, "POST", "/v1/requests", { token, body: { program: example("read-notes.ts") } })).body;
     const claims = JSON.parse(Buffer.from(auto.receipt.split(".")[1], "base64url").toString());
     const attempts = await Promise.all(
@@ -130,6 +137,7 @@ describe("two servers on one PostgreSQL database", () => {
     const audit = String((await callServe(a.url, "GET", "/v1/audit", sessionA)).body).trim().split("\n").map((l) => JSON.parse(l));
     expect(audit.map((e) => e.id)).toEqual(audit.map((_, i) => i + 1));
     expect(audit.filter((e) => e.type === "redeemed")).toHaveLength(1);
+    expect(audit.filter((e) => e.type === "receipt_issued" && e.request_id === raced)).toHaveLength(1);
   }, 120_000);
 
   it("refuse a token revoked from the CLI at once, both of them, though they answered it from memory before", async () => {

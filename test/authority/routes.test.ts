@@ -103,6 +103,17 @@ describe.each(DIALECTS)("the authority's routes over %s", (dialect) => {
     expect((await a.call("GET", `/v1/requests/${body.id}/decision`, { session: alice })).body).not.toHaveProperty("receipt");
   });
 
+  it("GET /v1/requests/:id/decision: every read of an approved request hands out its one receipt, and stores nothing more", async () => {
+    const { body } = await submit("notify-team.ts");
+    expect((await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
+    const reads = await Promise.all(Array.from({ length: 20 }, () => a.call("GET", `/v1/requests/${body.id}/decision`)));
+    const receipts = new Set(reads.map((r) => r.body.receipt));
+    expect([...receipts]).toEqual([expect.any(String)]);
+    let issued = 0;
+    for await (const e of a.authority.state.store.exportAudit()) if (e.type === "receipt_issued" && e.request_id === body.id) issued++;
+    expect(issued).toBe(1);
+  });
+
   it("GET /v1/requests: the approver's listing by status, newest first, a page at a time", async () => {
     await submit("notify-team.ts");
     await submit("notify-team.ts");

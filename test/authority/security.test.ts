@@ -1,7 +1,7 @@
 // Who may do what, and what the authority refuses before any route runs: the submitter token on
 // approver routes, login links, CSRF, Host and Origin, body size and shape, security headers.
 import { request } from "node:http";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { makeLoginLink } from "../../src/app/index.js";
 import { DIALECTS } from "../store/fixtures.js";
 import { authorityForSuite, example, type ApproverSession, type TestAuthority } from "./harness.js";
@@ -74,6 +74,19 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
     expect((await a.call("POST", "/v1/requests", { token, body: program })).status).toBe(401);
   });
 
+  it("a token revoked during a long poll gets no receipt when the person approves", async () => {
+    const { token } = await a.authority.state.store.addToken("revoked-while-waiting");
+    const { id } = (await a.call("POST", "/v1/requests", { token, body: { program: example("notify-team.ts") } })).body;
+    const waiting = a.call("GET", `/v1/requests/${id}/decision?wait=30`, { token });
+    await new Promise((r) => setTimeout(r, 300)); // the poll has checked the token and waits
+    expect(await a.authority.state.store.revokeToken("revoked-while-waiting")).toBe(true);
+    expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
+    const answer = await waiting;
+    expect([answer.status, answer.body.error?.class]).toEqual([401, "capability_denied"]);
+    expect(answer.body).not.toHaveProperty("receipt");
+    expect(JSON.stringify(answer.body)).not.toContain("approved_once");
+  });
+
   it("a login link logs in once: forged, expired or reused links are refused", async () => {
     const now = () => new Date();
     const link = makeLoginLink({ dataDir: a.dataDir, now }, "bob");
@@ -117,6 +130,10 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
     expect((await raw(a.url, "POST", "/v1/requests", { ...headers, origin: "http://evil.example" }, body)).status).toBe(403);
     expect((await raw(a.url, "POST", "/v1/requests", { ...headers, origin: "null" }, body)).status).toBe(403);
     expect((await raw(a.url, "POST", "/v1/requests", { ...headers, "sec-fetch-site": "cross-site" }, body)).status).toBe(403);
+    // Same host and port, another scheme: another origin (this authority speaks http).
+    for (const origin of [`https://127.0.0.1:${port}`, `ws://127.0.0.1:${port}`, `http://127.0.0.1:${port}/`, `HTTP://127.0.0.1:${port}`]) {
+      expect([origin, (await raw(a.url, "POST", "/v1/requests", { ...headers, origin }, body)).status]).toEqual([origin, 403]);
+    }
     expect(await count()).toBe(before);
     expect((await raw(a.url, "POST", "/v1/requests", { ...headers, origin: `http://127.0.0.1:${port}` }, body)).status).toBe(200);
   });
@@ -153,6 +170,30 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
     const form = await a.call("POST", "/v1/requests", { rawBody: "program=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(form.status).toBe(415);
     expect(await count()).toBe(before);
+  });
+
+  it("a body nested deeper than any valid one is refused (400) before it is parsed", async () => {
+    const parse = vi.spyOn(JSON, "parse");
+    try {
+      const before = await count();
+      const deep = `{"program":${"[".repeat(500_000)}${"]".repeat(500_000)}}`; // nearly 1 MiB of nested arrays
+      const unbalanced = "[".repeat(1024 * 1024 - 1);
+      for (const [path, body] of [["/v1/requests", deep], ["/v1/check", unbalanced], [`/v1/receipts/x/redeem`, `{"exp":${"[".repeat(20)}1${"]".repeat(20)}}`]] as const) {
+        const answer = await a.call("POST", path, { rawBody: body, headers: { "content-type": "application/json" } });
+        expect([path, answer.status, answer.body.error?.class]).toEqual([path, 400, "usage_error"]);
+        expect(answer.body.error.message).toMatch(/nested more than \d+ levels deep/);
+        expect(parse.mock.calls.some(([text]) => text === body)).toBe(false);
+      }
+      const approver = await a.call("POST", `/v1/requests/${pendingId}/decision`, { session: alice, rawBody: `{"decision":${"[".repeat(100)}`, headers: { "content-type": "application/json" } });
+      expect(approver.body.error.message).toMatch(/nested more than \d+ levels deep/);
+      expect(await count()).toBe(before);
+    } finally {
+      parse.mockRestore();
+    }
+    // The deepest valid body passes: brackets inside its strings are not nesting.
+    const manifests = [{ name: "m.toml", text: "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ {{{{{{{{{{{{{{{{{{{{ \"\\" }];
+    const checked = await a.call("POST", "/v1/check", { body: { program: "const x = [[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]];", manifests } });
+    expect(checked.body.error?.message ?? "").not.toMatch(/nested/);
   });
 
   it("answers carry strict security headers, errors included: a CSP without inline script, no sniffing, no framing", async () => {

@@ -1,11 +1,13 @@
 // Fuzz a live authority on 127.0.0.1 with requests built from its routes: odd methods, paths,
-// queries, headers, cookies and bodies. Every answer is a status below 500 with the error envelope
-// (or a 503 that says so), no approver route answers 2xx without the session and its CSRF token,
-// and the authority keeps serving.
+// queries, headers, cookies and bodies, and login links signed right over any payload. Every
+// answer is a status below 500 with the error envelope (or a 503 that says so), no approver route
+// answers 2xx without the session and its CSRF token, and the authority keeps serving.
+import { createHmac } from "node:crypto";
 import { request } from "node:http";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ErrorEnvelope } from "../../src/model/errors.js";
+import { readApproverSecret } from "../../src/store/index.js";
 import { example, startTestAuthority, type ApproverSession, type TestAuthority } from "../authority/harness.js";
 import { applyEdits, fuzzParameters, fuzzTimeout, sameSigned, textEdit } from "./fuzz.js";
 import { applyJsonEdit, jsonEdit } from "./json-edit.js";
@@ -63,9 +65,16 @@ const pathArb = fc.oneof(
   fc.constantFrom("/", "/healthz", "/.well-known/jwks.json", "/login", "/v1/requests", "/v1/check", "/v1/session", "/v1/audit", "/v1/audit/verify", "/v1/reload", "/v1/events", "//v1/requests", "/v1/requests/"),
   fc.tuple(fc.constantFrom("/v1/requests/", "/requests/", "/v1/receipts/"), segment, fc.constantFrom("", "/decision", "/withdraw", "/redeem", "/x")).map(([p, s, t]) => p + s + t),
   fc.constant("PENDING"),
+  fc.constant("SIGNED_LOGIN"),
 ).chain((p) => query.map((q) => p + q));
 
 const headerValue = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 80 });
+
+/** A login link whose MAC is right, over any payload text: what only the holder of the approver secret could make. */
+function signedLink(text: string): string {
+  const payload = Buffer.from(text, "utf8").toString("base64url");
+  return `${payload}.${createHmac("sha256", readApproverSecret(a.dataDir)).update(`countersign login link\n${payload}`).digest("base64url")}`;
+}
 
 function requestArb() {
   const bodies = fc.oneof(
@@ -85,6 +94,7 @@ function requestArb() {
     contentType: fc.oneof(fc.constantFrom("application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "text/plain", "application/x-www-form-urlencoded", "application/jsonp"), headerValue),
     origin: fc.constantFrom(undefined, "own", "http://evil.example", "null"),
     secFetchSite: fc.constantFrom(undefined, "same-origin", "cross-site", "none", "same-site"),
+    loginPayload: fc.oneof(fc.string({ unit: "binary", maxLength: 40 }), fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v) ?? "null")),
     cookieEdit: fc.array(textEdit(["=", ".", ";", "A", "_", "-"]), { minLength: 1, maxLength: 2 }),
     body: bodies,
   });
@@ -95,7 +105,7 @@ describe("fuzz: HTTP against a live authority", () => {
     const own = new URL(a.url).host;
     await fc.assert(
       fc.asyncProperty(requestArb(), async (r) => {
-        const path = r.path.replace("PENDING", `/v1/requests/${pendingId}`);
+        const path = r.path.replace("PENDING", `/v1/requests/${pendingId}`).replace("SIGNED_LOGIN", `/login?link=${signedLink(r.loginPayload)}`);
         const headers: Record<string, string> = { host: r.host === "own" ? own : r.host };
         if (r.token === "valid") headers.authorization = `Bearer ${a.token}`;
         if (r.token === "garbage") headers.authorization = "Bearer x.y.z";

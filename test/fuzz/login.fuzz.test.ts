@@ -1,6 +1,7 @@
 // Fuzz the approver's credentials: a login link or a session cookie edited anywhere is refused
 // (capability_denied, or no session), unless the edit left its signed payload and its MAC's bytes
 // as they were; a link still works once only. Nothing throws anything else.
+import { createHmac } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +44,28 @@ describe("fuzz: login links", () => {
         expect(first).toMatchObject({ class: "capability_denied", details: { reason: "bad_login_link" } });
       }),
       fuzzParameters(2000),
+    );
+  }, fuzzTimeout(60_000));
+
+  it("a link signed with this secret over a payload that is not a link's JSON is refused, never thrown past", async () => {
+    // What only the holder of the approver secret could make: a valid MAC over any payload text.
+    const signed = (text: string) => {
+      const payload = Buffer.from(text, "utf8").toString("base64url");
+      return `${payload}.${createHmac("sha256", readApproverSecret(ctx.dataDir)).update(`countersign login link\n${payload}`).digest("base64url")}`;
+    };
+    const good = JSON.parse(Buffer.from(makeLoginLink(ctx, "carol").split(".")[0]!, "base64url").toString("utf8")) as Record<string, unknown>;
+    expect(await useLoginLink(ctx, signed(JSON.stringify(good)))).toBe("carol"); // the signing above is the link's own
+    const text = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 60 }),
+      fc.constantFrom("", "{", "nul", "[1,", '{"n":', "\u0000", "\ud800", '"\\u"', "1e999999"),
+      fc.nat({ max: JSON.stringify(good).length }).map((n) => JSON.stringify(good).slice(0, n)),
+      fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? "null"),
+    );
+    await fc.assert(
+      fc.asyncProperty(text, async (t) => {
+        await expect(useLoginLink(ctx, signed(t))).rejects.toMatchObject({ class: "capability_denied", details: { reason: "bad_login_link" } });
+      }),
+      fuzzParameters(1000),
     );
   }, fuzzTimeout(60_000));
 

@@ -5,11 +5,12 @@ import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import type { PersonDecision } from "../../src/model/request.js";
 import { openStore } from "../../src/store/index.js";
-import { submission } from "./fixtures.js";
+import { newJti, submission } from "./fixtures.js";
 
 type Job =
   | { database: string; work: "decide"; id: string; decisions: PersonDecision[] }
   | { database: string; work: "redeem"; jti: string; exp: number; attempts: number }
+  | { database: string; work: "issue"; id: string; exp: number; attempts: number }
   | { database: string; work: "submit"; token: string; count: number }
   | { database: string; work: "burst"; token: string };
 
@@ -26,6 +27,13 @@ if (job.work === "decide") {
 } else if (job.work === "redeem") {
   const outcomes = await Promise.all(Array.from({ length: job.attempts }, () => store.redeemReceipt(job.jti, job.exp)));
   for (const o of outcomes) print(o);
+} else if (job.work === "issue") {
+  // Each attempt records a receipt of its own: what comes back is the receipt handed out.
+  const results = await Promise.all(Array.from({ length: job.attempts }, () => {
+    const jti = newJti();
+    return store.recordReceipt({ jti, exp: job.exp, request_id: job.id, token: `signed-${jti}` });
+  }));
+  for (const r of results) print(r.ok ? r.token : r.reason);
 } else if (job.work === "submit") {
   const results = await Promise.all(Array.from({ length: job.count }, () => store.submit(submission(job.token))));
   for (const r of results) print(r.ok ? r.request.id : r.reason);

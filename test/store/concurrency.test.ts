@@ -76,7 +76,7 @@ describe.each(DIALECTS)("concurrency on %s", (dialect) => {
     if (!r.ok) throw new Error("refused");
     const jti = newJti();
     const exp = Math.floor(Date.now() / 1000) + 300;
-    await a.recordReceipt({ jti, request_id: r.request.id, exp });
+    await a.recordReceipt({ jti, request_id: r.request.id, exp, token: "signed" });
     const children = [spawnChild({ database, work: "redeem", jti, exp, attempts: 10 }), spawnChild({ database, work: "redeem", jti, exp, attempts: 10 })];
     const [fromChildren, local] = await Promise.all([
       runTogether(children),
@@ -86,6 +86,30 @@ describe.each(DIALECTS)("concurrency on %s", (dialect) => {
     expect(outcomes).toHaveLength(30);
     expect(outcomes.filter((o) => o === "redeemed")).toHaveLength(1);
     expect(outcomes.filter((o) => o !== "redeemed").every((o) => o === "already_redeemed")).toBe(true);
+  });
+
+  it("hands out one receipt of a request to readers racing from two processes and two connections", async () => {
+    const { database, a, b, token } = await setUp();
+    const r = await a.submit(submission(token, "auto_approved"));
+    if (!r.ok) throw new Error("refused");
+    const exp = Math.floor(Date.now() / 1000) + 300;
+    const children = [spawnChild({ database, work: "issue", id: r.request.id, exp, attempts: 10 }), spawnChild({ database, work: "issue", id: r.request.id, exp, attempts: 10 })];
+    const [fromChildren, local] = await Promise.all([
+      runTogether(children),
+      Promise.all(children.map((c) => c.ready)).then(() =>
+        Promise.all(Array.from({ length: 10 }, (_, i) => {
+          const jti = newJti();
+          return (i % 2 === 0 ? a : b).recordReceipt({ jti, exp, request_id: r.request.id, token: `signed-${jti}` });
+        })),
+      ),
+    ]);
+    const handedOut = [...fromChildren.flat(), ...local.map((x) => (x.ok ? x.token : x.reason))];
+    expect(handedOut).toHaveLength(30);
+    expect(new Set(handedOut).size).toBe(1);
+    expect(handedOut[0]).toMatch(/^signed-/);
+    let issued = 0;
+    for await (const e of a.exportAudit()) if (e.type === "receipt_issued" && e.request_id === r.request.id) issued++;
+    expect(issued).toBe(1);
   });
 });
 

@@ -40,25 +40,26 @@ describe.each(DIALECTS)("failing audit writes on %s", (dialect) => {
     const { name, token } = await store.addToken("agent");
     const pending = await store.submit(submission(name));
     const approved = await store.submit(submission(name, "auto_approved"));
-    if (!pending.ok || !approved.ok) throw new Error("refused");
+    const unissuedFor = await store.submit(submission(name, "auto_approved")); // no receipt yet: recording one writes
+    if (!pending.ok || !approved.ok || !unissuedFor.ok) throw new Error("refused");
     const [issued, unissued] = [newJti(), newJti()];
     const exp = Math.floor(Date.now() / 1000) + 300;
-    await store.recordReceipt({ jti: issued, request_id: approved.request.id, exp });
+    await store.recordReceipt({ jti: issued, request_id: approved.request.id, exp, token: "signed" });
     const before = await store.verifyAuditChain();
 
     await breakAudit(database);
     const err = await expectStoreError(store.submit(submission(name)));
     expect(err.message).toMatch(/audit write failed/);
     await expectStoreError(store.decide(pending.request.id, { kind: "approved_once", approver: "alice" }));
-    await expectStoreError(store.recordReceipt({ jti: unissued, request_id: approved.request.id, exp }));
+    await expectStoreError(store.recordReceipt({ jti: unissued, request_id: unissuedFor.request.id, exp, token: "signed" }));
     await expectStoreError(store.redeem(issued, exp));
     await expectStoreError(store.revokeToken(name));
     await expectStoreError(store.recordAudit({ type: "policy_reloaded", actor: "authority", ok: true }));
 
     expect((await store.get(pending.request.id))?.status).toBe("pending");
-    expect((await store.list()).requests).toHaveLength(2);
+    expect((await store.list()).requests).toHaveLength(3);
     expect(await store.authenticate(token)).toBe(name);
-    expect(await store.eventsSince(0)).toHaveLength(2);
+    expect(await store.eventsSince(0)).toHaveLength(3);
     expect(await store.verifyAuditChain()).toEqual(before);
 
     await repairAudit(database);

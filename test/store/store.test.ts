@@ -183,43 +183,67 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     const pending = await store.submit(submission(token));
     if (!approved.ok || !pending.ok) throw new Error("refused");
     const exp = Math.floor(clock.now() / 1000) + 300;
-    const [a, b, c] = [newJti(), newJti(), newJti()];
-    expect(await store.recordReceipt({ jti: a, request_id: pending.request.id, exp })).toEqual({ ok: false, reason: "not_approved" });
-    expect(await store.recordReceipt({ jti: a, request_id: "req_none", exp })).toEqual({ ok: false, reason: "not_found" });
-    expect(await store.recordReceipt({ jti: a, request_id: approved.request.id, exp })).toEqual({ ok: true });
-    expect(await store.recordReceipt({ jti: b, request_id: approved.request.id, exp })).toEqual({ ok: true }); // a re-delivery
+    const [a, c] = [newJti(), newJti()];
+    const receipt = (jti: string, request_id: string, at = exp) => ({ jti, request_id, exp: at, token: `signed-${jti}` });
+    expect(await store.recordReceipt(receipt(a, pending.request.id))).toEqual({ ok: false, reason: "not_approved" });
+    expect(await store.recordReceipt(receipt(a, "req_none"))).toEqual({ ok: false, reason: "not_found" });
+    expect(await store.recordReceipt(receipt(a, approved.request.id))).toEqual({ ok: true, token: `signed-${a}` });
     expect(await store.redeemReceipt(newJti(), exp)).toBe("unknown");
     expect(await store.redeemReceipt(a, exp + 1)).toBe("unknown");
     expect(await store.redeemReceipt("not a jti", exp)).toBe("unknown");
     expect(await store.redeem(a, exp)).toBe(true);
     expect(await store.redeemReceipt(a, exp)).toBe("already_redeemed");
-    expect(await store.redeemReceipt(b, exp)).toBe("request_already_run");
-    expect(await store.recordReceipt({ jti: c, request_id: approved.request.id, exp })).toEqual({ ok: false, reason: "already_run" });
+    expect(await store.recordReceipt(receipt(c, approved.request.id))).toEqual({ ok: false, reason: "already_run" });
+    expect(await store.receiptToHandOut(approved.request.id)).toEqual({ kind: "already_run" });
     const audit = await auditOf(store, approved.request.id);
     expect(audit.map((e) => e.type)).toEqual([
-      "submitted", "analyzed", "decided", "receipt_issued", "receipt_issued",
+      "submitted", "analyzed", "decided", "receipt_issued",
       "redeem_refused", // a's jti with another exp
       "redeemed",
       "redeem_refused",
-      "redeem_refused",
     ]);
-    expect(audit.at(-1)?.details).toEqual({ jti: b, outcome: "request_already_run" });
+    expect(audit.at(-1)?.details).toEqual({ jti: a, outcome: "already_redeemed" });
+  });
+
+  it("hands out a request's receipt again while it is valid; a new one only after it expired unused, at most 3 in all", async () => {
+    const start = Math.floor(clock.now() / 1000);
+    const [first, racer, second, third, fourth] = [newJti(), newJti(), newJti(), newJti(), newJti()];
+    const receipt = (jti: string, exp: number) => ({ jti, request_id: id, exp, token: `signed-${jti}` });
+    const id = newRequestId();
+    const r = await store.submit({ ...submission(token, "auto_approved"), id, receipt: { jti: first, exp: start + 10, token: `signed-${first}` } });
+    expect(r.ok).toBe(true);
+    const issued = async () => (await auditOf(store, id)).filter((e) => e.type === "receipt_issued").length;
+    for (let i = 0; i < 5; i++) expect(await store.receiptToHandOut(id)).toEqual({ kind: "valid", token: `signed-${first}` });
+    // a reader that signed a receipt meanwhile records it only if none is valid: it gets the one there is
+    expect(await store.recordReceipt(receipt(racer, start + 300))).toEqual({ ok: true, token: `signed-${first}` });
+    expect(await issued()).toBe(1);
+    clock.advance(10_000); // the first receipt expired unredeemed
+    expect(await store.receiptToHandOut(id)).toEqual({ kind: "issue" });
+    expect(await store.recordReceipt(receipt(second, start + 20))).toEqual({ ok: true, token: `signed-${second}` });
+    expect(await store.receiptToHandOut(id)).toEqual({ kind: "valid", token: `signed-${second}` });
+    clock.advance(10_000);
+    expect(await store.recordReceipt(receipt(third, start + 30))).toEqual({ ok: true, token: `signed-${third}` });
+    clock.advance(10_000);
+    expect(await store.receiptToHandOut(id)).toEqual({ kind: "used_up" });
+    expect(await store.recordReceipt(receipt(fourth, start + 300))).toEqual({ ok: false, reason: "used_up" });
+    expect(await issued()).toBe(3);
+    expect(await store.redeemReceipt(racer, start + 300)).toBe("unknown"); // never recorded
   });
 
   it("records an auto-approved request and its receipt in one transaction, or neither", async () => {
     const exp = Math.floor(clock.now() / 1000) + 300;
     const [id, jti] = [newRequestId(), newJti()];
-    const r = await store.submit({ ...submission(token, "auto_approved"), id, receipt: { jti, exp } });
+    const r = await store.submit({ ...submission(token, "auto_approved"), id, receipt: { jti, exp, token: `signed-${jti}` } });
     expect(r).toMatchObject({ ok: true, request: { id, status: "approved" } });
     expect((await auditOf(store, id)).map((e) => e.type)).toEqual(["submitted", "analyzed", "decided", "receipt_issued"]);
     expect(await store.redeem(jti, exp)).toBe(true);
     // the same jti again: the receipt insert fails, and the request it came with is not stored either
     const second = newRequestId();
-    const err = await store.submit({ ...submission(token, "auto_approved"), id: second, receipt: { jti, exp } }).then(() => undefined, (e: unknown) => e);
+    const err = await store.submit({ ...submission(token, "auto_approved"), id: second, receipt: { jti, exp, token: `signed-${jti}` } }).then(() => undefined, (e: unknown) => e);
     expect(err).toMatchObject({ class: "store_error" });
     expect(await store.get(second)).toBeNull();
-    await expectUsageError(store.submit({ ...submission(token, "ask"), id: newRequestId(), receipt: { jti: newJti(), exp } }), /only when it is auto_approved/);
-    await expectUsageError(store.submit({ ...submission(token, "auto_approved"), receipt: { jti: newJti(), exp } }), /names its id/);
+    await expectUsageError(store.submit({ ...submission(token, "ask"), id: newRequestId(), receipt: { jti: newJti(), exp, token: "signed" } }), /only when it is auto_approved/);
+    await expectUsageError(store.submit({ ...submission(token, "auto_approved"), receipt: { jti: newJti(), exp, token: "signed" } }), /names its id/);
     await expectUsageError(store.submit({ ...submission(token, "auto_approved"), id: "req_short" }), /id/);
     expect(await store.verifyAuditChain()).toMatchObject({ ok: true });
   });
@@ -232,7 +256,7 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
       i % 4 === 3
         ? submission(revoked, "ask")
         : i % 2 === 0
-          ? { ...submission(token, "auto_approved"), id: newRequestId(), receipt: { jti: newJti(), exp } }
+          ? { ...submission(token, "auto_approved"), id: newRequestId(), receipt: { jti: newJti(), exp, token: "signed" } }
           : submission(token, "ask"),
     );
     const before = (await auditOf(store)).length;
@@ -264,7 +288,7 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     if (!r.ok) throw new Error("refused");
     const jti = newJti();
     const exp = Math.floor(clock.now() / 1000) + 10;
-    await store.recordReceipt({ jti, request_id: r.request.id, exp });
+    await store.recordReceipt({ jti, request_id: r.request.id, exp, token: "signed" });
     clock.advance(15_001); // 10 s lifetime + 5 s tolerance, and a little
     expect(await store.redeemReceipt(jti, exp)).toBe("expired");
   });
