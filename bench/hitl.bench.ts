@@ -3,8 +3,9 @@
 import { table, writeSection } from "./report.js";
 import { decideTasks, type TaskOutcome } from "./hitl-tasks.js";
 
-// The shipped policy before it allowed drafts, mail provably to oneself and bounded sandbox writes.
-const BEFORE = { asked: 21, benign: 27 };
+// The shipped policy before it allowed drafts, mail provably to oneself and bounded sandbox writes,
+// on this task set (decided once with that policy's text; it is no longer in the tree to rerun).
+const BEFORE = { asked: 19, benign: 27 };
 // CaMeL (Debenedetti et al., 2025) asks the user on 33.9% of benign AgentDojo tasks.
 const CAMEL_ASK_RATE = 33.9;
 
