@@ -40,7 +40,7 @@ async function main(): Promise<number> {
   writeFileSync(join(data, "gmail-token"), token, { mode: 0o600 });
   writeFileSync(
     join(data, "connections.toml"),
-    `# Written by the demo: mail goes to the local Gmail-shaped provider.\n[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ["${join(home, "Sandbox")}"]\n`,
+    `# Written by the demo: mail goes to the local Gmail-shaped provider.\n[email]\naddress = "me@example.com"\nbase_url = "${gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ["${join(home, "Sandbox")}"]\n`,
     { mode: 0o600 },
   );
   const url = await startServe();

@@ -20,7 +20,7 @@ describe("countersign policy check", () => {
   it("accepts the shipped policy", async () => {
     const c = capture();
     expect(await main(["policy", "check", "policies"], c.io)).toBe(0);
-    expect(c.out()).toMatch(/^policy ok: 17 rules in policies, default ask, sha256 [0-9a-f]{64}\n$/);
+    expect(c.out()).toMatch(/^policy ok: 22 rules in policies, default ask, sha256 [0-9a-f]{64}\n$/);
   });
 
   it("prints every problem as file:line: rule: field: message and exits 2", async () => {
@@ -64,7 +64,7 @@ describe("countersign policy test and explain (real analyzer)", () => {
     const c = capture();
     expect(await main(["policy", "test"], c.io)).toBe(0);
     expect(c.out()).toMatch(/^PASS policies\/tests\/default\.toml: reading a file runs without asking\n/);
-    expect(c.out()).toMatch(/\n18 passed, 0 failed\n$/);
+    expect(c.out()).toMatch(/\n32 passed, 0 failed\n$/);
   });
 
   it("exits 1 and says why when a case fails", async () => {
@@ -90,6 +90,9 @@ describe("countersign policy test and explain (real analyzer)", () => {
       { id: "fs.untrusted-path-outside-sandbox", decision: "deny", op: "fs.write_file", holds: "no", why: expect.stringMatching(/comes from the program's own values/) },
       // Nor does the one about paths that untrusted data steered: nothing steers this one.
       { id: "fs.influenced-path-outside-sandbox", decision: "deny", op: "fs.write_file", holds: "no", why: expect.stringMatching(/influenced by nothing/) },
+      // The allow rule for writes in the sandbox does not hold outside it; the ask rule about steered writes has nothing to catch.
+      { id: "fs.write-in-sandbox", decision: "allow", op: "fs.write_file", holds: "no", why: expect.stringMatching(/is under \/home\/me\/Sandbox/) },
+      { id: "fs.influenced-write", decision: "ask", op: "fs.write_file", holds: "no", why: expect.stringMatching(/influenced by nothing/) },
     ]);
     expect(e.effects[0].sources).toEqual({ path: "the program's own values", content: "the program's own values" });
     expect(e.effects[0].influencedBy).toBe("nothing");

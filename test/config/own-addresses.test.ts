@@ -22,6 +22,12 @@ describe("ownAddresses", () => {
     expect(ownAddresses(dataDirWith())).toEqual([]);
   });
 
+  it("is none when another table of the file is refused: the runner reports that one", () => {
+    const dir = dataDirWith();
+    writeFileSync(join(dir, "connections.toml"), `[email]\naddress = "me@example.com"\n\n[fs]\nroots = ["${dir}"]\n`);
+    expect(ownAddresses(dir)).toEqual([]);
+  });
+
   it("refuses a malformed address with the file and key", () => {
     expect(() => ownAddresses(dataDirWith('[email]\naddress = "me at example"\n'))).toThrow(/connections\.toml:2: email\.address: must be one email address/);
   });

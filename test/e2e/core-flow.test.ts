@@ -95,7 +95,7 @@ beforeAll(async () => {
   writeFileSync(join(data, "token"), TOKEN, { mode: 0o600 });
   writeFileSync(
     join(data, "connections.toml"),
-    `[email]\nbase_url = "${server.url}"\ntoken_file = "${join(data, "token")}"\n\n[fs]\nroots = ["${join(home, "Sandbox")}"]\n`,
+    `[email]\naddress = "me@example.com"\nbase_url = "${server.url}"\ntoken_file = "${join(data, "token")}"\n\n[fs]\nroots = ["${join(home, "Sandbox")}"]\n`,
   );
   set = loadManifests(join(packageRoot, "manifests"));
   keyring = await openKeyring(data);
@@ -258,7 +258,8 @@ describe("file writes", () => {
     const target = join(home, "Sandbox", "report.md");
     const source = writeReport(home, target);
     const { facts, decision } = analyzeAndDecide(source);
-    expect(decision.kind).toBe("ask"); // writing is consequential: the default policy asks
+    // A write in the sandbox at a path no untrusted data chose passes without a person (fs.write-in-sandbox).
+    expect(decision.kind).toBe("auto_approved");
     const { verified } = await approve(source, facts, decision);
     await expect(
       callWithReceipt(verified, set, "fs.write_file", { path: join(home, "Sandbox", "other.md"), content: "All good." }, ctx),

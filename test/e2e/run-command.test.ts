@@ -34,7 +34,7 @@ beforeAll(async () => {
   mkdirSync(data, { mode: 0o700 });
   gmail = await startGmailServer({ token: GMAIL_TOKEN });
   writeFileSync(join(data, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
-  writeFileSync(join(data, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ["${join(home, "Sandbox")}"]\n`);
+  writeFileSync(join(data, "connections.toml"), `[email]\naddress = "me@example.com"\nbase_url = "${gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ["${join(home, "Sandbox")}"]\n`);
   env = { HOME: home, COUNTERSIGN_HOME: data, COUNTERSIGN_URL: "", COUNTERSIGN_TOKEN: "", COUNTERSIGN_DATABASE: "" };
   serve = await startServe(env);
 });

@@ -50,7 +50,7 @@ export async function startRunHarness(options: RunHarnessOptions = {}): Promise<
   const gmail = await startGmailServer({ token: gmailToken });
   const tokenFile = join(dataDir, "gmail-token");
   writeFileSync(tokenFile, gmailToken, { mode: 0o600 });
-  const connections = `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${tokenFile}"\n\n[fs]\nroots = ["${sandbox}"]\n\n`;
+  const connections = `[email]\naddress = "me@example.com"\nbase_url = "${gmail.url}"\ntoken_file = "${tokenFile}"\n\n[fs]\nroots = ["${sandbox}"]\n\n`;
   if (options.trackerHost === undefined) writeFileSync(join(dataDir, "connections.toml"), connections);
   else allowTracker(dataDir, options.trackerHost, connections);
   const a = await startTestAuthority("sqlite", { ...options.authority, dataDir });

@@ -43,7 +43,7 @@ function leaked(w: World, seen: string): string[] {
 
 describe("fs roots = [HOME], the data directory inside it", () => {
   const w = useWorld({
-    connections: (world) => `[email]\nbase_url = "${world.gmail.url}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[fs]\nroots = ["${world.home}"]\n\n[http]\nhosts = ["${world.sinks[0]!.host}"]\n`,
+    connections: (world) => `[email]\naddress = "me@example.com"\nbase_url = "${world.gmail.url}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[fs]\nroots = ["${world.home}"]\n\n[http]\nhosts = ["${world.sinks[0]!.host}"]\n`,
     policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }),
   });
 
@@ -70,7 +70,7 @@ describe("fs roots = [HOME], the data directory inside it", () => {
 
 describe("fs roots = [HOME] and writes allowed anywhere under ~", () => {
   const w = useWorld({
-    connections: (world) => `[email]\nbase_url = "${world.mail.origin}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[fs]\nroots = ["${world.home}"]\n\n[http]\nhosts = ["${world.sinks[0]!.host}"]\n`,
+    connections: (world) => `[email]\naddress = "me@example.com"\nbase_url = "${world.mail.origin}"\ntoken_file = "${join(world.data, "gmail-token")}"\n\n[fs]\nroots = ["${world.home}"]\n\n[http]\nhosts = ["${world.sinks[0]!.host}"]\n`,
     policies: (world) => ({ "attacks.toml": policy(world.sinks[0]!.origin) }),
   });
 

@@ -313,7 +313,7 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const world = { home, data, sandbox, outside, gmail, mail, gmailToken, sinks, env, serveUrl: "" } as World;
   const connections =
     options.connections?.(world) ??
-    `[email]\nbase_url = "${mail.origin}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ["${sandbox}"]\n\n[http]\nhosts = [${sinks.map((s) => `"${s.host}"`).join(", ")}]\n`;
+    `[email]\naddress = "me@example.com"\nbase_url = "${mail.origin}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ["${sandbox}"]\n\n[http]\nhosts = [${sinks.map((s) => `"${s.host}"`).join(", ")}]\n`;
   writeFileSync(join(data, "connections.toml"), connections);
   const policies = options.policies?.(world);
   if (policies !== undefined) {
