@@ -161,7 +161,7 @@ export default program({
   rationale: "File the bug, then tell whoever it names.",
   async main() {
     const answer = await fetchThenPost({ repo: "https://api.github.com/repos/acme/widgets", payload: "" });
-    await sendEmail({ to: [String(answer.assignee)], subject: "Filed", body: "A bug was filed." });
+    await sendEmail({ to: [answer.body], subject: "Filed", body: "A bug was filed." });
   },
 });
 `;
