@@ -26,9 +26,9 @@ describe("GET /v1/context", () => {
     const context = AuthorityContext.parse(answer.body);
     expect(context.policy.default).toBe("ask");
     expect(context.policy.rules).toContainEqual({ id: "fs.write-outside-sandbox", decision: "deny", op: "fs.write_file", when: `a call of fs.write_file whose path does not satisfy (is under ${HOME}/Sandbox)`, reason: "files may only be written inside ~/Sandbox", remembered: false });
-    expect(context.bounds).toContainEqual({ op: "fs.write_file", input: "path", within: [`${HOME}/Sandbox`], auto_pass: [], rules: expect.any(Array), see: [] });
+    expect(context.bounds).toContainEqual({ op: "fs.write_file", input: "path", within: [`${HOME}/Sandbox`], auto_pass: [], rules: expect.any(Array), see: ["fs.write-in-sandbox"] });
     expect(context.bounds).toContainEqual(expect.objectContaining({ op: "http.get", input: "url", within: ["api.example.com"], auto_pass: ["api.example.com"] }));
-    expect(context.own_address).toBeNull(); // no connections.toml address yet
+    expect(context.own_address).toBe("me@example.com"); // the harness configures one, as a user would
     expect(context.lifetimes).toMatchObject({ request_deadline_s: 900, receipt_s: 300, remembered_rule_s: { hour: 3600, day: 86400, forever: null } });
     expect(context.agent_manifests?.limits).toMatchObject({ manifests: 16, steps: 8 });
   });

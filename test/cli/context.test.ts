@@ -52,7 +52,7 @@ describe("countersign context", () => {
     expect(code).toBe(0);
     expect(out).toContain(`authority: ${a.url}`);
     expect(out).toContain("your address: me@example.org");
-    expect(out).toContain(`  fs.write_file path: only within ${HOME}/Sandbox\n`);
+    expect(out).toContain(`  fs.write_file path: only within ${HOME}/Sandbox; see the rule fs.write-in-sandbox\n`);
     expect(out).toContain("  http.get url: only within api.example.com; runs without asking within api.example.com when nothing else asks\n");
     expect(out).toContain(`  fs roots: ${env.HOME}/Sandbox\n`);
     expect(out).toContain("  http hosts: runner.example.com:443\n");
