@@ -26,5 +26,10 @@ function valueSchema(field: ResultField): z.ZodType {
 export function resultSchema(manifest: ActionManifest): z.ZodType<Record<string, unknown>> | undefined {
   const { fields } = manifest.result;
   if (fields.length === 0) return undefined;
-  return z.object(Object.fromEntries(fields.map((field) => [field.name, valueSchema(field)]))).strip();
+  // Built once per manifest: every trusted call's answer goes through it.
+  let schema = schemas.get(manifest);
+  if (schema === undefined) schemas.set(manifest, (schema = z.object(Object.fromEntries(fields.map((field) => [field.name, valueSchema(field)]))).strip()));
+  return schema;
 }
+
+const schemas = new WeakMap<ActionManifest, z.ZodType<Record<string, unknown>>>();
