@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AuthorityContext, CheckResult, PolicyDecision, RequestStatus } from "../model/index.js";
-import type { CheckBody, Jwks, SubmitBody } from "../model/index.js";
+import type { CheckBody, Jwks, RunOutput, ShownOutput, SubmitBody } from "../model/index.js";
 
 /** `POST /v1/requests` as the submitter reads it: decided at once (with a receipt when approved), or pending. */
 export const SubmitAnswer = z.discriminatedUnion("status", [
@@ -55,6 +55,8 @@ export interface AuthorityClient {
   /** Read a request as it is now, without waiting and without a receipt. */
   request(id: string, signal?: AbortSignal): Promise<RequestView>;
   withdraw(id: string): Promise<void>;
+  /** Hand the authority what a run of the request produced, before the agent sees it; answers what the agent may see. Once per request. */
+  output(id: string, output: RunOutput): Promise<ShownOutput>;
   /** Redeem a receipt, once: a second redemption throws receipt_invalid (replayed). */
   redeem(jti: string, exp: number): Promise<void>;
   jwks(): Promise<Jwks>;

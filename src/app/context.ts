@@ -37,9 +37,10 @@ export interface AppContext {
   analyze: (program: ProgramInput) => Promise<Facts>;
   /**
    * The authority's: facts (its analysis threads), decision and ordered receipt (its decision
-   * thread), off the event loop. Without it checkProgram analyzes through `analyze` and decides and signs in process.
+   * thread), off the event loop. `read` gives the facts the policy decides over (what the agent
+   * was given marks them). Without it checkProgram analyzes through `analyze` and decides and signs in process.
    */
-  evaluate?: (program: ProgramInput, policy: Policy, order?: ReceiptOrder) => Promise<Evaluation>;
+  evaluate?: (program: ProgramInput, policy: Policy, order: ReceiptOrder | undefined, read: (facts: Facts) => Facts) => Promise<Evaluation>;
   keys: KeyStore;
   redemptions: RedemptionStore;
   store: () => Promise<Store>; // opened on first use

@@ -10,6 +10,7 @@ export { readRequest } from "./read-request.js";
 export { listRequests } from "./list-requests.js";
 export { decideRequest, type Verdict } from "./decide-request.js";
 export { withdrawRequest } from "./withdraw-request.js";
+export { recordRunOutput } from "./record-run-output.js";
 export { issueRequestReceipt } from "./issue-request-receipt.js";
 export { redeemReceipt } from "./redeem-receipt.js";
 export { startProgramRun } from "./start-run.js";

@@ -199,11 +199,35 @@ async function runApproved(ctx: AppContext, input: RunInput, options: RunOptions
   report.approval = { decision: claims.decision, jti: claims.jti, expires_in_s: claims.exp - Math.floor(ctx.now().getTime() / 1000), ...(claims.approver === undefined ? {} : { approver: claims.approver }) };
   emit({ type: "approved", approval: report.approval });
 
-  report.execution = await execute(ctx, input, options, verified, bytes, set, provenance);
+  report.execution = await recorded(options.client, report.request!.id, await execute(ctx, input, options, verified, bytes, set, provenance));
   emit({ type: "executed", execution: report.execution });
   if (options.signal?.aborted === true) return "cancelled"; // stopped where it was: the calls it made are in the report
   const { outcome, refused } = report.execution;
   return outcome === "returned" && refused === 0 ? "executed" : "failed";
+}
+
+/**
+ * What the agent may see of the run: its output goes to the authority first, which keeps what is
+ * untrusted of it against the agent's later programs. Output the authority did not take (it is
+ * unreachable, or refuses it) is not shown: the value is dropped and the logs and the error's
+ * message withheld, never handed to an agent the authority knows nothing of.
+ */
+async function recorded(client: AuthorityClient, id: string, execution: Execution): Promise<Execution> {
+  const output = { value: execution.value, logs: execution.logs, ...(execution.thrown === undefined ? {} : { thrown: { name: execution.thrown.name, message: execution.thrown.message } }) };
+  try {
+    const shown = await client.output(id, output);
+    return { ...execution, value: shown.value, logs: shown.logs, ...(execution.thrown === undefined || shown.thrown === undefined ? {} : { thrown: { ...execution.thrown, message: shown.thrown.message } }) };
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    const { value_provenance: _, ...rest } = execution;
+    return {
+      ...rest,
+      value: null,
+      ...(execution.value === null && execution.value_dropped !== undefined ? {} : { value_dropped: { reason: "not_recorded" as const, why } }),
+      logs: [],
+      ...(execution.thrown === undefined ? {} : { thrown: { ...execution.thrown, message: "(withheld: the authority did not record the run's output)" } }),
+    };
+  }
 }
 
 /**

@@ -35,12 +35,14 @@ export const RunCall = z.object({
 
 /**
  * Why what main returned is not in the report: larger than the run's cap (`bytes` its size as
- * JSON, `limit` the cap), or not plain data (`path` the part, `why` what it is). The run's
+ * JSON, `limit` the cap), not plain data (`path` the part, `why` what it is), or not recorded by
+ * the authority (`why`; the logs and the error's message are withheld too). The run's
  * outcome and exit code stay as they were: its effects happened.
  */
 export const ValueDropped = z.discriminatedUnion("reason", [
   z.object({ reason: z.literal("too_large"), bytes: z.number().int().positive(), limit: z.number().int().positive() }),
   z.object({ reason: z.literal("not_plain_data"), path: z.string(), why: z.string() }),
+  z.object({ reason: z.literal("not_recorded"), why: z.string() }), // the authority did not record the output: nothing of it is shown
 ]);
 export type ValueDropped = z.infer<typeof ValueDropped>;
 

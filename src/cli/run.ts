@@ -214,7 +214,7 @@ class Printer {
       if (execution.thrown !== undefined) this.err(`main threw ${execution.thrown.name}: ${execution.thrown.message}`);
       if (execution.limit !== undefined) this.err(`stopped: ${execution.limit.class}: ${execution.limit.message}`);
       const dropped = execution.value_dropped;
-      if (dropped !== undefined) this.err(dropped.reason === "too_large" ? `value dropped: main returned ${dropped.bytes} bytes of JSON, more than the ${dropped.limit} a run gives back` : `value dropped: what main returned at ${dropped.path} ${dropped.why}`);
+      if (dropped !== undefined) this.err(droppedWords(dropped));
       if (execution.outcome === "returned") this.out(JSON.stringify(execution.value));
     }
     const on = id === undefined ? "" : `on ${id} `;
@@ -266,4 +266,16 @@ class Printer {
 function clock(ms: number): string {
   const s = Math.floor(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/** Why the value is not shown, in a line. */
+function droppedWords(dropped: NonNullable<NonNullable<RunReport["execution"]>["value_dropped"]>): string {
+  switch (dropped.reason) {
+    case "too_large":
+      return `value dropped: main returned ${dropped.bytes} bytes of JSON, more than the ${dropped.limit} a run gives back`;
+    case "not_plain_data":
+      return `value dropped: what main returned at ${dropped.path} ${dropped.why}`;
+    case "not_recorded":
+      return `value, logs and error withheld: the authority did not record the run's output (${dropped.why})`;
+  }
 }

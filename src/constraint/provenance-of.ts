@@ -9,7 +9,7 @@ const ofRecord = new WeakMap<AbstractValue, Provenance[]>();
 export function provenanceOf(value: AbstractValue): Provenance[] {
   switch (value.kind) {
     case "const":
-      return [];
+      return value.provenance ?? [];
     case "string":
     case "unknown":
       return value.provenance;

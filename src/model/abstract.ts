@@ -25,14 +25,15 @@ export type CountRange = z.infer<typeof CountRange>;
 /**
  * The analysis's over-approximation of a value (DESIGN.md section 6). Every concrete value a run
  * could produce must be a member of the abstract value's concretization:
- * - const:   one of a finite set of JSON values;
+ * - const:   one of a finite set of JSON values (the program's own literals, unless `provenance`
+ *            says they match what the agent was given by an earlier run: pasted, see src/given);
  * - string:  any string starting with `prefix` and ending with `suffix` (the middle is unknown);
  * - array:   an array whose length lies in `length` and every element in `element`;
  * - record:  an object whose listed fields are in their abstract values (other fields: absent);
  * - unknown: anything at all, with where it came from.
  */
 export type AbstractValue =
-  | { kind: "const"; values: Json[] }
+  | { kind: "const"; values: Json[]; provenance?: Provenance[] }
   | { kind: "string"; prefix: string; suffix: string; provenance: Provenance[] }
   | { kind: "array"; element: AbstractValue; length: CountRange }
   | { kind: "record"; fields: Record<string, AbstractValue> }
@@ -40,7 +41,7 @@ export type AbstractValue =
 
 export const AbstractValue: z.ZodType<AbstractValue> = z.lazy(() =>
   z.discriminatedUnion("kind", [
-    z.object({ kind: z.literal("const"), values: z.array(Json).min(1) }),
+    z.object({ kind: z.literal("const"), values: z.array(Json).min(1), provenance: z.array(Provenance).optional() }),
     z.object({ kind: z.literal("string"), prefix: z.string(), suffix: z.string(), provenance: z.array(Provenance) }),
     z.object({ kind: z.literal("array"), element: AbstractValue, length: CountRange }),
     z.object({ kind: z.literal("record"), fields: z.record(z.string(), AbstractValue) }),

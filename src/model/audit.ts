@@ -17,6 +17,7 @@ export const AuditType = z.enum([
   "token_revoked",
   "rule_forgotten",
   "approver_login",
+  "output_recorded",
 ]);
 export type AuditType = z.infer<typeof AuditType>;
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AbstractValue, CountRange, Provenance } from "./abstract.js";
 import { EffectConstraint } from "./constraint.js";
+import { GivenContext } from "./given.js";
 
 /** A place in the submitted program, 1-based like editors show it. */
 export const Site = z.object({ line: z.number().int().positive(), column: z.number().int().positive() });
@@ -101,5 +102,6 @@ export const Facts = z.object({
   rationale: z.string(), // the agent's words, kept apart
   agentManifests: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/) }).optional(), // the agent manifests the program was analyzed with: its receipt binds them
   result: z.object({ parts: z.array(ResultPart) }).optional(), // where what main returns comes from; absent on facts from before it was recorded, and on refused programs
+  context: GivenContext.optional(), // what the submitting agent had been given by its earlier runs; absent when no submitter's record was read (a local check)
 });
 export type Facts = z.infer<typeof Facts>;

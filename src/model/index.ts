@@ -9,6 +9,7 @@ export * from "./decision.js";
 export * from "./deep-freeze.js";
 export * from "./errors.js";
 export * from "./facts.js";
+export * from "./given.js";
 export * from "./host-port.js";
 export * from "./json.js";
 export * from "./marshal-limits.js";

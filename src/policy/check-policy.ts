@@ -4,7 +4,7 @@ import { lineOf, type FieldPath, type KeyLines } from "../model/index.js";
 import { checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
 import { parsePolicyFile } from "./parse-policy-file.js";
 import { policyHash } from "./policy-hash.js";
-import type { DefaultDecision, LoadedRule, Policy, PolicyFile, PolicyProblem } from "./schema.js";
+import { DEFAULT_GIVEN_HOURS, type DefaultDecision, type LoadedRule, type Policy, type PolicyFile, type PolicyProblem } from "./schema.js";
 
 export interface PolicyOptions {
   /** When given, every rule's op and inputs must exist in these manifests. */
@@ -31,6 +31,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
   const problems: PolicyProblem[] = [];
   const whole: { file: string; content: PolicyFile }[] = [];
   let fallback: { value: DefaultDecision; file: string } | undefined;
+  let givenHours: { value: number; file: string } | undefined;
   const rules: LoadedRule[] = [];
   const ids = new Map<string, string>();
   for (const { file, text } of sources) {
@@ -41,6 +42,11 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     if (parsed.default !== undefined) {
       if (fallback === undefined) fallback = { value: parsed.default, file };
       else problems.push(at(["default"], { field: "default", message: `default is already set in ${fallback.file}; only one policy file may set it` }));
+    }
+    const hours = parsed.content?.given_hours;
+    if (hours !== undefined) {
+      if (givenHours === undefined) givenHours = { value: hours, file };
+      else problems.push(at(["given_hours"], { field: "given_hours", message: `given_hours is already set in ${givenHours.file}; only one policy file may set it` }));
     }
     for (const { rule, index } of parsed.rules) {
       const first = ids.get(rule.id);
@@ -57,7 +63,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     }
   }
   if (problems.length > 0) return { problems };
-  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", rules, sha256: policyHash(whole) };
+  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", givenHours: givenHours?.value ?? DEFAULT_GIVEN_HOURS, ownAddresses: options.ownAddresses ?? [], rules, sha256: policyHash(whole) };
   return { policy, problems };
 }
 

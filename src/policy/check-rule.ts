@@ -1,5 +1,5 @@
 import { absentInput, describeConstraint, describeSources, type EffectOptions, holdsEffect, holdsWithSources, implies, matchOp, mentionsSources, not3, provenanceOf } from "../constraint/index.js";
-import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
+import type { AbstractValue, CountRange, GivenContext, Provenance } from "../model/index.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/index.js";
 import type { Effect } from "../model/index.js";
 import { describeCallCount, describeValue } from "../constraint/index.js";
@@ -28,12 +28,14 @@ export interface RuleContext {
   listInputs: ReadonlySet<string>; // inputs of the effect's action whose type is array
   resolved: ReadonlyMap<string, AbstractValue>; // inputs the wrapper reads before each call ([resolve]), as the rules see them
   options: EffectOptions; // what the manifests say about every op's inputs
+  given: GivenContext | undefined; // what the submitting agent had been given (facts.context); undefined: nothing read, nothing given
 }
 
 /** One condition's verdict, with what `whyOf` needs to say why (strings are built only when shown). */
 type Part =
   | { kind: "arg"; name: string; c: ValueConstraint; value: AbstractValue | undefined; sources: Provenance[]; any: boolean; premise?: ValueConstraint; enforced?: true; holds: Verdict3 }
   | { kind: "influence"; c: ValueConstraint; sources: Provenance[]; holds: Verdict3 }
+  | { kind: "context"; untrusted: boolean; given: GivenContext | undefined; holds: Verdict3 }
   | { kind: "count"; op: string; max: number; range: CountRange; holds: Verdict3 }
   | { kind: "distinct"; input: string; holds: Verdict3; why: string };
 
@@ -67,6 +69,11 @@ export function checkRule(rule: LoadedRule, effect: Effect, context: RuleContext
     const sources = effect.influencedBy ?? UNKNOWN_INFLUENCE;
     parts.push({ kind: "influence", c: influence, sources, holds: holdsWithSources(influence, ANY_STRING, sources) });
   }
+  const asked = rule.when?.context;
+  if (asked !== undefined) {
+    const given = context.given?.untrusted ?? false;
+    parts.push({ kind: "context", untrusted: asked.untrusted, given: context.given, holds: given === asked.untrusted ? "yes" : "no" });
+  }
   const max = rule.when?.count?.max;
   if (max !== undefined) {
     const range = totalCount(context.effects, rule.op, context.known);
@@ -96,6 +103,10 @@ export function whyOf(rule: PolicyRule, check: RuleCheck): string {
 }
 
 function describePart(p: Part): string {
+  if (p.kind === "context") {
+    const what = p.given?.untrusted === true ? `it was given untrusted data (from ${p.given.from.join(", ") || "an earlier run"}) by ${p.given.requests.join(", ")}` : "it was given no untrusted data";
+    return `the agent ${p.untrusted ? "was" : "was not"} given untrusted data by its earlier runs: ${p.holds} (${what})`;
+  }
   if (p.kind === "influence") return `influenced by data that ${describeConstraint(p.c)}: ${p.holds} (influenced by ${describeSources(p.sources, "nothing")})`;
   if (p.kind === "count") return `at most ${p.max} call${p.max === 1 ? "" : "s"} of ${p.op}: ${p.holds} (${describeCallCount(p.range)})`;
   if (p.kind === "distinct") return `distinct ${p.input}: ${p.holds} (${p.why})`;

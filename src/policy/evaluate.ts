@@ -52,7 +52,7 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
   // Pass 1: deny rules, against what the guarantees make known. A maybe becomes a guard.
   // Outcomes are kept per effect in the order of the op's rules, undefined for a rule not checked.
   const denies = first.map((effect, i) => {
-    const context = { effects: first, known: assumed, knownHere: assumedHere[i]!, listInputs: listInputs(effect.op), resolved: resolved(effect.op), options };
+    const context = { effects: first, known: assumed, knownHere: assumedHere[i]!, listInputs: listInputs(effect.op), resolved: resolved(effect.op), options, given: facts.context };
     return rulesOf(policy, effect.op).map((rule) => (rule.decision === "deny" ? checkRule(rule, effect, context) : undefined));
   });
   const ownGuards = first.map((effect, i) => {
@@ -68,7 +68,7 @@ export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complet
   const second = guards.length === 0 ? first : first.map((e) => narrowEffect(e, guards));
   const effects = second.map((effect, i): EffectEvaluation => {
     const knownHere = guards.length === 0 ? assumedHere[i]! : known.filter((k) => matchOp(k.op, effect.op));
-    const context = { effects: second, known, knownHere, listInputs: listInputs(effect.op), resolved: resolved(effect.op), options };
+    const context = { effects: second, known, knownHere, listInputs: listInputs(effect.op), resolved: resolved(effect.op), options, given: facts.context };
     const all = rulesOf(policy, effect.op);
     const outcomes = denies[i]!;
     if (complete) checkAll(all, outcomes, effect, context);

@@ -27,8 +27,16 @@ function onlySources(c: ValueConstraint): boolean {
   return "not" in c && onlySources(c.not);
 }
 
-/** A rule's condition: an effect constraint without `op` (the rule names the op itself), and what may have influenced the call. */
-export const RuleWhen = EffectConstraint.omit({ op: true }).extend({ influenced_by: InfluenceCondition.optional() }).strict();
+/**
+ * `context`: a condition on what the submitting agent had been given by its earlier runs (within
+ * the policy's `given_hours`): `{ untrusted = true }` holds when it was given any untrusted data,
+ * so that it may have been steered whatever this program's own values say.
+ */
+export const ContextCondition = z.object({ untrusted: z.boolean() }).strict();
+export type ContextCondition = z.infer<typeof ContextCondition>;
+
+/** A rule's condition: an effect constraint without `op` (the rule names the op itself), what may have influenced the call, and what the agent had been given. */
+export const RuleWhen = EffectConstraint.omit({ op: true }).extend({ influenced_by: InfluenceCondition.optional(), context: ContextCondition.optional() }).strict();
 export type RuleWhen = z.infer<typeof RuleWhen>;
 
 export const PolicyRule = z
@@ -57,9 +65,14 @@ export const PolicyRule = z
   });
 export type PolicyRule = z.infer<typeof PolicyRule>;
 
+/** How long, by default, what a run gave an agent back counts against its later programs. */
+export const DEFAULT_GIVEN_HOURS = 24;
+
 export const PolicyFile = z
   .object({
     default: DefaultDecision.optional(),
+    // How long what a run gave an agent back counts against its later programs (pasted values, `context`).
+    given_hours: z.number().positive().max(24 * 366).optional(),
     rules: z.array(PolicyRule).default([]),
   })
   .strict();
@@ -75,6 +88,8 @@ export interface Policy {
   dir: string;
   files: string[]; // absolute paths, sorted by file name
   default: DefaultDecision;
+  givenHours: number; // see PolicyFile.given_hours
+  ownAddresses: readonly string[]; // the user's own addresses it was loaded with (`own_address`)
   rules: LoadedRule[]; // in file order, then rule order
   sha256: string; // see policyHash
 }

@@ -28,4 +28,5 @@ export { authorityPath, loadLocalAuthority, writeLocalAuthority } from "./author
 export { localAuthorityUrl } from "./authority-url.js";
 export { APPROVER_SECRET_FILE, SUBMITTER_TOKEN_FILE, createApproverSecret, readApproverSecret, requireWritableDir, writeNewFile } from "./data-dir-files.js";
 export type { LoginLink } from "./login-links.js";
+export type { GivenRecord } from "./given-texts.js";
 export { frozenJson } from "./checked-json.js";

@@ -178,6 +178,20 @@ export const MIGRATIONS: readonly Migration[] = [
     // valid, instead of signing and storing a new one. Receipts issued before keep it null.
     statements: () => ["ALTER TABLE receipts ADD COLUMN token TEXT"],
   },
+  {
+    version: 9,
+    // What each run gave its agent back (the untrusted texts of its output), read against the
+    // agent's later programs: one row per request, found by token and time.
+    statements: (t) => [
+      `CREATE TABLE given_texts (
+        request_id TEXT PRIMARY KEY REFERENCES requests (id),
+        token TEXT NOT NULL,
+        session TEXT,
+        at ${t.int} NOT NULL,
+        texts TEXT NOT NULL)`,
+      "CREATE INDEX given_texts_token_at ON given_texts (token, at)",
+    ],
+  },
 ];
 
 /** Any constant: the PostgreSQL advisory lock that lets one process at a time migrate. */

@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditVerification, ExternalAudit } from "../model/index.js";
+import type { AuditEntry, AuditVerification, ExternalAudit, GivenText } from "../model/index.js";
 import type { ListQuery, PersonDecision, StoredRequest, StoreEvent, SubmitInput } from "../model/index.js";
 import type { RedemptionStore } from "../receipt/index.js";
 import { verifyAuditChain, exportAudit, recordAudit } from "./audit-log.js";
@@ -10,6 +10,7 @@ import { expireDue } from "./expire-requests.js";
 import { getRequest, listRequests, recordedSince, type RecordedRequest, type RequestPage } from "./list-requests.js";
 import { ReadCache } from "./read-cache.js";
 import { receiptToHandOut, recordReceipt, redeemReceipt, type ReceiptRecord, type ReceiptToHandOut, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
+import { givenTo, recordGiven, type GivenRecord } from "./given-texts.js";
 import { useLoginLink, type LoginLink } from "./login-links.js";
 import { forgetRule, listRememberedRules, type StoredRule } from "./remembered-rules.js";
 import { SubmitQueue, type SubmitResult } from "./submit-request.js";
@@ -76,6 +77,15 @@ export class Store implements RedemptionStore {
   /** The receipt verifier's interface: true exactly once per recorded receipt (and per request). */
   async redeem(jti: string, exp: number): Promise<boolean> {
     return (await this.redeemReceipt(jti, exp)) === "redeemed";
+  }
+
+  /** Record what a run gave its agent back; false when that request's output is recorded already. */
+  recordGiven(record: GivenRecord): Promise<boolean> {
+    return recordGiven(this.#ctx, record);
+  }
+  /** The untrusted texts the token's runs gave it since `since` (ms), oldest first. */
+  givenTo(token: string, since: number): Promise<GivenText[]> {
+    return givenTo(this.#ctx, token, since);
   }
 
   addToken(name: string): Promise<{ name: string; token: string }> {

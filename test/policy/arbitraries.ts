@@ -83,6 +83,8 @@ export const policy: fc.Arbitrary<Policy> = fc.record({
   dir: "/p",
   files: ["/p/p.toml"],
   default: fallback,
+  givenHours: 24,
+  ownAddresses: [],
   rules: rules.map((r, i): LoadedRule => ({ ...r, id: `r${i}`, file: "/p/p.toml" })),
   sha256: "0".repeat(64),
 }));

@@ -1,0 +1,56 @@
+import type { Facts, GivenText, Json, ResultPart, RunOutput } from "../model/index.js";
+
+/**
+ * The untrusted texts a run's output gives its agent, to be remembered against its later programs.
+ * Each string (and number) inside what `main` returned counts by the part of the result it lies in
+ * (`facts.result.parts`): an untrusted part's texts are remembered with its ops, a trusted part's
+ * are not. A value the parts do not describe (facts from before they were recorded, a shape the
+ * analysis did not foresee) counts as untrusted, from every op the program calls. Log lines and an
+ * error's message carry no provenance of their own: they count as untrusted, from every op the
+ * program calls, unless it calls none (then they are the program's own text). Pure.
+ */
+export function givenOf(output: RunOutput, facts: Facts, request: string): GivenText[] {
+  const ops = [...new Set(facts.effects.map((e) => e.op))].sort();
+  const out: GivenText[] = [];
+  const add = (text: string, from: readonly string[]) => {
+    if (text.length > 0) out.push({ text, from: [...from], request });
+  };
+  const parts = facts.result?.parts;
+  walk(output.value, "$", (text, path) => {
+    const part = parts === undefined ? undefined : partAt(parts, path);
+    if (part === undefined) add(text, ops);
+    else if (part.untrusted) add(text, part.from);
+  });
+  if (ops.length > 0) {
+    for (const log of output.logs) add(log.text, ops);
+    if (output.thrown !== undefined) add(output.thrown.message, ops);
+  }
+  return out;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** Every string and number inside `value` (object keys too), with the path of the part it lies in, as result parts name them. */
+function walk(value: Json, path: string, visit: (text: string, path: string) => void): void {
+  if (typeof value === "string") visit(value, path);
+  else if (typeof value === "number") visit(String(value), path);
+  else if (Array.isArray(value)) for (const v of value) walk(v, `${path}[*]`, visit);
+  else if (value !== null && typeof value === "object") {
+    for (const [k, v] of Object.entries(value)) {
+      const at = `${path}${IDENTIFIER.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`}`;
+      visit(k, at);
+      walk(v, at, visit);
+    }
+  }
+}
+
+/** The part that describes the value at `path`: the one whose path is it or encloses it (a part deeper than the parts go is described as a whole). */
+function partAt(parts: readonly ResultPart[], path: string): ResultPart | undefined {
+  let best: ResultPart | undefined;
+  for (const p of parts) {
+    if (path === p.path || (path.startsWith(p.path) && (path[p.path.length] === "." || path[p.path.length] === "["))) {
+      if (best === undefined || p.path.length > best.path.length) best = p;
+    }
+  }
+  return best;
+}
