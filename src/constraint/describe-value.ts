@@ -91,8 +91,11 @@ export function describeInfluence(influencedBy: readonly Provenance[] | undefine
   return `whether it runs, how often and with which values may depend on ${describeSources(influencedBy, "", calls)}`;
 }
 
+/** How a value the agent was given by an earlier run and pasted into this program is named (src/given): it says which run, in its own words. */
+const PASTED = / pasted from .+ in request \S+$/;
+
 function describeSource(p: Provenance, steps: ReadonlyMap<string, ReadonlySet<string>>, calls: SourceCalls): string {
-  if (p.op === undefined) return p.source;
+  if (p.op === undefined || PASTED.test(p.source)) return p.source;
   const read = steps.get(p.op);
   const through = read === undefined ? "" : `, which may hold what its steps got back: ${[...read].map((op) => `${op}${reads(op, calls)}`).join(", ")}`;
   return `the result of ${p.op}${reads(p.op, calls)}${through}`;
