@@ -8,7 +8,8 @@
 //   app                          use cases over explicit inputs and stores
 //   config, store, sandbox       disk, databases, the QuickJS runner
 //   connector                    the Extism host (network and files, behind receipts)
-//   analyze, policy, receipt     core stages (receipt: issue and verify; keys come from a KeyStore)
+//   analyze, policy, receipt     core stages (receipt: issue and verify; keys come from a KeyStore;
+//   given                        given: what runs gave agents back, read against their programs)
 //   manifest, constraint         core: manifests, the one constraint language
 //   environment                  the globals and built-ins agent programs may use, as data
 //   model                        schemas, types and small pure helpers everyone shares
@@ -62,12 +63,13 @@ module.exports = {
     only("manifest", ["model", "constraint", "trusted"], "manifests are checked from their texts; the contract helpers come from trusted/contracts"),
     only("analyze", ["model", "constraint", "manifest", "environment", "trusted"], "the analysis proves facts and does not decide (no analyze -> policy, no analyze -> store)"),
     only("policy", ["model", "constraint", "manifest"], "the policy decides over facts (no policy -> analyze, no policy -> store)"),
+    only("given", ["model", "constraint"], "what agents were given is matched against facts as data (no given -> store): the use cases hand both in"),
     only("receipt", ["model", "constraint"], "receipts are issued and verified with keys handed in by a KeyStore (no receipt -> authority, no receipt -> store)"),
     only("connector", ["model", "constraint", "manifest", "receipt", "store"], "the connector host enforces receipts; it never reads the policy (no connector -> policy)"),
     only("store", ["model", "constraint", "receipt"], "stores persist what the stages hand them, behind the stages' interfaces"),
     only("sandbox", ["model", "manifest", "environment", "analyze", "trusted"], "the QuickJS runner takes the compiler from the analyzer and the contract helpers; it never decides or reaches a store"),
     only("config", ["model", "constraint", "manifest", "policy", "receipt", "connector", "store"], "config reads the user's files and hands texts to the stages"),
-    only("app", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "sandbox"], "use cases never reach into an adapter"),
+    only("app", ["model", "constraint", "manifest", "analyze", "policy", "given", "receipt", "connector", "config", "store", "sandbox"], "use cases never reach into an adapter"),
     only("authority", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "app"], "the authority's routes are thin adapters over the use cases"),
     only("mcp", ["model", "manifest", "config", "app"], "the MCP tools are thin adapters over the use cases; the command that starts the server hands in the authority client"),
     {

@@ -36,6 +36,7 @@ export interface RunOptions {
   // as an act of its own).
   withdrawOnGiveUp?: boolean;
   connectors?: ConnectorContext; // default: the data directory's connections, with plugins loaded for this run
+  session?: string; // the agent's MCP session, recorded with what the run gives it back
 }
 
 /** How a request that was not approved ends the run. */
@@ -199,7 +200,7 @@ async function runApproved(ctx: AppContext, input: RunInput, options: RunOptions
   report.approval = { decision: claims.decision, jti: claims.jti, expires_in_s: claims.exp - Math.floor(ctx.now().getTime() / 1000), ...(claims.approver === undefined ? {} : { approver: claims.approver }) };
   emit({ type: "approved", approval: report.approval });
 
-  report.execution = await recorded(options.client, report.request!.id, await execute(ctx, input, options, verified, bytes, set, provenance));
+  report.execution = await recorded(options, report.request!.id, await execute(ctx, input, options, verified, bytes, set, provenance));
   emit({ type: "executed", execution: report.execution });
   if (options.signal?.aborted === true) return "cancelled"; // stopped where it was: the calls it made are in the report
   const { outcome, refused } = report.execution;
@@ -212,8 +213,13 @@ async function runApproved(ctx: AppContext, input: RunInput, options: RunOptions
  * unreachable, or refuses it) is not shown: the value is dropped and the logs and the error's
  * message withheld, never handed to an agent the authority knows nothing of.
  */
-async function recorded(client: AuthorityClient, id: string, execution: Execution): Promise<Execution> {
-  const output = { value: execution.value, logs: execution.logs, ...(execution.thrown === undefined ? {} : { thrown: { name: execution.thrown.name, message: execution.thrown.message } }) };
+async function recorded({ client, session }: RunOptions, id: string, execution: Execution): Promise<Execution> {
+  const output = {
+    value: execution.value,
+    logs: execution.logs,
+    ...(execution.thrown === undefined ? {} : { thrown: { name: execution.thrown.name, message: execution.thrown.message } }),
+    ...(session === undefined ? {} : { session }),
+  };
   try {
     const shown = await client.output(id, output);
     return { ...execution, value: shown.value, logs: shown.logs, ...(execution.thrown === undefined || shown.thrown === undefined ? {} : { thrown: { ...execution.thrown, message: shown.thrown.message } }) };

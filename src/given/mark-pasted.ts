@@ -2,6 +2,7 @@ import { mergeProvenance } from "../constraint/index.js";
 import type { AbstractValue, Effect, Facts, GivenContext, GivenText, Json, Provenance } from "../model/index.js";
 import { givenKeys, MIN_WHOLE, type GivenKeys } from "./given-keys.js";
 import { normalizeMailbox, normalizeText } from "./normalize.js";
+import { programLiterals } from "./program-literals.js";
 
 /** A literal this long that shares this many characters in a row with a given text was copied from it (a sentence, not a word). */
 export const COPIED_RUN = 24;
@@ -16,9 +17,9 @@ export interface MarkOptions {
  * every literal the program passes (a constant, or the known beginning or end of a string) that
  * matches an untrusted text the agent was given carries that text's provenance — `from` its ops,
  * untrusted, "pasted from the result of <op> in request <id>" — in the arguments, their sources
- * and any agent action's own arguments; a value the program's text holds anywhere (a literal the
- * analysis does not see reach a call, pieces joined again) steers every call, as data branched on
- * does; and `context` says what the agent had been given. Pure.
+ * and any agent action's own arguments; a value the program's text holds anywhere — as written,
+ * in its literals joined in order or reversed, or spelled by its numbers (programLiterals): pieces
+ * the analysis does not see reach a call, a disguise — steers every call, as data branched on does; and `context` says what the agent had been given. Pure.
  *
  * A literal matches a given text when, both normalized (normalizeText): it is the whole text; it
  * holds one of the text's tokens (givenKeys); it names the same mailbox as an address in the text;
@@ -30,10 +31,17 @@ export function markPasted(facts: Facts, programTexts: readonly string[], given:
   const ignored = new Set((options.ownAddresses ?? []).map(normalizeMailbox));
   const keys = given.map((g) => givenKeys(g, ignored));
   const matcher = new PieceMatcher(keys, ignored);
-  const inText = programTexts.map(normalizeText);
+  const inText = programTexts.flatMap(searchedTexts);
   const steering = keys.filter((k) => k.tokens.some((t) => inText.some((p) => p.includes(t)))).map((k) => pastedFrom(k.given, "the program's text holds a value"));
   const effects = facts.effects.map((effect) => markEffect(effect, matcher, steering));
   return { ...facts, effects, context };
+}
+
+/** A program text as it is searched for a value: as written, its literals joined (and reversed), and the characters its numbers spell. */
+function searchedTexts(text: string): string[] {
+  const { strings, codes } = programLiterals(text);
+  const joined = normalizeText(strings);
+  return [normalizeText(text), joined, [...joined].reverse().join(""), normalizeText(codes)];
 }
 
 function contextOf(given: readonly GivenText[]): GivenContext {

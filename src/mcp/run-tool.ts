@@ -89,7 +89,7 @@ export function registerRunTool(server: McpServer, { ctx, authority }: McpDeps):
       step += 1;
       extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: step, message: progressMessage(event) } }).catch(() => undefined);
     };
-    const report = await runAgentProgram(ctx, input, { client, onProgress, signal: extra.signal });
+    const report = await runAgentProgram(ctx, input, { client, onProgress, signal: extra.signal, ...(extra.sessionId === undefined ? {} : { session: extra.sessionId }) });
     return toolResult(runResult(report), report.outcome !== "executed" && report.outcome !== "pending");
   };
 
