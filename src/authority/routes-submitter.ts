@@ -1,12 +1,20 @@
 import type { Hono } from "hono";
 import { authorityContext, checkProgram, issueRequestReceipt, readRequest, recordRunOutput, redeemReceipt, reviewRequest, submitRequest, withdrawRequest, type ProgramInput } from "../app/index.js";
-import { CheckBody, RedeemBody, RunOutput, SubmitBody } from "../model/index.js";
+import { CheckBody, Json, RedeemBody, RunOutputBody, SubmitBody } from "../model/index.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { eitherAuth, recheckSubmitter, submitterAuth } from "./guards.js";
 import { badRequest } from "./http-error.js";
-import { jsonText } from "./json-text.js";
+import { jsonNestedDeeper, jsonText } from "./json-text.js";
 import { readBody } from "./read-body.js";
 import { approverView, submitterView } from "./views.js";
+
+/**
+ * A run's output: the value (at most the sandbox's cap, 64 KiB by default) and its console output
+ * (1 MiB by default), each JSON-escaped.
+ */
+export const MAX_OUTPUT_BODY_BYTES = 4 * 1024 * 1024;
+/** How deep a returned value may nest to be recorded (and so shown): deeper than any data an agent reads. */
+export const MAX_VALUE_DEPTH = 64;
 
 /** The longest a decision long-poll waits. */
 export const MAX_WAIT_SECONDS = 60;
@@ -84,8 +92,8 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   });
 
   app.post("/v1/requests/:id/output", submitter, async (c) => {
-    const output = await readBody(c, RunOutput, deps.maxBodyBytes);
-    return c.json(await recordRunOutput(ctx, c.get("submitter"), c.req.param("id"), output));
+    const { value_json, ...rest } = await readBody(c, RunOutputBody, MAX_OUTPUT_BODY_BYTES);
+    return c.json(await recordRunOutput(ctx, c.get("submitter"), c.req.param("id"), { ...rest, value: parsedValue(value_json) }));
   });
 
   app.post("/v1/receipts/:jti/redeem", submitter, async (c) => {
@@ -99,6 +107,20 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
 /** The program of a submit or check body, with the agent manifests it came with. */
 function programOf(body: CheckBody): ProgramInput {
   return { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME, ...(body.manifests === undefined ? {} : { manifests: body.manifests }) };
+}
+
+/** The value of a run's output from its JSON text: 400 for text that is not JSON, or nests deeper than MAX_VALUE_DEPTH. */
+function parsedValue(text: string): Json {
+  if (jsonNestedDeeper(text, MAX_VALUE_DEPTH)) throw badRequest(`value_json is nested more than ${MAX_VALUE_DEPTH} levels deep: such a value is not recorded, nor shown`, "too_deep", { max_depth: MAX_VALUE_DEPTH });
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(`value_json is not JSON: ${(err as Error).message}`, "malformed");
+  }
+  const parsed = Json.safeParse(value);
+  if (!parsed.success) throw badRequest("value_json is not plain JSON data", "invalid");
+  return parsed.data;
 }
 
 function waitSeconds(text: string | undefined): number {

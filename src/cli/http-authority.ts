@@ -32,7 +32,7 @@ export function httpAuthority(address: AuthorityAddress): AuthorityClient {
       call(DecisionAnswer, "GET", `/v1/requests/${id(request)}/decision?wait=${wait}`, undefined, { timeoutMs: wait * 1000 + POLL_SLACK_MS, ...(signal === undefined ? {} : { signal }) }),
     request: (request, signal) => call(RequestView, "GET", `/v1/requests/${id(request)}`, undefined, { ...(signal === undefined ? {} : { signal }) }),
     withdraw: async (request) => void (await call(any, "POST", `/v1/requests/${id(request)}/withdraw`, {})),
-    output: (request, output) => call(ShownOutput, "POST", `/v1/requests/${id(request)}/output`, output),
+    output: (request, { value, ...rest }) => call(ShownOutput, "POST", `/v1/requests/${id(request)}/output`, { value_json: JSON.stringify(value), ...rest }),
     redeem: async (jti, exp) => void (await call(any, "POST", `/v1/receipts/${id(jti)}/redeem`, { exp })),
     jwks: () => call(Jwks, "GET", "/.well-known/jwks.json"),
     context: (signal) => call(AuthorityContext, "GET", "/v1/context", undefined, { ...(signal === undefined ? {} : { signal }) }),

@@ -13,16 +13,33 @@ export const GivenText = z.object({
 });
 export type GivenText = z.infer<typeof GivenText>;
 
+const RunLogs = z.array(z.object({ stream: z.enum(["log", "error"]), text: z.string() }).strict());
+const Thrown = z.object({ name: z.string(), message: z.string() }).strict();
+
 /** What a run's sandbox produced for the agent, as the runner hands it to the authority before the agent sees any of it. */
 export const RunOutput = z
   .object({
     value: Json,
-    logs: z.array(z.object({ stream: z.enum(["log", "error"]), text: z.string() }).strict()),
-    thrown: z.object({ name: z.string(), message: z.string() }).strict().optional(),
+    logs: RunLogs,
+    thrown: Thrown.optional(),
     session: z.string().min(1).max(200).optional(), // the agent's MCP session, where there is one
   })
   .strict();
 export type RunOutput = z.infer<typeof RunOutput>;
+
+/**
+ * `POST /v1/requests/:id/output`: a RunOutput with the value as its JSON text, so that a value
+ * nested as deep as a program may return it does not meet the bound on how deep a body nests.
+ */
+export const RunOutputBody = z
+  .object({
+    value_json: z.string(),
+    logs: RunLogs,
+    thrown: Thrown.optional(),
+    session: z.string().min(1).max(200).optional(),
+  })
+  .strict();
+export type RunOutputBody = z.infer<typeof RunOutputBody>;
 
 /** What the agent may see of a run's output, once the authority recorded it. */
 export const ShownOutput = z.object({

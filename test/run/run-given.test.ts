@@ -75,14 +75,23 @@ describe("what an agent was given stays untrusted in its next program", () => {
   it("records a request's output once, and only its submitter's", async () => {
     const report = await h.run({ source: search("once") });
     const id = report.request!.id;
-    const again = await h.a.call("POST", `/v1/requests/${id}/output`, { body: { value: "forged", logs: [] } });
+    const again = await h.a.call("POST", `/v1/requests/${id}/output`, { body: { value_json: '"forged"', logs: [] } });
     expect(again.status).toBe(409);
     const store = await openStore({ dataDir: h.env.COUNTERSIGN_HOME!, database: h.a.database });
     const other = await store.addToken("third-agent").finally(() => store.close());
-    const foreign = await h.a.call("POST", `/v1/requests/${id}/output`, { token: other.token, body: { value: null, logs: [] } });
+    const foreign = await h.a.call("POST", `/v1/requests/${id}/output`, { token: other.token, body: { value_json: "null", logs: [] } });
     expect(foreign.status).toBe(404);
-    const malformed = await h.a.call("POST", `/v1/requests/${id}/output`, { body: { value: null } });
-    expect(malformed.status).toBe(400);
+    for (const body of [{ value: null, logs: [] }, { value_json: "{", logs: [] }, { value_json: "[".repeat(65) + "]".repeat(65), logs: [] }, { value_json: "1", logs: "x" }]) {
+      const malformed = await h.a.call("POST", `/v1/requests/${id}/output`, { body });
+      expect(malformed.status).toBe(400);
+    }
+  });
+
+  it("records and shows a value nested deeper than a request body may be", async () => {
+    const deep = `import { program } from "countersign";\nexport default program({ rationale: "r", async main() { return { a: { b: { c: { d: { e: { f: { g: { h: { i: "deep" } } } } } } } } }; } });\n`;
+    const report = await h.run({ source: deep });
+    expect(report.outcome).toBe("executed");
+    expect(JSON.stringify(report.execution?.value)).toContain('"deep"');
   });
 
   it("shows nothing of a run's output the authority did not record", async () => {
