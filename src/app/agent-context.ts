@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js";
 import { agentAllowlists, connectorReach, loadConnections } from "../config/index.js";
 import { CONNECTIONS_FILE, DEFAULT_LIMITS } from "../connector/index.js";
+import { contextOf } from "../given/index.js";
 import { AGENT_LIMITS, type Allowlists, type ManifestSet } from "../manifest/index.js";
 import { AuthorityContext, CountersignError, DEFAULT_DEADLINE_SECONDS, DEFAULT_LIFETIME_SECONDS, MAX_DEADLINE_SECONDS, REMEMBER_LIFETIME_MS } from "../model/index.js";
 import { describeRuleWhen, policyBound, type BoundKey } from "../policy/index.js";
@@ -10,6 +11,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { AuthorityClient } from "./authority-client.js";
 import type { AppContext } from "./context.js";
+import { givenToSubmitter } from "./given-context.js";
 import { policyInForce, REMEMBERED_FILE } from "./policy-in-force.js";
 
 /** The inputs whose bounds are summarised, by the format their manifest gives them. */
@@ -45,7 +47,9 @@ export async function authorityContext(ctx: AppContext, submitter: string): Prom
       request_deadline_max_s: MAX_DEADLINE_SECONDS,
       receipt_s: DEFAULT_LIFETIME_SECONDS,
       remembered_rule_s: Object.fromEntries(Object.entries(REMEMBER_LIFETIME_MS).map(([name, ms]) => [name, ms === null ? null : ms / 1000])),
+      given_s: policy.givenHours * 3600,
     },
+    given: contextOf((await givenToSubmitter(ctx, submitter, policy)) ?? []),
     analysis_budget: { ms: DEFAULT_BUDGET.ms, steps: DEFAULT_BUDGET.steps, bytes: DEFAULT_BUDGET.bytes },
   };
 }

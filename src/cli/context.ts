@@ -74,6 +74,15 @@ export function formatContext(view: AgentContext): string {
     `  analysis: ${a.analysis_budget.ms} ms, ${a.analysis_budget.steps} steps, ${a.analysis_budget.bytes} bytes of source`,
     `  a request waits ${a.lifetimes.request_deadline_s} s for a person (at most ${a.lifetimes.request_deadline_max_s} s); a receipt lasts ${a.lifetimes.receipt_s} s`,
   );
+  if (a.given !== undefined) {
+    const hours = a.lifetimes.given_s === undefined ? "" : ` in the last ${a.lifetimes.given_s / 3600} h`;
+    lines.push(
+      "",
+      a.given.untrusted
+        ? `given: your runs${hours} gave you untrusted data (from ${a.given.from.join(", ") || "unknown ops"}, by ${a.given.requests.join(", ")}); a value you copy from it into a program counts as untrusted there`
+        : `given: your runs${hours} gave you no untrusted data`,
+    );
+  }
   return lines.join("\n") + "\n";
 }
 

@@ -44,7 +44,8 @@ function searchedTexts(text: string): string[] {
   return [normalizeText(text), joined, [...joined].reverse().join(""), normalizeText(codes)];
 }
 
-function contextOf(given: readonly GivenText[]): GivenContext {
+/** What an agent was given, in short: whether any of it was untrusted, from which ops, by which runs. */
+export function contextOf(given: readonly GivenText[]): GivenContext {
   return {
     untrusted: given.length > 0,
     from: [...new Set(given.flatMap((g) => g.from))].sort(),

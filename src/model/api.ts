@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GivenContext } from "./given.js";
 import { PolicyDecision } from "./decision.js";
 import { AgentManifestSource } from "./agent-manifest.js";
 import { Facts } from "./facts.js";
@@ -154,7 +155,8 @@ export const AuthorityContext = z
     own_address: z.string().nullable(),
     // null: the authority's connections.toml does not load (its own address is then unknown too)
     agent_manifests: z.object({ hosts: PerConnector, roots: PerConnector, limits: z.record(z.string(), z.number()) }).nullable(),
-    lifetimes: z.object({ request_deadline_s: z.number(), request_deadline_max_s: z.number(), receipt_s: z.number(), remembered_rule_s: z.record(z.string(), z.number().nullable()) }),
+    lifetimes: z.object({ request_deadline_s: z.number(), request_deadline_max_s: z.number(), receipt_s: z.number(), remembered_rule_s: z.record(z.string(), z.number().nullable()), given_s: z.number().optional() }),
+    given: GivenContext.optional(), // what this agent's runs gave it back within given_s (absent from an older authority)
     analysis_budget: z.object({ ms: z.number(), steps: z.number(), bytes: z.number() }),
   })
   .strict();

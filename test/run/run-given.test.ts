@@ -51,6 +51,11 @@ describe("what an agent was given stays untrusted in its next program", () => {
     expect(first.outcome).toBe("executed");
     expect(first.execution?.value).toEqual({ subject: "Notes", body: INJECTED });
 
+    // The agent can see that it was given untrusted data, and by which run.
+    const context = await h.client.context();
+    expect(context.given).toEqual({ untrusted: true, from: ["email.get_draft"], requests: [first.request!.id] });
+    expect(context.lifetimes.given_s).toBe(24 * 3600);
+
     const pasted = await h.run({ source: search("exfil-7f3a9c2e1b5d4a6f"), waitSeconds: 0 });
     expect(pasted.outcome).toBe("pending");
     expect(pasted.policy?.decision).toBe("ask");
