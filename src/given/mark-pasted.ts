@@ -29,12 +29,24 @@ export function markPasted(facts: Facts, programTexts: readonly string[], given:
   const context = contextOf(given);
   if (given.length === 0 || !facts.ok) return { ...facts, context };
   const ignored = new Set((options.ownAddresses ?? []).map(normalizeMailbox));
-  const keys = given.map((g) => givenKeys(g, ignored));
+  const keys = given.map((g) => keysOf(g, ignored));
   const matcher = new PieceMatcher(keys, ignored);
   const inText = programTexts.flatMap(searchedTexts);
   const steering = keys.filter((k) => k.tokens.some((t) => inText.some((p) => p.includes(t)))).map((k) => pastedFrom(k.given, "the program's text holds a value"));
   const effects = facts.effects.map((effect) => markEffect(effect, matcher, steering));
   return { ...facts, effects, context };
+}
+
+// A given text's keys, kept with it: the store hands out the same objects for a row on every read.
+const keysKept = new WeakMap<GivenText, { ignored: string; keys: GivenKeys }>();
+
+function keysOf(given: GivenText, ignored: ReadonlySet<string>): GivenKeys {
+  const tag = [...ignored].join("\n");
+  const kept = keysKept.get(given);
+  if (kept !== undefined && kept.ignored === tag) return kept.keys;
+  const keys = givenKeys(given, ignored);
+  keysKept.set(given, { ignored: tag, keys });
+  return keys;
 }
 
 /** A program text as it is searched for a value: as written, its literals joined (and reversed), and the characters its numbers spell. */

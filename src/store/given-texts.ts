@@ -33,8 +33,27 @@ export async function recordGiven(ctx: StoreContext, record: GivenRecord): Promi
   }, DURABLE);
 }
 
-/** Every untrusted text the token's runs gave it back since `since` (ms since the epoch), oldest first. */
+/** Parsed rows, by request: a row is never rewritten, so it is read and parsed once per process (the newest KEPT_ROWS). */
+const parsedRows = new Map<string, readonly GivenText[]>();
+const KEPT_ROWS = 10_000;
+/** Rows read in one statement, well within both databases' bound on parameters. */
+const READ_BATCH = 500;
+
+/**
+ * Every untrusted text the token's runs gave it back since `since` (ms since the epoch), oldest
+ * first. The same objects for the same row on every call, so that what a later stage derives from
+ * one can be kept with it.
+ */
 export async function givenTo(ctx: StoreContext, token: string, since: number): Promise<GivenText[]> {
-  const rows = await ctx.driver.read((q) => q.all("SELECT texts FROM given_texts WHERE token = ? AND at >= ? ORDER BY at, request_id", [token, since]));
-  return rows.flatMap((r) => StoredTexts.parse(JSON.parse(String(r.texts))));
+  const ids = (await ctx.driver.read((q) => q.all("SELECT request_id FROM given_texts WHERE token = ? AND at >= ? ORDER BY at, request_id", [token, since]))).map((r) => String(r.request_id));
+  const missing = ids.filter((id) => !parsedRows.has(id));
+  for (let start = 0; start < missing.length; start += READ_BATCH) {
+    const batch = missing.slice(start, start + READ_BATCH);
+    const rows = await ctx.driver.read((q) => q.all(`SELECT request_id, texts FROM given_texts WHERE request_id IN (${batch.map(() => "?").join(", ")})`, batch));
+    for (const r of rows) {
+      parsedRows.set(String(r.request_id), Object.freeze(StoredTexts.parse(JSON.parse(String(r.texts)))));
+      if (parsedRows.size > KEPT_ROWS) parsedRows.delete(parsedRows.keys().next().value!);
+    }
+  }
+  return ids.flatMap((id) => parsedRows.get(id) ?? []);
 }
