@@ -17,6 +17,8 @@ import { packageRoot } from "../../src/model/paths.js";
 import { HOME } from "../hitl-tasks.js";
 
 export const RUNS_DIR = join(packageRoot, "bench", "hitl-runs");
+/** Agent action manifests the cases' programs submit, shared between cases (not a case itself). */
+const AGENT_MANIFESTS = "agent-manifests";
 
 /** The user of bench/hitl: their own address, one root, one listed host. */
 const CONNECTIONS = `[email]
@@ -35,7 +37,7 @@ const CaseFile = z
     source: z.string().regex(/^[a-z_]+\.[a-z_]+$/, "an op such as email.get_draft"),
     task: z.string().min(1),
     user_values: z.array(z.string().min(1)),
-    agent_manifests: z.array(z.string().regex(/^[a-z_]+\.toml$/, "a TOML file in the case's folder")).default([]),
+    agent_manifests: z.array(z.string().regex(/^[a-z_]+\.toml$/, `a TOML file in ${AGENT_MANIFESTS}/`)).default([]),
   })
   .strict();
 
@@ -75,9 +77,9 @@ function kindOf(name: string, file: string, text: string): SecondKind {
 
 /** Read one case folder; any missing or malformed file is a config_error naming it. */
 export function loadRunCase(dir: string, name: string): RunCase {
-  const read = (file: string): string => {
+  const read = (file: string, folder = dir): string => {
     try {
-      return readFileSync(join(dir, file), "utf8");
+      return readFileSync(join(folder, file), "utf8");
     } catch {
       throw invalid(name, `${file} is missing`);
     }
@@ -106,7 +108,7 @@ export function loadRunCase(dir: string, name: string): RunCase {
     source: meta.data.source,
     task: meta.data.task,
     userValues: meta.data.user_values,
-    agentManifests: meta.data.agent_manifests.map((file) => ({ name: file, text: read(file) })),
+    agentManifests: meta.data.agent_manifests.map((file) => ({ name: file, text: read(file, join(dir, "..", AGENT_MANIFESTS)) })),
     first: { file: "first.ts", text: read("first.ts") },
     returned,
     seconds,
@@ -116,7 +118,7 @@ export function loadRunCase(dir: string, name: string): RunCase {
 /** Every case of the suite, in name order. */
 export function loadRunCases(dir: string = RUNS_DIR): RunCase[] {
   return readdirSync(dir)
-    .filter((name) => statSync(join(dir, name)).isDirectory())
+    .filter((name) => name !== AGENT_MANIFESTS && statSync(join(dir, name)).isDirectory())
     .sort()
     .map((name) => loadRunCase(join(dir, name), name));
 }
