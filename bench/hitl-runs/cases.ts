@@ -10,7 +10,7 @@ import { createAnalyzer } from "../../src/analyze/index.js";
 import { decideAndSign } from "../../src/app/decide-and-sign.js";
 import { manifestsFor } from "../../src/app/manifests-for.js";
 import { loadConnections, loadManifests, loadPolicy, ownAddressesOf } from "../../src/config/index.js";
-import type { ManifestSet } from "../../src/manifest/index.js";
+import { generateApi, type ManifestSet } from "../../src/manifest/index.js";
 import { AgentManifestSource, CountersignError, Json, type Facts, type PolicyDecision } from "../../src/model/index.js";
 import { parseToml } from "../../src/model/parse-toml.js";
 import { packageRoot } from "../../src/model/paths.js";
@@ -136,16 +136,28 @@ export interface CaseOutcome {
   programs: ProgramOutcome[]; // first.ts, then the second programs
 }
 
-/** Every program of every case, analyzed with the shipped manifests (and the case's agent actions) and decided with both policies. */
-export function decideRunCases(cases: RunCase[] = loadRunCases()): CaseOutcome[] {
+/** The user of the suite: their connections (in a fresh data directory) and the shipped manifests. */
+function suiteWorld(): { dataDir: string; trusted: ManifestSet } {
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-hitl-runs-"));
   writeFileSync(join(dataDir, "connections.toml"), CONNECTIONS);
-  const trusted = loadManifests(join(packageRoot, "manifests"));
+  return { dataDir, trusted: loadManifests(join(packageRoot, "manifests")) };
+}
+
+/** The declarations the programs are written against: the shipped API and every case's agent actions. */
+export function programsApi(cases: RunCase[]): string {
+  const { dataDir, trusted } = suiteWorld();
+  const sources = new Map(cases.flatMap((c) => c.agentManifests.map((m) => [m.name, m] as const)));
+  return generateApi(manifestsFor(trusted, dataDir, [...sources.values()])).all;
+}
+
+/** Every program of every case, analyzed with the shipped manifests (and the case's agent actions) and decided with both policies. */
+export function decideRunCases(cases: RunCase[] = loadRunCases()): CaseOutcome[] {
+  const { dataDir, trusted } = suiteWorld();
   const options = { manifests: trusted, home: HOME, ownAddresses: ownAddressesOf(loadConnections(dataDir)) };
   const shipped = loadPolicy(join(packageRoot, "policies"), options);
   const camel = loadPolicy(RUNS_DIR, options);
   return cases.map((runCase) => {
-    const manifests: ManifestSet = manifestsFor(trusted, dataDir, runCase.agentManifests);
+    const manifests = manifestsFor(trusted, dataDir, runCase.agentManifests);
     const analyzer = createAnalyzer(manifests);
     try {
       const programs = [{ ...runCase.first, kind: "first" as const }, ...runCase.seconds].map(({ file, text, kind }) => {

@@ -6,6 +6,6 @@ export default program({
   rationale: "Read the partnership enquiry.",
   async main() {
     const d = await getDraft({ id: "draft-partnership" });
-    return { to: d.to, subject: d.subject, body: d.body };
+    return { subject: d.subject, body: d.body };
   },
 });

@@ -1,4 +1,4 @@
-// Honest: register the webhook URL the user gave.
+// Honest (quotes the result): register the webhook URL the user gave, at the endpoint the docs page names.
 import { program } from "countersign";
 import { post } from "trusted/http";
 
