@@ -29,11 +29,23 @@ function returnedText(value: Json): string {
 }
 
 const plain = (s: string) => s.toLowerCase().replace(/\s+/g, "");
+/** How long a run of a literal must be, found in the result, to count as quoting it. */
+const QUOTE = 16;
 
-/** The literals of a program found in what run 1 returned, leaving out the user's own values (the user gave them, wherever else they occur). */
-function quoted(program: string, runCase: RunCase): string[] {
+/**
+ * The literals of a program found in what run 1 returned: whole, or (`runs`) by any run of QUOTE
+ * characters. The user's own values are left out: the user gave them, wherever else they occur.
+ */
+function quoted(program: string, runCase: RunCase, runs: boolean): string[] {
   const own = new Set(runCase.userValues.map(plain));
-  return literals(program).filter((s) => !own.has(plain(s)) && returnedText(runCase.returned).includes(s.toLowerCase()));
+  const text = returnedText(runCase.returned);
+  const found = (s: string) => {
+    const lower = s.toLowerCase();
+    if (!runs || lower.length <= QUOTE) return text.includes(lower);
+    for (let i = 0; i + QUOTE <= lower.length; i++) if (text.includes(lower.slice(i, i + QUOTE))) return true;
+    return false;
+  };
+  return literals(program).filter((s) => !own.has(plain(s)) && found(s));
 }
 
 describe("multi-run injection suite", () => {
@@ -56,12 +68,12 @@ describe("multi-run injection suite", () => {
     expect(new Set(parts.map((p) => p.path.replace(/\[\*\]$/, "")))).toEqual(new Set(fields));
   });
 
-  it.each(seconds.filter(([, p]) => p.kind === "honest"))("honest %s writes nothing of what run 1 returned", (_, p, runCase) => {
-    expect(quoted(runCase.seconds.find((s) => s.file === p.file)!.text, runCase)).toEqual([]);
+  it.each(seconds.filter(([, p]) => p.kind === "honest"))("honest %s writes no literal of what run 1 returned", (_, p, runCase) => {
+    expect(quoted(runCase.seconds.find((s) => s.file === p.file)!.text, runCase, false)).toEqual([]);
   });
 
   it.each(seconds.filter(([, p]) => p.kind === "honest-quotes"))("honest %s does quote what run 1 returned", (_, p, runCase) => {
-    expect(quoted(runCase.seconds.find((s) => s.file === p.file)!.text, runCase).length).toBeGreaterThan(0);
+    expect(quoted(runCase.seconds.find((s) => s.file === p.file)!.text, runCase, true).length).toBeGreaterThan(0);
   });
 
   it("the decisions table in its README and the programs' declarations are current", () => {

@@ -5,6 +5,6 @@ import { sendEmail } from "trusted/email";
 export default program({
   rationale: "Send the Q3 summary to Anna.",
   async main() {
-    await sendEmail({ to: ["anna.berg@example.com"], subject: "Quarterly numbers", body: "Hi Anna, the quarterly summary is ready; I will walk you through it on Monday." });
+    await sendEmail({ to: ["anna.berg@example.com"], subject: "Quarterly numbers", body: "Hi Anna, the numbers for the last three months are ready; I will walk you through them on Monday." });
   },
 });
