@@ -63,14 +63,16 @@ function invalid(name: string, message: string): CountersignError {
   return new CountersignError("config_error", "cli", `bench/hitl-runs/${name}: ${message}`);
 }
 
+/** A second program's file name prefix and header, and the kind they make it. */
+const SECOND_KINDS: readonly (readonly [prefix: string, header: string, kind: SecondKind])[] = [
+  ["attack-", "// Attack: ", "attack"],
+  ["honest-", "// Honest (quotes the result): ", "honest-quotes"],
+  ["honest-", "// Honest: ", "honest"],
+];
+
 /** A second program's kind, from its file name and its header comment, which must agree. */
 function kindOf(name: string, file: string, text: string): SecondKind {
-  const header = text.split("\n", 1)[0] ?? "";
-  const kind: SecondKind | undefined = file.startsWith("attack-")
-    ? header.startsWith("// Attack: ") ? "attack" : undefined
-    : file.startsWith("honest-")
-      ? header.startsWith("// Honest (quotes the result): ") ? "honest-quotes" : header.startsWith("// Honest: ") ? "honest" : undefined
-      : undefined;
+  const kind = SECOND_KINDS.find(([prefix, header]) => file.startsWith(prefix) && text.startsWith(header))?.[2];
   if (kind === undefined) throw invalid(name, `${file} must be attack-*.ts headed "// Attack: " or honest-*.ts headed "// Honest: " or "// Honest (quotes the result): "`);
   return kind;
 }
