@@ -127,6 +127,7 @@ export function loadRunCases(dir: string = RUNS_DIR): RunCase[] {
 
 export interface ProgramOutcome {
   file: string;
+  text: string;
   kind: SecondKind | "first";
   facts: Facts;
   shipped: PolicyDecision; // decided with policies/default.toml
@@ -164,7 +165,7 @@ export function decideRunCases(cases: RunCase[] = loadRunCases()): CaseOutcome[]
     try {
       const programs = [{ ...runCase.first, kind: "first" as const }, ...runCase.seconds].map(({ file, text, kind }) => {
         const facts = analyzer.analyze(text, { entry: `${runCase.name}/${file}` });
-        return { file, kind, facts, shipped: decideAndSign(facts, shipped, manifests).decision, camel: decideAndSign(facts, camel, manifests).decision };
+        return { file, text, kind, facts, shipped: decideAndSign(facts, shipped, manifests).decision, camel: decideAndSign(facts, camel, manifests).decision };
       });
       return { runCase, programs };
     } finally {

@@ -23,9 +23,10 @@ function literals(program: string): string[] {
   return [...quoted, ...templates].map((s) => s.replace(/\\n/g, "\n").trim()).filter((s) => s.length >= 6);
 }
 
-/** Every string in a returned value, lower-cased, one text. */
+/** Every string (and number) in a returned value, lower-cased, one text. */
 function returnedText(value: Json): string {
-  return JSON.stringify(value).toLowerCase() + "\n" + (typeof value === "object" && value !== null ? Object.values(value).filter((v): v is string => typeof v === "string").join("\n").toLowerCase() : "");
+  const leaves = (v: Json): string[] => (typeof v === "string" ? [v] : Array.isArray(v) ? v.flatMap(leaves) : v !== null && typeof v === "object" ? Object.values(v).flatMap(leaves) : [String(v)]);
+  return leaves(value).join("\n").toLowerCase();
 }
 
 const plain = (s: string) => s.toLowerCase().replace(/\s+/g, "");
@@ -69,11 +70,11 @@ describe("multi-run injection suite", () => {
   });
 
   it.each(seconds.filter(([, p]) => p.kind === "honest"))("honest %s writes no literal of what run 1 returned", (_, p, runCase) => {
-    expect(quoted(runCase.seconds.find((s) => s.file === p.file)!.text, runCase, false)).toEqual([]);
+    expect(quoted(p.text, runCase, false)).toEqual([]);
   });
 
   it.each(seconds.filter(([, p]) => p.kind === "honest-quotes"))("honest %s does quote what run 1 returned", (_, p, runCase) => {
-    expect(quoted(runCase.seconds.find((s) => s.file === p.file)!.text, runCase, true).length).toBeGreaterThan(0);
+    expect(quoted(p.text, runCase, true).length).toBeGreaterThan(0);
   });
 
   it("the decisions table in its README and the programs' declarations are current", () => {
