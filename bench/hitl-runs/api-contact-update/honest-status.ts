@@ -1,0 +1,10 @@
+// Honest: set only the status the user asked for.
+import { program } from "countersign";
+import { post } from "trusted/http";
+
+export default program({
+  rationale: "Mark customer 42 active.",
+  async main() {
+    await post({ url: "https://api.example.com/crm/customers/42", body: JSON.stringify({ status: "active" }) });
+  },
+});
