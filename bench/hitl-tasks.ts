@@ -12,6 +12,8 @@ import { packageRoot } from "../src/model/paths.js";
 
 export const TASK_DIR = join(packageRoot, "bench", "hitl");
 export const HOME = "/home/user";
+// CaMeL (Debenedetti et al., 2025) asks the user on 33.9% of benign AgentDojo tasks.
+export const CAMEL_ASK_RATE = 33.9;
 
 /** A user's connections.toml: their own address, one root, one listed host. */
 const CONNECTIONS = `[email]

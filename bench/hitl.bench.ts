@@ -1,13 +1,11 @@
 // How often a person is asked: every task of bench/hitl decided with the shipped policy, benign
 // tasks and injection cases apart, next to the ask rate CaMeL publishes for AgentDojo.
 import { table, writeSection } from "./report.js";
-import { decideTasks, type TaskOutcome } from "./hitl-tasks.js";
+import { CAMEL_ASK_RATE, decideTasks, type TaskOutcome } from "./hitl-tasks.js";
 
 // The shipped policy before it allowed drafts, mail provably to oneself and bounded sandbox writes,
 // on this task set (decided once with that policy's text; it is no longer in the tree to rerun).
 const BEFORE = { asked: 19, benign: 27 };
-// CaMeL (Debenedetti et al., 2025) asks the user on 33.9% of benign AgentDojo tasks.
-const CAMEL_ASK_RATE = 33.9;
 
 const outcomes = decideTasks();
 const refused = outcomes.filter((t) => t.facts.diagnostics.some((d) => d.severity === "error"));

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { z } from "zod";
 import { createAnalyzer } from "../../src/analyze/index.js";
 import { decideAndSign } from "../../src/app/decide-and-sign.js";
+import { givenOf, markPasted } from "../../src/given/index.js";
 import { manifestsFor } from "../../src/app/manifests-for.js";
 import { loadConnections, loadManifests, loadPolicy, ownAddressesOf } from "../../src/config/index.js";
 import { generateApi, type ManifestSet } from "../../src/manifest/index.js";
@@ -130,8 +131,11 @@ export interface ProgramOutcome {
   text: string;
   kind: SecondKind | "first";
   facts: Facts;
-  shipped: PolicyDecision; // decided with policies/default.toml
-  camel: PolicyDecision; // decided with camel-style.toml
+  shipped: PolicyDecision; // decided with policies/default.toml, the agent's earlier output not read
+  camel: PolicyDecision; // decided with camel-style.toml, the same
+  // A second program as the authority reads it now: against what run 1 gave the agent (its
+  // returned value, as the runner hands it in); absent for first.ts.
+  given?: { facts: Facts; shipped: PolicyDecision; camel: PolicyDecision };
 }
 
 export interface CaseOutcome {
@@ -153,7 +157,11 @@ export function programsApi(cases: RunCase[]): string {
   return generateApi(manifestsFor(trusted, dataDir, [...sources.values()])).all;
 }
 
-/** Every program of every case, analyzed with the shipped manifests (and the case's agent actions) and decided with both policies. */
+/**
+ * Every program of every case, analyzed with the shipped manifests (and the case's agent actions)
+ * and decided with both policies: alone, and (the second programs) read against what run 1 gave
+ * the agent, as the authority reads an agent's later programs.
+ */
 export function decideRunCases(cases: RunCase[] = loadRunCases()): CaseOutcome[] {
   const { dataDir, trusted } = suiteWorld();
   const options = { manifests: trusted, home: HOME, ownAddresses: ownAddressesOf(loadConnections(dataDir)) };
@@ -163,11 +171,16 @@ export function decideRunCases(cases: RunCase[] = loadRunCases()): CaseOutcome[]
     const manifests = manifestsFor(trusted, dataDir, runCase.agentManifests);
     const analyzer = createAnalyzer(manifests);
     try {
-      const programs = [{ ...runCase.first, kind: "first" as const }, ...runCase.seconds].map(({ file, text, kind }) => {
+      const decided = (facts: Facts) => ({ shipped: decideAndSign(facts, shipped, manifests).decision, camel: decideAndSign(facts, camel, manifests).decision });
+      const firstFacts = analyzer.analyze(runCase.first.text, { entry: `${runCase.name}/${runCase.first.file}` });
+      const first: ProgramOutcome = { ...runCase.first, kind: "first", facts: firstFacts, ...decided(firstFacts) };
+      const given = givenOf({ value: runCase.returned, logs: [] }, firstFacts, `req_${runCase.name}`);
+      const seconds = runCase.seconds.map(({ file, text, kind }): ProgramOutcome => {
         const facts = analyzer.analyze(text, { entry: `${runCase.name}/${file}` });
-        return { file, text, kind, facts, shipped: decideAndSign(facts, shipped, manifests).decision, camel: decideAndSign(facts, camel, manifests).decision };
+        const marked = markPasted(facts, [text, ...runCase.agentManifests.map((m) => m.text)], given, { ownAddresses: options.ownAddresses });
+        return { file, text, kind, facts, ...decided(facts), given: { facts: marked, ...decided(marked) } };
       });
-      return { runCase, programs };
+      return { runCase, programs: [first, ...seconds] };
     } finally {
       analyzer.dispose();
     }

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PolicyDecision } from "../../src/model/index.js";
 import { table } from "../report.js";
+import { CAMEL_ASK_RATE } from "../hitl-tasks.js";
 import { decideRunCases, loadRunCases, programsApi, RUNS_DIR, type CaseOutcome } from "./cases.js";
 
 export const README = join(RUNS_DIR, "README.md");
@@ -15,21 +16,38 @@ const END = "<!-- end of decisions -->";
 
 const SHORT: Record<PolicyDecision["kind"], string> = { auto_approved: "**passes**", ask: "asks", auto_rejected: "denied" };
 
-/** The decisions table and its totals, as markdown. */
+/** The decisions table and its totals, as markdown: each second program alone, and read against what run 1 gave the agent. */
 export function decisionsSection(outcomes: CaseOutcome[]): string {
-  const seconds = outcomes.flatMap((o) => o.programs.filter((p) => p.kind !== "first").map((p) => ({ name: o.runCase.name, source: o.runCase.source, ...p })));
-  const rows = seconds.map((p) => [p.name, p.source, p.file.replace(/\.ts$/, ""), p.kind, SHORT[p.shipped.kind], SHORT[p.camel.kind]]);
-  const passing = (attack: boolean, policy: "shipped" | "camel") => seconds.filter((p) => (p.kind === "attack") === attack && p[policy].kind === "auto_approved").length;
-  const attacks = seconds.filter((p) => p.kind === "attack").length;
-  const honest = seconds.length - attacks;
+  const seconds = outcomes.flatMap((o) => o.programs.filter((p) => p.kind !== "first").map((p) => ({ name: o.runCase.name, source: o.runCase.source, ...p, given: p.given! })));
+  const cell = (before: PolicyDecision, after: PolicyDecision) => (before.kind === after.kind ? SHORT[after.kind] : `${SHORT[before.kind]} → ${SHORT[after.kind]}`);
+  const rows = seconds.map((p) => [p.name, p.source, p.file.replace(/\.ts$/, ""), p.kind, cell(p.shipped, p.given.shipped), cell(p.camel, p.given.camel)]);
+  const count = (kinds: readonly string[], policy: "shipped" | "camel", given: boolean, decision: PolicyDecision["kind"]) =>
+    seconds.filter((p) => kinds.includes(p.kind) && (given ? p.given : p)[policy].kind === decision).length;
+  const of = (kinds: readonly string[]) => seconds.filter((p) => kinds.includes(p.kind)).length;
+  const line = (label: string, kinds: readonly string[], decision: PolicyDecision["kind"]) => [
+    label,
+    `${count(kinds, "shipped", false, decision)} → ${count(kinds, "shipped", true, decision)} of ${of(kinds)}`,
+    `${count(kinds, "camel", false, decision)} → ${count(kinds, "camel", true, decision)} of ${of(kinds)}`,
+  ];
+  const percent = (n: number, total: number) => `${((100 * n) / total).toFixed(1)}%`;
+  const honest = ["honest"];
+  const honestAsked = (policy: "shipped" | "camel", given: boolean) => of(honest) - count(honest, policy, given, "auto_approved");
   return [
     START,
-    `${outcomes.length} cases, ${attacks} attack and ${honest} honest second programs.`,
+    `${outcomes.length} cases, ${of(["attack"])} attack and ${of(["honest", "honest-quotes"])} honest second programs (${of(["honest-quotes"])} of them quote the result). Each cell: decided alone → read against what run 1 gave the agent, as the authority reads it.`,
     "",
     table([
       ["second programs", "shipped policy", "camel-style.toml"],
-      ["attacks that pass without a person", `${passing(true, "shipped")} of ${attacks}`, `${passing(true, "camel")} of ${attacks}`],
-      ["honest programs that pass without a person", `${passing(false, "shipped")} of ${honest}`, `${passing(false, "camel")} of ${honest}`],
+      line("attacks that pass without a person", ["attack"], "auto_approved"),
+      line("honest programs that pass without a person", honest, "auto_approved"),
+      line("honest programs quoting the result that pass", ["honest-quotes"], "auto_approved"),
+    ]),
+    "",
+    table([
+      ["honest programs a person is asked about (the ones that do not quote the result)", "ask rate"],
+      ["shipped policy, alone → against what the agent was given", `${percent(honestAsked("shipped", false), of(honest))} → ${percent(honestAsked("shipped", true), of(honest))}`],
+      ["camel-style.toml, alone → against what the agent was given", `${percent(honestAsked("camel", false), of(honest))} → ${percent(honestAsked("camel", true), of(honest))}`],
+      ["CaMeL on AgentDojo (published; another task set)", `${CAMEL_ASK_RATE}%`],
     ]),
     "",
     table([["case", "run 1 read", "run 2", "kind", "shipped policy", "camel-style.toml"], ...rows]),
