@@ -11,6 +11,7 @@ export * from "./errors.js";
 export * from "./facts.js";
 export * from "./host-port.js";
 export * from "./json.js";
+export * from "./json-path.js";
 export * from "./marshal-limits.js";
 export * from "./parse-toml.js";
 export * from "./paths.js";
