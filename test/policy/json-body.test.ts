@@ -81,7 +81,7 @@ describe("a deny rule that looks into an http.post body through an agent action"
     expect(d.guards).toEqual([guard]);
     expect(d.grants.find((g) => g.op === "http.post")?.args.body).toEqual(expect.objectContaining({ all: expect.arrayContaining([guard.args.body]) }));
     // Approved as it stands: the wrapper admits each call only under the grant, guard included.
-    const receipt = new VerifiedReceipt("k", { iss: "t", aud: "countersign-runner", sub: "r", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "p.ts" }, decision: "approved", policy: { sha256: "0".repeat(64) }, grants: d.grants, across: [] });
+    const receipt = new VerifiedReceipt("k", { iss: "t", aud: "countersign-runner", sub: "r", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "p.ts" }, decision: "approved_once", policy: { sha256: "0".repeat(64) }, grants: d.grants, across: [] });
     const post = (body: string) => () => admitCall(receipt, agentSet, "http.post", { url: "https://api.example.com/repos/acme/widgets/issues", body, content_type: "application/json" });
     expect(post('{"title":"x","assignee":"ok@example.com"}')().args.body).toBe('{"title":"x","assignee":"ok@example.com"}');
     for (const body of ['{"assignee":"evil@attacker.com"}', '{"\\u0061ssignee":"evil@attacker.com"}', '{"assignee":"ok@example.com","assignee":"evil@attacker.com"}', '{"title":"no assignee"}', "not json"]) {
