@@ -26,6 +26,8 @@ export function describeConstraint(c: ValueConstraint): string {
     const fields = Object.entries(c.fields).map(([key, f]) => `${show(key)} ${grouped(f)}`);
     return fields.length === 0 ? "is an empty object" : `is an object with only ${fields.join(", ")}`;
   }
+  if ("json" in c) return `is JSON text (each key once) whose value ${grouped(c.json)}`;
+  if ("at" in c) return `at ${c.at.path} ${grouped(c.at.is)}`;
   if ("all" in c) return c.all.length === 0 ? "is anything" : c.all.map((part) => ("fields" in part ? `(${describeConstraint(part)})` : describeConstraint(part))).join(" and ");
   if ("any" in c) return `(${c.any.map((part) => ("all" in part ? `(${describeConstraint(part)})` : describeConstraint(part))).join(" or ")})`;
   if ("not" in c) return `does not satisfy (${describeConstraint(c.not)})`;

@@ -2,7 +2,7 @@ import type { ValueConstraint } from "../model/index.js";
 
 /**
  * Whether an array satisfies `c` exactly when each element does: true for every constraint but
- * those that look at the value itself (`max_length`, `min_length`, `type`, `sha256`, `elements`, `fields`)
+ * those that look at the value itself (`max_length`, `min_length`, `type`, `sha256`, `elements`, `fields`, `json`, `at`)
  * and an `all` holding one.
  */
 export function isElementwise(c: ValueConstraint): boolean {
@@ -10,4 +10,4 @@ export function isElementwise(c: ValueConstraint): boolean {
   return !WHOLE_VALUE.some((key) => key in c);
 }
 
-const WHOLE_VALUE = ["max_length", "min_length", "type", "sha256", "elements", "fields"] as const;
+const WHOLE_VALUE = ["max_length", "min_length", "type", "sha256", "elements", "fields", "json", "at"] as const;

@@ -1,4 +1,4 @@
-import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
+import type { AbstractValue, CountRange, PathStep, Provenance } from "../model/index.js";
 import type { JsonType, ValueConstraint, Verdict3 } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { mailboxCover, shapeMayBe } from "./email-address.js";
@@ -6,7 +6,8 @@ import { holdsGlob } from "./holds-glob.js";
 import { holdsHostIn } from "./holds-host.js";
 import { holdsUnder } from "./holds-under.js";
 import { and3, not3, or3, tally } from "./kleene.js";
-import { satisfies } from "./satisfies.js";
+import { pathSteps } from "./path-steps.js";
+import { satisfies, satisfiesAt } from "./satisfies.js";
 import { shortestMember } from "./string-shape.js";
 import { mentionsSources, resolutions, resolvesToItself } from "./sources.js";
 import { provenanceOf } from "./provenance-of.js";
@@ -15,9 +16,11 @@ import { provenanceOf } from "./provenance-of.js";
  * The static check: yes when every concrete value `v` stands for satisfies `c`, no when none
  * does, maybe otherwise — and maybe whenever in doubt. Follows `satisfies` rule for rule (see
  * the array rule there): constants are checked one by one; on arrays the keys that look at the
- * value itself (`max_length`, `min_length`, `type`, `elements`, `fields`, `all`) are decided at
- * the array level, every other constraint goes to the element. Combinators use Kleene's logic,
- * which is sound on a single value.
+ * value itself (`max_length`, `min_length`, `type`, `elements`, `fields`, `json`, `at`, `all`)
+ * are decided at the array level, every other constraint goes to the element. Combinators use
+ * Kleene's logic, which is sound on a single value. `json` is known only of a constant: a partly
+ * known string may or may not parse, whatever the inner constraint; `at` follows its path
+ * through the abstract value.
  */
 export function holds(c: ValueConstraint, v: AbstractValue): Verdict3 {
   if (mentionsSources(c)) return holdsWithSources(c, v, provenanceOf(v));
@@ -29,6 +32,8 @@ export function holds(c: ValueConstraint, v: AbstractValue): Verdict3 {
   if ("type" in c) return c.type.includes(KIND_TYPE[v.kind]) ? "yes" : "no";
   if ("any" in c) return or3(c.any.map((part) => holds(part, v)));
   if ("not" in c) return not3(holds(c.not, v));
+  if ("json" in c) return v.kind === "string" ? "maybe" : "no";
+  if ("at" in c) return holdsAt(pathSteps(c.at.path), c.at.is, v);
   if (v.kind === "string") return holdsString(c, v.prefix, v.suffix);
   return holdsRecord(c, v.fields);
 }
@@ -53,14 +58,16 @@ function holdsArray(c: ValueConstraint, element: AbstractValue, length: CountRan
   if ("max_length" in c) return atMost(length, c.max_length);
   if ("min_length" in c) return atLeast(length, c.min_length);
   if ("type" in c) return c.type.includes("array") ? "yes" : "no";
-  if ("fields" in c || "sha256" in c) return "no";
+  if ("fields" in c || "sha256" in c || "json" in c) return "no";
+  if ("at" in c) return holdsAt(pathSteps(c.at.path), c.at.is, { kind: "array", element, length });
   if ("all" in c) return and3(c.all.map((part) => holds(part, { kind: "array", element, length })));
-  return eachElement("elements" in c ? c.elements : c, element, length);
+  const each = "elements" in c ? c.elements : c;
+  return eachElement((e) => holds(each, e), element, length);
 }
 
-function eachElement(c: ValueConstraint, element: AbstractValue, length: CountRange): Verdict3 {
+function eachElement(check: (element: AbstractValue) => Verdict3, element: AbstractValue, length: CountRange): Verdict3 {
   if (length.max === 0) return "yes"; // only the empty array, which satisfies everything
-  const each = holds(c, element);
+  const each = check(element);
   if (each === "no" && length.min === 0) return "maybe"; // the empty array still passes
   return each;
 }
@@ -126,6 +133,17 @@ function holdsRecord(c: ValueConstraint, fields: Record<string, AbstractValue>):
   }
   for (const [key, wanted] of Object.entries(c.fields)) verdicts.push(holds(wanted, Object.hasOwn(fields, key) ? fields[key]! : NULL));
   return and3(verdicts);
+}
+
+/** `satisfiesAt` on what the analysis knows: a record's field, an array's element; null elsewhere. */
+function holdsAt(steps: readonly PathStep[], is: ValueConstraint, v: AbstractValue, from = 0): Verdict3 {
+  if (v.kind === "const") return tally(v.values.map((value) => satisfiesAt(steps, is, value, from)));
+  if (from === steps.length) return holds(is, v);
+  if (v.kind === "unknown") return "maybe";
+  const step = steps[from]!;
+  if ("every" in step) return v.kind === "array" ? eachElement((e) => holdsAt(steps, is, e, from + 1), v.element, v.length) : holdsAt(steps, is, NULL, from + 1);
+  const field = v.kind === "record" && Object.hasOwn(v.fields, step.field) ? v.fields[step.field]! : NULL;
+  return holdsAt(steps, is, field, from + 1);
 }
 
 const NULL: AbstractValue = { kind: "const", values: [null] };

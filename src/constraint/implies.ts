@@ -4,6 +4,7 @@ import { jsonEqual } from "./canonical-json.js";
 import { isAddress, sameMailbox, sameValue } from "./email-address.js";
 import { isElementwise } from "./elementwise.js";
 import { isPathUnder } from "./path-under.js";
+import { pathSteps } from "./path-steps.js";
 import { satisfies } from "./satisfies.js";
 import { parseHostEntry } from "./url-host.js";
 
@@ -45,6 +46,8 @@ function impliesLeaf(premise: ValueConstraint, conclusion: ValueConstraint): boo
   if ("type" in premise && "type" in conclusion) return premise.type.every((t) => conclusion.type.includes(t));
   if ("elements" in premise && "elements" in conclusion) return implies(premise.elements, conclusion.elements);
   if ("fields" in premise && "fields" in conclusion) return fieldsImply(premise.fields, conclusion.fields);
+  if ("json" in premise && "json" in conclusion) return implies(premise.json, conclusion.json);
+  if ("at" in premise && "at" in conclusion) return samePath(premise.at.path, conclusion.at.path) && implies(premise.at.is, conclusion.at.is);
   return false;
 }
 
@@ -53,6 +56,11 @@ function impliesLeaf(premise: ValueConstraint, conclusion: ValueConstraint): boo
 function fieldsImply(premise: Record<string, ValueConstraint>, conclusion: Record<string, ValueConstraint>): boolean {
   if (Object.keys(premise).some((key) => !Object.hasOwn(conclusion, key))) return false;
   return Object.entries(conclusion).every(([key, c]) => (Object.hasOwn(premise, key) ? implies(premise[key]!, c) : satisfies(c, null)));
+}
+
+// Two spellings of one path (`$.to`, `$["to"]`) name the same value.
+function samePath(a: string, b: string): boolean {
+  return a === b || jsonEqual(pathSteps(a) as unknown as Json, pathSteps(b) as unknown as Json);
 }
 
 function isAnAddress(m: Json): boolean {

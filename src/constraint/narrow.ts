@@ -2,6 +2,7 @@ import type { AbstractValue } from "../model/index.js";
 import type { ValueConstraint } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { isAddress, shapeMayBe } from "./email-address.js";
+import { isElementwise } from "./elementwise.js";
 import { satisfies } from "./satisfies.js";
 
 /**
@@ -46,7 +47,7 @@ function narrowArray(v: Extract<AbstractValue, { kind: "array" }>, c: ValueConst
     return max === null || bound <= max ? { ...v, length: { min: bound, max } } : v;
   }
   if ("elements" in c) return { ...v, element: narrow(v.element, c.elements) };
-  if ("type" in c || "fields" in c || "sha256" in c) return v; // an array either passes as it is or not at all
+  if (!isElementwise(c)) return v; // an array either passes as it is or not at all
   return { ...v, element: narrow(v.element, c) }; // every other constraint is element-wise
 }
 

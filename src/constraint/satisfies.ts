@@ -1,8 +1,10 @@
-import type { ValueConstraint } from "../model/index.js";
+import type { PathStep, ValueConstraint } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { mailboxGlobMatches, sameMailbox, sameValue } from "./email-address.js";
 import { globMatches } from "./glob.js";
+import { jsonTextOf } from "./json-text.js";
 import { jsonTypeOf } from "./json-type.js";
+import { pathSteps } from "./path-steps.js";
 import { textSha256 } from "./text-sha256.js";
 import { isPathUnder } from "./path-under.js";
 import { hostAllowed, urlHostPort } from "./url-host.js";
@@ -13,7 +15,9 @@ import { hostAllowed, urlHostPort } from "./url-host.js";
  * Keys that look at the value itself (`sha256` too: a string whose digest is listed): `all` checks each conjunct against the value; `max_length`
  * and `min_length` bound a string's or an array's length; `type` names the value's JSON type;
  * `elements` wants an array whose every element satisfies it; `fields` wants an object with no key
- * beyond those listed, each listed field (null when absent) satisfying its constraint.
+ * beyond those listed, each listed field (null when absent) satisfying its constraint; `json`
+ * wants a string whose JSON value (json-text.ts) satisfies it; `at` wants the value at its path,
+ * every one of them past a `[*]`, to satisfy its `is`.
  *
  * Arrays (DESIGN.md section 6: "array inputs: applies to each element"). For an array value every
  * other constraint — `eq`, `in`, `not_in`, `under`, `glob`, `host_in`, `prefix`, `suffix`, `any`,
@@ -46,6 +50,8 @@ export function satisfies(c: ValueConstraint, value: Json): boolean {
   if ("sha256" in c) return typeof value === "string" && c.sha256.includes(textSha256(value));
   if ("elements" in c) return Array.isArray(value) && value.every((element) => satisfies(c.elements, element));
   if ("fields" in c) return satisfiesFields(c.fields, value);
+  if ("json" in c) return typeof value === "string" && satisfiesJson(c.json, value);
+  if ("at" in c) return satisfiesAt(pathSteps(c.at.path), c.at.is, value);
   if (Array.isArray(value)) return value.every((element) => satisfies(c, element));
   if ("any" in c) return c.any.some((part) => satisfies(part, value));
   if ("not" in c) return !satisfies(c.not, value);
@@ -71,4 +77,21 @@ function satisfiesFields(fields: Record<string, ValueConstraint>, value: Json): 
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   if (Object.keys(value).some((key) => !Object.hasOwn(fields, key))) return false;
   return Object.entries(fields).every(([key, c]) => satisfies(c, Object.hasOwn(value, key) ? value[key]! : null));
+}
+
+function satisfiesJson(c: ValueConstraint, text: string): boolean {
+  const read = jsonTextOf(text);
+  return read.ok && satisfies(c, read.value);
+}
+
+/**
+ * `is` holds at the end of `steps` from `value`: a field of an object (null when absent or when
+ * the value is no object), every element of a list at `[*]` (null when the value is no list).
+ */
+export function satisfiesAt(steps: readonly PathStep[], is: ValueConstraint, value: Json, from = 0): boolean {
+  if (from === steps.length) return satisfies(is, value);
+  const step = steps[from]!;
+  if ("every" in step) return Array.isArray(value) ? value.every((element) => satisfiesAt(steps, is, element, from + 1)) : satisfiesAt(steps, is, null, from + 1);
+  const field = value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, step.field) ? value[step.field]! : null;
+  return satisfiesAt(steps, is, field, from + 1);
 }

@@ -7,8 +7,8 @@ import { matchOp } from "./match-op.js";
  * of the outside world; `{ untrusted: false }` — it never does; `{ from: [ops] }` — it derives
  * from a result of one of these ops (globs as in rules). Only the analysis knows where a value
  * came from, so they are decided statically, from the sources of the whole value (a part's
- * sources are among the whole's, so reading them for a part nested in `fields` or `elements` is
- * sound), and never reach a run-time check: a guard gets them replaced first (`withoutSources`).
+ * sources are among the whole's, so reading them for a part nested in `fields`, `elements` or
+ * `at` is sound), and never reach a run-time check: a guard gets them replaced first (`withoutSources`).
  * Never `yes` for "derives from": only "never derives from" can be proven.
  */
 export type SourceCondition = { untrusted: boolean } | { from: string[] };
@@ -30,6 +30,8 @@ export function mentionsSources(c: ValueConstraint): boolean {
   if ("not" in c) return mentionsSources(c.not);
   if ("elements" in c) return mentionsSources(c.elements);
   if ("fields" in c) return Object.values(c.fields).some(mentionsSources);
+  if ("json" in c) return mentionsSources(c.json);
+  if ("at" in c) return mentionsSources(c.at.is);
   return false;
 }
 
@@ -59,6 +61,8 @@ function replaced(c: ValueConstraint, sources: readonly Provenance[], open: (ato
   if ("not" in c) return { not: replaced(c.not, sources, open, !positive) };
   if ("elements" in c) return { elements: replaced(c.elements, sources, open, positive) };
   if ("fields" in c) return { fields: Object.fromEntries(Object.entries(c.fields).map(([k, f]) => [k, replaced(f, sources, open, positive)])) };
+  if ("json" in c) return { json: replaced(c.json, sources, open, positive) };
+  if ("at" in c) return { at: { path: c.at.path, is: replaced(c.at.is, sources, open, positive) } };
   return c;
 }
 
@@ -101,6 +105,8 @@ export function resolvesToItself(c: ValueConstraint): boolean {
   if ("not" in c) return resolvesToItself(c.not);
   if ("elements" in c) return resolvesToItself(c.elements);
   if ("fields" in c) return Object.values(c.fields).every(resolvesToItself);
+  if ("json" in c) return resolvesToItself(c.json);
+  if ("at" in c) return resolvesToItself(c.at.is);
   return true;
 }
 

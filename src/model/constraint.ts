@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { readHostEntry } from "./host-port.js";
 import { Json, JsonPrimitive } from "./json.js";
+import { parseJsonPath } from "./json-path.js";
 
 /**
  * The one constraint language (DESIGN.md section 6), shared by program guarantees, policy rule
@@ -16,6 +17,12 @@ import { Json, JsonPrimitive } from "./json.js";
  * - `elements`: the value is a list and every element satisfies the constraint;
  * - `fields`: the value is an object with no key beyond those listed, and each listed field
  *   (null when absent) satisfies its constraint;
+ * - `json`: the value is a string holding JSON text (each object key once, nested at most as
+ *   deep as a trusted call's arguments may be) whose parsed value satisfies the constraint; text
+ *   that does not parse so, and any non-string, fails;
+ * - `at`: `{ path, is }`: the value reached by `path` (`$.payment.to`, `$["reply-to"]`,
+ *   `$.items[*].to` for every element of a list) satisfies `is`; a field that is absent, or asked
+ *   of a value that is no object, is null, as in `fields`; other fields are left free;
  * - `all`: every part holds of the value (`{ all: [] }` holds of anything);
  * - `sha256`: the value is a string whose UTF-8 bytes hash (SHA-256, lower-case hex) to one of
  *   these: binds a text by digest (an approved mail's body) without the text itself. Statically
@@ -50,6 +57,8 @@ export type ValueConstraint =
   | { sha256: string[] }
   | { elements: ValueConstraint }
   | { fields: Record<string, ValueConstraint> }
+  | { json: ValueConstraint }
+  | { at: { path: string; is: ValueConstraint } }
   | { all: ValueConstraint[] }
   | { any: ValueConstraint[] }
   | { not: ValueConstraint }
@@ -71,6 +80,8 @@ const hostEntry = z.string().check((ctx) => {
   }
 });
 
+const jsonPath = z.string().refine((p) => parseJsonPath(p) !== undefined, "must be a path such as $.payment.to, $[\"reply-to\"] or $.items[*].to");
+
 /** One schema per constraint key; a value constraint is an object with exactly one of these keys. */
 const valueConstraintBranches: Record<string, z.ZodType> = {
   eq: z.object({ eq: Json }).strict(),
@@ -89,6 +100,8 @@ const valueConstraintBranches: Record<string, z.ZodType> = {
   sha256: z.object({ sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 in lower-case hex")).min(1) }).strict(),
   elements: z.object({ elements: z.lazy(() => ValueConstraint) }).strict(),
   fields: z.object({ fields: z.record(z.string(), z.lazy(() => ValueConstraint)) }).strict(),
+  json: z.object({ json: z.lazy(() => ValueConstraint) }).strict(),
+  at: z.object({ at: z.object({ path: jsonPath, is: z.lazy(() => ValueConstraint) }).strict() }).strict(),
   all: z.object({ all: z.array(z.lazy(() => ValueConstraint)) }).strict(),
   any: z.object({ any: z.array(z.lazy(() => ValueConstraint)).min(1) }).strict(),
   not: z.object({ not: z.lazy(() => ValueConstraint) }).strict(),

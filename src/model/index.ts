@@ -12,6 +12,7 @@ export * from "./facts.js";
 export * from "./given.js";
 export * from "./host-port.js";
 export * from "./json.js";
+export * from "./json-path.js";
 export * from "./marshal-limits.js";
 export * from "./parse-toml.js";
 export * from "./paths.js";

@@ -1,4 +1,4 @@
-import { readHostEntry } from "../model/index.js";
+import { parseJsonPath, readHostEntry } from "../model/index.js";
 import type { ReceiptClaims } from "../model/index.js";
 
 /**
@@ -50,6 +50,7 @@ const PROGRAM_KEYS = new Set(["sha256", "entry"]);
 const GRANT_KEYS = new Set(["op", "connector", "args", "count", "distinct"]);
 const CONNECTOR_KEYS = new Set(["name", "sha256"]);
 const MAX_KEY = new Set(["max"]);
+const AT_KEYS = new Set(["path", "is"]);
 const SHA256_KEY = new Set(["sha256"]);
 const LIMIT_KEYS = new Set(["ops", "count", "distinct"]);
 const DECISIONS = new Set(["auto_approved", "approved_once", "approved_remember"]);
@@ -149,7 +150,11 @@ function isConstraint(c: unknown): boolean {
       break;
     case "elements":
     case "not":
+    case "json":
       ok = isConstraint(v);
+      break;
+    case "at":
+      ok = isRecord(v) && hasOnly(v, AT_KEYS, ["path", "is"]) && typeof v.path === "string" && parseJsonPath(v.path) !== undefined && isConstraint(v.is) && sealed(v);
       break;
     case "fields":
       ok = isRecord(v) && Object.values(v).every(isConstraint) && sealed(v);

@@ -43,6 +43,13 @@ describe("verifyReceipt accepts", () => {
     expect(Object.isFrozen(verified.claims.grants[0]!.args)).toBe(true);
   });
 
+  it("a grant that looks into a JSON body (json, at), as a deny rule's guard leaves it", async () => {
+    const body = { not: { not: { json: { at: { path: "$.items[*].to", is: { in: ["ok@example.com"] } } } } } };
+    const grants = [{ op: "http.post", connector: { name: "http", sha256: "d".repeat(64) }, args: { body }, count: { max: 1 } }];
+    const verified = await verifyReceipt(await issue(keys, { grants }), opts());
+    expect(verified.claims.grants[0]!.args).toEqual({ body });
+  });
+
   it("with the JWKS imported once, and it is an ordinary JWS jose verifies too", async () => {
     const imported = importJwks(jwks(keys, NOW));
     await expect(verifyReceipt(good, { ...opts(), jwks: imported })).resolves.toBeDefined();
