@@ -1,5 +1,6 @@
 import { ts } from "./typescript.js";
 import type { AbstractValue, CountRange, Json, Provenance } from "../model/index.js";
+import { urlHost } from "../constraint/index.js";
 import { everyResultField, type LoadedAction } from "../manifest/index.js";
 import { bindName, withDefault } from "./bind.js";
 import { namespaces as environmentNamespaces } from "../environment/index.js";
@@ -133,8 +134,10 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   if (api !== undefined) {
     const args = call.arguments.map((a) => evaluate(it, a, state));
     if (api.kind !== "action") return unknown(`${api.name}()`);
-    it.recordCall(state, call, api.action, actionArgs(api.action, args[0] ?? unknown("undefined")));
-    return it.promiseOf(it.result(resultProvenance(it, api.action)));
+    const given = actionArgs(api.action, args[0] ?? unknown("undefined"));
+    it.recordCall(state, call, api.action, given);
+    const { own, steps } = resultProvenance(it, api.action, given);
+    return it.promiseOf(it.result([own], steps));
   }
   const callee = skipOuter(call.expression);
   if (ts.isArrowFunction(callee) || ts.isFunctionExpression(callee)) {
@@ -161,10 +164,18 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
  * Where a trusted call's result comes from. An agent action returns its last step's output, which
  * may hold what any earlier step read: its result derives from every step's op as well as its own.
  */
-function resultProvenance(it: Interpreter, action: LoadedAction): Provenance[] {
-  const own: Provenance = { source: `result of ${action.op}`, untrusted: !resultTrusted(action), op: action.op };
+function resultProvenance(it: Interpreter, action: LoadedAction, args: Record<string, AbstractValue>): { own: Provenance; steps: Provenance[] } {
+  const host = args.url === undefined ? null : oneHost(args.url);
+  const own: Provenance = { source: `result of ${action.op}`, untrusted: !resultTrusted(action), op: action.op, ...(host === null ? {} : { host }) };
   const steps = it.set.agent?.actions.get(action.op)?.steps ?? [];
-  return [own, ...steps.map((step) => ({ source: `result of ${step.op}, a step of ${action.op}`, untrusted: true, op: step.op }))];
+  return { own, steps: steps.map((step) => ({ source: `result of ${step.op}, a step of ${action.op}`, untrusted: true, op: step.op })) };
+}
+
+/** The one host every value a call's `url` may take goes to (`host` or `host:port`), or null when there is not one known host. */
+function oneHost(url: AbstractValue): string | null {
+  const hosts = url.kind === "const" ? url.values.map((v) => (typeof v === "string" ? urlHost(v, false) : null)) : url.kind === "string" ? [urlHost(url.prefix, true)] : [null];
+  const first = hosts[0] ?? null;
+  return hosts.every((h) => h === first) ? first : null;
 }
 
 /**
