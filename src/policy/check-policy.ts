@@ -1,10 +1,10 @@
 import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import { lineOf, type FieldPath, type KeyLines } from "../model/index.js";
-import { checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
+import { checkRuleAgainstManifests, unknownOpProblem } from "./check-rules-against-manifests.js";
 import { parsePolicyFile } from "./parse-policy-file.js";
 import { policyHash } from "./policy-hash.js";
-import type { DefaultDecision, LoadedRule, Policy, PolicyFile, PolicyProblem } from "./schema.js";
+import type { DefaultDecision, LoadedRule, LoadedTrustedEntry, Policy, PolicyFile, PolicyProblem } from "./schema.js";
 
 export interface PolicyOptions {
   /** When given, every rule's op and inputs must exist in these manifests. */
@@ -32,6 +32,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
   const whole: { file: string; content: PolicyFile }[] = [];
   let fallback: { value: DefaultDecision; file: string } | undefined;
   const rules: LoadedRule[] = [];
+  const trusted: LoadedTrustedEntry[] = [];
   const ids = new Map<string, string>();
   for (const { file, text } of sources) {
     const parsed = parsePolicyFile(file, text, { home: options.home, ownAddresses: options.ownAddresses ?? [] });
@@ -41,6 +42,11 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     if (parsed.default !== undefined) {
       if (fallback === undefined) fallback = { value: parsed.default, file };
       else problems.push(at(["default"], { field: "default", message: `default is already set in ${fallback.file}; only one policy file may set it` }));
+    }
+    for (const { entry, index } of parsed.trusted) {
+      trusted.push({ ...entry, file });
+      const unknownOp = options.manifests === undefined ? undefined : unknownOpProblem(entry.op, options.manifests);
+      if (unknownOp !== undefined) problems.push(at(["trusted", index, "op"], { field: `trusted.${index}.op`, message: unknownOp }));
     }
     for (const { rule, index } of parsed.rules) {
       const first = ids.get(rule.id);
@@ -57,7 +63,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     }
   }
   if (problems.length > 0) return { problems };
-  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", rules, sha256: policyHash(whole) };
+  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", rules, ...(trusted.length === 0 ? {} : { trusted }), sha256: policyHash(whole) };
   return { policy, problems };
 }
 
