@@ -68,7 +68,7 @@ export const TrustedEntry = z
   .object({
     op: OpPattern,
     host: z.string().transform(canonical(hostEntry, 'must be a host name, with the port only when it is not the default one, e.g. "api.bank.example"')).optional(),
-    fields: z.array(z.string().transform(canonical(canonicalFieldPath, 'must be a path into the result: "$", "$.iban", "$.payee.name", "$.items[*].iban" or \'$["a b"]\''))).min(1).optional(),
+    fields: z.array(z.string().transform(canonical(canonicalFieldPath, 'must be a path into the result: "$", "$.iban", "$.payee.name", "$.items[*].iban" or \'$["a b"]\''))).min(1, "list at least one field, or leave fields out to trust the whole result").optional(),
     reason: z.string().min(1).optional(),
   })
   .strict();

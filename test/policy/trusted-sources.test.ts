@@ -62,7 +62,7 @@ describe("[[trusted]] entries in a policy file", () => {
     ["a host with a path", `[[trusted]]\nop = "http.get"\nhost = "api.bank.example/x"\n`, /must be a host name/],
     ["a field that is no path", `[[trusted]]\nop = "http.get"\nfields = ["iban"]\n`, /must be a path into the result/],
     ["a field with a computed part", `[[trusted]]\nop = "http.get"\nfields = ["$.items[0]"]\n`, /must be a path into the result/],
-    ["no fields at all", `[[trusted]]\nop = "http.get"\nfields = []\n`, /trusted/],
+    ["no fields at all", `[[trusted]]\nop = "http.get"\nfields = []\n`, /list at least one field/],
     ["an unknown key", `[[trusted]]\nop = "http.get"\nuntrusted = false\n`, /unknown key/],
   ];
   for (const [what, text, message] of bad) {
