@@ -165,7 +165,8 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
  * may hold what any earlier step read: its result derives from every step's op as well as its own.
  */
 function resultProvenance(it: Interpreter, action: LoadedAction, args: Record<string, AbstractValue>): { own: Provenance; steps: Provenance[] } {
-  const host = args.url === undefined ? null : oneHost(args.url);
+  // What an agent action does with its `url` input is the agent's word: only a trusted op's call says where it went.
+  const host = args.url === undefined || isAgentAction(action) ? null : oneHost(args.url);
   const own: Provenance = { source: `result of ${action.op}`, untrusted: !resultTrusted(action), op: action.op, ...(host === null ? {} : { host }) };
   const steps = it.set.agent?.actions.get(action.op)?.steps ?? [];
   return { own, steps: steps.map((step) => ({ source: `result of ${step.op}, a step of ${action.op}`, untrusted: true, op: step.op })) };
@@ -183,7 +184,11 @@ function oneHost(url: AbstractValue): string | null {
  * e.g. a listing of one's own sandbox). An agent's own action never vouches for what it reads.
  */
 function resultTrusted(action: LoadedAction): boolean {
-  return everyResultField(action.manifest, "trusted") && !action.op.startsWith("agent.");
+  return everyResultField(action.manifest, "trusted") && !isAgentAction(action);
+}
+
+function isAgentAction(action: LoadedAction): boolean {
+  return action.op.startsWith("agent.");
 }
 
 interface Arguments {

@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import type { Provenance } from "../../src/model/index.js";
 import { provenanceOf } from "../../src/constraint/index.js";
+import { createAnalyzer } from "../../src/analyze/index.js";
+import { CREATE_ISSUE, withAgent } from "../support/agent-manifests.js";
 import { programOf, sharedAnalyzer } from "./harness.js";
 
 const analyzer = sharedAnalyzer();
@@ -94,5 +96,31 @@ describe("the host of a call with a url", () => {
     expect(hostOf("`https://api.bank.example${String(Date.now())}/x`")).toBeUndefined();
     expect(hostOf(`Date.now() > 0 ? "https://api.bank.example/a" : "https://evil.example/b"`)).toBeUndefined();
     expect(hostOf("`https://${String(Date.now())}/x`")).toBeUndefined();
+  });
+});
+
+describe("an agent action's url input", () => {
+  const RELAY = CREATE_ISSUE.replace('name = "create_issue"', 'name = "relay"').replace('name = "repo"', 'name = "url"').replace("${args.repo}", "x");
+  const set = withAgent([{ name: "relay.toml", text: RELAY }], { hosts: { http: ["api.github.com:443"] }, roots: {} });
+  const agentAnalyzer = createAnalyzer(set);
+  afterAll(() => agentAnalyzer.dispose());
+
+  it("says nothing of where the action went: what it does with the input is the agent's word", () => {
+    const facts = agentAnalyzer.analyze(`import { program } from "countersign";
+import { relay } from "trusted/agent";
+import { sendEmail } from "trusted/email";
+export default program({
+  rationale: "r",
+  async main() {
+    const r = await relay({ url: "https://api.bank.example/", payload: "" });
+    await sendEmail({ to: [String(r.body)], subject: "s", body: "b" });
+  },
+});
+`);
+    expect(facts.diagnostics).toEqual([]);
+    const sources = provenanceOf(facts.effects.find((e) => e.op === "email.send_email")!.args.to!);
+    expect(sources.find((p) => p.op === "agent.relay")).toMatchObject({ path: "$.body", untrusted: true });
+    expect(sources.every((p) => p.host === undefined)).toBe(true);
+    expect(sources.some((p) => p.op === "http.post" && p.untrusted)).toBe(true); // its step's answer, untrusted
   });
 });
