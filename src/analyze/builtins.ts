@@ -3,6 +3,7 @@ import type { Json } from "../model/index.js";
 import { asArray, asRecord, constant, constants, derived, join, numeric, provenanceOf, unknown } from "./lattice.js";
 import { exactMembers } from "../environment/index.js";
 import { fromJs, MAX_STRING, truthy } from "./operators.js";
+import { isResultView } from "./result-view.js";
 import { iterated } from "./values.js";
 
 /**
@@ -100,6 +101,9 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
         const t = truthy(first);
         return t === "maybe" ? constants([true, false]) : constant(t === "yes");
       }
+      case "JSON.parse":
+        // A part's text parsed lies inside that part: its fields are read on under the part's path.
+        return args.length === 1 && isResultView(first) ? first : undefined;
       case "JSON.stringify":
         return first.kind === "const" && args.length === 1 ? exactly([first], source, ([v]) => JSON.stringify(v)) : undefined;
       case "Object.keys": {

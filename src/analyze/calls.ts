@@ -1,5 +1,6 @@
 import { ts } from "./typescript.js";
 import type { AbstractValue, CountRange, Json, Provenance } from "../model/index.js";
+import { urlHost } from "../constraint/index.js";
 import { everyResultField, type LoadedAction } from "../manifest/index.js";
 import { bindName, withDefault } from "./bind.js";
 import { namespaces as environmentNamespaces } from "../environment/index.js";
@@ -133,8 +134,10 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   if (api !== undefined) {
     const args = call.arguments.map((a) => evaluate(it, a, state));
     if (api.kind !== "action") return unknown(`${api.name}()`);
-    it.recordCall(state, call, api.action, actionArgs(api.action, args[0] ?? unknown("undefined")));
-    return it.promiseOf(it.result(resultProvenance(it, api.action)));
+    const given = actionArgs(api.action, args[0] ?? unknown("undefined"));
+    it.recordCall(state, call, api.action, given);
+    const { own, steps } = resultProvenance(it, api.action, given);
+    return it.promiseOf(it.result([own], steps));
   }
   const callee = skipOuter(call.expression);
   if (ts.isArrowFunction(callee) || ts.isFunctionExpression(callee)) {
@@ -161,10 +164,19 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
  * Where a trusted call's result comes from. An agent action returns its last step's output, which
  * may hold what any earlier step read: its result derives from every step's op as well as its own.
  */
-function resultProvenance(it: Interpreter, action: LoadedAction): Provenance[] {
-  const own: Provenance = { source: `result of ${action.op}`, untrusted: !resultTrusted(action), op: action.op };
+function resultProvenance(it: Interpreter, action: LoadedAction, args: Record<string, AbstractValue>): { own: Provenance; steps: Provenance[] } {
+  // What an agent action does with its `url` input is the agent's word: only a trusted op's call says where it went.
+  const host = args.url === undefined || isAgentAction(action) ? null : oneHost(args.url);
+  const own: Provenance = { source: `result of ${action.op}`, untrusted: !resultTrusted(action), op: action.op, ...(host === null ? {} : { host }) };
   const steps = it.set.agent?.actions.get(action.op)?.steps ?? [];
-  return [own, ...steps.map((step) => ({ source: `result of ${step.op}, a step of ${action.op}`, untrusted: true, op: step.op }))];
+  return { own, steps: steps.map((step) => ({ source: `result of ${step.op}, a step of ${action.op}`, untrusted: true, op: step.op })) };
+}
+
+/** The one host every value a call's `url` may take goes to (`host` or `host:port`), or null when there is not one known host. */
+function oneHost(url: AbstractValue): string | null {
+  const hosts = url.kind === "const" ? url.values.map((v) => (typeof v === "string" ? urlHost(v, false) : null)) : url.kind === "string" ? [urlHost(url.prefix, true)] : [null];
+  const first = hosts[0] ?? null;
+  return hosts.every((h) => h === first) ? first : null;
 }
 
 /**
@@ -172,7 +184,11 @@ function resultProvenance(it: Interpreter, action: LoadedAction): Provenance[] {
  * e.g. a listing of one's own sandbox). An agent's own action never vouches for what it reads.
  */
 function resultTrusted(action: LoadedAction): boolean {
-  return everyResultField(action.manifest, "trusted") && !action.op.startsWith("agent.");
+  return everyResultField(action.manifest, "trusted") && !isAgentAction(action);
+}
+
+function isAgentAction(action: LoadedAction): boolean {
+  return action.op.startsWith("agent.");
 }
 
 interface Arguments {

@@ -5,6 +5,7 @@ import type { Budget } from "./budget.js";
 import type { LoadedAction, ManifestSet } from "../manifest/index.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { provenanceKey } from "../constraint/index.js";
+import { resultView } from "./result-view.js";
 import { derived, isNumber, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
 import { nullish } from "./operators.js";
 import type { Scan } from "./scan.js";
@@ -169,10 +170,10 @@ export class Interpreter {
     if (added.length > 0) this.influence = [...this.influence, ...added];
   }
 
-  /** A trusted call's result, with its source noted for `caught`. */
-  result(provenance: Provenance[]): AbstractValue {
-    this.results = mergeProvenance([this.results, provenance]);
-    return { kind: "unknown", provenance };
+  /** A trusted call's result, with its sources noted for `caught`: `own` its op's, which the parts read from it narrow (see resultView). */
+  result(own: Provenance[], others: Provenance[]): AbstractValue {
+    this.results = mergeProvenance([this.results, own, others]);
+    return resultView(own, others);
   }
 
   /** A catch block runs: whether it does may depend on any result read so far. */

@@ -1,5 +1,6 @@
 import type { AbstractValue } from "../model/index.js";
 import type { Json } from "../model/index.js";
+import { viewPart } from "./result-view.js";
 import { asArray, asCollection, type Collection, constant, constants, derived, isNumber, isPlainObject, join, numeric, tuple, tupleParts, unknown } from "./lattice.js";
 
 /** Reading `key` from one JSON value the way JavaScript would; undefined when it is not an own, plain value. */
@@ -43,7 +44,8 @@ export function getProperty(v: AbstractValue, key: string): AbstractValue {
     case "string":
       return derived([v], `property ${key} of a string`); // the length is read above
     case "unknown":
-      return isNumber(v) ? derived([v], `property ${key} of a number`) : v; // not a number itself
+      if (isNumber(v)) return derived([v], `property ${key} of a number`);
+      return viewPart(v, key, isIndex(key)) ?? v; // not a number itself
   }
 }
 

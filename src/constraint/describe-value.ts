@@ -57,7 +57,8 @@ const MAX_READS = 3;
  * Where a value comes from, for a person deciding — the one wording of a source list, on every
  * surface (`policy explain`, the approval page, the terminal approver) and inside values:
  * `the result of email.get_draft (id = "r-1") — untrusted; loop variable`, or `none` when it has
- * no source at all. Untrusted sources come first; an agent action's result is one entry naming
+ * no source at all; a part of a result is named (`the result of http.get (…), field $.body.iban`),
+ * and so is the policy entry that vouched for a source. Untrusted sources come first; an agent action's result is one entry naming
  * the ops its steps call (it returns its last step's output, which may hold any earlier one's).
  */
 export function describeSources(sources: readonly Provenance[], none: string, calls: SourceCalls = []): string {
@@ -77,7 +78,7 @@ export function describeSources(sources: readonly Provenance[], none: string, ca
   }
   const marked = listed.map((p) => ({ p, untrusted: p.untrusted || (p.op !== undefined && untrusted.has(p.op)) }));
   const ordered = [...marked.filter((m) => m.untrusted), ...marked.filter((m) => !m.untrusted)];
-  return [...new Set(ordered.map((m) => `${describeSource(m.p, steps, calls)}${m.untrusted ? " — untrusted" : ""}`))].join("; ");
+  return [...new Set(ordered.map((m) => `${describeSource(m.p, steps, calls)}${m.untrusted ? " — untrusted" : m.p.trustedBy === undefined ? "" : ` — trusted by the policy's ${m.p.trustedBy}`}`))].join("; ");
 }
 
 /**
@@ -98,7 +99,8 @@ function describeSource(p: Provenance, steps: ReadonlyMap<string, ReadonlySet<st
   if (p.op === undefined || PASTED.test(p.source)) return p.source;
   const read = steps.get(p.op);
   const through = read === undefined ? "" : `, which may hold what its steps got back: ${[...read].map((op) => `${op}${reads(op, calls)}`).join(", ")}`;
-  return `the result of ${p.op}${reads(p.op, calls)}${through}`;
+  const field = p.path === undefined || p.path === "$" ? "" : `, field ${p.path}`;
+  return `the result of ${p.op}${reads(p.op, calls)}${field}${through}`;
 }
 
 /** ` (id = "r-1")`: what the program's calls of `op` read, a few of them; empty when none is known. */

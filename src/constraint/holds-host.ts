@@ -21,8 +21,25 @@ export function holdsHostIn(entries: readonly string[], prefix: string): Verdict
   if (after === undefined || after === "\t" || after === "\n" || after === "\r") return "maybe";
   if (after !== ":") return "no";
   if (!["http", "https"].includes(scheme.toLowerCase())) return "no";
-  if (!AUTHORITY.test(prefix)) return "maybe";
-  const target = urlHostPort(prefix);
+  const target = prefixTarget(prefix);
   if (target === null) return "maybe";
   return hostAllowed(entries, target) ? "yes" : "no";
+}
+
+/** Where every string starting with `prefix` goes, when the prefix holds the whole authority (see above); null otherwise. */
+function prefixTarget(prefix: string): Readonly<{ host: string; port: number }> | null {
+  return AUTHORITY.test(prefix) ? urlHostPort(prefix) : null;
+}
+
+const DEFAULT_PORT: Readonly<Record<string, number>> = { "http:": 80, "https:": 443 };
+
+/**
+ * The one host a URL goes to, as `host` or `host:port` (the port only when it is not the
+ * scheme's default); null for no http(s) URL. With `prefix`, the host every string starting with
+ * `url` goes to, null when the prefix does not decide it.
+ */
+export function urlHost(url: string, prefix: boolean): string | null {
+  const target = prefix ? prefixTarget(url) : urlHostPort(url);
+  if (target === null) return null;
+  return target.port === DEFAULT_PORT[new URL(url).protocol] ? target.host : `${target.host}:${target.port}`;
 }

@@ -22,5 +22,7 @@ export { constraintOf } from "./constraint-of.js";
 export { absentInput } from "./effect-options.js";
 export { isElementwise } from "./elementwise.js";
 export { mentionsSources, sourceVerdict, withoutSources, type SourceCondition } from "./sources.js";
+export { urlHost } from "./holds-host.js";
+export { canonicalFieldPath, elementPath, fieldPath, pathCovers } from "./field-path.js";
 export { mergeProvenance, provenanceKey, provenanceOf } from "./provenance-of.js";
 export { isAddress, mailboxOf } from "./email-address.js";

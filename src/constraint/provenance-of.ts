@@ -34,6 +34,6 @@ export function mergeProvenance(lists: Provenance[][]): Provenance[] {
 
 /** What makes two sources the same one. */
 export function provenanceKey(p: Provenance): string {
-  return `${p.untrusted}:${p.op ?? ""}:${p.source}`;
+  return `${p.untrusted}:${p.op ?? ""}:${p.path ?? "$"}:${p.host ?? ""}:${p.source}`;
 }
 

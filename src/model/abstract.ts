@@ -7,11 +7,17 @@ import { Json } from "./json.js";
  * third party may control it. `op` names the connector op whose result it is; an untrusted source
  * without `op` is of unknown origin (a variable changed by a callback, a caught error) and may
  * hold any op's result. A value with no source at all is made of the program's own literals.
+ * `path` narrows an op's source to one part of its result (`$.payee.iban`, `$.items[*].iban`;
+ * absent: any part, `$`), `host` says where the call that returned it went; a policy's
+ * `[[trusted]]` entries read both, and `trustedBy` names the entry that vouched for the source.
  */
 export const Provenance = z.object({
   source: z.string(), // e.g. "result of email.get_draft", "loop variable", "Date.now()"
   untrusted: z.boolean(),
   op: z.string().optional(), // e.g. "email.get_draft": the value derives from that op's result
+  path: z.string().optional(), // e.g. "$.iban": the value is that part of the result, or lies inside it
+  host: z.string().optional(), // e.g. "api.bank.example": every url the call may be given goes there
+  trustedBy: z.string().optional(), // e.g. `[[trusted]] op = "http.get", host = "api.bank.example"`
 });
 export type Provenance = z.infer<typeof Provenance>;
 

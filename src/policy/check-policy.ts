@@ -1,10 +1,10 @@
 import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import { lineOf, type FieldPath, type KeyLines } from "../model/index.js";
-import { checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
+import { checkRuleAgainstManifests, unknownOpProblem } from "./check-rules-against-manifests.js";
 import { parsePolicyFile } from "./parse-policy-file.js";
 import { policyHash } from "./policy-hash.js";
-import { DEFAULT_GIVEN_HOURS, type DefaultDecision, type LoadedRule, type Policy, type PolicyFile, type PolicyProblem } from "./schema.js";
+import { DEFAULT_GIVEN_HOURS, type DefaultDecision, type LoadedRule, type LoadedTrustedEntry, type Policy, type PolicyFile, type PolicyProblem } from "./schema.js";
 
 export interface PolicyOptions {
   /** When given, every rule's op and inputs must exist in these manifests. */
@@ -33,6 +33,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
   let fallback: { value: DefaultDecision; file: string } | undefined;
   let givenHours: { value: number; file: string } | undefined;
   const rules: LoadedRule[] = [];
+  const trusted: LoadedTrustedEntry[] = [];
   const ids = new Map<string, string>();
   for (const { file, text } of sources) {
     const parsed = parsePolicyFile(file, text, { home: options.home, ownAddresses: options.ownAddresses ?? [] });
@@ -47,6 +48,11 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     if (hours !== undefined) {
       if (givenHours === undefined) givenHours = { value: hours, file };
       else problems.push(at(["given_hours"], { field: "given_hours", message: `given_hours is already set in ${givenHours.file}; only one policy file may set it` }));
+    }
+    for (const { entry, index } of parsed.trusted) {
+      trusted.push({ ...entry, file });
+      const unknownOp = options.manifests === undefined ? undefined : unknownOpProblem(entry.op, options.manifests);
+      if (unknownOp !== undefined) problems.push(at(["trusted", index, "op"], { field: `trusted.${index}.op`, message: unknownOp }));
     }
     for (const { rule, index } of parsed.rules) {
       const first = ids.get(rule.id);
@@ -63,7 +69,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     }
   }
   if (problems.length > 0) return { problems };
-  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", givenHours: givenHours?.value ?? DEFAULT_GIVEN_HOURS, ownAddresses: options.ownAddresses ?? [], rules, sha256: policyHash(whole) };
+  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", givenHours: givenHours?.value ?? DEFAULT_GIVEN_HOURS, ownAddresses: options.ownAddresses ?? [], rules, ...(trusted.length === 0 ? {} : { trusted }), sha256: policyHash(whole) };
   return { policy, problems };
 }
 

@@ -14,10 +14,9 @@ export interface RuleProblem {
  * rule's op matches declares or resolves it.
  */
 export function checkRuleAgainstManifests(rule: PolicyRule, set: ManifestSet): RuleProblem[] {
+  const unknownOp = unknownOpProblem(rule.op, set);
+  if (unknownOp !== undefined) return [{ path: ["op"], message: unknownOp }];
   const actions = [...set.actions.values()].filter((a) => matchOp(rule.op, a.op));
-  if (actions.length === 0) {
-    return [{ path: ["op"], message: rule.op.includes("*") ? `"${rule.op}" matches no action in the manifests` : `no action "${rule.op}" in the manifests` }];
-  }
   const problems: RuleProblem[] = [];
   // The inputs the wrapper resolves before each call (send_draft's `to`) are checked as arguments too.
   const inputs = new Set(actions.flatMap((a) => [...a.manifest.inputs.map((i) => i.name), ...Object.keys(a.manifest.resolve?.inputs ?? {})]));
@@ -28,4 +27,10 @@ export function checkRuleAgainstManifests(rule: PolicyRule, set: ManifestSet): R
   const distinct = rule.when?.distinct;
   if (distinct !== undefined && !inputs.has(distinct)) problems.push({ path: ["when", "distinct"], message: `"${distinct}" is not an input of ${rule.op} (${known})` });
   return problems;
+}
+
+/** Why an op or glob names no action of the manifests (a typo would silently never match), or undefined when it names one. */
+export function unknownOpProblem(op: string, set: ManifestSet): string | undefined {
+  if ([...set.actions.values()].some((a) => matchOp(op, a.op))) return undefined;
+  return op.includes("*") ? `"${op}" matches no action in the manifests` : `no action "${op}" in the manifests`;
 }

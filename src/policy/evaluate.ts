@@ -9,6 +9,7 @@ import { manifestView } from "./manifest-view.js";
 import { narrowEffect } from "./narrow-effect.js";
 import { negation } from "./negation.js";
 import { preparedFacts } from "./prepared-facts.js";
+import { withTrustedSources } from "./trust-sources.js";
 import type { LoadedRule, Policy } from "./schema.js";
 import { ruleArgs } from "./widen-addresses.js";
 
@@ -32,7 +33,8 @@ export interface Evaluation {
  * manifests in, reasoning out. `complete` checks every rule whose op matches (explain); without
  * it only the rules that can change the verdict are checked (decide), with the same decision.
  */
-export function evaluate(facts: Facts, policy: Policy, set: ManifestSet, complete: boolean): Evaluation {
+export function evaluate(analyzed: Facts, policy: Policy, set: ManifestSet, complete: boolean): Evaluation {
+  const facts = withTrustedSources(analyzed, policy); // the user's [[trusted]] entries, before any rule is read
   const refused = refusal(facts);
   if (refused !== null) {
     const effects = facts.effects.map((effect) => ({

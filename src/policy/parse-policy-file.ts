@@ -2,13 +2,14 @@ import { TomlDate } from "smol-toml";
 import { parseToml } from "../model/index.js";
 import { lineOf, type FieldPath, type KeyLines } from "../model/index.js";
 import { resolveForUser, type PolicyUser } from "./resolve-for-user.js";
-import { DefaultDecision, PolicyFile, PolicyRule, type PolicyProblem } from "./schema.js";
+import { DefaultDecision, PolicyFile, PolicyRule, TrustedEntry, type PolicyProblem } from "./schema.js";
 
 /** One policy file's text, read: what is valid in it (even when other parts are not), and every problem. */
 export interface ParsedPolicyFile {
   content?: PolicyFile; // the whole file, present exactly when it has no problem
   default?: DefaultDecision;
   rules: { rule: PolicyRule; index: number }[]; // every rule that is valid by itself, with its position
+  trusted: { entry: TrustedEntry; index: number }[]; // every [[trusted]] entry that is valid by itself, with its position
   problems: PolicyProblem[];
   lines: KeyLines;
 }
@@ -20,7 +21,7 @@ export interface ParsedPolicyFile {
  */
 export function parsePolicyFile(file: string, text: string, user: PolicyUser): ParsedPolicyFile {
   const parsed = parseToml(text);
-  if (parsed.problem !== undefined) return { rules: [], problems: [{ file, ...parsed.problem }], lines: parsed.lines };
+  if (parsed.problem !== undefined) return { rules: [], trusted: [], problems: [{ file, ...parsed.problem }], lines: parsed.lines };
   const { value: raw, lines } = parsed;
   const at = (path: FieldPath, message: string): PolicyProblem => problemAt(file, lines, raw, path, message);
 
@@ -29,7 +30,10 @@ export function parsePolicyFile(file: string, text: string, user: PolicyUser): P
   const isDate = new Set(dates.map((path) => path.join(".")));
   const expanded = resolvedForUser(raw, user);
   const result = PolicyFile.safeParse(expanded);
-  if (result.success && dates.length === 0) return { content: result.data, default: result.data.default, rules: result.data.rules.map((rule, index) => ({ rule, index })), problems, lines };
+  if (result.success && dates.length === 0) {
+    const trusted = (result.data.trusted ?? []).map((entry, index) => ({ entry, index }));
+    return { content: result.data, default: result.data.default, rules: result.data.rules.map((rule, index) => ({ rule, index })), trusted, problems, lines };
+  }
   for (const issue of result.error?.issues ?? []) {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) problems.push(at([...(issue.path as FieldPath), key], unknownKeyMessage(issue.path, key)));
@@ -43,8 +47,13 @@ export function parsePolicyFile(file: string, text: string, user: PolicyUser): P
     const one = PolicyRule.safeParse(rule);
     return one.success && !dates.some((d) => d[0] === "rules" && d[1] === index) ? [{ rule: one.data, index }] : [];
   });
+  const rawTrusted = isRecord(expanded) && Array.isArray(expanded.trusted) ? expanded.trusted : [];
+  const trusted = rawTrusted.flatMap((entry, index) => {
+    const one = TrustedEntry.safeParse(entry);
+    return one.success && !dates.some((d) => d[0] === "trusted" && d[1] === index) ? [{ entry: one.data, index }] : [];
+  });
   const fallback = DefaultDecision.safeParse(isRecord(raw) ? raw.default : undefined);
-  return { ...(fallback.success ? { default: fallback.data } : {}), rules, problems, lines };
+  return { ...(fallback.success ? { default: fallback.data } : {}), rules, trusted, problems, lines };
 }
 
 const WHEN_EXAMPLES: Readonly<Record<string, string>> = {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { EffectConstraint, OpPattern, ValueConstraint } from "../model/index.js";
+import { canonicalFieldPath } from "../constraint/index.js";
+import { EffectConstraint, OpPattern, readHostEntry, ValueConstraint } from "../model/index.js";
 
 /**
  * The shape of one policy file (`policies/*.toml`, DESIGN.md section 7), checked alone.
@@ -68,18 +69,57 @@ export type PolicyRule = z.infer<typeof PolicyRule>;
 /** How long, by default, what a run gave an agent back counts against its later programs. */
 export const DEFAULT_GIVEN_HOURS = 24;
 
+/**
+ * A `[[trusted]]` entry: the user vouches for what an op returns, or only for some parts of it
+ * (`fields`, paths as in the facts: `$.iban`, `$.payee`, `$.items[*].iban`; absent: the whole
+ * result), from one host only when `host` is given. A source it matches is trusted wherever the
+ * rules look (see trustSources). Only the user's policy files can say it.
+ */
+export const TrustedEntry = z
+  .object({
+    op: OpPattern,
+    host: z.string().transform(canonical(hostEntry, 'must be a host name, with the port only when it is not the default one, e.g. "api.bank.example"')).optional(),
+    fields: z.array(z.string().transform(canonical(canonicalFieldPath, 'must be a path into the result: "$", "$.iban", "$.payee.name", "$.items[*].iban" or \'$["a b"]\''))).min(1, "list at least one field, or leave fields out to trust the whole result").optional(),
+    reason: z.string().min(1).optional(),
+  })
+  .strict();
+export type TrustedEntry = z.infer<typeof TrustedEntry>;
+
+/** A transform to a value's one spelling, or an issue saying what it must be. */
+function canonical(spell: (raw: string) => string | undefined, message: string) {
+  return (raw: string, ctx: z.RefinementCtx): string => {
+    const spelled = spell(raw);
+    if (spelled !== undefined) return spelled;
+    ctx.addIssue({ code: "custom", message });
+    return z.NEVER;
+  };
+}
+
+/** `api.bank.example` or `api.bank.example:8443`, lower case, as the facts write a call's host. */
+function hostEntry(raw: string): string | undefined {
+  const entry = readHostEntry(raw);
+  if (entry === null) return undefined;
+  return entry.port === null ? entry.host : `${entry.host}:${entry.port}`;
+}
+
 export const PolicyFile = z
   .object({
     default: DefaultDecision.optional(),
     // How long what a run gave an agent back counts against its later programs (pasted values, `context`).
     given_hours: z.number().positive().max(24 * 366).optional(),
     rules: z.array(PolicyRule).default([]),
+    trusted: z.array(TrustedEntry).optional(),
   })
   .strict();
 export type PolicyFile = z.infer<typeof PolicyFile>;
 
 /** A rule after loading, with the file it came from. */
 export interface LoadedRule extends PolicyRule {
+  file: string;
+}
+
+/** A `[[trusted]]` entry after loading, with the file it came from. */
+export interface LoadedTrustedEntry extends TrustedEntry {
   file: string;
 }
 
@@ -91,6 +131,7 @@ export interface Policy {
   givenHours: number; // see PolicyFile.given_hours
   ownAddresses: readonly string[]; // the user's own addresses it was loaded with (`own_address`)
   rules: LoadedRule[]; // in file order, then rule order
+  trusted?: LoadedTrustedEntry[]; // in file order, then entry order; absent: none
   sha256: string; // see policyHash
 }
 

@@ -16,14 +16,14 @@ export interface Case {
 }
 
 const c = (...values: unknown[]): AbstractValue => ({ kind: "const", values: values as never[] });
-// An op's result names its op: `result of fs.read_file` comes from fs.read_file.
-const from = (source: string): Provenance => {
+// An op's result names its op: `result of fs.read_file` comes from fs.read_file; `path` is the field read from it.
+const from = (source: string, path?: string): Provenance => {
   const op = /^result of (\S+)$/.exec(source)?.[1];
-  return op === undefined ? { source, untrusted: true } : { source, untrusted: true, op };
+  return op === undefined ? { source, untrusted: true } : { source, untrusted: true, op, ...(path === undefined ? {} : { path }) };
 };
-const untrusted = (source: string): AbstractValue => ({ kind: "unknown", provenance: [from(source)] });
+const untrusted = (source: string, path?: string): AbstractValue => ({ kind: "unknown", provenance: [from(source, path)] });
 // String(x) of untrusted data: a string, any string.
-const untrustedString = (source: string): AbstractValue => ({ kind: "string", prefix: "", suffix: "", provenance: [from(source)] });
+const untrustedString = (source: string, path?: string): AbstractValue => ({ kind: "string", prefix: "", suffix: "", provenance: [from(source, path)] });
 const SEND = `subject: "s", body: "b"`;
 
 export const corpus: Case[] = [
@@ -151,7 +151,7 @@ export const corpus: Case[] = [
     main: `const f = await readFile({ path: "/home/user/Sandbox/in.txt" });\nawait writeFile({ path: "/home/user/Sandbox/out.txt", content: String(f.content).trim() });`,
     effects: [
       { op: "fs.read_file", count: [1, 1], args: { path: c("/home/user/Sandbox/in.txt") } },
-      { op: "fs.write_file", count: [1, 1], args: { content: untrusted("result of fs.read_file") } },
+      { op: "fs.write_file", count: [1, 1], args: { content: untrusted("result of fs.read_file", "$.content") } },
     ],
   },
   {
@@ -212,7 +212,7 @@ export const corpus: Case[] = [
     main: `const d = await draftEmail({ to: ["bob@x.com"], ${SEND} });\nawait sendDraft({ draft_id: String(d.id) });`,
     effects: [
       { op: "email.draft_email", count: [1, 1], args: { to: c(["bob@x.com"]) } },
-      { op: "email.send_draft", count: [1, 1], args: { draft_id: untrustedString("result of email.draft_email") } },
+      { op: "email.send_draft", count: [1, 1], args: { draft_id: untrustedString("result of email.draft_email", "$.id") } },
     ],
     statuses: ["proven"],
   },

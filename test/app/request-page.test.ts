@@ -129,7 +129,7 @@ describe("requestPage: where each argument comes from and what steers each call 
     expect(page.verdict.rulings.find((r) => r.op === "email.send_email")).toMatchObject({ verdict: "ask", rule: "email.untrusted-recipients" });
     const send = page.calls.find((c) => c.op === "email.send_email")!;
     const arg = (name: string) => send.args.find((a) => a.name === name)!;
-    expect(arg("to").value).toBe("is unknown (from the result of email.get_draft — untrusted)");
+    expect(arg("to").value).toBe("is unknown (from the result of email.get_draft, field $.body — untrusted)");
     expect(arg("to").sources).toEqual({ text: FROM_THE_DRAFT, untrusted: true, own: false });
     expect(arg("body").sources).toEqual(arg("to").sources);
     expect(arg("subject").sources).toBeNull(); // the program's own value
@@ -147,7 +147,7 @@ describe("requestPage: where each argument comes from and what steers each call 
   it("keeps hostile text in a source's description visible as text", () => {
     const page = requestPage({ request: stored(forwardDraft("r-1\u202Egpj.exe\u001b[2J")) });
     const to = page.calls.find((c) => c.op === "email.send_email")!.args.find((a) => a.name === "to")!;
-    expect(to.sources!.text).toBe('the result of email.get_draft (id = "r-1⟨U+202E⟩gpj.exe\\u001b[2J") — untrusted');
+    expect(to.sources!.text).toBe('the result of email.get_draft (id = "r-1⟨U+202E⟩gpj.exe\\u001b[2J"), field $.body — untrusted');
   });
 
   it("words an agent action's result as one source: the action and what its steps got back", () => {
@@ -170,7 +170,7 @@ export default program({
       const request: StoredRequest = { ...stored(forwardDraft()), source, facts, policy: decide(facts, policy, set) };
       const to = requestPage({ request }).calls.find((c) => c.op === "email.send_email")!.args.find((a) => a.name === "to")!;
       expect(to.sources).toEqual({
-        text: 'the result of agent.fetch_then_post, which may hold what its steps got back: http.get (url = "https://api.github.com/repos/acme/widgets"), http.post (url = "https://api.github.com/repos/https://api.github.com/repos/acme/widgets/i…) — untrusted',
+        text: 'the result of agent.fetch_then_post, field $.body, which may hold what its steps got back: http.get (url = "https://api.github.com/repos/acme/widgets"), http.post (url = "https://api.github.com/repos/https://api.github.com/repos/acme/widgets/i…) — untrusted',
         untrusted: true,
         own: false,
       });

@@ -76,7 +76,7 @@ describe("countersign check", () => {
     const io = capture();
     expect(await main(["check", "examples/draft-and-send.ts"], io)).toBe(0);
     expect(io.out).toContain("proven   atMostEmails(1) — at most 1 email.send_* call (bound 1)");
-    expect(io.out).toContain("effect   email.send_draft at 16:11 (once): draft_id is unknown (from the result of email.draft_email — untrusted)");
+    expect(io.out).toContain("effect   email.send_draft at 16:11 (once): draft_id is unknown (from the result of email.draft_email, field $.id — untrusted)");
     expect(io.out).toContain("Summary:");
   });
 

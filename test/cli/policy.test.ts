@@ -113,9 +113,9 @@ describe("countersign policy explain shows where each argument comes from (issue
     const lines = c.out().split("\n");
     const forward = lines.indexOf("10:11 email.send_email, 1 call(s)");
     expect(lines.slice(forward + 1, forward + 5)).toEqual([
-      `  to: a list of 0 or more items, each any string (from the result of email.get_draft — untrusted); comes from ${FROM_THE_DRAFT}`,
+      `  to: a list of 0 or more items, each any string (from the result of email.get_draft, field $.body — untrusted); comes from ${FROM_THE_DRAFT}`,
       `  subject: "Fwd"; comes from the program's own values`,
-      `  body: any string (from the result of email.get_draft — untrusted); comes from ${FROM_THE_DRAFT}`,
+      `  body: any string (from the result of email.get_draft, field $.body — untrusted); comes from ${FROM_THE_DRAFT}`,
       `  steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`,
     ]);
     expect(lines[forward + 7]).toMatch(/^ {2}maybe ask rule "email\.influenced-send"/);
@@ -133,7 +133,7 @@ describe("countersign policy explain shows where each argument comes from (issue
     const c = capture();
     expect(await main(["policy", "explain", programFile(forwardDraft("r-1\u202Egpj.exe\u009b2J"))], c.io)).toBe(0);
     expect(c.out()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
-    expect(c.out()).toContain('comes from the result of email.get_draft (id = "r-1⟨U+202E⟩gpj.exe⟨U+009B⟩2J") — untrusted');
+    expect(c.out()).toContain('comes from the result of email.get_draft (id = "r-1⟨U+202E⟩gpj.exe⟨U+009B⟩2J"), field $.body — untrusted');
   });
 });
 

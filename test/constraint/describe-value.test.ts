@@ -66,3 +66,20 @@ describe("describeSources: the one wording of where a value comes from", () => {
     expect(describeInfluence(undefined)).toMatch(/^not known: .* untrusted data$/);
   });
 });
+
+describe("describeSources: a part of a result, and the policy entry that trusted it", () => {
+  const bank: Provenance = { source: "result of http.get", untrusted: true, op: "http.get", path: "$.body.iban", host: "api.bank.example" };
+  const url: AbstractValue = { kind: "const", values: ["https://api.bank.example/p"] };
+  const calls = [{ op: "http.get", args: { url } }];
+
+  it("names the field read, after what the call read", () => {
+    expect(describeSources([bank], "", calls)).toBe('the result of http.get (url = "https://api.bank.example/p"), field $.body.iban — untrusted');
+    expect(describeSources([{ ...bank, path: "$" }], "")).toBe("the result of http.get — untrusted");
+  });
+
+  it("names the entry that trusted it, and never for a source still untrusted", () => {
+    const entry = '[[trusted]] op = "http.get", host = "api.bank.example"';
+    expect(describeSources([{ ...bank, untrusted: false, trustedBy: entry }], "")).toBe(`the result of http.get, field $.body.iban — trusted by the policy's ${entry}`);
+    expect(describeSources([{ ...bank, trustedBy: entry }], "")).toBe("the result of http.get, field $.body.iban — untrusted");
+  });
+});

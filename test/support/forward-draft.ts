@@ -21,4 +21,4 @@ export default program({
 export const IF_URGENT = `\n    if (body.includes("urgent")) await sendEmail({ to: ["me@example.com"], subject: "Urgent", body: "see the draft" });`;
 
 /** Where the forwarded recipients come from, as every surface words it. */
-export const FROM_THE_DRAFT = 'the result of email.get_draft (id = "r-1") — untrusted';
+export const FROM_THE_DRAFT = 'the result of email.get_draft (id = "r-1"), field $.body — untrusted';

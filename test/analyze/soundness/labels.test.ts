@@ -57,9 +57,9 @@ describe("provenance checked against labelled runs", () => {
     expect(problems).toEqual([]);
     const [first, second] = facts.effects.filter((e) => e.op === "email.send_email");
     expect(first!.sources!.to).toEqual([]);
-    expect(first!.sources!.body).toEqual([{ source: "result of email.get_draft", untrusted: true, op: "email.get_draft" }]);
+    expect(first!.sources!.body).toEqual([{ source: "result of email.get_draft", untrusted: true, op: "email.get_draft", path: "$.body" }]);
     expect(first!.influencedBy).toEqual([]);
-    expect(second!.influencedBy).toEqual([{ source: "result of email.get_draft", untrusted: true, op: "email.get_draft" }]);
+    expect(second!.influencedBy).toEqual([{ source: "result of email.get_draft", untrusted: true, op: "email.get_draft", path: "$.subject" }]);
   });
 
   it.each([
@@ -100,7 +100,7 @@ export default program({
     const { facts, problems } = checkProgram(trustingAnalyzer, trusting, source, [["a.txt"]]);
     expect(problems).toEqual([]);
     const send = facts.effects.find((e) => e.op === "email.send_email")!;
-    expect(send.sources!.body).toEqual([{ source: "result of fs.list_dir", untrusted: false, op: "fs.list_dir" }]);
+    expect(send.sources!.body).toEqual([{ source: "result of fs.list_dir", untrusted: false, op: "fs.list_dir", path: "$.entries" }]);
     expect(analyzer.analyze(source).effects.find((e) => e.op === "email.send_email")!.sources!.body![0]!.untrusted).toBe(true);
   });
 });

@@ -189,7 +189,7 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await open(`/requests/${submitted.body.id}`);
     const calls = await page.$$eval("#h-calls ~ ul.calls > li", (lis) => lis.map((li) => (li as unknown as { innerText: string }).innerText.replace(/\s+/g, " ").trim()));
     const forward = calls.find((c) => c.startsWith("email.send_email line 10"))!;
-    expect(forward).toContain(`to is unknown (from the result of email.get_draft — untrusted) comes from ${FROM_THE_DRAFT}`);
+    expect(forward).toContain(`to is unknown (from the result of email.get_draft, field $.body — untrusted) comes from ${FROM_THE_DRAFT}`);
     expect(forward).toContain('subject = "Fwd" body is'); // the program's own subject: no source shown
     expect(forward).toContain(`steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`);
     const urgent = calls.find((c) => c.startsWith("email.send_email line 11"))!;

@@ -165,10 +165,10 @@ describe("the request view", () => {
     const send = at(lines, "  email.send_email at line 10,");
     expect(lines.slice(send, send + 7)).toEqual([
       { text: "  email.send_email at line 10, 1 call" },
-      { text: "      to is unknown (from the result of email.get_draft — untrusted)" },
+      { text: "      to is unknown (from the result of email.get_draft, field $.body — untrusted)" },
       { text: `        comes from ${FROM_THE_DRAFT}`, style: "warn" },
       { text: '      subject = "Fwd"' },
-      { text: "      body is any string (from the result of email.get_draft — untrusted)" },
+      { text: "      body is any string (from the result of email.get_draft, field $.body — untrusted)" },
       { text: `        comes from ${FROM_THE_DRAFT}`, style: "warn" },
       { text: `      steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`, style: "warn" },
     ]);

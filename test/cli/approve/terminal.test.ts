@@ -141,7 +141,7 @@ describe("countersign approve in a terminal", () => {
     const rows = (await t.waitForText("  email.send_email at line 11, 0..1 calls", 30_000)).split("\n");
     const send = rows.indexOf("  email.send_email at line 10, 1 call");
     expect(send).toBeGreaterThan(0);
-    expect(rows.slice(send + 1, send + 3)).toEqual(["      to is unknown (from the result of email.get_draft — untrusted)", `        comes from ${FROM_THE_DRAFT}`]);
+    expect(rows.slice(send + 1, send + 3)).toEqual(["      to is unknown (from the result of email.get_draft, field $.body — untrusted)", `        comes from ${FROM_THE_DRAFT}`]);
     // Wrapped to the terminal's width: read as one text.
     const text = rows.join(" ").replace(/\s+/g, " ");
     const steered = `steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`;
