@@ -1,7 +1,7 @@
 import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import { lineOf, type FieldPath, type KeyLines } from "../model/index.js";
-import { checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
+import { checkOpPattern, checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
 import { parsePolicyFile } from "./parse-policy-file.js";
 import { policyHash } from "./policy-hash.js";
 import type { DefaultDecision, LoadedRule, Policy, PolicyFile, PolicyProblem } from "./schema.js";
@@ -33,6 +33,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
   let fallback: { value: DefaultDecision; file: string } | undefined;
   const rules: LoadedRule[] = [];
   const ids = new Map<string, string>();
+  const handles = new Set<string>();
   for (const { file, text } of sources) {
     const parsed = parsePolicyFile(file, text, { home: options.home, ownAddresses: options.ownAddresses ?? [] });
     problems.push(...parsed.problems);
@@ -41,6 +42,12 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     if (parsed.default !== undefined) {
       if (fallback === undefined) fallback = { value: parsed.default, file };
       else problems.push(at(["default"], { field: "default", message: `default is already set in ${fallback.file}; only one policy file may set it` }));
+    }
+    for (const [index, pattern] of (parsed.content?.handles ?? []).entries()) {
+      handles.add(pattern);
+      if (options.manifests === undefined) continue;
+      const problem = checkOpPattern(pattern, options.manifests);
+      if (problem !== undefined) problems.push(at(["handles", index], { field: `handles.${index}`, message: problem }));
     }
     for (const { rule, index } of parsed.rules) {
       const first = ids.get(rule.id);
@@ -57,7 +64,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     }
   }
   if (problems.length > 0) return { problems };
-  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", rules, sha256: policyHash(whole) };
+  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", rules, handles: [...handles].sort(), sha256: policyHash(whole) };
   return { policy, problems };
 }
 

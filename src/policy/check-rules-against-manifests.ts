@@ -15,9 +15,8 @@ export interface RuleProblem {
  */
 export function checkRuleAgainstManifests(rule: PolicyRule, set: ManifestSet): RuleProblem[] {
   const actions = [...set.actions.values()].filter((a) => matchOp(rule.op, a.op));
-  if (actions.length === 0) {
-    return [{ path: ["op"], message: rule.op.includes("*") ? `"${rule.op}" matches no action in the manifests` : `no action "${rule.op}" in the manifests` }];
-  }
+  const unknown = checkOpPattern(rule.op, set);
+  if (unknown !== undefined) return [{ path: ["op"], message: unknown }];
   const problems: RuleProblem[] = [];
   // The inputs the wrapper resolves before each call (send_draft's `to`) are checked as arguments too.
   const inputs = new Set(actions.flatMap((a) => [...a.manifest.inputs.map((i) => i.name), ...Object.keys(a.manifest.resolve?.inputs ?? {})]));
@@ -28,4 +27,10 @@ export function checkRuleAgainstManifests(rule: PolicyRule, set: ManifestSet): R
   const distinct = rule.when?.distinct;
   if (distinct !== undefined && !inputs.has(distinct)) problems.push({ path: ["when", "distinct"], message: `"${distinct}" is not an input of ${rule.op} (${known})` });
   return problems;
+}
+
+/** Why an op pattern selects no action of the manifests, or undefined when it selects some. */
+export function checkOpPattern(pattern: string, set: ManifestSet): string | undefined {
+  if ([...set.actions.values()].some((a) => matchOp(pattern, a.op))) return undefined;
+  return pattern.includes("*") ? `"${pattern}" matches no action in the manifests` : `no action "${pattern}" in the manifests`;
 }

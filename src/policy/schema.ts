@@ -61,6 +61,8 @@ export const PolicyFile = z
   .object({
     default: DefaultDecision.optional(),
     rules: z.array(PolicyRule).default([]),
+    // Ops whose untrusted results `main` returns as handles, not text (quarantined results).
+    handles: z.array(OpPattern).optional(),
   })
   .strict();
 export type PolicyFile = z.infer<typeof PolicyFile>;
@@ -76,6 +78,7 @@ export interface Policy {
   files: string[]; // absolute paths, sorted by file name
   default: DefaultDecision;
   rules: LoadedRule[]; // in file order, then rule order
+  handles: string[]; // op patterns of every file's `handles`, without repeats, sorted
   sha256: string; // see policyHash
 }
 

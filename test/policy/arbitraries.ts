@@ -84,6 +84,7 @@ export const policy: fc.Arbitrary<Policy> = fc.record({
   files: ["/p/p.toml"],
   default: fallback,
   rules: rules.map((r, i): LoadedRule => ({ ...r, id: `r${i}`, file: "/p/p.toml" })),
+  handles: [],
   sha256: "0".repeat(64),
 }));
 
