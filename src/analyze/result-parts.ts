@@ -1,12 +1,10 @@
-import type { AbstractValue, Provenance, ResultPart } from "../model/index.js";
+import { elementPath, fieldPath, type AbstractValue, type Provenance, type ResultPart } from "../model/index.js";
 import { asArray, asRecord, provenanceOf } from "./lattice.js";
 
 /** How deep the parts of a returned value are followed; a part deeper down is described as a whole. */
 export const MAX_RESULT_DEPTH = 4;
 /** How many parts are listed at most; past this the whole value is one part. */
 export const MAX_RESULT_PARTS = 64;
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**
  * The provenance of what `main` returns, part by part: each field of a record, the element of an
@@ -22,8 +20,8 @@ export function resultParts(value: AbstractValue, influence: readonly Provenance
     const fields = depth < MAX_RESULT_DEPTH ? asRecord(v) : undefined;
     const array = depth < MAX_RESULT_DEPTH && fields === undefined ? asArray(v) : undefined;
     if (fields !== undefined && Object.keys(fields).length > 0) {
-      for (const [key, field] of Object.entries(fields)) visit(`${path}${IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}`, field, depth + 1);
-    } else if (array !== undefined && array.length.max !== 0) visit(`${path}[*]`, array.element, depth + 1);
+      for (const [key, field] of Object.entries(fields)) visit(fieldPath(path, key), field, depth + 1);
+    } else if (array !== undefined && array.length.max !== 0) visit(elementPath(path), array.element, depth + 1);
     else parts.push(part(path, v));
   };
   visit("$", value, 0);
@@ -32,5 +30,6 @@ export function resultParts(value: AbstractValue, influence: readonly Provenance
 
 function describe(path: string, provenance: readonly Provenance[], steered: boolean): ResultPart {
   const from = [...new Set(provenance.flatMap((p) => (p.op === undefined ? [] : [p.op])))].sort();
-  return { path, from, untrusted: steered || provenance.some((p) => p.untrusted) };
+  const handles = [...new Set(provenance.flatMap((p) => (p.handle === undefined ? [] : [p.handle])))].sort();
+  return { path, from, untrusted: steered || provenance.some((p) => p.untrusted), ...(handles.length === 0 ? {} : { handles }) };
 }

@@ -12,6 +12,7 @@ export const Provenance = z.object({
   source: z.string(), // e.g. "result of email.get_draft", "loop variable", "Date.now()"
   untrusted: z.boolean(),
   op: z.string().optional(), // e.g. "email.get_draft": the value derives from that op's result
+  handle: z.string().optional(), // e.g. "h_x": a quarantined result the program took up with fromHandle
 });
 export type Provenance = z.infer<typeof Provenance>;
 

@@ -87,8 +87,21 @@ export const ResultPart = z.object({
   path: z.string(),
   from: z.array(z.string()),
   untrusted: z.boolean(),
+  handles: z.array(z.string()).optional(), // the quarantined results (fromHandle) its data may derive from; absent when none
 });
 export type ResultPart = z.infer<typeof ResultPart>;
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** The path of field `key` inside the part at `path`: `$.summary`, or `$["two words"]` for a key that is no identifier. */
+export function fieldPath(path: string, key: string): string {
+  return `${path}${IDENTIFIER.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`}`;
+}
+
+/** The path of every element of the array at `path`. */
+export function elementPath(path: string): string {
+  return `${path}[*]`;
+}
 
 /** Everything countersign proved about one program: the input of every later stage. */
 export const Facts = z.object({
