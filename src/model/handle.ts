@@ -22,6 +22,9 @@ export const HandleDescription = z
   .strict();
 export type HandleDescription = z.infer<typeof HandleDescription>;
 
+/** The most JSON text one held value may be: the sandbox's default cap on main's value. */
+export const MAX_HELD_BYTES = 64 * 1024;
+
 /** A quarantined value the authority keeps for the submitter, with where it stood in the run's output. */
 export const HeldValue = z
   .object({

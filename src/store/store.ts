@@ -10,6 +10,7 @@ import { expireDue } from "./expire-requests.js";
 import { getRequest, listRequests, recordedSince, type RecordedRequest, type RequestPage } from "./list-requests.js";
 import { ReadCache } from "./read-cache.js";
 import { receiptToHandOut, recordReceipt, redeemReceipt, type ReceiptRecord, type ReceiptToHandOut, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
+import { putHandles, readHandle, type HandleRow, type StoredHandle } from "./handles.js";
 import { useLoginLink, type LoginLink } from "./login-links.js";
 import { forgetRule, listRememberedRules, type StoredRule } from "./remembered-rules.js";
 import { SubmitQueue, type SubmitResult } from "./submit-request.js";
@@ -95,6 +96,15 @@ export class Store implements RedemptionStore {
   /** True for the first use of an approver login link before it expires; false ever after. */
   useLoginLink(link: LoginLink): Promise<boolean> {
     return useLoginLink(this.#ctx, link);
+  }
+
+  /** Keep the values a run held back from its submitter (quarantined results). */
+  putHandles(rows: readonly HandleRow[]): Promise<void> {
+    return putHandles(this.#ctx, rows);
+  }
+  /** A held value for its own submitter only; undefined when unknown, another's, or expired. */
+  readHandle(id: string, submitter: string): Promise<StoredHandle | undefined> {
+    return readHandle(this.#ctx, id, submitter);
   }
 
   listRememberedRules(): Promise<StoredRule[]> {
