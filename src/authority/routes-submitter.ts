@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { authorityContext, checkProgram, issueRequestReceipt, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest, type ProgramInput } from "../app/index.js";
+import { authorityContext, checkProgram, issueRequestReceipt, readHandle, readRequest, redeemReceipt, reviewRequest, submitRequest, withdrawRequest, type ProgramInput } from "../app/index.js";
 import { CheckBody, RedeemBody, SubmitBody } from "../model/index.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { eitherAuth, recheckSubmitter, submitterAuth } from "./guards.js";
@@ -16,7 +16,7 @@ const DEFAULT_SOURCE_NAME = "program.ts";
 /** A compact JWS is base64url and dots, none of which JSON escapes: its JSON string is itself in quotes (JSON.stringify took longer to scan it). */
 const COMPACT_JWS = /^[A-Za-z0-9_.-]*$/;
 
-/** The agent's routes: submit, check, read and withdraw its own requests, wait for a decision, redeem a receipt. */
+/** The agent's routes: submit, check, read and withdraw its own requests, wait for a decision, redeem a receipt, read its held values. */
 export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   const ctx = deps.state.ctx;
   const submitter = submitterAuth(deps);
@@ -82,6 +82,9 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   app.post("/v1/requests/:id/withdraw", submitter, async (c) => {
     return c.json(submitterView(await withdrawRequest(ctx, c.req.param("id"), c.get("submitter"))));
   });
+
+  // A held value, for the runner of a program that takes it up with fromHandle: its own submitter's only.
+  app.get("/v1/handles/:id", submitter, async (c) => c.json(await readHandle(ctx, c.req.param("id"), c.get("submitter"))));
 
   app.post("/v1/receipts/:jti/redeem", submitter, async (c) => {
     const { exp } = await readBody(c, RedeemBody, deps.maxBodyBytes);

@@ -35,3 +35,15 @@ export const HeldValue = z
   })
   .strict();
 export type HeldValue = z.infer<typeof HeldValue>;
+
+/** `GET /v1/handles/:id`: a held value as its own submitter's runner reads it, to hand to the program. */
+export const HandleView = z
+  .object({
+    id: HandleId,
+    value: Json,
+    from: z.array(z.string()),
+    request_id: z.string(),
+    expires_at: z.string(), // ISO 8601
+  })
+  .strict();
+export type HandleView = z.infer<typeof HandleView>;
