@@ -47,3 +47,18 @@ export const HandleView = z
   })
   .strict();
 export type HandleView = z.infer<typeof HandleView>;
+
+/** The ids of the handle descriptions in a value as shown to the agent, in order, without repeats. */
+export function handlesIn(value: Json): string[] {
+  const ids = new Set<string>();
+  const visit = (v: Json): void => {
+    if (Array.isArray(v)) v.forEach(visit);
+    else if (v !== null && typeof v === "object") {
+      const described = HandleDescription.safeParse(v);
+      if (described.success) ids.add(described.data.$handle);
+      else Object.values(v).forEach(visit);
+    }
+  };
+  visit(value);
+  return [...ids];
+}
