@@ -133,6 +133,7 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   }
   if (api !== undefined) {
     const args = call.arguments.map((a) => evaluate(it, a, state));
+    if (api.kind === "countersign" && api.name === "fromHandle") return it.promiseOf(it.result([handleSource(call)], []));
     if (api.kind !== "action") return unknown(`${api.name}()`);
     const given = actionArgs(api.action, args[0] ?? unknown("undefined"));
     it.recordCall(state, call, api.action, given);
@@ -158,6 +159,16 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   const target = evaluate(it, callee, state);
   if (call.questionDotToken !== undefined) it.mayShortCircuit(target, state);
   return derived([target, evaluateArgs(it, call.arguments, state).list], "the result of a function value");
+}
+
+/**
+ * A quarantined result taken up by its id (a literal: the construct check refuses any other
+ * argument). Which ops it came from is the authority's to say when the program is submitted.
+ */
+function handleSource(call: ts.CallExpression): Provenance {
+  const id = call.arguments[0];
+  const handle = id !== undefined && (ts.isStringLiteral(id) || ts.isNoSubstitutionTemplateLiteral(id)) ? id.text : "an unknown handle";
+  return { source: `quarantined result ${handle}`, untrusted: true, handle };
 }
 
 /**

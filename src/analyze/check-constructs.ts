@@ -1,5 +1,5 @@
 import { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/index.js";
+import { HandleId, type Diagnostic } from "../model/index.js";
 import { diagnosticAt } from "./diagnostic.js";
 import type { ProgramShape } from "./program-shape.js";
 import { valueSymbol } from "./scan.js";
@@ -140,7 +140,11 @@ export function checkConstructs(checker: ts.TypeChecker, file: ts.SourceFile, sh
     if (module === undefined) return;
     const parent = id.parent;
     const called = ts.isCallExpression(parent) && parent.expression === id;
-    if (module === "countersign") {
+    if (module === "countersign" && id.text === "fromHandle") {
+      if (!(called && isHandleLiteral(parent.arguments[0]) && parent.arguments.length === 1)) {
+        refuse(id, `${id.text} used here`, 'takes one handle id as a string literal, e.g. `await fromHandle("h_abc")`: the analysis must know which handle the program uses');
+      }
+    } else if (module === "countersign") {
       if (!(called && parent === programCall)) refuse(id, `${id.text} used here`, "may only be called once, as `export default program({...})`");
     } else if (module.endsWith("/contracts")) {
       if (!(called && guaranteeCalls.has(parent))) refuse(id, `${id.text} used here`, "is a contract helper: call it only as an element of `guarantees`");
@@ -331,4 +335,9 @@ function writesByVariable(file: ts.SourceFile, checker: ts.TypeChecker): Map<ts.
 
 function describeKind(kind: ts.SyntaxKind): string {
   return ts.SyntaxKind[kind].replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase();
+}
+
+/** A handle id written out in the program: the only argument fromHandle takes. */
+function isHandleLiteral(node: ts.Expression | undefined): boolean {
+  return node !== undefined && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && HandleId.safeParse(node.text).success;
 }

@@ -31,5 +31,6 @@ export function resultParts(value: AbstractValue, influence: readonly Provenance
 
 function describe(path: string, provenance: readonly Provenance[], steered: boolean): ResultPart {
   const from = [...new Set(provenance.flatMap((p) => (p.op === undefined ? [] : [p.op])))].sort();
-  return { path, from, untrusted: steered || provenance.some((p) => p.untrusted) };
+  const handles = [...new Set(provenance.flatMap((p) => (p.handle === undefined ? [] : [p.handle])))].sort();
+  return { path, from, untrusted: steered || provenance.some((p) => p.untrusted), ...(handles.length === 0 ? {} : { handles }) };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AuthorityContext, CheckResult, PolicyDecision, RequestStatus } from "../model/index.js";
-import type { CheckBody, Jwks, RunOutput, ShownOutput, SubmitBody } from "../model/index.js";
+import type { CheckBody, HandleView, Jwks, RunOutput, ShownOutput, SubmitBody } from "../model/index.js";
 
 /** `POST /v1/requests` as the submitter reads it: decided at once (with a receipt when approved), or pending. */
 export const SubmitAnswer = z.discriminatedUnion("status", [
@@ -62,4 +62,6 @@ export interface AuthorityClient {
   jwks(): Promise<Jwks>;
   /** What the authority tells this submitter of its world (`GET /v1/context`). */
   context(signal?: AbortSignal): Promise<AuthorityContext>;
+  /** A value held back from an earlier run of this submitter (`GET /v1/handles/:id`); not_found when not this submitter's or expired. */
+  handle(id: string, signal?: AbortSignal): Promise<HandleView>;
 }

@@ -7,6 +7,7 @@ export { decideAndSign, type Evaluation, type ReceiptOrder } from "./decide-and-
 export { policyInForce, REMEMBERED_FILE, type PolicyInForce } from "./policy-in-force.js";
 export { submitRequest, refuseIfRejected, type Submission, type Submitted } from "./submit-request.js";
 export { readRequest } from "./read-request.js";
+export { readHandle } from "./read-handle.js";
 export { listRequests } from "./list-requests.js";
 export { decideRequest, type Verdict } from "./decide-request.js";
 export { withdrawRequest } from "./withdraw-request.js";

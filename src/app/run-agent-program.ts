@@ -1,7 +1,7 @@
 import { connectorContext } from "../config/index.js";
 import { callAgentAction, callWithReceipt, createPluginPool, type ConnectorContext } from "../connector/index.js";
 import type { ManifestSet } from "../manifest/index.js";
-import type { AgentManifestSource, CheckResult, PolicyDecision, ResultPart } from "../model/index.js";
+import type { AgentManifestSource, CheckResult, Json, PolicyDecision, ResultPart } from "../model/index.js";
 import { CountersignError, DEFAULT_DEADLINE_SECONDS, programBytes, toEnvelope, type ProgramBytes } from "../model/index.js";
 import { verifyReceipt, type VerifiedReceipt } from "../receipt/index.js";
 import type { RunResult, SandboxLimits } from "../sandbox/index.js";
@@ -315,12 +315,28 @@ async function execute(ctx: AppContext, input: RunInput, options: RunOptions, ve
       entry: input.entry,
       api: sandboxApi(set),
       invoke: (op, args) => (set.agent?.actions.has(op) === true ? callAgentAction : callWithReceipt)(verified, set, op, args, connectors),
+      readHandle: (id) => heldValue(options.client, id, options.signal),
       ...(input.limits === undefined ? {} : { limits: input.limits }),
       ...(options.signal === undefined ? {} : { signal: options.signal }), // Ctrl-C stops the program wherever it is
     });
     return executionOf(result, provenance);
   } finally {
     await own?.close();
+  }
+}
+
+/**
+ * A quarantined result's value, as the authority gives it to this submitter. A handle it does not
+ * give (another agent's, expired, never held) fails the program's fromHandle, with the reason.
+ */
+async function heldValue(client: AuthorityClient, id: string, signal: AbortSignal | undefined): Promise<Json> {
+  try {
+    return (await client.handle(id, signal)).value;
+  } catch (err) {
+    if (err instanceof CountersignError && err.details?.reason === "not_found") {
+      throw new CountersignError("usage_error", "sandbox", `fromHandle: handle ${id} is not held for this agent (never given to it, or expired)`, { details: { reason: "unknown_handle", handle: id } });
+    }
+    throw err;
   }
 }
 

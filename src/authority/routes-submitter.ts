@@ -1,5 +1,5 @@
 import type { Hono } from "hono";
-import { authorityContext, checkProgram, issueRequestReceipt, readRequest, recordRunOutput, redeemReceipt, reviewRequest, submitRequest, withdrawRequest, type ProgramInput } from "../app/index.js";
+import { authorityContext, checkProgram, issueRequestReceipt, readHandle, readRequest, recordRunOutput, redeemReceipt, reviewRequest, submitRequest, withdrawRequest, type ProgramInput } from "../app/index.js";
 import { CheckBody, Json, RedeemBody, RunOutputBody, SubmitBody } from "../model/index.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { eitherAuth, recheckSubmitter, submitterAuth } from "./guards.js";
@@ -24,7 +24,7 @@ const DEFAULT_SOURCE_NAME = "program.ts";
 /** A compact JWS is base64url and dots, none of which JSON escapes: its JSON string is itself in quotes (JSON.stringify took longer to scan it). */
 const COMPACT_JWS = /^[A-Za-z0-9_.-]*$/;
 
-/** The agent's routes: submit, check, read and withdraw its own requests, wait for a decision, redeem a receipt, hand in a run's output. */
+/** The agent's routes: submit, check, read and withdraw its own requests, wait for a decision, redeem a receipt, hand in a run's output, read its held values. */
 export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   const ctx = deps.state.ctx;
   const submitter = submitterAuth(deps);
@@ -95,6 +95,9 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const { value_json, ...rest } = await readBody(c, RunOutputBody, MAX_OUTPUT_BODY_BYTES);
     return c.json(await recordRunOutput(ctx, c.get("submitter"), c.req.param("id"), { ...rest, value: parsedValue(value_json) }));
   });
+
+  // A held value, for the runner of a program that takes it up with fromHandle: its own submitter's only.
+  app.get("/v1/handles/:id", submitter, async (c) => c.json(await readHandle(ctx, c.req.param("id"), c.get("submitter"))));
 
   app.post("/v1/receipts/:jti/redeem", submitter, async (c) => {
     const { exp } = await readBody(c, RedeemBody, deps.maxBodyBytes);

@@ -1,5 +1,5 @@
 import { DecisionAnswer, RequestView, SubmitAnswer, type AuthorityClient } from "../app/index.js";
-import { AuthorityContext, CheckResult, CountersignError, Jwks, ShownOutput } from "../model/index.js";
+import { AuthorityContext, CheckResult, CountersignError, HandleView, Jwks, ShownOutput } from "../model/index.js";
 import { callJson, Unreachable, type AuthorityAddress, type CallOptions } from "./authority-client.js";
 
 /** How to get an authority, said whenever none answers: `run` never starts one itself. */
@@ -36,5 +36,6 @@ export function httpAuthority(address: AuthorityAddress): AuthorityClient {
     redeem: async (jti, exp) => void (await call(any, "POST", `/v1/receipts/${id(jti)}/redeem`, { exp })),
     jwks: () => call(Jwks, "GET", "/.well-known/jwks.json"),
     context: (signal) => call(AuthorityContext, "GET", "/v1/context", undefined, { ...(signal === undefined ? {} : { signal }) }),
+    handle: (handle, signal) => call(HandleView, "GET", `/v1/handles/${id(handle)}`, undefined, { ...(signal === undefined ? {} : { signal }) }),
   };
 }

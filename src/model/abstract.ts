@@ -18,6 +18,7 @@ export const Provenance = z.object({
   path: z.string().optional(), // e.g. "$.iban": the value is that part of the result, or lies inside it
   host: z.string().optional(), // e.g. "api.bank.example": every url the call may be given goes there
   trustedBy: z.string().optional(), // e.g. `[[trusted]] op = "http.get", host = "api.bank.example"`
+  handle: z.string().optional(), // e.g. "h_x": a quarantined result the program took up with fromHandle
 });
 export type Provenance = z.infer<typeof Provenance>;
 

@@ -88,6 +88,7 @@ export const ResultPart = z.object({
   path: z.string(),
   from: z.array(z.string()),
   untrusted: z.boolean(),
+  handles: z.array(z.string()).optional(), // the quarantined results (fromHandle) its data may derive from; absent when none
 });
 export type ResultPart = z.infer<typeof ResultPart>;
 

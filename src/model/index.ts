@@ -8,6 +8,7 @@ export * from "./contract.js";
 export * from "./decision.js";
 export * from "./deep-freeze.js";
 export * from "./errors.js";
+export * from "./handle.js";
 export * from "./facts.js";
 export * from "./given.js";
 export * from "./host-port.js";

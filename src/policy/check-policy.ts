@@ -1,7 +1,7 @@
 import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import { lineOf, type FieldPath, type KeyLines } from "../model/index.js";
-import { checkRuleAgainstManifests, unknownOpProblem } from "./check-rules-against-manifests.js";
+import { checkOpPattern, checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
 import { parsePolicyFile } from "./parse-policy-file.js";
 import { policyHash } from "./policy-hash.js";
 import { DEFAULT_GIVEN_HOURS, type DefaultDecision, type LoadedRule, type LoadedTrustedEntry, type Policy, type PolicyFile, type PolicyProblem } from "./schema.js";
@@ -35,6 +35,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
   const rules: LoadedRule[] = [];
   const trusted: LoadedTrustedEntry[] = [];
   const ids = new Map<string, string>();
+  const handles = new Set<string>();
   for (const { file, text } of sources) {
     const parsed = parsePolicyFile(file, text, { home: options.home, ownAddresses: options.ownAddresses ?? [] });
     problems.push(...parsed.problems);
@@ -51,8 +52,14 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     }
     for (const { entry, index } of parsed.trusted) {
       trusted.push({ ...entry, file });
-      const unknownOp = options.manifests === undefined ? undefined : unknownOpProblem(entry.op, options.manifests);
+      const unknownOp = options.manifests === undefined ? undefined : checkOpPattern(entry.op, options.manifests);
       if (unknownOp !== undefined) problems.push(at(["trusted", index, "op"], { field: `trusted.${index}.op`, message: unknownOp }));
+    }
+    for (const [index, pattern] of (parsed.content?.handles ?? []).entries()) {
+      handles.add(pattern);
+      if (options.manifests === undefined) continue;
+      const problem = checkOpPattern(pattern, options.manifests);
+      if (problem !== undefined) problems.push(at(["handles", index], { field: `handles.${index}`, message: problem }));
     }
     for (const { rule, index } of parsed.rules) {
       const first = ids.get(rule.id);
@@ -69,7 +76,7 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     }
   }
   if (problems.length > 0) return { problems };
-  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", givenHours: givenHours?.value ?? DEFAULT_GIVEN_HOURS, ownAddresses: options.ownAddresses ?? [], rules, ...(trusted.length === 0 ? {} : { trusted }), sha256: policyHash(whole) };
+  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", givenHours: givenHours?.value ?? DEFAULT_GIVEN_HOURS, ownAddresses: options.ownAddresses ?? [], rules, ...(trusted.length === 0 ? {} : { trusted }), handles: [...handles].sort(), sha256: policyHash(whole) };
   return { policy, problems };
 }
 

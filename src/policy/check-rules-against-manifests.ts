@@ -14,8 +14,8 @@ export interface RuleProblem {
  * rule's op matches declares or resolves it.
  */
 export function checkRuleAgainstManifests(rule: PolicyRule, set: ManifestSet): RuleProblem[] {
-  const unknownOp = unknownOpProblem(rule.op, set);
-  if (unknownOp !== undefined) return [{ path: ["op"], message: unknownOp }];
+  const unknown = checkOpPattern(rule.op, set);
+  if (unknown !== undefined) return [{ path: ["op"], message: unknown }];
   const actions = [...set.actions.values()].filter((a) => matchOp(rule.op, a.op));
   const problems: RuleProblem[] = [];
   // The inputs the wrapper resolves before each call (send_draft's `to`) are checked as arguments too.
@@ -29,8 +29,8 @@ export function checkRuleAgainstManifests(rule: PolicyRule, set: ManifestSet): R
   return problems;
 }
 
-/** Why an op or glob names no action of the manifests (a typo would silently never match), or undefined when it names one. */
-export function unknownOpProblem(op: string, set: ManifestSet): string | undefined {
-  if ([...set.actions.values()].some((a) => matchOp(op, a.op))) return undefined;
-  return op.includes("*") ? `"${op}" matches no action in the manifests` : `no action "${op}" in the manifests`;
+/** Why an op pattern selects no action of the manifests, or undefined when it selects some. */
+export function checkOpPattern(pattern: string, set: ManifestSet): string | undefined {
+  if ([...set.actions.values()].some((a) => matchOp(pattern, a.op))) return undefined;
+  return pattern.includes("*") ? `"${pattern}" matches no action in the manifests` : `no action "${pattern}" in the manifests`;
 }

@@ -11,3 +11,4 @@ export { decideCall, type ConcreteCall } from "./decide-call.js";
 export { policyBound, type BoundKey, type PolicyBound } from "./policy-bounds.js";
 export { describeRuleWhen } from "./describe-rule.js";
 export { askAdvice } from "./ask-advice.js";
+export { handleOps } from "./handle-ops.js";

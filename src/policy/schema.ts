@@ -109,6 +109,8 @@ export const PolicyFile = z
     given_hours: z.number().positive().max(24 * 366).optional(),
     rules: z.array(PolicyRule).default([]),
     trusted: z.array(TrustedEntry).optional(),
+    // Ops whose untrusted results `main` returns as handles, not text (quarantined results).
+    handles: z.array(OpPattern).optional(),
   })
   .strict();
 export type PolicyFile = z.infer<typeof PolicyFile>;
@@ -132,6 +134,7 @@ export interface Policy {
   ownAddresses: readonly string[]; // the user's own addresses it was loaded with (`own_address`)
   rules: LoadedRule[]; // in file order, then rule order
   trusted?: LoadedTrustedEntry[]; // in file order, then entry order; absent: none
+  handles: string[]; // op patterns of every file's `handles`, without repeats, sorted
   sha256: string; // see policyHash
 }
 

@@ -39,6 +39,13 @@ function buildApi(set: ManifestSet): SandboxApi {
  */
 export const HOST_GLOBAL = "__countersign_host";
 
+/**
+ * The op under which `fromHandle` reaches the host, as a trusted call does: the run's thread
+ * answers it with the held value (RunRequest.readHandle), never a connector. No connector is
+ * named `countersign`, so no manifest's op can be this one.
+ */
+export const FROM_HANDLE_OP = "countersign.from_handle";
+
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 function exportName(name: string): string {
@@ -75,6 +82,8 @@ export const program = freeze((spec) => {
   main = run;
   return (exported = freeze({ rationale: spec.rationale, guarantees: spec.guarantees }));
 });
+const invoke = host.call;
+export const fromHandle = freeze((id) => invoke(${JSON.stringify(FROM_HANDLE_OP)}, { id }));
 host.register(freeze((value) => {
   if (main === undefined || value !== exported) throw new TypeError_("the default export must be the value of program(...)");
   return main();

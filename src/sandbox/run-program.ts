@@ -1,8 +1,8 @@
-import { CountersignError } from "../model/index.js";
+import { CountersignError, HandleId } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { clockNow, CLOCK_SLOTS, cpuSpent } from "./budget.js";
 import type { Thrown } from "./describe.js";
-import type { SandboxApi } from "./host-modules.js";
+import { FROM_HANDLE_OP, type SandboxApi } from "./host-modules.js";
 import { checkLimits, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from "./limits.js";
 import { fromSerialized, NotPlainData } from "./marshal.js";
 import { programSource } from "./program-source.js";
@@ -16,6 +16,9 @@ export interface RunRequest {
   entry: string; // the program's file name
   api: SandboxApi;
   invoke: Invoke;
+  // The value of a quarantined result the program takes up with fromHandle; without it, every
+  // fromHandle fails. A handle the caller does not give back throws: that is the program's error.
+  readHandle?: (id: string) => Promise<Json>;
   limits?: Partial<SandboxLimits>;
   signal?: AbortSignal; // stops the run at once (Ctrl-C): it ends as limit "interrupted"
 }
@@ -157,7 +160,7 @@ class HostRun {
     }
     let pending: Promise<Json>;
     try {
-      pending = this.request.invoke(op, args);
+      pending = op === FROM_HANDLE_OP ? this.heldValue(args) : this.request.invoke(op, args);
     } catch (err) {
       pending = Promise.reject(err);
     }
@@ -165,6 +168,14 @@ class HostRun {
       (value) => this.answer(id, record, { value }),
       (error: unknown) => this.answer(id, record, { error }),
     );
+  }
+
+  /** What fromHandle resolves to: the caller's held value for a well-formed id. */
+  private heldValue(args: Record<string, Json>): Promise<Json> {
+    const { id } = args;
+    if (!HandleId.safeParse(id).success) return Promise.reject(new CountersignError("usage_error", "sandbox", "fromHandle: the id must be a handle id such as h_abc, from an earlier run's value", { details: { reason: "unknown_handle" } }));
+    if (this.request.readHandle === undefined) return Promise.reject(new CountersignError("usage_error", "sandbox", `fromHandle: no held values are available to this run`, { details: { reason: "unknown_handle", handle: id } }));
+    return this.request.readHandle(id as string);
   }
 
   /** A new call's record, kept while fewer than KEPT_CALLS are (a record past them is counted and dropped). */

@@ -13,6 +13,7 @@ export type { RecordedRequest, RequestPage } from "./list-requests.js";
 export { MAX_RECEIPTS_PER_REQUEST } from "./receipts.js";
 export type { ReceiptRecord, ReceiptToHandOut, RecordReceiptResult, RedeemOutcome } from "./receipts.js";
 export type { StoredRule } from "./remembered-rules.js";
+export { HANDLE_LIFETIME_MS, type HandleRow, type StoredHandle } from "./handles.js";
 export type { TokenInfo } from "./tokens.js";
 export type { SubscribeOptions } from "./events.js";
 // Persistence at the edge: the data directory's files today (keys, redemptions, the local

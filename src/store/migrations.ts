@@ -192,6 +192,23 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX given_texts_token_at ON given_texts (token, at)",
     ],
   },
+  {
+    version: 10,
+    // Quarantined results: values of a run held back from its submitter, each readable by that
+    // submitter alone (a program's fromHandle) until it expires.
+    statements: (t) => [
+      `CREATE TABLE handles (
+        id TEXT PRIMARY KEY,
+        submitter TEXT NOT NULL,
+        request_id TEXT NOT NULL,
+        from_ops TEXT NOT NULL,
+        path TEXT NOT NULL,
+        value TEXT NOT NULL,
+        created_at ${t.int} NOT NULL,
+        expires_at ${t.int} NOT NULL)`,
+      "CREATE INDEX handles_expires ON handles (expires_at)",
+    ],
+  },
 ];
 
 /** Any constant: the PostgreSQL advisory lock that lets one process at a time migrate. */

@@ -11,6 +11,7 @@ import { getRequest, listRequests, recordedSince, type RecordedRequest, type Req
 import { ReadCache } from "./read-cache.js";
 import { receiptToHandOut, recordReceipt, redeemReceipt, type ReceiptRecord, type ReceiptToHandOut, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
 import { givenTo, recordGiven, type GivenRecord } from "./given-texts.js";
+import { putHandles, readHandle, type HandleRow, type StoredHandle } from "./handles.js";
 import { useLoginLink, type LoginLink } from "./login-links.js";
 import { forgetRule, listRememberedRules, type StoredRule } from "./remembered-rules.js";
 import { SubmitQueue, type SubmitResult } from "./submit-request.js";
@@ -105,6 +106,15 @@ export class Store implements RedemptionStore {
   /** True for the first use of an approver login link before it expires; false ever after. */
   useLoginLink(link: LoginLink): Promise<boolean> {
     return useLoginLink(this.#ctx, link);
+  }
+
+  /** Keep the values a run held back from its submitter (quarantined results). */
+  putHandles(rows: readonly HandleRow[]): Promise<void> {
+    return putHandles(this.#ctx, rows);
+  }
+  /** A held value for its own submitter only; undefined when unknown, another's, or expired. */
+  readHandle(id: string, submitter: string): Promise<StoredHandle | undefined> {
+    return readHandle(this.#ctx, id, submitter);
   }
 
   listRememberedRules(): Promise<StoredRule[]> {

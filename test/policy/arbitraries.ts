@@ -86,6 +86,7 @@ export const policy: fc.Arbitrary<Policy> = fc.record({
   givenHours: 24,
   ownAddresses: [],
   rules: rules.map((r, i): LoadedRule => ({ ...r, id: `r${i}`, file: "/p/p.toml" })),
+  handles: [],
   sha256: "0".repeat(64),
 }));
 

@@ -36,7 +36,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
     const database = await newDatabase(dialect);
     const driver = await driverFor(database);
     await migrate(driver);
-    const next: Migration = { version: MIGRATIONS.length + 1, statements: () => ["ALTER TABLE tokens ADD COLUMN note TEXT"] };
+    const next: Migration = { version: MIGRATIONS.at(-1)!.version + 1, statements: () => ["ALTER TABLE tokens ADD COLUMN note TEXT"] };
     await migrate(driver, [...MIGRATIONS, next]);
     await migrate(driver, [...MIGRATIONS, next]);
     expect(await versions(driver)).toEqual([...MIGRATIONS.map((m) => m.version), next.version]);
@@ -48,7 +48,7 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
     const database = await newDatabase(dialect);
     const driver = await driverFor(database);
     await migrate(driver);
-    const broken: Migration = { version: MIGRATIONS.length + 1, statements: () => ["CREATE TABLE half (x TEXT)", "THIS IS NOT SQL"] };
+    const broken: Migration = { version: MIGRATIONS.at(-1)!.version + 1, statements: () => ["CREATE TABLE half (x TEXT)", "THIS IS NOT SQL"] };
     await expect(migrate(driver, [...MIGRATIONS, broken])).rejects.toMatchObject({ class: "store_error" });
     expect(await versions(driver)).toEqual(MIGRATIONS.map((m) => m.version));
     await expect(driver.read((q) => q.all("SELECT * FROM half"))).rejects.toMatchObject({ class: "store_error" });
