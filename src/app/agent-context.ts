@@ -49,7 +49,7 @@ export async function authorityContext(ctx: AppContext, submitter: string): Prom
       remembered_rule_s: Object.fromEntries(Object.entries(REMEMBER_LIFETIME_MS).map(([name, ms]) => [name, ms === null ? null : ms / 1000])),
       given_s: policy.givenHours * 3600,
     },
-    given: contextOf((await givenToSubmitter(ctx, submitter, policy)) ?? []),
+    given: contextOf((await givenToSubmitter(ctx, submitter, policy))?.texts ?? []),
     analysis_budget: { ms: DEFAULT_BUDGET.ms, steps: DEFAULT_BUDGET.steps, bytes: DEFAULT_BUDGET.bytes },
   };
 }

@@ -1,9 +1,8 @@
-import type { GivenText } from "../model/index.js";
 import type { AppContext, ProgramInput } from "./context.js";
 import { askAdvice } from "../policy/index.js";
 import type { Policy } from "../policy/index.js";
 import { decideAndSign, type Evaluation, type ReceiptOrder } from "./decide-and-sign.js";
-import { factsGiven, givenToSubmitter } from "./given-context.js";
+import { factsGiven, givenToSubmitter, type GivenToSubmitter } from "./given-context.js";
 import { policyInForce } from "./policy-in-force.js";
 
 /**
@@ -25,7 +24,7 @@ export async function checkProgram(ctx: AppContext, program: ProgramInput, submi
   return advice === undefined ? evaluation : { ...evaluation, advice };
 }
 
-async function evaluateHere(ctx: AppContext, program: ProgramInput, policy: Policy, order: ReceiptOrder | undefined, given: GivenText[] | null): Promise<Evaluation> {
-  const facts = factsGiven(await ctx.analyze(program), program, given, policy);
+async function evaluateHere(ctx: AppContext, program: ProgramInput, policy: Policy, order: ReceiptOrder | undefined, given: GivenToSubmitter | null): Promise<Evaluation> {
+  const facts = await factsGiven(await ctx.analyze(program), program, given, policy);
   return { facts, ...decideAndSign(facts, policy, ctx.manifests(), order) };
 }

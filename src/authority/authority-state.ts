@@ -77,7 +77,7 @@ export class AuthorityState {
       },
       // Submissions and checks: facts as above, then the decision and the receipt's signature on
       // the decision thread, so that the event loop does HTTP, auth and the store.
-      evaluate: async (program, policy, order, read) => this.decisions.evaluate(read(await this.ctx.analyze(program)), policy, this.config.manifests, order),
+      evaluate: async (program, policy, order, read) => this.decisions.evaluate(await read(await this.ctx.analyze(program)), policy, this.config.manifests, order),
       keys: cachedKeyStore(fileKeyStore(options.dataDir)),
       redemptions: store,
       store: async () => store,

@@ -1,4 +1,5 @@
-import type { Facts, GivenText, Json, ResultPart, RunOutput } from "../model/index.js";
+import { elementPath, fieldPath } from "../constraint/index.js";
+import { HandleDescription, type Facts, type GivenText, type Json, type ResultPart, type RunOutput } from "../model/index.js";
 
 /**
  * The untrusted texts a run's output gives its agent, to be remembered against its later programs.
@@ -9,7 +10,7 @@ import type { Facts, GivenText, Json, ResultPart, RunOutput } from "../model/ind
  * error's message carry no provenance of their own: they count as untrusted, from every op the
  * program calls, unless it calls none (then they are the program's own text). Pure.
  */
-export function givenOf(output: RunOutput, facts: Facts, request: string): GivenText[] {
+export function givenOf(output: Pick<RunOutput, "value" | "logs" | "thrown">, facts: Facts, request: string): GivenText[] {
   const ops = [...new Set(facts.effects.map((e) => e.op))].sort();
   const out: GivenText[] = [];
   const add = (text: string, from: readonly string[]) => {
@@ -28,16 +29,17 @@ export function givenOf(output: RunOutput, facts: Facts, request: string): Given
   return out;
 }
 
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-/** Every string and number inside `value` (object keys too), with the path of the part it lies in, as result parts name them. */
+/**
+ * Every string and number inside `value` (object keys too), with the path of the part it lies in,
+ * as result parts name them. A handle's description is countersign's own words, not data: skipped.
+ */
 function walk(value: Json, path: string, visit: (text: string, path: string) => void): void {
   if (typeof value === "string") visit(value, path);
   else if (typeof value === "number") visit(String(value), path);
-  else if (Array.isArray(value)) for (const v of value) walk(v, `${path}[*]`, visit);
-  else if (value !== null && typeof value === "object") {
+  else if (Array.isArray(value)) for (const v of value) walk(v, elementPath(path), visit);
+  else if (value !== null && typeof value === "object" && !HandleDescription.safeParse(value).success) {
     for (const [k, v] of Object.entries(value)) {
-      const at = `${path}${IDENTIFIER.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`}`;
+      const at = fieldPath(path, k);
       visit(k, at);
       walk(v, at, visit);
     }

@@ -5,4 +5,4 @@ export { contextOf, COPIED_RUN, markPasted, type MarkOptions } from "./mark-past
 export { normalizeMailbox, normalizeText } from "./normalize.js";
 export { quarantineValue, describeHeld, type Quarantined } from "./quarantine-value.js";
 export { withheldText, type RunText } from "./withheld-text.js";
-export { resolveHandles, type KnownHandle } from "./resolve-handles.js";
+export { handlesTakenUp, resolveHandles, type KnownHandle } from "./resolve-handles.js";

@@ -78,3 +78,22 @@ function exactSources(handle: string, known: ReadonlyMap<string, KnownHandle>): 
 function mapValues<A, B>(record: Record<string, A>, f: (a: A) => B): Record<string, B> {
   return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v)]));
 }
+
+/** The handles a program takes up (fromHandle), as its facts name them, without repeats. */
+export function handlesTakenUp(facts: Facts): string[] {
+  const ids = new Set<string>();
+  const visit = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(visit);
+    else if (v !== null && typeof v === "object") {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === "handle" && typeof x === "string") ids.add(x);
+        else if (k === "handles" && Array.isArray(x)) {
+          for (const h of x) if (typeof h === "string") ids.add(h);
+        } else visit(x);
+      }
+    }
+  };
+  visit(facts.effects);
+  visit(facts.result ?? null);
+  return [...ids];
+}

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { resolveHandles, type KnownHandle } from "../../src/given/index.js";
+import { handlesTakenUp, resolveHandles, type KnownHandle } from "../../src/given/index.js";
 import { CountersignError, Facts } from "../../src/model/index.js";
 import { decide } from "../../src/policy/decide.js";
 import { programOf, sharedAnalyzer } from "../analyze/harness.js";
@@ -64,5 +64,22 @@ when = { args = { body = { not = { from = ["email.get_draft"] } } } }
     expect(decide(facts, policy, set).kind).toBe("ask"); // unresolved: may be any op's result
     expect(decide(resolveHandles(facts, known(["email.get_draft"])), policy, set).kind).toBe("ask");
     expect(decide(resolveHandles(facts, known(["http.get"])), policy, set).kind).toBe("auto_approved");
+  });
+});
+
+describe("handlesTakenUp", () => {
+  it("finds every handle a program's facts name, in sources, influence and result parts", () => {
+    const p = (handle: string) => ({ source: `quarantined result ${handle}`, untrusted: true, handle });
+    const facts = {
+      program: { sha256: "ab".repeat(32), entry: "p.ts" },
+      ok: true,
+      diagnostics: [],
+      effects: [{ op: "email.send_email", connector: "email", action: "send_email", site: { line: 1, column: 1 }, args: { body: { kind: "unknown" as const, provenance: [p("h_a")] } }, count: { min: 1, max: 1 }, influencedBy: [p("h_b")] }],
+      guarantees: [],
+      summary: [],
+      rationale: "r",
+      result: { parts: [{ path: "$", from: [], untrusted: true, handles: ["h_c"] }] },
+    };
+    expect(handlesTakenUp(facts).sort()).toEqual(["h_a", "h_b", "h_c"]);
   });
 });
