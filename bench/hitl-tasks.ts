@@ -16,7 +16,7 @@ export const HOME = "/home/user";
 export const CAMEL_ASK_RATE = 33.9;
 
 /** A user's connections.toml: their own address, one root, one listed host. */
-const CONNECTIONS = `[email]
+export const CONNECTIONS = `[email]
 address = "me@example.com"
 
 [fs]

@@ -15,22 +15,11 @@ import { generateApi, type ManifestSet } from "../../src/manifest/index.js";
 import { AgentManifestSource, CountersignError, Json, type Facts, type PolicyDecision } from "../../src/model/index.js";
 import { parseToml } from "../../src/model/parse-toml.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { HOME } from "../hitl-tasks.js";
+import { CONNECTIONS, HOME } from "../hitl-tasks.js";
 
 export const RUNS_DIR = join(packageRoot, "bench", "hitl-runs");
 /** Agent action manifests the cases' programs submit, shared between cases (not a case itself). */
 const AGENT_MANIFESTS = "agent-manifests";
-
-/** The user of bench/hitl: their own address, one root, one listed host. */
-const CONNECTIONS = `[email]
-address = "me@example.com"
-
-[fs]
-roots = ["${HOME}/Sandbox"]
-
-[http]
-hosts = ["api.example.com:443"]
-`;
 
 /** A case's case.toml. */
 const CaseFile = z
