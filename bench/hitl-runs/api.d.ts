@@ -56,6 +56,14 @@ declare module "countersign" {
    * JSON data, or nothing) comes back to you with the run, with where each part of it came from.
    */
   export function program(spec: { rationale: string; guarantees?: Guarantee[]; main: () => Promise<Json | void> }): Program;
+
+  /**
+   * The value a quarantined result stands for. Where a run's value held untrusted data, you were
+   * shown `{ "$handle": "h_…", type, length, from }` instead of it: pass that id, as a string
+   * literal, to use the value in this program without reading it. It keeps its sources: the policy
+   * treats it as the result of the ops in `from`.
+   */
+  export function fromHandle(id: string): Promise<Json>;
 }
 
 declare module "trusted/email" {
