@@ -163,7 +163,7 @@ export function decideRunCases(cases: RunCase[] = loadRunCases()): CaseOutcome[]
       const decided = (facts: Facts) => ({ shipped: decideAndSign(facts, shipped, manifests).decision, camel: decideAndSign(facts, camel, manifests).decision });
       const firstFacts = analyzer.analyze(runCase.first.text, { entry: `${runCase.name}/${runCase.first.file}` });
       const first: ProgramOutcome = { ...runCase.first, kind: "first", facts: firstFacts, ...decided(firstFacts) };
-      const given = givenOf({ value: runCase.returned, logs: [] }, firstFacts, `req_${runCase.name}`);
+      const given = givenOf({ value: runCase.returned, logs: [] }, firstFacts, `req_${runCase.name}`, [runCase.first.text]);
       const seconds = runCase.seconds.map(({ file, text, kind }): ProgramOutcome => {
         const facts = analyzer.analyze(text, { entry: `${runCase.name}/${file}` });
         const marked = markPasted(facts, [text, ...runCase.agentManifests.map((m) => m.text)], given, { ownAddresses: options.ownAddresses });

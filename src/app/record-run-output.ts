@@ -25,7 +25,7 @@ export async function recordRunOutput(ctx: AppContext, token: string, id: string
   const text = withheldText({ logs: output.logs, ...(output.thrown === undefined ? {} : { thrown: output.thrown }) }, request.facts, value.held, ops, mintId);
   const shown: ShownOutput = { value: value.shown, ...text.shown };
   // Held text is shown as descriptions, which are ours: only what the agent reads is remembered.
-  const texts = givenOf(text.held.length > 0 ? { value: value.shown, logs: [] } : shown, request.facts, id);
+  const texts = givenOf(text.held.length > 0 ? { value: value.shown, logs: [] } : shown, request.facts, id, [request.source, request.agent_manifests ?? ""]);
   const recorded = await store.recordGiven({ token, request_id: id, texts, ...(output.session === undefined ? {} : { session: output.session }) });
   if (!recorded) throw conflict(id, `the output of request ${id} is recorded already: a request runs once`);
   const held = [...value.held, ...text.held];

@@ -47,10 +47,12 @@ export function givenKeys(given: GivenText, ignoredMailboxes: ReadonlySet<string
       tokens.add(normalizeText(m[0]));
     }
   }
+  const own = new Set(given.own ?? []);
   return {
     given,
-    whole: normalizeText(text),
-    tokens: [...tokens].filter((t) => t.length >= MIN_TOKEN && !ignoredMailboxes.has(t)),
-    mailboxes: [...mailboxes],
+    // The agent's own words cut out, so that no run copied from the text spans them.
+    whole: [...own].reduce((w, t) => w.replaceAll(t, "\u0000"), normalizeText(text)),
+    tokens: [...tokens].filter((t) => t.length >= MIN_TOKEN && !ignoredMailboxes.has(t) && !own.has(t)),
+    mailboxes: [...mailboxes].filter((m) => !own.has(m)),
   };
 }

@@ -1,4 +1,7 @@
 import { elementPath, fieldPath } from "../constraint/index.js";
+import { givenKeys } from "./given-keys.js";
+import { searchedTexts } from "./mark-pasted.js";
+import { normalizeText } from "./normalize.js";
 import { HandleDescription, type Facts, type GivenText, type Json, type ResultPart, type RunOutput } from "../model/index.js";
 
 /**
@@ -8,13 +11,21 @@ import { HandleDescription, type Facts, type GivenText, type Json, type ResultPa
  * are not. A value the parts do not describe (facts from before they were recorded, a shape the
  * analysis did not foresee) counts as untrusted, from every op the program calls. Log lines and an
  * error's message carry no provenance of their own: they count as untrusted, from every op the
- * program calls, unless it calls none (then they are the program's own text). Pure.
+ * program calls, unless it calls none (then they are the program's own text). What the run's own
+ * program text (`programTexts`) already holds is the agent's own words echoed back (a path it
+ * read, named in an error): a text it holds whole is not kept, and its tokens there are marked
+ * `own`, which a later program may repeat. Pure.
  */
-export function givenOf(output: Pick<RunOutput, "value" | "logs" | "thrown">, facts: Facts, request: string): GivenText[] {
+export function givenOf(output: Pick<RunOutput, "value" | "logs" | "thrown">, facts: Facts, request: string, programTexts: readonly string[] = []): GivenText[] {
   const ops = [...new Set(facts.effects.map((e) => e.op))].sort();
   const out: GivenText[] = [];
+  const written = programTexts.flatMap(searchedTexts);
   const add = (text: string, from: readonly string[]) => {
-    if (text.length > 0) out.push({ text, from: [...from], request });
+    if (text.length === 0) return;
+    const whole = normalizeText(text);
+    if (whole.length > 0 && written.some((w) => w.includes(whole))) return; // the program's own text, echoed
+    const own = givenKeys({ text, from: [], request }, NONE).tokens.filter((t) => written.some((w) => w.includes(t)));
+    out.push({ text, from: [...from], request, ...(own.length === 0 ? {} : { own }) });
   };
   const parts = facts.result?.parts;
   walk(output.value, "$", (text, path) => {
@@ -28,6 +39,8 @@ export function givenOf(output: Pick<RunOutput, "value" | "logs" | "thrown">, fa
   }
   return out;
 }
+
+const NONE: ReadonlySet<string> = new Set();
 
 /**
  * Every string and number inside `value` (object keys too), with the path of the part it lies in,

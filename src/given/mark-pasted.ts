@@ -56,7 +56,7 @@ function keysOf(given: GivenText, ignored: ReadonlySet<string>): GivenKeys {
 }
 
 /** A program text as it is searched for a value: as written, its literals joined (and reversed), and the characters its numbers spell. */
-function searchedTexts(text: string): string[] {
+export function searchedTexts(text: string): string[] {
   const { strings, codes } = programLiterals(text);
   const joined = normalizeText(strings);
   return [normalizeText(text), joined, [...joined].reverse().join(""), normalizeText(codes)];

@@ -10,6 +10,9 @@ export const GivenText = z.object({
   text: z.string(),
   from: z.array(z.string()),
   request: z.string(),
+  // What of it the run's own program had written (its normalized tokens: a path it read, an
+  // address it sent to, echoed back in a log or an error): the agent's own words, not data.
+  own: z.array(z.string()).optional(),
 });
 export type GivenText = z.infer<typeof GivenText>;
 
