@@ -72,7 +72,7 @@ module.exports = {
     only("sandbox", ["model", "manifest", "environment", "analyze", "trusted"], "the QuickJS runner takes the compiler from the analyzer and the contract helpers; it never decides or reaches a store"),
     only("config", ["model", "constraint", "manifest", "policy", "receipt", "connector", "store"], "config reads the user's files and hands texts to the stages"),
     only("app", ["model", "constraint", "manifest", "analyze", "policy", "given", "receipt", "connector", "config", "store", "sandbox"], "use cases never reach into an adapter"),
-    only("authority", ["model", "constraint", "manifest", "analyze", "policy", "given", "receipt", "connector", "config", "store", "app"], "the authority's routes are thin adapters over the use cases"),
+    only("authority", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "app"], "the authority's routes are thin adapters over the use cases"),
     only("mcp", ["model", "manifest", "config", "app"], "the MCP tools are thin adapters over the use cases; the command that starts the server hands in the authority client"),
     {
       name: "only-serve-starts-the-authority",
