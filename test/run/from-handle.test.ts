@@ -49,12 +49,14 @@ describe("fromHandle in a run", () => {
     expect(h.gmail.sent.length).toBe(before);
   });
 
-  it("another agent's handle is not given: fromHandle throws in the program, with the reason, and nothing is sent", async () => {
+  it("another agent's handle is not given: the program is refused before anything runs, with the reason, and nothing is sent", async () => {
     const other = (await h.a.authority.state.store.addToken("another-agent")).token;
     await hold("h_theirs", "their secret", other);
     const before = h.gmail.sent.length;
     const report = await h.run({ source: program(`    const v = await fromHandle("h_theirs");\n    await sendEmail({ to: ["me@example.com"], subject: "s", body: String(v) });`) });
-    expect(report.execution).toMatchObject({ outcome: "threw", thrown: { name: "CountersignError", class: "usage_error", message: expect.stringMatching(/handle h_theirs is not held for this agent/) } });
+    expect(report.outcome).not.toBe("executed");
+    expect(report.execution).toBeUndefined();
+    expect(report.error).toMatchObject({ class: "usage_error", details: { reason: "unknown_handle" } });
     expect(JSON.stringify(report)).not.toContain("their secret");
     expect(h.gmail.sent.length).toBe(before);
   });
