@@ -103,6 +103,6 @@ export const Facts = z.object({
   rationale: z.string(), // the agent's words, kept apart
   agentManifests: z.object({ sha256: z.string().regex(/^[0-9a-f]{64}$/) }).optional(), // the agent manifests the program was analyzed with: its receipt binds them
   result: z.object({ parts: z.array(ResultPart) }).optional(), // where what main returns comes from; absent on facts from before it was recorded, and on refused programs
-  context: GivenContext.optional(), // what the submitting agent had been given by its earlier runs; absent when no submitter's record was read (a local check)
+  context: GivenContext.optional(), // what the submitting agent had been given by its earlier runs; absent when it was given nothing, or no submitter's record was read (a local check)
 });
 export type Facts = z.infer<typeof Facts>;
