@@ -156,7 +156,10 @@ describe("runAgentProgram", () => {
     while (h.gmail.sent.length === before && !finished) await new Promise((r) => setTimeout(r, 20));
     controller.abort();
     const report = await running;
-    expect(report).toMatchObject({ outcome: "cancelled", execution: { outcome: "limit", limit: { details: { limit: "interrupted" } }, calls: [{ op: "email.send_email", status: "done" }] } });
+    expect(report).toMatchObject({ outcome: "cancelled", execution: { outcome: "limit", limit: { details: { limit: "interrupted" } } } });
+    // The abort may land before the mail server's answer reaches the runner: the run stops at once,
+    // and its report then lists the call as pending (made, its answer not awaited).
+    expect(report.execution!.calls).toEqual([{ op: "email.send_email", status: expect.stringMatching(/^(done|pending)$/) }]);
     expect(h.gmail.sent.length).toBe(before + 1);
   });
 
