@@ -97,7 +97,7 @@ describe("the package's public entry point", () => {
       join(consumer, "tsconfig.json"),
       JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["consumer.ts"] }),
     );
-    // @ts-expect-error is itself an error where no error follows: the one run checks both ways.
+    // An expect-error directive is itself an error where no error follows: the one run checks both ways.
     writeFileSync(
       join(consumer, "consumer.ts"),
       `import { checkCall, importJwks, startRun, MemoryRedemptionStore, type VerifiedReceipt, type ReceiptInvalidReason } from "countersign/receipt";
