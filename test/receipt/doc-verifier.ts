@@ -7,7 +7,7 @@ import { compactVerify, importJWK } from "jose";
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Obj = Record<string, unknown>;
 
-/** A refusal with the page's reason code; `call` says it came from a per-call check. */
+/** A refusal with the page's reason code and the error class the page gives it. */
 export class Refused extends Error {
   constructor(
     readonly reason: string,
