@@ -5,6 +5,8 @@ export { callAgentAction } from "./call-agent-action.js";
 export { marshal } from "./marshal.js";
 export { fetchPreview, PREVIEW_TIMEOUT_MS, type Preview, type PreviewPolicy } from "./fetch-preview.js";
 export type { ConnectorContext } from "./context.js";
+export { accessTokenCachePath, type CredentialRefresh } from "./access-tokens.js";
+export { OAuthCredential, OAuthEndpointUrl } from "./oauth-credential.js";
 export { Connection, ConnectionsFile, CONNECTIONS_FILE, type Connections, type Secret } from "./connections.js";
 export { createPluginPool, type PluginPool } from "./plugin-pool.js";
 export { DEFAULT_LIMITS, type Limits } from "./limits.js";
