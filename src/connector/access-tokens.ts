@@ -47,6 +47,18 @@ export function accessTokenCachePath(dataDir: string, connection: string): strin
   return join(dataDir, "credentials", `${connection}.access-token.json`);
 }
 
+/** Cache an access token of `connection` (0600, written whole), bound to the refresh token it came from. */
+export function cacheAccessToken(dataDir: string, connection: string, token: { accessToken: string; expiresAt: number; refreshToken: string }): void {
+  makePrivateDir(join(dataDir, "credentials"));
+  const cached: z.infer<typeof CachedToken> = { access_token: token.accessToken, expires_at: token.expiresAt, refresh_sha256: sha256(token.refreshToken) };
+  writeFileAtomic(accessTokenCachePath(dataDir, connection), JSON.stringify(cached), 0o600);
+}
+
+/** The lifetime of an access token the token endpoint gave `expires_in` for, in ms from now. */
+export function tokenLifetimeMs(expiresIn: number | undefined): number {
+  return (expiresIn ?? DEFAULT_LIFETIME_S) * 1000;
+}
+
 // One refresh at a time per connection in this process: concurrent calls share its answer.
 const refreshing = new Map<string, Promise<string>>();
 
@@ -120,9 +132,7 @@ export function accessTokens(connection: string, credential: OAuthCredential, ho
       writeFileAtomic(credential.refresh_token_file, `${answer.refresh_token}\n`, 0o600);
       source = answer.refresh_token;
     }
-    const expiresAt = now() + (answer.expires_in ?? DEFAULT_LIFETIME_S) * 1000;
-    makePrivateDir(join(host.dataDir, "credentials"));
-    writeFileAtomic(cachePath, JSON.stringify({ access_token: answer.access_token, expires_at: expiresAt, refresh_sha256: sha256(source) }), 0o600);
+    cacheAccessToken(host.dataDir, connection, { accessToken: answer.access_token, expiresAt: now() + tokenLifetimeMs(answer.expires_in), refreshToken: source });
     await audited(true);
     return answer.access_token;
   }
