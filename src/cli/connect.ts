@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { dataDir } from "../config/data-dir.js";
 import { refreshTokenPath, saveOAuthConnection } from "../config/index.js";
 import { authorizeWithLoopback, cacheAccessToken, OAuthCredential, OAuthEndpointUrl, tokenLifetimeMs } from "../connector/index.js";
-import { EXIT, usageError, type Command } from "./command.js";
+import { EXIT, reportError, usageError, type Command } from "./command.js";
 import { openBrowser } from "./open-browser.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
 
@@ -101,7 +101,8 @@ const command: Command = {
         else io.stdout(`${opened ? "Opened in your browser; else open" : "Open"} this URL to let countersign reach ${name}:\n\n  ${url}\n\n`);
         io.stderr(`countersign connect: waiting up to ${waitSeconds} s for the provider to redirect back\n`);
       },
-    });
+    }).catch((failed: unknown) => ({ failed })); // the provider's refusal is no usage error
+    if (!("refreshToken" in authorized)) return reportError(authorized.failed, io, json, EXIT.failed);
     const file = saveOAuthConnection(data, name, oauth.data, authorized.refreshToken, provider.baseUrl === "" ? {} : { base_url: provider.baseUrl });
     cacheAccessToken(data, name, { accessToken: authorized.accessToken, expiresAt: Date.now() + tokenLifetimeMs(authorized.expiresIn), refreshToken: authorized.refreshToken });
     if (json) io.stdout(JSON.stringify({ connection: name, connections_file: file, refresh_token_file: oauth.data.refresh_token_file, scopes: provider.scopes }, null, 2) + "\n");
