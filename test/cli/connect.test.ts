@@ -87,7 +87,7 @@ describe("countersign connect", () => {
     const text = readFileSync(join(home, "connections.toml"), "utf8");
     expect(statSync(join(home, "connections.toml")).mode & 0o777).toBe(0o600);
     expect(text).toContain(`# my connections\n[http]\nhosts = ["api.example.com:443"] # the team's API\n`);
-    const parsed = parseToml(text).value as Record<string, Record<string, unknown>>;
+    const parsed = (parseToml(text) as { value: Record<string, Record<string, unknown>> }).value;
     expect(parsed.fs).toEqual({ roots: ["/srv/shared"] });
     expect(parsed.email).toEqual({
       base_url: gmail.url,

@@ -179,7 +179,11 @@ describe("an OAuth 2.0 credential held by the host", () => {
     texts.push(JSON.stringify(await runAction(set, "email.send_email", letter, ctx)));
     provider.revokeAll();
     provider.expireAccessTokens();
-    const err = await runAction(set, "email.send_email", letter, ctx).catch((e: unknown) => e as Error & { details?: unknown });
+    const err = (await runAction(set, "email.send_email", letter, ctx).then(
+      () => new Error("sent"),
+      (e: unknown) => e,
+    )) as Error & { details?: unknown };
+    expect(err).toMatchObject({ class: "credential_error" });
     texts.push(err.message, JSON.stringify(err.details), JSON.stringify(audit), readFileSync(join(dir, "connections.toml"), "utf8"));
     const all = texts.join("\n");
     for (const secret of secrets()) expect(all).not.toContain(secret);
