@@ -6,6 +6,7 @@ import { connectorContext, loadConnections, refreshTokenPath, saveOAuthConnectio
 import { accessTokenCachePath, cacheAccessToken, tokenLifetimeMs, type CredentialRefresh } from "../../src/connector/access-tokens.js";
 import { authorizeWithLoopback } from "../../src/connector/authorize-loopback.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
+import { fetchPreview } from "../../src/connector/fetch-preview.js";
 import { createPluginPool } from "../../src/connector/plugin-pool.js";
 import { startOAuthServer, type OAuthServer } from "../support/oauth-server.js";
 import { runAction, shippedManifests, tempDir } from "./fixtures.js";
@@ -188,6 +189,21 @@ describe("an OAuth 2.0 credential held by the host", () => {
     const all = texts.join("\n");
     for (const secret of secrets()) expect(all).not.toContain(secret);
     expect(secrets().length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("fetches a preview with a renewed token, and a refused renewal shows as an unavailable preview without a token", async () => {
+    const draft = (await runAction(set, "email.draft_email", letter, ctx)) as { id: string };
+    clock += HOUR;
+    const preview = await fetchPreview(set, "email.send_draft", { draft_id: draft.id }, ctx, () => null);
+    expect(preview).toMatchObject({ ok: true, fields: [{ label: "To", value: "bob@example.com" }, { label: "Subject", value: letter.subject }, { label: "Body" }] });
+    expect(audit).toEqual([{ connection: "email", reason: "expired", ok: true }]);
+    provider.revokeAll();
+    clock += HOUR;
+    const refused = await fetchPreview(set, "email.send_draft", { draft_id: draft.id }, ctx, () => null);
+    expect(refused.ok).toBe(false);
+    const shown = JSON.stringify([preview, refused]);
+    expect(shown).toContain("countersign connect email");
+    for (const secret of secrets()) expect(shown).not.toContain(secret);
   });
 });
 
