@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { dataDir } from "../config/data-dir.js";
 import { refreshTokenPath, saveOAuthConnection } from "../config/index.js";
-import { authorizeWithLoopback, cacheAccessToken, OAuthCredential, OAuthEndpointUrl, tokenLifetimeMs } from "../connector/index.js";
+import { authorizeWithLoopback, cacheAccessToken, Connection, OAuthCredential, OAuthEndpointUrl, tokenLifetimeMs } from "../connector/index.js";
 import { EXIT, reportError, usageError, type Command } from "./command.js";
 import { openBrowser } from "./open-browser.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
@@ -79,6 +79,8 @@ const command: Command = {
     if (secretFlag === undefined) throw usageError("missing --client-secret-file: a file holding the OAuth client's secret");
     const clientSecretFile = resolve(io.cwd, secretFlag);
     const clientSecret = readClientSecret(clientSecretFile);
+    const baseUrl = values["base-url"] === undefined ? undefined : Connection.safeParse({ base_url: values["base-url"] });
+    if (baseUrl?.success === false) throw usageError(`--base-url: ${baseUrl.error.issues[0]!.message}`); // before the person goes through the consent screen
     const waitSeconds = positiveFlag(values.timeout, "--timeout", 3600) ?? DEFAULT_WAIT_SECONDS;
     const data = dataDir(io.env);
     const json = values.json === true;
@@ -103,7 +105,9 @@ const command: Command = {
       },
     }).catch((failed: unknown) => ({ failed })); // the provider's refusal is no usage error
     if (!("refreshToken" in authorized)) return reportError(authorized.failed, io, json, EXIT.failed);
-    const file = saveOAuthConnection(data, name, oauth.data, authorized.refreshToken, provider.baseUrl === "" ? {} : { base_url: provider.baseUrl });
+    const given = values["base-url"] === undefined ? {} : { set: { base_url: values["base-url"] } };
+    const preset = provider.baseUrl === "" ? {} : { defaults: { base_url: provider.baseUrl } };
+    const file = saveOAuthConnection(data, name, oauth.data, authorized.refreshToken, { ...preset, ...given });
     cacheAccessToken(data, name, { accessToken: authorized.accessToken, expiresAt: Date.now() + tokenLifetimeMs(authorized.expiresIn), refreshToken: authorized.refreshToken });
     if (json) io.stdout(JSON.stringify({ connection: name, connections_file: file, refresh_token_file: oauth.data.refresh_token_file, scopes: provider.scopes }, null, 2) + "\n");
     else io.stdout(`connected ${name}: [${name}.oauth] written to ${file}; the refresh token is in ${oauth.data.refresh_token_file}\n`);
@@ -111,14 +115,13 @@ const command: Command = {
   },
 };
 
-function providerOf(values: { provider?: string | undefined; "auth-url"?: string | undefined; "token-url"?: string | undefined; scope?: string[] | undefined; "base-url"?: string | undefined }): Provider {
-  const baseUrl = values["base-url"];
+function providerOf(values: { provider?: string | undefined; "auth-url"?: string | undefined; "token-url"?: string | undefined; scope?: string[] | undefined }): Provider {
   if (values.provider !== undefined) {
     const known = PROVIDERS[values.provider];
     if (known === undefined) throw usageError(`unknown --provider "${values.provider}"; known: ${Object.keys(PROVIDERS).join(", ")} (else give --auth-url, --token-url and --scope)`);
     const custom = (["auth-url", "token-url", "scope"] as const).find((flag) => values[flag] !== undefined);
     if (custom !== undefined) throw usageError(`--${custom} goes without --provider: the provider names its own`);
-    return { ...known, baseUrl: baseUrl ?? known.baseUrl };
+    return known;
   }
   const authUrl = values["auth-url"];
   const tokenUrl = values["token-url"];
@@ -126,7 +129,7 @@ function providerOf(values: { provider?: string | undefined; "auth-url"?: string
   if (authUrl === undefined || tokenUrl === undefined || scopes.length === 0) throw usageError("give --provider google, or --auth-url, --token-url and at least one --scope");
   const auth = OAuthEndpointUrl.safeParse(authUrl);
   if (!auth.success) throw usageError(`--auth-url: ${auth.error.issues[0]!.message}`);
-  return { authUrl, tokenUrl, scopes, baseUrl: baseUrl ?? "", authParams: {} };
+  return { authUrl, tokenUrl, scopes, baseUrl: "", authParams: {} };
 }
 
 function flagOf(key: string): string {

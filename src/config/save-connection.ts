@@ -31,11 +31,17 @@ function withoutTables(text: string, name: string): string {
 /**
  * Give connection `name` the OAuth credential `oauth` in `<dataDir>/connections.toml`: write the
  * refresh token to `oauth.refresh_token_file` (0600), then the connection's tables anew (its
- * other keys kept, token_file dropped, `defaults` filled in where it has none) and every other
+ * other keys kept, token_file dropped, `set` over them, `defaults` where it has none) and every other
  * table and comment of the file as it was, written whole (0600). A file that does not parse, or
  * a result that would not load, is a config_error and nothing is written.
  */
-export function saveOAuthConnection(dataDir: string, name: string, oauth: OAuthCredential, refreshToken: string, defaults: Partial<Connection> = {}): string {
+export function saveOAuthConnection(
+  dataDir: string,
+  name: string,
+  oauth: OAuthCredential,
+  refreshToken: string,
+  { defaults = {}, set = {} }: { defaults?: Partial<Connection>; set?: Partial<Connection> } = {},
+): string {
   const file = join(dataDir, CONNECTIONS_FILE);
   const fail = (message: string): CountersignError => new CountersignError("config_error", "connector", `${file}: ${message}`, { details: { file } });
   let text = "";
@@ -48,7 +54,7 @@ export function saveOAuthConnection(dataDir: string, name: string, oauth: OAuthC
   if (parsed.problem !== undefined) throw fail(`${parsed.problem.message}: fix it before connecting`);
   const existing = (parsed.value[name] ?? {}) as Record<string, unknown>;
   const { token_file: _replaced, oauth: _old, ...kept } = existing;
-  const connection = Connection.safeParse({ ...defaults, ...kept, oauth });
+  const connection = Connection.safeParse({ ...defaults, ...kept, ...set, oauth });
   if (!connection.success) throw fail(`${name}.${connection.error.issues[0]!.path.join(".")}: ${connection.error.issues[0]!.message}`);
   const updated = `${withoutTables(text, name)}${text.trim() === "" ? "" : "\n\n"}${stringify({ [name]: connection.data })}\n`;
   const check = parseToml(updated);

@@ -121,6 +121,7 @@ describe("countersign connect", () => {
     }
     const text = readFileSync(join(home, "connections.toml"), "utf8");
     expect(text.match(/^\[email\]$/gm)).toHaveLength(1);
+    expect(text).toContain(`base_url = "${gmail.url}"`);
     expect(text.match(/^\[email\.oauth\]$/gm)).toHaveLength(1);
     expect(readFileSync(join(home, "credentials", "email.refresh-token"), "utf8")).toBe(`${provider.refreshTokens.at(-1)}\n`);
   });
@@ -172,6 +173,7 @@ describe("countersign connect", () => {
     ["a provider with its own endpoints", ["email", "--provider", "google", "--token-url", "https://x/t"], /--token-url goes without --provider/],
     ["no endpoints", ["email", "--client-id", "c"], /give --provider google, or --auth-url/],
     ["no client id", ["email", "--provider", "google"], /missing --client-id/],
+    ["a base URL that is not http(s)", ["email", "--provider", "google", "--client-id", "c", "--client-secret-file", "/etc/hostname", "--base-url", "ftp://x"], /--base-url: must be an http:\/\/ or https:\/\/ URL/],
     ["an unreadable secret file", ["email", "--provider", "google", "--client-id", "c", "--client-secret-file", "/no/such"], /cannot read \/no\/such/],
     ["a clear-text token endpoint off this machine", ["email", "--auth-url", "https://a/auth", "--token-url", "http://example.com/t", "--scope", "s", "--client-id", "c", "--client-secret-file", "/etc/hostname"], /--token-url: must be an https:\/\/ URL/],
   ];
