@@ -42,6 +42,8 @@ const CachedToken = z
   })
   .strict();
 
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+
 /** Where the access token of `connection` is cached (0600, in the data directory: no program reaches it). */
 export function accessTokenCachePath(dataDir: string, connection: string): string {
   return join(dataDir, "credentials", `${connection}.access-token.json`);
@@ -65,8 +67,6 @@ const refreshing = new Map<string, Promise<string>>();
 function credentialError(connection: string, message: string, reason: string): CountersignError {
   return new CountersignError("credential_error", "connector", `${connection}: ${message}`, { details: { connection, reason } });
 }
-
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 function readSecretFile(connection: string, path: string, what: string): string {
   let text: string;
