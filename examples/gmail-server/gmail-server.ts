@@ -134,7 +134,11 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown> |
   }
 }
 
-export async function startGmailServer(options: { port?: number; token: string }): Promise<GmailServer> {
+/**
+ * `token` is the one Bearer token it takes; `accepts`, when given, decides instead (e.g. the
+ * access tokens a local OAuth server issued and has not yet expired).
+ */
+export async function startGmailServer(options: { port?: number; token: string; accepts?: (token: string) => boolean }): Promise<GmailServer> {
   const drafts = new Map<string, Draft>();
   const sent: SentMessage[] = [];
   const requests: string[] = [];
@@ -175,7 +179,8 @@ export async function startGmailServer(options: { port?: number; token: string }
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://localhost");
     requests.push(`${req.method} ${url.pathname}`);
-    if (req.headers.authorization !== `Bearer ${options.token}`) {
+    const bearer = /^Bearer (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
+    if (bearer === undefined || !(options.accepts?.(bearer) ?? bearer === options.token)) {
       return apiError(res, 401, "UNAUTHENTICATED", "Request is missing or has an invalid Bearer token.");
     }
     const path = url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : null;

@@ -18,7 +18,9 @@ const CONNECTIONS = `# Where each connector points, and the credential the host 
 #
 # [email]
 # base_url = "https://gmail.googleapis.com"
-# token_file = "/home/me/.countersign/gmail-token"   # a file holding the OAuth access token
+# token_file = "/home/me/.countersign/gmail-token"   # a file holding an access token, or instead:
+#                                                     # \`countersign connect email --provider google ...\`
+#                                                     # writes an [email.oauth] table the host renews tokens with
 # address = "me@example.com"                          # your own address on that account
 #
 # [http]

@@ -1,5 +1,5 @@
 import { connectorContext } from "../config/index.js";
-import { callAgentAction, callWithReceipt, createPluginPool, type ConnectorContext } from "../connector/index.js";
+import { callAgentAction, callWithReceipt, createPluginPool, type ConnectorContext, type CredentialRefresh } from "../connector/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import type { AgentManifestSource, CheckResult, Json, PolicyDecision, ResultPart } from "../model/index.js";
 import { CountersignError, DEFAULT_DEADLINE_SECONDS, programBytes, toEnvelope, type ProgramBytes } from "../model/index.js";
@@ -307,7 +307,7 @@ async function execute(ctx: AppContext, input: RunInput, options: RunOptions, ve
   // importing the use cases (the authority among them) needs.
   const { runProgram, sandboxApi } = await import("../sandbox/index.js");
   const own = options.connectors === undefined ? createPluginPool() : undefined;
-  const connectors = options.connectors ?? connectorContext(ctx.dataDir, { plugins: own! });
+  const connectors = options.connectors ?? connectorContext(ctx.dataDir, { plugins: own!, now: ctx.now, audit: auditRefresh(ctx) });
   try {
     const result = await runProgram({
       source: bytes,
@@ -323,6 +323,11 @@ async function execute(ctx: AppContext, input: RunInput, options: RunOptions, ve
   } finally {
     await own?.close();
   }
+}
+
+/** Record an OAuth refresh of the run's connectors in the audit of this machine's store. */
+function auditRefresh(ctx: AppContext): (refresh: CredentialRefresh) => Promise<void> {
+  return async (refresh) => void (await (await ctx.store()).recordAudit({ type: "credential_refreshed", actor: "runner", ...refresh }));
 }
 
 /**
@@ -384,6 +389,7 @@ function outcomeOfError(err: unknown): RunOutcome {
     case "analysis_rejected":
       return "refused";
     case "config_error":
+    case "credential_error":
     case "network_error":
       return "unavailable";
     case "usage_error": // ours is a bad argument or a request that cannot be resumed; the authority's (an unknown receipt, a conflict) is a run that cannot go on

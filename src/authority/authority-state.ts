@@ -82,7 +82,11 @@ export class AuthorityState {
       redemptions: store,
       store: async () => store,
       rememberedRules: () => store.listRememberedRules(),
-      previews: { connector: () => connectorContext(options.dataDir), timeoutMs: options.previewTimeoutMs ?? PREVIEW_TIMEOUT_MS },
+      previews: {
+        // A preview reads with the user's credential: an OAuth renewal it makes is audited as the runner's are.
+        connector: () => connectorContext(options.dataDir, { now: this.ctx.now, audit: async (refresh) => void (await store.recordAudit({ type: "credential_refreshed", actor: "authority", ...refresh })) }),
+        timeoutMs: options.previewTimeoutMs ?? PREVIEW_TIMEOUT_MS,
+      },
     };
   }
 

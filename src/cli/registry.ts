@@ -25,5 +25,6 @@ export const commands: Record<string, CommandEntry> = {
   ui: { summary: "print a one-time approver login link", load: () => import("./ui.js").then((m) => m.default) },
   approve: { summary: "decide pending requests in the terminal (the terminal approver)", load: () => import("./approve.js").then((m) => m.default) },
   token: { summary: "add, list or revoke submitter tokens", load: () => import("./token.js").then((m) => m.default) },
+  connect: { summary: "connect a connection to an account with OAuth 2.0 (the host renews its tokens)", load: () => import("./connect.js").then((m) => m.default) },
   audit: { summary: "verify or export the hash-chained audit log", load: () => import("./audit.js").then((m) => m.default) },
 };

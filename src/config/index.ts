@@ -12,3 +12,4 @@ export { packageVersion } from "./package-version.js";
 export { listDir } from "./list-dir.js";
 export { agentAllowlists, allowlistsOf, connectorReach } from "./agent-allowlists.js";
 export { ownAddresses, ownAddressesOf } from "./own-addresses.js";
+export { refreshTokenPath, saveOAuthConnection } from "./save-connection.js";

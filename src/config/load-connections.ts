@@ -48,7 +48,8 @@ export function loadConnections(dataDir: string, options: { secrets?: readonly S
 /**
  * What no program may read or write, whatever the roots say, each by its real path: the data
  * directory (signing keys, approver secret, submitter tokens, the store, policies, this file,
- * authority.json), every connection's token file, and on Linux /proc (the runner's environment,
+ * authority.json), every connection's token file and OAuth client secret and refresh token
+ * files, and on Linux /proc (the runner's environment,
  * which may hold COUNTERSIGN_TOKEN, and its memory, which holds every credential), and
  * countersign's own installation.
  */
@@ -56,6 +57,10 @@ function secretsOf(dataDir: string, byConnector: Record<string, Connection>): Se
   const secrets: Secret[] = [{ path: realOrResolved(dataDir), what: "the data directory (signing keys, approver secret, submitter tokens, the store)" }];
   for (const [name, conn] of Object.entries(byConnector)) {
     if (conn.token_file !== undefined) secrets.push({ path: realOrResolved(conn.token_file), what: `the token file of ${name}.token_file` });
+    if (conn.oauth !== undefined) {
+      secrets.push({ path: realOrResolved(conn.oauth.client_secret_file), what: `the token file of ${name}.oauth.client_secret_file` });
+      secrets.push({ path: realOrResolved(conn.oauth.refresh_token_file), what: `the token file of ${name}.oauth.refresh_token_file` });
+    }
   }
   if (process.platform === "linux") secrets.push({ path: "/proc", what: "the process files (/proc: the runner's environment and memory)" });
   // Not secret but trusted: a program that wrote countersign's code, shipped policy or manifests

@@ -2,6 +2,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import type { LoadedConnector } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Connection, Connections, Secret } from "./connections.js";
+import { accessTokens, type CredentialHost } from "./access-tokens.js";
 import { formatTarget, urlTarget } from "../model/index.js";
 import { isPathUnder, normalizePath } from "../constraint/index.js";
 
@@ -13,9 +14,20 @@ export interface Capabilities {
   connector: string;
   hosts: ReadonlySet<string>; // "host:port"
   baseUrl: URL | null; // relative requests resolve here; the credential goes only to its host
-  credential: { header: string; value: string } | null;
+  credential: InjectedCredential | null;
   roots: readonly FsRoot[];
   secrets: readonly Secret[]; // refused by the fs host whatever the roots say
+}
+
+/**
+ * The header the host adds to requests to the base_url's host. `value` is asked before each
+ * request (an OAuth access token may have been renewed since); `renew`, when the credential can
+ * be renewed, gives a new value after the API answered 401.
+ */
+export interface InjectedCredential {
+  header: string;
+  value: () => Promise<string>;
+  renew: (() => Promise<string>) | null;
 }
 
 /**
@@ -75,8 +87,28 @@ function allowedHosts(connections: Connections, name: string, conn: Connection, 
   return new Set(allowed);
 }
 
-/** Resolve a connector's capabilities for one action; every missing piece is a config_error naming file and key. */
-export function resolveCapabilities(connector: LoadedConnector, connections: Connections): Capabilities {
+function injectedCredential(connections: Connections, name: string, conn: Connection, connector: LoadedConnector, host: CredentialHost | undefined): InjectedCredential {
+  const caps = connector.manifest.capabilities;
+  const header = caps.credential?.header ?? "Authorization";
+  const format = caps.credential?.format ?? "{token}";
+  const formatted = (token: string): string => format.replace("{token}", token);
+  if (conn.oauth !== undefined) {
+    if (host === undefined) throw configError(connections, `${name}.oauth`, "an OAuth credential needs the data directory to cache its access tokens");
+    const tokens = accessTokens(name, conn.oauth, host);
+    return { header, value: async () => formatted(await tokens.current()), renew: async () => formatted(await tokens.renew()) };
+  }
+  if (conn.token_file === undefined) {
+    throw configError(connections, `${name}.token_file`, `missing: the path of a file holding the token, or an [${name}.oauth] table (see \`countersign connect ${name}\`)`);
+  }
+  const value = formatted(readToken(connections, `${name}.token_file`, conn.token_file));
+  return { header, value: async () => value, renew: null };
+}
+
+/**
+ * Resolve a connector's capabilities for one action; every missing piece is a config_error naming
+ * file and key. `host` holds OAuth credentials (their cached access tokens, the clock, the audit).
+ */
+export function resolveCapabilities(connector: LoadedConnector, connections: Connections, host?: CredentialHost): Capabilities {
   const { name } = connector;
   const caps = connector.manifest.capabilities;
   const credentialKind = caps.credential?.kind ?? "none";
@@ -90,10 +122,7 @@ export function resolveCapabilities(connector: LoadedConnector, connections: Con
   let credential: Capabilities["credential"] = null;
   if (credentialKind !== "none") {
     if (conn.base_url === undefined) throw configError(connections, `${name}.base_url`, "missing: the API's base URL, e.g. https://gmail.googleapis.com");
-    if (conn.token_file === undefined) throw configError(connections, `${name}.token_file`, "missing: the path of a file holding the token");
-    const token = readToken(connections, `${name}.token_file`, conn.token_file);
-    const format = caps.credential?.format ?? "{token}";
-    credential = { header: caps.credential?.header ?? "Authorization", value: format.replace("{token}", token) };
+    credential = injectedCredential(connections, name, conn, connector, host);
   }
 
   const hosts = caps.network !== undefined ? allowedHosts(connections, name, conn, caps.network.hosts) : new Set<string>();

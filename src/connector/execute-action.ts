@@ -36,7 +36,7 @@ export async function executeAction(set: ManifestSet, admission: Admission, ctx:
         throw new CountersignError("connector_error", "connector", `${op}: step ${step.id} names unknown connector ${step.connector}`, { details: { op } });
       }
       let caps = capabilities.get(connector.name);
-      if (caps === undefined) capabilities.set(connector.name, (caps = resolveCapabilities(connector, ctx.connections)));
+      if (caps === undefined) capabilities.set(connector.name, (caps = resolveCapabilities(connector, ctx.connections, ctx)));
       output = await pool.call(connector, step.op, fillTemplate(action.templates.execute[i]!, scope) ?? {}, caps, ctx.limits, admission.scope);
       scope[step.id] = output;
     }

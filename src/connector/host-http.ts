@@ -54,15 +54,17 @@ function allowedUrl(caps: Capabilities, raw: string): URL {
   return url;
 }
 
-/** The plugin's headers minus the ones the host owns, plus the credential when the URL is the base_url's host. */
-function requestHeaders(caps: Capabilities, url: URL, asked: Record<string, string>): Headers {
+/** The plugin's headers minus the ones the host owns. */
+function requestHeaders(caps: Capabilities, asked: Record<string, string>): Headers {
   const owned = new Set(["host", "content-length", "cookie", (caps.credential?.header ?? "authorization").toLowerCase()]);
   const headers = new Headers();
   for (const [name, value] of Object.entries(asked)) if (!owned.has(name.toLowerCase())) headers.set(name, value);
-  if (caps.credential !== null && caps.baseUrl !== null && hostPort(url) === hostPort(caps.baseUrl)) {
-    headers.set(caps.credential.header, caps.credential.value);
-  }
   return headers;
+}
+
+/** The credential, when the URL is the base_url's host: it goes to no other. */
+function credentialFor(caps: Capabilities, url: URL): Capabilities["credential"] {
+  return caps.credential !== null && caps.baseUrl !== null && hostPort(url) === hostPort(caps.baseUrl) ? caps.credential : null;
 }
 
 async function readCapped(res: Response, limit: number, url: URL): Promise<string> {
@@ -95,21 +97,32 @@ async function readCapped(res: Response, limit: number, url: URL): Promise<strin
 
 /**
  * Perform one request for a plugin: allowlisted host:port only, credential injected here (never
- * shown to the plugin), body capped. Redirects are never followed, whatever the method: the 3xx
+ * shown to the plugin), body capped. A credential that cannot be had (an OAuth refresh refused)
+ * stops the call before anything is sent. A 401 to a request that carried a renewable credential
+ * renews it and sends the request once more: the API refused the first, so it did nothing. Redirects are never followed, whatever the method: the 3xx
  * answer (status, headers with Location, body) goes back to the plugin, and so to the program, as
  * any other. A next request to the Location is a new call, checked against the grant and the
  * policy like the first; following it here would send the approved body to a path nobody checked.
  */
 export async function httpRequest(caps: Capabilities, limits: Limits, req: HttpRequest, signal: AbortSignal): Promise<HttpAnswer> {
   const url = allowedUrl(caps, req.url);
-  let res: Response;
-  try {
-    res = await fetch(url, { method: req.method, headers: requestHeaders(caps, url, req.headers), body: req.body, redirect: "manual", signal });
-  } catch (err) {
-    throw new CountersignError("network_error", "connector", `${req.method} ${url.origin}${url.pathname} failed: ${(err as Error).message}`, {
-      retriable: true,
-      details: { host: url.host },
-    });
+  const credential = credentialFor(caps, url);
+  const send = async (credentialValue: string | null): Promise<Response> => {
+    const headers = requestHeaders(caps, req.headers);
+    if (credential !== null && credentialValue !== null) headers.set(credential.header, credentialValue);
+    try {
+      return await fetch(url, { method: req.method, headers, body: req.body, redirect: "manual", signal });
+    } catch (err) {
+      throw new CountersignError("network_error", "connector", `${req.method} ${url.origin}${url.pathname} failed: ${(err as Error).message}`, {
+        retriable: true,
+        details: { host: url.host },
+      });
+    }
+  };
+  let res = await send(credential === null ? null : await credential.value());
+  if (res.status === 401 && credential?.renew != null) {
+    await res.body?.cancel();
+    res = await send(await credential.renew());
   }
   const headers: Record<string, string> = {};
   res.headers.forEach((value, name) => {

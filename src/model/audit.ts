@@ -18,6 +18,7 @@ export const AuditType = z.enum([
   "rule_forgotten",
   "approver_login",
   "output_recorded",
+  "credential_refreshed",
 ]);
 export type AuditType = z.infer<typeof AuditType>;
 
@@ -58,6 +59,16 @@ export const ExternalAudit = z.discriminatedUnion("type", [
       ok: z.boolean(),
       policy_sha256: sha256Hex.optional(), // the policy now in force
       error: z.string().optional(), // why the new policy was refused (the old one stays)
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal("credential_refreshed"),
+      actor: z.string().min(1),
+      connection: z.string().min(1), // the connections.toml table whose access token was renewed, never a token
+      reason: z.enum(["expired", "unauthorized"]), // the cached token was missing or near its expiry, or the API answered 401
+      ok: z.boolean(),
+      error: z.string().optional(), // the token endpoint's error code (e.g. invalid_grant) when it refused
     })
     .strict(),
 ]);

@@ -17,6 +17,7 @@ export const ERROR_CLASSES = [
   "external_api_error",
   "hash_mismatch",
   "config_error",
+  "credential_error",
   "store_error",
   "usage_error",
   "internal_error",

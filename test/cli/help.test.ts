@@ -25,7 +25,7 @@ describe("countersign help and --version", () => {
   it("help lists every command with its summary without loading any command", async () => {
     const { code, out } = await run(["help"]);
     expect(code).toBe(0);
-    for (const name of ["manifests", "api", "policy", "keys", "receipt", "check"]) expect(out).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+    for (const name of ["manifests", "api", "policy", "keys", "receipt", "check", "connect"]) expect(out).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
     expect(out).toContain("analyze a program: effects, guarantees, summary");
   });
 

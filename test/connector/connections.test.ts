@@ -70,11 +70,12 @@ describe("connections.toml", () => {
     expect(absent).toMatchObject({ class: "config_error", message: expect.stringMatching(/cannot read the token file \/no\/such\/token$/) });
   });
 
-  it("makes a base_url the connector's only allowed host and formats the credential", () => {
+  it("makes a base_url the connector's only allowed host and formats the credential", async () => {
     const dir = dataDirWith(`[email]\nbase_url = "http://127.0.0.1:8025/prefix"\ntoken_file = "TOKEN_FILE"\n`);
     const caps = resolveCapabilities(email, loadConnections(dir));
     expect([...caps.hosts]).toEqual(["127.0.0.1:8025"]);
-    expect(caps.credential).toEqual({ header: "Authorization", value: "Bearer secret-token" });
+    expect(caps.credential).toMatchObject({ header: "Authorization", renew: null });
+    await expect(caps.credential!.value()).resolves.toBe("Bearer secret-token");
   });
 
   it("fails an action before any plugin runs when its connection is incomplete", async () => {

@@ -24,7 +24,7 @@ const caps = (baseUrl: string | null, hosts: string[]): Capabilities => ({
   connector: "t",
   hosts: new Set(hosts),
   baseUrl: baseUrl === null ? null : new URL(baseUrl),
-  credential: { header: "Authorization", value: "Bearer s3cret" },
+  credential: { header: "Authorization", value: async () => "Bearer s3cret", renew: null },
   roots: [],
   secrets: [],
 });
