@@ -35,7 +35,7 @@ describe.each(DIALECTS)("event feed on %s", (dialect) => {
     stores.push(store);
     const { name: token } = await store.addToken("agent");
     const seen: StoreEvent[][] = Array.from({ length: 200 }, () => []);
-    const stops = await Promise.all(seen.map((list) => store.subscribe((e) => list.push(e))));
+    const stops = await Promise.all(seen.map((list) => store.subscribe((events) => list.push(...events))));
     const readsBefore = eventReads();
     let commits = 0;
     for (let round = 0; round < 5; round++) {
@@ -59,11 +59,11 @@ describe.each(DIALECTS)("event feed on %s", (dialect) => {
     stores.push(store);
     const { name: token } = await store.addToken("agent");
     const live: StoreEvent[] = [];
-    const stopLive = await store.subscribe((e) => live.push(e));
+    const stopLive = await store.subscribe((events) => live.push(...events));
     for (let i = 0; i < 30; i++) expect((await store.submit(submission(token))).ok).toBe(true);
     await expect.poll(() => live.length).toBe(30);
     const resumed: StoreEvent[] = [];
-    const stopResumed = await store.subscribe((e) => resumed.push(e), { after: live[9]!.id });
+    const stopResumed = await store.subscribe((events) => resumed.push(...events), { after: live[9]!.id });
     const more = Promise.all(Array.from({ length: 10 }, () => store.submit(submission(token))));
     await more;
     await expect.poll(() => resumed.length).toBe(30);
@@ -80,7 +80,7 @@ describe.each(DIALECTS)("event feed on %s", (dialect) => {
     const all = await store.eventsSince(0, 10_000);
     expect(all).toHaveLength(1200);
     const resumed: StoreEvent[] = [];
-    const stop = await store.subscribe((e) => resumed.push(e), { after: all[3]!.id });
+    const stop = await store.subscribe((events) => resumed.push(...events), { after: all[3]!.id });
     await expect.poll(() => resumed.length).toBe(1196);
     expect(resumed).toEqual(all.slice(4));
     await stop();
@@ -94,7 +94,7 @@ describe.each(DIALECTS)("event feed on %s", (dialect) => {
     const stopBad = await store.subscribe(() => {
       throw new Error("listener fails");
     });
-    const stop = await store.subscribe((e) => seen.push(e));
+    const stop = await store.subscribe((events) => seen.push(...events));
     await store.submit(submission(token));
     await store.submit(submission(token));
     await expect.poll(() => seen.length).toBe(2);
