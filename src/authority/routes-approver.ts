@@ -2,7 +2,7 @@ import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Hono } from "hono";
 import { answerRequestQuestion, decideRequest, listGlance, listRequests, requestPage, reviewRequest, visibleText, type Verdict } from "../app/index.js";
 import { DecisionBody, ListParams, QuestionBody, type QuestionAnswer, type StoreEvent } from "../model/index.js";
-import { describeReload } from "./authority-state.js";
+import { describeReload } from "./reload-result.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { EventStream, eventsBytes, KEEPALIVE } from "./event-stream.js";
 import { approverAuth } from "./guards.js";

@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
+import type { InitResult } from "../app/index.js";
 import { describeReload, startAuthority, DEFAULT_HOST, DEFAULT_PORT } from "../authority/index.js";
-import { dataDir, homeDir } from "../config/index.js";
+import { dataDir, homeDir } from "../config/data-dir.js"; // a light entry: the config index loads the manifests and policy
 import { isPostgresUrl, openStore, redactUrl, SQLITE_FILE } from "../store/index.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
@@ -41,6 +42,25 @@ const command: Command = {
     const { database } = databaseFlag(io, values.database);
     const store = await openStore({ dataDir: data, ...(database === undefined ? {} : { database }) });
     const log = (line: string): void => io.stderr(`countersign serve: ${line}\n`);
+    const storeText = database === undefined ? `SQLite ${shownPath(io, join(data, SQLITE_FILE))}` : isPostgresUrl(database) ? `PostgreSQL ${redactUrl(database)}` : `SQLite ${shownPath(io, database)}`;
+    // Printed as soon as it listens: /healthz answers from then on, and the rest loads behind it.
+    const onListening = ({ url, init, threads }: { url: string; init: InitResult; threads: number }): void => {
+      if (values.json === true) {
+        io.stdout(JSON.stringify({ url, data_dir: data, store: storeText, analysis_threads: threads, token_file: init.tokenFile ?? null, created: init.created }) + "\n");
+        return;
+      }
+      const tokenLine =
+        init.tokenFile === undefined ? "submitter tokens: countersign token list | add NAME" : `submitter token: ${init.tokenFile} (made now: give it to your agent as Authorization: Bearer <token>)`;
+      io.stdout(
+        [
+          `countersign authority at ${url}`,
+          `  data: ${data}; store: ${storeText}; ${threads} analysis thread${threads === 1 ? "" : "s"}`,
+          `  ${tokenLine}`,
+          `  log in: countersign ui  (prints a one-time login link)`,
+          "",
+        ].join("\n"),
+      );
+    };
     const authority = await startAuthority({
       dataDir: data,
       home: homeDir(io.env),
@@ -48,6 +68,7 @@ const command: Command = {
       host: values.host ?? DEFAULT_HOST,
       port,
       log,
+      onListening,
       ...(values.manifests === undefined ? {} : { manifests: resolve(io.cwd, values.manifests) }),
       ...(values.policies === undefined ? {} : { policies: resolve(io.cwd, values.policies) }),
       ...(workers === undefined ? {} : { poolSize: workers }),
@@ -55,25 +76,6 @@ const command: Command = {
       await store.close().catch(() => undefined);
       throw err;
     });
-    const storeText = database === undefined ? `SQLite ${shownPath(io, join(data, SQLITE_FILE))}` : isPostgresUrl(database) ? `PostgreSQL ${redactUrl(database)}` : `SQLite ${shownPath(io, database)}`;
-    const threads = authority.state.pool.size;
-    if (values.json === true) {
-      io.stdout(JSON.stringify({ url: authority.url, data_dir: data, store: storeText, analysis_threads: threads, token_file: authority.init.tokenFile ?? null, created: authority.init.created }) + "\n");
-    } else {
-      const tokenLine =
-        authority.init.tokenFile === undefined
-          ? "submitter tokens: countersign token list | add NAME"
-          : `submitter token: ${authority.init.tokenFile} (made now: give it to your agent as Authorization: Bearer <token>)`;
-      io.stdout(
-        [
-          `countersign authority at ${authority.url}`,
-          `  data: ${data}; store: ${storeText}; ${threads} analysis thread${threads === 1 ? "" : "s"}`,
-          `  ${tokenLine}`,
-          `  log in: countersign ui  (prints a one-time login link)`,
-          "",
-        ].join("\n"),
-      );
-    }
     return serveUntilStopped(authority, io, log);
   },
 };
