@@ -61,6 +61,8 @@ const command: Command = {
         ].join("\n"),
       );
     };
+    // A stop asked for while the routes load (the URL is printed before) waits for them, then stops cleanly.
+    const stopped = stopSignal();
     const authority = await startAuthority({
       dataDir: data,
       home: homeDir(io.env),
@@ -76,7 +78,7 @@ const command: Command = {
       await store.close().catch(() => undefined);
       throw err;
     });
-    return serveUntilStopped(authority, io, log);
+    return serveUntilStopped(authority, stopped, io, log);
   },
 };
 
@@ -85,8 +87,16 @@ function wholeNumber(text: string, flag: string, min: number, max: number): numb
   return Number(text);
 }
 
-/** Reload on SIGHUP; stop cleanly on SIGINT or SIGTERM (pending requests stay in the store for the next start). */
-async function serveUntilStopped(authority: Awaited<ReturnType<typeof startAuthority>>, io: Io, log: (line: string) => void): Promise<number> {
+/** Resolves at the first SIGINT or SIGTERM; listening from now on, so that one that comes while serve starts is not lost. */
+function stopSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+}
+
+/** Reload on SIGHUP; stop cleanly once `stopped` (pending requests stay in the store for the next start). */
+async function serveUntilStopped(authority: Awaited<ReturnType<typeof startAuthority>>, stopped: Promise<void>, io: Io, log: (line: string) => void): Promise<number> {
   const onHangup = (): void => {
     authority.state.reload("authority (SIGHUP)").then(
       (r) => log(describeReload(r)),
@@ -94,10 +104,7 @@ async function serveUntilStopped(authority: Awaited<ReturnType<typeof startAutho
     );
   };
   process.on("SIGHUP", onHangup);
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await stopped;
   process.off("SIGHUP", onHangup);
   io.stderr("countersign serve: stopping\n");
   await authority.close();
