@@ -1,10 +1,10 @@
 import { programBytes } from "../model/index.js";
-import { availableParallelism } from "node:os";
 import type { ProgramInput } from "../app/index.js";
 import type { AgentActions, ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Facts } from "../model/index.js";
 import { AnalysisWorker, WorkerTimeout } from "./analysis-worker.js";
+import { analysisThreads } from "./limits.js";
 
 export interface PoolOptions {
   manifests: ManifestSet;
@@ -43,7 +43,7 @@ export class AnalysisPool {
 
   private constructor(options: PoolOptions) {
     this.#options = options;
-    this.#size = Math.max(1, options.size ?? availableParallelism());
+    this.#size = analysisThreads(options.size);
     this.#manifests = options.manifests;
   }
 

@@ -1,11 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { availableParallelism } from "node:os";
 import type { InitResult } from "../app/index.js";
 import { fileKeyStore, loadLocalAuthority, readApproverSecret, writeLocalAuthority, type Store } from "../store/index.js";
 import type { AuthorityState, StateOptions } from "./authority-state.js";
 import type { DecisionWaiter } from "./decision-waiter.js";
-import { DEFAULT_MAX_BODY_BYTES } from "./limits.js";
+import { analysisThreads, DEFAULT_MAX_BODY_BYTES } from "./limits.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8765;
@@ -83,7 +82,7 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   for (const name of allowedHosts) ownOrigins.add(new URL(`http://${name}`).origin);
   url = `http://${names[0]}:${port}`;
   writeLocalAuthority(options.dataDir, { url });
-  options.onListening?.({ url, init, threads: Math.max(1, options.poolSize ?? availableParallelism()) });
+  options.onListening?.({ url, init, threads: analysisThreads(options.poolSize) });
 
   let state: AuthorityState;
   let waiter: DecisionWaiter | undefined;
