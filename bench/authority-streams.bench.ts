@@ -44,10 +44,15 @@ setInterval(() => undefined, 60_000); // alive until told to stop, streams or no
 process.on("SIGTERM", () => { console.log("events " + events); process.exit(0); });
 `;
 
-/** One submission, answered once an analysis thread has warmed (the program's facts are then cached). */
+/**
+ * One submission, answered once an analysis thread has warmed (the program's facts are then
+ * cached); then wait for every thread to be warm, so that no row is measured while another
+ * thread still loads the compiler beside it.
+ */
 async function firstSubmission(url: string, token: string): Promise<void> {
   const answer = await fetch(`${url}/v1/requests`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: repeated });
   if (!answer.ok) throw new Error(`the first submission failed: ${answer.status}`);
+  while (((await (await fetch(`${url}/healthz`)).json()) as { status?: string }).status !== "ready") await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 async function rate(url: string, token: string): Promise<number> {
@@ -153,7 +158,9 @@ Event streams: autocannon with ${CONNECTIONS} connections submits one auto-appro
 ${SECONDS} s after ${WARM_UP_SECONDS} s of the same load, while another process holds the streams
 open on \`/v1/events\` (an approver session's cookie) and reads everything they carry; each
 submission publishes one event, so every stream gets each of them. One server per store, the same
-for the three rows, so the ratio compares like with like. The authority reads new events at most
+for the three rows, so the ratio compares like with like, measured once all its analysis threads
+are warm (/healthz says ready: before, the first row could run beside a thread still loading the
+compiler). The authority reads new events at most
 every 50 ms (less often the more streams are open: about 2,000 deliveries a second in all, so every
 500 ms with 1,000 streams), however many commits rang, and hands each stream the whole batch as one
 write of bytes made once for all of them, straight to its socket; a stream whose client stops
