@@ -62,7 +62,7 @@ const command: Command = {
       );
     };
     // A stop asked for while the routes load (the URL is printed before) waits for them, then stops cleanly.
-    const stopped = stopSignal();
+    const { stopped, cancel } = stopSignal();
     const authority = await startAuthority({
       dataDir: data,
       home: homeDir(io.env),
@@ -75,6 +75,7 @@ const command: Command = {
       ...(values.policies === undefined ? {} : { policies: resolve(io.cwd, values.policies) }),
       ...(workers === undefined ? {} : { poolSize: workers }),
     }).catch(async (err: unknown) => {
+      cancel();
       await store.close().catch(() => undefined);
       throw err;
     });
@@ -87,12 +88,20 @@ function wholeNumber(text: string, flag: string, min: number, max: number): numb
   return Number(text);
 }
 
-/** Resolves at the first SIGINT or SIGTERM; listening from now on, so that one that comes while serve starts is not lost. */
-function stopSignal(): Promise<void> {
-  return new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+/**
+ * `stopped` resolves at the first SIGINT or SIGTERM, listened for from now on so that one that
+ * comes while serve starts is not lost; `cancel` stops listening (a start that failed).
+ */
+function stopSignal(): { stopped: Promise<void>; cancel: () => void } {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const cancel = (): void => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return { stopped: stopped.then(cancel), cancel };
 }
 
 /** Reload on SIGHUP; stop cleanly once `stopped` (pending requests stay in the store for the next start). */
