@@ -160,10 +160,10 @@ open on \`/v1/events\` (an approver session's cookie) and reads everything they 
 submission publishes one event, so every stream gets each of them. One server per store, the same
 for the three rows, so the ratio compares like with like, measured once all its analysis threads
 are warm (/healthz says ready: before, the first row could run beside a thread still loading the
-compiler). The authority reads new events at most
-every 50 ms (less often the more streams are open: about 2,000 deliveries a second in all, so every
-500 ms with 1,000 streams), however many commits rang, and hands each stream the whole batch as one
-write of bytes made once for all of them, straight to its socket; a stream whose client stops
+compiler). The authority reads new events at most every 50 ms (less often the more streams are
+open: about 2,000 deliveries a second in all, so every 500 ms with 1,000 streams), however many
+commits rang, and hands each stream the whole batch as one write of bytes made once for all of
+them, straight to its socket; a stream whose client stops
 reading is ended past 256 KiB unsent (the client reconnects with its last id and reads the rest
 from the events table). Before, each commit was one write to every stream, through a web stream:
 0.14× (SQLite) and 0.22× (PostgreSQL) with 1,000 streams open, 0.92× and 0.55× with 100 (on this
