@@ -1,7 +1,7 @@
 // Use cases: one function each, over explicit inputs and an AppContext. The CLI commands and the
 // authority's routes are thin adapters over them.
 export type { AppContext, PreviewHost, ProgramInput } from "./context.js";
-export { localContext, databaseOf, type LocalOptions } from "./local-context.js";
+export { localContext, type LocalOptions } from "./local-context.js";
 export { checkProgram } from "./check-program.js";
 export { decideAndSign, type Evaluation, type ReceiptOrder } from "./decide-and-sign.js";
 export { policyInForce, REMEMBERED_FILE, type PolicyInForce } from "./policy-in-force.js";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Analyzer } from "../analyze/index.js";
-import { dataDir, defaultPolicyDir, homeDir, loadManifests, loadPolicy, manifestDirFor, ownAddresses } from "../config/index.js";
+import { databaseOf, dataDir, defaultPolicyDir, homeDir, loadManifests, loadPolicy, manifestDirFor, ownAddresses } from "../config/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { LOCAL_ISSUER } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
@@ -13,11 +13,6 @@ export interface LocalOptions {
   manifests?: string; // a manifest directory given by the user, else the data directory's or the shipped ones
   policies?: string; // likewise for the policy
   database?: string; // the authority's store: a postgres:// URL or a SQLite file; default $COUNTERSIGN_DATABASE, else the data directory's
-}
-
-/** The store a command on this machine uses: --database, else $COUNTERSIGN_DATABASE, else the data directory's SQLite file. */
-export function databaseOf(env: NodeJS.ProcessEnv, given?: string): string | undefined {
-  return given ?? (env.COUNTERSIGN_DATABASE === undefined || env.COUNTERSIGN_DATABASE === "" ? undefined : env.COUNTERSIGN_DATABASE);
 }
 
 /**

@@ -1,10 +1,10 @@
 import { programBytes } from "../model/index.js";
-import { availableParallelism } from "node:os";
 import type { ProgramInput } from "../app/index.js";
 import type { AgentActions, ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Facts } from "../model/index.js";
 import { AnalysisWorker, WorkerTimeout } from "./analysis-worker.js";
+import { analysisThreads } from "./limits.js";
 
 export interface PoolOptions {
   manifests: ManifestSet;
@@ -39,10 +39,11 @@ export class AnalysisPool {
   readonly #queue: Job[] = [];
   readonly #assigned = new Set<AnalysisWorker>(); // running a program, or about to once it is ready
   #closed = false;
+  #isWarm = false;
 
   private constructor(options: PoolOptions) {
     this.#options = options;
-    this.#size = Math.max(1, options.size ?? availableParallelism());
+    this.#size = analysisThreads(options.size);
     this.#manifests = options.manifests;
   }
 
@@ -60,7 +61,12 @@ export class AnalysisPool {
     if (this.#closed) return Promise.reject(new CountersignError("internal_error", "authority", "the analysis pool is closed"));
     if (this.#workers.length === 0) this.#workers = Array.from({ length: this.#size }, () => new AnalysisWorker(this.#manifests, this.#options.codeCacheDir));
     this.#dispatch();
-    return Promise.all(this.#workers.map((w) => w.ready)).then(() => undefined);
+    return Promise.all(this.#workers.map((w) => w.ready)).then(() => void (this.#isWarm = true));
+  }
+
+  /** Every thread had its analyzer once (`warm()` resolved): programs no longer wait for the compiler to load. */
+  get isWarm(): boolean {
+    return this.#isWarm;
   }
 
   get size(): number {

@@ -9,6 +9,8 @@ import { AnalysisPool } from "./analysis-pool.js";
 import { DecisionThread } from "./decision-thread.js";
 import { FactsCache } from "./facts-cache.js";
 import { cachedKeyStore } from "./key-cache.js";
+import { DEFAULT_ANALYSIS_TIMEOUT_MS } from "./limits.js";
+import type { ReloadResult } from "./reload-result.js";
 
 export interface StateOptions {
   dataDir: string;
@@ -21,17 +23,6 @@ export interface StateOptions {
   previewTimeoutMs?: number; // each preview at approval time (default and most: the connector's 5 s)
   now?: () => Date;
 }
-
-/** `error`: why the new configuration was refused; `policy_sha256` is the policy in force after the reload. */
-export type ReloadResult = { ok: true; policy_sha256: string; manifests_sha256: string } | { ok: false; error: string; policy_sha256: string };
-
-/** One line for the log. */
-export function describeReload(result: ReloadResult): string {
-  return result.ok ? `reloaded: policy ${result.policy_sha256}, manifests ${result.manifests_sha256}` : `reload refused, the previous policy stays in force: ${result.error}`;
-}
-
-/** Past the analyzer's own budget (2 s by default), a margin for a loaded machine before a thread is stopped. */
-export const DEFAULT_ANALYSIS_TIMEOUT_MS = 10_000;
 
 /** Manifests and policy as read from disk now; throws a config_error naming every problem. */
 export function readConfig(options: StateOptions): { manifests: ManifestSet; manifestsSha256: string; policy: Policy } {

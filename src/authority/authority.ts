@@ -1,11 +1,10 @@
-import { serve } from "@hono/node-server";
-import type { Server } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { initDataDir, type InitResult } from "../app/index.js";
+import type { InitResult } from "../app/index.js";
 import { fileKeyStore, loadLocalAuthority, readApproverSecret, writeLocalAuthority, type Store } from "../store/index.js";
-import { AuthorityState, type StateOptions } from "./authority-state.js";
-import { createApp, DEFAULT_MAX_BODY_BYTES } from "./create-app.js";
-import { DecisionWaiter } from "./decision-waiter.js";
+import type { AuthorityState, StateOptions } from "./authority-state.js";
+import type { DecisionWaiter } from "./decision-waiter.js";
+import { analysisThreads, DEFAULT_MAX_BODY_BYTES } from "./limits.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8765;
@@ -18,6 +17,8 @@ export interface AuthorityOptions extends Omit<StateOptions, "issuer"> {
   maxBodyBytes?: number;
   expirySweepMs?: number;
   log?: (line: string) => void;
+  /** Called once it listens, before the routes have loaded: what `serve` prints. */
+  onListening?: (started: { url: string; init: InitResult; threads: number }) => void;
 }
 
 export interface Authority {
@@ -30,37 +31,49 @@ export interface Authority {
   close(): Promise<void>;
 }
 
+type Handler = (incoming: IncomingMessage, outgoing: ServerResponse) => void;
+
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
 /**
  * Start `countersign serve`: make what the data directory lacks, listen, record the URL in
- * authority.json for `check` and `run`, then start the analysis threads, which take seconds to
- * load the compiler: the server answers meanwhile, and programs wait for a thread. Pending
- * requests expire on a timer; long polls wake on the store's change events.
+ * authority.json for `check` and `run`, and only then load the routes, the use cases and the
+ * configuration (the compiler comes with them), then start the analysis threads, which take
+ * seconds to load the compiler. Until the routes are in place the listener answers `GET
+ * /healthz` as starting and holds every other request for them; programs wait for a thread.
+ * Pending requests expire on a timer; long polls wake on the store's change events.
  */
 export async function startAuthority(options: AuthorityOptions): Promise<Authority> {
   const log = options.log ?? ((line: string) => process.stderr.write(`countersign serve: ${line}\n`));
   const now = options.now ?? (() => new Date());
+  const { initDataDir } = await import("../app/init-data-dir.js");
   const init = await initDataDir({ dataDir: options.dataDir, keys: fileKeyStore(options.dataDir), now, store: async () => options.store });
-  const state = AuthorityState.open({ ...options, issuer: loadLocalAuthority(options.dataDir).issuer }, options.store);
   const secret = readApproverSecret(options.dataDir);
-  const waiter = new DecisionWaiter(options.store, (err) => log(`change events: ${(err as Error).message}`));
   const host = options.host ?? DEFAULT_HOST;
   const allowedHosts = new Set<string>();
   const ownOrigins = new Set<string>();
   let url = "";
-  const app = await createApp({ state, secret, allowedHosts, ownOrigins, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log });
-  let server: Server;
-  try {
-    server = await new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: host, port: options.port ?? DEFAULT_PORT }, () => resolve(s as Server)) as Server;
-      s.once("error", reject);
+  let loaded: (handler: Handler) => void;
+  const routes = new Promise<Handler>((resolve) => (loaded = resolve));
+  let handler: Handler = (incoming, outgoing) => {
+    if (incoming.method === "GET" && incoming.url === "/healthz" && allowedHosts.has(incoming.headers.host?.toLowerCase() ?? "")) {
+      outgoing.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" });
+      outgoing.end(JSON.stringify({ ok: true, status: "starting" }));
+    } else void routes.then((h) => h(incoming, outgoing));
+  };
+  const server = createServer((incoming, outgoing) => handler(incoming, outgoing));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off("error", reject);
+      resolve();
     });
-  } catch (err) {
-    await waiter.close();
-    await state.close();
-    throw err;
-  }
+  });
+  const closeServer = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections(); // long polls and event streams end now
+    });
   const port = (server.address() as AddressInfo).port;
   const names = LOOPBACK.has(host) ? ["127.0.0.1", "localhost", "[::1]"] : [host.includes(":") ? `[${host}]` : host];
   for (const name of names) allowedHosts.add(`${name}:${port}`);
@@ -69,6 +82,28 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   for (const name of allowedHosts) ownOrigins.add(new URL(`http://${name}`).origin);
   url = `http://${names[0]}:${port}`;
   writeLocalAuthority(options.dataDir, { url });
+  options.onListening?.({ url, init, threads: analysisThreads(options.poolSize) });
+
+  let state: AuthorityState;
+  let waiter: DecisionWaiter | undefined;
+  try {
+    const [{ AuthorityState }, { createApp }, { DecisionWaiter: Waiter }, { getRequestListener }] = await Promise.all([
+      import("./authority-state.js"),
+      import("./create-app.js"),
+      import("./decision-waiter.js"),
+      import("@hono/node-server"),
+    ]);
+    state = AuthorityState.open({ ...options, issuer: loadLocalAuthority(options.dataDir).issuer }, options.store);
+    waiter = new Waiter(options.store, (err) => log(`change events: ${(err as Error).message}`));
+    const app = await createApp({ state, secret, allowedHosts, ownOrigins, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log });
+    handler = getRequestListener(app.fetch, { hostname: host });
+  } catch (err) {
+    // nothing answers here: the held requests end with the connections
+    await closeServer();
+    await waiter?.close();
+    throw err;
+  }
+  loaded!(handler);
   const sweep = setInterval(() => {
     options.store.expireDue().catch((err: unknown) => log(`expiring requests failed: ${(err as Error).message}`));
   }, options.expirySweepMs ?? 1000);
@@ -87,11 +122,8 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
     async close() {
       closing = true;
       clearInterval(sweep);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections(); // long polls and event streams end now
-      });
-      await waiter.close();
+      await closeServer();
+      await waiter!.close();
       await state.close();
       await options.store.close();
     },

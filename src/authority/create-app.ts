@@ -11,9 +11,6 @@ import { readSession, SESSION_COOKIE } from "./session.js";
 import { errorPage } from "./ui/error-view.js";
 import { uiRoutes } from "./ui/routes-ui.js";
 
-/** The body size every route accepts at most (413 past it; see read-body.ts). */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-
 /** hono's secure-headers, as the authority sets them: a CSP without inline script. */
 const SECURE_HEADERS: Parameters<typeof secureHeaders>[0] = {
   contentSecurityPolicy: {

@@ -66,8 +66,8 @@ export class DecisionWaiter {
 
   #subscribe(): Promise<() => Promise<void>> {
     const subscription = this.#store.subscribe(
-      (event) => {
-        for (const wake of this.#waiting.get(event.request_id) ?? []) wake();
+      (events) => {
+        for (const event of events) for (const wake of this.#waiting.get(event.request_id) ?? []) wake();
       },
       { onError: this.#onError },
     );

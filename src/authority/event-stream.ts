@@ -1,88 +1,75 @@
+import type { ServerResponse } from "node:http";
 import type { StoreEvent } from "../model/index.js";
 
 /**
- * How much text a stream may hold that its client has not taken yet. Past it the stream ends
+ * How many bytes a stream may hold that its client has not taken yet. Past it the stream ends
  * (after what it holds) rather than buffering without bound: the client's EventSource reconnects
  * with the last id it received and reads the rest from the events table.
  */
-export const MAX_UNSENT_CHARS = 256 * 1024;
+export const MAX_UNSENT_BYTES = 256 * 1024;
 
 const encoder = new TextEncoder();
 
-/** The SSE text of each event, written once however many streams carry it. */
-const sseText = new WeakMap<StoreEvent, string>();
+/** The SSE comment that keeps an idle connection (and proxies) from timing out. */
+export const KEEPALIVE = encoder.encode(": keepalive\n\n");
 
-export function eventText(event: StoreEvent): string {
-  let text = sseText.get(event);
-  if (text === undefined) {
-    text = `event: ${event.type}\nid: ${event.id}\ndata: ${JSON.stringify({ ...event, at: new Date(event.at).toISOString() })}\n\n`;
-    sseText.set(event, text);
+/**
+ * The SSE bytes of a batch of events, made once however many streams carry it: the store hands
+ * one batch (one array) to every stream that is up to date.
+ */
+const sseBytes = new WeakMap<readonly StoreEvent[], Uint8Array>();
+
+export function eventsBytes(events: readonly StoreEvent[]): Uint8Array {
+  let bytes = sseBytes.get(events);
+  if (bytes === undefined) {
+    let text = "";
+    for (const event of events) text += `event: ${event.type}\nid: ${event.id}\ndata: ${JSON.stringify({ ...event, at: new Date(event.at).toISOString() })}\n\n`;
+    bytes = encoder.encode(text);
+    sseBytes.set(events, bytes);
   }
-  return text;
+  return bytes;
 }
 
 /**
- * An SSE body the client pulls from: text waits here until the socket can take more (the Node
- * server reads the body only after the socket drained), so a slow client costs at most
- * MAX_UNSENT_CHARS before it is cut off.
+ * An SSE response written straight to the Node response (the same bytes to every stream that
+ * carries them, no copy per stream). What the socket has not taken yet waits in the response's
+ * own buffer, so a client that stops reading costs at most MAX_UNSENT_BYTES before it is cut off.
  */
 export class EventStream {
-  readonly body: ReadableStream<Uint8Array>;
-  #unsent = "";
-  #controller!: ReadableStreamDefaultController<Uint8Array>;
-  #pulled: (() => void) | undefined;
+  readonly #response: ServerResponse;
   #ended = false;
   readonly #onEnd: () => void;
 
-  /** `onEnd` runs once, when the client goes away or the stream is cut off. */
-  constructor(onEnd: () => void) {
+  /** Sends the headers now; `onEnd` runs once, when the client goes away or the stream is cut off. */
+  constructor(response: ServerResponse, onEnd: () => void) {
+    this.#response = response;
     this.#onEnd = onEnd;
-    this.body = new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => void (this.#controller = controller),
-        pull: () => {
-          if (this.#unsent !== "") return this.#flush();
-          return new Promise<void>((resolve) => (this.#pulled = resolve));
-        },
-        cancel: () => this.#end(),
-      },
-      { highWaterMark: 0 },
-    );
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    response.flushHeaders();
+    response.once("close", () => this.#end());
+    if (response.destroyed) this.#end(); // the client left before the stream opened
   }
 
   get ended(): boolean {
     return this.#ended;
   }
 
-  /** Queue `text` for the client; false when the stream has ended (now, if it would hold too much: `text` is not sent). */
-  write(text: string): boolean {
+  /** Queue `bytes` for the client; false when the stream has ended (now, if it would hold too much: `bytes` are not sent). */
+  write(bytes: Uint8Array): boolean {
     if (this.#ended) return false;
-    if (this.#unsent.length + text.length > MAX_UNSENT_CHARS) {
+    if (this.#response.writableLength + bytes.length > MAX_UNSENT_BYTES) {
       this.close();
       return false;
     }
-    this.#unsent += text;
-    const pulled = this.#pulled;
-    if (pulled !== undefined) {
-      this.#pulled = undefined;
-      this.#flush();
-      pulled();
-    }
+    this.#response.write(bytes);
     return true;
   }
 
   /** End the stream after what it holds; later writes are dropped (the client resumes from its last event id). */
   close(): void {
     if (this.#ended) return;
-    if (this.#unsent !== "") this.#flush();
-    this.#controller.close();
-    this.#pulled?.();
+    this.#response.end();
     this.#end();
-  }
-
-  #flush(): void {
-    this.#controller.enqueue(encoder.encode(this.#unsent));
-    this.#unsent = "";
   }
 
   #end(): void {

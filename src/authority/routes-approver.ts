@@ -1,16 +1,17 @@
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Hono } from "hono";
 import { answerRequestQuestion, decideRequest, listGlance, listRequests, requestPage, reviewRequest, visibleText, type Verdict } from "../app/index.js";
-import { DecisionBody, ListParams, QuestionBody, type QuestionAnswer } from "../model/index.js";
-import { describeReload } from "./authority-state.js";
+import { DecisionBody, ListParams, QuestionBody, type QuestionAnswer, type StoreEvent } from "../model/index.js";
+import { describeReload } from "./reload-result.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
-import { EventStream, eventText } from "./event-stream.js";
+import { EventStream, eventsBytes, KEEPALIVE } from "./event-stream.js";
 import { approverAuth } from "./guards.js";
 import { badRequest } from "./http-error.js";
 import { readBody } from "./read-body.js";
 import { csrfToken } from "./session.js";
 import { approverView } from "./views.js";
 
-/** SSE comments keep idle connections (and proxies) from timing out. */
+/** How often an idle event stream gets a keepalive comment. */
 const KEEPALIVE_MS = 15_000;
 
 /** The person's routes: the queue, decisions, live events, the audit log, reload. */
@@ -63,21 +64,21 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   app.get("/v1/events", approver, async (c) => {
     const after = lastEventId(c.req.header("last-event-id") ?? c.req.query("last_event_id"));
     const session = c.get("approver");
-    let ended = (): void => {};
-    const stream = new EventStream(() => ended());
+    const early: (readonly StoreEvent[])[] = []; // what arrives before the stream is open
+    let stream: EventStream | undefined;
     // A stream carries events only while the session that opened it is valid.
-    const send = (text: string): void => void (Date.now() < session.expires ? stream.write(text) : stream.close());
-    const unsubscribe = await deps.state.store.subscribe((event) => send(eventText(event)), {
+    const send = (bytes: Uint8Array): void => void (Date.now() < session.expires ? stream!.write(bytes) : stream!.close());
+    const unsubscribe = await deps.state.store.subscribe((batch) => (stream === undefined ? early.push(batch) : send(eventsBytes(batch))), {
       ...(after === undefined ? {} : { after }),
       onError: (err) => deps.log(`events: ${(err as Error).message}`),
     });
-    const keepalive = setInterval(() => send(": keepalive\n\n"), KEEPALIVE_MS);
-    ended = () => {
+    const keepalive = setInterval(() => send(KEEPALIVE), KEEPALIVE_MS);
+    stream = new EventStream(c.env.outgoing, () => {
       clearInterval(keepalive);
       unsubscribe().catch((err: unknown) => deps.log(`events: ${(err as Error).message}`));
-    };
-    if (stream.ended) ended();
-    return new Response(stream.body, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache" } });
+    });
+    for (const batch of early) send(eventsBytes(batch));
+    return RESPONSE_ALREADY_SENT; // the stream writes the response itself
   });
 
   app.get("/v1/audit", approver, (c) => {

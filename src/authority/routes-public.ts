@@ -10,7 +10,8 @@ import { CSRF_COOKIE, csrfToken, makeSession, SESSION_COOKIE, SESSION_MS } from 
 export function publicRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   const ctx = deps.state.ctx;
 
-  app.get("/healthz", (c) => c.json({ ok: true }));
+  // "starting" until the analysis threads have loaded the compiler (programs meanwhile wait for them).
+  app.get("/healthz", (c) => c.json({ ok: true, status: deps.state.pool.isWarm ? "ready" : "starting" }));
 
   app.get("/.well-known/jwks.json", async (c) => {
     const now = ctx.now();

@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
+import type { InitResult } from "../app/index.js";
 import { describeReload, startAuthority, DEFAULT_HOST, DEFAULT_PORT } from "../authority/index.js";
-import { dataDir, homeDir } from "../config/index.js";
+import { dataDir, homeDir } from "../config/data-dir.js"; // a light entry: the config index loads the manifests and policy
 import { isPostgresUrl, openStore, redactUrl, SQLITE_FILE } from "../store/index.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
@@ -41,6 +42,27 @@ const command: Command = {
     const { database } = databaseFlag(io, values.database);
     const store = await openStore({ dataDir: data, ...(database === undefined ? {} : { database }) });
     const log = (line: string): void => io.stderr(`countersign serve: ${line}\n`);
+    const storeText = database === undefined ? `SQLite ${shownPath(io, join(data, SQLITE_FILE))}` : isPostgresUrl(database) ? `PostgreSQL ${redactUrl(database)}` : `SQLite ${shownPath(io, database)}`;
+    // Printed as soon as it listens: /healthz answers from then on, and the rest loads behind it.
+    const onListening = ({ url, init, threads }: { url: string; init: InitResult; threads: number }): void => {
+      if (values.json === true) {
+        io.stdout(JSON.stringify({ url, data_dir: data, store: storeText, analysis_threads: threads, token_file: init.tokenFile ?? null, created: init.created }) + "\n");
+        return;
+      }
+      const tokenLine =
+        init.tokenFile === undefined ? "submitter tokens: countersign token list | add NAME" : `submitter token: ${init.tokenFile} (made now: give it to your agent as Authorization: Bearer <token>)`;
+      io.stdout(
+        [
+          `countersign authority at ${url}`,
+          `  data: ${data}; store: ${storeText}; ${threads} analysis thread${threads === 1 ? "" : "s"}`,
+          `  ${tokenLine}`,
+          `  log in: countersign ui  (prints a one-time login link)`,
+          "",
+        ].join("\n"),
+      );
+    };
+    // A stop asked for while the routes load (the URL is printed before) waits for them, then stops cleanly.
+    const { stopped, cancel } = stopSignal();
     const authority = await startAuthority({
       dataDir: data,
       home: homeDir(io.env),
@@ -48,33 +70,16 @@ const command: Command = {
       host: values.host ?? DEFAULT_HOST,
       port,
       log,
+      onListening,
       ...(values.manifests === undefined ? {} : { manifests: resolve(io.cwd, values.manifests) }),
       ...(values.policies === undefined ? {} : { policies: resolve(io.cwd, values.policies) }),
       ...(workers === undefined ? {} : { poolSize: workers }),
     }).catch(async (err: unknown) => {
+      cancel();
       await store.close().catch(() => undefined);
       throw err;
     });
-    const storeText = database === undefined ? `SQLite ${shownPath(io, join(data, SQLITE_FILE))}` : isPostgresUrl(database) ? `PostgreSQL ${redactUrl(database)}` : `SQLite ${shownPath(io, database)}`;
-    const threads = authority.state.pool.size;
-    if (values.json === true) {
-      io.stdout(JSON.stringify({ url: authority.url, data_dir: data, store: storeText, analysis_threads: threads, token_file: authority.init.tokenFile ?? null, created: authority.init.created }) + "\n");
-    } else {
-      const tokenLine =
-        authority.init.tokenFile === undefined
-          ? "submitter tokens: countersign token list | add NAME"
-          : `submitter token: ${authority.init.tokenFile} (made now: give it to your agent as Authorization: Bearer <token>)`;
-      io.stdout(
-        [
-          `countersign authority at ${authority.url}`,
-          `  data: ${data}; store: ${storeText}; ${threads} analysis thread${threads === 1 ? "" : "s"}`,
-          `  ${tokenLine}`,
-          `  log in: countersign ui  (prints a one-time login link)`,
-          "",
-        ].join("\n"),
-      );
-    }
-    return serveUntilStopped(authority, io, log);
+    return serveUntilStopped(authority, stopped, io, log);
   },
 };
 
@@ -83,8 +88,24 @@ function wholeNumber(text: string, flag: string, min: number, max: number): numb
   return Number(text);
 }
 
-/** Reload on SIGHUP; stop cleanly on SIGINT or SIGTERM (pending requests stay in the store for the next start). */
-async function serveUntilStopped(authority: Awaited<ReturnType<typeof startAuthority>>, io: Io, log: (line: string) => void): Promise<number> {
+/**
+ * `stopped` resolves at the first SIGINT or SIGTERM, listened for from now on so that one that
+ * comes while serve starts is not lost; `cancel` stops listening (a start that failed).
+ */
+function stopSignal(): { stopped: Promise<void>; cancel: () => void } {
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const cancel = (): void => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  return { stopped: stopped.then(cancel), cancel };
+}
+
+/** Reload on SIGHUP; stop cleanly once `stopped` (pending requests stay in the store for the next start). */
+async function serveUntilStopped(authority: Awaited<ReturnType<typeof startAuthority>>, stopped: Promise<void>, io: Io, log: (line: string) => void): Promise<number> {
   const onHangup = (): void => {
     authority.state.reload("authority (SIGHUP)").then(
       (r) => log(describeReload(r)),
@@ -92,10 +113,7 @@ async function serveUntilStopped(authority: Awaited<ReturnType<typeof startAutho
     );
   };
   process.on("SIGHUP", onHangup);
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await stopped;
   process.off("SIGHUP", onHangup);
   io.stderr("countersign serve: stopping\n");
   await authority.close();

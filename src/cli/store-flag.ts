@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { databaseOf } from "../app/index.js";
+import { databaseOf } from "../config/data-dir.js"; // a light entry: the app index loads the compiler
 import { isPostgresUrl } from "../store/index.js";
 import type { Io } from "./command.js";
 

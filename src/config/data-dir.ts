@@ -26,3 +26,8 @@ export function homeDir(env: NodeJS.ProcessEnv): string {
   const home = env.HOME;
   return home !== undefined && home !== "" ? resolve(home) : userInfo().homedir;
 }
+
+/** The store a command on this machine uses: --database, else $COUNTERSIGN_DATABASE, else the data directory's SQLite file (undefined). */
+export function databaseOf(env: NodeJS.ProcessEnv, given?: string): string | undefined {
+  return given ?? (env.COUNTERSIGN_DATABASE === undefined || env.COUNTERSIGN_DATABASE === "" ? undefined : env.COUNTERSIGN_DATABASE);
+}

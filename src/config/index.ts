@@ -1,5 +1,5 @@
 // The user's configuration as read from disk: the data directory, `~`, manifests and policies.
-export { dataDir, homeDir } from "./data-dir.js";
+export { databaseOf, dataDir, homeDir } from "./data-dir.js";
 export { manifestDirFor } from "./manifest-dir.js";
 export { defaultPolicyDir } from "./policy-dir.js";
 export { checkManifests, loadManifests, type ManifestDirOptions } from "./load-manifests.js";

@@ -5,6 +5,16 @@ import { parseInput } from "./parse-input.js";
 
 const PAGE = 500;
 
+/**
+ * Under a stream of commits the reader reads at most every READ_INTERVAL_MS, and less often the
+ * more subscribers there are, so that deliveries stay under DELIVERIES_PER_SECOND in all: each
+ * read hands every subscriber the events of all the commits since the last one at once, and what a
+ * subscriber does per delivery (an SSE stream's write to its socket) then costs per batch rather
+ * than per commit. After a quiet spell the first ring is read at once.
+ */
+export const READ_INTERVAL_MS = 50;
+export const DELIVERIES_PER_SECOND = 2_000;
+
 /** Events after `after` in id order: what an SSE client that sent `Last-Event-ID: after` missed. */
 export async function eventsSince(ctx: StoreContext, rawAfter: number, rawLimit = PAGE): Promise<StoreEvent[]> {
   const after = parseInput(z.number().int().nonnegative(), rawAfter, "last event id");
@@ -25,8 +35,11 @@ export interface SubscribeOptions {
   onError?: (err: unknown) => void;
 }
 
+/** Events in id order, one batch per read of the events table; the same array may go to several listeners (do not change it). */
+export type EventsListener = (events: readonly StoreEvent[]) => void;
+
 interface Subscription {
-  listener: (event: StoreEvent) => void;
+  listener: EventsListener;
   options: SubscribeOptions;
   /** The last event id this subscription was given (or would have been: where it starts). */
   last: number;
@@ -35,10 +48,10 @@ interface Subscription {
 /**
  * Change events for listeners of this process. The driver's doorbell rings after each commit
  * that published events (for PostgreSQL, in any process); one reader then reads the events table
- * past the last id it read and hands each event to every subscription from memory, so a commit
- * costs one read however many listen. A subscription that resumes from an older id first reads
- * what it missed, up to where the reader is, in the same queue: events arrive once each, in
- * order, without gaps.
+ * past the last id it read (at most every READ_INTERVAL_MS) and hands what it read to every
+ * subscription from memory, as one batch, so a read costs the same however many listen. A
+ * subscription that resumes from an older id first reads what it missed, up to where the reader
+ * is, in the same queue: events arrive once each, in order, without gaps.
  */
 export class EventFeed {
   readonly #ctx: StoreContext;
@@ -48,12 +61,14 @@ export class EventFeed {
   #read: number | undefined;
   #pumping = false;
   #again = false;
+  /** When the last read of new events began (monotonic ms). */
+  #lastRead = -Infinity;
 
   constructor(ctx: StoreContext) {
     this.#ctx = ctx;
   }
 
-  async subscribe(listener: (event: StoreEvent) => void, options: SubscribeOptions = {}): Promise<() => Promise<void>> {
+  async subscribe(listener: EventsListener, options: SubscribeOptions = {}): Promise<() => Promise<void>> {
     this.#stopListening ??= this.#ctx.driver.listen(() => void this.#pump());
     try {
       await this.#stopListening;
@@ -78,7 +93,7 @@ export class EventFeed {
     if (stop !== undefined) await (await stop)();
   }
 
-  /** One pump at a time: a ring while it reads makes it go round once more. */
+  /** One pump at a time: a ring (or a new subscription) while it reads makes it go round once more. */
   async #pump(): Promise<void> {
     if (this.#pumping) {
       this.#again = true;
@@ -89,6 +104,10 @@ export class EventFeed {
       do {
         this.#again = false;
         for (const s of this.#subscriptions) await this.#catchUp(s);
+        const interval = Math.max(READ_INTERVAL_MS, (1000 * this.#subscriptions.size) / DELIVERIES_PER_SECOND);
+        const wait = this.#lastRead + interval - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        this.#lastRead = performance.now();
         await this.#readNew();
       } while (this.#again);
     } finally {
@@ -102,10 +121,7 @@ export class EventFeed {
       while (this.#read !== undefined && s.last < this.#read && this.#subscriptions.has(s)) {
         const events = await eventsSince(this.#ctx, s.last);
         const upTo = this.#read;
-        for (const event of events) {
-          if (event.id > upTo) break; // the reader hands out the rest
-          deliver(s, event);
-        }
+        deliver(s, events.filter((event) => event.id <= upTo)); // the reader hands out the rest
         if (events.length < PAGE || events[events.length - 1]!.id >= upTo) s.last = Math.max(s.last, upTo);
       }
     } catch (err) {
@@ -119,9 +135,12 @@ export class EventFeed {
         if (this.#read === undefined) return;
         const events = await eventsSince(this.#ctx, this.#read);
         if (this.#read === undefined) return; // everyone left while it read
-        for (const event of events) {
-          this.#read = event.id;
-          for (const s of this.#subscriptions) deliver(s, event);
+        if (events.length > 0) {
+          const from = this.#read;
+          this.#read = events[events.length - 1]!.id;
+          // One that is behind where this read began (it joined meanwhile, or its catch-up failed)
+          // first catches up, in the next round: handed these now, it would skip what it missed.
+          for (const s of this.#subscriptions) if (s.last >= from) deliver(s, events);
         }
         if (events.length < PAGE) return;
       }
@@ -131,11 +150,13 @@ export class EventFeed {
   }
 }
 
-function deliver(s: Subscription, event: StoreEvent): void {
-  if (event.id <= s.last) return;
-  s.last = event.id;
+/** The events of `events` that `s` has not had yet (the same array when that is all of them). */
+function deliver(s: Subscription, events: readonly StoreEvent[]): void {
+  const fresh = events.length > 0 && events[0]!.id > s.last ? events : events.filter((event) => event.id > s.last);
+  if (fresh.length === 0) return;
+  s.last = fresh[fresh.length - 1]!.id;
   try {
-    s.listener(event);
+    s.listener(fresh);
   } catch {
     // a listener's own failure is its business; the others still get the event
   }

@@ -15,7 +15,7 @@ export type { ReceiptRecord, ReceiptToHandOut, RecordReceiptResult, RedeemOutcom
 export type { StoredRule } from "./remembered-rules.js";
 export { HANDLE_LIFETIME_MS, type HandleRow, type StoredHandle } from "./handles.js";
 export type { TokenInfo } from "./tokens.js";
-export type { SubscribeOptions } from "./events.js";
+export type { EventsListener, SubscribeOptions } from "./events.js";
 // Persistence at the edge: the data directory's files today (keys, redemptions, the local
 // authority), SQLite and PostgreSQL with the authority. Stages receive these through interfaces.
 export { writeFileAtomic } from "./atomic-write.js";

@@ -5,7 +5,7 @@ import { verifyAuditChain, exportAudit, recordAudit } from "./audit-log.js";
 import type { StoreContext } from "./change.js";
 import { decideRequest, type DecideResult } from "./decide-request.js";
 import type { Dialect, Driver } from "./driver.js";
-import { EventFeed, eventsSince, type SubscribeOptions } from "./events.js";
+import { EventFeed, eventsSince, type EventsListener, type SubscribeOptions } from "./events.js";
 import { expireDue } from "./expire-requests.js";
 import { getRequest, listRequests, recordedSince, type RecordedRequest, type RequestPage } from "./list-requests.js";
 import { ReadCache } from "./read-cache.js";
@@ -138,7 +138,7 @@ export class Store implements RedemptionStore {
     return eventsSince(this.#ctx, after, limit);
   }
   /** Live change events (see EventFeed); resolves to the function that unsubscribes. */
-  subscribe(listener: (event: StoreEvent) => void, options?: SubscribeOptions): Promise<() => Promise<void>> {
+  subscribe(listener: EventsListener, options?: SubscribeOptions): Promise<() => Promise<void>> {
     return this.#feed.subscribe(listener, options);
   }
 

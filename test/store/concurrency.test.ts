@@ -122,7 +122,7 @@ describe("events across servers", () => {
     const a = await stores.open(database);
     const { name: token } = await a.addToken("agent");
     const seen: StoreEvent[] = [];
-    const stop = await a.subscribe((e) => seen.push(e));
+    const stop = await a.subscribe((events) => seen.push(...events));
     const r = await a.submit(submission(token));
     if (!r.ok) throw new Error("refused");
     const child = spawnChild({ database, work: "decide", id: r.request.id, decisions: [{ kind: "approved_once", approver: "alice" }] });
@@ -137,7 +137,7 @@ describe("events across servers", () => {
     const [a, b] = [await stores.open(database), await stores.open(database)];
     const { name: token } = await a.addToken("agent");
     const seen: StoreEvent[] = [];
-    const stop = await a.subscribe((e) => seen.push(e));
+    const stop = await a.subscribe((events) => seen.push(...events));
     const cut = await rawSql(database, "SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE query = 'LISTEN countersign_events'");
     expect(cut).toEqual([{ cut: true }]);
     const r = await b.submit(submission(token)); // its NOTIFY finds no listener of a's
@@ -153,7 +153,7 @@ describe("events across servers", () => {
     const [a, b] = [await stores.open(database), await stores.open(database)];
     const { name: token } = await a.addToken("agent");
     const seen: StoreEvent[] = [];
-    const stop = await a.subscribe((e) => seen.push(e));
+    const stop = await a.subscribe((events) => seen.push(...events));
     const r = await b.submit(submission(token));
     if (!r.ok) throw new Error("refused");
     await b.decide(r.request.id, { kind: "rejected", approver: "alice", reason: "no" });

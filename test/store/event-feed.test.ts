@@ -5,25 +5,46 @@ import type { StoreEvent } from "../../src/model/request.js";
 import { openPostgresDriver, openSqliteDriver, storeOver, type Driver, type Store } from "../../src/store/index.js";
 import { DIALECTS, newDatabase, submission } from "./fixtures.js";
 
-/** A store whose driver counts its reads of the events table. */
-async function countingStore(database: string): Promise<{ store: Store; eventReads: () => number }> {
+/** The next read of the events table, held: `reached` once it has read, answering only after `release()`. */
+interface HeldRead {
+  reached: Promise<void>;
+  release: () => void;
+}
+
+/** A store whose driver counts its reads of the events table; `hold()` holds the next one. */
+async function countingStore(database: string): Promise<{ store: Store; eventReads: () => number; hold: () => HeldRead }> {
   const driver: Driver = database.startsWith("postgres") ? await openPostgresDriver(database) : openSqliteDriver(database);
   let reads = 0;
+  let held: { reach: () => void; gate: Promise<void> } | undefined;
   const counting: Driver = {
     ...driver,
     dialect: driver.dialect,
     read: (fn) =>
       driver.read((q) =>
         fn({
-          all: (sql, params) => {
-            if (/FROM events WHERE id >/.test(sql)) reads++;
-            return q.all(sql, params);
+          all: async (sql, params) => {
+            if (!/FROM events WHERE id >/.test(sql)) return q.all(sql, params);
+            reads++;
+            const rows = await q.all(sql, params);
+            const h = held;
+            held = undefined;
+            h?.reach();
+            await h?.gate;
+            return rows;
           },
           run: (sql, params) => q.run(sql, params),
         }),
       ),
   };
-  return { store: await storeOver(counting), eventReads: () => reads };
+  const hold = (): HeldRead => {
+    let release!: () => void;
+    let reach!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const reached = new Promise<void>((resolve) => (reach = resolve));
+    held = { reach, gate };
+    return { reached, release };
+  };
+  return { store: await storeOver(counting), eventReads: () => reads, hold };
 }
 
 describe.each(DIALECTS)("event feed on %s", (dialect) => {
@@ -35,7 +56,7 @@ describe.each(DIALECTS)("event feed on %s", (dialect) => {
     stores.push(store);
     const { name: token } = await store.addToken("agent");
     const seen: StoreEvent[][] = Array.from({ length: 200 }, () => []);
-    const stops = await Promise.all(seen.map((list) => store.subscribe((e) => list.push(e))));
+    const stops = await Promise.all(seen.map((list) => store.subscribe((events) => list.push(...events))));
     const readsBefore = eventReads();
     let commits = 0;
     for (let round = 0; round < 5; round++) {
@@ -59,11 +80,11 @@ describe.each(DIALECTS)("event feed on %s", (dialect) => {
     stores.push(store);
     const { name: token } = await store.addToken("agent");
     const live: StoreEvent[] = [];
-    const stopLive = await store.subscribe((e) => live.push(e));
+    const stopLive = await store.subscribe((events) => live.push(...events));
     for (let i = 0; i < 30; i++) expect((await store.submit(submission(token))).ok).toBe(true);
     await expect.poll(() => live.length).toBe(30);
     const resumed: StoreEvent[] = [];
-    const stopResumed = await store.subscribe((e) => resumed.push(e), { after: live[9]!.id });
+    const stopResumed = await store.subscribe((events) => resumed.push(...events), { after: live[9]!.id });
     const more = Promise.all(Array.from({ length: 10 }, () => store.submit(submission(token))));
     await more;
     await expect.poll(() => resumed.length).toBe(30);
@@ -80,10 +101,43 @@ describe.each(DIALECTS)("event feed on %s", (dialect) => {
     const all = await store.eventsSince(0, 10_000);
     expect(all).toHaveLength(1200);
     const resumed: StoreEvent[] = [];
-    const stop = await store.subscribe((e) => resumed.push(e), { after: all[3]!.id });
+    const stop = await store.subscribe((events) => resumed.push(...events), { after: all[3]!.id });
     await expect.poll(() => resumed.length).toBe(1196);
     expect(resumed).toEqual(all.slice(4));
     await stop();
+  });
+
+  it("hands the subscribers that are up to date one and the same batch per read", async () => {
+    const { store } = await countingStore(await newDatabase(dialect));
+    stores.push(store);
+    const { name: token } = await store.addToken("agent");
+    const batches: (readonly StoreEvent[])[][] = [[], []];
+    const stops = await Promise.all(batches.map((list) => store.subscribe((events) => list.push(events))));
+    await Promise.all(Array.from({ length: 10 }, () => store.submit(submission(token))));
+    await expect.poll(() => batches.map((list) => list.flat().length)).toEqual([10, 10]);
+    expect(batches[0]).toHaveLength(batches[1]!.length);
+    batches[0]!.forEach((batch, i) => expect(batch).toBe(batches[1]![i])); // the same array: what a stream sends is made once
+    await Promise.all(stops.map((stop) => stop()));
+  });
+
+  it("catches up a subscriber that resumes while a read is under way before it gets live events", async () => {
+    const { store, hold } = await countingStore(await newDatabase(dialect));
+    stores.push(store);
+    const { name: token } = await store.addToken("agent");
+    const live: StoreEvent[] = [];
+    const stopLive = await store.subscribe((events) => live.push(...events));
+    for (let i = 0; i < 5; i++) expect((await store.submit(submission(token))).ok).toBe(true);
+    await expect.poll(() => live.length).toBe(5);
+    const read = hold();
+    expect((await store.submit(submission(token))).ok).toBe(true);
+    await read.reached; // the reader has the sixth event in hand
+    const resumed: StoreEvent[] = [];
+    const stopResumed = await store.subscribe((events) => resumed.push(...events), { after: live[0]!.id });
+    read.release();
+    await expect.poll(() => live.length).toBe(6);
+    await expect.poll(() => resumed.length).toBe(5);
+    expect(resumed).toEqual(live.slice(1));
+    await Promise.all([stopLive(), stopResumed()]);
   });
 
   it("keeps delivering to the others when one subscriber's listener throws", async () => {
@@ -94,7 +148,7 @@ describe.each(DIALECTS)("event feed on %s", (dialect) => {
     const stopBad = await store.subscribe(() => {
       throw new Error("listener fails");
     });
-    const stop = await store.subscribe((e) => seen.push(e));
+    const stop = await store.subscribe((events) => seen.push(...events));
     await store.submit(submission(token));
     await store.submit(submission(token));
     await expect.poll(() => seen.length).toBe(2);

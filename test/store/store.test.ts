@@ -332,7 +332,7 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
 
   it("delivers change events to subscribers in order, and resumes after a given id", async () => {
     const seen: StoreEvent[] = [];
-    const stop = await store.subscribe((e) => seen.push(e));
+    const stop = await store.subscribe((events) => seen.push(...events));
     const a = await store.submit(submission(token));
     const b = await store.submit(submission(token, "auto_approved"));
     if (!a.ok || !b.ok) throw new Error("refused");
@@ -346,7 +346,7 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     expect(seen.map((e) => e.id)).toEqual([...seen.map((e) => e.id)].sort((x, y) => x - y));
     await stop();
     const resumed: StoreEvent[] = [];
-    const stop2 = await store.subscribe((e) => resumed.push(e), { after: seen[0]!.id });
+    const stop2 = await store.subscribe((events) => resumed.push(...events), { after: seen[0]!.id });
     await expect.poll(() => resumed.length).toBe(2);
     expect(resumed).toEqual(seen.slice(1));
     await stop2();
