@@ -31,3 +31,5 @@ export { APPROVER_SECRET_FILE, SUBMITTER_TOKEN_FILE, createApproverSecret, readA
 export type { LoginLink } from "./login-links.js";
 export type { GivenRecord } from "./given-texts.js";
 export { frozenJson } from "./checked-json.js";
+export { CHECKPOINT_FILE, checkpointFile, readCheckpointFile, writeCheckpointFile } from "./checkpoint-file.js";
+export type { HeadToHold } from "./audit-chain.js";
