@@ -3,6 +3,7 @@ import type { Json } from "../model/index.js";
 import { REMEMBER_LIFETIME_MS, type PersonDecision, type RememberedRule, type RememberLifetime, type RememberScope, type StoredRequest } from "../model/index.js";
 import { rememberRule } from "../policy/index.js";
 import { approvalBinding, boundPolicy, type Bound } from "./approval-binding.js";
+import { checkpointAfterDecision } from "./checkpoint-audit-chain.js";
 import type { AppContext } from "./context.js";
 import { conflict, notFound } from "./not-found.js";
 
@@ -49,7 +50,10 @@ export async function decideRequest(ctx: AppContext, id: string, verdict: Verdic
     decision = verdict;
   }
   const result = await store.decide(id, decision);
-  if (result.ok) return { request: result.request, changed: result.changed };
+  if (result.ok) {
+    if (result.changed) await checkpointAfterDecision(ctx);
+    return { request: result.request, changed: result.changed };
+  }
   if (result.reason === "not_found") throw notFound("request", id);
   const now = result.request.decision?.kind ?? result.request.status;
   throw conflict(id, `request ${id} is already ${now}`, { status: result.request.status });

@@ -1,7 +1,7 @@
 import { serve } from "@hono/node-server";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { initDataDir, type InitResult } from "../app/index.js";
+import { checkpointAuditChain, initDataDir, type InitResult } from "../app/index.js";
 import { fileKeyStore, loadLocalAuthority, readApproverSecret, writeLocalAuthority, type Store } from "../store/index.js";
 import { AuthorityState, type StateOptions } from "./authority-state.js";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "./create-app.js";
@@ -71,6 +71,7 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   writeLocalAuthority(options.dataDir, { url });
   const sweep = setInterval(() => {
     options.store.expireDue().catch((err: unknown) => log(`expiring requests failed: ${(err as Error).message}`));
+    checkpointAuditChain(state.ctx).catch((err: unknown) => log(`signing the audit chain failed: ${(err as Error).message}`));
   }, options.expirySweepMs ?? 1000);
   sweep.unref();
   let closing = false;

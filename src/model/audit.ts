@@ -18,6 +18,7 @@ export const AuditType = z.enum([
   "rule_forgotten",
   "approver_login",
   "output_recorded",
+  "receipt_refused",
 ]);
 export type AuditType = z.infer<typeof AuditType>;
 
@@ -60,6 +61,14 @@ export const ExternalAudit = z.discriminatedUnion("type", [
       error: z.string().optional(), // why the new policy was refused (the old one stays)
     })
     .strict(),
+  z
+    .object({
+      type: z.literal("receipt_refused"),
+      request_id: z.string().min(1),
+      actor: z.string().min(1),
+      reason: z.string().min(1), // why the request's approval is not in the verified audit chain
+    })
+    .strict(),
 ]);
 export type ExternalAudit = z.infer<typeof ExternalAudit>;
 
@@ -70,7 +79,7 @@ export const AuditVerification = z.discriminatedUnion("ok", [
     ok: z.literal(false),
     entries: z.number().int().nonnegative(), // entries that verified before the broken one
     broken_id: z.number().int().nonnegative(),
-    reason: z.enum(["malformed", "hash_mismatch", "prev_hash_mismatch", "id_gap", "head_mismatch", "checkpoint_mismatch", "truncated"]),
+    reason: z.enum(["malformed", "hash_mismatch", "prev_hash_mismatch", "id_gap", "head_mismatch", "checkpoint_mismatch", "truncated", "checkpoint_forged"]),
     message: z.string(),
   }),
 ]);

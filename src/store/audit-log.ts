@@ -13,6 +13,9 @@ export async function recordAudit(ctx: StoreContext, raw: ExternalAudit): Promis
     if (input.type === "preview_shown") {
       return c.audit({ type: input.type, request_id: input.request_id, actor: input.actor, details: { preview_sha256: input.preview_sha256 } });
     }
+    if (input.type === "receipt_refused") {
+      return c.audit({ type: input.type, request_id: input.request_id, actor: input.actor, details: { reason: input.reason } });
+    }
     const { type, actor, ...details } = input;
     return c.audit({ type, request_id: null, actor, details });
   });
