@@ -8,8 +8,10 @@ const queued = new WeakMap<Store, { next?: Promise<SignedCheckpoint | undefined>
 
 /**
  * Sign the chain head as it is now with the authority's active key, keep it in the database and,
- * when it is newer than the one there, in the checkpoint file of the data directory. Made after
- * every decision and on the authority's sweep. One signing at a time per store: callers that
+ * when it is newer than the one there, in the checkpoint file of the data directory. Made on the
+ * authority's sweep, which covers the policy's decisions (they come with their receipt, and a
+ * checkpoint per submission would cost the hot path a signature and a file sync), and after a
+ * person's decision, whose own transaction signed its head already: this then only keeps the file. One signing at a time per store: callers that
  * arrive while one runs share the next one, which sees every change they made. Undefined for an
  * empty chain.
  */

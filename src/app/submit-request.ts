@@ -4,7 +4,6 @@ import { programBytes } from "../model/index.js";
 import type { StoredRequest } from "../model/index.js";
 import { newRequestId } from "../store/index.js";
 import { checkProgram } from "./check-program.js";
-import { checkpointAfterDecision } from "./checkpoint-audit-chain.js";
 import type { AppContext, ProgramInput } from "./context.js";
 import { manifestsFor } from "./manifests-for.js";
 
@@ -46,7 +45,6 @@ export async function submitRequest(ctx: AppContext, submission: Submission): Pr
     ...(receipt === undefined ? {} : { id, receipt: { jti: receipt.jti, exp: receipt.exp, token: receipt.token } }),
   });
   if (!result.ok) throw new CountersignError("capability_denied", "authority", "the submitter token was revoked", { details: { reason: "unauthenticated" } });
-  if (result.request.status !== "pending") await checkpointAfterDecision(ctx);
   return receipt === undefined ? { request: result.request } : { request: result.request, receipt: receipt.token };
 }
 

@@ -4,7 +4,7 @@ import type { RedemptionStore } from "../receipt/index.js";
 import type { HeadToHold } from "./audit-chain.js";
 import { chainHead, verifyAuditChain, exportAudit, recordAudit } from "./audit-log.js";
 import { checkpointsAround, checkpointTokens, decisionEntryId, entryBetweenCheckpoints, newestCheckpoint, recordCheckpoint, type StoredCheckpoint } from "./checkpoints.js";
-import type { StoreContext } from "./change.js";
+import type { CheckpointSigner, StoreContext } from "./change.js";
 import { decideRequest, type DecideResult } from "./decide-request.js";
 import type { Dialect, Driver } from "./driver.js";
 import { EventFeed, eventsSince, type SubscribeOptions } from "./events.js";
@@ -55,8 +55,9 @@ export class Store implements RedemptionStore {
   recordedSince(since: number): Promise<RecordedRequest[]> {
     return recordedSince(this.#ctx, since);
   }
-  decide(id: string, decision: PersonDecision): Promise<DecideResult> {
-    return decideRequest(this.#ctx, id, decision);
+  /** `checkpoint`: sign the head the decision leaves the chain at, stored with it. */
+  decide(id: string, decision: PersonDecision, checkpoint?: CheckpointSigner): Promise<DecideResult> {
+    return decideRequest(this.#ctx, id, decision, checkpoint);
   }
   withdraw(id: string, token: string): Promise<WithdrawResult> {
     return withdrawRequest(this.#ctx, id, token);
