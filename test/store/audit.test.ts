@@ -133,6 +133,21 @@ describe.each(DIALECTS)("audit chain on %s", (dialect) => {
     expect(await store.checkpointsAround(10)).toEqual({ before: "later" });
   });
 
+  it("a decision given a signer stores the checkpoint of the head it leaves, in its own transaction", async () => {
+    const store = await stores.open(await newDatabase(dialect));
+    const { name } = await store.addToken("agent");
+    const submitted = await store.submit(submission(name, "ask"));
+    if (!submitted.ok) throw new Error("not submitted");
+    const signed: { size: number; head: string; at: number }[] = [];
+    await store.decide(submitted.request.id, { kind: "rejected", approver: "alice", reason: "no" }, (c) => (signed.push(c), `signed ${c.size}`));
+    const head = await store.auditHead();
+    expect(signed).toEqual([{ size: head.id, head: head.hash, at: expect.any(Number) }]);
+    expect(await store.newestCheckpoint()).toBe(`signed ${head.id}`);
+    // the same decision again changes nothing, and signs nothing
+    await store.decide(submitted.request.id, { kind: "rejected", approver: "alice", reason: "no" }, (c) => (signed.push(c), "again"));
+    expect(signed).toHaveLength(1);
+  });
+
   it("keeps appending one valid chain after a tamper is found (verify only reports)", async () => {
     const { store, database } = await populated();
     await tamper(database, "UPDATE audit SET actor = 'x' WHERE id = 2");
