@@ -1,5 +1,5 @@
 import { CountersignError, type StoredRequest } from "../model/index.js";
-import { checkpointKeys, verifyCheckpoint } from "../receipt/index.js";
+import { checkpointKeys, verifyCheckpoint, type SignedCheckpoint } from "../receipt/index.js";
 import type { Store } from "../store/index.js";
 import type { AppContext } from "./context.js";
 
@@ -20,13 +20,15 @@ export async function checkDecisionInChain(ctx: AppContext, store: Store, reques
   // A decision is checkpointed before its use case returns: a moment's wait, or an entry the authority never signed.
   if (around.holding === undefined) throw notInChain(request.id, `its decision (audit entry ${id}) is under no signed checkpoint yet`, true);
   const keys = checkpointKeys((await ctx.keys.keyring(ctx.now())).keys);
-  let from, to;
-  try {
-    from = around.before === undefined ? undefined : verifyCheckpoint(around.before, keys);
-    to = verifyCheckpoint(around.holding, keys);
-  } catch (err) {
-    throw notInChain(request.id, `a checkpoint of its decision's audit entry ${id} is forged: ${(err as Error).message}`, false);
-  }
+  const verified = (jws: string): SignedCheckpoint => {
+    try {
+      return verifyCheckpoint(jws, keys);
+    } catch (err) {
+      throw notInChain(request.id, `a checkpoint around its decision's audit entry ${id} is forged: ${(err as Error).message}`, false);
+    }
+  };
+  const from = around.before === undefined ? undefined : verified(around.before);
+  const to = verified(around.holding);
   const stretch = await store.entryBetweenCheckpoints(id, from, { ...to, from: "database" });
   if (!stretch.ok) throw notInChain(request.id, `its decision's audit entry ${id} is not in the verified chain: ${stretch.message}`, false);
   const { entry } = stretch;

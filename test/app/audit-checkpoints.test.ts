@@ -174,6 +174,16 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
     await expect(issueRequestReceipt(f.ctx, id)).rejects.toMatchObject({ ...refusal, retriable: true, message: expect.stringContaining("under no signed checkpoint yet") });
   });
 
+  it("an approval whose checkpoint in the database was replaced by one signed with another key gets no receipt", async () => {
+    const f = await fixture(dialect);
+    const id = await pending(f);
+    await decideRequest(f.ctx, id, { kind: "approved_once", approver: "alice" });
+    const head = await f.store.auditHead();
+    const foreign = signCheckpoint({ size: head.id, head: head.hash, at: Date.now() }, await generateKey(new Date()));
+    await rawSql(f.database, `UPDATE audit_checkpoints SET jws = '${foreign}'`);
+    await expect(issueRequestReceipt(f.ctx, id)).rejects.toMatchObject({ ...refusal, message: expect.stringMatching(/is forged: audit checkpoint refused \(unknown_kid\)/) });
+  });
+
   it("a suffix rewritten with its hashes recomputed fails verify, naming where, against the database's checkpoints and then the file's", async () => {
     const f = await fixture(dialect);
     const first = await pending(f);
