@@ -2,7 +2,9 @@ import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { REMEMBER_LIFETIME_MS, type PersonDecision, type RememberedRule, type RememberLifetime, type RememberScope, type StoredRequest } from "../model/index.js";
 import { rememberRule } from "../policy/index.js";
+import { signCheckpoint } from "../receipt/index.js";
 import { approvalBinding, boundPolicy, type Bound } from "./approval-binding.js";
+import { checkpointAfterDecision } from "./checkpoint-audit-chain.js";
 import type { AppContext } from "./context.js";
 import { conflict, notFound } from "./not-found.js";
 
@@ -48,8 +50,14 @@ export async function decideRequest(ctx: AppContext, id: string, verdict: Verdic
   } else {
     decision = verdict;
   }
-  const result = await store.decide(id, decision);
-  if (result.ok) return { request: result.request, changed: result.changed };
+  // The decision's transaction stores the checkpoint of the head it leaves: a receipt asked for
+  // as soon as the decision shows finds it signed.
+  const signing = (await ctx.keys.keyring(ctx.now())).active;
+  const result = await store.decide(id, decision, (checkpoint) => signCheckpoint(checkpoint, signing));
+  if (result.ok) {
+    if (result.changed) await checkpointAfterDecision(ctx);
+    return { request: result.request, changed: result.changed };
+  }
   if (result.reason === "not_found") throw notFound("request", id);
   const now = result.request.decision?.kind ?? result.request.status;
   throw conflict(id, `request ${id} is already ${now}`, { status: result.request.status });

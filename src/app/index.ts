@@ -35,3 +35,5 @@ export { requestManifests } from "./request-manifests.js";
 export { shownBinding, type ShownBinding } from "./approval-binding.js";
 export { agentContext, authorityContext, AgentContext } from "./agent-context.js";
 export { simulatePolicy, PolicySimulation, ReplayedRequest, RulingChange, type SimulationInput } from "./simulate-policy.js";
+export { checkpointAuditChain } from "./checkpoint-audit-chain.js";
+export { verifyAuditLog, newestAuditCheckpoint, type AuditLogCheck } from "./verify-audit-log.js";

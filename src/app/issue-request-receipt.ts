@@ -1,6 +1,7 @@
 import { CountersignError } from "../model/index.js";
 import { MAX_RECEIPTS_PER_REQUEST } from "../store/index.js";
 import type { AppContext } from "./context.js";
+import { checkDecisionInChain } from "./decision-in-chain.js";
 import { conflict, notFound } from "./not-found.js";
 import { signReceipt } from "./sign-receipt.js";
 
@@ -10,7 +11,8 @@ import { signReceipt } from "./sign-receipt.js";
  * A request has one valid receipt at a time: every read gets the same one until it expires; a new
  * one is signed, and recorded with its audit entry before it is returned, only after the last
  * expired unused, at most MAX_RECEIPTS_PER_REQUEST in all. One request is one run: once a
- * receipt of it was redeemed, none is handed out.
+ * receipt of it was redeemed, none is handed out. Nothing is signed for an approval the signed
+ * audit chain does not hold (checkDecisionInChain); that refusal is audited.
  */
 export async function issueRequestReceipt(ctx: AppContext, id: string, options: { token?: string; lifetimeSeconds?: number } = {}): Promise<string> {
   const store = await ctx.store();
@@ -23,6 +25,12 @@ export async function issueRequestReceipt(ctx: AppContext, id: string, options: 
   const handOut = await store.receiptToHandOut(id);
   if (handOut.kind === "valid") return handOut.token;
   if (handOut.kind !== "issue") throw noReceipt(id, handOut.kind);
+  try {
+    await checkDecisionInChain(ctx, store, request);
+  } catch (err) {
+    if (err instanceof CountersignError) await store.recordAudit({ type: "receipt_refused", request_id: id, actor: "authority", reason: err.message });
+    throw err;
+  }
   const receipt = await signReceipt(ctx, { ...request, decision: request.decision }, options.lifetimeSeconds);
   const recorded = await store.recordReceipt({ jti: receipt.jti, exp: receipt.exp, request_id: id, token: receipt.token });
   if (recorded.ok) return recorded.token;

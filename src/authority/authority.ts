@@ -85,18 +85,21 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   options.onListening?.({ url, init, threads: analysisThreads(options.poolSize) });
 
   let state: AuthorityState;
+  let signHead: () => Promise<unknown>;
   let waiter: DecisionWaiter | undefined;
   try {
-    const [{ AuthorityState }, { createApp }, { DecisionWaiter: Waiter }, { getRequestListener }] = await Promise.all([
+    const [{ AuthorityState }, { createApp }, { DecisionWaiter: Waiter }, { getRequestListener }, { checkpointAuditChain }] = await Promise.all([
       import("./authority-state.js"),
       import("./create-app.js"),
       import("./decision-waiter.js"),
       import("@hono/node-server"),
+      import("../app/checkpoint-audit-chain.js"),
     ]);
     state = AuthorityState.open({ ...options, issuer: loadLocalAuthority(options.dataDir).issuer }, options.store);
     waiter = new Waiter(options.store, (err) => log(`change events: ${(err as Error).message}`));
     const app = await createApp({ state, secret, allowedHosts, ownOrigins, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log });
     handler = getRequestListener(app.fetch, { hostname: host });
+    signHead = () => checkpointAuditChain(state.ctx);
   } catch (err) {
     // nothing answers here: the held requests end with the connections
     await closeServer();
@@ -106,6 +109,7 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   loaded!(handler);
   const sweep = setInterval(() => {
     options.store.expireDue().catch((err: unknown) => log(`expiring requests failed: ${(err as Error).message}`));
+    signHead().catch((err: unknown) => log(`signing the audit chain failed: ${(err as Error).message}`));
   }, options.expirySweepMs ?? 1000);
   sweep.unref();
   let closing = false;

@@ -19,6 +19,7 @@ export const AuditType = z.enum([
   "approver_login",
   "output_recorded",
   "credential_refreshed",
+  "receipt_refused",
 ]);
 export type AuditType = z.infer<typeof AuditType>;
 
@@ -71,6 +72,14 @@ export const ExternalAudit = z.discriminatedUnion("type", [
       error: z.string().optional(), // the token endpoint's error code (e.g. invalid_grant) when it refused
     })
     .strict(),
+  z
+    .object({
+      type: z.literal("receipt_refused"),
+      request_id: z.string().min(1),
+      actor: z.string().min(1),
+      reason: z.string().min(1), // why the request's approval is not in the verified audit chain
+    })
+    .strict(),
 ]);
 export type ExternalAudit = z.infer<typeof ExternalAudit>;
 
@@ -81,7 +90,7 @@ export const AuditVerification = z.discriminatedUnion("ok", [
     ok: z.literal(false),
     entries: z.number().int().nonnegative(), // entries that verified before the broken one
     broken_id: z.number().int().nonnegative(),
-    reason: z.enum(["malformed", "hash_mismatch", "prev_hash_mismatch", "id_gap", "head_mismatch"]),
+    reason: z.enum(["malformed", "hash_mismatch", "prev_hash_mismatch", "id_gap", "head_mismatch", "checkpoint_mismatch", "truncated", "checkpoint_forged"]),
     message: z.string(),
   }),
 ]);

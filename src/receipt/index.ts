@@ -13,3 +13,4 @@ export { MemoryRedemptionStore, type RedemptionStore } from "./redemption.js";
 export { startRun } from "./start-run.js";
 export { isoTime } from "./verify.js";
 export { timeOrderedToken } from "./time-ordered-token.js";
+export { checkpointKeys, CHECKPOINT_TYP, Checkpoint, signCheckpoint, verifyCheckpoint, type SignedCheckpoint } from "./checkpoint.js";

@@ -49,18 +49,35 @@ export function entryHashOf(entry: Omit<AuditEntry, "hash" | "details">, canonic
   );
 }
 
+/** A signed head the chain must hold: entry `size` has hash `head`. `from` names where it was kept, for messages. */
+export interface HeadToHold {
+  size: number;
+  head: string;
+  from: string;
+}
+
+export interface VerifyChainOptions {
+  /** The chain head the store keeps: catches entries cut off the end. */
+  head?: { id: number; hash: string };
+  /** Signed heads the chain must hold, their signatures checked by the caller. */
+  checkpoints?: readonly HeadToHold[];
+  /** Where the entries given begin: after this entry, already verified (by default, the start of the chain). */
+  from?: { id: number; hash: string };
+}
+
 /**
  * Recompute the chain from the first entry on, in id order, and name the first entry that breaks
  * it: unreadable, a hash that does not match its fields, a link to anything but its predecessor,
- * or a missing id. `head` (the chain head the store keeps) catches entries cut off the end.
+ * or a missing id. Checkpoints catch what the chain alone cannot: a suffix rewritten with its
+ * hashes recomputed, or one cut off with the head moved back.
  * Works on the store's rows and on an exported JSONL file alike.
  */
-export async function verifyChain(
-  entries: Iterable<unknown> | AsyncIterable<unknown>,
-  head?: { id: number; hash: string },
-): Promise<AuditVerification> {
+export async function verifyChain(entries: Iterable<unknown> | AsyncIterable<unknown>, options: VerifyChainOptions = {}): Promise<AuditVerification> {
+  const { head, checkpoints = [] } = options;
   let count = 0;
-  let prev = { id: 0, hash: GENESIS_HASH };
+  let prev = options.from ?? { id: 0, hash: GENESIS_HASH };
+  const held = [...checkpoints].sort((a, b) => a.size - b.size);
+  let next = 0; // the first checkpoint not yet reached
   const broken = (broken_id: number, reason: Extract<AuditVerification, { ok: false }>["reason"], message: string): AuditVerification => ({
     ok: false,
     entries: count,
@@ -79,8 +96,27 @@ export async function verifyChain(
     if (entry.id !== expectedId) return broken(expectedId, "id_gap", `audit entry ${expectedId} is missing (the next one is ${entry.id})`);
     if (entry.prev_hash !== prev.hash) return broken(entry.id, "prev_hash_mismatch", `audit entry ${entry.id} does not link to entry ${prev.id}`);
     if (entryHash(entry) !== entry.hash) return broken(entry.id, "hash_mismatch", `audit entry ${entry.id} was changed: its hash does not match its contents`);
+    for (; next < held.length && held[next]!.size === entry.id; next++) {
+      const checkpoint = held[next]!;
+      if (checkpoint.head !== entry.hash) {
+        const since = next === 0 ? 1 : held[next - 1]!.size + 1;
+        return broken(
+          entry.id,
+          "checkpoint_mismatch",
+          `audit entry ${entry.id} is not the one the signed checkpoint (${checkpoint.from}) holds: the chain was rewritten at an entry from ${since} to ${entry.id}`,
+        );
+      }
+    }
     prev = { id: entry.id, hash: entry.hash };
     count++;
+  }
+  const beyond = held.at(-1);
+  if (beyond !== undefined && beyond.size > prev.id) {
+    return broken(
+      prev.id + 1,
+      "truncated",
+      `the chain ends at entry ${prev.id} but the signed checkpoint (${beyond.from}) holds ${beyond.size} entries: entries ${prev.id + 1} to ${beyond.size} were deleted`,
+    );
   }
   if (head !== undefined) {
     if (head.id > prev.id) return broken(prev.id + 1, "id_gap", `audit entries ${prev.id + 1} to ${head.id} are missing`);

@@ -2,7 +2,7 @@ import { ExternalAudit, type AuditEntry, type AuditVerification } from "../model
 import { change, type StoreContext } from "./change.js";
 import type { Row } from "./driver.js";
 import { parseInput } from "./parse-input.js";
-import { verifyChain } from "./audit-chain.js";
+import { verifyChain, type HeadToHold } from "./audit-chain.js";
 
 const PAGE = 1000;
 
@@ -12,6 +12,9 @@ export async function recordAudit(ctx: StoreContext, raw: ExternalAudit): Promis
   return change(ctx, (c) => {
     if (input.type === "preview_shown") {
       return c.audit({ type: input.type, request_id: input.request_id, actor: input.actor, details: { preview_sha256: input.preview_sha256 } });
+    }
+    if (input.type === "receipt_refused") {
+      return c.audit({ type: input.type, request_id: input.request_id, actor: input.actor, details: { reason: input.reason } });
     }
     const { type, actor, ...details } = input;
     return c.audit({ type, request_id: null, actor, details });
@@ -29,14 +32,14 @@ function entryFromRow(row: Row): Record<string, unknown> {
   return { ...row, id: Number(row.id), at: Number(row.at), details };
 }
 
-async function chainHead(ctx: StoreContext): Promise<{ id: number; hash: string }> {
+export async function chainHead(ctx: StoreContext): Promise<{ id: number; hash: string }> {
   const row = (await ctx.driver.read((q) => q.all("SELECT last_id, last_hash FROM audit_head WHERE one = 1")))[0];
   return { id: Number(row?.last_id ?? 0), hash: String(row?.last_hash ?? "") };
 }
 
-/** Entries 1..upTo in id order, a page at a time, so that a long log never sits in memory whole. */
-async function* rows(ctx: StoreContext, upTo: number): AsyncGenerator<Record<string, unknown>> {
-  for (let after = 0; after < upTo; ) {
+/** Entries from+1..upTo in id order, a page at a time, so that a long log never sits in memory whole. */
+export async function* rows(ctx: StoreContext, upTo: number, from = 0): AsyncGenerator<Record<string, unknown>> {
+  for (let after = from; after < upTo; ) {
     const page = await ctx.driver.read((q) =>
       q.all("SELECT id, at, type, request_id, actor, details, prev_hash, hash FROM audit WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", [after, upTo, PAGE]),
     );
@@ -46,10 +49,13 @@ async function* rows(ctx: StoreContext, upTo: number): AsyncGenerator<Record<str
   }
 }
 
-/** `audit verify`: recompute the chain as far as the head when the check began, and name the first broken entry. */
-export async function verifyAuditChain(ctx: StoreContext): Promise<AuditVerification> {
+/**
+ * `audit verify`: recompute the chain as far as the head when the check began, and name the first
+ * broken entry; the chain must hold every one of `checkpoints` (signed heads, already verified).
+ */
+export async function verifyAuditChain(ctx: StoreContext, checkpoints: readonly HeadToHold[] = []): Promise<AuditVerification> {
   const head = await chainHead(ctx);
-  return verifyChain(rows(ctx, head.id), head);
+  return verifyChain(rows(ctx, head.id), { head, checkpoints });
 }
 
 /**

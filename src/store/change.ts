@@ -29,7 +29,15 @@ export interface ChangeOptions extends WriteOptions {
    * (nothing of the change is committed); so a change whose body awaits no read is one round trip.
    */
   expectHead?: ChainHead;
+  /**
+   * Sign the head the change leaves (a checkpoint, see checkpoints.ts), stored in the same
+   * transaction: whoever sees the change committed sees its checkpoint too.
+   */
+  checkpoint?: CheckpointSigner;
 }
+
+/** The JWS of a checkpoint of the chain: `size` entries, the last with hash `head`, at `at` (ms). */
+export type CheckpointSigner = (checkpoint: { size: number; head: string; at: number }) => string;
 
 /** The SQLSTATE of a change built on a chain head that another change has moved since (its function is in migrations.ts). */
 export const HEAD_MOVED = "CS001";
@@ -95,6 +103,7 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
       tx.insert("events (id, type, request_id, status, at)", events),
       // the head moves once per transaction, to the last entry it appended
       last.id === last.start ? undefined : tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [last.id, last.hash]),
+      options.checkpoint === undefined || last.id === last.start ? undefined : recordCheckpointIn(tx, options.checkpoint, { size: last.id, head: last.hash, at: now }),
       events.length > 0 ? tx.notify() : undefined,
     );
     return result;
@@ -129,4 +138,13 @@ function readHead(ctx: StoreContext, tx: Tx): Promise<HeadInProgress> {
 function expectHead(tx: Tx, expected: ChainHead): Promise<HeadInProgress> {
   leftToCommit(tx.all("SELECT countersign_expect_head(?, ?)", [expected.id, expected.hash]));
   return Promise.resolve({ start: expected.id, ...expected });
+}
+
+function recordCheckpointIn(tx: Tx, sign: CheckpointSigner, checkpoint: { size: number; head: string; at: number }): Promise<number> {
+  return tx.run("INSERT INTO audit_checkpoints (size, head, at, jws) VALUES (?, ?, ?, ?) ON CONFLICT (size) DO NOTHING", [
+    checkpoint.size,
+    checkpoint.head,
+    checkpoint.at,
+    sign(checkpoint),
+  ]);
 }

@@ -1,5 +1,5 @@
 import { PersonDecision, type StoredRequest } from "../model/index.js";
-import { change, type StoreContext } from "./change.js";
+import { change, type CheckpointSigner, type StoreContext } from "./change.js";
 import { expireWithin } from "./expire-requests.js";
 import { parseInput } from "./parse-input.js";
 import { loadRequest, statusOf } from "./request-row.js";
@@ -15,9 +15,10 @@ export type DecideResult =
 
 /**
  * A person's decision, recorded exactly once: a conditional update on the pending status, in the
- * transaction that appends its audit entry (and saves the remembered rules, for approved_remember).
+ * transaction that appends its audit entry (and saves the remembered rules, for approved_remember)
+ * and, with `checkpoint`, the signed head it leaves the chain at.
  */
-export async function decideRequest(ctx: StoreContext, id: string, raw: PersonDecision): Promise<DecideResult> {
+export async function decideRequest(ctx: StoreContext, id: string, raw: PersonDecision, checkpoint?: CheckpointSigner): Promise<DecideResult> {
   const decision = parseInput(PersonDecision, raw, "decision");
   const reason = decision.kind === "rejected" ? decision.reason : null;
   const feedback = decision.kind === "request_more" ? decision.feedback : null;
@@ -58,5 +59,5 @@ export async function decideRequest(ctx: StoreContext, id: string, raw: PersonDe
     if (request === null) return { ok: false, reason: "not_found" };
     if (changed === 1 || request.decision?.kind === decision.kind) return { ok: true, changed: changed === 1, request };
     return { ok: false, reason: "conflict", request };
-  });
+  }, checkpoint === undefined ? {} : { checkpoint });
 }

@@ -8,6 +8,7 @@ export type { Driver, Dialect } from "./driver.js";
 export { verifyChain, entryHash, sha256Json, GENESIS_HASH } from "./audit-chain.js";
 export { newRequestId, type SubmitResult } from "./submit-request.js";
 export type { DecideResult } from "./decide-request.js";
+export type { CheckpointSigner } from "./change.js";
 export type { WithdrawResult } from "./withdraw-request.js";
 export type { RecordedRequest, RequestPage } from "./list-requests.js";
 export { MAX_RECEIPTS_PER_REQUEST } from "./receipts.js";
@@ -31,3 +32,5 @@ export { APPROVER_SECRET_FILE, SUBMITTER_TOKEN_FILE, createApproverSecret, readA
 export type { LoginLink } from "./login-links.js";
 export type { GivenRecord } from "./given-texts.js";
 export { frozenJson } from "./checked-json.js";
+export { CHECKPOINT_FILE, checkpointFile, readCheckpointFile, writeCheckpointFile } from "./checkpoint-file.js";
+export type { HeadToHold } from "./audit-chain.js";

@@ -209,6 +209,18 @@ export const MIGRATIONS: readonly Migration[] = [
       "CREATE INDEX handles_expires ON handles (expires_at)",
     ],
   },
+  {
+    version: 11,
+    // Signed heads of the audit chain (compact JWS, signed with the authority's key): a suffix
+    // rewritten or cut off after one was signed no longer matches it.
+    statements: (t) => [
+      `CREATE TABLE audit_checkpoints (
+        size ${t.int} PRIMARY KEY,
+        head TEXT NOT NULL,
+        at ${t.int} NOT NULL,
+        jws TEXT NOT NULL)`,
+    ],
+  },
 ];
 
 /** Any constant: the PostgreSQL advisory lock that lets one process at a time migrate. */

@@ -1,8 +1,10 @@
 import type { AuditEntry, AuditVerification, ExternalAudit, GivenText } from "../model/index.js";
 import type { ListQuery, PersonDecision, StoredRequest, StoreEvent, SubmitInput } from "../model/index.js";
 import type { RedemptionStore } from "../receipt/index.js";
-import { verifyAuditChain, exportAudit, recordAudit } from "./audit-log.js";
-import type { StoreContext } from "./change.js";
+import type { HeadToHold } from "./audit-chain.js";
+import { chainHead, verifyAuditChain, exportAudit, recordAudit } from "./audit-log.js";
+import { checkpointsAround, checkpointTokens, decisionEntryId, entryBetweenCheckpoints, newestCheckpoint, recordCheckpoint, type StoredCheckpoint } from "./checkpoints.js";
+import type { CheckpointSigner, StoreContext } from "./change.js";
 import { decideRequest, type DecideResult } from "./decide-request.js";
 import type { Dialect, Driver } from "./driver.js";
 import { EventFeed, eventsSince, type EventsListener, type SubscribeOptions } from "./events.js";
@@ -53,8 +55,9 @@ export class Store implements RedemptionStore {
   recordedSince(since: number): Promise<RecordedRequest[]> {
     return recordedSince(this.#ctx, since);
   }
-  decide(id: string, decision: PersonDecision): Promise<DecideResult> {
-    return decideRequest(this.#ctx, id, decision);
+  /** `checkpoint`: sign the head the decision leaves the chain at, stored with it. */
+  decide(id: string, decision: PersonDecision, checkpoint?: CheckpointSigner): Promise<DecideResult> {
+    return decideRequest(this.#ctx, id, decision, checkpoint);
   }
   withdraw(id: string, token: string): Promise<WithdrawResult> {
     return withdrawRequest(this.#ctx, id, token);
@@ -127,8 +130,35 @@ export class Store implements RedemptionStore {
   recordAudit(entry: ExternalAudit): Promise<AuditEntry> {
     return recordAudit(this.#ctx, entry);
   }
-  verifyAuditChain(): Promise<AuditVerification> {
-    return verifyAuditChain(this.#ctx);
+  /** `checkpoints`: signed heads the chain must hold, their signatures checked by the caller. */
+  verifyAuditChain(checkpoints?: readonly HeadToHold[]): Promise<AuditVerification> {
+    return verifyAuditChain(this.#ctx, checkpoints);
+  }
+  /** The last entry's id and hash as the store records them (id 0: an empty chain). */
+  auditHead(): Promise<{ id: number; hash: string }> {
+    return chainHead(this.#ctx);
+  }
+  recordCheckpoint(checkpoint: StoredCheckpoint): Promise<void> {
+    return recordCheckpoint(this.#ctx, checkpoint);
+  }
+  /** Every stored checkpoint's JWS, smallest first: unverified, as stored. */
+  checkpoints(): Promise<string[]> {
+    return checkpointTokens(this.#ctx);
+  }
+  newestCheckpoint(): Promise<string | undefined> {
+    return newestCheckpoint(this.#ctx);
+  }
+  /** The id of a request's last `decided` audit entry. */
+  decisionEntryId(requestId: string): Promise<number | undefined> {
+    return decisionEntryId(this.#ctx, requestId);
+  }
+  /** The stored checkpoints (unverified JWS) either side of entry `id`. */
+  checkpointsAround(id: number): Promise<{ before?: string; holding?: string }> {
+    return checkpointsAround(this.#ctx, id);
+  }
+  /** Entry `id`, once the stretch of the chain between two verified checkpoints that holds it verifies. */
+  entryBetweenCheckpoints(id: number, from: { size: number; head: string } | undefined, to: HeadToHold) {
+    return entryBetweenCheckpoints(this.#ctx, id, from, to);
   }
   exportAudit(): AsyncGenerator<Record<string, unknown>> {
     return exportAudit(this.#ctx);

@@ -93,6 +93,61 @@ describe.each(DIALECTS)("audit chain on %s", (dialect) => {
     expect(await verifyChain(reordered)).toMatchObject({ ok: false, broken_id: 4, reason: "id_gap" });
   });
 
+  it("holds an export to signed heads: a head it does not have, or entries it lacks, named with where the head was kept", async () => {
+    const entries = (await exported(clean.store)).map((l) => JSON.parse(l));
+    const at = (n: number, from: string) => ({ size: n, head: entries[n - 1].hash as string, from });
+    expect(await verifyChain(entries, { checkpoints: [at(19, "b"), at(4, "a")] })).toMatchObject({ ok: true, entries: 19 });
+    const wrong = await verifyChain(entries, { checkpoints: [at(4, "a"), { ...at(11, "b"), head: "e".repeat(64) }] });
+    expect(wrong).toEqual({
+      ok: false,
+      entries: 10,
+      broken_id: 11,
+      reason: "checkpoint_mismatch",
+      message: "audit entry 11 is not the one the signed checkpoint (b) holds: the chain was rewritten at an entry from 5 to 11",
+    });
+    expect(await verifyChain(entries.slice(0, 15), { checkpoints: [at(19, "kept.jws")] })).toEqual({
+      ok: false,
+      entries: 15,
+      broken_id: 16,
+      reason: "truncated",
+      message: "the chain ends at entry 15 but the signed checkpoint (kept.jws) holds 19 entries: entries 16 to 19 were deleted",
+    });
+  });
+
+  it("verifies a stretch that starts after a verified entry, and only from there", async () => {
+    const entries = (await exported(clean.store)).map((l) => JSON.parse(l));
+    const from = { id: 6, hash: entries[5].hash as string };
+    expect(await verifyChain(entries.slice(6, 12), { from, checkpoints: [{ size: 12, head: entries[11].hash, from: "x" }] })).toMatchObject({ ok: true, entries: 6 });
+    expect(await verifyChain(entries.slice(6, 12), { from: { ...from, hash: "e".repeat(64) } })).toMatchObject({ ok: false, broken_id: 7, reason: "prev_hash_mismatch" });
+  });
+
+  it("keeps signed heads in their own table: the first one at a size stands", async () => {
+    const { store } = await populated();
+    await store.recordCheckpoint({ size: 3, head: "a".repeat(64), at: 1, jws: "first" });
+    await store.recordCheckpoint({ size: 3, head: "b".repeat(64), at: 2, jws: "second" });
+    await store.recordCheckpoint({ size: 9, head: "c".repeat(64), at: 3, jws: "later" });
+    expect(await store.checkpoints()).toEqual(["first", "later"]);
+    expect(await store.newestCheckpoint()).toBe("later");
+    expect(await store.checkpointsAround(3)).toEqual({ holding: "first" });
+    expect(await store.checkpointsAround(4)).toEqual({ before: "first", holding: "later" });
+    expect(await store.checkpointsAround(10)).toEqual({ before: "later" });
+  });
+
+  it("a decision given a signer stores the checkpoint of the head it leaves, in its own transaction", async () => {
+    const store = await stores.open(await newDatabase(dialect));
+    const { name } = await store.addToken("agent");
+    const submitted = await store.submit(submission(name, "ask"));
+    if (!submitted.ok) throw new Error("not submitted");
+    const signed: { size: number; head: string; at: number }[] = [];
+    await store.decide(submitted.request.id, { kind: "rejected", approver: "alice", reason: "no" }, (c) => (signed.push(c), `signed ${c.size}`));
+    const head = await store.auditHead();
+    expect(signed).toEqual([{ size: head.id, head: head.hash, at: expect.any(Number) }]);
+    expect(await store.newestCheckpoint()).toBe(`signed ${head.id}`);
+    // the same decision again changes nothing, and signs nothing
+    await store.decide(submitted.request.id, { kind: "rejected", approver: "alice", reason: "no" }, (c) => (signed.push(c), "again"));
+    expect(signed).toHaveLength(1);
+  });
+
   it("keeps appending one valid chain after a tamper is found (verify only reports)", async () => {
     const { store, database } = await populated();
     await tamper(database, "UPDATE audit SET actor = 'x' WHERE id = 2");
