@@ -6,6 +6,7 @@ import { fileKeyStore, loadLocalAuthority, readApproverSecret, writeLocalAuthori
 import { AuthorityState, type StateOptions } from "./authority-state.js";
 import { createApp, DEFAULT_MAX_BODY_BYTES } from "./create-app.js";
 import { DecisionWaiter } from "./decision-waiter.js";
+import type { McpEndpoint } from "./deps.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8765;
@@ -18,6 +19,7 @@ export interface AuthorityOptions extends Omit<StateOptions, "issuer"> {
   maxBodyBytes?: number;
   expirySweepMs?: number;
   log?: (line: string) => void;
+  mcp?: McpEndpoint; // MCP over Streamable HTTP at /mcp
 }
 
 export interface Authority {
@@ -49,7 +51,7 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   const allowedHosts = new Set<string>();
   const ownOrigins = new Set<string>();
   let url = "";
-  const app = await createApp({ state, secret, allowedHosts, ownOrigins, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log });
+  const app = await createApp({ state, secret, allowedHosts, ownOrigins, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log, ...(options.mcp === undefined ? {} : { mcp: options.mcp }) });
   let server: Server;
   try {
     server = await new Promise<Server>((resolve, reject) => {
@@ -57,6 +59,7 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
       s.once("error", reject);
     });
   } catch (err) {
+    await options.mcp?.close();
     await waiter.close();
     await state.close();
     throw err;
@@ -87,6 +90,7 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
     async close() {
       closing = true;
       clearInterval(sweep);
+      await options.mcp?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections(); // long polls and event streams end now

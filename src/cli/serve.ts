@@ -1,7 +1,8 @@
 import { join, resolve } from "node:path";
 import { describeReload, startAuthority, DEFAULT_HOST, DEFAULT_PORT } from "../authority/index.js";
-import { dataDir, homeDir } from "../config/index.js";
+import { dataDir, homeDir, packageVersion } from "../config/index.js";
 import { isPostgresUrl, openStore, redactUrl, SQLITE_FILE } from "../store/index.js";
+import { httpAuthority } from "./http-authority.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 import { parseFlags } from "./parse-flags.js";
 import { databaseFlag } from "./store-flag.js";
@@ -41,7 +42,14 @@ const command: Command = {
     const { database } = databaseFlag(io, values.database);
     const store = await openStore({ dataDir: data, ...(database === undefined ? {} : { database }) });
     const log = (line: string): void => io.stderr(`countersign serve: ${line}\n`);
+    // MCP at /mcp: the tools of `countersign mcp`, run here, each session reaching this authority with its agent's token.
+    const [{ localContext }, { httpMcpEndpoint }] = await Promise.all([import("../app/index.js"), import("../mcp/index.js")]);
+    const runner = localContext(io.env, { ...(database === undefined ? {} : { database }), ...(values.manifests === undefined ? {} : { manifests: resolve(io.cwd, values.manifests) }), ...(values.policies === undefined ? {} : { policies: resolve(io.cwd, values.policies) }) });
+    let url = "";
+    const endpoint = httpMcpEndpoint({ ctx: runner, version: packageVersion(), authority: (token) => httpAuthority({ url, token }) });
+    const mcp = { handle: endpoint.handle, close: async () => Promise.all([endpoint.close(), runner.close()]).then(() => undefined) };
     const authority = await startAuthority({
+      mcp,
       dataDir: data,
       home: homeDir(io.env),
       store,
@@ -55,6 +63,7 @@ const command: Command = {
       await store.close().catch(() => undefined);
       throw err;
     });
+    url = authority.url;
     const storeText = database === undefined ? `SQLite ${shownPath(io, join(data, SQLITE_FILE))}` : isPostgresUrl(database) ? `PostgreSQL ${redactUrl(database)}` : `SQLite ${shownPath(io, database)}`;
     const threads = authority.state.pool.size;
     if (values.json === true) {
