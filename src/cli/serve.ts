@@ -44,10 +44,11 @@ const command: Command = {
     const log = (line: string): void => io.stderr(`countersign serve: ${line}\n`);
     // MCP at /mcp: the tools of `countersign mcp`, run here, each session reaching this authority with its agent's token.
     const [{ localContext }, { httpMcpEndpoint }] = await Promise.all([import("../app/index.js"), import("../mcp/index.js")]);
-    const runner = localContext(io.env, { ...(database === undefined ? {} : { database }), ...(values.manifests === undefined ? {} : { manifests: resolve(io.cwd, values.manifests) }), ...(values.policies === undefined ? {} : { policies: resolve(io.cwd, values.policies) }) });
+    let runner: ReturnType<typeof localContext> | undefined;
+    const context = () => (runner ??= localContext(io.env, { ...(database === undefined ? {} : { database }), ...(values.manifests === undefined ? {} : { manifests: resolve(io.cwd, values.manifests) }), ...(values.policies === undefined ? {} : { policies: resolve(io.cwd, values.policies) }) }));
     let url = "";
-    const endpoint = httpMcpEndpoint({ ctx: runner, version: packageVersion(), authority: (token) => httpAuthority({ url, token }) });
-    const mcp = { handle: endpoint.handle, close: async () => Promise.all([endpoint.close(), runner.close()]).then(() => undefined) };
+    const endpoint = httpMcpEndpoint({ context, version: packageVersion(), authority: (token) => httpAuthority({ url, token }) });
+    const mcp = { handle: endpoint.handle, close: async () => void (await Promise.all([endpoint.close(), runner?.close()])) };
     const authority = await startAuthority({
       mcp,
       dataDir: data,

@@ -12,7 +12,8 @@ export const DEFAULT_MAX_SESSIONS = 256;
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 
 export interface HttpMcpOptions {
-  ctx: AppContext;
+  /** The runner's context, asked for when a session opens (after the authority has made its data directory). */
+  context: () => AppContext;
   version: string;
   /** The authority as this agent: its own submitter token, the one that opened the session. */
   authority: (token: string) => AuthorityClient;
@@ -90,7 +91,7 @@ export function httpMcpEndpoint(options: HttpMcpOptions): { handle(request: Requ
     const session: Session = { transport, submitter: call.submitter, tokenHash: sha256(call.token), lastSeen: now(), open: 0 };
     sessions.set(id, session);
     transport.onclose = () => void sessions.delete(id);
-    const server = createMcpServer({ ctx: options.ctx, version: options.version, authority: () => options.authority(call.token) });
+    const server = createMcpServer({ ctx: options.context(), version: options.version, authority: () => options.authority(call.token) });
     await server.connect(transport);
     const response = await transport.handleRequest(request, { parsedBody: call.body });
     if (transport.sessionId === undefined) await transport.close(); // the initialize was refused: no session
