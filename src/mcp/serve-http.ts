@@ -4,7 +4,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AppContext, AuthorityClient } from "../app/index.js";
 import { createMcpServer } from "./create-server.js";
 
-/** Sessions one agent may hold at once: a few hosts or windows, not a leak. */
+/** Sessions one agent may hold at once: a few hosts or windows, not a leak (past it, its least recently used one with nothing open is closed). */
 export const DEFAULT_SESSIONS_PER_AGENT = 16;
 /** Sessions the endpoint holds at once, every agent together. */
 export const DEFAULT_MAX_SESSIONS = 256;
@@ -83,8 +83,14 @@ export function httpMcpEndpoint(options: HttpMcpOptions): { handle(request: Requ
 
   const open = async (request: Request, call: HttpMcpCall): Promise<Response> => {
     closeIdle();
-    const own = [...sessions.values()].filter((s) => s.submitter === call.submitter).length;
-    if (own >= perAgent) return rpcError(429, -32000, `this agent holds ${own} MCP sessions, the most it may: end one (DELETE /mcp with its Mcp-Session-Id) or let it expire`, { "retry-after": "60" });
+    const own = [...sessions.values()].filter((s) => s.submitter === call.submitter);
+    if (own.length >= perAgent) {
+      // Hosts seldom end a session (DELETE) when they restart: the agent's least recently used
+      // session with nothing open makes room. Only sessions all in use refuse a new one.
+      const unused = own.filter((s) => s.open === 0).sort((x, y) => x.lastSeen - y.lastSeen)[0];
+      if (unused === undefined) return rpcError(429, -32000, `this agent holds ${own.length} MCP sessions, all in use, the most it may: end one (DELETE /mcp with its Mcp-Session-Id) first`, { "retry-after": "60" });
+      await unused.transport.close();
+    }
     if (sessions.size >= max) return rpcError(503, -32000, `the authority holds ${sessions.size} MCP sessions, the most it may: try again later`, { "retry-after": "60" });
     const id = randomUUID();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id });

@@ -35,7 +35,7 @@ let a: TestAuthority;
 let alice: ApproverSession;
 let gmail: GmailServer;
 let runner: ReturnType<typeof localContext>;
-let clock = Date.now(); // the endpoint's clock, moved by the idle-expiry test only
+let clock = Date.now(); // the endpoint's clock: a millisecond a reading, and past the idle lifetime in that test
 let agent: Client;
 let bobToken: string;
 
@@ -54,7 +54,7 @@ beforeAll(async () => {
   writeFileSync(join(dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(dataDir, "gmail-token")}"\naddress = "me@example.com"\n`);
   let url = "";
   const context = () => (runner ??= localContext({ HOME: join(dataDir, ".."), COUNTERSIGN_HOME: dataDir }));
-  const endpoint = httpMcpEndpoint({ context, version: "0.0.0-test", authority: (token) => httpAuthority({ url, token }), sessionsPerAgent: SESSIONS_PER_AGENT, idleMs: IDLE_MS, now: () => clock });
+  const endpoint = httpMcpEndpoint({ context, version: "0.0.0-test", authority: (token) => httpAuthority({ url, token }), sessionsPerAgent: SESSIONS_PER_AGENT, idleMs: IDLE_MS, now: () => (clock += 1) });
   a = await startTestAuthority("sqlite", { dataDir, mcp: endpoint });
   url = a.url;
   alice = await a.login("alice");
@@ -240,7 +240,7 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     expect(unknown.status).toBe(404);
   });
 
-  it("sessions are bounded per agent (429 past it) and freed by DELETE; another agent is not held back", async () => {
+  it("sessions are bounded per agent: a new one closes the least recently used one with nothing open; with all in use, 429", async () => {
     const carol = (await a.authority.state.store.addToken("carol")).token;
     const ids: string[] = [];
     for (let i = 0; i < SESSIONS_PER_AGENT; i++) {
@@ -248,17 +248,32 @@ describe("MCP over Streamable HTTP at /mcp", () => {
       expect(r.status).toBe(200);
       ids.push(r.headers.get("mcp-session-id")!);
     }
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping" });
+    expect((await raw("POST", { token: carol, session: ids[0]!, body: ping })).status).toBe(200); // ids[1] is now the least recently used
+    const fourth = await open(carol);
+    expect(fourth.status).toBe(200);
+    expect((await raw("POST", { token: carol, session: ids[1]!, body: ping })).status).toBe(404);
+    expect((await raw("POST", { token: carol, session: ids[0]!, body: ping })).status).toBe(200);
+    ids.splice(1, 1, fourth.headers.get("mcp-session-id")!);
+
+    // Each session with its event stream open (GET): all in use, so a new one is refused.
+    const streams = ids.map(() => new AbortController());
+    await Promise.all(ids.map(async (id, i) => {
+      const response = await fetch(`${a.url}/mcp`, { headers: { authorization: `Bearer ${carol}`, accept: "text/event-stream", "mcp-session-id": id }, signal: streams[i]!.signal });
+      expect(response.status).toBe(200);
+    }));
     const over = await open(carol);
     expect(over.status).toBe(429);
-    expect(over.json).toMatchObject({ error: { code: -32000, message: expect.stringMatching(/the most it may/) } });
+    expect(over.json).toMatchObject({ error: { code: -32000, message: expect.stringMatching(/all in use/) } });
     expect(over.headers.get("mcp-session-id")).toBeNull();
-    const others = await open(bobToken);
+    const others = await open(bobToken); // another agent is not held back
     expect(others.status).toBe(200);
     await raw("DELETE", { token: bobToken, session: others.headers.get("mcp-session-id")! });
-    // Another agent cannot end carol's session.
+    // Another agent cannot end carol's session; she can.
     expect((await raw("DELETE", { token: bobToken, session: ids[0]! })).status).toBe(404);
     expect((await raw("DELETE", { token: carol, session: ids[0]! })).status).toBe(200);
     expect((await open(carol)).status).toBe(200);
+    for (const stream of streams) stream.abort();
   });
 
   it("a session idle past its lifetime is closed and its id no longer answers; one with an open stream is kept", async () => {
