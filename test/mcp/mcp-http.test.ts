@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
 import { localContext } from "../../src/app/index.js";
 import { httpAuthority } from "../../src/cli/http-authority.js";
-import { httpMcpEndpoint } from "../../src/mcp/index.js";
+import { httpMcpEndpoint, type HttpMcpOptions } from "../../src/mcp/index.js";
+import type { DialectName } from "../store/fixtures.js";
 import { example, startTestAuthority, warmAnalysis, type ApproverSession, type TestAuthority } from "../authority/harness.js";
 
 const GMAIL_TOKEN = "mcp-http-test-token";
@@ -34,13 +35,28 @@ const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { prot
 let a: TestAuthority;
 let alice: ApproverSession;
 let gmail: GmailServer;
-let runner: ReturnType<typeof localContext>;
+let closeA: () => Promise<void>;
 let clock = Date.now(); // the endpoint's clock: a millisecond a reading, and past the idle lifetime in that test
 let agent: Client;
 let bobToken: string;
 
-async function connect(token: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const transport = new StreamableHTTPClientTransport(new URL(`${a.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+/** An authority serving /mcp, whose runs mail the Gmail-shaped server. */
+async function startMcpAuthority(dialect: DialectName, endpointOptions: Partial<HttpMcpOptions>, database?: string): Promise<{ authority: TestAuthority; close(): Promise<void> }> {
+  const dataDir = join(mkdtempSync(join(tmpdir(), "countersign-mcp-http-")), "data");
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(join(dataDir, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
+  writeFileSync(join(dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(dataDir, "gmail-token")}"\naddress = "me@example.com"\n`);
+  let url = "";
+  let runner: ReturnType<typeof localContext> | undefined;
+  const context = () => (runner ??= localContext({ HOME: join(dataDir, ".."), COUNTERSIGN_HOME: dataDir }));
+  const endpoint = httpMcpEndpoint({ context, version: "0.0.0-test", authority: (token) => httpAuthority({ url, token }), ...endpointOptions });
+  const authority = await startTestAuthority(dialect, { dataDir, mcp: endpoint, ...(database === undefined ? {} : { database }) });
+  url = authority.url;
+  return { authority, close: async () => void (await authority.close(), await runner?.close()) };
+}
+
+async function connect(token: string, at = a): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${at.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
   const client = new Client({ name: "countersign-tests", version: "1.0.0" });
   await client.connect(transport);
   return { client, transport };
@@ -48,15 +64,7 @@ async function connect(token: string): Promise<{ client: Client; transport: Stre
 
 beforeAll(async () => {
   gmail = await startGmailServer({ token: GMAIL_TOKEN });
-  const dataDir = join(mkdtempSync(join(tmpdir(), "countersign-mcp-http-")), "data");
-  mkdirSync(dataDir, { recursive: true });
-  writeFileSync(join(dataDir, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
-  writeFileSync(join(dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(dataDir, "gmail-token")}"\naddress = "me@example.com"\n`);
-  let url = "";
-  const context = () => (runner ??= localContext({ HOME: join(dataDir, ".."), COUNTERSIGN_HOME: dataDir }));
-  const endpoint = httpMcpEndpoint({ context, version: "0.0.0-test", authority: (token) => httpAuthority({ url, token }), sessionsPerAgent: SESSIONS_PER_AGENT, idleMs: IDLE_MS, now: () => (clock += 1) });
-  a = await startTestAuthority("sqlite", { dataDir, mcp: endpoint });
-  url = a.url;
+  ({ authority: a, close: closeA } = await startMcpAuthority("sqlite", { sessionsPerAgent: SESSIONS_PER_AGENT, idleMs: IDLE_MS, now: () => (clock += 1) }));
   alice = await a.login("alice");
   bobToken = (await a.authority.state.store.addToken("bob")).token;
   await warmAnalysis(a);
@@ -65,8 +73,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await agent?.close();
-  await a?.close();
-  await runner?.close();
+  await closeA?.();
   await gmail?.close();
 });
 
@@ -79,17 +86,17 @@ async function call(client: Client, name: string, args: Record<string, unknown>,
   return (await client.callTool({ name, arguments: args }, undefined, { timeout: SLOW, resetTimeoutOnProgress: true, ...options })) as ToolAnswer;
 }
 
-async function pendingId(): Promise<string | undefined> {
-  const pending = await a.call("GET", "/v1/requests?status=pending", { session: alice });
+async function pendingId(at = a, session = alice): Promise<string | undefined> {
+  const pending = await at.call("GET", "/v1/requests?status=pending", { session });
   return pending.body.requests?.[0]?.id as string | undefined;
 }
 
-/** Decide the one pending request once it appears, as the approver, through the approver API. */
-async function decideWhenPending(decision: Record<string, string>): Promise<string> {
+/** Decide the one pending request once it appears, as the approver, through the approver API (of `at`). */
+async function decideWhenPending(decision: Record<string, string>, at = a, session = alice): Promise<string> {
   for (;;) {
-    const id = await pendingId();
+    const id = await pendingId(at, session);
     if (id !== undefined) {
-      expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: decision })).status).toBe(200);
+      expect((await at.call("POST", `/v1/requests/${id}/decision`, { session, body: decision })).status).toBe(200);
       return id;
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -287,4 +294,28 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     // The SDK client holds its event stream (GET) open: its session is in use, not idle.
     expect((await agent.ping())).toEqual({});
   });
+});
+
+describe("MCP over HTTP with two authorities on one PostgreSQL database", () => {
+  it("a run waiting at one authority goes on when a person approves at the other", async () => {
+    const first = await startMcpAuthority("postgres", {});
+    // The second has its own data directory and keys; the store, its tokens among them, is shared.
+    const secondDir = join(mkdtempSync(join(tmpdir(), "countersign-mcp-http-")), "data");
+    mkdirSync(secondDir, { recursive: true });
+    writeFileSync(join(secondDir, "submitter.token"), first.authority.token, { mode: 0o600 });
+    const second = await startTestAuthority("postgres", { dataDir: secondDir, database: first.authority.database });
+    const { client } = await connect(first.authority.token, first.authority);
+    try {
+      await warmAnalysis(first.authority);
+      const bob = await second.login("bob");
+      const sent = gmail.sent.length;
+      const [ran] = await Promise.all([call(client, "run_program", { program: mail("frank@example.com") }), decideWhenPending({ decision: "approved_once" }, second, bob)]);
+      expect(ran.structuredContent).toMatchObject({ outcome: "executed", decision: "approved_once", calls: [{ op: "email.send_email", status: "done" }] });
+      expect(gmail.sent.slice(sent).map((m) => m.to)).toEqual([["frank@example.com"]]);
+    } finally {
+      await client.close();
+      await second.close();
+      await first.close();
+    }
+  }, SLOW);
 });
