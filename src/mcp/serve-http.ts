@@ -98,10 +98,15 @@ export function httpMcpEndpoint(options: HttpMcpOptions): { handle(request: Requ
     sessions.set(id, session);
     transport.onclose = () => void sessions.delete(id);
     const server = createMcpServer({ ctx: options.context(), version: options.version, authority: () => options.authority(call.token) });
-    await server.connect(transport);
-    const response = await transport.handleRequest(request, { parsedBody: call.body });
-    if (transport.sessionId === undefined) await transport.close(); // the initialize was refused: no session
-    return tracked(session, request, response);
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { parsedBody: call.body });
+      if (transport.sessionId === undefined) await transport.close(); // the initialize was refused: no session
+      return tracked(session, request, response);
+    } catch (err) {
+      await transport.close();
+      throw err;
+    }
   };
 
   return {

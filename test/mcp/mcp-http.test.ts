@@ -137,6 +137,12 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     expect(agent.getServerVersion()).toMatchObject({ name: "countersign" });
   });
 
+  it("an unknown tool is answered as over stdio: an isError result with error and next (the SDK's way, not JSON-RPC -32602)", async () => {
+    const r = await call(agent, "no_such_tool", {});
+    expect(r.isError).toBe(true);
+    expect(r.structuredContent).toMatchObject({ error: { class: "usage_error", message: expect.stringMatching(/no_such_tool/) }, next: expect.any(String) });
+  });
+
   it("check_program checks at the authority with the agent's token; nothing is submitted", async () => {
     const r = await call(agent, "check_program", { program: mail("carol@example.com") });
     expect(r.structuredContent).toMatchObject({ ok: true, decision: "ask", checked_by: "authority", effects: [{ op: "email.send_email", verdict: "ask" }] });
