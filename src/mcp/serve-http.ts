@@ -59,7 +59,11 @@ export function httpMcpEndpoint(options: HttpMcpOptions): { handle(request: Requ
 
   const closeIdle = () => {
     const cutoff = now() - idleMs;
-    for (const session of sessions.values()) if (session.open === 0 && session.lastSeen <= cutoff) void session.transport.close();
+    for (const [id, session] of sessions) {
+      if (session.open > 0 || session.lastSeen > cutoff) continue;
+      sessions.delete(id); // counted out now, not once its close has run
+      void session.transport.close();
+    }
   };
   const sweep = setInterval(closeIdle, Math.min(idleMs, 60_000));
   sweep.unref();
