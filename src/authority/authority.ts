@@ -5,6 +5,7 @@ import { fileKeyStore, loadLocalAuthority, readApproverSecret, writeLocalAuthori
 import type { AuthorityState, StateOptions } from "./authority-state.js";
 import type { DecisionWaiter } from "./decision-waiter.js";
 import { analysisThreads, DEFAULT_MAX_BODY_BYTES } from "./limits.js";
+import type { McpEndpoint } from "./deps.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8765;
@@ -19,6 +20,7 @@ export interface AuthorityOptions extends Omit<StateOptions, "issuer"> {
   log?: (line: string) => void;
   /** Called once it listens, before the routes have loaded: what `serve` prints. */
   onListening?: (started: { url: string; init: InitResult; threads: number }) => void;
+  mcp?: McpEndpoint; // MCP over Streamable HTTP at /mcp
 }
 
 export interface Authority {
@@ -97,12 +99,13 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
     ]);
     state = AuthorityState.open({ ...options, issuer: loadLocalAuthority(options.dataDir).issuer }, options.store);
     waiter = new Waiter(options.store, (err) => log(`change events: ${(err as Error).message}`));
-    const app = await createApp({ state, secret, allowedHosts, ownOrigins, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log });
+    const app = await createApp({ state, secret, allowedHosts, ownOrigins, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log, ...(options.mcp === undefined ? {} : { mcp: options.mcp }) });
     handler = getRequestListener(app.fetch, { hostname: host });
     signHead = () => checkpointAuditChain(state.ctx);
   } catch (err) {
     // nothing answers here: the held requests end with the connections
     await closeServer();
+    await options.mcp?.close();
     await waiter?.close();
     throw err;
   }
@@ -126,6 +129,7 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
     async close() {
       closing = true;
       clearInterval(sweep);
+      await options.mcp?.close();
       await closeServer();
       await waiter!.close();
       await state.close();

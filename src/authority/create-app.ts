@@ -4,6 +4,7 @@ import { secureHeaders } from "hono/secure-headers";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { hostCheck, originCheck } from "./guards.js";
 import { badRequest, errorBody, httpStatus } from "./http-error.js";
+import { mcpRoutes } from "./routes-mcp.js";
 import { approverRoutes } from "./routes-approver.js";
 import { publicRoutes } from "./routes-public.js";
 import { submitterRoutes } from "./routes-submitter.js";
@@ -58,6 +59,7 @@ export async function createApp(deps: AppDeps): Promise<Hono<AuthorityEnv>> {
   publicRoutes(app, deps);
   submitterRoutes(app, deps);
   approverRoutes(app, deps);
+  if (deps.mcp !== undefined) mcpRoutes(app, deps, deps.mcp);
   uiRoutes(app, deps);
   const answer = (c: Context<AuthorityEnv>, err: unknown, status: number) => {
     if (!wantsPage(c)) return c.json(errorBody(err), status as 400);

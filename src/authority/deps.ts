@@ -13,6 +13,17 @@ export interface AppDeps {
   waiter: DecisionWaiter;
   maxBodyBytes: number;
   log: (line: string) => void;
+  mcp?: McpEndpoint; // MCP at /mcp; absent: no such route
+}
+
+/**
+ * MCP over Streamable HTTP, handed in by the command that starts the authority (the MCP server is
+ * an edge of its own, which the authority does not import). The route has checked the Host, the
+ * Origin, the submitter token and the body's size and JSON before it is called.
+ */
+export interface McpEndpoint {
+  handle(request: Request, call: { submitter: string; token: string; body?: unknown }): Promise<Response>;
+  close(): Promise<void>;
 }
 
 /** Who is calling, set by the auth middleware. */

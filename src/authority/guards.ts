@@ -27,23 +27,26 @@ export function hostCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
  */
 export function originCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   return async (c, next) => {
-    if (UNSAFE.has(c.req.method)) {
-      const origin = c.req.header("origin");
-      if (origin !== undefined && !deps.ownOrigins.has(origin)) throw denied(`requests from ${origin} are refused`, "origin", { origin });
-      const site = c.req.header("sec-fetch-site");
-      if (site !== undefined && site !== "same-origin" && site !== "none") throw denied(`a ${site} request is refused`, "origin", { sec_fetch_site: site });
-    }
+    if (UNSAFE.has(c.req.method)) refuseOtherSite(c, deps);
     await next();
   };
 }
 
-function bearer(header: string | undefined): string | undefined {
+/** The Origin check itself, for a route that applies it to every method (an MCP event stream is a GET). */
+export function refuseOtherSite(c: Context<AuthorityEnv>, deps: AppDeps): void {
+  const origin = c.req.header("origin");
+  if (origin !== undefined && !deps.ownOrigins.has(origin)) throw denied(`requests from ${origin} are refused`, "origin", { origin });
+  const site = c.req.header("sec-fetch-site");
+  if (site !== undefined && site !== "same-origin" && site !== "none") throw denied(`a ${site} request is refused`, "origin", { sec_fetch_site: site });
+}
+
+export function bearer(header: string | undefined): string | undefined {
   const match = /^Bearer ([^\s]+)$/i.exec(header ?? "");
   return match?.[1];
 }
 
 /** The name of the call's valid, unrevoked submitter token (looked up in the store each time: a revoked token stops at once). */
-async function submitterName(c: Context<AuthorityEnv>, deps: AppDeps): Promise<string> {
+export async function submitterName(c: Context<AuthorityEnv>, deps: AppDeps): Promise<string> {
   const header = c.req.header("authorization");
   if (header === undefined) throw denied("this route needs a submitter token: Authorization: Bearer <token>", "unauthenticated");
   const token = bearer(header);

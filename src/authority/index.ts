@@ -3,3 +3,4 @@
 export { startAuthority, DEFAULT_HOST, DEFAULT_PORT, type Authority, type AuthorityOptions } from "./authority.js";
 export { DEFAULT_ANALYSIS_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES } from "./limits.js";
 export { describeReload, type ReloadResult } from "./reload-result.js";
+export type { McpEndpoint } from "./deps.js";

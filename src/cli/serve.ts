@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import type { InitResult } from "../app/index.js";
-import { describeReload, startAuthority, DEFAULT_HOST, DEFAULT_PORT } from "../authority/index.js";
+import { describeReload, startAuthority, DEFAULT_HOST, DEFAULT_PORT, type McpEndpoint } from "../authority/index.js";
 import { dataDir, homeDir } from "../config/data-dir.js"; // a light entry: the config index loads the manifests and policy
 import { isPostgresUrl, openStore, redactUrl, SQLITE_FILE } from "../store/index.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
@@ -44,7 +44,9 @@ const command: Command = {
     const log = (line: string): void => io.stderr(`countersign serve: ${line}\n`);
     const storeText = database === undefined ? `SQLite ${shownPath(io, join(data, SQLITE_FILE))}` : isPostgresUrl(database) ? `PostgreSQL ${redactUrl(database)}` : `SQLite ${shownPath(io, database)}`;
     // Printed as soon as it listens: /healthz answers from then on, and the rest loads behind it.
+    let authorityUrl = "";
     const onListening = ({ url, init, threads }: { url: string; init: InitResult; threads: number }): void => {
+      authorityUrl = url;
       if (values.json === true) {
         io.stdout(JSON.stringify({ url, data_dir: data, store: storeText, analysis_threads: threads, token_file: init.tokenFile ?? null, created: init.created }) + "\n");
         return;
@@ -63,7 +65,10 @@ const command: Command = {
     };
     // A stop asked for while the routes load (the URL is printed before) waits for them, then stops cleanly.
     const { stopped, cancel } = stopSignal();
+    // MCP at /mcp: the tools of `countersign mcp`, run here, each session reaching this authority with its agent's token.
+    const mcp = mcpEndpoint(io, { database, manifests: values.manifests, policies: values.policies }, () => authorityUrl);
     const authority = await startAuthority({
+      mcp,
       dataDir: data,
       home: homeDir(io.env),
       store,
@@ -82,6 +87,39 @@ const command: Command = {
     return serveUntilStopped(authority, stopped, io, log);
   },
 };
+
+/**
+ * MCP over Streamable HTTP, loaded at its first request (the use cases, the MCP SDK and the
+ * runner's context are not needed to start listening). Each session's tools reach the authority
+ * at `url` with the token that opened it.
+ */
+function mcpEndpoint(io: Io, paths: { database: string | undefined; manifests: string | undefined; policies: string | undefined }, url: () => string): McpEndpoint {
+  let loading: Promise<McpEndpoint> | undefined;
+  const load = (): Promise<McpEndpoint> =>
+    (loading ??= (async () => {
+      const [{ localContext }, { httpMcpEndpoint }, { httpAuthority }, { packageVersion }] = await Promise.all([
+        import("../app/index.js"),
+        import("../mcp/index.js"),
+        import("./http-authority.js"),
+        import("../config/index.js"),
+      ]);
+      let runner: ReturnType<typeof localContext> | undefined;
+      const context = () =>
+        (runner ??= localContext(io.env, {
+          ...(paths.database === undefined ? {} : { database: paths.database }),
+          ...(paths.manifests === undefined ? {} : { manifests: resolve(io.cwd, paths.manifests) }),
+          ...(paths.policies === undefined ? {} : { policies: resolve(io.cwd, paths.policies) }),
+        }));
+      const endpoint = httpMcpEndpoint({ context, version: packageVersion(), authority: (token) => httpAuthority({ url: url(), token }) });
+      return { handle: endpoint.handle, close: async () => void (await Promise.all([endpoint.close(), runner?.close()])) };
+    })());
+  return {
+    handle: async (request, call) => (await load()).handle(request, call),
+    close: async () => {
+      if (loading !== undefined) await (await loading).close();
+    },
+  };
+}
 
 function wholeNumber(text: string, flag: string, min: number, max: number): number {
   if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max) throw usageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
