@@ -64,7 +64,7 @@ describe("countersign policy test and explain (real analyzer)", () => {
     const c = capture();
     expect(await main(["policy", "test"], c.io)).toBe(0);
     expect(c.out()).toMatch(/^PASS policies\/tests\/default\.toml: reading a file runs without asking\n/);
-    expect(c.out()).toMatch(/\n32 passed, 0 failed\n$/);
+    expect(c.out()).toMatch(/\n35 passed, 0 failed\n$/);
   });
 
   it("exits 1 and says why when a case fails", async () => {

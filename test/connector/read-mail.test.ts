@@ -36,7 +36,7 @@ describe("email connector: reading the mailbox", () => {
   it("refuses a maximum out of bounds, and asks the API nothing", async () => {
     const before = gmail.server.requests.length;
     for (const max_results of [0, 51, 2.5]) {
-      await expect(runAction(set, "email.list_messages", { q: "", max_results }, gmail.ctx), String(max_results)).rejects.toMatchObject({ class: expect.stringMatching(/connector_error|invalid_arguments|grant_violation/) });
+      await expect(runAction(set, "email.list_messages", { q: "", max_results }, gmail.ctx), String(max_results)).rejects.toMatchObject({ class: "connector_error" });
     }
     expect(gmail.server.requests.length).toBe(before);
   });
