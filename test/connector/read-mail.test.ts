@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { INBOX } from "../../examples/gmail-server/gmail-server.js";
+import type { Json } from "../../src/model/json.js";
 import { gmailConnector, runAction, shippedManifests } from "./fixtures.js";
 
 const set = shippedManifests();
@@ -14,7 +15,7 @@ interface Listed {
   snippet: string;
 }
 
-const list = async (args: Record<string, unknown>) => ((await runAction(set, "email.list_messages", args as never, gmail.ctx)) as { messages: Listed[] }).messages;
+const list = async (args: Record<string, Json>) => ((await runAction(set, "email.list_messages", args, gmail.ctx)) as unknown as { messages: Listed[] }).messages;
 
 describe("email connector: reading the mailbox", () => {
   it("lists the newest messages first, with sender, subject, date and snippet", async () => {
