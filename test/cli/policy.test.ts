@@ -20,7 +20,7 @@ describe("countersign policy check", () => {
   it("accepts the shipped policy", async () => {
     const c = capture();
     expect(await main(["policy", "check", "policies"], c.io)).toBe(0);
-    expect(c.out()).toMatch(/^policy ok: 22 rules in policies, default ask, sha256 [0-9a-f]{64}\n$/);
+    expect(c.out()).toMatch(/^policy ok: 24 rules in policies, default ask, sha256 [0-9a-f]{64}\n$/);
   });
 
   it("prints every problem as file:line: rule: field: message and exits 2", async () => {
@@ -64,7 +64,7 @@ describe("countersign policy test and explain (real analyzer)", () => {
     const c = capture();
     expect(await main(["policy", "test"], c.io)).toBe(0);
     expect(c.out()).toMatch(/^PASS policies\/tests\/default\.toml: reading a file runs without asking\n/);
-    expect(c.out()).toMatch(/\n32 passed, 0 failed\n$/);
+    expect(c.out()).toMatch(/\n35 passed, 0 failed\n$/);
   });
 
   it("exits 1 and says why when a case fails", async () => {

