@@ -18,6 +18,7 @@ const SECONDS = 8;
 const WARM_UP_SECONDS = 5;
 const CONNECTIONS = 32;
 const STREAMS = [0, 100, 1000];
+const ROUNDS = 3;
 const STARTS = 5;
 const LOAD_AT_START = loadavg()[0]!;
 const PROGRAM = readFileSync(join(packageRoot, "examples", "read-notes.ts"), "utf8"); // auto-approved by the default policy
@@ -74,34 +75,52 @@ const rows: string[][] = [["what", "submissions/s", "vs none open", "events per 
 const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");
 const ratios: Record<string, number> = {};
 
+/**
+ * The rows of one store: ROUNDS rounds of every stream count, in turn forwards and backwards, so
+ * that a machine whose load drifts during the run weighs on every row alike; each row is the
+ * median of its rounds, and its ratio the median of its ratios to the round's own baseline.
+ */
 async function measureStreams(label: string, database?: string): Promise<void> {
   const a = await authority(database);
   await firstSubmission(a.url, a.token);
   const cookie = await approverCookie(a.url, a.home);
   const reader = join(packageRoot, "bench", ".event-stream-reader.mjs");
   writeFileSync(reader, READER);
-  let none = 0;
+  const rates = new Map<number, number[]>(STREAMS.map((n) => [n, []]));
+  const perStream = new Map<number, number[]>(STREAMS.map((n) => [n, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const n of round % 2 === 0 ? STREAMS : [...STREAMS].reverse()) {
+      const { child } = await startProcess([reader, a.url, cookie, String(n)], {}, /(streams open \d+)/);
+      let report = "";
+      child.stdout!.on("data", (d: Buffer) => (report += d.toString()));
+      const perSecond = await rate(a.url, a.token);
+      await stop(child);
+      if (perSecond === 0) throw new Error(`${label}: no submission was answered with ${n} streams open`);
+      rates.get(n)!.push(perSecond);
+      if (n > 0) perStream.get(n)!.push(Number(/events (\d+)/.exec(report)?.[1] ?? 0) / n);
+      process.stderr.write(`${label}, round ${round + 1}: ${n} streams open, ${fmt(perSecond)} submissions/s\n`);
+    }
+  }
+  await stop(a.child);
+  const none = rates.get(0)!;
   for (const n of STREAMS) {
-    const { child } = await startProcess([reader, a.url, cookie, String(n)], {}, /(streams open \d+)/);
-    let report = "";
-    child.stdout!.on("data", (d: Buffer) => (report += d.toString()));
-    const perSecond = await rate(a.url, a.token);
-    await stop(child);
-    const events = Number(/events (\d+)/.exec(report)?.[1] ?? 0);
-    if (n === 0) none = perSecond;
-    if (none === 0) throw new Error(`${label}: no submission was answered with no streams open`);
-    ratios[`${label} ${n}`] = perSecond / none;
-    const submitted = perSecond * SECONDS; // the measured part; the warm-up's events came too
+    const perSecond = median(rates.get(n)!);
+    const ratio = median(rates.get(n)!.map((r, round) => r / none[round]!));
+    ratios[`${label} ${n}`] = ratio;
     rows.push([
       `${label}: auto-approved, one program repeated, ${n === 0 ? "no" : fmt(n)} event streams open`,
       fmt(perSecond),
-      n === 0 ? "baseline" : `${(perSecond / none).toFixed(3)}×`,
-      n === 0 ? "" : `${fmt(events / n)} (of about ${fmt(submitted)} measured + warm-up)`,
+      n === 0 ? "baseline" : `${ratio.toFixed(3)}×`,
+      n === 0 ? "" : `${fmt(median(perStream.get(n)!))} (of about ${fmt(perSecond * (SECONDS + WARM_UP_SECONDS))} submitted)`,
       n === 1000 ? "≥ 0.90×" : "",
     ]);
-    process.stderr.write(`${rows.at(-1)!.join(" | ")}\n`); // a row as soon as it is measured
   }
-  await stop(a.child);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 await measureStreams("SQLite");
@@ -158,7 +177,10 @@ Event streams: autocannon with ${CONNECTIONS} connections submits one auto-appro
 ${SECONDS} s after ${WARM_UP_SECONDS} s of the same load, while another process holds the streams
 open on \`/v1/events\` (an approver session's cookie) and reads everything they carry; each
 submission publishes one event, so every stream gets each of them. One server per store, the same
-for the three rows, so the ratio compares like with like, measured once all its analysis threads
+for the three rows, so the ratio compares like with like; ${ROUNDS} rounds of the three, in turn
+forwards and backwards, so that a change in the machine's load weighs on every row alike (each
+row the median of its rounds, its ratio the median of its ratios to the same round's baseline);
+measured once all its analysis threads
 are warm (/healthz says ready: before, the first row could run beside a thread still loading the
 compiler). The authority reads new events at most every 50 ms (less often the more streams are
 open: about 2,000 deliveries a second in all, so every 500 ms with 1,000 streams), however many
