@@ -36,7 +36,7 @@ async function signHead(ctx: AppContext, store: Store): Promise<SignedCheckpoint
   const now = ctx.now();
   const keyring = await ctx.keys.keyring(now);
   const keys = checkpointKeys(keyring.keys);
-  const newest = await store.newestCheckpoint();
+  const newest = await store.newestCheckpoint(keyring.keys.map((k) => k.kid));
   // The head signed already: nothing changed since (the sweep finds this most of the time).
   const stored = newest === undefined ? undefined : verifiedOrUndefined(newest, keys);
   let checkpoint: SignedCheckpoint;

@@ -53,7 +53,7 @@ export async function decideRequest(ctx: AppContext, id: string, verdict: Verdic
   // The decision's transaction stores the checkpoint of the head it leaves: a receipt asked for
   // as soon as the decision shows finds it signed.
   const signing = (await ctx.keys.keyring(ctx.now())).active;
-  const result = await store.decide(id, decision, (checkpoint) => signCheckpoint(checkpoint, signing));
+  const result = await store.decide(id, decision, { kid: signing.kid, sign: (checkpoint) => signCheckpoint(checkpoint, signing) });
   if (result.ok) {
     if (result.changed) await checkpointAfterDecision(ctx);
     return { request: result.request, changed: result.changed };

@@ -1,6 +1,7 @@
 import { CountersignError, type StoredRequest } from "../model/index.js";
 import { checkpointKeys, verifyCheckpoint, type SignedCheckpoint } from "../receipt/index.js";
 import type { Store } from "../store/index.js";
+import { checkpointAuditChain } from "./checkpoint-audit-chain.js";
 import type { AppContext } from "./context.js";
 
 /**
@@ -16,10 +17,18 @@ export async function checkDecisionInChain(ctx: AppContext, store: Store, reques
   if (decision === null) throw notInChain(request.id, "it records no decision", false);
   const id = await store.decisionEntryId(request.id);
   if (id === undefined) throw notInChain(request.id, "no audit entry records its decision", false);
-  const around = await store.checkpointsAround(id);
-  // A decision is checkpointed before its use case returns: a moment's wait, or an entry the authority never signed.
+  const keyring = await ctx.keys.keyring(ctx.now());
+  const kids = keyring.keys.map((k) => k.kid);
+  let around = await store.checkpointsAround(id, kids);
+  // A decision made by another authority on this database is under its checkpoints, not ours (nor
+  // is one appended behind the authorities' backs): sign the head now, which holds the stretch since
+  // our last checkpoint to the chain first, as the sweep would within a second.
+  if (around.holding === undefined) {
+    await checkpointAuditChain(ctx);
+    around = await store.checkpointsAround(id, kids);
+  }
   if (around.holding === undefined) throw notInChain(request.id, `its decision (audit entry ${id}) is under no signed checkpoint yet`, true);
-  const keys = checkpointKeys((await ctx.keys.keyring(ctx.now())).keys);
+  const keys = checkpointKeys(keyring.keys);
   const verified = (jws: string): SignedCheckpoint => {
     try {
       return verifyCheckpoint(jws, keys);

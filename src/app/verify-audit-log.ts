@@ -19,7 +19,8 @@ export interface AuditLogCheck {
  */
 export async function verifyAuditLog(ctx: AppContext, options: { checkpoint?: string } = {}): Promise<AuditLogCheck> {
   const store = await ctx.store();
-  const keys = checkpointKeys((await ctx.keys.keyring(ctx.now())).keys);
+  const keyring = await ctx.keys.keyring(ctx.now());
+  const keys = checkpointKeys(keyring.keys);
   const held: HeadToHold[] = [];
   const verified = (jws: string, from: string): SignedCheckpoint | AuditVerification => {
     try {
@@ -28,7 +29,8 @@ export async function verifyAuditLog(ctx: AppContext, options: { checkpoint?: st
       return { ok: false, entries: 0, broken_id: 0, reason: "checkpoint_forged", message: `the checkpoint ${from} is forged: ${(err as Error).message}` };
     }
   };
-  const stored = await store.checkpoints();
+  // Another authority on the same database signs with its own key: its checkpoints are its to hold.
+  const stored = await store.checkpoints(keyring.keys.map((k) => k.kid));
   let newestStored: number | undefined;
   for (const jws of stored) {
     const checkpoint = verified(jws, "in the database");
@@ -55,7 +57,8 @@ export async function verifyAuditLog(ctx: AppContext, options: { checkpoint?: st
 /** `audit checkpoint`: the newest checkpoint in the database, once its signature verifies; undefined for a chain never signed. */
 export async function newestAuditCheckpoint(ctx: AppContext): Promise<SignedCheckpoint | undefined> {
   const store = await ctx.store();
-  const jws = await store.newestCheckpoint();
+  const keyring = await ctx.keys.keyring(ctx.now());
+  const jws = await store.newestCheckpoint(keyring.keys.map((k) => k.kid));
   if (jws === undefined) return undefined;
-  return verifyCheckpoint(jws, checkpointKeys((await ctx.keys.keyring(ctx.now())).keys));
+  return verifyCheckpoint(jws, checkpointKeys(keyring.keys));
 }

@@ -37,7 +37,7 @@ export interface ChangeOptions extends WriteOptions {
 }
 
 /** The JWS of a checkpoint of the chain: `size` entries, the last with hash `head`, at `at` (ms). */
-export type CheckpointSigner = (checkpoint: { size: number; head: string; at: number }) => string;
+export type CheckpointSigner = { kid: string; sign: (checkpoint: { size: number; head: string; at: number }) => string };
 
 /** The SQLSTATE of a change built on a chain head that another change has moved since (its function is in migrations.ts). */
 export const HEAD_MOVED = "CS001";
@@ -140,11 +140,12 @@ function expectHead(tx: Tx, expected: ChainHead): Promise<HeadInProgress> {
   return Promise.resolve({ start: expected.id, ...expected });
 }
 
-function recordCheckpointIn(tx: Tx, sign: CheckpointSigner, checkpoint: { size: number; head: string; at: number }): Promise<number> {
-  return tx.run("INSERT INTO audit_checkpoints (size, head, at, jws) VALUES (?, ?, ?, ?) ON CONFLICT (size) DO NOTHING", [
+function recordCheckpointIn(tx: Tx, signer: CheckpointSigner, checkpoint: { size: number; head: string; at: number }): Promise<number> {
+  return tx.run("INSERT INTO audit_checkpoints (size, kid, head, at, jws) VALUES (?, ?, ?, ?, ?) ON CONFLICT (size, kid) DO NOTHING", [
     checkpoint.size,
+    signer.kid,
     checkpoint.head,
     checkpoint.at,
-    sign(checkpoint),
+    signer.sign(checkpoint),
   ]);
 }

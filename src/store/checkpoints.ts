@@ -6,16 +6,19 @@ import type { StoreContext } from "./change.js";
 /** A checkpoint as stored: its signature is checked by whoever reads it, never trusted from the database. */
 export interface StoredCheckpoint {
   size: number;
+  kid: string; // the key it says it is signed with; a reader verifies that
+
   head: string;
   at: number;
   jws: string;
 }
 
-/** Keep a signed head; the first one signed at a size stands (the same head, signed again, adds nothing). */
+/** Keep a signed head; the first one signed at a size with a key stands (the same head, signed again, adds nothing). */
 export async function recordCheckpoint(ctx: StoreContext, checkpoint: StoredCheckpoint): Promise<void> {
   await ctx.driver.write((tx) =>
-    tx.run("INSERT INTO audit_checkpoints (size, head, at, jws) VALUES (?, ?, ?, ?) ON CONFLICT (size) DO NOTHING", [
+    tx.run("INSERT INTO audit_checkpoints (size, kid, head, at, jws) VALUES (?, ?, ?, ?, ?) ON CONFLICT (size, kid) DO NOTHING", [
       checkpoint.size,
+      checkpoint.kid,
       checkpoint.head,
       checkpoint.at,
       checkpoint.jws,
@@ -23,15 +26,25 @@ export async function recordCheckpoint(ctx: StoreContext, checkpoint: StoredChec
   );
 }
 
-/** Every stored checkpoint's JWS, smallest size first. */
-export async function checkpointTokens(ctx: StoreContext): Promise<string[]> {
-  const found = await ctx.driver.read((q) => q.all("SELECT jws FROM audit_checkpoints ORDER BY size"));
+/**
+ * Checkpoints are read per signing key: several authorities on one database each vouch with their
+ * own key, and a reader holds the chain to the ones it can verify (`kids`).
+ */
+function signedWith(kids: readonly string[]): { where: string; params: string[] } {
+  return { where: kids.length === 0 ? "1 = 0" : `kid IN (${kids.map(() => "?").join(", ")})`, params: [...kids] };
+}
+
+/** The JWS of every checkpoint stored with one of `kids`, smallest size first. */
+export async function checkpointTokens(ctx: StoreContext, kids: readonly string[]): Promise<string[]> {
+  const mine = signedWith(kids);
+  const found = await ctx.driver.read((q) => q.all(`SELECT jws FROM audit_checkpoints WHERE ${mine.where} ORDER BY size`, mine.params));
   return found.map((row) => String(row.jws));
 }
 
-/** The JWS of the checkpoint of the largest size, if any. */
-export async function newestCheckpoint(ctx: StoreContext): Promise<string | undefined> {
-  const found = await ctx.driver.read((q) => q.all("SELECT jws FROM audit_checkpoints ORDER BY size DESC LIMIT 1"));
+/** The JWS of the checkpoint of the largest size stored with one of `kids`, if any. */
+export async function newestCheckpoint(ctx: StoreContext, kids: readonly string[]): Promise<string | undefined> {
+  const mine = signedWith(kids);
+  const found = await ctx.driver.read((q) => q.all(`SELECT jws FROM audit_checkpoints WHERE ${mine.where} ORDER BY size DESC LIMIT 1`, mine.params));
   return found[0] === undefined ? undefined : String(found[0].jws);
 }
 
@@ -42,11 +55,12 @@ export async function decisionEntryId(ctx: StoreContext, requestId: string): Pro
   return id === null || id === undefined ? undefined : Number(id);
 }
 
-/** The checkpoints either side of entry `id`: the last one before it, and the first that holds it. */
-export async function checkpointsAround(ctx: StoreContext, id: number): Promise<{ before?: string; holding?: string }> {
+/** The checkpoints stored with one of `kids` either side of entry `id`: the last one before it, and the first that holds it. */
+export async function checkpointsAround(ctx: StoreContext, id: number, kids: readonly string[]): Promise<{ before?: string; holding?: string }> {
+  const mine = signedWith(kids);
   const [before, holding] = await ctx.driver.read(async (q) => [
-    await q.all("SELECT jws FROM audit_checkpoints WHERE size < ? ORDER BY size DESC LIMIT 1", [id]),
-    await q.all("SELECT jws FROM audit_checkpoints WHERE size >= ? ORDER BY size LIMIT 1", [id]),
+    await q.all(`SELECT jws FROM audit_checkpoints WHERE size < ? AND ${mine.where} ORDER BY size DESC LIMIT 1`, [id, ...mine.params]),
+    await q.all(`SELECT jws FROM audit_checkpoints WHERE size >= ? AND ${mine.where} ORDER BY size LIMIT 1`, [id, ...mine.params]),
   ]);
   return {
     ...(before?.[0] === undefined ? {} : { before: String(before[0].jws) }),

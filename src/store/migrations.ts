@@ -214,11 +214,14 @@ export const MIGRATIONS: readonly Migration[] = [
     // Signed heads of the audit chain (compact JWS, signed with the authority's key): a suffix
     // rewritten or cut off after one was signed no longer matches it.
     statements: (t) => [
+      // One per size and signing key: authorities sharing a database each sign with their own.
       `CREATE TABLE audit_checkpoints (
-        size ${t.int} PRIMARY KEY,
+        size ${t.int} NOT NULL,
+        kid TEXT NOT NULL,
         head TEXT NOT NULL,
         at ${t.int} NOT NULL,
-        jws TEXT NOT NULL)`,
+        jws TEXT NOT NULL,
+        PRIMARY KEY (size, kid))`,
     ],
   },
 ];

@@ -141,20 +141,20 @@ export class Store implements RedemptionStore {
   recordCheckpoint(checkpoint: StoredCheckpoint): Promise<void> {
     return recordCheckpoint(this.#ctx, checkpoint);
   }
-  /** Every stored checkpoint's JWS, smallest first: unverified, as stored. */
-  checkpoints(): Promise<string[]> {
-    return checkpointTokens(this.#ctx);
+  /** Every checkpoint's JWS stored with one of `kids`, smallest first: unverified, as stored. */
+  checkpoints(kids: readonly string[]): Promise<string[]> {
+    return checkpointTokens(this.#ctx, kids);
   }
-  newestCheckpoint(): Promise<string | undefined> {
-    return newestCheckpoint(this.#ctx);
+  newestCheckpoint(kids: readonly string[]): Promise<string | undefined> {
+    return newestCheckpoint(this.#ctx, kids);
   }
   /** The id of a request's last `decided` audit entry. */
   decisionEntryId(requestId: string): Promise<number | undefined> {
     return decisionEntryId(this.#ctx, requestId);
   }
-  /** The stored checkpoints (unverified JWS) either side of entry `id`. */
-  checkpointsAround(id: number): Promise<{ before?: string; holding?: string }> {
-    return checkpointsAround(this.#ctx, id);
+  /** The checkpoints stored with one of `kids` (unverified JWS) either side of entry `id`. */
+  checkpointsAround(id: number, kids: readonly string[]): Promise<{ before?: string; holding?: string }> {
+    return checkpointsAround(this.#ctx, id, kids);
   }
   /** Entry `id`, once the stretch of the chain between two verified checkpoints that holds it verifies. */
   entryBetweenCheckpoints(id: number, from: { size: number; head: string } | undefined, to: HeadToHold) {

@@ -158,20 +158,19 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
     });
   });
 
-  it("a decision entry appended after the newest checkpoint is under no signed head: no receipt until one is signed", async () => {
-    const f = await fixture(dialect);
-    await decideRequest(f.ctx, await pending(f), { kind: "rejected", approver: "alice", reason: "no" });
-    const id = await pending(f);
-    const head = await f.store.auditHead();
-    const fields = { id: head.id + 1, at: Date.now(), type: "decided" as const, request_id: id, actor: "mallory", details: { kind: "approved_once" }, prev_hash: head.hash };
-    const hash = entryHash(fields);
-    await rawSql(
-      f.database,
-      `INSERT INTO audit (id, at, type, request_id, actor, details, prev_hash, hash) VALUES (${fields.id}, ${fields.at}, 'decided', '${id}', 'mallory', '{"kind":"approved_once"}', '${head.hash}', '${hash}');
-       UPDATE audit_head SET last_id = ${fields.id}, last_hash = '${hash}' WHERE one = 1;
-       UPDATE requests SET status = 'approved', decision = 'approved_once', approver = 'mallory' WHERE id = '${id}';`,
-    );
-    await expect(issueRequestReceipt(f.ctx, id)).rejects.toMatchObject({ ...refusal, retriable: true, message: expect.stringContaining("under no signed checkpoint yet") });
+  it("two authorities on one database, each with its own key: a decision made at one gets its receipt at the other, and both verify", async () => {
+    const a = await fixture(dialect);
+    const bDir = mkdtempSync(join(tmpdir(), "countersign-checkpoints-"));
+    const b: Fixture = { ...a, ctx: { ...a.ctx, dataDir: bDir, keys: fileKeyStore(bDir) } };
+    const id = await pending(a);
+    await decideRequest(b.ctx, id, { kind: "approved_once", approver: "bob" }); // signed with b's key only
+    expect(await issueRequestReceipt(a.ctx, id)).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/); // a signs the head it verified, then issues
+    const aKids = (await a.ctx.keys.keyring(new Date())).keys.map((k) => k.kid);
+    const bKids = (await b.ctx.keys.keyring(new Date())).keys.map((k) => k.kid);
+    expect(aKids.some((kid) => bKids.includes(kid))).toBe(false);
+    expect(await a.store.checkpoints(aKids)).toHaveLength(1);
+    expect(await a.store.checkpoints(bKids)).toHaveLength(1);
+    for (const ctx of [a.ctx, b.ctx]) expect((await verifyAuditLog(ctx)).verification).toMatchObject({ ok: true });
   });
 
   it("an approval whose checkpoint in the database was replaced by one signed with another key gets no receipt", async () => {
@@ -240,7 +239,8 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
     const badSignature = (await verifyAuditLog(f.ctx, { checkpoint: given })).verification;
     expect(badSignature.ok || badSignature.message).toMatch(/forged: audit checkpoint refused \(bad_signature\)/);
 
-    await rawSql(f.database, `INSERT INTO audit_checkpoints (size, head, at, jws) VALUES (${head.id + 5}, '${"f".repeat(64)}', 0, '${h}.${claimed}.${p}')`);
+    const kid = (JSON.parse(Buffer.from(h!, "base64url").toString()) as { kid: string }).kid;
+    await rawSql(f.database, `INSERT INTO audit_checkpoints (size, kid, head, at, jws) VALUES (${head.id + 5}, '${kid}', '${"f".repeat(64)}', 0, '${h}.${claimed}.${p}')`);
     const stored = (await verifyAuditLog(f.ctx)).verification;
     expect(stored.ok || stored.message).toMatch(/^the checkpoint in the database is forged: audit checkpoint refused \(bad_signature\)/);
   });

@@ -121,16 +121,22 @@ describe.each(DIALECTS)("audit chain on %s", (dialect) => {
     expect(await verifyChain(entries.slice(6, 12), { from: { ...from, hash: "e".repeat(64) } })).toMatchObject({ ok: false, broken_id: 7, reason: "prev_hash_mismatch" });
   });
 
-  it("keeps signed heads in their own table: the first one at a size stands", async () => {
+  it("keeps signed heads in their own table: the first one at a size and key stands; read per key", async () => {
     const { store } = await populated();
-    await store.recordCheckpoint({ size: 3, head: "a".repeat(64), at: 1, jws: "first" });
-    await store.recordCheckpoint({ size: 3, head: "b".repeat(64), at: 2, jws: "second" });
-    await store.recordCheckpoint({ size: 9, head: "c".repeat(64), at: 3, jws: "later" });
-    expect(await store.checkpoints()).toEqual(["first", "later"]);
-    expect(await store.newestCheckpoint()).toBe("later");
-    expect(await store.checkpointsAround(3)).toEqual({ holding: "first" });
-    expect(await store.checkpointsAround(4)).toEqual({ before: "first", holding: "later" });
-    expect(await store.checkpointsAround(10)).toEqual({ before: "later" });
+    await store.recordCheckpoint({ size: 3, kid: "k1", head: "a".repeat(64), at: 1, jws: "first" });
+    await store.recordCheckpoint({ size: 3, kid: "k1", head: "b".repeat(64), at: 2, jws: "second" });
+    await store.recordCheckpoint({ size: 3, kid: "k2", head: "a".repeat(64), at: 2, jws: "other's" });
+    await store.recordCheckpoint({ size: 9, kid: "k1", head: "c".repeat(64), at: 3, jws: "later" });
+    await store.recordCheckpoint({ size: 12, kid: "k2", head: "d".repeat(64), at: 4, jws: "other's later" });
+    expect(await store.checkpoints(["k1"])).toEqual(["first", "later"]);
+    expect((await store.checkpoints(["k1", "k2"])).sort()).toEqual(["first", "later", "other's", "other's later"]);
+    expect(await store.checkpoints([])).toEqual([]);
+    expect(await store.newestCheckpoint(["k1"])).toBe("later");
+    expect(await store.newestCheckpoint(["k2"])).toBe("other's later");
+    expect(await store.checkpointsAround(3, ["k1"])).toEqual({ holding: "first" });
+    expect(await store.checkpointsAround(4, ["k1"])).toEqual({ before: "first", holding: "later" });
+    expect(await store.checkpointsAround(10, ["k1"])).toEqual({ before: "later" });
+    expect(await store.checkpointsAround(10, ["k2"])).toEqual({ before: "other's", holding: "other's later" });
   });
 
   it("a decision given a signer stores the checkpoint of the head it leaves, in its own transaction", async () => {
@@ -139,12 +145,12 @@ describe.each(DIALECTS)("audit chain on %s", (dialect) => {
     const submitted = await store.submit(submission(name, "ask"));
     if (!submitted.ok) throw new Error("not submitted");
     const signed: { size: number; head: string; at: number }[] = [];
-    await store.decide(submitted.request.id, { kind: "rejected", approver: "alice", reason: "no" }, (c) => (signed.push(c), `signed ${c.size}`));
+    await store.decide(submitted.request.id, { kind: "rejected", approver: "alice", reason: "no" }, { kid: "k1", sign: (c) => (signed.push(c), `signed ${c.size}`) });
     const head = await store.auditHead();
     expect(signed).toEqual([{ size: head.id, head: head.hash, at: expect.any(Number) }]);
-    expect(await store.newestCheckpoint()).toBe(`signed ${head.id}`);
+    expect(await store.newestCheckpoint(["k1"])).toBe(`signed ${head.id}`);
     // the same decision again changes nothing, and signs nothing
-    await store.decide(submitted.request.id, { kind: "rejected", approver: "alice", reason: "no" }, (c) => (signed.push(c), "again"));
+    await store.decide(submitted.request.id, { kind: "rejected", approver: "alice", reason: "no" }, { kid: "k1", sign: (c) => (signed.push(c), "again") });
     expect(signed).toHaveLength(1);
   });
 
