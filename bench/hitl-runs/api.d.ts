@@ -110,6 +110,52 @@ declare module "trusted/email" {
   }>;
 
   /**
+   * Read a message of the mailbox: its sender, recipients, subject, date and plain-text body.
+   *
+   * Effect: `email.get_message`.
+   * Resolves to the connector's response: data from outside, to be checked before use.
+   */
+  export function getMessage(args: {
+    /** The message id, as listMessages returns it. */
+    id: string;
+  }): Promise<{
+    /** The message's id. */
+    id: string;
+    /** The id of the message's thread. */
+    thread_id: string;
+    /** The From header, as the sender wrote it. */
+    from: string;
+    /** The recipients (the To header, split at commas). */
+    to: string[];
+    /** The Cc header, split at commas. */
+    cc: string[];
+    /** The subject line. */
+    subject: string;
+    /** The Date header. */
+    date: string;
+    /** The mail API's short excerpt of the body. */
+    snippet: string;
+    /** The plain-text body (an html alternative and attachments are left out). */
+    body: string;
+  }>;
+
+  /**
+   * Search the mailbox (Gmail search syntax) and list the messages found, newest first: sender, subject, date and a snippet of each.
+   *
+   * Effect: `email.list_messages`.
+   * Resolves to the connector's response: data from outside, to be checked before use.
+   */
+  export function listMessages(args: {
+    /** A Gmail search query, e.g. "from:alice@example.com newer_than:7d" or "is:unread"; "" lists the newest messages. */
+    q: string;
+    /** How many messages to list at most, 1 to 50; 10 when omitted. */
+    max_results?: number;
+  }): Promise<{
+    /** The messages found, each { id, thread_id, from, subject, date, snippet }; pass an id to getMessage to read the message. */
+    messages: Record<string, unknown>[];
+  }>;
+
+  /**
    * Send an existing draft. The user sees the draft's recipients, subject and body before approving; at the send they are read again and checked as to, subject and body (recipientsOnly, atMostEmails and uniqueRecipients cover drafts), and exactly what was checked is sent.
    *
    * Effect: `email.send_draft`.
