@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, symlinkSync } from "node:
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { program, SLOW, useWorld } from "./world.js";
+import { CHECKPOINT_FILE } from "../../../src/store/index.js";
 
 const policy = `default = "deny"
 
@@ -52,11 +53,12 @@ async function runEach(bodies: string[]): Promise<string> {
 
 /**
  * What must not change: the folder outside the sandbox, HOME's entries, the data directory's
- * entries and folders (but the database and the cache countersign itself writes as it runs).
+ * entries and folders (but the database, the cache and the audit checkpoint countersign itself
+ * writes as it runs).
  */
 function snapshot(): string {
   const list = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : null);
-  const own = (name: string) => name.startsWith("countersign.db") || name === "cache";
+  const own = (name: string) => name.startsWith("countersign.db") || name === "cache" || name === CHECKPOINT_FILE;
   return JSON.stringify({
     outside: list(w.outside),
     home: list(w.home),
