@@ -1,5 +1,5 @@
 import { createContext, Script } from "node:vm";
-import { ts } from "./typescript.js";
+import { ts } from "./compile/typescript.js";
 
 /**
  * What one analysis may spend. Agent programs are untrusted input: whatever they contain, the
@@ -17,7 +17,7 @@ export interface BudgetOptions {
   clock?: () => number;
 }
 
-import { DEFAULT_BUDGET } from "./budget-defaults.js";
+import { DEFAULT_BUDGET } from "./limits.js";
 
 export { DEFAULT_BUDGET };
 

@@ -1,5 +1,5 @@
 // The static analyzer: programs in, facts out.
 export { createAnalyzer, type Analyzer, type AnalyzeOptions, type AnalyzerOptions } from "./create-analyzer.js";
 export { DEFAULT_BUDGET, type BudgetOptions } from "./budget.js";
-export { useCodeCache } from "./code-cache.js";
-export { ts } from "./typescript.js";
+export { useCodeCache } from "./compile/code-cache.js";
+export { ts } from "./compile/typescript.js";

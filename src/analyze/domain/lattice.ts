@@ -1,6 +1,6 @@
-import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
-import type { Json } from "../model/index.js";
-import { mergeProvenance, provenanceOf } from "../constraint/index.js";
+import type { AbstractValue, CountRange, Provenance } from "../../model/index.js";
+import type { Json } from "../../model/index.js";
+import { mergeProvenance, provenanceOf } from "../../constraint/index.js";
 
 export { mergeProvenance, provenanceOf };
 

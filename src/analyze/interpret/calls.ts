@@ -1,20 +1,20 @@
-import { ts } from "./typescript.js";
-import type { AbstractValue, CountRange, Json, Provenance } from "../model/index.js";
-import { urlHost } from "../constraint/index.js";
-import { everyResultField, type LoadedAction } from "../manifest/index.js";
+import { ts } from "../compile/typescript.js";
+import type { AbstractValue, CountRange, Json, Provenance } from "../../model/index.js";
+import { urlHost } from "../../constraint/index.js";
+import { everyResultField, type LoadedAction } from "../../manifest/index.js";
 import { bindName, withDefault } from "./bind.js";
-import { namespaces as environmentNamespaces } from "../environment/index.js";
-import { callGlobal, callMethod } from "./builtins.js";
+import { namespaces as environmentNamespaces } from "../../environment/index.js";
+import { callGlobal, callMethod } from "../domain/builtins.js";
 import { evaluate, inspected, spread } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, asCollection, type Collection, collectionValue, constant, derived, isPlainObject, join, numeric, singleArray, tuple, unknown } from "./lattice.js";
+import { asArray, asCollection, type Collection, collectionValue, constant, derived, isPlainObject, join, numeric, singleArray, tuple, unknown } from "../domain/lattice.js";
 import { mutateTracked } from "./mutate.js";
-import { COLLECTION_MUTATORS, isNewCollection, MUTATORS, valueSymbol } from "./scan.js";
-import { skipOuter } from "./skip-outer.js";
+import { COLLECTION_MUTATORS, isNewCollection, MUTATORS, valueSymbol } from "../compile/scan.js";
+import { skipOuter } from "../compile/skip-outer.js";
 import { runBlock } from "./statements.js";
 import { countOf, joinStates, type State } from "./state.js";
-import { resolveApiCall } from "./trusted-callee.js";
-import { arrayOf, collectionItem, getProperty, iterated } from "./values.js";
+import { resolveApiCall } from "../compile/trusted-callee.js";
+import { arrayOf, collectionItem, getProperty, iterated } from "../domain/values.js";
 
 export type FunctionNode = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration;
 

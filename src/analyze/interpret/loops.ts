@@ -1,14 +1,14 @@
-import { ts } from "./typescript.js";
-import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
+import { ts } from "../compile/typescript.js";
+import type { AbstractValue, CountRange, Provenance } from "../../model/index.js";
 import { bindName } from "./bind.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, constant, derived, join, provenanceOf, singleArray } from "./lattice.js";
-import { truthy } from "./operators.js";
-import { skipOuter } from "./skip-outer.js";
+import { asArray, constant, derived, join, provenanceOf, singleArray } from "../domain/lattice.js";
+import { truthy } from "../domain/operators.js";
+import { skipOuter } from "../compile/skip-outer.js";
 import { declare, runStatement } from "./statements.js";
 import { clone, joinStates, type Flow, type State } from "./state.js";
-import { iterated } from "./values.js";
+import { iterated } from "../domain/values.js";
 
 /**
  * Loops are unrolled while the analysis knows exactly how many iterations remain (a constant array,

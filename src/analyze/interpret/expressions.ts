@@ -1,16 +1,16 @@
-import { ts } from "./typescript.js";
-import type { AbstractValue } from "../model/index.js";
-import type { Json } from "../model/index.js";
+import { ts } from "../compile/typescript.js";
+import type { AbstractValue } from "../../model/index.js";
+import type { Json } from "../../model/index.js";
 import { evaluateCall, evaluateNew, escapeFunction, localFunction } from "./calls.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, asRecord, constant, derived, fold, join, unknown } from "./lattice.js";
-import { binary, fromTruth, nullish, template, truthy, typeOf, unary } from "./operators.js";
-import { valueSymbol } from "./scan.js";
-import { skipOuter } from "./skip-outer.js";
+import { asArray, asRecord, constant, derived, fold, join, unknown } from "../domain/lattice.js";
+import { binary, fromTruth, nullish, template, truthy, typeOf, unary } from "../domain/operators.js";
+import { valueSymbol } from "../compile/scan.js";
+import { skipOuter } from "../compile/skip-outer.js";
 import { assign, clone, joinStates, type State } from "./state.js";
-import { arrayOf, getElement, getProperty, iterated } from "./values.js";
+import { arrayOf, getElement, getProperty, iterated } from "../domain/values.js";
 import { mutateTracked } from "./mutate.js";
-import { frozenMemberNames } from "../environment/index.js";
+import { frozenMemberNames } from "../../environment/index.js";
 
 const FROZEN_MEMBERS = frozenMemberNames();
 

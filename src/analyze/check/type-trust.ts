@@ -1,9 +1,9 @@
-import { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/index.js";
-import { libTypeNames } from "../environment/index.js";
-import { diagnosticAt } from "./diagnostic.js";
-import { valueSymbol } from "./scan.js";
-import { apiModuleOf } from "./trusted-callee.js";
+import { ts } from "../compile/typescript.js";
+import type { Diagnostic } from "../../model/index.js";
+import { libTypeNames } from "../../environment/index.js";
+import { diagnosticAt } from "../diagnostic.js";
+import { valueSymbol } from "../compile/scan.js";
+import { apiModuleOf } from "../compile/trusted-callee.js";
 
 // Comment directives that silence the type checker; TypeScript honours them in line, block and JSDoc comments.
 const DIRECTIVE = /@ts-(ignore|nocheck|expect-error)/i;

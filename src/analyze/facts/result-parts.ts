@@ -1,6 +1,6 @@
-import type { AbstractValue, Provenance, ResultPart } from "../model/index.js";
-import { elementPath, fieldPath } from "../constraint/index.js";
-import { asArray, asRecord, provenanceOf } from "./lattice.js";
+import type { AbstractValue, Provenance, ResultPart } from "../../model/index.js";
+import { elementPath, fieldPath } from "../../constraint/index.js";
+import { asArray, asRecord, provenanceOf } from "../domain/lattice.js";
 
 /** How deep the parts of a returned value are followed; a part deeper down is described as a whole. */
 export const MAX_RESULT_DEPTH = 4;

@@ -1,5 +1,5 @@
-import type { AbstractValue, Provenance } from "../model/index.js";
-import { elementPath, fieldPath } from "../constraint/index.js";
+import type { AbstractValue, Provenance } from "../../model/index.js";
+import { elementPath, fieldPath } from "../../constraint/index.js";
 
 /**
  * An op's result as the program holds it, and each part of it read by a static name (`r.iban`,

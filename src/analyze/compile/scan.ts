@@ -1,5 +1,5 @@
 import { ts } from "./typescript.js";
-import { mutatingMembers } from "../environment/index.js";
+import { mutatingMembers } from "../../environment/index.js";
 import { skipOuter } from "./skip-outer.js";
 
 /**

@@ -1,6 +1,6 @@
-import type { ts } from "./typescript.js";
-import type { AbstractValue, CountRange } from "../model/index.js";
-import { join, joinCounts } from "./lattice.js";
+import type { ts } from "../compile/typescript.js";
+import type { AbstractValue, CountRange } from "../../model/index.js";
+import { join, joinCounts } from "../domain/lattice.js";
 
 /**
  * The abstract state at one program point: variable values, and for each trusted call site how

@@ -1,9 +1,9 @@
-import { holds } from "../constraint/index.js";
-import { boundedInputs, type AgentAction, type Allowlists, type ManifestSet, type Template } from "../manifest/index.js";
-import type { AbstractValue, CountRange, Effect, Site } from "../model/index.js";
-import { constant, unknown } from "./lattice.js";
-import { template as concatenate } from "./operators.js";
-import { arrayOf } from "./values.js";
+import { holds } from "../../constraint/index.js";
+import { boundedInputs, type AgentAction, type Allowlists, type ManifestSet, type Template } from "../../manifest/index.js";
+import type { AbstractValue, CountRange, Effect, Site } from "../../model/index.js";
+import { constant, unknown } from "../domain/lattice.js";
+import { template as concatenate } from "../domain/operators.js";
+import { arrayOf } from "../domain/values.js";
 
 /**
  * The effects of one call site of an agent action: one per [[execute]] step, as the trusted op the

@@ -1,7 +1,7 @@
-import type { AbstractValue } from "../model/index.js";
-import type { Json } from "../model/index.js";
+import type { AbstractValue } from "../../model/index.js";
+import type { Json } from "../../model/index.js";
 import { asArray, asRecord, constant, constants, derived, join, numeric, provenanceOf, unknown } from "./lattice.js";
-import { exactMembers } from "../environment/index.js";
+import { exactMembers } from "../../environment/index.js";
 import { fromJs, MAX_STRING, truthy } from "./operators.js";
 import { isResultView } from "./result-view.js";
 import { iterated } from "./values.js";

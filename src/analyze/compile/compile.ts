@@ -1,11 +1,11 @@
 import { ts, tsInternals } from "./typescript.js";
-import type { Diagnostic } from "../model/index.js";
-import { generateApi } from "../manifest/index.js";
-import type { ManifestSet } from "../manifest/index.js";
-import { BudgetExceeded, type Budget } from "./budget.js";
-import { checkFunctionSize } from "./check-size.js";
-import { checkTypeLevel } from "./check-type-level.js";
-import { checkNesting, parserTooDeep } from "./nesting.js";
+import type { Diagnostic } from "../../model/index.js";
+import { generateApi } from "../../manifest/index.js";
+import type { ManifestSet } from "../../manifest/index.js";
+import { BudgetExceeded, type Budget } from "../budget.js";
+import { checkFunctionSize } from "../check/size.js";
+import { checkTypeLevel } from "../check/type-level.js";
+import { checkNesting, parserTooDeep } from "../check/nesting.js";
 import { sandboxLib } from "./sandbox-lib.js";
 
 export const LIB_FILE = "/countersign/lib.sandbox.d.ts";

@@ -1,6 +1,6 @@
-import { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/index.js";
-import { diagnosticAt } from "./diagnostic.js";
+import { ts } from "../compile/typescript.js";
+import type { Diagnostic } from "../../model/index.js";
+import { diagnosticAt } from "../diagnostic.js";
 
 /**
  * How many syntax nodes one function body (or the module's own top level) may hold, nested

@@ -1,7 +1,7 @@
-import { describeArgument, describeEffectConstraint } from "../constraint/index.js";
-import type { CountRange } from "../model/index.js";
-import type { Effect, GuaranteeResult } from "../model/index.js";
-import { provenanceOf } from "./lattice.js";
+import { describeArgument, describeEffectConstraint } from "../../constraint/index.js";
+import type { CountRange } from "../../model/index.js";
+import type { Effect, GuaranteeResult } from "../../model/index.js";
+import { provenanceOf } from "../domain/lattice.js";
 
 const STATUS_WORDS = { proven: "proven", refuted: "refuted", enforced: "enforced at run time" } as const;
 

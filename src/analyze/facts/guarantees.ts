@@ -1,16 +1,16 @@
-import { ts } from "./typescript.js";
-import { holdsEffect, matchOp, mentionsSources } from "../constraint/index.js";
-import { EffectConstraint } from "../model/index.js";
-import type { Diagnostic, Effect, GuaranteeResult } from "../model/index.js";
-import type { Json } from "../model/index.js";
-import { effectOptionsOf, type ManifestSet } from "../manifest/index.js";
-import { contractsByConnector } from "../../trusted/contracts/index.js";
-import { diagnosticAt } from "./diagnostic.js";
-import { evaluate } from "./expressions.js";
-import type { Interpreter } from "./interpreter.js";
-import { jsonKey, single } from "./lattice.js";
-import { clone, type State } from "./state.js";
-import { resolveApiCall } from "./trusted-callee.js";
+import { ts } from "../compile/typescript.js";
+import { holdsEffect, matchOp, mentionsSources } from "../../constraint/index.js";
+import { EffectConstraint } from "../../model/index.js";
+import type { Diagnostic, Effect, GuaranteeResult } from "../../model/index.js";
+import type { Json } from "../../model/index.js";
+import { effectOptionsOf, type ManifestSet } from "../../manifest/index.js";
+import { contractsByConnector } from "../../../trusted/contracts/index.js";
+import { diagnosticAt } from "../diagnostic.js";
+import { evaluate } from "../interpret/expressions.js";
+import type { Interpreter } from "../interpret/interpreter.js";
+import { jsonKey, single } from "../domain/lattice.js";
+import { clone, type State } from "../interpret/state.js";
+import { resolveApiCall } from "../compile/trusted-callee.js";
 
 const STATUS = { yes: "proven", no: "refuted", maybe: "enforced" } as const;
 

@@ -1,6 +1,6 @@
-import { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/index.js";
-import { diagnosticAt } from "./diagnostic.js";
+import { ts } from "../compile/typescript.js";
+import type { Diagnostic } from "../../model/index.js";
+import { diagnosticAt } from "../diagnostic.js";
 
 /**
  * How deeply the syntax tree may nest. The compiler's checker and every stage of the analysis

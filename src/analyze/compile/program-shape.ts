@@ -1,8 +1,8 @@
 import { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/index.js";
-import type { FunctionNode } from "./calls.js";
-import { diagnosticAt } from "./diagnostic.js";
-import { propertyKey } from "./expressions.js";
+import type { Diagnostic } from "../../model/index.js";
+import type { FunctionNode } from "../interpret/calls.js";
+import { diagnosticAt } from "../diagnostic.js";
+import { propertyKey } from "../interpret/expressions.js";
 import { apiModuleOf } from "./trusted-callee.js";
 
 /** The parts of `export default program({ rationale, guarantees, main })`. */

@@ -1,14 +1,14 @@
-import { ts } from "./typescript.js";
-import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
-import type { Diagnostic } from "../model/index.js";
-import type { Budget } from "./budget.js";
-import type { LoadedAction, ManifestSet } from "../manifest/index.js";
-import { diagnosticAt } from "./diagnostic.js";
-import { provenanceKey } from "../constraint/index.js";
-import { resultView } from "./result-view.js";
-import { derived, isNumber, join, mergeProvenance, provenanceOf, unknown } from "./lattice.js";
-import { nullish } from "./operators.js";
-import type { Scan } from "./scan.js";
+import { ts } from "../compile/typescript.js";
+import type { AbstractValue, CountRange, Provenance } from "../../model/index.js";
+import type { Diagnostic } from "../../model/index.js";
+import type { Budget } from "../budget.js";
+import type { LoadedAction, ManifestSet } from "../../manifest/index.js";
+import { diagnosticAt } from "../diagnostic.js";
+import { provenanceKey } from "../../constraint/index.js";
+import { resultView } from "../domain/result-view.js";
+import { derived, isNumber, join, mergeProvenance, provenanceOf, unknown } from "../domain/lattice.js";
+import { nullish } from "../domain/operators.js";
+import type { Scan } from "../compile/scan.js";
 import { assign, clone, countOf, emptyState, joinStates, type Flow, type State } from "./state.js";
 
 /**

@@ -1,11 +1,11 @@
-import { ts } from "./typescript.js";
+import { ts } from "../compile/typescript.js";
 import { bindName } from "./bind.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { unknown } from "./lattice.js";
+import { unknown } from "../domain/lattice.js";
 import { runDoWhile, runFor, runForOf, runWhile } from "./loops.js";
-import { truthy } from "./operators.js";
-import { skipOuter } from "./skip-outer.js";
+import { truthy } from "../domain/operators.js";
+import { skipOuter } from "../compile/skip-outer.js";
 import { clone, joinFlows, joinStates, joinValues, type Flow, type State } from "./state.js";
 
 /** Run statements in order; abrupt completions (break, continue, return) are collected as they happen. */

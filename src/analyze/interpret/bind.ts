@@ -1,10 +1,10 @@
-import { ts } from "./typescript.js";
-import type { AbstractValue } from "../model/index.js";
+import { ts } from "../compile/typescript.js";
+import type { AbstractValue } from "../../model/index.js";
 import { evaluate } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, constant, derived, join, singleArray } from "./lattice.js";
+import { asArray, constant, derived, join, singleArray } from "../domain/lattice.js";
 import { assign, clone, joinStates, type State } from "./state.js";
-import { getProperty, iterated } from "./values.js";
+import { getProperty, iterated } from "../domain/values.js";
 
 /** Bind a declared name or destructuring pattern to `value`. */
 export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractValue, state: State): void {

@@ -3,7 +3,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, ren
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
-import { makePrivateDir } from "../model/paths.js"; // a light entry: installed by every command, before anything else loads
+import { makePrivateDir } from "../../model/paths.js"; // a light entry: installed by every command, before anything else loads
 
 /**
  * A V8 code cache for big CommonJS bundles (the TypeScript compiler: ~130 ms to compile from

@@ -1,5 +1,5 @@
-import type { AbstractValue } from "../model/index.js";
-import type { Json } from "../model/index.js";
+import type { AbstractValue } from "../../model/index.js";
+import type { Json } from "../../model/index.js";
 import { asCollection, constant, constants, derived, isNumber, join, mergeProvenance, numeric, provenanceOf, unknown } from "./lattice.js";
 
 /**

@@ -1,4 +1,4 @@
-import { libDeclarations } from "../environment/index.js";
+import { libDeclarations } from "../../environment/index.js";
 
 /**
  * The globals an agent program may use, as a lib of our own (the compiler runs with `noLib`),

@@ -1,10 +1,10 @@
-import { ts } from "./typescript.js";
-import { HandleId, type Diagnostic } from "../model/index.js";
-import { diagnosticAt } from "./diagnostic.js";
-import type { ProgramShape } from "./program-shape.js";
-import { valueSymbol } from "./scan.js";
-import { skipOuter } from "./skip-outer.js";
-import { apiModuleOf } from "./trusted-callee.js";
+import { ts } from "../compile/typescript.js";
+import { HandleId, type Diagnostic } from "../../model/index.js";
+import { diagnosticAt } from "../diagnostic.js";
+import type { ProgramShape } from "../compile/program-shape.js";
+import { valueSymbol } from "../compile/scan.js";
+import { skipOuter } from "../compile/skip-outer.js";
+import { apiModuleOf } from "../compile/trusted-callee.js";
 
 /** Names that reach the host, the global object or code from strings, wherever they appear as a value. */
 // Maps, not object literals: a lookup of "constructor" or "__proto__" must not find Object.prototype's.

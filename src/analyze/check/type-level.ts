@@ -1,6 +1,6 @@
-import { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/index.js";
-import { diagnosticAt } from "./diagnostic.js";
+import { ts } from "../compile/typescript.js";
+import type { Diagnostic } from "../../model/index.js";
+import { diagnosticAt } from "../diagnostic.js";
 
 /**
  * Types that compute: with conditional types (and `infer`) a type can recurse, and mapped and

@@ -1,6 +1,6 @@
 import { ts } from "./typescript.js";
-import { findActionByFunction } from "../manifest/index.js";
-import type { LoadedAction, ManifestSet } from "../manifest/index.js";
+import { findActionByFunction } from "../../manifest/index.js";
+import type { LoadedAction, ManifestSet } from "../../manifest/index.js";
 import { valueSymbol } from "./scan.js";
 
 /** The module a declaration belongs to, when it is one of the generated `declare module "..."` blocks. */

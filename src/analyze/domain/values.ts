@@ -1,5 +1,5 @@
-import type { AbstractValue } from "../model/index.js";
-import type { Json } from "../model/index.js";
+import type { AbstractValue } from "../../model/index.js";
+import type { Json } from "../../model/index.js";
 import { viewPart } from "./result-view.js";
 import { asArray, asCollection, type Collection, constant, constants, derived, isNumber, isPlainObject, join, numeric, tuple, tupleParts, unknown } from "./lattice.js";
 

@@ -1,6 +1,6 @@
-import { ts } from "./typescript.js";
-import type { Diagnostic } from "../model/index.js";
-import { diagnosticAt } from "./diagnostic.js";
+import { ts } from "../compile/typescript.js";
+import type { Diagnostic } from "../../model/index.js";
+import { diagnosticAt } from "../diagnostic.js";
 
 /**
  * Imports: named imports from `countersign`, `trusted/<connector>` and `trusted/<connector>/contracts`

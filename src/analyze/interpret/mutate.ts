@@ -1,7 +1,7 @@
-import { ts } from "./typescript.js";
-import type { AbstractValue } from "../model/index.js";
+import { ts } from "../compile/typescript.js";
+import type { AbstractValue } from "../../model/index.js";
 import type { Interpreter } from "./interpreter.js";
-import { skipOuter } from "./skip-outer.js";
+import { skipOuter } from "../compile/skip-outer.js";
 import type { State } from "./state.js";
 
 /**
