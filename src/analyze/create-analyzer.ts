@@ -16,9 +16,7 @@ import { runProgram } from "./run-program.js";
 import { scanProgram } from "./compile/scan.js";
 import { summarize } from "./facts/summarize.js";
 import { resolveApiCall } from "./compile/trusted-callee.js";
-
-/** Runs of the analysis that may widen what objects changed through another name hold; the last assumes they hold untrusted data. */
-const MAX_HEAP_ROUNDS = 4;
+import { MAX_HEAP_ROUNDS } from "./limits.js";
 
 export interface AnalyzeOptions {
   entry?: string; // the program's file name, recorded in the facts; default "program.ts"

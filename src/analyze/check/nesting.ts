@@ -1,13 +1,7 @@
 import { ts } from "../compile/typescript.js";
 import type { Diagnostic } from "../../model/index.js";
 import { diagnosticAt } from "../diagnostic.js";
-
-/**
- * How deeply the syntax tree may nest. The compiler's checker and every stage of the analysis
- * walk the tree recursively; past this depth they could overflow the stack. Realistic programs
- * stay far below it (a few dozen levels).
- */
-export const MAX_NESTING = 200;
+import { MAX_NESTING } from "../limits.js";
 
 const message = `is nested more than ${MAX_NESTING} levels deep, the limit of the analysis; split it up`;
 

@@ -1,14 +1,7 @@
 import { ts } from "../compile/typescript.js";
 import type { Diagnostic } from "../../model/index.js";
 import { diagnosticAt } from "../diagnostic.js";
-
-/**
- * How many syntax nodes one function body (or the module's own top level) may hold, nested
- * functions not counted. The type checker looks at the analysis's deadline only between
- * functions, so the largest function bounds how long the budget can be overrun; realistic
- * functions hold a few hundred nodes.
- */
-export const MAX_FUNCTION_NODES = 10_000;
+import { MAX_FUNCTION_NODES } from "../limits.js";
 
 const isFunction = (node: ts.Node): boolean => ts.isFunctionLike(node) && !ts.isTypeNode(node) && !ts.isMethodSignature(node);
 

@@ -7,6 +7,7 @@ import { checkFunctionSize } from "../check/size.js";
 import { checkTypeLevel } from "../check/type-level.js";
 import { checkNesting, parserTooDeep } from "../check/nesting.js";
 import { sandboxLib } from "./sandbox-lib.js";
+import { SHARED_CHECKER_LIMITS } from "../limits.js";
 
 export const LIB_FILE = "/countersign/lib.sandbox.d.ts";
 const API_FILE = "/countersign/api.d.ts";
@@ -24,12 +25,6 @@ const OPTIONS: ts.CompilerOptions = {
   noEmit: true,
   isolatedModules: true,
 };
-
-/**
- * What one shared checker checks before it is replaced: it holds on to every program it checked,
- * some 70-90 times the program's text (50-180 KB for programs of 20-50 lines).
- */
-export const SHARED_CHECKER_LIMITS = { programs: 128, chars: 1 << 20 };
 
 /**
  * The TypeScript compiler over our own lib (no DOM, no Node) and the trusted API generated from

@@ -2,17 +2,16 @@ import type { AbstractValue } from "../../model/index.js";
 import type { Json } from "../../model/index.js";
 import { asArray, asRecord, constant, constants, derived, join, numeric, provenanceOf, unknown } from "./lattice.js";
 import { exactMembers } from "../../environment/index.js";
-import { fromJs, MAX_STRING, truthy } from "./operators.js";
+import { fromJs, truthy } from "./operators.js";
 import { isResultView } from "./result-view.js";
 import { iterated } from "./values.js";
+import { MAX_BUILTIN_COMBINATIONS, MAX_STRING } from "../limits.js";
 
 /**
  * The sandbox's built-in functions and methods. Pure ones are computed exactly when every input is
  * one known constant (running the real built-in on plain data); everything else is unknown,
  * derived from its inputs so that untrusted data stays marked.
  */
-
-const MAX_VALUES = 16;
 
 // Methods that only read their receiver and constant primitive arguments: `exact` in the environment.
 const pureStringMethods = exactMembers("String", "prototype");
@@ -32,7 +31,7 @@ function combinations(inputs: AbstractValue[]): Json[][] | undefined {
   for (const input of inputs) {
     if (input.kind !== "const") return undefined;
     out = out.flatMap((prefix) => input.values.map((v) => [...prefix, v]));
-    if (out.length > MAX_VALUES) return undefined;
+    if (out.length > MAX_BUILTIN_COMBINATIONS) return undefined;
   }
   return out;
 }

@@ -1,6 +1,7 @@
 import type { AbstractValue, CountRange, Provenance } from "../../model/index.js";
 import type { Json } from "../../model/index.js";
 import { mergeProvenance, provenanceOf } from "../../constraint/index.js";
+import { MAX_CONSTANT_DEPTH, MAX_CONSTANT_SIZE, MAX_CONSTANTS } from "../limits.js";
 
 export { mergeProvenance, provenanceOf };
 
@@ -9,11 +10,6 @@ export { mergeProvenance, provenanceOf };
  * concretization contains both inputs', and anything the analysis cannot follow becomes `unknown`
  * with the provenance of whatever flowed into it (so untrusted data stays marked untrusted).
  */
-
-const MAX_CONSTANTS = 64;
-/** How large a constant may grow (array elements, object fields and string characters, all nested), and how deep. */
-const MAX_CONSTANT_SIZE = 200_000;
-const MAX_CONSTANT_DEPTH = 500;
 
 export function constant(value: Json): AbstractValue {
   if (value !== null && typeof value === "object") return constants([value]);

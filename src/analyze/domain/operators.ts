@@ -1,16 +1,13 @@
 import type { AbstractValue } from "../../model/index.js";
 import type { Json } from "../../model/index.js";
 import { asCollection, constant, constants, derived, isNumber, join, mergeProvenance, numeric, provenanceOf, unknown } from "./lattice.js";
+import { MAX_OPERATOR_COMBINATIONS, MAX_STRING } from "../limits.js";
 
 /**
  * JavaScript operators on abstract values. On constants we run the real operator on the real
  * JSON values (they are plain data, so no user code runs), which makes the result exact whatever
  * the TypeScript types claim; otherwise the result is derived, or a partly known string for `+`.
  */
-
-const MAX_PRODUCT = 64;
-/** The longest string the analysis computes or keeps as a known prefix or suffix (a doubling loop soon passes the engine's limit). */
-export const MAX_STRING = 100_000;
 
 /** A primitive result as a constant, or unknown when JSON cannot hold it (NaN, Infinity, undefined, -0). */
 export function fromJs(value: unknown, source: string): AbstractValue {
@@ -24,7 +21,7 @@ export function fromJs(value: unknown, source: string): AbstractValue {
  * many pairs or an object among them (converting an object runs its conversion methods, or throws).
  */
 function product(a: AbstractValue, b: AbstractValue, op: (x: Json, y: Json) => unknown, source: string): AbstractValue | undefined {
-  if (a.kind !== "const" || b.kind !== "const" || a.values.length * b.values.length > MAX_PRODUCT) return undefined;
+  if (a.kind !== "const" || b.kind !== "const" || a.values.length * b.values.length > MAX_OPERATOR_COMBINATIONS) return undefined;
   if (!a.values.every(isPrimitive) || !b.values.every(isPrimitive)) return undefined;
   if (length(a) + length(b) > MAX_STRING) return undefined;
   let out: AbstractValue | undefined;

@@ -1,11 +1,7 @@
 import type { AbstractValue, Provenance, ResultPart } from "../../model/index.js";
 import { elementPath, fieldPath } from "../../constraint/index.js";
 import { asArray, asRecord, provenanceOf } from "../domain/lattice.js";
-
-/** How deep the parts of a returned value are followed; a part deeper down is described as a whole. */
-export const MAX_RESULT_DEPTH = 4;
-/** How many parts are listed at most; past this the whole value is one part. */
-export const MAX_RESULT_PARTS = 64;
+import { MAX_RESULT_DEPTH, MAX_RESULT_PARTS } from "../limits.js";
 
 /**
  * The provenance of what `main` returns, part by part: each field of a record, the element of an

@@ -15,10 +15,9 @@ import { runBlock } from "./statements.js";
 import { countOf, joinStates, type State } from "./state.js";
 import { resolveApiCall } from "../compile/trusted-callee.js";
 import { arrayOf, collectionItem, getProperty, iterated } from "../domain/values.js";
+import { MAX_UNROLL_PER_LOOP } from "../limits.js";
 
 export type FunctionNode = ts.FunctionDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.MethodDeclaration;
-
-const MAX_UNROLL = 64;
 
 /**
  * The function a symbol names: a function declaration, a `const` bound to a function expression, or
@@ -411,7 +410,7 @@ function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, f
   const only = singleArray(receiver);
   const returns: AbstractValue[] = [];
   // The callback gets what JavaScript passes it, the array last: a default for it never runs.
-  if (only !== undefined && only.length <= MAX_UNROLL && perElement.has(name) && it.unroll(only.length)) {
+  if (only !== undefined && only.length <= MAX_UNROLL_PER_LOOP && perElement.has(name) && it.unroll(only.length)) {
     only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index), receiver], state, detached)));
   } else {
     it.influencedBy(receiver); // how many times the callback runs (and when find or some stop) depends on it

@@ -10,6 +10,7 @@ import { derived, isNumber, join, mergeProvenance, provenanceOf, unknown } from 
 import { nullish } from "../domain/operators.js";
 import type { Scan } from "../compile/scan.js";
 import { assign, clone, countOf, emptyState, joinStates, type Flow, type State } from "./state.js";
+import { MAX_CALL_DEPTH, MAX_UNROLLED_IN_ALL } from "../limits.js";
 
 /**
  * One trusted call site as the interpreter saw it: its action, the join of its arguments over
@@ -28,14 +29,6 @@ interface Frame {
   escaped: boolean;
 }
 
-const MAX_DEPTH = 16;
-/**
- * Loop iterations (and callbacks over constant arrays) the analysis may unroll in all: 60 × 60 × 60
- * unrolled iterations would spend the whole budget, so past this every loop widens (counts
- * unbounded, values unknown) instead of running out of budget.
- */
-const MAX_UNROLLED = 2048;
-
 /**
  * The shared context of the abstract interpreter. Statements, expressions and calls are
  * interpreted by the functions in statements.ts, expressions.ts and calls.ts; this class holds
@@ -51,7 +44,7 @@ export class Interpreter {
   private readonly promises = new WeakMap<AbstractValue, AbstractValue>();
   private observers: Map<ts.Symbol, Provenance[]>[] = [];
   private throwSinks: { at?: State }[] = [];
-  private unrollable = MAX_UNROLLED; // what is left of the unroll allowance
+  private unrollable = MAX_UNROLLED_IN_ALL; // what is left of the unroll allowance
   private chains: State[][] = [];
   /**
    * Every source whose data the program has branched, looped, chosen or compared on so far, in the
@@ -267,7 +260,7 @@ export class Interpreter {
   }
 
   tooDeep(): boolean {
-    return this.stack.length >= MAX_DEPTH;
+    return this.stack.length >= MAX_CALL_DEPTH;
   }
 
   /**

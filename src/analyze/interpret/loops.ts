@@ -9,17 +9,16 @@ import { skipOuter } from "../compile/skip-outer.js";
 import { declare, runStatement } from "./statements.js";
 import { clone, joinStates, type Flow, type State } from "./state.js";
 import { iterated } from "../domain/values.js";
+import { MAX_UNROLL_PER_LOOP, MAX_WIDENING_ROUNDS } from "../limits.js";
 
 /**
  * Loops are unrolled while the analysis knows exactly how many iterations remain (a constant array,
- * a condition that evaluates to a known boolean), up to MAX_UNROLL iterations and while the
+ * a condition that evaluates to a known boolean), up to MAX_UNROLL_PER_LOOP iterations and while the
  * analysis's allowance of unrolled iterations lasts (`unroll`). Otherwise every
  * variable the loop writes becomes unknown, one iteration is interpreted from that state, and its
  * counts are multiplied by the possible number of iterations (unbounded unless the length of the
  * iterated array is bounded).
  */
-const MAX_UNROLL = 64;
-const MAX_ROUNDS = 4;
 
 /** Whether `value`'s provenance already includes all of `provenance`. */
 function covers(value: AbstractValue | undefined, provenance: Provenance[]): boolean {
@@ -54,7 +53,7 @@ function widened(it: Interpreter, loop: ts.Node, state: State, iterations: Count
   let start = it.widen(state, written, "a value changed in a loop", seen);
   let flow: Flow = {};
   // Re-run until the provenance written in the body is already in the widened values (at most a few rounds).
-  for (let round = 0; round < MAX_ROUNDS; round++) {
+  for (let round = 0; round < MAX_WIDENING_ROUNDS; round++) {
     state.counts = new Map(counts);
     const { result, observed } = it.observe(() => it.repeat(state, start, iterations, iteration));
     flow = result;
@@ -101,9 +100,9 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
   }
   const only = singleArray(iterable);
   const view = asArray(iterable);
-  const known = view !== undefined && view.length.min === view.length.max && view.length.min <= MAX_UNROLL ? view.length.min : undefined;
+  const known = view !== undefined && view.length.min === view.length.max && view.length.min <= MAX_UNROLL_PER_LOOP ? view.length.min : undefined;
   const exact = only !== undefined ? only.map((v) => constant(v)) : known !== undefined ? Array<AbstractValue>(known).fill(view!.element) : undefined;
-  if (exact !== undefined && exact.length <= MAX_UNROLL && it.unroll(exact.length)) {
+  if (exact !== undefined && exact.length <= MAX_UNROLL_PER_LOOP && it.unroll(exact.length)) {
     let current: State | undefined = state;
     for (const element of exact) {
       if (current === undefined) break;
@@ -138,7 +137,7 @@ function conditional(it: Interpreter, loop: ts.Node, state: State, condition: ts
     return after;
   };
   let current: State | undefined = bodyFirst ? iterate(state) : state;
-  for (let i = 0; i < MAX_UNROLL && current !== undefined; i++) {
+  for (let i = 0; i < MAX_UNROLL_PER_LOOP && current !== undefined; i++) {
     const value = condition === undefined ? constant(true) : evaluate(it, condition, current);
     const t = truthy(value);
     if (t === "no") return done(current, exits);
