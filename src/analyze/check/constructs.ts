@@ -3,7 +3,9 @@ import { HandleId, type Diagnostic } from "../../model/index.js";
 import { diagnosticAt } from "../diagnostic.js";
 import type { ProgramShape } from "../compile/program-shape.js";
 import { valueSymbol } from "../compile/scan.js";
-import { skipOuter } from "../compile/skip-outer.js";
+import { OUTER_KINDS, skipOuter } from "../compile/skip-outer.js";
+import { EXPRESSIONS } from "../interpret/expressions.js";
+import { STATEMENTS } from "../interpret/statements.js";
 import { apiModuleOf } from "../compile/trusted-callee.js";
 
 /** Names that reach the host, the global object or code from strings, wherever they appear as a value. */
@@ -79,24 +81,21 @@ const REFUSED_KINDS: Partial<Record<ts.SyntaxKind, [string, string]>> = {
   [ts.SyntaxKind.BigIntLiteral]: ["bigint", "bigint is not supported"],
 };
 
-/** Kinds the interpreter understands, with no check beyond their children. */
-const ALLOWED = new Set<ts.SyntaxKind>([
-  ts.SyntaxKind.SourceFile, ts.SyntaxKind.EndOfFileToken, ts.SyntaxKind.Block, ts.SyntaxKind.ExpressionStatement,
-  ts.SyntaxKind.IfStatement, ts.SyntaxKind.ForStatement, ts.SyntaxKind.ForOfStatement, ts.SyntaxKind.WhileStatement,
-  ts.SyntaxKind.DoStatement, ts.SyntaxKind.ReturnStatement, ts.SyntaxKind.ThrowStatement, ts.SyntaxKind.TryStatement,
-  ts.SyntaxKind.CatchClause, ts.SyntaxKind.EmptyStatement, ts.SyntaxKind.VariableStatement, ts.SyntaxKind.VariableDeclaration,
-  ts.SyntaxKind.StringLiteral, ts.SyntaxKind.NumericLiteral, ts.SyntaxKind.TrueKeyword, ts.SyntaxKind.FalseKeyword,
-  ts.SyntaxKind.NullKeyword, ts.SyntaxKind.NoSubstitutionTemplateLiteral, ts.SyntaxKind.TemplateExpression, ts.SyntaxKind.TemplateHead,
-  ts.SyntaxKind.TemplateMiddle, ts.SyntaxKind.TemplateTail, ts.SyntaxKind.TemplateSpan, ts.SyntaxKind.RegularExpressionLiteral,
-  ts.SyntaxKind.ArrayLiteralExpression, ts.SyntaxKind.ObjectLiteralExpression, ts.SyntaxKind.PropertyAssignment,
-  ts.SyntaxKind.ShorthandPropertyAssignment, ts.SyntaxKind.SpreadAssignment, ts.SyntaxKind.SpreadElement, ts.SyntaxKind.CallExpression,
-  ts.SyntaxKind.NewExpression, ts.SyntaxKind.ParenthesizedExpression, ts.SyntaxKind.AwaitExpression, ts.SyntaxKind.AsExpression,
-  ts.SyntaxKind.SatisfiesExpression, ts.SyntaxKind.NonNullExpression, ts.SyntaxKind.TypeAssertionExpression, ts.SyntaxKind.BinaryExpression,
-  ts.SyntaxKind.PrefixUnaryExpression, ts.SyntaxKind.PostfixUnaryExpression, ts.SyntaxKind.ConditionalExpression, ts.SyntaxKind.ArrowFunction,
-  ts.SyntaxKind.FunctionExpression, ts.SyntaxKind.FunctionDeclaration, ts.SyntaxKind.TypeOfExpression, ts.SyntaxKind.VoidExpression,
+/** Kinds the interpreter's handlers read as parts of their parent's node, not as nodes of their own. */
+const PARTS = [
+  ts.SyntaxKind.SourceFile, ts.SyntaxKind.EndOfFileToken, ts.SyntaxKind.CatchClause, ts.SyntaxKind.VariableDeclaration,
+  ts.SyntaxKind.TemplateHead, ts.SyntaxKind.TemplateMiddle, ts.SyntaxKind.TemplateTail, ts.SyntaxKind.TemplateSpan,
+  ts.SyntaxKind.PropertyAssignment, ts.SyntaxKind.ShorthandPropertyAssignment, ts.SyntaxKind.SpreadAssignment, ts.SyntaxKind.SpreadElement,
   ts.SyntaxKind.OmittedExpression, ts.SyntaxKind.ObjectBindingPattern, ts.SyntaxKind.ArrayBindingPattern, ts.SyntaxKind.Parameter,
   ts.SyntaxKind.AsyncKeyword, ts.SyntaxKind.ExportAssignment, ts.SyntaxKind.ImportDeclaration,
-]);
+];
+
+/**
+ * Kinds that pass with no check beyond their children, derived from the interpreter: the
+ * statements it runs, the expressions it evaluates, the wrappers it looks through and the parts
+ * its handlers read. A construct the interpreter learns is allowed here with no second list.
+ */
+const ALLOWED: ReadonlySet<ts.SyntaxKind> = new Set([...STATEMENTS.keys(), ...EXPRESSIONS.keys(), ...OUTER_KINDS, ...PARTS]);
 
 /**
  * The allowlist over the program's syntax: every node kind the interpreter handles passes (with

@@ -1,7 +1,18 @@
 import { ts } from "./typescript.js";
 
-/** `e` without what does not change its value: parentheses, `as`, `<T>`, `satisfies` and `!`. */
+/** Kinds that wrap an expression without changing its value: parentheses, `as`, `<T>`, `satisfies` and `!`. */
+export const OUTER_KINDS: ReadonlySet<ts.SyntaxKind> = new Set([
+  ts.SyntaxKind.ParenthesizedExpression,
+  ts.SyntaxKind.AsExpression,
+  ts.SyntaxKind.TypeAssertionExpression,
+  ts.SyntaxKind.SatisfiesExpression,
+  ts.SyntaxKind.NonNullExpression,
+]);
+
+type Outer = ts.ParenthesizedExpression | ts.AsExpression | ts.TypeAssertion | ts.SatisfiesExpression | ts.NonNullExpression;
+
+/** `e` without the wrappers of OUTER_KINDS. */
 export function skipOuter(e: ts.Expression): ts.Expression {
-  while (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isTypeAssertionExpression(e) || ts.isSatisfiesExpression(e) || ts.isNonNullExpression(e)) e = e.expression;
+  while (OUTER_KINDS.has(e.kind)) e = (e as Outer).expression;
   return e;
 }

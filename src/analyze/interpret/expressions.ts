@@ -28,36 +28,44 @@ function isWholeChain(e: ts.Expression): boolean {
   return !(ts.isOptionalChain(parent) && parent.expression === e);
 }
 
-function evaluateNode(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
-  const inner = skipOuter(e);
-  if (inner !== e) return evaluate(it, inner, state);
-  if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return constant(e.text);
-  if (ts.isNumericLiteral(e)) return constant(Number(e.text));
-  switch (e.kind) {
-    case ts.SyntaxKind.TrueKeyword:
-      return constant(true);
-    case ts.SyntaxKind.FalseKeyword:
-      return constant(false);
-    case ts.SyntaxKind.NullKeyword:
-      return constant(null);
-  }
-  if (ts.isIdentifier(e)) return identifier(it, e, state);
-  if (ts.isTemplateExpression(e)) {
+type ExpressionHandler<N extends ts.Expression> = (it: Interpreter, e: N, state: State) => AbstractValue;
+const on = <N extends ts.Expression>(handler: ExpressionHandler<N>): ExpressionHandler<ts.Expression> => handler as ExpressionHandler<ts.Expression>;
+const literal = on<ts.StringLiteral | ts.NoSubstitutionTemplateLiteral>((_it, e) => constant(e.text));
+const call = on<ts.CallExpression | ts.NewExpression>((it, e, state) => {
+  const value = ts.isCallExpression(e) ? evaluateCall(it, e, state) : evaluateNew(it, e, state);
+  it.mayThrow(state); // any call may throw (a trusted call's promise may reject)
+  return value;
+});
+const functionValue = on<ts.ArrowFunction | ts.FunctionExpression>((it, e, state) => {
+  escapeFunction(it, e, state);
+  return unknown("a function");
+});
+
+/** How each expression kind evaluates (past the wrappers skipOuter removes); the construct check allows exactly the kinds listed here. */
+export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expression>> = new Map([
+  [ts.SyntaxKind.StringLiteral, literal],
+  [ts.SyntaxKind.NoSubstitutionTemplateLiteral, literal],
+  [ts.SyntaxKind.NumericLiteral, on<ts.NumericLiteral>((_it, e) => constant(Number(e.text)))],
+  [ts.SyntaxKind.TrueKeyword, on(() => constant(true))],
+  [ts.SyntaxKind.FalseKeyword, on(() => constant(false))],
+  [ts.SyntaxKind.NullKeyword, on(() => constant(null))],
+  [ts.SyntaxKind.Identifier, on(identifier)],
+  [ts.SyntaxKind.TemplateExpression, on<ts.TemplateExpression>((it, e, state) => {
     const spans = e.templateSpans.map((span) => ({ value: evaluate(it, span.expression, state), text: span.literal.text }));
     if (!spans.every((span) => isPrimitive(span.value))) it.mayThrow(state); // an object's toString runs
     return template(e.head.text, spans);
-  }
-  if (ts.isArrayLiteralExpression(e)) {
-    return arrayOf(e.elements.map((el) => (ts.isSpreadElement(el) ? { value: spread(it, el, state), spread: true } : { value: ts.isOmittedExpression(el) ? unknown("a hole in an array") : evaluate(it, el, state), spread: false })));
-  }
-  if (ts.isObjectLiteralExpression(e)) return objectLiteral(it, e, state);
-  if (ts.isPropertyAccessExpression(e)) {
+  })],
+  [ts.SyntaxKind.ArrayLiteralExpression, on<ts.ArrayLiteralExpression>((it, e, state) =>
+    arrayOf(e.elements.map((el) => (ts.isSpreadElement(el) ? { value: spread(it, el, state), spread: true } : { value: ts.isOmittedExpression(el) ? unknown("a hole in an array") : evaluate(it, el, state), spread: false }))),
+  )],
+  [ts.SyntaxKind.ObjectLiteralExpression, on(objectLiteral)],
+  [ts.SyntaxKind.PropertyAccessExpression, on<ts.PropertyAccessExpression>((it, e, state) => {
     const receiver = evaluate(it, e.expression, state);
     if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
     else it.mayShortCircuit(receiver, state);
     return getProperty(receiver, e.name.text);
-  }
-  if (ts.isElementAccessExpression(e)) {
+  })],
+  [ts.SyntaxKind.ElementAccessExpression, on<ts.ElementAccessExpression>((it, e, state) => {
     const receiver = evaluate(it, e.expression, state);
     if (e.questionDotToken !== undefined) it.mayShortCircuit(receiver, state); // the key is not evaluated then
     const key = evaluate(it, e.argumentExpression, state);
@@ -65,40 +73,43 @@ function evaluateNode(it: Interpreter, e: ts.Expression, state: State): Abstract
     if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
     if (key.kind !== "const") it.influencedBy(key); // which element is read depends on the key
     return getElement(receiver, key);
-  }
-  if (ts.isCallExpression(e) || ts.isNewExpression(e)) {
-    const value = ts.isCallExpression(e) ? evaluateCall(it, e, state) : evaluateNew(it, e, state);
-    it.mayThrow(state); // any call may throw (a trusted call's promise may reject)
-    return value;
-  }
-  if (ts.isAwaitExpression(e)) {
+  })],
+  [ts.SyntaxKind.CallExpression, call],
+  [ts.SyntaxKind.NewExpression, call],
+  [ts.SyntaxKind.AwaitExpression, on<ts.AwaitExpression>((it, e, state) => {
     const value = it.awaited(evaluate(it, e.expression, state));
     it.mayThrow(state);
     return value;
-  }
-  if (ts.isBinaryExpression(e)) return binaryExpression(it, e, state);
-  if (ts.isPrefixUnaryExpression(e) || ts.isPostfixUnaryExpression(e)) return unaryExpression(it, e, state);
-  if (ts.isConditionalExpression(e)) {
+  })],
+  [ts.SyntaxKind.BinaryExpression, on(binaryExpression)],
+  [ts.SyntaxKind.PrefixUnaryExpression, on(unaryExpression)],
+  [ts.SyntaxKind.PostfixUnaryExpression, on(unaryExpression)],
+  [ts.SyntaxKind.ConditionalExpression, on<ts.ConditionalExpression>((it, e, state) => {
     const condition = evaluate(it, e.condition, state);
     const t = truthy(condition);
     if (t === "yes") return evaluate(it, e.whenTrue, state);
     if (t === "no") return evaluate(it, e.whenFalse, state);
     it.influencedBy(condition);
     return branches(it, state, e.whenTrue, e.whenFalse);
-  }
-  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e)) {
-    escapeFunction(it, e, state);
-    return unknown("a function");
-  }
-  if (ts.isTypeOfExpression(e)) {
+  })],
+  [ts.SyntaxKind.ArrowFunction, functionValue],
+  [ts.SyntaxKind.FunctionExpression, functionValue],
+  [ts.SyntaxKind.TypeOfExpression, on<ts.TypeOfExpression>((it, e, state) => {
     const operand = evaluate(it, e.expression, state);
     return inspected(it, typeOf(operand), [operand]);
-  }
-  if (ts.isVoidExpression(e)) {
+  })],
+  [ts.SyntaxKind.VoidExpression, on<ts.VoidExpression>((it, e, state) => {
     evaluate(it, e.expression, state);
     return unknown("undefined");
-  }
-  if (ts.isRegularExpressionLiteral(e)) return unknown("a regular expression");
+  })],
+  [ts.SyntaxKind.RegularExpressionLiteral, on(() => unknown("a regular expression"))],
+]);
+
+function evaluateNode(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
+  const inner = skipOuter(e);
+  if (inner !== e) return evaluate(it, inner, state);
+  const handler = EXPRESSIONS.get(e.kind);
+  if (handler !== undefined) return handler(it, e, state);
   it.unsupported(e, ts.SyntaxKind[e.kind]);
   return unknown("an unsupported expression");
 }

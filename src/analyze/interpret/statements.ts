@@ -25,18 +25,22 @@ export function runBlock(it: Interpreter, statements: readonly ts.Statement[], s
   return out;
 }
 
-export function runStatement(it: Interpreter, statement: ts.Statement, state: State): Flow {
-  it.step(statement);
-  if (ts.isBlock(statement)) return runBlock(it, statement.statements, state);
-  if (ts.isExpressionStatement(statement)) {
+type StatementHandler<N extends ts.Statement> = (it: Interpreter, statement: N, state: State) => Flow;
+const on = <N extends ts.Statement>(handler: StatementHandler<N>): StatementHandler<ts.Statement> => handler as StatementHandler<ts.Statement>;
+const nothing = on((_it, _statement, state) => ({ normal: state }));
+
+/** How each statement kind runs; the construct check allows exactly the kinds listed here. */
+export const STATEMENTS: ReadonlyMap<ts.SyntaxKind, StatementHandler<ts.Statement>> = new Map([
+  [ts.SyntaxKind.Block, on<ts.Block>((it, statement, state) => runBlock(it, statement.statements, state))],
+  [ts.SyntaxKind.ExpressionStatement, on<ts.ExpressionStatement>((it, statement, state) => {
     evaluate(it, statement.expression, state);
     return { normal: state };
-  }
-  if (ts.isVariableStatement(statement)) {
+  })],
+  [ts.SyntaxKind.VariableStatement, on<ts.VariableStatement>((it, statement, state) => {
     declare(it, statement.declarationList, state);
     return { normal: state };
-  }
-  if (ts.isIfStatement(statement)) {
+  })],
+  [ts.SyntaxKind.IfStatement, on<ts.IfStatement>((it, statement, state) => {
     const condition = evaluate(it, statement.expression, state);
     const t = truthy(condition);
     if (t === "yes") return runStatement(it, statement.thenStatement, state);
@@ -45,26 +49,34 @@ export function runStatement(it: Interpreter, statement: ts.Statement, state: St
     it.influencedBy(condition);
     const other = clone(state);
     return joinFlows(runStatement(it, statement.thenStatement, state), otherwise(other));
-  }
-  if (ts.isReturnStatement(statement)) {
+  })],
+  [ts.SyntaxKind.ReturnStatement, on<ts.ReturnStatement>((it, statement, state) => {
     const returned = statement.expression === undefined ? unknown("undefined") : evaluate(it, statement.expression, state);
     return { returns: state, returned };
-  }
-  if (ts.isThrowStatement(statement)) {
+  })],
+  [ts.SyntaxKind.ThrowStatement, on<ts.ThrowStatement>((it, statement, state) => {
     evaluate(it, statement.expression, state);
     it.mayThrow(state);
     return {};
-  }
-  if (ts.isBreakStatement(statement)) return { breaks: state };
-  if (ts.isContinueStatement(statement)) return { continues: state };
-  if (ts.isTryStatement(statement)) return runTry(it, statement, state);
-  if (ts.isForOfStatement(statement)) return runForOf(it, statement, state);
-  if (ts.isForStatement(statement)) return runFor(it, statement, state);
-  if (ts.isWhileStatement(statement)) return runWhile(it, statement, state);
-  if (ts.isDoStatement(statement)) return runDoWhile(it, statement, state);
-  if (ts.isEmptyStatement(statement) || ts.isFunctionDeclaration(statement) || ts.isTypeAliasDeclaration(statement) || ts.isInterfaceDeclaration(statement)) {
-    return { normal: state };
-  }
+  })],
+  [ts.SyntaxKind.BreakStatement, on((_it, _statement, state) => ({ breaks: state }))],
+  [ts.SyntaxKind.ContinueStatement, on((_it, _statement, state) => ({ continues: state }))],
+  [ts.SyntaxKind.TryStatement, on(runTry)],
+  [ts.SyntaxKind.ForOfStatement, on(runForOf)],
+  [ts.SyntaxKind.ForStatement, on(runFor)],
+  [ts.SyntaxKind.WhileStatement, on(runWhile)],
+  [ts.SyntaxKind.DoStatement, on(runDoWhile)],
+  // Declarations that do nothing where they stand: functions run where they are called.
+  [ts.SyntaxKind.EmptyStatement, nothing],
+  [ts.SyntaxKind.FunctionDeclaration, nothing],
+  [ts.SyntaxKind.TypeAliasDeclaration, nothing],
+  [ts.SyntaxKind.InterfaceDeclaration, nothing],
+]);
+
+export function runStatement(it: Interpreter, statement: ts.Statement, state: State): Flow {
+  it.step(statement);
+  const handler = STATEMENTS.get(statement.kind);
+  if (handler !== undefined) return handler(it, statement, state);
   it.unsupported(statement, ts.SyntaxKind[statement.kind]);
   return { normal: state };
 }
