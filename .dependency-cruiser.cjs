@@ -32,13 +32,13 @@ const IO_MODULES = "^(node:)?(fs|fs/promises|child_process|net|http|https|http2|
 // Core files that still do I/O today, each to move to an edge (config, store). The list only shrinks.
 const KNOWN_IO_IN_CORE = [
   "^dist/src/model/paths\\.js$", // packageRoot (reads package.json), makePrivateDir
-  "^dist/src/analyze/code-cache\\.js$", // the V8 code cache of the compiler bundle
+  "^dist/src/analyze/compile/code-cache\\.js$", // the V8 code cache of the compiler bundle
 ];
 
 // Modules that may be imported directly across folders: their folder's index is heavy to load.
 const LIGHT_ENTRIES = [
-  "^dist/src/analyze/code-cache\\.js$", // installed before the compiler loads, so that it loads from the cache
-  "^dist/src/analyze/budget-defaults\\.js$", // the budget's defaults, for help text
+  "^dist/src/analyze/compile/code-cache\\.js$", // installed before the compiler loads, so that it loads from the cache
+  "^dist/src/analyze/limits\\.js$", // the budget's defaults, for help text
   // What every command needs before it loads (the data directory, the version) and what `check`
   // needs to find its authority: the config and store indexes load the database drivers and jose.
   "^dist/src/config/data-dir\\.js$",
@@ -97,11 +97,12 @@ module.exports = {
     },
     {
       // Across folders the layer rules already forbid cycles; the analyzer's interpreter is a
-      // recursive descent whose modules (expressions, calls, statements, loops) call each other.
+      // recursive descent whose modules (expressions, calls, statements, loops) call each other,
+      // so its own folder, and only that one, is exempt.
       name: "no-circular",
       comment: "modules of a folder do not import each other in a cycle",
       severity: "error",
-      from: { pathNot: "^dist/src/analyze/" },
+      from: { pathNot: "^dist/src/analyze/interpret/" },
       to: { circular: true },
     },
     {

@@ -105,7 +105,7 @@ ${table([
 analysis when every program is new (a different comment each time), median of 9 runs of 30: what
 an authority's analysis thread spends on each distinct submission. Programs that are modules
 importing only the API share one long-lived type checker, which keeps the lib's and the API's
-resolved types between programs (src/analyze/compile.ts); a program with a type error is checked
+resolved types between programs (src/analyze/compile/compile.ts); a program with a type error is checked
 again in a checker of its own, so that its messages never depend on the programs before it.
 `;
 writeSection("analyze", "Analyzer: cold check and warm analysis", body);

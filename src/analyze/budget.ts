@@ -1,5 +1,6 @@
 import { createContext, Script } from "node:vm";
-import { ts } from "./typescript.js";
+import { ts } from "./compile/typescript.js";
+import { DEFAULT_BUDGET, STEPS_PER_CLOCK_READ } from "./limits.js";
 
 /**
  * What one analysis may spend. Agent programs are untrusted input: whatever they contain, the
@@ -16,13 +17,6 @@ export interface BudgetOptions {
   bytes?: number;
   clock?: () => number;
 }
-
-import { DEFAULT_BUDGET } from "./budget-defaults.js";
-
-export { DEFAULT_BUDGET };
-
-/** The interpreter looks at the clock once per this many steps: reading it costs more than a step. */
-const STEPS_PER_CLOCK_READ = 1024;
 
 /** Thrown where the budget runs out; caught once, at the top of the analysis. */
 export class BudgetExceeded extends Error {

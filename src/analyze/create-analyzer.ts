@@ -1,24 +1,22 @@
-import type { ts } from "./typescript.js";
+import type { ts } from "./compile/typescript.js";
 import type { Diagnostic, Facts, Provenance } from "../model/index.js";
 import { mergeProvenance, provenanceKey } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { programBytes } from "../model/index.js";
 import { Budget, BudgetExceeded, type BudgetOptions } from "./budget.js";
 import { diagnosticAt } from "./diagnostic.js";
-import { checkConstructs, COMPUTED_KEY } from "./check-constructs.js";
-import { checkImports } from "./check-imports.js";
-import { checkTypeTrust } from "./check-type-trust.js";
-import { compile, createCompiler, LIB_FILE, type Compiler } from "./compile.js";
-import { checkGuarantees } from "./guarantees.js";
-import { Interpreter } from "./interpreter.js";
-import { programShape } from "./program-shape.js";
+import { checkConstructs, COMPUTED_KEY } from "./check/constructs.js";
+import { checkImports } from "./check/imports.js";
+import { checkTypeTrust } from "./check/type-trust.js";
+import { compile, createCompiler, LIB_FILE, type Compiler } from "./compile/compile.js";
+import { checkGuarantees } from "./facts/guarantees.js";
+import { Interpreter } from "./interpret/interpreter.js";
+import { programShape } from "./compile/program-shape.js";
 import { runProgram } from "./run-program.js";
-import { scanProgram } from "./scan.js";
-import { summarize } from "./summarize.js";
-import { resolveApiCall } from "./trusted-callee.js";
-
-/** Runs of the analysis that may widen what objects changed through another name hold; the last assumes they hold untrusted data. */
-const MAX_HEAP_ROUNDS = 4;
+import { scanProgram } from "./compile/scan.js";
+import { summarize } from "./facts/summarize.js";
+import { resolveApiCall } from "./compile/trusted-callee.js";
+import { MAX_HEAP_ROUNDS } from "./limits.js";
 
 export interface AnalyzeOptions {
   entry?: string; // the program's file name, recorded in the facts; default "program.ts"

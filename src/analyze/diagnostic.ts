@@ -1,4 +1,4 @@
-import type { ts } from "./typescript.js";
+import type { ts } from "./compile/typescript.js";
 import type { Diagnostic } from "../model/index.js";
 
 /** An error diagnostic at `node`'s first character, 1-based as editors show it. */

@@ -1,16 +1,16 @@
-import { ts } from "./typescript.js";
+import { ts } from "./compile/typescript.js";
 import type { AbstractValue, CountRange, Provenance } from "../model/index.js";
 import type { Effect, ResultPart } from "../model/index.js";
-import { agentStepEffects, outsideAllowlists } from "./agent-steps.js";
-import { invoke } from "./calls.js";
+import { agentStepEffects, outsideAllowlists } from "./interpret/agent-steps.js";
+import { invoke } from "./interpret/calls.js";
 import { diagnosticAt } from "./diagnostic.js";
-import type { Interpreter } from "./interpreter.js";
-import { provenanceOf, unknown } from "./lattice.js";
-import type { ProgramShape } from "./program-shape.js";
-import { resultParts } from "./result-parts.js";
-import { declare } from "./statements.js";
-import { clone, countOf, emptyState, type State } from "./state.js";
-import { resolveApiCall } from "./trusted-callee.js";
+import type { Interpreter } from "./interpret/interpreter.js";
+import { provenanceOf, unknown } from "./domain/lattice.js";
+import type { ProgramShape } from "./compile/program-shape.js";
+import { resultParts } from "./facts/result-parts.js";
+import { declare } from "./interpret/statements.js";
+import { clone, countOf, emptyState, type State } from "./interpret/state.js";
+import { resolveApiCall } from "./compile/trusted-callee.js";
 
 /**
  * Interpret the module as it runs: every top-level declaration in order (those after `export

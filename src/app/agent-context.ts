@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js";
+import { DEFAULT_BUDGET } from "../analyze/limits.js";
 import { agentAllowlists, connectorReach, loadConnections } from "../config/index.js";
 import { CONNECTIONS_FILE, DEFAULT_LIMITS } from "../connector/index.js";
 import { contextOf } from "../given/index.js";

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { useCodeCache } from "../analyze/code-cache.js"; // a light entry: the index loads the compiler
+import { useCodeCache } from "../analyze/compile/code-cache.js"; // a light entry: the index loads the compiler
 import { dataDir } from "../config/data-dir.js"; // a light entry, as the code cache
 import { main } from "./main.js";
 import type { Io } from "./command.js";

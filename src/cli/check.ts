@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { DEFAULT_BUDGET } from "../analyze/budget-defaults.js"; // a light entry: the index loads the compiler
+import { DEFAULT_BUDGET } from "../analyze/limits.js"; // a light entry: the index loads the compiler
 import type { ProgramInput } from "../app/index.js";
 import { visibleText } from "../model/visible-text.js";
 import { dataDir } from "../config/data-dir.js"; // a light entry: the config index loads the stores
@@ -120,7 +120,7 @@ function asJson(facts: Facts): unknown {
 }
 
 async function human(facts: Facts): Promise<string> {
-  const [{ countText }, { describeArgument }] = await Promise.all([import("../analyze/summarize.js"), import("../constraint/index.js")]);
+  const [{ countText }, { describeArgument }] = await Promise.all([import("../analyze/facts/summarize.js"), import("../constraint/index.js")]);
   const lines: string[] = [];
   const entry = facts.program.entry;
   for (const d of facts.diagnostics) lines.push(`${entry}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);

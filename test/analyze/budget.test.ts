@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { Budget, BudgetExceeded, DEFAULT_BUDGET } from "../../src/analyze/budget.js";
+import { Budget, BudgetExceeded } from "../../src/analyze/budget.js";
+import { DEFAULT_BUDGET, MAX_FUNCTION_NODES } from "../../src/analyze/limits.js";
 import { createAnalyzer } from "../../src/analyze/create-analyzer.js";
-import { MAX_FUNCTION_NODES } from "../../src/analyze/check-size.js";
-import { ts } from "../../src/analyze/typescript.js";
+import { ts } from "../../src/analyze/compile/typescript.js";
 import type { Facts } from "../../src/model/facts.js";
 import { located, prog } from "./hostile/program.js";
 import { lines, slowPrograms } from "./support/slow-programs.js";

@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCached } from "../../src/analyze/code-cache.js";
+import { runCached } from "../../src/analyze/compile/code-cache.js";
 
 let root: string;
 let dir: string;

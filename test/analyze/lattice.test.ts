@@ -1,7 +1,7 @@
 // The abstract values' own operations, where JavaScript's object semantics could bend them.
 import { describe, expect, it } from "vitest";
-import { callGlobal } from "../../src/analyze/builtins.js";
-import { asRecord, constant, join } from "../../src/analyze/lattice.js";
+import { callGlobal } from "../../src/analyze/domain/builtins.js";
+import { asRecord, constant, join } from "../../src/analyze/domain/lattice.js";
 import type { Json } from "../../src/model/json.js";
 
 // A key named __proto__ that is the object's own (JSON.parse and computed keys make one).

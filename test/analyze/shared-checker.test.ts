@@ -2,9 +2,10 @@
 // reach another through it: each program's facts must be those a fresh analyzer finds.
 import { afterAll, describe, expect, it } from "vitest";
 import { Budget, BudgetExceeded } from "../../src/analyze/budget.js";
-import { compile, createCompiler, SHARED_CHECKER_LIMITS, sharesChecker } from "../../src/analyze/compile.js";
+import { compile, createCompiler, sharesChecker } from "../../src/analyze/compile/compile.js";
+import { SHARED_CHECKER_LIMITS } from "../../src/analyze/limits.js";
 import { createAnalyzer } from "../../src/analyze/create-analyzer.js";
-import { ts } from "../../src/analyze/typescript.js";
+import { ts } from "../../src/analyze/compile/typescript.js";
 import type { Facts } from "../../src/model/facts.js";
 import { corpus } from "./corpus.js";
 import { PRELUDE, programOf } from "./harness.js";

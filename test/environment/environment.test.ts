@@ -1,7 +1,7 @@
 import { createContext, Script } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../src/analyze/create-analyzer.js";
-import { sandboxLib } from "../../src/analyze/sandbox-lib.js";
+import { sandboxLib } from "../../src/analyze/compile/sandbox-lib.js";
 import { GLOBALS, INTRINSICS } from "../../src/environment/environment.js";
 import { hardeningScript, runtimeAllowlist } from "../../src/environment/harden.js";
 import { exactMembers, mutatingMembers, namespaces } from "../../src/environment/lookup.js";

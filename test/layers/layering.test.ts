@@ -70,6 +70,6 @@ describe("the layering rules", () => {
     const deep = (text: string) => ({ "dist/src/cli/a.js": text, "dist/src/app/b.js": "export const x = 1;\n", "dist/src/app/index.js": 'export { x } from "./b.js";\n' });
     expect(broken(deep('import { x } from "../app/b.js";\nexport const y = x;\n'))).toEqual(["cross-folder-through-index"]);
     expect(broken(deep('export const y = () => import("../app/b.js");\n'))).toEqual([]);
-    expect(broken({ "dist/src/cli/a.js": 'import { x } from "../analyze/budget-defaults.js";\nexport const y = x;\n', "dist/src/analyze/budget-defaults.js": "export const x = 1;\n" })).toEqual([]);
+    expect(broken({ "dist/src/cli/a.js": 'import { x } from "../analyze/limits.js";\nexport const y = x;\n', "dist/src/analyze/limits.js": "export const x = 1;\n" })).toEqual([]);
   });
 });

@@ -5,8 +5,8 @@
 // all of it is frozen, and no function constructor or eval is in reach.
 import { Script } from "node:vm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { sandboxLib } from "../../src/analyze/sandbox-lib.js";
-import { ts } from "../../src/analyze/typescript.js";
+import { sandboxLib } from "../../src/analyze/compile/sandbox-lib.js";
+import { ts } from "../../src/analyze/compile/typescript.js";
 import { runtimeAllowlist } from "../../src/environment/harden.js";
 import { lockDown } from "../../src/sandbox/lockdown.js";
 import { newQuickJS } from "../../src/sandbox/quickjs.js";

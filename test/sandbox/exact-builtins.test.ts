@@ -6,9 +6,9 @@
 import fc from "fast-check";
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { callGlobal, callMethod } from "../../src/analyze/builtins.js";
-import { constant } from "../../src/analyze/lattice.js";
-import { binary, unary } from "../../src/analyze/operators.js";
+import { callGlobal, callMethod } from "../../src/analyze/domain/builtins.js";
+import { constant } from "../../src/analyze/domain/lattice.js";
+import { binary, unary } from "../../src/analyze/domain/operators.js";
 import { GLOBALS } from "../../src/environment/environment.js";
 import type { AbstractValue } from "../../src/model/abstract.js";
 import type { Json } from "../../src/model/json.js";

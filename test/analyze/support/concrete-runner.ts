@@ -1,6 +1,6 @@
 import { promiseHooks } from "node:v8";
 import { createContext, Script, type Context } from "node:vm";
-import { ts } from "../../../src/analyze/typescript.js";
+import { ts } from "../../../src/analyze/compile/typescript.js";
 import { actionFunctionName, findActionByFunction } from "../../../src/manifest/function-name.js";
 import { fillTemplate } from "../../../src/connector/interpolate.js";
 import type { ManifestSet } from "../../../src/manifest/manifest-set.js";
