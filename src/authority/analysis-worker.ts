@@ -4,7 +4,7 @@ import type { Facts } from "../model/index.js";
 import { ANALYSIS_WORKER_SOURCE } from "./analysis-worker-source.js";
 import { THREAD_LOADER, threadModule } from "./thread-modules.js";
 
-const MODULES = { analyze: threadModule("../analyze/index"), codeCache: threadModule("../analyze/code-cache") };
+const MODULES = { analyze: threadModule("../analyze/index"), codeCache: threadModule("../analyze/compile/code-cache") };
 
 type FromWorker = { kind: "ready" } | { kind: "done"; id: number; facts: Facts } | { kind: "error"; id: number; message: string } | { kind: "fatal"; message: string };
 
