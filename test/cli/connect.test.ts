@@ -10,7 +10,7 @@ import { createPluginPool } from "../../src/connector/plugin-pool.js";
 import { parseToml } from "../../src/model/parse-toml.js";
 import { anyReceipt, shippedManifests } from "../connector/fixtures.js";
 import { isolatedEnv } from "../support/isolated-env.js";
-import { startOAuthServer, type OAuthServer } from "../support/oauth-server.js";
+import { startOAuthServer, type OAuthServer } from "../../examples/gmail-server/oauth-server.js";
 
 const SCOPE = "https://www.googleapis.com/auth/gmail.compose";
 let provider: OAuthServer;

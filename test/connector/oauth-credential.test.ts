@@ -8,7 +8,7 @@ import { authorizeWithLoopback } from "../../src/connector/authorize-loopback.js
 import type { ConnectorContext } from "../../src/connector/context.js";
 import { fetchPreview } from "../../src/connector/fetch-preview.js";
 import { createPluginPool } from "../../src/connector/plugin-pool.js";
-import { startOAuthServer, type OAuthServer } from "../support/oauth-server.js";
+import { startOAuthServer, type OAuthServer } from "../../examples/gmail-server/oauth-server.js";
 import { runAction, shippedManifests, tempDir } from "./fixtures.js";
 
 const set = shippedManifests();

@@ -14,7 +14,7 @@ import { accessTokenCachePath, cacheAccessToken } from "../../src/connector/acce
 import { authorizeWithLoopback } from "../../src/connector/authorize-loopback.js";
 import { openStore } from "../../src/store/index.js";
 import { startServe, type ServeProcess } from "../authority/serve-process.js";
-import { startOAuthServer, type OAuthServer } from "../support/oauth-server.js";
+import { startOAuthServer, type OAuthServer } from "../../examples/gmail-server/oauth-server.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "src", "cli", "bin.ts");

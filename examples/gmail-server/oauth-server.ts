@@ -1,7 +1,7 @@
-// A local authorization server shaped like Google's, for the OAuth tests: an authorize endpoint
-// that redirects at once with a code (no person, no login page), and a token endpoint for the
-// authorization_code grant (PKCE S256 checked) and the refresh_token grant. Access tokens expire
-// by the server's clock; a revoked grant answers invalid_grant, a wrong client invalid_client.
+// A local authorization server shaped like Google's, for trying `countersign connect` and for the
+// OAuth tests: an authorize endpoint that redirects at once with a code (no person, no login
+// page), and a token endpoint for the authorization_code grant (PKCE S256 checked) and the
+// refresh_token grant. Access tokens expire by the server's clock; a revoked grant answers invalid_grant, a wrong client invalid_client.
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -27,7 +27,7 @@ export interface OAuthServer {
 
 const random = (): string => randomBytes(24).toString("base64url");
 
-export async function startOAuthServer(options: { lifetimeSeconds?: number; now?: () => number } = {}): Promise<OAuthServer> {
+export async function startOAuthServer(options: { port?: number; lifetimeSeconds?: number; now?: () => number } = {}): Promise<OAuthServer> {
   const lifetime = options.lifetimeSeconds ?? 3599; // as Google's
   const now = options.now ?? Date.now;
   const clientId = "1234-test.apps.googleusercontent.com";
@@ -105,7 +105,10 @@ export async function startOAuthServer(options: { lifetimeSeconds?: number; now?
     if (req.method === "POST" && url.pathname === "/token") return void token(req, res).catch(() => res.destroy());
     res.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", resolve);
+  });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
