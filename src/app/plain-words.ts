@@ -59,8 +59,9 @@ export function urlHost(url: string): string {
   return standard ? target.host : `${target.host}:${target.port}`;
 }
 
-/** What the program's calls of a read op read: "the file notes.txt", "the answer from ci.example.com", "the draft r-1", or "what op returns". */
+/** What the program's calls of a read op read: "the file notes.txt", "the answer from ci.example.com", "the draft r-1", "a message in your mailbox", or "what op returns". */
 export function readWords(op: string, effects: readonly Effect[]): string {
+  if (op === "email.list_messages") return "the list of messages in your mailbox";
   const calls = effects.filter((e) => e.op === op);
   const named = new Set<string>();
   let unknown = calls.length === 0;
@@ -71,10 +72,12 @@ export function readWords(op: string, effects: readonly Effect[]): string {
     else for (const k of known) named.add(e.args.path !== undefined ? basename(k) : e.args.url !== undefined ? urlHost(k) : k);
   }
   const what = listWords([...named]);
+  if ((unknown || named.size === 0) && op === "email.get_message") return "a message in your mailbox";
   if (unknown || named.size === 0 || named.size > 3) return `what ${op} returns`;
   if (op.startsWith("fs.list")) return `the listing of the folder ${what}`;
   if (op.startsWith("fs.")) return `the file ${what}`;
   if (op.startsWith("http.")) return `the answer from ${what}`;
   if (op === "email.get_draft") return `the draft ${what}`;
+  if (op === "email.get_message") return `the message ${what}`;
   return `what ${op} returns`;
 }

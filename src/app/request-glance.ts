@@ -120,6 +120,7 @@ function phrase(op: string, list: Effect[], all: readonly Effect[], options: Gla
     if (connector === "http") return { order: 5, verb: "Fetches", noun: ["web address", "web addresses"], objects: colon(objects(list, ["url"], all, options, "url")) };
     if (connector === "fs" && action.startsWith("list")) return { order: 6, verb: "Lists", noun: ["folder", "folders"], objects: colon(objects(list, ["path"], all, options, "path")) };
     if (connector === "fs") return { order: 6, verb: "Reads", noun: ["file", "files"], objects: colon(objects(list, ["path"], all, options, "path")) };
+    if (connector === "email" && action.startsWith("list")) return { order: 6, verb: "Runs", noun: ["mailbox search", "mailbox searches"], objects: colon(listWords([...new Set(list.flatMap((e) => (e.args.q === undefined ? [] : (constants(e.args.q) ?? []))))])) };
     if (connector === "email") return { order: 6, verb: "Reads", noun: [thing(action), `${thing(action)}s`], objects: colon(listWords([...new Set(list.flatMap((e) => Object.values(e.args).flatMap((v) => constants(v) ?? [])))])) };
     return { order: 3, verb: "Makes", noun: [`${op} call`, `${op} calls`], objects: "" };
   })();

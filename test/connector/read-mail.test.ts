@@ -63,6 +63,14 @@ describe("email connector: reading the mailbox", () => {
     expect(await runAction(set, "email.get_message", { id }, gmail.ctx)).toMatchObject({ subject: "scan", body: "see attached" });
   });
 
+  it("refuses a message with several text/plain parts: which one is the body would be a guess", async () => {
+    const id = gmail.server.receive({ from: "a@example.com", to: ["me@example.com"], subject: "two", body: "first", html: "<p>first</p>", date: "Thu, 26 Nov 2026 10:00:00 +0000" });
+    const m = gmail.server.inbox.find((x) => x.id === id)!;
+    const parts = m.payload.parts!;
+    m.payload.parts = [parts[0]!, { ...parts[0]!, body: { size: 6, data: Buffer.from("second").toString("base64url") } }];
+    await expect(runAction(set, "email.get_message", { id }, gmail.ctx)).rejects.toMatchObject({ class: "connector_error", message: expect.stringContaining("several text/plain parts") });
+  });
+
   it("reports the provider's 404 for an unknown message, and refuses an id that would change the path", async () => {
     await expect(runAction(set, "email.get_message", { id: "m_missing" }, gmail.ctx)).rejects.toMatchObject({ class: "external_api_error", details: { status: 404 } });
     const before = gmail.server.requests.length;

@@ -22,6 +22,8 @@ export function doing(e: Effect): string {
     "email.send_draft": "sends a draft email",
     "email.draft_email": "creates a draft email",
     "email.get_draft": "reads a draft email",
+    "email.list_messages": "lists messages in your mailbox",
+    "email.get_message": "reads an email in your mailbox",
     "fs.read_file": "reads a file",
     "fs.write_file": "writes a file",
     "fs.list_dir": "lists a folder",
