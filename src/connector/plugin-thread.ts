@@ -2,13 +2,13 @@ import type { CallContext, createPlugin as CreatePlugin, Plugin } from "@extism/
 import { createRequire } from "node:module";
 import { workerData } from "node:worker_threads";
 import type { WasmModule } from "../model/index.js";
-import { METER_FUNCTION } from "./meter.js";
 import { type GrowableShared, Kind, MAX_MESSAGE_BYTES, openChannel, TO_MAIN, TO_WORKER } from "./plugin-channel.js";
 
 /** What a plugin thread is started with (plugin-worker.ts). */
 export interface PluginThreadData {
   module: WasmModule;
   hostNames: string[];
+  meter: string; // the fuel meter's host function (meter.ts): named here, as meter.ts loads the whole model
   channel: GrowableShared;
 }
 
@@ -37,7 +37,7 @@ const IDLE_MS = 3;
  * host's output. A runaway plugin is stopped by terminating the thread: the fuel meter's host
  * function (meter.ts), which a plugin built by the project calls every ~µs, does nothing here.
  */
-const { module, hostNames, channel: buffer } = workerData as PluginThreadData;
+const { module, hostNames, meter, channel: buffer } = workerData as PluginThreadData;
 // Extism's CommonJS entry, as the host loads it (plugin-in-thread.ts).
 const createPlugin = createRequire(import.meta.url)("@extism/extism") as typeof CreatePlugin;
 const channel = openChannel(buffer);
@@ -58,7 +58,7 @@ function receive(): { kind: number; parts: string[] } {
 
 const text = (err: unknown): string => String((err as { message?: unknown } | null)?.message || err);
 
-const user: Record<string, (context: CallContext, offset: bigint) => bigint | void> = { [METER_FUNCTION]: () => {} };
+const user: Record<string, (context: CallContext, offset: bigint) => bigint | void> = { [meter]: () => {} };
 for (const name of hostNames) {
   user[name] = (context, offset) => {
     const request = context.read(offset);

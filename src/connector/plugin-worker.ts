@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { METER_FUNCTION } from "./meter.js";
 import { Kind, MAX_MESSAGE_BYTES, newChannelBuffer, openChannel, TO_MAIN, TO_WORKER, type Channel } from "./plugin-channel.js";
 import type { PluginThreadData } from "./plugin-thread.js";
 import type { WasmModule } from "../model/index.js";
@@ -46,7 +47,7 @@ export class PluginWorker {
   private constructor(module: WasmModule, hostNames: string[]) {
     const buffer = newChannelBuffer();
     this.channel = openChannel(buffer);
-    const workerData: PluginThreadData = { module, hostNames, channel: buffer };
+    const workerData: PluginThreadData = { module, hostNames, meter: METER_FUNCTION, channel: buffer };
     // None of the host's flags (loaders, --input-type): the thread runs only its own module.
     this.worker = new Worker(...threadModule(import.meta.url, "./plugin-thread", { execArgv: [], workerData }));
     // The worker never keeps the process alive; during a call the deadline's timer does (see untilDeadline).
