@@ -54,6 +54,8 @@ const LIGHT_ENTRIES = [
   "^dist/src/app/run-words\\.js$",
   // Every command's terminal output of program text goes through it.
   "^dist/src/model/visible-text\\.js$",
+  // How every thread is started; the sandbox's thread starts before the rest loads.
+  "^dist/src/model/thread-module\\.js$",
 ];
 
 module.exports = {

@@ -1,12 +1,8 @@
 import { Worker } from "node:worker_threads";
 import type { AgentActions, ManifestSet } from "../manifest/index.js";
 import type { Facts } from "../model/index.js";
-import { ANALYSIS_WORKER_SOURCE } from "./analysis-worker-source.js";
-import { THREAD_LOADER, threadModule } from "./thread-modules.js";
-
-const MODULES = { analyze: threadModule("../analyze/index"), codeCache: threadModule("../analyze/compile/code-cache") };
-
-type FromWorker = { kind: "ready" } | { kind: "done"; id: number; facts: Facts } | { kind: "error"; id: number; message: string } | { kind: "fatal"; message: string };
+import { threadModule } from "../model/thread-module.js";
+import type { AnalysisJob, AnalysisThreadData, FromAnalysisThread } from "./analysis-thread.js";
 
 /** Why a worker gave no facts: it overran its time (and was stopped), or it failed. */
 export class WorkerTimeout extends Error {}
@@ -15,7 +11,7 @@ export class WorkerFailed extends Error {}
 let nextJob = 0;
 
 /**
- * One analysis thread with a warm analyzer for one manifest set. It runs one program at a time;
+ * One analysis thread (analysis-thread.ts) with a warm analyzer for one manifest set. It runs one program at a time;
  * a program that overruns `timeoutMs` terminates the thread (the caller replaces it).
  */
 export class AnalysisWorker {
@@ -27,15 +23,13 @@ export class AnalysisWorker {
 
   constructor(manifests: ManifestSet, codeCacheDir: string | undefined) {
     this.manifests = manifests;
-    this.#worker = new Worker(ANALYSIS_WORKER_SOURCE, {
-      eval: true,
-      workerData: { tsx: THREAD_LOADER, modules: MODULES, codeCache: codeCacheDir ?? null, manifests },
-    });
+    const workerData: AnalysisThreadData = { codeCache: codeCacheDir ?? null, manifests };
+    this.#worker = new Worker(...threadModule(import.meta.url, "./analysis-thread", { workerData }));
     this.#worker.unref(); // an idle worker never keeps the process alive
     let started: { resolve(): void; reject(err: Error): void } | undefined;
     this.ready = new Promise<void>((resolve, reject) => (started = { resolve, reject }));
     this.ready.catch(() => undefined); // observed by whoever awaits it; never an unhandled rejection
-    this.#worker.on("message", (message: FromWorker) => {
+    this.#worker.on("message", (message: FromAnalysisThread) => {
       if (message.kind === "ready") started?.resolve();
       else if (message.kind === "fatal") this.#die(`the analysis worker could not start: ${message.message}`, started);
       else if (this.#pending?.id === message.id) {
@@ -71,7 +65,8 @@ export class AnalysisWorker {
       };
       this.#pending = { id, resolve: settle(resolve), reject: settle(reject) };
       this.#worker.ref(); // a program in analysis keeps the process alive until it is done
-      this.#worker.postMessage({ id, source, entry, agent: agent ?? null });
+      const job: AnalysisJob = { id, source, entry, agent: agent ?? null };
+      this.#worker.postMessage(job);
     }).finally(() => {
       if (this.#pending === undefined) this.#worker.unref();
     });

@@ -2,10 +2,10 @@ import { Worker } from "node:worker_threads";
 import { decideAndSign, type Evaluation, type ReceiptOrder } from "../app/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError, type Facts, type PolicyDecision } from "../model/index.js";
+import { threadModule } from "../model/thread-module.js";
 import type { Policy } from "../policy/index.js";
-import type { IssuedReceipt } from "../receipt/index.js";
+import type { DecisionAnswer, DecisionBatch, DecisionJob, DecisionThreadData, FromDecisionThread } from "./decision-worker.js";
 import { ParsedJson } from "./parsed-json.js";
-import { THREAD_LOADER, threadModule } from "./thread-modules.js";
 
 /**
  * Values a thread keeps, by id; the event loop keeps the same list, so each value crosses once.
@@ -25,69 +25,8 @@ const MAX_BATCH = 64;
  */
 const ANSWER_EVERY_MS = 5;
 
-/**
- * The thread (plain CommonJS, `eval: true`, so that it runs the same from src/ and dist/): it
- * loads app's decideAndSign (the policy and receipt stages; not the compiler), then answers each
- * batch of submissions with one message.
- */
-const SOURCE = `
-"use strict";
-const { workerData, parentPort } = require("node:worker_threads");
-const text = (err) => String((err && (err.stack || err.message)) || err);
-(async () => {
-  if (workerData.loader !== null) (await import(workerData.loader)).register();
-  const { decideAndSign } = await import(workerData.module);
-  const kept = new Map();
-  const keep = ([id, value]) => {
-    kept.set(id, value);
-    if (kept.size > workerData.kept) kept.delete(kept.keys().next().value);
-  };
-  const answer = (job) => {
-    job.values.forEach(keep);
-    try {
-      const order = job.order === null ? undefined : { ...job.order, now: new Date(job.order.now), key: kept.get(job.key) };
-      const { decision, receipt } = decideAndSign(kept.get(job.facts), kept.get(job.policy), kept.get(job.manifests), order);
-      return receipt === undefined ? { decision: JSON.stringify(decision) } : { decision: JSON.stringify(decision), receipt };
-    } catch (err) {
-      if (err && err.name === "CountersignError") return { refused: { class: err.class, boundary: err.boundary, message: err.message, details: err.details } };
-      return { failed: text(err) };
-    }
-  };
-  parentPort.on("message", (batch) => {
-    let answers = [];
-    let from = 0;
-    let since = performance.now();
-    for (const job of batch.jobs) {
-      answers.push(answer(job));
-      if (answers.length + from < batch.jobs.length && performance.now() - since >= workerData.answerEveryMs) {
-        parentPort.postMessage({ id: batch.id, from, answers });
-        from += answers.length;
-        answers = [];
-        since = performance.now();
-      }
-    }
-    parentPort.postMessage({ id: batch.id, from, answers });
-  });
-  parentPort.postMessage({ ready: true });
-})().catch((err) => parentPort.postMessage({ fatal: text(err) }));
-`;
-
-interface Job {
-  facts: number;
-  policy: number;
-  manifests: number;
-  key: number | null;
-  order: { id: string; issuer: string; now: number } | null;
-  values: [number, unknown][]; // what the thread does not have yet
-}
-
-type Answer =
-  | { decision: string; receipt?: IssuedReceipt }
-  | { refused: { class: CountersignError["class"]; boundary: CountersignError["boundary"]; message: string; details?: Record<string, unknown> } }
-  | { failed: string };
-
 interface Waiting {
-  job: Job;
+  job: DecisionJob;
   facts: Facts;
   resolve(evaluation: Evaluation): void;
   reject(err: unknown): void;
@@ -98,8 +37,9 @@ const decisions = new ParsedJson<PolicyDecision>();
 
 /**
  * The policy's decision and the receipt's signature, off the event loop, on one thread of their
- * own. Not on the analysis threads: their isolates hold the compiler's heap, which made every
- * collection, and so every submission decided there, cost more CPU than it saved the event loop.
+ * own (decision-worker.ts). Not on the analysis threads: their isolates hold the compiler's heap,
+ * which made every collection, and so every submission decided there, cost more CPU than it
+ * saved the event loop.
  * Submissions that arrive in one turn of the event loop go as one message (a wake-up per
  * submission cost more than the decision on a busy machine); facts, policies, manifests and keys
  * cross once each. A thread that fails or overruns `timeoutMs` is stopped, every submission it
@@ -139,7 +79,7 @@ export class DecisionThread {
     this.#start();
     const values: [number, unknown][] = [];
     const ref = (value: object): number => this.#ref(value, values);
-    const job: Job = {
+    const job: DecisionJob = {
       facts: ref(facts),
       policy: ref(policy),
       manifests: ref(manifests),
@@ -174,14 +114,15 @@ export class DecisionThread {
 
   #start(): void {
     if (this.#worker !== undefined) return;
-    const worker = new Worker(SOURCE, { eval: true, workerData: { loader: THREAD_LOADER, module: threadModule("../app/decide-and-sign"), kept: KEPT_VALUES, answerEveryMs: ANSWER_EVERY_MS } });
+    const workerData: DecisionThreadData = { kept: KEPT_VALUES, answerEveryMs: ANSWER_EVERY_MS };
+    const worker = new Worker(...threadModule(import.meta.url, "./decision-worker", { workerData }));
     worker.unref(); // never what keeps the process alive
     this.#worker = worker;
     this.#ready = new Promise<void>((resolve, reject) => {
-      worker.on("message", (message: { ready?: true; fatal?: string; id?: number; from?: number; answers?: Answer[] }) => {
-        if (message.ready === true) resolve();
-        else if (message.fatal !== undefined) reject(new Error(message.fatal));
-        else this.#answered(message.id!, message.from!, message.answers!);
+      worker.on("message", (message: FromDecisionThread) => {
+        if ("ready" in message) resolve();
+        else if ("fatal" in message) reject(new Error(message.fatal));
+        else this.#answered(message.id, message.from, message.answers);
       });
       worker.once("error", reject);
       worker.once("exit", () => reject(new Error("the decision thread exited")));
@@ -211,12 +152,13 @@ export class DecisionThread {
       const timer = setTimeout(() => void this.#stop(worker, `deciding took more than ${this.#timeoutMs} ms`), this.#timeoutMs);
       this.#inFlight.set(id, { batch, timer });
       worker.ref(); // submissions being decided keep the process alive
-      worker.postMessage({ id, jobs: batch.map((w) => w.job) });
+      const message: DecisionBatch = { id, jobs: batch.map((w) => w.job) };
+      worker.postMessage(message);
     }
   }
 
   /** Answers to the jobs of batch `id` from its job `from` on; the batch is done when its last job is answered. */
-  #answered(id: number, from: number, answers: Answer[]): void {
+  #answered(id: number, from: number, answers: DecisionAnswer[]): void {
     const inFlight = this.#inFlight.get(id);
     if (inFlight === undefined) return;
     if (from + answers.length >= inFlight.batch.length) {

@@ -5,8 +5,7 @@
  * is enough; a message is complete before its flag is raised, and the flag's Atomics store
  * orders the bytes before it.
  *
- * `openChannel` runs on both sides: the worker's code embeds its source (see
- * plugin-worker-source.ts), so it must stay self-contained (no imports, no inner named functions).
+ * `openChannel` runs on both sides (plugin-worker.ts, plugin-thread.ts).
  */
 
 /** Int32 slots of the header. */

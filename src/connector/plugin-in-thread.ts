@@ -58,7 +58,7 @@ const SLICE_SCRIPT = new Script("f()");
  * function call, in the order asked. A call stopped at its slice has then usually changed nothing
  * and may be made again elsewhere: a stall of the thread (the slice is wall-clock time) costs a
  * retry, never a failed write. Should a change fail when it is made, its error decides the call.
- * Everything else is as in the worker (plugin-worker-source.ts): Extism's
+ * Everything else is as in the worker (plugin-thread.ts): Extism's
  * call state is reset before each call, a `fresh` call gets an instance no call has used (made
  * ahead, when the thread is idle), what the plugin allocates in host memory is counted and bounded
  * per call, and its log lines go nowhere.

@@ -1,8 +1,9 @@
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import { METER_FUNCTION } from "./meter.js";
 import { Kind, MAX_MESSAGE_BYTES, newChannelBuffer, openChannel, TO_MAIN, TO_WORKER, type Channel } from "./plugin-channel.js";
-import { PLUGIN_WORKER_SOURCE } from "./plugin-worker-source.js";
+import type { PluginThreadData } from "./plugin-thread.js";
 import type { WasmModule } from "../model/index.js";
+import { threadModule } from "../model/thread-module.js";
 
 /**
  * What one call ended with: the plugin's output, or the error text Extism raised (a trap,
@@ -29,12 +30,9 @@ const waitAsync = (Atomics as unknown as {
  */
 const SYNC_WAIT_MS = 2;
 
-// The CommonJS entry of Extism, for the worker's require (resolved here: an eval'd worker has no path of its own).
-const EXTISM = createRequire(import.meta.url).resolve("@extism/extism");
-
 /**
  * One plugin in a long-lived worker thread of its own, called over a SharedArrayBuffer and
- * Atomics (see plugin-channel.ts and plugin-worker-source.ts): a call costs a wake-up of the
+ * Atomics (see plugin-channel.ts and plugin-thread.ts): a call costs a wake-up of the
  * worker and one of the host (which blocks for the answer a short while, see SYNC_WAIT_MS), far
  * less than a message round trip through both event loops, and its text is copied once each way.
  * Calls must not overlap (the pool serializes them). A call past its deadline terminates the
@@ -49,11 +47,9 @@ export class PluginWorker {
   private constructor(module: WasmModule, hostNames: string[]) {
     const buffer = newChannelBuffer();
     this.channel = openChannel(buffer);
-    this.worker = new Worker(PLUGIN_WORKER_SOURCE, {
-      eval: true,
-      execArgv: [], // plain CommonJS, whatever flags (--input-type, loaders) the host runs with
-      workerData: { extism: EXTISM, module, hostNames, channel: buffer },
-    });
+    const workerData: PluginThreadData = { module, hostNames, meter: METER_FUNCTION, channel: buffer };
+    // None of the host's flags (loaders, --input-type): the thread runs only its own module.
+    this.worker = new Worker(...threadModule(import.meta.url, "./plugin-thread", { execArgv: [], workerData }));
     // The worker never keeps the process alive; during a call the deadline's timer does (see untilDeadline).
     this.worker.unref();
     this.worker.on("error", (err) => (this.failure = `the plugin worker failed: ${err.message}`)); // the call in progress fails on "exit"

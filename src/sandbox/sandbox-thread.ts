@@ -1,4 +1,5 @@
 import { Worker } from "node:worker_threads";
+import { threadModule } from "../model/thread-module.js";
 import type { FromWorker, ToWorker } from "./worker-protocol.js";
 
 const MIB = 1024 * 1024;
@@ -15,14 +16,9 @@ export function heapMiB(memoryBytes: number): number {
   return 64 + 3 * Math.ceil(memoryBytes / MIB);
 }
 
-/** Where the sandbox thread's code is: beside this file, compiled (dist) or as TypeScript (the tests). */
 function startWorker(memoryBytes: number): Worker {
   const resourceLimits = { maxOldGenerationSizeMb: heapMiB(memoryBytes), maxYoungGenerationSizeMb: 16 };
-  const here = import.meta.url;
-  if (!here.endsWith(".ts")) return new Worker(new URL("./sandbox-worker.js", here), { resourceLimits });
-  // From src/ (under a TypeScript loader): the thread registers the same loader first.
-  const entry = new URL("./sandbox-worker.ts", here).href;
-  return new Worker(`import("tsx/esm/api").then((tsx) => { tsx.register(); return import(${JSON.stringify(entry)}); });`, { eval: true, resourceLimits });
+  return new Worker(...threadModule(import.meta.url, "./sandbox-worker", { resourceLimits }));
 }
 
 /**
