@@ -1,6 +1,6 @@
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Hono } from "hono";
-import { answerRequestQuestion, decideRequest, listGlance, listRequests, requestPage, reviewRequest, visibleText, type Verdict } from "../app/index.js";
+import { answerRequestQuestion, decideRequest, listGlance, listRequests, requestPage, reviewRequest, verifyAuditLog, visibleText, type Verdict } from "../app/index.js";
 import { DecisionBody, ListParams, QuestionBody, type QuestionAnswer, type StoreEvent } from "../model/index.js";
 import { describeReload } from "./reload-result.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
@@ -97,7 +97,13 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     );
   });
 
-  app.get("/v1/audit/verify", approver, async (c) => c.json(await deps.state.store.verifyAuditChain()));
+  // As `audit verify` checks it: the chain held to every signed checkpoint in the database and to the
+  // one in the data directory's file, whose signatures must verify with the authority's keys.
+  app.get("/v1/audit/verify", approver, async (c) => {
+    const check = await verifyAuditLog(ctx);
+    const checkpoints = { stored: check.stored, ...(check.newestStored === undefined ? {} : { newest_stored: check.newestStored }), ...(check.outside === undefined ? {} : { file: check.outside.size }) };
+    return c.json({ ...check.verification, checkpoints });
+  });
 
   app.post("/v1/reload", approver, async (c) => {
     const result = await deps.state.reload(c.get("approver").approver);
