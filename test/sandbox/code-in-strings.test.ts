@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { runInNewContext } from "node:vm";
+import ts from "typescript6";
+import { describe, expect, it } from "vitest";
+import { callText } from "../../src/model/index.js";
+import { packageRoot } from "../../src/model/paths.js";
+
+// The folders whose code runs in another realm (a QuickJS context, the approval UI's page).
+const FOLDERS = ["src/sandbox", "src/authority/ui"];
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(packageRoot, folder), { recursive: true, encoding: "utf8" })
+    .filter((name) => name.endsWith(".ts"))
+    .map((name) => join(folder, name));
+}
+
+/** Template strings whose own text runs over lines and reads as JavaScript: a realm's code kept as text. */
+function codeInTemplates(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(join(packageRoot, file), "utf8"), ts.ScriptTarget.ES2022, true);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) {
+      // Only the literal parts as written (a line break in the source, not a \n escape): code in a substitution is the host's own.
+      const parts = ts.isTemplateExpression(node) ? [node.head, ...node.templateSpans.map((span) => span.literal)] : [node];
+      const text = parts.map((part) => part.rawText ?? "").join("");
+      if (text.includes("\n") && /=>|\bfunction\b|\b(const|let|var) [\w${]/.test(text)) found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe("code for another realm", () => {
+  it("is written as typed functions, never kept in a template string", () => {
+    const files = FOLDERS.flatMap(sourceFiles);
+    expect(files.length).toBeGreaterThan(10);
+    expect(files.flatMap(codeInTemplates)).toEqual([]);
+  });
+
+  it("the scan finds code kept in a template string", () => {
+    const file = "test/sandbox/code-in-strings.test.ts";
+    const kept = `(() => {
+  const x = 1;
+})()`;
+    expect(kept).toContain("const x");
+    expect(codeInTemplates(file)).toHaveLength(1);
+  });
+});
+
+describe("callText", () => {
+  it("calls the function's own text with the argument texts", () => {
+    const add = (a: number, b: { n: number }): number => a + b.n;
+    expect(runInNewContext(callText(add, "1", JSON.stringify({ n: 2 })))).toBe(3);
+  });
+
+  it("gives a text with a name-keeping loader's __name calls the helper they need, naming as the engine does", () => {
+    // A function as esbuild's keepNames writes it: the realm has no __name of its own.
+    const kept = new Function(`return function outer(x) { const inner = __name(() => x, "inner"); return [inner.name, inner(), Object.getOwnPropertyDescriptor(inner, "name")]; }`)() as (x: number) => unknown;
+    expect(() => runInNewContext(`(${kept.toString()})(1)`)).toThrow(/__name is not defined/);
+    const [name, value, descriptor] = runInNewContext(callText(kept, "7")) as [string, number, PropertyDescriptor];
+    expect([name, value]).toEqual(["inner", 7]);
+    expect({ ...descriptor }).toEqual({ ...Object.getOwnPropertyDescriptor(() => 0, "name"), value: "inner" });
+  });
+});
