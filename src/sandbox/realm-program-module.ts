@@ -29,7 +29,8 @@ export function programModule(hostGlobal: string, fromHandleOp: string): { progr
     const run = spec.main;
     if (typeof run !== "function") throw new TypeError_("program(...) needs an async main function");
     main = run as () => unknown;
-    return (exported = freeze({ rationale: spec.rationale, guarantees: spec.guarantees }));
+    exported = freeze({ rationale: spec.rationale, guarantees: spec.guarantees });
+    return exported;
   });
   const invoke = host.call;
   const fromHandle = freeze((id: unknown) => invoke(fromHandleOp, { id }));

@@ -27,11 +27,13 @@ export function makeSerializer(limits: SerializerLimits): Serialize {
   const { getPrototypeOf, getOwnPropertyDescriptor } = Object;
   const { ownKeys } = Reflect;
   const { isArray } = Array;
+  // biome-ignore lint/suspicious/noShadowRestrictedNames: Number.isFinite, taken before any program code
   const { isFinite } = Number;
   const stringify = JSON.stringify;
   // A string as JSON text: in quotes as it is when nothing in it needs escaping (what stringify
   // writes then, without its cost: a few µs a string in QuickJS), else by stringify. Surrogates go
   // to stringify too: a lone one would not survive the UTF-8 crossing to the host unescaped.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON must escape
   const needsEscape = RegExp.prototype.test.bind(/["\\\u0000-\u001f\ud800-\udfff]/);
   const quote = (s: string): string => (needsEscape(s) ? stringify(s) : '"' + s + '"');
   const objectPrototype = Object.prototype;
@@ -67,6 +69,7 @@ export function makeSerializer(limits: SerializerLimits): Serialize {
     switch (typeof value) {
       case "undefined": return undefined;
       case "boolean": return value ? "true" : "false";
+      // biome-ignore lint/suspicious/noSelfCompare: NaN is the one value unequal to itself
       case "number": return isFinite(value) ? "" + value : refuse(path, "is " + (value !== value ? "NaN" : value > 0 ? "Infinity" : "-Infinity") + ", which is not JSON");
       case "string": return count(value, path);
       case "object": break;

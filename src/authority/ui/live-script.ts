@@ -3,7 +3,7 @@
 interface PageElement {
   id: string;
   className: string;
-  textContent: string | null;
+  textContent: string; // never null on an element
   readonly tagName: string;
   readonly dataset: Record<string, string | undefined>;
   readonly isContentEditable: boolean;
@@ -79,6 +79,7 @@ interface QuestionAnswer {
  * function, so that both sides word times alike.
  */
 export function liveScript(span: (ms: number) => string): void {
+  // biome-ignore lint/suspicious/noRedundantUseStrict: the page runs this text as a classic script, not a module
   "use strict";
   const body = document.body;
   const request = body.dataset.request;
@@ -132,7 +133,7 @@ export function liveScript(span: (ms: number) => string): void {
         old.replaceWith(next);
         if (part.id === "actions") {
           const decided = next.querySelector(".decided");
-          announce("This request was decided: " + (decided === null ? next.textContent : decided.textContent)!.replace(/\s+/g, " ").trim());
+          announce("This request was decided: " + (decided === null ? next.textContent : decided.textContent).replace(/\s+/g, " ").trim());
         }
       }
       const after = pendingCount(document);
@@ -194,7 +195,7 @@ export function liveScript(span: (ms: number) => string): void {
       lines.append(item);
     }
     shown.append(asked, note, lines);
-    document.getElementById("ask-answer")!.replaceChildren(shown);
+    (document.getElementById("ask-answer") as PageElement).replaceChildren(shown);
     body.dataset.answers = String(Number(body.dataset.answers || "0") + 1);
   });
 
@@ -203,7 +204,7 @@ export function liveScript(span: (ms: number) => string): void {
     if (e.ctrlKey || e.metaKey || e.altKey || !(e.key in KEYS)) return;
     const at = e.target;
     if (at instanceof HTMLElement && (at.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(at.tagName))) return;
-    const target = document.getElementById(KEYS[e.key]!);
+    const target = document.getElementById(KEYS[e.key] as string);
     if (target === null) return;
     e.preventDefault();
     const box = target.closest("details");
@@ -214,7 +215,7 @@ export function liveScript(span: (ms: number) => string): void {
   const reveal = (): void => {
     const target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
     const details = target === null ? null : target.closest("details");
-    if (details !== null && !details.open) { details.open = true; target!.scrollIntoView({ block: "center" }); }
+    if (details !== null && !details.open) { details.open = true; (target as PageElement).scrollIntoView({ block: "center" }); }
   };
   addEventListener("hashchange", reveal);
   if (document.readyState === "loading") addEventListener("DOMContentLoaded", reveal); else reveal();
