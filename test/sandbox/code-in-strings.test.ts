@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { runInNewContext } from "node:vm";
 import ts from "typescript6";
 import { describe, expect, it } from "vitest";
@@ -62,5 +63,25 @@ describe("callText", () => {
     const [name, value, descriptor] = runInNewContext(callText(kept, "7")) as [string, number, PropertyDescriptor];
     expect([name, value]).toEqual(["inner", 7]);
     expect({ ...descriptor }).toEqual({ ...Object.getOwnPropertyDescriptor(() => 0, "name"), value: "inner" });
+  });
+});
+
+// Each function whose text another realm runs, by the module that holds it.
+const REALM_FUNCTIONS: [string, string][] = [
+  ["src/sandbox/realm-serializer.ts", "makeSerializer"],
+  ["src/sandbox/realm-bridge.ts", "makeBridge"],
+  ["src/sandbox/realm-program-module.ts", "programModule"],
+  ["src/authority/ui/live-script.ts", "liveScript"],
+  ["src/authority/ui/layout.ts", "span"],
+];
+
+describe.skipIf(!existsSync(join(packageRoot, "dist", "src")))("built, the text another realm runs", () => {
+  it.each(REALM_FUNCTIONS)("of %s's %s is the typed source without its types, as TypeScript emits it", async (file, name) => {
+    const built = (await import(pathToFileURL(join(packageRoot, "dist", file.replace(/\.ts$/, ".js"))).href)) as Record<string, (...args: never[]) => unknown>;
+    const text = built[name]!.toString();
+    expect(text).toMatch(new RegExp(`^function ${name}\\(`));
+    expect(text).not.toContain("__name");
+    const emitted = ts.transpileModule(readFileSync(join(packageRoot, file), "utf8"), { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText;
+    expect(emitted).toContain(`export ${text}`);
   });
 });
