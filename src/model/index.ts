@@ -24,3 +24,4 @@ export * from "./receipt.js";
 export * from "./request.js";
 export * from "./toml-lines.js";
 export * from "./wasm.js";
+export * from "./function-text.js";

@@ -1,8 +1,10 @@
 import type { QuickJSContext, QuickJSHandle } from "quickjs-emscripten-core";
-import { CountersignError, type ErrorClass } from "../model/index.js";
+import { callText, CountersignError, type ErrorClass } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import { HOST_GLOBAL } from "./host-modules.js";
-import { SERIALIZER } from "./marshal.js";
+import { MAX_DEPTH, MAX_NODES, MAX_TEXT } from "./marshal.js";
+import { makeBridge } from "./realm-bridge.js";
+import { makeSerializer } from "./realm-serializer.js";
 
 /**
  * Intrinsics the host uses to look at and build program values, taken before the lockdown (which
@@ -15,75 +17,15 @@ export interface Bridge {
   serialize: QuickJSHandle; // program value -> JSON text, see marshal.ts
   parseJson: QuickJSHandle;
   makeError: QuickJSHandle;
-  take: QuickJSHandle; // () -> the trusted calls made since the last take, see SETUP
+  take: QuickJSHandle; // () -> the trusted calls made since the last take, see realm-bridge.ts
   limit: QuickJSHandle; // (max): how many trusted calls the program may make before the host is told at once
-  settle: QuickJSHandle; // (id, ok, text, name, class): ends trusted call \`id\`, see SETUP
+  settle: QuickJSHandle; // (id, ok, text, name, class): ends trusted call `id`, see realm-bridge.ts
 }
 
 const KEYS = ["getOwnPropertyDescriptor", "getPrototypeOf", "serialize", "parseJson", "makeError", "take", "limit", "settle"] as const;
 
-/**
- * Evaluated once the host's functions are installed. Besides the intrinsics it adds \`call\` to
- * the host object for the trusted modules. A call does not cross to the host: its arguments are
- * read into JSON text at once (the program may change them afterwards), queued with the call's
- * id and op, and the program gets a promise; the host takes the queue after each entry into the
- * VM (one crossing for every call made meanwhile) and later ends each call with \`settle\`: the
- * answer's JSON is parsed or the error made inside the VM, in one host call. Only a call past the
- * run's call limit reaches the host at once (\`callLimit\`), so that a program queuing calls
- * without end is stopped there.
- */
-const SETUP = `(() => {
-  const { getOwnPropertyDescriptor, getPrototypeOf, defineProperty } = Object;
-  const Error_ = Error;
-  const Promise_ = Promise;
-  const parseJson = JSON.parse;
-  const stringify = JSON.stringify;
-  const apply = Reflect.apply;
-  const join = Array.prototype.join;
-  const host = ${HOST_GLOBAL};
-  const callLimit = host.callLimit;
-  const serialize = ${SERIALIZER};
-  const makeError = (name, message, errorClass) => {
-    const error = new Error_(message);
-    defineProperty(error, "name", { value: name, writable: true, enumerable: false, configurable: true });
-    if (errorClass !== undefined) defineProperty(error, "class", { value: errorClass, writable: true, enumerable: true, configurable: true });
-    return error;
-  };
-  const pending = [];
-  let queue = []; // one line per call: id, op (JSON) and arguments (serialize's answer), tab-separated (JSON text holds no raw tab or newline)
-  let next = 0;
-  let max = 0;
-  host.call = (op, args) => {
-    const text = serialize(args, true);
-    const id = next++;
-    if (id >= max) callLimit();
-    queue[queue.length] = id + "\\t" + stringify(op) + "\\t" + text + "\\n";
-    return new Promise_((resolve, reject) => {
-      pending[id] = [resolve, reject];
-    });
-  };
-  return {
-    getOwnPropertyDescriptor,
-    getPrototypeOf,
-    serialize,
-    parseJson,
-    makeError,
-    take: () => {
-      const lines = apply(join, queue, [""]);
-      queue = [];
-      return lines;
-    },
-    limit: (calls) => {
-      max = calls;
-    },
-    settle: (id, ok, text, name, errorClass) => {
-      const settlers = pending[id];
-      pending[id] = undefined;
-      if (ok) settlers[0](parseJson(text));
-      else settlers[1](makeError(name, text, errorClass));
-    },
-  };
-})()`;
+// The bridge and its serializer, made inside the VM from their typed sources (realm-bridge.ts, realm-serializer.ts).
+const SETUP = callText(makeBridge, JSON.stringify(HOST_GLOBAL), callText(makeSerializer, JSON.stringify({ maxDepth: MAX_DEPTH, maxNodes: MAX_NODES, maxText: MAX_TEXT })));
 
 /** The bridge of a context whose host functions are installed (see installHost). */
 export function createBridge(vm: QuickJSContext): Bridge {

@@ -2,7 +2,8 @@ import { contractsByConnector } from "../../trusted/contracts/index.js";
 import { actionFunctionName } from "../manifest/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import type { ContractHelper } from "../model/index.js";
-import { CountersignError } from "../model/index.js";
+import { callText, CountersignError } from "../model/index.js";
+import { programModule } from "./realm-program-module.js";
 
 /** What the modules a program imports offer: per connector, its functions' ops and its contract helpers. */
 export interface SandboxApi {
@@ -54,7 +55,8 @@ function exportName(name: string): string {
 }
 
 /**
- * The source of every module a program may import, by name: `countersign` (program), each
+ * The source of every module a program may import, by name: `countersign` (program and
+ * fromHandle, see realm-program-module.ts), each
  * `trusted/<connector>` (a function per action: it hands the op and the arguments to the host's
  * `call`, see bridge.ts, and returns its promise) and each `trusted/<connector>/contracts` (the helpers, built on the host).
  * Exports are frozen arrow functions: no prototype, no properties to change.
@@ -71,25 +73,8 @@ const built = new WeakMap<SandboxApi, ReadonlyMap<string, string>>();
 function buildModules(api: SandboxApi): Map<string, string> {
   const head = `const host = ${HOST_GLOBAL};\nconst freeze = Object.freeze;\nconst TypeError_ = TypeError;\n`;
   const modules = new Map<string, string>();
-  modules.set(
-    "countersign",
-    `${head}let exported;
-let main;
-export const program = freeze((spec) => {
-  if (main !== undefined) throw new TypeError_("program(...) may be called only once");
-  const run = spec.main;
-  if (typeof run !== "function") throw new TypeError_("program(...) needs an async main function");
-  main = run;
-  return (exported = freeze({ rationale: spec.rationale, guarantees: spec.guarantees }));
-});
-const invoke = host.call;
-export const fromHandle = freeze((id) => invoke(${JSON.stringify(FROM_HANDLE_OP)}, { id }));
-host.register(freeze((value) => {
-  if (main === undefined || value !== exported) throw new TypeError_("the default export must be the value of program(...)");
-  return main();
-}));
-`,
-  );
+  const program = callText(programModule, JSON.stringify(HOST_GLOBAL), JSON.stringify(FROM_HANDLE_OP));
+  modules.set("countersign", `const { program, fromHandle } = ${program};\nexport { program, fromHandle };\n`);
   for (const [connector, functions] of Object.entries(api.actions)) {
     const lines = Object.entries(functions).map(([fn, op]) => `export const ${exportName(fn)} = freeze((args) => invoke(${JSON.stringify(op)}, args));`);
     modules.set(`trusted/${connector}`, `${head}const invoke = host.call;\n${lines.join("\n")}\n`);

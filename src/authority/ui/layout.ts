@@ -60,7 +60,7 @@ export function timeLeft(iso: string, now: number): Html {
   return html`<time datetime="${iso}" title="${iso}" data-left>${left(Date.parse(iso), now)}</time>`;
 }
 
-// The script (assets.ts) embeds this function, so that a page looks the same before and after it ticks.
+// The script (live-script.ts) is given this function, so that a page looks the same before and after it ticks.
 export function span(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 60) return `${s} s`;
