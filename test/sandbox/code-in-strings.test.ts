@@ -73,6 +73,7 @@ const REALM_FUNCTIONS: [string, string][] = [
   ["src/sandbox/realm-serializer.ts", "makeSerializer"],
   ["src/sandbox/realm-bridge.ts", "makeBridge"],
   ["src/sandbox/realm-program-module.ts", "programModule"],
+  ["src/environment/realm-hardening.ts", "hardenRealm"],
   ["src/authority/ui/live-script.ts", "liveScript"],
   ["src/authority/ui/layout.ts", "span"],
 ];
