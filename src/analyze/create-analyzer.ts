@@ -85,7 +85,7 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
   budget.checkTime();
   const isTrusted = (call: ts.CallExpression): boolean => {
     const api = resolveApiCall(checker, set, call);
-    return api !== undefined && api !== "unresolved" && api.kind === "action";
+    return api?.kind === "action";
   };
   const scan = scanProgram(checker, file, isTrusted);
   // Values stored into objects the analysis does not follow may be read through another name,

@@ -43,7 +43,7 @@ function callSites(it: Interpreter): ts.CallExpression[] {
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) {
       const api = resolveApiCall(it.checker, it.set, node);
-      if (api !== undefined && api !== "unresolved" && api.kind === "action") out.push(node);
+      if (api?.kind === "action") out.push(node);
     }
     ts.forEachChild(node, visit);
   };
@@ -68,7 +68,7 @@ function effectsAt(it: Interpreter, call: ts.CallExpression, end: State, acc: St
 
 function effectAt(it: Interpreter, call: ts.CallExpression, end: State, acc: State): Effect {
   const api = resolveApiCall(it.checker, it.set, call);
-  if (api === undefined || api === "unresolved" || api.kind !== "action") throw new Error("not a trusted call site");
+  if (api?.kind !== "action") throw new Error("not a trusted call site");
   const { action } = api;
   const { line, character } = it.file.getLineAndCharacterOfPosition(call.getStart(it.file));
   const site = { line: line + 1, column: character + 1 };

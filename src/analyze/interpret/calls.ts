@@ -126,7 +126,7 @@ export function escapeFunction(it: Interpreter, fn: FunctionNode, state: State):
 
 export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: State): AbstractValue {
   const api = resolveApiCall(it.checker, it.set, call);
-  if (api === "unresolved") {
+  if (api?.kind === "unresolved") {
     it.unsupported(call, "a call of a trusted function missing from the manifests");
     return unknown("an unresolved call");
   }
