@@ -1,6 +1,6 @@
 import type { ts } from "./compile/typescript.js";
 import type { Diagnostic, Facts, Provenance } from "../model/index.js";
-import { mergeProvenance, provenanceKey } from "../constraint/index.js";
+import { mergeProvenance } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { programBytes } from "../model/index.js";
 import { Budget, BudgetExceeded, type BudgetOptions } from "./budget.js";
@@ -85,7 +85,7 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
   budget.checkTime();
   const isTrusted = (call: ts.CallExpression): boolean => {
     const api = resolveApiCall(checker, set, call);
-    return api !== undefined && api !== "unresolved" && api.kind === "action";
+    return api?.kind === "action";
   };
   const scan = scanProgram(checker, file, isTrusted);
   // Values stored into objects the analysis does not follow may be read through another name,
@@ -95,9 +95,8 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
   let it: Interpreter;
   let interpreted;
   for (let round = 0; ; round++) {
-    it = new Interpreter(checker, set, file, scan, LIB_FILE, budget);
-    it.heapAssumed = round < MAX_HEAP_ROUNDS ? assumed : [...assumed, { source: "an object changed through another name", untrusted: true }];
-    for (const node of deferredKeys) it.numericKeys.set(node, undefined);
+    const heapAssumed = round < MAX_HEAP_ROUNDS ? assumed : [...assumed, { source: "an object changed through another name", untrusted: true }];
+    it = new Interpreter(checker, set, file, scan, LIB_FILE, budget, heapAssumed, deferredKeys);
     try {
       interpreted = runProgram(it, shape);
     } catch (err) {
@@ -106,12 +105,11 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
       facts.diagnostics.push(tooLarge(err)); // the stack or an allocation ran out: refuse, never guess
       return;
     }
-    const known = new Set(it.heapAssumed.map(provenanceKey));
-    if (it.heapSeen.every((p) => known.has(provenanceKey(p))) || round >= MAX_HEAP_ROUNDS) break;
-    assumed = mergeProvenance([assumed, it.heapSeen]);
+    if (it.heap.settled() || round >= MAX_HEAP_ROUNDS) break;
+    assumed = mergeProvenance([assumed, it.heap.seen()]);
   }
   for (const node of deferredKeys) {
-    if (it.numericKeys.get(node) !== true) it.diagnostics.push(diagnosticAt(file, node.argumentExpression, "refused_construct", `computed member access is refused: its key is not surely a number, so it ${COMPUTED_KEY}`, "computed member access"));
+    if (!it.numericKeys.surelyNumeric(node)) it.diagnostics.push(diagnosticAt(file, node.argumentExpression, "refused_construct", `computed member access is refused: its key is not surely a number, so it ${COMPUTED_KEY}`, "computed member access"));
   }
   const { effects, atExport, beforeMain, result } = interpreted;
   const { results, diagnostics } = checkGuarantees(it, shape.guarantees, { atExport, beforeMain }, effects, set);

@@ -25,17 +25,17 @@ export function runProgram(it: Interpreter, shape: ProgramShape): { effects: Eff
   let atExport = state;
   let beforeMain = state;
   let returned: AbstractValue = unknown("undefined");
-  const { acc } = it.accumulate(() => {
+  const { acc } = it.counts.accumulate(() => {
     for (const statement of it.file.statements) {
       if (ts.isVariableStatement(statement)) declare(it, statement.declarationList, state);
       else if (ts.isExportAssignment(statement)) atExport = clone(state);
     }
     beforeMain = clone(state);
-    returned = it.awaited(invoke(it, shape.main, [], state, false));
+    returned = it.promises.awaited(invoke(it, shape.main, [], state, false));
   });
   // Read after every call site is final: the influence of the whole run, tasks left running included.
   const effects = callSites(it).flatMap((call) => effectsAt(it, call, state, acc));
-  return { effects, atExport, beforeMain, result: resultParts(returned, it.influenceSoFar()) };
+  return { effects, atExport, beforeMain, result: resultParts(returned, it.influence.soFar()) };
 }
 
 function callSites(it: Interpreter): ts.CallExpression[] {
@@ -43,7 +43,7 @@ function callSites(it: Interpreter): ts.CallExpression[] {
   const visit = (node: ts.Node): void => {
     if (ts.isCallExpression(node)) {
       const api = resolveApiCall(it.checker, it.set, node);
-      if (api !== undefined && api !== "unresolved" && api.kind === "action") out.push(node);
+      if (api?.kind === "action") out.push(node);
     }
     ts.forEachChild(node, visit);
   };
@@ -68,7 +68,7 @@ function effectsAt(it: Interpreter, call: ts.CallExpression, end: State, acc: St
 
 function effectAt(it: Interpreter, call: ts.CallExpression, end: State, acc: State): Effect {
   const api = resolveApiCall(it.checker, it.set, call);
-  if (api === undefined || api === "unresolved" || api.kind !== "action") throw new Error("not a trusted call site");
+  if (api?.kind !== "action") throw new Error("not a trusted call site");
   const { action } = api;
   const { line, character } = it.file.getLineAndCharacterOfPosition(call.getStart(it.file));
   const site = { line: line + 1, column: character + 1 };
@@ -84,7 +84,7 @@ function effectAt(it: Interpreter, call: ts.CallExpression, end: State, acc: Sta
   const most = reached === undefined ? 0 : reached.max;
   const max = atEnd.max === null || most === null ? null : Math.max(atEnd.max, most);
   const count: CountRange = { min: atEnd.min, max };
-  return { op: action.op, connector: action.connector, action: action.name, site, args: seen.args, count, sources: sourcesOf(seen.args), influencedBy: it.influenceOf(seen) };
+  return { op: action.op, connector: action.connector, action: action.name, site, args: seen.args, count, sources: sourcesOf(seen.args), influencedBy: it.sites.influenceOf(seen) };
 }
 
 function sourcesOf(args: Record<string, AbstractValue>): Record<string, Provenance[]> {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../src/analyze/index.js";
 import { generateApi } from "../../src/manifest/index.js";
 import { CREATE_ISSUE, withAgent } from "../support/agent-manifests.js";
+import { STEP_BUDGET } from "./support/step-budget.js";
 
 const allowlists = { hosts: { http: ["api.github.com:443"] }, roots: {} };
 const set = withAgent(
@@ -16,7 +17,7 @@ const set = withAgent(
   ],
   allowlists,
 );
-const analyzer = createAnalyzer(set);
+const analyzer = createAnalyzer(set, { budget: STEP_BUDGET });
 
 const program = (main: string, guarantees = "") => `import { program } from "countersign";
 import { createIssue, fetchThenPost } from "trusted/agent";
@@ -83,7 +84,7 @@ describe("agent actions in the analysis", () => {
   });
 
   it("cannot be imported without agent manifests", () => {
-    const plain = createAnalyzer(withAgent([]));
+    const plain = createAnalyzer(withAgent([]), { budget: STEP_BUDGET });
     const facts = plain.analyze(program(`    await createIssue({ repo: "a/b", payload: "" });`));
     expect(facts.ok).toBe(false);
     expect(facts.agentManifests).toBeDefined(); // an empty set is still a set: its receipt binds it

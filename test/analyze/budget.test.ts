@@ -6,12 +6,12 @@ import { ts } from "../../src/analyze/compile/typescript.js";
 import type { Facts } from "../../src/model/facts.js";
 import { located, prog } from "./hostile/program.js";
 import { lines, slowPrograms } from "./support/slow-programs.js";
+import { STEP_BUDGET } from "./support/step-budget.js";
 import { testManifests } from "./support/test-manifests.js";
 
-// A clock that never moves: only the step budget can stop these analyses, so every result here
-// is the same on any machine, however loaded.
-const frozen = { clock: () => 0 };
-const analyzer = createAnalyzer(testManifests(), { budget: frozen });
+// Only the step and size limits can stop these analyses (STEP_BUDGET's clock never moves), so every
+// result here is the same on any machine, however loaded.
+const analyzer = createAnalyzer(testManifests(), { budget: STEP_BUDGET });
 afterAll(() => analyzer.dispose());
 
 const codes = (f: Facts): string[] => f.diagnostics.map((d) => `${d.code} ${d.construct ?? ""}`.trim());

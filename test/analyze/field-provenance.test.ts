@@ -4,6 +4,7 @@ import { provenanceOf } from "../../src/constraint/index.js";
 import { createAnalyzer } from "../../src/analyze/index.js";
 import { CREATE_ISSUE, withAgent } from "../support/agent-manifests.js";
 import { programOf, sharedAnalyzer } from "./harness.js";
+import { STEP_BUDGET } from "./support/step-budget.js";
 
 const analyzer = sharedAnalyzer();
 afterAll(() => analyzer.dispose());
@@ -102,7 +103,7 @@ describe("the host of a call with a url", () => {
 describe("an agent action's url input", () => {
   const RELAY = CREATE_ISSUE.replace('name = "create_issue"', 'name = "relay"').replace('name = "repo"', 'name = "url"').replace("${args.repo}", "x");
   const set = withAgent([{ name: "relay.toml", text: RELAY }], { hosts: { http: ["api.github.com:443"] }, roots: {} });
-  const agentAnalyzer = createAnalyzer(set);
+  const agentAnalyzer = createAnalyzer(set, { budget: STEP_BUDGET });
   afterAll(() => agentAnalyzer.dispose());
 
   it("says nothing of where the action went: what it does with the input is the agent's word", () => {

@@ -2,10 +2,11 @@ import { join } from "node:path";
 import { createAnalyzer, type Analyzer } from "../../src/analyze/index.js";
 import { loadManifests } from "../../src/config/index.js";
 import { packageRoot } from "../../src/model/paths.js";
+import { STEP_BUDGET } from "./support/step-budget.js";
 
 /** One analyzer over the shipped manifests, shared by a test file (as the authority shares one). */
 export function sharedAnalyzer(): Analyzer {
-  return createAnalyzer(loadManifests(join(packageRoot, "manifests")));
+  return createAnalyzer(loadManifests(join(packageRoot, "manifests")), { budget: STEP_BUDGET });
 }
 
 export const PRELUDE = `import { program } from "countersign";

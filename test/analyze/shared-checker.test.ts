@@ -13,10 +13,11 @@ import { aliasingCases } from "./hostile/cases-aliasing.js";
 import { moduleCases } from "./hostile/cases-module.js";
 import { typeCases } from "./hostile/cases-types.js";
 import { located } from "./hostile/program.js";
+import { STEP_BUDGET } from "./support/step-budget.js";
 import { testManifests } from "./support/test-manifests.js";
 
 const set = testManifests();
-const analyzer = createAnalyzer(set);
+const analyzer = createAnalyzer(set, { budget: STEP_BUDGET });
 afterAll(() => analyzer.dispose());
 
 const messages = (f: Facts): string[] => f.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.message}`);
@@ -57,11 +58,11 @@ describe("the shared checker", () => {
     ];
     for (const source of sources) analyzer.analyze(source); // the shared checker has now seen them all
     for (const source of sources) {
-      const fresh = createAnalyzer(set);
+      const fresh = createAnalyzer(set, { budget: STEP_BUDGET });
       expect(analyzer.analyze(source), source).toEqual(fresh.analyze(source));
       fresh.dispose();
     }
-  });
+  }, 180_000); // a stall guard, not a timing target: it builds one analyzer per program
 
   it("is replaced after an interrupted check, and after its quota of programs or of text", () => {
     const compiler = createCompiler(set);
@@ -69,9 +70,10 @@ describe("the shared checker", () => {
     const checkerOf = (): ts.TypeChecker => compiler.typeCheck(compiler.parse(source), never).checker;
     const first = checkerOf();
     expect(checkerOf()).toBe(first);
-    // The checker asks its cancellation token between declarations: expire the budget there.
+    // The checker asks its cancellation token between declarations: expire the budget there (the
+    // budget read the clock twice before: when it was made, and before the type check).
     let reads = 0;
-    const budget = new Budget({ ms: 1_000, clock: () => (++reads > 3 ? 1e9 : 0) });
+    const budget = new Budget({ ms: 1_000, clock: () => (++reads > 2 ? 1e9 : 0) });
     expect(() => compile(compiler, source, budget)).toThrow(BudgetExceeded);
     compiler.discard(); // as the analyzer does after any analysis that throws
     const second = checkerOf();
@@ -90,7 +92,7 @@ describe("the shared checker", () => {
     let reads = 0;
     const stopped = analyzer.analyze(source, { budget: { clock: () => (++reads > 3 ? 1e9 : 0) } });
     expect(stopped.diagnostics.map((d) => d.code)).toEqual(["analysis_budget_exceeded"]);
-    const fresh = createAnalyzer(set);
+    const fresh = createAnalyzer(set, { budget: STEP_BUDGET });
     expect(analyzer.analyze(source)).toEqual(fresh.analyze(source));
     fresh.dispose();
   });

@@ -26,13 +26,14 @@ export function apiModuleOf(checker: ts.TypeChecker, id: ts.Identifier): string 
 export type ApiCallee =
   | { kind: "action"; action: LoadedAction }
   | { kind: "contract"; connector: string; name: string }
-  | { kind: "countersign"; name: string };
+  | { kind: "countersign"; name: string }
+  | { kind: "unresolved" }; // a trusted/<connector> function no loaded manifest declares
 
 /**
  * What an API call resolves to. We ask the checker for the declaration of the resolved signature
  * (not the callee's symbol, which an alias or a container could disguise), then read its module.
  */
-export function resolveApiCall(checker: ts.TypeChecker, set: ManifestSet, call: ts.CallExpression): ApiCallee | "unresolved" | undefined {
+export function resolveApiCall(checker: ts.TypeChecker, set: ManifestSet, call: ts.CallExpression): ApiCallee | undefined {
   const declaration = checker.getResolvedSignature(call)?.getDeclaration();
   if (declaration === undefined || !ts.isFunctionDeclaration(declaration) || declaration.name === undefined) return undefined;
   const module = declaringModule(declaration);
@@ -43,5 +44,5 @@ export function resolveApiCall(checker: ts.TypeChecker, set: ManifestSet, call: 
   if (contracts !== null) return { kind: "contract", connector: contracts[1]!, name };
   const connector = /^trusted\/([a-z][a-z0-9_]*)$/.exec(module);
   const action = connector === null ? undefined : findActionByFunction(set, connector[1]!, name);
-  return action === undefined ? "unresolved" : { kind: "action", action };
+  return action === undefined ? { kind: "unresolved" } : { kind: "action", action };
 }

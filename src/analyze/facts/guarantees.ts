@@ -77,7 +77,7 @@ function namesNothing(c: EffectConstraint, set: ManifestSet): string | undefined
 function constraintOf(it: Interpreter, g: ts.Expression, state: State): { json: Json } | string {
   if (ts.isCallExpression(g)) {
     const api = resolveApiCall(it.checker, it.set, g);
-    if (api === undefined || api === "unresolved" || api.kind !== "contract") return "a guarantee call must be a contract helper from trusted/<connector>/contracts";
+    if (api?.kind !== "contract") return "a guarantee call must be a contract helper from trusted/<connector>/contracts";
     const helper = contractsByConnector[api.connector]?.find((h) => h.name === api.name);
     if (helper === undefined) return `${api.name} is not a contract helper of ${api.connector}`;
     const args: Json[] = [];

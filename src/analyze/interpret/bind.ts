@@ -10,13 +10,13 @@ import { getProperty, iterated } from "../domain/values.js";
 export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractValue, state: State): void {
   if (ts.isIdentifier(name)) {
     const symbol = it.checker.getSymbolAtLocation(name);
-    if (symbol !== undefined) it.setVar(state, symbol, value);
+    if (symbol !== undefined) it.vars.set(state, symbol, value);
     return;
   }
   // Destructuring null or undefined, or an array pattern over something that is not iterable, throws.
   // An array pattern iterates: a string gives its code points.
   const items = ts.isArrayBindingPattern(name) ? iterated(value) : undefined;
-  if (ts.isArrayBindingPattern(name) ? items === undefined : value.kind !== "record" && !(value.kind === "const" && value.values.every((v) => v !== null))) it.mayThrow(state);
+  if (ts.isArrayBindingPattern(name) ? items === undefined : value.kind !== "record" && !(value.kind === "const" && value.values.every((v) => v !== null))) it.counts.mayThrow(state);
   const source = items ?? value;
   name.elements.forEach((element, index) => {
     if (ts.isOmittedExpression(element)) return;
@@ -36,7 +36,7 @@ export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractV
  */
 export function withDefault(it: Interpreter, value: AbstractValue, initializer: ts.Expression | undefined, state: State): AbstractValue {
   if (initializer === undefined || value.kind !== "unknown") return value;
-  it.influencedBy(value); // whether the default runs depends on the value
+  it.influence.add(value); // whether the default runs depends on the value
   const other = clone(state);
   const fallback = evaluate(it, initializer, other);
   assign(state, joinStates(state, other)!);

@@ -79,23 +79,23 @@ function bindParameters(it: Interpreter, fn: FunctionNode, args: AbstractValue[]
  * outer variables are volatile in the pre-pass, so only the counts flow back.
  */
 export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] | undefined, state: State, detached: boolean): AbstractValue {
-  if (it.isOnStack(fn) || it.tooDeep()) {
-    it.mayThrow(state); // deep recursion may overflow the stack
+  if (it.frames.isOnStack(fn) || it.frames.tooDeep()) {
+    it.counts.mayThrow(state); // deep recursion may overflow the stack
     escapeFunction(it, fn, state); // recursion: any number of calls
     const result = unknown("the result of a recursive call", true); // it may return any argument it was given
-    return isAsync(fn) ? it.promiseOf(result) : result;
+    return isAsync(fn) ? it.promises.of(result) : result;
   }
-  return it.within(fn, false, () => {
-    const callee: State = { env: new Map((detached ? it.havoc(state) : state).env), counts: new Map(state.counts) };
+  return it.frames.within(fn, false, () => {
+    const callee: State = { env: new Map((detached ? it.vars.havoc(state) : state).env), counts: new Map(state.counts) };
     bindParameters(it, fn, args, callee);
     if (!detached) {
       const { end, value } = runBody(it, fn, callee);
       if (end !== undefined) state.counts = end.counts;
-      return isAsync(fn) ? it.promiseOf(it.awaited(value)) : value; // an async function resolves what it returns
+      return isAsync(fn) ? it.promises.of(it.promises.awaited(value)) : value; // an async function resolves what it returns
     }
     // A detached async call that throws rejects its promise, and its caller goes on: with the
     // smallest counts of any point where the body may throw, and the largest it reached at all.
-    const { result, thrown } = it.collectThrows(() => it.accumulate(() => runBody(it, fn, callee)));
+    const { result, thrown } = it.counts.collectThrows(() => it.counts.accumulate(() => runBody(it, fn, callee)));
     const { result: ran, acc } = result;
     let after = ran.end;
     if (thrown !== undefined) {
@@ -107,18 +107,18 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
       after = joinStates(after, { env: new Map(), counts });
     }
     if (after !== undefined) state.counts = after.counts;
-    return it.promiseOf(it.awaited(ran.value));
+    return it.promises.of(it.promises.awaited(ran.value));
   });
 }
 
 /** A function that escapes (stored, passed, returned) may run any number of times, any time later. */
 export function escapeFunction(it: Interpreter, fn: FunctionNode, state: State): void {
-  if (it.isOnStack(fn, true)) return;
-  it.within(fn, true, () => {
-    it.repeat(state, it.havoc(state), { min: 0, max: null }, (s) => {
+  if (it.frames.isOnStack(fn, true)) return;
+  it.frames.within(fn, true, () => {
+    it.counts.repeat(state, it.vars.havoc(state), { min: 0, max: null }, (s) => {
       bindParameters(it, fn, undefined, s); // defaults run on each call: their effects count too
       const { end, value } = runBody(it, fn, s);
-      it.influencedBy(value); // whoever calls it may test what it returns (a sort comparator does)
+      it.influence.add(value); // whoever calls it may test what it returns (a sort comparator does)
       return { normal: end };
     });
   });
@@ -126,18 +126,19 @@ export function escapeFunction(it: Interpreter, fn: FunctionNode, state: State):
 
 export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: State): AbstractValue {
   const api = resolveApiCall(it.checker, it.set, call);
-  if (api === "unresolved") {
+  if (api?.kind === "unresolved") {
     it.unsupported(call, "a call of a trusted function missing from the manifests");
     return unknown("an unresolved call");
   }
   if (api !== undefined) {
     const args = call.arguments.map((a) => evaluate(it, a, state));
-    if (api.kind === "countersign" && api.name === "fromHandle") return it.promiseOf(it.result([handleSource(call)], []));
+    if (api.kind === "countersign" && api.name === "fromHandle") return it.promises.of(it.influence.result([handleSource(call)], []));
     if (api.kind !== "action") return unknown(`${api.name}()`);
     const given = actionArgs(api.action, args[0] ?? unknown("undefined"));
-    it.recordCall(state, call, api.action, given);
+    it.sites.record(call, api.action, given);
+    it.counts.count(state, call);
     const { own, steps } = resultProvenance(it, api.action, given);
-    return it.promiseOf(it.result([own], steps));
+    return it.promises.of(it.influence.result([own], steps));
   }
   const callee = skipOuter(call.expression);
   if (ts.isArrowFunction(callee) || ts.isFunctionExpression(callee)) {
@@ -156,7 +157,7 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   const key = ts.isElementAccessExpression(callee) ? skipOuter(callee.argumentExpression) : undefined;
   if (key !== undefined && (ts.isStringLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key))) return methodCall(it, call, (callee as ts.ElementAccessExpression).expression, key.text, state); // xs["push"](x) is xs.push(x)
   const target = evaluate(it, callee, state);
-  if (call.questionDotToken !== undefined) it.mayShortCircuit(target, state);
+  if (call.questionDotToken !== undefined) it.chains.mayShortCircuit(target, state);
   return derived([target, evaluateArgs(it, call.arguments, state).list], "the result of a function value");
 }
 
@@ -263,8 +264,8 @@ function methodCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression,
   }
   const receiver = evaluate(it, ns, state);
   // `ns?.name(x)` skips x when ns is nullish; `(ns?.name)(x)` does not (the parentheses end the chain).
-  if ((call.expression as ts.PropertyAccessExpression | ts.ElementAccessExpression).questionDotToken !== undefined) it.mayShortCircuit(receiver, state);
-  if (call.questionDotToken !== undefined) it.mayShortCircuit(getProperty(receiver, name), state);
+  if ((call.expression as ts.PropertyAccessExpression | ts.ElementAccessExpression).questionDotToken !== undefined) it.chains.mayShortCircuit(receiver, state);
+  if (call.questionDotToken !== undefined) it.chains.mayShortCircuit(getProperty(receiver, name), state);
   const collection = asCollection(receiver);
   if (collection !== undefined) return collectionCall(it, call, ns, receiver, collection, name, state);
   const callback = call.arguments[0] === undefined ? undefined : functionArgument(it, call.arguments[0]);
@@ -298,11 +299,11 @@ function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Express
   if (name === "forEach" && c.kind !== "Iterator") {
     const callback = call.arguments[0] === undefined ? undefined : functionArgument(it, call.arguments[0]);
     if (callback !== undefined) {
-      it.influencedBy(receiver); // how many times the callback runs depends on what the collection holds
+      it.influence.add(receiver); // how many times the callback runs depends on what the collection holds
       const value = c.kind === "Map" ? (c.value ?? unknown("a value of an empty Map")) : keys;
       // forEach visits entries added while it runs: a callback that names the collection (its third parameter) may add any number.
       const reachesIt = callback.parameters.length > 2 || callback.parameters.some((p) => p.dotDotDotToken !== undefined);
-      it.repeat(state, state, reachesIt ? { min: 0, max: null } : c.size, (s) => {
+      it.counts.repeat(state, state, reachesIt ? { min: 0, max: null } : c.size, (s) => {
         invoke(it, callback, [value, keys, receiver], s, isAsync(callback));
         return { normal: s };
       });
@@ -321,7 +322,7 @@ function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Express
   const missing = c.size.max === 0 ? unknown("undefined") : derived([keys], `undefined, for a key missing from a ${c.kind}`);
   switch (`${c.kind}.${name}`) {
     case "Map.get":
-      if (first.kind !== "const") it.influencedBy(first); // which entry is read depends on the key
+      if (first.kind !== "const") it.influence.add(first); // which entry is read depends on the key
       return c.value === undefined ? unknown("undefined") : join(c.value, missing);
     case "Map.has":
     case "Set.has":
@@ -410,23 +411,23 @@ function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, f
   const only = singleArray(receiver);
   const returns: AbstractValue[] = [];
   // The callback gets what JavaScript passes it, the array last: a default for it never runs.
-  if (only !== undefined && only.length <= MAX_UNROLL_PER_LOOP && perElement.has(name) && it.unroll(only.length)) {
+  if (only !== undefined && only.length <= MAX_UNROLL_PER_LOOP && perElement.has(name) && it.unrolling.take(only.length)) {
     only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index), receiver], state, detached)));
   } else {
-    it.influencedBy(receiver); // how many times the callback runs (and when find or some stop) depends on it
+    it.influence.add(receiver); // how many times the callback runs (and when find or some stop) depends on it
     const element = view?.element ?? derived([receiver], "an element of a collection");
     const length = view?.length ?? { min: 0, max: null };
     const iterations = perElement.has(name) || name === "reduce" ? length : { min: 0, max: length.max };
     const index = view !== undefined ? numeric(unknown("an index")) : unknown("an index"); // an array's own method passes a number
     const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value", true)), element, index, receiver] : [element, index, receiver];
-    it.repeat(state, state, iterations, (s) => {
+    it.counts.repeat(state, state, iterations, (s) => {
       returns.push(invoke(it, fn, args, s, detached));
       return { normal: s };
     });
   }
   const returned = returns.length > 0 ? returns.reduce(join) : undefined;
   // filter, find, some and every test what the callback returns: it chooses, data or not.
-  if (returned !== undefined && (name === "filter" || someElements.has(name))) it.influencedBy(returned);
+  if (returned !== undefined && (name === "filter" || someElements.has(name))) it.influence.add(returned);
   switch (name) {
     case "map":
       if (only !== undefined) return arrayOf(returns.map((value) => ({ value, spread: false })));
@@ -451,18 +452,18 @@ function staticCall(it: Interpreter, name: string, call: ts.CallExpression, stat
     if (arg !== undefined && ts.isArrayLiteralExpression(skipOuter(arg))) {
       const literal = skipOuter(arg) as ts.ArrayLiteralExpression;
       const parts = literal.elements.map((el) =>
-        ts.isSpreadElement(el) ? { value: it.awaited(evaluate(it, el.expression, state)), spread: true } : { value: it.awaited(evaluate(it, el, state)), spread: false },
+        ts.isSpreadElement(el) ? { value: it.promises.awaited(evaluate(it, el.expression, state)), spread: true } : { value: it.promises.awaited(evaluate(it, el, state)), spread: false },
       );
-      return it.promiseOf(arrayOf(parts));
+      return it.promises.of(arrayOf(parts));
     }
     const value = arg === undefined ? unknown("undefined") : evaluate(it, arg, state);
     const view = asArray(value);
-    return it.promiseOf(view === undefined ? derived([value], "Promise.all()") : { kind: "array", element: it.awaited(view.element), length: view.length });
+    return it.promises.of(view === undefined ? derived([value], "Promise.all()") : { kind: "array", element: it.promises.awaited(view.element), length: view.length });
   }
   const args = argumentValues(evaluateArgs(it, call.arguments, state));
   if (name === "Object.fromEntries" && !plainEntries(args[0]) && !primitiveValues(it.checker, call)) it.unsupported(call, "Object.fromEntries over entries the analysis cannot read");
-  if (name === "Promise.resolve") return it.promiseOf(it.awaited(args[0] ?? unknown("undefined")));
-  if (name.startsWith("Promise.")) return it.promiseOf(derived(args, `${name}()`));
+  if (name === "Promise.resolve") return it.promises.of(it.promises.awaited(args[0] ?? unknown("undefined")));
+  if (name.startsWith("Promise.")) return it.promises.of(derived(args, `${name}()`));
   return inspected(it, callGlobal(name, args), args);
 }
 
@@ -487,7 +488,7 @@ function primitiveValues(checker: ts.TypeChecker, call: ts.CallExpression): bool
 export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State): AbstractValue {
   const args = (e.arguments ?? []).map((a) => (ts.isSpreadElement(a) ? spread(it, a, state) : evaluate(it, a, state)));
   const name = ts.isIdentifier(e.expression) ? e.expression.text : "an object";
-  if (name === "Promise") return it.promiseOf(unknown("a promise"));
+  if (name === "Promise") return it.promises.of(unknown("a promise"));
   if (isNewCollection(it.checker, it.file, e)) {
     if (e.arguments?.some(ts.isSpreadElement) === true) return collectionValue({ kind: name as "Map" | "Set", key: derived(args, "a spread argument"), value: name === "Map" ? derived(args, "a spread argument") : undefined, size: { min: 0, max: null } });
     return collectionValue(fromIterable(it, name as "Map" | "Set", args[0], state));
@@ -521,13 +522,13 @@ function isArrayFrom(it: Interpreter, e: ts.Node): boolean {
 function fromIterable(it: Interpreter, kind: "Map" | "Set", arg: AbstractValue | undefined, state: State): Collection {
   if (arg === undefined || (arg.kind === "const" && arg.values.every((v) => v === null))) return { kind, size: { min: 0, max: 0 } };
   const items = iterated(arg);
-  if (items === undefined) it.mayThrow(state);
+  if (items === undefined) it.counts.mayThrow(state);
   const view = items === undefined ? undefined : asArray(items);
   const item = view?.element ?? derived([arg], `an item given to new ${kind}()`);
   const length = view?.length ?? { min: 0, max: null };
   const size = exactSize(kind, singleArray(arg)) ?? { min: Math.min(length.min, 1), max: length.max };
   if (length.max === 0) return { kind, size };
   if (kind === "Set") return { kind, key: item, size };
-  it.mayThrow(state); // an entry that is not an object
+  it.counts.mayThrow(state); // an entry that is not an object
   return { kind, key: getProperty(item, "0"), value: getProperty(item, "1"), size };
 }

@@ -3,7 +3,7 @@ import type { AbstractValue } from "../../model/index.js";
 import type { Json } from "../../model/index.js";
 import { evaluateCall, evaluateNew, escapeFunction, localFunction } from "./calls.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, asRecord, constant, derived, fold, join, unknown } from "../domain/lattice.js";
+import { asRecord, constant, derived, fold, join, unknown } from "../domain/lattice.js";
 import { binary, fromTruth, nullish, template, truthy, typeOf, unary } from "../domain/operators.js";
 import { valueSymbol } from "../compile/scan.js";
 import { skipOuter } from "../compile/skip-outer.js";
@@ -17,7 +17,7 @@ const FROZEN_MEMBERS = frozenMemberNames();
 /** The abstract value of `e`; effects (calls, assignments) update `state` in place. */
 export function evaluate(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
   it.step(e);
-  if (isWholeChain(e)) return it.optionalChain(state, () => evaluateNode(it, e, state));
+  if (isWholeChain(e)) return it.chains.evaluate(state, () => evaluateNode(it, e, state));
   return evaluateNode(it, e, state);
 }
 
@@ -33,7 +33,7 @@ const on = <N extends ts.Expression>(handler: ExpressionHandler<N>): ExpressionH
 const literal = on<ts.StringLiteral | ts.NoSubstitutionTemplateLiteral>((_it, e) => constant(e.text));
 const call = on<ts.CallExpression | ts.NewExpression>((it, e, state) => {
   const value = ts.isCallExpression(e) ? evaluateCall(it, e, state) : evaluateNew(it, e, state);
-  it.mayThrow(state); // any call may throw (a trusted call's promise may reject)
+  it.counts.mayThrow(state); // any call may throw (a trusted call's promise may reject)
   return value;
 });
 const functionValue = on<ts.ArrowFunction | ts.FunctionExpression>((it, e, state) => {
@@ -52,7 +52,7 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
   [ts.SyntaxKind.Identifier, on(identifier)],
   [ts.SyntaxKind.TemplateExpression, on<ts.TemplateExpression>((it, e, state) => {
     const spans = e.templateSpans.map((span) => ({ value: evaluate(it, span.expression, state), text: span.literal.text }));
-    if (!spans.every((span) => isPrimitive(span.value))) it.mayThrow(state); // an object's toString runs
+    if (!spans.every((span) => isPrimitive(span.value))) it.counts.mayThrow(state); // an object's toString runs
     return template(e.head.text, spans);
   })],
   [ts.SyntaxKind.ArrayLiteralExpression, on<ts.ArrayLiteralExpression>((it, e, state) =>
@@ -62,23 +62,23 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
   [ts.SyntaxKind.PropertyAccessExpression, on<ts.PropertyAccessExpression>((it, e, state) => {
     const receiver = evaluate(it, e.expression, state);
     if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
-    else it.mayShortCircuit(receiver, state);
+    else it.chains.mayShortCircuit(receiver, state);
     return getProperty(receiver, e.name.text);
   })],
   [ts.SyntaxKind.ElementAccessExpression, on<ts.ElementAccessExpression>((it, e, state) => {
     const receiver = evaluate(it, e.expression, state);
-    if (e.questionDotToken !== undefined) it.mayShortCircuit(receiver, state); // the key is not evaluated then
+    if (e.questionDotToken !== undefined) it.chains.mayShortCircuit(receiver, state); // the key is not evaluated then
     const key = evaluate(it, e.argumentExpression, state);
-    it.checkNumericKey(e, key);
+    it.numericKeys.check(e, key);
     if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
-    if (key.kind !== "const") it.influencedBy(key); // which element is read depends on the key
+    if (key.kind !== "const") it.influence.add(key); // which element is read depends on the key
     return getElement(receiver, key);
   })],
   [ts.SyntaxKind.CallExpression, call],
   [ts.SyntaxKind.NewExpression, call],
   [ts.SyntaxKind.AwaitExpression, on<ts.AwaitExpression>((it, e, state) => {
-    const value = it.awaited(evaluate(it, e.expression, state));
-    it.mayThrow(state);
+    const value = it.promises.awaited(evaluate(it, e.expression, state));
+    it.counts.mayThrow(state);
     return value;
   })],
   [ts.SyntaxKind.BinaryExpression, on(binaryExpression)],
@@ -89,7 +89,7 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
     const t = truthy(condition);
     if (t === "yes") return evaluate(it, e.whenTrue, state);
     if (t === "no") return evaluate(it, e.whenFalse, state);
-    it.influencedBy(condition);
+    it.influence.add(condition);
     return branches(it, state, e.whenTrue, e.whenFalse);
   })],
   [ts.SyntaxKind.ArrowFunction, functionValue],
@@ -119,7 +119,7 @@ function evaluateNode(it: Interpreter, e: ts.Expression, state: State): Abstract
  * test): it is one of the program's own values chosen by the inputs, so they influence control.
  */
 export function inspected(it: Interpreter, result: AbstractValue, inputs: AbstractValue[]): AbstractValue {
-  if (result.kind === "const") for (const input of inputs) it.influencedBy(input);
+  if (result.kind === "const") for (const input of inputs) it.influence.add(input);
   return result;
 }
 
@@ -130,14 +130,14 @@ export function isPrimitive(v: AbstractValue): boolean {
 
 /** A member read or write on a value that may be null or undefined throws a TypeError. */
 export function mayBeNullish(it: Interpreter, receiver: AbstractValue, state: State): void {
-  if (nullish(receiver) !== "no") it.mayThrow(state);
+  if (nullish(receiver) !== "no") it.counts.mayThrow(state);
 }
 
 /** `...x` in an array or call: the array, or a string's code points; throws unless x is iterable. */
 export function spread(it: Interpreter, el: ts.SpreadElement, state: State): AbstractValue {
   const value = evaluate(it, el.expression, state);
   const items = iterated(value);
-  if (items === undefined) it.mayThrow(state);
+  if (items === undefined) it.counts.mayThrow(state);
   return items ?? value;
 }
 
@@ -152,7 +152,7 @@ function identifier(it: Interpreter, id: ts.Identifier, state: State): AbstractV
   }
   const declaration = symbol.valueDeclaration;
   if (declaration !== undefined && it.isLibDeclaration(declaration)) return unknown(id.text);
-  return it.read(state, symbol);
+  return it.vars.read(state, symbol);
 }
 
 /** Evaluate two alternatives from the same state and join both the values and the states. */
@@ -236,7 +236,7 @@ function binaryExpression(it: Interpreter, e: ts.BinaryExpression, state: State)
   // Non-primitive operands run valueOf/toString (or the string grows too long); `in` and `instanceof` throw on primitives.
   const strict = op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsEqualsToken;
   const relation = op === ts.SyntaxKind.InKeyword || op === ts.SyntaxKind.InstanceOfKeyword;
-  if (relation || (!strict && !(isPrimitive(left) && isPrimitive(right)))) it.mayThrow(state);
+  if (relation || (!strict && !(isPrimitive(left) && isPrimitive(right)))) it.counts.mayThrow(state);
   return inspected(it, relation ? fromTruth("maybe") : binary(ts.tokenToString(op) ?? "?", left, right), [left, right]);
 }
 
@@ -248,7 +248,7 @@ function shortCircuit(it: Interpreter, op: ts.SyntaxKind, left: AbstractValue, r
   const takesLeft = orOp ? "yes" : "no";
   if (t === takesLeft) return left;
   if (t !== "maybe") return evaluate(it, right, state);
-  it.influencedBy(left);
+  it.influence.add(left);
   const other = clone(state);
   const value = evaluate(it, right, other);
   assign(state, joinStates(state, other)!);
@@ -260,20 +260,20 @@ function unaryExpression(it: Interpreter, e: ts.PrefixUnaryExpression | ts.Postf
     let number: AbstractValue = unknown("undefined");
     const next = assignTo(it, e.operand, state, (old) => {
       const previous = old();
-      if (!isPrimitive(previous)) it.mayThrow(state);
+      if (!isPrimitive(previous)) it.counts.mayThrow(state);
       number = unary("+", previous);
       return binary(e.operator === ts.SyntaxKind.PlusPlusToken ? "+" : "-", number, constant(1));
     });
     return ts.isPrefixUnaryExpression(e) ? next : number;
   }
   const operand = evaluate(it, e.operand, state);
-  if (e.operator !== ts.SyntaxKind.ExclamationToken && !isPrimitive(operand)) it.mayThrow(state);
+  if (e.operator !== ts.SyntaxKind.ExclamationToken && !isPrimitive(operand)) it.counts.mayThrow(state);
   return inspected(it, unary(ts.tokenToString(e.operator) ?? "?", operand), [operand]);
 }
 
 /** `a op b` for a compound assignment or ++/--, which may run valueOf/toString on objects. */
 function arithmeticOf(it: Interpreter, op: string, a: AbstractValue, b: AbstractValue, state: State): AbstractValue {
-  if (!(isPrimitive(a) && isPrimitive(b))) it.mayThrow(state);
+  if (!(isPrimitive(a) && isPrimitive(b))) it.counts.mayThrow(state);
   return binary(op, a, b);
 }
 
@@ -286,17 +286,17 @@ function assignTo(it: Interpreter, target: ts.Expression, state: State, compute:
   if (ts.isIdentifier(t)) {
     const value = compute(() => evaluate(it, t, state));
     const symbol = it.checker.getSymbolAtLocation(t);
-    if (symbol !== undefined) it.setVar(state, symbol, value);
+    if (symbol !== undefined) it.vars.set(state, symbol, value);
     return value;
   }
   if (ts.isPropertyAccessExpression(t) || ts.isElementAccessExpression(t)) {
     const object = t.expression;
     const receiver = evaluate(it, object, state);
     const key = ts.isPropertyAccessExpression(t) ? constant(t.name.text) : evaluate(it, t.argumentExpression, state);
-    it.checkNumericKey(t, key);
-    if (key.kind !== "const") it.influencedBy(key); // which element is written depends on the key
+    it.numericKeys.check(t, key);
+    if (key.kind !== "const") it.influence.add(key); // which element is written depends on the key
     mayBeNullish(it, receiver, state);
-    if (key.kind === "const" && key.values.some((k) => typeof k === "string" && FROZEN_MEMBERS.has(k))) it.mayThrow(state); // may shadow a frozen built-in
+    if (key.kind === "const" && key.values.some((k) => typeof k === "string" && FROZEN_MEMBERS.has(k))) it.counts.mayThrow(state); // may shadow a frozen built-in
     const value = compute(() => getElement(receiver, key));
     mutateTracked(it, object, state, (v) => setField(v, key, value), [key, value]);
     return value;

@@ -7,7 +7,7 @@ import { asArray, constant, derived, join, provenanceOf, singleArray } from "../
 import { truthy } from "../domain/operators.js";
 import { skipOuter } from "../compile/skip-outer.js";
 import { declare, runStatement } from "./statements.js";
-import { clone, joinStates, type Flow, type State } from "./state.js";
+import { joinStates, type Flow, type State } from "./state.js";
 import { iterated } from "../domain/values.js";
 import { MAX_UNROLL_PER_LOOP, MAX_WIDENING_ROUNDS } from "../limits.js";
 
@@ -50,16 +50,16 @@ function widened(it: Interpreter, loop: ts.Node, state: State, iterations: Count
   const written = it.scan.writtenWithin(loop);
   const counts = new Map(state.counts);
   let seen = new Map<ts.Symbol, Provenance[]>();
-  let start = it.widen(state, written, "a value changed in a loop", seen);
+  let start = it.vars.widen(state, written, "a value changed in a loop", seen);
   let flow: Flow = {};
   // Re-run until the provenance written in the body is already in the widened values (at most a few rounds).
   for (let round = 0; round < MAX_WIDENING_ROUNDS; round++) {
     state.counts = new Map(counts);
-    const { result, observed } = it.observe(() => it.repeat(state, start, iterations, iteration));
+    const { result, observed } = it.vars.observe(() => it.counts.repeat(state, start, iterations, iteration));
     flow = result;
     if ([...observed].every(([symbol, p]) => !written.has(symbol) || covers(start.env.get(symbol), p))) break;
     seen = observed;
-    start = it.widen(start, written, "a value changed in a loop", seen);
+    start = it.vars.widen(start, written, "a value changed in a loop", seen);
   }
   const after = (): State => ({ env: new Map(start.env), counts: new Map(state.counts) });
   step({ returns: flow.returns === undefined ? undefined : after(), returned: flow.returned }, exits);
@@ -80,7 +80,7 @@ function bindLoopVariable(it: Interpreter, statement: ts.ForOfStatement, value: 
 export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: State): Flow {
   const value = evaluate(it, statement.expression, state);
   const items = iterated(value);
-  if (items === undefined) it.mayThrow(state); // not iterable
+  if (items === undefined) it.counts.mayThrow(state); // not iterable
   const iterable = items ?? value;
   const body = (s: State, element: AbstractValue): Flow => {
     bindLoopVariable(it, statement, element, s);
@@ -91,18 +91,18 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
   if (changed !== undefined) {
     const whole = ts.isIdentifier(skipOuter(statement.expression)); // not its keys(), values() or entries()
     const elementNow = (s: State): AbstractValue => {
-      const now = it.read(s, changed);
+      const now = it.vars.read(s, changed);
       const element = whole ? asArray(iterated(now) ?? now)?.element : undefined;
       return element ?? derived([now], "an element of a collection");
     };
-    it.influencedBy(iterable);
+    it.influence.add(iterable);
     return widened(it, statement, state, { min: 0, max: null }, (s) => body(s, elementNow(s)), exits);
   }
   const only = singleArray(iterable);
   const view = asArray(iterable);
   const known = view !== undefined && view.length.min === view.length.max && view.length.min <= MAX_UNROLL_PER_LOOP ? view.length.min : undefined;
   const exact = only !== undefined ? only.map((v) => constant(v)) : known !== undefined ? Array<AbstractValue>(known).fill(view!.element) : undefined;
-  if (exact !== undefined && exact.length <= MAX_UNROLL_PER_LOOP && it.unroll(exact.length)) {
+  if (exact !== undefined && exact.length <= MAX_UNROLL_PER_LOOP && it.unrolling.take(exact.length)) {
     let current: State | undefined = state;
     for (const element of exact) {
       if (current === undefined) break;
@@ -111,7 +111,7 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
     return done(current, exits);
   }
   const element = view?.element ?? derived([iterable], "an element of a collection");
-  it.influencedBy(iterable); // how many times the body runs depends on it
+  it.influence.add(iterable); // how many times the body runs depends on it
   return widened(it, statement, state, view?.length ?? { min: 0, max: null }, (s) => body(s, element), exits);
 }
 
@@ -141,13 +141,13 @@ function conditional(it: Interpreter, loop: ts.Node, state: State, condition: ts
     const value = condition === undefined ? constant(true) : evaluate(it, condition, current);
     const t = truthy(value);
     if (t === "no") return done(current, exits);
-    if (t === "maybe") it.influencedBy(value);
-    if (t === "maybe" || !it.unroll(1)) break;
+    if (t === "maybe") it.influence.add(value);
+    if (t === "maybe" || !it.unrolling.take(1)) break;
     current = iterate(current);
   }
   if (current === undefined) return done(undefined, exits);
   return widened(it, loop, current, { min: 0, max: null }, (s) => {
-    if (condition !== undefined) it.influencedBy(evaluate(it, condition, s));
+    if (condition !== undefined) it.influence.add(evaluate(it, condition, s));
     const flow = runStatement(it, body, s);
     const after = joinStates(flow.normal, flow.continues);
     if (after !== undefined && next !== undefined) evaluate(it, next, after);

@@ -46,7 +46,7 @@ export const STATEMENTS: ReadonlyMap<ts.SyntaxKind, StatementHandler<ts.Statemen
     if (t === "yes") return runStatement(it, statement.thenStatement, state);
     const otherwise = (s: State): Flow => (statement.elseStatement === undefined ? { normal: s } : runStatement(it, statement.elseStatement, s));
     if (t === "no") return otherwise(state);
-    it.influencedBy(condition);
+    it.influence.add(condition);
     const other = clone(state);
     return joinFlows(runStatement(it, statement.thenStatement, state), otherwise(other));
   })],
@@ -56,7 +56,7 @@ export const STATEMENTS: ReadonlyMap<ts.SyntaxKind, StatementHandler<ts.Statemen
   })],
   [ts.SyntaxKind.ThrowStatement, on<ts.ThrowStatement>((it, statement, state) => {
     evaluate(it, statement.expression, state);
-    it.mayThrow(state);
+    it.counts.mayThrow(state);
     return {};
   })],
   [ts.SyntaxKind.BreakStatement, on((_it, _statement, state) => ({ breaks: state }))],
@@ -106,21 +106,21 @@ function isFunctionExpression(e: ts.Expression): boolean {
  */
 function runTry(it: Interpreter, statement: ts.TryStatement, state: State): Flow {
   const entry = clone(state);
-  const { result: observedTry, observed } = it.observe(() => it.accumulate(() => runBlock(it, statement.tryBlock.statements, state)));
+  const { result: observedTry, observed } = it.vars.observe(() => it.counts.accumulate(() => runBlock(it, statement.tryBlock.statements, state)));
   const { result: tried, acc } = observedTry;
-  const widened = it.widen(entry, it.scan.writtenWithin(statement.tryBlock), "a value changed in a try block", observed);
+  const widened = it.vars.widen(entry, it.scan.writtenWithin(statement.tryBlock), "a value changed in a try block", observed);
   const thrown = joinStates(widened, { env: widened.env, counts: acc.counts })!;
   let flow = tried;
   let escaping = thrown; // the state an exception may leave the whole statement with
   const clause = statement.catchClause;
   if (clause !== undefined) {
     const start = clone(thrown);
-    it.caught();
+    it.influence.caught();
     if (clause.variableDeclaration !== undefined) bindName(it, clause.variableDeclaration.name, unknown("a caught error", true), start);
-    const { result: observedCatch, observed: inCatch } = it.observe(() => it.accumulate(() => runBlock(it, clause.block.statements, clone(start))));
+    const { result: observedCatch, observed: inCatch } = it.vars.observe(() => it.counts.accumulate(() => runBlock(it, clause.block.statements, clone(start))));
     const { result: caught, acc: catchAcc } = observedCatch;
     flow = joinFlows(tried, caught);
-    const rethrown = it.widen(start, it.scan.writtenWithin(clause.block), "a value changed in a catch block", inCatch);
+    const rethrown = it.vars.widen(start, it.scan.writtenWithin(clause.block), "a value changed in a catch block", inCatch);
     escaping = joinStates(thrown, { env: rethrown.env, counts: catchAcc.counts })!;
   }
   if (statement.finallyBlock === undefined) return flow;
@@ -130,7 +130,7 @@ function runTry(it: Interpreter, statement: ts.TryStatement, state: State): Flow
     const f = runBlock(it, final, s);
     const out: Flow = { breaks: f.breaks, continues: f.continues, returns: f.returns, returned: f.returned };
     if (f.normal === undefined) return out;
-    if (kind === "throws") it.mayThrow(f.normal); // the exception propagates
+    if (kind === "throws") it.counts.mayThrow(f.normal); // the exception propagates
     else out[kind] = joinStates(out[kind], f.normal);
     if (kind === "returns") out.returned = joinValues(out.returned, flow.returned);
     return out;

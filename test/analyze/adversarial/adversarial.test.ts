@@ -14,12 +14,13 @@ import { typeCases } from "./cases-types.js";
 import { unicodeCases } from "./cases-unicode.js";
 import { valueCases } from "./cases-values.js";
 import { collectionCases } from "./cases-collections.js";
+import { STEP_BUDGET } from "../support/step-budget.js";
 
 const set = testManifests();
 let analyzer: Analyzer;
 let e2e: EndToEnd;
 beforeAll(async () => {
-  analyzer = createAnalyzer(set);
+  analyzer = createAnalyzer(set, { budget: STEP_BUDGET });
   e2e = await endToEnd(set);
 });
 afterAll(() => analyzer?.dispose());

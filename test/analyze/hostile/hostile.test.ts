@@ -10,8 +10,9 @@ import { encodingCases } from "./cases-encoding.js";
 import { typeCases } from "./cases-types.js";
 import type { HostileCase } from "./case.js";
 import { located } from "./program.js";
+import { STEP_BUDGET } from "../support/step-budget.js";
 
-const analyzer = createAnalyzer(testManifests());
+const analyzer = createAnalyzer(testManifests(), { budget: STEP_BUDGET });
 afterAll(() => analyzer.dispose());
 
 /** Cases the analyzer still gets wrong, by name: they run as expected failures until fixed. */

@@ -6,9 +6,10 @@ import { withTestAgents } from "../support/agent-test-manifests.js";
 import { testManifests } from "../support/test-manifests.js";
 import { checkProgram } from "./check-program.js";
 import { controlViolations, dataViolations, labelled } from "./labels.js";
+import { STEP_BUDGET } from "../support/step-budget.js";
 
 const set = testManifests();
-const analyzer = createAnalyzer(set);
+const analyzer = createAnalyzer(set, { budget: STEP_BUDGET });
 afterAll(() => analyzer.dispose());
 
 const program = (body: string): string => `import { program } from "countersign";
@@ -81,7 +82,7 @@ describe("provenance checked against labelled runs", () => {
 describe("an action whose manifest says its result is trusted", () => {
   const listing = set.actions.get("fs.list_dir")!;
   const trusting = { ...set, actions: new Map([...set.actions, ["fs.list_dir", { ...listing, manifest: { ...listing.manifest, result: { fields: listing.manifest.result.fields.map((field) => ({ ...field, trusted: true })) } } }]]) };
-  const trustingAnalyzer = createAnalyzer(trusting);
+  const trustingAnalyzer = createAnalyzer(trusting, { budget: STEP_BUDGET });
   afterAll(() => trustingAnalyzer.dispose());
   const source = `import { program } from "countersign";
 import { sendEmail } from "trusted/email";
@@ -127,7 +128,7 @@ export default program({
 
 describe("an agent action's result", () => {
   const agents = withTestAgents(set);
-  const agentAnalyzer = createAnalyzer(agents);
+  const agentAnalyzer = createAnalyzer(agents, { budget: STEP_BUDGET });
   afterAll(() => agentAnalyzer.dispose());
   // relay gets a URL, then posts the body it read: its result is the post's output.
   const source = `import { program } from "countersign";

@@ -10,9 +10,10 @@ import type { RegressionCase } from "./regression-case.js";
 import { controlCases } from "./regressions-control.js";
 import { iterationCases } from "./regressions-iteration.js";
 import { valueCases } from "./regressions-values.js";
+import { STEP_BUDGET } from "../support/step-budget.js";
 
 const set = testManifests();
-const analyzer = createAnalyzer(set);
+const analyzer = createAnalyzer(set, { budget: STEP_BUDGET });
 afterAll(() => analyzer.dispose());
 
 /** Minimal programs on which the facts once disagreed with a concrete run (found by the property test). */

@@ -3,9 +3,10 @@ import { createAnalyzer } from "../../../src/analyze/create-analyzer.js";
 import type { GuaranteeStatus } from "../../../src/model/facts.js";
 import { testManifests } from "../support/test-manifests.js";
 import { checkProgram } from "./check-program.js";
+import { STEP_BUDGET } from "../support/step-budget.js";
 
 const set = testManifests();
-const analyzer = createAnalyzer(set);
+const analyzer = createAnalyzer(set, { budget: STEP_BUDGET });
 afterAll(() => analyzer.dispose());
 
 const program = (guarantee: string, body: string): string => `import { program } from "countersign";

@@ -4,9 +4,10 @@ import type { Facts } from "../../../src/model/facts.js";
 import { compileProgram } from "../support/concrete-runner.js";
 import { testManifests } from "../support/test-manifests.js";
 import { violations } from "./violations.js";
+import { STEP_BUDGET } from "../support/step-budget.js";
 
 const set = testManifests();
-const analyzer = createAnalyzer(set);
+const analyzer = createAnalyzer(set, { budget: STEP_BUDGET });
 afterAll(() => analyzer.dispose());
 
 const source = `import { program } from "countersign";
