@@ -12,7 +12,9 @@ export default defineConfig({
   test: {
     globalSetup: ["test/global-setup.ts", "test/store/postgres-global.ts"],
     projects: [
-      { test: { name: "unit", include: ["test/**/*.test.ts"], exclude: integrationFiles, ...shared } },
+      // Unit files share their worker's module cache: most import the analyzer, and loading the
+      // TypeScript compiler afresh for each file would cost more than the tests themselves.
+      { test: { name: "unit", include: ["test/**/*.test.ts"], exclude: integrationFiles, isolate: false, ...shared } },
       { test: { name: "integration", include: integrationFiles, ...shared } },
     ],
   },

@@ -104,6 +104,12 @@ export const INTEGRATION_FILES = {
     "test/run/send-draft-policy.test.ts",
     "test/run/send-draft.test.ts",
   ],
+  /** Runs a long property campaign: many generated programs analyzed, run and compared. */
+  campaigns: [
+    "test/analyze/soundness/grants.test.ts",
+    "test/analyze/soundness/soundness.test.ts",
+    "test/fuzz/analyzer.fuzz.test.ts",
+  ],
 } as const;
 
 export type IntegrationReason = keyof typeof INTEGRATION_FILES;
