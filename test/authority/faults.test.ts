@@ -1,3 +1,4 @@
+// Slow: it kills and restarts authorities and PostgreSQL, and fills a tmpfs, waiting for each to recover.
 // Faults under a running authority: killed in the middle of a burst, its PostgreSQL stopped and
 // started again, its data directory full or read-only, and two of them deciding the same requests.
 // Loopback only, bounded in count and time.

@@ -1,3 +1,4 @@
+// Slow: each test starts `countersign serve` processes through tsx and restarts them on the same data.
 // Real `countersign serve` processes: killed with SIGKILL and started again on the same data, and
 // two of them sharing one PostgreSQL database.
 import { execFile } from "node:child_process";

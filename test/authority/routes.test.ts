@@ -91,12 +91,11 @@ describe.each(DIALECTS)("the authority's routes over %s", (dialect) => {
     const quick = await a.call("GET", `/v1/requests/${body.id}/decision?wait=1`);
     expect(quick.body).toMatchObject({ status: "pending", decision: null });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
-    const waiting = a.call("GET", `/v1/requests/${body.id}/decision?wait=30`);
+    // The longest wait there is, past the test's own timeout: only the decision can end it in time.
+    const waiting = a.call("GET", `/v1/requests/${body.id}/decision?wait=60`);
     await new Promise((r) => setTimeout(r, 200));
-    const t0 = Date.now();
     expect((await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
     const answer = await waiting;
-    expect(Date.now() - t0).toBeLessThan(5000); // woken by the decision, not the 30 s
     expect(answer.body).toMatchObject({ status: "approved", decision: { kind: "approved_once" }, receipt: expect.any(String) });
     expect(answer.body.decision).not.toHaveProperty("approver");
     expect((await a.call("GET", `/v1/requests/${body.id}/decision?wait=61`)).status).toBe(400);

@@ -92,12 +92,11 @@ describe("a plugin that answers with garbage", () => {
 describe("a plugin that does not stop by itself", () => {
   it("allocating host memory without end: stopped at the budget, long before the deadline, with resource_limit_exceeded", async () => {
     const rss = process.memoryUsage().rss;
-    const started = performance.now();
+    // The budget's own message: the deadline would have said it timed out.
     await expect(runAction(set, "garbage.host_hog", {}, ctx)).rejects.toMatchObject({
       class: "resource_limit_exceeded",
       message: `garbage.host_hog: the plugin allocated more than ${64 << 20} bytes of host memory in one call and was stopped`,
     });
-    expect(performance.now() - started).toBeLessThan(ctx.limits.timeoutMs);
     expect(process.memoryUsage().rss - rss).toBeLessThan(512 << 20);
     await servesAgain();
   });
@@ -110,18 +109,15 @@ describe("a plugin that does not stop by itself", () => {
 
   it("spinning: the host's event loop keeps running while it waits for the deadline", async () => {
     const slow = { ...ctx, limits: { ...ctx.limits, timeoutMs: 1_000 } };
-    let last = performance.now();
-    let longest = 0;
-    const ticker = setInterval(() => {
-      longest = Math.max(longest, performance.now() - last);
-      last = performance.now();
-    }, 5);
+    let ticks = 0;
+    const ticker = setInterval(() => void ticks++, 5);
     try {
       await expect(runAction(set, "spin.spin", {}, slow)).rejects.toMatchObject({ class: "resource_limit_exceeded" });
     } finally {
       clearInterval(ticker);
     }
-    // The host blocks only a few ms for an answer, then waits asynchronously: timers fire meanwhile.
-    expect(longest).toBeLessThan(500);
+    // The host blocks only a few ms for an answer, then waits asynchronously: timers fire meanwhile
+    // (a loop blocked until the deadline would fire the timer at most once, after it).
+    expect(ticks).toBeGreaterThan(1);
   });
 });

@@ -87,8 +87,7 @@ describe("a metered plugin in the host's thread", () => {
     const started = performance.now();
     expect(await watchdogs(async () => (result = await plugin.call(fn, JSON.stringify({ path: "/x", n: 90 }), 30, false, BUDGET)))).toBe(0);
     expect(result).toEqual({ ok: false, slice: true, changed: false });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(30);
-    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(30); // it ran its whole slice; it spins forever, so an answer is the slice stopping it
     expect(await plugin.call(...SERVED[key]!, 1_000, false, BUDGET)).toEqual({ ok: true, output: SERVED_OUTPUT[key] });
     await plugin.close();
   });

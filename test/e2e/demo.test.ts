@@ -1,3 +1,4 @@
+// Slow: the whole demo in a tmux pane, with a real Chromium clicking through it.
 // The demo's promise, end to end: `npm run demo` in a real terminal (a tmux pane of the test's
 // own) shows the three outcomes, prints the review URL and a login link for the waiting program,
 // and a person who opens them in a real headless Chromium and clicks "Approve once" sees that

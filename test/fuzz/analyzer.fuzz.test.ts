@@ -1,3 +1,4 @@
+// Slow: every mutated program goes through the whole analysis, and an accepted one is run too.
 // Fuzz the analyzer with mutated programs: the shipped examples and the soundness generator's
 // programs, edited with TypeScript's tokens and the constructs it refuses. Each ends as facts
 // (refused with diagnostics, or accepted), never a throw or a hang; an accepted one must still

@@ -1,3 +1,4 @@
+// Slow: the official suite runs every scenario as a process of its own against the authority.
 // The official MCP conformance suite (@modelcontextprotocol/conformance), in server mode, against
 // /mcp of a real authority on 127.0.0.1. The suite's client sends no Authorization header, so a
 // loopback proxy adds the agent's bearer token and passes everything else on as it came (the Host

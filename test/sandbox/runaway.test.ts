@@ -1,3 +1,4 @@
+// Slow: each program runs until its limit stops it, which is the point of the test.
 // Programs that run away where QuickJS never asks its interrupt handler (native loops): the run
 // still ends at its limit, the host's thread stays free meanwhile, and what the program did
 // before is reported. Array methods refuse lengths past the environment's cap before they walk.

@@ -127,7 +127,7 @@ describe("events across servers", () => {
     if (!r.ok) throw new Error("refused");
     const child = spawnChild({ database, work: "decide", id: r.request.id, decisions: [{ kind: "approved_once", approver: "alice" }] });
     await runTogether([child]);
-    await expect.poll(() => seen.map((e) => e.type), { timeout: 5000 }).toEqual(["pending", "resolved"]);
+    await expect.poll(() => seen.map((e) => e.type), { timeout: 20_000 }).toEqual(["pending", "resolved"]);
     expect(seen[1]).toMatchObject({ request_id: r.request.id, status: "approved" });
     await stop();
   });

@@ -1,3 +1,4 @@
+// Slow: a writer process is started and SIGKILLed mid-burst, on SQLite and PostgreSQL.
 // Crash: a server process SIGKILLed in the middle of a burst of writes. After reopening, every
 // write it acknowledged is there, what was decided before is intact, and the chain verifies.
 import { mkdtempSync } from "node:fs";
