@@ -8,7 +8,7 @@ export { importJwks, VerificationKeys } from "./verification-keys.js";
 export { verifyReceipt, type VerifyOptions } from "./verify.js";
 export type { VerifiedReceipt } from "./verified-receipt.js"; // made by verifyReceipt / startRun only
 export { checkCall, checkCallBeforeRead, type CallAttempt } from "./check-call.js";
-export { checkAgentAction } from "./check-agent-action.js";
+export { checkAgentManifestsApproved } from "./check-agent-manifests-approved.js";
 export { MemoryRedemptionStore, type RedemptionStore } from "./redemption.js";
 export { startRun } from "./start-run.js";
 export { isoTime } from "./verify.js";
