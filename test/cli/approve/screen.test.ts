@@ -53,6 +53,25 @@ describe("the screen", () => {
     expect(source.map((r) => r.text.slice(0, 6))).toEqual(["▶12 │ ", "    │ "]);
   });
 
+  it("lays out emoji and CJK two columns each, so a row of them ends at the screen's edge", () => {
+    const text = (row: { text: string }): string => row.text;
+    expect(layout([{ text: "🚀".repeat(7) }], 10).map(text)).toEqual(["🚀".repeat(5), "🚀".repeat(2)]);
+    expect(layout([{ text: "✅ done ✅ done" }], 8).map(text)).toEqual(["✅ done", "✅ done"]);
+    expect(layout([{ text: "日本語テキスト" }], 6).map(text)).toEqual(["日本語", "テキス", "ト"]);
+    expect(layout([{ text: "🚀🚀🚀", gutter: "  │ " }], 8).map(text)).toEqual(["  │ 🚀🚀", "  │ 🚀"]);
+  });
+
+  it("keeps combining marks on their letter and counts them as no column", () => {
+    const accented = "e\u0301"; // é as e and a combining acute accent
+    expect(layout([{ text: accented.repeat(7) }], 5).map((r) => r.text)).toEqual([accented.repeat(5), accented.repeat(2)]);
+    expect(truncate([{ text: `caf${accented} ${"x".repeat(20)}` }], 8).map((r) => r.text)).toEqual([`caf${accented} xx…`]);
+  });
+
+  it("pads the cursor's row to the width in columns, not in characters", () => {
+    const painted = frame([{ text: "🚀 日本", style: "selected" }], { width: 10, height: 1, scroll: 0, footer: [], color: false });
+    expect(rowsOf(painted)).toEqual([`🚀 日本${" ".repeat(3)}`]);
+  });
+
   it("indents the continuation rows of a line like the line", () => {
     expect(layout([{ text: "    alpha beta gamma delta" }], 16).map((r) => r.text)).toEqual(["    alpha beta", "    gamma delta"]);
   });
