@@ -29,7 +29,7 @@ export interface Row {
 }
 
 /** Logical lines as screen rows: neutralised, and wrapped to the width with continuation rows indented like their line (or under its gutter). */
-export function layout(lines: readonly Line[], width: number): Row[] {
+export function wrapToRows(lines: readonly Line[], width: number): Row[] {
   const rows: Row[] = [];
   for (const l of lines) {
     const text = neutralise(l.text);
