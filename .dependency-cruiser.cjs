@@ -1,4 +1,4 @@
-// The layering of DESIGN.md section 3, checked by `npm run layers` (part of `npm test`). It reads
+// The layering of docs/architecture.md section 3, checked by `npm run layers` (part of `npm test`). It reads
 // the compiled modules in dist/ (dependency-cruiser does not parse TypeScript 7), so it sees the
 // imports that exist at run time; `import type` lines are erased by the compiler and not checked.
 // Each folder may import only the folders below it; core stages (model, constraint, manifest,
@@ -45,8 +45,8 @@ const LIGHT_ENTRIES = [
   "^dist/src/config/package-version\\.js$",
   "^dist/src/store/authority-url\\.js$",
   "^dist/src/store/data-dir-files\\.js$",
-  // The model's zod-free modules on that path: its index loads zod and every schema (~200 ms of a
-  // `check` that only sends a file and prints the answer).
+  // The model's zod-free modules on that path: its index loads zod and every schema, most of a
+  // `check` that only sends a file and prints the answer.
   "^dist/src/model/errors-plain\\.js$",
   "^dist/src/model/paths\\.js$",
   "^dist/src/model/program-bytes\\.js$",

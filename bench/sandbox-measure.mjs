@@ -11,7 +11,7 @@ const { createAnalyzer } = await load("analyze/index.js");
 const { connectorContext, loadManifests, loadPolicy } = await load("config/index.js");
 const { callWithReceipt, createPluginPool } = await load("connector/index.js");
 const { decide } = await load("policy/index.js");
-const { issueReceipt, jwks, MemoryRedemptionStore, startRun } = await load("receipt/index.js");
+const { issueReceipt, jwks, MemoryRedemptionStore, verifyAndRedeemReceipt } = await load("receipt/index.js");
 const { openKeyring } = await load("store/index.js");
 const { prepareRun, runProgram, sandboxApi } = await load("sandbox/index.js");
 const { newQuickJS } = await load("sandbox/quickjs.js");
@@ -61,7 +61,7 @@ async function verifiedReceipt() {
     { requestId: `bench-${n++}`, program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "bench", issuer: "bench" },
     keyring,
   );
-  return startRun(token, { jwks: jwks(keyring), issuer: "bench", programBytes: bytes }, new MemoryRedemptionStore());
+  return verifyAndRedeemReceipt(token, { jwks: jwks(keyring), issuer: "bench", programBytes: bytes }, new MemoryRedemptionStore());
 }
 
 const plugins = createPluginPool();

@@ -8,7 +8,7 @@ import {
   CountersignError,
   importJwks,
   MemoryRedemptionStore,
-  startRun,
+  verifyAndRedeemReceipt,
   type Json,
   type VerifiedReceipt,
 } from "countersign/receipt";
@@ -79,7 +79,7 @@ export async function startReceiptService(opts: ReceiptServiceOptions): Promise<
     if (req.method === "GET" && path === "/tickets") return { status: 200, body: { tickets } };
     if (req.method === "POST" && path === "/runs") {
       const { receipt, program } = parse(StartRunBody, await readJson(req));
-      const run = await startRun(receipt, { jwks: keys, issuer: opts.issuer, programBytes: Buffer.from(program, "base64"), now: now() }, redemptions);
+      const run = await verifyAndRedeemReceipt(receipt, { jwks: keys, issuer: opts.issuer, programBytes: Buffer.from(program, "base64"), now: now() }, redemptions);
       forgetExpired();
       const id = randomBytes(16).toString("base64url");
       runs.set(id, run);

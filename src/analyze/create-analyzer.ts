@@ -12,7 +12,7 @@ import { compile, createCompiler, LIB_FILE, type Compiler } from "./compile/comp
 import { checkGuarantees } from "./facts/guarantees.js";
 import { Interpreter } from "./interpret/interpreter.js";
 import { programShape } from "./compile/program-shape.js";
-import { runProgram } from "./run-program.js";
+import { interpretProgram } from "./interpret-program.js";
 import { scanProgram } from "./compile/scan.js";
 import { summarize } from "./facts/summarize.js";
 import { resolveApiCall } from "./compile/trusted-callee.js";
@@ -98,7 +98,7 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
     const heapAssumed = round < MAX_HEAP_ROUNDS ? assumed : [...assumed, { source: "an object changed through another name", untrusted: true }];
     it = new Interpreter(checker, set, file, scan, LIB_FILE, budget, heapAssumed, deferredKeys);
     try {
-      interpreted = runProgram(it, shape);
+      interpreted = interpretProgram(it, shape);
     } catch (err) {
       if (!(err instanceof RangeError)) throw err;
       compiler.discard(); // the stack may have run out inside the checker

@@ -14,7 +14,7 @@ export { withdrawRequest } from "./withdraw-request.js";
 export { recordRunOutput } from "./record-run-output.js";
 export { issueRequestReceipt } from "./issue-request-receipt.js";
 export { redeemReceipt } from "./redeem-receipt.js";
-export { startProgramRun } from "./start-run.js";
+export { startProgramRun } from "./start-program-run.js";
 export { runPolicyTests, PolicyTestFile, type PolicyCaseResult, type PolicyTestOptions } from "./run-policy-tests.js";
 export { initDataDir, FIRST_TOKEN, type InitResult } from "./init-data-dir.js";
 export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";

@@ -42,7 +42,7 @@ export function localContext(env: NodeJS.ProcessEnv, options: LocalOptions = {})
     analyze: async (program: ProgramInput) => {
       const set = manifestsFor(context.manifests(), data, program.manifests);
       const options = { entry: program.entry, ...(program.budget === undefined ? {} : { budget: program.budget }) };
-      // Imported here, not at the top: the analyzer loads the TypeScript compiler (~0.4 s).
+      // Imported here, not at the top: the analyzer loads the TypeScript compiler, slow to load.
       if (set.agent === undefined) {
         analyzer ??= import("../analyze/index.js").then((m) => m.createAnalyzer(context.manifests()));
         return (await analyzer).analyze(program.source, options);

@@ -195,7 +195,7 @@ function notApproved(answer: DecisionAnswer, report: RunReport): RunOutcome | un
 async function runApproved(ctx: AppContext, input: RunInput, options: RunOptions, report: RunReport, emit: (e: RunEvent) => void, receipt: string, bytes: Uint8Array, set: ManifestSet, provenance: ResultPart[] | undefined): Promise<RunOutcome> {
   const { signal } = options;
   if (signal?.aborted === true) return "cancelled"; // before the receipt is spent
-  const verified = await startRun(ctx, options.client, receipt, bytes, set);
+  const verified = await redeemAtAuthority(ctx, options.client, receipt, bytes, set);
   const { claims } = verified;
   report.approval = { decision: claims.decision, jti: claims.jti, expires_in_s: claims.exp - Math.floor(ctx.now().getTime() / 1000), ...(claims.approver === undefined ? {} : { approver: claims.approver }) };
   emit({ type: "approved", approval: report.approval });
@@ -286,7 +286,7 @@ async function withdraw(client: AuthorityClient, id: string): Promise<void> {
  * at the authority: exactly once across every runner, and only after it verified (so a forged or
  * mismatched receipt spends nothing).
  */
-async function startRun(ctx: AppContext, client: AuthorityClient, receipt: string, bytes: Uint8Array, set: ManifestSet): Promise<VerifiedReceipt> {
+async function redeemAtAuthority(ctx: AppContext, client: AuthorityClient, receipt: string, bytes: Uint8Array, set: ManifestSet): Promise<VerifiedReceipt> {
   const agentManifests = set.agent === undefined ? {} : { agentManifests: set.agent.sha256 };
   const verified = await verifyReceipt(receipt, { jwks: await client.jwks(), issuer: ctx.issuer, programBytes: bytes, now: ctx.now(), ...agentManifests });
   await client.redeem(verified.claims.jti, verified.claims.exp);

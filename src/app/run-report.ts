@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ApprovalKind, DecisionKind, Diagnostic, ErrorBody, ErrorClass, Json, ResultPart, Site } from "../model/index.js";
 
 /**
- * How a run ended, one value per exit code of `countersign run` (DESIGN.md section 12):
+ * How a run ended, one value per exit code of `countersign run` (docs/architecture.md section 12):
  * executed 0, refused 1 (by the analysis), unavailable 2 (no authority, a configuration error),
  * invalid 2 (a request that cannot be resumed: unknown, another program's, or run already),
  * denied 3, request_more 4, expired 5 (the request or the receipt ran out of time, or the request

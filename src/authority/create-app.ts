@@ -44,7 +44,7 @@ async function securityHeaders(): Promise<[string, string][]> {
  * The authority's HTTP app: security headers on every answer, errors included (set on the Node
  * response first: an answer's own headers would win a clash, and none has these names), the
  * Host check, the Origin check on state changes, then the routes (each body read within the
- * limit); every error leaves as the envelope of DESIGN.md section 12 with its status — or, to a
+ * limit); every error leaves as the envelope of docs/architecture.md section 12 with its status — or, to a
  * browser asking for a page (not an API route), as a page in the UI's style with the next step.
  */
 export async function createApp(deps: AppDeps): Promise<Hono<AuthorityEnv>> {

@@ -17,11 +17,10 @@ const KEPT_VALUES = 256;
 const MAX_BATCH = 64;
 /**
  * The thread answers what it decided so far after this long: a submission early in a large
- * batch need not wait for the whole batch (a decision and a signature take 150-200 µs, a busy
- * turn brings dozens), for one more message per this much work. Not less: a busy turn's usual
- * batch (a dozen submissions, 2-3 ms) then comes back in one message and goes on to the store
- * together, where answers every millisecond split it into smaller commits (PostgreSQL
- * repeated, side by side: about 8% more CPU per submission at 1 ms).
+ * batch need not wait for the whole batch (a busy turn brings dozens of decisions and
+ * signatures), for one more message per this much work. Not less: a busy turn's usual batch then
+ * comes back in one message and goes on to the store together, where answers every millisecond
+ * split it into smaller commits and cost more CPU per submission (BENCHMARKS.md).
  */
 const ANSWER_EVERY_MS = 5;
 

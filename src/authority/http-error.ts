@@ -27,7 +27,7 @@ export function httpStatus(err: unknown): number {
   }
 }
 
-/** The envelope of DESIGN.md section 12 for anything thrown while answering a request. */
+/** The envelope of docs/architecture.md section 12 for anything thrown while answering a request. */
 export function errorBody(err: unknown): ErrorEnvelope {
   return toEnvelope(err, "authority");
 }

@@ -19,7 +19,7 @@ export interface Command {
   run: (argv: string[], io: Io) => Promise<number>;
 }
 
-/** Exit codes shared by every command (DESIGN.md section 12). */
+/** Exit codes shared by every command (docs/architecture.md section 12). */
 export const EXIT = {
   ok: 0,
   rejected: 1,

@@ -12,7 +12,7 @@ export function readSource(path: string): Uint8Array {
 }
 
 /** An agent manifest's text; one that cannot be read, or is not UTF-8, is a usage error naming it. */
-export function readText(path: string): string {
+function readManifestText(path: string): string {
   const bytes = readSource(path);
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -23,5 +23,5 @@ export function readText(path: string): string {
 
 /** The agent manifests named by `--manifest` (repeatable), as they go with the program to the authority. */
 export function readManifests(paths: readonly string[] | undefined, cwd: string): { name: string; text: string }[] {
-  return (paths ?? []).map((path) => ({ name: path, text: readText(resolve(cwd, path)) }));
+  return (paths ?? []).map((path) => ({ name: path, text: readManifestText(resolve(cwd, path)) }));
 }

@@ -54,7 +54,7 @@ has not decided yet: resume it later), 130 interrupted.`;
  */
 export const EXIT_PENDING = 7;
 
-/** The exit code of each way a run ends (DESIGN.md section 12). */
+/** The exit code of each way a run ends (docs/architecture.md section 12). */
 const EXIT_OF: Record<RunOutcome, number> = {
   executed: EXIT.ok,
   refused: EXIT.rejected,

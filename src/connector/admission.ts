@@ -57,7 +57,7 @@ export function marshalArgs(op: string, args: unknown): Record<string, Json> {
 }
 
 /**
- * A preview at approval time (DESIGN.md section 10), or the wrapper's own read of a call's
+ * A preview at approval time (docs/architecture.md section 10), or the wrapper's own read of a call's
  * resolved inputs (`scope`: the run's receipt, whose plugins it shares): only an action that only
  * reads (`idempotent = true`) and is not approval-gated may run without a grant of its own. Its
  * formatted inputs are put in canonical form as admitCall's are, and sent in it.

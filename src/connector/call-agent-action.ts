@@ -1,7 +1,7 @@
 import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
-import { checkAgentAction, type VerifiedReceipt } from "../receipt/index.js";
+import { checkAgentManifestsApproved, type VerifiedReceipt } from "../receipt/index.js";
 import { marshalArgs } from "./admission.js";
 import { callWithReceipt } from "./call-with-receipt.js";
 import { checkArgs } from "./check-args.js";
@@ -18,7 +18,7 @@ import { fillTemplate } from "./interpolate.js";
 export async function callAgentAction(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown, ctx: ConnectorContext): Promise<Json> {
   const action = set.agent?.actions.get(op);
   if (set.agent === undefined || action === undefined) throw new CountersignError("capability_denied", "connector", `unknown agent action ${op}`, { details: { op } });
-  checkAgentAction(verified, op, set.agent.sha256);
+  checkAgentManifestsApproved(verified, op, set.agent.sha256);
   const data = marshalArgs(op, args);
   checkArgs(action, data);
   const scope: Record<string, Json> = { args: data };

@@ -26,7 +26,7 @@ export const FsMissingDirsRequest = z.object({ path: z.string().min(1), of: z.en
  *
  * Every operation here is synchronous: a plugin running in the host's thread calls them from inside
  * its wasm, which cannot wait for a promise, and through the thread pool each would cost a round
- * trip of two thread hand-offs (~100 µs), several times the operation itself.
+ * trip of two thread hand-offs, several times the operation itself.
  */
 
 const FD_DIR = "/proc/self/fd";

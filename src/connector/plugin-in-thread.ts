@@ -50,7 +50,7 @@ const SLICE_SCRIPT = new Script("f()");
  * work, and that function, like every host function, throws once the slice has passed: the call
  * ends there. Any other plugin runs inside a `node:vm` timeout of `sliceMs`: V8 terminates
  * whatever runs then, wasm loops and host functions included, at the price of a watchdog thread
- * Node starts and joins per call (~80-190 µs of CPU). Either way the instance is dropped after a
+ * Node starts and joins per call. Either way the instance is dropped after a
  * stop (its state is whatever the interruption left), as it is after any failed call.
  *
  * A change a host function makes (fs_write) waits: the plugin gets its success answer at once

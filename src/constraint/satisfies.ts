@@ -19,7 +19,7 @@ import { hostAllowed, urlHostPort } from "./url-host.js";
  * wants a string whose JSON value (json-text.ts) satisfies it; `at` wants the value at its path,
  * every one of them past a `[*]`, to satisfy its `is`.
  *
- * Arrays (DESIGN.md section 6: "array inputs: applies to each element"). For an array value every
+ * Arrays (docs/architecture.md section 6). For an array value every
  * other constraint — `eq`, `in`, `not_in`, `under`, `glob`, `host_in`, `prefix`, `suffix`, `any`,
  * `not` — must hold for each element, checked on that element by these same rules (so nested
  * arrays recurse). Hence an empty array satisfies every such constraint, `eq`/`in` operands never

@@ -3,12 +3,12 @@ import { jsonEqual } from "./canonical-json.js";
 import { matchOp } from "./match-op.js";
 
 /**
- * The provenance conditions (issue 15): `{ untrusted: true }` — the value may derive from data
- * of the outside world; `{ untrusted: false }` — it never does; `{ from: [ops] }` — it derives
- * from a result of one of these ops (globs as in rules). Only the analysis knows where a value
- * came from, so they are decided statically, from the sources of the whole value (a part's
- * sources are among the whole's, so reading them for a part nested in `fields`, `elements` or
- * `at` is sound), and never reach a run-time check: a guard gets them replaced first (`withoutSources`).
+ * The provenance conditions (docs/architecture.md section 6): `{ untrusted: true }` — the value may
+ * derive from data of the outside world; `{ untrusted: false }` — it never does; `{ from: [ops] }`
+ * — it derives from a result of one of these ops (globs as in rules). Only the analysis knows where
+ * a value came from, so they are decided statically, from the sources of the whole value (a part's
+ * sources are among the whole's, so reading them for a part nested in `fields`, `elements` or `at`
+ * is sound), and never reach a run-time check: a guard gets them replaced first (`withoutSources`).
  * Never `yes` for "derives from": only "never derives from" can be proven.
  */
 export type SourceCondition = { untrusted: boolean } | { from: string[] };

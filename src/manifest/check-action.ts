@@ -18,7 +18,10 @@ export interface ActionContext {
   exports: ReadonlyMap<string, ReadonlySet<string>>; // the functions each connector's plugin exports, where its wasm compiled
 }
 
-/** The cross-file rules of one schema-valid action manifest (DESIGN.md section 5), and its parsed templates. */
+/**
+ * The cross-file rules of one schema-valid action manifest (docs/architecture.md section 5), and
+ * its parsed templates.
+ */
 export function checkAction(file: ManifestFile, action: ActionManifest, context: ActionContext): { errors: ManifestError[]; templates: ActionTemplates } {
   const errors: ManifestError[] = [];
   const templates: ActionTemplates = { execute: [], preview: null };

@@ -12,10 +12,10 @@ import { checkStepBounds } from "./step-bounds.js";
 import type { FieldPath } from "../model/index.js";
 
 /**
- * The rules of one schema-valid agent action beyond the shipped ones (issue 14): every step calls
- * a trusted action with inputs it declares; a step's URL or path stays inside the allowlists as
- * far as the manifest shows; the approval floor and idempotence of its steps are kept; a preview
- * is a trusted read without approval; and the limits of AGENT_LIMITS.
+ * The rules of one schema-valid agent action beyond the shipped ones (docs/architecture.md section
+ * 4): every step calls a trusted action with inputs it declares; a step's URL or path stays inside
+ * the allowlists as far as the manifest shows; the approval floor and idempotence of its steps are
+ * kept; a preview is a trusted read without approval; and the limits of AGENT_LIMITS.
  */
 export function checkAgentAction(
   file: ManifestFile,

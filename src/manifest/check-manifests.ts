@@ -24,7 +24,7 @@ interface ConnectorDir {
 }
 
 /**
- * Validate every manifest of a tree, each file and the rules between them (DESIGN.md section 5),
+ * Validate every manifest of a tree, each file and the rules between them (docs/architecture.md section 5),
  * and report all problems together, sorted by file and line. Connectors first: actions are
  * checked against what their connectors' plugins export.
  */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Shapes of the TOML files in manifests/ (DESIGN.md section 5). These check one file alone;
+ * Shapes of the TOML files in manifests/ (docs/architecture.md section 5). These check one file alone;
  * rules that need several files (interpolation references, preview ops, hash pins, duplicates)
  * live in the loader's cross-file validation.
  */

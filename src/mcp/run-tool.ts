@@ -11,7 +11,7 @@ import { Next, ToolError, toolResult } from "./tool-result.js";
 type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** What run_program and run_request answer: the outcome, and the fields that outcome has. */
-export const RunOutput = {
+export const RunToolOutput = {
   outcome: RunOutcome.optional(),
   request_id: z.string().optional(),
   decision: z.string().optional().describe("auto_approved, approved_once, approved_remember; or how it was refused"),
@@ -109,7 +109,7 @@ export function registerRunTool(server: McpServer, { ctx, authority }: McpDeps):
         timeout_seconds: TimeoutArg.default(DEFAULT_DEADLINE_SECONDS).describe("How long the request stays open for a person to decide (seconds); then it expires."),
         wait_seconds: WaitArg.default(DEFAULT_WAIT_SECONDS).describe("How long this call waits for a person (seconds, at most timeout_seconds); 0 returns pending at once. The request stays open after it."),
       }),
-      outputSchema: RunOutput,
+      outputSchema: RunToolOutput,
       annotations: { destructiveHint: true, readOnlyHint: false, idempotentHint: false, openWorldHint: true },
     },
     async ({ program, file_name, manifests, rationale, timeout_seconds, wait_seconds }, extra) => {
@@ -136,7 +136,7 @@ export function registerRunTool(server: McpServer, { ctx, authority }: McpDeps):
         manifests: ProgramArgs.manifests.describe("The action manifests submitted with the request, with program."),
         wait_seconds: WaitArg.default(DEFAULT_WAIT_SECONDS).describe("How long this call waits for a person (seconds); 0 only looks. The request stays open after it, until its own deadline."),
       }),
-      outputSchema: RunOutput,
+      outputSchema: RunToolOutput,
       annotations: { destructiveHint: true, readOnlyHint: false, idempotentHint: false, openWorldHint: true },
     },
     async ({ request_id, program, manifests, wait_seconds }, extra) => {
@@ -170,7 +170,7 @@ function progressMessage(event: RunEvent): string {
 }
 
 /** The report as the agent sees it: no review link, no preview, nothing only the approver may see. */
-export function runResult(report: RunReport): z.infer<z.ZodObject<typeof RunOutput>> {
+export function runResult(report: RunReport): z.infer<z.ZodObject<typeof RunToolOutput>> {
   const { outcome, request, policy, decision, approval, execution, check, error } = report;
   const refusedBy = decision?.kind === "auto_rejected" ? "policy" : "person";
   return {

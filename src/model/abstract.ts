@@ -30,7 +30,7 @@ export const CountRange = z.object({
 export type CountRange = z.infer<typeof CountRange>;
 
 /**
- * The analysis's over-approximation of a value (DESIGN.md section 6). Every concrete value a run
+ * The analysis's over-approximation of a value (docs/architecture.md section 6). Every concrete value a run
  * could produce must be a member of the abstract value's concretization:
  * - const:   one of a finite set of JSON values (the program's own literals, unless `provenance`
  *            says they match what the agent was given by an earlier run: pasted, see src/given);

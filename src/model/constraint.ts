@@ -4,12 +4,12 @@ import { Json, JsonPrimitive } from "./json.js";
 import { parseJsonPath } from "./json-path.js";
 
 /**
- * The one constraint language (DESIGN.md section 6), shared by program guarantees, policy rule
- * conditions and receipt grants. Exactly one key per value constraint; `.strict()` so a typo such
+ * The one constraint language (docs/architecture.md section 6), shared by program guarantees,
+ * policy rule conditions and receipt grants. Exactly one key per value constraint; `.strict()` so a typo such
  * as `{ under_: "/x" }` is an error rather than a constraint that silently matches everything.
  *
- * On a list value most keys apply to each element (DESIGN.md: "array inputs: applies to each
- * element"): `eq`, `in`, `not_in`, `under`, `glob`, `host_in`, `prefix`, `suffix`, `any`, `not`.
+ * On a list value most keys apply to each element (docs/architecture.md section 6): `eq`, `in`,
+ * `not_in`, `under`, `glob`, `host_in`, `prefix`, `suffix`, `any`, `not`.
  * The others look at the value itself:
  * - `max_length`, `min_length`: a string's length in UTF-16 code units, or a list's length;
  * - `type`: the value's JSON type is one of these (`string`, `number`, `boolean`, `null`,
@@ -28,11 +28,11 @@ import { parseJsonPath } from "./json-path.js";
  *   these: binds a text by digest (an approved mail's body) without the text itself. Statically
  *   unknown unless the value is constant; a list is not a string (it fails).
  * `prefix` and `suffix` compare exactly, character for character: no wildcards, no case folding.
- * Provenance (issue 15), for policy rules only: `untrusted: true` — the value may derive from
- * untrusted data; `untrusted: false` — it never does; `from: [op patterns]` — it derives from a
- * result of one of these ops. Only the analysis knows a value's sources: they are decided
- * statically (never `yes` for "derives from"), a guarantee may not use them, and a deny rule's
- * guard has them replaced before it reaches a receipt (constraint/sources.ts).
+ * Provenance (docs/architecture.md section 6), for policy rules only: `untrusted: true` — the value
+ * may derive from untrusted data; `untrusted: false` — it never does; `from: [op patterns]` — it
+ * derives from a result of one of these ops. Only the analysis knows a value's sources: they are
+ * decided statically (never `yes` for "derives from"), a guarantee may not use them, and a deny
+ * rule's guard has them replaced before it reaches a receipt (constraint/sources.ts).
  * A string operand holding `@` (in `eq`, `in`, `not_in`, `glob`) is an email address or pattern
  * and compares in canonical form (see email-address.ts), so `CEO@Rival.com.` is `ceo@rival.com`.
  * `mailbox_in` and `mailbox_glob` compare mailboxes instead: every address that reaches the same

@@ -1,8 +1,8 @@
 // The error class and its codes without zod: `countersign check` through an authority imports
-// this on its path, where loading zod (~100 ms) would cost more than the whole call. The schemas
+// this on its path, where loading zod would cost more than the whole call. The schemas
 // of the same shapes are in errors.ts, built from these lists.
 
-/** The closed set of error classes (DESIGN.md section 12). Adding one is a design change. */
+/** The closed set of error classes (docs/architecture.md section 12). Adding one is a design change. */
 export const ERROR_CLASSES = [
   "analysis_rejected",
   "policy_denied",

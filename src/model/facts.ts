@@ -25,9 +25,10 @@ export const Diagnostic = z.object({
 export type Diagnostic = z.infer<typeof Diagnostic>;
 
 /**
- * Where an effect came from when the program called an agent-submitted action (issue 14): the
- * effect is one step of that action, a trusted op with the arguments the step builds. `description`
- * is the agent's own text from its manifest: show it as the agent's words, never as a fact.
+ * Where an effect came from when the program called an agent-submitted action (docs/architecture.md
+ * section 4): the effect is one step of that action, a trusted op with the arguments the step
+ * builds. `description` is the agent's own text from its manifest: show it as the agent's words,
+ * never as a fact.
  */
 export const AgentActionOrigin = z.object({
   op: z.string(), // "agent.<name>", the function the program called from trusted/agent
@@ -41,7 +42,7 @@ export type AgentActionOrigin = z.infer<typeof AgentActionOrigin>;
 
 /**
  * One trusted call site: what it does, with which (abstract) arguments, how many times, and where
- * its data and its control came from (issue 15):
+ * its data and its control came from (docs/architecture.md section 6):
  * - `sources`: per argument, every source the argument's value may derive from (the provenance
  *   inside `args`, flattened for display); an empty list means the program's own literals only.
  * - `influencedBy`: every source whose data the program branched, looped, chose or compared on

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ValueConstraint } from "./constraint.js";
 
-/** Receipt format constants (DESIGN.md section 8). */
+/** Receipt format constants (docs/architecture.md section 8). */
 export const RECEIPT_TYP = "countersign-receipt+jwt";
 export const RECEIPT_AUDIENCE = "countersign-runner";
 export const DEFAULT_LIFETIME_SECONDS = 300;
@@ -64,7 +64,7 @@ export const ReceiptClaims = z
     across: z.array(ReceiptCrossOpLimit),
     approver: z.string().min(1).optional(),
     // The agent-submitted action manifests the program was analyzed with (their canonical hash):
-    // a runner with other agent manifests, or none, is refused (issue 14).
+    // a runner with other agent manifests, or none, is refused (docs/architecture.md section 4).
     agent_manifests: z.object({ sha256: sha256Hex }).strict().optional(),
   })
   .strict()

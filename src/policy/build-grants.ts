@@ -17,7 +17,7 @@ export interface Grants {
 }
 
 /**
- * The receipt's permissions (DESIGN.md section 8): the facts themselves, intersected with what
+ * The receipt's permissions (docs/architecture.md section 8): the facts themselves, intersected with what
  * the decision relied on (`known`: guarantees, guards, the bounds of the allow rules that
  * decided), so that a run can never leave what was approved — an analysis mistake becomes a
  * refused call, never an effect nobody approved. `effects` are already typed and narrowed.

@@ -29,7 +29,7 @@ export interface Evaluation {
 }
 
 /**
- * The policy stage (DESIGN.md section 7), shared by decide and explain. Pure: facts, policy and
+ * The policy stage (docs/architecture.md section 7), shared by decide and explain. Pure: facts, policy and
  * manifests in, reasoning out. `complete` checks every rule whose op matches (explain); without
  * it only the rules that can change the verdict are checked (decide), with the same decision.
  */

@@ -3,7 +3,7 @@ import { canonicalFieldPath } from "../constraint/index.js";
 import { EffectConstraint, OpPattern, readHostEntry, ValueConstraint } from "../model/index.js";
 
 /**
- * The shape of one policy file (`policies/*.toml`, DESIGN.md section 7), checked alone.
+ * The shape of one policy file (`policies/*.toml`, docs/architecture.md section 7), checked alone.
  * Rules that need every file or the manifests (unique ids, one default, known ops and inputs)
  * live in the loader.
  */
@@ -17,7 +17,7 @@ export type DefaultDecision = z.infer<typeof DefaultDecision>;
 /**
  * `influenced_by`: a provenance condition (`{ untrusted = true }`, `{ from = [...] }`, their
  * `not`, `all` and `any`) on the sources that influenced whether and how the call runs — what the
- * program branched, looped or chose on before it (issue 15).
+ * program branched, looped or chose on before it (docs/architecture.md section 7).
  */
 export const InfluenceCondition = ValueConstraint.refine(onlySources, "influenced_by takes provenance conditions only: untrusted, from, and their not, all and any");
 

@@ -6,11 +6,11 @@ export { jwks } from "./jwks.js";
 export { issueReceipt, issueReceiptRecord, type IssueInput, type IssuedReceipt } from "./issue.js";
 export { importJwks, VerificationKeys } from "./verification-keys.js";
 export { verifyReceipt, type VerifyOptions } from "./verify.js";
-export type { VerifiedReceipt } from "./verified-receipt.js"; // made by verifyReceipt / startRun only
+export type { VerifiedReceipt } from "./verified-receipt.js"; // made by verifyReceipt / verifyAndRedeemReceipt only
 export { checkCall, checkCallBeforeRead, type CallAttempt } from "./check-call.js";
-export { checkAgentAction } from "./check-agent-action.js";
+export { checkAgentManifestsApproved } from "./check-agent-manifests-approved.js";
 export { MemoryRedemptionStore, type RedemptionStore } from "./redemption.js";
-export { startRun } from "./start-run.js";
+export { verifyAndRedeemReceipt } from "./verify-and-redeem-receipt.js";
 export { isoTime } from "./verify.js";
 export { timeOrderedToken } from "./time-ordered-token.js";
 export { checkpointKeys, CHECKPOINT_TYP, Checkpoint, signCheckpoint, verifyCheckpoint, type SignedCheckpoint } from "./checkpoint.js";

@@ -10,11 +10,11 @@ import { GrantViolationReason, ReceiptInvalidReason } from "../model/index.js";
  * Verify a receipt: header, signature (by the JWKS key its kid names), claims, issuer, audience,
  * times, lifetime, the program's SHA-256 and the agent manifests' hash, in that order. Throws a
  * CountersignError of class `receipt_invalid` whose `details.reason` names the first check that
- * failed. It does not redeem the receipt: use startRun for that.
+ * failed. It does not redeem the receipt: use verifyAndRedeemReceipt for that.
  */
 export { verifyReceipt, type VerifyOptions } from "./verify.js";
 /** verifyReceipt, then redeem the receipt's jti in a RedemptionStore: refused as `replayed` the second time. */
-export { startRun } from "./start-run.js";
+export { verifyAndRedeemReceipt } from "./verify-and-redeem-receipt.js";
 /** Single use: `redeem` answers true once per jti; MemoryRedemptionStore is one process's store. */
 export { MemoryRedemptionStore, type RedemptionStore } from "./redemption.js";
 /**

@@ -1,7 +1,6 @@
 import type { Call } from "../constraint/index.js";
 import type { ReceiptClaims, ReceiptCrossOpLimit, ReceiptGrant } from "../model/index.js";
 import { deepFreeze } from "../model/index.js";
-import { isBuiltFrozen } from "./read-claims.js";
 
 /** What one grant, or one limit across grants, has admitted so far in this run. */
 export interface Ledger<T> {
@@ -30,8 +29,7 @@ export class VerifiedReceipt {
 
   constructor(kid: string, claims: ReceiptClaims) {
     this.kid = kid;
-    // Claims readClaims checked were frozen as they passed: no second walk over them.
-    this.claims = isBuiltFrozen(claims) ? claims : deepFreeze(claims);
+    this.claims = deepFreeze(claims);
     // One ledger object per cross-op limit, shared by every op it names.
     const across = this.claims.across.map((limit) => ({ limit, calls: 0, seen: new Set<string>() }));
     this.ledgers = new Map(

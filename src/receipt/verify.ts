@@ -3,7 +3,6 @@ import { CLOCK_TOLERANCE_SECONDS, type Jwks, MAX_LIFETIME_SECONDS, RECEIPT_AUDIE
 import { describeIssues } from "./describe-issues.js";
 import { verifyEd25519 } from "./ed25519.js";
 import { parseCompact, parseJsonObject } from "./parse-compact.js";
-import { readClaims } from "./read-claims.js";
 import { invalid } from "./refuse.js";
 import { VerifiedReceipt } from "./verified-receipt.js";
 import { importJwks, VerificationKeys } from "./verification-keys.js";
@@ -23,7 +22,7 @@ export interface VerifyOptions {
  * Check a receipt before a run, in this order, each failure a receipt_invalid with its own
  * reason: size and compact form; header (alg, other parameters, typ, kid); the signature, with
  * the JWKS key named by kid; the claims schema; iss; aud; nbf and exp (with a small clock
- * tolerance); lifetime; the program hash; the agent manifests' hash. It does not redeem the jti: see startRun.
+ * tolerance); lifetime; the program hash; the agent manifests' hash. It does not redeem the jti: see verifyAndRedeemReceipt.
  */
 export async function verifyReceipt(token: string, opts: VerifyOptions): Promise<VerifiedReceipt> {
   const { kid, signingInput, payload, signature } = parseCompact(token);
@@ -32,8 +31,9 @@ export async function verifyReceipt(token: string, opts: VerifyOptions): Promise
   if (key === undefined) throw invalid("unknown_kid", `no Ed25519 key with kid ${JSON.stringify(kid)} in the JWKS`);
   if (!verifyEd25519(key, signingInput, signature)) throw invalid("bad_signature", "the signature does not verify");
 
-  const claims = readClaims(parseJsonObject(payload));
-  if (claims === undefined) throw invalid("bad_claims", whyNotClaims(payload));
+  const parsed = ReceiptClaims.safeParse(parseJsonObject(payload));
+  if (!parsed.success) throw invalid("bad_claims", describeIssues(parsed.error));
+  const claims = parsed.data;
   if (claims.iss !== opts.issuer) throw invalid("bad_issuer", `issuer ${JSON.stringify(claims.iss)} is not ${JSON.stringify(opts.issuer)}`);
   if (claims.aud !== RECEIPT_AUDIENCE) throw invalid("bad_audience", `audience ${JSON.stringify(claims.aud)} is not ${RECEIPT_AUDIENCE}`);
   const now = (opts.now ?? new Date()).getTime() / 1000;
@@ -49,12 +49,6 @@ export async function verifyReceipt(token: string, opts: VerifyOptions): Promise
     throw invalid("manifests_mismatch", `the receipt is for ${agent === undefined ? "no agent manifests" : `agent manifests ${agent}`}, not ${opts.agentManifests === undefined ? "none" : opts.agentManifests}`);
   }
   return new VerifiedReceipt(kid, claims);
-}
-
-/** Why the claims were refused, in the schema's words (readClaims refuses exactly what it refuses). */
-function whyNotClaims(payload: Uint8Array): string {
-  const parsed = ReceiptClaims.safeParse(parseJsonObject(payload));
-  return parsed.success ? "the claims do not have the receipt's shape" : describeIssues(parsed.error);
 }
 
 export function isoTime(seconds: number): string {

@@ -79,8 +79,8 @@ export function bindRealm(realm: Realm, run: Pick<RunState, "budget" | "limits" 
 /**
  * End the realm: nothing calls into it again, and its memory goes back to be zeroed before another
  * run uses it (quickjs.ts). The engine is dropped whole rather than made to free its objects one
- * by one (~0.3 ms a run): nothing in a realm runs when it is freed, and the zeroing erases the
- * same pages either way.
+ * by one, which every run would pay for: nothing in a realm runs when it is freed, and the zeroing
+ * erases the same pages either way.
  */
 export function disposeRealm(realm: Realm): void {
   realm.state.closed = true;

@@ -57,8 +57,7 @@ function queryer(client: pg.Pool | pg.PoolClient, beforeEach?: () => void): Quer
  * Call before each statement written to `socket`: the statements a transaction issues together
  * (in one run of the microtask queue) leave in one write instead of one each. On loopback every
  * write pays the kernel's delivery to the server and a wake-up of its backend: one write per
- * burst took the group commit's process CPU down by about a tenth (0.18 to 0.16 ms per
- * submission, batches of 16, side by side).
+ * burst lowers the group commit's process CPU per submission (BENCHMARKS.md).
  */
 function corkEachBurst(socket: Duplex): () => void {
   let corked = false;

@@ -16,7 +16,7 @@ import type { PolicyDecision } from "../../src/model/decision.js";
 import type { Facts } from "../../src/model/facts.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { decide } from "../../src/policy/index.js";
-import { issueReceipt, jwks, MemoryRedemptionStore, startRun, type Keyring } from "../../src/receipt/index.js";
+import { issueReceipt, jwks, MemoryRedemptionStore, verifyAndRedeemReceipt, type Keyring } from "../../src/receipt/index.js";
 import { openKeyring } from "../../src/store/index.js";
 
 const ISSUER = "countersign-local";
@@ -122,7 +122,7 @@ async function approve(source: string, facts: Facts, decision: PolicyDecision) {
   );
   const store = new MemoryRedemptionStore();
   const verifyOptions = { jwks: jwks(keyring), issuer: ISSUER, programBytes: Buffer.from(source, "utf8") };
-  return { token, store, verifyOptions, verified: await startRun(token, verifyOptions, store) };
+  return { token, store, verifyOptions, verified: await verifyAndRedeemReceipt(token, verifyOptions, store) };
 }
 
 describe("an approved email program", () => {
@@ -153,9 +153,9 @@ describe("an approved email program", () => {
   it("refuses a replayed receipt and a receipt for other program bytes", async () => {
     const { facts, decision } = analyzeAndDecide(notifyBob);
     const { token, store, verifyOptions } = await approve(notifyBob, facts, decision);
-    await expect(startRun(token, verifyOptions, store)).rejects.toMatchObject({ class: "receipt_invalid", details: { reason: "replayed" } });
+    await expect(verifyAndRedeemReceipt(token, verifyOptions, store)).rejects.toMatchObject({ class: "receipt_invalid", details: { reason: "replayed" } });
     const other = Buffer.from(notifyBob.replace("Report ready", "Report ready!"), "utf8"); // one byte more
-    await expect(startRun(token, { ...verifyOptions, programBytes: other }, new MemoryRedemptionStore())).rejects.toMatchObject({
+    await expect(verifyAndRedeemReceipt(token, { ...verifyOptions, programBytes: other }, new MemoryRedemptionStore())).rejects.toMatchObject({
       class: "receipt_invalid",
       details: { reason: "program_mismatch" },
     });

@@ -140,7 +140,7 @@ describe("compiling programs against the API", () => {
     expect(project.getSourceFileOrThrow("/api.d.ts").getPreEmitDiagnostics()).toHaveLength(0);
   });
 
-  it("the program of DESIGN.md section 4 compiles with zero diagnostics", () => {
+  it("an example agent program compiles with zero diagnostics", () => {
     expect(
       diagnose(`import { program } from "countersign";
 import { sendEmail } from "trusted/email";

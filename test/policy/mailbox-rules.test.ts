@@ -4,8 +4,8 @@
 // rule's guard carries the same comparison into the receipt, and the run checks it.
 import { describe, expect, it } from "vitest";
 import { satisfiesCall } from "../../src/constraint/index.js";
+import { ReceiptClaims } from "../../src/model/index.js";
 import { decide } from "../../src/policy/decide.js";
-import { readClaims } from "../../src/receipt/read-claims.js";
 import { generateKey, issueReceipt } from "../../src/receipt/index.js";
 import { facts, list, mail, policyOf, shippedManifests, str, val } from "./helpers.js";
 
@@ -75,9 +75,8 @@ describe("the guard of a deny that may apply", () => {
     // As the authority signs it once a person approves.
     const input = { requestId: "req_AAAAAAAAAAAAAAAAAAAAAA", program: f.program, decision: "approved_once" as const, policySha256: d.policy.sha256, grants: d.grants, across: d.across, issuer: "https://authority.test", approver: "alice" };
     const token = await issueReceipt(input, { active: await generateKey(now) }, now);
-    const claims = readClaims(JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")));
-    expect(claims).toBeDefined();
-    const grant = { op: "email.send_email", args: claims!.grants.find((g) => g.op === "email.send_email")!.args };
+    const claims = ReceiptClaims.parse(JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")));
+    const grant = { op: "email.send_email", args: claims.grants.find((g) => g.op === "email.send_email")!.args };
     const call = (address: string) => ({ op: "email.send_email", args: { to: [address], subject: "Hi", body: "Hello" } });
     for (const spelled of ["ceo@example.com", "CEO+x@example.com", "ceo+@example.com."]) expect(satisfiesCall(grant, call(spelled), [])).toBe(false);
     expect(satisfiesCall(grant, call("bob@example.com"), [])).toBe(true);

@@ -45,7 +45,7 @@ describe("the package's public entry point", () => {
       "RECEIPT_TYP",
       "checkCall",
       "importJwks",
-      "startRun",
+      "verifyAndRedeemReceipt",
       "verifyReceipt",
     ]);
   });
@@ -55,19 +55,19 @@ describe("the package's public entry point", () => {
     const token = await issue(keys);
     const input = { token, jwks: jwks(keys, NOW), issuer: ISSUER, program: Buffer.from(PROGRAM).toString("base64"), now: NOW.toISOString(), grant: GRANTS[0] };
     const result = runModule(
-      `import { checkCall, CountersignError, importJwks, MemoryRedemptionStore, RECEIPT_INVALID_REASONS, GRANT_VIOLATION_REASONS, startRun } from "countersign/receipt";
+      `import { checkCall, CountersignError, importJwks, MemoryRedemptionStore, RECEIPT_INVALID_REASONS, GRANT_VIOLATION_REASONS, verifyAndRedeemReceipt } from "countersign/receipt";
       const input = JSON.parse(process.env.INPUT);
       const now = new Date(input.now);
       const opts = { jwks: importJwks(input.jwks), issuer: input.issuer, programBytes: Buffer.from(input.program, "base64"), now };
       const store = new MemoryRedemptionStore(() => now.getTime());
       const reason = async (f) => { try { await f(); return "ok"; } catch (e) { return e instanceof CountersignError ? e.class + "/" + e.details.reason : String(e); } };
-      const run = await startRun(input.token, opts, store);
+      const run = await verifyAndRedeemReceipt(input.token, opts, store);
       const call = (to) => reason(() => checkCall(run, { op: input.grant.op, connector: input.grant.connector, args: { to, subject: "hi" } }, now));
       console.log(JSON.stringify({
         sub: run.claims.sub,
         calls: [await call("bob@example.com"), await call("eve@example.com"), await call("bob@example.com")],
-        again: await reason(() => startRun(input.token, opts, store)),
-        other: await reason(() => startRun(input.token, { ...opts, programBytes: new Uint8Array([1]) }, new MemoryRedemptionStore())),
+        again: await reason(() => verifyAndRedeemReceipt(input.token, opts, store)),
+        other: await reason(() => verifyAndRedeemReceipt(input.token, { ...opts, programBytes: new Uint8Array([1]) }, new MemoryRedemptionStore())),
         reasons: [RECEIPT_INVALID_REASONS.length, GRANT_VIOLATION_REASONS.includes("count_exceeded")],
       }));`,
       { INPUT: JSON.stringify(input) },
@@ -100,9 +100,9 @@ describe("the package's public entry point", () => {
     // An expect-error directive is itself an error where no error follows: the one run checks both ways.
     writeFileSync(
       join(consumer, "consumer.ts"),
-      `import { checkCall, importJwks, startRun, MemoryRedemptionStore, type VerifiedReceipt, type ReceiptInvalidReason } from "countersign/receipt";
+      `import { checkCall, importJwks, verifyAndRedeemReceipt, MemoryRedemptionStore, type VerifiedReceipt, type ReceiptInvalidReason } from "countersign/receipt";
       export async function admit(token: string, jwks: unknown, programBytes: Uint8Array): Promise<VerifiedReceipt> {
-        const run = await startRun(token, { jwks: importJwks(jwks), issuer: "x", programBytes }, new MemoryRedemptionStore());
+        const run = await verifyAndRedeemReceipt(token, { jwks: importJwks(jwks), issuer: "x", programBytes }, new MemoryRedemptionStore());
         checkCall(run, { op: "a.b", connector: { name: "a", sha256: "0" }, args: { n: 1 } });
         // @ts-expect-error a call needs its connector
         checkCall(run, { op: "a.b", args: {} });

@@ -52,7 +52,7 @@ async function post(path: string, body: unknown, headers: Record<string, string>
   return { status: res.status, body: await res.json() };
 }
 
-const startRun = (token: string, program: Uint8Array = PROGRAM) => post("/runs", { receipt: token, program: Buffer.from(program).toString("base64") });
+const postRun = (token: string, program: Uint8Array = PROGRAM) => post("/runs", { receipt: token, program: Buffer.from(program).toString("base64") });
 const call = (run: string, args: Record<string, unknown>, op = "tickets.create_ticket") => post(`/runs/${run}/calls`, { op, args });
 
 async function ticketCount(): Promise<number> {
@@ -65,14 +65,14 @@ function refused(res: { status: number; body: any }, errorClass: string, reason:
 
 describe("the example receipt service", () => {
   it("admits a call its receipt grants, and creates the ticket", async () => {
-    const started = await startRun(await receipt());
+    const started = await postRun(await receipt());
     expect(started.status).toBe(201);
     const res = await call(started.body.run, { queue: "support", title: "Printer on fire" });
     expect(res).toEqual({ status: 200, body: { ticket: expect.objectContaining({ queue: "support", title: "Printer on fire", body: null }) } });
   });
 
   it("refuses arguments outside the grant, and a call beyond its count, creating nothing", async () => {
-    const { body } = await startRun(await receipt());
+    const { body } = await postRun(await receipt());
     const before = await ticketCount();
     refused(await call(body.run, { queue: "billing", title: "Refund me" }), "grant_violation", "argument_refused");
     refused(await call(body.run, { queue: "support", title: "x".repeat(41) }), "grant_violation", "argument_refused");
@@ -88,34 +88,34 @@ describe("the example receipt service", () => {
 
   it("starts one run per receipt: a replay is refused", async () => {
     const token = await receipt();
-    expect((await startRun(token)).status).toBe(201);
-    refused(await startRun(token), "receipt_invalid", "replayed");
+    expect((await postRun(token)).status).toBe(201);
+    refused(await postRun(token), "receipt_invalid", "replayed");
   });
 
   it("refuses a receipt for other program bytes, an expired one, and one the authority did not sign", async () => {
-    refused(await startRun(await receipt(), new Uint8Array([...PROGRAM, 10])), "receipt_invalid", "program_mismatch");
-    refused(await startRun(await receipt({}, new Date(Date.now() - 600_000))), "receipt_invalid", "expired");
+    refused(await postRun(await receipt(), new Uint8Array([...PROGRAM, 10])), "receipt_invalid", "program_mismatch");
+    refused(await postRun(await receipt({}, new Date(Date.now() - 600_000))), "receipt_invalid", "expired");
     const stranger = await keyringIn(tempHome());
-    refused(await startRun(await issue(stranger, { issuer: ISSUER, grants: [GRANT] }, new Date())), "receipt_invalid", "unknown_kid");
+    refused(await postRun(await issue(stranger, { issuer: ISSUER, grants: [GRANT] }, new Date())), "receipt_invalid", "unknown_kid");
     const good = await receipt();
     const attacker = generateKeyPairSync("ed25519");
-    refused(await startRun(signRaw(headerOf(good), claimsOf(good), attacker.privateKey)), "receipt_invalid", "bad_signature");
-    refused(await startRun(await receipt({ issuer: "someone-else" })), "receipt_invalid", "bad_issuer");
-    refused(await startRun("a.b.c"), "receipt_invalid", "malformed");
+    refused(await postRun(signRaw(headerOf(good), claimsOf(good), attacker.privateKey)), "receipt_invalid", "bad_signature");
+    refused(await postRun(await receipt({ issuer: "someone-else" })), "receipt_invalid", "bad_issuer");
+    refused(await postRun("a.b.c"), "receipt_invalid", "malformed");
   });
 
   it("refuses a widened grant re-signed by another key, and a call through another connector's grant", async () => {
     const good = await receipt();
     const attacker = generateKeyPairSync("ed25519");
     const widened = { ...claimsOf(good), grants: [{ ...GRANT, args: {}, count: { max: null } }] };
-    refused(await startRun(signRaw(headerOf(good), widened, attacker.privateKey)), "receipt_invalid", "bad_signature");
+    refused(await postRun(signRaw(headerOf(good), widened, attacker.privateKey)), "receipt_invalid", "bad_signature");
     const other = { ...GRANT, connector: { name: "tickets", sha256: "0".repeat(64) } };
-    const { body } = await startRun(await receipt({ grants: [other] }));
+    const { body } = await postRun(await receipt({ grants: [other] }));
     refused(await call(body.run, { queue: "support", title: "x" }), "grant_violation", "connector_mismatch");
   });
 
   it("answers hostile requests with a clear error", async () => {
-    const { body } = await startRun(await receipt());
+    const { body } = await postRun(await receipt());
     expect((await post("/runs", "{not json")).status).toBe(400);
     expect((await post("/runs", { receipt: "a.b.c" })).status).toBe(400); // no program
     expect((await post("/runs", { receipt: "a.b.c", program: "", extra: 1 })).status).toBe(400);

@@ -10,7 +10,7 @@ import { connectorContext, loadPolicy } from "../../src/config/index.js";
 import { callWithReceipt, createPluginPool, type ConnectorContext, type PluginPool } from "../../src/connector/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { decide } from "../../src/policy/index.js";
-import { issueReceipt, jwks, MemoryRedemptionStore, startRun, type Keyring } from "../../src/receipt/index.js";
+import { issueReceipt, jwks, MemoryRedemptionStore, verifyAndRedeemReceipt, type Keyring } from "../../src/receipt/index.js";
 import { openKeyring } from "../../src/store/index.js";
 import { runProgram } from "../../src/sandbox/index.js";
 import { api, set, sha256, texts } from "./helpers.js";
@@ -85,7 +85,7 @@ describe("an approved program in the sandbox", () => {
     const text = source();
     const bytes = Buffer.from(text, "utf8");
     const { token, facts } = await approve(text);
-    const verified = await startRun(token, { jwks: jwks(keyring), issuer: ISSUER, programBytes: bytes }, new MemoryRedemptionStore());
+    const verified = await verifyAndRedeemReceipt(token, { jwks: jwks(keyring), issuer: ISSUER, programBytes: bytes }, new MemoryRedemptionStore());
 
     const result = await runProgram({
       source: bytes,

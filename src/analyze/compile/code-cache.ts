@@ -6,7 +6,7 @@ import { Script } from "node:vm";
 import { makePrivateDir } from "../../model/paths.js"; // a light entry: installed by every command, before anything else loads
 
 /**
- * A V8 code cache for big CommonJS bundles (the TypeScript compiler: ~130 ms to compile from
+ * A V8 code cache for big CommonJS bundles (the TypeScript compiler, otherwise compiled from
  * source on every cold `check`). The cache only saves time: V8 takes compiled code from it, so it
  * is read only from a directory and a file that the current user owns and nobody else can write,
  * under a name keyed by the bundle's sha256 and the exact Node build, and its own checksum must

@@ -7,7 +7,7 @@ import { arrayOf } from "../domain/values.js";
 
 /**
  * The effects of one call site of an agent action: one per [[execute]] step, as the trusted op the
- * step calls with the arguments its template builds from the call's (DESIGN.md section 4). So the
+ * step calls with the arguments its template builds from the call's (docs/architecture.md section 4). So the
  * guarantees, the policy and the grants see only trusted ops. A later step runs only when the ones
  * before it succeeded: its minimum count is 0. A step's output is data from outside.
  */

@@ -1,42 +1,72 @@
 // How many terminal columns text takes, and text cut to fit: lines of neutralised text (no
 // controls) wrapped so that no line runs past the screen's edge, however long the agent made it.
+// Widths come from string-width (East Asian width, emoji presentation, combining marks), and a
+// line is cut between grapheme clusters, so a base character keeps its marks and an emoji
+// sequence stays whole.
+import stringWidth from "string-width";
 
-/** East Asian wide and fullwidth ranges, and emoji presentation: two columns each. */
-const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
-const ZERO = /\p{M}/u;
-
-/** The columns one character takes: 0 for combining marks, 2 for wide ones, else 1. */
-export function charWidth(ch: string): number {
-  return ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
-}
-
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 const NARROW = /^[\x20-\x7e]*$/; // printable ASCII: one column a character, the common case by far
+const SLICE = 1024;
+
+/**
+ * The grapheme clusters of text, segmented a slice at a time: Node's segmenter takes time growing
+ * with the square of what it segments, and an agent's line may be as long as it likes. The last
+ * cluster of a slice may go on in the next, so it is segmented again with it; one longer than a
+ * slice (a letter under thousands of marks) is cut there.
+ */
+function* clustersOf(text: string): Generator<string> {
+  let carry = "";
+  for (let start = 0; start < text.length; start += SLICE) {
+    let last = "";
+    for (const { segment } of graphemes.segment(carry + text.slice(start, start + SLICE))) {
+      if (last !== "") yield last;
+      last = segment;
+    }
+    if (last.length <= SLICE) {
+      carry = last;
+    } else {
+      yield last;
+      carry = "";
+    }
+  }
+  if (carry !== "") yield carry;
+}
 
 export function displayWidth(text: string): number {
   if (NARROW.test(text)) return text.length;
   let width = 0;
-  for (const ch of text) width += charWidth(ch);
+  for (const cluster of clustersOf(text)) width += stringWidth(cluster);
   return width;
+}
+
+/** The pieces a line may be cut between, each with its columns: its clusters, or the code points of one wider than a row. */
+function* pieces(text: string, max: number): Generator<{ text: string; width: number }> {
+  for (const cluster of clustersOf(text)) {
+    const width = stringWidth(cluster);
+    if (width <= max) yield { text: cluster, width };
+    else for (const ch of cluster) yield { text: ch, width: stringWidth(ch) };
+  }
 }
 
 /** A line cut into pieces of at most `width` columns (at least one piece; a wide character is never split). */
 export function wrapLine(text: string, width: number): string[] {
   const max = Math.max(2, width);
-  const pieces: string[] = [];
-  let piece = "";
+  if (NARROW.test(text)) return text === "" ? [""] : Array.from({ length: Math.ceil(text.length / max) }, (_, i) => text.slice(i * max, (i + 1) * max));
+  const rows: string[] = [];
+  let row = "";
   let used = 0;
-  for (const ch of text) {
-    const w = charWidth(ch);
-    if (used + w > max) {
-      pieces.push(piece);
-      piece = "";
+  for (const piece of pieces(text, max)) {
+    if (used + piece.width > max) {
+      rows.push(row);
+      row = "";
       used = 0;
     }
-    piece += ch;
-    used += w;
+    row += piece.text;
+    used += piece.width;
   }
-  pieces.push(piece);
-  return pieces;
+  rows.push(row);
+  return rows;
 }
 
 /** A line cut to `width` columns, with … when something was left off. */

@@ -23,14 +23,14 @@ export const ENTER_SCREEN = "\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J"; // the alternat
 export const LEAVE_SCREEN = "\x1b[0m\x1b[?25h\x1b[?1049l";
 
 /** One screen row: neutralised text that fits the width. */
-export interface Row {
+export interface ScreenRow {
   text: string;
   style?: Style;
 }
 
 /** Logical lines as screen rows: neutralised, and wrapped to the width with continuation rows indented like their line (or under its gutter). */
-export function layout(lines: readonly Line[], width: number): Row[] {
-  const rows: Row[] = [];
+export function wrapToRows(lines: readonly Line[], width: number): ScreenRow[] {
+  const rows: ScreenRow[] = [];
   for (const l of lines) {
     const text = neutralise(l.text);
     const gutter = l.gutter ?? "";
@@ -46,7 +46,7 @@ export function layout(lines: readonly Line[], width: number): Row[] {
 }
 
 /** Logical lines as one row each, cut at the width with … (a list: one row per item). */
-export function truncate(lines: readonly Line[], width: number): Row[] {
+export function truncate(lines: readonly Line[], width: number): ScreenRow[] {
   return lines.map((l) => ({ ...l, text: fitLine(neutralise(l.text), width) }));
 }
 
@@ -54,16 +54,16 @@ export interface FrameOptions {
   width: number;
   height: number;
   scroll: number; // the first body row shown
-  footer: readonly Row[]; // kept at the bottom
+  footer: readonly ScreenRow[]; // kept at the bottom
   color: boolean;
 }
 
 /** The body rows from `scroll` that fit above the footer, and the footer: one whole repaint, no clearing flash. */
-export function frame(body: readonly Row[], options: FrameOptions): string {
+export function frame(body: readonly ScreenRow[], options: FrameOptions): string {
   const footer = options.footer;
   const room = Math.max(0, options.height - footer.length);
   const shown = body.slice(options.scroll, options.scroll + room);
-  const rows: Row[] = [...shown, ...Array.from({ length: room - shown.length }, () => ({ text: "" })), ...footer];
+  const rows: ScreenRow[] = [...shown, ...Array.from({ length: room - shown.length }, () => ({ text: "" })), ...footer];
   const styles = options.color ? SGR : PLAIN;
   const painted = rows.map((r) => {
     const sgr = r.style === undefined ? undefined : styles[r.style];
@@ -74,6 +74,6 @@ export function frame(body: readonly Row[], options: FrameOptions): string {
 }
 
 /** The furthest a body can scroll: its last row at the bottom of the room left above the footer. */
-export function maxScroll(body: readonly Row[], height: number, footerRows: number): number {
+export function maxScroll(body: readonly ScreenRow[], height: number, footerRows: number): number {
   return Math.max(0, body.length - Math.max(1, height - footerRows));
 }

@@ -6,7 +6,7 @@ import { line, type Line } from "./lines.js";
 import { listLines, ROWS_PER_REQUEST, type ListMode } from "./list-view.js";
 import { cannotRemember, LIFETIMES, rememberBody, rememberLines, SCOPES, shownOf, type Lifetime, type Scope } from "./remember.js";
 import { requestLines, type ShownAnswer } from "./request-view.js";
-import { ENTER_SCREEN, frame, layout, LEAVE_SCREEN, maxScroll, truncate, type Row } from "./screen.js";
+import { ENTER_SCREEN, frame, wrapToRows, LEAVE_SCREEN, maxScroll, truncate, type ScreenRow } from "./screen.js";
 
 /** The terminal the approver runs in: a TTY in raw mode. */
 export interface TerminalIo {
@@ -27,7 +27,7 @@ interface Opened {
   fullPreviews: boolean;
   answer?: ShownAnswer; // the last question asked here and its answer
   scroll: number;
-  laidOut?: { key: string; rows: Row[] }; // a 256 KiB source takes a while to lay out: once per view, width and second
+  laidOut?: { key: string; rows: ScreenRow[] }; // a 256 KiB source takes a while to lay out: once per view, width and second
 }
 
 // The keys, most important first and short enough for 80 columns: the decisions on one row, moving about on the next.
@@ -335,11 +335,11 @@ export class TerminalApprover {
     this.status = line(text, style);
   }
 
-  private requestRows(opened: Opened, width: number, now: number): Row[] {
+  private requestRows(opened: Opened, width: number, now: number): ScreenRow[] {
     const { view, showSource } = opened;
     if (view === undefined) return [{ text: "loading…" }];
     const key = `${width} ${showSource} ${Math.floor(now / 1000)}`;
-    if (opened.laidOut?.key !== key) opened.laidOut = { key, rows: layout(requestLines(view, { now, showSource, fullPreviews: opened.fullPreviews, ...(opened.answer === undefined ? {} : { answer: opened.answer }) }), width) };
+    if (opened.laidOut?.key !== key) opened.laidOut = { key, rows: wrapToRows(requestLines(view, { now, showSource, fullPreviews: opened.fullPreviews, ...(opened.answer === undefined ? {} : { answer: opened.answer }) }), width) };
     return opened.laidOut.rows;
   }
 
@@ -350,14 +350,14 @@ export class TerminalApprover {
     const height = Math.max(5, output.rows ?? 24);
     const now = Date.now();
     const overlay = this.overlay;
-    const status = layout([this.status], width);
-    let body: Row[];
-    let footer: Row[];
+    const status = wrapToRows([this.status], width);
+    let body: ScreenRow[];
+    let footer: ScreenRow[];
     let scroll = 0;
     if (overlay?.kind === "choice") {
       // The lines scroll (j/k/Space/b) when they are longer than the screen; the prompt stays at the bottom.
-      body = layout(overlay.lines, width);
-      const prompt = layout([line(overlay.prompt, "title")], width);
+      body = wrapToRows(overlay.lines, width);
+      const prompt = wrapToRows([line(overlay.prompt, "title")], width);
       const longer = body.length > height - status.length - prompt.length;
       footer = [...status, ...(longer ? truncate([line(SCROLL_KEYS, "dim")], width) : []), ...prompt];
       overlay.scroll = Math.min(overlay.scroll, maxScroll(body, height, footer.length));
@@ -384,7 +384,7 @@ export class TerminalApprover {
 }
 
 /** What is asked, then the text being typed with its end in view: two rows, so a long label leaves room to type. */
-function promptLines(overlay: Extract<Overlay, { kind: "input" }>, width: number): Row[] {
+function promptLines(overlay: Extract<Overlay, { kind: "input" }>, width: number): ScreenRow[] {
   const room = Math.max(1, width - 3);
   const chars = Array.from(overlay.text);
   const shown = chars.length > room ? "…" + chars.slice(-room + 1).join("") : overlay.text;

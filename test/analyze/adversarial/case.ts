@@ -20,7 +20,7 @@ export interface AdversarialCase {
   open?: Finding;
   /**
    * Calls a run could make if the analysis were wrong about a value: each goes to a fresh receipt
-   * and, being outside the facts, must be refused (DESIGN.md section 8: an analysis mistake
+   * and, being outside the facts, must be refused (docs/architecture.md section 8: an analysis mistake
    * becomes a refused call). Outside the facts: no effect of the op has all of its arguments.
    */
   probes?: Probe[];

@@ -5,7 +5,7 @@ const me = `["me@example.com"]`;
 const send = (to: string[]) => ({ op: "email.send_email", args: { to, subject: "s", body: "b" } });
 
 /**
- * The receipt's grants against the facts (DESIGN.md section 8: a run can never leave its facts).
+ * The receipt's grants against the facts (docs/architecture.md section 8: a run can never leave its facts).
  * Probes are calls outside the facts; a grant that admits one turns any analysis mistake about
  * that value into an effect nobody approved. The last cases are guarantees over several ops.
  */

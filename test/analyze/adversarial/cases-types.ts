@@ -1,7 +1,7 @@
 import type { AdversarialCase } from "./case.js";
 import { mail, prog } from "./program.js";
 
-/** Types are never trusted for security (DESIGN.md section 4). */
+/** Types are never trusted for security. */
 export const typeCases: AdversarialCase[] = [
   {
     name: "@ts-ignore",

@@ -2,7 +2,7 @@
 // result is a control, format or separator character a terminal would act on or hide.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { charWidth, displayWidth, fitLine, wrapLine, wrapWords } from "../../../src/cli/approve/display-width.js";
+import { displayWidth, fitLine, wrapLine, wrapWords } from "../../../src/cli/approve/display-width.js";
 import { neutralise, neutraliseLines } from "../../../src/cli/approve/neutralise.js";
 import { terminalJson } from "../../../src/cli/approve/terminal-json.js";
 
@@ -68,11 +68,14 @@ describe("neutralise", () => {
 });
 
 describe("display width and wrapping", () => {
-  it("counts wide characters as two columns and combining marks as none", () => {
+  it("counts wide characters and emoji as two columns and combining marks as none", () => {
     expect(displayWidth("abc")).toBe(3);
     expect(displayWidth("日本")).toBe(4);
     expect(displayWidth("😀")).toBe(2);
-    expect(charWidth("\u0301")).toBe(0);
+    expect(displayWidth("🚀")).toBe(2);
+    expect(displayWidth("✅")).toBe(2);
+    expect(displayWidth("e\u0301")).toBe(1);
+    expect(displayWidth("👨\u200d👩\u200d👧")).toBe(2); // one emoji, joined
   });
 
   it("cuts a very long line into rows no wider than the screen, losing nothing", () => {
@@ -85,6 +88,28 @@ describe("display width and wrapping", () => {
 
   it("never splits a wide character across rows", () => {
     expect(wrapLine("日本語", 5)).toEqual(["日本", "語"]);
+  });
+
+  it("measures and cuts a long line of wide characters and emoji, losing nothing", () => {
+    const family = "👨\u200d👩\u200d👧";
+    const text = "日" + "a".repeat(1020) + family.repeat(3) + "🚀✅".repeat(20_000); // a family across the segmenter's slices
+    expect(displayWidth(text)).toBe(2 + 1020 + 6 + 80_000);
+    const rows = wrapLine(text, 79);
+    expect(rows.join("")).toBe(text);
+    expect(rows.every((r) => displayWidth(r) <= 79)).toBe(true);
+    expect(rows.filter((r) => r.includes("\u200d")).join("").split(family).join("")).not.toMatch(/[\u200d👨👩👧]/u);
+  });
+
+  it("cuts a letter under thousands of combining marks, keeping every mark", () => {
+    const text = "a" + "\u0301".repeat(5000) + "b";
+    expect(displayWidth(text)).toBe(2);
+    expect(wrapLine(text, 10).join("")).toBe(text);
+  });
+
+  it("never splits a character from its combining marks, nor a joined emoji", () => {
+    expect(wrapLine("e\u0301".repeat(5), 3)).toEqual(["e\u0301".repeat(3), "e\u0301".repeat(2)]);
+    const family = "👨\u200d👩\u200d👧";
+    expect(wrapLine(family.repeat(3), 5)).toEqual([family.repeat(2), family]);
   });
 
   it("wraps at spaces where it can, inside a word only when the word alone is wider", () => {

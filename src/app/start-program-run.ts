@@ -1,4 +1,4 @@
-import { jwks, startRun, type VerifiedReceipt } from "../receipt/index.js";
+import { jwks, verifyAndRedeemReceipt, type VerifiedReceipt } from "../receipt/index.js";
 import type { AppContext } from "./context.js";
 
 /**
@@ -11,5 +11,5 @@ export async function startProgramRun(ctx: AppContext, token: string, programByt
   const now = ctx.now();
   const keyring = await ctx.keys.keyring(now);
   const opts = { jwks: jwks(keyring, now), issuer: ctx.issuer, programBytes, now, ...(agentManifests === undefined ? {} : { agentManifests }) };
-  return startRun(token, opts, ctx.redemptions);
+  return verifyAndRedeemReceipt(token, opts, ctx.redemptions);
 }

@@ -20,7 +20,7 @@ import { resolveApiCall } from "./compile/trusted-callee.js";
  * Counts: the minimum is over runs that finish; the maximum also covers runs that stop with an
  * exception (the whole-run accumulator), so it bounds every run.
  */
-export function runProgram(it: Interpreter, shape: ProgramShape): { effects: Effect[]; atExport: State; beforeMain: State; result: ResultPart[] } {
+export function interpretProgram(it: Interpreter, shape: ProgramShape): { effects: Effect[]; atExport: State; beforeMain: State; result: ResultPart[] } {
   const state = emptyState();
   let atExport = state;
   let beforeMain = state;

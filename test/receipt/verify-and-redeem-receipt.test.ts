@@ -2,21 +2,21 @@ import { describe, expect, it } from "vitest";
 import { CLOCK_TOLERANCE_SECONDS } from "../../src/model/receipt.js";
 import { jwks } from "../../src/receipt/jwks.js";
 import { MemoryRedemptionStore } from "../../src/receipt/redemption.js";
-import { startRun } from "../../src/receipt/start-run.js";
+import { verifyAndRedeemReceipt } from "../../src/receipt/verify-and-redeem-receipt.js";
 import { expectRefused, ISSUER, issue, keyringIn, NOW, NOW_S, PROGRAM } from "./fixtures.js";
 
-describe("startRun", () => {
+describe("verifyAndRedeemReceipt", () => {
   it("starts one run per receipt: the second is refused as replayed", async () => {
     const keys = await keyringIn();
     const token = await issue(keys);
     const store = new MemoryRedemptionStore(() => NOW.getTime());
     const opts = { jwks: jwks(keys, NOW), issuer: ISSUER, programBytes: PROGRAM, now: NOW };
-    const run = await startRun(token, opts, store);
+    const run = await verifyAndRedeemReceipt(token, opts, store);
     expect(run.claims.sub).toBe("req-1");
-    const err = await expectRefused(() => startRun(token, opts, store), "receipt_invalid", "replayed");
+    const err = await expectRefused(() => verifyAndRedeemReceipt(token, opts, store), "receipt_invalid", "replayed");
     expect(err.message).toContain(run.claims.jti);
     // another receipt for the same request is its own run
-    await expect(startRun(await issue(keys), opts, store)).resolves.toBeDefined();
+    await expect(verifyAndRedeemReceipt(await issue(keys), opts, store)).resolves.toBeDefined();
   });
 
   it("redeems nothing for a receipt that fails verification", async () => {
@@ -24,7 +24,7 @@ describe("startRun", () => {
     const store = new MemoryRedemptionStore(() => NOW.getTime());
     const opts = { jwks: jwks(keys, NOW), issuer: ISSUER, programBytes: new Uint8Array([1]), now: NOW };
     const token = await issue(keys);
-    await expectRefused(() => startRun(token, opts, store), "receipt_invalid", "program_mismatch");
+    await expectRefused(() => verifyAndRedeemReceipt(token, opts, store), "receipt_invalid", "program_mismatch");
     expect(store.size).toBe(0);
   });
 
