@@ -21,6 +21,7 @@ export const INTEGRATION_FILES = {
     "test/e2e/attacks/terminal.test.ts",
     "test/e2e/attacks/urls.test.ts",
     "test/receipt/public-entry.test.ts",
+    "test/sandbox/code-in-strings.test.ts",
   ],
   /** Starts processes: the CLI, `countersign serve`, a second writer, tmux, mount. */
   childProcesses: [
@@ -37,6 +38,7 @@ export const INTEGRATION_FILES = {
     "test/connector/plugin-worker.test.ts",
     "test/e2e/run-command.test.ts",
     "test/e2e/run-manifest.test.ts",
+    "test/e2e/readme-oauth.test.ts",
     "test/e2e/run-oauth.test.ts",
     "test/layers/layering.test.ts",
     "test/mcp/conformance.test.ts",
@@ -51,6 +53,7 @@ export const INTEGRATION_FILES = {
   /** Uses the run's PostgreSQL (started on first use). */
   postgres: [
     "test/app/audit-checkpoints.test.ts",
+    "test/authority/audit-verify-route.test.ts",
     "test/authority/cli.test.ts",
     "test/authority/concurrency.test.ts",
     "test/authority/event-streams.test.ts",

@@ -1,4 +1,4 @@
-import { callText } from "../model/function-text.js";
+import { callText } from "../model/index.js";
 import { GLOBALS, INTRINSICS, MAX_ARRAY_LENGTH, type Member } from "./environment.js";
 import { type HardeningPlan, hardenRealm } from "./realm-hardening.js";
 
