@@ -22,7 +22,13 @@ function only(folder, allowed, comment) {
     comment,
     severity: "error",
     from: { path: `^dist/src/${folder}/` },
-    to: { path: "^dist/(src|trusted)/", pathNot: [`^dist/src/(${[folder, ...allowed].join("|")})/`, ...(allowed.includes("trusted") ? ["^dist/trusted/contracts/"] : [])] },
+    to: {
+      path: "^dist/(src|trusted)/",
+      pathNot: [
+        `^dist/src/(${[folder, ...allowed].join("|")})/`,
+        ...(allowed.includes("trusted") ? ["^dist/trusted/contracts/"] : []),
+      ],
+    },
   };
 }
 
@@ -61,21 +67,89 @@ const LIGHT_ENTRIES = [
 module.exports = {
   forbidden: [
     only("model", [], "model is the bottom layer: schemas, types and pure helpers every stage shares"),
-    only("constraint", ["model"], "the constraint language knows nothing of the analysis, policies or receipts (no constraint -> analyze)"),
-    only("environment", ["model"], "the environment of agent programs is data: the analyzer and the sandbox read it, it reads nothing"),
-    only("manifest", ["model", "constraint", "trusted"], "manifests are checked from their texts; the contract helpers come from trusted/contracts"),
-    only("analyze", ["model", "constraint", "manifest", "environment", "trusted"], "the analysis proves facts and does not decide (no analyze -> policy, no analyze -> store)"),
-    only("policy", ["model", "constraint", "manifest"], "the policy decides over facts (no policy -> analyze, no policy -> store)"),
-    only("given", ["model", "constraint"], "what agents were given is matched against facts as data (no given -> store): the use cases hand both in"),
-    only("receipt", ["model", "constraint"], "receipts are issued and verified with keys handed in by a KeyStore (no receipt -> authority, no receipt -> store)"),
-    only("connector", ["model", "constraint", "manifest", "receipt", "store"], "the connector host enforces receipts; it never reads the policy (no connector -> policy)"),
+    only(
+      "constraint",
+      ["model"],
+      "the constraint language knows nothing of the analysis, policies or receipts (no constraint -> analyze)",
+    ),
+    only(
+      "environment",
+      ["model"],
+      "the environment of agent programs is data: the analyzer and the sandbox read it, it reads nothing",
+    ),
+    only(
+      "manifest",
+      ["model", "constraint", "trusted"],
+      "manifests are checked from their texts; the contract helpers come from trusted/contracts",
+    ),
+    only(
+      "analyze",
+      ["model", "constraint", "manifest", "environment", "trusted"],
+      "the analysis proves facts and does not decide (no analyze -> policy, no analyze -> store)",
+    ),
+    only(
+      "policy",
+      ["model", "constraint", "manifest"],
+      "the policy decides over facts (no policy -> analyze, no policy -> store)",
+    ),
+    only(
+      "given",
+      ["model", "constraint"],
+      "what agents were given is matched against facts as data (no given -> store): the use cases hand both in",
+    ),
+    only(
+      "receipt",
+      ["model", "constraint"],
+      "receipts are issued and verified with keys handed in by a KeyStore (no receipt -> authority, no receipt -> store)",
+    ),
+    only(
+      "connector",
+      ["model", "constraint", "manifest", "receipt", "store"],
+      "the connector host enforces receipts; it never reads the policy (no connector -> policy)",
+    ),
     only("given", ["model", "constraint"], "what the agent is given of a run is decided from values and facts, purely"),
-    only("store", ["model", "constraint", "receipt"], "stores persist what the stages hand them, behind the stages' interfaces"),
-    only("sandbox", ["model", "manifest", "environment", "analyze", "trusted"], "the QuickJS runner takes the compiler from the analyzer and the contract helpers; it never decides or reaches a store"),
-    only("config", ["model", "constraint", "manifest", "policy", "receipt", "connector", "store"], "config reads the user's files and hands texts to the stages"),
-    only("app", ["model", "constraint", "manifest", "analyze", "policy", "given", "receipt", "connector", "config", "store", "sandbox"], "use cases never reach into an adapter"),
-    only("authority", ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "app"], "the authority's routes are thin adapters over the use cases"),
-    only("mcp", ["model", "manifest", "config", "app"], "the MCP tools are thin adapters over the use cases; the command that starts the server hands in the authority client"),
+    only(
+      "store",
+      ["model", "constraint", "receipt"],
+      "stores persist what the stages hand them, behind the stages' interfaces",
+    ),
+    only(
+      "sandbox",
+      ["model", "manifest", "environment", "analyze", "trusted"],
+      "the QuickJS runner takes the compiler from the analyzer and the contract helpers; it never decides or reaches a store",
+    ),
+    only(
+      "config",
+      ["model", "constraint", "manifest", "policy", "receipt", "connector", "store"],
+      "config reads the user's files and hands texts to the stages",
+    ),
+    only(
+      "app",
+      [
+        "model",
+        "constraint",
+        "manifest",
+        "analyze",
+        "policy",
+        "given",
+        "receipt",
+        "connector",
+        "config",
+        "store",
+        "sandbox",
+      ],
+      "use cases never reach into an adapter",
+    ),
+    only(
+      "authority",
+      ["model", "constraint", "manifest", "analyze", "policy", "receipt", "connector", "config", "store", "app"],
+      "the authority's routes are thin adapters over the use cases",
+    ),
+    only(
+      "mcp",
+      ["model", "manifest", "config", "app"],
+      "the MCP tools are thin adapters over the use cases; the command that starts the server hands in the authority client",
+    ),
     {
       name: "only-serve-starts-the-authority",
       comment: "nothing imports the authority but the command that runs it",
@@ -92,9 +166,13 @@ module.exports = {
     },
     {
       name: "core-does-no-io",
-      comment: "core stages take text, bytes and values: reading files or the network belongs to config, store or connector",
+      comment:
+        "core stages take text, bytes and values: reading files or the network belongs to config, store or connector",
       severity: "error",
-      from: { path: "^dist/src/(model|environment|constraint|manifest|analyze|policy|given|receipt)/", pathNot: KNOWN_IO_IN_CORE },
+      from: {
+        path: "^dist/src/(model|environment|constraint|manifest|analyze|policy|given|receipt)/",
+        pathNot: KNOWN_IO_IN_CORE,
+      },
       to: { dependencyTypes: ["core"], path: IO_MODULES },
     },
     {
@@ -115,7 +193,11 @@ module.exports = {
       comment: "a folder's public surface is its index.ts: import another folder only through it",
       severity: "error",
       from: { path: "^dist/src/([^/]+)/" },
-      to: { path: "^dist/src/[^/]+/", pathNot: ["^dist/src/$1/", "^dist/src/[^/]+/index\\.js$", ...LIGHT_ENTRIES], dependencyTypesNot: ["dynamic-import"] },
+      to: {
+        path: "^dist/src/[^/]+/",
+        pathNot: ["^dist/src/$1/", "^dist/src/[^/]+/index\\.js$", ...LIGHT_ENTRIES],
+        dependencyTypesNot: ["dynamic-import"],
+      },
     },
   ],
   options: {

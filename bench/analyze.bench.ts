@@ -26,8 +26,24 @@ const run = (args: string[], env: NodeJS.ProcessEnv = process.env): void => {
 let fresh = 0;
 const home = (): string => join(dir, `home-${fresh++}`);
 const warmHome = home();
-const check = (countersignHome: string) => (): void => run([join(packageRoot, "bin/countersign.js"), "check", file, "--json"], { ...process.env, COUNTERSIGN_HOME: countersignHome });
-const tscArgs = ["--noEmit", "--strict", "--target", "es2022", "--module", "esnext", "--moduleResolution", "bundler", "--skipLibCheck", "program.ts", "api.d.ts"];
+const check = (countersignHome: string) => (): void =>
+  run([join(packageRoot, "bin/countersign.js"), "check", file, "--json"], {
+    ...process.env,
+    COUNTERSIGN_HOME: countersignHome,
+  });
+const tscArgs = [
+  "--noEmit",
+  "--strict",
+  "--target",
+  "es2022",
+  "--module",
+  "esnext",
+  "--moduleResolution",
+  "bundler",
+  "--skipLibCheck",
+  "program.ts",
+  "api.d.ts",
+];
 const tsc5 = (): void => run([join(packageRoot, "node_modules/typescript5/bin/tsc"), ...tscArgs]);
 const tsc7 = (): void => run([join(packageRoot, "node_modules/typescript/bin/tsc"), ...tscArgs]);
 
@@ -41,12 +57,17 @@ function rounds(procs: Record<string, () => void>, n: number): Record<string, nu
       (times[name] ??= []).push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
   }
-  return Object.fromEntries(Object.entries(times).map(([name, t]) => [name, t.sort((a, b) => a - b)[Math.floor(t.length / 2)]!]));
+  return Object.fromEntries(
+    Object.entries(times).map(([name, t]) => [name, t.sort((a, b) => a - b)[Math.floor(t.length / 2)]!]),
+  );
 }
 
 const lines = PROGRAM.trimEnd().split("\n").length;
 check(warmHome)(); // writes the code cache
-const cold = rounds({ first: () => check(home())(), cached: check(warmHome), tsc5, tsc7, node: () => run(["-e", "0"]) }, 15);
+const cold = rounds(
+  { first: () => check(home())(), cached: check(warmHome), tsc5, tsc7, node: () => run(["-e", "0"]) },
+  15,
+);
 
 let analyzer = createAnalyzer(set);
 const firstInProcess = await measure(
@@ -82,7 +103,11 @@ const distinctFifty = cpuPerProgram(PROGRAM);
 analyzer.dispose();
 
 const ms = (n: number): string => `${n.toFixed(1)} ms`;
-const vsTsc5 = (n: number, target = ""): string[] => [ms(n), (n / cold.tsc5!).toFixed(2), `tsc 5 --noEmit ${ms(cold.tsc5!)}${target}`];
+const vsTsc5 = (n: number, target = ""): string[] => [
+  ms(n),
+  (n / cold.tsc5!).toFixed(2),
+  `tsc 5 --noEmit ${ms(cold.tsc5!)}${target}`,
+];
 const body = `A ${lines}-line program with helpers, loops, a filter/map chain and calls to all three connectors
 (${facts.effects.length} effect sites, ${facts.guarantees.length} guarantees). Whole processes, median of 15 interleaved rounds; \`tsc\` gets
 the generated API declarations and the same strictness. \`check\` loads the TypeScript compiler that
@@ -92,13 +117,36 @@ is shared: 1-minute load average ${loadavg()[0]!.toFixed(1)} when the run ended.
 
 ${table([
   ["measure", "time", "ratio to baseline", "baseline"],
-  ["cold \`countersign check --json\`, code cache in place (process)", ...vsTsc5(cold.cached!, " (target ≤ 0.50)")],
-  ["cold \`countersign check --json\`, first run: no code cache yet (process)", ...vsTsc5(cold.first!, " (target ≤ 0.50)")],
-  ["cold \`tsc --noEmit\`, TypeScript 7 (native)", ...vsTsc5(cold.tsc7!)],
-  ["\`node -e 0\` (process floor)", ms(cold.node!), (cold.node! / cold.cached!).toFixed(2), `cold check, cached ${ms(cold.cached!)}`],
-  ["warm analysis, same analyzer after 20 analyses (in process)", ms(warm), (warm / firstInProcess).toFixed(2), `new analyzer + first analysis ${ms(firstInProcess)} (target warm < 20 ms)`],
-  ["CPU per new program, examples/read-notes.ts (in process)", ms(distinctReadNotes), (distinctReadNotes / firstInProcess).toFixed(2), `new analyzer + first analysis ${ms(firstInProcess)} (target ≤ 8 ms)`],
-  [`CPU per new program, the ${lines}-line program (in process)`, ms(distinctFifty), (distinctFifty / firstInProcess).toFixed(2), `new analyzer + first analysis ${ms(firstInProcess)}`],
+  ["cold `countersign check --json`, code cache in place (process)", ...vsTsc5(cold.cached!, " (target ≤ 0.50)")],
+  [
+    "cold `countersign check --json`, first run: no code cache yet (process)",
+    ...vsTsc5(cold.first!, " (target ≤ 0.50)"),
+  ],
+  ["cold `tsc --noEmit`, TypeScript 7 (native)", ...vsTsc5(cold.tsc7!)],
+  [
+    "`node -e 0` (process floor)",
+    ms(cold.node!),
+    (cold.node! / cold.cached!).toFixed(2),
+    `cold check, cached ${ms(cold.cached!)}`,
+  ],
+  [
+    "warm analysis, same analyzer after 20 analyses (in process)",
+    ms(warm),
+    (warm / firstInProcess).toFixed(2),
+    `new analyzer + first analysis ${ms(firstInProcess)} (target warm < 20 ms)`,
+  ],
+  [
+    "CPU per new program, examples/read-notes.ts (in process)",
+    ms(distinctReadNotes),
+    (distinctReadNotes / firstInProcess).toFixed(2),
+    `new analyzer + first analysis ${ms(firstInProcess)} (target ≤ 8 ms)`,
+  ],
+  [
+    `CPU per new program, the ${lines}-line program (in process)`,
+    ms(distinctFifty),
+    (distinctFifty / firstInProcess).toFixed(2),
+    `new analyzer + first analysis ${ms(firstInProcess)}`,
+  ],
 ])}
 
 "CPU per new program" is the process's CPU time (V8's garbage collector threads included) per

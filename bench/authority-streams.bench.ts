@@ -1,9 +1,3 @@
-// The authority with open event streams and at start-up: auto-approved submissions per second
-// with 0, 100 and 1,000 open /v1/events streams (read by a process of their own), over SQLite and
-// PostgreSQL, each next to the rate with none from the same server; and the time from spawning
-// `countersign serve` to its first /healthz answer, on an idle store and on one of 10,000
-// requests, next to a bare Node HTTP server started the same way.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -77,13 +71,24 @@ process.on("SIGTERM", () => {
  * thread still loads the compiler beside it.
  */
 async function firstSubmission(url: string, token: string): Promise<void> {
-  const answer = await fetch(`${url}/v1/requests`, { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: repeated });
+  const answer = await fetch(`${url}/v1/requests`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: repeated,
+  });
   if (!answer.ok) throw new Error(`the first submission failed: ${answer.status}`);
-  while (((await (await fetch(`${url}/healthz`)).json()) as { status?: string }).status !== "ready") await new Promise((resolve) => setTimeout(resolve, 100));
+  while (((await (await fetch(`${url}/healthz`)).json()) as { status?: string }).status !== "ready")
+    await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 async function rate(url: string, token: string): Promise<number> {
-  const options: autocannon.Options = { url: `${url}/v1/requests`, method: "POST", connections: CONNECTIONS, headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: repeated };
+  const options: autocannon.Options = {
+    url: `${url}/v1/requests`,
+    method: "POST",
+    connections: CONNECTIONS,
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: repeated,
+  };
   await autocannon({ ...options, duration: WARM_UP_SECONDS });
   const r = await autocannon({ ...options, duration: SECONDS });
   if (r.non2xx + r.errors + r.timeouts > 0) throw new Error(`${r.non2xx + r.errors + r.timeouts} submissions failed`);
@@ -94,7 +99,10 @@ async function approverCookie(url: string, home: string): Promise<string> {
   const link = makeLoginLink({ dataDir: join(home, ".countersign"), now: () => new Date() }, "bench");
   const answer = await fetch(`${url}/login?link=${link}`, { redirect: "manual" });
   if (answer.status !== 303) throw new Error(`login failed: ${answer.status}`);
-  return answer.headers.getSetCookie().map((c) => c.split(";")[0]!).join("; ");
+  return answer.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0]!)
+    .join("; ");
 }
 
 const rows: string[][] = [["what", "submissions/s", "vs none open", "events per stream", "target"]];
@@ -143,7 +151,9 @@ async function measureStreams(label: string, database?: string): Promise<void> {
       `${label}: auto-approved, one program repeated, ${n === 0 ? "no" : fmt(n)} event streams open`,
       fmt(perSecond),
       n === 0 ? "baseline" : `${ratio.toFixed(3)}×`,
-      n === 0 ? "" : `${fmt(median(perStream.get(n)!))} (of about ${fmt(perSecond * (SECONDS + WARM_UP_SECONDS))} submitted); streams short of the newest: ${short.get(n) ?? 0}`,
+      n === 0
+        ? ""
+        : `${fmt(median(perStream.get(n)!))} (of about ${fmt(perSecond * (SECONDS + WARM_UP_SECONDS))} submitted); streams short of the newest: ${short.get(n) ?? 0}`,
       n === 1000 ? "≥ 0.90×" : "",
     ]);
   }
@@ -179,9 +189,17 @@ async function timeToAnswer(args: string[], env: NodeJS.ProcessEnv, pattern: Reg
 
 const startRows: string[][] = [["what", "time to first answer", "vs bare node", "target"]];
 const bareFile = join(packageRoot, "bench", ".bare-node.mjs");
-writeFileSync(bareFile, `import { createServer } from "node:http";\nconst s = createServer((q, r) => r.end("ok")).listen(0, "127.0.0.1", () => console.log("bare at http://127.0.0.1:" + s.address().port));\n`);
+writeFileSync(
+  bareFile,
+  `import { createServer } from "node:http";\nconst s = createServer((q, r) => r.end("ok")).listen(0, "127.0.0.1", () => console.log("bare at http://127.0.0.1:" + s.address().port));\n`,
+);
 const bare = await timeToAnswer([bareFile], {}, /bare at (http:\/\/\S+)/, "/");
-startRows.push(["baseline: a bare Node HTTP server (node:http), spawned, first answer", `${fmt(bare)} ms`, "1.00×", ""]);
+startRows.push([
+  "baseline: a bare Node HTTP server (node:http), spawned, first answer",
+  `${fmt(bare)} ms`,
+  "1.00×",
+  "",
+]);
 const starts: Record<string, number> = {};
 for (const requests of [0, 10_000]) {
   // the store is made (and filled) by one start, then timed over restarts
@@ -189,13 +207,30 @@ for (const requests of [0, 10_000]) {
   if (requests > 0) {
     await firstSubmission(first.url, first.token);
     const headers = { "content-type": "application/json", authorization: `Bearer ${first.token}` };
-    const r = await autocannon({ url: `${first.url}/v1/requests`, method: "POST", headers, body: repeated, connections: CONNECTIONS, amount: requests - 1, timeout: 60 });
-    if (r.non2xx + r.errors + r.timeouts > 0) throw new Error(`filling the store: ${r.non2xx + r.errors + r.timeouts} submissions failed`);
+    const r = await autocannon({
+      url: `${first.url}/v1/requests`,
+      method: "POST",
+      headers,
+      body: repeated,
+      connections: CONNECTIONS,
+      amount: requests - 1,
+      timeout: 60,
+    });
+    if (r.non2xx + r.errors + r.timeouts > 0)
+      throw new Error(`filling the store: ${r.non2xx + r.errors + r.timeouts} submissions failed`);
   }
   await stop(first.child);
   const env = { HOME: first.home, COUNTERSIGN_HOME: join(first.home, ".countersign") };
-  const ms = await timeToAnswer([join(packageRoot, "bin", "countersign.js"), "serve", "--port", "0"], env, /countersign authority at (http:\/\/\S+)/, "/healthz");
-  const what = requests === 0 ? "`countersign serve`, idle SQLite store, first /healthz answer" : "`countersign serve`, SQLite store of 10,000 requests, first /healthz answer";
+  const ms = await timeToAnswer(
+    [join(packageRoot, "bin", "countersign.js"), "serve", "--port", "0"],
+    env,
+    /countersign authority at (http:\/\/\S+)/,
+    "/healthz",
+  );
+  const what =
+    requests === 0
+      ? "`countersign serve`, idle SQLite store, first /healthz answer"
+      : "`countersign serve`, SQLite store of 10,000 requests, first /healthz answer";
   starts[requests] = ms;
   startRows.push([what, `${fmt(ms)} ms`, `${(ms / bare).toFixed(2)}×`, "≤ 1,000 ms"]);
   process.stderr.write(`${startRows.at(-1)!.join(" | ")}\n`);
@@ -241,8 +276,14 @@ start and one module.
 The machine is shared: 1-minute load average ${LOAD_AT_START.toFixed(1)} when the run began, ${loadavg()[0]!.toFixed(1)} when it ended.
 
 Targets met in this run: ${[
-  ...["SQLite", "PostgreSQL"].map((db): [string, boolean] => [`${db} 1,000 streams ≥ 0.90×`, (ratios[`${db} 1000`] ?? 0) >= 0.9]),
-  ...[0, 10_000].map((n): [string, boolean] => [`start-up ≤ 1 s with ${fmt(n)} requests`, (starts[n] ?? Infinity) <= 1000]),
+  ...["SQLite", "PostgreSQL"].map((db): [string, boolean] => [
+    `${db} 1,000 streams ≥ 0.90×`,
+    (ratios[`${db} 1000`] ?? 0) >= 0.9,
+  ]),
+  ...[0, 10_000].map((n): [string, boolean] => [
+    `start-up ≤ 1 s with ${fmt(n)} requests`,
+    (starts[n] ?? Infinity) <= 1000,
+  ]),
 ]
   .map(([what, ok]) => `${what}: ${ok ? "yes" : "no"}`)
   .join("; ")}.`;

@@ -52,7 +52,8 @@ function databaseCpu(postmaster: number): number {
     if (!/^\d+$/.test(pid)) continue;
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      if (Number(pid) === postmaster || Number(fields[1]) === postmaster) ms += (Number(fields[11]) + Number(fields[12])) * 10;
+      if (Number(pid) === postmaster || Number(fields[1]) === postmaster)
+        ms += (Number(fields[11]) + Number(fields[12])) * 10;
     } catch {
       // the process ended between the listing and the read
     }
@@ -61,7 +62,13 @@ function databaseCpu(postmaster: number): number {
 }
 
 /** autocannon for SECONDS after WARM_UP_SECONDS of the same load; `body` makes each request's body (distinct programs) or is fixed. */
-async function load(url: string, headers: Record<string, string>, body: string | (() => string), pid?: number, postmaster?: number): Promise<Load> {
+async function load(
+  url: string,
+  headers: Record<string, string>,
+  body: string | (() => string),
+  pid?: number,
+  postmaster?: number,
+): Promise<Load> {
   const options: autocannon.Options = {
     url,
     method: "POST",
@@ -74,26 +81,65 @@ async function load(url: string, headers: Record<string, string>, body: string |
   const databaseBefore = postmaster === undefined ? 0 : databaseCpu(postmaster);
   const r = await autocannon({ ...options, duration: SECONDS });
   const after = cpuTimes(pid);
-  const database = postmaster === undefined || r.requests.total === 0 ? undefined : (databaseCpu(postmaster) - databaseBefore) / r.requests.total;
+  const database =
+    postmaster === undefined || r.requests.total === 0
+      ? undefined
+      : (databaseCpu(postmaster) - databaseBefore) / r.requests.total;
   const n = r.requests.total;
-  const cpu = before === undefined || after === undefined || n === 0 ? undefined : { loop: (after.loop - before.loop) / n, all: (after.all - before.all) / n };
-  return { rate: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts, ...(cpu === undefined ? {} : { cpu }), ...(database === undefined ? {} : { database }) };
+  const cpu =
+    before === undefined || after === undefined || n === 0
+      ? undefined
+      : { loop: (after.loop - before.loop) / n, all: (after.all - before.all) / n };
+  return {
+    rate: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.non2xx + r.errors + r.timeouts,
+    ...(cpu === undefined ? {} : { cpu }),
+    ...(database === undefined ? {} : { database }),
+  };
 }
 
 let serial = 0;
-const distinct = (): string => JSON.stringify({ program: `${PROGRAM}// submission ${++serial}\n`, source_name: "read-notes.ts" });
+const distinct = (): string =>
+  JSON.stringify({ program: `${PROGRAM}// submission ${++serial}\n`, source_name: "read-notes.ts" });
 const repeated = JSON.stringify({ program: PROGRAM, source_name: "read-notes.ts" });
 // asks a person under the default policy: stored pending (202), no receipt
-const pending = JSON.stringify({ program: readFileSync(join(packageRoot, "examples", "notify-team.ts"), "utf8"), source_name: "notify-team.ts" });
+const pending = JSON.stringify({
+  program: readFileSync(join(packageRoot, "examples", "notify-team.ts"), "utf8"),
+  source_name: "notify-team.ts",
+});
 
-const rows: string[][] = [["what", "requests/s", "p50", "p99", "vs bare hono", "event loop CPU / request", "server CPU / request", "target", "PostgreSQL CPU / request"]];
+const rows: string[][] = [
+  [
+    "what",
+    "requests/s",
+    "p50",
+    "p99",
+    "vs bare hono",
+    "event loop CPU / request",
+    "server CPU / request",
+    "target",
+    "PostgreSQL CPU / request",
+  ],
+];
 const ms = (n: number): string => `${n.toFixed(1)} ms`;
 const fmt = (n: number): string => Math.round(n).toLocaleString("en-US");
 let bare: Load;
 function report(what: string, l: Load, target: string): void {
   if (l.errors > 0) throw new Error(`${what}: ${l.errors} requests failed`);
   const cpu = (n: number | undefined): string => (n === undefined ? "n/a" : `${n.toFixed(2)} ms`);
-  rows.push([what, fmt(l.rate), ms(l.p50), ms(l.p99), `${(l.rate / bare.rate).toFixed(3)}×`, cpu(l.cpu?.loop), cpu(l.cpu?.all), target, l.database === undefined ? "" : cpu(l.database)]);
+  rows.push([
+    what,
+    fmt(l.rate),
+    ms(l.p50),
+    ms(l.p99),
+    `${(l.rate / bare.rate).toFixed(3)}×`,
+    cpu(l.cpu?.loop),
+    cpu(l.cpu?.all),
+    target,
+    l.database === undefined ? "" : cpu(l.database),
+  ]);
 }
 
 /**
@@ -112,12 +158,27 @@ async function measureCheck(a: { url: string; home: string }): Promise<{ check: 
     if (r.status !== 0) throw new Error(`${args.join(" ")} failed (${r.status}): ${r.stdout}${r.stderr}`);
   };
   const checkEnv = { HOME: a.home, COUNTERSIGN_HOME: join(a.home, ".countersign"), COUNTERSIGN_URL: a.url };
-  const tscArgs = ["--noEmit", "--strict", "--target", "es2022", "--module", "esnext", "--moduleResolution", "bundler", "--skipLibCheck", "team-digest.ts", "api.d.ts"];
+  const tscArgs = [
+    "--noEmit",
+    "--strict",
+    "--target",
+    "es2022",
+    "--module",
+    "esnext",
+    "--moduleResolution",
+    "bundler",
+    "--skipLibCheck",
+    "team-digest.ts",
+    "api.d.ts",
+  ];
   const times: Record<string, number[]> = { check: [], tsc7: [] };
   run([BIN, "check", file, "--json"], checkEnv);
   for (let i = 0; i < 15; i++) {
     writeFileSync(file, `${source}// run ${i}\n`);
-    for (const [name, args, env] of [["check", [BIN, "check", file, "--json"], checkEnv], ["tsc7", [join(packageRoot, "node_modules/typescript/bin/tsc"), ...tscArgs], {}]] as const) {
+    for (const [name, args, env] of [
+      ["check", [BIN, "check", file, "--json"], checkEnv],
+      ["tsc7", [join(packageRoot, "node_modules/typescript/bin/tsc"), ...tscArgs], {}],
+    ] as const) {
       const t0 = process.hrtime.bigint();
       run([...args], env);
       times[name]!.push(Number(process.hrtime.bigint() - t0) / 1e6);
@@ -135,7 +196,9 @@ if (process.argv.includes("--check-only")) {
   const a = await authority();
   const { check, tsc7 } = await measureCheck(a);
   await stop(a.child);
-  process.stdout.write(`${checkRow(check, tsc7)}\n1-minute load average ${LOAD_AT_START.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.\n`);
+  process.stdout.write(
+    `${checkRow(check, tsc7)}\n1-minute load average ${LOAD_AT_START.toFixed(1)} at the start, ${loadavg()[0]!.toFixed(1)} at the end.\n`,
+  );
   process.exit(0);
 }
 
@@ -153,13 +216,29 @@ const s = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (i) => con
 }
 
 /** `postmaster`: the PostgreSQL server's pid, whose processes' CPU is measured too. */
-async function measureStore(label: string, database?: string, postmaster?: number): Promise<Awaited<ReturnType<typeof authority>>> {
+async function measureStore(
+  label: string,
+  database?: string,
+  postmaster?: number,
+): Promise<Awaited<ReturnType<typeof authority>>> {
   const a = await authority(database);
   const headers = { authorization: `Bearer ${a.token}` };
   const pid = a.child.pid;
-  report(`${label}: auto-approved, distinct programs`, await load(`${a.url}/v1/requests`, headers, distinct, pid, postmaster), "≥ 150/s");
-  report(`${label}: auto-approved, one program repeated`, await load(`${a.url}/v1/requests`, headers, repeated, pid, postmaster), "≥ 2,000/s");
-  report(`${label}: pending (asks a person), one program repeated`, await load(`${a.url}/v1/requests`, headers, pending, pid, postmaster), "");
+  report(
+    `${label}: auto-approved, distinct programs`,
+    await load(`${a.url}/v1/requests`, headers, distinct, pid, postmaster),
+    "≥ 150/s",
+  );
+  report(
+    `${label}: auto-approved, one program repeated`,
+    await load(`${a.url}/v1/requests`, headers, repeated, pid, postmaster),
+    "≥ 2,000/s",
+  );
+  report(
+    `${label}: pending (asks a person), one program repeated`,
+    await load(`${a.url}/v1/requests`, headers, pending, pid, postmaster),
+    "",
+  );
   return a;
 }
 
@@ -186,7 +265,11 @@ const verdicts: [string, boolean][] = ["SQLite", "PostgreSQL"].flatMap((db): [st
   [`${db} repeated ≥ 2,000/s`, rate(`${db}: auto-approved, one program repeated`) >= 2000],
 ]);
 verdicts.push(["`check` ≤ 1.00 × tsc 7", check <= tsc7]);
-const list = (met: boolean): string => verdicts.filter(([, ok]) => ok === met).map(([what]) => what).join(", ") || "none";
+const list = (met: boolean): string =>
+  verdicts
+    .filter(([, ok]) => ok === met)
+    .map(([what]) => what)
+    .join(", ") || "none";
 const met = `Targets met in this run: ${list(true)}. Not met: ${list(false)}.`;
 
 const body = `${table(rows)}

@@ -18,11 +18,22 @@ const ROUNDS = 5;
 /** One `countersign check --json` process: its wall time and what it said. */
 function check(file: string): { ms: number; outcome: string } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [join(packageRoot, "bin/countersign.js"), "check", file, "--json"], { encoding: "utf8", env: { ...process.env, COUNTERSIGN_HOME: home }, maxBuffer: 64 << 20 });
+  const r = spawnSync(process.execPath, [join(packageRoot, "bin/countersign.js"), "check", file, "--json"], {
+    encoding: "utf8",
+    env: { ...process.env, COUNTERSIGN_HOME: home },
+    maxBuffer: 64 << 20,
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-  const facts = JSON.parse(r.stdout) as { ok: boolean; diagnostics: { code: string; construct?: string }[]; effects: { count: { max: number | null } }[] };
+  const facts = JSON.parse(r.stdout) as {
+    ok: boolean;
+    diagnostics: { code: string; construct?: string }[];
+    effects: { count: { max: number | null } }[];
+  };
   const first = facts.diagnostics[0];
-  const outcome = first === undefined ? `ok${facts.effects.some((e) => e.count.max === null) ? ", counts unbounded" : ""}` : `${first.code}${first.construct === undefined ? "" : ` (${first.construct})`}`;
+  const outcome =
+    first === undefined
+      ? `ok${facts.effects.some((e) => e.count.max === null) ? ", counts unbounded" : ""}`
+      : `${first.code}${first.construct === undefined ? "" : ` (${first.construct})`}`;
   return { ms, outcome };
 }
 
@@ -67,7 +78,15 @@ const ms = (n: number): string => `${n.toFixed(0)} ms`;
 const base = median(times.get("baseline")!);
 const rows = files.map(({ name, bytes }) => {
   const t = times.get(name)!;
-  return [name, `${(bytes / 1024).toFixed(1)} KiB`, outcomes.get(name)!, ms(inProcess.get(name)!), ms(median(t)), ms(worst(t)), (worst(t) / base).toFixed(1) + "×"];
+  return [
+    name,
+    `${(bytes / 1024).toFixed(1)} KiB`,
+    outcomes.get(name)!,
+    ms(inProcess.get(name)!),
+    ms(median(t)),
+    ms(worst(t)),
+    (worst(t) / base).toFixed(1) + "×",
+  ];
 });
 const slowest = Math.max(...files.map(({ name }) => worst(times.get(name)!)));
 const slowestAnalysis = Math.max(...inProcess.values());

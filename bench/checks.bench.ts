@@ -11,7 +11,10 @@ const set = loadManifests(join(packageRoot, "manifests"));
 
 function policyWith(problems: number): string {
   const dir = mkdtempSync(join(tmpdir(), "countersign-bench-policy-"));
-  const rules = Array.from({ length: problems }, (_, i) => `[[rules]]\nid = "r${i}"\ndecision = "deny"\nop = "email.send_email"\n`); // each lacks its reason
+  const rules = Array.from(
+    { length: problems },
+    (_, i) => `[[rules]]\nid = "r${i}"\ndecision = "deny"\nop = "email.send_email"\n`,
+  ); // each lacks its reason
   writeFileSync(join(dir, "p.toml"), rules.join("\n"));
   return dir;
 }
@@ -19,8 +22,12 @@ function policyWith(problems: number): string {
 function manifestsWith(problems: number): string {
   const dir = join(mkdtempSync(join(tmpdir(), "countersign-bench-manifests-")), "manifests");
   cpSync(join(packageRoot, "manifests"), dir, { recursive: true });
-  const inputs = Array.from({ length: problems + 1 }, () => '[[inputs]]\nname = "same"\ntype = "string"\ndescription = "d"\n'); // each after the first a duplicate
-  const head = 'name = "many"\nversion = "1.0.0"\ndescription = "d"\nidempotent = true\n\n[[execute]]\nid = "s"\nconnector = "fs"\nop = "read_file"\n\n';
+  const inputs = Array.from(
+    { length: problems + 1 },
+    () => '[[inputs]]\nname = "same"\ntype = "string"\ndescription = "d"\n',
+  ); // each after the first a duplicate
+  const head =
+    'name = "many"\nversion = "1.0.0"\ndescription = "d"\nidempotent = true\n\n[[execute]]\nid = "s"\nconnector = "fs"\nop = "read_file"\n\n';
   writeFileSync(join(dir, "fs", "many.toml"), head + inputs.join("\n"));
   return dir;
 }
@@ -29,7 +36,11 @@ const rows = [["check", "1,000 problems", "10,000 problems", "per problem at 1,0
 const ms = (n: number): string => `${n.toFixed(0)} ms`;
 const us = (total: number, n: number): string => `${((total * 1000) / n).toFixed(1)} µs`;
 for (const [name, make, run] of [
-  ["`policy check` (rules without a reason)", policyWith, (dir: string) => checkPolicy(dir, { manifests: set, home: "/home/me" })],
+  [
+    "`policy check` (rules without a reason)",
+    policyWith,
+    (dir: string) => checkPolicy(dir, { manifests: set, home: "/home/me" }),
+  ],
   ["`manifests check` (duplicate inputs)", manifestsWith, (dir: string) => checkManifests(dir)],
 ] as const) {
   const small = make(1_000);

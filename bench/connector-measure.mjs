@@ -28,19 +28,37 @@ writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${files}"]\n`);
 const set = loadManifests(join(pkg, "manifests"));
 const connector = set.connectors.get("fs");
 
-const caps = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [{ given: files, real: files }], secrets: [] };
+const caps = {
+  connector: "fs",
+  hosts: new Set(),
+  baseUrl: null,
+  credential: null,
+  roots: [{ given: files, real: files }],
+  secrets: [],
+};
 const input = JSON.stringify({ path: files });
 const state = () => ({ caps, limits: DEFAULT_LIMITS, signal: new AbortController().signal, hostError: null });
 // A canned, synchronous fs_list: foreground plugins cannot await a host function, and it isolates
 // the cost of the plugin and its bridge from the file system.
-const entries = [{ name: "a.txt", type: "file" }, { name: "b.txt", type: "file" }];
-const canned = { "extism:host/user": { ...hostFunctions(state())["extism:host/user"], fs_list: (cx) => cx.store(JSON.stringify({ ok: true, entries })) } };
+const entries = [
+  { name: "a.txt", type: "file" },
+  { name: "b.txt", type: "file" },
+];
+const canned = {
+  "extism:host/user": {
+    ...hostFunctions(state())["extism:host/user"],
+    fs_list: (cx) => cx.store(JSON.stringify({ ok: true, entries })),
+  },
+};
 // The baseline: the same work as the plugin's list_dir, as a plain function call.
-const direct = (text) => JSON.stringify({ path: JSON.parse(text).path, entries: JSON.parse(JSON.stringify({ ok: true, entries })).entries });
+const direct = (text) =>
+  JSON.stringify({ path: JSON.parse(text).path, entries: JSON.parse(JSON.stringify({ ok: true, entries })).entries });
 const module = await WebAssembly.compile(readFileSync(connector.wasmPath));
 // Extism's worker mode sends every host function call to this thread, the fuel meter's too: it
 // runs the connector built without the meter.
-await buildWasm(join(pkg, "trusted", "connectors", "fs", "index.ts"), join(root, "fs-unmetered.wasm"), { meter: false });
+await buildWasm(join(pkg, "trusted", "connectors", "fs", "index.ts"), join(root, "fs-unmetered.wasm"), {
+  meter: false,
+});
 const unmetered = await WebAssembly.compile(readFileSync(join(root, "fs-unmetered.wasm")));
 
 const r = {};
@@ -49,9 +67,17 @@ r.fsList = await measure(() => fsList(caps, files), { inner: 200 });
 const handlers = hostHandlers(state());
 const fsHandlers = { fs_read: handlers.fs_read, fs_list: handlers.fs_list, fs_write: handlers.fs_write };
 const names = Object.keys(handlers);
-r.loadWorker = await measure(async () => (await startWorker(connector, await checkPlugin(connector, DEFAULT_LIMITS, names), names)).close());
-r.loadInThread = await measure(async () => (await startInThread(connector, await checkPlugin(connector, DEFAULT_LIMITS, names), fsHandlers, SUCCESS_ANSWERS)).close());
-r.loadForeground = await measure(async () => (await createPlugin({ wasm: [{ module }] }, { functions: hostFunctions(state()) })).close());
+r.loadWorker = await measure(async () =>
+  (await startWorker(connector, await checkPlugin(connector, DEFAULT_LIMITS, names), names)).close(),
+);
+r.loadInThread = await measure(async () =>
+  (
+    await startInThread(connector, await checkPlugin(connector, DEFAULT_LIMITS, names), fsHandlers, SUCCESS_ANSWERS)
+  ).close(),
+);
+r.loadForeground = await measure(async () =>
+  (await createPlugin({ wasm: [{ module }] }, { functions: hostFunctions(state()) })).close(),
+);
 const worker = await createPlugin({ wasm: [{ module: unmetered }] }, { runInWorker: true, functions: canned });
 r.callWorker = await measure(() => worker.call("list_dir", input), { inner: 100 });
 await worker.close();

@@ -13,7 +13,9 @@ if (!existsSync(join(packageRoot, "dist", "src", "connector", "execute-action.js
   process.exit(1);
 }
 type Timing = { ms: number; cpuMs: number };
-const r = JSON.parse(execFileSync(process.execPath, [join(packageRoot, "bench", "connector-measure.mjs")], { encoding: "utf8" })) as Record<string, Timing>;
+const r = JSON.parse(
+  execFileSync(process.execPath, [join(packageRoot, "bench", "connector-measure.mjs")], { encoding: "utf8" }),
+) as Record<string, Timing>;
 const direct = r.direct!;
 const ms = (x: number) => (x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(1)} µs`);
 const row = (what: string, x: Timing) => [what, ms(x.ms), ms(x.cpuMs), `${(x.cpuMs / direct.cpuMs).toFixed(1)}×`];
@@ -24,7 +26,10 @@ const body = `${table([
   row("plugin call list_dir, foreground (canned sync fs_list)", r.callForeground!),
   row("plugin call list_dir, worker (runInWorker: true, canned fs_list)", r.callWorker!),
   row("the real fs_list host operation (realpath + readdir, 3 entries)", r.fsList!),
-  row("executeAction fs.list_dir as a preview, pooled plugin in the host's thread (a fresh instance each)", r.actionPooled!),
+  row(
+    "executeAction fs.list_dir as a preview, pooled plugin in the host's thread (a fresh instance each)",
+    r.actionPooled!,
+  ),
   row("executeAction fs.list_dir, no pool (load + call + close)", r.actionUnpooled!),
   row("plugin load, worker (hash check + compile + worker start)", r.loadWorker!),
   row("plugin load, host's thread (hash check + compile + instance)", r.loadInThread!),

@@ -33,7 +33,9 @@ analyzer.dispose();
 const prose = "the meeting moved to thursday and the minutes are attached for everyone who could not attend ";
 const day = (): GivenText[] =>
   Array.from({ length: RUNS }, (_, i) => ({
-    text: `${prose.repeat(Math.ceil(TEXT_BYTES / prose.length))}`.slice(0, TEXT_BYTES - 80) + ` write to x${i}@evil.example, IBAN DE89 3704 0044 0532 0130 ${String(i).padStart(2, "0")}`,
+    text:
+      `${prose.repeat(Math.ceil(TEXT_BYTES / prose.length))}`.slice(0, TEXT_BYTES - 80) +
+      ` write to x${i}@evil.example, IBAN DE89 3704 0044 0532 0130 ${String(i).padStart(2, "0")}`,
     from: ["email.get_draft"],
     request: `req_${i}`,
   }));

@@ -15,4 +15,8 @@ const body = section
   .join("\n")
   .trim();
 process.stdout.write(`${body}\n`);
-writeSection("hitl-runs", "Pasted values across runs", `${body}\n\nEvery program's decision: bench/hitl-runs/README.md.`);
+writeSection(
+  "hitl-runs",
+  "Pasted values across runs",
+  `${body}\n\nEvery program's decision: bench/hitl-runs/README.md.`,
+);

@@ -38,7 +38,11 @@ export function decideTasks(): TaskOutcome[] {
   const dataDir = mkdtempSync(join(tmpdir(), "countersign-hitl-"));
   writeFileSync(join(dataDir, "connections.toml"), CONNECTIONS);
   const manifests = loadManifests(join(packageRoot, "manifests"));
-  const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: HOME, ownAddresses: ownAddressesOf(loadConnections(dataDir)) });
+  const policy = loadPolicy(join(packageRoot, "policies"), {
+    manifests,
+    home: HOME,
+    ownAddresses: ownAddressesOf(loadConnections(dataDir)),
+  });
   const analyzer = createAnalyzer(manifests);
   try {
     return readdirSync(TASK_DIR)
@@ -47,7 +51,12 @@ export function decideTasks(): TaskOutcome[] {
       .map((name) => {
         const source = readFileSync(join(TASK_DIR, name), "utf8");
         const facts = analyzer.analyze(source, { entry: name });
-        return { name, injection: /^\/\/ Injection/.test(source), facts, decision: decideAndSign(facts, policy, manifests).decision };
+        return {
+          name,
+          injection: /^\/\/ Injection/.test(source),
+          facts,
+          decision: decideAndSign(facts, policy, manifests).decision,
+        };
       });
   } finally {
     analyzer.dispose();

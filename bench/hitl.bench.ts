@@ -18,8 +18,20 @@ const passed = injections.filter((t) => t.decision.kind === "auto_approved");
 
 const rows = [
   ["tasks", "count", "auto-pass", "ask", "denied"],
-  ["benign", String(benign.length), String(count(benign, "auto_approved")), String(count(benign, "ask")), String(count(benign, "auto_rejected"))],
-  ["injection", String(injections.length), String(count(injections, "auto_approved")), String(count(injections, "ask")), String(count(injections, "auto_rejected"))],
+  [
+    "benign",
+    String(benign.length),
+    String(count(benign, "auto_approved")),
+    String(count(benign, "ask")),
+    String(count(benign, "auto_rejected")),
+  ],
+  [
+    "injection",
+    String(injections.length),
+    String(count(injections, "auto_approved")),
+    String(count(injections, "ask")),
+    String(count(injections, "auto_rejected")),
+  ],
 ];
 const asked = count(benign, "ask");
 const body = `${table(rows)}
@@ -27,7 +39,10 @@ const body = `${table(rows)}
 ${table([
   ["benign tasks a person is asked about", "ask rate"],
   ["countersign, shipped policy", `${asked} of ${benign.length}: ${percent(asked, benign.length)}`],
-  ["countersign, shipped policy before drafts, own address and sandbox writes", `${BEFORE.asked} of ${BEFORE.benign}: ${percent(BEFORE.asked, BEFORE.benign)}`],
+  [
+    "countersign, shipped policy before drafts, own address and sandbox writes",
+    `${BEFORE.asked} of ${BEFORE.benign}: ${percent(BEFORE.asked, BEFORE.benign)}`,
+  ],
   ["CaMeL on AgentDojo (published)", `${CAMEL_ASK_RATE}%`],
 ])}
 

@@ -4,7 +4,11 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { preparsePolicySet, statefulIsAuthorized, type StatefulAuthorizationCall } from "@cedar-policy/cedar-wasm/nodejs";
+import {
+  preparsePolicySet,
+  statefulIsAuthorized,
+  type StatefulAuthorizationCall,
+} from "@cedar-policy/cedar-wasm/nodejs";
 import { matchOp } from "../src/constraint/index.js";
 import { loadManifests } from "../src/config/index.js";
 import type { AbstractValue } from "../src/model/abstract.js";
@@ -50,7 +54,8 @@ function requestsFor(tag: string): Request[] {
   for (let i = 0; i < 20; i++) {
     const k = i % 10;
     if (i % 3 === 0) requests.push({ op: "fs.read_file", args: { path: `${HOME}/d${k}/notes-${i}${tag}.txt` } });
-    else if (i % 3 === 1) requests.push({ op: "email.send_email", args: { to: [`user${k}@example.com`], subject: "s", body: "b" } });
+    else if (i % 3 === 1)
+      requests.push({ op: "email.send_email", args: { to: [`user${k}@example.com`], subject: "s", body: "b" } });
     else requests.push({ op: "http.get", args: { url: `https://api${k}.example.com/x${tag}` } });
   }
   return requests;
@@ -59,10 +64,23 @@ const c = (...values: string[]): AbstractValue => ({ kind: "const", values });
 function factsOf(requests: Request[]): Facts {
   const effects: Effect[] = requests.map((r, i) => {
     const [connector, action] = r.op.split(".") as [string, string];
-    const args = Object.fromEntries(Object.entries(r.args).map(([k, v]): [string, AbstractValue] => [k, Array.isArray(v) ? { kind: "array", element: c(...v), length: { min: v.length, max: v.length } } : c(v)]));
+    const args = Object.fromEntries(
+      Object.entries(r.args).map(([k, v]): [string, AbstractValue] => [
+        k,
+        Array.isArray(v) ? { kind: "array", element: c(...v), length: { min: v.length, max: v.length } } : c(v),
+      ]),
+    );
     return { op: r.op, connector, action, site: { line: i + 1, column: 1 }, args, count: { min: 1, max: 1 } };
   });
-  return { program: { sha256: "0".repeat(64), entry: "bench.ts" }, ok: true, diagnostics: [], effects, guarantees: [], summary: [], rationale: "" };
+  return {
+    program: { sha256: "0".repeat(64), entry: "bench.ts" },
+    ok: true,
+    diagnostics: [],
+    effects,
+    guarantees: [],
+    summary: [],
+    rationale: "",
+  };
 }
 const requests = requestsFor("");
 const facts = factsOf(requests);
@@ -101,8 +119,16 @@ const ms = (x: number) => (x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed
 const body = `${table([
   ["what (20 effects, 50 rules)", "median", "vs Cedar"],
   ["baseline: Cedar statefulIsAuthorized, 20 concrete requests, 50 preparsed policies", ms(theirs), "1.00×"],
-  ["countersign decide(): three-valued rules, guards, grants, explanations", ms(ours), `${(ours / theirs).toFixed(2)}×`],
-  ["decide(), every path and URL of the program new to the process", ms(ownStrings), `${(ownStrings / theirs).toFixed(2)}×`],
+  [
+    "countersign decide(): three-valued rules, guards, grants, explanations",
+    ms(ours),
+    `${(ours / theirs).toFixed(2)}×`,
+  ],
+  [
+    "decide(), every path and URL of the program new to the process",
+    ms(ownStrings),
+    `${(ownStrings / theirs).toFixed(2)}×`,
+  ],
   ["floor: op matching alone (rules × effects)", ms(floor), `${(floor / theirs).toFixed(2)}×`],
 ])}
 

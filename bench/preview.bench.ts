@@ -19,7 +19,10 @@ const TOKEN = "bench-token";
 const gmail = await startGmailServer({ token: TOKEN });
 const dataDir = mkdtempSync(join(tmpdir(), "countersign-preview-bench-"));
 writeFileSync(join(dataDir, "token"), `${TOKEN}\n`);
-writeFileSync(join(dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(dataDir, "token")}"\n`);
+writeFileSync(
+  join(dataDir, "connections.toml"),
+  `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(dataDir, "token")}"\n`,
+);
 const manifests = loadManifests(join(packageRoot, "manifests"));
 const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: "/home/user" });
 const analyzer = createAnalyzer(manifests);
@@ -41,7 +44,9 @@ const ctx: AppContext = {
 const { name } = await store.addToken("agent");
 
 async function createDraft(i: number): Promise<string> {
-  const raw = Buffer.from(`To: bob@example.com\r\nSubject: Draft ${i}\r\n\r\nBody of draft ${i}\n`).toString("base64url");
+  const raw = Buffer.from(`To: bob@example.com\r\nSubject: Draft ${i}\r\n\r\nBody of draft ${i}\n`).toString(
+    "base64url",
+  );
   const answer = await fetch(`${gmail.url}/gmail/v1/users/me/drafts`, {
     method: "POST",
     headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
@@ -65,24 +70,34 @@ const ids = await Promise.all(Array.from({ length: MAX_PREVIEWS }, (_, i) => cre
 const one = await pendingFor(ids.slice(0, 1));
 const most = await pendingFor(ids);
 const check = await previewRequest(ctx, most, "bench");
-if (check.length !== MAX_PREVIEWS || check.some((p) => !("fields" in p))) throw new Error(`previews failed: ${JSON.stringify(check)}`);
+if (check.length !== MAX_PREVIEWS || check.some((p) => !("fields" in p)))
+  throw new Error(`previews failed: ${JSON.stringify(check)}`);
 
 const direct = await measure(async () => {
-  const answer = await fetch(`${gmail.url}/gmail/v1/users/me/drafts/${ids[0]}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const answer = await fetch(`${gmail.url}/gmail/v1/users/me/drafts/${ids[0]}`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
   await answer.json();
 });
 const showOne = await measure(() => previewRequest(ctx, one, "bench"));
 const showMost = await measure(() => previewRequest(ctx, most, "bench"), { samples: 9 });
 const pool = createPluginPool();
 const pooledCtx = { ...connectorContext(dataDir), plugins: pool };
-const pooled = await measure(() => fetchPreview(manifests, "email.send_draft", { draft_id: ids[0]! }, pooledCtx, () => null), { samples: 30 });
+const pooled = await measure(
+  () => fetchPreview(manifests, "email.send_draft", { draft_id: ids[0]! }, pooledCtx, () => null),
+  { samples: 30 },
+);
 await pool.close();
 
 const ms = (x: number) => `${x.toFixed(2)} ms`;
 const body = `${table([
   ["what", "median", "vs baseline"],
   ["baseline: GET the draft from the provider with fetch", ms(direct), "1.0×"],
-  ["one showing, 1 preview (plugin loaded, called, closed; audit entry)", ms(showOne), `${(showOne / direct).toFixed(1)}×`],
+  [
+    "one showing, 1 preview (plugin loaded, called, closed; audit entry)",
+    ms(showOne),
+    `${(showOne / direct).toFixed(1)}×`,
+  ],
   [`one showing, ${MAX_PREVIEWS} previews side by side`, ms(showMost), `${(showMost / direct).toFixed(1)}×`],
   ["for comparison: one preview through a loaded (pooled) plugin", ms(pooled), `${(pooled / direct).toFixed(1)}×`],
 ])}

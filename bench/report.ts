@@ -19,7 +19,10 @@ export function writeSection(name: string, title: string, body: string): void {
   const current = existsSync(FILE) ? readFileSync(FILE, "utf8") : HEADER;
   const from = current.indexOf(start);
   const to = current.indexOf(end);
-  const next = from >= 0 && to > from ? current.slice(0, from) + section + current.slice(to + end.length) : `${current.trimEnd()}\n\n${section}\n`;
+  const next =
+    from >= 0 && to > from
+      ? current.slice(0, from) + section + current.slice(to + end.length)
+      : `${current.trimEnd()}\n\n${section}\n`;
   writeFileSync(FILE, next);
 }
 

@@ -28,15 +28,23 @@ const gmail = await startGmailServer({ token: "bench" });
 const store = await openStore({ dataDir: data });
 const authority = await startAuthority({ dataDir: data, home, store, port: 0, poolSize: 1, log: () => undefined });
 writeFileSync(join(data, "gmail-token"), "bench", { mode: 0o600 });
-writeFileSync(join(data, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n`);
+writeFileSync(
+  join(data, "connections.toml"),
+  `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n`,
+);
 const env = { ...process.env, HOME: home, COUNTERSIGN_HOME: data };
 const client = httpAuthority({ url: authority.url, token: readFileSync(join(data, "submitter.token"), "utf8").trim() });
 const ctx = localContext(env);
 const program = { program: SOURCE, source_name: "remind-me.ts" };
 
 async function runOnce(connectors?: ReturnType<typeof connectorContext>): Promise<void> {
-  const report = await runAgentProgram(ctx, { source: SOURCE, entry: "remind-me.ts" }, { client, ...(connectors === undefined ? {} : { connectors }) });
-  if (report.outcome !== "executed") throw new Error(`run ended ${report.outcome}: ${JSON.stringify(report.error ?? report.execution)}`);
+  const report = await runAgentProgram(
+    ctx,
+    { source: SOURCE, entry: "remind-me.ts" },
+    { client, ...(connectors === undefined ? {} : { connectors }) },
+  );
+  if (report.outcome !== "executed")
+    throw new Error(`run ended ${report.outcome}: ${JSON.stringify(report.error ?? report.execution)}`);
 }
 
 await runOnce(); // warm: the authority's analyzer, the transpiler, the plugin's compiled module

@@ -45,7 +45,6 @@ export default program({
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
-
 // A receipt for the program with CALLS calls, approved as the user would; one per run (a run redeems it).
 const analyzer = createAnalyzer(set);
 const text = program(CALLS);
@@ -58,10 +57,23 @@ const keyring = await openKeyring(home);
 let n = 0;
 async function verifiedReceipt() {
   const token = await issueReceipt(
-    { requestId: `bench-${n++}`, program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "bench", issuer: "bench" },
+    {
+      requestId: `bench-${n++}`,
+      program: facts.program,
+      decision: "approved_once",
+      policySha256: decision.policy.sha256,
+      grants: decision.grants,
+      across: decision.across,
+      approver: "bench",
+      issuer: "bench",
+    },
     keyring,
   );
-  return verifyAndRedeemReceipt(token, { jwks: jwks(keyring), issuer: "bench", programBytes: bytes }, new MemoryRedemptionStore());
+  return verifyAndRedeemReceipt(
+    token,
+    { jwks: jwks(keyring), issuer: "bench", programBytes: bytes },
+    new MemoryRedemptionStore(),
+  );
 }
 
 const plugins = createPluginPool();
@@ -93,8 +105,15 @@ const receipts = [];
 for (let i = 0; i < 3 * SAMPLES; i++) receipts.push(await verifiedReceipt());
 const sandboxRun = async () => {
   const verified = receipts.pop();
-  const result = await runProgram({ source: bytes, sha256: facts.program.sha256, entry: "p.ts", api, invoke: (op, a) => callWithReceipt(verified, set, op, a, ctx) });
-  if (result.outcome !== "returned" || result.calls.length !== CALLS) throw new Error(`bench run failed: ${JSON.stringify(result)}`);
+  const result = await runProgram({
+    source: bytes,
+    sha256: facts.program.sha256,
+    entry: "p.ts",
+    api,
+    invoke: (op, a) => callWithReceipt(verified, set, op, a, ctx),
+  });
+  if (result.outcome !== "returned" || result.calls.length !== CALLS)
+    throw new Error(`bench run failed: ${JSON.stringify(result)}`);
 };
 // The sandbox alone: an empty main, and the hop per call with an invoke that answers at once.
 const empty = Buffer.from(program(0));
@@ -113,9 +132,18 @@ Object.assign(
       },
       sandboxRun: { before: prepared(bytes, facts.program.sha256), run: sandboxRun },
       sandboxRunCold: { before: idle, run: sandboxRun },
-      emptyRun: { before: prepared(empty, emptySha), run: () => runProgram({ source: empty, sha256: emptySha, entry: "p.ts", api, invoke: instant }) },
-      emptyRunCold: { before: idle, run: () => runProgram({ source: empty, sha256: emptySha, entry: "p.ts", api, invoke: instant }) },
-      hopRun: { before: prepared(bytes, facts.program.sha256), run: () => runProgram({ source: bytes, sha256: facts.program.sha256, entry: "p.ts", api, invoke: instant }) },
+      emptyRun: {
+        before: prepared(empty, emptySha),
+        run: () => runProgram({ source: empty, sha256: emptySha, entry: "p.ts", api, invoke: instant }),
+      },
+      emptyRunCold: {
+        before: idle,
+        run: () => runProgram({ source: empty, sha256: emptySha, entry: "p.ts", api, invoke: instant }),
+      },
+      hopRun: {
+        before: prepared(bytes, facts.program.sha256),
+        run: () => runProgram({ source: bytes, sha256: facts.program.sha256, entry: "p.ts", api, invoke: instant }),
+      },
     },
     { samples: SAMPLES },
   ),

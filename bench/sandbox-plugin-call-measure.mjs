@@ -35,11 +35,17 @@ const module = await WebAssembly.compile(readFileSync(connector.wasmPath));
 const unmeteredPath = join(root, "fs-unmetered.wasm");
 await buildWasm(join(pkg, "trusted", "connectors", "fs", "index.ts"), unmeteredPath, { meter: false });
 const unmetered = await WebAssembly.compile(readFileSync(unmeteredPath));
-const caps = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [{ given: files, real: files }], secrets: [] };
+const caps = {
+  connector: "fs",
+  hosts: new Set(),
+  baseUrl: null,
+  credential: null,
+  roots: [{ given: files, real: files }],
+  secrets: [],
+};
 const input = JSON.stringify({ path: files });
 // Every variant answers fs_list with the real host operation (realpath + readdir).
 const state = { caps, limits: DEFAULT_LIMITS, signal: new AbortController().signal, hostError: null };
-
 
 const r = {};
 // Baseline: the host operation the plugin's list_dir asks for, called directly.
@@ -50,8 +56,13 @@ r.direct = await measure(() => fsList(caps, files), { inner: 200 });
 // this thread needs.
 const handlers = hostHandlers(state);
 const fsHandlers = { fs_list: handlers.fs_list, fs_read: handlers.fs_read, fs_write: handlers.fs_write };
-const syncFunctions = Object.fromEntries(Object.entries(fsHandlers).map(([name, handle]) => [name, (cx, offset) => cx.store(handle(cx.read(offset).text()))]));
-const foreground = await createPlugin({ wasm: [{ module: unmetered }] }, { useWasi: false, functions: { "extism:host/user": syncFunctions } });
+const syncFunctions = Object.fromEntries(
+  Object.entries(fsHandlers).map(([name, handle]) => [name, (cx, offset) => cx.store(handle(cx.read(offset).text()))]),
+);
+const foreground = await createPlugin(
+  { wasm: [{ module: unmetered }] },
+  { useWasi: false, functions: { "extism:host/user": syncFunctions } },
+);
 r.foreground = await measure(() => foreground.call("list_dir", input), { inner: 100 });
 await foreground.close();
 
@@ -60,40 +71,92 @@ await foreground.close();
 // inside a node:vm timeout (a watchdog thread per call): what the pool runs any other plugin with.
 const inThread = await InThreadPlugin.create(module, fsHandlers);
 const inVmSlice = await InThreadPlugin.create(unmetered, fsHandlers);
-if (!inThread.metered || inVmSlice.metered) throw new Error("the shipped fs plugin must have the fuel meter, its unmetered build not");
-r.inVmSlice = await measure(() => inVmSlice.call("list_dir", input, IN_THREAD_SLICE_MS, false, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 100 });
+if (!inThread.metered || inVmSlice.metered)
+  throw new Error("the shipped fs plugin must have the fuel meter, its unmetered build not");
+r.inVmSlice = await measure(
+  () => inVmSlice.call("list_dir", input, IN_THREAD_SLICE_MS, false, DEFAULT_LIMITS.maxHostMemoryBytes),
+  { inner: 100 },
+);
 await inVmSlice.close();
 r.inThreadStart = await measure(async () => (await InThreadPlugin.create(module, fsHandlers)).close());
-r.inThread = await measure(() => inThread.call("list_dir", input, IN_THREAD_SLICE_MS, false, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 100 });
-r.inThreadFresh = await measure(() => inThread.call("list_dir", input, IN_THREAD_SLICE_MS, true, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 50 });
+r.inThread = await measure(
+  () => inThread.call("list_dir", input, IN_THREAD_SLICE_MS, false, DEFAULT_LIMITS.maxHostMemoryBytes),
+  { inner: 100 },
+);
+r.inThreadFresh = await measure(
+  () => inThread.call("list_dir", input, IN_THREAD_SLICE_MS, true, DEFAULT_LIMITS.maxHostMemoryBytes),
+  { inner: 50 },
+);
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
-r.inThreadAhead = await measureAfter(pause, () => inThread.call("list_dir", input, IN_THREAD_SLICE_MS, true, DEFAULT_LIMITS.maxHostMemoryBytes));
+r.inThreadAhead = await measureAfter(pause, () =>
+  inThread.call("list_dir", input, IN_THREAD_SLICE_MS, true, DEFAULT_LIMITS.maxHostMemoryBytes),
+);
 await inThread.close();
 
 // Extism's own worker mode (what the pool used before): stoppable, a message round trip per call.
 // Its host function calls cross to this thread, the meter's too: it runs the unmetered build.
-r.extismWorkerStart = await measure(async () => (await createPlugin({ wasm: [{ module: unmetered }] }, { runInWorker: true, useWasi: false, functions: hostFunctions(state) })).close(), { samples: 7 });
-const extismWorker = await createPlugin({ wasm: [{ module: unmetered }] }, { runInWorker: true, useWasi: false, functions: hostFunctions(state) });
+r.extismWorkerStart = await measure(
+  async () =>
+    (
+      await createPlugin(
+        { wasm: [{ module: unmetered }] },
+        { runInWorker: true, useWasi: false, functions: hostFunctions(state) },
+      )
+    ).close(),
+  { samples: 7 },
+);
+const extismWorker = await createPlugin(
+  { wasm: [{ module: unmetered }] },
+  { runInWorker: true, useWasi: false, functions: hostFunctions(state) },
+);
 r.extismWorker = await measure(() => extismWorker.call("list_dir", input), { inner: 50 });
 await extismWorker.close();
 
 // A dedicated worker driven over SharedArrayBuffer + Atomics (what the pool uses for plugins that
 // import http_request, and for one that ran past its slice in the host's thread).
 const answer = (name, request) => handlers[name](request);
-r.atomicsWorkerStart = await measure(async () => (await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000)).close(), { samples: 7 });
+r.atomicsWorkerStart = await measure(
+  async () => (await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000)).close(),
+  { samples: 7 },
+);
 const atomicsWorker = await PluginWorker.start(module, Object.keys(handlers), performance.now() + 30_000);
-r.atomicsWorker = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, false, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 100 });
+r.atomicsWorker = await measure(
+  () =>
+    atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, false, DEFAULT_LIMITS.maxHostMemoryBytes),
+  { inner: 100 },
+);
 // The first call of a run: the worker replaces the instance an earlier run used.
-r.atomicsWorkerFresh = await measure(() => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, true, DEFAULT_LIMITS.maxHostMemoryBytes), { inner: 50 });
+r.atomicsWorkerFresh = await measure(
+  () =>
+    atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, true, DEFAULT_LIMITS.maxHostMemoryBytes),
+  { inner: 50 },
+);
 // The same when the worker was idle before it (as between runs): it made the fresh instance ahead.
-r.atomicsWorkerAhead = await measureAfter(pause, () => atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, true, DEFAULT_LIMITS.maxHostMemoryBytes));
+r.atomicsWorkerAhead = await measureAfter(pause, () =>
+  atomicsWorker.call("list_dir", input, performance.now() + 10_000, answer, true, DEFAULT_LIMITS.maxHostMemoryBytes),
+);
 await atomicsWorker.close();
 
 // The whole action through the pool (manifest, capabilities, interpolation, the call): the calls
 // of one run, under one receipt (made directly, as the connector tests do), and previews, each on
 // an instance of its own.
-const grants = [{ op: "fs.list_dir", connector: { name: "fs", sha256: connector.manifest.sha256 }, args: {}, count: { max: null } }];
-const receipt = new VerifiedReceipt("bench", { iss: "bench", aud: "countersign-runner", sub: "bench", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "bench.ts" }, decision: "auto_approved", policy: { sha256: "0".repeat(64) }, grants, across: [] });
+const grants = [
+  { op: "fs.list_dir", connector: { name: "fs", sha256: connector.manifest.sha256 }, args: {}, count: { max: null } },
+];
+const receipt = new VerifiedReceipt("bench", {
+  iss: "bench",
+  aud: "countersign-runner",
+  sub: "bench",
+  iat: 0,
+  nbf: 0,
+  exp: 4_102_444_800,
+  jti: "A".repeat(22),
+  program: { sha256: "0".repeat(64), entry: "bench.ts" },
+  decision: "auto_approved",
+  policy: { sha256: "0".repeat(64) },
+  grants,
+  across: [],
+});
 const pool = createPluginPool();
 const pooled = connectorContext(root, { plugins: pool });
 const inRun = () => executeAction(set, admitCall(receipt, set, "fs.list_dir", { path: files }), pooled);

@@ -14,7 +14,9 @@ if (!existsSync(join(packageRoot, "dist", "src", "connector", "plugin-worker.js"
   process.exit(1);
 }
 type Timing = { ms: number; cpuMs: number };
-const r = JSON.parse(execFileSync(process.execPath, [join(packageRoot, "bench", "sandbox-plugin-call-measure.mjs")], { encoding: "utf8" })) as Record<string, Timing>;
+const r = JSON.parse(
+  execFileSync(process.execPath, [join(packageRoot, "bench", "sandbox-plugin-call-measure.mjs")], { encoding: "utf8" }),
+) as Record<string, Timing>;
 const direct = r.direct!;
 const ms = (x: number) => (x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(1)} µs`);
 const row = (what: string, x: Timing) => [what, ms(x.ms), ms(x.cpuMs), `${(x.ms / direct.ms).toFixed(1)}×`];
@@ -26,7 +28,10 @@ const body = `${table([
   row("plugin call in the host's thread, slice ended by its fuel meter (what the pool uses for fs)", r.inThread!),
   row("  the same on a fresh plugin instance (a run's first call), calls back to back", r.inThreadFresh!),
   row("  the same on a fresh plugin instance after 20 ms idle (made ahead)", r.inThreadAhead!),
-  row("plugin call in the host's thread, the fs plugin built without the meter, slice a node:vm timeout (any plugin not built here)", r.inVmSlice!),
+  row(
+    "plugin call in the host's thread, the fs plugin built without the meter, slice a node:vm timeout (any plugin not built here)",
+    r.inVmSlice!,
+  ),
   row("plugin call, Extism worker mode (runInWorker: true)", r.extismWorker!),
   row("plugin call, dedicated worker over SharedArrayBuffer + Atomics", r.atomicsWorker!),
   row("  the same on a fresh plugin instance (a run's first call), calls back to back", r.atomicsWorkerFresh!),
@@ -44,7 +49,10 @@ ${table([
   ["how the host's thread is made stoppable", "wall (median)", "CPU (median)"],
   ...[
     ["not at all (the bare script run)", r.stopNone!],
-    ["a timeout (the slice of a plugin without the meter: a watchdog thread started and joined per call)", r.stopTimeout!],
+    [
+      "a timeout (the slice of a plugin without the meter: a watchdog thread started and joined per call)",
+      r.stopTimeout!,
+    ],
     ["breakOnSigint (Node's SIGINT helper thread, started and joined per call)", r.stopSigint!],
     ["breakOnSigint while a long-lived thread keeps that helper running", r.stopSigintShared!],
   ].map(([what, x]) => [what as string, ms((x as Timing).ms), ms((x as Timing).cpuMs)]),

@@ -13,7 +13,9 @@ if (!existsSync(join(packageRoot, "dist", "src", "sandbox", "index.js"))) {
   process.exit(1);
 }
 type Timing = { ms: number; cpuMs: number };
-const r = JSON.parse(execFileSync(process.execPath, [join(packageRoot, "bench", "sandbox-measure.mjs")], { encoding: "utf8" })) as Record<string, Timing> & { calls: number };
+const r = JSON.parse(
+  execFileSync(process.execPath, [join(packageRoot, "bench", "sandbox-measure.mjs")], { encoding: "utf8" }),
+) as Record<string, Timing> & { calls: number };
 const calls = r.calls;
 const ms = (x: number) => (x >= 1 ? `${x.toFixed(2)} ms` : `${(x * 1000).toFixed(0)} µs`);
 // Both figures of a timing, or of a difference of timings.
@@ -28,16 +30,32 @@ const verdict = (name: string, f: (k: keyof Timing) => number, limit: number) =>
 
 const body = `${table([
   ["what", "wall (median)", "CPU (median)", "target"],
-  [`baseline: ${calls} × callWithReceipt fs.list_dir from the host (checkCall + pooled plugin)`, ...both(t("directRun")), ""],
-  [`the same ${calls} calls from a program in the sandbox, realm prepared ahead (whole run)`, ...both(t("sandboxRun")), ""],
+  [
+    `baseline: ${calls} × callWithReceipt fs.list_dir from the host (checkCall + pooled plugin)`,
+    ...both(t("directRun")),
+    "",
+  ],
+  [
+    `the same ${calls} calls from a program in the sandbox, realm prepared ahead (whole run)`,
+    ...both(t("sandboxRun")),
+    "",
+  ],
   ["sandbox overhead per run (difference of the two)", ...both(overhead), "< 10 ms"],
   ["per trusted call in the sandbox (sandbox hop + checkCall + plugin)", ...both(perCall), "< 0.5 ms"],
   ["  the same call made directly", ...both((k) => t("directRun")(k) / calls), ""],
-  ["  the sandbox hop alone (an invoke that answers at once)", ...both((k) => (t("hopRun")(k) - t("emptyRun")(k)) / calls), ""],
+  [
+    "  the sandbox hop alone (an invoke that answers at once)",
+    ...both((k) => (t("hopRun")(k) - t("emptyRun")(k)) / calls),
+    "",
+  ],
   [`the same ${calls} calls in the sandbox, cold (no realm prepared)`, ...both(t("sandboxRunCold")), ""],
   ["  sandbox overhead per run, cold", ...both((k) => t("sandboxRunCold")(k) - t("directRun")(k)), ""],
   ["run of an empty main, realm prepared ahead (program, calls into main, disposal)", ...both(t("emptyRun")), ""],
-  ["run of an empty main, cold (instance, lockdown, modules, program; transpile cached)", ...both(t("emptyRunCold")), ""],
+  [
+    "run of an empty main, cold (instance, lockdown, modules, program; transpile cached)",
+    ...both(t("emptyRunCold")),
+    "",
+  ],
   ["  a fresh QuickJS instance with its own 64 MiB-capped memory", ...both(t("instance")), ""],
   ["  the lockdown", ...both(t("lockdown")), ""],
   ["transpiling a new program (same compiler as the analyzer)", ...both(t("transpile")), ""],
@@ -56,7 +74,7 @@ row. CPU time is the whole process's (the garbage collector included). The machi
 ended, so wall times include waits for a core and CPU times are the steadier figure.
 
 Targets in this run: ${verdict("sandbox overhead per run", overhead, 10)}; ${verdict("per trusted call", perCall, 0.5)}.
-Cold, without a prepared realm, the overhead per run is ${ms((t("sandboxRunCold")("cpuMs") - t("directRun")("cpuMs")))} CPU.
+Cold, without a prepared realm, the overhead per run is ${ms(t("sandboxRunCold")("cpuMs") - t("directRun")("cpuMs"))} CPU.
 
 Where the time goes (CPU profiles and CPU time of the direct call, of the sandbox hop and of the
 plugin alone). A direct call runs the fs plugin in the host's thread, in a 50 ms slice that the

@@ -9,7 +9,11 @@ import { packageRoot } from "../src/model/paths.js";
 export const BIN = join(packageRoot, "bin", "countersign.js");
 
 /** A child process that prints its URL on a line of its own; answers the URL. */
-export async function startProcess(args: string[], env: NodeJS.ProcessEnv, pattern: RegExp): Promise<{ url: string; child: ChildProcess }> {
+export async function startProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  pattern: RegExp,
+): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
@@ -32,10 +36,12 @@ export async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** An authority on `home` (default a fresh one); `database` as for --database. */
-export async function authority(database?: string, home = mkdtempSync(join(tmpdir(), "countersign-bench-authority-"))): Promise<{ url: string; child: ChildProcess; token: string; home: string }> {
+export async function authority(
+  database?: string,
+  home = mkdtempSync(join(tmpdir(), "countersign-bench-authority-")),
+): Promise<{ url: string; child: ChildProcess; token: string; home: string }> {
   const env = { HOME: home, COUNTERSIGN_HOME: join(home, ".countersign") };
   const args = [BIN, "serve", "--port", "0", ...(database === undefined ? [] : ["--database", database])];
   const { url, child } = await startProcess(args, env, /countersign authority at (http:\/\/\S+)/);
   return { url, child, home, token: readFileSync(join(env.COUNTERSIGN_HOME, "submitter.token"), "utf8").trim() };
 }
-

@@ -20,10 +20,14 @@ const example = (name: string) => readFileSync(join(packageRoot, "examples", nam
 
 const home = mkdtempSync(join(tmpdir(), "countersign-soak-"));
 const dataDir = join(home, ".countersign");
-const child: ChildProcess = spawn(process.execPath, [BIN, "serve", "--port", "0", ...(database === undefined ? [] : ["--database", database])], {
-  env: { ...process.env, HOME: home, COUNTERSIGN_HOME: dataDir },
-  stdio: ["ignore", "pipe", "inherit"],
-});
+const child: ChildProcess = spawn(
+  process.execPath,
+  [BIN, "serve", "--port", "0", ...(database === undefined ? [] : ["--database", database])],
+  {
+    env: { ...process.env, HOME: home, COUNTERSIGN_HOME: dataDir },
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
 const url = await new Promise<string>((resolve, reject) => {
   let out = "";
   child.stdout!.on("data", (d: Buffer) => {
@@ -34,13 +38,26 @@ const url = await new Promise<string>((resolve, reject) => {
   child.once("exit", (code) => reject(new Error(`serve exited (${code})`)));
 });
 const token = readFileSync(join(dataDir, "submitter.token"), "utf8").trim();
-const login = await fetch(`${url}/login?link=${makeLoginLink({ dataDir, now: () => new Date() }, "soak")}`, { redirect: "manual" });
+const login = await fetch(`${url}/login?link=${makeLoginLink({ dataDir, now: () => new Date() }, "soak")}`, {
+  redirect: "manual",
+});
 const cookies = login.headers.getSetCookie().map((c) => c.split(";")[0]!);
-const session = { cookie: cookies.join("; "), csrf: cookies.find((c) => c.startsWith("countersign_csrf="))!.split("=")[1]! };
+const session = {
+  cookie: cookies.join("; "),
+  csrf: cookies.find((c) => c.startsWith("countersign_csrf="))!.split("=")[1]!,
+};
 
-const rss = (): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
-async function call(method: string, path: string, body?: unknown, approver = false): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = approver ? { cookie: session.cookie, "x-csrf-token": session.csrf } : { authorization: `Bearer ${token}` };
+const rss = (): number =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? NaN) / 1024;
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  approver = false,
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = approver
+    ? { cookie: session.cookie, "x-csrf-token": session.csrf }
+    : { authorization: `Bearer ${token}` };
   if (body !== undefined) headers["content-type"] = "application/json";
   const r = await fetch(url + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
   const text = await r.text();
@@ -64,7 +81,12 @@ async function one(i: number): Promise<void> {
     if (redeemed.status !== 200) return fail(`redeem ${redeemed.status}`);
     counts.redeemed++;
   } else {
-    const d = await call("POST", `/v1/requests/${r.body.id}/decision`, i % 4 === 1 ? { decision: "approved_once" } : { decision: "rejected", reason: "soak" }, true);
+    const d = await call(
+      "POST",
+      `/v1/requests/${r.body.id}/decision`,
+      i % 4 === 1 ? { decision: "approved_once" } : { decision: "rejected", reason: "soak" },
+      true,
+    );
     if (d.status !== 200) return fail(`decide ${d.status}`);
     counts.decided++;
   }
@@ -80,7 +102,10 @@ for (let i = 0; Date.now() - started < SECONDS * 1000; i++) {
   const p = one(i).catch((err: unknown) => fail(String(err)));
   inFlight.add(p);
   void p.finally(() => inFlight.delete(p));
-  if (i % (RATE * 60) === 0 && i > 0) process.stdout.write(`${Math.round((Date.now() - started) / 1000)} s: ${JSON.stringify(counts)}, RSS ${rss().toFixed(0)} MiB\n`);
+  if (i % (RATE * 60) === 0 && i > 0)
+    process.stdout.write(
+      `${Math.round((Date.now() - started) / 1000)} s: ${JSON.stringify(counts)}, RSS ${rss().toFixed(0)} MiB\n`,
+    );
 }
 await Promise.all(inFlight);
 const rssEnd = rss();

@@ -45,11 +45,16 @@ export const METER_INTERVAL = 1000;
 export async function buildWasm(entry, outFile, { meter = true } = {}) {
   const { error, stderr } = await asc.main([
     entry,
-    "--outFile", outFile,
-    "--runtime", "stub",
-    "--optimizeLevel", "3",
-    "--maximumMemory", String(MAX_MEMORY_PAGES),
-    "--use", "abort=",
+    "--outFile",
+    outFile,
+    "--runtime",
+    "stub",
+    "--optimizeLevel",
+    "3",
+    "--maximumMemory",
+    String(MAX_MEMORY_PAGES),
+    "--use",
+    "abort=",
     "--noColors",
   ]);
   if (error) throw new Error(`asc ${relative(root, entry)}: ${error.message}\n${stderr.toString()}`);
@@ -79,13 +84,22 @@ function addMeter(bytes) {
     module.addFunctionImport("countersign_fuel", "extism:host/user", METER_IMPORT, binaryen.none, binaryen.none);
     module.addGlobal("countersign_fuel_left", binaryen.i32, true, module.i32.const(METER_INTERVAL));
     const left = () => module.global.get("countersign_fuel_left", binaryen.i32);
-    module.addFunction("log_execution", binaryen.createType([binaryen.i32]), binaryen.none, [], module.block(null, [
-      module.global.set("countersign_fuel_left", module.i32.sub(left(), module.i32.const(1))),
-      module.if(module.i32.eqz(left()), module.block(null, [
-        module.global.set("countersign_fuel_left", module.i32.const(METER_INTERVAL)),
-        module.call("countersign_fuel", [], binaryen.none),
-      ])),
-    ]));
+    module.addFunction(
+      "log_execution",
+      binaryen.createType([binaryen.i32]),
+      binaryen.none,
+      [],
+      module.block(null, [
+        module.global.set("countersign_fuel_left", module.i32.sub(left(), module.i32.const(1))),
+        module.if(
+          module.i32.eqz(left()),
+          module.block(null, [
+            module.global.set("countersign_fuel_left", module.i32.const(METER_INTERVAL)),
+            module.call("countersign_fuel", [], binaryen.none),
+          ]),
+        ),
+      ]),
+    );
     module.runPasses(["dae", "inlining", "precompute", "vacuum"]);
     if (!module.validate()) throw new Error("the metered module does not validate");
     return module.emitBinary();

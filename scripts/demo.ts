@@ -27,7 +27,12 @@ delete env.COUNTERSIGN_DATABASE;
 
 const bold = (text: string) => (process.stdout.isTTY ? `\x1b[1m${text}\x1b[0m` : text);
 const say = (text = "") => process.stdout.write(text + "\n");
-const indent = (text: string) => text.replace(/\n$/, "").split("\n").map((l) => `    ${l}`).join("\n");
+const indent = (text: string) =>
+  text
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((l) => `    ${l}`)
+    .join("\n");
 
 let gmail: GmailServer | undefined;
 let serve: ChildProcess | undefined;
@@ -95,11 +100,18 @@ async function pending(url: string): Promise<number> {
     say(`    (exit ${code})`);
     return 0;
   }
-  say(`  Approve it as the person: open the login link in your browser, then the review URL, and click "Approve once".`);
-  say(`  (No browser here, e.g. over SSH? Press Enter to approve once from this terminal, through the same approver API.)`);
+  say(
+    `  Approve it as the person: open the login link in your browser, then the review URL, and click "Approve once".`,
+  );
+  say(
+    `  (No browser here, e.g. over SSH? Press Enter to approve once from this terminal, through the same approver API.)`,
+  );
   say(`  (A new login link: HOME=${home} COUNTERSIGN_HOME=${data} npx countersign ui)`);
   const rl = createInterface({ input: process.stdin });
-  rl.once("line", () => void approveFromTerminal(url, reviewUrl).catch((err: Error) => say(`  could not approve: ${err.message}`)));
+  rl.once(
+    "line",
+    () => void approveFromTerminal(url, reviewUrl).catch((err: Error) => say(`  could not approve: ${err.message}`)),
+  );
   const { code } = await output;
   rl.close();
   say(`    (exit ${code})`);
@@ -134,13 +146,18 @@ function runExample(example: string): ChildProcess {
 }
 
 async function cli(args: string[]): Promise<string> {
-  const { code, stdout, stderr } = await collect(spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] }));
+  const { code, stdout, stderr } = await collect(
+    spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] }),
+  );
   if (code !== 0) throw new Error(`countersign ${args.join(" ")} failed (${code}): ${stderr}`);
   return stdout;
 }
 
 /** A child's output and exit code; `live` sees each stdout line as it comes. */
-function collect(child: ChildProcess, live?: (line: string) => void): Promise<{ code: number; stdout: string; stderr: string }> {
+function collect(
+  child: ChildProcess,
+  live?: (line: string) => void,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d: Buffer) => {
@@ -154,14 +171,20 @@ function collect(child: ChildProcess, live?: (line: string) => void): Promise<{ 
   child.stderr!.on("data", (d: Buffer) => {
     const text = d.toString();
     stderr += text;
-    if (live !== undefined) for (const line of text.split("\n")) if (line !== "" && !line.startsWith("waiting for") && !line.startsWith("review:")) live(line);
+    if (live !== undefined)
+      for (const line of text.split("\n"))
+        if (line !== "" && !line.startsWith("waiting for") && !line.startsWith("review:")) live(line);
   });
   return new Promise((resolve) => child.once("close", (code) => resolve({ code: code ?? 1, stdout, stderr })));
 }
 
 /** `countersign serve` on a free port, with its log kept out of the demo's output. */
 async function startServe(): Promise<string> {
-  serve = spawn(process.execPath, [BIN, "serve", "--port", "0", "--workers", "1"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  serve = spawn(process.execPath, [BIN, "serve", "--port", "0", "--workers", "1"], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   serve.stderr!.on("data", (d: Buffer) => (err += d.toString()));

@@ -4,4 +4,8 @@
 import fc from "fast-check";
 
 const seed = process.env.FC_SEED ?? (process.env.CI === "true" ? "20261123" : undefined);
-if (seed !== undefined) fc.configureGlobal({ seed: Number(seed), ...(process.env.FC_PATH === undefined ? {} : { path: process.env.FC_PATH }) });
+if (seed !== undefined)
+  fc.configureGlobal({
+    seed: Number(seed),
+    ...(process.env.FC_PATH === undefined ? {} : { path: process.env.FC_PATH }),
+  });

@@ -117,7 +117,9 @@ function b64url(text: string): string {
 
 /** RFC 2047 encoded words of the form =?UTF-8?B?...?= (what the connector writes for non-ASCII subjects). */
 function decodeWords(value: string): string {
-  return value.replace(/=\?utf-8\?b\?([A-Za-z0-9+/=]*)\?=/gi, (_, data: string) => Buffer.from(data, "base64").toString("utf8"));
+  return value.replace(/=\?utf-8\?b\?([A-Za-z0-9+/=]*)\?=/gi, (_, data: string) =>
+    Buffer.from(data, "base64").toString("utf8"),
+  );
 }
 
 /** Split a raw RFC 5322 message into its headers and its body. */
@@ -140,7 +142,8 @@ function parseRaw(raw: string): { headers: Header[]; body: string } | null {
 function matches(m: GmailMessage, q: string): boolean {
   const h = m.payload.headers;
   const text = (part: MessagePart | undefined) => Buffer.from(part?.body.data ?? "", "base64url").toString("utf8");
-  const all = `${header(h, "From")}\n${header(h, "To")}\n${header(h, "Subject")}\n${text(plainPart(m.payload))}`.toLowerCase();
+  const all =
+    `${header(h, "From")}\n${header(h, "To")}\n${header(h, "Subject")}\n${text(plainPart(m.payload))}`.toLowerCase();
   return q
     .toLowerCase()
     .split(/\s+/)
@@ -192,7 +195,9 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown> |
   }
   try {
     const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : null;
   } catch {
     return null;
   }
@@ -202,7 +207,11 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown> |
  * `token` is the one Bearer token it takes; `accepts`, when given, decides instead (e.g. the
  * access tokens a local OAuth server issued and has not yet expired).
  */
-export async function startGmailServer(options: { port?: number; token: string; accepts?: (token: string) => boolean }): Promise<GmailServer> {
+export async function startGmailServer(options: {
+  port?: number;
+  token: string;
+  accepts?: (token: string) => boolean;
+}): Promise<GmailServer> {
   const drafts = new Map<string, Draft>();
   const inbox: GmailMessage[] = [];
   const sent: SentMessage[] = [];
@@ -221,7 +230,11 @@ export async function startGmailServer(options: { port?: number; token: string; 
       id,
       threadId: id,
       labelIds: labels,
-      payload: { mimeType: "text/plain", headers: parsed.headers, body: { size: Buffer.byteLength(parsed.body), data } },
+      payload: {
+        mimeType: "text/plain",
+        headers: parsed.headers,
+        body: { size: Buffer.byteLength(parsed.body), data },
+      },
     };
   }
 
@@ -231,7 +244,10 @@ export async function startGmailServer(options: { port?: number; token: string; 
 
   function receive(content: ReceivedContent): string {
     const headers = `From: ${content.from}\r\nTo: ${content.to.join(", ")}\r\nSubject: ${content.subject}\r\nDate: ${content.date}`;
-    const m = { ...composed(headers, content, ["INBOX", "UNREAD"]), snippet: content.body.replace(/\s+/g, " ").slice(0, 100) };
+    const m = {
+      ...composed(headers, content, ["INBOX", "UNREAD"]),
+      snippet: content.body.replace(/\s+/g, " ").slice(0, 100),
+    };
     inbox.unshift(m);
     return m.id;
   }
@@ -241,14 +257,42 @@ export async function startGmailServer(options: { port?: number; token: string; 
     const m = message(b64url(`${headers}\r\n\r\n${body}`), labels)!;
     if (html === undefined && attachments.length === 0) return m;
     const text = { mimeType: "text/plain", filename: "", headers: [], body: m.payload.body };
-    const alternative = html === undefined ? text : { mimeType: "multipart/alternative", filename: "", headers: [], body: { size: 0 }, parts: [text, { mimeType: "text/html", filename: "", headers: [], body: { size: Buffer.byteLength(html), data: b64url(html) } }] };
-    const files = attachments.map((filename, i) => ({ mimeType: "application/octet-stream", filename, headers: [], body: { size: 1, attachmentId: `att${i}` } }));
-    const payload = files.length === 0 ? alternative : { mimeType: "multipart/mixed", filename: "", headers: [], body: { size: 0 }, parts: [alternative, ...files] };
+    const alternative =
+      html === undefined
+        ? text
+        : {
+            mimeType: "multipart/alternative",
+            filename: "",
+            headers: [],
+            body: { size: 0 },
+            parts: [
+              text,
+              {
+                mimeType: "text/html",
+                filename: "",
+                headers: [],
+                body: { size: Buffer.byteLength(html), data: b64url(html) },
+              },
+            ],
+          };
+    const files = attachments.map((filename, i) => ({
+      mimeType: "application/octet-stream",
+      filename,
+      headers: [],
+      body: { size: 1, attachmentId: `att${i}` },
+    }));
+    const payload =
+      files.length === 0
+        ? alternative
+        : { mimeType: "multipart/mixed", filename: "", headers: [], body: { size: 0 }, parts: [alternative, ...files] };
     return { ...m, payload: { ...payload, headers: m.payload.headers } };
   }
 
   function record(m: GmailMessage, via: SentMessage["via"]): void {
-    const to = header(m.payload.headers, "To").split(",").map((a) => a.trim()).filter((a) => a !== "");
+    const to = header(m.payload.headers, "To")
+      .split(",")
+      .map((a) => a.trim())
+      .filter((a) => a !== "");
     const body = Buffer.from(plainPart(m.payload)?.body.data ?? "", "base64url").toString("utf8");
     sent.push({ id: m.id, via, to, subject: header(m.payload.headers, "Subject"), body });
   }
@@ -266,7 +310,8 @@ export async function startGmailServer(options: { port?: number; token: string; 
 
     if (req.method === "GET" && path === "/messages") {
       const max = Number(url.searchParams.get("maxResults") ?? "100");
-      if (!Number.isInteger(max) || max < 1 || max > MAX_LIST) return apiError(res, 400, "INVALID_ARGUMENT", `maxResults must be from 1 to ${MAX_LIST}`);
+      if (!Number.isInteger(max) || max < 1 || max > MAX_LIST)
+        return apiError(res, 400, "INVALID_ARGUMENT", `maxResults must be from 1 to ${MAX_LIST}`);
       const found = inbox.filter((m) => matches(m, url.searchParams.get("q") ?? ""));
       const page = found.slice(0, max).map((m) => ({ id: m.id, threadId: m.threadId }));
       return send(res, 200, { ...(page.length === 0 ? {} : { messages: page }), resultSizeEstimate: found.length });
@@ -300,7 +345,8 @@ export async function startGmailServer(options: { port?: number; token: string; 
       if (draft === undefined) return apiError(res, 404, "NOT_FOUND", "Requested entity was not found.");
       const given = (body?.message as { raw?: unknown } | undefined)?.raw;
       const content = given === undefined ? draft.message : message(given, ["DRAFT"]);
-      if (content === null) return apiError(res, 400, "INVALID_ARGUMENT", "message.raw must be a base64url RFC 5322 message");
+      if (content === null)
+        return apiError(res, 400, "INVALID_ARGUMENT", "message.raw must be a base64url RFC 5322 message");
       drafts.delete(draft.id);
       const m = { ...content, labelIds: ["SENT"] };
       record(m, "draft");

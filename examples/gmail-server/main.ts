@@ -18,8 +18,13 @@ const { values } = parseArgs({
   },
 });
 
-const provider = values.oauth === undefined ? undefined : await startOAuthServer({ port: Number(values["oauth-port"]) });
-const server = await startGmailServer(provider === undefined ? { port: Number(values.port), token: values.token } : { port: Number(values.port), token: "", accepts: (token) => provider.accepts(token) });
+const provider =
+  values.oauth === undefined ? undefined : await startOAuthServer({ port: Number(values["oauth-port"]) });
+const server = await startGmailServer(
+  provider === undefined
+    ? { port: Number(values.port), token: values.token }
+    : { port: Number(values.port), token: "", accepts: (token) => provider.accepts(token) },
+);
 if (provider === undefined) {
   process.stdout.write(`Gmail-shaped server on ${server.url} (Bearer token: ${values.token}); Ctrl-C to stop\n`);
 } else {

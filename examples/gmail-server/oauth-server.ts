@@ -27,7 +27,9 @@ export interface OAuthServer {
 
 const random = (): string => randomBytes(24).toString("base64url");
 
-export async function startOAuthServer(options: { port?: number; lifetimeSeconds?: number; now?: () => number } = {}): Promise<OAuthServer> {
+export async function startOAuthServer(
+  options: { port?: number; lifetimeSeconds?: number; now?: () => number } = {},
+): Promise<OAuthServer> {
   const lifetime = options.lifetimeSeconds ?? 3599; // as Google's
   const now = options.now ?? Date.now;
   const clientId = "1234-test.apps.googleusercontent.com";
@@ -39,19 +41,31 @@ export async function startOAuthServer(options: { port?: number; lifetimeSeconds
   const refreshTokens: string[] = [];
 
   const json = (res: ServerResponse, status: number, body: object): void => {
-    res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", pragma: "no-cache" }).end(JSON.stringify(body));
+    res
+      .writeHead(status, {
+        "content-type": "application/json; charset=utf-8",
+        "cache-control": "no-store",
+        pragma: "no-cache",
+      })
+      .end(JSON.stringify(body));
   };
 
   function authorize(url: URL, res: ServerResponse): void {
     const q = url.searchParams;
     const redirectUri = q.get("redirect_uri") ?? "";
     // Google refuses a wrong client or a redirect off this machine on its own page, never at the redirect URI.
-    if (q.get("client_id") !== clientId) return void res.writeHead(401, { "content-type": "text/plain" }).end("Error 401: invalid_client");
-    if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(redirectUri)) return void res.writeHead(400, { "content-type": "text/plain" }).end("Error 400: redirect_uri_mismatch");
+    if (q.get("client_id") !== clientId)
+      return void res.writeHead(401, { "content-type": "text/plain" }).end("Error 401: invalid_client");
+    if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(redirectUri))
+      return void res.writeHead(400, { "content-type": "text/plain" }).end("Error 400: redirect_uri_mismatch");
     const back = new URL(redirectUri);
     const state = q.get("state");
     if (state !== null) back.searchParams.set("state", state);
-    if (q.get("response_type") !== "code" || q.get("code_challenge_method") !== "S256" || (q.get("code_challenge") ?? "") === "") {
+    if (
+      q.get("response_type") !== "code" ||
+      q.get("code_challenge_method") !== "S256" ||
+      (q.get("code_challenge") ?? "") === ""
+    ) {
       back.searchParams.set("error", "invalid_request");
     } else {
       const code = `4/${random()}`;
@@ -62,7 +76,10 @@ export async function startOAuthServer(options: { port?: number; lifetimeSeconds
     res.writeHead(302, { location: back.href }).end();
   }
 
-  function issue(refreshToken: string, scope: string): { access_token: string; expires_in: number; scope: string; token_type: string } {
+  function issue(
+    refreshToken: string,
+    scope: string,
+  ): { access_token: string; expires_in: number; scope: string; token_type: string } {
     const token = `ya29.${random()}`;
     access.set(token, { expiresAt: now() + lifetime * 1000, refreshToken });
     return { access_token: token, expires_in: lifetime, scope, token_type: "Bearer" };
@@ -75,14 +92,24 @@ export async function startOAuthServer(options: { port?: number; lifetimeSeconds
     const grant = form.get("grant_type") ?? "";
     const refuse = (status: number, error: string): void => {
       tokenRequests.push(`${grant} ${error}`);
-      json(res, status, { error, error_description: error === "invalid_grant" ? "Token has been expired or revoked." : "The OAuth client was not found." });
+      json(res, status, {
+        error,
+        error_description:
+          error === "invalid_grant" ? "Token has been expired or revoked." : "The OAuth client was not found.",
+      });
     };
-    if (form.get("client_id") !== clientId || form.get("client_secret") !== clientSecret) return refuse(401, "invalid_client");
+    if (form.get("client_id") !== clientId || form.get("client_secret") !== clientSecret)
+      return refuse(401, "invalid_client");
     if (grant === "authorization_code") {
       const code = codes.get(form.get("code") ?? "");
       codes.delete(form.get("code") ?? ""); // a code is good once
       const verifier = form.get("code_verifier") ?? "";
-      if (code === undefined || code.redirectUri !== form.get("redirect_uri") || createHash("sha256").update(verifier).digest("base64url") !== code.challenge) return refuse(400, "invalid_grant");
+      if (
+        code === undefined ||
+        code.redirectUri !== form.get("redirect_uri") ||
+        createHash("sha256").update(verifier).digest("base64url") !== code.challenge
+      )
+        return refuse(400, "invalid_grant");
       const refreshToken = `1//${random()}`;
       grants.set(refreshToken, { scope: code.scope, revoked: false });
       refreshTokens.push(refreshToken);

@@ -14,7 +14,9 @@ const { values } = parseArgs({
   },
 });
 if (values.jwks === undefined || values.issuer === undefined || values["connector-sha256"] === undefined) {
-  process.stderr.write("usage: main.ts --jwks <file> --issuer <issuer> --connector-sha256 <hex> [--connector-name tickets] [--port 8026]\n");
+  process.stderr.write(
+    "usage: main.ts --jwks <file> --issuer <issuer> --connector-sha256 <hex> [--connector-name tickets] [--port 8026]\n",
+  );
   process.exit(2);
 }
 const service = await startReceiptService({

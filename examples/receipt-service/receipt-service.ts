@@ -56,7 +56,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
 
 const StartRunBody = z.object({ receipt: z.string(), program: z.base64() }).strict();
 const CallBody = z.object({ op: z.string(), args: z.record(z.string(), z.json()) }).strict();
-const CreateTicketArgs = z.object({ queue: z.string().min(1), title: z.string().min(1), body: z.string().nullable() }).strict();
+const CreateTicketArgs = z
+  .object({ queue: z.string().min(1), title: z.string().min(1), body: z.string().nullable() })
+  .strict();
 
 class HttpError extends Error {
   constructor(
@@ -79,7 +81,11 @@ export async function startReceiptService(opts: ReceiptServiceOptions): Promise<
     if (req.method === "GET" && path === "/tickets") return { status: 200, body: { tickets } };
     if (req.method === "POST" && path === "/runs") {
       const { receipt, program } = parse(StartRunBody, await readJson(req));
-      const run = await verifyAndRedeemReceipt(receipt, { jwks: keys, issuer: opts.issuer, programBytes: Buffer.from(program, "base64"), now: now() }, redemptions);
+      const run = await verifyAndRedeemReceipt(
+        receipt,
+        { jwks: keys, issuer: opts.issuer, programBytes: Buffer.from(program, "base64"), now: now() },
+        redemptions,
+      );
       forgetExpired();
       const id = randomBytes(16).toString("base64url");
       runs.set(id, run);
@@ -95,7 +101,9 @@ export async function startReceiptService(opts: ReceiptServiceOptions): Promise<
       const undeclared = Object.keys(args).filter((input) => !declared.includes(input));
       if (undeclared.length > 0) throw new HttpError(400, `${op} has no input ${undeclared.join(", ")}`);
       // The receipt judges the whole input record, as the action will get it.
-      const full: Record<string, Json> = Object.fromEntries(declared.map((input) => [input, Object.hasOwn(args, input) ? (args[input] as Json) : null]));
+      const full: Record<string, Json> = Object.fromEntries(
+        declared.map((input) => [input, Object.hasOwn(args, input) ? (args[input] as Json) : null]),
+      );
       const input = parse(CreateTicketArgs, full); // a call the service cannot make is refused before it counts
       checkCall(run, { op, connector: opts.connector, args: full }, now());
       const ticket = { id: tickets.length + 1, ...input };
@@ -115,7 +123,12 @@ export async function startReceiptService(opts: ReceiptServiceOptions): Promise<
     route(req).then(
       ({ status, body }) => send(res, status, body),
       (err: unknown) => {
-        if (err instanceof CountersignError) return send(res, err.class === "receipt_invalid" || err.class === "grant_violation" ? 403 : 400, err.toEnvelope());
+        if (err instanceof CountersignError)
+          return send(
+            res,
+            err.class === "receipt_invalid" || err.class === "grant_violation" ? 403 : 400,
+            err.toEnvelope(),
+          );
         if (err instanceof HttpError) return send(res, err.status, { error: { message: err.message } });
         send(res, 500, { error: { message: "internal error" } });
       },
@@ -137,8 +150,10 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
 }
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
-  if (!/^application\/json\b/.test(req.headers["content-type"] ?? "")) throw new HttpError(415, "the body must be application/json");
-  if (Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES) throw new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
+  if (!/^application\/json\b/.test(req.headers["content-type"] ?? ""))
+    throw new HttpError(415, "the body must be application/json");
+  if (Number(req.headers["content-length"] ?? 0) > MAX_BODY_BYTES)
+    throw new HttpError(413, `the body is larger than ${MAX_BODY_BYTES} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

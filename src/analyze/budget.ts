@@ -43,7 +43,8 @@ export class Budget {
     this.limits = { ...DEFAULT_BUDGET, clock: () => performance.now(), ...defined(options) };
     for (const key of ["ms", "steps", "bytes"] as const) {
       const n = this.limits[key];
-      if (!(Number.isFinite(n) && n > 0)) throw new RangeError(`the analysis budget's ${key} must be a positive number, not ${n}`);
+      if (!(Number.isFinite(n) && n > 0))
+        throw new RangeError(`the analysis budget's ${key} must be a positive number, not ${n}`);
     }
     this.deadline = this.limits.clock() + this.limits.ms;
   }
@@ -78,9 +79,12 @@ export class Budget {
     if (!this.realTime) return f();
     HARD_DEADLINE_CONTEXT.f = f;
     try {
-      return HARD_DEADLINE_SCRIPT.runInContext(HARD_DEADLINE_CONTEXT, { timeout: Math.max(1, Math.ceil(this.deadline - this.limits.clock())) }) as T;
+      return HARD_DEADLINE_SCRIPT.runInContext(HARD_DEADLINE_CONTEXT, {
+        timeout: Math.max(1, Math.ceil(this.deadline - this.limits.clock())),
+      }) as T;
     } catch (err) {
-      if ((err as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") throw new BudgetExceeded("ms", undefined);
+      if ((err as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT")
+        throw new BudgetExceeded("ms", undefined);
       throw err;
     } finally {
       HARD_DEADLINE_CONTEXT.f = undefined;

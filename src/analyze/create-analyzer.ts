@@ -46,12 +46,27 @@ export function createAnalyzer(set: ManifestSet, analyzerOptions: AnalyzerOption
       if (compiler === undefined) throw new Error("analyzer disposed");
       const budget = new Budget({ ...analyzerOptions.budget, ...options.budget });
       const { bytes, sha256, text } = programBytes(program);
-      const facts: Facts = { program: { sha256, entry: options.entry ?? "program.ts" }, ok: false, diagnostics: [], effects: [], guarantees: [], summary: [], rationale: "" };
+      const facts: Facts = {
+        program: { sha256, entry: options.entry ?? "program.ts" },
+        ok: false,
+        diagnostics: [],
+        effects: [],
+        guarantees: [],
+        summary: [],
+        rationale: "",
+      };
       if (set.agent !== undefined) facts.agentManifests = { sha256: set.agent.sha256 };
       if (bytes.length > budget.limits.bytes) {
-        facts.diagnostics.push(atStart("analysis_budget_exceeded", `the program is ${bytes.length} bytes, more than the analysis's limit of ${budget.limits.bytes} bytes`));
+        facts.diagnostics.push(
+          atStart(
+            "analysis_budget_exceeded",
+            `the program is ${bytes.length} bytes, more than the analysis's limit of ${budget.limits.bytes} bytes`,
+          ),
+        );
       } else if (text === undefined) {
-        facts.diagnostics.push(atStart("invalid_program", "the program is not valid UTF-8: a program must be UTF-8 text"));
+        facts.diagnostics.push(
+          atStart("invalid_program", "the program is not valid UTF-8: a program must be UTF-8 text"),
+        );
       } else {
         try {
           analyzeText(compiler, set, budget, text, facts);
@@ -80,7 +95,13 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
   const { shape, diagnostics: shapeProblems } = programShape(checker, file);
   const deferredKeys = new Set<ts.ElementAccessExpression>();
   if (shape !== undefined) facts.rationale = shape.rationale;
-  facts.diagnostics.push(...typeErrors, ...checkImports(file, compiler.modules), ...shapeProblems, ...checkConstructs(checker, file, shape, deferredKeys), ...checkTypeTrust(checker, file, LIB_FILE));
+  facts.diagnostics.push(
+    ...typeErrors,
+    ...checkImports(file, compiler.modules),
+    ...shapeProblems,
+    ...checkConstructs(checker, file, shape, deferredKeys),
+    ...checkTypeTrust(checker, file, LIB_FILE),
+  );
   if (facts.diagnostics.length > 0 || shape === undefined) return;
   budget.checkTime();
   const isTrusted = (call: ts.CallExpression): boolean => {
@@ -93,9 +114,12 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
   // until a run stored nothing it had not assumed.
   let assumed: Provenance[] = [];
   let it: Interpreter;
-  let interpreted;
+  let interpreted: ReturnType<typeof interpretProgram>;
   for (let round = 0; ; round++) {
-    const heapAssumed = round < MAX_HEAP_ROUNDS ? assumed : [...assumed, { source: "an object changed through another name", untrusted: true }];
+    const heapAssumed =
+      round < MAX_HEAP_ROUNDS
+        ? assumed
+        : [...assumed, { source: "an object changed through another name", untrusted: true }];
     it = new Interpreter(checker, set, file, scan, LIB_FILE, budget, heapAssumed, deferredKeys);
     try {
       interpreted = interpretProgram(it, shape);
@@ -109,7 +133,16 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
     assumed = mergeProvenance([assumed, it.heap.seen()]);
   }
   for (const node of deferredKeys) {
-    if (!it.numericKeys.surelyNumeric(node)) it.diagnostics.push(diagnosticAt(file, node.argumentExpression, "refused_construct", `computed member access is refused: its key is not surely a number, so it ${COMPUTED_KEY}`, "computed member access"));
+    if (!it.numericKeys.surelyNumeric(node))
+      it.diagnostics.push(
+        diagnosticAt(
+          file,
+          node.argumentExpression,
+          "refused_construct",
+          `computed member access is refused: its key is not surely a number, so it ${COMPUTED_KEY}`,
+          "computed member access",
+        ),
+      );
   }
   const { effects, atExport, beforeMain, result } = interpreted;
   const { results, diagnostics } = checkGuarantees(it, shape.guarantees, { atExport, beforeMain }, effects, set);
@@ -134,7 +167,14 @@ function atStart(code: string, message: string): Diagnostic {
 }
 
 function tooLarge(err: RangeError): Diagnostic {
-  return { severity: "error", code: "unsupported", message: `the program is too large for the analysis (${err.message}): split it up or make its loops smaller`, line: 1, column: 1, construct: "analysis limits" };
+  return {
+    severity: "error",
+    code: "unsupported",
+    message: `the program is too large for the analysis (${err.message}): split it up or make its loops smaller`,
+    line: 1,
+    column: 1,
+    construct: "analysis limits",
+  };
 }
 
 function sorted(facts: Facts): Facts {

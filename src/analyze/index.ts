@@ -5,7 +5,7 @@
 //   facts/      effects, guarantees and the returned value's parts, as facts and their summary
 // limits.ts holds every budget and bound of the analysis.
 export { createAnalyzer, type Analyzer, type AnalyzeOptions, type AnalyzerOptions } from "./create-analyzer.js";
-export { type BudgetOptions } from "./budget.js";
+export type { BudgetOptions } from "./budget.js";
 export { DEFAULT_BUDGET } from "./limits.js";
 export { useCodeCache } from "./compile/code-cache.js";
 export { ts } from "./compile/typescript.js";

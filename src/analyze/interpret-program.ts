@@ -20,7 +20,10 @@ import { resolveApiCall } from "./compile/trusted-callee.js";
  * Counts: the minimum is over runs that finish; the maximum also covers runs that stop with an
  * exception (the whole-run accumulator), so it bounds every run.
  */
-export function interpretProgram(it: Interpreter, shape: ProgramShape): { effects: Effect[]; atExport: State; beforeMain: State; result: ResultPart[] } {
+export function interpretProgram(
+  it: Interpreter,
+  shape: ProgramShape,
+): { effects: Effect[]; atExport: State; beforeMain: State; result: ResultPart[] } {
   const state = emptyState();
   let atExport = state;
   let beforeMain = state;
@@ -58,7 +61,11 @@ function effectsAt(it: Interpreter, call: ts.CallExpression, end: State, acc: St
   const action = agent?.actions.get(effect.op);
   if (agent === undefined || action === undefined) return [effect];
   // Each step's arguments are built from the call's: their sources follow, and so does what the call depended on.
-  const steps = agentStepEffects(action, effect.args, effect.site, effect.count).map((step) => ({ ...step, sources: sourcesOf(step.args), ...(effect.influencedBy === undefined ? {} : { influencedBy: effect.influencedBy }) }));
+  const steps = agentStepEffects(action, effect.args, effect.site, effect.count).map((step) => ({
+    ...step,
+    sources: sourcesOf(step.args),
+    ...(effect.influencedBy === undefined ? {} : { influencedBy: effect.influencedBy }),
+  }));
   for (const step of steps) {
     const outside = outsideAllowlists(step, it.set, agent.allowlists);
     if (outside !== undefined) it.diagnostics.push(diagnosticAt(it.file, call, "agent_action_refused", outside));
@@ -77,14 +84,32 @@ function effectAt(it: Interpreter, call: ts.CallExpression, end: State, acc: Sta
     // Never reached by the interpretation: claim nothing about it, its sources included.
     const nothing = unknown("a call the analysis did not reach", true);
     const args = Object.fromEntries(action.manifest.inputs.map((input) => [input.name, nothing]));
-    return { op: action.op, connector: action.connector, action: action.name, site, args, count: { min: 0, max: null }, sources: sourcesOf(args), influencedBy: provenanceOf(nothing) };
+    return {
+      op: action.op,
+      connector: action.connector,
+      action: action.name,
+      site,
+      args,
+      count: { min: 0, max: null },
+      sources: sourcesOf(args),
+      influencedBy: provenanceOf(nothing),
+    };
   }
   const atEnd = countOf(end, call);
   const reached = acc.counts.get(call);
   const most = reached === undefined ? 0 : reached.max;
   const max = atEnd.max === null || most === null ? null : Math.max(atEnd.max, most);
   const count: CountRange = { min: atEnd.min, max };
-  return { op: action.op, connector: action.connector, action: action.name, site, args: seen.args, count, sources: sourcesOf(seen.args), influencedBy: it.sites.influenceOf(seen) };
+  return {
+    op: action.op,
+    connector: action.connector,
+    action: action.name,
+    site,
+    args: seen.args,
+    count,
+    sources: sourcesOf(seen.args),
+    influencedBy: it.sites.influenceOf(seen),
+  };
 }
 
 function sourcesOf(args: Record<string, AbstractValue>): Record<string, Provenance[]> {

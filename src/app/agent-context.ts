@@ -4,7 +4,14 @@ import { agentAllowlists, connectorReach, loadConnections } from "../config/inde
 import { CONNECTIONS_FILE, DEFAULT_LIMITS } from "../connector/index.js";
 import { contextOf } from "../given/index.js";
 import { AGENT_LIMITS, type Allowlists, type ManifestSet } from "../manifest/index.js";
-import { AuthorityContext, CountersignError, DEFAULT_DEADLINE_SECONDS, DEFAULT_LIFETIME_SECONDS, MAX_DEADLINE_SECONDS, REMEMBER_LIFETIME_MS } from "../model/index.js";
+import {
+  AuthorityContext,
+  CountersignError,
+  DEFAULT_DEADLINE_SECONDS,
+  DEFAULT_LIFETIME_SECONDS,
+  MAX_DEADLINE_SECONDS,
+  REMEMBER_LIFETIME_MS,
+} from "../model/index.js";
 import { describeRuleWhen, policyBound, type BoundKey } from "../policy/index.js";
 import { DEFAULT_SANDBOX_LIMITS } from "../sandbox/index.js";
 import { existsSync } from "node:fs";
@@ -36,17 +43,29 @@ export async function authorityContext(ctx: AppContext, submitter: string): Prom
     policy: {
       sha256: policy.sha256,
       default: policy.default,
-      rules: policy.rules.map((r) => ({ id: r.id, decision: r.decision, op: r.op, when: describeRuleWhen(r), reason: r.reason ?? null, remembered: r.file === REMEMBERED_FILE })),
+      rules: policy.rules.map((r) => ({
+        id: r.id,
+        decision: r.decision,
+        op: r.op,
+        when: describeRuleWhen(r),
+        reason: r.reason ?? null,
+        remembered: r.file === REMEMBERED_FILE,
+      })),
       not_applied: dropped.map((d) => d.id),
     },
     bounds,
     own_address: connections?.address ?? null,
-    agent_manifests: connections === undefined ? null : { hosts: lists(connections.hosts), roots: lists(connections.roots), limits: { ...AGENT_LIMITS } },
+    agent_manifests:
+      connections === undefined
+        ? null
+        : { hosts: lists(connections.hosts), roots: lists(connections.roots), limits: { ...AGENT_LIMITS } },
     lifetimes: {
       request_deadline_s: DEFAULT_DEADLINE_SECONDS,
       request_deadline_max_s: MAX_DEADLINE_SECONDS,
       receipt_s: DEFAULT_LIFETIME_SECONDS,
-      remembered_rule_s: Object.fromEntries(Object.entries(REMEMBER_LIFETIME_MS).map(([name, ms]) => [name, ms === null ? null : ms / 1000])),
+      remembered_rule_s: Object.fromEntries(
+        Object.entries(REMEMBER_LIFETIME_MS).map(([name, ms]) => [name, ms === null ? null : ms / 1000]),
+      ),
       given_s: policy.givenHours * 3600,
     },
     given: contextOf((await givenToSubmitter(ctx, submitter, policy))?.texts ?? []),
@@ -59,9 +78,14 @@ export async function authorityContext(ctx: AppContext, submitter: string): Prom
  * reach, from the authority's connections.toml. Undefined when the file does not load: its error
  * names the authority's data directory, which is not the submitter's to know.
  */
-function readConnections(manifests: ManifestSet, dataDir: string): (Allowlists & { address: string | undefined }) | undefined {
+function readConnections(
+  manifests: ManifestSet,
+  dataDir: string,
+): (Allowlists & { address: string | undefined }) | undefined {
   try {
-    const address = existsSync(join(dataDir, CONNECTIONS_FILE)) ? loadConnections(dataDir).byConnector.email?.address : undefined;
+    const address = existsSync(join(dataDir, CONNECTIONS_FILE))
+      ? loadConnections(dataDir).byConnector.email?.address
+      : undefined;
     return { ...agentAllowlists(manifests, dataDir), address };
   } catch (err) {
     if (err instanceof CountersignError && err.class === "config_error") return undefined;
@@ -85,14 +109,24 @@ export const AgentContext = z.object({
   runner: z.object({
     hosts: z.record(z.string(), z.array(z.string())),
     roots: z.record(z.string(), z.array(z.string())),
-    sandbox: z.object({ memory_bytes: z.number(), cpu_ms: z.number(), wall_ms: z.number(), output_bytes: z.number(), max_calls: z.number() }),
+    sandbox: z.object({
+      memory_bytes: z.number(),
+      cpu_ms: z.number(),
+      wall_ms: z.number(),
+      output_bytes: z.number(),
+      max_calls: z.number(),
+    }),
     connector: z.object({ timeout_ms: z.number(), max_response_bytes: z.number() }),
   }),
 });
 export type AgentContext = z.infer<typeof AgentContext>;
 
 /** The agent's world: the authority's part asked with the submitter token, this runner's part from its own data directory. */
-export async function agentContext(ctx: AppContext, client: AuthorityClient, signal?: AbortSignal): Promise<AgentContext> {
+export async function agentContext(
+  ctx: AppContext,
+  client: AuthorityClient,
+  signal?: AbortSignal,
+): Promise<AgentContext> {
   const authority = await client.context(signal);
   const { hosts, roots } = connectorReach(ctx.manifests(), ctx.dataDir);
   const s = DEFAULT_SANDBOX_LIMITS;
@@ -102,7 +136,13 @@ export async function agentContext(ctx: AppContext, client: AuthorityClient, sig
     runner: {
       hosts: lists(hosts),
       roots: lists(roots),
-      sandbox: { memory_bytes: s.memoryBytes, cpu_ms: s.cpuMs, wall_ms: s.wallMs, output_bytes: s.outputBytes, max_calls: s.maxCalls },
+      sandbox: {
+        memory_bytes: s.memoryBytes,
+        cpu_ms: s.cpuMs,
+        wall_ms: s.wallMs,
+        output_bytes: s.outputBytes,
+        max_calls: s.maxCalls,
+      },
       connector: { timeout_ms: DEFAULT_LIMITS.timeoutMs, max_response_bytes: DEFAULT_LIMITS.maxResponseBytes },
     },
   };

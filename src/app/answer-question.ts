@@ -35,13 +35,37 @@ export interface QuestionShown {
  * email.send_draft sends). `decided`: the decision the facts were given, for what an allow rule
  * lets such a read value be (the receipt's grant carries its condition).
  */
-export function answerQuestion(facts: Facts, text: string, set: ManifestSet, decided?: DecisionRules, shown: QuestionShown = {}): FactAnswer | null {
+export function answerQuestion(
+  facts: Facts,
+  text: string,
+  set: ManifestSet,
+  decided?: DecisionRules,
+  shown: QuestionShown = {},
+): FactAnswer | null {
   const asked = understandQuestion(text);
   if (asked === null) return null;
-  const previews = shown.previews === undefined ? undefined : Array.isArray(shown.previews) ? { shown: shown.previews as readonly PreviewShown[] } : (shown.previews as QuestionPreviews);
-  const answers = asked.map((u) => answerTopic(u, { facts, set, ...(decided === undefined ? {} : { decided }), ...(previews === undefined ? {} : { previews }), ...(shown.request === undefined ? {} : { request: shown.request }) }));
+  const previews =
+    shown.previews === undefined
+      ? undefined
+      : Array.isArray(shown.previews)
+        ? { shown: shown.previews as readonly PreviewShown[] }
+        : (shown.previews as QuestionPreviews);
+  const answers = asked.map((u) =>
+    answerTopic(u, {
+      facts,
+      set,
+      ...(decided === undefined ? {} : { decided }),
+      ...(previews === undefined ? {} : { previews }),
+      ...(shown.request === undefined ? {} : { request: shown.request }),
+    }),
+  );
   const topics = asked.map((u) => u.topic);
-  return { topic: topics[0]!, topics, question: answers.map((a) => a.question).join(" "), lines: answers.flatMap((a) => a.lines) };
+  return {
+    topic: topics[0]!,
+    topics,
+    question: answers.map((a) => a.question).join(" "),
+    lines: answers.flatMap((a) => a.lines),
+  };
 }
 
 /** Whether answering `text` reads the previews shown (the draft a send acts on): only then are they fetched. */

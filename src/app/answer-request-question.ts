@@ -14,7 +14,12 @@ import { requestManifests } from "./request-manifests.js";
  * the approver, the answer reads the previews of the showing it is asked beside (`seen.previews`,
  * already fetched and audited), or else fetches them for the approver now (audited); only then.
  */
-export async function answerRequestQuestion(ctx: AppContext, id: string, text: string, seen?: { approver: string; previews?: readonly PreviewShown[] }): Promise<FactAnswer | null> {
+export async function answerRequestQuestion(
+  ctx: AppContext,
+  id: string,
+  text: string,
+  seen?: { approver: string; previews?: readonly PreviewShown[] },
+): Promise<FactAnswer | null> {
   const request = await readRequest(ctx, id);
   const { policy } = await policyInForce(ctx, request.token);
   const rules = policy.sha256 === request.policy.policy.sha256 ? policy.rules : null;
@@ -31,5 +36,11 @@ export async function answerRequestQuestion(ctx: AppContext, id: string, text: s
       }
     }
   }
-  return answerQuestion(request.facts, text, requestManifests(ctx, request).set, { decision: request.policy, rules }, { request, ...(previews === undefined ? {} : { previews }) });
+  return answerQuestion(
+    request.facts,
+    text,
+    requestManifests(ctx, request).set,
+    { decision: request.policy, rules },
+    { request, ...(previews === undefined ? {} : { previews }) },
+  );
 }

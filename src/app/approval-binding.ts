@@ -32,7 +32,10 @@ export interface ShownBinding {
 export type Bound = ReadonlyMap<string, Record<string, ValueConstraint>>;
 
 /** The resolved calls of a request: those an approval can bind (a known reference) and those it cannot. */
-function resolvedCalls(request: StoredRequest, set: ManifestSet): { calls: Omit<BoundCall, "fields">[]; runtime: ShownBinding["runtime"]; unbound: string[] } {
+function resolvedCalls(
+  request: StoredRequest,
+  set: ManifestSet,
+): { calls: Omit<BoundCall, "fields">[]; runtime: ShownBinding["runtime"]; unbound: string[] } {
   const calls: Omit<BoundCall, "fields">[] = [];
   const runtime: ShownBinding["runtime"] = [];
   const unbound: string[] = [];
@@ -42,27 +45,44 @@ function resolvedCalls(request: StoredRequest, set: ManifestSet): { calls: Omit<
     if (action?.manifest.resolve === undefined) return;
     const template = action.templates.preview;
     const values = template == null ? undefined : previewArgs(effect.args, template, MAX_PREVIEWS);
-    if (values === undefined || values.kind === "too_many") unbound.push(`${effect.op} at line ${effect.site.line}: ${values === undefined ? "it declares no preview" : `${values.count} possible values, more than can be shown`}`);
+    if (values === undefined || values.kind === "too_many")
+      unbound.push(
+        `${effect.op} at line ${effect.site.line}: ${values === undefined ? "it declares no preview" : `${values.count} possible values, more than can be shown`}`,
+      );
     else if (values.kind === "unknown") runtime.push({ op: effect.op, line: effect.site.line });
     else for (const args of values.sets) calls.push({ effect: index, op: effect.op, line: effect.site.line, args });
   });
   return { calls, runtime, unbound };
 }
 
-const key = (call: { effect: number; args: Record<string, Json> }) => canonicalJson({ effect: call.effect, args: call.args });
-const digest = (calls: readonly BoundCall[]) => createHash("sha256").update(canonicalJson(calls as unknown as Json)).digest("hex");
+const key = (call: { effect: number; args: Record<string, Json> }) =>
+  canonicalJson({ effect: call.effect, args: call.args });
+const digest = (calls: readonly BoundCall[]) =>
+  createHash("sha256")
+    .update(canonicalJson(calls as unknown as Json))
+    .digest("hex");
 
 /**
  * What approving this showing binds, from the previews it shows (null: the request has no
  * resolved call). A call whose preview is not among them counts as not shown.
  */
-export function shownBinding(request: StoredRequest, previews: readonly PreviewShown[], set: ManifestSet): ShownBinding | null {
+export function shownBinding(
+  request: StoredRequest,
+  previews: readonly PreviewShown[],
+  set: ManifestSet,
+): ShownBinding | null {
   const { calls, runtime, unbound } = resolvedCalls(request, set);
   if (calls.length === 0 && runtime.length === 0 && unbound.length === 0) return null;
   const byCall = new Map(previews.map((p) => [key(p), p]));
   const shown = calls.map((call): BoundCall => {
     const preview = byCall.get(key(call));
-    return { ...call, fields: preview === undefined || !("fields" in preview) ? null : preview.fields.map((f) => ({ label: f.label, value: f.value })) };
+    return {
+      ...call,
+      fields:
+        preview === undefined || !("fields" in preview)
+          ? null
+          : preview.fields.map((f) => ({ label: f.label, value: f.value })),
+    };
   });
   return { sha256: digest(shown), calls: shown, runtime };
 }
@@ -74,33 +94,77 @@ export function shownBinding(request: StoredRequest, previews: readonly PreviewS
  * only references known at run time). Refused when the page showed no binding, a call cannot be
  * read now (an approval would bind content nobody saw), or the content changed since it was shown.
  */
-export async function approvalBinding(ctx: AppContext, request: StoredRequest, set: ManifestSet, shown: string | undefined): Promise<{ sha256: string; bound: Bound } | null> {
+export async function approvalBinding(
+  ctx: AppContext,
+  request: StoredRequest,
+  set: ManifestSet,
+  shown: string | undefined,
+): Promise<{ sha256: string; bound: Bound } | null> {
   const { calls, unbound } = resolvedCalls(request, set);
-  if (unbound.length > 0) throw refused(request.id, `cannot bind what it would send (${unbound.join("; ")}): approve nothing you could not see; reject, or ask for a program that names its drafts`, "binding_unreadable");
+  if (unbound.length > 0)
+    throw refused(
+      request.id,
+      `cannot bind what it would send (${unbound.join("; ")}): approve nothing you could not see; reject, or ask for a program that names its drafts`,
+      "binding_unreadable",
+    );
   if (calls.length === 0) return null;
-  if (shown === undefined) throw refused(request.id, "this approval does not say which content it was shown: open the request again and approve what it shows", "binding_missing");
+  if (shown === undefined)
+    throw refused(
+      request.id,
+      "this approval does not say which content it was shown: open the request again and approve what it shows",
+      "binding_missing",
+    );
   const connector = connectorOf(ctx);
   const policy = await policyFor(ctx, request);
   const readNow = async (call: Omit<BoundCall, "fields">): Promise<ApprovalRead> => {
     if ("problem" in connector) return { ok: false, reason: connector.problem };
     if ("problem" in policy) return { ok: false, reason: policy.problem };
     const effect = request.facts.effects[call.effect]!;
-    return readForApproval(set, call.op, call.args, connector, previewPolicy(policy.policy, set, effect, effect.influencedBy));
+    return readForApproval(
+      set,
+      call.op,
+      call.args,
+      connector,
+      previewPolicy(policy.policy, set, effect, effect.influencedBy),
+    );
   };
   const reads = await Promise.all(calls.map(async (call) => ({ call, read: await readNow(call) })));
-  const failed = reads.filter((r) => !r.read.ok).map((r) => `${r.call.op} at line ${r.call.line}: ${"reason" in r.read ? r.read.reason : ""}`);
-  if (failed.length > 0) throw refused(request.id, `cannot read what the approval would bind (${failed.join("; ")}): look again, or reject`, "binding_unreadable");
-  const now = reads.map(({ call, read }): BoundCall => ({ ...call, fields: read.ok ? read.fields.map((f) => ({ label: f.label, value: f.value })) : null }));
+  const failed = reads
+    .filter((r) => !r.read.ok)
+    .map((r) => `${r.call.op} at line ${r.call.line}: ${"reason" in r.read ? r.read.reason : ""}`);
+  if (failed.length > 0)
+    throw refused(
+      request.id,
+      `cannot read what the approval would bind (${failed.join("; ")}): look again, or reject`,
+      "binding_unreadable",
+    );
+  const now = reads.map(
+    ({ call, read }): BoundCall => ({
+      ...call,
+      fields: read.ok ? read.fields.map((f) => ({ label: f.label, value: f.value })) : null,
+    }),
+  );
   const sha256 = digest(now);
-  if (sha256 !== shown) throw refused(request.id, "the draft changed since it was shown: look again (the page now shows its new content)", "binding_changed");
+  if (sha256 !== shown)
+    throw refused(
+      request.id,
+      "the draft changed since it was shown: look again (the page now shows its new content)",
+      "binding_changed",
+    );
   const values = new Map<string, Map<string, Json[]>>();
   for (const { call, read } of reads) {
     if (!read.ok) continue;
     const inputs = values.get(call.op) ?? new Map<string, Json[]>();
     values.set(call.op, inputs);
-    for (const [input, value] of Object.entries(read.resolved)) inputs.set(input, [...(inputs.get(input) ?? []), value]);
+    for (const [input, value] of Object.entries(read.resolved))
+      inputs.set(input, [...(inputs.get(input) ?? []), value]);
   }
-  const bound = new Map([...values].map(([op, inputs]) => [op, Object.fromEntries([...inputs].map(([input, list]) => [input, boundConstraint(request.id, input, list)]))]));
+  const bound = new Map(
+    [...values].map(([op, inputs]) => [
+      op,
+      Object.fromEntries([...inputs].map(([input, list]) => [input, boundConstraint(request.id, input, list)])),
+    ]),
+  );
   return { sha256, bound };
 }
 
@@ -111,15 +175,27 @@ export async function approvalBinding(ctx: AppContext, request: StoredRequest, s
  * sent); anything else equal as JSON.
  */
 export function boundConstraint(id: string, input: string, values: readonly Json[]): ValueConstraint {
-  if (values.every((v) => typeof v === "string")) return { sha256: [...new Set(values.map((v) => textSha256(v as string)))].sort() };
+  if (values.every((v) => typeof v === "string"))
+    return { sha256: [...new Set(values.map((v) => textSha256(v as string)))].sort() };
   if (values.every((v) => Array.isArray(v))) {
     const lists = values as Json[][];
     const lengths = lists.map((l) => l.length);
     const members = [...new Map(lists.flat().map((m) => [canonicalJson(m), m])).values()];
-    return { all: [{ type: ["array"] }, { min_length: Math.min(...lengths) }, { max_length: Math.max(...lengths) }, { elements: { in: members } }] };
+    return {
+      all: [
+        { type: ["array"] },
+        { min_length: Math.min(...lengths) },
+        { max_length: Math.max(...lengths) },
+        { elements: { in: members } },
+      ],
+    };
   }
   if (values.length === 1 && values[0] !== null && typeof values[0] !== "object") return { eq: values[0]! };
-  throw refused(id, `cannot bind ${input}: its values are of kinds an approval cannot pin together`, "binding_unreadable");
+  throw refused(
+    id,
+    `cannot bind ${input}: its values are of kinds an approval cannot pin together`,
+    "binding_unreadable",
+  );
 }
 
 /** The request's policy decision with each bound op's grant narrowed to what was shown. */
@@ -130,17 +206,23 @@ export function boundPolicy(policy: PolicyDecision, bound: Bound): PolicyDecisio
       const add = bound.get(grant.op);
       if (add === undefined) return grant;
       const args = { ...grant.args };
-      for (const [input, c] of Object.entries(add)) args[input] = args[input] === undefined ? c : { all: [args[input]!, c] };
+      for (const [input, c] of Object.entries(add))
+        args[input] = args[input] === undefined ? c : { all: [args[input]!, c] };
       return { ...grant, args };
     }),
   };
 }
 
 function connectorOf(ctx: AppContext): ConnectorContext | { problem: string } {
-  if (ctx.previews === undefined) return { problem: "this authority reads no content for approvals (no connector host)" };
+  if (ctx.previews === undefined)
+    return { problem: "this authority reads no content for approvals (no connector host)" };
   try {
     const { connections, dataDir, limits } = ctx.previews.connector();
-    return { connections, dataDir, limits: { ...limits, timeoutMs: Math.min(ctx.previews.timeoutMs, limits.timeoutMs) } };
+    return {
+      connections,
+      dataDir,
+      limits: { ...limits, timeoutMs: Math.min(ctx.previews.timeoutMs, limits.timeoutMs) },
+    };
   } catch (err) {
     return { problem: err instanceof Error ? err.message : String(err) };
   }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AuthorityContext, CheckResult, PolicyDecision, RequestStatus } from "../model/index.js";
+import { type AuthorityContext, type CheckResult, PolicyDecision, RequestStatus } from "../model/index.js";
 import type { CheckBody, HandleView, Jwks, RunOutput, ShownOutput, SubmitBody } from "../model/index.js";
 
 /** `POST /v1/requests` as the submitter reads it: decided at once (with a receipt when approved), or pending. */
@@ -36,7 +36,9 @@ export const RequestView = z.object({
   created_at: z.string(),
   deadline_at: z.string(),
   policy: PolicyView,
-  decision: z.object({ kind: z.string(), reason: z.string().nullable(), feedback: z.string().nullable(), at: z.string() }).nullable(),
+  decision: z
+    .object({ kind: z.string(), reason: z.string().nullable(), feedback: z.string().nullable(), at: z.string() })
+    .nullable(),
 });
 export type RequestView = z.infer<typeof RequestView>;
 

@@ -44,11 +44,20 @@ async function signHead(ctx: AppContext, store: Store): Promise<SignedCheckpoint
     checkpoint = stored;
   } else {
     // Never sign over a stretch that does not verify: a head signed is a head vouched for.
-    const since = await store.entryBetweenCheckpoints(head.id, stored, { size: head.id, head: head.hash, from: "the chain head" });
+    const since = await store.entryBetweenCheckpoints(head.id, stored, {
+      size: head.id,
+      head: head.hash,
+      from: "the chain head",
+    });
     if (!since.ok) {
-      throw new CountersignError("store_error", "store", `the audit chain does not verify since checkpoint ${stored?.size ?? 0}, so it is not signed: ${since.message}`, {
-        details: { reason: "audit_chain_broken", since: stored?.size ?? 0 },
-      });
+      throw new CountersignError(
+        "store_error",
+        "store",
+        `the audit chain does not verify since checkpoint ${stored?.size ?? 0}, so it is not signed: ${since.message}`,
+        {
+          details: { reason: "audit_chain_broken", since: stored?.size ?? 0 },
+        },
+      );
     }
     const signed = { size: head.id, head: head.hash, at: now.getTime() };
     checkpoint = { ...signed, kid: keyring.active.kid, jws: signCheckpoint(signed, keyring.active) };

@@ -40,7 +40,12 @@ export interface AppContext {
    * thread), off the event loop. `read` gives the facts the policy decides over (what the agent
    * was given marks them). Without it checkProgram analyzes through `analyze` and decides and signs in process.
    */
-  evaluate?: (program: ProgramInput, policy: Policy, order: ReceiptOrder | undefined, read: (facts: Facts) => Promise<Facts>) => Promise<Evaluation>;
+  evaluate?: (
+    program: ProgramInput,
+    policy: Policy,
+    order: ReceiptOrder | undefined,
+    read: (facts: Facts) => Promise<Facts>,
+  ) => Promise<Evaluation>;
   keys: KeyStore;
   redemptions: RedemptionStore;
   store: () => Promise<Store>; // opened on first use

@@ -25,9 +25,23 @@ export interface Evaluation {
  * and the analysis accepted (a refused program is no request: it gets no receipt). Pure, so that
  * the authority runs it on its decision thread, and the CLI in process.
  */
-export function decideAndSign(facts: Facts, policy: Policy, manifests: ManifestSet, order?: ReceiptOrder): Omit<Evaluation, "facts"> {
+export function decideAndSign(
+  facts: Facts,
+  policy: Policy,
+  manifests: ManifestSet,
+  order?: ReceiptOrder,
+): Omit<Evaluation, "facts"> {
   const decision = decide(facts, policy, manifests);
-  if (order === undefined || decision.kind !== "auto_approved" || facts.diagnostics.some((d) => d.severity === "error")) return { decision };
-  const approved = { id: order.id, facts, policy: decision, decision: { kind: "auto_approved" as const, approver: null } };
-  return { decision, receipt: issueReceiptRecord(receiptInput(approved, order.issuer), { active: order.key }, order.now) };
+  if (order === undefined || decision.kind !== "auto_approved" || facts.diagnostics.some((d) => d.severity === "error"))
+    return { decision };
+  const approved = {
+    id: order.id,
+    facts,
+    policy: decision,
+    decision: { kind: "auto_approved" as const, approver: null },
+  };
+  return {
+    decision,
+    receipt: issueReceiptRecord(receiptInput(approved, order.issuer), { active: order.key }, order.now),
+  };
 }

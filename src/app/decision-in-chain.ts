@@ -27,19 +27,29 @@ export async function checkDecisionInChain(ctx: AppContext, store: Store, reques
     await checkpointAuditChain(ctx);
     around = await store.checkpointsAround(id, kids);
   }
-  if (around.holding === undefined) throw notInChain(request.id, `its decision (audit entry ${id}) is under no signed checkpoint yet`, true);
+  if (around.holding === undefined)
+    throw notInChain(request.id, `its decision (audit entry ${id}) is under no signed checkpoint yet`, true);
   const keys = checkpointKeys(keyring.keys);
   const verified = (jws: string): SignedCheckpoint => {
     try {
       return verifyCheckpoint(jws, keys);
     } catch (err) {
-      throw notInChain(request.id, `a checkpoint around its decision's audit entry ${id} is forged: ${(err as Error).message}`, false);
+      throw notInChain(
+        request.id,
+        `a checkpoint around its decision's audit entry ${id} is forged: ${(err as Error).message}`,
+        false,
+      );
     }
   };
   const from = around.before === undefined ? undefined : verified(around.before);
   const to = verified(around.holding);
   const stretch = await store.entryBetweenCheckpoints(id, from, { ...to, from: "database" });
-  if (!stretch.ok) throw notInChain(request.id, `its decision's audit entry ${id} is not in the verified chain: ${stretch.message}`, false);
+  if (!stretch.ok)
+    throw notInChain(
+      request.id,
+      `its decision's audit entry ${id} is not in the verified chain: ${stretch.message}`,
+      false,
+    );
   const { entry } = stretch;
   const approver = decision.approver ?? "policy";
   if (entry.request_id !== request.id || entry.details.kind !== decision.kind || entry.actor !== approver) {

@@ -13,7 +13,11 @@ export interface GivenToSubmitter {
  * What the submitter's earlier runs gave it back, within the policy's lifetime: null for a check
  * that comes from no submitter (nothing is read, nothing marked, no handle known).
  */
-export async function givenToSubmitter(ctx: AppContext, submitter: string | null, policy: Policy): Promise<GivenToSubmitter | null> {
+export async function givenToSubmitter(
+  ctx: AppContext,
+  submitter: string | null,
+  policy: Policy,
+): Promise<GivenToSubmitter | null> {
   if (submitter === null) return null;
   const store = await ctx.store();
   const since = ctx.now().getTime() - policy.givenHours * 3_600_000;
@@ -37,7 +41,12 @@ const marked = new WeakMap<Facts, { key: string; facts: Facts }>();
  * against what the agent was given (markPasted: its text and its agent manifests' are searched).
  * Without a submitter (a local check) nothing is read: the facts are the analysis's own.
  */
-export async function factsGiven(facts: Facts, program: ProgramInput, given: GivenToSubmitter | null, policy: Policy): Promise<Facts> {
+export async function factsGiven(
+  facts: Facts,
+  program: ProgramInput,
+  given: GivenToSubmitter | null,
+  policy: Policy,
+): Promise<Facts> {
   if (given === null) return facts;
   const ids = handlesTakenUp(facts);
   const known = new Map<string, KnownHandle>();
@@ -51,7 +60,10 @@ export async function factsGiven(facts: Facts, program: ProgramInput, given: Giv
   const key = `${[...new Set(given.texts.map((t) => t.request))].join(" ")}\n${policy.ownAddresses.join(" ")}`;
   const kept = marked.get(exact);
   if (kept?.key === key) return kept.facts;
-  const texts = [typeof program.source === "string" ? program.source : new TextDecoder().decode(program.source), ...(program.manifests ?? []).map((m) => m.text)];
+  const texts = [
+    typeof program.source === "string" ? program.source : new TextDecoder().decode(program.source),
+    ...(program.manifests ?? []).map((m) => m.text),
+  ];
   const read = markPasted(exact, texts, given.texts, { ownAddresses: policy.ownAddresses });
   marked.set(exact, { key, facts: read });
   return read;

@@ -19,8 +19,33 @@ export { runPolicyTests, PolicyTestFile, type PolicyCaseResult, type PolicyTestO
 export { initDataDir, FIRST_TOKEN, type InitResult } from "./init-data-dir.js";
 export { makeLoginLink, useLoginLink, LOGIN_LINK_MS } from "./login-link.js";
 export { reviewRequest, fileRoots, listGlance, type ReviewedRequest } from "./review-request.js";
-export { requestGlance, decidedBy, rememberedRules, isOwnResult, type PageRisk, type RiskKind, type RequestGlance, type GlanceOptions, type DecidedBy } from "./request-glance.js";
-export { requestPage, FACT_STATUS_LABELS, type RequestPage, type RequestPageInput, type FactStatus, type PageFact, type PageCall, type PagePreview, type PageRemember, type PageRuling, type PageSources, type PageAgentManifests, type PageAgentAction, type PageAgentStep } from "./request-page.js";
+export {
+  requestGlance,
+  decidedBy,
+  rememberedRules,
+  isOwnResult,
+  type PageRisk,
+  type RiskKind,
+  type RequestGlance,
+  type GlanceOptions,
+  type DecidedBy,
+} from "./request-glance.js";
+export {
+  requestPage,
+  FACT_STATUS_LABELS,
+  type RequestPage,
+  type RequestPageInput,
+  type FactStatus,
+  type PageFact,
+  type PageCall,
+  type PagePreview,
+  type PageRemember,
+  type PageRuling,
+  type PageSources,
+  type PageAgentManifests,
+  type PageAgentAction,
+  type PageAgentStep,
+} from "./request-page.js";
 export { answerQuestion, type DecisionRules, type FactAnswer } from "./answer-question.js";
 export { answerRequestQuestion } from "./answer-request-question.js";
 export { visibleText } from "./visible-text.js";
@@ -34,6 +59,12 @@ export { manifestsFor } from "./manifests-for.js";
 export { requestManifests } from "./request-manifests.js";
 export { shownBinding, type ShownBinding } from "./approval-binding.js";
 export { agentContext, authorityContext, AgentContext } from "./agent-context.js";
-export { simulatePolicy, PolicySimulation, ReplayedRequest, RulingChange, type SimulationInput } from "./simulate-policy.js";
+export {
+  simulatePolicy,
+  PolicySimulation,
+  ReplayedRequest,
+  RulingChange,
+  type SimulationInput,
+} from "./simulate-policy.js";
 export { checkpointAuditChain } from "./checkpoint-audit-chain.js";
 export { verifyAuditLog, newestAuditCheckpoint, type AuditLogCheck } from "./verify-audit-log.js";

@@ -1,7 +1,16 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makePrivateDir, packageRoot } from "../model/index.js";
-import { APPROVER_SECRET_FILE, createApproverSecret, keyringPath, requireWritableDir, SUBMITTER_TOKEN_FILE, writeFileAtomic, writeLocalAuthority, writeNewFile } from "../store/index.js";
+import {
+  APPROVER_SECRET_FILE,
+  createApproverSecret,
+  keyringPath,
+  requireWritableDir,
+  SUBMITTER_TOKEN_FILE,
+  writeFileAtomic,
+  writeLocalAuthority,
+  writeNewFile,
+} from "../store/index.js";
 import type { AppContext } from "./context.js";
 
 /** The name of the submitter token made on first start. */

@@ -14,13 +14,21 @@ import { signReceipt } from "./sign-receipt.js";
  * receipt of it was redeemed, none is handed out. Nothing is signed for an approval the signed
  * audit chain does not hold (checkDecisionInChain); that refusal is audited.
  */
-export async function issueRequestReceipt(ctx: AppContext, id: string, options: { token?: string; lifetimeSeconds?: number } = {}): Promise<string> {
+export async function issueRequestReceipt(
+  ctx: AppContext,
+  id: string,
+  options: { token?: string; lifetimeSeconds?: number } = {},
+): Promise<string> {
   const store = await ctx.store();
   const request = await store.get(id);
-  if (request === null || (options.token !== undefined && request.token !== options.token)) throw notFound("request", id);
+  if (request === null || (options.token !== undefined && request.token !== options.token))
+    throw notFound("request", id);
   if (request.status !== "approved" || request.decision === null) {
     const state = request.status === "pending" ? "waiting for a decision" : (request.decision?.kind ?? request.status);
-    throw new CountersignError("approval_denied", "authority", `request ${id} is not approved (${state}): no receipt`, { requestId: id, details: { status: request.status } });
+    throw new CountersignError("approval_denied", "authority", `request ${id} is not approved (${state}): no receipt`, {
+      requestId: id,
+      details: { status: request.status },
+    });
   }
   const handOut = await store.receiptToHandOut(id);
   if (handOut.kind === "valid") return handOut.token;
@@ -28,11 +36,17 @@ export async function issueRequestReceipt(ctx: AppContext, id: string, options: 
   try {
     await checkDecisionInChain(ctx, store, request);
   } catch (err) {
-    if (err instanceof CountersignError) await store.recordAudit({ type: "receipt_refused", request_id: id, actor: "authority", reason: err.message });
+    if (err instanceof CountersignError)
+      await store.recordAudit({ type: "receipt_refused", request_id: id, actor: "authority", reason: err.message });
     throw err;
   }
   const receipt = await signReceipt(ctx, { ...request, decision: request.decision }, options.lifetimeSeconds);
-  const recorded = await store.recordReceipt({ jti: receipt.jti, exp: receipt.exp, request_id: id, token: receipt.token });
+  const recorded = await store.recordReceipt({
+    jti: receipt.jti,
+    exp: receipt.exp,
+    request_id: id,
+    token: receipt.token,
+  });
   if (recorded.ok) return recorded.token;
   if (recorded.reason === "not_found") throw notFound("request", id);
   if (recorded.reason === "not_approved") throw conflict(id, `request ${id} is not approved: no receipt`);

@@ -1,11 +1,28 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Analyzer } from "../analyze/index.js";
-import { databaseOf, dataDir, defaultPolicyDir, homeDir, loadManifests, loadPolicy, manifestDirFor, ownAddresses } from "../config/index.js";
+import {
+  databaseOf,
+  dataDir,
+  defaultPolicyDir,
+  homeDir,
+  loadManifests,
+  loadPolicy,
+  manifestDirFor,
+  ownAddresses,
+} from "../config/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { LOCAL_ISSUER } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
-import { authorityPath, fileKeyStore, FileRedemptionStore, loadLocalAuthority, openStore, SQLITE_FILE, type Store } from "../store/index.js";
+import {
+  authorityPath,
+  fileKeyStore,
+  FileRedemptionStore,
+  loadLocalAuthority,
+  openStore,
+  SQLITE_FILE,
+  type Store,
+} from "../store/index.js";
 import type { AppContext, ProgramInput } from "./context.js";
 import { manifestsFor } from "./manifests-for.js";
 
@@ -20,7 +37,10 @@ export interface LocalOptions {
  * `env`), its files as key and redemption stores, the real clock. Manifests, policy, analyzer and
  * store are opened on first use, so a command pays only for what it touches.
  */
-export function localContext(env: NodeJS.ProcessEnv, options: LocalOptions = {}): AppContext & { close(): Promise<void> } {
+export function localContext(
+  env: NodeJS.ProcessEnv,
+  options: LocalOptions = {},
+): AppContext & { close(): Promise<void> } {
   const data = dataDir(env);
   const home = homeDir(env);
   const database = databaseOf(env, options.database);
@@ -38,7 +58,12 @@ export function localContext(env: NodeJS.ProcessEnv, options: LocalOptions = {})
       const { dir, own } = manifestDirFor(data, options.manifests);
       return (manifests = loadManifests(dir, { own }));
     },
-    policy: () => (policy ??= loadPolicy(options.policies ?? defaultPolicyDir(data), { manifests: context.manifests(), home, ownAddresses: ownAddresses(data) })),
+    policy: () =>
+      (policy ??= loadPolicy(options.policies ?? defaultPolicyDir(data), {
+        manifests: context.manifests(),
+        home,
+        ownAddresses: ownAddresses(data),
+      })),
     analyze: async (program: ProgramInput) => {
       const set = manifestsFor(context.manifests(), data, program.manifests);
       const options = { entry: program.entry, ...(program.budget === undefined ? {} : { budget: program.budget }) };
@@ -58,10 +83,19 @@ export function localContext(env: NodeJS.ProcessEnv, options: LocalOptions = {})
     redemptions: new FileRedemptionStore(data),
     store: () => (store ??= openStore({ dataDir: data, ...(database === undefined ? {} : { database }) })),
     // A check on a machine whose authority never ran has no store: no remembered rules, and no file made for it.
-    rememberedRules: async () => (database === undefined && !existsSync(join(data, SQLITE_FILE)) ? [] : (await context.store()).listRememberedRules()),
+    rememberedRules: async () =>
+      database === undefined && !existsSync(join(data, SQLITE_FILE))
+        ? []
+        : (await context.store()).listRememberedRules(),
     close: async () => {
-      void analyzer?.then((a) => a.dispose(), () => undefined); // an analyzer that failed to load has nothing to dispose
-      await store?.then((s) => s.close(), () => undefined);
+      void analyzer?.then(
+        (a) => a.dispose(),
+        () => undefined,
+      ); // an analyzer that failed to load has nothing to dispose
+      await store?.then(
+        (s) => s.close(),
+        () => undefined,
+      );
     },
   };
   return context;

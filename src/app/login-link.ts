@@ -7,7 +7,9 @@ import type { AppContext } from "./context.js";
 /** A login link works once, within this long of being made. */
 export const LOGIN_LINK_MS = 60_000;
 
-const Payload = z.object({ n: z.string().regex(/^[A-Za-z0-9_-]{22}$/), e: z.number().int().positive(), a: z.string().min(1).max(200) }).strict();
+const Payload = z
+  .object({ n: z.string().regex(/^[A-Za-z0-9_-]{22}$/), e: z.number().int().positive(), a: z.string().min(1).max(200) })
+  .strict();
 
 function mac(secret: Buffer, payload: string): Buffer {
   return createHmac("sha256", secret).update(`countersign login link\n${payload}`).digest();
@@ -15,7 +17,9 @@ function mac(secret: Buffer, payload: string): Buffer {
 
 /** A one-time login for `approver`, signed with the data directory's approver secret: `payload.mac`, base64url. */
 export function makeLoginLink(ctx: Pick<AppContext, "dataDir" | "now">, approver: string): string {
-  const payload = Buffer.from(JSON.stringify({ n: randomBytes(16).toString("base64url"), e: ctx.now().getTime() + LOGIN_LINK_MS, a: approver })).toString("base64url");
+  const payload = Buffer.from(
+    JSON.stringify({ n: randomBytes(16).toString("base64url"), e: ctx.now().getTime() + LOGIN_LINK_MS, a: approver }),
+  ).toString("base64url");
   return `${payload}.${mac(readApproverSecret(ctx.dataDir), payload).toString("base64url")}`;
 }
 
@@ -25,7 +29,13 @@ export function makeLoginLink(ctx: Pick<AppContext, "dataDir" | "now">, approver
  * authority or any other sharing the store. Answers the approver it names.
  */
 export async function useLoginLink(ctx: AppContext, link: string): Promise<string> {
-  const refused = (why: string) => new CountersignError("capability_denied", "authority", `this login link ${why}: run \`countersign ui\` for a new one`, { details: { reason: "bad_login_link" } });
+  const refused = (why: string) =>
+    new CountersignError(
+      "capability_denied",
+      "authority",
+      `this login link ${why}: run \`countersign ui\` for a new one`,
+      { details: { reason: "bad_login_link" } },
+    );
   const [payload, signature, ...rest] = link.split(".");
   if (payload === undefined || signature === undefined || rest.length > 0) throw refused("is malformed");
   const expected = mac(readApproverSecret(ctx.dataDir), payload);

@@ -9,7 +9,11 @@ import type { AgentManifestSource } from "../model/index.js";
  * (exit 1, HTTP 422). This is the set a runner hands to callAgentAction, and whose agent hash
  * it passes to receipt verification.
  */
-export function manifestsFor(trusted: ManifestSet, dataDir: string, sources: readonly AgentManifestSource[] | undefined): ManifestSet {
+export function manifestsFor(
+  trusted: ManifestSet,
+  dataDir: string,
+  sources: readonly AgentManifestSource[] | undefined,
+): ManifestSet {
   if (sources === undefined || sources.length === 0) return trusted;
   const { set, errors } = checkAgentManifests(trusted, sources, agentAllowlists(trusted, dataDir));
   if (set === undefined) throw agentManifestsError(errors);

@@ -30,7 +30,10 @@ export function total(list: readonly Effect[]): CountRange {
 /** "1 email", "2 emails", "up to 3 emails", "between 1 and 3 emails", "at least 1 email, with no fixed limit". */
 export function howMany(range: CountRange, noun: readonly [string, string]): string {
   const word = (k: number) => `${k} ${k === 1 ? noun[0] : noun[1]}`;
-  if (range.max === null) return range.min === 0 ? `any number of ${noun[1]}, with no fixed limit` : `at least ${word(range.min)}, with no fixed limit`;
+  if (range.max === null)
+    return range.min === 0
+      ? `any number of ${noun[1]}, with no fixed limit`
+      : `at least ${word(range.min)}, with no fixed limit`;
   if (range.min === range.max) return word(range.max);
   if (range.min === 0) return `up to ${word(range.max)}`;
   return `between ${range.min} and ${word(range.max)}`;
@@ -69,7 +72,9 @@ export function readWords(op: string, effects: readonly Effect[]): string {
     const key = e.args.path ?? e.args.url ?? e.args.id ?? e.args.draft_id;
     const known = key === undefined ? null : constants(key);
     if (known === null) unknown = true;
-    else for (const k of known) named.add(e.args.path !== undefined ? basename(k) : e.args.url !== undefined ? urlHost(k) : k);
+    else
+      for (const k of known)
+        named.add(e.args.path !== undefined ? basename(k) : e.args.url !== undefined ? urlHost(k) : k);
   }
   const what = listWords([...named]);
   if ((unknown || named.size === 0) && op === "email.get_message") return "a message in your mailbox";

@@ -28,7 +28,9 @@ const composed = new WeakMap<Policy, { key: string; value: PolicyInForce }>();
  */
 export async function policyInForce(ctx: AppContext, submitter?: string | null): Promise<PolicyInForce> {
   const base = ctx.policy();
-  const stored = (await ctx.rememberedRules()).filter((r) => submitter === undefined || r.token === null || r.token === submitter);
+  const stored = (await ctx.rememberedRules()).filter(
+    (r) => submitter === undefined || r.token === null || r.token === submitter,
+  );
   if (stored.length === 0) return { policy: base, dropped: [] };
   const key = canonicalJson(stored.map((r) => [r.id, r.rule]) as Json);
   const cached = composed.get(base);
@@ -45,7 +47,7 @@ function withRemembered(base: Policy, stored: readonly StoredRule[], manifests: 
   for (const s of stored) {
     const parsed = PolicyRule.safeParse(s.rule);
     const problem = !parsed.success
-      ? parsed.error.issues[0]?.message ?? "not a rule"
+      ? (parsed.error.issues[0]?.message ?? "not a rule")
       : taken.has(parsed.data.id)
         ? `a policy file has a rule with id ${parsed.data.id}`
         : checkRuleAgainstManifests(parsed.data, manifests)[0]?.message;

@@ -23,7 +23,8 @@ export function previewArgs(args: Effect["args"], template: Template, limit: num
   const count = choices.reduce((n, c) => n * c.values.length, 1);
   if (count > limit) return { kind: "too_many", count };
   let sets: Record<string, Json>[] = [{}];
-  for (const { name, values } of choices) sets = sets.flatMap((set) => values.map((v) => (v === undefined ? set : { ...set, [name]: v })));
+  for (const { name, values } of choices)
+    sets = sets.flatMap((set) => values.map((v) => (v === undefined ? set : { ...set, [name]: v })));
   return { kind: "known", sets };
 }
 

@@ -1,5 +1,11 @@
 import { createHash } from "node:crypto";
-import { fetchPreview, PREVIEW_TIMEOUT_MS, type ConnectorContext, type Preview, type PreviewPolicy } from "../connector/index.js";
+import {
+  fetchPreview,
+  PREVIEW_TIMEOUT_MS,
+  type ConnectorContext,
+  type Preview,
+  type PreviewPolicy,
+} from "../connector/index.js";
 import { canonicalJson } from "../constraint/index.js";
 import { AGENT_CONNECTOR, storedAgentManifests, type ManifestSet, type Template } from "../manifest/index.js";
 import type { Effect, EffectVerdict, PreviewShown, Provenance, StoredRequest } from "../model/index.js";
@@ -32,21 +38,40 @@ type Step = { show: PreviewShown } | { fetch: Of; influencedBy: Effect["influenc
  * `preview_shown` audit entry with the hash of what was shown, never the content; if that entry
  * cannot be written, nothing is shown.
  */
-export async function previewRequest(ctx: AppContext, request: StoredRequest, approver: string): Promise<PreviewShown[]> {
+export async function previewRequest(
+  ctx: AppContext,
+  request: StoredRequest,
+  approver: string,
+): Promise<PreviewShown[]> {
   const host = ctx.previews;
   if (host === undefined || request.status !== "pending") return [];
   const { set: manifests, problem } = requestManifests(ctx, request);
   const steps: Step[] = [];
   let budget = MAX_PREVIEWS;
-  const plan = (of: Of, args: Effect["args"] | undefined, template: Template, influencedBy: Effect["influencedBy"]): void => {
+  const plan = (
+    of: Of,
+    args: Effect["args"] | undefined,
+    template: Template,
+    influencedBy: Effect["influencedBy"],
+  ): void => {
     const values = args === undefined ? undefined : previewArgs(args, template, budget);
     if (values === undefined) {
-      steps.push({ show: { ...of, unavailable: "Preview unavailable: the analysis did not record this call's arguments" } });
+      steps.push({
+        show: { ...of, unavailable: "Preview unavailable: the analysis did not record this call's arguments" },
+      });
     } else if (values.kind === "unknown") {
-      const which = values.inputs.length === 1 ? `value for ${values.inputs[0]} is` : `values for ${values.inputs.join(", ")} are`;
-      steps.push({ show: { ...of, unavailable: `Preview unavailable: the program's ${which} only known when it runs` } });
+      const which =
+        values.inputs.length === 1 ? `value for ${values.inputs[0]} is` : `values for ${values.inputs.join(", ")} are`;
+      steps.push({
+        show: { ...of, unavailable: `Preview unavailable: the program's ${which} only known when it runs` },
+      });
     } else if (values.kind === "too_many") {
-      steps.push({ show: { ...of, unavailable: `Preview unavailable: ${values.count} possible values, more than the ${budget} previews left to fetch (at most ${MAX_PREVIEWS} a request)` } });
+      steps.push({
+        show: {
+          ...of,
+          unavailable: `Preview unavailable: ${values.count} possible values, more than the ${budget} previews left to fetch (at most ${MAX_PREVIEWS} a request)`,
+        },
+      });
     } else {
       budget -= values.sets.length;
       for (const args of values.sets) steps.push({ fetch: { ...of, args }, influencedBy });
@@ -60,11 +85,13 @@ export async function previewRequest(ctx: AppContext, request: StoredRequest, ap
       agentCalls.add(call);
       const of = { effect: index, op: origin.op, site: effect.site, args: {} };
       const template = manifests.agent?.actions.get(origin.op)?.templates.preview;
-      if (problem !== undefined && declaresPreview(request, origin.op)) steps.push({ show: { ...of, unavailable: `Preview unavailable: ${problem}` } });
+      if (problem !== undefined && declaresPreview(request, origin.op))
+        steps.push({ show: { ...of, unavailable: `Preview unavailable: ${problem}` } });
       else if (template !== undefined && template !== null) plan(of, origin.args, template, effect.influencedBy);
     }
     const template = manifests.actions.get(effect.op)?.templates.preview;
-    if (template !== undefined && template !== null) plan({ effect: index, op: effect.op, site: effect.site, args: {} }, effect.args, template, effect.influencedBy);
+    if (template !== undefined && template !== null)
+      plan({ effect: index, op: effect.op, site: effect.site, args: {} }, effect.args, template, effect.influencedBy);
   });
   if (steps.length === 0) return [];
   const connector = connectorFor(host);
@@ -76,17 +103,28 @@ export async function previewRequest(ctx: AppContext, request: StoredRequest, ap
       if ("problem" in connector) return { ...of, unavailable: `Preview unavailable: ${connector.problem}` };
       if ("problem" in policy) return { ...of, unavailable: `Preview unavailable: ${policy.problem}` };
       const allowed = previewPolicy(policy.policy, manifests, of, step.influencedBy);
-      const preview = await within(connector.limits.timeoutMs, fetchPreview(manifests, of.op, of.args, connector, allowed));
+      const preview = await within(
+        connector.limits.timeoutMs,
+        fetchPreview(manifests, of.op, of.args, connector, allowed),
+      );
       return preview.ok ? { ...of, fields: preview.fields } : { ...of, unavailable: preview.reason };
     }),
   );
   const sha256 = createHash("sha256").update(canonicalJson(shown)).digest("hex");
-  await (await ctx.store()).recordAudit({ type: "preview_shown", request_id: request.id, actor: approver, preview_sha256: sha256 });
+  await (await ctx.store()).recordAudit({
+    type: "preview_shown",
+    request_id: request.id,
+    actor: approver,
+    preview_sha256: sha256,
+  });
   return shown;
 }
 
 /** The policy in force now for the request's submitter (read for each showing: a reload counts at once), or why there is none: then nothing is fetched. */
-export async function policyFor(ctx: AppContext, request: StoredRequest): Promise<{ policy: Policy } | { problem: string }> {
+export async function policyFor(
+  ctx: AppContext,
+  request: StoredRequest,
+): Promise<{ policy: Policy } | { problem: string }> {
   try {
     return { policy: (await policyInForce(ctx, request.token)).policy };
   } catch (err) {
@@ -98,16 +136,27 @@ export async function policyFor(ctx: AppContext, request: StoredRequest): Promis
  * The policy's word on a preview's read: decided like the program's call `of` made with exactly
  * the read's op and arguments (decideCall, the one evaluation); only "allow" lets it run.
  */
-export function previewPolicy(policy: Policy, set: ManifestSet, of: Pick<Of, "site">, influencedBy: readonly Provenance[] | undefined): PreviewPolicy {
-  return (op, args) => notAllowed(policy, decideCall({ op, args, site: of.site, ...(influencedBy === undefined ? {} : { influencedBy }) }, policy, set));
+export function previewPolicy(
+  policy: Policy,
+  set: ManifestSet,
+  of: Pick<Of, "site">,
+  influencedBy: readonly Provenance[] | undefined,
+): PreviewPolicy {
+  return (op, args) =>
+    notAllowed(
+      policy,
+      decideCall({ op, args, site: of.site, ...(influencedBy === undefined ? {} : { influencedBy }) }, policy, set),
+    );
 }
 
 /** Why a verdict does not let a preview run (null: it does), naming the deciding rule and its reason. */
 function notAllowed(policy: Policy, verdict: EffectVerdict): string | null {
   if (verdict.verdict === "allow") return null;
   const rule = verdict.rule === null ? undefined : policy.rules.find((r) => r.id === verdict.rule);
-  if (rule === undefined) return `not allowed by the policy (no rule allows ${verdict.op} with these arguments, and the policy's default is ${policy.default})`;
-  const does = verdict.verdict === "deny" ? "denies it" : rule.decision === "deny" ? "may deny it" : "asks a person first";
+  if (rule === undefined)
+    return `not allowed by the policy (no rule allows ${verdict.op} with these arguments, and the policy's default is ${policy.default})`;
+  const does =
+    verdict.verdict === "deny" ? "denies it" : rule.decision === "deny" ? "may deny it" : "asks a person first";
   return `not allowed by the policy (rule "${rule.id}" ${does}${rule.reason === undefined ? "" : `: ${rule.reason}`})`;
 }
 
@@ -117,7 +166,11 @@ function notAllowed(policy: Policy, verdict: EffectVerdict): string | null {
  */
 function declaresPreview(request: StoredRequest, op: string): boolean {
   if (request.agent_manifests === undefined) return true;
-  return storedAgentManifests(request.agent_manifests)?.some((m) => `${AGENT_CONNECTOR}.${m.name}` === op && m.approval.preview !== undefined) ?? true;
+  return (
+    storedAgentManifests(request.agent_manifests)?.some(
+      (m) => `${AGENT_CONNECTOR}.${m.name}` === op && m.approval.preview !== undefined,
+    ) ?? true
+  );
 }
 
 /**
@@ -142,7 +195,10 @@ function connectorFor(host: PreviewHost): ConnectorContext | { problem: string }
 async function within(ms: number, preview: Promise<Preview>): Promise<Preview> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<Preview>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, reason: `Preview unavailable: no answer within ${ms} ms`, fields: [] }), ms);
+    timer = setTimeout(
+      () => resolve({ ok: false, reason: `Preview unavailable: no answer within ${ms} ms`, fields: [] }),
+      ms,
+    );
   });
   try {
     return await Promise.race([preview, late]);

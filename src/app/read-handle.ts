@@ -7,6 +7,18 @@ import type { AppContext } from "./context.js";
  */
 export async function readHandle(ctx: AppContext, id: string, token: string): Promise<HandleView> {
   const held = await (await ctx.store()).readHandle(id, token);
-  if (held === undefined) throw new CountersignError("usage_error", "authority", `no handle ${id} for this agent: it was never given to this token, or it has expired`, { details: { reason: "not_found", handle: id } });
-  return { id: held.id, value: held.value, from: held.from, request_id: held.request_id, expires_at: new Date(held.expires_at).toISOString() };
+  if (held === undefined)
+    throw new CountersignError(
+      "usage_error",
+      "authority",
+      `no handle ${id} for this agent: it was never given to this token, or it has expired`,
+      { details: { reason: "not_found", handle: id } },
+    );
+  return {
+    id: held.id,
+    value: held.value,
+    from: held.from,
+    request_id: held.request_id,
+    expires_at: new Date(held.expires_at).toISOString(),
+  };
 }

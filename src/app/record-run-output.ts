@@ -14,19 +14,41 @@ import { policyInForce } from "./policy-in-force.js";
  * is never rewritten (nor a second run's output passed off under the first's approval). Answers
  * what the agent may see.
  */
-export async function recordRunOutput(ctx: AppContext, token: string, id: string, output: RunOutput): Promise<ShownOutput> {
+export async function recordRunOutput(
+  ctx: AppContext,
+  token: string,
+  id: string,
+  output: RunOutput,
+): Promise<ShownOutput> {
   const store = await ctx.store();
   const request = await store.get(id);
   if (request === null || request.token !== token) throw notFound("request", id);
-  if (request.status !== "approved") throw conflict(id, `request ${id} is ${request.status}: only an approved request runs and has output to record`, { status: request.status });
+  if (request.status !== "approved")
+    throw conflict(id, `request ${id} is ${request.status}: only an approved request runs and has output to record`, {
+      status: request.status,
+    });
   const ops = handleOps((await policyInForce(ctx, token)).policy);
   const mintId = () => randomToken(16);
   const value = quarantineValue(output.value, request.facts.result?.parts ?? [], ops, mintId);
-  const text = withheldText({ logs: output.logs, ...(output.thrown === undefined ? {} : { thrown: output.thrown }) }, request.facts, value.held, ops, mintId);
+  const text = withheldText(
+    { logs: output.logs, ...(output.thrown === undefined ? {} : { thrown: output.thrown }) },
+    request.facts,
+    value.held,
+    ops,
+    mintId,
+  );
   const shown: ShownOutput = { value: value.shown, ...text.shown };
   // Held text is shown as descriptions, which are ours: only what the agent reads is remembered.
-  const texts = givenOf(text.held.length > 0 ? { value: value.shown, logs: [] } : shown, request.facts, id, [request.source, request.agent_manifests ?? ""]);
-  const recorded = await store.recordGiven({ token, request_id: id, texts, ...(output.session === undefined ? {} : { session: output.session }) });
+  const texts = givenOf(text.held.length > 0 ? { value: value.shown, logs: [] } : shown, request.facts, id, [
+    request.source,
+    request.agent_manifests ?? "",
+  ]);
+  const recorded = await store.recordGiven({
+    token,
+    request_id: id,
+    texts,
+    ...(output.session === undefined ? {} : { session: output.session }),
+  });
   if (!recorded) throw conflict(id, `the output of request ${id} is recorded already: a request runs once`);
   const held = [...value.held, ...text.held];
   if (held.length > 0) await store.putHandles(held.map((h) => ({ ...h, submitter: token, request_id: id })));

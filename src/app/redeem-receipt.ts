@@ -11,6 +11,12 @@ export async function redeemReceipt(ctx: AppContext, jti: string, exp: number, t
   const outcome = await (await ctx.store()).redeemReceipt(jti, exp, token);
   if (outcome === "redeemed") return;
   if (outcome === "unknown") throw notFound("receipt", jti);
-  const why = { expired: "it has expired", already_redeemed: "it was redeemed already", request_already_run: "its request has run with another receipt" }[outcome];
-  throw new CountersignError("receipt_invalid", "authority", `receipt ${jti} cannot be redeemed: ${why}`, { details: { reason: outcome === "expired" ? "expired" : "replayed", outcome } });
+  const why = {
+    expired: "it has expired",
+    already_redeemed: "it was redeemed already",
+    request_already_run: "its request has run with another receipt",
+  }[outcome];
+  throw new CountersignError("receipt_invalid", "authority", `receipt ${jti} cannot be redeemed: ${why}`, {
+    details: { reason: outcome === "expired" ? "expired" : "replayed", outcome },
+  });
 }

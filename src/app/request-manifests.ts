@@ -14,11 +14,27 @@ export function requestManifests(ctx: AppContext, request: StoredRequest): { set
   const trusted = ctx.manifests();
   const recorded = request.facts.agentManifests?.sha256;
   if (recorded === undefined) return { set: trusted };
-  if (request.agent_manifests === undefined) return { set: trusted, problem: "the agent manifests were not kept with this request (it was submitted before countersign kept them)" };
+  if (request.agent_manifests === undefined)
+    return {
+      set: trusted,
+      problem: "the agent manifests were not kept with this request (it was submitted before countersign kept them)",
+    };
   try {
-    const { set, errors } = checkStoredAgentManifests(trusted, request.agent_manifests, agentAllowlists(trusted, ctx.dataDir));
-    if (set === undefined) return { set: trusted, problem: `the agent manifests no longer pass the checks with the manifests and connections in force (${formatManifestError(errors[0]!)})` };
-    if (set.agent?.sha256 !== recorded) return { set: trusted, problem: `the agent manifests kept do not hash to ${recorded}, the hash the facts record` };
+    const { set, errors } = checkStoredAgentManifests(
+      trusted,
+      request.agent_manifests,
+      agentAllowlists(trusted, ctx.dataDir),
+    );
+    if (set === undefined)
+      return {
+        set: trusted,
+        problem: `the agent manifests no longer pass the checks with the manifests and connections in force (${formatManifestError(errors[0]!)})`,
+      };
+    if (set.agent?.sha256 !== recorded)
+      return {
+        set: trusted,
+        problem: `the agent manifests kept do not hash to ${recorded}, the hash the facts record`,
+      };
     return { set };
   } catch (err) {
     return { set: trusted, problem: err instanceof Error ? err.message : String(err) }; // the connections file cannot be read now

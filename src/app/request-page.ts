@@ -1,10 +1,31 @@
-import { describeArgument, describeCount, describeEffectConstraint, describeInfluence, describeSources } from "../constraint/index.js";
+import {
+  describeArgument,
+  describeCount,
+  describeEffectConstraint,
+  describeInfluence,
+  describeSources,
+} from "../constraint/index.js";
 import { AGENT_CONNECTOR, storedAgentManifests, type ManifestSet } from "../manifest/index.js";
-import type { AbstractValue, Effect, EffectConstraint, PreviewShown, Provenance, RequestStatus, StoredRequest } from "../model/index.js";
+import type {
+  AbstractValue,
+  Effect,
+  EffectConstraint,
+  PreviewShown,
+  Provenance,
+  RequestStatus,
+  StoredRequest,
+} from "../model/index.js";
 import { sourcesOf, type Remembered } from "../policy/index.js";
 import { textSha256 } from "../constraint/index.js";
 import type { ShownBinding } from "./approval-binding.js";
-import { decidedBy, ownSources, rememberedRules, requestGlance, type DecidedBy, type PageRisk } from "./request-glance.js";
+import {
+  decidedBy,
+  ownSources,
+  rememberedRules,
+  requestGlance,
+  type DecidedBy,
+  type PageRisk,
+} from "./request-glance.js";
 import { visibleText } from "./visible-text.js";
 
 /** How sure countersign is of one fact, in the words the page uses. */
@@ -59,7 +80,9 @@ export interface PagePreviewField {
   multiline: boolean;
 }
 
-export type PagePreview = { op: string; line: number | null; fields: PagePreviewField[] } | { op: string; line: number | null; unavailable: string }; // unavailable: "Preview unavailable: <why>"
+export type PagePreview =
+  | { op: string; line: number | null; fields: PagePreviewField[] }
+  | { op: string; line: number | null; unavailable: string }; // unavailable: "Preview unavailable: <why>"
 
 /**
  * What approving this showing binds, for a request that sends content it resolves (a draft): per
@@ -95,7 +118,15 @@ export interface RequestPage {
   created_at: string; // ISO 8601
   deadline_at: string;
   verdict: { kind: "auto_approved" | "auto_rejected" | "ask"; reason: string; rulings: PageRuling[] };
-  decision: { kind: string; approver: string | null; by: DecidedBy; rules: string[]; reason: string | null; feedback: string | null; at: string } | null;
+  decision: {
+    kind: string;
+    approver: string | null;
+    by: DecidedBy;
+    rules: string[];
+    reason: string | null;
+    feedback: string | null;
+    at: string;
+  } | null;
   headline: string; // one plain sentence of what the program will do, from the facts (and this showing's previews)
   risks: PageRisk[]; // what to weigh before deciding, most serious first; empty: nothing stands out
   facts: PageFact[];
@@ -113,7 +144,9 @@ export interface RequestPage {
  * is what the receipt binds, so these are what a run executes): per action, its steps and the
  * arguments each call resolves to are facts; its descriptions are the agent's words.
  */
-export type PageAgentManifests = { sha256: string; actions: PageAgentAction[] } | { sha256: string; unavailable: string };
+export type PageAgentManifests =
+  | { sha256: string; actions: PageAgentAction[] }
+  | { sha256: string; unavailable: string };
 
 export interface PageAgentAction {
   op: string; // "agent.<name>": what the program imports from trusted/agent
@@ -145,7 +178,11 @@ export function requestPage(input: RequestPageInput): RequestPage {
   const { request } = input;
   const { facts, policy } = request;
   const iso = (ms: number) => new Date(ms).toISOString();
-  const glance = requestGlance(request, { ...(input.manifests === undefined ? {} : { manifests: input.manifests }), ...(input.previews === undefined ? {} : { previews: input.previews }), ...(input.fileRoots === undefined ? {} : { fileRoots: input.fileRoots }) });
+  const glance = requestGlance(request, {
+    ...(input.manifests === undefined ? {} : { manifests: input.manifests }),
+    ...(input.previews === undefined ? {} : { previews: input.previews }),
+    ...(input.fileRoots === undefined ? {} : { fileRoots: input.fileRoots }),
+  });
   const page: RequestPage = {
     id: request.id,
     status: request.status,
@@ -158,16 +195,34 @@ export function requestPage(input: RequestPageInput): RequestPage {
     verdict: {
       kind: policy.kind,
       reason: policy.reason,
-      rulings: policy.effects.map((e) => ({ op: e.op, line: e.site.line, column: e.site.column, verdict: e.verdict, rule: e.rule, why: e.why })),
+      rulings: policy.effects.map((e) => ({
+        op: e.op,
+        line: e.site.line,
+        column: e.site.column,
+        verdict: e.verdict,
+        rule: e.rule,
+        why: e.why,
+      })),
     },
-    decision: request.decision === null ? null : { ...request.decision, by: decidedBy(request), rules: decidedBy(request) === "remembered_rule" ? rememberedRules(request) : [], at: iso(request.decision.at) },
+    decision:
+      request.decision === null
+        ? null
+        : {
+            ...request.decision,
+            by: decidedBy(request),
+            rules: decidedBy(request) === "remembered_rule" ? rememberedRules(request) : [],
+            at: iso(request.decision.at),
+          },
     headline: glance.headline,
     risks: glance.risks,
     facts: pageFacts(request, input.manifests),
     calls: facts.effects.map((e) => pageCall(e, facts.effects, input.manifests)),
     previews: pagePreviews(input.previews),
     rationale: { program: facts.rationale, submitter: request.rationale },
-    source: { lines: sourceLines(request.source), call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b) },
+    source: {
+      lines: sourceLines(request.source),
+      call_lines: [...new Set(facts.effects.map((e) => e.site.line))].sort((a, b) => a - b),
+    },
     remember: request.status === "pending" && input.remember != null ? pageRemember(input.remember) : null,
     binding: request.status === "pending" && input.binding != null ? pageBinding(input.binding) : null,
     agent_manifests: pageAgentManifests(request),
@@ -182,15 +237,35 @@ export function requestPage(input: RequestPageInput): RequestPage {
 function pageCall(e: Effect, calls: readonly Effect[], manifests: ManifestSet | undefined): PageCall {
   const { own, source: relabel, value } = ownSources(manifests, calls);
   const sources = (list: readonly Provenance[]): PageSources | null =>
-    list.length === 0 ? null : { text: describeSources(list.map(relabel), "", calls), untrusted: list.some((p) => p.untrusted && !own(p)), own: list.some(own) };
-  const influence = e.influencedBy === undefined ? describeInfluence(undefined, calls) : describeInfluence(e.influencedBy.map(relabel), calls);
+    list.length === 0
+      ? null
+      : {
+          text: describeSources(list.map(relabel), "", calls),
+          untrusted: list.some((p) => p.untrusted && !own(p)),
+          own: list.some(own),
+        };
+  const influence =
+    e.influencedBy === undefined
+      ? describeInfluence(undefined, calls)
+      : describeInfluence(e.influencedBy.map(relabel), calls);
   return {
     op: e.op,
     line: e.site.line,
     column: e.site.column,
     count: describeCount(e.count),
-    args: Object.entries(e.args).map(([name, v]) => ({ name, value: describeArgument(value(v)), sources: sources(sourcesOf(e, name)) })),
-    influence: influence === null ? null : { text: influence, untrusted: e.influencedBy?.some((p) => p.untrusted && !own(p)) ?? true, own: e.influencedBy?.some(own) ?? false },
+    args: Object.entries(e.args).map(([name, v]) => ({
+      name,
+      value: describeArgument(value(v)),
+      sources: sources(sourcesOf(e, name)),
+    })),
+    influence:
+      influence === null
+        ? null
+        : {
+            text: influence,
+            untrusted: e.influencedBy?.some((p) => p.untrusted && !own(p)) ?? true,
+            own: e.influencedBy?.some(own) ?? false,
+          },
   };
 }
 
@@ -201,23 +276,50 @@ function sourceLines(source: string): string[] {
   return lines;
 }
 
-const GUARANTEE_STATUS: Readonly<Record<string, FactStatus>> = { proven: "proven", enforced: "enforced", refuted: "not_proven" };
+const GUARANTEE_STATUS: Readonly<Record<string, FactStatus>> = {
+  proven: "proven",
+  enforced: "enforced",
+  refuted: "not_proven",
+};
 
 /** The program's guarantees, the policy's run-time guards, then what the analysis could not bound. */
 function pageFacts(request: StoredRequest, manifests: ManifestSet | undefined): PageFact[] {
   const { facts, policy } = request;
   const { value } = ownSources(manifests, facts.effects);
-  const out: PageFact[] = facts.guarantees.map((g) => ({ status: GUARANTEE_STATUS[g.status] ?? "unknown", text: g.text, why: g.why, line: g.site?.line ?? null }));
+  const out: PageFact[] = facts.guarantees.map((g) => ({
+    status: GUARANTEE_STATUS[g.status] ?? "unknown",
+    text: g.text,
+    why: g.why,
+    line: g.site?.line ?? null,
+  }));
   for (const guard of policy.guards) {
-    out.push({ status: "enforced", text: describeEffectConstraint(guard), why: "a deny rule could not be ruled out statically: every call is checked against it", line: null });
+    out.push({
+      status: "enforced",
+      text: describeEffectConstraint(guard),
+      why: "a deny rule could not be ruled out statically: every call is checked against it",
+      line: null,
+    });
   }
   for (const e of facts.effects) {
     for (const [name, v] of Object.entries(e.args)) {
-      if (hasUnknown(v)) out.push({ status: "unknown", text: `${name} of ${e.op} ${describeArgument(value(v))}`, why: "the analysis cannot bound this value", line: e.site.line });
+      if (hasUnknown(v))
+        out.push({
+          status: "unknown",
+          text: `${name} of ${e.op} ${describeArgument(value(v))}`,
+          why: "the analysis cannot bound this value",
+          line: e.site.line,
+        });
     }
-    if (e.count.max === null) out.push({ status: "unknown", text: `${e.op} may be called ${describeCount(e.count)} times`, why: "no static bound on the number of calls", line: e.site.line });
+    if (e.count.max === null)
+      out.push({
+        status: "unknown",
+        text: `${e.op} may be called ${describeCount(e.count)} times`,
+        why: "no static bound on the number of calls",
+        line: e.site.line,
+      });
   }
-  for (const d of facts.diagnostics) out.push({ status: "unknown", text: `${d.severity}: ${d.message}`, why: d.code, line: d.line });
+  for (const d of facts.diagnostics)
+    out.push({ status: "unknown", text: `${d.severity}: ${d.message}`, why: d.code, line: d.line });
   return out;
 }
 
@@ -237,7 +339,10 @@ function pageRemember(remembered: Remembered[]): PageRemember {
       continue;
     }
     const constraint: EffectConstraint = { op: r.rule.op, ...(r.rule.when ?? {}) };
-    const binds = "binds" in r && r.binds !== undefined && r.binds.length > 0 ? `; and every ${r.binds.join(", ")} of ${r.op} is as shown in "Approving binds" (held exactly, the body by its SHA-256)` : "";
+    const binds =
+      "binds" in r && r.binds !== undefined && r.binds.length > 0
+        ? `; and every ${r.binds.join(", ")} of ${r.op} is as shown in "Approving binds" (held exactly, the body by its SHA-256)`
+        : "";
     const text = describeEffectConstraint(constraint) + binds;
     rules.push({
       op: r.op,
@@ -260,10 +365,24 @@ function pageBinding(binding: ShownBinding): PageBinding {
     sha256: binding.sha256,
     calls: binding.calls.map((call) => {
       if (call.fields === null) {
-        return { op: call.op, line: call.line, bound: false, text: `The content ${call.op} at line ${call.line} would send could not be shown, so an approval cannot bind it: approving is refused. Look again, or reject.` };
+        return {
+          op: call.op,
+          line: call.line,
+          bound: false,
+          text: `The content ${call.op} at line ${call.line} would send could not be shown, so an approval cannot bind it: approving is refused. Look again, or reject.`,
+        };
       }
-      const parts = call.fields.map((f) => (f.value.includes("\n") || f.value.length > 200 ? `${f.label} as shown (sha256 ${textSha256(f.value)})` : `${f.label} ${f.value}`));
-      return { op: call.op, line: call.line, bound: true, text: `Approving sends exactly this (${call.op} at line ${call.line}): ${parts.join(", ")}. If it changes before the send, the send is refused and nothing is sent.` };
+      const parts = call.fields.map((f) =>
+        f.value.includes("\n") || f.value.length > 200
+          ? `${f.label} as shown (sha256 ${textSha256(f.value)})`
+          : `${f.label} ${f.value}`,
+      );
+      return {
+        op: call.op,
+        line: call.line,
+        bound: true,
+        text: `Approving sends exactly this (${call.op} at line ${call.line}): ${parts.join(", ")}. If it changes before the send, the send is refused and nothing is sent.`,
+      };
     }),
     runtime: binding.runtime.map((r) => ({
       op: r.op,
@@ -276,18 +395,36 @@ function pageBinding(binding: ShownBinding): PageBinding {
 // The previews fetched for this showing, as the page shows them: by the call's line.
 function pagePreviews(previews: readonly PreviewShown[] | undefined): PagePreview[] | null {
   if (previews === undefined) return null;
-  return previews.map((p): PagePreview =>
-    "unavailable" in p ? { op: p.op, line: p.site.line, unavailable: p.unavailable } : { op: p.op, line: p.site.line, fields: p.fields.map((f) => ({ label: f.label, value: f.value, multiline: f.multiline })) },
+  return previews.map(
+    (p): PagePreview =>
+      "unavailable" in p
+        ? { op: p.op, line: p.site.line, unavailable: p.unavailable }
+        : {
+            op: p.op,
+            line: p.site.line,
+            fields: p.fields.map((f) => ({ label: f.label, value: f.value, multiline: f.multiline })),
+          },
   );
 }
 
 function pageAgentManifests(request: StoredRequest): PageAgentManifests | null {
   const sha256 = request.facts.agentManifests?.sha256;
   if (sha256 === undefined) return null;
-  if (request.agent_manifests === undefined) return { sha256, unavailable: "The agent manifests were not kept with this request (it was submitted before countersign kept them): only their hash is known." };
+  if (request.agent_manifests === undefined)
+    return {
+      sha256,
+      unavailable:
+        "The agent manifests were not kept with this request (it was submitted before countersign kept them): only their hash is known.",
+    };
   const manifests = storedAgentManifests(request.agent_manifests);
-  if (manifests === undefined) return { sha256, unavailable: "The agent manifests kept with this request cannot be read as action manifests by this version of countersign." };
-  const args = (a: Record<string, AbstractValue>) => Object.entries(a).map(([name, v]) => ({ name, value: describeArgument(v) }));
+  if (manifests === undefined)
+    return {
+      sha256,
+      unavailable:
+        "The agent manifests kept with this request cannot be read as action manifests by this version of countersign.",
+    };
+  const args = (a: Record<string, AbstractValue>) =>
+    Object.entries(a).map(([name, v]) => ({ name, value: describeArgument(v) }));
   return {
     sha256,
     actions: manifests.map((m): PageAgentAction => {
@@ -304,7 +441,12 @@ function pageAgentManifests(request: StoredRequest): PageAgentManifests | null {
           inputs: Object.entries(step.inputs).map(([name, value]) => ({ name, value: JSON.stringify(value) })),
           calls: request.facts.effects
             .filter((e) => e.agentAction?.op === op && e.agentAction.step === step.id)
-            .map((e) => ({ line: e.site.line, column: e.site.column, count: describeCount(e.count), args: args(e.args) })),
+            .map((e) => ({
+              line: e.site.line,
+              column: e.site.column,
+              count: describeCount(e.count),
+              args: args(e.args),
+            })),
         })),
       };
     }),
@@ -315,6 +457,7 @@ function pageAgentManifests(request: StoredRequest): PageAgentManifests | null {
 function visibleStrings<T>(value: T): T {
   if (typeof value === "string") return visibleText(value) as T;
   if (Array.isArray(value)) return value.map(visibleStrings) as T;
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visibleStrings(v)])) as T;
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visibleStrings(v)])) as T;
   return value;
 }

@@ -30,7 +30,14 @@ export async function reviewRequest(ctx: AppContext, id: string, approver: strin
   const previews = await previewRequest(ctx, request, approver);
   const binding = request.status === "pending" ? shownBinding(request, previews, ctx.manifests()) : null;
   const roots = fileRoots(ctx);
-  return { request, remember, previews, binding, manifests: requestManifests(ctx, request).set, ...(roots === undefined ? {} : { fileRoots: roots }) };
+  return {
+    request,
+    remember,
+    previews,
+    binding,
+    manifests: requestManifests(ctx, request).set,
+    ...(roots === undefined ? {} : { fileRoots: roots }),
+  };
 }
 
 /** A list row's glance, for requests read together: the manifests and file roots are read once for the list. No preview is fetched for a row. */

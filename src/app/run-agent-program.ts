@@ -1,8 +1,20 @@
 import { connectorContext } from "../config/index.js";
-import { callAgentAction, callWithReceipt, createPluginPool, type ConnectorContext, type CredentialRefresh } from "../connector/index.js";
+import {
+  callAgentAction,
+  callWithReceipt,
+  createPluginPool,
+  type ConnectorContext,
+  type CredentialRefresh,
+} from "../connector/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import type { AgentManifestSource, CheckResult, Json, PolicyDecision, ResultPart } from "../model/index.js";
-import { CountersignError, DEFAULT_DEADLINE_SECONDS, programBytes, toEnvelope, type ProgramBytes } from "../model/index.js";
+import {
+  CountersignError,
+  DEFAULT_DEADLINE_SECONDS,
+  programBytes,
+  toEnvelope,
+  type ProgramBytes,
+} from "../model/index.js";
 import { verifyReceipt, type VerifiedReceipt } from "../receipt/index.js";
 import type { RunResult, SandboxLimits } from "../sandbox/index.js";
 import type { AuthorityClient, DecisionAnswer, PolicyView, RequestView } from "./authority-client.js";
@@ -40,7 +52,12 @@ export interface RunOptions {
 }
 
 /** How a request that was not approved ends the run. */
-const FINAL: Partial<Record<DecisionAnswer["status"], RunOutcome>> = { rejected: "denied", request_more: "request_more", expired: "expired", withdrawn: "expired" };
+const FINAL: Partial<Record<DecisionAnswer["status"], RunOutcome>> = {
+  rejected: "denied",
+  request_more: "request_more",
+  expired: "expired",
+  withdrawn: "expired",
+};
 
 /** Why a request cannot be resumed (the `invalid` outcome), as `details.reason` of its error. */
 const NOT_RESUMABLE = new Set(["not_found", "program_mismatch", "manifests_mismatch", "already_run"]);
@@ -75,11 +92,28 @@ export async function runAgentProgram(ctx: AppContext, input: RunInput, options:
   return report;
 }
 
-async function flow(ctx: AppContext, input: RunInput, options: RunOptions, report: RunReport, emit: (e: RunEvent) => void): Promise<RunOutcome> {
+async function flow(
+  ctx: AppContext,
+  input: RunInput,
+  options: RunOptions,
+  report: RunReport,
+  emit: (e: RunEvent) => void,
+): Promise<RunOutcome> {
   const { client, signal } = options;
   const program = programBytes(input.source);
   if (program.text === undefined) {
-    report.check = { ok: false, effects: 0, guarantees: 0, proven: 0, enforced: 0, diagnostics: [{ severity: "error", code: "invalid_program", message: "the program is not valid UTF-8", line: 1, column: 1 }], refuted: [], summary: [] };
+    report.check = {
+      ok: false,
+      effects: 0,
+      guarantees: 0,
+      proven: 0,
+      enforced: 0,
+      diagnostics: [
+        { severity: "error", code: "invalid_program", message: "the program is not valid UTF-8", line: 1, column: 1 },
+      ],
+      refuted: [],
+      summary: [],
+    };
     return "refused";
   }
   // The agent manifests as this runner holds them: checked here before anything is sent, and the
@@ -88,7 +122,9 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
   if (input.resume !== undefined) return resume(ctx, input, input.resume, options, report, emit, program, set);
   const manifests = input.manifests === undefined || input.manifests.length === 0 ? {} : { manifests: input.manifests };
   // The sandbox thread loads its modules while the program is checked and submitted.
-  import("../sandbox/sandbox-thread.js").then(({ warmThread }) => warmThread(input.limits?.memoryBytes)).catch(() => undefined);
+  import("../sandbox/sandbox-thread.js")
+    .then(({ warmThread }) => warmThread(input.limits?.memoryBytes))
+    .catch(() => undefined);
   const checked = await client.check({ program: program.text, source_name: input.entry, ...manifests }, signal);
   report.check = summarizeCheck(checked);
   emit({ type: "checked", check: report.check });
@@ -96,14 +132,21 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
 
   const timeoutSeconds = input.timeoutSeconds ?? DEFAULT_DEADLINE_SECONDS;
   const submitted = await client.submit(
-    { program: program.text, source_name: input.entry, timeout_s: timeoutSeconds, ...manifests, ...(input.rationale === undefined ? {} : { rationale: input.rationale }) },
+    {
+      program: program.text,
+      source_name: input.entry,
+      timeout_s: timeoutSeconds,
+      ...manifests,
+      ...(input.rationale === undefined ? {} : { rationale: input.rationale }),
+    },
     signal,
   );
   // The sandbox for this program is built while the decision, the receipt and its redemption are
   // on their way (a person's approval, or two round trips): the run then only evaluates main.
   // A failure here is met again, and reported, by the run.
   const waits = input.waitSeconds ?? timeoutSeconds;
-  if (submitted.status !== "rejected" && (submitted.status !== "pending" || waits > 0)) prepareSandbox(program, input, set).catch(() => undefined);
+  if (submitted.status !== "rejected" && (submitted.status !== "pending" || waits > 0))
+    prepareSandbox(program, input, set).catch(() => undefined);
   let receipt: string;
   if (submitted.status === "pending") {
     report.request = { id: submitted.id, review_url: submitted.review_url };
@@ -130,27 +173,54 @@ async function flow(ctx: AppContext, input: RunInput, options: RunOptions, repor
  * again, the policy's verdict is the request's); wait for its decision as a new run would, at most
  * until its deadline; then run it with the receipt its approval gives, once.
  */
-async function resume(ctx: AppContext, input: RunInput, id: string, options: RunOptions, report: RunReport, emit: (e: RunEvent) => void, program: ProgramBytes, set: ManifestSet): Promise<RunOutcome> {
+async function resume(
+  ctx: AppContext,
+  input: RunInput,
+  id: string,
+  options: RunOptions,
+  report: RunReport,
+  emit: (e: RunEvent) => void,
+  program: ProgramBytes,
+  set: ManifestSet,
+): Promise<RunOutcome> {
   const { client, signal } = options;
   let view: RequestView;
   try {
     view = await client.request(id, signal);
   } catch (err) {
-    if (err instanceof CountersignError && err.details?.reason === "not_found") throw notResumable(id, "not_found", `no request ${id} of this submitter is known to the authority at ${client.url}`);
+    if (err instanceof CountersignError && err.details?.reason === "not_found")
+      throw notResumable(
+        id,
+        "not_found",
+        `no request ${id} of this submitter is known to the authority at ${client.url}`,
+      );
     throw err;
   }
   report.request = { id };
   report.policy = policyLine(view.policy);
   if (view.program.sha256 !== program.sha256) {
-    throw notResumable(id, "program_mismatch", `${input.entry} is not the program of request ${id}: its bytes hash to ${program.sha256}, the request's program to ${view.program.sha256}. Nothing ran; resume with the exact file that was submitted, or submit this one anew`);
+    throw notResumable(
+      id,
+      "program_mismatch",
+      `${input.entry} is not the program of request ${id}: its bytes hash to ${program.sha256}, the request's program to ${view.program.sha256}. Nothing ran; resume with the exact file that was submitted, or submit this one anew`,
+    );
   }
   // Found now rather than after a person approved: the receipt binds the agent manifests, and a
   // run holding others would spend the approval on a refusal.
   const held = set.agent?.sha256 ?? null;
   const bound = view.agent_manifests === undefined ? held : (view.agent_manifests?.sha256 ?? null);
   if (held !== bound) {
-    const which = bound === null ? "without agent manifests, and this run holds some" : held === null ? "with agent manifests this run does not hold" : "with other agent manifests than this run holds";
-    throw notResumable(id, "manifests_mismatch", `request ${id} was submitted ${which}. Nothing ran; resume with exactly the manifests it was submitted with, or submit anew`);
+    const which =
+      bound === null
+        ? "without agent manifests, and this run holds some"
+        : held === null
+          ? "with agent manifests this run does not hold"
+          : "with other agent manifests than this run holds";
+    throw notResumable(
+      id,
+      "manifests_mismatch",
+      `request ${id} was submitted ${which}. Nothing ran; resume with exactly the manifests it was submitted with, or submit anew`,
+    );
   }
   const left = Math.floor((Date.parse(view.deadline_at) - ctx.now().getTime()) / 1000);
   if (view.status === "pending" && left <= 0) {
@@ -166,7 +236,11 @@ async function resume(ctx: AppContext, input: RunInput, id: string, options: Run
   } catch (err) {
     // The only conflict an approved request meets is its receipt redeemed already: one request, one run.
     if (err instanceof CountersignError && err.boundary === "authority" && err.details?.reason === "conflict") {
-      throw notResumable(id, "already_run", `request ${id} has run already: its receipt was redeemed, and an approval runs its program once. To run it again, submit it anew (without --resume)`);
+      throw notResumable(
+        id,
+        "already_run",
+        `request ${id} has run already: its receipt was redeemed, and an approval runs its program once. To run it again, submit it anew (without --resume)`,
+      );
     }
     throw err;
   }
@@ -175,12 +249,29 @@ async function resume(ctx: AppContext, input: RunInput, id: string, options: Run
   if (ended !== undefined) return ended;
   // The request keeps no facts for its submitter: what the value's parts come from is the analysis's word on these bytes.
   const manifests = input.manifests === undefined || input.manifests.length === 0 ? {} : { manifests: input.manifests };
-  const { facts } = await client.check({ program: program.text!, source_name: view.program.entry, ...manifests }, signal);
-  return runApproved(ctx, { ...input, entry: view.program.entry }, options, report, emit, answer.receipt!, program.bytes, set, facts.result?.parts);
+  const { facts } = await client.check(
+    { program: program.text!, source_name: view.program.entry, ...manifests },
+    signal,
+  );
+  return runApproved(
+    ctx,
+    { ...input, entry: view.program.entry },
+    options,
+    report,
+    emit,
+    answer.receipt!,
+    program.bytes,
+    set,
+    facts.result?.parts,
+  );
 }
 
 /** A request that cannot be resumed: the `invalid` outcome, nothing run. */
-function notResumable(id: string, reason: "not_found" | "program_mismatch" | "manifests_mismatch" | "already_run", message: string): CountersignError {
+function notResumable(
+  id: string,
+  reason: "not_found" | "program_mismatch" | "manifests_mismatch" | "already_run",
+  message: string,
+): CountersignError {
   return new CountersignError("usage_error", "cli", message, { requestId: id, details: { reason } });
 }
 
@@ -192,15 +283,34 @@ function notApproved(answer: DecisionAnswer, report: RunReport): RunOutcome | un
 }
 
 /** Verify and redeem the receipt, then run main: the part of a run that follows an approval. */
-async function runApproved(ctx: AppContext, input: RunInput, options: RunOptions, report: RunReport, emit: (e: RunEvent) => void, receipt: string, bytes: Uint8Array, set: ManifestSet, provenance: ResultPart[] | undefined): Promise<RunOutcome> {
+async function runApproved(
+  ctx: AppContext,
+  input: RunInput,
+  options: RunOptions,
+  report: RunReport,
+  emit: (e: RunEvent) => void,
+  receipt: string,
+  bytes: Uint8Array,
+  set: ManifestSet,
+  provenance: ResultPart[] | undefined,
+): Promise<RunOutcome> {
   const { signal } = options;
   if (signal?.aborted === true) return "cancelled"; // before the receipt is spent
   const verified = await redeemAtAuthority(ctx, options.client, receipt, bytes, set);
   const { claims } = verified;
-  report.approval = { decision: claims.decision, jti: claims.jti, expires_in_s: claims.exp - Math.floor(ctx.now().getTime() / 1000), ...(claims.approver === undefined ? {} : { approver: claims.approver }) };
+  report.approval = {
+    decision: claims.decision,
+    jti: claims.jti,
+    expires_in_s: claims.exp - Math.floor(ctx.now().getTime() / 1000),
+    ...(claims.approver === undefined ? {} : { approver: claims.approver }),
+  };
   emit({ type: "approved", approval: report.approval });
 
-  report.execution = await recorded(options, report.request!.id, await execute(ctx, input, options, verified, bytes, set, provenance));
+  report.execution = await recorded(
+    options,
+    report.request!.id,
+    await execute(ctx, input, options, verified, bytes, set, provenance),
+  );
   emit({ type: "executed", execution: report.execution });
   if (options.signal?.aborted === true) return "cancelled"; // stopped where it was: the calls it made are in the report
   const { outcome, refused } = report.execution;
@@ -217,21 +327,34 @@ async function recorded({ client, session }: RunOptions, id: string, execution: 
   const output = {
     value: execution.value,
     logs: execution.logs,
-    ...(execution.thrown === undefined ? {} : { thrown: { name: execution.thrown.name, message: execution.thrown.message } }),
+    ...(execution.thrown === undefined
+      ? {}
+      : { thrown: { name: execution.thrown.name, message: execution.thrown.message } }),
     ...(session === undefined ? {} : { session }),
   };
   try {
     const shown = await client.output(id, output);
-    return { ...execution, value: shown.value, logs: shown.logs, ...(execution.thrown === undefined || shown.thrown === undefined ? {} : { thrown: { ...execution.thrown, message: shown.thrown.message } }) };
+    return {
+      ...execution,
+      value: shown.value,
+      logs: shown.logs,
+      ...(execution.thrown === undefined || shown.thrown === undefined
+        ? {}
+        : { thrown: { ...execution.thrown, message: shown.thrown.message } }),
+    };
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     const { value_provenance: _, ...rest } = execution;
     return {
       ...rest,
       value: null,
-      ...(execution.value === null && execution.value_dropped !== undefined ? {} : { value_dropped: { reason: "not_recorded" as const, why } }),
+      ...(execution.value === null && execution.value_dropped !== undefined
+        ? {}
+        : { value_dropped: { reason: "not_recorded" as const, why } }),
       logs: [],
-      ...(execution.thrown === undefined ? {} : { thrown: { ...execution.thrown, message: "(withheld: the authority did not record the run's output)" } }),
+      ...(execution.thrown === undefined
+        ? {}
+        : { thrown: { ...execution.thrown, message: "(withheld: the authority did not record the run's output)" } }),
     };
   }
 }
@@ -242,7 +365,14 @@ async function recorded({ client, session }: RunOptions, id: string, execution: 
  * then, and when `signal` aborts, so that no approval can come for a run that is no longer
  * waiting; without it the request stays pending for a later resume.
  */
-async function waitForDecision(client: AuthorityClient, id: string, waitSeconds: number, report: RunReport, emit: (e: RunEvent) => void, options: RunOptions): Promise<DecisionAnswer | undefined> {
+async function waitForDecision(
+  client: AuthorityClient,
+  id: string,
+  waitSeconds: number,
+  report: RunReport,
+  emit: (e: RunEvent) => void,
+  options: RunOptions,
+): Promise<DecisionAnswer | undefined> {
   const { signal } = options;
   const giveUp = options.withdrawOnGiveUp === true;
   const started = Date.now();
@@ -286,35 +416,63 @@ async function withdraw(client: AuthorityClient, id: string): Promise<void> {
  * at the authority: exactly once across every runner, and only after it verified (so a forged or
  * mismatched receipt spends nothing).
  */
-async function redeemAtAuthority(ctx: AppContext, client: AuthorityClient, receipt: string, bytes: Uint8Array, set: ManifestSet): Promise<VerifiedReceipt> {
+async function redeemAtAuthority(
+  ctx: AppContext,
+  client: AuthorityClient,
+  receipt: string,
+  bytes: Uint8Array,
+  set: ManifestSet,
+): Promise<VerifiedReceipt> {
   const agentManifests = set.agent === undefined ? {} : { agentManifests: set.agent.sha256 };
-  const verified = await verifyReceipt(receipt, { jwks: await client.jwks(), issuer: ctx.issuer, programBytes: bytes, now: ctx.now(), ...agentManifests });
+  const verified = await verifyReceipt(receipt, {
+    jwks: await client.jwks(),
+    issuer: ctx.issuer,
+    programBytes: bytes,
+    now: ctx.now(),
+    ...agentManifests,
+  });
   await client.redeem(verified.claims.jti, verified.claims.exp);
   return verified;
 }
 
 async function prepareSandbox(program: ProgramBytes, input: RunInput, set: ManifestSet): Promise<void> {
   const { prepareRun, sandboxApi } = await import("../sandbox/index.js");
-  prepareRun({ source: program.bytes, sha256: program.sha256, entry: input.entry, api: sandboxApi(set), ...(input.limits === undefined ? {} : { limits: input.limits }) });
+  prepareRun({
+    source: program.bytes,
+    sha256: program.sha256,
+    entry: input.entry,
+    api: sandboxApi(set),
+    ...(input.limits === undefined ? {} : { limits: input.limits }),
+  });
 }
 
 /**
  * Run main in the sandbox, each trusted call admitted by the receipt before its connector acts;
  * an agent action (trusted/agent) goes through callAgentAction, each of its steps admitted alike.
  */
-async function execute(ctx: AppContext, input: RunInput, options: RunOptions, verified: VerifiedReceipt, bytes: Uint8Array, set: ManifestSet, provenance: ResultPart[] | undefined): Promise<Execution> {
+async function execute(
+  ctx: AppContext,
+  input: RunInput,
+  options: RunOptions,
+  verified: VerifiedReceipt,
+  bytes: Uint8Array,
+  set: ManifestSet,
+  provenance: ResultPart[] | undefined,
+): Promise<Execution> {
   // Loaded here: the sandbox brings the compiler (to transpile) and QuickJS, which nothing else
   // importing the use cases (the authority among them) needs.
   const { runProgram, sandboxApi } = await import("../sandbox/index.js");
   const own = options.connectors === undefined ? createPluginPool() : undefined;
-  const connectors = options.connectors ?? connectorContext(ctx.dataDir, { plugins: own!, now: ctx.now, audit: auditRefresh(ctx) });
+  const connectors =
+    options.connectors ?? connectorContext(ctx.dataDir, { plugins: own!, now: ctx.now, audit: auditRefresh(ctx) });
   try {
     const result = await runProgram({
       source: bytes,
       sha256: verified.claims.program.sha256,
       entry: input.entry,
       api: sandboxApi(set),
-      invoke: (op, args) => (set.agent?.actions.has(op) === true ? callAgentAction : callWithReceipt)(verified, set, op, args, connectors),
+      invoke: (op, args) =>
+        (set.agent?.actions.has(op) === true ? callAgentAction : callWithReceipt)(verified, set, op, args, connectors),
       readHandle: (id) => heldValue(options.client, id, options.signal),
       ...(input.limits === undefined ? {} : { limits: input.limits }),
       ...(options.signal === undefined ? {} : { signal: options.signal }), // Ctrl-C stops the program wherever it is
@@ -327,7 +485,8 @@ async function execute(ctx: AppContext, input: RunInput, options: RunOptions, ve
 
 /** Record an OAuth refresh of the run's connectors in the audit of this machine's store. */
 function auditRefresh(ctx: AppContext): (refresh: CredentialRefresh) => Promise<void> {
-  return async (refresh) => void (await (await ctx.store()).recordAudit({ type: "credential_refreshed", actor: "runner", ...refresh }));
+  return async (refresh) =>
+    void (await (await ctx.store()).recordAudit({ type: "credential_refreshed", actor: "runner", ...refresh }));
 }
 
 /**
@@ -339,7 +498,12 @@ async function heldValue(client: AuthorityClient, id: string, signal: AbortSigna
     return (await client.handle(id, signal)).value;
   } catch (err) {
     if (err instanceof CountersignError && err.details?.reason === "not_found") {
-      throw new CountersignError("usage_error", "sandbox", `fromHandle: handle ${id} is not held for this agent (never given to it, or expired)`, { details: { reason: "unknown_handle", handle: id } });
+      throw new CountersignError(
+        "usage_error",
+        "sandbox",
+        `fromHandle: handle ${id} is not held for this agent (never given to it, or expired)`,
+        { details: { reason: "unknown_handle", handle: id } },
+      );
     }
     throw err;
   }
@@ -351,9 +515,21 @@ function executionOf(result: RunResult, provenance: ResultPart[] | undefined): E
     value: result.value,
     ...(result.valueDropped === undefined ? {} : { value_dropped: result.valueDropped }),
     ...(result.value === null || provenance === undefined ? {} : { value_provenance: provenance }),
-    ...(result.thrown === undefined ? {} : { thrown: { name: result.thrown.name, message: result.thrown.message, ...(result.thrown.class === undefined ? {} : { class: result.thrown.class }) } }),
+    ...(result.thrown === undefined
+      ? {}
+      : {
+          thrown: {
+            name: result.thrown.name,
+            message: result.thrown.message,
+            ...(result.thrown.class === undefined ? {} : { class: result.thrown.class }),
+          },
+        }),
     ...(result.limit === undefined ? {} : { limit: result.limit.toEnvelope().error }),
-    calls: result.calls.map((c) => ({ op: c.op, status: c.status, ...(c.error === undefined ? {} : { error: { class: c.error.class, message: c.error.message } }) })),
+    calls: result.calls.map((c) => ({
+      op: c.op,
+      status: c.status,
+      ...(c.error === undefined ? {} : { error: { class: c.error.class, message: c.error.message } }),
+    })),
     ...(result.callsOmitted === 0 ? {} : { calls_omitted: result.callsOmitted }),
     refused: result.refused,
     logs: result.logs.map((l) => ({ stream: l.stream, text: l.text })),
@@ -370,7 +546,9 @@ function summarizeCheck({ facts }: CheckResult): CheckSummary {
     proven: count("proven"),
     enforced: count("enforced"),
     diagnostics: facts.diagnostics,
-    refuted: facts.guarantees.filter((g) => g.status === "refuted").map(({ text, why, site }) => ({ text, why, ...(site === undefined ? {} : { site }) })),
+    refuted: facts.guarantees
+      .filter((g) => g.status === "refuted")
+      .map(({ text, why, site }) => ({ text, why, ...(site === undefined ? {} : { site }) })),
     summary: facts.summary,
   };
 }

@@ -18,7 +18,10 @@ import { decide, formatProblem } from "../policy/index.js";
  */
 export const PolicyTestFile = z
   .object({
-    home: z.string().refine((h) => h.startsWith("/"), "must be an absolute path").optional(),
+    home: z
+      .string()
+      .refine((h) => h.startsWith("/"), "must be an absolute path")
+      .optional(),
     address: z.email({ error: "must be one email address, as in me@example.com" }).optional(),
     cases: z
       .array(
@@ -31,7 +34,10 @@ export const PolicyTestFile = z
             rule: z.string().min(1).optional(), // the rule that decides some effect
           })
           .strict()
-          .refine((c) => (c.program === undefined) !== (c.source === undefined), "give exactly one of program and source"),
+          .refine(
+            (c) => (c.program === undefined) !== (c.source === undefined),
+            "give exactly one of program and source",
+          ),
       )
       .min(1),
   })
@@ -59,7 +65,8 @@ export async function runPolicyTests(dir: string, options: PolicyTestOptions): P
   const testDir = join(resolve(dir), "tests");
   const listing = listDir(testDir);
   const names = "names" in listing ? listing.names.filter((n) => n.endsWith(".toml")) : [];
-  if (names.length === 0) throw new CountersignError("config_error", "policy", `no policy tests (tests/*.toml) in ${resolve(dir)}`);
+  if (names.length === 0)
+    throw new CountersignError("config_error", "policy", `no policy tests (tests/*.toml) in ${resolve(dir)}`);
   const results: PolicyCaseResult[] = [];
   for (const name of names) {
     const file = join(testDir, name);
@@ -76,9 +83,16 @@ export async function runPolicyTests(dir: string, options: PolicyTestOptions): P
         const source = c.source ?? readProgram(entry);
         const decision = decide(await options.analyze(source, entry), policy, options.manifests);
         const ruled = c.rule === undefined || decision.effects.some((e) => e.rule === c.rule);
-        const rules = decision.effects.map((e) => `${e.op}: ${e.rule === null ? "no rule" : `rule "${e.rule}"`} (${e.verdict})`).join("; ");
+        const rules = decision.effects
+          .map((e) => `${e.op}: ${e.rule === null ? "no rule" : `rule "${e.rule}"`} (${e.verdict})`)
+          .join("; ");
         const pass = decision.kind === c.expect && ruled;
-        results.push({ ...base, pass, actual: decision.kind, why: `${decision.reason}${rules === "" ? "" : ` [${rules}]`}` });
+        results.push({
+          ...base,
+          pass,
+          actual: decision.kind,
+          why: `${decision.reason}${rules === "" ? "" : ` [${rules}]`}`,
+        });
       } catch (err) {
         results.push({ ...base, pass: false, actual: "error", why: err instanceof Error ? err.message : String(err) });
       }
@@ -89,15 +103,26 @@ export async function runPolicyTests(dir: string, options: PolicyTestOptions): P
 
 function readProgram(file: string): string {
   const read = readTextFile(file);
-  if ("problem" in read) throw new CountersignError("usage_error", "policy", `${file} ${read.problem}`, { details: { file } });
+  if ("problem" in read)
+    throw new CountersignError("usage_error", "policy", `${file} ${read.problem}`, { details: { file } });
   return read.text;
 }
 
 function readTestFile(file: string): PolicyTestFile {
   const fail = (message: string, line?: number, field?: string): CountersignError =>
-    new CountersignError("config_error", "policy", formatProblem({ file, ...(line === undefined ? {} : { line }), ...(field === undefined ? {} : { field }), message }), {
-      details: { file, ...(field === undefined ? {} : { field }) },
-    });
+    new CountersignError(
+      "config_error",
+      "policy",
+      formatProblem({
+        file,
+        ...(line === undefined ? {} : { line }),
+        ...(field === undefined ? {} : { field }),
+        message,
+      }),
+      {
+        details: { file, ...(field === undefined ? {} : { field }) },
+      },
+    );
   const read = readTextFile(file);
   if ("problem" in read) throw fail(read.problem);
   const parsed = parseToml(read.text);

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import { ApprovalKind, DecisionKind, Diagnostic, ErrorBody, ErrorClass, Json, ResultPart, Site } from "../model/index.js";
+import {
+  ApprovalKind,
+  DecisionKind,
+  Diagnostic,
+  ErrorBody,
+  ErrorClass,
+  Json,
+  ResultPart,
+  Site,
+} from "../model/index.js";
 
 /**
  * How a run ended, one value per exit code of `countersign run` (docs/architecture.md section 12):
@@ -10,7 +19,18 @@ import { ApprovalKind, DecisionKind, Diagnostic, ErrorBody, ErrorClass, Json, Re
  * does not hold), pending 7 (a person has not decided yet: the request waits, to be resumed),
  * cancelled (the caller gave up: Ctrl-C).
  */
-export const RunOutcome = z.enum(["executed", "refused", "unavailable", "invalid", "denied", "request_more", "expired", "failed", "pending", "cancelled"]);
+export const RunOutcome = z.enum([
+  "executed",
+  "refused",
+  "unavailable",
+  "invalid",
+  "denied",
+  "request_more",
+  "expired",
+  "failed",
+  "pending",
+  "cancelled",
+]);
 export type RunOutcome = z.infer<typeof RunOutcome>;
 
 /** What the local check found: counts for the summary line, diagnostics when refused. */
@@ -70,7 +90,14 @@ export const RunReport = z.object({
   request: z.object({ id: z.string(), review_url: z.string().optional() }).optional(),
   // A person's (or the policy's) final word when it is not an approval: the reason or the feedback.
   decision: z.object({ kind: z.string(), reason: z.string().nullable(), feedback: z.string().nullable() }).optional(),
-  approval: z.object({ decision: ApprovalKind, jti: z.string(), expires_in_s: z.number().int(), approver: z.string().optional() }).optional(),
+  approval: z
+    .object({
+      decision: ApprovalKind,
+      jti: z.string(),
+      expires_in_s: z.number().int(),
+      approver: z.string().optional(),
+    })
+    .optional(),
   execution: Execution.optional(),
   error: ErrorBody.optional(), // why the run stopped, when it was not the program's doing
 });
@@ -83,4 +110,3 @@ export type RunEvent =
   | { type: "waiting"; elapsed_ms: number; review_url?: string }
   | { type: "approved"; approval: NonNullable<RunReport["approval"]> }
   | { type: "executed"; execution: Execution };
-

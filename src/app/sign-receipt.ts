@@ -16,7 +16,11 @@ export interface Approved {
  * themselves, narrowed by guarantees and guards). Answers the token with the jti and exp the
  * store records before the token leaves the authority.
  */
-export async function signReceipt(ctx: AppContext, request: Approved, lifetimeSeconds?: number): Promise<{ token: string } & ReceiptRef> {
+export async function signReceipt(
+  ctx: AppContext,
+  request: Approved,
+  lifetimeSeconds?: number,
+): Promise<{ token: string } & ReceiptRef> {
   const now = ctx.now();
   return issueReceiptRecord(receiptInput(request, ctx.issuer, lifetimeSeconds), await ctx.keys.keyring(now), now);
 }
@@ -31,7 +35,9 @@ export function receiptInput(request: Approved, issuer: string, lifetimeSeconds?
     grants: request.policy.grants,
     across: request.policy.across,
     ...(request.decision.approver === null ? {} : { approver: request.decision.approver }),
-    ...(request.facts.agentManifests === undefined ? {} : { agentManifestsSha256: request.facts.agentManifests.sha256 }),
+    ...(request.facts.agentManifests === undefined
+      ? {}
+      : { agentManifestsSha256: request.facts.agentManifests.sha256 }),
     ...(lifetimeSeconds === undefined ? {} : { lifetimeSeconds }),
     issuer,
   };

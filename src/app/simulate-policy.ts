@@ -12,7 +12,9 @@ type DecisionKind = z.infer<typeof DecisionKind>;
 const Ruling = z.object({ verdict: z.enum(["allow", "ask", "deny"]), rule: z.string().nullable() }).strict();
 
 /** A call whose ruling the other policy changes. */
-export const RulingChange = z.object({ op: z.string(), line: z.number().int(), before: Ruling.nullable(), after: Ruling }).strict();
+export const RulingChange = z
+  .object({ op: z.string(), line: z.number().int(), before: Ruling.nullable(), after: Ruling })
+  .strict();
 export type RulingChange = z.infer<typeof RulingChange>;
 
 /** One recorded request decided again: `after` null and `problem` set when it cannot be replayed. */
@@ -32,15 +34,32 @@ export const ReplayedRequest = z
   .strict();
 export type ReplayedRequest = z.infer<typeof ReplayedRequest>;
 
-const Tally = z.object({ auto_approved: z.number().int(), ask: z.number().int(), auto_rejected: z.number().int() }).strict();
+const Tally = z
+  .object({ auto_approved: z.number().int(), ask: z.number().int(), auto_rejected: z.number().int() })
+  .strict();
 
 /** `countersign policy simulate --json`. */
 export const PolicySimulation = z
   .object({
-    policy: z.object({ dir: z.string(), sha256: z.string(), remembered: z.boolean(), dropped: z.array(z.object({ id: z.string(), why: z.string() }).strict()) }).strict(),
+    policy: z
+      .object({
+        dir: z.string(),
+        sha256: z.string(),
+        remembered: z.boolean(),
+        dropped: z.array(z.object({ id: z.string(), why: z.string() }).strict()),
+      })
+      .strict(),
     since: z.string().nullable(),
     requests: z.array(ReplayedRequest),
-    totals: z.object({ requests: z.number().int(), before: Tally, after: Tally, changed: z.number().int(), cannot_replay: z.number().int() }).strict(),
+    totals: z
+      .object({
+        requests: z.number().int(),
+        before: Tally,
+        after: Tally,
+        changed: z.number().int(),
+        cannot_replay: z.number().int(),
+      })
+      .strict(),
   })
   .strict();
 export type PolicySimulation = z.infer<typeof PolicySimulation>;
@@ -59,8 +78,13 @@ export interface SimulationInput {
  * that cannot be decided again (a row an older version wrote, manifests no longer in force) is
  * kept with why, and counts in no tally.
  */
-export function simulatePolicy(input: SimulationInput): { requests: ReplayedRequest[]; totals: PolicySimulation["totals"] } {
-  const requests = input.recorded.map((r) => ("request" in r ? replay(r.request, input) : cannotReplay(r.id, r.created_at, r.problem)));
+export function simulatePolicy(input: SimulationInput): {
+  requests: ReplayedRequest[];
+  totals: PolicySimulation["totals"];
+} {
+  const requests = input.recorded.map((r) =>
+    "request" in r ? replay(r.request, input) : cannotReplay(r.id, r.created_at, r.problem),
+  );
   const tally = (side: "before" | "after") => {
     const count = (kind: DecisionKind) => requests.filter((r) => r.after !== null && r[side] === kind).length;
     return { auto_approved: count("auto_approved"), ask: count("ask"), auto_rejected: count("auto_rejected") };
@@ -80,17 +104,35 @@ export function simulatePolicy(input: SimulationInput): { requests: ReplayedRequ
 function replay(request: StoredRequest, input: SimulationInput): ReplayedRequest {
   const { set, problem } = input.manifestsOf(request);
   const shown = { token: request.token, status: request.status, before: request.policy.kind };
-  const headline = (manifests: ManifestSet | undefined) => requestGlance(request, manifests === undefined ? {} : { manifests }).headline;
-  if (problem !== undefined) return { ...cannotReplay(request.id, request.created_at, problem), ...shown, headline: headline(undefined) };
+  const headline = (manifests: ManifestSet | undefined) =>
+    requestGlance(request, manifests === undefined ? {} : { manifests }).headline;
+  if (problem !== undefined)
+    return { ...cannotReplay(request.id, request.created_at, problem), ...shown, headline: headline(undefined) };
   const gone = [...new Set(request.facts.effects.map((e) => e.op).filter((op) => !set.actions.has(op)))];
   if (gone.length > 0) {
-    return { ...cannotReplay(request.id, request.created_at, `${gone.join(", ")} ${gone.length === 1 ? "is" : "are"} no longer in the manifests in force`), ...shown, headline: headline(undefined) };
+    return {
+      ...cannotReplay(
+        request.id,
+        request.created_at,
+        `${gone.join(", ")} ${gone.length === 1 ? "is" : "are"} no longer in the manifests in force`,
+      ),
+      ...shown,
+      headline: headline(undefined),
+    };
   }
   let decision: PolicyDecision;
   try {
     decision = decide(request.facts, input.policyFor(request.token), set);
   } catch (err) {
-    return { ...cannotReplay(request.id, request.created_at, `the policy cannot decide its facts: ${err instanceof Error ? err.message : String(err)}`), ...shown, headline: headline(set) };
+    return {
+      ...cannotReplay(
+        request.id,
+        request.created_at,
+        `the policy cannot decide its facts: ${err instanceof Error ? err.message : String(err)}`,
+      ),
+      ...shown,
+      headline: headline(set),
+    };
   }
   return {
     id: request.id,
@@ -109,10 +151,28 @@ function rulingChanges(before: readonly EffectVerdict[], after: readonly EffectV
   return after.flatMap((now, i) => {
     const then = before[i];
     if (then !== undefined && then.verdict === now.verdict && then.rule === now.rule) return [];
-    return [{ op: now.op, line: now.site.line, before: then === undefined ? null : { verdict: then.verdict, rule: then.rule }, after: { verdict: now.verdict, rule: now.rule } }];
+    return [
+      {
+        op: now.op,
+        line: now.site.line,
+        before: then === undefined ? null : { verdict: then.verdict, rule: then.rule },
+        after: { verdict: now.verdict, rule: now.rule },
+      },
+    ];
   });
 }
 
 function cannotReplay(id: string, createdAt: number, problem: string): ReplayedRequest {
-  return { id, created_at: new Date(createdAt).toISOString(), token: null, status: null, headline: null, before: null, after: null, changed: false, rulings: [], problem };
+  return {
+    id,
+    created_at: new Date(createdAt).toISOString(),
+    token: null,
+    status: null,
+    headline: null,
+    before: null,
+    after: null,
+    changed: false,
+    rulings: [],
+    problem,
+  };
 }

@@ -7,9 +7,20 @@ import type { AppContext } from "./context.js";
  * manifestsFor(...).agent, absent when it holds none), then redeem it (once, across every runner
  * sharing the redemption store).
  */
-export async function startProgramRun(ctx: AppContext, token: string, programBytes: Uint8Array, agentManifests?: string): Promise<VerifiedReceipt> {
+export async function startProgramRun(
+  ctx: AppContext,
+  token: string,
+  programBytes: Uint8Array,
+  agentManifests?: string,
+): Promise<VerifiedReceipt> {
   const now = ctx.now();
   const keyring = await ctx.keys.keyring(now);
-  const opts = { jwks: jwks(keyring, now), issuer: ctx.issuer, programBytes, now, ...(agentManifests === undefined ? {} : { agentManifests }) };
+  const opts = {
+    jwks: jwks(keyring, now),
+    issuer: ctx.issuer,
+    programBytes,
+    now,
+    ...(agentManifests === undefined ? {} : { agentManifests }),
+  };
   return verifyAndRedeemReceipt(token, opts, ctx.redemptions);
 }

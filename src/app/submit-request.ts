@@ -32,7 +32,10 @@ export async function submitRequest(ctx: AppContext, submission: Submission): Pr
   const id = newRequestId();
   const { facts, decision, receipt } = await checkProgram(ctx, submission.program, submission.token, id);
   refuseIfRejected(facts);
-  const agent = facts.agentManifests === undefined ? undefined : manifestsFor(ctx.manifests(), ctx.dataDir, submission.program.manifests).agent;
+  const agent =
+    facts.agentManifests === undefined
+      ? undefined
+      : manifestsFor(ctx.manifests(), ctx.dataDir, submission.program.manifests).agent;
   const store = await ctx.store();
   const result = await store.submit({
     token: submission.token,
@@ -44,7 +47,10 @@ export async function submitRequest(ctx: AppContext, submission: Submission): Pr
     ...(submission.deadlineSeconds === undefined ? {} : { deadline_s: submission.deadlineSeconds }),
     ...(receipt === undefined ? {} : { id, receipt: { jti: receipt.jti, exp: receipt.exp, token: receipt.token } }),
   });
-  if (!result.ok) throw new CountersignError("capability_denied", "authority", "the submitter token was revoked", { details: { reason: "unauthenticated" } });
+  if (!result.ok)
+    throw new CountersignError("capability_denied", "authority", "the submitter token was revoked", {
+      details: { reason: "unauthenticated" },
+    });
   return receipt === undefined ? { request: result.request } : { request: result.request, receipt: receipt.token };
 }
 
@@ -61,7 +67,12 @@ export function refuseIfRejected(facts: Facts): void {
   const errors = facts.diagnostics.filter((d) => d.severity === "error");
   if (errors.length === 0) return;
   const first = errors[0]!;
-  throw new CountersignError("analysis_rejected", "analysis", `${facts.program.entry}:${first.line}:${first.column}: ${first.code}: ${first.message}`, {
-    details: { program: facts.program, diagnostics: facts.diagnostics },
-  });
+  throw new CountersignError(
+    "analysis_rejected",
+    "analysis",
+    `${facts.program.entry}:${first.line}:${first.column}: ${first.code}: ${first.message}`,
+    {
+      details: { program: facts.program, diagnostics: facts.diagnostics },
+    },
+  );
 }

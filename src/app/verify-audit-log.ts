@@ -26,7 +26,13 @@ export async function verifyAuditLog(ctx: AppContext, options: { checkpoint?: st
     try {
       return verifyCheckpoint(jws, keys);
     } catch (err) {
-      return { ok: false, entries: 0, broken_id: 0, reason: "checkpoint_forged", message: `the checkpoint ${from} is forged: ${(err as Error).message}` };
+      return {
+        ok: false,
+        entries: 0,
+        broken_id: 0,
+        reason: "checkpoint_forged",
+        message: `the checkpoint ${from} is forged: ${(err as Error).message}`,
+      };
     }
   };
   // Another authority on the same database signs with its own key: its checkpoints are its to hold.
@@ -35,7 +41,11 @@ export async function verifyAuditLog(ctx: AppContext, options: { checkpoint?: st
   for (const jws of stored) {
     const checkpoint = verified(jws, "in the database");
     if ("ok" in checkpoint) return { verification: checkpoint, stored: stored.length };
-    held.push({ size: checkpoint.size, head: checkpoint.head, from: `in the database, signed at ${new Date(checkpoint.at).toISOString()}` });
+    held.push({
+      size: checkpoint.size,
+      head: checkpoint.head,
+      from: `in the database, signed at ${new Date(checkpoint.at).toISOString()}`,
+    });
     newestStored = checkpoint.size;
   }
   const path = options.checkpoint ?? checkpointFile(ctx.dataDir);
@@ -47,11 +57,20 @@ export async function verifyAuditLog(ctx: AppContext, options: { checkpoint?: st
   if (text !== undefined) {
     const checkpoint = verified(text, `in ${path}`);
     if ("ok" in checkpoint) return { verification: checkpoint, stored: stored.length };
-    held.push({ size: checkpoint.size, head: checkpoint.head, from: `in ${path}, signed at ${new Date(checkpoint.at).toISOString()}` });
+    held.push({
+      size: checkpoint.size,
+      head: checkpoint.head,
+      from: `in ${path}, signed at ${new Date(checkpoint.at).toISOString()}`,
+    });
     outside = { from: path, size: checkpoint.size };
   }
   const verification = await store.verifyAuditChain(held);
-  return { verification, stored: stored.length, ...(newestStored === undefined ? {} : { newestStored }), ...(outside === undefined ? {} : { outside }) };
+  return {
+    verification,
+    stored: stored.length,
+    ...(newestStored === undefined ? {} : { newestStored }),
+    ...(outside === undefined ? {} : { outside }),
+  };
 }
 
 /** `audit checkpoint`: the newest checkpoint in the database, once its signature verifies; undefined for a chain never signed. */

@@ -7,5 +7,7 @@ export async function withdrawRequest(ctx: AppContext, id: string, token: string
   const result = await (await ctx.store()).withdraw(id, token);
   if (result.ok) return result.request;
   if (result.reason === "not_found") throw notFound("request", id);
-  throw conflict(id, `request ${id} is ${result.request.status}, not pending: it cannot be withdrawn`, { status: result.request.status });
+  throw conflict(id, `request ${id} is ${result.request.status}, not pending: it cannot be withdrawn`, {
+    status: result.request.status,
+  });
 }

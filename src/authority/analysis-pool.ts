@@ -58,8 +58,13 @@ export class AnalysisPool {
    * a thread that failed to start is replaced when the next program comes.
    */
   warm(): Promise<void> {
-    if (this.#closed) return Promise.reject(new CountersignError("internal_error", "authority", "the analysis pool is closed"));
-    if (this.#workers.length === 0) this.#workers = Array.from({ length: this.#size }, () => new AnalysisWorker(this.#manifests, this.#options.codeCacheDir));
+    if (this.#closed)
+      return Promise.reject(new CountersignError("internal_error", "authority", "the analysis pool is closed"));
+    if (this.#workers.length === 0)
+      this.#workers = Array.from(
+        { length: this.#size },
+        () => new AnalysisWorker(this.#manifests, this.#options.codeCacheDir),
+      );
     this.#dispatch();
     return Promise.all(this.#workers.map((w) => w.ready)).then(() => void (this.#isWarm = true));
   }
@@ -75,10 +80,16 @@ export class AnalysisPool {
 
   /** The facts of `program`; `agent`: the agent actions it was submitted with, already checked (app's manifestsFor). */
   analyze(program: ProgramInput, agent?: AgentActions): Promise<Facts> {
-    if (this.#closed) return Promise.reject(new CountersignError("internal_error", "authority", "the analysis pool is closed"));
+    if (this.#closed)
+      return Promise.reject(new CountersignError("internal_error", "authority", "the analysis pool is closed"));
     if (this.#queue.length >= (this.#options.maxQueued ?? 10_000)) {
       return Promise.reject(
-        new CountersignError("resource_limit_exceeded", "authority", "too many programs are waiting for analysis: try again shortly", { retriable: true, details: { reason: "busy" } }),
+        new CountersignError(
+          "resource_limit_exceeded",
+          "authority",
+          "too many programs are waiting for analysis: try again shortly",
+          { retriable: true, details: { reason: "busy" } },
+        ),
       );
     }
     return new Promise<Facts>((resolve, reject) => {
@@ -99,7 +110,10 @@ export class AnalysisPool {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const job of this.#queue.splice(0)) job.reject(new CountersignError("internal_error", "authority", "the authority is shutting down", { retriable: true }));
+    for (const job of this.#queue.splice(0))
+      job.reject(
+        new CountersignError("internal_error", "authority", "the authority is shutting down", { retriable: true }),
+      );
     await Promise.all(this.#workers.map((w) => w.terminate()));
   }
 
@@ -131,7 +145,10 @@ export class AnalysisPool {
       job.resolve(await worker.analyze(source, entry, this.#options.timeoutMs, job.agent));
     } catch (err) {
       if (err instanceof WorkerTimeout) job.resolve(overrun(job.program, this.#options.timeoutMs));
-      else job.reject(new CountersignError("internal_error", "analysis", (err as Error).message, { retriable: true, cause: err }));
+      else
+        job.reject(
+          new CountersignError("internal_error", "analysis", (err as Error).message, { retriable: true, cause: err }),
+        );
     }
     this.#assigned.delete(worker);
     if (!this.#workers.includes(worker)) void worker.terminate(); // retired by setManifests

@@ -18,7 +18,11 @@ export interface AnalysisJob {
   agent: AgentActions | null;
 }
 
-export type FromAnalysisThread = { kind: "ready" } | { kind: "done"; id: number; facts: Facts } | { kind: "error"; id: number; message: string } | { kind: "fatal"; message: string };
+export type FromAnalysisThread =
+  | { kind: "ready" }
+  | { kind: "done"; id: number; facts: Facts }
+  | { kind: "error"; id: number; message: string }
+  | { kind: "fatal"; message: string };
 
 /** How many analyzers for agent manifests a thread keeps (an agent resubmitting its program reuses its own). */
 const AGENT_ANALYZERS = 4;

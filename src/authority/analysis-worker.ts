@@ -59,10 +59,12 @@ export class AnalysisWorker {
         reject(new WorkerTimeout(`the analysis ran for more than ${timeoutMs} ms`));
         void this.terminate();
       }, timeoutMs);
-      const settle = <T>(fn: (value: T) => void) => (value: T) => {
-        clearTimeout(timer);
-        fn(value);
-      };
+      const settle =
+        <T>(fn: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          fn(value);
+        };
       this.#pending = { id, resolve: settle(resolve), reject: settle(reject) };
       this.#worker.ref(); // a program in analysis keeps the process alive until it is done
       const job: AnalysisJob = { id, source, entry, agent: agent ?? null };

@@ -1,6 +1,14 @@
 import { join } from "node:path";
 import { manifestsFor, type AppContext } from "../app/index.js";
-import { connectorContext, defaultPolicyDir, loadManifests, loadPolicy, manifestDirFor, ownAddresses, packageVersion } from "../config/index.js";
+import {
+  connectorContext,
+  defaultPolicyDir,
+  loadManifests,
+  loadPolicy,
+  manifestDirFor,
+  ownAddresses,
+  packageVersion,
+} from "../config/index.js";
 import { PREVIEW_TIMEOUT_MS } from "../connector/index.js";
 import { manifestsHash, type ManifestSet } from "../manifest/index.js";
 import type { Policy } from "../policy/index.js";
@@ -28,7 +36,11 @@ export interface StateOptions {
 export function readConfig(options: StateOptions): { manifests: ManifestSet; manifestsSha256: string; policy: Policy } {
   const { dir, own } = manifestDirFor(options.dataDir, options.manifests);
   const manifests = loadManifests(dir, { own });
-  const policy = loadPolicy(options.policies ?? defaultPolicyDir(options.dataDir), { manifests, home: options.home, ownAddresses: ownAddresses(options.dataDir) });
+  const policy = loadPolicy(options.policies ?? defaultPolicyDir(options.dataDir), {
+    manifests,
+    home: options.home,
+    ownAddresses: ownAddresses(options.dataDir),
+  });
   return { manifests, manifestsSha256: manifestsHash(manifests), policy };
 }
 
@@ -63,19 +75,28 @@ export class AuthorityState {
       policy: () => this.config.policy,
       analyze: async (program) => {
         const { agent } = manifestsFor(this.config.manifests, options.dataDir, program.manifests);
-        const manifests = agent === undefined ? this.config.manifestsSha256 : `${this.config.manifestsSha256}+${agent.sha256}`;
-        return this.facts.facts(program, { manifests, analyzer: this.analyzerVersion }, (p) => this.pool.analyze(p, agent));
+        const manifests =
+          agent === undefined ? this.config.manifestsSha256 : `${this.config.manifestsSha256}+${agent.sha256}`;
+        return this.facts.facts(program, { manifests, analyzer: this.analyzerVersion }, (p) =>
+          this.pool.analyze(p, agent),
+        );
       },
       // Submissions and checks: facts as above, then the decision and the receipt's signature on
       // the decision thread, so that the event loop does HTTP, auth and the store.
-      evaluate: async (program, policy, order, read) => this.decisions.evaluate(await read(await this.ctx.analyze(program)), policy, this.config.manifests, order),
+      evaluate: async (program, policy, order, read) =>
+        this.decisions.evaluate(await read(await this.ctx.analyze(program)), policy, this.config.manifests, order),
       keys: cachedKeyStore(fileKeyStore(options.dataDir)),
       redemptions: store,
       store: async () => store,
       rememberedRules: () => store.listRememberedRules(),
       previews: {
         // A preview reads with the user's credential: an OAuth renewal it makes is audited as the runner's are.
-        connector: () => connectorContext(options.dataDir, { now: this.ctx.now, audit: async (refresh) => void (await store.recordAudit({ type: "credential_refreshed", actor: "authority", ...refresh })) }),
+        connector: () =>
+          connectorContext(options.dataDir, {
+            now: this.ctx.now,
+            audit: async (refresh) =>
+              void (await store.recordAudit({ type: "credential_refreshed", actor: "authority", ...refresh })),
+          }),
         timeoutMs: options.previewTimeoutMs ?? PREVIEW_TIMEOUT_MS,
       },
     };

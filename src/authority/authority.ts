@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { InitResult } from "../app/index.js";
-import { fileKeyStore, loadLocalAuthority, readApproverSecret, writeLocalAuthority, type Store } from "../store/index.js";
+import {
+  fileKeyStore,
+  loadLocalAuthority,
+  readApproverSecret,
+  writeLocalAuthority,
+  type Store,
+} from "../store/index.js";
 import type { AuthorityState, StateOptions } from "./authority-state.js";
 import type { DecisionWaiter } from "./decision-waiter.js";
 import { analysisThreads, DEFAULT_MAX_BODY_BYTES } from "./limits.js";
@@ -49,7 +55,12 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   const log = options.log ?? ((line: string) => process.stderr.write(`countersign serve: ${line}\n`));
   const now = options.now ?? (() => new Date());
   const { initDataDir } = await import("../app/init-data-dir.js");
-  const init = await initDataDir({ dataDir: options.dataDir, keys: fileKeyStore(options.dataDir), now, store: async () => options.store });
+  const init = await initDataDir({
+    dataDir: options.dataDir,
+    keys: fileKeyStore(options.dataDir),
+    now,
+    store: async () => options.store,
+  });
   const secret = readApproverSecret(options.dataDir);
   const host = options.host ?? DEFAULT_HOST;
   const allowedHosts = new Set<string>();
@@ -58,8 +69,16 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   let loaded: (handler: Handler) => void;
   const routes = new Promise<Handler>((resolve) => (loaded = resolve));
   let handler: Handler = (incoming, outgoing) => {
-    if (incoming.method === "GET" && incoming.url === "/healthz" && allowedHosts.has(incoming.headers.host?.toLowerCase() ?? "")) {
-      outgoing.writeHead(200, { "content-type": "application/json", "cache-control": "no-store", "x-content-type-options": "nosniff" });
+    if (
+      incoming.method === "GET" &&
+      incoming.url === "/healthz" &&
+      allowedHosts.has(incoming.headers.host?.toLowerCase() ?? "")
+    ) {
+      outgoing.writeHead(200, {
+        "content-type": "application/json",
+        "cache-control": "no-store",
+        "x-content-type-options": "nosniff",
+      });
       outgoing.end(JSON.stringify({ ok: true, status: "starting" }));
     } else void routes.then((h) => h(incoming, outgoing));
   };
@@ -90,7 +109,13 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
   let signHead: () => Promise<unknown>;
   let waiter: DecisionWaiter | undefined;
   try {
-    const [{ AuthorityState }, { createApp }, { DecisionWaiter: Waiter }, { getRequestListener }, { checkpointAuditChain }] = await Promise.all([
+    const [
+      { AuthorityState },
+      { createApp },
+      { DecisionWaiter: Waiter },
+      { getRequestListener },
+      { checkpointAuditChain },
+    ] = await Promise.all([
       import("./authority-state.js"),
       import("./create-app.js"),
       import("./decision-waiter.js"),
@@ -99,7 +124,17 @@ export async function startAuthority(options: AuthorityOptions): Promise<Authori
     ]);
     state = AuthorityState.open({ ...options, issuer: loadLocalAuthority(options.dataDir).issuer }, options.store);
     waiter = new Waiter(options.store, (err) => log(`change events: ${(err as Error).message}`));
-    const app = await createApp({ state, secret, allowedHosts, ownOrigins, baseUrl: () => url, waiter, maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, log, ...(options.mcp === undefined ? {} : { mcp: options.mcp }) });
+    const app = await createApp({
+      state,
+      secret,
+      allowedHosts,
+      ownOrigins,
+      baseUrl: () => url,
+      waiter,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      log,
+      ...(options.mcp === undefined ? {} : { mcp: options.mcp }),
+    });
     handler = getRequestListener(app.fetch, { hostname: host });
     signHead = () => checkpointAuditChain(state.ctx);
   } catch (err) {

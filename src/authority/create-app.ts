@@ -66,10 +66,22 @@ export async function createApp(deps: AppDeps): Promise<Hono<AuthorityEnv>> {
     const session = readSession(deps.secret, getCookie(c, SESSION_COOKIE), Date.now());
     return c.html(errorPage(err, status, session?.approver), status as 400);
   };
-  app.notFound((c) => answer(c, badRequest(wantsPage(c) ? `there is no page ${c.req.path} here` : `no route ${c.req.method} ${c.req.path}`, "no_route"), 404));
+  app.notFound((c) =>
+    answer(
+      c,
+      badRequest(
+        wantsPage(c) ? `there is no page ${c.req.path} here` : `no route ${c.req.method} ${c.req.path}`,
+        "no_route",
+      ),
+      404,
+    ),
+  );
   app.onError((err, c) => {
     const status = httpStatus(err);
-    if (status >= 500) deps.log(`${c.req.method} ${c.req.path}: ${status} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    if (status >= 500)
+      deps.log(
+        `${c.req.method} ${c.req.path}: ${status} ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+      );
     return answer(c, err, status);
   });
   return app;

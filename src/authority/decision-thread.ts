@@ -4,7 +4,13 @@ import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError, type Facts, type PolicyDecision } from "../model/index.js";
 import { threadModule } from "../model/thread-module.js";
 import type { Policy } from "../policy/index.js";
-import type { DecisionAnswer, DecisionBatch, DecisionJob, DecisionThreadData, FromDecisionThread } from "./decision-worker.js";
+import type {
+  DecisionAnswer,
+  DecisionBatch,
+  DecisionJob,
+  DecisionThreadData,
+  FromDecisionThread,
+} from "./decision-worker.js";
 import { ParsedJson } from "./parsed-json.js";
 
 /**
@@ -148,7 +154,10 @@ export class DecisionThread {
         continue;
       }
       const id = ++this.#nextId;
-      const timer = setTimeout(() => void this.#stop(worker, `deciding took more than ${this.#timeoutMs} ms`), this.#timeoutMs);
+      const timer = setTimeout(
+        () => void this.#stop(worker, `deciding took more than ${this.#timeoutMs} ms`),
+        this.#timeoutMs,
+      );
       this.#inFlight.set(id, { batch, timer });
       worker.ref(); // submissions being decided keep the process alive
       const message: DecisionBatch = { id, jobs: batch.map((w) => w.job) };
@@ -170,10 +179,15 @@ export class DecisionThread {
       if ("refused" in answer) {
         const { class: errorClass, boundary, message, details } = answer.refused;
         waiting.reject(new CountersignError(errorClass, boundary, message, details === undefined ? {} : { details }));
-      } else if ("failed" in answer) waiting.reject(new CountersignError("internal_error", "policy", `deciding failed: ${answer.failed}`));
+      } else if ("failed" in answer)
+        waiting.reject(new CountersignError("internal_error", "policy", `deciding failed: ${answer.failed}`));
       else {
         const decision = decisions.parse(answer.decision);
-        waiting.resolve(answer.receipt === undefined ? { facts: waiting.facts, decision } : { facts: waiting.facts, decision, receipt: answer.receipt });
+        waiting.resolve(
+          answer.receipt === undefined
+            ? { facts: waiting.facts, decision }
+            : { facts: waiting.facts, decision, receipt: answer.receipt },
+        );
       }
     });
   }

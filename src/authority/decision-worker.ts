@@ -29,11 +29,21 @@ export interface DecisionBatch {
 
 export type DecisionAnswer =
   | { decision: string; receipt?: IssuedReceipt }
-  | { refused: { class: CountersignError["class"]; boundary: CountersignError["boundary"]; message: string; details?: Record<string, unknown> } }
+  | {
+      refused: {
+        class: CountersignError["class"];
+        boundary: CountersignError["boundary"];
+        message: string;
+        details?: Record<string, unknown>;
+      };
+    }
   | { failed: string };
 
 /** Answers to the jobs of batch `id` from its job `from` on. */
-export type FromDecisionThread = { ready: true } | { fatal: string } | { id: number; from: number; answers: DecisionAnswer[] };
+export type FromDecisionThread =
+  | { ready: true }
+  | { fatal: string }
+  | { id: number; from: number; answers: DecisionAnswer[] };
 
 /**
  * The code of the decision thread: it loads app's decideAndSign (the policy and receipt stages;
@@ -54,13 +64,30 @@ async function serve(): Promise<void> {
   const answer = (job: DecisionJob): DecisionAnswer => {
     job.values.forEach(keep);
     try {
-      const order: ReceiptOrder | undefined = job.order === null ? undefined : { ...job.order, now: new Date(job.order.now), key: kept.get(job.key!) as ReceiptOrder["key"] };
-      const { decision, receipt } = decideAndSign(kept.get(job.facts) as Facts, kept.get(job.policy) as Policy, kept.get(job.manifests) as ManifestSet, order);
-      return receipt === undefined ? { decision: JSON.stringify(decision) } : { decision: JSON.stringify(decision), receipt };
+      const order: ReceiptOrder | undefined =
+        job.order === null
+          ? undefined
+          : { ...job.order, now: new Date(job.order.now), key: kept.get(job.key!) as ReceiptOrder["key"] };
+      const { decision, receipt } = decideAndSign(
+        kept.get(job.facts) as Facts,
+        kept.get(job.policy) as Policy,
+        kept.get(job.manifests) as ManifestSet,
+        order,
+      );
+      return receipt === undefined
+        ? { decision: JSON.stringify(decision) }
+        : { decision: JSON.stringify(decision), receipt };
     } catch (err) {
       if (err instanceof Error && err.name === "CountersignError") {
         const refused = err as CountersignError;
-        return { refused: { class: refused.class, boundary: refused.boundary, message: refused.message, details: refused.details } };
+        return {
+          refused: {
+            class: refused.class,
+            boundary: refused.boundary,
+            message: refused.message,
+            details: refused.details,
+          },
+        };
       }
       return { failed: threadErrorText(err) };
     }

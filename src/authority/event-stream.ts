@@ -23,7 +23,8 @@ export function eventsBytes(events: readonly StoreEvent[]): Uint8Array {
   let bytes = sseBytes.get(events);
   if (bytes === undefined) {
     let text = "";
-    for (const event of events) text += `event: ${event.type}\nid: ${event.id}\ndata: ${JSON.stringify({ ...event, at: new Date(event.at).toISOString() })}\n\n`;
+    for (const event of events)
+      text += `event: ${event.type}\nid: ${event.id}\ndata: ${JSON.stringify({ ...event, at: new Date(event.at).toISOString() })}\n\n`;
     bytes = encoder.encode(text);
     sseBytes.set(events, bytes);
   }

@@ -26,7 +26,11 @@ export class FactsCache {
     return this.#entries.size;
   }
 
-  async facts(program: ProgramInput, context: { manifests: string; analyzer: string }, analyze: (p: ProgramInput) => Promise<Facts>): Promise<Facts> {
+  async facts(
+    program: ProgramInput,
+    context: { manifests: string; analyzer: string },
+    analyze: (p: ProgramInput) => Promise<Facts>,
+  ): Promise<Facts> {
     const sha256 = this.#sha256(program.source);
     // The entry (any text) goes last: what precedes it is hex, a version, and "-" or the budget's JSON, each of which ends where it ends.
     const budget = program.budget === undefined ? "-" : JSON.stringify(program.budget);
@@ -48,7 +52,9 @@ export class FactsCache {
     }
     this.#lastKey = key;
     const facts = await entry;
-    return facts.program.entry === program.entry ? facts : { ...facts, program: { ...facts.program, entry: program.entry } };
+    return facts.program.entry === program.entry
+      ? facts
+      : { ...facts, program: { ...facts.program, entry: program.entry } };
   }
 
   /**

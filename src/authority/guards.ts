@@ -14,7 +14,9 @@ export function hostCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   return async (c, next) => {
     const host = c.req.header("host")?.toLowerCase();
     if (host === undefined || !deps.allowedHosts.has(host)) {
-      throw denied(`this authority does not answer to the host ${JSON.stringify(host ?? "")}`, "misdirected", { host: host ?? null });
+      throw denied(`this authority does not answer to the host ${JSON.stringify(host ?? "")}`, "misdirected", {
+        host: host ?? null,
+      });
     }
     await next();
   };
@@ -35,9 +37,11 @@ export function originCheck(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
 /** The Origin check itself, for a route that applies it to every method (an MCP event stream is a GET). */
 export function refuseOtherSite(c: Context<AuthorityEnv>, deps: AppDeps): void {
   const origin = c.req.header("origin");
-  if (origin !== undefined && !deps.ownOrigins.has(origin)) throw denied(`requests from ${origin} are refused`, "origin", { origin });
+  if (origin !== undefined && !deps.ownOrigins.has(origin))
+    throw denied(`requests from ${origin} are refused`, "origin", { origin });
   const site = c.req.header("sec-fetch-site");
-  if (site !== undefined && site !== "same-origin" && site !== "none") throw denied(`a ${site} request is refused`, "origin", { sec_fetch_site: site });
+  if (site !== undefined && site !== "same-origin" && site !== "none")
+    throw denied(`a ${site} request is refused`, "origin", { sec_fetch_site: site });
 }
 
 export function bearer(header: string | undefined): string | undefined {
@@ -48,7 +52,8 @@ export function bearer(header: string | undefined): string | undefined {
 /** The name of the call's valid, unrevoked submitter token (looked up in the store each time: a revoked token stops at once). */
 export async function submitterName(c: Context<AuthorityEnv>, deps: AppDeps): Promise<string> {
   const header = c.req.header("authorization");
-  if (header === undefined) throw denied("this route needs a submitter token: Authorization: Bearer <token>", "unauthenticated");
+  if (header === undefined)
+    throw denied("this route needs a submitter token: Authorization: Bearer <token>", "unauthenticated");
   const token = bearer(header);
   const name = token === undefined ? null : await deps.state.store.authenticate(token);
   if (name === null) throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");
@@ -65,7 +70,8 @@ export function submitterAuth(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
 
 /** For an answer that waited (a long poll): the submitter's token is checked again, so a token revoked meanwhile gets nothing. */
 export async function recheckSubmitter(c: Context<AuthorityEnv>, deps: AppDeps): Promise<void> {
-  if ((await submitterName(c, deps)) !== c.get("submitter")) throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");
+  if ((await submitterName(c, deps)) !== c.get("submitter"))
+    throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");
 }
 
 /**
@@ -75,9 +81,11 @@ export async function recheckSubmitter(c: Context<AuthorityEnv>, deps: AppDeps):
  */
 export function approverAuth(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   return async (c, next) => {
-    if (c.req.header("authorization") !== undefined) throw denied("a submitter token is refused on approver routes", "forbidden");
+    if (c.req.header("authorization") !== undefined)
+      throw denied("a submitter token is refused on approver routes", "forbidden");
     const session = readSession(deps.secret, getCookie(c, SESSION_COOKIE), Date.now());
-    if (session === undefined) throw denied("this route needs an approver session: open a login link from `countersign ui`", "unauthenticated");
+    if (session === undefined)
+      throw denied("this route needs an approver session: open a login link from `countersign ui`", "unauthenticated");
     if (UNSAFE.has(c.req.method) && !csrfMatches(deps.secret, session, c.req.header(CSRF_HEADER))) {
       throw denied(`a missing or wrong CSRF token (${CSRF_HEADER} header)`, "csrf");
     }

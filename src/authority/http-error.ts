@@ -9,7 +9,18 @@ export function httpStatus(err: unknown): number {
   const reason = err.details?.reason;
   switch (err.class) {
     case "usage_error":
-      return ({ not_found: 404, conflict: 409, cannot_remember: 422, unsupported_media_type: 415, too_large: 413, no_route: 404 } as Record<string, number>)[String(reason)] ?? 400;
+      return (
+        (
+          {
+            not_found: 404,
+            conflict: 409,
+            cannot_remember: 422,
+            unsupported_media_type: 415,
+            too_large: 413,
+            no_route: 404,
+          } as Record<string, number>
+        )[String(reason)] ?? 400
+      );
     case "analysis_rejected":
       return 422;
     case "capability_denied":
@@ -33,10 +44,16 @@ export function errorBody(err: unknown): ErrorEnvelope {
 }
 
 /** A request the authority refuses to serve: who is calling, from where, or how. */
-export function denied(message: string, reason: "unauthenticated" | "forbidden" | "misdirected" | "csrf" | "origin", details: Record<string, unknown> = {}): CountersignError {
+export function denied(
+  message: string,
+  reason: "unauthenticated" | "forbidden" | "misdirected" | "csrf" | "origin",
+  details: Record<string, unknown> = {},
+): CountersignError {
   return new CountersignError("capability_denied", "authority", message, { details: { reason, ...details } });
 }
 
 export function badRequest(message: string, reason?: string, details: Record<string, unknown> = {}): CountersignError {
-  return new CountersignError("usage_error", "authority", message, { details: reason === undefined ? details : { reason, ...details } });
+  return new CountersignError("usage_error", "authority", message, {
+    details: reason === undefined ? details : { reason, ...details },
+  });
 }

@@ -18,16 +18,28 @@ export const MAX_BODY_DEPTH = 8;
  * no deeper than MAX_BODY_DEPTH, parse errors and every refused field named (400). Read straight from the Node request: no web stream
  * in between.
  */
-export async function readBody<S extends z.ZodType>(c: Context<AuthorityEnv>, schema: S, limit: number): Promise<z.infer<S>> {
+export async function readBody<S extends z.ZodType>(
+  c: Context<AuthorityEnv>,
+  schema: S,
+  limit: number,
+): Promise<z.infer<S>> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
-    throw badRequest(`the body must be JSON (Content-Type: application/json), not ${JSON.stringify(type)}`, "unsupported_media_type");
+    throw badRequest(
+      `the body must be JSON (Content-Type: application/json), not ${JSON.stringify(type)}`,
+      "unsupported_media_type",
+    );
   }
   let value: unknown;
   try {
     const text = await readText(c, limit);
     // Deep nesting costs JSON.parse time on the event loop and no valid body has it: refused unparsed.
-    if (jsonNestedDeeper(text, MAX_BODY_DEPTH)) throw badRequest(`the body is nested more than ${MAX_BODY_DEPTH} levels deep; no body of this API nests that deep`, "too_deep", { max_depth: MAX_BODY_DEPTH });
+    if (jsonNestedDeeper(text, MAX_BODY_DEPTH))
+      throw badRequest(
+        `the body is nested more than ${MAX_BODY_DEPTH} levels deep; no body of this API nests that deep`,
+        "too_deep",
+        { max_depth: MAX_BODY_DEPTH },
+      );
     value = JSON.parse(text);
   } catch (err) {
     if (err instanceof CountersignError) throw err;
@@ -37,12 +49,17 @@ export async function readBody<S extends z.ZodType>(c: Context<AuthorityEnv>, sc
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message }));
   const first = issues[0]!;
-  throw badRequest(`invalid body${first.path === "" ? "" : ` at ${first.path}`}: ${first.message}`, "invalid", { issues });
+  throw badRequest(`invalid body${first.path === "" ? "" : ` at ${first.path}`}: ${first.message}`, "invalid", {
+    issues,
+  });
 }
 
 /** The raw body as UTF-8 text, within `limit` bytes (413 past it). */
 export async function readText(c: Context<AuthorityEnv>, limit: number): Promise<string> {
-  const tooLarge = () => new CountersignError("resource_limit_exceeded", "authority", `the body is larger than ${limit} bytes`, { details: { reason: "too_large", limit } });
+  const tooLarge = () =>
+    new CountersignError("resource_limit_exceeded", "authority", `the body is larger than ${limit} bytes`, {
+      details: { reason: "too_large", limit },
+    });
   if (Number(c.req.header("content-length") ?? 0) > limit) throw tooLarge();
   const body = await readAll(c.env.incoming, limit, tooLarge);
   try {

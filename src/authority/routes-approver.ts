@@ -1,6 +1,16 @@
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { Hono } from "hono";
-import { answerRequestQuestion, decideRequest, listGlance, listRequests, requestPage, reviewRequest, verifyAuditLog, visibleText, type Verdict } from "../app/index.js";
+import {
+  answerRequestQuestion,
+  decideRequest,
+  listGlance,
+  listRequests,
+  requestPage,
+  reviewRequest,
+  verifyAuditLog,
+  visibleText,
+  type Verdict,
+} from "../app/index.js";
 import { DecisionBody, ListParams, QuestionBody, type QuestionAnswer, type StoreEvent } from "../model/index.js";
 import { describeReload } from "./reload-result.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
@@ -21,27 +31,49 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
 
   app.get("/v1/session", approver, (c) => {
     const session = c.get("approver");
-    return c.json({ approver: session.approver, expires_at: new Date(session.expires).toISOString(), csrf_token: csrfToken(deps.secret, session) });
+    return c.json({
+      approver: session.approver,
+      expires_at: new Date(session.expires).toISOString(),
+      csrf_token: csrfToken(deps.secret, session),
+    });
   });
 
   app.get("/v1/requests", approver, async (c) => {
     const parsed = ListParams.safeParse(c.req.query());
-    if (!parsed.success) throw badRequest(`invalid query: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`, "invalid");
+    if (!parsed.success)
+      throw badRequest(
+        `invalid query: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`,
+        "invalid",
+      );
     const { status, limit, cursor } = parsed.data;
-    const page = await listRequests(ctx, { ...(status === undefined ? {} : { status }), ...(limit === undefined ? {} : { limit }), ...(cursor === undefined ? {} : { cursor }) });
+    const page = await listRequests(ctx, {
+      ...(status === undefined ? {} : { status }),
+      ...(limit === undefined ? {} : { limit }),
+      ...(cursor === undefined ? {} : { cursor }),
+    });
     // Each row with its headline and risks, as the inbox shows them (no preview is fetched for a list).
     const glance = listGlance(ctx);
-    return c.json({ requests: page.requests.map((r) => ({ ...approverView(r), ...glance(r) })), ...(page.cursor === undefined ? {} : { cursor: page.cursor }) });
+    return c.json({
+      requests: page.requests.map((r) => ({ ...approverView(r), ...glance(r) })),
+      ...(page.cursor === undefined ? {} : { cursor: page.cursor }),
+    });
   });
 
   // The request page's content as data, for an approval surface of its own (the terminal approver): the same order, already made visible.
-  app.get("/v1/requests/:id/page", approver, async (c) => c.json(requestPage(await reviewRequest(ctx, c.req.param("id"), c.get("approver").approver))));
+  app.get("/v1/requests/:id/page", approver, async (c) =>
+    c.json(requestPage(await reviewRequest(ctx, c.req.param("id"), c.get("approver").approver))),
+  );
 
   // A question about a request, answered from its facts (and what the person is shown) or not at all: never sent to the agent, never a decision.
   app.post("/v1/requests/:id/question", approver, async (c) => {
     const body = await readBody(c, QuestionBody, deps.maxBodyBytes);
-    const answer = await answerRequestQuestion(ctx, c.req.param("id"), body.question, { approver: c.get("approver").approver });
-    const shown: QuestionAnswer = answer === null ? { answered: false } : { answered: true, question: visibleText(answer.question), lines: answer.lines.map(visibleText) };
+    const answer = await answerRequestQuestion(ctx, c.req.param("id"), body.question, {
+      approver: c.get("approver").approver,
+    });
+    const shown: QuestionAnswer =
+      answer === null
+        ? { answered: false }
+        : { answered: true, question: visibleText(answer.question), lines: answer.lines.map(visibleText) };
     return c.json(shown);
   });
 
@@ -55,7 +87,13 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
         : body.decision === "request_more"
           ? { kind: "request_more", approver: who, feedback: body.feedback! }
           : body.decision === "approved_remember"
-            ? { kind: "approved_remember", approver: who, ...shown, ...(body.scope === undefined ? {} : { scope: body.scope }), ...(body.lifetime === undefined ? {} : { lifetime: body.lifetime }) }
+            ? {
+                kind: "approved_remember",
+                approver: who,
+                ...shown,
+                ...(body.scope === undefined ? {} : { scope: body.scope }),
+                ...(body.lifetime === undefined ? {} : { lifetime: body.lifetime }),
+              }
             : { kind: "approved_once", approver: who, ...shown };
     const { request, changed } = await decideRequest(ctx, c.req.param("id"), verdict);
     return c.json({ ...approverView(request), changed });
@@ -67,11 +105,15 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const early: (readonly StoreEvent[])[] = []; // what arrives before the stream is open
     let stream: EventStream | undefined;
     // A stream carries events only while the session that opened it is valid.
-    const send = (bytes: Uint8Array): void => void (Date.now() < session.expires ? stream!.write(bytes) : stream!.close());
-    const unsubscribe = await deps.state.store.subscribe((batch) => (stream === undefined ? early.push(batch) : send(eventsBytes(batch))), {
-      ...(after === undefined ? {} : { after }),
-      onError: (err) => deps.log(`events: ${(err as Error).message}`),
-    });
+    const send = (bytes: Uint8Array): void =>
+      void (Date.now() < session.expires ? stream!.write(bytes) : stream!.close());
+    const unsubscribe = await deps.state.store.subscribe(
+      (batch) => (stream === undefined ? early.push(batch) : send(eventsBytes(batch))),
+      {
+        ...(after === undefined ? {} : { after }),
+        onError: (err) => deps.log(`events: ${(err as Error).message}`),
+      },
+    );
     const keepalive = setInterval(() => send(KEEPALIVE), KEEPALIVE_MS);
     stream = new EventStream(c.env.outgoing, () => {
       clearInterval(keepalive);
@@ -87,7 +129,8 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
       new ReadableStream({
         async start(controller) {
           try {
-            for await (const entry of deps.state.store.exportAudit()) controller.enqueue(new TextEncoder().encode(JSON.stringify(entry) + "\n"));
+            for await (const entry of deps.state.store.exportAudit())
+              controller.enqueue(new TextEncoder().encode(JSON.stringify(entry) + "\n"));
             controller.close();
           } catch (err) {
             controller.error(err); // the client sees a cut stream, never a short log that looks whole
@@ -101,7 +144,11 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   // one in the data directory's file, whose signatures must verify with the authority's keys.
   app.get("/v1/audit/verify", approver, async (c) => {
     const check = await verifyAuditLog(ctx);
-    const checkpoints = { stored: check.stored, ...(check.newestStored === undefined ? {} : { newest_stored: check.newestStored }), ...(check.outside === undefined ? {} : { file: check.outside.size }) };
+    const checkpoints = {
+      stored: check.stored,
+      ...(check.newestStored === undefined ? {} : { newest_stored: check.newestStored }),
+      ...(check.outside === undefined ? {} : { file: check.outside.size }),
+    };
     return c.json({ ...check.verification, checkpoints });
   });
 

@@ -25,19 +25,29 @@ export function mcpRoutes(app: Hono<AuthorityEnv>, deps: AppDeps, mcp: McpEndpoi
   app.on(["GET", "POST", "DELETE"], "/mcp", async (c) => {
     refuseOtherSite(c, deps);
     if (readSession(deps.secret, getCookie(c, SESSION_COOKIE), Date.now()) !== undefined) {
-      throw denied("an approver session is refused at /mcp: it serves agents, each with its submitter token", "forbidden");
+      throw denied(
+        "an approver session is refused at /mcp: it serves agents, each with its submitter token",
+        "forbidden",
+      );
     }
     let submitter: string;
     try {
       submitter = await submitterName(c, deps);
     } catch (err) {
-      c.env.outgoing.setHeader("www-authenticate", c.req.header("authorization") === undefined ? CHALLENGE : `${CHALLENGE}, error="invalid_token"`);
+      c.env.outgoing.setHeader(
+        "www-authenticate",
+        c.req.header("authorization") === undefined ? CHALLENGE : `${CHALLENGE}, error="invalid_token"`,
+      );
       throw err;
     }
     const token = bearer(c.req.header("authorization"))!;
     if (c.req.method !== "POST") return mcp.handle(c.req.raw, { submitter, token });
     const text = await readText(c, deps.maxBodyBytes);
-    if (jsonNestedDeeper(text, MAX_BODY_DEPTH)) return c.json(rpcError(-32600, `Invalid Request: the body is nested more than ${MAX_BODY_DEPTH} levels deep`), 400);
+    if (jsonNestedDeeper(text, MAX_BODY_DEPTH))
+      return c.json(
+        rpcError(-32600, `Invalid Request: the body is nested more than ${MAX_BODY_DEPTH} levels deep`),
+        400,
+      );
     let body: unknown;
     try {
       body = JSON.parse(text);

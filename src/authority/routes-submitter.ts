@@ -1,5 +1,17 @@
 import type { Hono } from "hono";
-import { authorityContext, checkProgram, issueRequestReceipt, readHandle, readRequest, recordRunOutput, redeemReceipt, reviewRequest, submitRequest, withdrawRequest, type ProgramInput } from "../app/index.js";
+import {
+  authorityContext,
+  checkProgram,
+  issueRequestReceipt,
+  readHandle,
+  readRequest,
+  recordRunOutput,
+  redeemReceipt,
+  reviewRequest,
+  submitRequest,
+  withdrawRequest,
+  type ProgramInput,
+} from "../app/index.js";
 import { CheckBody, Json, RedeemBody, RunOutputBody, SubmitBody } from "../model/index.js";
 import type { AppDeps, AuthorityEnv } from "./deps.js";
 import { eitherAuth, recheckSubmitter, submitterAuth } from "./guards.js";
@@ -38,11 +50,17 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
       ...(body.rationale === undefined ? {} : { rationale: body.rationale }),
       ...(body.timeout_s === undefined ? {} : { deadlineSeconds: body.timeout_s }),
     });
-    if (request.status === "pending") return c.json({ id: request.id, status: "pending", review_url: `${deps.baseUrl()}/requests/${request.id}` }, 202);
+    if (request.status === "pending")
+      return c.json({ id: request.id, status: "pending", review_url: `${deps.baseUrl()}/requests/${request.id}` }, 202);
     // The text c.json would write, the decision's part remembered (json-text.ts).
     const s = JSON.stringify;
-    const receiptPart = receipt === undefined ? "" : `,"receipt":${COMPACT_JWS.test(receipt) ? `"${receipt}"` : s(receipt)}`;
-    return c.body(`{"id":${s(request.id)},"status":${s(request.status)},"decision":${jsonText(request.policy)}${receiptPart}}`, 200, { "content-type": "application/json" });
+    const receiptPart =
+      receipt === undefined ? "" : `,"receipt":${COMPACT_JWS.test(receipt) ? `"${receipt}"` : s(receipt)}`;
+    return c.body(
+      `{"id":${s(request.id)},"status":${s(request.status)},"decision":${jsonText(request.policy)}${receiptPart}}`,
+      200,
+      { "content-type": "application/json" },
+    );
   });
 
   app.post("/v1/check", submitter, async (c) => {
@@ -55,8 +73,13 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
 
   app.get("/v1/requests/:id", either, async (c) => {
     const submitterName = c.get("submitter");
-    if (submitterName !== undefined) return c.json(submitterView(await readRequest(ctx, c.req.param("id"), submitterName)));
-    const { request, remember, previews, binding } = await reviewRequest(ctx, c.req.param("id"), c.get("approver").approver);
+    if (submitterName !== undefined)
+      return c.json(submitterView(await readRequest(ctx, c.req.param("id"), submitterName)));
+    const { request, remember, previews, binding } = await reviewRequest(
+      ctx,
+      c.req.param("id"),
+      c.get("approver").approver,
+    );
     c.header("cache-control", "no-store"); // previews are fetched for each showing, never kept
     return c.json(approverView(request, remember, previews, binding));
   });
@@ -83,7 +106,8 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const view = submitterName === undefined ? approverView(request) : submitterView(request);
     const body = { id: request.id, status: request.status, decision: view.decision, policy: view.policy };
     // The receipt goes to the submitter alone: signed when it first asks (so it has its whole lifetime to run), the same one while it is valid.
-    if (submitterName !== undefined && request.status === "approved") return c.json({ ...body, receipt: await issueRequestReceipt(ctx, id, { token: submitterName }) });
+    if (submitterName !== undefined && request.status === "approved")
+      return c.json({ ...body, receipt: await issueRequestReceipt(ctx, id, { token: submitterName }) });
     return c.json(body);
   });
 
@@ -93,11 +117,15 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
 
   app.post("/v1/requests/:id/output", submitter, async (c) => {
     const { value_json, ...rest } = await readBody(c, RunOutputBody, MAX_OUTPUT_BODY_BYTES);
-    return c.json(await recordRunOutput(ctx, c.get("submitter"), c.req.param("id"), { ...rest, value: parsedValue(value_json) }));
+    return c.json(
+      await recordRunOutput(ctx, c.get("submitter"), c.req.param("id"), { ...rest, value: parsedValue(value_json) }),
+    );
   });
 
   // A held value, for the runner of a program that takes it up with fromHandle: its own submitter's only.
-  app.get("/v1/handles/:id", submitter, async (c) => c.json(await readHandle(ctx, c.req.param("id"), c.get("submitter"))));
+  app.get("/v1/handles/:id", submitter, async (c) =>
+    c.json(await readHandle(ctx, c.req.param("id"), c.get("submitter"))),
+  );
 
   app.post("/v1/receipts/:jti/redeem", submitter, async (c) => {
     const { exp } = await readBody(c, RedeemBody, deps.maxBodyBytes);
@@ -109,12 +137,21 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
 
 /** The program of a submit or check body, with the agent manifests it came with. */
 function programOf(body: CheckBody): ProgramInput {
-  return { source: body.program, entry: body.source_name ?? DEFAULT_SOURCE_NAME, ...(body.manifests === undefined ? {} : { manifests: body.manifests }) };
+  return {
+    source: body.program,
+    entry: body.source_name ?? DEFAULT_SOURCE_NAME,
+    ...(body.manifests === undefined ? {} : { manifests: body.manifests }),
+  };
 }
 
 /** The value of a run's output from its JSON text: 400 for text that is not JSON, or nests deeper than MAX_VALUE_DEPTH. */
 function parsedValue(text: string): Json {
-  if (jsonNestedDeeper(text, MAX_VALUE_DEPTH)) throw badRequest(`value_json is nested more than ${MAX_VALUE_DEPTH} levels deep: such a value is not recorded, nor shown`, "too_deep", { max_depth: MAX_VALUE_DEPTH });
+  if (jsonNestedDeeper(text, MAX_VALUE_DEPTH))
+    throw badRequest(
+      `value_json is nested more than ${MAX_VALUE_DEPTH} levels deep: such a value is not recorded, nor shown`,
+      "too_deep",
+      { max_depth: MAX_VALUE_DEPTH },
+    );
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -128,6 +165,7 @@ function parsedValue(text: string): Json {
 
 function waitSeconds(text: string | undefined): number {
   if (text === undefined) return 0;
-  if (!/^[0-9]{1,4}$/.test(text) || Number(text) > MAX_WAIT_SECONDS) throw badRequest(`wait must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`, "invalid");
+  if (!/^[0-9]{1,4}$/.test(text) || Number(text) > MAX_WAIT_SECONDS)
+    throw badRequest(`wait must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`, "invalid");
   return Number(text);
 }

@@ -25,7 +25,9 @@ function mac(secret: Buffer, purpose: string, text: string): Buffer {
  */
 export function makeSession(secret: Buffer, approver: string, now: number): { cookie: string; session: Session } {
   const session: Session = { approver, expires: now + SESSION_MS, id: randomBytes(16).toString("base64url") };
-  const payload = Buffer.from(JSON.stringify({ a: session.approver, e: session.expires, s: session.id })).toString("base64url");
+  const payload = Buffer.from(JSON.stringify({ a: session.approver, e: session.expires, s: session.id })).toString(
+    "base64url",
+  );
   return { cookie: `${payload}.${mac(secret, "session", payload).toString("base64url")}`, session };
 }
 

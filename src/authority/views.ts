@@ -8,7 +8,13 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 function decisionView(request: StoredRequest, withApprover: boolean) {
   const d = request.decision;
   if (d === null) return null;
-  return { kind: d.kind, ...(withApprover ? { approver: d.approver } : {}), reason: d.reason, feedback: d.feedback, at: iso(d.at) };
+  return {
+    kind: d.kind,
+    ...(withApprover ? { approver: d.approver } : {}),
+    reason: d.reason,
+    feedback: d.feedback,
+    at: iso(d.at),
+  };
 }
 
 /**
@@ -33,7 +39,12 @@ export function submitterView(request: StoredRequest) {
  * Everything, for the approver: source, facts, the policy's whole decision, who submitted it, and
  * (in the view of one request) what remembering would save and the previews fetched for it.
  */
-export function approverView(request: StoredRequest, remember: Remembered[] | null = null, previews: PreviewShown[] | null = null, binding: ShownBinding | null = null) {
+export function approverView(
+  request: StoredRequest,
+  remember: Remembered[] | null = null,
+  previews: PreviewShown[] | null = null,
+  binding: ShownBinding | null = null,
+) {
   return {
     ...submitterView(request),
     seq: request.seq,

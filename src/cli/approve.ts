@@ -29,7 +29,11 @@ requests as JSON and exits.`;
 const command: Command = {
   usage,
   async run(argv, io) {
-    const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { as: { type: "string" }, url: { type: "string" }, json: { type: "boolean" } } });
+    const { values, positionals } = parseFlags({
+      args: argv,
+      allowPositionals: true,
+      options: { as: { type: "string" }, url: { type: "string" }, json: { type: "boolean" } },
+    });
     if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
     const { url, dataDir: data, approver } = approverTarget(values, io);
     const client = new ApproverClient({ url: url, dataDir: data, approver });
@@ -39,7 +43,8 @@ const command: Command = {
       return EXIT.ok;
     }
     // The screen needs the process's own terminal (raw keys, its size), not the Io's text writers.
-    if (!process.stdin.isTTY || !process.stdout.isTTY) throw usageError("approve needs a terminal (or --json to list the pending requests)");
+    if (!process.stdin.isTTY || !process.stdout.isTTY)
+      throw usageError("approve needs a terminal (or --json to list the pending requests)");
     const color = (io.env.NO_COLOR ?? "") === "" && io.env.TERM !== "dumb";
     await new TerminalApprover(client, { input: process.stdin, output: process.stdout, color }, approver).run(pending);
     return EXIT.ok;

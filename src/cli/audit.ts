@@ -22,7 +22,12 @@ const command: Command = {
   async run(argv, io) {
     const json = argv.includes("--json");
     const { values, sub } = parseSubcommand(argv, {
-      options: { json: { type: "boolean" }, jsonl: { type: "boolean" }, database: { type: "string" }, checkpoint: { type: "string" } },
+      options: {
+        json: { type: "boolean" },
+        jsonl: { type: "boolean" },
+        database: { type: "string" },
+        checkpoint: { type: "string" },
+      },
       subs: ["verify", "export", "checkpoint"],
       forms: "audit verify | export --jsonl | checkpoint",
       maxArgs: 0,
@@ -38,7 +43,8 @@ const command: Command = {
       }
       if (sub === "checkpoint") {
         const checkpoint = await newestAuditCheckpoint(ctx);
-        if (checkpoint === undefined) throw usageError("the audit chain has no checkpoint yet: it is signed at the first decision");
+        if (checkpoint === undefined)
+          throw usageError("the audit chain has no checkpoint yet: it is signed at the first decision");
         io.stdout(checkpoint.jws + "\n");
         return EXIT.ok;
       }
@@ -54,8 +60,12 @@ const command: Command = {
 
 function inWords({ verification: result, stored, newestStored, outside }: AuditLogCheck): string {
   if (!result.ok && result.reason === "checkpoint_forged") return `audit checkpoint forged: ${result.message}`;
-  if (!result.ok) return `audit chain broken at entry ${result.broken_id} (${result.reason}): ${result.message}; ${result.entries} entries before it verify`;
-  const inside = stored === 0 ? "no signed checkpoint in the database" : `${stored} signed checkpoints in the database (newest at entry ${newestStored})`;
+  if (!result.ok)
+    return `audit chain broken at entry ${result.broken_id} (${result.reason}): ${result.message}; ${result.entries} entries before it verify`;
+  const inside =
+    stored === 0
+      ? "no signed checkpoint in the database"
+      : `${stored} signed checkpoints in the database (newest at entry ${newestStored})`;
   const beside = outside === undefined ? "none outside it" : `the one in ${outside.from} (entry ${outside.size})`;
   return `audit chain intact: ${result.entries} entries, head ${result.head}; it holds ${inside} and ${beside}`;
 }

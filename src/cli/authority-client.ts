@@ -53,12 +53,23 @@ export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
  * fetch costs more than the call). An answer in the error envelope is thrown as that
  * CountersignError; a connection that fails, or an answer that is not JSON, is `Unreachable`.
  */
-export async function postJson(address: AuthorityAddress, path: string, body: unknown, timeoutMs = 60_000): Promise<unknown> {
+export async function postJson(
+  address: AuthorityAddress,
+  path: string,
+  body: unknown,
+  timeoutMs = 60_000,
+): Promise<unknown> {
   return callJson(address, "POST", path, body, { timeoutMs });
 }
 
 /** One call to the authority with JSON both ways (`body` undefined: none), answered as postJson says. */
-export async function callJson(address: AuthorityAddress, method: "GET" | "POST", path: string, body: unknown, options: CallOptions = {}): Promise<unknown> {
+export async function callJson(
+  address: AuthorityAddress,
+  method: "GET" | "POST",
+  path: string,
+  body: unknown,
+  options: CallOptions = {},
+): Promise<unknown> {
   let answer: { status: number; text: string };
   try {
     answer = await send(address, method, path, body === undefined ? undefined : JSON.stringify(body), options);
@@ -75,7 +86,13 @@ export async function callJson(address: AuthorityAddress, method: "GET" | "POST"
   }
   const error = envelopeError(value);
   if (error !== undefined) throw error;
-  if (answer.status < 200 || answer.status > 299) throw new CountersignError("network_error", "authority", `the authority at ${address.url} answered HTTP ${answer.status}`, { details: { status: answer.status } });
+  if (answer.status < 200 || answer.status > 299)
+    throw new CountersignError(
+      "network_error",
+      "authority",
+      `the authority at ${address.url} answered HTTP ${answer.status}`,
+      { details: { status: answer.status } },
+    );
   return value;
 }
 
@@ -84,26 +101,48 @@ export function envelopeError(value: unknown): CountersignError | undefined {
   const envelope = readErrorEnvelope(value);
   if (envelope === undefined) return undefined;
   const e = envelope.error;
-  return new CountersignError(e.class, e.boundary, e.message, { retriable: e.retriable, ...(e.request_id === undefined ? {} : { requestId: e.request_id }), ...(e.details === undefined ? {} : { details: e.details }) });
+  return new CountersignError(e.class, e.boundary, e.message, {
+    retriable: e.retriable,
+    ...(e.request_id === undefined ? {} : { requestId: e.request_id }),
+    ...(e.details === undefined ? {} : { details: e.details }),
+  });
 }
 
-function send(address: AuthorityAddress, method: string, path: string, body: string | undefined, { timeoutMs = 60_000, signal }: CallOptions): Promise<{ status: number; text: string }> {
+function send(
+  address: AuthorityAddress,
+  method: string,
+  path: string,
+  body: string | undefined,
+  { timeoutMs = 60_000, signal }: CallOptions,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const request = address.url.startsWith("https:") ? httpsRequest : httpRequest;
     const headers: Record<string, string | number> = { authorization: `Bearer ${address.token}` };
-    if (body !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-    const req = request(address.url + path, { method, headers, timeout: timeoutMs, ...(signal === undefined ? {} : { signal }) }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (size <= MAX_ANSWER_BYTES) return void chunks.push(chunk);
-        req.destroy();
-        reject(new CountersignError("network_error", "authority", `the authority at ${address.url} answered with more than ${MAX_ANSWER_BYTES} bytes`, { details: { limit: MAX_ANSWER_BYTES } }));
-      });
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
+    if (body !== undefined)
+      Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    const req = request(
+      address.url + path,
+      { method, headers, timeout: timeoutMs, ...(signal === undefined ? {} : { signal }) },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size <= MAX_ANSWER_BYTES) return void chunks.push(chunk);
+          req.destroy();
+          reject(
+            new CountersignError(
+              "network_error",
+              "authority",
+              `the authority at ${address.url} answered with more than ${MAX_ANSWER_BYTES} bytes`,
+              { details: { limit: MAX_ANSWER_BYTES } },
+            ),
+          );
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
     req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on("error", reject);
     req.end(body);

@@ -13,13 +13,15 @@ export function readCheckAnswer(value: unknown, url: string): CheckResult {
   const answer = record(value, "the answer", at);
   const facts = record(answer.facts, "facts", at);
   const program = record(facts.program, "facts.program", at);
-  if (typeof program.sha256 !== "string" || !SHA256.test(program.sha256)) at("facts.program.sha256", "is not a sha256 in hex");
+  if (typeof program.sha256 !== "string" || !SHA256.test(program.sha256))
+    at("facts.program.sha256", "is not a sha256 in hex");
   text(program.entry, "facts.program.entry", at);
   if (typeof facts.ok !== "boolean") at("facts.ok", "is not a boolean");
   list(facts.diagnostics, "facts.diagnostics", at).forEach((d, i) => {
     const path = `facts.diagnostics[${i}]`;
     const diagnostic = record(d, path, at);
-    if (diagnostic.severity !== "error" && diagnostic.severity !== "warning") at(`${path}.severity`, "is neither error nor warning");
+    if (diagnostic.severity !== "error" && diagnostic.severity !== "warning")
+      at(`${path}.severity`, "is neither error nor warning");
     for (const field of ["code", "message"]) text(diagnostic[field], `${path}.${field}`, at);
     site(diagnostic, path, at);
   });
@@ -44,7 +46,7 @@ export function readCheckAnswer(value: unknown, url: string): CheckResult {
     for (const field of ["text", "why"]) text(guarantee[field], `${path}.${field}`, at);
     if (guarantee.site !== undefined) site(record(guarantee.site, `${path}.site`, at), `${path}.site`, at);
   });
-  list(facts.summary, "facts.summary", at).forEach((s, i) => text(s, `facts.summary[${i}]`, at));
+  for (const [i, s] of list(facts.summary, "facts.summary", at).entries()) text(s, `facts.summary[${i}]`, at);
   text(facts.rationale, "facts.rationale", at);
   if (facts.agentManifests !== undefined) {
     const sha256 = record(facts.agentManifests, "facts.agentManifests", at).sha256;
@@ -62,12 +64,20 @@ export async function readCheckAnswerFully(value: unknown, url: string): Promise
   const parsed = (await import("../model/api.js")).CheckResult.safeParse(readCheckAnswer(value, url));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
-  const path = issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "");
+  const path = issue.path
+    .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+    .join("")
+    .replace(/^\./, "");
   return malformed(url, path, `is wrong: ${issue.message}`);
 }
 
 function malformed(url: string, path: string, problem: string): never {
-  throw new CountersignError("network_error", "authority", `the authority at ${url} answered /v1/check with a malformed answer: ${path} ${problem}`, { details: { path } });
+  throw new CountersignError(
+    "network_error",
+    "authority",
+    `the authority at ${url} answered /v1/check with a malformed answer: ${path} ${problem}`,
+    { details: { path } },
+  );
 }
 
 type At = (path: string, problem: string) => never;
@@ -76,7 +86,9 @@ const SHA256 = /^[0-9a-f]{64}$/;
 const GUARANTEE_STATUSES: readonly unknown[] = ["proven", "refuted", "enforced"];
 
 function record(value: unknown, path: string, at: At): Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : at(path, "is not an object");
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : at(path, "is not an object");
 }
 
 function list(value: unknown, path: string, at: At): unknown[] {

@@ -58,19 +58,38 @@ const command: Command = {
       const [file, ...extra] = positionals;
       if (file === undefined) throw usageError("missing FILE: countersign check FILE (or - for stdin)");
       if (extra.length > 0) throw usageError(`unexpected argument "${extra[0]}"`);
-      const budget = { ms: positiveFlag(values["budget-ms"], "--budget-ms"), steps: positiveFlag(values["budget-steps"], "--budget-steps"), bytes: positiveFlag(values["max-bytes"], "--max-bytes") };
+      const budget = {
+        ms: positiveFlag(values["budget-ms"], "--budget-ms"),
+        steps: positiveFlag(values["budget-steps"], "--budget-steps"),
+        bytes: positiveFlag(values["max-bytes"], "--max-bytes"),
+      };
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
       const given = Object.values(budget).some((v) => v !== undefined);
       const manifests = readManifests(values.manifest, io.cwd);
-      const program: ProgramInput = { source, entry: file === "-" ? "stdin.ts" : file, ...(given ? { budget } : {}), ...(manifests.length > 0 ? { manifests } : {}) };
-      const { facts, decision } = (await throughAuthority(io, program, values, json)) ?? (await locally(io, program, values));
+      const program: ProgramInput = {
+        source,
+        entry: file === "-" ? "stdin.ts" : file,
+        ...(given ? { budget } : {}),
+        ...(manifests.length > 0 ? { manifests } : {}),
+      };
+      const { facts, decision } =
+        (await throughAuthority(io, program, values, json)) ?? (await locally(io, program, values));
       // The text output's modules (the constraint language's descriptions) load only for it.
       // Both quote the program's strings: made visible (the text) or escaped (the JSON), never acting on the terminal.
-      io.stdout(json ? terminalJson({ ...(asJson(facts) as object), decision }) + "\n" : visibleText((await human(facts)) + (await import("../policy/format-decision.js")).formatDecision(decision)));
+      io.stdout(
+        json
+          ? terminalJson({ ...(asJson(facts) as object), decision }) + "\n"
+          : visibleText((await human(facts)) + (await import("../policy/format-decision.js")).formatDecision(decision)),
+      );
       return facts.ok ? EXIT.ok : EXIT.rejected;
     } catch (err) {
       // Agent manifests that fail their checks refuse the program as the analysis would.
-      return reportError(err, io, json, err instanceof CountersignError && err.class === "analysis_rejected" ? EXIT.rejected : undefined);
+      return reportError(
+        err,
+        io,
+        json,
+        err instanceof CountersignError && err.class === "analysis_rejected" ? EXIT.rejected : undefined,
+      );
     }
   },
 };
@@ -82,14 +101,23 @@ export default command;
  * included, and warm analyzers), unless the command names its own manifests, policy or budget. Nothing
  * listening: undefined, and the check runs here, with the same output.
  */
-async function throughAuthority(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }, json: boolean): Promise<CheckResult | undefined> {
+async function throughAuthority(
+  io: Io,
+  program: ProgramInput,
+  values: { manifests?: string; policies?: string },
+  json: boolean,
+): Promise<CheckResult | undefined> {
   if (values.manifests !== undefined || values.policies !== undefined || program.budget !== undefined) return undefined;
   const text = programBytes(program.source).text;
   if (text === undefined) return undefined; // not UTF-8: refused the same way here, without sending it
   const address = findAuthority(io.env, dataDir(io.env));
   if (address === undefined) return undefined;
   try {
-    const answer = await postJson(address, "/v1/check", { program: text, source_name: program.entry, ...(program.manifests === undefined ? {} : { manifests: program.manifests }) });
+    const answer = await postJson(address, "/v1/check", {
+      program: text,
+      source_name: program.entry,
+      ...(program.manifests === undefined ? {} : { manifests: program.manifests }),
+    });
     // The text output interprets the abstract arguments and the decision's verdicts: the full schema
     // checks them (its modules load with the text output's own anyway).
     return json ? readCheckAnswer(answer, address.url) : await readCheckAnswerFully(answer, address.url);
@@ -100,8 +128,16 @@ async function throughAuthority(io: Io, program: ProgramInput, values: { manifes
 }
 
 // The modules of a local check (compiler, policy, stores) load only when it runs here.
-async function locally(io: Io, program: ProgramInput, values: { manifests?: string; policies?: string }): Promise<CheckResult> {
-  const [{ localContext }, { checkProgram }, { given }] = await Promise.all([import("../app/local-context.js"), import("../app/check-program.js"), import("./dirs.js")]);
+async function locally(
+  io: Io,
+  program: ProgramInput,
+  values: { manifests?: string; policies?: string },
+): Promise<CheckResult> {
+  const [{ localContext }, { checkProgram }, { given }] = await Promise.all([
+    import("../app/local-context.js"),
+    import("../app/check-program.js"),
+    import("./dirs.js"),
+  ]);
   const ctx = localContext(io.env, given(io, values));
   return checkProgram(ctx, program, null).finally(() => ctx.close());
 }
@@ -111,8 +147,20 @@ function asJson(facts: Facts): unknown {
     program: facts.program,
     ok: facts.ok,
     diagnostics: facts.diagnostics,
-    effects: facts.effects.map(({ op, site, args, count, agentAction }) => ({ op, site, args, count, ...(agentAction === undefined ? {} : { agentAction }) })),
-    guarantees: facts.guarantees.map(({ source, text, status, why, site }) => ({ source, text, status, why, ...(site === undefined ? {} : { site }) })),
+    effects: facts.effects.map(({ op, site, args, count, agentAction }) => ({
+      op,
+      site,
+      args,
+      count,
+      ...(agentAction === undefined ? {} : { agentAction }),
+    })),
+    guarantees: facts.guarantees.map(({ source, text, status, why, site }) => ({
+      source,
+      text,
+      status,
+      why,
+      ...(site === undefined ? {} : { site }),
+    })),
     summary: facts.summary,
     rationale: facts.rationale,
     ...(facts.agentManifests === undefined ? {} : { agentManifests: facts.agentManifests }),
@@ -120,15 +168,21 @@ function asJson(facts: Facts): unknown {
 }
 
 async function human(facts: Facts): Promise<string> {
-  const [{ countText }, { describeArgument }] = await Promise.all([import("../analyze/facts/summarize.js"), import("../constraint/index.js")]);
+  const [{ countText }, { describeArgument }] = await Promise.all([
+    import("../analyze/facts/summarize.js"),
+    import("../constraint/index.js"),
+  ]);
   const lines: string[] = [];
   const entry = facts.program.entry;
-  for (const d of facts.diagnostics) lines.push(`${entry}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);
+  for (const d of facts.diagnostics)
+    lines.push(`${entry}:${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);
   for (const g of facts.guarantees) lines.push(`${g.status.padEnd(8)} ${g.text} — ${g.why}`);
   for (const e of facts.effects) {
     const args = Object.entries(e.args).map(([name, v]) => `${name} ${describeArgument(v)}`);
     const through = e.agentAction === undefined ? "" : ` (step ${e.agentAction.step} of ${e.agentAction.op})`;
-    lines.push(`effect   ${e.op}${through} at ${e.site.line}:${e.site.column} ${countText(e.count)}${args.length > 0 ? `: ${args.join("; ")}` : ""}`);
+    lines.push(
+      `effect   ${e.op}${through} at ${e.site.line}:${e.site.column} ${countText(e.count)}${args.length > 0 ? `: ${args.join("; ")}` : ""}`,
+    );
   }
   if (facts.summary.length > 0) lines.push("", "Summary:", ...facts.summary.map((s) => `  ${s}`));
   lines.push("", facts.ok ? "ok" : "refused");

@@ -2,7 +2,14 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { dataDir } from "../config/data-dir.js";
 import { refreshTokenPath, saveOAuthConnection } from "../config/index.js";
-import { authorizeWithLoopback, cacheAccessToken, Connection, OAuthCredential, OAuthEndpointUrl, tokenLifetimeMs } from "../connector/index.js";
+import {
+  authorizeWithLoopback,
+  cacheAccessToken,
+  Connection,
+  OAuthCredential,
+  OAuthEndpointUrl,
+  tokenLifetimeMs,
+} from "../connector/index.js";
 import { EXIT, reportError, usageError, type Command } from "./command.js";
 import { openBrowser } from "./open-browser.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
@@ -69,24 +76,35 @@ const command: Command = {
       },
     });
     const [name, extra] = positionals;
-    if (name === undefined) throw usageError("missing NAME: connect NAME (the connection's table in connections.toml, e.g. email)");
+    if (name === undefined)
+      throw usageError("missing NAME: connect NAME (the connection's table in connections.toml, e.g. email)");
     if (extra !== undefined) throw usageError(`unexpected argument "${extra}"`);
-    if (!/^[a-z][a-z0-9_-]*$/.test(name)) throw usageError(`NAME must be a connector's name (lowercase letters, digits, _ and -), not "${name}"`);
+    if (!/^[a-z][a-z0-9_-]*$/.test(name))
+      throw usageError(`NAME must be a connector's name (lowercase letters, digits, _ and -), not "${name}"`);
     const provider = providerOf(values);
     const clientId = values["client-id"];
     if (clientId === undefined || clientId === "") throw usageError("missing --client-id: the OAuth client's id");
     const secretFlag = values["client-secret-file"];
-    if (secretFlag === undefined) throw usageError("missing --client-secret-file: a file holding the OAuth client's secret");
+    if (secretFlag === undefined)
+      throw usageError("missing --client-secret-file: a file holding the OAuth client's secret");
     const clientSecretFile = resolve(io.cwd, secretFlag);
     const clientSecret = readClientSecret(clientSecretFile);
-    const baseUrl = values["base-url"] === undefined ? undefined : Connection.safeParse({ base_url: values["base-url"] });
+    const baseUrl =
+      values["base-url"] === undefined ? undefined : Connection.safeParse({ base_url: values["base-url"] });
     if (baseUrl?.success === false) throw usageError(`--base-url: ${baseUrl.error.issues[0]!.message}`); // before the person goes through the consent screen
     const waitSeconds = positiveFlag(values.timeout, "--timeout", 3600) ?? DEFAULT_WAIT_SECONDS;
     const data = dataDir(io.env);
     const json = values.json === true;
 
-    const oauth = OAuthCredential.safeParse({ token_url: provider.tokenUrl, client_id: clientId, client_secret_file: clientSecretFile, refresh_token_file: refreshTokenPath(data, name), scopes: provider.scopes });
-    if (!oauth.success) throw usageError(`${flagOf(String(oauth.error.issues[0]!.path[0]))}: ${oauth.error.issues[0]!.message}`);
+    const oauth = OAuthCredential.safeParse({
+      token_url: provider.tokenUrl,
+      client_id: clientId,
+      client_secret_file: clientSecretFile,
+      refresh_token_file: refreshTokenPath(data, name),
+      scopes: provider.scopes,
+    });
+    if (!oauth.success)
+      throw usageError(`${flagOf(String(oauth.error.issues[0]!.path[0]))}: ${oauth.error.issues[0]!.message}`);
 
     const authorized = await authorizeWithLoopback({
       connection: name,
@@ -100,7 +118,10 @@ const command: Command = {
       onUrl: async (url) => {
         const opened = !json && values["no-open"] !== true && (await openBrowser(url, io.env));
         if (json) io.stderr(`${url}\n`);
-        else io.stdout(`${opened ? "Opened in your browser; else open" : "Open"} this URL to let countersign reach ${name}:\n\n  ${url}\n\n`);
+        else
+          io.stdout(
+            `${opened ? "Opened in your browser; else open" : "Open"} this URL to let countersign reach ${name}:\n\n  ${url}\n\n`,
+          );
         io.stderr(`countersign connect: waiting up to ${waitSeconds} s for the provider to redirect back\n`);
       },
     }).catch((failed: unknown) => ({ failed })); // the provider's refusal is no usage error
@@ -108,17 +129,44 @@ const command: Command = {
     const given = values["base-url"] === undefined ? {} : { set: { base_url: values["base-url"] } };
     const preset = provider.baseUrl === "" ? {} : { defaults: { base_url: provider.baseUrl } };
     const file = saveOAuthConnection(data, name, oauth.data, authorized.refreshToken, { ...preset, ...given });
-    cacheAccessToken(data, name, { accessToken: authorized.accessToken, expiresAt: Date.now() + tokenLifetimeMs(authorized.expiresIn), refreshToken: authorized.refreshToken });
-    if (json) io.stdout(JSON.stringify({ connection: name, connections_file: file, refresh_token_file: oauth.data.refresh_token_file, scopes: provider.scopes }, null, 2) + "\n");
-    else io.stdout(`connected ${name}: [${name}.oauth] written to ${file}; the refresh token is in ${oauth.data.refresh_token_file}\n`);
+    cacheAccessToken(data, name, {
+      accessToken: authorized.accessToken,
+      expiresAt: Date.now() + tokenLifetimeMs(authorized.expiresIn),
+      refreshToken: authorized.refreshToken,
+    });
+    if (json)
+      io.stdout(
+        JSON.stringify(
+          {
+            connection: name,
+            connections_file: file,
+            refresh_token_file: oauth.data.refresh_token_file,
+            scopes: provider.scopes,
+          },
+          null,
+          2,
+        ) + "\n",
+      );
+    else
+      io.stdout(
+        `connected ${name}: [${name}.oauth] written to ${file}; the refresh token is in ${oauth.data.refresh_token_file}\n`,
+      );
     return EXIT.ok;
   },
 };
 
-function providerOf(values: { provider?: string | undefined; "auth-url"?: string | undefined; "token-url"?: string | undefined; scope?: string[] | undefined }): Provider {
+function providerOf(values: {
+  provider?: string | undefined;
+  "auth-url"?: string | undefined;
+  "token-url"?: string | undefined;
+  scope?: string[] | undefined;
+}): Provider {
   if (values.provider !== undefined) {
     const known = PROVIDERS[values.provider];
-    if (known === undefined) throw usageError(`unknown --provider "${values.provider}"; known: ${Object.keys(PROVIDERS).join(", ")} (else give --auth-url, --token-url and --scope)`);
+    if (known === undefined)
+      throw usageError(
+        `unknown --provider "${values.provider}"; known: ${Object.keys(PROVIDERS).join(", ")} (else give --auth-url, --token-url and --scope)`,
+      );
     const custom = (["auth-url", "token-url", "scope"] as const).find((flag) => values[flag] !== undefined);
     if (custom !== undefined) throw usageError(`--${custom} goes without --provider: the provider names its own`);
     return known;
@@ -126,14 +174,24 @@ function providerOf(values: { provider?: string | undefined; "auth-url"?: string
   const authUrl = values["auth-url"];
   const tokenUrl = values["token-url"];
   const scopes = values.scope ?? [];
-  if (authUrl === undefined || tokenUrl === undefined || scopes.length === 0) throw usageError("give --provider google, or --auth-url, --token-url and at least one --scope");
+  if (authUrl === undefined || tokenUrl === undefined || scopes.length === 0)
+    throw usageError("give --provider google, or --auth-url, --token-url and at least one --scope");
   const auth = OAuthEndpointUrl.safeParse(authUrl);
   if (!auth.success) throw usageError(`--auth-url: ${auth.error.issues[0]!.message}`);
   return { authUrl, tokenUrl, scopes, baseUrl: "", authParams: {} };
 }
 
 function flagOf(key: string): string {
-  return ({ token_url: "--token-url", client_id: "--client-id", client_secret_file: "--client-secret-file", scopes: "--scope" } as Record<string, string>)[key] ?? key;
+  return (
+    (
+      {
+        token_url: "--token-url",
+        client_id: "--client-id",
+        client_secret_file: "--client-secret-file",
+        scopes: "--scope",
+      } as Record<string, string>
+    )[key] ?? key
+  );
 }
 
 function readClientSecret(file: string): string {
@@ -143,7 +201,8 @@ function readClientSecret(file: string): string {
   } catch {
     throw usageError(`--client-secret-file: cannot read ${file}`);
   }
-  if (secret === "" || /[\r\n]/.test(secret)) throw usageError(`--client-secret-file: ${file} must hold the secret on one line`);
+  if (secret === "" || /[\r\n]/.test(secret))
+    throw usageError(`--client-secret-file: ${file} must hold the secret on one line`);
   return secret;
 }
 

@@ -27,7 +27,8 @@ const command: Command = {
     try {
       parseFlags({ args: argv, options: { json: { type: "boolean" } } });
       const address = findAuthority(io.env, dataDir(io.env));
-      if (address === undefined) throw new CountersignError("config_error", "cli", `no authority is configured: ${START_AUTHORITY}`);
+      if (address === undefined)
+        throw new CountersignError("config_error", "cli", `no authority is configured: ${START_AUTHORITY}`);
       const { localContext, agentContext } = await import("../app/index.js");
       const view = await agentContext(localContext(io.env), httpAuthority(address));
       io.stdout(json ? JSON.stringify(view, null, 2) + "\n" : visibleText(formatContext(view)));
@@ -43,28 +44,38 @@ export function formatContext(view: AgentContext): string {
   const a = view.authority;
   const r = view.runner;
   const lines = [`authority: ${view.authority_url} (policy ${a.policy.sha256.slice(0, 12)})`];
-  lines.push(`your address: ${a.own_address ?? "none configured (address in the [email] connection of connections.toml)"}`);
+  lines.push(
+    `your address: ${a.own_address ?? "none configured (address in the [email] connection of connections.toml)"}`,
+  );
   lines.push("", "where the policy lets calls point:");
   for (const b of a.bounds) {
     const within = b.within === null ? "no rule bounds it" : `only within ${b.within.join(", ")}`;
-    const pass = b.auto_pass.length === 0 ? "" : `; runs without asking within ${b.auto_pass.join(", ")} when nothing else asks`;
+    const pass =
+      b.auto_pass.length === 0 ? "" : `; runs without asking within ${b.auto_pass.join(", ")} when nothing else asks`;
     const see = b.see.length === 0 ? "" : `; see the rule${b.see.length === 1 ? "" : "s"} ${b.see.join(", ")}`;
     lines.push(`  ${b.op} ${b.input}: ${within}${pass}${see}`);
   }
   lines.push("", "what this runner's connectors reach:");
   for (const [name, roots] of Object.entries(r.roots)) lines.push(`  ${name} roots: ${roots.join(", ") || "none"}`);
   for (const [name, hosts] of Object.entries(r.hosts)) lines.push(`  ${name} hosts: ${hosts.join(", ") || "none"}`);
-  lines.push("", "rules (a deny that surely applies rejects the program; an ask that may apply asks a person; a program runs without asking only if an allow surely applies to every call):");
+  lines.push(
+    "",
+    "rules (a deny that surely applies rejects the program; an ask that may apply asks a person; a program runs without asking only if an allow surely applies to every call):",
+  );
   for (const rule of a.policy.rules) {
     const reason = rule.reason === null ? "" : ` (${rule.reason})`;
-    lines.push(`  ${rule.decision.padEnd(5)} ${rule.id}${rule.remembered ? " [remembered]" : ""}: ${rule.when}${reason}`);
+    lines.push(
+      `  ${rule.decision.padEnd(5)} ${rule.id}${rule.remembered ? " [remembered]" : ""}: ${rule.when}${reason}`,
+    );
   }
   lines.push(`  anything else: ${a.policy.default} (the default)`);
   if (a.policy.not_applied.length > 0) lines.push(`  not applied: ${a.policy.not_applied.join(", ")}`);
   lines.push("", "agent manifests (--manifest) may reach:");
   if (a.agent_manifests === null) lines.push("  not known: the authority's connections.toml does not load");
-  for (const [name, hosts] of Object.entries(a.agent_manifests?.hosts ?? {})) lines.push(`  ${name} hosts: ${hosts.join(", ") || "none"}`);
-  for (const [name, roots] of Object.entries(a.agent_manifests?.roots ?? {})) lines.push(`  ${name} roots: ${roots.join(", ") || "none"}`);
+  for (const [name, hosts] of Object.entries(a.agent_manifests?.hosts ?? {}))
+    lines.push(`  ${name} hosts: ${hosts.join(", ") || "none"}`);
+  for (const [name, roots] of Object.entries(a.agent_manifests?.roots ?? {}))
+    lines.push(`  ${name} roots: ${roots.join(", ") || "none"}`);
   const s = r.sandbox;
   lines.push(
     "",

@@ -18,7 +18,10 @@ export function policyDirOf(io: Io, given: string | undefined): string {
 }
 
 /** The manifest and policy directories given on the command line, resolved against the cwd. */
-export function given(io: Io, values: { manifests?: string; policies?: string }): { manifests?: string; policies?: string } {
+export function given(
+  io: Io,
+  values: { manifests?: string; policies?: string },
+): { manifests?: string; policies?: string } {
   return {
     ...(values.manifests === undefined ? {} : { manifests: resolve(io.cwd, values.manifests) }),
     ...(values.policies === undefined ? {} : { policies: resolve(io.cwd, values.policies) }),

@@ -15,14 +15,22 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { json: { type: "boolean" }, database: { type: "string" } } });
+    const { values, positionals } = parseFlags({
+      args: argv,
+      allowPositionals: true,
+      options: { json: { type: "boolean" }, database: { type: "string" } },
+    });
     if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
     const ctx = localContext(io.env, databaseFlag(io, values.database));
     try {
       const result = await initDataDir(ctx);
       if (json) io.stdout(JSON.stringify(result, null, 2) + "\n");
       else {
-        io.stdout(result.created.length === 0 ? `${result.dataDir} has everything already\n` : `made in ${result.dataDir}:\n${result.created.map((p) => `  ${p}\n`).join("")}`);
+        io.stdout(
+          result.created.length === 0
+            ? `${result.dataDir} has everything already\n`
+            : `made in ${result.dataDir}:\n${result.created.map((p) => `  ${p}\n`).join("")}`,
+        );
         if (result.tokenFile !== undefined) io.stdout(`the agent's submitter token is in ${result.tokenFile}\n`);
         io.stdout("next: countersign serve, then countersign ui to log in\n");
       }

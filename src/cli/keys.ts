@@ -18,7 +18,12 @@ const command: Command = {
   usage,
   async run(argv, io) {
     const json = argv.includes("--json");
-    const { sub } = parseSubcommand(argv, { options: { json: { type: "boolean" } }, subs: ["list", "rotate"], forms: "keys list | rotate", maxArgs: 0 });
+    const { sub } = parseSubcommand(argv, {
+      options: { json: { type: "boolean" } },
+      subs: ["list", "rotate"],
+      forms: "keys list | rotate",
+      maxArgs: 0,
+    });
     const ctx = localContext(io.env);
     const home = ctx.dataDir;
     const now = ctx.now();
@@ -26,12 +31,26 @@ const command: Command = {
     const authority = writeLocalAuthority(home);
     const rows = describe(keyring);
     if (json) {
-      io.stdout(JSON.stringify({ issuer: authority.issuer, authority: authorityPath(home), jwks: jwksPath(home), active: keyring.active.kid, keys: rows }, null, 2) + "\n");
+      io.stdout(
+        JSON.stringify(
+          {
+            issuer: authority.issuer,
+            authority: authorityPath(home),
+            jwks: jwksPath(home),
+            active: keyring.active.kid,
+            keys: rows,
+          },
+          null,
+          2,
+        ) + "\n",
+      );
       return EXIT.ok;
     }
     if (sub === "rotate") io.stdout(`rotated: new signing key ${keyring.active.kid}\n`);
     for (const row of rows) {
-      io.stdout(`${row.kid}  ${row.status.padEnd(7)}  created ${row.created}${row.expires === null ? "" : `  leaves JWKS ${row.expires}`}\n`);
+      io.stdout(
+        `${row.kid}  ${row.status.padEnd(7)}  created ${row.created}${row.expires === null ? "" : `  leaves JWKS ${row.expires}`}\n`,
+      );
     }
     io.stdout(`issuer ${authority.issuer}; JWKS ${jwksPath(home)}\n`);
     return EXIT.ok;

@@ -18,8 +18,17 @@ const command: Command = {
     const {
       values,
       args: [positional],
-    } = parseSubcommand(argv, { options: { json: { type: "boolean" }, manifests: { type: "string" } }, subs: ["check"], forms: "manifests check [DIR]", maxArgs: 1 });
-    if (positional !== undefined && values.manifests !== undefined && resolve(io.cwd, positional) !== resolve(io.cwd, values.manifests)) {
+    } = parseSubcommand(argv, {
+      options: { json: { type: "boolean" }, manifests: { type: "string" } },
+      subs: ["check"],
+      forms: "manifests check [DIR]",
+      maxArgs: 1,
+    });
+    if (
+      positional !== undefined &&
+      values.manifests !== undefined &&
+      resolve(io.cwd, positional) !== resolve(io.cwd, values.manifests)
+    ) {
       throw usageError("give the manifest directory once: DIR or --manifests DIR");
     }
     const given = positional ?? values.manifests;

@@ -20,11 +20,15 @@ const command: Command = {
   async run(argv, io) {
     try {
       if (argv.length > 0) throw usageError(`unexpected argument "${argv[0]}"`);
-      const [{ localContext }, { serveStdio }] = await Promise.all([import("../app/index.js"), import("../mcp/index.js")]);
+      const [{ localContext }, { serveStdio }] = await Promise.all([
+        import("../app/index.js"),
+        import("../mcp/index.js"),
+      ]);
       const ctx = localContext(io.env);
       const authority = () => {
         const address = findAuthority(io.env, dataDir(io.env));
-        if (address === undefined) throw new CountersignError("config_error", "cli", `no authority is configured: ${START_AUTHORITY}`);
+        if (address === undefined)
+          throw new CountersignError("config_error", "cli", `no authority is configured: ${START_AUTHORITY}`);
         return httpAuthority(address);
       };
       try {

@@ -13,10 +13,16 @@ export function parseFlags<T extends ParseArgsConfig>(config: T): ReturnType<typ
 }
 
 /** A positive integer flag (at most `max`), or undefined when it is not given. */
-export function positiveFlag(value: string | undefined, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
+export function positiveFlag(
+  value: string | undefined,
+  flag: string,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (value === undefined) return undefined;
   if (!/^[1-9][0-9]*$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) > max) {
-    throw usageError(`${flag} must be a positive integer${max === Number.MAX_SAFE_INTEGER ? "" : ` up to ${max}`}, not "${value}"`);
+    throw usageError(
+      `${flag} must be a positive integer${max === Number.MAX_SAFE_INTEGER ? "" : ` up to ${max}`}, not "${value}"`,
+    );
   }
   return Number(value);
 }
@@ -32,6 +38,9 @@ export function parseSubcommand<O extends NonNullable<ParseArgsConfig["options"]
   const { values, positionals } = parseFlags({ args: argv, allowPositionals: true as const, options: spec.options });
   const [sub, ...args] = positionals;
   if (args.length > spec.maxArgs) throw usageError(`unexpected argument "${args[spec.maxArgs]}"`);
-  if (!spec.subs.includes(sub as S)) throw usageError(sub === undefined ? `missing subcommand: ${spec.forms}` : `unknown subcommand "${sub}"; try: ${spec.forms}`);
+  if (!spec.subs.includes(sub as S))
+    throw usageError(
+      sub === undefined ? `missing subcommand: ${spec.forms}` : `unknown subcommand "${sub}"; try: ${spec.forms}`,
+    );
   return { values, sub: sub as S, args };
 }

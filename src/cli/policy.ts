@@ -63,7 +63,8 @@ const command: Command = {
       maxArgs: 1,
     });
     if (sub === "check" || sub === "test") {
-      if (values.policies !== undefined) throw usageError(`policy ${sub} takes the policy directory as DIR, not --policies`);
+      if (values.policies !== undefined)
+        throw usageError(`policy ${sub} takes the policy directory as DIR, not --policies`);
       const dir = policyDirOf(io, arg);
       const ctx = localContext(io.env, given(io, values));
       try {
@@ -77,7 +78,8 @@ const command: Command = {
       const ctx = localContext(io.env, given(io, values));
       return await explainFile(ctx, resolve(io.cwd, arg), io, json).finally(() => ctx.close());
     }
-    if (sub !== "simulate" && (values.since !== undefined || values["without-remembered"] !== undefined)) throw usageError(`--since and --without-remembered are for policy simulate`);
+    if (sub !== "simulate" && (values.since !== undefined || values["without-remembered"] !== undefined))
+      throw usageError(`--since and --without-remembered are for policy simulate`);
     if (sub === "simulate") {
       if (arg !== undefined) throw usageError(`unexpected argument "${arg}"`);
       return await simulate(io, values, json);
@@ -94,11 +96,23 @@ const command: Command = {
 };
 
 function check(ctx: AppContext, dir: string, io: Io, json: boolean): number {
-  const { policy, problems } = checkPolicy(dir, { manifests: ctx.manifests(), home: ctx.home, ownAddresses: ownAddresses(ctx.dataDir) });
+  const { policy, problems } = checkPolicy(dir, {
+    manifests: ctx.manifests(),
+    home: ctx.home,
+    ownAddresses: ownAddresses(ctx.dataDir),
+  });
   if (json) {
-    io.stdout(JSON.stringify({ ok: policy !== undefined, dir, rules: policy?.rules.length ?? 0, sha256: policy?.sha256 ?? null, problems }, null, 2) + "\n");
+    io.stdout(
+      JSON.stringify(
+        { ok: policy !== undefined, dir, rules: policy?.rules.length ?? 0, sha256: policy?.sha256 ?? null, problems },
+        null,
+        2,
+      ) + "\n",
+    );
   } else if (policy !== undefined) {
-    io.stdout(`policy ok: ${policy.rules.length} rules in ${shownPath(io, dir)}, default ${policy.default}, sha256 ${policy.sha256}\n`);
+    io.stdout(
+      `policy ok: ${policy.rules.length} rules in ${shownPath(io, dir)}, default ${policy.default}, sha256 ${policy.sha256}\n`,
+    );
   } else {
     printProblems(io, dir, problems);
   }
@@ -112,10 +126,17 @@ function printProblems(io: Io, dir: string, problems: readonly PolicyProblem[]):
 }
 
 async function test(ctx: AppContext, dir: string, io: Io, json: boolean): Promise<number> {
-  const results = await runPolicyTests(dir, { manifests: ctx.manifests(), home: ctx.home, ownAddresses: ownAddresses(ctx.dataDir), analyze: (source, entry) => ctx.analyze({ source, entry }) });
+  const results = await runPolicyTests(dir, {
+    manifests: ctx.manifests(),
+    home: ctx.home,
+    ownAddresses: ownAddresses(ctx.dataDir),
+    analyze: (source, entry) => ctx.analyze({ source, entry }),
+  });
   const failed = results.filter((r) => !r.pass).length;
   if (json) {
-    io.stdout(JSON.stringify({ ok: failed === 0, passed: results.length - failed, failed, cases: results }, null, 2) + "\n");
+    io.stdout(
+      JSON.stringify({ ok: failed === 0, passed: results.length - failed, failed, cases: results }, null, 2) + "\n",
+    );
   } else {
     for (const r of results) {
       const detail = r.pass ? "" : `\n    expected ${r.expected}, got ${r.actual}: ${r.why}`;
@@ -156,7 +177,10 @@ async function list(ctx: AppContext, io: Io, json: boolean): Promise<number> {
   }
   io.stdout(`policy ${policy.sha256} (default ${policy.default})\n`);
   for (const r of rules) {
-    const from = r.from === "remembered" ? `remembered from request ${r.request_id}, for ${r.token === null ? "every agent" : `token ${r.token}`}, ${r.expires_at === null ? "until forgotten" : `until ${r.expires_at}`}` : shownPath(io, r.from);
+    const from =
+      r.from === "remembered"
+        ? `remembered from request ${r.request_id}, for ${r.token === null ? "every agent" : `token ${r.token}`}, ${r.expires_at === null ? "until forgotten" : `until ${r.expires_at}`}`
+        : shownPath(io, r.from);
     io.stdout(`${r.decision.padEnd(5)} ${r.op.padEnd(24)} ${r.id}  (${from})\n`);
   }
   for (const d of dropped) io.stdout(`not applied: remembered rule ${d.id}: ${d.why}\n`);
@@ -174,7 +198,8 @@ function rememberedFields(rule: StoredRule) {
 }
 
 async function forget(ctx: AppContext, id: string, io: Io, json: boolean): Promise<number> {
-  if (!(await (await ctx.store()).forgetRule(id, userInfo().username))) throw usageError(`no remembered rule ${id} (see countersign policy list)`);
+  if (!(await (await ctx.store()).forgetRule(id, userInfo().username)))
+    throw usageError(`no remembered rule ${id} (see countersign policy list)`);
   io.stdout(json ? JSON.stringify({ id, forgotten: true }, null, 2) + "\n" : `forgot ${id}: it no longer applies\n`);
   return EXIT.ok;
 }
@@ -207,9 +232,18 @@ async function simulate(io: Io, values: SimulateFlags, json: boolean): Promise<n
     const tokens = [...new Set(recorded.flatMap((r) => ("request" in r ? [r.request.token] : [])))];
     const policies = new Map<string, Policy>();
     for (const token of tokens) policies.set(token, remembered ? (await policyInForce(ctx, token)).policy : policy);
-    const { requests, totals } = simulatePolicy({ recorded, policyFor: (token) => policies.get(token)!, manifestsOf: (request) => requestManifests(ctx, request) });
+    const { requests, totals } = simulatePolicy({
+      recorded,
+      policyFor: (token) => policies.get(token)!,
+      manifestsOf: (request) => requestManifests(ctx, request),
+    });
     const simulation: PolicySimulation = {
-      policy: { dir, sha256: policy.sha256, remembered, dropped: remembered && stored ? (await policyInForce(ctx)).dropped : [] },
+      policy: {
+        dir,
+        sha256: policy.sha256,
+        remembered,
+        dropped: remembered && stored ? (await policyInForce(ctx)).dropped : [],
+      },
       since: since?.toISOString() ?? null,
       requests,
       totals,
@@ -229,7 +263,10 @@ function sinceDate(text: string): Date {
   const at = ISO_DATE.test(text) ? new Date(text.length === 10 ? `${text}T00:00:00Z` : text) : null;
   const day = text.slice(0, 10);
   const real = at !== null && !Number.isNaN(at.getTime()) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day);
-  if (!real) throw usageError(`--since "${text}" is not an ISO date (2030-01-31) or date-time with its zone (2030-01-31T09:00:00Z)`);
+  if (!real)
+    throw usageError(
+      `--since "${text}" is not an ISO date (2030-01-31) or date-time with its zone (2030-01-31T09:00:00Z)`,
+    );
   return at;
 }
 
@@ -237,7 +274,9 @@ const KIND_WORDS = { auto_approved: "auto-pass", ask: "ask", auto_rejected: "den
 
 function formatSimulation(io: Io, s: PolicySimulation): string {
   const rememberedWords = s.policy.remembered ? "remembered rules included" : "remembered rules left out";
-  const lines = [`policy ${shownPath(io, s.policy.dir)} (sha256 ${s.policy.sha256.slice(0, 12)}), ${rememberedWords}; requests ${s.since === null ? "of all time" : `since ${s.since}`}`];
+  const lines = [
+    `policy ${shownPath(io, s.policy.dir)} (sha256 ${s.policy.sha256.slice(0, 12)}), ${rememberedWords}; requests ${s.since === null ? "of all time" : `since ${s.since}`}`,
+  ];
   for (const d of s.policy.dropped) lines.push(`not applied: remembered rule ${d.id}: ${d.why}`);
   for (const r of s.requests) {
     if (r.problem !== null) {
@@ -245,13 +284,25 @@ function formatSimulation(io: Io, s: PolicySimulation): string {
       continue;
     }
     if (!r.changed) continue;
-    lines.push("", `${r.id}  ${r.created_at}  ${KIND_WORDS[r.before!]} -> ${KIND_WORDS[r.after!]}  (${r.status}, token ${r.token})`, `  ${r.headline}`);
-    for (const c of r.rulings) lines.push(`  line ${c.line} ${c.op}: ${c.before === null ? "not recorded" : rulingWords(c.before)} -> ${rulingWords(c.after)}`);
+    lines.push(
+      "",
+      `${r.id}  ${r.created_at}  ${KIND_WORDS[r.before!]} -> ${KIND_WORDS[r.after!]}  (${r.status}, token ${r.token})`,
+      `  ${r.headline}`,
+    );
+    for (const c of r.rulings)
+      lines.push(
+        `  line ${c.line} ${c.op}: ${c.before === null ? "not recorded" : rulingWords(c.before)} -> ${rulingWords(c.after)}`,
+      );
   }
-  const tally = (t: PolicySimulation["totals"]["before"]) => `${t.auto_approved} auto-pass, ${t.ask} ask, ${t.auto_rejected} denied`;
+  const tally = (t: PolicySimulation["totals"]["before"]) =>
+    `${t.auto_approved} auto-pass, ${t.ask} ask, ${t.auto_rejected} denied`;
   const t = s.totals;
   if (t.requests === 0) lines.push("", "no requests recorded");
-  else lines.push("", `${t.requests} request${t.requests === 1 ? "" : "s"}: before ${tally(t.before)}; after ${tally(t.after)}; ${t.changed} changed, ${t.cannot_replay} cannot be replayed`);
+  else
+    lines.push(
+      "",
+      `${t.requests} request${t.requests === 1 ? "" : "s"}: before ${tally(t.before)}; after ${tally(t.after)}; ${t.changed} changed, ${t.cannot_replay} cannot be replayed`,
+    );
   return lines.join("\n") + "\n";
 }
 
@@ -260,15 +311,20 @@ function rulingWords(r: { verdict: string; rule: string | null }): string {
 }
 
 function formatExplanation(e: Explanation): string {
-  const lines = [`policy ${e.policy.sha256.slice(0, 12)} (${e.policy.files.length} files, default ${e.policy.default})`];
+  const lines = [
+    `policy ${e.policy.sha256.slice(0, 12)} (${e.policy.files.length} files, default ${e.policy.default})`,
+  ];
   if (e.refused !== null) lines.push(`refused before any rule was read: ${e.refused}`);
   for (const effect of e.effects) {
     lines.push("", `${effect.site.line}:${effect.site.column} ${effect.op}, ${effect.count} call(s)`);
-    for (const [name, value] of Object.entries(effect.args)) lines.push(`  ${name}: ${value}; comes from ${effect.sources[name]}`);
+    for (const [name, value] of Object.entries(effect.args))
+      lines.push(`  ${name}: ${value}; comes from ${effect.sources[name]}`);
     lines.push(`  steered by data: ${effect.influencedBy}`);
     if (effect.rules.length === 0 && e.refused === null) lines.push("  no rule's op matches");
     for (const r of effect.rules) lines.push(`  ${r.holds.padEnd(5)} ${r.decision} rule "${r.id}" (${r.op}): ${r.why}`);
-    lines.push(`  => ${effect.verdict.verdict}${effect.verdict.rule === null ? "" : ` by rule "${effect.verdict.rule}"`}: ${effect.verdict.why}`);
+    lines.push(
+      `  => ${effect.verdict.verdict}${effect.verdict.rule === null ? "" : ` by rule "${effect.verdict.rule}"`}: ${effect.verdict.why}`,
+    );
   }
   return lines.join("\n") + "\n\n" + formatDecision(e.decision);
 }

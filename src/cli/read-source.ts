@@ -7,7 +7,11 @@ export function readSource(path: string): Uint8Array {
   try {
     return readFileSync(path);
   } catch (err) {
-    throw new CountersignError("usage_error", "cli", `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new CountersignError(
+      "usage_error",
+      "cli",
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
 }
 

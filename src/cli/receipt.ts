@@ -29,7 +29,12 @@ const command: Command = {
       values,
       args: [tokenArg],
     } = parseSubcommand(argv, {
-      options: { json: { type: "boolean" }, program: { type: "string" }, jwks: { type: "string" }, issuer: { type: "string" } },
+      options: {
+        json: { type: "boolean" },
+        program: { type: "string" },
+        jwks: { type: "string" },
+        issuer: { type: "string" },
+      },
       subs: ["verify"],
       forms: "receipt verify",
       maxArgs: 1,
@@ -46,7 +51,8 @@ const command: Command = {
       else io.stdout(visibleText(format(verified.kid, verified.claims)));
       return EXIT.ok;
     } catch (err) {
-      if (err instanceof CountersignError && err.class === "receipt_invalid") return reportError(err, io, json, EXIT.denied);
+      if (err instanceof CountersignError && err.class === "receipt_invalid")
+        return reportError(err, io, json, EXIT.denied);
       throw err;
     }
   },
@@ -61,8 +67,12 @@ function readProgram(file: string): Uint8Array {
 }
 
 async function trusted(values: { jwks?: string; issuer?: string }, io: Io): Promise<{ jwks: unknown; issuer: string }> {
-  const local = values.jwks === undefined || values.issuer === undefined ? loadLocalAuthority(dataDir(io.env)) : undefined;
-  return { jwks: values.jwks === undefined ? local!.jwks : await readJwks(values.jwks, io), issuer: values.issuer ?? local!.issuer };
+  const local =
+    values.jwks === undefined || values.issuer === undefined ? loadLocalAuthority(dataDir(io.env)) : undefined;
+  return {
+    jwks: values.jwks === undefined ? local!.jwks : await readJwks(values.jwks, io),
+    issuer: values.issuer ?? local!.issuer,
+  };
 }
 
 async function readJwks(source: string, io: Io): Promise<unknown> {
@@ -71,7 +81,9 @@ async function readJwks(source: string, io: Io): Promise<unknown> {
   try {
     return JSON.parse(readFileSync(file, "utf8"));
   } catch (err) {
-    throw new CountersignError("config_error", "receipt", `cannot read JWKS ${file}: ${(err as Error).message}`, { details: { file } });
+    throw new CountersignError("config_error", "receipt", `cannot read JWKS ${file}: ${(err as Error).message}`, {
+      details: { file },
+    });
   }
 }
 
@@ -86,12 +98,21 @@ function format(kid: string, c: ReceiptClaims): string {
     `  grants${c.grants.length === 0 ? "    none: no call may be made" : ":"}`,
   ];
   for (const g of c.grants) {
-    const limits = [`at most ${g.count.max ?? "any number of"} call${g.count.max === 1 ? "" : "s"}`, ...(g.distinct === undefined ? [] : [`${g.distinct} distinct`])];
-    lines.push(`    ${g.op} via ${g.connector.name} (sha256 ${g.connector.sha256.slice(0, 12)}…), ${limits.join(", ")}`);
-    for (const [input, constraint] of Object.entries(g.args)) lines.push(`      ${input}: ${describeConstraint(constraint)}`);
+    const limits = [
+      `at most ${g.count.max ?? "any number of"} call${g.count.max === 1 ? "" : "s"}`,
+      ...(g.distinct === undefined ? [] : [`${g.distinct} distinct`]),
+    ];
+    lines.push(
+      `    ${g.op} via ${g.connector.name} (sha256 ${g.connector.sha256.slice(0, 12)}…), ${limits.join(", ")}`,
+    );
+    for (const [input, constraint] of Object.entries(g.args))
+      lines.push(`      ${input}: ${describeConstraint(constraint)}`);
   }
   for (const l of c.across) {
-    const limits = [...(l.count === undefined ? [] : [`at most ${l.count.max} call${l.count.max === 1 ? "" : "s"}`]), ...(l.distinct === undefined ? [] : [`${l.distinct} distinct`])];
+    const limits = [
+      ...(l.count === undefined ? [] : [`at most ${l.count.max} call${l.count.max === 1 ? "" : "s"}`]),
+      ...(l.distinct === undefined ? [] : [`${l.distinct} distinct`]),
+    ];
     lines.push(`  across ${l.ops.join(", ")}: ${limits.join(", ")} together`);
   }
   return lines.join("\n") + "\n";

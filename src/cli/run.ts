@@ -80,11 +80,29 @@ const command: Command = {
       const { values, positionals } = parseFlags({
         args: argv,
         allowPositionals: true,
-        options: { json: { type: "boolean" }, timeout: { type: "string" }, manifest: { type: "string", multiple: true }, detach: { type: "boolean" }, resume: { type: "string" }, withdraw: { type: "string" } },
+        options: {
+          json: { type: "boolean" },
+          timeout: { type: "string" },
+          manifest: { type: "string", multiple: true },
+          detach: { type: "boolean" },
+          resume: { type: "string" },
+          withdraw: { type: "string" },
+        },
       });
       if (values.withdraw !== undefined) {
-        const other = positionals[0] ?? (values.resume !== undefined ? "--resume" : values.detach === true ? "--detach" : values.timeout !== undefined ? "--timeout" : values.manifest !== undefined ? "--manifest" : undefined);
-        if (other !== undefined) throw usageError(`--withdraw takes a request id alone: countersign run --withdraw REQ_ID (not "${other}")`);
+        const other =
+          positionals[0] ??
+          (values.resume !== undefined
+            ? "--resume"
+            : values.detach === true
+              ? "--detach"
+              : values.timeout !== undefined
+                ? "--timeout"
+                : values.manifest !== undefined
+                  ? "--manifest"
+                  : undefined);
+        if (other !== undefined)
+          throw usageError(`--withdraw takes a request id alone: countersign run --withdraw REQ_ID (not "${other}")`);
         return await withdrawRequest(requestId(values.withdraw, "--withdraw"), io, json);
       }
       const [file, ...extra] = positionals;
@@ -97,7 +115,8 @@ const command: Command = {
       const source = file === "-" ? await io.readStdin() : readSource(resolve(io.cwd, file));
       const manifests = readManifests(values.manifest, io.cwd);
       const address = findAuthority(io.env, dataDir(io.env));
-      if (address === undefined) throw new CountersignError("config_error", "cli", `no authority is configured: ${START_AUTHORITY}`);
+      if (address === undefined)
+        throw new CountersignError("config_error", "cli", `no authority is configured: ${START_AUTHORITY}`);
 
       const { localContext, runAgentProgram } = await import("../app/index.js");
       const ctx = localContext(io.env);
@@ -120,7 +139,12 @@ const command: Command = {
             ...(resume === undefined ? {} : { resume }),
             ...(manifests.length > 0 ? { manifests } : {}),
           },
-          { client: httpAuthority(address), onProgress: (e) => printer.event(e), signal: interrupt.signal, withdrawOnGiveUp: !detach && resume === undefined },
+          {
+            client: httpAuthority(address),
+            onProgress: (e) => printer.event(e),
+            signal: interrupt.signal,
+            withdrawOnGiveUp: !detach && resume === undefined,
+          },
         );
       } finally {
         process.off("SIGINT", onSigint);
@@ -146,7 +170,8 @@ function requestId(value: string, flag: string): string {
 /** `countersign run --withdraw REQ_ID`: the explicit act that takes a pending request back. */
 async function withdrawRequest(id: string, io: Io, json: boolean): Promise<number> {
   const address = findAuthority(io.env, dataDir(io.env));
-  if (address === undefined) throw new CountersignError("config_error", "cli", `no authority is configured: ${START_AUTHORITY}`);
+  if (address === undefined)
+    throw new CountersignError("config_error", "cli", `no authority is configured: ${START_AUTHORITY}`);
   await httpAuthority(address).withdraw(id);
   if (json) io.stdout(terminalJson({ request_id: id, status: "withdrawn", exit_code: EXIT.ok }) + "\n");
   else io.stdout(`withdrawn: ${visibleText(id)}\n`);
@@ -177,11 +202,15 @@ class Printer {
         this.out(`check: ${checkWords(e.check)}`);
         return;
       case "decided":
-        this.out(`policy: ${e.policy.decision} (${e.policy.rules.length === 0 ? "default" : e.policy.rules.join(", ")})`);
+        this.out(
+          `policy: ${e.policy.decision} (${e.policy.rules.length === 0 ? "default" : e.policy.rules.join(", ")})`,
+        );
         if (e.request.review_url !== undefined) this.err(`review: ${e.request.review_url}`);
         return;
       case "approved":
-        this.out(`approval: ${e.approval.decision} receipt=${e.approval.jti} (expires in ${e.approval.expires_in_s} s)`);
+        this.out(
+          `approval: ${e.approval.decision} receipt=${e.approval.jti} (expires in ${e.approval.expires_in_s} s)`,
+        );
         return;
       case "executed":
         this.out(`executed: main (${trustedCallsWords(e.execution.calls.length)})`);
@@ -200,17 +229,27 @@ class Printer {
     if (this.json) {
       const pending = report.outcome === "pending" && id !== undefined ? { next: this.pendingNext(id) } : {};
       const { outcome, ...rest } = report;
-      this.io.stdout(terminalJson({ outcome, ...(id === undefined ? {} : { request_id: id }), ...rest, exit_code: EXIT_OF[outcome], ...pending }) + "\n");
+      this.io.stdout(
+        terminalJson({
+          outcome,
+          ...(id === undefined ? {} : { request_id: id }),
+          ...rest,
+          exit_code: EXIT_OF[outcome],
+          ...pending,
+        }) + "\n",
+      );
       return;
     }
     const { check, execution, decision, error } = report;
     if (check?.ok === false) {
       for (const d of check.diagnostics) this.err(`${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);
-      for (const g of check.refuted) this.err(`${g.site === undefined ? "" : `${g.site.line}:${g.site.column}: `}refuted ${g.text}: ${g.why}`);
+      for (const g of check.refuted)
+        this.err(`${g.site === undefined ? "" : `${g.site.line}:${g.site.column}: `}refuted ${g.text}: ${g.why}`);
     }
     if (execution !== undefined) {
       for (const line of execution.logs) this.err(`${line.stream}: ${line.text}`);
-      for (const call of execution.calls) if (call.error !== undefined) this.err(`${call.op} ${call.status}: ${call.error.class}: ${call.error.message}`);
+      for (const call of execution.calls)
+        if (call.error !== undefined) this.err(`${call.op} ${call.status}: ${call.error.class}: ${call.error.message}`);
       if (execution.thrown !== undefined) this.err(`main threw ${execution.thrown.name}: ${execution.thrown.message}`);
       if (execution.limit !== undefined) this.err(`stopped: ${execution.limit.class}: ${execution.limit.message}`);
       const dropped = execution.value_dropped;
@@ -218,8 +257,10 @@ class Printer {
       if (execution.outcome === "returned") this.out(JSON.stringify(execution.value));
     }
     const on = id === undefined ? "" : `on ${id} `;
-    if (report.outcome === "request_more" && decision?.feedback !== null && decision?.feedback !== undefined) this.err(`changes requested: ${decision.feedback}`);
-    else if (report.outcome === "denied") this.err(`reason: ${decision?.reason ?? report.policy?.reason ?? "none given"}`);
+    if (report.outcome === "request_more" && decision?.feedback !== null && decision?.feedback !== undefined)
+      this.err(`changes requested: ${decision.feedback}`);
+    else if (report.outcome === "denied")
+      this.err(`reason: ${decision?.reason ?? report.policy?.reason ?? "none given"}`);
     else if (report.outcome === "expired" && error === undefined) {
       if (decision?.kind === "withdrawn") this.err(`withdrawn: request ${id ?? ""} was withdrawn, nothing ran`);
       else if (decision?.kind === "expired") this.err(`expired: no decision ${on}before its deadline, nothing ran`);
@@ -228,7 +269,8 @@ class Printer {
       this.out(`pending: ${id}`);
       this.err(this.pendingNext(id));
     } else if (report.outcome === "cancelled" && error === undefined) {
-      if (this.run.resumed && report.approval === undefined && id !== undefined) this.err(`interrupted: request ${id} is left as it was; ${this.pendingNext(id)}`);
+      if (this.run.resumed && report.approval === undefined && id !== undefined)
+        this.err(`interrupted: request ${id} is left as it was; ${this.pendingNext(id)}`);
       else this.err("interrupted: the request is withdrawn");
     }
     if (error !== undefined) this.err(`countersign: ${error.class}: ${error.message}`);

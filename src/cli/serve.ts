@@ -42,17 +42,33 @@ const command: Command = {
     const { database } = databaseFlag(io, values.database);
     const store = await openStore({ dataDir: data, ...(database === undefined ? {} : { database }) });
     const log = (line: string): void => io.stderr(`countersign serve: ${line}\n`);
-    const storeText = database === undefined ? `SQLite ${shownPath(io, join(data, SQLITE_FILE))}` : isPostgresUrl(database) ? `PostgreSQL ${redactUrl(database)}` : `SQLite ${shownPath(io, database)}`;
+    const storeText =
+      database === undefined
+        ? `SQLite ${shownPath(io, join(data, SQLITE_FILE))}`
+        : isPostgresUrl(database)
+          ? `PostgreSQL ${redactUrl(database)}`
+          : `SQLite ${shownPath(io, database)}`;
     // Printed as soon as it listens: /healthz answers from then on, and the rest loads behind it.
     let authorityUrl = "";
     const onListening = ({ url, init, threads }: { url: string; init: InitResult; threads: number }): void => {
       authorityUrl = url;
       if (values.json === true) {
-        io.stdout(JSON.stringify({ url, data_dir: data, store: storeText, analysis_threads: threads, token_file: init.tokenFile ?? null, created: init.created }) + "\n");
+        io.stdout(
+          JSON.stringify({
+            url,
+            data_dir: data,
+            store: storeText,
+            analysis_threads: threads,
+            token_file: init.tokenFile ?? null,
+            created: init.created,
+          }) + "\n",
+        );
         return;
       }
       const tokenLine =
-        init.tokenFile === undefined ? "submitter tokens: countersign token list | add NAME" : `submitter token: ${init.tokenFile} (made now: give it to your agent as Authorization: Bearer <token>)`;
+        init.tokenFile === undefined
+          ? "submitter tokens: countersign token list | add NAME"
+          : `submitter token: ${init.tokenFile} (made now: give it to your agent as Authorization: Bearer <token>)`;
       io.stdout(
         [
           `countersign authority at ${url}`,
@@ -66,7 +82,11 @@ const command: Command = {
     // A stop asked for while the routes load (the URL is printed before) waits for them, then stops cleanly.
     const { stopped, cancel } = stopSignal();
     // MCP at /mcp: the tools of `countersign mcp`, run here, each session reaching this authority with its agent's token.
-    const mcp = mcpEndpoint(io, { database, manifests: values.manifests, policies: values.policies }, () => authorityUrl);
+    const mcp = mcpEndpoint(
+      io,
+      { database, manifests: values.manifests, policies: values.policies },
+      () => authorityUrl,
+    );
     const authority = await startAuthority({
       mcp,
       dataDir: data,
@@ -93,7 +113,11 @@ const command: Command = {
  * runner's context are not needed to start listening). Each session's tools reach the authority
  * at `url` with the token that opened it.
  */
-function mcpEndpoint(io: Io, paths: { database: string | undefined; manifests: string | undefined; policies: string | undefined }, url: () => string): McpEndpoint {
+function mcpEndpoint(
+  io: Io,
+  paths: { database: string | undefined; manifests: string | undefined; policies: string | undefined },
+  url: () => string,
+): McpEndpoint {
   let loading: Promise<McpEndpoint> | undefined;
   const load = (): Promise<McpEndpoint> =>
     (loading ??= (async () => {
@@ -110,8 +134,15 @@ function mcpEndpoint(io: Io, paths: { database: string | undefined; manifests: s
           ...(paths.manifests === undefined ? {} : { manifests: resolve(io.cwd, paths.manifests) }),
           ...(paths.policies === undefined ? {} : { policies: resolve(io.cwd, paths.policies) }),
         }));
-      const endpoint = httpMcpEndpoint({ context, version: packageVersion(), authority: (token) => httpAuthority({ url: url(), token }) });
-      return { handle: endpoint.handle, close: async () => void (await Promise.all([endpoint.close(), runner?.close()])) };
+      const endpoint = httpMcpEndpoint({
+        context,
+        version: packageVersion(),
+        authority: (token) => httpAuthority({ url: url(), token }),
+      });
+      return {
+        handle: endpoint.handle,
+        close: async () => void (await Promise.all([endpoint.close(), runner?.close()])),
+      };
     })());
   return {
     handle: async (request, call) => (await load()).handle(request, call),
@@ -122,7 +153,8 @@ function mcpEndpoint(io: Io, paths: { database: string | undefined; manifests: s
 }
 
 function wholeNumber(text: string, flag: string, min: number, max: number): number {
-  if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max) throw usageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
+  if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max)
+    throw usageError(`${flag} must be a whole number from ${min} to ${max}, not "${text}"`);
   return Number(text);
 }
 
@@ -143,7 +175,12 @@ function stopSignal(): { stopped: Promise<void>; cancel: () => void } {
 }
 
 /** Reload on SIGHUP; stop cleanly once `stopped` (pending requests stay in the store for the next start). */
-async function serveUntilStopped(authority: Awaited<ReturnType<typeof startAuthority>>, stopped: Promise<void>, io: Io, log: (line: string) => void): Promise<number> {
+async function serveUntilStopped(
+  authority: Awaited<ReturnType<typeof startAuthority>>,
+  stopped: Promise<void>,
+  io: Io,
+  log: (line: string) => void,
+): Promise<number> {
   const onHangup = (): void => {
     authority.state.reload("authority (SIGHUP)").then(
       (r) => log(describeReload(r)),

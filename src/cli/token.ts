@@ -20,7 +20,12 @@ const command: Command = {
       values,
       sub,
       args: [name],
-    } = parseSubcommand(argv, { options: { json: { type: "boolean" }, database: { type: "string" } }, subs: ["add", "list", "revoke"], forms: "token add | list | revoke", maxArgs: 1 });
+    } = parseSubcommand(argv, {
+      options: { json: { type: "boolean" }, database: { type: "string" } },
+      subs: ["add", "list", "revoke"],
+      forms: "token add | list | revoke",
+      maxArgs: 1,
+    });
     if (sub !== "list" && name === undefined) throw usageError(`missing NAME: token ${sub} NAME`);
     if (sub === "list" && name !== undefined) throw usageError(`unexpected argument "${name}"`);
     const ctx = localContext(io.env, databaseFlag(io, values.database));
@@ -39,8 +44,25 @@ const command: Command = {
         return EXIT.ok;
       }
       const tokens = await store.listTokens();
-      if (json) io.stdout(JSON.stringify({ tokens: tokens.map((t) => ({ ...t, created_at: iso(t.created_at), revoked_at: t.revoked_at === null ? null : iso(t.revoked_at) })) }, null, 2) + "\n");
-      else for (const t of tokens) io.stdout(`${t.name}  ${t.revoked_at === null ? "active " : "revoked"}  created ${iso(t.created_at)}${t.revoked_at === null ? "" : `  revoked ${iso(t.revoked_at)}`}\n`);
+      if (json)
+        io.stdout(
+          JSON.stringify(
+            {
+              tokens: tokens.map((t) => ({
+                ...t,
+                created_at: iso(t.created_at),
+                revoked_at: t.revoked_at === null ? null : iso(t.revoked_at),
+              })),
+            },
+            null,
+            2,
+          ) + "\n",
+        );
+      else
+        for (const t of tokens)
+          io.stdout(
+            `${t.name}  ${t.revoked_at === null ? "active " : "revoked"}  created ${iso(t.created_at)}${t.revoked_at === null ? "" : `  revoked ${iso(t.revoked_at)}`}\n`,
+          );
       return EXIT.ok;
     } finally {
       await ctx.close();

@@ -17,18 +17,35 @@ your user name).`;
 const command: Command = {
   usage,
   async run(argv, io) {
-    const { values, positionals } = parseFlags({ args: argv, allowPositionals: true, options: { as: { type: "string" }, url: { type: "string" }, "no-open": { type: "boolean" }, json: { type: "boolean" } } });
+    const { values, positionals } = parseFlags({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        as: { type: "string" },
+        url: { type: "string" },
+        "no-open": { type: "boolean" },
+        json: { type: "boolean" },
+      },
+    });
     if (positionals.length > 0) throw usageError(`unexpected argument "${positionals[0]}"`);
     const { url, dataDir: data, approver } = approverTarget(values, io);
     const now = new Date();
     const login = `${url}/login?link=${makeLoginLink({ dataDir: data, now: () => now }, approver)}`;
     if (values.json === true) {
-      io.stdout(JSON.stringify({ url: login, approver, expires_at: new Date(now.getTime() + LOGIN_LINK_MS).toISOString() }, null, 2) + "\n");
+      io.stdout(
+        JSON.stringify(
+          { url: login, approver, expires_at: new Date(now.getTime() + LOGIN_LINK_MS).toISOString() },
+          null,
+          2,
+        ) + "\n",
+      );
       return EXIT.ok;
     }
     io.stdout(`${login}\n`);
     const opened = values["no-open"] !== true && (await openBrowser(login, io.env));
-    io.stderr(`countersign ui: ${opened ? "opened in your browser; else open" : "open"} the link within ${LOGIN_LINK_MS / 1000} s; it works once\n`);
+    io.stderr(
+      `countersign ui: ${opened ? "opened in your browser; else open" : "open"} the link within ${LOGIN_LINK_MS / 1000} s; it works once\n`,
+    );
     return EXIT.ok;
   },
 };

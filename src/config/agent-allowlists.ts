@@ -11,7 +11,9 @@ import { loadConnections } from "./load-connections.js";
  * narrows them at run time). Without the file, only what the manifests declare.
  */
 export function agentAllowlists(set: ManifestSet, dataDir: string): Allowlists {
-  return existsSync(join(dataDir, CONNECTIONS_FILE)) ? allowlistsOf(set, loadConnections(dataDir)) : declaredAllowlists(set);
+  return existsSync(join(dataDir, CONNECTIONS_FILE))
+    ? allowlistsOf(set, loadConnections(dataDir))
+    : declaredAllowlists(set);
 }
 
 /**
@@ -33,7 +35,9 @@ export function connectorReach(set: ManifestSet, dataDir: string): Allowlists {
 
 /** The hosts a connection names: its base_url's host, else its hosts (lower case); undefined when neither. */
 function connectionHosts(conn: Connection): string[] | undefined {
-  return conn.base_url !== undefined ? [formatTarget(urlTarget(new URL(conn.base_url))!)] : conn.hosts?.map((h) => h.toLowerCase());
+  return conn.base_url !== undefined
+    ? [formatTarget(urlTarget(new URL(conn.base_url))!)]
+    : conn.hosts?.map((h) => h.toLowerCase());
 }
 
 export function allowlistsOf(set: ManifestSet, connections: Connections): Allowlists {
@@ -45,7 +49,8 @@ export function allowlistsOf(set: ManifestSet, connections: Connections): Allowl
     const declared = hosts[name];
     if (connector.manifest.capabilities.network !== undefined) {
       const given = connectionHosts(conn);
-      if (given !== undefined) out.hosts[name] = declared === undefined ? given : given.filter((h) => declared.includes(h));
+      if (given !== undefined)
+        out.hosts[name] = declared === undefined ? given : given.filter((h) => declared.includes(h));
     }
     if (connector.manifest.capabilities.fs !== undefined && conn.roots !== undefined) out.roots[name] = conn.roots;
   }

@@ -11,7 +11,13 @@ import { loadConnections } from "./load-connections.js";
  */
 export function connectorContext(
   dataDir: string,
-  options: { limits?: Partial<Limits>; plugins?: PluginPool; secrets?: readonly Secret[]; audit?: (refresh: CredentialRefresh) => Promise<void>; now?: () => Date } = {},
+  options: {
+    limits?: Partial<Limits>;
+    plugins?: PluginPool;
+    secrets?: readonly Secret[];
+    audit?: (refresh: CredentialRefresh) => Promise<void>;
+    now?: () => Date;
+  } = {},
 ): ConnectorContext {
   const connections = loadConnections(dataDir, options.secrets === undefined ? {} : { secrets: options.secrets });
   const ctx: ConnectorContext = { connections, dataDir, limits: { ...DEFAULT_LIMITS, ...options.limits } };

@@ -11,9 +11,14 @@ export function dataDir(env: NodeJS.ProcessEnv): string {
   const own = env.COUNTERSIGN_HOME;
   if (own === undefined) return join(homeDir(env), ".countersign");
   if (own.trim() === "") {
-    throw new CountersignError("config_error", "cli", "COUNTERSIGN_HOME is set but empty: set it to a directory, or unset it to use ~/.countersign", {
-      details: { variable: "COUNTERSIGN_HOME" },
-    });
+    throw new CountersignError(
+      "config_error",
+      "cli",
+      "COUNTERSIGN_HOME is set but empty: set it to a directory, or unset it to use ~/.countersign",
+      {
+        details: { variable: "COUNTERSIGN_HOME" },
+      },
+    );
   }
   return resolve(own);
 }
@@ -29,5 +34,8 @@ export function homeDir(env: NodeJS.ProcessEnv): string {
 
 /** The store a command on this machine uses: --database, else $COUNTERSIGN_DATABASE, else the data directory's SQLite file (undefined). */
 export function databaseOf(env: NodeJS.ProcessEnv, given?: string): string | undefined {
-  return given ?? (env.COUNTERSIGN_DATABASE === undefined || env.COUNTERSIGN_DATABASE === "" ? undefined : env.COUNTERSIGN_DATABASE);
+  return (
+    given ??
+    (env.COUNTERSIGN_DATABASE === undefined || env.COUNTERSIGN_DATABASE === "" ? undefined : env.COUNTERSIGN_DATABASE)
+  );
 }

@@ -6,12 +6,19 @@ const MAX_BYTES = 64 * 1024;
 /** GET a JWKS document over http(s), with a deadline and a size cap; JSON-parsed, not yet checked. */
 export async function fetchJwks(url: string, { timeoutMs = TIMEOUT_MS, maxBytes = MAX_BYTES } = {}): Promise<unknown> {
   const fail = (message: string, cause?: unknown) =>
-    new CountersignError("network_error", "receipt", `cannot fetch JWKS from ${url}: ${message}`, { retriable: true, details: { url }, cause });
+    new CountersignError("network_error", "receipt", `cannot fetch JWKS from ${url}: ${message}`, {
+      retriable: true,
+      details: { url },
+      cause,
+    });
   let response: Response;
   try {
     response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: "application/json" } });
   } catch (err) {
-    throw fail((err as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (err as Error).message, err);
+    throw fail(
+      (err as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (err as Error).message,
+      err,
+    );
   }
   if (!response.ok) throw fail(`HTTP ${response.status}`);
   const chunks: Uint8Array[] = [];
@@ -24,7 +31,10 @@ export async function fetchJwks(url: string, { timeoutMs = TIMEOUT_MS, maxBytes 
     }
   } catch (err) {
     if (err instanceof CountersignError) throw err;
-    throw fail((err as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (err as Error).message, err);
+    throw fail(
+      (err as Error).name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (err as Error).message,
+      err,
+    );
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString("utf8"));

@@ -3,7 +3,11 @@ import { readdirSync } from "node:fs";
 /** The names in a directory, sorted, hidden ones (`.x`) left out; or why it cannot be listed. */
 export function listDir(dir: string): { names: string[] } | { problem: string } {
   try {
-    return { names: readdirSync(dir).filter((name) => !name.startsWith(".")).sort() };
+    return {
+      names: readdirSync(dir)
+        .filter((name) => !name.startsWith("."))
+        .sort(),
+    };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return { problem: "does not exist" };

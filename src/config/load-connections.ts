@@ -1,7 +1,13 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 // Not the connector index: it loads the Extism host, which reading a file does not need.
-import { CONNECTIONS_FILE, ConnectionsFile, type Connection, type Connections, type Secret } from "../connector/index.js";
+import {
+  CONNECTIONS_FILE,
+  ConnectionsFile,
+  type Connection,
+  type Connections,
+  type Secret,
+} from "../connector/index.js";
 import { isPathUnder, normalizePath } from "../constraint/index.js";
 import { CountersignError, packageRoot } from "../model/index.js";
 import { parseToml } from "../model/index.js";
@@ -18,14 +24,20 @@ export function loadConnections(dataDir: string, options: { secrets?: readonly S
   const file = join(dataDir, CONNECTIONS_FILE);
   const fail = (message: string, where: { key?: string; line?: number } = {}): CountersignError => {
     const at = where.line === undefined ? file : `${file}:${where.line}`;
-    return new CountersignError("config_error", "connector", `${at}: ${where.key === undefined ? "" : `${where.key}: `}${message}`, {
-      details: { file, ...where },
-    });
+    return new CountersignError(
+      "config_error",
+      "connector",
+      `${at}: ${where.key === undefined ? "" : `${where.key}: `}${message}`,
+      {
+        details: { file, ...where },
+      },
+    );
   };
   const read = readTextFile(file);
   if ("problem" in read) throw fail(`${read.problem}: create it with one [<connector>] table per connection`);
   const parsed = parseToml(read.text);
-  if (parsed.problem !== undefined) throw fail(parsed.problem.message, parsed.problem.line === undefined ? {} : { line: parsed.problem.line });
+  if (parsed.problem !== undefined)
+    throw fail(parsed.problem.message, parsed.problem.line === undefined ? {} : { line: parsed.problem.line });
   const result = ConnectionsFile.safeParse(parsed.value);
   if (!result.success) {
     const issue = result.error.issues[0]!;
@@ -33,7 +45,10 @@ export function loadConnections(dataDir: string, options: { secrets?: readonly S
     const line = lineOf(parsed.lines, path);
     throw fail(issue.message, { key: path.join("."), ...(line === undefined ? {} : { line }) });
   }
-  const secrets = [...secretsOf(dataDir, result.data), ...(options.secrets ?? []).map((s) => ({ path: realOrResolved(s.path), what: s.what }))];
+  const secrets = [
+    ...secretsOf(dataDir, result.data),
+    ...(options.secrets ?? []).map((s) => ({ path: realOrResolved(s.path), what: s.what })),
+  ];
   for (const [name, conn] of Object.entries(result.data)) {
     for (const [i, root] of (conn.roots ?? []).entries()) {
       const line = lineOf(parsed.lines, [name, "roots", i]);
@@ -54,15 +69,28 @@ export function loadConnections(dataDir: string, options: { secrets?: readonly S
  * countersign's own installation.
  */
 function secretsOf(dataDir: string, byConnector: Record<string, Connection>): Secret[] {
-  const secrets: Secret[] = [{ path: realOrResolved(dataDir), what: "the data directory (signing keys, approver secret, submitter tokens, the store)" }];
+  const secrets: Secret[] = [
+    {
+      path: realOrResolved(dataDir),
+      what: "the data directory (signing keys, approver secret, submitter tokens, the store)",
+    },
+  ];
   for (const [name, conn] of Object.entries(byConnector)) {
-    if (conn.token_file !== undefined) secrets.push({ path: realOrResolved(conn.token_file), what: `the token file of ${name}.token_file` });
+    if (conn.token_file !== undefined)
+      secrets.push({ path: realOrResolved(conn.token_file), what: `the token file of ${name}.token_file` });
     if (conn.oauth !== undefined) {
-      secrets.push({ path: realOrResolved(conn.oauth.client_secret_file), what: `the token file of ${name}.oauth.client_secret_file` });
-      secrets.push({ path: realOrResolved(conn.oauth.refresh_token_file), what: `the token file of ${name}.oauth.refresh_token_file` });
+      secrets.push({
+        path: realOrResolved(conn.oauth.client_secret_file),
+        what: `the token file of ${name}.oauth.client_secret_file`,
+      });
+      secrets.push({
+        path: realOrResolved(conn.oauth.refresh_token_file),
+        what: `the token file of ${name}.oauth.refresh_token_file`,
+      });
     }
   }
-  if (process.platform === "linux") secrets.push({ path: "/proc", what: "the process files (/proc: the runner's environment and memory)" });
+  if (process.platform === "linux")
+    secrets.push({ path: "/proc", what: "the process files (/proc: the runner's environment and memory)" });
   // Not secret but trusted: a program that wrote countersign's code, shipped policy or manifests
   // would change the next run's checks. An installed package's dependencies sit beside it.
   const installed = realOrResolved(packageRoot);

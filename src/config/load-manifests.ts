@@ -1,6 +1,13 @@
 import { lstatSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { checkManifestTree, manifestsError, type ManifestCheck, type ManifestError, type ManifestSet, type ManifestTree } from "../manifest/index.js";
+import {
+  checkManifestTree,
+  manifestsError,
+  type ManifestCheck,
+  type ManifestError,
+  type ManifestSet,
+  type ManifestTree,
+} from "../manifest/index.js";
 import { packageRoot } from "../model/index.js";
 import { listDir } from "./list-dir.js";
 import { readFileBytes, readTextFile } from "./read-file.js";
@@ -35,7 +42,8 @@ export function loadManifests(dir: string, options: ManifestDirOptions = {}): Ma
 
 function readManifestTree(root: string): ManifestTree {
   const tree: ManifestTree = { dir: root, connectors: [], problems: [] };
-  const problem = (file: string, message: string): void => void tree.problems.push({ file, field: "", message } satisfies ManifestError);
+  const problem = (file: string, message: string): void =>
+    void tree.problems.push({ file, field: "", message } satisfies ManifestError);
   const listing = listDir(root);
   if ("problem" in listing) {
     problem(".", `cannot read the manifest directory: ${listing.problem}`);
@@ -47,7 +55,8 @@ function readManifestTree(root: string): ManifestTree {
     if (kind === "broken link") {
       problem(entry, "is a broken symbolic link (its target does not exist)");
     } else if (kind !== "directory") {
-      if (entry.endsWith(".toml")) problem(entry, "manifests belong in a connector directory: <connector>/<action>.toml");
+      if (entry.endsWith(".toml"))
+        problem(entry, "manifests belong in a connector directory: <connector>/<action>.toml");
     } else {
       const inner = listDir(path);
       if ("problem" in inner) {

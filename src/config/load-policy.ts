@@ -12,7 +12,8 @@ import { readTextFile } from "./read-file.js";
 export function checkPolicy(dir: string, options: PolicyOptions): { policy?: Policy; problems: PolicyProblem[] } {
   const root = resolve(dir);
   const listing = listDir(root);
-  if ("problem" in listing) return { problems: [{ file: root, message: `cannot read the policy directory: ${listing.problem}` }] };
+  if ("problem" in listing)
+    return { problems: [{ file: root, message: `cannot read the policy directory: ${listing.problem}` }] };
   const names = listing.names.filter((n) => n.endsWith(".toml"));
   if (names.length === 0) return { problems: [{ file: root, message: "no policy files (*.toml) in the directory" }] };
   const unreadable: PolicyProblem[] = [];

@@ -45,7 +45,8 @@ function openProblem(path: string, err: unknown): string {
   const code = codeOf(err);
   if (code === "EISDIR") return "is a directory, not a file";
   if (code === "ELOOP") return "is a symbolic link loop";
-  if (code === "ENOENT") return isSymlink(path) ? "is a broken symbolic link (its target does not exist)" : "does not exist";
+  if (code === "ENOENT")
+    return isSymlink(path) ? "is a broken symbolic link (its target does not exist)" : "does not exist";
   if (code === "EACCES") return "cannot be read: permission denied";
   return `cannot be read: ${code}`;
 }

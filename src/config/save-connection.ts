@@ -43,7 +43,8 @@ export function saveOAuthConnection(
   { defaults = {}, set = {} }: { defaults?: Partial<Connection>; set?: Partial<Connection> } = {},
 ): string {
   const file = join(dataDir, CONNECTIONS_FILE);
-  const fail = (message: string): CountersignError => new CountersignError("config_error", "connector", `${file}: ${message}`, { details: { file } });
+  const fail = (message: string): CountersignError =>
+    new CountersignError("config_error", "connector", `${file}: ${message}`, { details: { file } });
   let text = "";
   if (existsSync(file)) {
     const read = readTextFile(file);
@@ -55,12 +56,19 @@ export function saveOAuthConnection(
   const existing = (parsed.value[name] ?? {}) as Record<string, unknown>;
   const { token_file: _replaced, oauth: _old, ...kept } = existing;
   const connection = Connection.safeParse({ ...defaults, ...kept, ...set, oauth });
-  if (!connection.success) throw fail(`${name}.${connection.error.issues[0]!.path.join(".")}: ${connection.error.issues[0]!.message}`);
+  if (!connection.success)
+    throw fail(`${name}.${connection.error.issues[0]!.path.join(".")}: ${connection.error.issues[0]!.message}`);
   const updated = `${withoutTables(text, name)}${text.trim() === "" ? "" : "\n\n"}${stringify({ [name]: connection.data })}\n`;
   const check = parseToml(updated);
   const others = Object.keys(parsed.value).filter((k) => k !== name);
-  if (check.problem !== undefined || !ConnectionsFile.safeParse(check.value).success || others.some((k) => !(k in check.value))) {
-    throw fail(`cannot rewrite the [${name}] table in place (is it written with dotted keys?): move it into a [${name}] table first`);
+  if (
+    check.problem !== undefined ||
+    !ConnectionsFile.safeParse(check.value).success ||
+    others.some((k) => !(k in check.value))
+  ) {
+    throw fail(
+      `cannot rewrite the [${name}] table in place (is it written with dotted keys?): move it into a [${name}] table first`,
+    );
   }
   makePrivateDir(join(dataDir, "credentials"));
   writeFileAtomic(oauth.refresh_token_file, `${refreshToken}\n`, 0o600);

@@ -50,9 +50,17 @@ export function accessTokenCachePath(dataDir: string, connection: string): strin
 }
 
 /** Cache an access token of `connection` (0600, written whole), bound to the refresh token it came from. */
-export function cacheAccessToken(dataDir: string, connection: string, token: { accessToken: string; expiresAt: number; refreshToken: string }): void {
+export function cacheAccessToken(
+  dataDir: string,
+  connection: string,
+  token: { accessToken: string; expiresAt: number; refreshToken: string },
+): void {
   makePrivateDir(join(dataDir, "credentials"));
-  const cached: z.infer<typeof CachedToken> = { access_token: token.accessToken, expires_at: token.expiresAt, refresh_sha256: sha256(token.refreshToken) };
+  const cached: z.infer<typeof CachedToken> = {
+    access_token: token.accessToken,
+    expires_at: token.expiresAt,
+    refresh_sha256: sha256(token.refreshToken),
+  };
   writeFileAtomic(accessTokenCachePath(dataDir, connection), JSON.stringify(cached), 0o600);
 }
 
@@ -65,7 +73,9 @@ export function tokenLifetimeMs(expiresIn: number | undefined): number {
 const refreshing = new Map<string, Promise<string>>();
 
 function credentialError(connection: string, message: string, reason: string): CountersignError {
-  return new CountersignError("credential_error", "connector", `${connection}: ${message}`, { details: { connection, reason } });
+  return new CountersignError("credential_error", "connector", `${connection}: ${message}`, {
+    details: { connection, reason },
+  });
 }
 
 function readSecretFile(connection: string, path: string, what: string): string {
@@ -73,9 +83,18 @@ function readSecretFile(connection: string, path: string, what: string): string 
   try {
     text = readFileSync(path, "utf8").trim();
   } catch {
-    throw credentialError(connection, `cannot read the ${what} file ${path}: run \`countersign connect ${connection}\` again`, "unreadable");
+    throw credentialError(
+      connection,
+      `cannot read the ${what} file ${path}: run \`countersign connect ${connection}\` again`,
+      "unreadable",
+    );
   }
-  if (text === "" || /[\r\n]/.test(text)) throw credentialError(connection, `the ${what} file ${path} must hold one line: run \`countersign connect ${connection}\` again`, "malformed");
+  if (text === "" || /[\r\n]/.test(text))
+    throw credentialError(
+      connection,
+      `the ${what} file ${path} must hold one line: run \`countersign connect ${connection}\` again`,
+      "malformed",
+    );
   return text;
 }
 
@@ -90,7 +109,8 @@ function readCache(path: string): z.infer<typeof CachedToken> | null {
 
 /** What to do about an error code of the token endpoint. */
 function remedy(connection: string, code: string): string {
-  if (code === "invalid_client" || code === "unauthorized_client") return `check client_id and client_secret_file in [${connection}.oauth], then run \`countersign connect ${connection}\` again`;
+  if (code === "invalid_client" || code === "unauthorized_client")
+    return `check client_id and client_secret_file in [${connection}.oauth], then run \`countersign connect ${connection}\` again`;
   return `run \`countersign connect ${connection}\` again`;
 }
 
@@ -120,11 +140,26 @@ export function accessTokens(connection: string, credential: OAuthCredential, ho
       });
       answer = await oauth.processRefreshTokenResponse(as, client, response);
     } catch (err) {
-      const code = err instanceof oauth.ResponseBodyError ? err.error : err instanceof oauth.OperationProcessingError ? "invalid_response" : "unreachable";
+      const code =
+        err instanceof oauth.ResponseBodyError
+          ? err.error
+          : err instanceof oauth.OperationProcessingError
+            ? "invalid_response"
+            : "unreachable";
       await audited(false, code);
-      if (code === "unreachable") throw credentialError(connection, `cannot reach the token endpoint ${tokenUrl.origin}: try again later`, code);
-      if (code === "invalid_response") throw credentialError(connection, `the token endpoint ${tokenUrl.origin} gave no usable access token: ${remedy(connection, code)}`, code);
-      throw credentialError(connection, `the token endpoint ${tokenUrl.origin} refused to renew the access token (${code}): ${remedy(connection, code)}`, code);
+      if (code === "unreachable")
+        throw credentialError(connection, `cannot reach the token endpoint ${tokenUrl.origin}: try again later`, code);
+      if (code === "invalid_response")
+        throw credentialError(
+          connection,
+          `the token endpoint ${tokenUrl.origin} gave no usable access token: ${remedy(connection, code)}`,
+          code,
+        );
+      throw credentialError(
+        connection,
+        `the token endpoint ${tokenUrl.origin} refused to renew the access token (${code}): ${remedy(connection, code)}`,
+        code,
+      );
     }
     let source = refreshToken;
     if (answer.refresh_token !== undefined && answer.refresh_token !== refreshToken) {
@@ -132,7 +167,11 @@ export function accessTokens(connection: string, credential: OAuthCredential, ho
       writeFileAtomic(credential.refresh_token_file, `${answer.refresh_token}\n`, 0o600);
       source = answer.refresh_token;
     }
-    cacheAccessToken(host.dataDir, connection, { accessToken: answer.access_token, expiresAt: now() + tokenLifetimeMs(answer.expires_in), refreshToken: source });
+    cacheAccessToken(host.dataDir, connection, {
+      accessToken: answer.access_token,
+      expiresAt: now() + tokenLifetimeMs(answer.expires_in),
+      refreshToken: source,
+    });
     await audited(true);
     return answer.access_token;
   }
@@ -152,7 +191,12 @@ export function accessTokens(connection: string, credential: OAuthCredential, ho
       if (pending !== undefined) return pending;
       const refreshToken = readSecretFile(connection, credential.refresh_token_file, "refresh token");
       const cached = readCache(cachePath);
-      if (cached !== null && cached.refresh_sha256 === sha256(refreshToken) && cached.expires_at - now() > RENEW_BEFORE_MS) return cached.access_token;
+      if (
+        cached !== null &&
+        cached.refresh_sha256 === sha256(refreshToken) &&
+        cached.expires_at - now() > RENEW_BEFORE_MS
+      )
+        return cached.access_token;
       return shared("expired", refreshToken);
     },
     async renew() {

@@ -34,12 +34,23 @@ const issued = new WeakSet<Admission>();
  * grant_violation, receipt_invalid, capability_denied, or connector_error for a program argument
  * that names a resolved input; the refused call reaches no connector.
  */
-export function admitCall(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown, resolved: Readonly<Record<string, Json>> = {}): Admission {
+export function admitCall(
+  verified: VerifiedReceipt,
+  set: ManifestSet,
+  op: string,
+  args: unknown,
+  resolved: Readonly<Record<string, Json>> = {},
+): Admission {
   const { action, connector } = lookup(set, op);
   const { data, full } = checkedForm(action, marshalArgs(op, args));
   for (const input of Object.keys(action.manifest.resolve?.inputs ?? {})) {
     if (Object.hasOwn(data, input)) {
-      throw new CountersignError("connector_error", "connector", `${op}: input \`${input}\` is read by the wrapper before the call; the program cannot pass it`, { details: { op, input } });
+      throw new CountersignError(
+        "connector_error",
+        "connector",
+        `${op}: input \`${input}\` is read by the wrapper before the call; the program cannot pass it`,
+        { details: { op, input } },
+      );
     }
     if (Object.hasOwn(resolved, input)) full[input] = data[input] = resolved[input]!;
   }
@@ -51,7 +62,9 @@ export function admitCall(verified: VerifiedReceipt, set: ManifestSet, op: strin
 export function marshalArgs(op: string, args: unknown): Record<string, Json> {
   const data = marshal(args);
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
-    throw new CountersignError("grant_violation", "sandbox", `${op}: the arguments must be an object`, { details: { reason: "not_plain_data", path: "args" } });
+    throw new CountersignError("grant_violation", "sandbox", `${op}: the arguments must be an object`, {
+      details: { reason: "not_plain_data", path: "args" },
+    });
   }
   return data;
 }
@@ -65,7 +78,12 @@ export function marshalArgs(op: string, args: unknown): Record<string, Json> {
 export function admitPreview(set: ManifestSet, op: string, args: Record<string, Json>, scope: object = {}): Admission {
   const { action } = lookup(set, op);
   if (!action.manifest.idempotent || action.manifest.approval.required) {
-    throw new CountersignError("capability_denied", "connector", `${op} is not a read-only action without approval: it runs only under a receipt`, { details: { op } });
+    throw new CountersignError(
+      "capability_denied",
+      "connector",
+      `${op} is not a read-only action without approval: it runs only under a receipt`,
+      { details: { op } },
+    );
   }
   return mint(op, canonicalArgs(action, marshal(args) as Record<string, Json>), scope);
 }
@@ -75,10 +93,14 @@ export function admitPreview(set: ManifestSet, op: string, args: Record<string, 
  * canonical form (canonicalArgs, which refuses a non-canonical one), and `full`, the same with
  * every declared input present (one left out as null), which is what checkCall judges.
  */
-export function checkedForm(action: LoadedAction, args: Record<string, Json>): { data: Record<string, Json>; full: Record<string, Json> } {
+export function checkedForm(
+  action: LoadedAction,
+  args: Record<string, Json>,
+): { data: Record<string, Json>; full: Record<string, Json> } {
   const data = canonicalArgs(action, args);
   const full: Record<string, Json> = {};
-  for (const input of action.manifest.inputs) full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
+  for (const input of action.manifest.inputs)
+    full[input.name] = Object.hasOwn(data, input.name) ? data[input.name]! : null;
   return { data, full };
 }
 

@@ -15,16 +15,29 @@ import { fillTemplate } from "./interpolate.js";
  * through callWithReceipt, under its own grant (connector pin, argument constraints, counts).
  * The first refused or failing step stops the action. Returns the last step's output.
  */
-export async function callAgentAction(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown, ctx: ConnectorContext): Promise<Json> {
+export async function callAgentAction(
+  verified: VerifiedReceipt,
+  set: ManifestSet,
+  op: string,
+  args: unknown,
+  ctx: ConnectorContext,
+): Promise<Json> {
   const action = set.agent?.actions.get(op);
-  if (set.agent === undefined || action === undefined) throw new CountersignError("capability_denied", "connector", `unknown agent action ${op}`, { details: { op } });
+  if (set.agent === undefined || action === undefined)
+    throw new CountersignError("capability_denied", "connector", `unknown agent action ${op}`, { details: { op } });
   checkAgentManifestsApproved(verified, op, set.agent.sha256);
   const data = marshalArgs(op, args);
   checkArgs(action, data);
   const scope: Record<string, Json> = { args: data };
   let output: Json = null;
   for (const [i, step] of action.steps.entries()) {
-    output = await callWithReceipt(verified, set, step.op, fillTemplate(action.templates.execute[i]!, scope) ?? {}, ctx);
+    output = await callWithReceipt(
+      verified,
+      set,
+      step.op,
+      fillTemplate(action.templates.execute[i]!, scope) ?? {},
+      ctx,
+    );
     scope[action.manifest.execute[i]!.id] = output;
   }
   return output;

@@ -18,13 +18,28 @@ import { resolveInputs } from "./resolve-inputs.js";
  * resolve read that fails throws its own error and nothing is done. The connector's answer is
  * checked against the action's declared result fields before it is returned (checkedResult).
  */
-export async function callWithReceipt(verified: VerifiedReceipt, set: ManifestSet, op: string, args: unknown, ctx: ConnectorContext): Promise<Json> {
+export async function callWithReceipt(
+  verified: VerifiedReceipt,
+  set: ManifestSet,
+  op: string,
+  args: unknown,
+  ctx: ConnectorContext,
+): Promise<Json> {
   const action = set.actions.get(op);
   // Most actions resolve nothing: their arguments are marshaled once, by admitCall.
-  if (action?.manifest.resolve === undefined) return checked(action, await executeAction(set, admitCall(verified, set, op, args), ctx));
+  if (action?.manifest.resolve === undefined)
+    return checked(action, await executeAction(set, admitCall(verified, set, op, args), ctx));
   const data = marshalArgs(op, args);
-  return checked(action, await executeAction(set, admitCall(verified, set, op, data, await resolveInputs(verified, set, op, data, ctx)), ctx));
+  return checked(
+    action,
+    await executeAction(
+      set,
+      admitCall(verified, set, op, data, await resolveInputs(verified, set, op, data, ctx)),
+      ctx,
+    ),
+  );
 }
 
 // executeAction refuses an unknown op before anything runs, so `action` is there by now.
-const checked = (action: LoadedAction | undefined, output: Json): Json => (action === undefined ? output : checkedResult(action, output));
+const checked = (action: LoadedAction | undefined, output: Json): Json =>
+  action === undefined ? output : checkedResult(action, output);

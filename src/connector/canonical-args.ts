@@ -20,8 +20,11 @@ export function canonicalArgs(action: LoadedAction, args: Readonly<Record<string
     const format = input.format;
     if (format === undefined || !Object.hasOwn(args, input.name)) continue;
     const value = args[input.name]!;
-    const one = (item: Json, path: string): Json => (typeof item === "string" ? canonicalString(action.op, input.name, path, format, item) : item);
-    out[input.name] = Array.isArray(value) ? value.map((item, i) => one(item, `${input.name}[${i}]`)) : one(value, input.name);
+    const one = (item: Json, path: string): Json =>
+      typeof item === "string" ? canonicalString(action.op, input.name, path, format, item) : item;
+    out[input.name] = Array.isArray(value)
+      ? value.map((item, i) => one(item, `${input.name}[${i}]`))
+      : one(value, input.name);
   }
   return out;
 }
@@ -32,7 +35,20 @@ export function canonicalString(op: string, input: string, path: string, format:
   if (form.ok) return form.canonical;
   const canonical = "canonical" in form ? form.canonical : undefined;
   const shown = canonical === undefined ? "" : ` (it would be sent as ${JSON.stringify(canonical)})`;
-  throw new CountersignError("grant_violation", "connector", `${op}: argument \`${path}\` is not ${format === "email" ? "an address" : `a ${format}`} in canonical form (${form.why.replaceAll("_", " ")}): ${JSON.stringify(raw)}${shown}`, {
-    details: { reason: "non_canonical", op, input, format, why: form.why, raw, ...(canonical === undefined ? {} : { canonical }) },
-  });
+  throw new CountersignError(
+    "grant_violation",
+    "connector",
+    `${op}: argument \`${path}\` is not ${format === "email" ? "an address" : `a ${format}`} in canonical form (${form.why.replaceAll("_", " ")}): ${JSON.stringify(raw)}${shown}`,
+    {
+      details: {
+        reason: "non_canonical",
+        op,
+        input,
+        format,
+        why: form.why,
+        raw,
+        ...(canonical === undefined ? {} : { canonical }),
+      },
+    },
+  );
 }

@@ -70,7 +70,8 @@ function realRoots(connections: Connections, key: string, roots: string[], decla
     }
     // Checked at load too; again here, for a root made a link to a secret since.
     const secret = connections.secrets.find((s) => isPathUnder(s.path, real) || isPathUnder(real, s.path));
-    if (secret !== undefined) throw configError(connections, key, `root ${root} (${real}) overlaps ${secret.what} ${secret.path}`);
+    if (secret !== undefined)
+      throw configError(connections, key, `root ${root} (${real}) overlaps ${secret.what} ${secret.path}`);
     return { given: normalizePath(root) ?? real, real };
   });
 }
@@ -79,26 +80,50 @@ function allowedHosts(connections: Connections, name: string, conn: Connection, 
   if (conn.base_url !== undefined) return new Set([formatTarget(urlTarget(new URL(conn.base_url))!)]); // validated http(s) with a host
   if (conn.hosts === undefined) {
     if (declared.length > 0) return new Set(declared);
-    throw configError(connections, `${name}.hosts`, `missing: list the hosts this connector may call, e.g. hosts = ["api.example.com:443"]`);
+    throw configError(
+      connections,
+      `${name}.hosts`,
+      `missing: list the hosts this connector may call, e.g. hosts = ["api.example.com:443"]`,
+    );
   }
   const hosts = conn.hosts.map((h) => h.toLowerCase());
   const allowed = declared.length > 0 ? hosts.filter((h) => declared.includes(h)) : hosts;
-  if (allowed.length === 0) throw configError(connections, `${name}.hosts`, "none of these hosts is allowed by the connector manifest");
+  if (allowed.length === 0)
+    throw configError(connections, `${name}.hosts`, "none of these hosts is allowed by the connector manifest");
   return new Set(allowed);
 }
 
-function injectedCredential(connections: Connections, name: string, conn: Connection, connector: LoadedConnector, host: CredentialHost | undefined): InjectedCredential {
+function injectedCredential(
+  connections: Connections,
+  name: string,
+  conn: Connection,
+  connector: LoadedConnector,
+  host: CredentialHost | undefined,
+): InjectedCredential {
   const caps = connector.manifest.capabilities;
   const header = caps.credential?.header ?? "Authorization";
   const format = caps.credential?.format ?? "{token}";
   const formatted = (token: string): string => format.replace("{token}", token);
   if (conn.oauth !== undefined) {
-    if (host === undefined) throw configError(connections, `${name}.oauth`, "an OAuth credential needs the data directory to cache its access tokens");
+    if (host === undefined)
+      throw configError(
+        connections,
+        `${name}.oauth`,
+        "an OAuth credential needs the data directory to cache its access tokens",
+      );
     const tokens = accessTokens(name, conn.oauth, host);
-    return { header, value: async () => formatted(await tokens.current()), renew: async () => formatted(await tokens.renew()) };
+    return {
+      header,
+      value: async () => formatted(await tokens.current()),
+      renew: async () => formatted(await tokens.renew()),
+    };
   }
   if (conn.token_file === undefined) {
-    throw configError(connections, `${name}.token_file`, `missing: the path of a file holding the token, or an [${name}.oauth] table (see \`countersign connect ${name}\`)`);
+    throw configError(
+      connections,
+      `${name}.token_file`,
+      `missing: the path of a file holding the token, or an [${name}.oauth] table (see \`countersign connect ${name}\`)`,
+    );
   }
   const value = formatted(readToken(connections, `${name}.token_file`, conn.token_file));
   return { header, value: async () => value, renew: null };
@@ -108,7 +133,11 @@ function injectedCredential(connections: Connections, name: string, conn: Connec
  * Resolve a connector's capabilities for one action; every missing piece is a config_error naming
  * file and key. `host` holds OAuth credentials (their cached access tokens, the clock, the audit).
  */
-export function resolveCapabilities(connector: LoadedConnector, connections: Connections, host?: CredentialHost): Capabilities {
+export function resolveCapabilities(
+  connector: LoadedConnector,
+  connections: Connections,
+  host?: CredentialHost,
+): Capabilities {
   const { name } = connector;
   const caps = connector.manifest.capabilities;
   const credentialKind = caps.credential?.kind ?? "none";
@@ -116,20 +145,37 @@ export function resolveCapabilities(connector: LoadedConnector, connections: Con
   const conn = connections.byConnector[name];
   if (conn === undefined) {
     if (needsConnection) throw configError(connections, name, `missing: add a [${name}] table`);
-    return { connector: name, hosts: new Set(), baseUrl: null, credential: null, roots: [], secrets: connections.secrets };
+    return {
+      connector: name,
+      hosts: new Set(),
+      baseUrl: null,
+      credential: null,
+      roots: [],
+      secrets: connections.secrets,
+    };
   }
 
   let credential: Capabilities["credential"] = null;
   if (credentialKind !== "none") {
-    if (conn.base_url === undefined) throw configError(connections, `${name}.base_url`, "missing: the API's base URL, e.g. https://gmail.googleapis.com");
+    if (conn.base_url === undefined)
+      throw configError(
+        connections,
+        `${name}.base_url`,
+        "missing: the API's base URL, e.g. https://gmail.googleapis.com",
+      );
     credential = injectedCredential(connections, name, conn, connector, host);
   }
 
-  const hosts = caps.network !== undefined ? allowedHosts(connections, name, conn, caps.network.hosts) : new Set<string>();
+  const hosts =
+    caps.network !== undefined ? allowedHosts(connections, name, conn, caps.network.hosts) : new Set<string>();
   let roots: FsRoot[] = [];
   if (caps.fs !== undefined) {
     if (conn.roots === undefined || conn.roots.length === 0) {
-      throw configError(connections, `${name}.roots`, `missing: list the directories this connector may use, e.g. roots = ["/home/me/Sandbox"]`);
+      throw configError(
+        connections,
+        `${name}.roots`,
+        `missing: list the directories this connector may use, e.g. roots = ["/home/me/Sandbox"]`,
+      );
     }
     roots = realRoots(connections, `${name}.roots`, conn.roots, caps.fs.roots);
   }

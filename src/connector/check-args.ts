@@ -27,10 +27,13 @@ function hasType(value: Json, type: ActionInput["type"] | NonNullable<ActionInpu
  */
 export function checkArgs(action: LoadedAction, args: Record<string, Json>): void {
   const bad = (input: string, why: string) =>
-    new CountersignError("connector_error", "connector", `${action.op}: input \`${input}\` ${why}`, { details: { op: action.op, input } });
+    new CountersignError("connector_error", "connector", `${action.op}: input \`${input}\` ${why}`, {
+      details: { op: action.op, input },
+    });
   const inputs = new Map(action.manifest.inputs.map((i) => [i.name, i]));
   const resolved = action.manifest.resolve?.inputs ?? {};
-  for (const name of Object.keys(args)) if (!inputs.has(name) && !Object.hasOwn(resolved, name)) throw bad(name, "is not declared by the action");
+  for (const name of Object.keys(args))
+    if (!inputs.has(name) && !Object.hasOwn(resolved, name)) throw bad(name, "is not declared by the action");
   for (const input of inputs.values()) {
     const value = args[input.name];
     if (value === undefined) {

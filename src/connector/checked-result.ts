@@ -14,7 +14,12 @@ export function checkedResult(action: LoadedAction, output: Json): Json {
   if (parsed.success) return parsed.data as Json;
   const issue = parsed.error.issues[0]!;
   const field = issue.path.length === 0 ? "(the result)" : formatField(issue.path as (string | number)[]);
-  throw new CountersignError("connector_error", "connector", `${action.op}: the connector's result does not match its manifest at ${field}: ${issue.message}`, {
-    details: { op: action.op, field, reason: "result_shape" },
-  });
+  throw new CountersignError(
+    "connector_error",
+    "connector",
+    `${action.op}: the connector's result does not match its manifest at ${field}: ${issue.message}`,
+    {
+      details: { op: action.op, field, reason: "result_shape" },
+    },
+  );
 }

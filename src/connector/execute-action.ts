@@ -19,11 +19,17 @@ import { createPluginPool } from "./plugin-pool.js";
  */
 export async function executeAction(set: ManifestSet, admission: Admission, ctx: ConnectorContext): Promise<Json> {
   if (!isAdmitted(admission)) {
-    throw new CountersignError("grant_violation", "connector", `${String(admission?.op)}: not admitted by a receipt check`, { details: { reason: "no_grant" } });
+    throw new CountersignError(
+      "grant_violation",
+      "connector",
+      `${String(admission?.op)}: not admitted by a receipt check`,
+      { details: { reason: "no_grant" } },
+    );
   }
   const { op, args } = admission;
   const action = set.actions.get(op);
-  if (action === undefined) throw new CountersignError("connector_error", "connector", `unknown action ${op}`, { details: { op } });
+  if (action === undefined)
+    throw new CountersignError("connector_error", "connector", `unknown action ${op}`, { details: { op } });
   checkArgs(action, args);
   const pool = ctx.plugins ?? createPluginPool();
   try {
@@ -33,11 +39,24 @@ export async function executeAction(set: ManifestSet, admission: Admission, ctx:
     for (const [i, step] of action.manifest.execute.entries()) {
       const connector = set.connectors.get(step.connector);
       if (connector === undefined) {
-        throw new CountersignError("connector_error", "connector", `${op}: step ${step.id} names unknown connector ${step.connector}`, { details: { op } });
+        throw new CountersignError(
+          "connector_error",
+          "connector",
+          `${op}: step ${step.id} names unknown connector ${step.connector}`,
+          { details: { op } },
+        );
       }
       let caps = capabilities.get(connector.name);
-      if (caps === undefined) capabilities.set(connector.name, (caps = resolveCapabilities(connector, ctx.connections, ctx)));
-      output = await pool.call(connector, step.op, fillTemplate(action.templates.execute[i]!, scope) ?? {}, caps, ctx.limits, admission.scope);
+      if (caps === undefined)
+        capabilities.set(connector.name, (caps = resolveCapabilities(connector, ctx.connections, ctx)));
+      output = await pool.call(
+        connector,
+        step.op,
+        fillTemplate(action.templates.execute[i]!, scope) ?? {},
+        caps,
+        ctx.limits,
+        admission.scope,
+      );
       scope[step.id] = output;
     }
     return output;

@@ -24,16 +24,32 @@ export type PreviewPolicy = (op: string, args: Readonly<Record<string, Json>>) =
  * policy asked about exactly its admitted arguments, and run within the preview's time. Throws
  * the policy's refusal (nothing ran) or the read's failure.
  */
-export async function readToShow(set: ManifestSet, op: string, args: Json | undefined, ctx: ConnectorContext, policy: PreviewPolicy): Promise<Json> {
+export async function readToShow(
+  set: ManifestSet,
+  op: string,
+  args: Json | undefined,
+  ctx: ConnectorContext,
+  policy: PreviewPolicy,
+): Promise<Json> {
   const admission = admitPreview(set, op, args as Record<string, Json>);
   const refused = policy(admission.op, admission.args);
   if (refused !== null) throw new Error(refused);
-  return executeAction(set, admission, { ...ctx, limits: { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) } });
+  return executeAction(set, admission, {
+    ...ctx,
+    limits: { ...ctx.limits, timeoutMs: Math.min(ctx.limits.timeoutMs, PREVIEW_TIMEOUT_MS) },
+  });
 }
 
 /** The fields a preview shows, each `render` path read from the output. */
-export function renderFields(spec: { render: Record<string, string>; multiline: readonly string[] }, output: Json): PreviewField[] {
-  return Object.entries(spec.render).map(([label, path]) => ({ label, value: display(resolvePath(output, path)), multiline: spec.multiline.includes(label) }));
+export function renderFields(
+  spec: { render: Record<string, string>; multiline: readonly string[] },
+  output: Json,
+): PreviewField[] {
+  return Object.entries(spec.render).map(([label, path]) => ({
+    label,
+    value: display(resolvePath(output, path)),
+    multiline: spec.multiline.includes(label),
+  }));
 }
 
 function display(value: Json | undefined): string {
@@ -50,7 +66,13 @@ function display(value: Json | undefined): string {
  * and only what it allowed runs, through the connections as any call. Never throws and caches
  * nothing: any failure is reported as unavailable and the approval goes on without it.
  */
-export async function fetchPreview(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext, policy: PreviewPolicy): Promise<Preview> {
+export async function fetchPreview(
+  set: ManifestSet,
+  op: string,
+  args: Record<string, Json>,
+  ctx: ConnectorContext,
+  policy: PreviewPolicy,
+): Promise<Preview> {
   try {
     // An agent action (`set.agent`) previews with the trusted read its check found on its steps' connectors.
     const agent = set.agent?.actions.get(op);
@@ -58,11 +80,16 @@ export async function fetchPreview(set: ManifestSet, op: string, args: Record<st
     const spec = action?.manifest.approval.preview;
     const template = action?.templates.preview;
     const target = agent === undefined ? `${action?.connector}.${spec?.op}` : agent.previewOp;
-    if (action === undefined || spec === undefined || template === undefined || template === null || target === null) return { ok: false, reason: `Preview unavailable: ${op} declares no preview`, fields: [] };
+    if (action === undefined || spec === undefined || template === undefined || template === null || target === null)
+      return { ok: false, reason: `Preview unavailable: ${op} declares no preview`, fields: [] };
     const output = await readToShow(set, target, fillTemplate(template, { args }), ctx, policy);
     const fields = renderFields(spec, output);
     return { ok: true, fields, sha256: createHash("sha256").update(JSON.stringify(output)).digest("hex") };
   } catch (err) {
-    return { ok: false, reason: `Preview unavailable: ${err instanceof Error ? err.message : String(err)}`, fields: [] };
+    return {
+      ok: false,
+      reason: `Preview unavailable: ${err instanceof Error ? err.message : String(err)}`,
+      fields: [],
+    };
   }
 }

@@ -1,4 +1,17 @@
-import { closeSync, constants, existsSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmdirSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmdirSync,
+} from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { CountersignError } from "../model/index.js";
@@ -38,7 +51,13 @@ const DIR_FLAGS = READ_FLAGS | constants.O_DIRECTORY;
 // with 077), as it does for the files written into it (0o666 before the umask).
 const DIR_MODE = 0o777;
 
-function denied(caps: Capabilities, path: string, why: string, reason: string, extra: Record<string, string> = {}): CountersignError {
+function denied(
+  caps: Capabilities,
+  path: string,
+  why: string,
+  reason: string,
+  extra: Record<string, string> = {},
+): CountersignError {
   return new CountersignError("capability_denied", "connector", `${caps.connector}: ${path}: ${why}`, {
     details: { path, reason, roots: caps.roots.map((r) => r.given), ...extra },
   });
@@ -51,7 +70,9 @@ function linkDenied(caps: Capabilities, path: string, link: string): Countersign
 function failed(caps: Capabilities, path: string, err: unknown): CountersignError {
   if (err instanceof CountersignError) return err;
   const code = (err as NodeJS.ErrnoException).code ?? "EIO";
-  return new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: ${code}`, { details: { path, code } });
+  return new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: ${code}`, {
+    details: { path, code },
+  });
 }
 
 /** A root the program's path is under: the root, the root as the path names it (given or real), the segments below it. */
@@ -76,8 +97,10 @@ function locate(caps: Capabilities, path: string): Located {
   if (!path.startsWith("/")) throw denied(caps, path, "must be an absolute path", "not_absolute");
   if (path.includes("\0")) throw denied(caps, path, "contains a NUL byte", "not_normal");
   // A lone surrogate reaches the disk as U+FFFD: another name than the one checked.
-  if (/\p{Surrogate}/u.test(path)) throw denied(caps, path, "is not well-formed Unicode (a lone surrogate)", "not_normal");
-  if (normalizePath(path) !== path) throw denied(caps, path, "must be in normal form (no `.`, `..` or empty segment, no trailing slash)", "not_normal");
+  if (/\p{Surrogate}/u.test(path))
+    throw denied(caps, path, "is not well-formed Unicode (a lone surrogate)", "not_normal");
+  if (normalizePath(path) !== path)
+    throw denied(caps, path, "must be in normal form (no `.`, `..` or empty segment, no trailing slash)", "not_normal");
   const matches: Match[] = [];
   for (const root of caps.roots) {
     for (const base of root.given === root.real ? [root.real] : [root.given, root.real]) {
@@ -91,7 +114,13 @@ function locate(caps: Capabilities, path: string): Located {
   const real = join(best.root.real, ...best.below);
   const secret = caps.secrets.find((s) => isPathUnder(real, s.path));
   if (secret !== undefined) {
-    throw denied(caps, path, `is inside ${secret.what}: countersign's own files are out of every program's reach`, "secret", { secret: secret.path });
+    throw denied(
+      caps,
+      path,
+      `is inside ${secret.what}: countersign's own files are out of every program's reach`,
+      "secret",
+      { secret: secret.path },
+    );
   }
   return { ...best, real, matches };
 }
@@ -109,7 +138,8 @@ function refuseLinks(caps: Capabilities, path: string, at: Located, last: "check
       real = join(real, match.below[i]!);
       const info = lstatSync(real, { throwIfNoEntry: false });
       if (info === undefined) break; // the operation itself reports what is missing
-      if (info.isSymbolicLink()) throw linkDenied(caps, path, [match.base === "/" ? "" : match.base, ...match.below.slice(0, i + 1)].join("/"));
+      if (info.isSymbolicLink())
+        throw linkDenied(caps, path, [match.base === "/" ? "" : match.base, ...match.below.slice(0, i + 1)].join("/"));
     }
   }
 }
@@ -130,12 +160,19 @@ export function openChecked(caps: Capabilities, path: string, at: Located, flags
   }
   try {
     if (HAS_FD_DIR) {
-      if (readlinkSync(`${FD_DIR}/${fd}`) !== real) throw denied(caps, path, "changed while it was opened: a directory on its way became a symbolic link", "symlink");
+      if (readlinkSync(`${FD_DIR}/${fd}`) !== real)
+        throw denied(
+          caps,
+          path,
+          "changed while it was opened: a directory on its way became a symbolic link",
+          "symlink",
+        );
     } else {
       refuseLinks(caps, path, at, "check");
       const opened = fstatSync(fd);
       const now = lstatSync(real);
-      if (opened.dev !== now.dev || opened.ino !== now.ino) throw denied(caps, path, "changed while it was opened", "symlink");
+      if (opened.dev !== now.dev || opened.ino !== now.ino)
+        throw denied(caps, path, "changed while it was opened", "symlink");
     }
     return fd;
   } catch (err) {
@@ -147,7 +184,10 @@ export function openChecked(caps: Capabilities, path: string, at: Located, flags
 export function fsRead(caps: Capabilities, limits: Limits, path: string): { content: string } {
   const at = locate(caps, path);
   refuseLinks(caps, path, at, "check");
-  const notFile = () => new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: not a regular file`, { details: { path } });
+  const notFile = () =>
+    new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: not a regular file`, {
+      details: { path },
+    });
   // Before the open: opening a device or a FIFO can itself do something.
   if (lstatSync(at.real, { throwIfNoEntry: false })?.isFile() === false) throw notFile();
   const fd = openChecked(caps, path, at, READ_FLAGS);
@@ -155,9 +195,14 @@ export function fsRead(caps: Capabilities, limits: Limits, path: string): { cont
     const info = fstatSync(fd);
     if (!info.isFile()) throw notFile();
     if (info.size > limits.maxResponseBytes) {
-      throw new CountersignError("resource_limit_exceeded", "connector", `${caps.connector}: ${path} is larger than ${limits.maxResponseBytes} bytes`, {
-        details: { path, limit_bytes: limits.maxResponseBytes },
-      });
+      throw new CountersignError(
+        "resource_limit_exceeded",
+        "connector",
+        `${caps.connector}: ${path} is larger than ${limits.maxResponseBytes} bytes`,
+        {
+          details: { path, limit_bytes: limits.maxResponseBytes },
+        },
+      );
     }
     return { content: readFileSync(fd, "utf8") };
   } catch (err) {
@@ -175,7 +220,10 @@ export function fsList(caps: Capabilities, path: string): { entries: { name: str
   try {
     const dirents = readdirSync(HAS_FD_DIR ? `${FD_DIR}/${fd}` : at.real, { withFileTypes: true });
     const entries = dirents
-      .map((d) => ({ name: d.name, type: d.isFile() ? "file" : d.isDirectory() ? "dir" : d.isSymbolicLink() ? "symlink" : "other" }))
+      .map((d) => ({
+        name: d.name,
+        type: d.isFile() ? "file" : d.isDirectory() ? "dir" : d.isSymbolicLink() ? "symlink" : "other",
+      }))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     return { entries };
   } catch (err) {
@@ -191,15 +239,26 @@ function named(at: Match, count: number): string {
 }
 
 function notAFolder(caps: Capabilities, path: string, what: string): CountersignError {
-  return new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: ${what} exists and is not a folder`, {
-    details: { path, reason: "not_a_folder", at: what },
-  });
+  return new CountersignError(
+    "connector_error",
+    "connector",
+    `${caps.connector}: ${path}: ${what} exists and is not a folder`,
+    {
+      details: { path, reason: "not_a_folder", at: what },
+    },
+  );
 }
 
 function rootMissing(caps: Capabilities, path: string, at: Located): CountersignError {
-  return denied(caps, path, `its root ${at.root.given} does not exist: folders are made only inside a root, never the root itself`, "root_missing", {
-    root: at.root.given,
-  });
+  return denied(
+    caps,
+    path,
+    `its root ${at.root.given} does not exist: folders are made only inside a root, never the root itself`,
+    "root_missing",
+    {
+      root: at.root.given,
+    },
+  );
 }
 
 /** `err` saying which folders were made before it (they stay: making them again is a no-op). */
@@ -245,7 +304,9 @@ function missingDirs(caps: Capabilities, path: string, of: "file" | "dir"): { di
   }
   refuseLinks(caps, path, at, of === "file" ? "skip" : "check"); // and under every other root the path is under
   if (of === "file" && dirs.length === 0 && lstatSync(at.real, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: is a directory`, { details: { path } });
+    throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: is a directory`, {
+      details: { path },
+    });
   }
   return { dirs };
 }
@@ -281,7 +342,12 @@ function openMakingDirs(caps: Capabilities, path: string, at: Located, depth: nu
         if (!info.isDirectory()) throw notAFolder(caps, path, named(at, i + 1));
       }
       const below = at.below.slice(0, depth);
-      const dir: Located = { ...at, below, real, matches: at.matches.map((m) => ({ ...m, below: m.below.slice(0, m.below.length - at.below.length + depth) })) };
+      const dir: Located = {
+        ...at,
+        below,
+        real,
+        matches: at.matches.map((m) => ({ ...m, below: m.below.slice(0, m.below.length - at.below.length + depth) })),
+      };
       return { fd: openChecked(caps, path, dir, DIR_FLAGS), made };
     } catch (err) {
       throw withMade(caps, path, err, made);
@@ -306,14 +372,16 @@ function openMakingDirs(caps: Capabilities, path: string, at: Located, depth: nu
       if (code === "ELOOP" || code === "EMLINK") throw linkDenied(caps, path, shown);
       if (code === "ENOTDIR") {
         // A link opened with O_DIRECTORY and O_NOFOLLOW may fail so too: say which it is.
-        if (lstatSync(`${FD_DIR}/${dir}/${name}`, { throwIfNoEntry: false })?.isSymbolicLink()) throw linkDenied(caps, path, shown);
+        if (lstatSync(`${FD_DIR}/${dir}/${name}`, { throwIfNoEntry: false })?.isSymbolicLink())
+          throw linkDenied(caps, path, shown);
         throw notAFolder(caps, path, shown);
       }
       throw err;
     }
   };
   try {
-    if (readlinkSync(`${FD_DIR}/${fd}`) !== real) throw denied(caps, path, "changed while it was opened: its root is not where it was", "symlink");
+    if (readlinkSync(`${FD_DIR}/${fd}`) !== real)
+      throw denied(caps, path, "changed while it was opened: its root is not where it was", "symlink");
     for (let i = 0; i < depth; i++) {
       const name = at.below[i]!;
       const shown = named(at, i + 1);
@@ -330,7 +398,13 @@ function openMakingDirs(caps: Capabilities, path: string, at: Located, depth: nu
         }
         if (madeHere) syncFolder(fd);
         child = openIn(fd, name, shown);
-        if (child === null) throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: ${shown} was removed as it was made`, { details: { path } });
+        if (child === null)
+          throw new CountersignError(
+            "connector_error",
+            "connector",
+            `${caps.connector}: ${path}: ${shown} was removed as it was made`,
+            { details: { path } },
+          );
       }
       real = join(real, name);
       if (readlinkSync(`${FD_DIR}/${child}`) !== real) {
@@ -341,7 +415,13 @@ function openMakingDirs(caps: Capabilities, path: string, at: Located, depth: nu
             made.pop();
           } catch {}
         }
-        throw denied(caps, path, `changed while its folders were made: ${shown} is no longer where it was checked`, "symlink", { link: shown });
+        throw denied(
+          caps,
+          path,
+          `changed while its folders were made: ${shown} is no longer where it was checked`,
+          "symlink",
+          { link: shown },
+        );
       }
       closeSync(fd);
       fd = child;
@@ -388,7 +468,10 @@ export function fsWrite(caps: Capabilities, path: string, content: string): { by
   try {
     const target = HAS_FD_DIR ? `${FD_DIR}/${dir}/${name}` : join(at.root.real, ...at.below);
     const existing = lstatSync(target, { throwIfNoEntry: false });
-    if (existing?.isDirectory()) throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: is a directory`, { details: { path } });
+    if (existing?.isDirectory())
+      throw new CountersignError("connector_error", "connector", `${caps.connector}: ${path}: is a directory`, {
+        details: { path },
+      });
     writeFileAtomic(target, content, 0o666); // the umask applies, as for any new file
     return { bytes: Buffer.byteLength(content), made_dirs: made };
   } catch (err) {

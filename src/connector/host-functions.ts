@@ -2,7 +2,16 @@ import type { CallContext } from "@extism/extism";
 import type { z } from "zod";
 import { CountersignError } from "../model/index.js";
 import type { Capabilities } from "./capabilities.js";
-import { FsMissingDirsRequest, FsPathRequest, FsWriteRequest, fsList, fsMakeDir, fsMissingDirs, fsRead, fsWrite } from "./host-fs.js";
+import {
+  FsMissingDirsRequest,
+  FsPathRequest,
+  FsWriteRequest,
+  fsList,
+  fsMakeDir,
+  fsMissingDirs,
+  fsRead,
+  fsWrite,
+} from "./host-fs.js";
 import { HttpRequest, httpRequest } from "./host-http.js";
 import type { Limits } from "./limits.js";
 import { METER_FUNCTION } from "./meter.js";
@@ -28,7 +37,13 @@ type Handler<S extends z.ZodType> = (caps: Capabilities, request: z.infer<S>) =>
 export type HostHandler = (request: string) => string | Promise<string>;
 
 /** The host functions whose every answer is synchronous: a plugin that imports only these may run in the host's thread. */
-export const SYNC_HOST_FUNCTIONS: ReadonlySet<string> = new Set(["fs_read", "fs_list", "fs_missing_dirs", "fs_write", "fs_mkdir"]);
+export const SYNC_HOST_FUNCTIONS: ReadonlySet<string> = new Set([
+  "fs_read",
+  "fs_list",
+  "fs_missing_dirs",
+  "fs_write",
+  "fs_mkdir",
+]);
 
 /** The host functions that change nothing: a call that made only these may be made again. */
 export const READ_ONLY_HOST_FUNCTIONS: ReadonlySet<string> = new Set(["fs_read", "fs_list", "fs_missing_dirs"]);
@@ -43,7 +58,7 @@ export type SuccessAnswer = (request: string) => string | null;
 
 export const SUCCESS_ANSWERS: Readonly<Record<string, SuccessAnswer>> = {
   fs_write: (request) => {
-    let parsed;
+    let parsed: ReturnType<typeof FsWriteRequest.safeParse>;
     try {
       parsed = FsWriteRequest.safeParse(JSON.parse(request));
     } catch {
@@ -53,7 +68,7 @@ export const SUCCESS_ANSWERS: Readonly<Record<string, SuccessAnswer>> = {
     return parsed.success ? JSON.stringify({ ok: true, bytes: Buffer.byteLength(parsed.data.content) }) : null;
   },
   fs_mkdir: (request) => {
-    let parsed;
+    let parsed: ReturnType<typeof FsPathRequest.safeParse>;
     try {
       parsed = FsPathRequest.safeParse(JSON.parse(request));
     } catch {
@@ -69,7 +84,10 @@ export const SUCCESS_ANSWERS: Readonly<Record<string, SuccessAnswer>> = {
  */
 function hostHandler<S extends z.ZodType>(state: CallState, name: string, schema: S, handler: Handler<S>): HostHandler {
   const failure = (err: unknown): string => {
-    const error = err instanceof CountersignError ? err : new CountersignError("connector_error", "connector", `${name}: ${(err as Error).message}`);
+    const error =
+      err instanceof CountersignError
+        ? err
+        : new CountersignError("connector_error", "connector", `${name}: ${(err as Error).message}`);
     state.hostError ??= error;
     return JSON.stringify({ ok: false, error: { class: error.class, message: error.message } });
   };
@@ -78,9 +96,11 @@ function hostHandler<S extends z.ZodType>(state: CallState, name: string, schema
     let answer: object | Promise<object>;
     try {
       const caps = state.caps;
-      if (caps === null) throw new CountersignError("connector_error", "connector", `${name} called outside a connector call`);
+      if (caps === null)
+        throw new CountersignError("connector_error", "connector", `${name} called outside a connector call`);
       const parsed = schema.safeParse(JSON.parse(text));
-      if (!parsed.success) throw new CountersignError("connector_error", "connector", `${caps.connector}: malformed ${name} request`);
+      if (!parsed.success)
+        throw new CountersignError("connector_error", "connector", `${caps.connector}: malformed ${name} request`);
       answer = handler(caps, parsed.data);
     } catch (err) {
       return failure(err);
@@ -92,10 +112,14 @@ function hostHandler<S extends z.ZodType>(state: CallState, name: string, schema
 /** The functions a connector may import from "extism:host/user", by name. */
 export function hostHandlers(state: CallState): Record<string, HostHandler> {
   return {
-    http_request: hostHandler(state, "http_request", HttpRequest, (caps, r) => httpRequest(caps, state.limits, r, state.signal)),
+    http_request: hostHandler(state, "http_request", HttpRequest, (caps, r) =>
+      httpRequest(caps, state.limits, r, state.signal),
+    ),
     fs_read: hostHandler(state, "fs_read", FsPathRequest, (caps, r) => fsRead(caps, state.limits, r.path)),
     fs_list: hostHandler(state, "fs_list", FsPathRequest, (caps, r) => fsList(caps, r.path)),
-    fs_missing_dirs: hostHandler(state, "fs_missing_dirs", FsMissingDirsRequest, (caps, r) => fsMissingDirs(caps, r.path, r.of)),
+    fs_missing_dirs: hostHandler(state, "fs_missing_dirs", FsMissingDirsRequest, (caps, r) =>
+      fsMissingDirs(caps, r.path, r.of),
+    ),
     fs_write: hostHandler(state, "fs_write", FsWriteRequest, (caps, r) => fsWrite(caps, r.path, r.content)),
     fs_mkdir: hostHandler(state, "fs_mkdir", FsPathRequest, (caps, r) => fsMakeDir(caps, r.path)),
   };
@@ -106,7 +130,9 @@ export function hostHandlers(state: CallState): Record<string, HostHandler> {
  * meter's function as a no-op: nothing stops such a plugin (the pool does not use this).
  */
 export function hostFunctions(state: CallState) {
-  const user: Record<string, (context: CallContext, offset: bigint) => Promise<bigint> | void> = { [METER_FUNCTION]: () => undefined };
+  const user: Record<string, (context: CallContext, offset: bigint) => Promise<bigint> | void> = {
+    [METER_FUNCTION]: () => undefined,
+  };
   for (const [name, handle] of Object.entries(hostHandlers(state))) {
     user[name] = async (context, offset) => context.store(await handle(context.read(offset)?.text() ?? "null"));
   }

@@ -36,7 +36,8 @@ function denied(message: string, details: Record<string, unknown>): CountersignE
 function allowedUrl(caps: Capabilities, raw: string): URL {
   let full = raw;
   if (raw.startsWith("/")) {
-    if (caps.baseUrl === null) throw denied(`${caps.connector}: a relative URL needs a base_url in the connection`, { url: raw });
+    if (caps.baseUrl === null)
+      throw denied(`${caps.connector}: a relative URL needs a base_url in the connection`, { url: raw });
     // `//host/...` would name another host to a URL parser; here a relative URL is a path only.
     if (raw.startsWith("//")) throw denied(`${caps.connector}: a protocol-relative URL is refused`, { url: raw });
     full = caps.baseUrl.origin + caps.baseUrl.pathname.replace(/\/$/, "") + raw;
@@ -44,19 +45,30 @@ function allowedUrl(caps: Capabilities, raw: string): URL {
   const form = canonicalUrl(full);
   if (!form.ok) {
     if (form.why === "not_a_url") throw denied(`${caps.connector}: not a URL: ${raw}`, { url: raw });
-    if (form.why === "scheme") throw denied(`${caps.connector}: only http and https URLs are allowed`, { url: form.canonical });
-    if (form.why === "userinfo") throw denied(`${caps.connector}: URLs with credentials are refused`, { url: new URL(full).origin });
-    throw denied(`${caps.connector}: URL not in canonical form (${form.why.replaceAll("_", " ")}): ${raw}`, { url: raw, why: form.why });
+    if (form.why === "scheme")
+      throw denied(`${caps.connector}: only http and https URLs are allowed`, { url: form.canonical });
+    if (form.why === "userinfo")
+      throw denied(`${caps.connector}: URLs with credentials are refused`, { url: new URL(full).origin });
+    throw denied(`${caps.connector}: URL not in canonical form (${form.why.replaceAll("_", " ")}): ${raw}`, {
+      url: raw,
+      why: form.why,
+    });
   }
   const url = new URL(form.canonical);
   const host = hostPort(url)!; // an http(s) URL: canonicalUrl refuses any other
-  if (!caps.hosts.has(host)) throw denied(`${caps.connector}: host ${host} is not in the allowlist`, { host, allowed: [...caps.hosts] });
+  if (!caps.hosts.has(host))
+    throw denied(`${caps.connector}: host ${host} is not in the allowlist`, { host, allowed: [...caps.hosts] });
   return url;
 }
 
 /** The plugin's headers minus the ones the host owns. */
 function requestHeaders(caps: Capabilities, asked: Record<string, string>): Headers {
-  const owned = new Set(["host", "content-length", "cookie", (caps.credential?.header ?? "authorization").toLowerCase()]);
+  const owned = new Set([
+    "host",
+    "content-length",
+    "cookie",
+    (caps.credential?.header ?? "authorization").toLowerCase(),
+  ]);
   const headers = new Headers();
   for (const [name, value] of Object.entries(asked)) if (!owned.has(name.toLowerCase())) headers.set(name, value);
   return headers;
@@ -64,14 +76,21 @@ function requestHeaders(caps: Capabilities, asked: Record<string, string>): Head
 
 /** The credential, when the URL is the base_url's host: it goes to no other. */
 function credentialFor(caps: Capabilities, url: URL): Capabilities["credential"] {
-  return caps.credential !== null && caps.baseUrl !== null && hostPort(url) === hostPort(caps.baseUrl) ? caps.credential : null;
+  return caps.credential !== null && caps.baseUrl !== null && hostPort(url) === hostPort(caps.baseUrl)
+    ? caps.credential
+    : null;
 }
 
 async function readCapped(res: Response, limit: number, url: URL): Promise<string> {
   const tooLarge = () =>
-    new CountersignError("resource_limit_exceeded", "connector", `response from ${url.host} is larger than ${limit} bytes`, {
-      details: { limit_bytes: limit, host: url.host },
-    });
+    new CountersignError(
+      "resource_limit_exceeded",
+      "connector",
+      `response from ${url.host} is larger than ${limit} bytes`,
+      {
+        details: { limit_bytes: limit, host: url.host },
+      },
+    );
   const declared = Number(res.headers.get("content-length") ?? "0");
   if (declared > limit) {
     await res.body?.cancel();
@@ -104,7 +123,12 @@ async function readCapped(res: Response, limit: number, url: URL): Promise<strin
  * any other. A next request to the Location is a new call, checked against the grant and the
  * policy like the first; following it here would send the approved body to a path nobody checked.
  */
-export async function httpRequest(caps: Capabilities, limits: Limits, req: HttpRequest, signal: AbortSignal): Promise<HttpAnswer> {
+export async function httpRequest(
+  caps: Capabilities,
+  limits: Limits,
+  req: HttpRequest,
+  signal: AbortSignal,
+): Promise<HttpAnswer> {
   const url = allowedUrl(caps, req.url);
   const credential = credentialFor(caps, url);
   const send = async (credentialValue: string | null): Promise<Response> => {
@@ -113,10 +137,15 @@ export async function httpRequest(caps: Capabilities, limits: Limits, req: HttpR
     try {
       return await fetch(url, { method: req.method, headers, body: req.body, redirect: "manual", signal });
     } catch (err) {
-      throw new CountersignError("network_error", "connector", `${req.method} ${url.origin}${url.pathname} failed: ${(err as Error).message}`, {
-        retriable: true,
-        details: { host: url.host },
-      });
+      throw new CountersignError(
+        "network_error",
+        "connector",
+        `${req.method} ${url.origin}${url.pathname} failed: ${(err as Error).message}`,
+        {
+          retriable: true,
+          details: { host: url.host },
+        },
+      );
     }
   };
   let res = await send(credential === null ? null : await credential.value());

@@ -32,6 +32,9 @@ export function fillTemplate(template: Template, scope: Record<string, Json>): J
 
 function text(reference: Reference, scope: Record<string, Json>): string {
   const value = resolvePath(scope, reference.path);
-  if (value === undefined) throw new CountersignError("connector_error", "connector", `\${${reference.path}} has no value`, { details: { reference: reference.path } });
+  if (value === undefined)
+    throw new CountersignError("connector_error", "connector", `\${${reference.path}} has no value`, {
+      details: { reference: reference.path },
+    });
   return typeof value === "string" ? value : JSON.stringify(value);
 }

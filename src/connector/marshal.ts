@@ -26,7 +26,8 @@ export function marshal(value: unknown, limits: MarshalLimits = MARSHAL_LIMITS):
       if (!Number.isFinite(v)) throw refused(path, `${v} is not a finite number`);
       return v === 0 ? 0 : v;
     }
-    if (typeof v !== "object") throw refused(path, typeof v === "function" ? "a function is not data" : `a ${typeof v} is not data`);
+    if (typeof v !== "object")
+      throw refused(path, typeof v === "function" ? "a function is not data" : `a ${typeof v} is not data`);
     if (types.isProxy(v)) throw refused(path, "a proxy is not data");
     if (depth >= limits.maxDepth) throw tooLarge(path, `nested more than ${limits.maxDepth} levels deep`);
     if (open.has(v)) throw refused(path, "a cycle is not data");
@@ -44,10 +45,12 @@ export function marshal(value: unknown, limits: MarshalLimits = MARSHAL_LIMITS):
   };
   const walkArray = (array: unknown[], path: string, depth: number): Json[] => {
     const proto: unknown = Object.getPrototypeOf(array);
-    if (proto === null || !Array.isArray(proto) || types.isProxy(proto)) throw refused(path, "a list must have a list prototype");
+    if (proto === null || !Array.isArray(proto) || types.isProxy(proto))
+      throw refused(path, "a list must have a list prototype");
     const length = dataOf(array, "length", path);
     const keys = Reflect.ownKeys(array);
-    if (typeof length !== "number" || keys.length !== length + 1) throw refused(path, "a list must be dense, with no other properties");
+    if (typeof length !== "number" || keys.length !== length + 1)
+      throw refused(path, "a list must be dense, with no other properties");
     const out: Json[] = [];
     for (let i = 0; i < length; i++) {
       const element = dataOf(array, String(i), `${path}[${i}]`);
@@ -57,7 +60,8 @@ export function marshal(value: unknown, limits: MarshalLimits = MARSHAL_LIMITS):
     return out;
   };
   const walkObject = (object: object, path: string, depth: number): { [key: string]: Json } => {
-    if (!isObjectPrototype(Object.getPrototypeOf(object))) throw refused(path, "only plain objects are data (this one has another prototype)");
+    if (!isObjectPrototype(Object.getPrototypeOf(object)))
+      throw refused(path, "only plain objects are data (this one has another prototype)");
     const out: { [key: string]: Json } = {};
     for (const key of Reflect.ownKeys(object)) {
       if (typeof key === "symbol") throw refused(path, "a symbol key is not data");
@@ -66,7 +70,12 @@ export function marshal(value: unknown, limits: MarshalLimits = MARSHAL_LIMITS):
       if (field === undefined) continue;
       countChars(key, at);
       // defineProperty, so that a key named __proto__ stays a field.
-      Object.defineProperty(out, key, { value: walk(field, at, depth + 1), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, key, {
+        value: walk(field, at, depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   };
@@ -91,9 +100,16 @@ function isObjectPrototype(proto: unknown): boolean {
 }
 
 function refused(path: string, why: string): CountersignError {
-  return new CountersignError("grant_violation", "sandbox", `${path}: ${why}; a trusted call takes plain data only`, { details: { reason: "not_plain_data", path } });
+  return new CountersignError("grant_violation", "sandbox", `${path}: ${why}; a trusted call takes plain data only`, {
+    details: { reason: "not_plain_data", path },
+  });
 }
 
 function tooLarge(path: string, why: string): CountersignError {
-  return new CountersignError("resource_limit_exceeded", "sandbox", `${path}: ${why}; a trusted call takes at most that much data`, { details: { reason: "too_large", path } });
+  return new CountersignError(
+    "resource_limit_exceeded",
+    "sandbox",
+    `${path}: ${why}; a trusted call takes at most that much data`,
+    { details: { reason: "too_large", path } },
+  );
 }

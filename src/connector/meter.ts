@@ -11,5 +11,7 @@ export const METER_FUNCTION = "fuel";
 
 /** Whether a module imports the meter's host function, i.e. was built with the fuel meter. */
 export function importsMeter(module: WasmModule): boolean {
-  return wasm.Module.imports(module).some((i) => i.module === "extism:host/user" && i.name === METER_FUNCTION && i.kind === "function");
+  return wasm.Module.imports(module).some(
+    (i) => i.module === "extism:host/user" && i.name === METER_FUNCTION && i.kind === "function",
+  );
 }

@@ -13,7 +13,17 @@ export const TO_WORKER = 0; // raised by the host: a message for the worker
 export const TO_MAIN = 1; // raised by the worker: a message for the host
 
 /** Message kinds. */
-export const Kind = { ready: 1, call: 2, freshCall: 3, host: 4, response: 5, done: 6, error: 7, fatal: 8, overLimit: 9 } as const;
+export const Kind = {
+  ready: 1,
+  call: 2,
+  freshCall: 3,
+  host: 4,
+  response: 5,
+  done: 6,
+  error: 7,
+  fatal: 8,
+  overLimit: 9,
+} as const;
 
 /** The largest message (64 MiB): four times a plugin's whole memory, so any text it can hold fits. */
 export const MAX_MESSAGE_BYTES = 64 << 20;
@@ -33,7 +43,10 @@ export interface Channel {
 }
 
 export function newChannelBuffer(): GrowableShared {
-  const Shared = SharedArrayBuffer as unknown as new (bytes: number, options: { maxByteLength: number }) => GrowableShared;
+  const Shared = SharedArrayBuffer as unknown as new (
+    bytes: number,
+    options: { maxByteLength: number },
+  ) => GrowableShared;
   return new Shared(INITIAL_CHANNEL_BYTES, { maxByteLength: MAX_MESSAGE_BYTES });
 }
 

@@ -23,7 +23,8 @@ function loadExtism(): typeof CreatePlugin {
   if (extism !== undefined) return extism;
   const emitWarning = process.emitWarning;
   process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    if (!String(warning).includes("WASI")) (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+    if (!String(warning).includes("WASI"))
+      (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
   try {
     extism = createRequire(import.meta.url)("@extism/extism") as typeof CreatePlugin;
@@ -79,7 +80,11 @@ export class InThreadPlugin {
     this.metered = importsMeter(module);
   }
 
-  static async create(module: WasmModule, handlers: Record<string, HostHandler>, answers: Readonly<Record<string, SuccessAnswer>> = {}): Promise<InThreadPlugin> {
+  static async create(
+    module: WasmModule,
+    handlers: Record<string, HostHandler>,
+    answers: Readonly<Record<string, SuccessAnswer>> = {},
+  ): Promise<InThreadPlugin> {
     const plugin = new InThreadPlugin(module, handlers, answers);
     plugin.current = await plugin.instantiate();
     return plugin;
@@ -148,7 +153,17 @@ export class InThreadPlugin {
   }
 
   private async instantiate(): Promise<Instance> {
-    const instance: Instance = { plugin: undefined as unknown as Plugin, counted: false, budget: 0, allocated: 0, overLimit: false, changed: false, waiting: [], deadline: Infinity, stopped: false };
+    const instance: Instance = {
+      plugin: undefined as unknown as Plugin,
+      counted: false,
+      budget: 0,
+      allocated: 0,
+      overLimit: false,
+      changed: false,
+      waiting: [],
+      deadline: Infinity,
+      stopped: false,
+    };
     const user: Record<string, (context: CallContext, offset: bigint) => bigint | void> = {};
     user[METER_FUNCTION] = () => stopPastDeadline(instance);
     for (const [name, handle] of Object.entries(this.handlers)) {
@@ -175,7 +190,10 @@ export class InThreadPlugin {
       countAllocations(context, instance);
       return Function.prototype.bind.call(fn, self, context);
     }) as typeof fn.bind;
-    instance.plugin = await loadExtism()({ wasm: [{ module: this.module }] }, { useWasi: false, runInWorker: false, logger: silent, functions: { "extism:host/user": user } });
+    instance.plugin = await loadExtism()(
+      { wasm: [{ module: this.module }] },
+      { useWasi: false, runInWorker: false, logger: silent, functions: { "extism:host/user": user } },
+    );
     if (!instance.counted) {
       await instance.plugin.close();
       throw new Error("cannot bound the plugin's host memory: Extism did not bind its host functions as expected");

@@ -10,7 +10,10 @@ export const MAX_OUTPUT_DEPTH = 64;
  * JSON.stringify) meets a shape it cannot handle. Anything else is connector_error.
  */
 export function pluginOutput(connector: string, fn: string, text: string): Record<string, Json> {
-  const bad = (why: string) => new CountersignError("connector_error", "connector", `${connector}.${fn}: the plugin's output ${why}`, { details: { bytes: text.length } });
+  const bad = (why: string) =>
+    new CountersignError("connector_error", "connector", `${connector}.${fn}: the plugin's output ${why}`, {
+      details: { bytes: text.length },
+    });
   let value: Json;
   try {
     value = JSON.parse(text) as Json;
@@ -24,7 +27,8 @@ export function pluginOutput(connector: string, fn: string, text: string): Recor
   for (let next = open.pop(); next !== undefined; next = open.pop()) {
     const [node, depth] = next;
     if (depth > MAX_OUTPUT_DEPTH) throw bad(`is nested more than ${MAX_OUTPUT_DEPTH} levels deep`);
-    for (const child of Object.values(node as object) as Json[]) if (child !== null && typeof child === "object") open.push([child, depth + 1]);
+    for (const child of Object.values(node as object) as Json[])
+      if (child !== null && typeof child === "object") open.push([child, depth + 1]);
   }
   return value;
 }

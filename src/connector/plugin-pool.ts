@@ -2,12 +2,23 @@ import type { LoadedConnector } from "../manifest/index.js";
 import { CountersignError } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import type { Capabilities } from "./capabilities.js";
-import { hostHandlers, SUCCESS_ANSWERS, SYNC_HOST_FUNCTIONS, type CallState, type HostHandler } from "./host-functions.js";
+import {
+  hostHandlers,
+  SUCCESS_ANSWERS,
+  SYNC_HOST_FUNCTIONS,
+  type CallState,
+  type HostHandler,
+} from "./host-functions.js";
 import type { Limits } from "./limits.js";
 import { checkPlugin, startInThread, startWorker, type CheckedPlugin } from "./load-plugin.js";
 import { InThreadPlugin } from "./plugin-in-thread.js";
 import { pluginOutput } from "./plugin-output.js";
-import { PluginWorkerTimeout, PluginWorkerTooLarge, type PluginWorker, type WorkerCallResult } from "./plugin-worker.js";
+import {
+  PluginWorkerTimeout,
+  PluginWorkerTooLarge,
+  type PluginWorker,
+  type WorkerCallResult,
+} from "./plugin-worker.js";
 
 /**
  * How long a call may run in the host's thread, blocking its event loop, before it is stopped
@@ -34,7 +45,14 @@ export interface PluginPool {
    * scope, or without one, gets an instance no other call has used, so that nothing a plugin
    * keeps reaches another run.
    */
-  call(connector: LoadedConnector, fn: string, input: Json, caps: Capabilities, limits: Limits, scope?: object): Promise<Json>;
+  call(
+    connector: LoadedConnector,
+    fn: string,
+    input: Json,
+    caps: Capabilities,
+    limits: Limits,
+    scope?: object,
+  ): Promise<Json>;
   close(): Promise<void>;
 }
 
@@ -87,9 +105,19 @@ export function createPluginPool(): PluginPool {
     return entry;
   }
 
-  function start(connector: LoadedConnector, checked: CheckedPlugin, handlers: Record<string, HostHandler>): Promise<InThreadPlugin | PluginWorker> {
-    if (outgrown.has(connector.file) || !checked.imports.every((name) => SYNC_HOST_FUNCTIONS.has(name))) return startWorker(connector, checked, Object.keys(handlers));
-    return startInThread(connector, checked, Object.fromEntries(Object.entries(handlers).filter(([name]) => SYNC_HOST_FUNCTIONS.has(name))), SUCCESS_ANSWERS);
+  function start(
+    connector: LoadedConnector,
+    checked: CheckedPlugin,
+    handlers: Record<string, HostHandler>,
+  ): Promise<InThreadPlugin | PluginWorker> {
+    if (outgrown.has(connector.file) || !checked.imports.every((name) => SYNC_HOST_FUNCTIONS.has(name)))
+      return startWorker(connector, checked, Object.keys(handlers));
+    return startInThread(
+      connector,
+      checked,
+      Object.fromEntries(Object.entries(handlers).filter(([name]) => SYNC_HOST_FUNCTIONS.has(name))),
+      SUCCESS_ANSWERS,
+    );
   }
 
   async function drop(connector: LoadedConnector, entry: Loaded): Promise<void> {
@@ -101,7 +129,15 @@ export function createPluginPool(): PluginPool {
    * A call in the host's thread that ran past its slice: the plugin moves to a worker for good,
    * and the call is made again there unless it has written something or its deadline has passed.
    */
-  async function outOfSlice(entry: Loaded, connector: LoadedConnector, fn: string, input: string, changed: boolean, deadline: number, limits: Limits): Promise<WorkerCallResult> {
+  async function outOfSlice(
+    entry: Loaded,
+    connector: LoadedConnector,
+    fn: string,
+    input: string,
+    changed: boolean,
+    deadline: number,
+    limits: Limits,
+  ): Promise<WorkerCallResult> {
     outgrown.add(connector.file);
     const thread = entry.plugin;
     const worker = entry.checked.then((c) => startWorker(connector, c, Object.keys(entry.handlers)));
@@ -118,10 +154,25 @@ export function createPluginPool(): PluginPool {
       );
     }
     entry.state.hostError = null; // what the stopped attempt's host functions said does not count
-    return (await worker).call(fn, input, deadline, (name, request) => entry.handlers[name]!(request), true, limits.maxHostMemoryBytes);
+    return (await worker).call(
+      fn,
+      input,
+      deadline,
+      (name, request) => entry.handlers[name]!(request),
+      true,
+      limits.maxHostMemoryBytes,
+    );
   }
 
-  async function callOnce(entry: Loaded, connector: LoadedConnector, fn: string, input: Json, caps: Capabilities, limits: Limits, scope: object | undefined): Promise<Json> {
+  async function callOnce(
+    entry: Loaded,
+    connector: LoadedConnector,
+    fn: string,
+    input: Json,
+    caps: Capabilities,
+    limits: Limits,
+    scope: object | undefined,
+  ): Promise<Json> {
     const plugin = await entry.plugin;
     const fresh = scope === undefined || scope !== entry.scope;
     entry.scope = scope;
@@ -132,25 +183,44 @@ export function createPluginPool(): PluginPool {
       let result: WorkerCallResult;
       let inWorker = !(plugin instanceof InThreadPlugin); // where the call ended
       if (plugin instanceof InThreadPlugin) {
-        const outcome = await plugin.call(fn, text, Math.min(IN_THREAD_SLICE_MS, limits.timeoutMs), fresh, limits.maxHostMemoryBytes);
+        const outcome = await plugin.call(
+          fn,
+          text,
+          Math.min(IN_THREAD_SLICE_MS, limits.timeoutMs),
+          fresh,
+          limits.maxHostMemoryBytes,
+        );
         inWorker = "slice" in outcome;
-        result = "slice" in outcome ? await outOfSlice(entry, connector, fn, text, outcome.changed, deadline, limits) : outcome;
+        result =
+          "slice" in outcome
+            ? await outOfSlice(entry, connector, fn, text, outcome.changed, deadline, limits)
+            : outcome;
       } else {
         const answer = (name: string, request: string) => entry.handlers[name]!(request); // checkPlugin checked the imports
         result = await plugin.call(fn, text, deadline, answer, fresh, limits.maxHostMemoryBytes);
       }
       if (entry.state.hostError !== null) throw entry.state.hostError;
       if (!result.ok) {
-        if (result.message.startsWith(PLUGIN_ERROR)) throw pluginError(connector.name, fn, result.message.slice(PLUGIN_ERROR.length));
+        if (result.message.startsWith(PLUGIN_ERROR))
+          throw pluginError(connector.name, fn, result.message.slice(PLUGIN_ERROR.length));
         // A trap may leave the module's state inconsistent: a worker is dropped (an instance in
         // the host's thread is replaced after any failed call, see plugin-in-thread.ts).
         if (inWorker) await drop(connector, entry);
         if (result.overLimit) {
-          throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn}: ${result.message} and was stopped`, {
-            details: { host_memory_bytes: limits.maxHostMemoryBytes },
-          });
+          throw new CountersignError(
+            "resource_limit_exceeded",
+            "connector",
+            `${connector.name}.${fn}: ${result.message} and was stopped`,
+            {
+              details: { host_memory_bytes: limits.maxHostMemoryBytes },
+            },
+          );
         }
-        throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: plugin trapped: ${result.message}`);
+        throw new CountersignError(
+          "connector_error",
+          "connector",
+          `${connector.name}.${fn}: plugin trapped: ${result.message}`,
+        );
       }
       return pluginOutput(connector.name, fn, result.output);
     } catch (err) {
@@ -158,13 +228,23 @@ export function createPluginPool(): PluginPool {
       if (err instanceof PluginWorkerTimeout) {
         entry.abort.abort(); // a host function still running (an HTTP request) stops too
         await drop(connector, entry);
-        throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn} ran longer than ${limits.timeoutMs} ms and was stopped`, {
-          details: { timeout_ms: limits.timeoutMs },
-        });
+        throw new CountersignError(
+          "resource_limit_exceeded",
+          "connector",
+          `${connector.name}.${fn} ran longer than ${limits.timeoutMs} ms and was stopped`,
+          {
+            details: { timeout_ms: limits.timeoutMs },
+          },
+        );
       }
       await drop(connector, entry);
-      if (err instanceof PluginWorkerTooLarge) throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn}: ${err.message}`);
-      throw new CountersignError("connector_error", "connector", `${connector.name}.${fn}: plugin worker failed: ${(err as Error).message}`);
+      if (err instanceof PluginWorkerTooLarge)
+        throw new CountersignError("resource_limit_exceeded", "connector", `${connector.name}.${fn}: ${err.message}`);
+      throw new CountersignError(
+        "connector_error",
+        "connector",
+        `${connector.name}.${fn}: plugin worker failed: ${(err as Error).message}`,
+      );
     } finally {
       entry.state.caps = null;
     }
@@ -180,7 +260,14 @@ export function createPluginPool(): PluginPool {
     async close() {
       const entries = [...loaded.values()];
       loaded.clear();
-      await Promise.all(entries.map((e) => e.plugin.then((p) => p.close(), () => undefined)));
+      await Promise.all(
+        entries.map((e) =>
+          e.plugin.then(
+            (p) => p.close(),
+            () => undefined,
+          ),
+        ),
+      );
     },
   };
 }

@@ -75,7 +75,9 @@ let overLimit = false;
 // Extism's kernel imports (extism:host/env) reach the host's alloc through WebAssembly.instantiate:
 // its alloc is wrapped there to count.
 type Imports = Record<string, Record<string, unknown>>;
-const webAssembly = (globalThis as unknown as { WebAssembly: { instantiate(module: unknown, imports?: Imports): Promise<unknown> } }).WebAssembly;
+const webAssembly = (
+  globalThis as unknown as { WebAssembly: { instantiate(module: unknown, imports?: Imports): Promise<unknown> } }
+).WebAssembly;
 const instantiateWasm = webAssembly.instantiate;
 webAssembly.instantiate = (wasm, imports) => {
   const env = imports?.["extism:host/env"];
@@ -94,7 +96,11 @@ webAssembly.instantiate = (wasm, imports) => {
 };
 
 const silent = { trace() {}, debug() {}, info() {}, warn() {}, error() {} } as unknown as Console;
-const instantiate = (): Promise<Plugin> => createPlugin({ wasm: [{ module }] }, { useWasi: false, runInWorker: false, logger: silent, functions: { "extism:host/user": user } });
+const instantiate = (): Promise<Plugin> =>
+  createPlugin(
+    { wasm: [{ module }] },
+    { useWasi: false, runInWorker: false, logger: silent, functions: { "extism:host/user": user } },
+  );
 
 async function serve(): Promise<never> {
   let plugin = await instantiate();
@@ -103,7 +109,11 @@ async function serve(): Promise<never> {
   send(Kind.ready, []);
   for (;;) {
     // Idle for IDLE_MS with no spare instance: make one now rather than during a run's first call.
-    if (spare === null && Atomics.load(flags, TO_WORKER) === 0 && Atomics.wait(flags, TO_WORKER, 0, IDLE_MS) === "timed-out") {
+    if (
+      spare === null &&
+      Atomics.load(flags, TO_WORKER) === 0 &&
+      Atomics.wait(flags, TO_WORKER, 0, IDLE_MS) === "timed-out"
+    ) {
       spare = await instantiate();
       continue;
     }

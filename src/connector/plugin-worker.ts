@@ -1,6 +1,14 @@
 import { Worker } from "node:worker_threads";
 import { METER_FUNCTION } from "./meter.js";
-import { Kind, MAX_MESSAGE_BYTES, newChannelBuffer, openChannel, TO_MAIN, TO_WORKER, type Channel } from "./plugin-channel.js";
+import {
+  Kind,
+  MAX_MESSAGE_BYTES,
+  newChannelBuffer,
+  openChannel,
+  TO_MAIN,
+  TO_WORKER,
+  type Channel,
+} from "./plugin-channel.js";
 import type { PluginThreadData } from "./plugin-thread.js";
 import type { WasmModule } from "../model/index.js";
 import { threadModule } from "../model/thread-module.js";
@@ -20,9 +28,16 @@ export class PluginWorkerGone extends Error {}
 export class PluginWorkerTooLarge extends Error {}
 
 // Atomics.waitAsync (ES2024; in Node since 16) is not in the project's lib.
-const waitAsync = (Atomics as unknown as {
-  waitAsync(array: Int32Array, index: number, value: number, timeout: number): { async: false; value: string } | { async: true; value: Promise<string> };
-}).waitAsync;
+const waitAsync = (
+  Atomics as unknown as {
+    waitAsync(
+      array: Int32Array,
+      index: number,
+      value: number,
+      timeout: number,
+    ): { async: false; value: string } | { async: true; value: Promise<string> };
+  }
+).waitAsync;
 
 /**
  * How long the host blocks its thread waiting for the worker's next message before it waits
@@ -63,10 +78,12 @@ export class PluginWorker {
   /** Start the thread and instantiate the plugin there; `deadline` is a performance.now() time. */
   static async start(module: WasmModule, hostNames: string[], deadline: number): Promise<PluginWorker> {
     const worker = new PluginWorker(module, hostNames);
-    const first = await worker.untilDeadline(deadline, () => worker.receive(deadline)).catch(async (err: unknown) => {
-      await worker.close();
-      throw err;
-    });
+    const first = await worker
+      .untilDeadline(deadline, () => worker.receive(deadline))
+      .catch(async (err: unknown) => {
+        await worker.close();
+        throw err;
+      });
     if (first.kind !== Kind.ready) {
       await worker.close();
       throw new PluginWorkerGone(first.kind === Kind.fatal ? first.parts[0]! : "the plugin worker did not start");
@@ -79,11 +96,26 @@ export class PluginWorker {
    * `fresh`, the call runs on a new plugin instance unless the current one has served no call yet.
    * The plugin may allocate at most `hostBytes` of host memory (Extism's blocks) during the call.
    */
-  call(fn: string, input: string, deadline: number, host: HostAnswer, fresh: boolean, hostBytes: number): Promise<WorkerCallResult> {
-    return this.untilDeadline(deadline, (expired) => this.serve([fn, input, String(hostBytes)], deadline, host, fresh, expired));
+  call(
+    fn: string,
+    input: string,
+    deadline: number,
+    host: HostAnswer,
+    fresh: boolean,
+    hostBytes: number,
+  ): Promise<WorkerCallResult> {
+    return this.untilDeadline(deadline, (expired) =>
+      this.serve([fn, input, String(hostBytes)], deadline, host, fresh, expired),
+    );
   }
 
-  private async serve(call: string[], deadline: number, host: HostAnswer, fresh: boolean, expired: Promise<undefined>): Promise<WorkerCallResult> {
+  private async serve(
+    call: string[],
+    deadline: number,
+    host: HostAnswer,
+    fresh: boolean,
+    expired: Promise<undefined>,
+  ): Promise<WorkerCallResult> {
     this.send(fresh ? Kind.freshCall : Kind.call, call);
     for (;;) {
       const { kind, parts } = await this.receive(deadline);
@@ -97,7 +129,9 @@ export class PluginWorker {
         case Kind.overLimit:
           return { ok: false, message: parts[0]!, overLimit: kind === Kind.overLimit };
         default:
-          throw new PluginWorkerGone(kind === Kind.fatal ? parts[0]! : `unexpected message ${kind} from the plugin worker`);
+          throw new PluginWorkerGone(
+            kind === Kind.fatal ? parts[0]! : `unexpected message ${kind} from the plugin worker`,
+          );
       }
     }
   }
@@ -109,7 +143,9 @@ export class PluginWorker {
    */
   private async untilDeadline<T>(deadline: number, work: (expired: Promise<undefined>) => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()), undefined)));
+    const expired = new Promise<undefined>(
+      (resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()), undefined)),
+    );
     try {
       return await work(expired);
     } finally {
@@ -131,7 +167,8 @@ export class PluginWorker {
 
   private send(kind: number, parts: string[]): void {
     if (this.exited) throw new PluginWorkerGone("the plugin worker has stopped");
-    if (!this.channel.write(kind, parts)) throw new PluginWorkerTooLarge(`a message to the plugin is larger than ${MAX_MESSAGE_BYTES} bytes`);
+    if (!this.channel.write(kind, parts))
+      throw new PluginWorkerTooLarge(`a message to the plugin is larger than ${MAX_MESSAGE_BYTES} bytes`);
     Atomics.store(this.channel.flags, TO_WORKER, 1);
     Atomics.notify(this.channel.flags, TO_WORKER);
   }

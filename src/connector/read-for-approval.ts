@@ -14,19 +14,34 @@ import { resolvePath } from "./resolve-path.js";
  * read is an effect made with the user's credential: `policy` is asked about exactly its admitted
  * arguments first, as for a preview, and a read it does not allow does not run.
  */
-export type ApprovalRead = { ok: true; fields: PreviewField[]; resolved: Record<string, Json> } | { ok: false; reason: string };
+export type ApprovalRead =
+  | { ok: true; fields: PreviewField[]; resolved: Record<string, Json> }
+  | { ok: false; reason: string };
 
-export async function readForApproval(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext, policy: PreviewPolicy): Promise<ApprovalRead> {
+export async function readForApproval(
+  set: ManifestSet,
+  op: string,
+  args: Record<string, Json>,
+  ctx: ConnectorContext,
+  policy: PreviewPolicy,
+): Promise<ApprovalRead> {
   try {
     const action = set.actions.get(op);
     const resolve = action?.manifest.resolve;
     const preview = action?.manifest.approval.preview;
     const resolveTemplate = action?.templates.resolve;
     const previewTemplate = action?.templates.preview;
-    if (action === undefined || resolve === undefined || preview === undefined || resolveTemplate === undefined || previewTemplate == null) {
+    if (
+      action === undefined ||
+      resolve === undefined ||
+      preview === undefined ||
+      resolveTemplate === undefined ||
+      previewTemplate == null
+    ) {
       return { ok: false, reason: `${op} declares no [resolve] with a preview` };
     }
-    const read = (target: string, filled: Json | undefined) => readToShow(set, `${action.connector}.${target}`, filled, ctx, policy);
+    const read = (target: string, filled: Json | undefined) =>
+      readToShow(set, `${action.connector}.${target}`, filled, ctx, policy);
     const resolveArgs = fillTemplate(resolveTemplate, { args });
     const previewArgs = fillTemplate(previewTemplate, { args });
     const resolved = await read(resolve.op, resolveArgs);

@@ -21,7 +21,13 @@ import { resolvePath } from "./resolve-path.js";
  * passes a resolved input itself (admitCall refuses it). A read that
  * fails, or an output without a named field, fails the call closed: nothing is sent.
  */
-export async function resolveInputs(verified: VerifiedReceipt, set: ManifestSet, op: string, data: Record<string, Json>, ctx: ConnectorContext): Promise<Record<string, Json>> {
+export async function resolveInputs(
+  verified: VerifiedReceipt,
+  set: ManifestSet,
+  op: string,
+  data: Record<string, Json>,
+  ctx: ConnectorContext,
+): Promise<Record<string, Json>> {
   const action = set.actions.get(op);
   const spec = action?.manifest.resolve;
   const template = action?.templates.resolve;
@@ -32,28 +38,46 @@ export async function resolveInputs(verified: VerifiedReceipt, set: ManifestSet,
   // In the form admitCall will check: canonical (a non-canonical argument is refused before any read), every declared input.
   const { full } = checkedForm(action, data);
   const connector = set.connectors.get(action.connector);
-  checkCallBeforeRead(verified, { op, connector: { name: action.connector, sha256: connector?.manifest.sha256 ?? "" }, args: full }, later);
+  checkCallBeforeRead(
+    verified,
+    { op, connector: { name: action.connector, sha256: connector?.manifest.sha256 ?? "" }, args: full },
+    later,
+  );
   checkArgs(action, data);
   const target = `${action.connector}.${spec.op}`;
   let output: Json;
   try {
-    output = await executeAction(set, admitPreview(set, target, fillTemplate(template, { args: data }) as Record<string, Json>, verified), ctx);
+    output = await executeAction(
+      set,
+      admitPreview(set, target, fillTemplate(template, { args: data }) as Record<string, Json>, verified),
+      ctx,
+    );
   } catch (err) {
     const cause = err instanceof CountersignError ? err : undefined;
     const why = err instanceof Error ? err.message : String(err);
-    throw new CountersignError(cause?.class ?? "connector_error", cause?.boundary ?? "connector", `${op}: cannot read what the call would act on (${target}: ${why}), so nothing was done`, {
-      retriable: cause?.retriable ?? false,
-      details: { ...cause?.details, op, resolve: target, reason: "unresolved" },
-      cause: err,
-    });
+    throw new CountersignError(
+      cause?.class ?? "connector_error",
+      cause?.boundary ?? "connector",
+      `${op}: cannot read what the call would act on (${target}: ${why}), so nothing was done`,
+      {
+        retriable: cause?.retriable ?? false,
+        details: { ...cause?.details, op, resolve: target, reason: "unresolved" },
+        cause: err,
+      },
+    );
   }
   const resolved: Record<string, Json> = {};
   for (const [input, path] of Object.entries(spec.inputs)) {
     const value = resolvePath(output, path);
     if (value === undefined) {
-      throw new CountersignError("connector_error", "connector", `${op}: ${target} returned no \`${path}\` for input \`${input}\`, so nothing was done`, {
-        details: { op, resolve: target, input, reason: "unresolved" },
-      });
+      throw new CountersignError(
+        "connector_error",
+        "connector",
+        `${op}: ${target} returned no \`${path}\` for input \`${input}\`, so nothing was done`,
+        {
+          details: { op, resolve: target, input, reason: "unresolved" },
+        },
+      );
     }
     resolved[input] = value;
   }

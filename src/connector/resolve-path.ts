@@ -22,7 +22,13 @@ export function resolvePath(root: Json, path: string): Json | undefined {
 function byName(list: Json[], name: string): Json | undefined {
   const wanted = name.toLowerCase();
   for (const item of list) {
-    if (item !== null && typeof item === "object" && !Array.isArray(item) && typeof item.name === "string" && item.name.toLowerCase() === wanted) {
+    if (
+      item !== null &&
+      typeof item === "object" &&
+      !Array.isArray(item) &&
+      typeof item.name === "string" &&
+      item.name.toLowerCase() === wanted
+    ) {
       return item.value;
     }
   }

@@ -13,7 +13,8 @@ export function canonicalJson(value: Json): string {
   }
   const keys = Object.keys(value).sort();
   let text = "{";
-  for (let i = 0; i < keys.length; i++) text += `${i === 0 ? "" : ","}${JSON.stringify(keys[i])}:${canonicalJson(value[keys[i]!]!)}`;
+  for (let i = 0; i < keys.length; i++)
+    text += `${i === 0 ? "" : ","}${JSON.stringify(keys[i])}:${canonicalJson(value[keys[i]!]!)}`;
   return `${text}}`;
 }
 

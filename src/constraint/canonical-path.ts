@@ -7,7 +7,13 @@
  */
 
 export type PathForm = { ok: true; canonical: string } | { ok: false; why: PathRefusal };
-export type PathRefusal = "not_absolute" | "nul" | "lone_surrogate" | "dot_segment" | "empty_segment" | "trailing_slash";
+export type PathRefusal =
+  | "not_absolute"
+  | "nul"
+  | "lone_surrogate"
+  | "dot_segment"
+  | "empty_segment"
+  | "trailing_slash";
 
 export function canonicalPath(raw: string): PathForm {
   if (!raw.startsWith("/")) return { ok: false, why: "not_absolute" };

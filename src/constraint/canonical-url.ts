@@ -26,7 +26,16 @@
  */
 
 export type UrlForm = { ok: true; canonical: string } | { ok: false; why: UrlRefusal; canonical?: string };
-export type UrlRefusal = "not_a_url" | "scheme" | "userinfo" | "whitespace_or_control" | "backslash" | "dot_segment" | "encoded_separator" | "host_form" | "changed";
+export type UrlRefusal =
+  | "not_a_url"
+  | "scheme"
+  | "userinfo"
+  | "whitespace_or_control"
+  | "backslash"
+  | "dot_segment"
+  | "encoded_separator"
+  | "host_form"
+  | "changed";
 
 // scheme `://` authority, then the path, query and fragment as written.
 const SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/s;
@@ -46,16 +55,21 @@ export function canonicalUrl(raw: string): UrlForm {
   const canonical = url.href;
   const defaultPort = DEFAULT_PORT[url.protocol];
   if (defaultPort === undefined) return { ok: false, why: "scheme", canonical };
-  if (url.username !== "" || url.password !== "" || shape[2]!.includes("@")) return { ok: false, why: "userinfo", canonical };
+  if (url.username !== "" || url.password !== "" || shape[2]!.includes("@"))
+    return { ok: false, why: "userinfo", canonical };
   const rest = shape[3]!;
   const path = rest.replace(/[?#].*$/s, "");
-  if (path.split("/").some((segment) => /^\.\.?(;|$)/.test(segment))) return { ok: false, why: "dot_segment", canonical };
+  if (path.split("/").some((segment) => /^\.\.?(;|$)/.test(segment)))
+    return { ok: false, why: "dot_segment", canonical };
   if (/%(2e|2f|5c)/i.test(path)) return { ok: false, why: "encoded_separator", canonical };
   let host = shape[2]!.replace(/[A-Z]/g, (c) => c.toLowerCase());
   if (host.endsWith(":")) host = host.slice(0, -1);
   else if (host.endsWith(`:${defaultPort}`)) host = host.slice(0, -(defaultPort.length + 1));
   if (url.host !== host) return { ok: false, why: "host_form", canonical };
-  if (canonical !== `${url.protocol}//${url.host}${rest === "" || rest.startsWith("?") || rest.startsWith("#") ? `/${rest}` : rest}`) {
+  if (
+    canonical !==
+    `${url.protocol}//${url.host}${rest === "" || rest.startsWith("?") || rest.startsWith("#") ? `/${rest}` : rest}`
+  ) {
     return { ok: false, why: "changed", canonical };
   }
   return { ok: true, canonical };

@@ -64,7 +64,9 @@ export function canonicalForm(format: InputFormat, raw: string): Form {
   // Text without `@` is no address: constraints compare it exactly, and the connector refuses it.
   if (!isAddress(raw)) return { ok: true, canonical: raw };
   const canonical = canonicalAddress(raw);
-  return canonicalAddress(canonical) === canonical ? { ok: true, canonical } : { ok: false, why: "trailing_dots", canonical };
+  return canonicalAddress(canonical) === canonical
+    ? { ok: true, canonical }
+    : { ok: false, why: "trailing_dots", canonical };
 }
 
 // scheme `://` authority, then the character that ends the authority and whatever follows.

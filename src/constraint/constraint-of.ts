@@ -7,7 +7,6 @@ import { jsonTypeOf } from "./json-type.js";
 /** Holds of every value: a field the facts know nothing about. */
 const ANYTHING: ValueConstraint = { all: [] };
 
-
 /**
  * The facts as a constraint: one that every member of any of `values` satisfies, as tight as the
  * language says it (receipt grants carry it, so a run cannot leave its facts). Undefined when a
@@ -32,7 +31,8 @@ export function constraintOf(values: readonly AbstractValue[]): ValueConstraint 
   for (const v of values) {
     if (v.kind === "const") {
       for (const x of v.values) {
-        if (Array.isArray(x)) lists.push({ elements: x.length === 0 ? [] : [{ kind: "const", values: x }], min: x.length, max: x.length });
+        if (Array.isArray(x))
+          lists.push({ elements: x.length === 0 ? [] : [{ kind: "const", values: x }], min: x.length, max: x.length });
         else scalars.push(x), types.add(jsonTypeOf(x));
       }
     } else if (v.kind === "array") {
@@ -42,13 +42,19 @@ export function constraintOf(values: readonly AbstractValue[]): ValueConstraint 
       others.push(affixes(v.prefix, v.suffix));
     } else if (v.kind === "record") {
       types.add("object");
-      others.push({ fields: Object.fromEntries(Object.entries(v.fields).map(([key, f]) => [key, constraintOf([f]) ?? ANYTHING])) });
+      others.push({
+        fields: Object.fromEntries(Object.entries(v.fields).map(([key, f]) => [key, constraintOf([f]) ?? ANYTHING])),
+      });
     }
   }
   const list = lists.length === 0 ? undefined : listConstraint(lists);
   if (list !== undefined) return types.size === 0 ? list : { type: [...types, "array"] };
   const present = scalars.filter((x) => x !== null);
-  const alternatives = dedupe([...(present.length < scalars.length ? [{ type: ["null" as const] }] : []), ...(present.length > 0 ? [{ in: unique(present) }] : []), ...others]);
+  const alternatives = dedupe([
+    ...(present.length < scalars.length ? [{ type: ["null" as const] }] : []),
+    ...(present.length > 0 ? [{ in: unique(present) }] : []),
+    ...others,
+  ]);
   const typed: ValueConstraint = { type: [...types] };
   // A lone bare type is what `typed` says already.
   if (alternatives.length === 1 && "type" in alternatives[0]!) return typed;

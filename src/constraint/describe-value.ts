@@ -9,16 +9,23 @@ import type { AbstractValue, CountRange, Effect, Provenance } from "../model/ind
 export function describeValue(v: AbstractValue): string {
   switch (v.kind) {
     case "const":
-      return v.values.length === 1 ? JSON.stringify(v.values[0]) : `one of ${v.values.map((x) => JSON.stringify(x)).join(", ")}`;
+      return v.values.length === 1
+        ? JSON.stringify(v.values[0])
+        : `one of ${v.values.map((x) => JSON.stringify(x)).join(", ")}`;
     case "string": {
-      const known = [v.prefix === "" ? "" : `starting ${JSON.stringify(v.prefix)}`, v.suffix === "" ? "" : `ending ${JSON.stringify(v.suffix)}`];
+      const known = [
+        v.prefix === "" ? "" : `starting ${JSON.stringify(v.prefix)}`,
+        v.suffix === "" ? "" : `ending ${JSON.stringify(v.suffix)}`,
+      ];
       const shape = known.filter(Boolean).join(" and ");
       return `${shape === "" ? "any string" : `a string ${shape}`}${from(v.provenance)}`;
     }
     case "array":
       return `a list of ${describeCount(v.length)} item${v.length.min === 1 && v.length.max === 1 ? "" : "s"}, each ${describeValue(v.element)}`;
     case "record":
-      return `{ ${Object.entries(v.fields).map(([k, f]) => `${k}: ${describeValue(f)}`).join(", ")} }`;
+      return `{ ${Object.entries(v.fields)
+        .map(([k, f]) => `${k}: ${describeValue(f)}`)
+        .join(", ")} }`;
     case "unknown":
       return `unknown${from(v.provenance)}`;
   }
@@ -78,7 +85,14 @@ export function describeSources(sources: readonly Provenance[], none: string, ca
   }
   const marked = listed.map((p) => ({ p, untrusted: p.untrusted || (p.op !== undefined && untrusted.has(p.op)) }));
   const ordered = [...marked.filter((m) => m.untrusted), ...marked.filter((m) => !m.untrusted)];
-  return [...new Set(ordered.map((m) => `${describeSource(m.p, steps, calls)}${m.untrusted ? " — untrusted" : m.p.trustedBy === undefined ? "" : ` — trusted by the policy's ${m.p.trustedBy}`}`))].join("; ");
+  return [
+    ...new Set(
+      ordered.map(
+        (m) =>
+          `${describeSource(m.p, steps, calls)}${m.untrusted ? " — untrusted" : m.p.trustedBy === undefined ? "" : ` — trusted by the policy's ${m.p.trustedBy}`}`,
+      ),
+    ),
+  ].join("; ");
 }
 
 /**
@@ -86,8 +100,12 @@ export function describeSources(sources: readonly Provenance[], none: string, ca
  * and which of the program's values it passes may depend on the data it branched, looped or
  * chose on. Undefined (an effect the analyzer did not build) is not known, and said so.
  */
-export function describeInfluence(influencedBy: readonly Provenance[] | undefined, calls: SourceCalls = []): string | null {
-  if (influencedBy === undefined) return "not known: take whether it runs, how often and with which values as steered by untrusted data";
+export function describeInfluence(
+  influencedBy: readonly Provenance[] | undefined,
+  calls: SourceCalls = [],
+): string | null {
+  if (influencedBy === undefined)
+    return "not known: take whether it runs, how often and with which values as steered by untrusted data";
   if (influencedBy.length === 0) return null;
   return `whether it runs, how often and with which values may depend on ${describeSources(influencedBy, "", calls)}`;
 }
@@ -98,7 +116,10 @@ const PASTED = / pasted from .+ in request \S+$/;
 function describeSource(p: Provenance, steps: ReadonlyMap<string, ReadonlySet<string>>, calls: SourceCalls): string {
   if (p.op === undefined || PASTED.test(p.source)) return p.source;
   const read = steps.get(p.op);
-  const through = read === undefined ? "" : `, which may hold what its steps got back: ${[...read].map((op) => `${op}${reads(op, calls)}`).join(", ")}`;
+  const through =
+    read === undefined
+      ? ""
+      : `, which may hold what its steps got back: ${[...read].map((op) => `${op}${reads(op, calls)}`).join(", ")}`;
   const field = p.path === undefined || p.path === "$" ? "" : `, field ${p.path}`;
   return `the result of ${p.op}${reads(p.op, calls)}${field}${through}`;
 }
@@ -108,7 +129,11 @@ function reads(op: string, calls: SourceCalls): string {
   const each = new Set(
     calls
       .filter((c) => c.op === op)
-      .map((c) => Object.entries(c.args).map(([name, v]) => `${name} ${describeArgument(v)}`).join(", "))
+      .map((c) =>
+        Object.entries(c.args)
+          .map(([name, v]) => `${name} ${describeArgument(v)}`)
+          .join(", "),
+      )
       .filter((text) => text !== "")
       .map((text) => (text.length > MAX_READS_CHARS ? `${text.slice(0, MAX_READS_CHARS - 1)}…` : text)),
   );

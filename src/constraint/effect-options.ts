@@ -20,7 +20,11 @@ export interface EffectOptions {
  * - `unchecked`: the action has no such input (or nothing is known) and has effects: a call
  *   that cannot show the value is refused at run time.
  */
-export function absentInput(op: string, input: string, opts: EffectOptions = {}): "null" | "resolved" | "skip" | "unchecked" {
+export function absentInput(
+  op: string,
+  input: string,
+  opts: EffectOptions = {},
+): "null" | "resolved" | "skip" | "unchecked" {
   if (opts.inputsOf?.(op)?.includes(input) === true) return "null";
   if (opts.resolvedOf?.(op)?.includes(input) === true) return "resolved";
   return opts.idempotent?.(op) === true ? "skip" : "unchecked";
@@ -30,7 +34,13 @@ export function absentInput(op: string, input: string, opts: EffectOptions = {})
  * An argument as the checks see it: `{ value }` (passed, or null for a declared input left out),
  * or why there is none. Wrapped, so that no argument value can pass for a marker.
  */
-export function resolveArg<T>(op: string, args: Readonly<Record<string, T>>, input: string, absent: T, opts: EffectOptions = {}): { value: T } | { missing: "resolved" | "skip" | "unchecked" } {
+export function resolveArg<T>(
+  op: string,
+  args: Readonly<Record<string, T>>,
+  input: string,
+  absent: T,
+  opts: EffectOptions = {},
+): { value: T } | { missing: "resolved" | "skip" | "unchecked" } {
   // Own properties only: an input named `constructor` must not find Object.prototype's.
   if (Object.hasOwn(args, input)) return { value: args[input]! };
   const rule = absentInput(op, input, opts);

@@ -18,7 +18,9 @@ export function isAddress(text: string): boolean {
 }
 
 /** Remembered per string: a policy's addresses and a program's are compared again for every rule. */
-export const canonicalAddress: (text: string) => string = memoizeString((text) => foldAscii(text.endsWith(".") ? text.slice(0, -1) : text));
+export const canonicalAddress: (text: string) => string = memoizeString((text) =>
+  foldAscii(text.endsWith(".") ? text.slice(0, -1) : text),
+);
 
 /** ASCII-only lower case: keeps the string's length, unlike toLowerCase on some non-ASCII letters. */
 export function foldAscii(text: string): string {
@@ -33,7 +35,8 @@ const UPPER_ALL = /[A-Z]/g;
  * the same canonical form, anything else by deep JSON equality.
  */
 export function sameValue(operand: Json, value: Json): boolean {
-  if (typeof operand === "string" && isAddress(operand)) return typeof value === "string" && canonicalAddress(value) === canonicalAddress(operand);
+  if (typeof operand === "string" && isAddress(operand))
+    return typeof value === "string" && canonicalAddress(value) === canonicalAddress(operand);
   return jsonEqual(value, operand);
 }
 
@@ -47,7 +50,10 @@ export function canonicalShapes(prefix: string, suffix: string): { prefix: strin
   const shapes: { prefix: string; suffix: string }[] = [];
   if (!suffix.endsWith(".")) shapes.push({ prefix: foldAscii(prefix), suffix: foldAscii(suffix) });
   if (suffix === "" || suffix.endsWith(".")) {
-    shapes.push({ prefix: foldAscii(prefix.endsWith(".") ? prefix.slice(0, -1) : prefix), suffix: foldAscii(suffix.slice(0, -1)) });
+    shapes.push({
+      prefix: foldAscii(prefix.endsWith(".") ? prefix.slice(0, -1) : prefix),
+      suffix: foldAscii(suffix.slice(0, -1)),
+    });
   }
   return shapes;
 }
@@ -93,7 +99,10 @@ export function sameMailbox(operand: string, value: Json): boolean {
  * `*@gmail.com` catches `x@googlemail.com`).
  */
 export function mailboxGlobMatches(pattern: string, value: string): boolean {
-  return wildcardMatch(canonicalAddress(pattern), canonicalAddress(value)) || wildcardMatch(mailboxOf(pattern), mailboxOf(value));
+  return (
+    wildcardMatch(canonicalAddress(pattern), canonicalAddress(value)) ||
+    wildcardMatch(mailboxOf(pattern), mailboxOf(value))
+  );
 }
 
 /**

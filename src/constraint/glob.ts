@@ -8,5 +8,7 @@ import { wildcardMatch } from "./wildcard.js";
  * is not `/home`).
  */
 export function globMatches(pattern: string, value: string): boolean {
-  return isAddress(pattern) ? wildcardMatch(canonicalAddress(pattern), canonicalAddress(value)) : wildcardMatch(pattern, value);
+  return isAddress(pattern)
+    ? wildcardMatch(canonicalAddress(pattern), canonicalAddress(value))
+    : wildcardMatch(pattern, value);
 }

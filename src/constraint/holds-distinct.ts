@@ -13,7 +13,12 @@ import { distinctKey, distinctTokens } from "./satisfies-call.js";
  * share one. yes: at most one value in any run, or every call runs at most once with constant
  * values, no constant repeats inside itself, and no two calls can share one. Else maybe.
  */
-export function holdsDistinct(op: string, input: string, selected: readonly Effect[], opts: EffectOptions): EffectCheck {
+export function holdsDistinct(
+  op: string,
+  input: string,
+  selected: readonly Effect[],
+  opts: EffectOptions,
+): EffectCheck {
   const values: { effect: Effect; value: AbstractValue }[] = [];
   let unchecked: { effect: Effect; missing: "resolved" | "unchecked" } | undefined;
   for (const effect of selected) {
@@ -30,7 +35,12 @@ export function holdsDistinct(op: string, input: string, selected: readonly Effe
     const again = effect.count.min >= 2 ? [...forced.tokens][0] : undefined;
     const repeated = forced.repeats ? "a value" : (again ?? shared);
     if (repeated !== undefined) {
-      return { verdict: "no", site: effect.site, why: `${input} ${repeated} repeats in every run (${describeSite(effect)})`, offending: { op: effect.op, input } };
+      return {
+        verdict: "no",
+        site: effect.site,
+        why: `${input} ${repeated} repeats in every run (${describeSite(effect)})`,
+        offending: { op: effect.op, input },
+      };
     }
     earlier.push(forced.tokens);
   }
@@ -40,7 +50,8 @@ export function holdsDistinct(op: string, input: string, selected: readonly Effe
     const perCall = tokensPerCall(value);
     return perCall === 0 ? sum : sum + (effect.count.max ?? Infinity) * perCall;
   }, 0);
-  if (bound <= 1 || constantsDisjoint(values)) return { verdict: "yes", why: `every ${op} call has a different ${input}` };
+  if (bound <= 1 || constantsDisjoint(values))
+    return { verdict: "yes", why: `every ${op} call has a different ${input}` };
   return { verdict: "maybe", why: `${input} may repeat across ${op} calls` };
 }
 

@@ -41,7 +41,11 @@ export function holdsEffect(c: EffectConstraint, effects: readonly Effect[], opt
   return { verdict: "yes", why: parts.length === 0 ? `every ${c.op} call` : parts.map((p) => p.why).join("; ") };
 }
 
-function checkArgs(args: Record<string, ValueConstraint>, selected: readonly Effect[], opts: EffectOptions): EffectCheck {
+function checkArgs(
+  args: Record<string, ValueConstraint>,
+  selected: readonly Effect[],
+  opts: EffectOptions,
+): EffectCheck {
   const open: string[] = [];
   for (const e of selected) {
     for (const [input, constraint] of Object.entries(args)) {
@@ -63,7 +67,12 @@ function checkArgs(args: Record<string, ValueConstraint>, selected: readonly Eff
     }
   }
   if (open.length > 0) return { verdict: "maybe", why: open.join("; ") };
-  return { verdict: "yes", why: `every ${Object.entries(args).map(([i, c]) => `${i} ${describeConstraint(c)}`).join(" and ")}` };
+  return {
+    verdict: "yes",
+    why: `every ${Object.entries(args)
+      .map(([i, c]) => `${i} ${describeConstraint(c)}`)
+      .join(" and ")}`,
+  };
 }
 
 // A concrete counterexample for the reason: the first failing constant, or its first failing element.
@@ -83,9 +92,15 @@ function checkCount(op: string, max: number, selected: readonly Effect[]): Effec
     most = most === null || e.count.max === null ? null : most + e.count.max;
     if (least > max) breaking ??= e;
   }
-  if (most !== null && most <= max) return { verdict: "yes", why: `at most ${most} ${op} call${most === 1 ? "" : "s"} (bound ${max})` };
+  if (most !== null && most <= max)
+    return { verdict: "yes", why: `at most ${most} ${op} call${most === 1 ? "" : "s"} (bound ${max})` };
   if (breaking !== undefined) {
-    return { verdict: "no", site: breaking.site, why: `at least ${least} ${op} call${least === 1 ? "" : "s"}, more than ${max} (${describeSite(breaking)})`, offending: { op: breaking.op } };
+    return {
+      verdict: "no",
+      site: breaking.site,
+      why: `at least ${least} ${op} call${least === 1 ? "" : "s"}, more than ${max} (${describeSite(breaking)})`,
+      offending: { op: breaking.op },
+    };
   }
   return { verdict: "maybe", why: `${least} to ${most ?? "unboundedly many"} ${op} calls against a bound of ${max}` };
 }

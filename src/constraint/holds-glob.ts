@@ -10,7 +10,9 @@ import { wildcardMatch } from "./wildcard.js";
  */
 export function holdsGlob(pattern: string, prefix: string, suffix: string): Verdict3 {
   if (!isAddress(pattern)) return holdsLiteralGlob(pattern, prefix, suffix);
-  const verdicts = canonicalShapes(prefix, suffix).map((s) => holdsLiteralGlob(canonicalAddress(pattern), s.prefix, s.suffix));
+  const verdicts = canonicalShapes(prefix, suffix).map((s) =>
+    holdsLiteralGlob(canonicalAddress(pattern), s.prefix, s.suffix),
+  );
   return verdicts.every((v) => v === verdicts[0]) ? verdicts[0]! : "maybe";
 }
 

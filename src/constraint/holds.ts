@@ -65,7 +65,11 @@ function holdsArray(c: ValueConstraint, element: AbstractValue, length: CountRan
   return eachElement((e) => holds(each, e), element, length);
 }
 
-function eachElement(check: (element: AbstractValue) => Verdict3, element: AbstractValue, length: CountRange): Verdict3 {
+function eachElement(
+  check: (element: AbstractValue) => Verdict3,
+  element: AbstractValue,
+  length: CountRange,
+): Verdict3 {
   if (length.max === 0) return "yes"; // only the empty array, which satisfies everything
   const each = check(element);
   if (each === "no" && length.min === 0) return "maybe"; // the empty array still passes
@@ -95,7 +99,12 @@ function holdsString(c: ValueConstraint, prefix: string, suffix: string): Verdic
   if ("under" in c) return holdsUnder(c.under, prefix, suffix);
   if ("glob" in c) return holdsGlob(c.glob, prefix, suffix);
   if ("mailbox_in" in c) return c.mailbox_in.some((a) => mayReach(a, prefix, suffix)) ? "maybe" : "no";
-  if ("mailbox_glob" in c) return holdsGlob(c.mailbox_glob, prefix, suffix) === "yes" ? "yes" : mayReach(c.mailbox_glob, prefix, suffix) ? "maybe" : "no";
+  if ("mailbox_glob" in c)
+    return holdsGlob(c.mailbox_glob, prefix, suffix) === "yes"
+      ? "yes"
+      : mayReach(c.mailbox_glob, prefix, suffix)
+        ? "maybe"
+        : "no";
   if ("host_in" in c) return holdsHostIn(c.host_in, prefix);
   if ("sha256" in c) return "maybe"; // only a constant's digest is known
   return "no"; // elements, fields: a string is neither a list nor an object
@@ -131,7 +140,8 @@ function holdsRecord(c: ValueConstraint, fields: Record<string, AbstractValue>):
   for (const [key, field] of Object.entries(fields)) {
     if (!Object.hasOwn(c.fields, key)) verdicts.push(holds({ eq: null }, field) === "no" ? "no" : "maybe");
   }
-  for (const [key, wanted] of Object.entries(c.fields)) verdicts.push(holds(wanted, Object.hasOwn(fields, key) ? fields[key]! : NULL));
+  for (const [key, wanted] of Object.entries(c.fields))
+    verdicts.push(holds(wanted, Object.hasOwn(fields, key) ? fields[key]! : NULL));
   return and3(verdicts);
 }
 
@@ -141,7 +151,10 @@ function holdsAt(steps: readonly PathStep[], is: ValueConstraint, v: AbstractVal
   if (from === steps.length) return holds(is, v);
   if (v.kind === "unknown") return "maybe";
   const step = steps[from]!;
-  if ("every" in step) return v.kind === "array" ? eachElement((e) => holdsAt(steps, is, e, from + 1), v.element, v.length) : holdsAt(steps, is, NULL, from + 1);
+  if ("every" in step)
+    return v.kind === "array"
+      ? eachElement((e) => holdsAt(steps, is, e, from + 1), v.element, v.length)
+      : holdsAt(steps, is, NULL, from + 1);
   const field = v.kind === "record" && Object.hasOwn(v.fields, step.field) ? v.fields[step.field]! : NULL;
   return holdsAt(steps, is, field, from + 1);
 }

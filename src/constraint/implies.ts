@@ -29,16 +29,24 @@ function impliesLeaf(premise: ValueConstraint, conclusion: ValueConstraint): boo
   // A value in a finite set is an array of members (element-wise) or a non-array member, or for
   // an address member any string of its canonical form: check those.
   if (members !== undefined) {
-    return isElementwise(conclusion) && members.every((m) => Array.isArray(m) || (satisfies(conclusion, m) && (!isAnAddress(m) || canonicalInvariant(conclusion))));
+    return (
+      isElementwise(conclusion) &&
+      members.every(
+        (m) => Array.isArray(m) || (satisfies(conclusion, m) && (!isAnAddress(m) || canonicalInvariant(conclusion))),
+      )
+    );
   }
   const excluded = "not_in" in premise ? premise.not_in : undefined;
   if (excluded !== undefined) {
-    const banned = "not_in" in conclusion ? conclusion.not_in : "not" in conclusion ? membersOf(conclusion.not) : undefined;
-    return banned !== undefined && banned.every((b) => Array.isArray(b) || excluded.some((e) => sameValue(e, b)));
+    const banned =
+      "not_in" in conclusion ? conclusion.not_in : "not" in conclusion ? membersOf(conclusion.not) : undefined;
+    return banned?.every((b) => Array.isArray(b) || excluded.some((e) => sameValue(e, b))) ?? false;
   }
-  if ("mailbox_in" in premise && "mailbox_in" in conclusion) return premise.mailbox_in.every((a) => conclusion.mailbox_in.some((b) => sameMailbox(b, a)));
+  if ("mailbox_in" in premise && "mailbox_in" in conclusion)
+    return premise.mailbox_in.every((a) => conclusion.mailbox_in.some((b) => sameMailbox(b, a)));
   if ("under" in premise && "under" in conclusion) return isPathUnder(premise.under, conclusion.under);
-  if ("host_in" in premise && "host_in" in conclusion) return premise.host_in.every((h) => hostCovered(h, conclusion.host_in));
+  if ("host_in" in premise && "host_in" in conclusion)
+    return premise.host_in.every((h) => hostCovered(h, conclusion.host_in));
   if ("max_length" in premise && "max_length" in conclusion) return premise.max_length <= conclusion.max_length;
   if ("min_length" in premise && "min_length" in conclusion) return premise.min_length >= conclusion.min_length;
   if ("prefix" in premise && "prefix" in conclusion) return premise.prefix.startsWith(conclusion.prefix);
@@ -47,7 +55,8 @@ function impliesLeaf(premise: ValueConstraint, conclusion: ValueConstraint): boo
   if ("elements" in premise && "elements" in conclusion) return implies(premise.elements, conclusion.elements);
   if ("fields" in premise && "fields" in conclusion) return fieldsImply(premise.fields, conclusion.fields);
   if ("json" in premise && "json" in conclusion) return implies(premise.json, conclusion.json);
-  if ("at" in premise && "at" in conclusion) return samePath(premise.at.path, conclusion.at.path) && implies(premise.at.is, conclusion.at.is);
+  if ("at" in premise && "at" in conclusion)
+    return samePath(premise.at.path, conclusion.at.path) && implies(premise.at.is, conclusion.at.is);
   return false;
 }
 
@@ -55,7 +64,9 @@ function impliesLeaf(premise: ValueConstraint, conclusion: ValueConstraint): boo
 // premise's, or, for a key the premise does not list (so always absent), holds of null.
 function fieldsImply(premise: Record<string, ValueConstraint>, conclusion: Record<string, ValueConstraint>): boolean {
   if (Object.keys(premise).some((key) => !Object.hasOwn(conclusion, key))) return false;
-  return Object.entries(conclusion).every(([key, c]) => (Object.hasOwn(premise, key) ? implies(premise[key]!, c) : satisfies(c, null)));
+  return Object.entries(conclusion).every(([key, c]) =>
+    Object.hasOwn(premise, key) ? implies(premise[key]!, c) : satisfies(c, null),
+  );
 }
 
 // Two spellings of one path (`$.to`, `$["to"]`) name the same value.

@@ -16,7 +16,15 @@ export { canonicalUrl } from "./canonical-url.js";
 export { implies } from "./implies.js";
 export { narrow } from "./narrow.js";
 export { describeConstraint, describeEffectConstraint } from "./describe.js";
-export { describeArgument, describeCallCount, describeCount, describeInfluence, describeSources, describeValue, type SourceCalls } from "./describe-value.js";
+export {
+  describeArgument,
+  describeCallCount,
+  describeCount,
+  describeInfluence,
+  describeSources,
+  describeValue,
+  type SourceCalls,
+} from "./describe-value.js";
 export { and3, or3, not3 } from "./kleene.js";
 export { constraintOf } from "./constraint-of.js";
 export { absentInput } from "./effect-options.js";

@@ -2,7 +2,9 @@ import { deepFreeze, MARSHAL_LIMITS, type Json } from "../model/index.js";
 import { memoizeString } from "./string-memo.js";
 
 /** What a `json` check reads from a string: its value, or why it has none. */
-export type JsonText = { ok: true; value: Json } | { ok: false; why: "too_long" | "malformed" | "duplicate_key" | "too_deep" };
+export type JsonText =
+  | { ok: true; value: Json }
+  | { ok: false; why: "too_long" | "malformed" | "duplicate_key" | "too_deep" };
 
 /**
  * A string's JSON value, under the bounds of a trusted call's arguments (no longer, no deeper).

@@ -30,7 +30,9 @@ export function narrow(v: AbstractValue, c: ValueConstraint): AbstractValue {
   if (v.kind === "array") return narrowArray(v, c);
   if (v.kind === "string") return narrowString(v, c);
   if (v.kind === "record" && "fields" in c) {
-    const fields = Object.fromEntries(Object.entries(v.fields).map(([key, f]) => [key, Object.hasOwn(c.fields, key) ? narrow(f, c.fields[key]!) : f]));
+    const fields = Object.fromEntries(
+      Object.entries(v.fields).map(([key, f]) => [key, Object.hasOwn(c.fields, key) ? narrow(f, c.fields[key]!) : f]),
+    );
     return { kind: "record", fields };
   }
   return v;

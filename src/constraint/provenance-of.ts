@@ -17,7 +17,8 @@ export function provenanceOf(value: AbstractValue): Provenance[] {
       return provenanceOf(value.element);
     case "record": {
       let known = ofRecord.get(value);
-      if (known === undefined) ofRecord.set(value, (known = mergeProvenance(Object.values(value.fields).map(provenanceOf))));
+      if (known === undefined)
+        ofRecord.set(value, (known = mergeProvenance(Object.values(value.fields).map(provenanceOf))));
       return known;
     }
   }
@@ -36,4 +37,3 @@ export function mergeProvenance(lists: Provenance[][]): Provenance[] {
 export function provenanceKey(p: Provenance): string {
   return `${p.untrusted}:${p.op ?? ""}:${p.path ?? "$"}:${p.host ?? ""}:${p.source}`;
 }
-

@@ -19,7 +19,12 @@ export interface Call {
  * this one must number at most `count.max`, and the `distinct` input's values across them (each
  * element, for a list) must be pairwise different; null, an input left out, is no value.
  */
-export function satisfiesCall(c: EffectConstraint, call: Call, history: readonly Call[], opts: EffectOptions = {}): boolean {
+export function satisfiesCall(
+  c: EffectConstraint,
+  call: Call,
+  history: readonly Call[],
+  opts: EffectOptions = {},
+): boolean {
   if (!matchOp(c.op, call.op)) return true;
   for (const [input, constraint] of Object.entries(c.args ?? {})) {
     const arg = resolveArg<Json>(call.op, call.args, input, null, opts);

@@ -91,7 +91,13 @@ function satisfiesJson(c: ValueConstraint, text: string): boolean {
 export function satisfiesAt(steps: readonly PathStep[], is: ValueConstraint, value: Json, from = 0): boolean {
   if (from === steps.length) return satisfies(is, value);
   const step = steps[from]!;
-  if ("every" in step) return Array.isArray(value) ? value.every((element) => satisfiesAt(steps, is, element, from + 1)) : satisfiesAt(steps, is, null, from + 1);
-  const field = value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, step.field) ? value[step.field]! : null;
+  if ("every" in step)
+    return Array.isArray(value)
+      ? value.every((element) => satisfiesAt(steps, is, element, from + 1))
+      : satisfiesAt(steps, is, null, from + 1);
+  const field =
+    value !== null && typeof value === "object" && !Array.isArray(value) && Object.hasOwn(value, step.field)
+      ? value[step.field]!
+      : null;
   return satisfiesAt(steps, is, field, from + 1);
 }

@@ -51,16 +51,34 @@ export function sourceVerdict(c: SourceCondition, sources: readonly Provenance[]
  * `c` with each provenance condition replaced: by TRUE or FALSE where `sources` decide it, and
  * by `open(condition, positive)` where they do not (`positive`: not under an odd number of `not`s).
  */
-function replaced(c: ValueConstraint, sources: readonly Provenance[], open: (atom: SourceCondition, positive: boolean) => ValueConstraint, positive = true): ValueConstraint {
+function replaced(
+  c: ValueConstraint,
+  sources: readonly Provenance[],
+  open: (atom: SourceCondition, positive: boolean) => ValueConstraint,
+  positive = true,
+): ValueConstraint {
   if (isSourceCondition(c)) {
     const verdict = sourceVerdict(c, sources);
     return verdict === "yes" ? TRUE : verdict === "no" ? FALSE : open(c, positive);
   }
-  if ("all" in c) return simplified("all", c.all.map((p) => replaced(p, sources, open, positive)), TRUE);
-  if ("any" in c) return simplified("any", c.any.map((p) => replaced(p, sources, open, positive)), FALSE);
+  if ("all" in c)
+    return simplified(
+      "all",
+      c.all.map((p) => replaced(p, sources, open, positive)),
+      TRUE,
+    );
+  if ("any" in c)
+    return simplified(
+      "any",
+      c.any.map((p) => replaced(p, sources, open, positive)),
+      FALSE,
+    );
   if ("not" in c) return { not: replaced(c.not, sources, open, !positive) };
   if ("elements" in c) return { elements: replaced(c.elements, sources, open, positive) };
-  if ("fields" in c) return { fields: Object.fromEntries(Object.entries(c.fields).map(([k, f]) => [k, replaced(f, sources, open, positive)])) };
+  if ("fields" in c)
+    return {
+      fields: Object.fromEntries(Object.entries(c.fields).map(([k, f]) => [k, replaced(f, sources, open, positive)])),
+    };
   if ("json" in c) return { json: replaced(c.json, sources, open, positive) };
   if ("at" in c) return { at: { path: c.at.path, is: replaced(c.at.is, sources, open, positive) } };
   return c;

@@ -6,7 +6,12 @@
  * on their next use). Results are shared between callers, so `fn` must return primitives or
  * frozen objects.
  */
-export function memoizeString<T extends {} | null>(fn: (input: string) => T, size = 1024, longest = 1024): (input: string) => T {
+// biome-ignore lint/complexity/noBannedTypes: `{}` is any value but undefined, which marks a miss
+export function memoizeString<T extends {} | null>(
+  fn: (input: string) => T,
+  size = 1024,
+  longest = 1024,
+): (input: string) => T {
   const cache = new Map<string, T>();
   return (input) => {
     const hit = cache.get(input);

@@ -14,14 +14,18 @@ export function libDeclarations(): string {
   };
   const shapes: Shape[] = [
     ...GLOBALS.flatMap((g) => [g.statics, g.prototype].filter((s): s is Shape => s !== undefined)),
-    ...INTRINSICS.filter((i) => i.interface !== undefined).map((i): Shape => ({ interface: i.interface!, members: i.members })),
+    ...INTRINSICS.filter((i) => i.interface !== undefined).map(
+      (i): Shape => ({ interface: i.interface!, members: i.members }),
+    ),
   ];
   for (const shape of shapes) {
     add(shape.interface);
     for (const signature of shape.signatures ?? []) add(shape.interface, signature);
     for (const m of shape.members) if (m.declaration !== undefined) add(m.in ?? shape.interface, m.declaration);
   }
-  const blocks = [...interfaces].map(([name, lines]) => (lines.length === 0 ? `interface ${name} {}` : `interface ${name} {\n${lines.map((l) => `  ${l}`).join("\n")}\n}`));
+  const blocks = [...interfaces].map(([name, lines]) =>
+    lines.length === 0 ? `interface ${name} {}` : `interface ${name} {\n${lines.map((l) => `  ${l}`).join("\n")}\n}`,
+  );
   const declarations = GLOBALS.map((g) => g.declaration).filter((d) => d !== "");
   return `${TYPES}\n${blocks.join("\n")}\n\n${declarations.join("\n")}\n`;
 }

@@ -63,8 +63,13 @@ const convert: Member[] = [{ name: "toString" }, { name: "valueOf" }];
 const constructorOf: Member = { name: "constructor" }; // leads to a listed global: what species lookups and await read
 
 /** A member named by its declaration: `at(index: number): ...` is `at`, `readonly length: number` is `length`. */
-const member = (declaration: string, extra: Partial<Member> = {}): Member => ({ name: declaration.replace(/^readonly /, "").replace(/[(<?:].*$/s, ""), declaration, ...extra });
-const readonlyArray = (declaration: string, extra: Partial<Member> = {}): Member => member(declaration, { in: "ReadonlyArray<T>", ...extra });
+const member = (declaration: string, extra: Partial<Member> = {}): Member => ({
+  name: declaration.replace(/^readonly /, "").replace(/[(<?:].*$/s, ""),
+  declaration,
+  ...extra,
+});
+const readonlyArray = (declaration: string, extra: Partial<Member> = {}): Member =>
+  member(declaration, { in: "ReadonlyArray<T>", ...extra });
 
 /**
  * The most elements an array method of the environment walks (2^22): past it the method throws a
@@ -80,13 +85,24 @@ export const GLOBALS: readonly Global[] = [
   { name: "parseInt", declaration: "declare function parseInt(text: string, radix?: number): number;", exact: true },
   { name: "parseFloat", declaration: "declare function parseFloat(text: string): number;", exact: true },
   { name: "isNaN", declaration: "declare function isNaN(value: number): boolean;" },
-  { name: "encodeURIComponent", declaration: "declare function encodeURIComponent(value: string | number | boolean): string;", exact: true },
-  { name: "decodeURIComponent", declaration: "declare function decodeURIComponent(value: string): string;", exact: true },
+  {
+    name: "encodeURIComponent",
+    declaration: "declare function encodeURIComponent(value: string | number | boolean): string;",
+    exact: true,
+  },
+  {
+    name: "decodeURIComponent",
+    declaration: "declare function decodeURIComponent(value: string): string;",
+    exact: true,
+  },
   {
     name: "Symbol",
     declaration: "declare var Symbol: SymbolConstructor;",
     typesOnly: true,
-    statics: { interface: "SymbolConstructor", members: [member("readonly iterator: unique symbol;"), member("readonly asyncIterator: unique symbol;")] },
+    statics: {
+      interface: "SymbolConstructor",
+      members: [member("readonly iterator: unique symbol;"), member("readonly asyncIterator: unique symbol;")],
+    },
   },
   {
     name: "Object",
@@ -107,7 +123,11 @@ export const GLOBALS: readonly Global[] = [
     name: "String",
     declaration: "declare var String: StringConstructor;",
     exact: true,
-    statics: { interface: "StringConstructor", signatures: ["(value?: unknown): string;"], members: [member("fromCharCode(...codes: number[]): string;")] },
+    statics: {
+      interface: "StringConstructor",
+      signatures: ["(value?: unknown): string;"],
+      members: [member("fromCharCode(...codes: number[]): string;")],
+    },
     prototype: {
       interface: "String",
       members: [
@@ -158,7 +178,15 @@ export const GLOBALS: readonly Global[] = [
         member("readonly MAX_SAFE_INTEGER: number;"),
       ],
     },
-    prototype: { interface: "Number", members: [member("toFixed(fractionDigits?: number): string;"), member("toString(radix?: number): string;"), { name: "valueOf" }, constructorOf] },
+    prototype: {
+      interface: "Number",
+      members: [
+        member("toFixed(fractionDigits?: number): string;"),
+        member("toString(radix?: number): string;"),
+        { name: "valueOf" },
+        constructorOf,
+      ],
+    },
   },
   {
     name: "Boolean",
@@ -218,7 +246,11 @@ export const GLOBALS: readonly Global[] = [
   {
     name: "Map",
     declaration: "declare var Map: MapConstructor;",
-    statics: { interface: "MapConstructor", signatures: ["new <K = unknown, V = unknown>(entries?: Iterable<readonly [K, V]> | null): Map<K, V>;"], members: [] },
+    statics: {
+      interface: "MapConstructor",
+      signatures: ["new <K = unknown, V = unknown>(entries?: Iterable<readonly [K, V]> | null): Map<K, V>;"],
+      members: [],
+    },
     prototype: {
       interface: "Map<K, V>",
       members: [
@@ -240,7 +272,11 @@ export const GLOBALS: readonly Global[] = [
   {
     name: "Set",
     declaration: "declare var Set: SetConstructor;",
-    statics: { interface: "SetConstructor", signatures: ["new <T = unknown>(values?: Iterable<T> | null): Set<T>;"], members: [] },
+    statics: {
+      interface: "SetConstructor",
+      signatures: ["new <T = unknown>(values?: Iterable<T> | null): Set<T>;"],
+      members: [],
+    },
     prototype: {
       interface: "Set<T>",
       members: [
@@ -264,8 +300,12 @@ export const GLOBALS: readonly Global[] = [
     statics: {
       interface: "PromiseConstructor",
       members: [
-        member("all<T extends readonly unknown[] | []>(values: T): Promise<{ -readonly [P in keyof T]: Awaited<T[P]> }>;"),
-        member('allSettled<T extends readonly unknown[] | []>(values: T): Promise<{ -readonly [P in keyof T]: { status: "fulfilled" | "rejected"; value?: Awaited<T[P]>; reason?: unknown } }>;'),
+        member(
+          "all<T extends readonly unknown[] | []>(values: T): Promise<{ -readonly [P in keyof T]: Awaited<T[P]> }>;",
+        ),
+        member(
+          'allSettled<T extends readonly unknown[] | []>(values: T): Promise<{ -readonly [P in keyof T]: { status: "fulfilled" | "rejected"; value?: Awaited<T[P]>; reason?: unknown } }>;',
+        ),
         { name: "resolve", declaration: "resolve(): Promise<void>;\n  resolve<T>(value: T): Promise<Awaited<T>>;" },
         member("reject<T = never>(reason?: unknown): Promise<T>;"),
         { name: "@@species" },
@@ -274,7 +314,9 @@ export const GLOBALS: readonly Global[] = [
     prototype: {
       interface: "Promise<T>",
       members: [
-        member("then<R1 = T, R2 = never>(onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null, onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2>;"),
+        member(
+          "then<R1 = T, R2 = never>(onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null, onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2>;",
+        ),
         member("catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R>;"),
         member("finally(onfinally?: (() => void) | null): Promise<T>;"),
         constructorOf,
@@ -286,18 +328,43 @@ export const GLOBALS: readonly Global[] = [
       name,
       declaration: `declare var ${name}: ErrorConstructor;`,
       // Error's own shape is declared once, on Error; the subclasses' prototypes hold their own name and message.
-      statics: { interface: "ErrorConstructor", signatures: name === "Error" ? ["new (message?: string): Error;", "(message?: string): Error;"] : [], members: [] },
-      prototype: { interface: "Error", members: [...(name === "Error" ? [member("name: string;"), member("message: string;"), { name: "toString" }] : [{ name: "name" }, { name: "message" }]), constructorOf] },
+      statics: {
+        interface: "ErrorConstructor",
+        signatures: name === "Error" ? ["new (message?: string): Error;", "(message?: string): Error;"] : [],
+        members: [],
+      },
+      prototype: {
+        interface: "Error",
+        members: [
+          ...(name === "Error"
+            ? [member("name: string;"), member("message: string;"), { name: "toString" }]
+            : [{ name: "name" }, { name: "message" }]),
+          constructorOf,
+        ],
+      },
     }),
   ),
   {
     name: "Date",
     declaration: "declare var Date: DateConstructor;",
-    statics: { interface: "DateConstructor", signatures: ["new (value?: number | string): Date;"], members: [member("now(): number;")] },
+    statics: {
+      interface: "DateConstructor",
+      signatures: ["new (value?: number | string): Date;"],
+      members: [member("now(): number;")],
+    },
     prototype: {
       interface: "Date",
       members: [
-        ...["getTime(): number;", "toISOString(): string;", "getFullYear(): number;", "getMonth(): number;", "getDate(): number;", "getDay(): number;", "getHours(): number;", "getMinutes(): number;"].map((d) => member(d)),
+        ...[
+          "getTime(): number;",
+          "toISOString(): string;",
+          "getFullYear(): number;",
+          "getMonth(): number;",
+          "getDate(): number;",
+          "getDay(): number;",
+          "getHours(): number;",
+          "getMinutes(): number;",
+        ].map((d) => member(d)),
         // JSON.stringify calls toJSON; `date + ""` and `a - b` go through @@toPrimitive and valueOf.
         { name: "toJSON" },
         { name: "@@toPrimitive" },
@@ -311,51 +378,128 @@ export const GLOBALS: readonly Global[] = [
     declaration: "declare var Math: Math;",
     statics: {
       interface: "Math",
-      members: ["abs(x: number): number;", "ceil(x: number): number;", "floor(x: number): number;", "max(...values: number[]): number;", "min(...values: number[]): number;", "random(): number;", "round(x: number): number;", "trunc(x: number): number;"].map((d) =>
-        member(d, { exact: d !== "random(): number;" }),
-      ),
+      members: [
+        "abs(x: number): number;",
+        "ceil(x: number): number;",
+        "floor(x: number): number;",
+        "max(...values: number[]): number;",
+        "min(...values: number[]): number;",
+        "random(): number;",
+        "round(x: number): number;",
+        "trunc(x: number): number;",
+      ].map((d) => member(d, { exact: d !== "random(): number;" })),
     },
   },
   {
     name: "JSON",
     declaration: "declare var JSON: JSON;",
-    statics: { interface: "JSON", members: [member("parse(text: string): unknown;"), member("stringify(value: unknown, replacer?: null, space?: string | number): string;", { exact: true })] },
+    statics: {
+      interface: "JSON",
+      members: [
+        member("parse(text: string): unknown;"),
+        member("stringify(value: unknown, replacer?: null, space?: string | number): string;", { exact: true }),
+      ],
+    },
   },
   {
     name: "console",
     declaration: "declare var console: Console;",
-    statics: { interface: "Console", members: [member("log(...data: unknown[]): void;"), member("error(...data: unknown[]): void;")] },
+    statics: {
+      interface: "Console",
+      members: [member("log(...data: unknown[]): void;"), member("error(...data: unknown[]): void;")],
+    },
   },
 ];
 
 /** Internal members of regexps: String's replace, split and match call these with a regexp argument. */
-const regexpInternals = ["exec", "flags", "global", "ignoreCase", "multiline", "dotAll", "unicode", "unicodeSets", "sticky", "hasIndices", "source", "@@match", "@@matchAll", "@@replace", "@@search", "@@split"];
+const regexpInternals = [
+  "exec",
+  "flags",
+  "global",
+  "ignoreCase",
+  "multiline",
+  "dotAll",
+  "unicode",
+  "unicodeSets",
+  "sticky",
+  "hasIndices",
+  "source",
+  "@@match",
+  "@@matchAll",
+  "@@replace",
+  "@@search",
+  "@@split",
+];
 
 export const INTRINSICS: readonly Intrinsic[] = [
   // Every function's prototype: no call/apply/bind (they would call trusted functions out of sight), no constructor (Function).
   // @@hasInstance cannot be removed (the engine makes it non-configurable); it only answers instanceof.
-  { name: "Function.prototype", find: "Object.getPrototypeOf(function () {})", members: [{ name: "toString" }, { name: "@@hasInstance" }] },
+  {
+    name: "Function.prototype",
+    find: "Object.getPrototypeOf(function () {})",
+    members: [{ name: "toString" }, { name: "@@hasInstance" }],
+  },
   { name: "AsyncFunction.prototype", find: "Object.getPrototypeOf(async function () {})", members: [] },
   { name: "GeneratorFunction.prototype", find: "Object.getPrototypeOf(function* () {})", members: [] },
   { name: "AsyncGeneratorFunction.prototype", find: "Object.getPrototypeOf(async function* () {})", members: [] },
   { name: "Generator.prototype", find: "Object.getPrototypeOf(function* () {}).prototype", members: [] },
   { name: "AsyncGenerator.prototype", find: "Object.getPrototypeOf(async function* () {}).prototype", members: [] },
-  { name: "RegExp.prototype", find: "Object.getPrototypeOf(/a/)", interface: "RegExp", members: [member("test(text: string): boolean;"), ...regexpInternals.map((name) => ({ name }))] },
-  { name: "ArrayIterator.prototype", find: "Object.getPrototypeOf([][Symbol.iterator]())", members: [{ name: "next" }] },
-  { name: "MapIterator.prototype", find: "Object.getPrototypeOf(new Map()[Symbol.iterator]())", members: [{ name: "next" }] },
-  { name: "SetIterator.prototype", find: "Object.getPrototypeOf(new Set()[Symbol.iterator]())", members: [{ name: "next" }] },
-  { name: "StringIterator.prototype", find: 'Object.getPrototypeOf(""[Symbol.iterator]())', members: [{ name: "next" }] },
-  { name: "Iterator.prototype", find: "Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()))", members: [{ name: "@@iterator" }] },
+  {
+    name: "RegExp.prototype",
+    find: "Object.getPrototypeOf(/a/)",
+    interface: "RegExp",
+    members: [member("test(text: string): boolean;"), ...regexpInternals.map((name) => ({ name }))],
+  },
+  {
+    name: "ArrayIterator.prototype",
+    find: "Object.getPrototypeOf([][Symbol.iterator]())",
+    members: [{ name: "next" }],
+  },
+  {
+    name: "MapIterator.prototype",
+    find: "Object.getPrototypeOf(new Map()[Symbol.iterator]())",
+    members: [{ name: "next" }],
+  },
+  {
+    name: "SetIterator.prototype",
+    find: "Object.getPrototypeOf(new Set()[Symbol.iterator]())",
+    members: [{ name: "next" }],
+  },
+  {
+    name: "StringIterator.prototype",
+    find: 'Object.getPrototypeOf(""[Symbol.iterator]())',
+    members: [{ name: "next" }],
+  },
+  {
+    name: "Iterator.prototype",
+    find: "Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()))",
+    members: [{ name: "@@iterator" }],
+  },
   { name: "RegExpStringIterator.prototype", find: 'Object.getPrototypeOf(/a/g[Symbol.matchAll](""))', members: [] },
   // Errors the engine throws (a bad reference, JSON.parse, decodeURIComponent): a caught one is reachable.
-  ...["ReferenceError", "SyntaxError", "URIError", "EvalError", "AggregateError"].map((name): Intrinsic => ({ name: `${name}.prototype`, find: `${name}.prototype`, members: [{ name: "name" }, { name: "message" }] })),
+  ...["ReferenceError", "SyntaxError", "URIError", "EvalError", "AggregateError"].map(
+    (name): Intrinsic => ({
+      name: `${name}.prototype`,
+      find: `${name}.prototype`,
+      members: [{ name: "name" }, { name: "message" }],
+    }),
+  ),
   // Reached through literals the analyzer refuses (0n) or values no listed built-in returns (symbols): stripped bare all the same.
   { name: "BigInt.prototype", find: "Object.getPrototypeOf(0n)", members: [] },
   { name: "Symbol.prototype", find: "Symbol.prototype", members: [] },
   // The accessor of a strict function's arguments.callee: frozen by the language, a function like any other.
-  { name: "ThrowTypeError", find: 'Object.getOwnPropertyDescriptor((function () { "use strict"; return arguments; })(), "callee").get', members: [] },
+  {
+    name: "ThrowTypeError",
+    find: 'Object.getOwnPropertyDescriptor((function () { "use strict"; return arguments; })(), "callee").get',
+    members: [],
+  },
   // Last, so that it names nothing the other engines reach: QuickJS throws an InternalError on a stack overflow or out of memory.
-  { name: "InternalError.prototype", find: 'typeof InternalError === "function" ? InternalError.prototype : undefined', engineSpecific: true, members: [{ name: "name" }, { name: "message" }] },
+  {
+    name: "InternalError.prototype",
+    find: 'typeof InternalError === "function" ? InternalError.prototype : undefined',
+    engineSpecific: true,
+    members: [{ name: "name" }, { name: "message" }],
+  },
 ];
 
 /** Interfaces and types the lib needs with no run-time counterpart of their own. */

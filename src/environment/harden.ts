@@ -32,7 +32,13 @@ export function runtimeAllowlist(): RuntimeAllowlist {
       objects.push({ name: `${g.name}.prototype`, find: `G.${g.name}.prototype`, keep: names(g.prototype.members) });
     } else if (g.statics !== undefined) objects.push({ name: g.name, find: `G.${g.name}`, keep: statics });
   }
-  for (const i of INTRINSICS) objects.push({ name: i.name, find: i.find, keep: names(i.members), ...(i.engineSpecific === true ? { engineSpecific: true as const } : {}) });
+  for (const i of INTRINSICS)
+    objects.push({
+      name: i.name,
+      find: i.find,
+      keep: names(i.members),
+      ...(i.engineSpecific === true ? { engineSpecific: true as const } : {}),
+    });
   return { globals: present.map((g) => g.name), objects };
 }
 
@@ -67,7 +73,23 @@ export function hardeningScript(): string {
  * data property, never an accessor, which could answer one length here and another to the
  * method), so the method walks exactly what was checked. Wrappers keep the method's name and length.
  */
-const GUARDED_METHODS = ["every", "filter", "forEach", "includes", "indexOf", "join", "map", "reduce", "slice", "some", "reverse", "shift", "sort", "splice", "unshift"];
+const GUARDED_METHODS = [
+  "every",
+  "filter",
+  "forEach",
+  "includes",
+  "indexOf",
+  "join",
+  "map",
+  "reduce",
+  "slice",
+  "some",
+  "reverse",
+  "shift",
+  "sort",
+  "splice",
+  "unshift",
+];
 
 /** Key names as a set for the script: string keys as an object's keys (JSON.parse builds it), then any well-known symbols by name. */
 function keySet(names: readonly string[]): [Record<string, 1>] | [Record<string, 1>, string[]] {

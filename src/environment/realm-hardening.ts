@@ -60,7 +60,10 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
       for (let o: object | null = start; o !== null; o = getProto(o)) {
         const d = describeOwn(o, key);
         if (d === undefined) continue;
-        if (!("value" in d)) throw new TypeErr(`an array method does not read ${key === "length" ? "a length" : "an element"} through an accessor`);
+        if (!("value" in d))
+          throw new TypeErr(
+            `an array method does not read ${key === "length" ? "a length" : "an element"} through an accessor`,
+          );
         return d.value;
       }
       return undefined;
@@ -69,7 +72,8 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
       if (target === null || (typeof target !== "object" && typeof target !== "function")) return 0; // a primitive: as long as its memory allows
       if (isArray(target)) return target.length;
       const length = dataAt(target, "length");
-      if (length !== null && (typeof length === "object" || typeof length === "function")) throw new TypeErr("an array method needs an array-like whose length is a primitive");
+      if (length !== null && (typeof length === "object" || typeof length === "function"))
+        throw new TypeErr("an array method needs an array-like whose length is a primitive");
       return +(length as number) || 0;
     };
     const check = (n: number): number => {
@@ -80,7 +84,8 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
     const flatSize = (target: unknown, depth: number, total: number): number => {
       const n = lengthOf(target);
       total = check(total + n);
-      if (!(depth >= 1) || target === null || (typeof target !== "object" && typeof target !== "function")) return total;
+      if (!(depth >= 1) || target === null || (typeof target !== "object" && typeof target !== "function"))
+        return total;
       for (let i = 0; i < n; i++) {
         const element = dataAt(target, i);
         if (isArray(element)) total = flatSize(element, depth - 1, total);
@@ -158,7 +163,8 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
   const planKeys = apply(bind, mapMethods.set, [kept]) as (o: object, keys: Record<PropertyKey, 1>) => void;
   const isSeen = apply(bind, mapMethods.has, [seen]) as (o: object) => boolean;
   const see = apply(bind, mapMethods.set, [seen]) as (o: object, v: true) => void;
-  const isObject = (value: unknown): value is object => value !== null && (typeof value === "object" || typeof value === "function");
+  const isObject = (value: unknown): value is object =>
+    value !== null && (typeof value === "object" || typeof value === "function");
   // The keys an object keeps: a lookup is one property read (a value of 1: never an inherited one).
   const keySet = (entry: KeySet): Record<PropertyKey, 1> => {
     const keys = entry[0];
@@ -172,7 +178,8 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
   };
   const globalKeys = keySets[0] as KeySet;
   const globalNames = O.keys(globalKeys[0]);
-  for (let i = 0; i < globalNames.length; i++) if (!((globalNames[i] as string) in G)) throw new Fail(`the environment cannot find ${globalNames[i]}`);
+  for (let i = 0; i < globalNames.length; i++)
+    if (!((globalNames[i] as string) in G)) throw new Fail(`the environment cannot find ${globalNames[i]}`);
   planKeys(G, keySet(globalKeys));
   const queue: object[] = [];
   const visit = (value: unknown): void => {
@@ -185,7 +192,8 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
   for (let i = 0; i < objects.length; i++) {
     const object = objects[i];
     if (object === undefined && engineSpecific.indexOf(i) >= 0) continue; // another engine's
-    if (!isObject(object) || keysOf(object) !== undefined) throw new Fail(`the environment cannot find ${names.split(",")[i]} as an object of its own`);
+    if (!isObject(object) || keysOf(object) !== undefined)
+      throw new Fail(`the environment cannot find ${names.split(",")[i]} as an object of its own`);
     planKeys(object, keySet(keySets[i + 1] as KeySet));
     visit(object);
   }
@@ -193,7 +201,8 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
     if (deleteProperty(object, key)) return;
     // The engine's constants (Math.PI, Number.MAX_VALUE) cannot be removed; a fixed primitive reaches nothing.
     const d = describe(object, key) as PropertyDescriptor;
-    if (!("value" in d) || d.writable || isObject(d.value)) throw new Fail(`the environment cannot remove ${String(key)}`);
+    if (!("value" in d) || d.writable || isObject(d.value))
+      throw new Fail(`the environment cannot remove ${String(key)}`);
   };
   // Everything reachable from the global object and the intrinsics.
   for (let q = 0; q < queue.length; q++) {
@@ -208,7 +217,8 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
       for (let k = 0; k < keys.length; k++) {
         const key = keys[k] as PropertyKey;
         if (key !== "length" && key !== "name") remove(object, key);
-        else if (isObject((object as unknown as Record<PropertyKey, unknown>)[key])) throw new Fail(`the environment expects a primitive as a function's ${String(key)}`);
+        else if (isObject((object as unknown as Record<PropertyKey, unknown>)[key]))
+          throw new Fail(`the environment expects a primitive as a function's ${String(key)}`);
       }
     } else {
       for (let k = 0; k < keys.length; k++) {
@@ -234,7 +244,14 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
     for (let k = 0; k < globals.length; k++) {
       const d = describe(G, globals[k] as PropertyKey) as PropertyDescriptor;
       // Whole descriptors: node:vm copies a partial one onto its context object as it is, value and all.
-      if (d.configurable || d.writable) defineProperty(G, globals[k] as PropertyKey, "value" in d ? { value: d.value, enumerable: d.enumerable, writable: false, configurable: false } : { get: d.get, set: d.set, enumerable: d.enumerable, configurable: false });
+      if (d.configurable || d.writable)
+        defineProperty(
+          G,
+          globals[k] as PropertyKey,
+          "value" in d
+            ? { value: d.value, enumerable: d.enumerable, writable: false, configurable: false }
+            : { get: d.get, set: d.set, enumerable: d.enumerable, configurable: false },
+        );
     }
   }
   // Object.freeze throws where it cannot freeze.

@@ -2,7 +2,14 @@ import { elementPath, fieldPath } from "../constraint/index.js";
 import { givenKeys } from "./given-keys.js";
 import { searchedTexts } from "./mark-pasted.js";
 import { normalizeText } from "./normalize.js";
-import { HandleDescription, type Facts, type GivenText, type Json, type ResultPart, type RunOutput } from "../model/index.js";
+import {
+  HandleDescription,
+  type Facts,
+  type GivenText,
+  type Json,
+  type ResultPart,
+  type RunOutput,
+} from "../model/index.js";
 
 /**
  * The untrusted texts a run's output gives its agent, to be remembered against its later programs.
@@ -16,7 +23,12 @@ import { HandleDescription, type Facts, type GivenText, type Json, type ResultPa
  * read, named in an error): a text it holds whole is not kept, and its tokens there are marked
  * `own`, which a later program may repeat. Pure.
  */
-export function givenOf(output: Pick<RunOutput, "value" | "logs" | "thrown">, facts: Facts, request: string, programTexts: readonly string[] = []): GivenText[] {
+export function givenOf(
+  output: Pick<RunOutput, "value" | "logs" | "thrown">,
+  facts: Facts,
+  request: string,
+  programTexts: readonly string[] = [],
+): GivenText[] {
   const ops = [...new Set(facts.effects.map((e) => e.op))].sort();
   const out: GivenText[] = [];
   const written = programTexts.flatMap(searchedTexts);

@@ -31,14 +31,21 @@ export interface MarkOptions {
  * holds one of the text's tokens (givenKeys); it names the same mailbox as an address in the text;
  * or it shares COPIED_RUN characters in a row with the text.
  */
-export function markPasted(facts: Facts, programTexts: readonly string[], given: readonly GivenText[], options: MarkOptions = {}): Facts {
+export function markPasted(
+  facts: Facts,
+  programTexts: readonly string[],
+  given: readonly GivenText[],
+  options: MarkOptions = {},
+): Facts {
   const context = contextOf(given);
   if (given.length === 0 || !facts.ok) return { ...facts, context };
   const ignored = new Set((options.ownAddresses ?? []).map(normalizeMailbox));
   const keys = given.map((g) => keysOf(g, ignored));
   const matcher = new PieceMatcher(keys, ignored);
   const inText = programTexts.flatMap(searchedTexts);
-  const steering = keys.filter((k) => k.tokens.some((t) => inText.some((p) => p.includes(t)))).map((k) => pastedFrom(k.given, "the program's text holds a value"));
+  const steering = keys
+    .filter((k) => k.tokens.some((t) => inText.some((p) => p.includes(t))))
+    .map((k) => pastedFrom(k.given, "the program's text holds a value"));
   const effects = facts.effects.map((effect) => markEffect(effect, matcher, steering));
   return { ...facts, effects, context };
 }
@@ -83,7 +90,13 @@ function markEffect(effect: Effect, matcher: PieceMatcher, steering: readonly Pr
       sources[name] = mergeProvenance([effect.sources?.[name] ?? [], marked.pasted]);
     }
   }
-  const agentAction = effect.agentAction?.args === undefined ? effect.agentAction : { ...effect.agentAction, args: Object.fromEntries(Object.entries(effect.agentAction.args).map(([k, v]) => [k, matcher.mark(v).value])) };
+  const agentAction =
+    effect.agentAction?.args === undefined
+      ? effect.agentAction
+      : {
+          ...effect.agentAction,
+          args: Object.fromEntries(Object.entries(effect.agentAction.args).map(([k, v]) => [k, matcher.mark(v).value])),
+        };
   if (!changed && steering.length === 0 && agentAction === effect.agentAction) return effect;
   return {
     ...effect,
@@ -97,7 +110,11 @@ function markEffect(effect: Effect, matcher: PieceMatcher, steering: readonly Pr
 function pastedFrom(given: GivenText, how: string): Provenance {
   const ops = given.from.length === 0 ? "an earlier run" : `the result of ${given.from.join(", ")}`;
   // One op names it where there is one; several (or none) leave it of unknown origin, which a `from` condition reads as any op.
-  return { source: `${how} pasted from ${ops} in request ${given.request}`, untrusted: true, ...(given.from.length === 1 ? { op: given.from[0]! } : {}) };
+  return {
+    source: `${how} pasted from ${ops} in request ${given.request}`,
+    untrusted: true,
+    ...(given.from.length === 1 ? { op: given.from[0]! } : {}),
+  };
 }
 
 /** Matches the literal pieces of abstract values against the given texts, each piece once. */
@@ -116,15 +133,21 @@ class PieceMatcher {
     switch (value.kind) {
       case "const": {
         const pasted = mergeProvenance(value.values.map((v) => this.#ofJson(v)));
-        return pasted.length === 0 ? { value, pasted } : { value: { ...value, provenance: mergeProvenance([value.provenance ?? [], pasted]) }, pasted };
+        return pasted.length === 0
+          ? { value, pasted }
+          : { value: { ...value, provenance: mergeProvenance([value.provenance ?? [], pasted]) }, pasted };
       }
       case "string": {
         const pasted = mergeProvenance([this.#ofPiece(value.prefix), this.#ofPiece(value.suffix)]);
-        return pasted.length === 0 ? { value, pasted } : { value: { ...value, provenance: mergeProvenance([value.provenance, pasted]) }, pasted };
+        return pasted.length === 0
+          ? { value, pasted }
+          : { value: { ...value, provenance: mergeProvenance([value.provenance, pasted]) }, pasted };
       }
       case "array": {
         const element = this.mark(value.element);
-        return element.pasted.length === 0 ? { value, pasted: [] } : { value: { ...value, element: element.value }, pasted: element.pasted };
+        return element.pasted.length === 0
+          ? { value, pasted: [] }
+          : { value: { ...value, element: element.value }, pasted: element.pasted };
       }
       case "record": {
         const fields: Record<string, AbstractValue> = {};
@@ -146,7 +169,10 @@ class PieceMatcher {
     if (typeof value === "string") return this.#ofPiece(value);
     if (typeof value === "number") return this.#ofPiece(String(value));
     if (Array.isArray(value)) return mergeProvenance(value.map((v) => this.#ofJson(v)));
-    if (value !== null && typeof value === "object") return mergeProvenance(Object.entries(value).map(([k, v]) => mergeProvenance([this.#ofPiece(k), this.#ofJson(v)])));
+    if (value !== null && typeof value === "object")
+      return mergeProvenance(
+        Object.entries(value).map(([k, v]) => mergeProvenance([this.#ofPiece(k), this.#ofJson(v)])),
+      );
     return [];
   }
 
@@ -180,6 +206,7 @@ class PieceMatcher {
 /** Whether `text` and `whole` share COPIED_RUN characters in a row (and maybe fewer, down to WINDOW). */
 function sharesRun(text: string, whole: string): boolean {
   if (text.length < WINDOW || whole.length < WINDOW) return false;
-  for (let i = 0; i + WINDOW <= text.length; i += WINDOW_STEP) if (whole.includes(text.slice(i, i + WINDOW))) return true;
+  for (let i = 0; i + WINDOW <= text.length; i += WINDOW_STEP)
+    if (whole.includes(text.slice(i, i + WINDOW))) return true;
   return false;
 }

@@ -63,7 +63,12 @@ function readString(source: string, start: number, quote: string): { text: strin
       continue;
     }
     const e = source[i + 1] ?? "";
-    const hex = e === "x" ? /^[0-9a-fA-F]{2}/.exec(source.slice(i + 2, i + 4)) : e === "u" ? /^(?:[0-9a-fA-F]{4}|\{[0-9a-fA-F]{1,6}\})/.exec(source.slice(i + 2, i + 10)) : null;
+    const hex =
+      e === "x"
+        ? /^[0-9a-fA-F]{2}/.exec(source.slice(i + 2, i + 4))
+        : e === "u"
+          ? /^(?:[0-9a-fA-F]{4}|\{[0-9a-fA-F]{1,6}\})/.exec(source.slice(i + 2, i + 10))
+          : null;
     if (hex !== null) {
       const code = Number.parseInt(hex[0].replace(/[{}]/g, ""), 16);
       text += code <= 0x10ffff ? String.fromCodePoint(code) : "";

@@ -15,7 +15,12 @@ export interface Quarantined {
  * under `*`: it may be any op's result. Trusted parts stay as they are. Pure; `mintId` names each
  * held value.
  */
-export function quarantineValue(value: Json, parts: readonly ResultPart[], handleOps: readonly string[], mintId: () => string): Quarantined {
+export function quarantineValue(
+  value: Json,
+  parts: readonly ResultPart[],
+  handleOps: readonly string[],
+  mintId: () => string,
+): Quarantined {
   const held: HeldValue[] = [];
   const byPath = new Map(parts.map((p) => [p.path, p]));
   const hold = (v: Json, part: ResultPart, at: string): Json => {
@@ -32,7 +37,10 @@ export function quarantineValue(value: Json, parts: readonly ResultPart[], handl
     // is judged by every part that could describe it (all of them when none is below it).
     if (below.length === 0) return hold(v, merged(parts), at);
     if (Array.isArray(v)) return v.map((element, i) => visit(element, elementPath(partPath), `${at}[${i}]`));
-    if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([key, field]) => [key, visit(field, fieldPath(partPath, key), fieldPath(at, key))]));
+    if (v !== null && typeof v === "object")
+      return Object.fromEntries(
+        Object.entries(v).map(([key, field]) => [key, visit(field, fieldPath(partPath, key), fieldPath(at, key))]),
+      );
     return hold(v, merged(below), at);
   };
   return { shown: visit(value, "$", "$"), held };
@@ -40,7 +48,11 @@ export function quarantineValue(value: Json, parts: readonly ResultPart[], handl
 
 /** The parts joined into one: untrusted when any is, from every op any comes from. */
 function merged(parts: readonly ResultPart[]): ResultPart {
-  return { path: "", from: [...new Set(parts.flatMap((p) => p.from))].sort(), untrusted: parts.some((p) => p.untrusted) };
+  return {
+    path: "",
+    from: [...new Set(parts.flatMap((p) => p.from))].sort(),
+    untrusted: parts.some((p) => p.untrusted),
+  };
 }
 
 /** Does this part hold untrusted data that the policy has handed back as a handle? */
@@ -53,7 +65,12 @@ function isHeld(part: ResultPart, handleOps: readonly string[]): boolean {
 /** The trusted words the agent gets in place of a held value. */
 export function describeHeld(id: string, value: Json, from: string[]): HandleDescription {
   const type = typeOf(value);
-  const length = typeof value === "string" ? value.length : Array.isArray(value) ? value.length : new TextEncoder().encode(JSON.stringify(value)).length;
+  const length =
+    typeof value === "string"
+      ? value.length
+      : Array.isArray(value)
+        ? value.length
+        : new TextEncoder().encode(JSON.stringify(value)).length;
   return { $handle: id, type, length, from };
 }
 

@@ -1,4 +1,11 @@
-import { CountersignError, type AbstractValue, type Effect, type Facts, type Provenance, type ResultPart } from "../model/index.js";
+import {
+  CountersignError,
+  type AbstractValue,
+  type Effect,
+  type Facts,
+  type Provenance,
+  type ResultPart,
+} from "../model/index.js";
 
 /** What the authority holds of one handle: the ops its value may derive from, and the request whose run gave it. */
 export interface KnownHandle {
@@ -16,7 +23,8 @@ export interface KnownHandle {
  */
 export function resolveHandles(facts: Facts, known: ReadonlyMap<string, KnownHandle>): Facts {
   const resolved = new Map<string, Provenance[]>();
-  const sources = (list: Provenance[]): Provenance[] => (list.some((p) => p.handle !== undefined) ? list.flatMap(resolveOne) : list);
+  const sources = (list: Provenance[]): Provenance[] =>
+    list.some((p) => p.handle !== undefined) ? list.flatMap(resolveOne) : list;
   const resolveOne = (p: Provenance): Provenance[] => {
     if (p.handle === undefined) return [p];
     let entries = resolved.get(p.handle);
@@ -48,13 +56,17 @@ export function resolveHandles(facts: Facts, known: ReadonlyMap<string, KnownHan
   const effect = (e: Effect): Effect => ({
     ...e,
     args: mapValues(e.args, value),
-    ...(e.agentAction?.args === undefined ? {} : { agentAction: { ...e.agentAction, args: mapValues(e.agentAction.args, value) } }),
+    ...(e.agentAction?.args === undefined
+      ? {}
+      : { agentAction: { ...e.agentAction, args: mapValues(e.agentAction.args, value) } }),
     ...(e.sources === undefined ? {} : { sources: mapValues(e.sources, sources) }),
     ...(e.influencedBy === undefined ? {} : { influencedBy: sources(e.influencedBy) }),
   });
   const part = (p: ResultPart): ResultPart => {
     if (p.handles === undefined) return p;
-    const ops = p.handles.flatMap((h) => resolveOne({ source: "", untrusted: true, handle: h }).flatMap((s) => (s.op === undefined ? [] : [s.op])));
+    const ops = p.handles.flatMap((h) =>
+      resolveOne({ source: "", untrusted: true, handle: h }).flatMap((s) => (s.op === undefined ? [] : [s.op])),
+    );
     return { ...p, from: [...new Set([...p.from, ...ops])].sort(), untrusted: true };
   };
   return {
@@ -67,12 +79,25 @@ export function resolveHandles(facts: Facts, known: ReadonlyMap<string, KnownHan
 function exactSources(handle: string, known: ReadonlyMap<string, KnownHandle>): Provenance[] {
   const held = known.get(handle);
   if (held === undefined) {
-    throw new CountersignError("usage_error", "analysis", `the program takes up handle ${handle}, which this agent was not given or which has expired: pass only a handle from an earlier run's value, within a day`, {
-      details: { reason: "unknown_handle", handle },
-    });
+    throw new CountersignError(
+      "usage_error",
+      "analysis",
+      `the program takes up handle ${handle}, which this agent was not given or which has expired: pass only a handle from an earlier run's value, within a day`,
+      {
+        details: { reason: "unknown_handle", handle },
+      },
+    );
   }
-  if (held.from.length === 0) return [{ source: `result of an unknown op in request ${held.request}, held as ${handle}`, untrusted: true, handle }];
-  return held.from.map((op) => ({ source: `result of ${op} in request ${held.request}, held as ${handle}`, untrusted: true, op, handle }));
+  if (held.from.length === 0)
+    return [
+      { source: `result of an unknown op in request ${held.request}, held as ${handle}`, untrusted: true, handle },
+    ];
+  return held.from.map((op) => ({
+    source: `result of ${op} in request ${held.request}, held as ${handle}`,
+    untrusted: true,
+    op,
+    handle,
+  }));
 }
 
 function mapValues<A, B>(record: Record<string, A>, f: (a: A) => B): Record<string, B> {

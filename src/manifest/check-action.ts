@@ -22,7 +22,11 @@ export interface ActionContext {
  * The cross-file rules of one schema-valid action manifest (docs/architecture.md section 5), and
  * its parsed templates.
  */
-export function checkAction(file: ManifestFile, action: ActionManifest, context: ActionContext): { errors: ManifestError[]; templates: ActionTemplates } {
+export function checkAction(
+  file: ManifestFile,
+  action: ActionManifest,
+  context: ActionContext,
+): { errors: ManifestError[]; templates: ActionTemplates } {
   const errors: ManifestError[] = [];
   const templates: ActionTemplates = { execute: [], preview: null };
   const error = (path: FieldPath, message: string): void => void errors.push(fieldError(file, path, message));
@@ -36,18 +40,27 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
   checkResultNames(action, error);
   // The steps may also use the resolved inputs: the values the wrapper read and checked.
   const resolve = action.resolve;
-  const stepInputs = resolve === undefined ? inputs : new Map([...inputs, ...Object.keys(resolve.inputs).map((name) => [name, -1] as const)]);
+  const stepInputs =
+    resolve === undefined
+      ? inputs
+      : new Map([...inputs, ...Object.keys(resolve.inputs).map((name) => [name, -1] as const)]);
 
   const steps = new Map<string, number>(); // the steps before the current one
   action.execute.forEach((step, i) => {
     const first = steps.get(step.id);
     if (first !== undefined) error(["execute", i, "id"], `duplicate step id "${step.id}" (also execute[${first}])`);
     if (!context.connectors.has(step.connector)) {
-      error(["execute", i, "connector"], `"${step.connector}" is not a connector (connectors: ${listNames([...context.connectors].sort())})`);
+      error(
+        ["execute", i, "connector"],
+        `"${step.connector}" is not a connector (connectors: ${listNames([...context.connectors].sort())})`,
+      );
     }
     const exported = context.exports.get(step.connector);
     if (exported !== undefined && !exported.has(step.op)) {
-      error(["execute", i, "op"], `"${step.op}" is not exported by the ${step.connector} plugin (exports: ${listNames([...exported].sort())})`);
+      error(
+        ["execute", i, "op"],
+        `"${step.op}" is not exported by the ${step.connector} plugin (exports: ${listNames([...exported].sort())})`,
+      );
     }
     const checked = checkInterpolations(step.inputs, ["execute", i, "inputs"], { inputs: stepInputs, steps });
     for (const problem of checked.problems) error([...problem.path], problem.message);
@@ -59,11 +72,14 @@ export function checkAction(file: ManifestFile, action: ActionManifest, context:
   const sibling = (op: string, at: FieldPath) => {
     const target = context.actions.get(op);
     // An action file that failed its own schema has its errors already; do not repeat them here.
-    if (target === undefined && !context.broken.has(op)) error(at, `"${op}" is not an action of connector ${context.connector}`);
+    if (target === undefined && !context.broken.has(op))
+      error(at, `"${op}" is not an action of connector ${context.connector}`);
     return target === undefined ? undefined : { shown: op, manifest: target };
   };
-  if (resolve !== undefined) templates.resolve = checkResolve(resolve, sibling(resolve.op, ["resolve", "op"]), inputs, error);
+  if (resolve !== undefined)
+    templates.resolve = checkResolve(resolve, sibling(resolve.op, ["resolve", "op"]), inputs, error);
   const preview = action.approval.preview;
-  if (preview !== undefined) templates.preview = checkPreview(preview, sibling(preview.op, ["approval", "preview", "op"]), inputs, error);
+  if (preview !== undefined)
+    templates.preview = checkPreview(preview, sibling(preview.op, ["approval", "preview", "op"]), inputs, error);
   return { errors, templates };
 }

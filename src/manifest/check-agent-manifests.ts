@@ -23,9 +23,21 @@ export interface AgentManifestCheck {
  * neither repeat nor look like a trusted action's. Every problem is reported together; nothing
  * the agent sends can make this throw.
  */
-export function checkAgentManifests(trusted: ManifestSet, sources: readonly AgentManifestSource[], allowlists: Allowlists = declaredAllowlists(trusted)): AgentManifestCheck {
+export function checkAgentManifests(
+  trusted: ManifestSet,
+  sources: readonly AgentManifestSource[],
+  allowlists: Allowlists = declaredAllowlists(trusted),
+): AgentManifestCheck {
   if (sources.length > AGENT_LIMITS.manifests) {
-    return { errors: [{ file: ".", field: "", message: `${sources.length} agent manifests, more than the ${AGENT_LIMITS.manifests} a program may submit` }] };
+    return {
+      errors: [
+        {
+          file: ".",
+          field: "",
+          message: `${sources.length} agent manifests, more than the ${AGENT_LIMITS.manifests} a program may submit`,
+        },
+      ],
+    };
   }
   const errors: ManifestError[] = [];
   const files = new Set<string>();
@@ -34,7 +46,12 @@ export function checkAgentManifests(trusted: ManifestSet, sources: readonly Agen
     if (files.has(name)) errors.push({ file: name, field: "", message: "submitted twice" });
     files.add(name);
     const bytes = Buffer.byteLength(text, "utf8");
-    if (bytes > AGENT_LIMITS.bytes) errors.push({ file: name, field: "", message: `is ${bytes} bytes, more than the ${AGENT_LIMITS.bytes} an agent manifest may take` });
+    if (bytes > AGENT_LIMITS.bytes)
+      errors.push({
+        file: name,
+        field: "",
+        message: `is ${bytes} bytes, more than the ${AGENT_LIMITS.bytes} an agent manifest may take`,
+      });
     else parsed.push(parseManifestFile({ rel: name, path: name, text }, ActionManifest));
   }
   return checkParsed(trusted, parsed, errors, allowlists);
@@ -46,9 +63,16 @@ export function checkAgentManifests(trusted: ManifestSet, sources: readonly Agen
  * the store's, already hashed against the request's facts; a text that is not that form is an
  * error here too, never a throw.
  */
-export function checkStoredAgentManifests(trusted: ManifestSet, text: string, allowlists: Allowlists = declaredAllowlists(trusted)): AgentManifestCheck {
+export function checkStoredAgentManifests(
+  trusted: ManifestSet,
+  text: string,
+  allowlists: Allowlists = declaredAllowlists(trusted),
+): AgentManifestCheck {
   const parsed = parseStored(text);
-  if (parsed === undefined) return { errors: [{ file: ".", field: "", message: "the stored agent manifests are not in their canonical form" }] };
+  if (parsed === undefined)
+    return {
+      errors: [{ file: ".", field: "", message: "the stored agent manifests are not in their canonical form" }],
+    };
   return checkParsed(trusted, parsed, [], allowlists);
 }
 
@@ -67,19 +91,41 @@ function parseStored(text: string): ParsedManifest<ActionManifest>[] | undefined
   } catch {
     return undefined;
   }
-  const pairs = Array.isArray(value) && value.length > 0 && value.length <= AGENT_LIMITS.manifests && value.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string");
+  const pairs =
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.length <= AGENT_LIMITS.manifests &&
+    value.every((e) => Array.isArray(e) && e.length === 2 && typeof e[0] === "string");
   if (!pairs) return undefined;
   return (value as [string, unknown][]).map(([name, manifest]) => {
     const file = { rel: `${name}.toml`, path: `${name}.toml`, lines: new Map() };
     const result = ActionManifest.safeParse(manifest);
     if (result.success) return { file, data: result.data, errors: [] };
-    return { file, errors: result.error.issues.map((issue) => fieldError(file, issue.path.map((p) => (typeof p === "number" ? p : String(p))), issue.message)) };
+    return {
+      file,
+      errors: result.error.issues.map((issue) =>
+        fieldError(
+          file,
+          issue.path.map((p) => (typeof p === "number" ? p : String(p))),
+          issue.message,
+        ),
+      ),
+    };
   });
 }
 
-function checkParsed(trusted: ManifestSet, parsed: readonly ParsedManifest<ActionManifest>[], errors: ManifestError[], allowlists: Allowlists): AgentManifestCheck {
+function checkParsed(
+  trusted: ManifestSet,
+  parsed: readonly ParsedManifest<ActionManifest>[],
+  errors: ManifestError[],
+  allowlists: Allowlists,
+): AgentManifestCheck {
   if (trusted.connectors.has(AGENT_CONNECTOR)) {
-    errors.push({ file: ".", field: "", message: `the trusted manifests have a connector named ${AGENT_CONNECTOR}, the namespace of agent actions: agent actions cannot be used with them` });
+    errors.push({
+      file: ".",
+      field: "",
+      message: `the trusted manifests have a connector named ${AGENT_CONNECTOR}, the namespace of agent actions: agent actions cannot be used with them`,
+    });
   }
   const trustedNames = new Map<string, string>(); // action name and function name -> trusted op
   for (const action of trusted.actions.values()) {
@@ -97,11 +143,25 @@ function checkParsed(trusted: ManifestSet, parsed: readonly ParsedManifest<Actio
     const like = trustedNames.get(name) ?? trustedNames.get(fn);
     // A second action under one function name is set aside (its twin's checks stand for it); a bad name alone does not stop the other checks.
     if (same !== undefined) {
-      errors.push(fieldError(manifest.file, ["name"], `"${name}" and "${same.data!.name}" (${same.file.rel}) both become agent.${fn}`));
+      errors.push(
+        fieldError(
+          manifest.file,
+          ["name"],
+          `"${name}" and "${same.data!.name}" (${same.file.rel}) both become agent.${fn}`,
+        ),
+      );
       continue;
     }
-    if (like !== undefined) errors.push(fieldError(manifest.file, ["name"], `"${name}" is named like the trusted action ${like}: an agent action needs a name of its own`));
-    else if (isReservedWord(fn)) errors.push(fieldError(manifest.file, ["name"], `"${name}" would export the reserved word ${fn}`));
+    if (like !== undefined)
+      errors.push(
+        fieldError(
+          manifest.file,
+          ["name"],
+          `"${name}" is named like the trusted action ${like}: an agent action needs a name of its own`,
+        ),
+      );
+    else if (isReservedWord(fn))
+      errors.push(fieldError(manifest.file, ["name"], `"${name}" would export the reserved word ${fn}`));
     byFunction.set(fn, manifest);
     valid.push(manifest);
   }
@@ -112,7 +172,16 @@ function checkParsed(trusted: ManifestSet, parsed: readonly ParsedManifest<Actio
     const checked = checkAgentAction(file, manifest, trusted, allowlists);
     errors.push(...checked.errors);
     const op = `${AGENT_CONNECTOR}.${manifest.name}`;
-    actions.set(op, { op, connector: AGENT_CONNECTOR, name: manifest.name, file: file.rel, manifest, templates: checked.templates, steps: checked.steps, previewOp: checked.previewOp });
+    actions.set(op, {
+      op,
+      connector: AGENT_CONNECTOR,
+      name: manifest.name,
+      file: file.rel,
+      manifest,
+      templates: checked.templates,
+      steps: checked.steps,
+      previewOp: checked.previewOp,
+    });
   }
   errors.sort(compareManifestErrors);
   if (errors.length > 0) return { errors };
@@ -158,7 +227,12 @@ export function declaredAllowlists(trusted: ManifestSet): Allowlists {
 export function agentManifestsError(errors: readonly ManifestError[]): CountersignError {
   const lines = errors.map((error) => `  ${formatManifestError(error)}`);
   const count = errors.length === 1 ? "1 error" : `${errors.length} errors`;
-  return new CountersignError("analysis_rejected", "manifest", `invalid agent manifests (${count}):\n${lines.join("\n")}`, {
-    details: { reason: "invalid_agent_manifests", errors },
-  });
+  return new CountersignError(
+    "analysis_rejected",
+    "manifest",
+    `invalid agent manifests (${count}):\n${lines.join("\n")}`,
+    {
+      details: { reason: "invalid_agent_manifests", errors },
+    },
+  );
 }

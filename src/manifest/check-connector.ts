@@ -13,7 +13,12 @@ export interface ConnectorCheck {
 }
 
 /** The rules of one schema-valid connector manifest: its name, its pinned wasm (a valid module), its credential. */
-export function checkConnector(file: ManifestFile, connector: ConnectorManifest, directory: string, readWasm: ReadWasm): ConnectorCheck {
+export function checkConnector(
+  file: ManifestFile,
+  connector: ConnectorManifest,
+  directory: string,
+  readWasm: ReadWasm,
+): ConnectorCheck {
   const errors: ManifestError[] = [];
   const error = (path: string[], message: string): void => void errors.push(fieldError(file, path, message));
 
@@ -31,7 +36,11 @@ export function checkConnector(file: ManifestFile, connector: ConnectorManifest,
     }
     try {
       const module = new wasm.Module(read.bytes);
-      exports = new Set(wasm.Module.exports(module).filter((e) => e.kind === "function").map((e) => e.name));
+      exports = new Set(
+        wasm.Module.exports(module)
+          .filter((e) => e.kind === "function")
+          .map((e) => e.name),
+      );
     } catch (err) {
       error(["wasm"], `${connector.wasm} is not a valid WebAssembly module: ${(err as Error).message}`);
     }

@@ -9,7 +9,11 @@ export interface Scope {
 }
 
 /** Parse a value's `${args.X}` / `${step.field}` references (strings at any depth) and check each against its scope. */
-export function checkInterpolations(value: unknown, path: FieldPath, scope: Scope): { template: Template; problems: TemplateProblem[] } {
+export function checkInterpolations(
+  value: unknown,
+  path: FieldPath,
+  scope: Scope,
+): { template: Template; problems: TemplateProblem[] } {
   const { template, references, problems } = parseTemplate(value, path);
   for (const { path: at, reference } of references) {
     const problem = checkReference(reference.path, reference.source, scope);
@@ -23,7 +27,8 @@ function checkReference(reference: string, source: string, scope: Scope): string
   if (source === "args") {
     const input = reference.slice("args.".length);
     if (!input.includes(".") && scope.inputs.has(input)) return undefined;
-    if (input.includes(".")) return `${shown} is not a valid reference: use \${args.<input>}${scope.steps === null ? "" : " or ${<step>.<field>}"}`;
+    if (input.includes("."))
+      return `${shown} is not a valid reference: use \${args.<input>}${scope.steps === null ? "" : " or ${<step>.<field>}"}`;
     return `${shown} names no input of this action (inputs: ${listNames(scope.inputs)})`;
   }
   if (scope.steps === null) return `${shown}: preview args can only use \${args.<input>}`;

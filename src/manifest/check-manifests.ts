@@ -32,7 +32,12 @@ export function checkManifestTree(tree: ManifestTree, readWasm: ReadWasm): Manif
   const errors = [...tree.problems];
   const dirs = tree.connectors.map(({ name, files }) => parseConnectorDir(name, files));
   for (const d of dirs) {
-    if (d.connector === undefined) errors.push({ file: `${d.name}/connector.toml`, field: "", message: `missing: the actions in ${d.name}/ have no connector manifest` });
+    if (d.connector === undefined)
+      errors.push({
+        file: `${d.name}/connector.toml`,
+        field: "",
+        message: `missing: the actions in ${d.name}/ have no connector manifest`,
+      });
   }
   const connectors = new Map<string, LoadedConnector>();
   const exports = new Map<string, ReadonlySet<string>>();
@@ -43,7 +48,12 @@ export function checkManifestTree(tree: ManifestTree, readWasm: ReadWasm): Manif
     const checked = checkConnector(connector.file, connector.data, name, readWasm);
     errors.push(...checked.errors);
     if (checked.exports !== undefined) exports.set(name, checked.exports);
-    connectors.set(name, { name, file: connector.file.path, wasmPath: wasmPathOf(connector.file, connector.data), manifest: connector.data });
+    connectors.set(name, {
+      name,
+      file: connector.file.path,
+      wasmPath: wasmPathOf(connector.file, connector.data),
+      manifest: connector.data,
+    });
   }
   const actions = new Map<string, LoadedAction>();
   const connectorNames = new Set(dirs.map((d) => d.name));
@@ -92,7 +102,9 @@ function checkActions(
     }
   }
 
-  const broken = new Set(connectorDir.actions.filter((a) => a.data === undefined).map((a) => basename(a.file.rel, ".toml")));
+  const broken = new Set(
+    connectorDir.actions.filter((a) => a.data === undefined).map((a) => basename(a.file.rel, ".toml")),
+  );
   const valid = new Map([...byName].map(([name, action]) => [name, action.data as ActionManifest]));
   const context = { connector: directory, actions: valid, broken, connectors: connectorNames, exports };
   for (const [name, action] of byName) {
@@ -109,7 +121,12 @@ function checkActions(
 export function manifestsError(dir: string, errors: readonly ManifestError[]): CountersignError {
   const lines = errors.map((error) => `  ${formatManifestError(error)}`);
   const count = errors.length === 1 ? "1 error" : `${errors.length} errors`;
-  return new CountersignError("config_error", "manifest", `invalid manifests in ${dir} (${count}):\n${lines.join("\n")}`, {
-    details: { dir, errors },
-  });
+  return new CountersignError(
+    "config_error",
+    "manifest",
+    `invalid manifests in ${dir} (${count}):\n${lines.join("\n")}`,
+    {
+      details: { dir, errors },
+    },
+  );
 }

@@ -16,7 +16,12 @@ export function checkResultNames(action: ActionManifest, error: Report): Map<str
   return firstByName(action.result.fields, ["result", "fields"], "result field", error);
 }
 
-function firstByName(list: readonly { name: string }[], at: FieldPath, what: string, error: Report): Map<string, number> {
+function firstByName(
+  list: readonly { name: string }[],
+  at: FieldPath,
+  what: string,
+  error: Report,
+): Map<string, number> {
   const first = new Map<string, number>();
   list.forEach(({ name }, i) => {
     const seen = first.get(name);
@@ -31,12 +36,18 @@ function firstByName(list: readonly { name: string }[], at: FieldPath, what: str
  * the caller reported why): the op only reads and needs no approval, the args name only inputs,
  * and every multiline label is a render label. Returns the parsed args.
  */
-export function checkPreview(preview: PreviewSpec, target: Target | undefined, inputs: ReadonlyMap<string, unknown>, error: Report): Template {
+export function checkPreview(
+  preview: PreviewSpec,
+  target: Target | undefined,
+  inputs: ReadonlyMap<string, unknown>,
+  error: Report,
+): Template {
   const at = ["approval", "preview"];
   const template = checkRead(at, "a preview", preview.args, target, inputs, error);
   const labels = new Set(Object.keys(preview.render));
   preview.multiline.forEach((label, i) => {
-    if (!labels.has(label)) error([...at, "multiline", i], `"${label}" is not a render label (labels: ${listNames(labels)})`);
+    if (!labels.has(label))
+      error([...at, "multiline", i], `"${label}" is not a render label (labels: ${listNames(labels)})`);
   });
   return template;
 }
@@ -48,20 +59,38 @@ type Target = { shown: string; manifest: ActionManifest };
  * needs no approval, the args name only declared inputs, and no resolved input has the name of a
  * declared one (the program must not be able to pass a value for it). Returns the parsed args.
  */
-export function checkResolve(resolve: ResolveSpec, target: Target | undefined, inputs: ReadonlyMap<string, unknown>, error: Report): Template {
+export function checkResolve(
+  resolve: ResolveSpec,
+  target: Target | undefined,
+  inputs: ReadonlyMap<string, unknown>,
+  error: Report,
+): Template {
   const at = ["resolve"];
   const template = checkRead(at, "a resolve", resolve.args, target, inputs, error);
   for (const name of Object.keys(resolve.inputs)) {
-    if (inputs.has(name)) error([...at, "inputs", name], `"${name}" is a declared input: a resolved input must not be one the call can pass`);
+    if (inputs.has(name))
+      error(
+        [...at, "inputs", name],
+        `"${name}" is a declared input: a resolved input must not be one the call can pass`,
+      );
   }
   return template;
 }
 
 /** An op run without a receipt of its own must only read and need no approval; its args may use only `${args.<input>}`. */
-function checkRead(at: FieldPath, role: string, args: Record<string, unknown>, target: Target | undefined, inputs: ReadonlyMap<string, unknown>, error: Report): Template {
+function checkRead(
+  at: FieldPath,
+  role: string,
+  args: Record<string, unknown>,
+  target: Target | undefined,
+  inputs: ReadonlyMap<string, unknown>,
+  error: Report,
+): Template {
   if (target !== undefined) {
-    if (!target.manifest.idempotent) error([...at, "op"], `"${target.shown}" is not idempotent = true, so it cannot run as ${role}`);
-    if (target.manifest.approval.required) error([...at, "op"], `"${target.shown}" itself requires approval, so it cannot run as ${role}`);
+    if (!target.manifest.idempotent)
+      error([...at, "op"], `"${target.shown}" is not idempotent = true, so it cannot run as ${role}`);
+    if (target.manifest.approval.required)
+      error([...at, "op"], `"${target.shown}" itself requires approval, so it cannot run as ${role}`);
   }
   const checked = checkInterpolations(args, [...at, "args"], { inputs, steps: null });
   for (const problem of checked.problems) error([...problem.path], problem.message);

@@ -7,7 +7,11 @@ export function actionFunctionName(action: string): string {
 }
 
 /** The action of `connector` that the agent API exports as `functionName`, if any. */
-export function findActionByFunction(set: ManifestSet, connector: string, functionName: string): LoadedAction | undefined {
+export function findActionByFunction(
+  set: ManifestSet,
+  connector: string,
+  functionName: string,
+): LoadedAction | undefined {
   const actions = connector === AGENT_CONNECTOR ? (set.agent?.actions ?? new Map<string, LoadedAction>()) : set.actions;
   for (const action of actions.values()) {
     if (action.connector === connector && actionFunctionName(action.name) === functionName) return action;

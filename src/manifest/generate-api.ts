@@ -26,7 +26,9 @@ export function generateApi(set: ManifestSet): ApiDeclarations {
   const connectors = [...set.connectors.keys()].sort();
   const modules: Record<string, string> = { countersign: countersignModule(connectors) };
   for (const connector of connectors) {
-    const actions = [...set.actions.values()].filter((a) => a.connector === connector).sort((a, b) => (a.name < b.name ? -1 : 1));
+    const actions = [...set.actions.values()]
+      .filter((a) => a.connector === connector)
+      .sort((a, b) => (a.name < b.name ? -1 : 1));
     modules[`trusted/${connector}`] = declareModule(`trusted/${connector}`, actions.map(actionDeclaration));
     const helpers = contractsByConnector[connector] ?? [];
     if (helpers.length > 0) {
@@ -35,7 +37,11 @@ export function generateApi(set: ManifestSet): ApiDeclarations {
     }
   }
   const agent = [...(set.agent?.actions.values() ?? [])];
-  if (agent.length > 0) modules[`trusted/${AGENT_CONNECTOR}`] = declareModule(`trusted/${AGENT_CONNECTOR}`, agent.map(agentActionDeclaration));
+  if (agent.length > 0)
+    modules[`trusted/${AGENT_CONNECTOR}`] = declareModule(
+      `trusted/${AGENT_CONNECTOR}`,
+      agent.map(agentActionDeclaration),
+    );
   return { modules, all: Object.values(modules).join("\n") };
 }
 
@@ -55,7 +61,7 @@ function countersignModule(connectors: string[]): string {
       "  | { under: string } // an absolute directory; `~`, `.` and `..` are resolved first",
       '  | { glob: string } // `*` matches any run of characters, e.g. "*@example.com"',
       "  | { host_in: string[] } // the URL's host is one of these",
-      '  | { mailbox_in: string[] } // an address reaching one of these mailboxes, however written (case, trailing dot, +tag, Gmail dots)',
+      "  | { mailbox_in: string[] } // an address reaching one of these mailboxes, however written (case, trailing dot, +tag, Gmail dots)",
       '  | { mailbox_glob: string } // the same, for a pattern such as "*@example.com"',
       "  | { sha256: string[] } // a string whose UTF-8 bytes hash (SHA-256, lower-case hex) to one of these",
       "  | { prefix: string } // starts with exactly this text",

@@ -9,7 +9,7 @@ export { actionFunctionName, findActionByFunction } from "./function-name.js";
 export { ActionManifest, ConnectorManifest, HostPort } from "./schema.js";
 export { manifestsHash } from "./manifests-hash.js";
 export { everyResultField, resultSchema } from "./result-fields.js";
-export { type ActionInput, type ResultField } from "./schema.js";
+export type { ActionInput, ResultField } from "./schema.js";
 export { effectOptionsOf } from "./effect-options.js";
 export { AGENT_CONNECTOR, type AgentAction, type AgentActions, type Allowlists } from "./agent-actions.js";
 export { AGENT_LIMITS } from "./agent-limits.js";

@@ -1,7 +1,9 @@
 import type { ManifestError } from "./manifest-error.js";
 
 /** One TOML file of a manifest directory as read: its text, or why it could not be read. */
-export type ManifestSource = { rel: string; path: string; text: string } | { rel: string; path: string; problem: string };
+export type ManifestSource =
+  | { rel: string; path: string; text: string }
+  | { rel: string; path: string; problem: string };
 
 /**
  * A manifest directory as read from disk (`<connector>/connector.toml`, `<connector>/<action>.toml`):

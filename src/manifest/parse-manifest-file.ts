@@ -13,7 +13,8 @@ export interface ParsedManifest<T> {
 /** Check one TOML file against its schema; every problem becomes an error, none throws. */
 export function parseManifestFile<S extends z.ZodType>(source: ManifestSource, schema: S): ParsedManifest<z.output<S>> {
   const { rel, path } = source;
-  if ("problem" in source) return { file: { rel, path, lines: new Map() }, errors: [{ file: rel, field: "", message: source.problem }] };
+  if ("problem" in source)
+    return { file: { rel, path, lines: new Map() }, errors: [{ file: rel, field: "", message: source.problem }] };
   const parsed = parseToml(source.text);
   const file: ManifestFile = { rel, path, lines: parsed.lines };
   if (parsed.problem !== undefined) {
@@ -24,7 +25,8 @@ export function parseManifestFile<S extends z.ZodType>(source: ManifestSource, s
   if (result.success) return { file, data: result.data, errors: [] };
   const errors = result.error.issues.flatMap((issue) => {
     const path = issue.path.map((segment) => (typeof segment === "number" ? segment : String(segment)));
-    if (issue.code === "unrecognized_keys") return issue.keys.map((key) => fieldError(file, [...path, key], "unknown key"));
+    if (issue.code === "unrecognized_keys")
+      return issue.keys.map((key) => fieldError(file, [...path, key], "unknown key"));
     return [fieldError(file, path, issue.message)];
   });
   return { file, errors };

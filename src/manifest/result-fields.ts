@@ -11,7 +11,13 @@ export function everyResultField(manifest: ActionManifest, flag: "made" | "trust
   return fields.length > 0 && fields.every((field) => field[flag]);
 }
 
-const scalar = { string: z.string(), integer: z.number().int(), number: z.number(), boolean: z.boolean(), object: z.record(z.string(), z.unknown()) };
+const scalar = {
+  string: z.string(),
+  integer: z.number().int(),
+  number: z.number(),
+  boolean: z.boolean(),
+  object: z.record(z.string(), z.unknown()),
+};
 
 function valueSchema(field: ResultField): z.ZodType {
   const one = field.type === "array" ? z.array(scalar[field.items_type ?? "object"]) : scalar[field.type];
@@ -28,7 +34,11 @@ export function resultSchema(manifest: ActionManifest): z.ZodType<Record<string,
   if (fields.length === 0) return undefined;
   // Built once per manifest: every trusted call's answer goes through it.
   let schema = schemas.get(manifest);
-  if (schema === undefined) schemas.set(manifest, (schema = z.object(Object.fromEntries(fields.map((field) => [field.name, valueSchema(field)]))).strip()));
+  if (schema === undefined)
+    schemas.set(
+      manifest,
+      (schema = z.object(Object.fromEntries(fields.map((field) => [field.name, valueSchema(field)]))).strip()),
+    );
   return schema;
 }
 

@@ -38,8 +38,16 @@ function checkValueType(what: string, field: ValueField, ctx: z.RefinementCtx): 
   if (field.items_type !== undefined && field.type !== "array") {
     ctx.addIssue({ code: "custom", path: ["items_type"], message: `items_type is only allowed on array ${what}` });
   }
-  if (field.format !== undefined && field.type !== "string" && !(field.type === "array" && field.items_type === "string")) {
-    ctx.addIssue({ code: "custom", path: ["format"], message: `format is only allowed on string ${what} and arrays of strings` });
+  if (
+    field.format !== undefined &&
+    field.type !== "string" &&
+    !(field.type === "array" && field.items_type === "string")
+  ) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["format"],
+      message: `format is only allowed on string ${what} and arrays of strings`,
+    });
   }
   if (field.type === "array" && field.items_type === undefined) {
     ctx.addIssue({ code: "custom", path: ["items_type"], message: `array ${what} must declare items_type` });
@@ -96,7 +104,10 @@ export const ResolveSpec = z
     op: identifier,
     args: z.record(z.string(), z.unknown()).default({}),
     inputs: z
-      .record(identifier, z.string().regex(/^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$/, "must be a dotted path such as message.to"))
+      .record(
+        identifier,
+        z.string().regex(/^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$/, "must be a dotted path such as message.to"),
+      )
       .refine((inputs) => Object.keys(inputs).length > 0, "must name at least one input"),
   })
   .strict();
@@ -163,7 +174,10 @@ export const ConnectorManifest = z
     sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits"),
     capabilities: z
       .object({
-        network: z.object({ hosts: z.array(HostPort).default([]) }).strict().optional(),
+        network: z
+          .object({ hosts: z.array(HostPort).default([]) })
+          .strict()
+          .optional(),
         credential: z
           .object({
             kind: z.enum(["oauth2", "api_key", "none"]),
@@ -173,7 +187,9 @@ export const ConnectorManifest = z
           .strict()
           .optional(),
         fs: z
-          .object({ roots: z.array(z.string().refine((root) => root.startsWith("/"), "must be an absolute path")).default([]) })
+          .object({
+            roots: z.array(z.string().refine((root) => root.startsWith("/"), "must be an absolute path")).default([]),
+          })
           .strict()
           .optional(),
       })

@@ -10,15 +10,26 @@ import type { Template, TemplateProblem } from "./template.js";
  * capabilities (its hosts), the `path` of one with fs capabilities (its roots). These are the
  * inputs the shipped connectors read a URL or a path from.
  */
-export function boundedInputs(connector: LoadedConnector, allowlists: Allowlists): { input: string; constraint: ValueConstraint; what: string }[] {
+export function boundedInputs(
+  connector: LoadedConnector,
+  allowlists: Allowlists,
+): { input: string; constraint: ValueConstraint; what: string }[] {
   const out: { input: string; constraint: ValueConstraint; what: string }[] = [];
   const hosts = allowlists.hosts[connector.name];
   if (connector.manifest.capabilities.network !== undefined && hosts !== undefined) {
-    out.push({ input: "url", constraint: { host_in: [...hosts] }, what: `on a host that connector ${connector.name} may call (${listNames(hosts)})` });
+    out.push({
+      input: "url",
+      constraint: { host_in: [...hosts] },
+      what: `on a host that connector ${connector.name} may call (${listNames(hosts)})`,
+    });
   }
   const roots = allowlists.roots[connector.name];
   if (connector.manifest.capabilities.fs !== undefined && roots !== undefined) {
-    out.push({ input: "path", constraint: { any: roots.map((root) => ({ under: root })) }, what: `under a root of connector ${connector.name} (${listNames(roots)})` });
+    out.push({
+      input: "path",
+      constraint: { any: roots.map((root) => ({ under: root })) },
+      what: `under a root of connector ${connector.name} (${listNames(roots)})`,
+    });
   }
   return out;
 }
@@ -29,7 +40,11 @@ export function boundedInputs(connector: LoadedConnector, allowlists: Allowlists
  * be inside them is refused here. What the text leaves open is decided with the program's
  * arguments by the analysis, and at run time by the grant and the connector.
  */
-export function checkStepBounds(inputs: Template, connector: LoadedConnector, allowlists: Allowlists): TemplateProblem[] {
+export function checkStepBounds(
+  inputs: Template,
+  connector: LoadedConnector,
+  allowlists: Allowlists,
+): TemplateProblem[] {
   const problems: TemplateProblem[] = [];
   for (const { input, constraint, what } of boundedInputs(connector, allowlists)) {
     const known = knownText(fieldOf(inputs, input));
@@ -41,7 +56,13 @@ export function checkStepBounds(inputs: Template, connector: LoadedConnector, al
 
 function fieldOf(template: Template, key: string): Template | undefined {
   if (template.kind === "record") return template.fields.find(([k]) => k === key)?.[1];
-  if (template.kind === "literal" && typeof template.value === "object" && template.value !== null && !Array.isArray(template.value) && Object.hasOwn(template.value, key)) {
+  if (
+    template.kind === "literal" &&
+    typeof template.value === "object" &&
+    template.value !== null &&
+    !Array.isArray(template.value) &&
+    Object.hasOwn(template.value, key)
+  ) {
     return { kind: "literal", value: template.value[key]! };
   }
   return undefined;
@@ -50,12 +71,18 @@ function fieldOf(template: Template, key: string): Template | undefined {
 /** A string template as an abstract value (exact for a literal, its leading text for a template), and how to show it. */
 function knownText(template: Template | undefined): { value: AbstractValue; shown: string } | undefined {
   if (template === undefined) return undefined;
-  if (template.kind === "literal") return typeof template.value === "string" ? { value: { kind: "const", values: [template.value] }, shown: JSON.stringify(template.value) } : undefined;
+  if (template.kind === "literal")
+    return typeof template.value === "string"
+      ? { value: { kind: "const", values: [template.value] }, shown: JSON.stringify(template.value) }
+      : undefined;
   if (template.kind !== "text") return undefined;
   let prefix = "";
   for (const part of template.parts) {
     if (typeof part !== "string") break;
     prefix += part;
   }
-  return { value: { kind: "string", prefix, suffix: "", provenance: [] }, shown: `a value starting ${JSON.stringify(prefix)}` };
+  return {
+    value: { kind: "string", prefix, suffix: "", provenance: [] },
+    shown: `a value starting ${JSON.stringify(prefix)}`,
+  };
 }

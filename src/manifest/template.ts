@@ -41,9 +41,13 @@ export function parseTemplate(value: unknown, at: FieldPath): ParsedTemplate {
 
 function parse(value: unknown, at: FieldPath, out: ParsedTemplate): Template {
   if (typeof value === "string") return parseString(value, at, out);
-  if (Array.isArray(value)) return collapse({ kind: "list", items: value.map((item, i) => parse(item, [...at, i], out)) });
+  if (Array.isArray(value))
+    return collapse({ kind: "list", items: value.map((item, i) => parse(item, [...at, i], out)) });
   if (typeof value === "object" && value !== null && !(value instanceof Date)) {
-    return collapse({ kind: "record", fields: Object.entries(value).map(([key, item]) => [key, parse(item, [...at, key], out)]) });
+    return collapse({
+      kind: "record",
+      fields: Object.entries(value).map(([key, item]) => [key, parse(item, [...at, key], out)]),
+    });
   }
   return { kind: "literal", value: value as Json };
 }
@@ -61,7 +65,10 @@ function parseString(text: string, at: FieldPath, out: ParsedTemplate): Template
     const path = text.slice(start + 2, end);
     const match = REFERENCE.exec(path);
     if (match === null) {
-      out.problems.push({ path: at, message: `"\${${path}}" is not a valid reference: use \${args.<input>} or \${<step>.<field>}` });
+      out.problems.push({
+        path: at,
+        message: `"\${${path}}" is not a valid reference: use \${args.<input>} or \${<step>.<field>}`,
+      });
       parts.push(text.slice(start, end + 1));
     } else {
       const reference = { path, source: match[1]! };
@@ -79,8 +86,13 @@ function parseString(text: string, at: FieldPath, out: ParsedTemplate): Template
 /** A list or record without any reference inside is one literal. */
 function collapse(template: Extract<Template, { kind: "list" | "record" }>): Template {
   if (template.kind === "list") {
-    return template.items.every((t) => t.kind === "literal") ? { kind: "literal", value: template.items.map((t) => (t as { value: Json }).value) } : template;
+    return template.items.every((t) => t.kind === "literal")
+      ? { kind: "literal", value: template.items.map((t) => (t as { value: Json }).value) }
+      : template;
   }
   if (!template.fields.every(([, t]) => t.kind === "literal")) return template;
-  return { kind: "literal", value: Object.fromEntries(template.fields.map(([k, t]) => [k, (t as { value: Json }).value])) };
+  return {
+    kind: "literal",
+    value: Object.fromEntries(template.fields.map(([k, t]) => [k, (t as { value: Json }).value])),
+  };
 }

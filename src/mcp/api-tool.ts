@@ -20,7 +20,12 @@ export default program({
 `;
 
 /** What countersign_api answers; optional fields: a refused call (an unknown argument) carries only `error` and `next`. */
-const output = { modules: z.record(z.string(), z.string()).optional(), skeleton: z.string().optional(), error: ToolError.optional(), next: Next };
+const output = {
+  modules: z.record(z.string(), z.string()).optional(),
+  skeleton: z.string().optional(),
+  error: ToolError.optional(),
+  next: Next,
+};
 
 /** `countersign_api`: the declarations programs are compiled against, exactly as `countersign api` prints them. */
 export function registerApiTool(server: McpServer, { ctx }: McpDeps): void {
@@ -29,7 +34,7 @@ export function registerApiTool(server: McpServer, { ctx }: McpDeps): void {
     {
       title: "countersign API",
       description:
-        "The TypeScript declarations of the trusted API an agent program may use (modules \"countersign\", \"trusted/<connector>\" and the contract helpers in \"trusted/<connector>/contracts\"), and a program skeleton. " +
+        'The TypeScript declarations of the trusted API an agent program may use (modules "countersign", "trusted/<connector>" and the contract helpers in "trusted/<connector>/contracts"), and a program skeleton. ' +
         "Read this before writing a program: a program imports only these modules, calls trusted functions directly, and promises what it will do in `guarantees` (contract helpers or { op, count } limits). Then call check_program.",
       inputSchema: toolArgs({}),
       outputSchema: output,

@@ -10,24 +10,51 @@ const Line = { line: z.number().int(), column: z.number().int() };
 
 /** What check_program answers. Optional fields: an error result carries only `error` and `next`. */
 export const CheckOutput = {
-  ok: z.boolean().optional().describe("false: the analysis refuses the program (see diagnostics and refuted guarantees)"),
+  ok: z
+    .boolean()
+    .optional()
+    .describe("false: the analysis refuses the program (see diagnostics and refuted guarantees)"),
   decision: z.enum(["auto_approved", "auto_rejected", "ask"]).optional(),
   reason: z.string().optional(),
-  effects: z.array(z.object({ op: z.string(), ...Line, verdict: z.enum(["allow", "ask", "deny"]), rule: z.string().nullable(), why: z.string() })).optional(),
-  guarantees: z.array(z.object({ text: z.string(), status: GuaranteeStatus, why: z.string(), line: z.number().int().optional(), column: z.number().int().optional() })).optional(),
+  effects: z
+    .array(
+      z.object({
+        op: z.string(),
+        ...Line,
+        verdict: z.enum(["allow", "ask", "deny"]),
+        rule: z.string().nullable(),
+        why: z.string(),
+      }),
+    )
+    .optional(),
+  guarantees: z
+    .array(
+      z.object({
+        text: z.string(),
+        status: GuaranteeStatus,
+        why: z.string(),
+        line: z.number().int().optional(),
+        column: z.number().int().optional(),
+      }),
+    )
+    .optional(),
   diagnostics: z.array(Diagnostic).optional(),
   summary: z.array(z.string()).optional(),
   checked_by: z
     .enum(["authority", "local"])
     .optional()
-    .describe("authority: the policy in force at the authority decided. local: no authority was reachable, so this machine's policy files and manifests decided (remembered approvals not included); the authority may decide otherwise, and run_program needs it"),
+    .describe(
+      "authority: the policy in force at the authority decided. local: no authority was reachable, so this machine's policy files and manifests decided (remembered approvals not included); the authority may decide otherwise, and run_program needs it",
+    ),
   error: ToolError.optional(),
   next: Next,
 };
 
 const NEXT = {
-  refused: "The analysis refuses this program: fix each diagnostic and refuted guarantee at its line, then call check_program again. Do not run it.",
-  auto_rejected: "The policy would deny this program and run_program will refuse it: change what it does (see the effects with verdict deny and their why), then check again.",
+  refused:
+    "The analysis refuses this program: fix each diagnostic and refuted guarantee at its line, then call check_program again. Do not run it.",
+  auto_rejected:
+    "The policy would deny this program and run_program will refuse it: change what it does (see the effects with verdict deny and their why), then check again.",
   ask: "A person would be asked before it runs (each effect's rule and why say what asks): call run_program and tell the user their approval is needed.",
   auto_approved: "The policy would approve this program at once: call run_program with the same text.",
 } as const;
@@ -37,7 +64,10 @@ const NEXT = {
  * either that guarantees could help (then which) or that none the program could add would change it.
  */
 export function askNext(advice: AskAdvice): string {
-  const asks = advice.asks.map((a) => `line ${a.line} ${a.op}: ${a.rule === null ? "no rule allows it, the policy's default asks" : `rule "${a.rule}" asks`} (${a.reason})`);
+  const asks = advice.asks.map(
+    (a) =>
+      `line ${a.line} ${a.op}: ${a.rule === null ? "no rule allows it, the policy's default asks" : `rule "${a.rule}" asks`} (${a.reason})`,
+  );
   const head = `A person would be asked before it runs: ${asks.join("; ")}.`;
   const stuck = advice.asks.filter((a) => !a.guarantee_could_help);
   if (stuck.length > 0) {
@@ -75,13 +105,20 @@ export function registerCheckTool(server: McpServer, { ctx, authority }: McpDeps
       try {
         return checkResult(await authority().check({ program, source_name: file_name, ...agent }, signal), "authority");
       } catch (err) {
-        if (!noAuthority(err)) return errorResult(err, "No check was made: fix what the error says (the arguments, or the token the authority refused).");
+        if (!noAuthority(err))
+          return errorResult(
+            err,
+            "No check was made: fix what the error says (the arguments, or the token the authority refused).",
+          );
       }
       // As `countersign check` does with no authority listening: the same analysis and policy, here, and said so.
       try {
         return checkResult(await checkProgram(ctx, { source: program, entry: file_name, ...agent }, null), "local");
       } catch (err) {
-        return errorResult(err, "No check was made, here or at an authority (none is reachable): fix what the error says, or ask the user to start one (`countersign serve`).");
+        return errorResult(
+          err,
+          "No check was made, here or at an authority (none is reachable): fix what the error says, or ask the user to start one (`countersign serve`).",
+        );
       }
     },
   );
@@ -93,14 +130,30 @@ function noAuthority(err: unknown): boolean {
 }
 
 function checkResult({ facts, decision, advice }: CheckResult, checkedBy: "authority" | "local") {
-  const next = !facts.ok ? NEXT.refused : decision.kind === "ask" && advice !== undefined ? askNext(advice) : NEXT[decision.kind];
+  const next = !facts.ok
+    ? NEXT.refused
+    : decision.kind === "ask" && advice !== undefined
+      ? askNext(advice)
+      : NEXT[decision.kind];
   return toolResult(
     {
       ok: facts.ok,
       decision: decision.kind,
       reason: decision.reason,
-      effects: decision.effects.map((e) => ({ op: e.op, line: e.site.line, column: e.site.column, verdict: e.verdict, rule: e.rule, why: e.why })),
-      guarantees: facts.guarantees.map((g) => ({ text: g.text, status: g.status, why: g.why, ...(g.site === undefined ? {} : { line: g.site.line, column: g.site.column }) })),
+      effects: decision.effects.map((e) => ({
+        op: e.op,
+        line: e.site.line,
+        column: e.site.column,
+        verdict: e.verdict,
+        rule: e.rule,
+        why: e.why,
+      })),
+      guarantees: facts.guarantees.map((g) => ({
+        text: g.text,
+        status: g.status,
+        why: g.why,
+        ...(g.site === undefined ? {} : { line: g.site.line, column: g.site.column }),
+      })),
       diagnostics: facts.diagnostics,
       summary: facts.summary,
       checked_by: checkedBy,

@@ -28,7 +28,10 @@ export function registerContextTool(server: McpServer, { ctx, authority }: McpDe
       try {
         return toolResult({ ...(await agentContext(ctx, authority(), signal)), next: NEXT });
       } catch (err) {
-        return errorResult(err, "The authority could not be asked: tell the user that countersign's authority is not reachable (countersign serve starts one).");
+        return errorResult(
+          err,
+          "The authority could not be asked: tell the user that countersign's authority is not reachable (countersign serve starts one).",
+        );
       }
     },
   );

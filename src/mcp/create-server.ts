@@ -8,7 +8,8 @@ import { registerRunTool } from "./run-tool.js";
 import { toolResult } from "./tool-result.js";
 
 /** What to do about a call refused before any tool ran. */
-const MALFORMED_NEXT = "Nothing was done: fix the call as the error says (each tool's input schema lists its arguments; no other is accepted) and call again.";
+const MALFORMED_NEXT =
+  "Nothing was done: fix the call as the error says (each tool's input schema lists its arguments; no other is accepted) and call again.";
 /** What to do about a result the server could not give (a fault of the server, not of the call). */
 const INTERNAL_NEXT = "The server failed to answer this call: tell the user; do not retry in a loop.";
 
@@ -30,7 +31,9 @@ export function createMcpServer(deps: McpDeps): McpServer {
   const sdk = server as unknown as { createToolError?: (message: string) => unknown };
   if (typeof sdk.createToolError === "function") {
     sdk.createToolError = (message: string) =>
-      CALL_REFUSED.test(message) ? toolResult({ error: { class: "usage_error" as const, message }, next: MALFORMED_NEXT }, true) : toolResult({ error: { class: "internal_error" as const, message }, next: INTERNAL_NEXT }, true);
+      CALL_REFUSED.test(message)
+        ? toolResult({ error: { class: "usage_error" as const, message }, next: MALFORMED_NEXT }, true)
+        : toolResult({ error: { class: "internal_error" as const, message }, next: INTERNAL_NEXT }, true);
   }
   registerApiTool(server, deps);
   registerContextTool(server, deps);

@@ -8,8 +8,10 @@ import { errorResult, Next, ToolError, toolResult } from "./tool-result.js";
 export const RequestOutput = { ...RequestView.partial().shape, error: ToolError.optional(), next: Next };
 
 const NEXT: Record<RequestView["status"], string> = {
-  pending: "A person has not decided yet: end the turn and wait for the user, then call run_request with this id (it waits for the decision and runs the program once approved); do not resubmit.",
-  approved: "Approved: unless a run_program or run_request call ran it already, run_request with this id runs it (once; it says so when it has run).",
+  pending:
+    "A person has not decided yet: end the turn and wait for the user, then call run_request with this id (it waits for the decision and runs the program once approved); do not resubmit.",
+  approved:
+    "Approved: unless a run_program or run_request call ran it already, run_request with this id runs it (once; it says so when it has run).",
   rejected: "Rejected: do not resubmit it unchanged.",
   request_more: "The approver asks for changes: revise the program as the feedback says and call run_program again.",
   expired: "No decision came in time: run it again only when the user asks.",
@@ -22,7 +24,8 @@ export function registerRequestTool(server: McpServer, { authority }: McpDeps): 
     "get_request",
     {
       title: "Get a request",
-      description: "The status of an earlier run_program request by its id (request_id in run_program's result): pending, approved, rejected, request_more, expired or withdrawn, with the decision's reason or feedback.",
+      description:
+        "The status of an earlier run_program request by its id (request_id in run_program's result): pending, approved, rejected, request_more, expired or withdrawn, with the decision's reason or feedback.",
       inputSchema: toolArgs({ id: RequestIdArg.describe("The request id from run_program.") }),
       outputSchema: RequestOutput,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -55,7 +58,10 @@ export function registerRequestTool(server: McpServer, { authority }: McpDeps): 
         const view = await client.request(request_id, signal);
         return toolResult({ ...view, next: NEXT[view.status] });
       } catch (err) {
-        return errorResult(err, "Nothing was withdrawn: a decided request stays as it is (get_request says how it was decided), or no such request is known to this server's authority.");
+        return errorResult(
+          err,
+          "Nothing was withdrawn: a decided request stays as it is (get_request says how it was decided), or no such request is known to this server's authority.",
+        );
       }
     },
   );

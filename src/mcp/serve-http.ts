@@ -50,7 +50,10 @@ function rpcError(status: number, code: number, message: string, headers: Record
  * bounded per agent and overall, and closed when idle. No event store: a broken stream is not
  * resumed (the call's request stays at the authority, and run_request picks it up).
  */
-export function httpMcpEndpoint(options: HttpMcpOptions): { handle(request: Request, call: HttpMcpCall): Promise<Response>; close(): Promise<void> } {
+export function httpMcpEndpoint(options: HttpMcpOptions): {
+  handle(request: Request, call: HttpMcpCall): Promise<Response>;
+  close(): Promise<void>;
+} {
   const now = options.now ?? Date.now;
   const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
   const perAgent = options.sessionsPerAgent ?? DEFAULT_SESSIONS_PER_AGENT;
@@ -92,16 +95,38 @@ export function httpMcpEndpoint(options: HttpMcpOptions): { handle(request: Requ
       // Hosts seldom end a session (DELETE) when they restart: the agent's least recently used
       // session with nothing open makes room. Only sessions all in use refuse a new one.
       const unused = own.filter((s) => s.open === 0).sort((x, y) => x.lastSeen - y.lastSeen)[0];
-      if (unused === undefined) return rpcError(429, -32000, `this agent holds ${own.length} MCP sessions, all in use, the most it may: end one (DELETE /mcp with its Mcp-Session-Id) first`, { "retry-after": "60" });
+      if (unused === undefined)
+        return rpcError(
+          429,
+          -32000,
+          `this agent holds ${own.length} MCP sessions, all in use, the most it may: end one (DELETE /mcp with its Mcp-Session-Id) first`,
+          { "retry-after": "60" },
+        );
       await unused.transport.close();
     }
-    if (sessions.size >= max) return rpcError(503, -32000, `the authority holds ${sessions.size} MCP sessions, the most it may: try again later`, { "retry-after": "60" });
+    if (sessions.size >= max)
+      return rpcError(
+        503,
+        -32000,
+        `the authority holds ${sessions.size} MCP sessions, the most it may: try again later`,
+        { "retry-after": "60" },
+      );
     const id = randomUUID();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id });
-    const session: Session = { transport, submitter: call.submitter, tokenHash: sha256(call.token), lastSeen: now(), open: 0 };
+    const session: Session = {
+      transport,
+      submitter: call.submitter,
+      tokenHash: sha256(call.token),
+      lastSeen: now(),
+      open: 0,
+    };
     sessions.set(id, session);
     transport.onclose = () => void sessions.delete(id);
-    const server = createMcpServer({ ctx: options.context(), version: options.version, authority: () => options.authority(call.token) });
+    const server = createMcpServer({
+      ctx: options.context(),
+      version: options.version,
+      authority: () => options.authority(call.token),
+    });
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(request, { parsedBody: call.body });
@@ -122,7 +147,8 @@ export function httpMcpEndpoint(options: HttpMcpOptions): { handle(request: Requ
       }
       const session = sessions.get(id);
       // Another agent's session is answered as one that does not exist: its id is no way in.
-      if (session === undefined || session.tokenHash !== sha256(call.token)) return rpcError(404, -32001, "Session not found");
+      if (session === undefined || session.tokenHash !== sha256(call.token))
+        return rpcError(404, -32001, "Session not found");
       return tracked(session, request, await session.transport.handleRequest(request, { parsedBody: call.body }));
     },
     async close() {

@@ -9,7 +9,11 @@ export const Next = z.string();
 
 /** A tool's answer: the structured content, and the same as JSON text for hosts that show only text. */
 export function toolResult<T extends Record<string, unknown>>(structured: T, isError = false) {
-  return { content: [{ type: "text" as const, text: JSON.stringify(structured, null, 2) }], structuredContent: structured, isError };
+  return {
+    content: [{ type: "text" as const, text: JSON.stringify(structured, null, 2) }],
+    structuredContent: structured,
+    isError,
+  };
 }
 
 /** An error as a result, never a protocol error: the agent reads what went wrong and what to do. */

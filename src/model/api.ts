@@ -28,7 +28,13 @@ export const SubmitBody = z
 export type SubmitBody = z.infer<typeof SubmitBody>;
 
 /** `POST /v1/check`: the same analysis and decision as a dry run. */
-export const CheckBody = z.object({ program: SubmitBody.shape.program, source_name: SourceName.optional(), manifests: SubmitBody.shape.manifests }).strict();
+export const CheckBody = z
+  .object({
+    program: SubmitBody.shape.program,
+    source_name: SourceName.optional(),
+    manifests: SubmitBody.shape.manifests,
+  })
+  .strict();
 export type CheckBody = z.infer<typeof CheckBody>;
 
 /**
@@ -60,7 +66,11 @@ export type RememberScope = z.infer<typeof RememberScope>;
 /** How long a remembered rule applies. */
 export const RememberLifetime = z.enum(["hour", "day", "forever"]);
 export type RememberLifetime = z.infer<typeof RememberLifetime>;
-export const REMEMBER_LIFETIME_MS: Readonly<Record<RememberLifetime, number | null>> = { hour: 3_600_000, day: 86_400_000, forever: null };
+export const REMEMBER_LIFETIME_MS: Readonly<Record<RememberLifetime, number | null>> = {
+  hour: 3_600_000,
+  day: 86_400_000,
+  forever: null,
+};
 
 /**
  * `POST /v1/requests/:id/decision`: a person's decision. approved_remember may say whom the saved
@@ -74,21 +84,34 @@ export const DecisionBody = z
     scope: RememberScope.optional(),
     lifetime: RememberLifetime.optional(),
     // An approval's digest of the content the page said it binds (the page's `binding.sha256`).
-    shown: z.string().regex(/^[0-9a-f]{64}$/, "must be the binding's sha256 from the request page").optional(),
+    shown: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/, "must be the binding's sha256 from the request page")
+      .optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
-    if (body.decision === "rejected" && (body.reason ?? "").trim() === "") ctx.addIssue({ code: "custom", path: ["reason"], message: "a rejection needs a reason" });
-    if (body.decision === "request_more" && (body.feedback ?? "").trim() === "") ctx.addIssue({ code: "custom", path: ["feedback"], message: "a request for changes needs feedback for the agent" });
-    if (body.shown !== undefined && body.decision !== "approved_once" && body.decision !== "approved_remember") ctx.addIssue({ code: "custom", path: ["shown"], message: "only an approval binds what it was shown" });
+    if (body.decision === "rejected" && (body.reason ?? "").trim() === "")
+      ctx.addIssue({ code: "custom", path: ["reason"], message: "a rejection needs a reason" });
+    if (body.decision === "request_more" && (body.feedback ?? "").trim() === "")
+      ctx.addIssue({
+        code: "custom",
+        path: ["feedback"],
+        message: "a request for changes needs feedback for the agent",
+      });
+    if (body.shown !== undefined && body.decision !== "approved_once" && body.decision !== "approved_remember")
+      ctx.addIssue({ code: "custom", path: ["shown"], message: "only an approval binds what it was shown" });
     for (const key of ["scope", "lifetime"] as const) {
-      if (body.decision !== "approved_remember" && body[key] !== undefined) ctx.addIssue({ code: "custom", path: [key], message: "only approved_remember takes a scope and a lifetime" });
+      if (body.decision !== "approved_remember" && body[key] !== undefined)
+        ctx.addIssue({ code: "custom", path: [key], message: "only approved_remember takes a scope and a lifetime" });
     }
   });
 export type DecisionBody = z.infer<typeof DecisionBody>;
 
 /** `POST /v1/requests/:id/question`: a person's question about a request, answered from its facts or not at all. */
-export const QuestionBody = z.object({ question: z.string().min(1, "write a question").max(MAX_RATIONALE_CHARS) }).strict();
+export const QuestionBody = z
+  .object({ question: z.string().min(1, "write a question").max(MAX_RATIONALE_CHARS) })
+  .strict();
 export type QuestionBody = z.infer<typeof QuestionBody>;
 
 /** `POST /v1/requests/:id/question`: `question` is the question as countersign understood it, in its own words. */
@@ -150,12 +173,25 @@ const PerConnector = z.record(z.string(), z.array(z.string()));
  */
 export const AuthorityContext = z
   .object({
-    policy: z.object({ sha256: z.string(), default: z.enum(["ask", "deny"]), rules: z.array(ContextRule), not_applied: z.array(z.string()) }),
+    policy: z.object({
+      sha256: z.string(),
+      default: z.enum(["ask", "deny"]),
+      rules: z.array(ContextRule),
+      not_applied: z.array(z.string()),
+    }),
     bounds: z.array(ContextBound),
     own_address: z.string().nullable(),
     // null: the authority's connections.toml does not load (its own address is then unknown too)
-    agent_manifests: z.object({ hosts: PerConnector, roots: PerConnector, limits: z.record(z.string(), z.number()) }).nullable(),
-    lifetimes: z.object({ request_deadline_s: z.number(), request_deadline_max_s: z.number(), receipt_s: z.number(), remembered_rule_s: z.record(z.string(), z.number().nullable()), given_s: z.number().optional() }),
+    agent_manifests: z
+      .object({ hosts: PerConnector, roots: PerConnector, limits: z.record(z.string(), z.number()) })
+      .nullable(),
+    lifetimes: z.object({
+      request_deadline_s: z.number(),
+      request_deadline_max_s: z.number(),
+      receipt_s: z.number(),
+      remembered_rule_s: z.record(z.string(), z.number().nullable()),
+      given_s: z.number().optional(),
+    }),
     given: GivenContext.optional(), // what this agent's runs gave it back within given_s (absent from an older authority)
     analysis_budget: z.object({ ms: z.number(), steps: z.number(), bytes: z.number() }),
   })

@@ -90,7 +90,16 @@ export const AuditVerification = z.discriminatedUnion("ok", [
     ok: z.literal(false),
     entries: z.number().int().nonnegative(), // entries that verified before the broken one
     broken_id: z.number().int().nonnegative(),
-    reason: z.enum(["malformed", "hash_mismatch", "prev_hash_mismatch", "id_gap", "head_mismatch", "checkpoint_mismatch", "truncated", "checkpoint_forged"]),
+    reason: z.enum([
+      "malformed",
+      "hash_mismatch",
+      "prev_hash_mismatch",
+      "id_gap",
+      "head_mismatch",
+      "checkpoint_mismatch",
+      "truncated",
+      "checkpoint_forged",
+    ]),
     message: z.string(),
   }),
 ]);

@@ -76,11 +76,17 @@ const address = z.string().refine((a) => a.includes("@"), "must be an email addr
 /** A host_in entry: `api.x.com` or `api.x.com:8443`. A URL there would never match any request. */
 const hostEntry = z.string().check((ctx) => {
   if (readHostEntry(ctx.value) === null) {
-    ctx.issues.push({ code: "custom", input: ctx.value, message: `${JSON.stringify(ctx.value)} is not a host: host_in takes host names only (optionally with :port), no scheme or path` });
+    ctx.issues.push({
+      code: "custom",
+      input: ctx.value,
+      message: `${JSON.stringify(ctx.value)} is not a host: host_in takes host names only (optionally with :port), no scheme or path`,
+    });
   }
 });
 
-const jsonPath = z.string().refine((p) => parseJsonPath(p) !== undefined, "must be a path such as $.payment.to, $[\"reply-to\"] or $.items[*].to");
+const jsonPath = z
+  .string()
+  .refine((p) => parseJsonPath(p) !== undefined, 'must be a path such as $.payment.to, $["reply-to"] or $.items[*].to');
 
 /** One schema per constraint key; a value constraint is an object with exactly one of these keys. */
 const valueConstraintBranches: Record<string, z.ZodType> = {
@@ -97,9 +103,18 @@ const valueConstraintBranches: Record<string, z.ZodType> = {
   max_length: z.object({ max_length: z.number().int().nonnegative() }).strict(),
   min_length: z.object({ min_length: z.number().int().nonnegative() }).strict(),
   type: z.object({ type: z.array(JsonType).min(1) }).strict(),
-  sha256: z.object({ sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 in lower-case hex")).min(1) }).strict(),
+  sha256: z
+    .object({ sha256: z.array(z.string().regex(/^[0-9a-f]{64}$/, "must be a SHA-256 in lower-case hex")).min(1) })
+    .strict(),
   elements: z.object({ elements: z.lazy(() => ValueConstraint) }).strict(),
-  fields: z.object({ fields: z.record(z.string(), z.lazy(() => ValueConstraint)) }).strict(),
+  fields: z
+    .object({
+      fields: z.record(
+        z.string(),
+        z.lazy(() => ValueConstraint),
+      ),
+    })
+    .strict(),
   json: z.object({ json: z.lazy(() => ValueConstraint) }).strict(),
   at: z.object({ at: z.object({ path: jsonPath, is: z.lazy(() => ValueConstraint) }).strict() }).strict(),
   all: z.object({ all: z.array(z.lazy(() => ValueConstraint)) }).strict(),
@@ -120,12 +135,16 @@ export const ValueConstraint: z.ZodType<ValueConstraint> = z.unknown().transform
   const branch = keys.length === 1 ? valueConstraintBranches[keys[0]!] : undefined;
   if (branch === undefined) {
     const found = keys.length === 0 ? "no key" : keys.map((k) => JSON.stringify(k)).join(", ");
-    ctx.addIssue({ code: "custom", message: `a value constraint must have exactly one of ${constraintKeys}; found ${found}` });
+    ctx.addIssue({
+      code: "custom",
+      message: `a value constraint must have exactly one of ${constraintKeys}; found ${found}`,
+    });
     return z.NEVER;
   }
   const parsed = branch.safeParse(value);
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) ctx.addIssue({ code: "custom", message: issue.message, path: issue.path as PropertyKey[] });
+    for (const issue of parsed.error.issues)
+      ctx.addIssue({ code: "custom", message: issue.message, path: issue.path as PropertyKey[] });
     return z.NEVER;
   }
   return parsed.data as ValueConstraint;
@@ -137,7 +156,10 @@ export const ValueConstraint: z.ZodType<ValueConstraint> = z.unknown().transform
  */
 export const OpPattern = z
   .string()
-  .regex(/^(\*|[a-z][a-z0-9_]*\.[a-z0-9_*]+)$/, "must be <connector>.<action>, a glob such as email.* or email.send_*, or *");
+  .regex(
+    /^(\*|[a-z][a-z0-9_]*\.[a-z0-9_*]+)$/,
+    "must be <connector>.<action>, a glob such as email.* or email.send_*, or *",
+  );
 
 export const CountBound = z.object({ max: z.number().int().nonnegative() }).strict();
 

@@ -25,7 +25,18 @@ export const ERROR_CLASSES = [
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
 /** Which side of the system raised the error: lets a caller tell its own mistakes from the world's. */
-export const BOUNDARIES = ["cli", "manifest", "analysis", "policy", "receipt", "connector", "sandbox", "authority", "store", "provider"] as const;
+export const BOUNDARIES = [
+  "cli",
+  "manifest",
+  "analysis",
+  "policy",
+  "receipt",
+  "connector",
+  "sandbox",
+  "authority",
+  "store",
+  "provider",
+] as const;
 export type Boundary = (typeof BOUNDARIES)[number];
 
 export interface ErrorBody {
@@ -95,7 +106,11 @@ export function toEnvelope(err: unknown, boundary: Boundary = "cli"): ErrorEnvel
 export function readErrorEnvelope(value: unknown): ErrorEnvelope | undefined {
   if (!isRecord(value) || !isRecord(value.error)) return undefined;
   const { class: errorClass, message, retriable, boundary, request_id, details } = value.error;
-  if (!(ERROR_CLASSES as readonly unknown[]).includes(errorClass) || !(BOUNDARIES as readonly unknown[]).includes(boundary)) return undefined;
+  if (
+    !(ERROR_CLASSES as readonly unknown[]).includes(errorClass) ||
+    !(BOUNDARIES as readonly unknown[]).includes(boundary)
+  )
+    return undefined;
   if (typeof message !== "string" || typeof retriable !== "boolean") return undefined;
   if (request_id !== undefined && typeof request_id !== "string") return undefined;
   if (details !== undefined && !isRecord(details)) return undefined;

@@ -3,7 +3,14 @@ import { BOUNDARIES, ERROR_CLASSES, type ErrorBody as PlainErrorBody } from "./e
 
 // The error class and everything that needs no zod live in errors-plain.ts; this module adds the
 // schemas of the same shapes and keeps one import for both.
-export { BOUNDARIES, CountersignError, ERROR_CLASSES, readErrorEnvelope, toEnvelope, type ErrorOptions } from "./errors-plain.js";
+export {
+  BOUNDARIES,
+  CountersignError,
+  ERROR_CLASSES,
+  readErrorEnvelope,
+  toEnvelope,
+  type ErrorOptions,
+} from "./errors-plain.js";
 
 export const ErrorClass = z.enum(ERROR_CLASSES);
 export type ErrorClass = z.infer<typeof ErrorClass>;

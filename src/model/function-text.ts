@@ -15,4 +15,5 @@ export function callText(fn: (...args: never[]) => unknown, ...args: string[]): 
 }
 
 // esbuild's `__name`: the name a function would have had, set as the engine sets it.
-const keepName = (target: object, value: string): object => Object.defineProperty(target, "name", { value, configurable: true });
+const keepName = (target: object, value: string): object =>
+  Object.defineProperty(target, "name", { value, configurable: true });

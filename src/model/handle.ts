@@ -2,7 +2,9 @@ import { z } from "zod";
 import { Json } from "./json.js";
 
 /** A quarantined result's id: what the agent passes to `fromHandle`. */
-export const HandleId = z.string().regex(/^h_[A-Za-z0-9_-]{1,64}$/, "must be h_ followed by letters, digits, '_' or '-'");
+export const HandleId = z
+  .string()
+  .regex(/^h_[A-Za-z0-9_-]{1,64}$/, "must be h_ followed by letters, digits, '_' or '-'");
 export type HandleId = z.infer<typeof HandleId>;
 
 export const HeldType = z.enum(["string", "number", "boolean", "null", "array", "object"]);

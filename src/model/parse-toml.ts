@@ -7,7 +7,9 @@ export interface TomlProblem {
   message: string;
 }
 
-export type ParsedToml = { value: Record<string, unknown>; lines: KeyLines; problem?: undefined } | { problem: TomlProblem; lines: KeyLines };
+export type ParsedToml =
+  | { value: Record<string, unknown>; lines: KeyLines; problem?: undefined }
+  | { problem: TomlProblem; lines: KeyLines };
 
 /**
  * Parse the TOML of a countersign file (manifest, policy, connections, policy test) with the
@@ -16,7 +18,8 @@ export type ParsedToml = { value: Record<string, unknown>; lines: KeyLines; prob
  */
 export function parseToml(text: string): ParsedToml {
   const { lines, tooDeep } = indexKeyLines(text);
-  if (tooDeep !== null) return { lines, problem: { line: tooDeep, message: `nested more than ${MAX_TOML_DEPTH} levels deep` } };
+  if (tooDeep !== null)
+    return { lines, problem: { line: tooDeep, message: `nested more than ${MAX_TOML_DEPTH} levels deep` } };
   try {
     return { lines, value: parse(text) };
   } catch (err) {

@@ -21,7 +21,11 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 export function programBytes(program: Uint8Array | string): ProgramBytes {
   const bytes = typeof program === "string" ? new TextEncoder().encode(program) : program;
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  return { bytes, sha256, text: typeof program === "string" ? (LONE_SURROGATE.test(program) ? undefined : program) : decode(bytes) };
+  return {
+    bytes,
+    sha256,
+    text: typeof program === "string" ? (LONE_SURROGATE.test(program) ? undefined : program) : decode(bytes),
+  };
 }
 
 function decode(bytes: Uint8Array): string | undefined {

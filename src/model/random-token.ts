@@ -10,7 +10,8 @@ let used = POOL_BYTES;
  * authority's profile of a submission. Each byte is handed out once and wiped as it goes.
  */
 export function randomToken(bytes: number): string {
-  if (!Number.isInteger(bytes) || bytes < 1 || bytes > POOL_BYTES) throw new RangeError(`randomToken takes 1 to ${POOL_BYTES} bytes, not ${bytes}`);
+  if (!Number.isInteger(bytes) || bytes < 1 || bytes > POOL_BYTES)
+    throw new RangeError(`randomToken takes 1 to ${POOL_BYTES} bytes, not ${bytes}`);
   if (used + bytes > POOL_BYTES) {
     randomFillSync(pool);
     used = 0;

@@ -126,7 +126,10 @@ export const Ed25519PublicJwk = z.object({
   kid: z.string().min(1),
   alg: z.literal("EdDSA").optional(),
   use: z.literal("sig").optional(),
-  key_ops: z.array(z.string()).refine((ops) => ops.includes("verify"), "must allow verify").optional(),
+  key_ops: z
+    .array(z.string())
+    .refine((ops) => ops.includes("verify"), "must allow verify")
+    .optional(),
 });
 export type Ed25519PublicJwk = z.infer<typeof Ed25519PublicJwk>;
 

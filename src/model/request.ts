@@ -18,7 +18,9 @@ export const MAX_DEADLINE_SECONDS = 24 * 60 * 60;
 export const MAX_RATIONALE_CHARS = 10_000;
 
 /** The name a submitter token is known by (`token add NAME`); requests record it. */
-export const TokenName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "must be 1-64 letters, digits, '_', '.' or '-'");
+export const TokenName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, "must be 1-64 letters, digits, '_', '.' or '-'");
 
 /**
  * A rule saved by "approve and remember", kept with the request that made it: for one submitter
@@ -44,21 +46,41 @@ export const PersonDecision = z.discriminatedUnion("kind", [
   // request has nothing to bind.
   z.object({ kind: z.literal("approved_once"), approver: z.string().min(1), bound: Bound.optional() }).strict(),
   z
-    .object({ kind: z.literal("approved_remember"), approver: z.string().min(1), rules: z.array(RememberedRule), bound: Bound.optional() })
+    .object({
+      kind: z.literal("approved_remember"),
+      approver: z.string().min(1),
+      rules: z.array(RememberedRule),
+      bound: Bound.optional(),
+    })
     .strict(),
-  z.object({ kind: z.literal("rejected"), approver: z.string().min(1), reason: z.string().trim().min(1, "a rejection needs a reason") }).strict(),
   z
-    .object({ kind: z.literal("request_more"), approver: z.string().min(1), feedback: z.string().trim().min(1, "a request for changes needs feedback") })
+    .object({
+      kind: z.literal("rejected"),
+      approver: z.string().min(1),
+      reason: z.string().trim().min(1, "a rejection needs a reason"),
+    })
+    .strict(),
+  z
+    .object({
+      kind: z.literal("request_more"),
+      approver: z.string().min(1),
+      feedback: z.string().trim().min(1, "a request for changes needs feedback"),
+    })
     .strict(),
 ]);
 export type PersonDecision = z.infer<typeof PersonDecision>;
 
 /** Request ids: 22 base64url characters, the time in milliseconds (sorting as it grows, so that new rows go to the end of the indexes) and 96 random bits. */
-export const RequestId = z.string().regex(/^req_[A-Za-z0-9_-]{22}$/, "must be req_ and 22 base64url characters (a time prefix and 96 random bits)");
+export const RequestId = z
+  .string()
+  .regex(/^req_[A-Za-z0-9_-]{22}$/, "must be req_ and 22 base64url characters (a time prefix and 96 random bits)");
 
 /** A signed receipt by its id and expiry (seconds since the epoch), as a runner redeems it. */
 export const ReceiptRef = z
-  .object({ jti: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "must be 22 base64url characters (a time prefix and 96 random bits)"), exp: z.number().int().positive() })
+  .object({
+    jti: z.string().regex(/^[A-Za-z0-9_-]{22}$/, "must be 22 base64url characters (a time prefix and 96 random bits)"),
+    exp: z.number().int().positive(),
+  })
   .strict();
 export type ReceiptRef = z.infer<typeof ReceiptRef>;
 
@@ -124,7 +146,10 @@ export const ListQuery = z
   .object({
     status: RequestStatus.optional(),
     limit: z.number().int().min(1).max(500).default(50),
-    cursor: z.string().regex(/^[1-9][0-9]{0,15}$/, "must be a cursor from a previous page").optional(),
+    cursor: z
+      .string()
+      .regex(/^[1-9][0-9]{0,15}$/, "must be a cursor from a previous page")
+      .optional(),
   })
   .strict();
 export type ListQuery = z.input<typeof ListQuery>;

@@ -15,5 +15,8 @@ const TSX_IN_THREAD = new URL("./tsx-in-thread.mjs", import.meta.url).href;
  */
 export function threadModule(base: string, name: string, options: WorkerOptions): [URL, WorkerOptions] {
   if (!base.endsWith(".ts")) return [new URL(`${name}.js`, base), options];
-  return [new URL(`${name}.ts`, base), { ...options, execArgv: [...(options.execArgv ?? process.execArgv), "--import", TSX_IN_THREAD] }];
+  return [
+    new URL(`${name}.ts`, base),
+    { ...options, execArgv: [...(options.execArgv ?? process.execArgv), "--import", TSX_IN_THREAD] },
+  ];
 }

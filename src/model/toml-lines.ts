@@ -93,7 +93,8 @@ export function indexKeyLines(source: string, maxDepth: number = MAX_TOML_DEPTH)
 /** The line of `path`, or of its nearest ancestor that appears in the source. */
 export function lineOf(lines: KeyLines, path: FieldPath): number | undefined {
   const prefixes: string[] = [];
-  for (const segment of path) prefixes.push(prefixes.length === 0 ? String(segment) : `${prefixes[prefixes.length - 1]}\u0000${segment}`);
+  for (const segment of path)
+    prefixes.push(prefixes.length === 0 ? String(segment) : `${prefixes[prefixes.length - 1]}\u0000${segment}`);
   for (let n = prefixes.length - 1; n >= 0; n--) {
     const line = lines.get(prefixes[n]!);
     if (line !== undefined) return line;

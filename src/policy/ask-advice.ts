@@ -29,8 +29,15 @@ export function askAdvice(facts: Facts, policy: Policy, set: ManifestSet): AskAd
 /** Every deny or ask rule that may apply could be ruled out by narrowing, and some allow rule that can pass the call could be made sure. */
 function guaranteeCouldHelp(e: EffectEvaluation, set: ManifestSet): boolean {
   const blockers = e.rules.filter((o) => o.rule.decision !== "allow" && o.holds !== "no");
-  if (!blockers.every((o) => o.holds === "maybe" && o.parts.some((p) => p.holds === "maybe" && narrowable(p)))) return false;
-  return e.rules.some((o) => o.rule.decision === "allow" && o.holds !== "no" && canAutoPass(o.rule, e.effect.op, set) && o.parts.every((p) => p.holds === "yes" || narrowable(p)));
+  if (!blockers.every((o) => o.holds === "maybe" && o.parts.some((p) => p.holds === "maybe" && narrowable(p))))
+    return false;
+  return e.rules.some(
+    (o) =>
+      o.rule.decision === "allow" &&
+      o.holds !== "no" &&
+      canAutoPass(o.rule, e.effect.op, set) &&
+      o.parts.every((p) => p.holds === "yes" || narrowable(p)),
+  );
 }
 
 /** A condition a guarantee can decide: on an argument's value (not its provenance), or on the calls' count or distinctness. */

@@ -41,24 +41,41 @@ export function buildGrants(effects: readonly Effect[], known: readonly EffectCo
   const across: CrossOpLimit[] = [];
   for (const k of known) {
     const selected = grants.filter((g) => matchOp(k.op, g.op) && g.count.max !== 0);
-    if (k.count !== undefined && selected.length > 1 && !withinCounts(selected, k.count.max)) across.push({ ops: selected.map((g) => g.op), count: k.count });
+    if (k.count !== undefined && selected.length > 1 && !withinCounts(selected, k.count.max))
+      across.push({ ops: selected.map((g) => g.op), count: k.count });
     const input = k.distinct;
     if (input === undefined) continue;
     const holders = selected.filter((g) => ["null", "resolved"].includes(absentInput(g.op, input, opts)));
     if (holders.length === 1 && holders[0]!.distinct === undefined) holders[0]!.distinct = input;
     else if (holders.length > 0) across.push({ ops: holders.map((g) => g.op), distinct: input });
   }
-  return { grants, across: across.length <= 1 ? across : [...new Map(across.map((l) => [canonicalJson(l as unknown as Json), l])).values()] };
+  return {
+    grants,
+    across:
+      across.length <= 1 ? across : [...new Map(across.map((l) => [canonicalJson(l as unknown as Json), l])).values()],
+  };
 }
 
-function grantFor(op: string, effects: readonly Effect[], known: readonly EffectConstraint[], set: ManifestSet, opts: EffectOptions): Grant {
+function grantFor(
+  op: string,
+  effects: readonly Effect[],
+  known: readonly EffectConstraint[],
+  set: ManifestSet,
+  opts: EffectOptions,
+): Grant {
   const action = set.actions.get(op);
   const connector = action === undefined ? undefined : set.connectors.get(action.connector);
   if (action === undefined || connector === undefined) {
-    throw new CountersignError("config_error", "policy", `no action or connector manifest for ${op}`, { details: { op } });
+    throw new CountersignError("config_error", "policy", `no action or connector manifest for ${op}`, {
+      details: { op },
+    });
   }
   const applying = known.filter((k) => matchOp(k.op, op));
-  const refused = applying.some((k) => (k.args !== undefined && Object.keys(k.args).some((input) => absentInput(op, input, opts) === "unchecked")) || (k.distinct !== undefined && absentInput(op, k.distinct, opts) === "unchecked"));
+  const refused = applying.some(
+    (k) =>
+      (k.args !== undefined && Object.keys(k.args).some((input) => absentInput(op, input, opts) === "unchecked")) ||
+      (k.distinct !== undefined && absentInput(op, k.distinct, opts) === "unchecked"),
+  );
   const args: Record<string, ValueConstraint> = {};
   const facts = factsConstraints(effects, op, action.manifest.inputs);
   for (const input of action.manifest.inputs) {
@@ -88,7 +105,11 @@ const byEffects = new WeakMap<readonly Effect[], Map<string, ReadonlyMap<string,
  * Per declared input of `op`, the union of the values its calls pass (constraintOf), undefined
  * where a value is unknown. Frozen: grants of several decisions hold them.
  */
-function factsConstraints(effects: readonly Effect[], op: string, inputs: readonly { name: string }[]): ReadonlyMap<string, ValueConstraint | undefined> {
+function factsConstraints(
+  effects: readonly Effect[],
+  op: string,
+  inputs: readonly { name: string }[],
+): ReadonlyMap<string, ValueConstraint | undefined> {
   let perOp = byEffects.get(effects);
   if (perOp === undefined) byEffects.set(effects, (perOp = new Map()));
   let kept = perOp.get(op);
@@ -123,7 +144,8 @@ function intersect(facts: ValueConstraint | undefined, known: readonly ValueCons
   if (known.length === 0) return facts;
   const parts: ValueConstraint[] = [];
   for (const c of facts === undefined ? known : [facts, ...known]) {
-    if (parts.some((p) => jsonEqual(p as Json, c as Json)) || (facts !== undefined && c !== facts && implies(facts, c))) continue;
+    if (parts.some((p) => jsonEqual(p as Json, c as Json)) || (facts !== undefined && c !== facts && implies(facts, c)))
+      continue;
     parts.push(c);
   }
   return parts.length <= 1 ? parts[0] : { all: parts };

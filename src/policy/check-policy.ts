@@ -4,7 +4,15 @@ import { lineOf, type FieldPath, type KeyLines } from "../model/index.js";
 import { checkOpPattern, checkRuleAgainstManifests } from "./check-rules-against-manifests.js";
 import { parsePolicyFile } from "./parse-policy-file.js";
 import { policyHash } from "./policy-hash.js";
-import { DEFAULT_GIVEN_HOURS, type DefaultDecision, type LoadedRule, type LoadedTrustedEntry, type Policy, type PolicyFile, type PolicyProblem } from "./schema.js";
+import {
+  DEFAULT_GIVEN_HOURS,
+  type DefaultDecision,
+  type LoadedRule,
+  type LoadedTrustedEntry,
+  type Policy,
+  type PolicyFile,
+  type PolicyProblem,
+} from "./schema.js";
 
 export interface PolicyOptions {
   /** When given, every rule's op and inputs must exist in these manifests. */
@@ -27,7 +35,11 @@ export interface PolicySource {
  * set `default`, and without one the default is "ask". Rule ids are unique across files. Linear in
  * the size of the files (and the rules times the actions).
  */
-export function checkPolicySources(dir: string, sources: readonly PolicySource[], options: PolicyOptions): { policy?: Policy; problems: PolicyProblem[] } {
+export function checkPolicySources(
+  dir: string,
+  sources: readonly PolicySource[],
+  options: PolicyOptions,
+): { policy?: Policy; problems: PolicyProblem[] } {
   const problems: PolicyProblem[] = [];
   const whole: { file: string; content: PolicyFile }[] = [];
   let fallback: { value: DefaultDecision; file: string } | undefined;
@@ -40,20 +52,34 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     const parsed = parsePolicyFile(file, text, { home: options.home, ownAddresses: options.ownAddresses ?? [] });
     problems.push(...parsed.problems);
     if (parsed.content !== undefined) whole.push({ file, content: parsed.content });
-    const at = (path: FieldPath, problem: Omit<PolicyProblem, "file" | "line">): PolicyProblem => withLine({ file, ...problem }, parsed.lines, path);
+    const at = (path: FieldPath, problem: Omit<PolicyProblem, "file" | "line">): PolicyProblem =>
+      withLine({ file, ...problem }, parsed.lines, path);
     if (parsed.default !== undefined) {
       if (fallback === undefined) fallback = { value: parsed.default, file };
-      else problems.push(at(["default"], { field: "default", message: `default is already set in ${fallback.file}; only one policy file may set it` }));
+      else
+        problems.push(
+          at(["default"], {
+            field: "default",
+            message: `default is already set in ${fallback.file}; only one policy file may set it`,
+          }),
+        );
     }
     const hours = parsed.content?.given_hours;
     if (hours !== undefined) {
       if (givenHours === undefined) givenHours = { value: hours, file };
-      else problems.push(at(["given_hours"], { field: "given_hours", message: `given_hours is already set in ${givenHours.file}; only one policy file may set it` }));
+      else
+        problems.push(
+          at(["given_hours"], {
+            field: "given_hours",
+            message: `given_hours is already set in ${givenHours.file}; only one policy file may set it`,
+          }),
+        );
     }
     for (const { entry, index } of parsed.trusted) {
       trusted.push({ ...entry, file });
       const unknownOp = options.manifests === undefined ? undefined : checkOpPattern(entry.op, options.manifests);
-      if (unknownOp !== undefined) problems.push(at(["trusted", index, "op"], { field: `trusted.${index}.op`, message: unknownOp }));
+      if (unknownOp !== undefined)
+        problems.push(at(["trusted", index, "op"], { field: `trusted.${index}.op`, message: unknownOp }));
     }
     for (const [index, pattern] of (parsed.content?.handles ?? []).entries()) {
       handles.add(pattern);
@@ -64,7 +90,13 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     for (const { rule, index } of parsed.rules) {
       const first = ids.get(rule.id);
       if (first !== undefined) {
-        problems.push(at(["rules", index, "id"], { rule: rule.id, field: "id", message: `rule id "${rule.id}" is already used in ${first}` }));
+        problems.push(
+          at(["rules", index, "id"], {
+            rule: rule.id,
+            field: "id",
+            message: `rule id "${rule.id}" is already used in ${first}`,
+          }),
+        );
         continue;
       }
       ids.set(rule.id, file);
@@ -76,7 +108,17 @@ export function checkPolicySources(dir: string, sources: readonly PolicySource[]
     }
   }
   if (problems.length > 0) return { problems };
-  const policy: Policy = { dir, files: sources.map((s) => s.file), default: fallback?.value ?? "ask", givenHours: givenHours?.value ?? DEFAULT_GIVEN_HOURS, ownAddresses: options.ownAddresses ?? [], rules, ...(trusted.length === 0 ? {} : { trusted }), handles: [...handles].sort(), sha256: policyHash(whole) };
+  const policy: Policy = {
+    dir,
+    files: sources.map((s) => s.file),
+    default: fallback?.value ?? "ask",
+    givenHours: givenHours?.value ?? DEFAULT_GIVEN_HOURS,
+    ownAddresses: options.ownAddresses ?? [],
+    rules,
+    ...(trusted.length === 0 ? {} : { trusted }),
+    handles: [...handles].sort(),
+    sha256: policyHash(whole),
+  };
   return { policy, problems };
 }
 

@@ -1,4 +1,16 @@
-import { absentInput, describeConstraint, describeSources, type EffectOptions, holdsEffect, holdsWithSources, implies, matchOp, mentionsSources, not3, provenanceOf } from "../constraint/index.js";
+import {
+  absentInput,
+  describeConstraint,
+  describeSources,
+  type EffectOptions,
+  holdsEffect,
+  holdsWithSources,
+  implies,
+  matchOp,
+  mentionsSources,
+  not3,
+  provenanceOf,
+} from "../constraint/index.js";
 import type { AbstractValue, CountRange, GivenContext, Provenance } from "../model/index.js";
 import type { EffectConstraint, ValueConstraint, Verdict3 } from "../model/index.js";
 import type { Effect } from "../model/index.js";
@@ -33,7 +45,17 @@ export interface RuleContext {
 
 /** One condition's verdict, with what `whyOf` needs to say why (strings are built only when shown). */
 type Part =
-  | { kind: "arg"; name: string; c: ValueConstraint; value: AbstractValue | undefined; sources: Provenance[]; any: boolean; premise?: ValueConstraint; enforced?: true; holds: Verdict3 }
+  | {
+      kind: "arg";
+      name: string;
+      c: ValueConstraint;
+      value: AbstractValue | undefined;
+      sources: Provenance[];
+      any: boolean;
+      premise?: ValueConstraint;
+      enforced?: true;
+      holds: Verdict3;
+    }
   | { kind: "influence"; c: ValueConstraint; sources: Provenance[]; holds: Verdict3 }
   | { kind: "context"; untrusted: boolean; given: GivenContext | undefined; holds: Verdict3 }
   | { kind: "count"; op: string; max: number; range: CountRange; holds: Verdict3 }
@@ -60,8 +82,16 @@ export function checkRule(rule: LoadedRule, effect: Effect, context: RuleContext
     const resolved = passed ? undefined : context.resolved.get(name);
     const any = rule.decision !== "allow" && (context.listInputs.has(name) || resolved !== undefined);
     const value = passed ? effect.args[name] : resolved;
-    const part = argHolds(name, c, value, passed ? sourcesOf(effect, name) : resolved === undefined ? [] : provenanceOf(resolved), any, knownFor(name, context.knownHere));
-    const carried = resolved !== undefined && rule.decision === "allow" && part.holds === "maybe" && !mentionsSources(c);
+    const part = argHolds(
+      name,
+      c,
+      value,
+      passed ? sourcesOf(effect, name) : resolved === undefined ? [] : provenanceOf(resolved),
+      any,
+      knownFor(name, context.knownHere),
+    );
+    const carried =
+      resolved !== undefined && rule.decision === "allow" && part.holds === "maybe" && !mentionsSources(c);
     parts.push(carried ? { ...part, enforced: true, holds: "yes" } : part);
   }
   const influence = rule.when?.influenced_by;
@@ -72,12 +102,23 @@ export function checkRule(rule: LoadedRule, effect: Effect, context: RuleContext
   const asked = rule.when?.context;
   if (asked !== undefined) {
     const given = context.given?.untrusted ?? false;
-    parts.push({ kind: "context", untrusted: asked.untrusted, given: context.given, holds: given === asked.untrusted ? "yes" : "no" });
+    parts.push({
+      kind: "context",
+      untrusted: asked.untrusted,
+      given: context.given,
+      holds: given === asked.untrusted ? "yes" : "no",
+    });
   }
   const max = rule.when?.count?.max;
   if (max !== undefined) {
     const range = totalCount(context.effects, rule.op, context.known);
-    parts.push({ kind: "count", op: rule.op, max, range, holds: range.max !== null && range.max <= max ? "yes" : range.min > max ? "no" : "maybe" });
+    parts.push({
+      kind: "count",
+      op: rule.op,
+      max,
+      range,
+      holds: range.max !== null && range.max <= max ? "yes" : range.min > max ? "no" : "maybe",
+    });
   }
   const distinct = rule.when?.distinct;
   if (distinct !== undefined) parts.push(distinctHolds(rule, distinct, context));
@@ -104,15 +145,21 @@ export function whyOf(rule: PolicyRule, check: RuleCheck): string {
 
 function describePart(p: Part): string {
   if (p.kind === "context") {
-    const what = p.given?.untrusted === true ? `it was given untrusted data (from ${p.given.from.join(", ") || "an earlier run"}) by ${p.given.requests.join(", ")}` : "it was given no untrusted data";
+    const what =
+      p.given?.untrusted === true
+        ? `it was given untrusted data (from ${p.given.from.join(", ") || "an earlier run"}) by ${p.given.requests.join(", ")}`
+        : "it was given no untrusted data";
     return `the agent ${p.untrusted ? "was" : "was not"} given untrusted data by its earlier runs: ${p.holds} (${what})`;
   }
-  if (p.kind === "influence") return `influenced by data that ${describeConstraint(p.c)}: ${p.holds} (influenced by ${describeSources(p.sources, "nothing")})`;
-  if (p.kind === "count") return `at most ${p.max} call${p.max === 1 ? "" : "s"} of ${p.op}: ${p.holds} (${describeCallCount(p.range)})`;
+  if (p.kind === "influence")
+    return `influenced by data that ${describeConstraint(p.c)}: ${p.holds} (influenced by ${describeSources(p.sources, "nothing")})`;
+  if (p.kind === "count")
+    return `at most ${p.max} call${p.max === 1 ? "" : "s"} of ${p.op}: ${p.holds} (${describeCallCount(p.range)})`;
   if (p.kind === "distinct") return `distinct ${p.input}: ${p.holds} (${p.why})`;
   const label = `${p.any ? "some " : ""}${p.name} ${describeConstraint(p.c)}`;
   if (p.value === undefined) return `${label}: maybe (not passed)`;
-  if (p.enforced === true) return `${label}: enforced at run time (${describeValue(p.value)}, read by the trusted wrapper before each call and checked against the receipt's grant, which carries this condition)`;
+  if (p.enforced === true)
+    return `${label}: enforced at run time (${describeValue(p.value)}, read by the trusted wrapper before each call and checked against the receipt's grant, which carries this condition)`;
   const given = p.premise === undefined ? "" : `, and every call must satisfy ${describeConstraint(p.premise)}`;
   const from = mentionsSources(p.c) ? `, comes from ${describeSources(p.sources, "the program's own values")}` : "";
   return `${label}: ${p.holds} (${describeValue(p.value)}${from}${given})`;
@@ -140,14 +187,22 @@ const ANY_STRING: AbstractValue = { kind: "string", prefix: "", suffix: "", prov
  * proof from the constraints known to hold at every call (guarantees, guards) — `narrow` cannot
  * put "under /dir" into a string's shape, but `implies` can reason about it.
  */
-function argHolds(name: string, c: ValueConstraint, value: AbstractValue | undefined, sources: Provenance[], any: boolean, known: ValueConstraint[]): Extract<Part, { kind: "arg" }> {
+function argHolds(
+  name: string,
+  c: ValueConstraint,
+  value: AbstractValue | undefined,
+  sources: Provenance[],
+  any: boolean,
+  known: ValueConstraint[],
+): Extract<Part, { kind: "arg" }> {
   if (value === undefined) return { kind: "arg", name, c, value, sources, any, holds: "maybe" };
   // Some element matches exactly when not every element fails to.
   const verdict = any ? not3(holdsWithSources({ not: c }, value, sources)) : holdsWithSources(c, value, sources);
   const premise: ValueConstraint | undefined = known.length <= 1 ? known[0] : { all: known };
   if (verdict === "maybe" && premise !== undefined) {
     if (!any && implies(premise, c)) return { kind: "arg", name, c, value, sources, any, premise, holds: "yes" };
-    if (implies(premise, any ? { not: c } : negation(c))) return { kind: "arg", name, c, value, sources, any, premise, holds: "no" };
+    if (implies(premise, any ? { not: c } : negation(c)))
+      return { kind: "arg", name, c, value, sources, any, premise, holds: "no" };
   }
   return { kind: "arg", name, c, value, sources, any, holds: verdict };
 }
@@ -164,8 +219,11 @@ function distinctHolds(rule: LoadedRule, input: string, context: RuleContext): P
   const promised = context.known.some((k) => k.distinct === input && members.every((e) => matchOp(k.op, e.op)));
   if (promised) return { kind: "distinct", input, holds: "yes", why: "guaranteed by the program" };
   const result = holdsEffect({ op, distinct: input }, members, context.options);
-  const read = members.filter((e) => absentInput(e.op, input, context.options) === "resolved" && !Object.hasOwn(e.args, input));
-  if (result.verdict !== "maybe" || rule.decision !== "allow" || read.length === 0) return { kind: "distinct", input, holds: result.verdict, why: result.why };
+  const read = members.filter(
+    (e) => absentInput(e.op, input, context.options) === "resolved" && !Object.hasOwn(e.args, input),
+  );
+  if (result.verdict !== "maybe" || rule.decision !== "allow" || read.length === 0)
+    return { kind: "distinct", input, holds: result.verdict, why: result.why };
   const rest = members.filter((e) => !read.includes(e));
   const passed = holdsEffect({ op, distinct: input }, rest, context.options);
   if (passed.verdict !== "yes") return { kind: "distinct", input, holds: result.verdict, why: result.why };

@@ -42,9 +42,23 @@ export function evaluate(analyzed: Facts, policy: Policy, set: ManifestSet, comp
       known: effect,
       rules: [],
       guards: [],
-      verdict: { op: effect.op, site: effect.site, rule: null, verdict: "deny" as const, why: `the program was refused: ${refused}` },
+      verdict: {
+        op: effect.op,
+        site: effect.site,
+        rule: null,
+        verdict: "deny" as const,
+        why: `the program was refused: ${refused}`,
+      },
     }));
-    const decision = { kind: "auto_rejected" as const, effects: effects.map((e) => e.verdict), guards: [], grants: [], across: [], policy: { sha256: policy.sha256 }, reason: `the program was refused: ${refused}` };
+    const decision = {
+      kind: "auto_rejected" as const,
+      effects: effects.map((e) => e.verdict),
+      guards: [],
+      grants: [],
+      across: [],
+      policy: { sha256: policy.sha256 },
+      reason: `the program was refused: ${refused}`,
+    };
     return { refused, effects, decision };
   }
 
@@ -54,8 +68,18 @@ export function evaluate(analyzed: Facts, policy: Policy, set: ManifestSet, comp
   // Pass 1: deny rules, against what the guarantees make known. A maybe becomes a guard.
   // Outcomes are kept per effect in the order of the op's rules, undefined for a rule not checked.
   const denies = first.map((effect, i) => {
-    const context = { effects: first, known: assumed, knownHere: assumedHere[i]!, listInputs: listInputs(effect.op), resolved: resolved(effect.op), options, given: facts.context };
-    return rulesOf(policy, effect.op).map((rule) => (rule.decision === "deny" ? checkRule(rule, effect, context) : undefined));
+    const context = {
+      effects: first,
+      known: assumed,
+      knownHere: assumedHere[i]!,
+      listInputs: listInputs(effect.op),
+      resolved: resolved(effect.op),
+      options,
+      given: facts.context,
+    };
+    return rulesOf(policy, effect.op).map((rule) =>
+      rule.decision === "deny" ? checkRule(rule, effect, context) : undefined,
+    );
   });
   const ownGuards = first.map((effect, i) => {
     const maybe = denies[i]!.filter((o) => o !== undefined).filter((o) => o.holds === "maybe");
@@ -70,20 +94,38 @@ export function evaluate(analyzed: Facts, policy: Policy, set: ManifestSet, comp
   const second = guards.length === 0 ? first : first.map((e) => narrowEffect(e, guards));
   const effects = second.map((effect, i): EffectEvaluation => {
     const knownHere = guards.length === 0 ? assumedHere[i]! : known.filter((k) => matchOp(k.op, effect.op));
-    const context = { effects: second, known, knownHere, listInputs: listInputs(effect.op), resolved: resolved(effect.op), options, given: facts.context };
+    const context = {
+      effects: second,
+      known,
+      knownHere,
+      listInputs: listInputs(effect.op),
+      resolved: resolved(effect.op),
+      options,
+      given: facts.context,
+    };
     const all = rulesOf(policy, effect.op);
     const outcomes = denies[i]!;
     if (complete) checkAll(all, outcomes, effect, context);
     else checkUntilSettled(all, outcomes, effect, context, set);
     const rules = outcomes.filter((o) => o !== undefined);
     const guardsHere = ownGuards[i]!;
-    return { effect: facts.effects[i]!, known: effect, rules, guards: guardsHere, verdict: verdictFor(facts.effects[i]!, rules, guardsHere, policy, set) };
+    return {
+      effect: facts.effects[i]!,
+      known: effect,
+      rules,
+      guards: guardsHere,
+      verdict: verdictFor(facts.effects[i]!, rules, guardsHere, policy, set),
+    };
   });
 
   const verdicts = effects.map((e) => e.verdict);
   const denied = verdicts.find((v) => v.verdict === "deny");
-  const kind = denied !== undefined ? "auto_rejected" : verdicts.every((v) => v.verdict === "allow") ? "auto_approved" : "ask";
-  const { grants, across } = kind === "auto_rejected" ? { grants: [], across: [] } : buildGrants(second, [...known, ...allowBounds(effects)], set);
+  const kind =
+    denied !== undefined ? "auto_rejected" : verdicts.every((v) => v.verdict === "allow") ? "auto_approved" : "ask";
+  const { grants, across } =
+    kind === "auto_rejected"
+      ? { grants: [], across: [] }
+      : buildGrants(second, [...known, ...allowBounds(effects)], set);
   const decision: PolicyDecision = {
     kind,
     effects: verdicts,
@@ -110,9 +152,14 @@ function allowBounds(effects: readonly EffectEvaluation[]): EffectConstraint[] {
     const { count, distinct } = outcome.rule.when ?? {};
     const args = ruleArgs(outcome.rule);
     if (count !== undefined || distinct !== undefined) {
-      bounds.push({ op: outcome.rule.op, ...(count === undefined ? {} : { count }), ...(distinct === undefined ? {} : { distinct }) });
+      bounds.push({
+        op: outcome.rule.op,
+        ...(count === undefined ? {} : { count }),
+        ...(distinct === undefined ? {} : { distinct }),
+      });
     }
-    if (outcome.enforced.length > 0) bounds.push({ op: e.effect.op, args: Object.fromEntries(outcome.enforced.map((name) => [name, args[name]!])) });
+    if (outcome.enforced.length > 0)
+      bounds.push({ op: e.effect.op, args: Object.fromEntries(outcome.enforced.map((name) => [name, args[name]!])) });
   }
   return dedupe(bounds);
 }
@@ -138,11 +185,19 @@ function negate(rule: LoadedRule, outcome: RuleCheck, effect: Effect): EffectCon
   const args = ruleArgs(rule);
   // A run cannot check provenance: the guard refuses at least whatever the rule could deny.
   const checkable = (name: string) => withoutSources(args[name]!, argSources(outcome, name));
-  return { op: effect.op, args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(checkable(name))])) };
+  return {
+    op: effect.op,
+    args: Object.fromEntries(outcome.undecided.map((name) => [name, negation(checkable(name))])),
+  };
 }
 
 /** Every rule not checked yet, for the full reasoning. */
-function checkAll(all: readonly LoadedRule[], outcomes: (RuleOutcome | undefined)[], effect: Effect, context: RuleContext): void {
+function checkAll(
+  all: readonly LoadedRule[],
+  outcomes: (RuleOutcome | undefined)[],
+  effect: Effect,
+  context: RuleContext,
+): void {
   for (let k = 0; k < all.length; k++) outcomes[k] ??= checkRule(all[k]!, effect, context);
 }
 
@@ -151,7 +206,13 @@ function checkAll(all: readonly LoadedRule[], outcomes: (RuleOutcome | undefined
  * the ask rules up to the first that may apply; else the allow rules up to the first that can
  * auto-pass the effect.
  */
-function checkUntilSettled(all: readonly LoadedRule[], outcomes: (RuleOutcome | undefined)[], effect: Effect, context: RuleContext, set: ManifestSet): void {
+function checkUntilSettled(
+  all: readonly LoadedRule[],
+  outcomes: (RuleOutcome | undefined)[],
+  effect: Effect,
+  context: RuleContext,
+  set: ManifestSet,
+): void {
   if (outcomes.some((o) => o !== undefined && o.holds !== "no")) return;
   for (let k = 0; k < all.length; k++) {
     const rule = all[k]!;
@@ -159,7 +220,12 @@ function checkUntilSettled(all: readonly LoadedRule[], outcomes: (RuleOutcome | 
   }
   for (let k = 0; k < all.length; k++) {
     const rule = all[k]!;
-    if (rule.decision === "allow" && (outcomes[k] = checkRule(rule, effect, context)).holds === "yes" && canAutoPass(rule, effect.op, set)) return;
+    if (
+      rule.decision === "allow" &&
+      (outcomes[k] = checkRule(rule, effect, context)).holds === "yes" &&
+      canAutoPass(rule, effect.op, set)
+    )
+      return;
   }
 }
 
@@ -180,13 +246,24 @@ export function canAutoPass(rule: LoadedRule, op: string, set: ManifestSet): boo
   return !consequential || rule.op === op;
 }
 
-function verdictFor(effect: Effect, rules: RuleOutcome[], guards: EffectConstraint[], policy: Policy, set: ManifestSet): EffectVerdict {
+function verdictFor(
+  effect: Effect,
+  rules: RuleOutcome[],
+  guards: EffectConstraint[],
+  policy: Policy,
+  set: ManifestSet,
+): EffectVerdict {
   const deny = rules.find((o) => o.rule.decision === "deny" && o.holds === "yes");
   if (deny !== undefined) return verdictOf(effect, deny.rule.id, "deny", ruleWhy(deny));
   const maybeDeny = rules.find((o) => o.rule.decision === "deny" && o.holds === "maybe");
   if (maybeDeny !== undefined) {
     const held = guards.map(describeEffectConstraint).join("; ");
-    return verdictOf(effect, maybeDeny.rule.id, "ask", `${ruleWhy(maybeDeny)}; it may apply, so a person decides and every call is held to: ${held}`);
+    return verdictOf(
+      effect,
+      maybeDeny.rule.id,
+      "ask",
+      `${ruleWhy(maybeDeny)}; it may apply, so a person decides and every call is held to: ${held}`,
+    );
   }
   // An ask rule that may apply must be asked now: a person cannot be asked at run time.
   const ask = rules.find((o) => o.rule.decision === "ask" && o.holds !== "no");
@@ -196,10 +273,23 @@ function verdictFor(effect: Effect, rules: RuleOutcome[], guards: EffectConstrai
   if (allow !== undefined) return verdictOf(effect, allow.rule.id, "allow", ruleWhy(allow));
   const glob = allows[0];
   if (glob !== undefined) {
-    return verdictOf(effect, null, "ask", `${ruleWhy(glob)}; but ${effect.op} requires approval (its manifest), and only a rule naming ${effect.op} exactly can auto-pass it`);
+    return verdictOf(
+      effect,
+      null,
+      "ask",
+      `${ruleWhy(glob)}; but ${effect.op} requires approval (its manifest), and only a rule naming ${effect.op} exactly can auto-pass it`,
+    );
   }
-  const unproven = rules.filter((o) => o.rule.decision === "allow" && o.holds === "maybe").map((o) => ` (not proven: ${ruleWhy(o)})`).join("");
-  return verdictOf(effect, null, policy.default, `no rule covers it; the policy default is ${policy.default}${unproven}`);
+  const unproven = rules
+    .filter((o) => o.rule.decision === "allow" && o.holds === "maybe")
+    .map((o) => ` (not proven: ${ruleWhy(o)})`)
+    .join("");
+  return verdictOf(
+    effect,
+    null,
+    policy.default,
+    `no rule covers it; the policy default is ${policy.default}${unproven}`,
+  );
 }
 
 function verdictOf(effect: Effect, rule: string | null, verdict: EffectVerdict["verdict"], why: string): EffectVerdict {
@@ -211,9 +301,11 @@ function ruleWhy(o: RuleOutcome): string {
 }
 
 function reasonFor(kind: PolicyDecision["kind"], verdicts: EffectVerdict[]): string {
-  const line = (v: EffectVerdict) => `${v.op} at line ${v.site.line}: ${v.rule === null ? "" : `rule "${v.rule}", `}${v.why}`;
+  const line = (v: EffectVerdict) =>
+    `${v.op} at line ${v.site.line}: ${v.rule === null ? "" : `rule "${v.rule}", `}${v.why}`;
   if (kind === "auto_rejected") return `denied — ${line(verdicts.find((v) => v.verdict === "deny")!)}`;
-  if (kind === "auto_approved") return verdicts.length === 0 ? "the program has no effects" : "every effect is allowed by the policy";
+  if (kind === "auto_approved")
+    return verdicts.length === 0 ? "the program has no effects" : "every effect is allowed by the policy";
   const asks = verdicts.filter((v) => v.verdict === "ask");
   return `${asks.length} of ${verdicts.length} effects need a person — ${line(asks[0]!)}`;
 }

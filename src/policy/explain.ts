@@ -36,10 +36,21 @@ export function explain(facts: Facts, policy: Policy, set: ManifestSet): Explana
       op: e.effect.op,
       site: e.effect.site,
       args: Object.fromEntries(Object.entries(e.known.args).map(([name, v]) => [name, describeValue(v)])),
-      sources: Object.fromEntries(Object.keys(e.known.args).map((name) => [name, describeSources(sourcesOf(e.effect, name), "the program's own values", facts.effects)])),
+      sources: Object.fromEntries(
+        Object.keys(e.known.args).map((name) => [
+          name,
+          describeSources(sourcesOf(e.effect, name), "the program's own values", facts.effects),
+        ]),
+      ),
       influencedBy: describeInfluence(e.effect.influencedBy, facts.effects) ?? "nothing",
       count: describeCount(e.known.count),
-      rules: e.rules.map((o) => ({ id: o.rule.id, decision: o.rule.decision, op: o.rule.op, holds: o.holds, why: whyOf(o.rule, o) })),
+      rules: e.rules.map((o) => ({
+        id: o.rule.id,
+        decision: o.rule.decision,
+        op: o.rule.op,
+        holds: o.holds,
+        why: whyOf(o.rule, o),
+      })),
       guards: e.guards,
       verdict: e.verdict,
     })),

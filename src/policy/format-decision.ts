@@ -5,9 +5,10 @@ import type { PolicyDecision } from "../model/index.js";
 export function formatDecision(decision: PolicyDecision): string {
   const lines = [`decision: ${decision.kind}`];
   for (const e of decision.effects) {
-    lines.push(`  ${e.site.line}:${e.site.column} ${e.op}: ${e.verdict}, ${e.rule === null ? "no rule" : `rule "${e.rule}"`} — ${e.why}`);
+    lines.push(
+      `  ${e.site.line}:${e.site.column} ${e.op}: ${e.verdict}, ${e.rule === null ? "no rule" : `rule "${e.rule}"`} — ${e.why}`,
+    );
   }
   for (const guard of decision.guards) lines.push(`  checked at every call: ${describeEffectConstraint(guard)}`);
   return lines.join("\n") + "\n";
 }
-

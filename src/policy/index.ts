@@ -1,4 +1,10 @@
-export { checkPolicySources, formatProblem, policyError, type PolicyOptions, type PolicySource } from "./check-policy.js";
+export {
+  checkPolicySources,
+  formatProblem,
+  policyError,
+  type PolicyOptions,
+  type PolicySource,
+} from "./check-policy.js";
 export { decide } from "./decide.js";
 export { explain, type EffectExplanation, type Explanation } from "./explain.js";
 export { sourcesOf } from "./check-rule.js";

@@ -34,7 +34,10 @@ function viewOf(set: ManifestSet): ManifestView {
       resolvedOf: perOp((op) => options.resolvedOf?.(op)),
       idempotent: perOp((op) => options.idempotent?.(op) === true),
     },
-    listInputs: perOp((op) => new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name))),
+    listInputs: perOp(
+      (op) =>
+        new Set((set.actions.get(op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name)),
+    ),
     resolved: perOp((op) => resolvedInputs(op, set)),
   };
 }
@@ -48,7 +51,12 @@ function resolvedInputs(op: string, set: ManifestSet): ReadonlyMap<string, Abstr
   const spec = action?.manifest.resolve;
   if (action === undefined || spec === undefined) return NONE;
   const target = `${action.connector}.${spec.op}`;
-  const read: AbstractValue = { kind: "unknown", provenance: [{ source: `read by the trusted wrapper with ${target} before each call`, untrusted: true, op: target }] };
+  const read: AbstractValue = {
+    kind: "unknown",
+    provenance: [
+      { source: `read by the trusted wrapper with ${target} before each call`, untrusted: true, op: target },
+    ],
+  };
   return new Map(Object.keys(spec.inputs).map((input) => [input, read]));
 }
 

@@ -28,11 +28,18 @@ export function narrowEffect(effect: Effect, known: readonly EffectConstraint[])
  * The total count of the effects whose op matches `pattern`: the sum of their ranges, capped by
  * any known count bound whose pattern covers every one of them.
  */
-export function totalCount(effects: readonly Effect[], pattern: string, known: readonly EffectConstraint[]): CountRange {
+export function totalCount(
+  effects: readonly Effect[],
+  pattern: string,
+  known: readonly EffectConstraint[],
+): CountRange {
   const members = effects.filter((e) => matchOp(pattern, e.op));
   let total: CountRange = { min: 0, max: 0 };
   for (const e of members) {
-    total = { min: total.min + e.count.min, max: total.max === null || e.count.max === null ? null : total.max + e.count.max };
+    total = {
+      min: total.min + e.count.min,
+      max: total.max === null || e.count.max === null ? null : total.max + e.count.max,
+    };
   }
   for (const c of known) {
     if (c.count !== undefined && members.every((e) => matchOp(c.op, e.op))) total = capCount(total, c.count.max);
@@ -56,7 +63,12 @@ export function typedEffect(effect: Effect, set: ManifestSet): Effect {
   let args = effect.args;
   for (const input of inputs) {
     const value = args[input.name];
-    const typed = value === undefined ? (input.required ? undefined : NULL) : formatted(input.required ? typedValue(value, input) : value, input);
+    const typed =
+      value === undefined
+        ? input.required
+          ? undefined
+          : NULL
+        : formatted(input.required ? typedValue(value, input) : value, input);
     if (typed !== value && typed !== undefined) args = { ...args, [input.name]: typed };
   }
   return args === effect.args ? effect : { ...effect, args };
@@ -71,8 +83,10 @@ function formatted(value: AbstractValue, input: ActionInput): AbstractValue {
 function typedValue(value: AbstractValue, input: ActionInput): AbstractValue {
   if (input.type === "string" && value.kind === "unknown") return anyString(value.provenance);
   if (input.type !== "array" || input.items_type !== "string") return value;
-  if (value.kind === "unknown") return { kind: "array", element: anyString(value.provenance), length: { min: 0, max: null } };
-  if (value.kind === "array" && value.element.kind === "unknown") return { ...value, element: anyString(value.element.provenance) };
+  if (value.kind === "unknown")
+    return { kind: "array", element: anyString(value.provenance), length: { min: 0, max: null } };
+  if (value.kind === "array" && value.element.kind === "unknown")
+    return { ...value, element: anyString(value.element.provenance) };
   return value;
 }
 

@@ -21,7 +21,8 @@ export interface ParsedPolicyFile {
  */
 export function parsePolicyFile(file: string, text: string, user: PolicyUser): ParsedPolicyFile {
   const parsed = parseToml(text);
-  if (parsed.problem !== undefined) return { rules: [], trusted: [], problems: [{ file, ...parsed.problem }], lines: parsed.lines };
+  if (parsed.problem !== undefined)
+    return { rules: [], trusted: [], problems: [{ file, ...parsed.problem }], lines: parsed.lines };
   const { value: raw, lines } = parsed;
   const at = (path: FieldPath, message: string): PolicyProblem => problemAt(file, lines, raw, path, message);
 
@@ -32,13 +33,26 @@ export function parsePolicyFile(file: string, text: string, user: PolicyUser): P
   const result = PolicyFile.safeParse(expanded);
   if (result.success && dates.length === 0) {
     const trusted = (result.data.trusted ?? []).map((entry, index) => ({ entry, index }));
-    return { content: result.data, default: result.data.default, rules: result.data.rules.map((rule, index) => ({ rule, index })), trusted, problems, lines };
+    return {
+      content: result.data,
+      default: result.data.default,
+      rules: result.data.rules.map((rule, index) => ({ rule, index })),
+      trusted,
+      problems,
+      lines,
+    };
   }
   for (const issue of result.error?.issues ?? []) {
     if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) problems.push(at([...(issue.path as FieldPath), key], unknownKeyMessage(issue.path, key)));
+      for (const key of issue.keys)
+        problems.push(at([...(issue.path as FieldPath), key], unknownKeyMessage(issue.path, key)));
     } else if (!isDate.has(issue.path.join("."))) {
-      problems.push(at(issue.path as FieldPath, isOwnAddressMisused(valueAt(expanded, issue.path)) ? OWN_ADDRESS_MISUSED : issue.message));
+      problems.push(
+        at(
+          issue.path as FieldPath,
+          isOwnAddressMisused(valueAt(expanded, issue.path)) ? OWN_ADDRESS_MISUSED : issue.message,
+        ),
+      );
     }
   }
   // What is valid by itself still takes part in the checks that look at the whole policy.
@@ -80,7 +94,11 @@ function resolvedForUser(raw: Record<string, unknown>, user: PolicyUser): Record
 }
 
 /** Every TOML date in the value (the parse limits its depth, so recursion is safe); `path` is a work list. */
-function findDates(value: unknown, path: (string | number)[] = [], found: (string | number)[][] = []): (string | number)[][] {
+function findDates(
+  value: unknown,
+  path: (string | number)[] = [],
+  found: (string | number)[][] = [],
+): (string | number)[][] {
   if (value instanceof TomlDate) found.push([...path]);
   else if (Array.isArray(value)) {
     value.forEach((inner, i) => {
@@ -98,11 +116,22 @@ function findDates(value: unknown, path: (string | number)[] = [], found: (strin
   return found;
 }
 
-function problemAt(file: string, lines: KeyLines, raw: Record<string, unknown>, path: FieldPath, message: string): PolicyProblem {
+function problemAt(
+  file: string,
+  lines: KeyLines,
+  raw: Record<string, unknown>,
+  path: FieldPath,
+  message: string,
+): PolicyProblem {
   const inRule = path[0] === "rules" && typeof path[1] === "number";
   const ruleIndex = inRule ? (path[1] as number) : undefined;
   const rawRule = ruleIndex !== undefined && Array.isArray(raw.rules) ? raw.rules[ruleIndex] : undefined;
-  const rule = isRecord(rawRule) && typeof rawRule.id === "string" ? rawRule.id : ruleIndex === undefined ? undefined : `#${ruleIndex + 1}`;
+  const rule =
+    isRecord(rawRule) && typeof rawRule.id === "string"
+      ? rawRule.id
+      : ruleIndex === undefined
+        ? undefined
+        : `#${ruleIndex + 1}`;
   const fieldPath = (inRule ? path.slice(2) : path).map(String).join(".");
   const line = lineOf(lines, path);
   return {
@@ -114,7 +143,8 @@ function problemAt(file: string, lines: KeyLines, raw: Record<string, unknown>, 
   };
 }
 
-const OWN_ADDRESS_MISUSED = "own_address takes only true, as in { own_address = true } (to exclude your address: { not = { own_address = true } })";
+const OWN_ADDRESS_MISUSED =
+  "own_address takes only true, as in { own_address = true } (to exclude your address: { not = { own_address = true } })";
 
 /** An own_address that resolveForUser left as written: any value but true. */
 function isOwnAddressMisused(value: unknown): boolean {
@@ -122,7 +152,10 @@ function isOwnAddressMisused(value: unknown): boolean {
 }
 
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
-  return path.reduce<unknown>((v, key) => (isRecord(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[key] : undefined), value);
+  return path.reduce<unknown>(
+    (v, key) => (isRecord(v) || Array.isArray(v) ? (v as Record<PropertyKey, unknown>)[key] : undefined),
+    value,
+  );
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

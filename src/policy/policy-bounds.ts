@@ -46,7 +46,10 @@ export function policyBound(rules: readonly PolicyRule[], op: string, input: str
   }
   for (const rule of conditional) {
     const within = bound.within;
-    const implied = rule.decision === "deny" && within !== null && negatedConjuncts(rule.when!.args![input]!, key).some((values) => within.every((v) => values.includes(v)));
+    const implied =
+      rule.decision === "deny" &&
+      within !== null &&
+      negatedConjuncts(rule.when!.args![input]!, key).some((values) => within.every((v) => values.includes(v)));
     if (implied) bound.rules.push(rule.id);
     else bound.see.push(rule.id);
   }

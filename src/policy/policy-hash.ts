@@ -14,5 +14,7 @@ export function policyHash(files: { file: string; content: PolicyFile }[]): stri
   const entries = files.map(({ file, content }) => [basename(file), content] as const);
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   // Through JSON first: optional fields left undefined by the schema are dropped, as in the file.
-  return createHash("sha256").update(canonicalJson(JSON.parse(JSON.stringify(entries)) as Json)).digest("hex");
+  return createHash("sha256")
+    .update(canonicalJson(JSON.parse(JSON.stringify(entries)) as Json))
+    .digest("hex");
 }

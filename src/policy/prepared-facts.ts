@@ -22,7 +22,12 @@ export function preparedFacts(facts: Facts, set: ManifestSet): PreparedFacts {
   const assumed = facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source);
   const enforced = facts.guarantees.filter((g) => g.status === "enforced").map((g) => g.source);
   const effects = facts.effects.map((e) => narrowEffect(typedEffect(e, set), assumed));
-  const value = { assumed, enforced, effects, assumedHere: effects.map((e) => assumed.filter((k) => matchOp(k.op, e.op))) };
+  const value = {
+    assumed,
+    enforced,
+    effects,
+    assumedHere: effects.map((e) => assumed.filter((k) => matchOp(k.op, e.op))),
+  };
   prepared.set(facts, { set, value });
   return value;
 }

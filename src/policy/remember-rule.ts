@@ -30,9 +30,15 @@ export type Remembered = { op: string; rule: PolicyRule; binds?: string[] } | { 
  * approval) the rule is the one to save less those inputs, and says which it will bind; with
  * `bound` given but no entry for the op (the content could not be read) no rule is made.
  */
-export function rememberRule(facts: Facts, decision: PolicyDecision, set: ManifestSet, bound?: ReadonlyMap<string, Record<string, ValueConstraint>>): Remembered[] {
+export function rememberRule(
+  facts: Facts,
+  decision: PolicyDecision,
+  set: ManifestSet,
+  bound?: ReadonlyMap<string, Record<string, ValueConstraint>>,
+): Remembered[] {
   const ops = [...new Set(facts.effects.map((e) => e.op))];
-  if (decision.kind === "auto_rejected") return ops.map((op) => ({ op, rule: null, why: "the request was rejected; there is nothing to remember" }));
+  if (decision.kind === "auto_rejected")
+    return ops.map((op) => ({ op, rule: null, why: "the request was rejected; there is nothing to remember" }));
   const known = facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source);
   const effects = facts.effects.map((e) => narrowEffect(typedEffect(e, set), known));
   const tag = facts.program.sha256.slice(0, 12);
@@ -44,22 +50,41 @@ export function rememberRule(facts: Facts, decision: PolicyDecision, set: Manife
     for (const input of action.manifest.inputs) {
       const values = members.map((e) => e.args[input.name]);
       // A value that is no constant set may still be held to one at every call (an enforced guarantee).
-      const pinned = constantSet(values, input.type === "array") ?? knownFor(input.name, known.filter((k) => matchOp(k.op, op))).find((c) => "in" in c);
+      const pinned =
+        constantSet(values, input.type === "array") ??
+        knownFor(
+          input.name,
+          known.filter((k) => matchOp(k.op, op)),
+        ).find((c) => "in" in c);
       if (pinned === undefined) {
         const shown = values.map((v) => (v === undefined ? "missing" : describeValue(v))).join("; ");
-        return { op, rule: null, why: `${input.name} is ${shown}: only a finite set of constants can be remembered without allowing more` };
+        return {
+          op,
+          rule: null,
+          why: `${input.name} is ${shown}: only a finite set of constants can be remembered without allowing more`,
+        };
       }
       args[input.name] = pinned;
     }
     const max = totalCount(effects, op, known).max;
     if (max === null) return { op, rule: null, why: `the number of ${op} calls is not bounded` };
     const resolved = Object.keys(action.manifest.resolve?.inputs ?? {});
-    const rule: PolicyRule = { id: `${REMEMBERED_PREFIX}${op}.${tag}`, decision: "allow", op, when: { args, count: { max } }, reason: `approved and remembered for program ${tag}` };
+    const rule: PolicyRule = {
+      id: `${REMEMBERED_PREFIX}${op}.${tag}`,
+      decision: "allow",
+      op,
+      when: { args, count: { max } },
+      reason: `approved and remembered for program ${tag}`,
+    };
     if (resolved.length === 0) return { op, rule };
     if (bound === undefined) return { op, rule, binds: resolved };
     const shown = bound.get(op);
     if (shown === undefined || resolved.some((input) => !Object.hasOwn(shown, input))) {
-      return { op, rule: null, why: `what ${op} sends (${resolved.join(", ")}) could not be bound as shown: remembering only its reference would allow any content` };
+      return {
+        op,
+        rule: null,
+        why: `what ${op} sends (${resolved.join(", ")}) could not be bound as shown: remembering only its reference would allow any content`,
+      };
     }
     for (const input of resolved) args[input] = shown[input]!;
     return { op, rule };

@@ -21,7 +21,8 @@ export function resolveForUser(raw: unknown, user: PolicyUser): unknown {
   const [key, value] = entries[0]!;
   if (key === "under" && typeof value === "string") return { under: expandPath(value, user.home) };
   if (key === "own_address" && value === true) return { in: [...user.ownAddresses] };
-  if ((key === "all" || key === "any") && Array.isArray(value)) return { [key]: value.map((c) => resolveForUser(c, user)) };
+  if ((key === "all" || key === "any") && Array.isArray(value))
+    return { [key]: value.map((c) => resolveForUser(c, user)) };
   if (key === "not") return { not: resolveForUser(value, user) };
   return raw;
 }

@@ -19,7 +19,10 @@ export type DefaultDecision = z.infer<typeof DefaultDecision>;
  * `not`, `all` and `any`) on the sources that influenced whether and how the call runs — what the
  * program branched, looped or chose on before it (docs/architecture.md section 7).
  */
-export const InfluenceCondition = ValueConstraint.refine(onlySources, "influenced_by takes provenance conditions only: untrusted, from, and their not, all and any");
+export const InfluenceCondition = ValueConstraint.refine(
+  onlySources,
+  "influenced_by takes provenance conditions only: untrusted, from, and their not, all and any",
+);
 
 function onlySources(c: ValueConstraint): boolean {
   if ("untrusted" in c || "from" in c) return true;
@@ -37,7 +40,9 @@ export const ContextCondition = z.object({ untrusted: z.boolean() }).strict();
 export type ContextCondition = z.infer<typeof ContextCondition>;
 
 /** A rule's condition: an effect constraint without `op` (the rule names the op itself), what may have influenced the call, and what the agent had been given. */
-export const RuleWhen = EffectConstraint.omit({ op: true }).extend({ influenced_by: InfluenceCondition.optional(), context: ContextCondition.optional() }).strict();
+export const RuleWhen = EffectConstraint.omit({ op: true })
+  .extend({ influenced_by: InfluenceCondition.optional(), context: ContextCondition.optional() })
+  .strict();
 export type RuleWhen = z.infer<typeof RuleWhen>;
 
 export const PolicyRule = z
@@ -51,7 +56,11 @@ export const PolicyRule = z
   .strict()
   .superRefine((rule, ctx) => {
     if (rule.decision === "deny" && rule.reason === undefined) {
-      ctx.addIssue({ code: "custom", path: ["reason"], message: "a deny rule needs a reason: the agent and the user see it" });
+      ctx.addIssue({
+        code: "custom",
+        path: ["reason"],
+        message: "a deny rule needs a reason: the agent and the user see it",
+      });
     }
     // "deny when count <= n" would refuse the small programs and let the large ones through.
     for (const key of ["count", "distinct"] as const) {
@@ -78,8 +87,28 @@ export const DEFAULT_GIVEN_HOURS = 24;
 export const TrustedEntry = z
   .object({
     op: OpPattern,
-    host: z.string().transform(canonical(hostEntry, 'must be a host name, with the port only when it is not the default one, e.g. "api.bank.example"')).optional(),
-    fields: z.array(z.string().transform(canonical(canonicalFieldPath, 'must be a path into the result: "$", "$.iban", "$.payee.name", "$.items[*].iban" or \'$["a b"]\''))).min(1, "list at least one field, or leave fields out to trust the whole result").optional(),
+    host: z
+      .string()
+      .transform(
+        canonical(
+          hostEntry,
+          'must be a host name, with the port only when it is not the default one, e.g. "api.bank.example"',
+        ),
+      )
+      .optional(),
+    fields: z
+      .array(
+        z
+          .string()
+          .transform(
+            canonical(
+              canonicalFieldPath,
+              'must be a path into the result: "$", "$.iban", "$.payee.name", "$.items[*].iban" or \'$["a b"]\'',
+            ),
+          ),
+      )
+      .min(1, "list at least one field, or leave fields out to trust the whole result")
+      .optional(),
     reason: z.string().min(1).optional(),
   })
   .strict();
@@ -106,7 +135,11 @@ export const PolicyFile = z
   .object({
     default: DefaultDecision.optional(),
     // How long what a run gave an agent back counts against its later programs (pasted values, `context`).
-    given_hours: z.number().positive().max(24 * 366).optional(),
+    given_hours: z
+      .number()
+      .positive()
+      .max(24 * 366)
+      .optional(),
     rules: z.array(PolicyRule).default([]),
     trusted: z.array(TrustedEntry).optional(),
     // Ops whose untrusted results `main` returns as handles, not text (quarantined results).

@@ -16,7 +16,8 @@ export function withTrustedSources(facts: Facts, policy: Policy): Facts {
   let byPolicy = trustedFor.get(facts);
   if (byPolicy === undefined) trustedFor.set(facts, (byPolicy = new WeakMap()));
   let out = byPolicy.get(policy);
-  if (out === undefined) byPolicy.set(policy, (out = { ...facts, effects: facts.effects.map((e) => trustedEffect(e, entries)) }));
+  if (out === undefined)
+    byPolicy.set(policy, (out = { ...facts, effects: facts.effects.map((e) => trustedEffect(e, entries)) }));
   return out;
 }
 
@@ -31,12 +32,18 @@ function trustedEffect(effect: Effect, entries: readonly TrustedEntry[]): Effect
   return {
     ...effect,
     args: Object.fromEntries(Object.entries(effect.args).map(([name, v]) => [name, value(v)])),
-    ...(effect.sources === undefined ? {} : { sources: Object.fromEntries(Object.entries(effect.sources).map(([name, list]) => [name, sources(list)])) }),
+    ...(effect.sources === undefined
+      ? {}
+      : { sources: Object.fromEntries(Object.entries(effect.sources).map(([name, list]) => [name, sources(list)])) }),
     ...(effect.influencedBy === undefined ? {} : { influencedBy: sources(effect.influencedBy) }),
   };
 }
 
-function trustedValue(v: AbstractValue, value: (v: AbstractValue) => AbstractValue, sources: (list: readonly Provenance[]) => Provenance[]): AbstractValue {
+function trustedValue(
+  v: AbstractValue,
+  value: (v: AbstractValue) => AbstractValue,
+  sources: (list: readonly Provenance[]) => Provenance[],
+): AbstractValue {
   switch (v.kind) {
     case "const":
       return v;
@@ -71,6 +78,7 @@ export function vouchesFor(entry: TrustedEntry, p: Provenance): boolean {
 /** `[[trusted]] op = "http.get", host = "api.bank.example", fields = ["$.iban"]`, as the policy says it. */
 export function describeTrustedEntry(entry: TrustedEntry): string {
   const host = entry.host === undefined ? "" : `, host = ${JSON.stringify(entry.host)}`;
-  const fields = entry.fields === undefined ? "" : `, fields = [${entry.fields.map((f) => JSON.stringify(f)).join(", ")}]`;
+  const fields =
+    entry.fields === undefined ? "" : `, fields = [${entry.fields.map((f) => JSON.stringify(f)).join(", ")}]`;
   return `[[trusted]] op = ${JSON.stringify(entry.op)}${host}${fields}`;
 }

@@ -39,11 +39,12 @@ export function widenAddresses(c: ValueConstraint, wide: boolean): ValueConstrai
   if ("all" in c) return { all: c.all.map((p) => widenAddresses(p, wide)) };
   if ("any" in c) return { any: c.any.map((p) => widenAddresses(p, wide)) };
   if ("elements" in c) return { elements: widenAddresses(c.elements, wide) };
-  if ("fields" in c) return { fields: Object.fromEntries(Object.entries(c.fields).map(([k, f]) => [k, widenAddresses(f, wide)])) };
+  if ("fields" in c)
+    return { fields: Object.fromEntries(Object.entries(c.fields).map(([k, f]) => [k, widenAddresses(f, wide)])) };
   if ("json" in c) return { json: widenAddresses(c.json, wide) };
   if ("at" in c) return { at: { path: c.at.path, is: widenAddresses(c.at.is, wide) } };
-  if ("eq" in c) return wide ? byMailbox([c.eq]) ?? c : c;
-  if ("in" in c) return wide ? byMailbox(c.in) ?? c : c;
+  if ("eq" in c) return wide ? (byMailbox([c.eq]) ?? c) : c;
+  if ("in" in c) return wide ? (byMailbox(c.in) ?? c) : c;
   // not_in is "not in": its members are excluded, so they widen when the whole narrows.
   if ("not_in" in c) {
     const excluded = wide ? undefined : byMailbox(c.not_in);

@@ -9,5 +9,11 @@ import type { VerifiedReceipt } from "./verified-receipt.js";
 export function checkAgentManifestsApproved(verified: VerifiedReceipt, op: string, agentManifests: string): void {
   const approved = verified.claims.agent_manifests?.sha256;
   if (approved === agentManifests) return;
-  throw violation("manifests_mismatch", op, approved === undefined ? "the receipt approves no agent action" : `the receipt approves agent manifests ${approved}, not ${agentManifests}`);
+  throw violation(
+    "manifests_mismatch",
+    op,
+    approved === undefined
+      ? "the receipt approves no agent action"
+      : `the receipt approves agent manifests ${approved}, not ${agentManifests}`,
+  );
 }

@@ -21,7 +21,9 @@ const kept = new Map<string, Template>();
 let last: { copy: unknown; template: Template } | undefined;
 
 /** The claims, checked, and their JSON text as signed (the schema's key order), or the schema's error. */
-export type CheckedClaims = { success: true; data: ReceiptClaims; json: string } | { success: false; error: z.ZodError };
+export type CheckedClaims =
+  | { success: true; data: ReceiptClaims; json: string }
+  | { success: false; error: z.ZodError };
 
 /**
  * The claims as the verifier's schema outputs them (its key order is what gets signed) and their
@@ -56,7 +58,11 @@ export function checkedClaims(shared: object, own: OwnClaims): CheckedClaims {
   }
   // The schema's key order stays: the own claims replace stand-ins that are already there.
   const data = { ...template.claims, sub: own.sub, iat: own.iat, nbf: own.nbf, exp: own.exp, jti: own.jti };
-  return { success: true, data, json: template.text === undefined ? JSON.stringify(data) : template.text.head + ownText(own) + template.text.tail };
+  return {
+    success: true,
+    data,
+    json: template.text === undefined ? JSON.stringify(data) : template.text.head + ownText(own) + template.text.tail,
+  };
 }
 
 function withJson(result: z.ZodSafeParseResult<ReceiptClaims>): CheckedClaims {
@@ -103,7 +109,13 @@ const PLAIN = new Set<unknown>([Object.prototype, Array.prototype]);
 function sameExactly(value: unknown, copy: unknown): boolean {
   // The copy's scalars are JSON's own (finite numbers, strings, booleans, null): equal ones are kept exactly.
   if (copy === null || typeof copy !== "object") return value === copy;
-  if (value === null || typeof value !== "object" || !PLAIN.has(Object.getPrototypeOf(value)) || Array.isArray(value) !== Array.isArray(copy)) return false;
+  if (
+    value === null ||
+    typeof value !== "object" ||
+    !PLAIN.has(Object.getPrototypeOf(value)) ||
+    Array.isArray(value) !== Array.isArray(copy)
+  )
+    return false;
   if (Array.isArray(copy)) {
     const list = value as unknown[];
     if (list.length !== copy.length) return false;
@@ -115,7 +127,11 @@ function sameExactly(value: unknown, copy: unknown): boolean {
   if (keys.length !== copyKeys.length) return false;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]!;
-    if (key !== copyKeys[i] || !sameExactly((value as Record<string, unknown>)[key], (copy as Record<string, unknown>)[key])) return false;
+    if (
+      key !== copyKeys[i] ||
+      !sameExactly((value as Record<string, unknown>)[key], (copy as Record<string, unknown>)[key])
+    )
+      return false;
   }
   return true;
 }

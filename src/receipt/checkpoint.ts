@@ -45,11 +45,18 @@ export function verifyCheckpoint(jws: unknown, keys: (kid: string) => KeyObject 
   if (parts.length !== 3) throw forged("malformed", "it is not a compact JWS");
   const [h, p, s] = parts as [string, string, string];
   const header = decode(h);
-  if (header === undefined || header.alg !== "EdDSA" || header.typ !== CHECKPOINT_TYP || typeof header.kid !== "string" || Object.keys(header).length !== 3) {
+  if (
+    header === undefined ||
+    header.alg !== "EdDSA" ||
+    header.typ !== CHECKPOINT_TYP ||
+    typeof header.kid !== "string" ||
+    Object.keys(header).length !== 3
+  ) {
     throw forged("malformed", "its header is not a checkpoint's");
   }
   const key = keys(header.kid);
-  if (key === undefined) throw forged("unknown_kid", `it was signed with key ${header.kid}, which is not one of this authority's keys`);
+  if (key === undefined)
+    throw forged("unknown_kid", `it was signed with key ${header.kid}, which is not one of this authority's keys`);
   if (!verifyEd25519(key, Buffer.from(`${h}.${p}`, "ascii"), canonical(s) ?? Buffer.alloc(0))) {
     throw forged("bad_signature", `its signature does not verify with key ${header.kid}`);
   }
@@ -59,7 +66,9 @@ export function verifyCheckpoint(jws: unknown, keys: (kid: string) => KeyObject 
 }
 
 /** A lookup over a keyring's keys, retired ones included: a checkpoint outlives the key rotation after it. */
-export function checkpointKeys(keys: readonly Pick<KeyEntry, "kid" | "publicJwk">[]): (kid: string) => KeyObject | undefined {
+export function checkpointKeys(
+  keys: readonly Pick<KeyEntry, "kid" | "publicJwk">[],
+): (kid: string) => KeyObject | undefined {
   const byKid = new Map(keys.map((k) => [k.kid, k.publicJwk]));
   return (kid) => {
     const jwk = byKid.get(kid);
@@ -72,7 +81,9 @@ function publicKeyOf(x: string): KeyObject {
 }
 
 function forged(reason: "malformed" | "unknown_kid" | "bad_signature", message: string): CountersignError {
-  return new CountersignError("receipt_invalid", "receipt", `audit checkpoint refused (${reason}): ${message}`, { details: { reason } });
+  return new CountersignError("receipt_invalid", "receipt", `audit checkpoint refused (${reason}): ${message}`, {
+    details: { reason },
+  });
 }
 
 const encode = (value: object): string => Buffer.from(JSON.stringify(value), "utf8").toString("base64url");
@@ -88,7 +99,9 @@ function decode(part: string): Record<string, unknown> | undefined {
   if (bytes === undefined) return undefined;
   try {
     const value: unknown = JSON.parse(bytes.toString("utf8"));
-    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -13,4 +13,11 @@ export { MemoryRedemptionStore, type RedemptionStore } from "./redemption.js";
 export { verifyAndRedeemReceipt } from "./verify-and-redeem-receipt.js";
 export { isoTime } from "./verify.js";
 export { timeOrderedToken } from "./time-ordered-token.js";
-export { checkpointKeys, CHECKPOINT_TYP, Checkpoint, signCheckpoint, verifyCheckpoint, type SignedCheckpoint } from "./checkpoint.js";
+export {
+  checkpointKeys,
+  CHECKPOINT_TYP,
+  Checkpoint,
+  signCheckpoint,
+  verifyCheckpoint,
+  type SignedCheckpoint,
+} from "./checkpoint.js";

@@ -52,9 +52,14 @@ export async function issueReceipt(input: IssueInput, keys: SigningKeys, now: Da
 export function issueReceiptRecord(input: IssueInput, keys: SigningKeys, now: Date = new Date()): IssuedReceipt {
   const lifetime = input.lifetimeSeconds ?? DEFAULT_LIFETIME_SECONDS;
   if (!Number.isInteger(lifetime) || lifetime < 1 || lifetime > MAX_LIFETIME_SECONDS) {
-    throw new CountersignError("config_error", "receipt", `receipt lifetime must be a whole number of seconds from 1 to ${MAX_LIFETIME_SECONDS}, not ${lifetime}`, {
-      details: { lifetimeSeconds: lifetime },
-    });
+    throw new CountersignError(
+      "config_error",
+      "receipt",
+      `receipt lifetime must be a whole number of seconds from 1 to ${MAX_LIFETIME_SECONDS}, not ${lifetime}`,
+      {
+        details: { lifetimeSeconds: lifetime },
+      },
+    );
   }
   if (!ApprovalKind.safeParse(input.decision).success) {
     throw refused(`no receipt for a request that was not approved (decision ${input.decision})`);
@@ -97,10 +102,13 @@ const base64url = (text: string): string => Buffer.from(text, "utf8").toString("
 let lastHeader: { kid: string; encoded: string } | undefined;
 
 function header(kid: string): string {
-  if (lastHeader?.kid !== kid) lastHeader = { kid, encoded: base64url(JSON.stringify({ alg: "EdDSA", typ: RECEIPT_TYP, kid })) };
+  if (lastHeader?.kid !== kid)
+    lastHeader = { kid, encoded: base64url(JSON.stringify({ alg: "EdDSA", typ: RECEIPT_TYP, kid })) };
   return lastHeader.encoded;
 }
 
 function refused(message: string): CountersignError {
-  return new CountersignError("receipt_invalid", "receipt", `cannot issue receipt: ${message}`, { details: { reason: "bad_claims" } });
+  return new CountersignError("receipt_invalid", "receipt", `cannot issue receipt: ${message}`, {
+    details: { reason: "bad_claims" },
+  });
 }

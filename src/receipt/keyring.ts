@@ -38,5 +38,12 @@ export function expiryAfterRotation(rotated: Date): Date {
 export async function entryFromPrivateJwk(jwk: { x: string; d: string }, created: Date): Promise<KeyEntry> {
   const kid = await calculateJwkThumbprint({ kty: "OKP", crv: "Ed25519", x: jwk.x }, "sha256");
   const privateKey = createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", x: jwk.x, d: jwk.d }, format: "jwk" });
-  return { kid, created, retired: null, expires: null, publicJwk: { kty: "OKP", crv: "Ed25519", x: jwk.x, kid, alg: "EdDSA", use: "sig" }, privateKey };
+  return {
+    kid,
+    created,
+    retired: null,
+    expires: null,
+    publicJwk: { kty: "OKP", crv: "Ed25519", x: jwk.x, kid, alg: "EdDSA", use: "sig" },
+    privateKey,
+  };
 }

@@ -18,7 +18,8 @@ export interface CompactParts {
  */
 export function parseCompact(token: unknown): CompactParts {
   if (typeof token !== "string") throw invalid("malformed", "not a string");
-  if (token.length > MAX_RECEIPT_BYTES) throw invalid("too_large", `${token.length} bytes, more than ${MAX_RECEIPT_BYTES}`);
+  if (token.length > MAX_RECEIPT_BYTES)
+    throw invalid("too_large", `${token.length} bytes, more than ${MAX_RECEIPT_BYTES}`);
   const parts = token.split(".");
   if (parts.length !== 3) throw invalid("malformed", `a compact JWS has 3 parts, this has ${parts.length}`);
   const [h, p, s] = parts as [string, string, string];
@@ -30,7 +31,8 @@ export function parseCompact(token: unknown): CompactParts {
   if (header === undefined) throw invalid("malformed", "the header is not a JSON object");
   if (header.alg !== "EdDSA") throw invalid("bad_alg", `alg ${JSON.stringify(header.alg)} is not EdDSA`);
   const extra = Object.keys(header).filter((name) => !HEADER_PARAMS.has(name));
-  if (extra.length > 0) throw invalid("bad_header", `header parameter ${extra.map((n) => JSON.stringify(n)).join(", ")} is not allowed`);
+  if (extra.length > 0)
+    throw invalid("bad_header", `header parameter ${extra.map((n) => JSON.stringify(n)).join(", ")} is not allowed`);
   if (header.typ !== RECEIPT_TYP) throw invalid("bad_typ", `typ ${JSON.stringify(header.typ)} is not ${RECEIPT_TYP}`);
   if (typeof header.kid !== "string") throw invalid("unknown_kid", "the header names no kid");
   return { kid: header.kid, signingInput: Buffer.from(`${h}.${p}`, "ascii"), payload, signature };
@@ -48,7 +50,8 @@ function decodePart(part: string, name: string): Buffer {
   if (part.length === 0 || !BASE64URL.test(part)) throw invalid("malformed", `the ${name} is not base64url`);
   const rest = part.length % 4;
   const spare = rest === 2 ? 0b1111 : rest === 3 ? 0b11 : 0;
-  if (rest === 1 || (ALPHABET.indexOf(part[part.length - 1]!) & spare) !== 0) throw invalid("malformed", `the ${name} is not canonical base64url`);
+  if (rest === 1 || (ALPHABET.indexOf(part[part.length - 1]!) & spare) !== 0)
+    throw invalid("malformed", `the ${name} is not canonical base64url`);
   return Buffer.from(part, "base64url");
 }
 
@@ -67,8 +70,11 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> | un
     const text = utf8.decode(bytes);
     // The reviver costs a call per member: only text that can spell the key (literally, or with a
     // \u escape, the one way JSON can write a letter otherwise) needs it.
-    const value: unknown = text.includes("__proto__") || text.includes("\\u") ? JSON.parse(text, noProtoKey) : JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    const value: unknown =
+      text.includes("__proto__") || text.includes("\\u") ? JSON.parse(text, noProtoKey) : JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

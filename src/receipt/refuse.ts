@@ -3,7 +3,9 @@ import type { GrantViolationReason, ReceiptInvalidReason } from "../model/index.
 
 /** A refused receipt, with the stable reason code callers and tests match on. */
 export function invalid(reason: ReceiptInvalidReason, message: string): CountersignError {
-  return new CountersignError("receipt_invalid", "receipt", `receipt refused (${reason}): ${message}`, { details: { reason } });
+  return new CountersignError("receipt_invalid", "receipt", `receipt refused (${reason}): ${message}`, {
+    details: { reason },
+  });
 }
 
 /** A refused call, naming the grant (op) and, where one is at fault, the argument. */

@@ -35,7 +35,8 @@ export function importJwks(jwks: unknown): VerificationKeys {
   const byKid = new Map<string, KeyObject>();
   const seen = new Set<string>();
   for (const member of parsed.data.keys) {
-    if ("d" in member || "p" in member || "k" in member) throw badJwks(`key ${String(member.kid)} holds private key material`);
+    if ("d" in member || "p" in member || "k" in member)
+      throw badJwks(`key ${String(member.kid)} holds private key material`);
     const jwk = Ed25519PublicJwk.safeParse(member);
     if (!jwk.success) continue;
     const { kid, x } = jwk.data;

@@ -33,7 +33,13 @@ export class VerifiedReceipt {
     // One ledger object per cross-op limit, shared by every op it names.
     const across = this.claims.across.map((limit) => ({ limit, calls: 0, seen: new Set<string>() }));
     this.ledgers = new Map(
-      this.claims.grants.map((grant) => [grant.op, { own: { limit: grant, calls: 0, seen: new Set<string>() }, across: across.filter((l) => l.limit.ops.includes(grant.op)) }]),
+      this.claims.grants.map((grant) => [
+        grant.op,
+        {
+          own: { limit: grant, calls: 0, seen: new Set<string>() },
+          across: across.filter((l) => l.limit.ops.includes(grant.op)),
+        },
+      ]),
     );
   }
 

@@ -1,5 +1,11 @@
 import { hash } from "node:crypto";
-import { CLOCK_TOLERANCE_SECONDS, type Jwks, MAX_LIFETIME_SECONDS, RECEIPT_AUDIENCE, ReceiptClaims } from "../model/index.js";
+import {
+  CLOCK_TOLERANCE_SECONDS,
+  type Jwks,
+  MAX_LIFETIME_SECONDS,
+  RECEIPT_AUDIENCE,
+  ReceiptClaims,
+} from "../model/index.js";
 import { describeIssues } from "./describe-issues.js";
 import { verifyEd25519 } from "./ed25519.js";
 import { parseCompact, parseJsonObject } from "./parse-compact.js";
@@ -34,19 +40,26 @@ export async function verifyReceipt(token: string, opts: VerifyOptions): Promise
   const parsed = ReceiptClaims.safeParse(parseJsonObject(payload));
   if (!parsed.success) throw invalid("bad_claims", describeIssues(parsed.error));
   const claims = parsed.data;
-  if (claims.iss !== opts.issuer) throw invalid("bad_issuer", `issuer ${JSON.stringify(claims.iss)} is not ${JSON.stringify(opts.issuer)}`);
-  if (claims.aud !== RECEIPT_AUDIENCE) throw invalid("bad_audience", `audience ${JSON.stringify(claims.aud)} is not ${RECEIPT_AUDIENCE}`);
+  if (claims.iss !== opts.issuer)
+    throw invalid("bad_issuer", `issuer ${JSON.stringify(claims.iss)} is not ${JSON.stringify(opts.issuer)}`);
+  if (claims.aud !== RECEIPT_AUDIENCE)
+    throw invalid("bad_audience", `audience ${JSON.stringify(claims.aud)} is not ${RECEIPT_AUDIENCE}`);
   const now = (opts.now ?? new Date()).getTime() / 1000;
-  if (claims.nbf > now + CLOCK_TOLERANCE_SECONDS) throw invalid("not_yet_valid", `not valid before ${isoTime(claims.nbf)}`);
+  if (claims.nbf > now + CLOCK_TOLERANCE_SECONDS)
+    throw invalid("not_yet_valid", `not valid before ${isoTime(claims.nbf)}`);
   if (claims.exp <= now - CLOCK_TOLERANCE_SECONDS) throw invalid("expired", `expired at ${isoTime(claims.exp)}`);
   if (claims.exp - claims.iat > MAX_LIFETIME_SECONDS) {
     throw invalid("lifetime_too_long", `lifetime ${claims.exp - claims.iat} s is more than ${MAX_LIFETIME_SECONDS} s`);
   }
   const actual = hash("sha256", opts.programBytes, "hex"); // one-shot: no Hash object per receipt
-  if (actual !== claims.program.sha256) throw invalid("program_mismatch", `the receipt is for program ${claims.program.sha256}, not ${actual}`);
+  if (actual !== claims.program.sha256)
+    throw invalid("program_mismatch", `the receipt is for program ${claims.program.sha256}, not ${actual}`);
   const agent = claims.agent_manifests?.sha256;
   if (agent !== opts.agentManifests) {
-    throw invalid("manifests_mismatch", `the receipt is for ${agent === undefined ? "no agent manifests" : `agent manifests ${agent}`}, not ${opts.agentManifests === undefined ? "none" : opts.agentManifests}`);
+    throw invalid(
+      "manifests_mismatch",
+      `the receipt is for ${agent === undefined ? "no agent manifests" : `agent manifests ${agent}`}, not ${opts.agentManifests === undefined ? "none" : opts.agentManifests}`,
+    );
   }
   return new VerifiedReceipt(kid, claims);
 }

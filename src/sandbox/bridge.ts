@@ -22,10 +22,23 @@ export interface Bridge {
   settle: QuickJSHandle; // (id, ok, text, name, class): ends trusted call `id`, see realm-bridge.ts
 }
 
-const KEYS = ["getOwnPropertyDescriptor", "getPrototypeOf", "serialize", "parseJson", "makeError", "take", "limit", "settle"] as const;
+const KEYS = [
+  "getOwnPropertyDescriptor",
+  "getPrototypeOf",
+  "serialize",
+  "parseJson",
+  "makeError",
+  "take",
+  "limit",
+  "settle",
+] as const;
 
 // The bridge and its serializer, made inside the VM from their typed sources (realm-bridge.ts, realm-serializer.ts).
-const SETUP = callText(makeBridge, JSON.stringify(HOST_GLOBAL), callText(makeSerializer, JSON.stringify({ maxDepth: MAX_DEPTH, maxNodes: MAX_NODES, maxText: MAX_TEXT })));
+const SETUP = callText(
+  makeBridge,
+  JSON.stringify(HOST_GLOBAL),
+  callText(makeSerializer, JSON.stringify({ maxDepth: MAX_DEPTH, maxNodes: MAX_NODES, maxText: MAX_TEXT })),
+);
 
 /** The bridge of a context whose host functions are installed (see installHost). */
 export function createBridge(vm: QuickJSContext): Bridge {
@@ -59,7 +72,11 @@ export function takeCalls(bridge: Bridge): QueuedCall[] {
   for (const line of text.slice(0, -1).split("\n")) {
     const first = line.indexOf("\t");
     const second = line.indexOf("\t", first + 1);
-    calls.push({ id: Number(line.slice(0, first)), op: JSON.parse(line.slice(first + 1, second)) as string, args: line.slice(second + 1) });
+    calls.push({
+      id: Number(line.slice(0, first)),
+      op: JSON.parse(line.slice(first + 1, second)) as string,
+      args: line.slice(second + 1),
+    });
   }
   return calls;
 }
@@ -81,13 +98,19 @@ export function toVm(bridge: Bridge, value: Json): QuickJSHandle {
 }
 
 /** End trusted call `id` inside the VM: resolve it with `json` parsed there, or reject it with an error made there. */
-export function settleCall(bridge: Bridge, id: number, outcome: { json: string } | { name: string; message: string; errorClass: ErrorClass }): void {
+export function settleCall(
+  bridge: Bridge,
+  id: number,
+  outcome: { json: string } | { name: string; message: string; errorClass: ErrorClass },
+): void {
   const { vm } = bridge;
   const strings = "json" in outcome ? [outcome.json] : [outcome.message, outcome.name, outcome.errorClass];
   const handles = strings.map((s) => vm.newString(s));
   const idHandle = vm.newNumber(id);
   try {
-    vm.unwrapResult(vm.callFunction(bridge.settle, vm.undefined, idHandle, "json" in outcome ? vm.true : vm.false, ...handles)).dispose();
+    vm.unwrapResult(
+      vm.callFunction(bridge.settle, vm.undefined, idHandle, "json" in outcome ? vm.true : vm.false, ...handles),
+    ).dispose();
   } finally {
     idHandle.dispose();
     for (const handle of handles) handle.dispose();

@@ -21,8 +21,12 @@ const PROTO_HOPS = 8;
 export function describeThrown(bridge: Bridge, handle: QuickJSHandle): Thrown {
   const { vm } = bridge;
   const type = vm.typeof(handle);
-  if (type !== "object" || vm.sameValue(handle, vm.null)) return { name: type === "object" ? "null" : type, message: primitiveText(bridge, handle) };
-  const thrown: Thrown = { name: inheritedString(bridge, handle, "name") ?? "Object", message: ownString(bridge, handle, "message") ?? "" };
+  if (type !== "object" || vm.sameValue(handle, vm.null))
+    return { name: type === "object" ? "null" : type, message: primitiveText(bridge, handle) };
+  const thrown: Thrown = {
+    name: inheritedString(bridge, handle, "name") ?? "Object",
+    message: ownString(bridge, handle, "message") ?? "",
+  };
   const errorClass = ErrorClass.safeParse(ownString(bridge, handle, "class"));
   if (errorClass.success) thrown.class = errorClass.data;
   const stack = ownString(bridge, handle, "stack");

@@ -28,8 +28,11 @@ const apis = new WeakMap<ManifestSet, SandboxApi>();
 function buildApi(set: ManifestSet): SandboxApi {
   const actions: Record<string, Record<string, string>> = {};
   for (const connector of set.connectors.keys()) actions[connector] = {};
-  for (const action of [...set.actions.values(), ...(set.agent?.actions.values() ?? [])]) (actions[action.connector] ??= {})[actionFunctionName(action.name)] = action.op;
-  const contracts = Object.fromEntries(Object.entries(contractsByConnector).filter(([connector]) => set.connectors.has(connector)));
+  for (const action of [...set.actions.values(), ...(set.agent?.actions.values() ?? [])])
+    (actions[action.connector] ??= {})[actionFunctionName(action.name)] = action.op;
+  const contracts = Object.fromEntries(
+    Object.entries(contractsByConnector).filter(([connector]) => set.connectors.has(connector)),
+  );
   for (const functions of Object.values(actions)) Object.freeze(functions);
   return Object.freeze({ actions: Object.freeze(actions), contracts: Object.freeze(contracts) }); // shared by every run of the set
 }
@@ -50,7 +53,12 @@ export const FROM_HANDLE_OP = "countersign.from_handle";
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 function exportName(name: string): string {
-  if (!IDENTIFIER.test(name)) throw new CountersignError("internal_error", "sandbox", `cannot export ${JSON.stringify(name)} from a sandbox module`);
+  if (!IDENTIFIER.test(name))
+    throw new CountersignError(
+      "internal_error",
+      "sandbox",
+      `cannot export ${JSON.stringify(name)} from a sandbox module`,
+    );
   return name;
 }
 
@@ -76,12 +84,17 @@ function buildModules(api: SandboxApi): Map<string, string> {
   const program = callText(programModule, JSON.stringify(HOST_GLOBAL), JSON.stringify(FROM_HANDLE_OP));
   modules.set("countersign", `const { program, fromHandle } = ${program};\nexport { program, fromHandle };\n`);
   for (const [connector, functions] of Object.entries(api.actions)) {
-    const lines = Object.entries(functions).map(([fn, op]) => `export const ${exportName(fn)} = freeze((args) => invoke(${JSON.stringify(op)}, args));`);
+    const lines = Object.entries(functions).map(
+      ([fn, op]) => `export const ${exportName(fn)} = freeze((args) => invoke(${JSON.stringify(op)}, args));`,
+    );
     modules.set(`trusted/${connector}`, `${head}const invoke = host.call;\n${lines.join("\n")}\n`);
   }
   for (const [connector, helpers] of Object.entries(api.contracts)) {
     if (helpers.length === 0) continue;
-    const lines = helpers.map((h) => `export const ${exportName(h.name)} = freeze((...args) => contract(${JSON.stringify(connector)}, ${JSON.stringify(h.name)}, args));`);
+    const lines = helpers.map(
+      (h) =>
+        `export const ${exportName(h.name)} = freeze((...args) => contract(${JSON.stringify(connector)}, ${JSON.stringify(h.name)}, args));`,
+    );
     modules.set(`trusted/${connector}/contracts`, `${head}const contract = host.contract;\n${lines.join("\n")}\n`);
   }
   return modules;

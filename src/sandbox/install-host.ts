@@ -46,7 +46,12 @@ function log(state: RunState, stream: LogLine["stream"], args: QuickJSHandle[]):
   const text = args.map((arg) => logText(state.bridge, arg)).join(" ");
   const bytes = Buffer.byteLength(text, "utf8") + 1;
   if (state.logBytes + bytes > state.limits.outputBytes) {
-    stop(state, limitExceeded("output", `the program's console output passed ${state.limits.outputBytes} bytes`, { output_bytes: state.limits.outputBytes }));
+    stop(
+      state,
+      limitExceeded("output", `the program's console output passed ${state.limits.outputBytes} bytes`, {
+        output_bytes: state.limits.outputBytes,
+      }),
+    );
     return;
   }
   state.logBytes += bytes;
@@ -62,7 +67,11 @@ const PARAM_TYPES: Record<string, (value: Json) => boolean> = {
 };
 
 function fitsParams(helper: ContractHelper, args: Json): args is Json[] {
-  return Array.isArray(args) && args.length === helper.params.length && helper.params.every((p, i) => PARAM_TYPES[p.type]?.(args[i]!) === true);
+  return (
+    Array.isArray(args) &&
+    args.length === helper.params.length &&
+    helper.params.every((p, i) => PARAM_TYPES[p.type]?.(args[i]!) === true)
+  );
 }
 
 /**
@@ -70,7 +79,12 @@ function fitsParams(helper: ContractHelper, args: Json): args is Json[] {
  * arguments of the declared types (a string where `string[]` is declared would be spread into
  * one element per character on the host).
  */
-function buildContract(state: RunState, connectorHandle: QuickJSHandle, nameHandle: QuickJSHandle, argsHandle: QuickJSHandle): QuickJSHandle | VmCallResult<QuickJSHandle> {
+function buildContract(
+  state: RunState,
+  connectorHandle: QuickJSHandle,
+  nameHandle: QuickJSHandle,
+  argsHandle: QuickJSHandle,
+): QuickJSHandle | VmCallResult<QuickJSHandle> {
   const { bridge } = state;
   const { vm } = bridge;
   const connector = vm.getString(connectorHandle);
@@ -79,7 +93,8 @@ function buildContract(state: RunState, connectorHandle: QuickJSHandle, nameHand
   try {
     const args = toJson(bridge, argsHandle);
     if (helper === undefined) throw new Error(`is not a contract helper of ${connector}`);
-    if (!fitsParams(helper, args)) throw new Error(`expects (${helper.params.map((p) => `${p.name}: ${p.type}`).join(", ")})`);
+    if (!fitsParams(helper, args))
+      throw new Error(`expects (${helper.params.map((p) => `${p.name}: ${p.type}`).join(", ")})`);
     return toVm(bridge, helper.build(...(args as never[])) as unknown as Json);
   } catch (err) {
     return { error: vmError(bridge, "TypeError", `${name}: ${(err as Error).message}`) };

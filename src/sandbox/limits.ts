@@ -30,10 +30,18 @@ export const STACK_BYTES = 128 * 1024;
 /** The limits of a run, refused with config_error unless each is a positive integer and the memory holds QuickJS. */
 export function checkLimits(limits: SandboxLimits): SandboxLimits {
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isSafeInteger(value) || value <= 0) throw new CountersignError("config_error", "sandbox", `sandbox limit ${name} must be a positive integer`, { details: { [name]: value } });
+    if (!Number.isSafeInteger(value) || value <= 0)
+      throw new CountersignError("config_error", "sandbox", `sandbox limit ${name} must be a positive integer`, {
+        details: { [name]: value },
+      });
   }
   if (limits.memoryBytes < MIN_MEMORY_BYTES) {
-    throw new CountersignError("config_error", "sandbox", `sandbox limit memoryBytes must be at least ${MIN_MEMORY_BYTES} (16 MiB)`, { details: { memoryBytes: limits.memoryBytes } });
+    throw new CountersignError(
+      "config_error",
+      "sandbox",
+      `sandbox limit memoryBytes must be at least ${MIN_MEMORY_BYTES} (16 MiB)`,
+      { details: { memoryBytes: limits.memoryBytes } },
+    );
   }
   return limits;
 }

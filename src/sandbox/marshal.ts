@@ -29,7 +29,9 @@ export type Reading = "data" | "call";
 /** A program value as JSON, by the serializer inside the VM (see realm-serializer.ts); NotPlainData when it is refused. */
 export function toJson(bridge: Bridge, handle: QuickJSHandle, reading: Reading = "data"): Json {
   const { vm } = bridge;
-  const result = vm.unwrapResult(vm.callFunction(bridge.serialize, vm.undefined, handle, reading === "call" ? vm.true : vm.false));
+  const result = vm.unwrapResult(
+    vm.callFunction(bridge.serialize, vm.undefined, handle, reading === "call" ? vm.true : vm.false),
+  );
   const answer = vm.getString(result);
   result.dispose();
   return fromSerialized(answer);

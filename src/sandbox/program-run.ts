@@ -46,7 +46,9 @@ export class ProgramRun {
     this.vm = realm.vm;
     this.limits = input.limits;
     const budget = new Budget(input.limits.cpuMs, input.wallDeadline, input.clock);
-    this.state = bindRealm(realm, { budget, limits: input.limits, send: input.send, wake: () => this.wake() }, () => this.interrupt());
+    this.state = bindRealm(realm, { budget, limits: input.limits, send: input.send, wake: () => this.wake() }, () =>
+      this.interrupt(),
+    );
   }
 
   /** The run's thread answered a trusted call. */
@@ -65,10 +67,17 @@ export class ProgramRun {
   private async run(): Promise<Omit<WorkerOutcome, "prepared">> {
     const { code, entry, wallDeadline } = this.input;
     try {
-      const wall = () => stop(this.state, limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }));
+      const wall = () =>
+        stop(
+          this.state,
+          limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }),
+        );
       this.timer = setTimeout(wall, Math.max(0, wallDeadline - clockNow()));
       const evaluated = this.enter(() => this.vm.evalCode(code, entry, { type: "module" }));
-      const module = "error" in evaluated && evaluated.error !== undefined ? { error: evaluated.error } : await this.settle(evaluated.value);
+      const module =
+        "error" in evaluated && evaluated.error !== undefined
+          ? { error: evaluated.error }
+          : await this.settle(evaluated.value);
       if (!("value" in module)) return this.finish(module);
       const main = await this.startMain(module.value);
       await this.drain();
@@ -94,7 +103,12 @@ export class ProgramRun {
     const exported = vm.getProp(namespace, "default");
     namespace.dispose();
     try {
-      if (state.runner === undefined) return { error: this.enter(() => vm.newError({ name: "TypeError", message: "the program does not import program from countersign" })) };
+      if (state.runner === undefined)
+        return {
+          error: this.enter(() =>
+            vm.newError({ name: "TypeError", message: "the program does not import program from countersign" }),
+          ),
+        };
       const started = this.enter(() => vm.callFunction(state.runner!, vm.undefined, exported));
       return started.error !== undefined ? { error: started.error } : await this.settle(started.value);
     } finally {
@@ -142,7 +156,11 @@ export class ProgramRun {
           // Only an uncatchable error escapes a job: an interrupt (already a limit) or the engine's own failure.
           const thrown = describeThrown(this.state.bridge, result.error);
           result.error.dispose();
-          stop(this.state, engineLimit(thrown) ?? new CountersignError("internal_error", "sandbox", `a job failed: ${thrown.name}: ${thrown.message}`));
+          stop(
+            this.state,
+            engineLimit(thrown) ??
+              new CountersignError("internal_error", "sandbox", `a job failed: ${thrown.name}: ${thrown.message}`),
+          );
         }
       }
       sendCalls(this.state); // a call refused here rejects at once: its handlers are jobs to run
@@ -151,12 +169,17 @@ export class ProgramRun {
 
   private finish(settled: Settled): Omit<WorkerOutcome, "prepared"> {
     const { state } = this;
-    const base = { unsent: [...state.waiting.map((call) => call.op), ...state.unsent], cpuMs: Math.round(state.budget.cpuMsSpent() * 1000) / 1000 };
+    const base = {
+      unsent: [...state.waiting.map((call) => call.op), ...state.unsent],
+      cpuMs: Math.round(state.budget.cpuMsSpent() * 1000) / 1000,
+    };
     if ("error" in settled) {
       const thrown = describeThrown(state.bridge, settled.error);
       settled.error.dispose();
       const limit = state.stopped ?? engineLimit(thrown);
-      return limit !== undefined ? { outcome: "limit", value: null, limit: errorData(limit), ...base } : { outcome: "threw", value: null, thrown, ...base };
+      return limit !== undefined
+        ? { outcome: "limit", value: null, limit: errorData(limit), ...base }
+        : { outcome: "threw", value: null, thrown, ...base };
     }
     if ("stopped" in settled || state.stopped !== undefined) {
       if ("value" in settled) settled.value.dispose();
@@ -165,11 +188,26 @@ export class ProgramRun {
     try {
       const value = toJson(state.bridge, settled.value);
       const bytes = Buffer.byteLength(JSON.stringify(value));
-      if (bytes > this.limits.valueBytes) return { outcome: "returned", value: null, valueDropped: { reason: "too_large", bytes, limit: this.limits.valueBytes }, ...base };
+      if (bytes > this.limits.valueBytes)
+        return {
+          outcome: "returned",
+          value: null,
+          valueDropped: { reason: "too_large", bytes, limit: this.limits.valueBytes },
+          ...base,
+        };
       return { outcome: "returned", value, ...base };
     } catch (err) {
       if (!(err instanceof NotPlainData)) throw err;
-      return { outcome: "returned", value: null, valueDropped: { reason: "not_plain_data", path: err.path === "" ? "$" : `$${err.path.startsWith("[") ? "" : "."}${err.path}`, why: err.reason }, ...base };
+      return {
+        outcome: "returned",
+        value: null,
+        valueDropped: {
+          reason: "not_plain_data",
+          path: err.path === "" ? "$" : `$${err.path.startsWith("[") ? "" : "."}${err.path}`,
+          why: err.reason,
+        },
+        ...base,
+      };
     } finally {
       settled.value.dispose();
     }
@@ -183,8 +221,18 @@ export class ProgramRun {
     const { state } = this;
     if (state.stopped !== undefined) return true;
     const over = state.budget.exhausted();
-    if (over === "cpu") stop(state, limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, { cpu_ms: this.limits.cpuMs }));
-    if (over === "wall") stop(state, limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }));
+    if (over === "cpu")
+      stop(
+        state,
+        limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, {
+          cpu_ms: this.limits.cpuMs,
+        }),
+      );
+    if (over === "wall")
+      stop(
+        state,
+        limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }),
+      );
     return over !== undefined;
   }
 

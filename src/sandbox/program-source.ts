@@ -32,9 +32,14 @@ const CACHED = 32;
 export function programSource(bytes: Uint8Array, sha256: string, entry: string): ProgramSource {
   const actual = createHash("sha256").update(bytes).digest("hex");
   if (actual !== sha256.toLowerCase()) {
-    throw new CountersignError("hash_mismatch", "sandbox", `${entry}: the program's bytes do not match the approved sha256`, {
-      details: { expected: sha256, actual },
-    });
+    throw new CountersignError(
+      "hash_mismatch",
+      "sandbox",
+      `${entry}: the program's bytes do not match the approved sha256`,
+      {
+        details: { expected: sha256, actual },
+      },
+    );
   }
   const cached = transpiled.get(actual);
   if (cached !== undefined) return cached;
@@ -46,12 +51,22 @@ export function programSource(bytes: Uint8Array, sha256: string, entry: string):
   }
   // Parsed as the analyzer parses it (a .ts file, never TSX), whatever the entry is called.
   const imports = new Set<string>();
-  const out = ts.transpileModule(text, { compilerOptions: OPTIONS, fileName: "program.ts", reportDiagnostics: true, transformers: { before: [collectImports(imports)] } });
+  const out = ts.transpileModule(text, {
+    compilerOptions: OPTIONS,
+    fileName: "program.ts",
+    reportDiagnostics: true,
+    transformers: { before: [collectImports(imports)] },
+  });
   const errors = (out.diagnostics ?? []).filter((d) => d.category === ts.DiagnosticCategory.Error);
   if (errors.length > 0) {
-    throw new CountersignError("analysis_rejected", "sandbox", `${entry} does not compile: ${ts.flattenDiagnosticMessageText(errors[0]!.messageText, "\n")}`, {
-      details: { errors: errors.length },
-    });
+    throw new CountersignError(
+      "analysis_rejected",
+      "sandbox",
+      `${entry} does not compile: ${ts.flattenDiagnosticMessageText(errors[0]!.messageText, "\n")}`,
+      {
+        details: { errors: errors.length },
+      },
+    );
   }
   const program = { code: out.outputText, imports };
   if (transpiled.size >= CACHED) transpiled.delete(transpiled.keys().next().value!);
@@ -63,7 +78,8 @@ export function programSource(bytes: Uint8Array, sha256: string, entry: string):
 function collectImports(into: Set<string>): ts.TransformerFactory<ts.SourceFile> {
   return () => (file) => {
     for (const statement of file.statements) {
-      const specifier = ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) ? statement.moduleSpecifier : undefined;
+      const specifier =
+        ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) ? statement.moduleSpecifier : undefined;
       if (specifier !== undefined && ts.isStringLiteral(specifier)) into.add(specifier.text);
     }
     return file;

@@ -1,7 +1,11 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
-import { QuickJSWASMModule, type EmscriptenModuleLoaderOptions, type QuickJSSyncVariant } from "quickjs-emscripten-core";
+import {
+  QuickJSWASMModule,
+  type EmscriptenModuleLoaderOptions,
+  type QuickJSSyncVariant,
+} from "quickjs-emscripten-core";
 
 const PAGE = 64 * 1024;
 /** The QuickJS build declares 16 MiB of initial memory; an instance cannot start with less. */
@@ -33,7 +37,8 @@ interface Parts {
 /** The loader export, however many `default` layers the module system wrapped it in. */
 function loaderOf(value: unknown): Loader {
   let current = value;
-  while (typeof current !== "function" && typeof current === "object" && current !== null && "default" in current) current = current.default;
+  while (typeof current !== "function" && typeof current === "object" && current !== null && "default" in current)
+    current = current.default;
   return current as Loader;
 }
 let parts: Promise<Parts> | undefined;
@@ -45,7 +50,9 @@ let parts: Promise<Parts> | undefined;
 function sharedParts(): Promise<Parts> {
   parts ??= Promise.all([RELEASE_SYNC.importModuleLoader(), RELEASE_SYNC.importFFI()]).then(([loader, FFI]) => ({
     load: loaderOf(loader),
-    compiled: new wasm.Module(readFileSync(createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm"))),
+    compiled: new wasm.Module(
+      readFileSync(createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm")),
+    ),
     FFI,
   }));
   return parts;

@@ -41,7 +41,8 @@ export function makeBridge(hostGlobal: string, serialize: Serialize): BridgeFunc
   const makeError = (name: string, message: string, errorClass?: string): Error => {
     const error = new Error_(message);
     defineProperty(error, "name", { value: name, writable: true, enumerable: false, configurable: true });
-    if (errorClass !== undefined) defineProperty(error, "class", { value: errorClass, writable: true, enumerable: true, configurable: true });
+    if (errorClass !== undefined)
+      defineProperty(error, "class", { value: errorClass, writable: true, enumerable: true, configurable: true });
     return error;
   };
   const pending: ([(value: unknown) => void, (error: Error) => void] | undefined)[] = [];

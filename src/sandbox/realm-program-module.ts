@@ -18,7 +18,10 @@ interface ProgramSpec {
  * export, which must be what `program` returned. Exports are frozen arrow functions: no
  * prototype, no properties to change.
  */
-export function programModule(hostGlobal: string, fromHandleOp: string): { program: (spec: ProgramSpec) => unknown; fromHandle: (id: unknown) => Promise<unknown> } {
+export function programModule(
+  hostGlobal: string,
+  fromHandleOp: string,
+): { program: (spec: ProgramSpec) => unknown; fromHandle: (id: unknown) => Promise<unknown> } {
   const host = (globalThis as unknown as Record<string, HostObject>)[hostGlobal] as HostObject;
   const freeze = Object.freeze;
   const TypeError_ = TypeError;
@@ -34,9 +37,12 @@ export function programModule(hostGlobal: string, fromHandleOp: string): { progr
   });
   const invoke = host.call;
   const fromHandle = freeze((id: unknown) => invoke(fromHandleOp, { id }));
-  host.register(freeze((value: unknown) => {
-    if (main === undefined || value !== exported) throw new TypeError_("the default export must be the value of program(...)");
-    return main();
-  }));
+  host.register(
+    freeze((value: unknown) => {
+      if (main === undefined || value !== exported)
+        throw new TypeError_("the default export must be the value of program(...)");
+      return main();
+    }),
+  );
   return { program, fromHandle };
 }

@@ -33,12 +33,13 @@ export function makeSerializer(limits: SerializerLimits): Serialize {
   // A string as JSON text: in quotes as it is when nothing in it needs escaping (what stringify
   // writes then, without its cost: a few µs a string in QuickJS), else by stringify. Surrogates go
   // to stringify too: a lone one would not survive the UTF-8 crossing to the host unescaped.
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON must escape
   const needsEscape = RegExp.prototype.test.bind(/["\\\u0000-\u001f\ud800-\udfff]/);
   const quote = (s: string): string => (needsEscape(s) ? stringify(s) : '"' + s + '"');
   const objectPrototype = Object.prototype;
   const arrayPrototype = Array.prototype;
-  const MAX_DEPTH = limits.maxDepth, MAX_NODES = limits.maxNodes, MAX_TEXT = limits.maxText;
+  const MAX_DEPTH = limits.maxDepth,
+    MAX_NODES = limits.maxNodes,
+    MAX_TEXT = limits.maxText;
   // One walk at a time (it never runs program code, so nothing can start another): its state lives
   // here, and the helpers are made once (QuickJS makes closures slowly).
   let nodes: number, text: number, refusal: string | undefined, ancestors: object[], call: boolean;
@@ -61,19 +62,34 @@ export function makeSerializer(limits: SerializerLimits): Serialize {
   // A list element: for a call, a hole or undefined is refused, never sent as a null the program did not write.
   const element = (list: object, i: number, path: string): string | undefined => {
     const item = field(list, i, path);
-    return call && item === undefined && refusal === undefined ? refuse(path, "is undefined or a hole (a missing element), which is not data") : item;
+    return call && item === undefined && refusal === undefined
+      ? refuse(path, "is undefined or a hole (a missing element), which is not data")
+      : item;
   };
   const walk = (value: unknown, path: string): string | undefined => {
     if (refusal !== undefined) return undefined;
     if (++nodes > MAX_NODES) return refuse(path, "has more than " + MAX_NODES + " parts");
     switch (typeof value) {
-      case "undefined": return undefined;
-      case "boolean": return value ? "true" : "false";
-      // biome-ignore lint/suspicious/noSelfCompare: NaN is the one value unequal to itself
-      case "number": return isFinite(value) ? "" + value : refuse(path, "is " + (value !== value ? "NaN" : value > 0 ? "Infinity" : "-Infinity") + ", which is not JSON");
-      case "string": return count(value, path);
-      case "object": break;
-      default: return refuse(path, "is a " + typeof value + ", which is not plain data");
+      case "undefined":
+        return undefined;
+      case "boolean":
+        return value ? "true" : "false";
+      case "number":
+        return isFinite(value)
+          ? "" + value
+          : refuse(
+              path,
+              "is " +
+                // biome-ignore lint/suspicious/noSelfCompare: NaN is the one value unequal to itself
+                (value !== value ? "NaN" : value > 0 ? "Infinity" : "-Infinity") +
+                ", which is not JSON",
+            );
+      case "string":
+        return count(value, path);
+      case "object":
+        break;
+      default:
+        return refuse(path, "is a " + typeof value + ", which is not plain data");
     }
     if (value === null) return "null";
     const depth = ancestors.length;

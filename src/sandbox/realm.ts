@@ -36,7 +36,9 @@ export async function buildRealm(api: SandboxApi, imports: ReadonlySet<string>, 
   const runtime = instance.module.newRuntime();
   runtime.setMemoryLimit(limits.memoryBytes);
   runtime.setMaxStackSize(STACK_BYTES);
-  runtime.setModuleLoader((name) => ({ error: new Error(`module "${name}" is not available: a program imports only countersign and trusted/*`) }));
+  runtime.setModuleLoader((name) => ({
+    error: new Error(`module "${name}" is not available: a program imports only countersign and trusted/*`),
+  }));
   const vm = runtime.newContext();
   const state: RunState = {
     bridge: undefined as unknown as Bridge, // below, once the host functions it reads exist
@@ -69,7 +71,11 @@ export async function buildRealm(api: SandboxApi, imports: ReadonlySet<string>, 
 }
 
 /** Give the realm its run: the run's budget, limits, messages out and wake-up, and the interrupt handler that reads the budget. */
-export function bindRealm(realm: Realm, run: Pick<RunState, "budget" | "limits" | "send" | "wake">, interrupt: () => boolean): RunState {
+export function bindRealm(
+  realm: Realm,
+  run: Pick<RunState, "budget" | "limits" | "send" | "wake">,
+  interrupt: () => boolean,
+): RunState {
   Object.assign(realm.state, run);
   limitCalls(realm.state.bridge, run.limits.maxCalls);
   realm.runtime.setInterruptHandler(interrupt);

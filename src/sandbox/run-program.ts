@@ -8,7 +8,14 @@ import { fromSerialized, NotPlainData } from "./marshal.js";
 import { programSource } from "./program-source.js";
 import { limitExceeded, type CallRecord, type Invoke, type LogLine } from "./run-state.js";
 import { giveBack, takeThread, type SandboxThread } from "./sandbox-thread.js";
-import { apiData, fromErrorData, type FromWorker, type RealmSpec, type ValueDropped, type WorkerOutcome } from "./worker-protocol.js";
+import {
+  apiData,
+  fromErrorData,
+  type FromWorker,
+  type RealmSpec,
+  type ValueDropped,
+  type WorkerOutcome,
+} from "./worker-protocol.js";
 
 export interface RunRequest {
   source: Uint8Array; // the program's bytes, exactly as submitted
@@ -76,7 +83,11 @@ export async function runProgram(request: RunRequest): Promise<RunResult> {
     await thread.ready;
   } catch (err) {
     thread.terminate();
-    throw new CountersignError("internal_error", "sandbox", `the sandbox thread did not start: ${(err as Error).message}`);
+    throw new CountersignError(
+      "internal_error",
+      "sandbox",
+      `the sandbox thread did not start: ${(err as Error).message}`,
+    );
   }
   return new HostRun(thread, request, limits).start(spec, program.code);
 }
@@ -120,7 +131,14 @@ class HostRun {
       return result;
     }
     this.wallDeadline = clockNow() + this.limits.wallMs;
-    this.thread.post({ type: "run", spec, code, entry: this.request.entry, wallDeadline: this.wallDeadline, clock: this.clock });
+    this.thread.post({
+      type: "run",
+      spec,
+      code,
+      entry: this.request.entry,
+      wallDeadline: this.wallDeadline,
+      clock: this.clock,
+    });
     this.watch();
     return result;
   }
@@ -149,14 +167,27 @@ class HostRun {
     const record = this.record(op);
     if (id !== this.made - 1 || id >= this.limits.maxCalls) {
       // The sandbox thread sends calls in order and none past the limit: anything else is ours to stop.
-      return this.kill(new CountersignError("internal_error", "sandbox", `${op}: call ${id} arrived out of order or past the call limit`));
+      return this.kill(
+        new CountersignError(
+          "internal_error",
+          "sandbox",
+          `${op}: call ${id} arrived out of order or past the call limit`,
+        ),
+      );
     }
     let args: Record<string, Json>;
     try {
       args = callArguments(fromSerialized(text));
     } catch (err) {
       if (!(err instanceof NotPlainData)) throw err;
-      return this.answer(id, record, { error: new CountersignError("grant_violation", "sandbox", `${op}: the arguments are not plain data: ${err.message}`, { details: { path: err.path } }) });
+      return this.answer(id, record, {
+        error: new CountersignError(
+          "grant_violation",
+          "sandbox",
+          `${op}: the arguments are not plain data: ${err.message}`,
+          { details: { path: err.path } },
+        ),
+      });
     }
     let pending: Promise<Json>;
     try {
@@ -173,8 +204,21 @@ class HostRun {
   /** What fromHandle resolves to: the caller's held value for a well-formed id. */
   private heldValue(args: Record<string, Json>): Promise<Json> {
     const { id } = args;
-    if (!HandleId.safeParse(id).success) return Promise.reject(new CountersignError("usage_error", "sandbox", "fromHandle: the id must be a handle id such as h_abc, from an earlier run's value", { details: { reason: "unknown_handle" } }));
-    if (this.request.readHandle === undefined) return Promise.reject(new CountersignError("usage_error", "sandbox", `fromHandle: no held values are available to this run`, { details: { reason: "unknown_handle", handle: id } }));
+    if (!HandleId.safeParse(id).success)
+      return Promise.reject(
+        new CountersignError(
+          "usage_error",
+          "sandbox",
+          "fromHandle: the id must be a handle id such as h_abc, from an earlier run's value",
+          { details: { reason: "unknown_handle" } },
+        ),
+      );
+    if (this.request.readHandle === undefined)
+      return Promise.reject(
+        new CountersignError("usage_error", "sandbox", `fromHandle: no held values are available to this run`, {
+          details: { reason: "unknown_handle", handle: id },
+        }),
+      );
     return this.request.readHandle(id as string);
   }
 
@@ -201,12 +245,19 @@ class HostRun {
       return;
     }
     const failure = this.fail(record, outcome.error);
-    this.thread.post({ type: "settle", id, error: { name: "CountersignError", message: failure.message, class: failure.class } });
+    this.thread.post({
+      type: "settle",
+      id,
+      error: { name: "CountersignError", message: failure.message, class: failure.class },
+    });
   }
 
   /** Record a failed call and count a refusal. A host error that is not ours reaches the program without its details. */
   private fail(record: CallRecord, error: unknown): CountersignError {
-    const known = error instanceof CountersignError ? error : new CountersignError("internal_error", "sandbox", `${record.op}: the host failed to make the call`);
+    const known =
+      error instanceof CountersignError
+        ? error
+        : new CountersignError("internal_error", "sandbox", `${record.op}: the host failed to make the call`);
     record.status = REFUSALS.has(known.class) ? "refused" : "failed";
     record.error = { class: known.class, message: clip(known.message) };
     if (record.status === "refused") this.refused++;
@@ -236,7 +287,13 @@ class HostRun {
   private kill(limit: CountersignError): void {
     if (this.ended) return;
     this.end(true);
-    this.resolve({ outcome: "limit", value: null, limit, ...this.kept(cpuSpent(this.time, clockNow())), preparedRealm: false });
+    this.resolve({
+      outcome: "limit",
+      value: null,
+      limit,
+      ...this.kept(cpuSpent(this.time, clockNow())),
+      preparedRealm: false,
+    });
   }
 
   /** The sandbox thread ended on its own: out of heap, or crashed. */
@@ -257,10 +314,25 @@ class HostRun {
     const cpuLeft = this.limits.cpuMs - cpuSpent(this.time, now);
     const wallLeft = this.wallDeadline - now;
     // `terminated`: the sandbox thread was stopped from here (it did not stop the run itself).
-    if (cpuLeft < -GRACE_MS) return this.kill(limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, { cpu_ms: this.limits.cpuMs, terminated: true }));
-    if (wallLeft < -GRACE_MS) return this.kill(limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs, terminated: true }));
+    if (cpuLeft < -GRACE_MS)
+      return this.kill(
+        limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, {
+          cpu_ms: this.limits.cpuMs,
+          terminated: true,
+        }),
+      );
+    if (wallLeft < -GRACE_MS)
+      return this.kill(
+        limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, {
+          wall_ms: this.limits.wallMs,
+          terminated: true,
+        }),
+      );
     // CPU time cannot pass faster than wall time: neither limit can be passed before this fires.
-    this.timer = setTimeout(() => this.watch(), Math.min(LONGEST_TIMER, Math.max(1, Math.min(cpuLeft, wallLeft) + GRACE_MS + 1)));
+    this.timer = setTimeout(
+      () => this.watch(),
+      Math.min(LONGEST_TIMER, Math.max(1, Math.min(cpuLeft, wallLeft) + GRACE_MS + 1)),
+    );
   }
 
   private end(terminate: boolean): void {
@@ -271,7 +343,13 @@ class HostRun {
   }
 
   private kept(cpuMs: number): Pick<RunResult, "calls" | "callsOmitted" | "refused" | "logs" | "cpuMs"> {
-    return { calls: this.calls, callsOmitted: this.callsOmitted, refused: this.refused, logs: this.logs, cpuMs: Math.round(cpuMs * 1000) / 1000 };
+    return {
+      calls: this.calls,
+      callsOmitted: this.callsOmitted,
+      refused: this.refused,
+      logs: this.logs,
+      cpuMs: Math.round(cpuMs * 1000) / 1000,
+    };
   }
 }
 
@@ -282,6 +360,7 @@ function clip(text: string): string {
 /** A trusted function takes one object of named arguments (or none). */
 function callArguments(value: Json): Record<string, Json> {
   if (value === null) return {};
-  if (typeof value !== "object" || Array.isArray(value)) throw new NotPlainData("", "must be an object of named arguments");
+  if (typeof value !== "object" || Array.isArray(value))
+    throw new NotPlainData("", "must be an object of named arguments");
   return value;
 }

@@ -67,6 +67,7 @@ export function stop(state: RunState, error: CountersignError): void {
 export function engineLimit(thrown: Thrown): CountersignError | undefined {
   if (!["InternalError", "RangeError", "SyntaxError"].includes(thrown.name)) return undefined;
   if (thrown.message === "out of memory") return limitExceeded("memory", "the program ran out of memory");
-  if (thrown.message === "stack overflow" || thrown.message === "Maximum call stack size exceeded") return limitExceeded("stack", "the program nested calls too deeply (stack overflow)");
+  if (thrown.message === "stack overflow" || thrown.message === "Maximum call stack size exceeded")
+    return limitExceeded("stack", "the program nested calls too deeply (stack overflow)");
   return undefined;
 }

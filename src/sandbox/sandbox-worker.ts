@@ -55,16 +55,29 @@ async function run(message: Extract<ToWorker, { type: "run" }>): Promise<void> {
   try {
     realm = await realmFor(message.spec);
   } catch (err) {
-    const error = err instanceof CountersignError ? err : new CountersignError("internal_error", "sandbox", `the sandbox failed to start: ${(err as Error).message}`);
+    const error =
+      err instanceof CountersignError
+        ? err
+        : new CountersignError("internal_error", "sandbox", `the sandbox failed to start: ${(err as Error).message}`);
     send({ type: "failed", error: errorData(error) });
     return;
   }
   const { code, entry, wallDeadline, spec } = message;
-  current = new ProgramRun(realm.realm, { code, entry, limits: spec.limits, wallDeadline, clock: new Float64Array(message.clock), send });
+  current = new ProgramRun(realm.realm, {
+    code,
+    entry,
+    limits: spec.limits,
+    wallDeadline,
+    clock: new Float64Array(message.clock),
+    send,
+  });
   try {
     send({ type: "done", result: { ...(await current.execute()), prepared: realm.prepared } });
   } catch (err) {
-    const error = err instanceof CountersignError ? err : new CountersignError("internal_error", "sandbox", `the run failed: ${(err as Error).message}`);
+    const error =
+      err instanceof CountersignError
+        ? err
+        : new CountersignError("internal_error", "sandbox", `the run failed: ${(err as Error).message}`);
     send({ type: "failed", error: errorData(error) });
   } finally {
     current = undefined;

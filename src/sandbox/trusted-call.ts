@@ -30,13 +30,22 @@ export const MAX_INFLIGHT_CHARS = 4 * MARSHAL_LIMITS.maxChars;
 function sendCall(state: RunState, call: QueuedCall): void {
   const { id, op } = call;
   if (id !== state.sent + state.unsent.length) {
-    stop(state, new CountersignError("internal_error", "sandbox", `${op}: call ${id} arrived as call ${state.sent + state.unsent.length}`));
+    stop(
+      state,
+      new CountersignError(
+        "internal_error",
+        "sandbox",
+        `${op}: call ${id} arrived as call ${state.sent + state.unsent.length}`,
+      ),
+    );
   } else if (id >= state.limits.maxCalls) {
     callLimit(state);
   }
   if (state.stopped !== undefined) {
     state.unsent.push(op);
-    settle(state, id, { error: { name: "CountersignError", message: state.stopped.message, class: state.stopped.class } });
+    settle(state, id, {
+      error: { name: "CountersignError", message: state.stopped.message, class: state.stopped.class },
+    });
     return;
   }
   state.sent++;
@@ -59,11 +68,20 @@ function sendWaiting(state: RunState): void {
 
 /** The program made more trusted calls than the run allows: the run stops. */
 export function callLimit(state: RunState): void {
-  stop(state, limitExceeded("calls", `the program made more than ${state.limits.maxCalls} trusted calls`, { max_calls: state.limits.maxCalls }));
+  stop(
+    state,
+    limitExceeded("calls", `the program made more than ${state.limits.maxCalls} trusted calls`, {
+      max_calls: state.limits.maxCalls,
+    }),
+  );
 }
 
 /** The run's thread answered trusted call `id`: the program's promise settles with it. */
-export function settleFromHost(state: RunState, id: number, outcome: { json: string } | { error: { name: string; message: string; class: ErrorClass } }): void {
+export function settleFromHost(
+  state: RunState,
+  id: number,
+  outcome: { json: string } | { error: { name: string; message: string; class: ErrorClass } },
+): void {
   const chars = state.sentChars.get(id);
   if (chars === undefined) return; // not a call in flight: nothing to settle
   state.sentChars.delete(id);
@@ -72,15 +90,32 @@ export function settleFromHost(state: RunState, id: number, outcome: { json: str
   sendWaiting(state);
 }
 
-function settle(state: RunState, id: number, outcome: { json: string } | { error: { name: string; message: string; class: ErrorClass } }): void {
+function settle(
+  state: RunState,
+  id: number,
+  outcome: { json: string } | { error: { name: string; message: string; class: ErrorClass } },
+): void {
   if (state.closed) return; // the run is over: its VM is gone
   state.inflight.delete(id);
   const { bridge, budget } = state;
   try {
-    budget.inVm(() => settleCall(bridge, id, "json" in outcome ? outcome : { name: outcome.error.name, message: outcome.error.message, errorClass: outcome.error.class }));
+    budget.inVm(() =>
+      settleCall(
+        bridge,
+        id,
+        "json" in outcome
+          ? outcome
+          : { name: outcome.error.name, message: outcome.error.message, errorClass: outcome.error.class },
+      ),
+    );
   } catch (err) {
     // Only the engine fails here (the result does not fit in the program's memory).
-    stop(state, limitExceeded("memory", `call ${id}: the result does not fit in the program's memory`, { cause: (err as Error).message }));
+    stop(
+      state,
+      limitExceeded("memory", `call ${id}: the result does not fit in the program's memory`, {
+        cause: (err as Error).message,
+      }),
+    );
   }
   state.wake();
 }

@@ -42,7 +42,9 @@ export interface ErrorData {
  * (`bytes` its size), or not plain data (`path` and `why` say where and what). The run's outcome
  * stays what it was: its effects happened.
  */
-export type ValueDropped = { reason: "too_large"; bytes: number; limit: number } | { reason: "not_plain_data"; path: string; why: string };
+export type ValueDropped =
+  | { reason: "too_large"; bytes: number; limit: number }
+  | { reason: "not_plain_data"; path: string; why: string };
 
 /** How the run ended inside the sandbox thread. */
 export interface WorkerOutcome {
@@ -66,7 +68,12 @@ export type FromWorker =
 export function apiData(api: SandboxApi): ApiData {
   const contracts = Object.keys(api.contracts);
   for (const name of contracts) {
-    if (api.contracts[name] !== contractsByConnector[name]) throw new CountersignError("internal_error", "sandbox", `the contract helpers of ${name} are not trusted/contracts' own`);
+    if (api.contracts[name] !== contractsByConnector[name])
+      throw new CountersignError(
+        "internal_error",
+        "sandbox",
+        `the contract helpers of ${name} are not trusted/contracts' own`,
+      );
   }
   return { actions: api.actions, contracts };
 }
@@ -76,7 +83,12 @@ export function errorData(err: CountersignError): ErrorData {
 }
 
 export function fromErrorData(data: ErrorData): CountersignError {
-  return new CountersignError(data.class, "sandbox", data.message, data.details === undefined ? {} : { details: data.details });
+  return new CountersignError(
+    data.class,
+    "sandbox",
+    data.message,
+    data.details === undefined ? {} : { details: data.details },
+  );
 }
 
 /** One string naming what a realm is built for. */

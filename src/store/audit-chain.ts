@@ -34,7 +34,12 @@ export function canonicalDetails(details: Record<string, Json>): string {
   let previous: string | undefined;
   for (const key of Object.keys(details)) {
     const value = details[key];
-    if ((previous !== undefined && key <= previous) || value === undefined || (value !== null && typeof value === "object")) return canonicalJson(details);
+    if (
+      (previous !== undefined && key <= previous) ||
+      value === undefined ||
+      (value !== null && typeof value === "object")
+    )
+      return canonicalJson(details);
     previous = key;
   }
   return JSON.stringify(details);
@@ -72,13 +77,20 @@ export interface VerifyChainOptions {
  * hashes recomputed, or one cut off with the head moved back.
  * Works on the store's rows and on an exported JSONL file alike.
  */
-export async function verifyChain(entries: Iterable<unknown> | AsyncIterable<unknown>, options: VerifyChainOptions = {}): Promise<AuditVerification> {
+export async function verifyChain(
+  entries: Iterable<unknown> | AsyncIterable<unknown>,
+  options: VerifyChainOptions = {},
+): Promise<AuditVerification> {
   const { head, checkpoints = [] } = options;
   let count = 0;
   let prev = options.from ?? { id: 0, hash: GENESIS_HASH };
   const held = [...checkpoints].sort((a, b) => a.size - b.size);
   let next = 0; // the first checkpoint not yet reached
-  const broken = (broken_id: number, reason: Extract<AuditVerification, { ok: false }>["reason"], message: string): AuditVerification => ({
+  const broken = (
+    broken_id: number,
+    reason: Extract<AuditVerification, { ok: false }>["reason"],
+    message: string,
+  ): AuditVerification => ({
     ok: false,
     entries: count,
     broken_id,
@@ -90,12 +102,23 @@ export async function verifyChain(entries: Iterable<unknown> | AsyncIterable<unk
     const parsed = AuditEntry.safeParse(raw);
     if (!parsed.success) {
       const id = (raw as { id?: unknown } | null)?.id;
-      return broken(typeof id === "number" ? id : expectedId, "malformed", `audit entry ${typeof id === "number" ? id : expectedId} is not a well-formed entry`);
+      return broken(
+        typeof id === "number" ? id : expectedId,
+        "malformed",
+        `audit entry ${typeof id === "number" ? id : expectedId} is not a well-formed entry`,
+      );
     }
     const entry = parsed.data;
-    if (entry.id !== expectedId) return broken(expectedId, "id_gap", `audit entry ${expectedId} is missing (the next one is ${entry.id})`);
-    if (entry.prev_hash !== prev.hash) return broken(entry.id, "prev_hash_mismatch", `audit entry ${entry.id} does not link to entry ${prev.id}`);
-    if (entryHash(entry) !== entry.hash) return broken(entry.id, "hash_mismatch", `audit entry ${entry.id} was changed: its hash does not match its contents`);
+    if (entry.id !== expectedId)
+      return broken(expectedId, "id_gap", `audit entry ${expectedId} is missing (the next one is ${entry.id})`);
+    if (entry.prev_hash !== prev.hash)
+      return broken(entry.id, "prev_hash_mismatch", `audit entry ${entry.id} does not link to entry ${prev.id}`);
+    if (entryHash(entry) !== entry.hash)
+      return broken(
+        entry.id,
+        "hash_mismatch",
+        `audit entry ${entry.id} was changed: its hash does not match its contents`,
+      );
     for (; next < held.length && held[next]!.size === entry.id; next++) {
       const checkpoint = held[next]!;
       if (checkpoint.head !== entry.hash) {
@@ -119,9 +142,14 @@ export async function verifyChain(entries: Iterable<unknown> | AsyncIterable<unk
     );
   }
   if (head !== undefined) {
-    if (head.id > prev.id) return broken(prev.id + 1, "id_gap", `audit entries ${prev.id + 1} to ${head.id} are missing`);
+    if (head.id > prev.id)
+      return broken(prev.id + 1, "id_gap", `audit entries ${prev.id + 1} to ${head.id} are missing`);
     if (head.id < prev.id || head.hash !== prev.hash) {
-      return broken(prev.id, "head_mismatch", `the chain head (entry ${head.id}) does not match the last entry ${prev.id}`);
+      return broken(
+        prev.id,
+        "head_mismatch",
+        `the chain head (entry ${head.id}) does not match the last entry ${prev.id}`,
+      );
     }
   }
   return { ok: true, entries: count, head: prev.hash };

@@ -11,10 +11,20 @@ export async function recordAudit(ctx: StoreContext, raw: ExternalAudit): Promis
   const input = parseInput(ExternalAudit, raw, "audit entry");
   return change(ctx, (c) => {
     if (input.type === "preview_shown") {
-      return c.audit({ type: input.type, request_id: input.request_id, actor: input.actor, details: { preview_sha256: input.preview_sha256 } });
+      return c.audit({
+        type: input.type,
+        request_id: input.request_id,
+        actor: input.actor,
+        details: { preview_sha256: input.preview_sha256 },
+      });
     }
     if (input.type === "receipt_refused") {
-      return c.audit({ type: input.type, request_id: input.request_id, actor: input.actor, details: { reason: input.reason } });
+      return c.audit({
+        type: input.type,
+        request_id: input.request_id,
+        actor: input.actor,
+        details: { reason: input.reason },
+      });
     }
     const { type, actor, ...details } = input;
     return c.audit({ type, request_id: null, actor, details });
@@ -41,7 +51,10 @@ export async function chainHead(ctx: StoreContext): Promise<{ id: number; hash: 
 export async function* rows(ctx: StoreContext, upTo: number, from = 0): AsyncGenerator<Record<string, unknown>> {
   for (let after = from; after < upTo; ) {
     const page = await ctx.driver.read((q) =>
-      q.all("SELECT id, at, type, request_id, actor, details, prev_hash, hash FROM audit WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", [after, upTo, PAGE]),
+      q.all(
+        "SELECT id, at, type, request_id, actor, details, prev_hash, hash FROM audit WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
+        [after, upTo, PAGE],
+      ),
     );
     if (page.length === 0) return;
     for (const row of page) yield entryFromRow(row);
@@ -53,7 +66,10 @@ export async function* rows(ctx: StoreContext, upTo: number, from = 0): AsyncGen
  * `audit verify`: recompute the chain as far as the head when the check began, and name the first
  * broken entry; the chain must hold every one of `checkpoints` (signed heads, already verified).
  */
-export async function verifyAuditChain(ctx: StoreContext, checkpoints: readonly HeadToHold[] = []): Promise<AuditVerification> {
+export async function verifyAuditChain(
+  ctx: StoreContext,
+  checkpoints: readonly HeadToHold[] = [],
+): Promise<AuditVerification> {
   const head = await chainHead(ctx);
   return verifyChain(rows(ctx, head.id), { head, checkpoints });
 }

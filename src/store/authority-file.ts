@@ -18,7 +18,11 @@ export function writeLocalAuthority(home: string, options: { url?: string } = {}
   const file = authorityPath(home);
   const current = existsSync(file) ? readAuthorityFile(file) : undefined;
   const url = options.url ?? current?.url;
-  const next: AuthorityFile = { issuer: current?.issuer ?? LOCAL_ISSUER, jwks_path: relative(home, jwksPath(home)), ...(url === undefined ? {} : { url }) };
+  const next: AuthorityFile = {
+    issuer: current?.issuer ?? LOCAL_ISSUER,
+    jwks_path: relative(home, jwksPath(home)),
+    ...(url === undefined ? {} : { url }),
+  };
   const text = JSON.stringify(next, null, 2) + "\n";
   if (!existsSync(file) || readFileSync(file, "utf8") !== text) writeFileAtomic(file, text, 0o644);
   return next;
@@ -28,7 +32,12 @@ export function writeLocalAuthority(home: string, options: { url?: string } = {}
 export function loadLocalAuthority(home: string): { issuer: string; jwks: Jwks } {
   const file = authorityPath(home);
   if (!existsSync(file)) {
-    throw new CountersignError("config_error", "receipt", `no ${file}: run \`countersign keys list\` to create the local authority, or pass --jwks and --issuer`, { details: { file } });
+    throw new CountersignError(
+      "config_error",
+      "receipt",
+      `no ${file}: run \`countersign keys list\` to create the local authority, or pass --jwks and --issuer`,
+      { details: { file } },
+    );
   }
   const authority = readAuthorityFile(file);
   if (authority.jwks !== undefined) return { issuer: authority.issuer, jwks: authority.jwks };
@@ -44,6 +53,8 @@ function parseFile<T>(file: string, schema: { parse(v: unknown): T }, what: stri
   try {
     return schema.parse(JSON.parse(readFileSync(file, "utf8")));
   } catch (err) {
-    throw new CountersignError("config_error", "receipt", `${file} is not a valid ${what}: ${describeIssues(err)}`, { details: { file } });
+    throw new CountersignError("config_error", "receipt", `${file} is not a valid ${what}: ${describeIssues(err)}`, {
+      details: { file },
+    });
   }
 }

@@ -37,7 +37,10 @@ export interface ChangeOptions extends WriteOptions {
 }
 
 /** The JWS of a checkpoint of the chain: `size` entries, the last with hash `head`, at `at` (ms). */
-export type CheckpointSigner = { kid: string; sign: (checkpoint: { size: number; head: string; at: number }) => string };
+export type CheckpointSigner = {
+  kid: string;
+  sign: (checkpoint: { size: number; head: string; at: number }) => string;
+};
 
 /** The SQLSTATE of a change built on a chain head that another change has moved since (its function is in migrations.ts). */
 export const HEAD_MOVED = "CS001";
@@ -83,9 +86,30 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
         // The details are stored as the canonical text the hash covers: one serialization per entry.
         const details = canonicalDetails(input.details);
         const id = at.id + 1;
-        const hash = entryHashOf({ id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, prev_hash: at.hash }, details);
-        const entry: AuditEntry = { id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, details: input.details, prev_hash: at.hash, hash };
-        entries.push([entry.id, entry.at, entry.type, entry.request_id, entry.actor, details, entry.prev_hash, entry.hash]);
+        const hash = entryHashOf(
+          { id, at: now, type: input.type, request_id: input.request_id, actor: input.actor, prev_hash: at.hash },
+          details,
+        );
+        const entry: AuditEntry = {
+          id,
+          at: now,
+          type: input.type,
+          request_id: input.request_id,
+          actor: input.actor,
+          details: input.details,
+          prev_hash: at.hash,
+          hash,
+        };
+        entries.push([
+          entry.id,
+          entry.at,
+          entry.type,
+          entry.request_id,
+          entry.actor,
+          details,
+          entry.prev_hash,
+          entry.hash,
+        ]);
         at.id = entry.id;
         at.hash = entry.hash;
         return entry;
@@ -102,8 +126,12 @@ export function change<T>(ctx: StoreContext, fn: (c: Change) => Promise<T>, opti
       tx.insert("audit (id, at, type, request_id, actor, details, prev_hash, hash)", entries),
       tx.insert("events (id, type, request_id, status, at)", events),
       // the head moves once per transaction, to the last entry it appended
-      last.id === last.start ? undefined : tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [last.id, last.hash]),
-      options.checkpoint === undefined || last.id === last.start ? undefined : recordCheckpointIn(tx, options.checkpoint, { size: last.id, head: last.hash, at: now }),
+      last.id === last.start
+        ? undefined
+        : tx.run("UPDATE audit_head SET last_id = ?, last_hash = ? WHERE one = 1", [last.id, last.hash]),
+      options.checkpoint === undefined || last.id === last.start
+        ? undefined
+        : recordCheckpointIn(tx, options.checkpoint, { size: last.id, head: last.hash, at: now }),
       events.length > 0 ? tx.notify() : undefined,
     );
     return result;
@@ -140,12 +168,13 @@ function expectHead(tx: Tx, expected: ChainHead): Promise<HeadInProgress> {
   return Promise.resolve({ start: expected.id, ...expected });
 }
 
-function recordCheckpointIn(tx: Tx, signer: CheckpointSigner, checkpoint: { size: number; head: string; at: number }): Promise<number> {
-  return tx.run("INSERT INTO audit_checkpoints (size, kid, head, at, jws) VALUES (?, ?, ?, ?, ?) ON CONFLICT (size, kid) DO NOTHING", [
-    checkpoint.size,
-    signer.kid,
-    checkpoint.head,
-    checkpoint.at,
-    signer.sign(checkpoint),
-  ]);
+function recordCheckpointIn(
+  tx: Tx,
+  signer: CheckpointSigner,
+  checkpoint: { size: number; head: string; at: number },
+): Promise<number> {
+  return tx.run(
+    "INSERT INTO audit_checkpoints (size, kid, head, at, jws) VALUES (?, ?, ?, ?, ?) ON CONFLICT (size, kid) DO NOTHING",
+    [checkpoint.size, signer.kid, checkpoint.head, checkpoint.at, signer.sign(checkpoint)],
+  );
 }

@@ -71,5 +71,7 @@ export function frozenJson(value: unknown): boolean {
   const proto = Object.getPrototypeOf(value) as unknown;
   if (proto !== (Array.isArray(value) ? Array.prototype : Object.prototype) && proto !== null) return false;
   // data properties only: a getter could answer something else each time
-  return Object.values(Object.getOwnPropertyDescriptors(value)).every((d) => !d.enumerable || ("value" in d && frozenJson(d.value)));
+  return Object.values(Object.getOwnPropertyDescriptors(value)).every(
+    (d) => !d.enumerable || ("value" in d && frozenJson(d.value)),
+  );
 }

@@ -16,7 +16,12 @@ export function readCheckpointFile(path: string): string | undefined {
     return readFileSync(path, "utf8").trim();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new CountersignError("store_error", "store", `cannot read the audit checkpoint ${path}: ${(err as Error).message}`, { details: { path } });
+    throw new CountersignError(
+      "store_error",
+      "store",
+      `cannot read the audit checkpoint ${path}: ${(err as Error).message}`,
+      { details: { path } },
+    );
   }
 }
 

@@ -16,13 +16,10 @@ export interface StoredCheckpoint {
 /** Keep a signed head; the first one signed at a size with a key stands (the same head, signed again, adds nothing). */
 export async function recordCheckpoint(ctx: StoreContext, checkpoint: StoredCheckpoint): Promise<void> {
   await ctx.driver.write((tx) =>
-    tx.run("INSERT INTO audit_checkpoints (size, kid, head, at, jws) VALUES (?, ?, ?, ?, ?) ON CONFLICT (size, kid) DO NOTHING", [
-      checkpoint.size,
-      checkpoint.kid,
-      checkpoint.head,
-      checkpoint.at,
-      checkpoint.jws,
-    ]),
+    tx.run(
+      "INSERT INTO audit_checkpoints (size, kid, head, at, jws) VALUES (?, ?, ?, ?, ?) ON CONFLICT (size, kid) DO NOTHING",
+      [checkpoint.size, checkpoint.kid, checkpoint.head, checkpoint.at, checkpoint.jws],
+    ),
   );
 }
 
@@ -37,30 +34,46 @@ function signedWith(kids: readonly string[]): { where: string; params: string[] 
 /** The JWS of every checkpoint stored with one of `kids`, smallest size first. */
 export async function checkpointTokens(ctx: StoreContext, kids: readonly string[]): Promise<string[]> {
   const mine = signedWith(kids);
-  const found = await ctx.driver.read((q) => q.all(`SELECT jws FROM audit_checkpoints WHERE ${mine.where} ORDER BY size`, mine.params));
+  const found = await ctx.driver.read((q) =>
+    q.all(`SELECT jws FROM audit_checkpoints WHERE ${mine.where} ORDER BY size`, mine.params),
+  );
   return found.map((row) => String(row.jws));
 }
 
 /** The JWS of the checkpoint of the largest size stored with one of `kids`, if any. */
 export async function newestCheckpoint(ctx: StoreContext, kids: readonly string[]): Promise<string | undefined> {
   const mine = signedWith(kids);
-  const found = await ctx.driver.read((q) => q.all(`SELECT jws FROM audit_checkpoints WHERE ${mine.where} ORDER BY size DESC LIMIT 1`, mine.params));
+  const found = await ctx.driver.read((q) =>
+    q.all(`SELECT jws FROM audit_checkpoints WHERE ${mine.where} ORDER BY size DESC LIMIT 1`, mine.params),
+  );
   return found[0] === undefined ? undefined : String(found[0].jws);
 }
 
 /** The id of the last `decided` entry of a request, if it has one. */
 export async function decisionEntryId(ctx: StoreContext, requestId: string): Promise<number | undefined> {
-  const found = await ctx.driver.read((q) => q.all("SELECT MAX(id) AS id FROM audit WHERE request_id = ? AND type = 'decided'", [requestId]));
+  const found = await ctx.driver.read((q) =>
+    q.all("SELECT MAX(id) AS id FROM audit WHERE request_id = ? AND type = 'decided'", [requestId]),
+  );
   const id = found[0]?.id;
   return id === null || id === undefined ? undefined : Number(id);
 }
 
 /** The checkpoints stored with one of `kids` either side of entry `id`: the last one before it, and the first that holds it. */
-export async function checkpointsAround(ctx: StoreContext, id: number, kids: readonly string[]): Promise<{ before?: string; holding?: string }> {
+export async function checkpointsAround(
+  ctx: StoreContext,
+  id: number,
+  kids: readonly string[],
+): Promise<{ before?: string; holding?: string }> {
   const mine = signedWith(kids);
   const [before, holding] = await ctx.driver.read(async (q) => [
-    await q.all(`SELECT jws FROM audit_checkpoints WHERE size < ? AND ${mine.where} ORDER BY size DESC LIMIT 1`, [id, ...mine.params]),
-    await q.all(`SELECT jws FROM audit_checkpoints WHERE size >= ? AND ${mine.where} ORDER BY size LIMIT 1`, [id, ...mine.params]),
+    await q.all(`SELECT jws FROM audit_checkpoints WHERE size < ? AND ${mine.where} ORDER BY size DESC LIMIT 1`, [
+      id,
+      ...mine.params,
+    ]),
+    await q.all(`SELECT jws FROM audit_checkpoints WHERE size >= ? AND ${mine.where} ORDER BY size LIMIT 1`, [
+      id,
+      ...mine.params,
+    ]),
   ]);
   return {
     ...(before?.[0] === undefined ? {} : { before: String(before[0].jws) }),

@@ -17,7 +17,10 @@ export function writeNewFile(path: string, text: string, mode: number): boolean 
     return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
-    throw new CountersignError("config_error", "store", `cannot write ${path}: ${(err as Error).message}`, { details: { file: path }, cause: err });
+    throw new CountersignError("config_error", "store", `cannot write ${path}: ${(err as Error).message}`, {
+      details: { file: path },
+      cause: err,
+    });
   }
 }
 
@@ -34,12 +37,23 @@ export function readApproverSecret(dataDir: string): Buffer {
     text = readFileSync(file, "utf8").trim();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new CountersignError("config_error", "store", `cannot read the approver secret ${file} (${code ?? (err as Error).message}): run \`countersign init\` to create it`, {
-      details: { file },
-    });
+    throw new CountersignError(
+      "config_error",
+      "store",
+      `cannot read the approver secret ${file} (${code ?? (err as Error).message}): run \`countersign init\` to create it`,
+      {
+        details: { file },
+      },
+    );
   }
   const secret = Buffer.from(text, "base64url");
-  if (secret.length < 32) throw new CountersignError("config_error", "store", `${file} is not an approver secret (256 random bits, base64url)`, { details: { file } });
+  if (secret.length < 32)
+    throw new CountersignError(
+      "config_error",
+      "store",
+      `${file} is not an approver secret (256 random bits, base64url)`,
+      { details: { file } },
+    );
   return secret;
 }
 

@@ -19,7 +19,9 @@ export const DELIVERIES_PER_SECOND = 2_000;
 export async function eventsSince(ctx: StoreContext, rawAfter: number, rawLimit = PAGE): Promise<StoreEvent[]> {
   const after = parseInput(z.number().int().nonnegative(), rawAfter, "last event id");
   const limit = parseInput(z.number().int().min(1).max(10_000), rawLimit, "event limit");
-  const rows = await ctx.driver.read((q) => q.all("SELECT id, type, request_id, status, at FROM events WHERE id > ? ORDER BY id LIMIT ?", [after, limit]));
+  const rows = await ctx.driver.read((q) =>
+    q.all("SELECT id, type, request_id, status, at FROM events WHERE id > ? ORDER BY id LIMIT ?", [after, limit]),
+  );
   return rows.map((r) => StoreEvent.parse({ ...r, id: Number(r.id), at: Number(r.at) }));
 }
 
@@ -121,7 +123,10 @@ export class EventFeed {
       while (this.#read !== undefined && s.last < this.#read && this.#subscriptions.has(s)) {
         const events = await eventsSince(this.#ctx, s.last);
         const upTo = this.#read;
-        deliver(s, events.filter((event) => event.id <= upTo)); // the reader hands out the rest
+        deliver(
+          s,
+          events.filter((event) => event.id <= upTo),
+        ); // the reader hands out the rest
         if (events.length < PAGE || events[events.length - 1]!.id >= upTo) s.last = Math.max(s.last, upTo);
       }
     } catch (err) {

@@ -14,7 +14,12 @@ export async function expireWithin(c: Change, only?: string): Promise<string[]> 
   );
   rows.sort((a, b) => Number(a.seq) - Number(b.seq));
   for (const row of rows) {
-    const entry = await c.audit({ type: "expired", request_id: String(row.id), actor: "authority", details: { deadline_at: Number(row.deadline_at) } });
+    const entry = await c.audit({
+      type: "expired",
+      request_id: String(row.id),
+      actor: "authority",
+      details: { deadline_at: Number(row.deadline_at) },
+    });
     await c.event(entry, "expired", "expired");
   }
   return rows.map((r) => String(r.id));
@@ -23,7 +28,9 @@ export async function expireWithin(c: Change, only?: string): Promise<string[]> 
 /** The sweep the authority runs on a timer: a cheap read first, a write only when something is due. */
 export async function expireDue(ctx: StoreContext): Promise<string[]> {
   const now = ctx.now();
-  const due = await ctx.driver.read((q) => q.all("SELECT id FROM requests WHERE status = 'pending' AND deadline_at <= ? LIMIT 1", [now]));
+  const due = await ctx.driver.read((q) =>
+    q.all("SELECT id FROM requests WHERE status = 'pending' AND deadline_at <= ? LIMIT 1", [now]),
+  );
   if (due.length === 0) return [];
   return change(ctx, (c) => expireWithin(c));
 }

@@ -26,7 +26,9 @@ export class FileRedemptionStore implements RedemptionStore {
     makePrivateDir(this.#dir);
     this.#sweep();
     try {
-      writeFileAtomic(join(this.#dir, createHash("sha256").update(jti).digest("hex")), `${exp}\n`, 0o600, { exclusive: true });
+      writeFileAtomic(join(this.#dir, createHash("sha256").update(jti).digest("hex")), `${exp}\n`, 0o600, {
+        exclusive: true,
+      });
       return true;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;

@@ -11,7 +11,10 @@ export const HandleRow = HeldValue.extend({
   submitter: z.string().min(1),
   request_id: z.string().min(1),
   lifetime_ms: z.number().int().positive().optional(), // default HANDLE_LIFETIME_MS
-}).refine((row) => new TextEncoder().encode(JSON.stringify(row.value)).length <= MAX_HELD_BYTES, { path: ["value"], message: `a held value's JSON may be at most ${MAX_HELD_BYTES} bytes` });
+}).refine((row) => new TextEncoder().encode(JSON.stringify(row.value)).length <= MAX_HELD_BYTES, {
+  path: ["value"],
+  message: `a held value's JSON may be at most ${MAX_HELD_BYTES} bytes`,
+});
 export type HandleRow = z.infer<typeof HandleRow>;
 
 /** A held value as read back by its submitter. */
@@ -34,7 +37,16 @@ export async function putHandles(ctx: StoreContext, raw: readonly HandleRow[]): 
       await tx.run("DELETE FROM handles WHERE expires_at <= ?", [now]);
       await tx.insert(
         "handles (id, submitter, request_id, from_ops, path, value, created_at, expires_at)",
-        rows.map((r) => [r.id, r.submitter, r.request_id, JSON.stringify(r.from), r.path, JSON.stringify(r.value), now, now + (r.lifetime_ms ?? HANDLE_LIFETIME_MS)]),
+        rows.map((r) => [
+          r.id,
+          r.submitter,
+          r.request_id,
+          JSON.stringify(r.from),
+          r.path,
+          JSON.stringify(r.value),
+          now,
+          now + (r.lifetime_ms ?? HANDLE_LIFETIME_MS),
+        ]),
       );
     },
     { keepsCachedReads: true },
@@ -44,7 +56,12 @@ export async function putHandles(ctx: StoreContext, raw: readonly HandleRow[]): 
 /** The held value `id` of `submitter`; undefined when unknown, another submitter's, or expired (the three look alike to the caller). */
 export async function readHandle(ctx: StoreContext, id: string, submitter: string): Promise<StoredHandle | undefined> {
   if (!HandleId.safeParse(id).success) return undefined;
-  const rows = await ctx.driver.read((q) => q.all("SELECT id, request_id, from_ops, path, value, expires_at FROM handles WHERE id = ? AND submitter = ? AND expires_at > ?", [id, submitter, ctx.now()]));
+  const rows = await ctx.driver.read((q) =>
+    q.all(
+      "SELECT id, request_id, from_ops, path, value, expires_at FROM handles WHERE id = ? AND submitter = ? AND expires_at > ?",
+      [id, submitter, ctx.now()],
+    ),
+  );
   const row = rows[0];
   if (row === undefined) return undefined;
   return {

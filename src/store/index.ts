@@ -28,7 +28,14 @@ export { openKeyring } from "./open-keyring.js";
 export { rotateKeyring } from "./rotate-keyring.js";
 export { authorityPath, loadLocalAuthority, writeLocalAuthority } from "./authority-file.js";
 export { localAuthorityUrl } from "./authority-url.js";
-export { APPROVER_SECRET_FILE, SUBMITTER_TOKEN_FILE, createApproverSecret, readApproverSecret, requireWritableDir, writeNewFile } from "./data-dir-files.js";
+export {
+  APPROVER_SECRET_FILE,
+  SUBMITTER_TOKEN_FILE,
+  createApproverSecret,
+  readApproverSecret,
+  requireWritableDir,
+  writeNewFile,
+} from "./data-dir-files.js";
 export type { LoginLink } from "./login-links.js";
 export type { GivenRecord } from "./given-texts.js";
 export { frozenJson } from "./checked-json.js";

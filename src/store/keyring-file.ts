@@ -36,7 +36,10 @@ export function keyringPath(home: string): string {
 export async function readKeyring(file: string): Promise<Keyring> {
   const mode = statSync(file).mode;
   if ((mode & 0o077) !== 0) {
-    throw configError(file, `private key file ${file} is accessible by group or others (mode ${(mode & 0o777).toString(8)}); run chmod 600 on it`);
+    throw configError(
+      file,
+      `private key file ${file} is accessible by group or others (mode ${(mode & 0o777).toString(8)}); run chmod 600 on it`,
+    );
   }
   let parsed: KeyringFile;
   try {

@@ -42,7 +42,9 @@ export type RecordedRequest = { request: StoredRequest } | { id: string; created
  * hide the others.
  */
 export async function recordedSince(ctx: StoreContext, since: number): Promise<RecordedRequest[]> {
-  const rows = await ctx.driver.read((q) => q.all(`SELECT ${REQUEST_COLUMNS} FROM requests WHERE created_at >= ? ORDER BY seq`, [since]));
+  const rows = await ctx.driver.read((q) =>
+    q.all(`SELECT ${REQUEST_COLUMNS} FROM requests WHERE created_at >= ? ORDER BY seq`, [since]),
+  );
   return rows.map((row) => {
     try {
       return { request: requestFromRow(row) };

@@ -18,11 +18,19 @@ export type LoginLink = z.infer<typeof LoginLink>;
  */
 export async function useLoginLink(ctx: StoreContext, raw: LoginLink): Promise<boolean> {
   const link = parseInput(LoginLink, raw, "login link");
-  return change(ctx, async (c) => {
-    if (link.exp <= c.now) return false;
-    await c.tx.run("DELETE FROM login_links WHERE exp < ?", [c.now]);
-    const inserted = await c.tx.run("INSERT INTO login_links (nonce, exp, used_at) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING", [link.nonce, link.exp, c.now]);
-    if (inserted === 1) await c.audit({ type: "approver_login", request_id: null, actor: link.approver, details: {} });
-    return inserted === 1;
-  }, DURABLE);
+  return change(
+    ctx,
+    async (c) => {
+      if (link.exp <= c.now) return false;
+      await c.tx.run("DELETE FROM login_links WHERE exp < ?", [c.now]);
+      const inserted = await c.tx.run(
+        "INSERT INTO login_links (nonce, exp, used_at) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING",
+        [link.nonce, link.exp, c.now],
+      );
+      if (inserted === 1)
+        await c.audit({ type: "approver_login", request_id: null, actor: link.approver, details: {} });
+      return inserted === 1;
+    },
+    DURABLE,
+  );
 }

@@ -99,7 +99,10 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 3,
     // A remembered rule's scope and lifetime: one submitter token (null: every agent), and when it
     // stops applying (null: until forgotten). Rules saved before keep both null, as they were.
-    statements: (t) => ["ALTER TABLE remembered_rules ADD COLUMN token TEXT", `ALTER TABLE remembered_rules ADD COLUMN expires_at ${t.int}`],
+    statements: (t) => [
+      "ALTER TABLE remembered_rules ADD COLUMN token TEXT",
+      `ALTER TABLE remembered_rules ADD COLUMN expires_at ${t.int}`,
+    ],
   },
   {
     version: 4,
@@ -238,7 +241,9 @@ export async function migrate(driver: Driver, migrations: readonly Migration[] =
   const latest = migrations.at(-1)?.version ?? 0;
   return driver.write(async (tx) => {
     if (driver.dialect === "postgres") await tx.all(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
-    await tx.run(`CREATE TABLE IF NOT EXISTS schema_version (version ${t.int} PRIMARY KEY, applied_at ${t.int} NOT NULL)`);
+    await tx.run(
+      `CREATE TABLE IF NOT EXISTS schema_version (version ${t.int} PRIMARY KEY, applied_at ${t.int} NOT NULL)`,
+    );
     const current = Number((await tx.all("SELECT MAX(version) AS v FROM schema_version"))[0]?.v ?? 0);
     if (current > latest) {
       throw new CountersignError(

@@ -14,10 +14,15 @@ export async function openKeyring(home: string, now: Date = new Date()): Promise
   try {
     makePrivateDir(keysDir(home));
   } catch (err) {
-    throw new CountersignError("config_error", "receipt", `cannot create the key directory ${keysDir(home)}: ${(err as Error).message}`, {
-      details: { dir: keysDir(home) },
-      cause: err,
-    });
+    throw new CountersignError(
+      "config_error",
+      "receipt",
+      `cannot create the key directory ${keysDir(home)}: ${(err as Error).message}`,
+      {
+        details: { dir: keysDir(home) },
+        cause: err,
+      },
+    );
   }
   const file = keyringPath(home);
   if (!existsSync(file)) await create(file, now);

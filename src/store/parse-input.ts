@@ -7,5 +7,7 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown, what:
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const where = issue === undefined || issue.path.length === 0 ? "" : ` (${issue.path.join(".")})`;
-  throw storeUsageError(`invalid ${what}${where}: ${issue?.message ?? "refused"}`, { issues: parsed.error.issues.length });
+  throw storeUsageError(`invalid ${what}${where}: ${issue?.message ?? "refused"}`, {
+    issues: parsed.error.issues.length,
+  });
 }

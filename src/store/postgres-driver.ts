@@ -13,7 +13,9 @@ const INT8 = 20;
 function typesOf(driver: typeof pg): { getTypeParser: typeof pg.types.getTypeParser } {
   return {
     getTypeParser: ((oid: number, format?: "text" | "binary") =>
-      oid === INT8 ? (value: string) => Number(value) : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      oid === INT8
+        ? (value: string) => Number(value)
+        : driver.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
   };
 }
 
@@ -37,7 +39,9 @@ function toPostgres(sql: string): { text: string; name: string | undefined } {
 
 function query(client: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
   const { text, name } = toPostgres(sql);
-  return client.query(name === undefined ? { text, values: params as SqlValue[] } : { name, text, values: params as SqlValue[] });
+  return client.query(
+    name === undefined ? { text, values: params as SqlValue[] } : { name, text, values: params as SqlValue[] },
+  );
 }
 
 function queryer(client: pg.Pool | pg.PoolClient, beforeEach?: () => void): Queryer {
@@ -124,7 +128,11 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
         const statements = issuedStatements(queryer(client, burst));
         const q = statements.queryer;
         void q.run("BEGIN"); // not awaited: the transaction's first statements follow it in the same round trip
-        const result = await fn({ ...q, notify: async () => void (await q.run(`NOTIFY ${CHANNEL}`)), insert: (into, rows, returning) => insertValues(q, into, rows, returning) });
+        const result = await fn({
+          ...q,
+          notify: async () => void (await q.run(`NOTIFY ${CHANNEL}`)),
+          insert: (into, rows, returning) => insertValues(q, into, rows, returning),
+        });
         const issued = statements.end();
         // Behind the statements still in flight: after a failed one PostgreSQL answers it ROLLBACK.
         burst();

@@ -18,7 +18,12 @@ const SIZES = [64, 48, 32, 24, 16, 12, 8, 6, 4, 3, 2, 1];
  * CPU under repeated submissions). Rows as JSON or arrays would be one text, but the server
  * decoded them character by character, which cost more than the parsing it saved.
  */
-export async function insertValues(q: Queryer, into: string, rows: readonly SqlValue[][], returning?: string): Promise<Row[]> {
+export async function insertValues(
+  q: Queryer,
+  into: string,
+  rows: readonly SqlValue[][],
+  returning?: string,
+): Promise<Row[]> {
   const statements: Promise<Row[]>[] = [];
   for (let i = 0; i < rows.length; ) {
     const n = SIZES.find((size) => size <= rows.length - i)!;

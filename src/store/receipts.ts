@@ -19,7 +19,12 @@ export const MAX_RECEIPTS_PER_REQUEST = 3;
  * run in the same change; the caller checked that the request may have one.
  */
 export async function receiptIssued(c: Change, requestId: string, receipt: StoredReceipt): Promise<SqlValue[]> {
-  await c.audit({ type: "receipt_issued", request_id: requestId, actor: "authority", details: { exp: receipt.exp, jti: receipt.jti } });
+  await c.audit({
+    type: "receipt_issued",
+    request_id: requestId,
+    actor: "authority",
+    details: { exp: receipt.exp, jti: receipt.jti },
+  });
   return [receipt.jti, requestId, receipt.exp, c.now, receipt.token];
 }
 
@@ -33,14 +38,20 @@ export async function insertReceipts(c: Change, rows: SqlValue[][]): Promise<voi
  * new one may be signed; nothing once it ran (`already_run`) or its receipts all expired unused
  * (`used_up`).
  */
-export type ReceiptToHandOut = { kind: "valid"; token: string } | { kind: "issue" } | { kind: "already_run" } | { kind: "used_up" };
+export type ReceiptToHandOut =
+  | { kind: "valid"; token: string }
+  | { kind: "issue" }
+  | { kind: "already_run" }
+  | { kind: "used_up" };
 
 const RECEIPTS_OF_REQUEST = "SELECT exp, redeemed_at, token FROM receipts WHERE request_id = ?";
 
 function receiptToHandOutOf(receipts: Row[], now: number): ReceiptToHandOut {
   if (receipts.some((r) => r.redeemed_at !== null)) return { kind: "already_run" };
   // Receipts issued before their text was kept (token null) count, but cannot be handed out again.
-  const valid = receipts.filter((r) => r.token !== null && Number(r.exp) * 1000 > now).sort((a, b) => Number(b.exp) - Number(a.exp))[0];
+  const valid = receipts
+    .filter((r) => r.token !== null && Number(r.exp) * 1000 > now)
+    .sort((a, b) => Number(b.exp) - Number(a.exp))[0];
   if (valid !== undefined) return { kind: "valid", token: String(valid.token) };
   return receipts.length >= MAX_RECEIPTS_PER_REQUEST ? { kind: "used_up" } : { kind: "issue" };
 }
@@ -56,7 +67,9 @@ export async function receiptToHandOut(ctx: StoreContext, requestId: string): Pr
  * `already_run`: a receipt of this request was redeemed: one request is one run. `used_up`: its
  * receipts all expired unused: the request needs a new approval.
  */
-export type RecordReceiptResult = { ok: true; token: string } | { ok: false; reason: "not_found" | "not_approved" | "already_run" | "used_up" };
+export type RecordReceiptResult =
+  | { ok: true; token: string }
+  | { ok: false; reason: "not_found" | "not_approved" | "already_run" | "used_up" };
 
 /**
  * Record a signed receipt before it leaves the authority. Only an approved request gets one, none
@@ -92,25 +105,45 @@ export type RedeemOutcome = "redeemed" | "unknown" | "expired" | "already_redeem
  * `token`, when given, must be the submitter token of the receipt's request: another agent's
  * receipt is `unknown` to it.
  */
-export async function redeemReceipt(ctx: StoreContext, jti: string, exp: number, token?: string): Promise<RedeemOutcome> {
+export async function redeemReceipt(
+  ctx: StoreContext,
+  jti: string,
+  exp: number,
+  token?: string,
+): Promise<RedeemOutcome> {
   if (!ReceiptRef.safeParse({ jti, exp }).success) return "unknown";
-  return change(ctx, async (c) => {
-    const row = (await c.tx.all("SELECT r.request_id, r.exp, r.redeemed_at, q.token FROM receipts r JOIN requests q ON q.id = r.request_id WHERE r.jti = ?", [jti]))[0];
-    const requestId = row === undefined ? null : String(row.request_id);
-    let outcome: RedeemOutcome;
-    if (row === undefined || Number(row.exp) !== exp || (token !== undefined && row.token !== token)) outcome = "unknown";
-    else if (c.now > (exp + CLOCK_TOLERANCE_SECONDS) * 1000) outcome = "expired";
-    else if (row.redeemed_at !== null) outcome = "already_redeemed";
-    else {
-      const changed = await c.tx.run(
-        `UPDATE receipts SET redeemed_at = ? WHERE jti = ? AND redeemed_at IS NULL
+  return change(
+    ctx,
+    async (c) => {
+      const row = (
+        await c.tx.all(
+          "SELECT r.request_id, r.exp, r.redeemed_at, q.token FROM receipts r JOIN requests q ON q.id = r.request_id WHERE r.jti = ?",
+          [jti],
+        )
+      )[0];
+      const requestId = row === undefined ? null : String(row.request_id);
+      let outcome: RedeemOutcome;
+      if (row === undefined || Number(row.exp) !== exp || (token !== undefined && row.token !== token))
+        outcome = "unknown";
+      else if (c.now > (exp + CLOCK_TOLERANCE_SECONDS) * 1000) outcome = "expired";
+      else if (row.redeemed_at !== null) outcome = "already_redeemed";
+      else {
+        const changed = await c.tx.run(
+          `UPDATE receipts SET redeemed_at = ? WHERE jti = ? AND redeemed_at IS NULL
            AND NOT EXISTS (SELECT 1 FROM receipts other WHERE other.request_id = receipts.request_id AND other.redeemed_at IS NOT NULL)`,
-        [c.now, jti],
-      );
-      outcome = changed === 1 ? "redeemed" : "request_already_run";
-    }
-    const details: Record<string, string> = outcome === "redeemed" ? { jti } : { jti, outcome };
-    await c.audit({ type: outcome === "redeemed" ? "redeemed" : "redeem_refused", request_id: requestId, actor: "runner", details });
-    return outcome;
-  }, DURABLE);
+          [c.now, jti],
+        );
+        outcome = changed === 1 ? "redeemed" : "request_already_run";
+      }
+      const details: Record<string, string> = outcome === "redeemed" ? { jti } : { jti, outcome };
+      await c.audit({
+        type: outcome === "redeemed" ? "redeemed" : "redeem_refused",
+        request_id: requestId,
+        actor: "runner",
+        details,
+      });
+      return outcome;
+    },
+    DURABLE,
+  );
 }

@@ -21,14 +21,29 @@ export function requestFromRow(row: Row): StoredRequest {
     facts: JSON.parse(String(row.facts)),
     policy: JSON.parse(String(row.policy)),
     rationale: row.rationale ?? null,
-    ...(row.agent_manifests === null || row.agent_manifests === undefined ? {} : { agent_manifests: row.agent_manifests }),
+    ...(row.agent_manifests === null || row.agent_manifests === undefined
+      ? {}
+      : { agent_manifests: row.agent_manifests }),
     created_at: Number(row.created_at),
     deadline_at: Number(row.deadline_at),
     decision: decided
-      ? { kind: row.decision, approver: row.approver ?? null, reason: row.reason ?? null, feedback: row.feedback ?? null, at: Number(row.decided_at) }
+      ? {
+          kind: row.decision,
+          approver: row.approver ?? null,
+          reason: row.reason ?? null,
+          feedback: row.feedback ?? null,
+          at: Number(row.decided_at),
+        }
       : null,
   });
-  checkKeptManifests(request.facts, request.agent_manifests, (message, reason) => new CountersignError("store_error", "store", `request ${request.id}: ${message}`, { details: { reason, request_id: request.id } }));
+  checkKeptManifests(
+    request.facts,
+    request.agent_manifests,
+    (message, reason) =>
+      new CountersignError("store_error", "store", `request ${request.id}: ${message}`, {
+        details: { reason, request_id: request.id },
+      }),
+  );
   return request;
 }
 
@@ -36,11 +51,20 @@ export function requestFromRow(row: Row): StoredRequest {
  * Agent manifests kept with a request hash to its facts' record of them, and are kept only when
  * the facts record some. A request stored before they were kept has the hash and no text: allowed.
  */
-export function checkKeptManifests(facts: StoredRequest["facts"], text: string | undefined, error: (message: string, reason: string) => CountersignError): void {
+export function checkKeptManifests(
+  facts: StoredRequest["facts"],
+  text: string | undefined,
+  error: (message: string, reason: string) => CountersignError,
+): void {
   const recorded = facts.agentManifests?.sha256;
   if (text === undefined) return;
-  if (recorded === undefined) throw error("agent manifests are kept but the facts record none", "agent_manifests_unexpected");
-  if (sha256Hex(text) !== recorded) throw error(`the agent manifests kept do not hash to ${recorded}, the hash the facts (and so the receipt) record`, "agent_manifests_mismatch");
+  if (recorded === undefined)
+    throw error("agent manifests are kept but the facts record none", "agent_manifests_unexpected");
+  if (sha256Hex(text) !== recorded)
+    throw error(
+      `the agent manifests kept do not hash to ${recorded}, the hash the facts (and so the receipt) record`,
+      "agent_manifests_mismatch",
+    );
 }
 
 export async function loadRequest(q: Queryer, id: string): Promise<StoredRequest | null> {

@@ -10,7 +10,9 @@ import { openKeyring } from "./open-keyring.js";
 export async function rotateKeyring(home: string, now: Date = new Date()): Promise<Keyring> {
   const current = await openKeyring(home, now);
   const fresh = await generateKey(now);
-  const keys = current.keys.map((k) => (k === current.active ? { ...k, retired: now, expires: expiryAfterRotation(now) } : k));
+  const keys = current.keys.map((k) =>
+    k === current.active ? { ...k, retired: now, expires: expiryAfterRotation(now) } : k,
+  );
   const keyring: Keyring = { file: current.file, keys: [...keys, fresh], active: fresh };
   publishJwks(home, keyring, now); // first: a crash in between leaves an unused public key, never a missing one
   writeKeyring(keyring);

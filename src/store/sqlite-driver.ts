@@ -141,7 +141,11 @@ export function openSqliteDriver(path: string): Driver {
         try {
           const statements = issuedStatements(q);
           const tx = statements.queryer;
-          const result = await fn({ ...tx, notify: async () => void (rang = true), insert: (into, rows, returning) => insertValues(tx, into, rows, returning) });
+          const result = await fn({
+            ...tx,
+            notify: async () => void (rang = true),
+            insert: (into, rows, returning) => insertValues(tx, into, rows, returning),
+          });
           await statements.end(); // they ran when issued; one the body did not await may have failed
           db.exec("COMMIT");
           if (options.keepsCachedReads !== true) ownChanges++;

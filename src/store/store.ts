@@ -3,7 +3,15 @@ import type { ListQuery, PersonDecision, StoredRequest, StoreEvent, SubmitInput 
 import type { RedemptionStore } from "../receipt/index.js";
 import type { HeadToHold } from "./audit-chain.js";
 import { chainHead, verifyAuditChain, exportAudit, recordAudit } from "./audit-log.js";
-import { checkpointsAround, checkpointTokens, decisionEntryId, entryBetweenCheckpoints, newestCheckpoint, recordCheckpoint, type StoredCheckpoint } from "./checkpoints.js";
+import {
+  checkpointsAround,
+  checkpointTokens,
+  decisionEntryId,
+  entryBetweenCheckpoints,
+  newestCheckpoint,
+  recordCheckpoint,
+  type StoredCheckpoint,
+} from "./checkpoints.js";
 import type { CheckpointSigner, StoreContext } from "./change.js";
 import { decideRequest, type DecideResult } from "./decide-request.js";
 import type { Dialect, Driver } from "./driver.js";
@@ -11,7 +19,15 @@ import { EventFeed, eventsSince, type EventsListener, type SubscribeOptions } fr
 import { expireDue } from "./expire-requests.js";
 import { getRequest, listRequests, recordedSince, type RecordedRequest, type RequestPage } from "./list-requests.js";
 import { ReadCache } from "./read-cache.js";
-import { receiptToHandOut, recordReceipt, redeemReceipt, type ReceiptRecord, type ReceiptToHandOut, type RecordReceiptResult, type RedeemOutcome } from "./receipts.js";
+import {
+  receiptToHandOut,
+  recordReceipt,
+  redeemReceipt,
+  type ReceiptRecord,
+  type ReceiptToHandOut,
+  type RecordReceiptResult,
+  type RedeemOutcome,
+} from "./receipts.js";
 import { givenTo, recordGiven, type GivenRecord } from "./given-texts.js";
 import { putHandles, readHandle, type HandleRow, type StoredHandle } from "./handles.js";
 import { useLoginLink, type LoginLink } from "./login-links.js";

@@ -67,15 +67,20 @@ function prepare(raw: SubmitInput): Prepared {
   const { facts } = checked;
   if (checked.source !== input.source) {
     if (sha256Hex(input.source) !== facts.program.sha256) {
-      throw storeUsageError("the facts were not derived from this source: its sha256 differs from facts.program.sha256");
+      throw storeUsageError(
+        "the facts were not derived from this source: its sha256 differs from facts.program.sha256",
+      );
     }
     checked.source = input.source;
   }
   if (facts.agentManifests !== undefined && input.agent_manifests === undefined) {
-    throw storeUsageError("the facts record agent manifests: their canonical text must be stored with the request (agent_manifests)");
+    throw storeUsageError(
+      "the facts record agent manifests: their canonical text must be stored with the request (agent_manifests)",
+    );
   }
   checkKeptManifests(facts, input.agent_manifests, (message, reason) => storeUsageError(message, { reason }));
-  if (policy.kind === "auto_approved" && !facts.ok) throw storeUsageError("a program the analysis refused cannot be auto_approved");
+  if (policy.kind === "auto_approved" && !facts.ok)
+    throw storeUsageError("a program the analysis refused cannot be auto_approved");
   if (input.receipt !== undefined && (policy.kind !== "auto_approved" || input.id === undefined)) {
     throw storeUsageError("a receipt can be recorded with a submission only when it is auto_approved and names its id");
   }
@@ -93,7 +98,11 @@ function prepare(raw: SubmitInput): Prepared {
  * fails the transaction if one is not) and the head is expected too (SubmitQueue). The
  * results wait for the commit: they need the seq the database gave each request.
  */
-async function insertSubmissions(c: Change, batch: readonly Prepared[], expectActive: boolean): Promise<{ results: Promise<SubmitResult[]> }> {
+async function insertSubmissions(
+  c: Change,
+  batch: readonly Prepared[],
+  expectActive: boolean,
+): Promise<{ results: Promise<SubmitResult[]> }> {
   const tokens = [...new Set(batch.map((p) => p.input.token))];
   const active = new Map(tokens.map((name) => [name, true]));
   if (expectActive) {
@@ -101,15 +110,31 @@ async function insertSubmissions(c: Change, batch: readonly Prepared[], expectAc
     for (const name of tokens) leftToCommit(c.tx.all("SELECT countersign_expect_active_token(?)", [name]));
   } else {
     // read once per transaction, after the head's lock: a revocation waits for the lock we hold
-    const reads = await allInOrder(tokens.map((name) => c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [name])));
-    tokens.forEach((name, i) => active.set(name, reads[i]![0] !== undefined && reads[i]![0].revoked_at === null));
+    const reads = await allInOrder(
+      tokens.map((name) => c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [name])),
+    );
+    for (const [i, name] of tokens.entries())
+      active.set(name, reads[i]![0] !== undefined && reads[i]![0].revoked_at === null);
   }
   const accepted = batch.filter((p) => active.get(p.input.token));
   const requests = accepted.map((p) => newRequest(p, c.now));
   const rows = requests.map((r, i) => [
-    r.id, r.token, r.status, r.source, accepted[i]!.checked.json, accepted[i]!.policyJson, r.rationale, r.agent_manifests ?? null, r.created_at, r.deadline_at, r.decision?.kind ?? null, r.decision?.reason ?? null, r.decision?.at ?? null,
+    r.id,
+    r.token,
+    r.status,
+    r.source,
+    accepted[i]!.checked.json,
+    accepted[i]!.policyJson,
+    r.rationale,
+    r.agent_manifests ?? null,
+    r.created_at,
+    r.deadline_at,
+    r.decision?.kind ?? null,
+    r.decision?.reason ?? null,
+    r.decision?.at ?? null,
   ]);
-  const into = "requests (id, token, status, source, facts, policy, rationale, agent_manifests, created_at, deadline_at, decision, reason, decided_at)";
+  const into =
+    "requests (id, token, status, source, facts, policy, rationale, agent_manifests, created_at, deadline_at, decision, reason, decided_at)";
   const inserted = c.tx.insert(into, rows, "id, seq");
   const receipts: SqlValue[][] = [];
   for (const [i, request] of requests.entries()) {
@@ -130,17 +155,30 @@ async function insertSubmissions(c: Change, batch: readonly Prepared[], expectAc
       type: "analyzed",
       request_id: id,
       actor: "authority",
-      details: { facts_sha256: accepted[i]!.checked.sha256, kind: policy.kind, policy_sha256: policy.policy.sha256, reason: policy.reason },
+      details: {
+        facts_sha256: accepted[i]!.checked.sha256,
+        kind: policy.kind,
+        policy_sha256: policy.policy.sha256,
+        reason: policy.reason,
+      },
     });
     if (decision === null) await c.event(submitted, "pending", status);
-    else await c.event(await c.audit({ type: "decided", request_id: id, actor: "policy", details: { kind: decision.kind } }), "resolved", status);
+    else
+      await c.event(
+        await c.audit({ type: "decided", request_id: id, actor: "policy", details: { kind: decision.kind } }),
+        "resolved",
+        status,
+      );
     const receipt = accepted[i]!.input.receipt;
     if (receipt !== undefined) receipts.push(await receiptIssued(c, id, receipt));
   }
   const results = inserted.then((seqRows) => {
     const seqs = new Map(seqRows.map((row) => [String(row.id), Number(row.seq)]));
     const stored = new Map(requests.map((request) => [request.id, { ...request, seq: seqs.get(request.id)! }]));
-    return batch.map((p): SubmitResult => (active.get(p.input.token) ? { ok: true, request: stored.get(p.id)! } : { ok: false, reason: "token_inactive" }));
+    return batch.map(
+      (p): SubmitResult =>
+        active.get(p.input.token) ? { ok: true, request: stored.get(p.id)! } : { ok: false, reason: "token_inactive" },
+    );
   });
   leftToCommit(insertReceipts(c, receipts), results);
   return { results };
@@ -148,7 +186,10 @@ async function insertSubmissions(c: Change, batch: readonly Prepared[], expectAc
 
 /** A new request as recorded, all but its seq (the database assigns it). */
 function newRequest({ input, checked, policy, id }: Prepared, now: number): Omit<StoredRequest, "seq"> {
-  const decision: RecordedDecision | null = policy.kind === "ask" ? null : { kind: policy.kind, approver: null, reason: policy.reason, feedback: null, at: now };
+  const decision: RecordedDecision | null =
+    policy.kind === "ask"
+      ? null
+      : { kind: policy.kind, approver: null, reason: policy.reason, feedback: null, at: now };
   return {
     id,
     token: input.token,
@@ -223,7 +264,8 @@ export class SubmitQueue {
 
   async #commit(batch: Waiting[]): Promise<void> {
     try {
-      (await this.#insert(batch.map((item) => item.prepared))).forEach((result, i) => batch[i]!.resolve(result));
+      for (const [i, result] of (await this.#insert(batch.map((item) => item.prepared))).entries())
+        batch[i]!.resolve(result);
     } catch (err) {
       if (batch.length === 1) batch[0]!.reject(err);
       else for (const item of batch) await this.#commit([item]);
@@ -240,7 +282,9 @@ export class SubmitQueue {
     const expectHead = this.#ctx.driver.dialect === "postgres" ? this.#ctx.head : undefined;
     if (expectHead !== undefined) {
       try {
-        return await (await change(this.#ctx, (c) => insertSubmissions(c, batch, true), { ...KEEPS_CACHED_READS, expectHead })).results;
+        return await (
+          await change(this.#ctx, (c) => insertSubmissions(c, batch, true), { ...KEEPS_CACHED_READS, expectHead })
+        ).results;
       } catch (err) {
         if (!(err instanceof CountersignError && GUESSED_WRONG.has(String(err.details?.code)))) throw err;
       }

@@ -27,9 +27,16 @@ export async function addToken(ctx: StoreContext, rawName: string): Promise<{ na
   const hash = tokenHash(token);
   return change(ctx, async (c) => {
     const existing = (await c.tx.all("SELECT revoked_at FROM tokens WHERE name = ?", [name]))[0];
-    if (existing !== undefined && existing.revoked_at === null) throw storeUsageError(`a token named ${name} exists; revoke it first`, { name });
-    if (existing === undefined) await c.tx.run("INSERT INTO tokens (name, hash, created_at) VALUES (?, ?, ?)", [name, hash, c.now]);
-    else await c.tx.run("UPDATE tokens SET hash = ?, created_at = ?, revoked_at = NULL WHERE name = ?", [hash, c.now, name]);
+    if (existing !== undefined && existing.revoked_at === null)
+      throw storeUsageError(`a token named ${name} exists; revoke it first`, { name });
+    if (existing === undefined)
+      await c.tx.run("INSERT INTO tokens (name, hash, created_at) VALUES (?, ?, ?)", [name, hash, c.now]);
+    else
+      await c.tx.run("UPDATE tokens SET hash = ?, created_at = ?, revoked_at = NULL WHERE name = ?", [
+        hash,
+        c.now,
+        name,
+      ]);
     await c.audit({ type: "token_added", request_id: null, actor: "authority", details: { name } });
     return { name, token };
   });
@@ -37,16 +44,28 @@ export async function addToken(ctx: StoreContext, rawName: string): Promise<{ na
 
 /** Revoke at once: `authenticate` answers from memory only while no transaction has committed since its read (ReadCache). */
 export async function revokeToken(ctx: StoreContext, name: string): Promise<boolean> {
-  return change(ctx, async (c) => {
-    const changed = await c.tx.run("UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", [c.now, name]);
-    if (changed === 1) await c.audit({ type: "token_revoked", request_id: null, actor: "authority", details: { name } });
-    return changed === 1;
-  }, DURABLE);
+  return change(
+    ctx,
+    async (c) => {
+      const changed = await c.tx.run("UPDATE tokens SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL", [
+        c.now,
+        name,
+      ]);
+      if (changed === 1)
+        await c.audit({ type: "token_revoked", request_id: null, actor: "authority", details: { name } });
+      return changed === 1;
+    },
+    DURABLE,
+  );
 }
 
 export async function listTokens(ctx: StoreContext): Promise<TokenInfo[]> {
   const rows = await ctx.driver.read((q) => q.all("SELECT name, created_at, revoked_at FROM tokens ORDER BY name"));
-  return rows.map((r) => ({ name: String(r.name), created_at: Number(r.created_at), revoked_at: r.revoked_at === null ? null : Number(r.revoked_at) }));
+  return rows.map((r) => ({
+    name: String(r.name),
+    created_at: Number(r.created_at),
+    revoked_at: r.revoked_at === null ? null : Number(r.revoked_at),
+  }));
 }
 
 /**
@@ -56,7 +75,13 @@ export async function listTokens(ctx: StoreContext): Promise<TokenInfo[]> {
 export async function authenticate(ctx: StoreContext, token: string): Promise<string | null> {
   if (typeof token !== "string" || !token.startsWith(PREFIX) || token.length > 100) return null;
   const hex = tokenHash(token);
-  const row = (await ctx.reads.read(`token:${hex}`, () => ctx.driver.read((q) => q.all("SELECT name, hash, revoked_at FROM tokens WHERE hash = ?", [hex])), true))[0]; // fresh: a token revoked before this request arrived is refused
+  const row = (
+    await ctx.reads.read(
+      `token:${hex}`,
+      () => ctx.driver.read((q) => q.all("SELECT name, hash, revoked_at FROM tokens WHERE hash = ?", [hex])),
+      true,
+    )
+  )[0]; // fresh: a token revoked before this request arrived is refused
   if (row === undefined || row.revoked_at !== null) return null;
   const stored = Buffer.from(String(row.hash), "hex");
   const given = Buffer.from(hex, "hex");

@@ -96,8 +96,17 @@ describe("slow programs stop within the budget", () => {
   });
 
   it("small nested loops stay exact", () => {
-    const facts = analyzer.analyze(prog(`for (const to of ["a@x.com", "b@x.com", "c@x.com"]) for (let i = 0; i < 4; i++) await sendEmail({ to: [to], subject: "s", body: "b" });`));
-    expect(facts.effects.map((e) => [e.count, e.args.to])).toEqual([[{ min: 12, max: 12 }, { kind: "const", values: [["a@x.com"], ["b@x.com"], ["c@x.com"]] }]]);
+    const facts = analyzer.analyze(
+      prog(
+        `for (const to of ["a@x.com", "b@x.com", "c@x.com"]) for (let i = 0; i < 4; i++) await sendEmail({ to: [to], subject: "s", body: "b" });`,
+      ),
+    );
+    expect(facts.effects.map((e) => [e.count, e.args.to])).toEqual([
+      [
+        { min: 12, max: 12 },
+        { kind: "const", values: [["a@x.com"], ["b@x.com"], ["c@x.com"]] },
+      ],
+    ]);
   });
 
   it("a helper call tree of depth 12 and fan-out 3 runs out of steps where it is", () => {
@@ -145,8 +154,19 @@ describe("slow programs stop within the budget", () => {
 
   it("thousands of call sites in one function: refused as too large; split into helpers they are analyzed", () => {
     refusedForBudget(analyzed("1500 call sites in one function"), /syntax nodes/);
-    const helpers = lines(30, (k) => `async function g${k}(): Promise<void> {\n${lines(50, (i) => `  await sendEmail({ to: ["a@x.com"], subject: "s${k}-${i}", body: "b" });`)}\n}`) + "\n";
-    const facts = analyzer.analyze(prog(lines(30, (k) => `await g${k}();`, "\n    "), { top: helpers }), { budget: { bytes: 1 << 20 } });
+    const helpers =
+      lines(
+        30,
+        (k) =>
+          `async function g${k}(): Promise<void> {\n${lines(50, (i) => `  await sendEmail({ to: ["a@x.com"], subject: "s${k}-${i}", body: "b" });`)}\n}`,
+      ) + "\n";
+    const facts = analyzer.analyze(
+      prog(
+        lines(30, (k) => `await g${k}();`, "\n    "),
+        { top: helpers },
+      ),
+      { budget: { bytes: 1 << 20 } },
+    );
     expect(codes(facts)).toEqual([]);
     expect(facts.effects).toHaveLength(1500);
   });
@@ -160,10 +180,16 @@ describe("slow programs stop within the budget", () => {
   });
 
   it("types that compute are refused before the type check", () => {
-    expect(codes(analyzed("a recursive conditional type (900 levels)"))).toEqual(["refused_construct conditional type"]);
-    expect(codes(analyzed("a template literal union of 10^4 strings"))).toEqual(["refused_construct template literal type"]);
+    expect(codes(analyzed("a recursive conditional type (900 levels)"))).toEqual([
+      "refused_construct conditional type",
+    ]);
+    expect(codes(analyzed("a template literal union of 10^4 strings"))).toEqual([
+      "refused_construct template literal type",
+    ]);
     const { source, line, column } = located(prog("", { top: `type M<T> = ⟦{ [K in keyof T]: T[K] };\n` }));
-    expect(analyzer.analyze(source).diagnostics).toEqual([expect.objectContaining({ code: "refused_construct", construct: "mapped type", line, column })]);
+    expect(analyzer.analyze(source).diagnostics).toEqual([
+      expect.objectContaining({ code: "refused_construct", construct: "mapped type", line, column }),
+    ]);
   });
 
   it("a type check that runs past the deadline is stopped there (a clock that moves 1 ms per read)", () => {

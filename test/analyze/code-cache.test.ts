@@ -1,4 +1,15 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -97,7 +108,10 @@ describe("runCached", () => {
 
   it("gives up quietly where the directory cannot be made (a file in the way, /proc)", () => {
     writeFileSync(join(root, "file"), "");
-    for (const where of [join(root, "file", "cache"), ...(process.platform === "linux" ? ["/proc/countersign-nonexistent/cache"] : [])]) {
+    for (const where of [
+      join(root, "file", "cache"),
+      ...(process.platform === "linux" ? ["/proc/countersign-nonexistent/cache"] : []),
+    ]) {
       const run = runCached(file, where);
       expect(run.fromCache).toBe(false);
       expect(() => run.save()).not.toThrow();

@@ -16,9 +16,12 @@ describe("realistic corpus", () => {
       const facts = analyzer.analyze(programOf(entry));
       expect(facts.diagnostics).toEqual([]);
       expect(() => Facts.parse(facts)).not.toThrow();
-      expect(facts.effects.map((e) => ({ op: e.op, count: [e.count.min, e.count.max] }))).toEqual(entry.effects.map((e) => ({ op: e.op, count: e.count })));
+      expect(facts.effects.map((e) => ({ op: e.op, count: [e.count.min, e.count.max] }))).toEqual(
+        entry.effects.map((e) => ({ op: e.op, count: e.count })),
+      );
       entry.effects.forEach((expected, i) => {
-        for (const [name, value] of Object.entries(expected.args ?? {})) expect(facts.effects[i]!.args[name], `${expected.op} ${name}`).toEqual(value);
+        for (const [name, value] of Object.entries(expected.args ?? {}))
+          expect(facts.effects[i]!.args[name], `${expected.op} ${name}`).toEqual(value);
       });
       expect(facts.guarantees.map((g) => g.status)).toEqual(entry.statuses ?? []);
       expect(facts.ok).toBe(!(entry.statuses ?? []).includes("refuted"));

@@ -19,11 +19,21 @@ const c = (...values: unknown[]): AbstractValue => ({ kind: "const", values: val
 // An op's result names its op: `result of fs.read_file` comes from fs.read_file; `path` is the field read from it.
 const from = (source: string, path?: string): Provenance => {
   const op = /^result of (\S+)$/.exec(source)?.[1];
-  return op === undefined ? { source, untrusted: true } : { source, untrusted: true, op, ...(path === undefined ? {} : { path }) };
+  return op === undefined
+    ? { source, untrusted: true }
+    : { source, untrusted: true, op, ...(path === undefined ? {} : { path }) };
 };
-const untrusted = (source: string, path?: string): AbstractValue => ({ kind: "unknown", provenance: [from(source, path)] });
+const untrusted = (source: string, path?: string): AbstractValue => ({
+  kind: "unknown",
+  provenance: [from(source, path)],
+});
 // String(x) of untrusted data: a string, any string.
-const untrustedString = (source: string, path?: string): AbstractValue => ({ kind: "string", prefix: "", suffix: "", provenance: [from(source, path)] });
+const untrustedString = (source: string, path?: string): AbstractValue => ({
+  kind: "string",
+  prefix: "",
+  suffix: "",
+  provenance: [from(source, path)],
+});
 const SEND = `subject: "s", body: "b"`;
 
 export const corpus: Case[] = [
@@ -32,7 +42,13 @@ export const corpus: Case[] = [
     top: `const TEAM = ["alice@example.com", "bob@example.com"];`,
     guarantees: `recipientsOnly(TEAM), atMostEmails(1)`,
     main: `await sendEmail({ to: TEAM, subject: "Report", body: "Ready." });`,
-    effects: [{ op: "email.send_email", count: [1, 1], args: { to: c(["alice@example.com", "bob@example.com"]), subject: c("Report"), body: c("Ready.") } }],
+    effects: [
+      {
+        op: "email.send_email",
+        count: [1, 1],
+        args: { to: c(["alice@example.com", "bob@example.com"]), subject: c("Report"), body: c("Ready.") },
+      },
+    ],
     statuses: ["proven", "proven"],
   },
   {
@@ -40,7 +56,13 @@ export const corpus: Case[] = [
     top: `const TEAM = ["a@x.com", "b@x.com", "c@x.com"];`,
     guarantees: `recipientsOnly(TEAM), atMostEmails(3)`,
     main: `for (const to of TEAM) await sendEmail({ to: [to], subject: \`Hi \${to}\`, body: "b" });`,
-    effects: [{ op: "email.send_email", count: [3, 3], args: { to: c(["a@x.com"], ["b@x.com"], ["c@x.com"]), subject: c("Hi a@x.com", "Hi b@x.com", "Hi c@x.com") } }],
+    effects: [
+      {
+        op: "email.send_email",
+        count: [3, 3],
+        args: { to: c(["a@x.com"], ["b@x.com"], ["c@x.com"]), subject: c("Hi a@x.com", "Hi b@x.com", "Hi c@x.com") },
+      },
+    ],
     statuses: ["proven", "proven"],
   },
   {
@@ -52,13 +74,22 @@ export const corpus: Case[] = [
     name: "? : joins both branches",
     guarantees: `recipientsOnly(["a@x.com", "b@x.com"])`,
     main: `const to = Math.random() > 0.5 ? "a@x.com" : "b@x.com";\nawait sendEmail({ to: [to], ${SEND} });`,
-    effects: [{ op: "email.send_email", count: [1, 1], args: { to: { kind: "array", element: c("a@x.com", "b@x.com"), length: { min: 1, max: 1 } } } }],
+    effects: [
+      {
+        op: "email.send_email",
+        count: [1, 1],
+        args: { to: { kind: "array", element: c("a@x.com", "b@x.com"), length: { min: 1, max: 1 } } },
+      },
+    ],
     statuses: ["proven"],
   },
   {
     name: "if/else with a call in each branch",
     main: `if (Date.now() > 0) await sendEmail({ to: ["a@x.com"], ${SEND} });\nelse await writeFile({ path: "/home/user/Sandbox/x", content: "c" });`,
-    effects: [{ op: "email.send_email", count: [0, 1] }, { op: "fs.write_file", count: [0, 1] }],
+    effects: [
+      { op: "email.send_email", count: [0, 1] },
+      { op: "fs.write_file", count: [0, 1] },
+    ],
   },
   {
     name: "a constant condition skips the dead branch",
@@ -106,14 +137,23 @@ export const corpus: Case[] = [
   {
     name: "Promise.all over a literal array of calls",
     main: `await Promise.all([\n  sendEmail({ to: ["a@x.com"], ${SEND} }),\n  writeFile({ path: "/home/user/Sandbox/a", content: "c" }),\n]);`,
-    effects: [{ op: "email.send_email", count: [1, 1] }, { op: "fs.write_file", count: [1, 1] }],
+    effects: [
+      { op: "email.send_email", count: [1, 1] },
+      { op: "fs.write_file", count: [1, 1] },
+    ],
   },
   {
     name: "Promise.all over map of a constant list",
     top: `const PEOPLE = [{ name: "Ann", email: "ann@x.com" }, { name: "Ben", email: "ben@x.com" }];`,
     guarantees: `recipientsOnly(["ann@x.com", "ben@x.com"]), atMostEmails(2)`,
     main: `await Promise.all(PEOPLE.map((p) => sendEmail({ to: [p.email], subject: \`Hi \${p.name}\`, body: "b" })));`,
-    effects: [{ op: "email.send_email", count: [2, 2], args: { to: c(["ann@x.com"], ["ben@x.com"]), subject: c("Hi Ann", "Hi Ben") } }],
+    effects: [
+      {
+        op: "email.send_email",
+        count: [2, 2],
+        args: { to: c(["ann@x.com"], ["ben@x.com"]), subject: c("Hi Ann", "Hi Ben") },
+      },
+    ],
     statuses: ["proven", "proven"],
   },
   {
@@ -129,13 +169,28 @@ export const corpus: Case[] = [
     name: "destructuring a constant object",
     top: `const MESSAGE = { to: ["a@x.com"], subject: "Hello", body: "World" };`,
     main: `const { to, subject, ...rest } = MESSAGE;\nawait sendEmail({ to, subject, body: "b" });`,
-    effects: [{ op: "email.send_email", count: [1, 1], args: { to: c(["a@x.com"]), subject: c("Hello"), body: c("b") } }],
+    effects: [
+      { op: "email.send_email", count: [1, 1], args: { to: c(["a@x.com"]), subject: c("Hello"), body: c("b") } },
+    ],
   },
   {
     name: "a template literal keeps the known prefix and suffix",
     guarantees: `writesUnder("/home/user/Sandbox")`,
     main: `const name = String(Date.now());\nawait writeFile({ path: \`/home/user/Sandbox/reports/\${name}.md\`, content: "c" });`,
-    effects: [{ op: "fs.write_file", count: [1, 1], args: { path: { kind: "string", prefix: "/home/user/Sandbox/reports/", suffix: ".md", provenance: [{ source: "Date.now()", untrusted: false }] } } }],
+    effects: [
+      {
+        op: "fs.write_file",
+        count: [1, 1],
+        args: {
+          path: {
+            kind: "string",
+            prefix: "/home/user/Sandbox/reports/",
+            suffix: ".md",
+            provenance: [{ source: "Date.now()", untrusted: false }],
+          },
+        },
+      },
+    ],
     statuses: ["enforced"],
   },
   {
@@ -160,7 +215,11 @@ export const corpus: Case[] = [
     main: `const r = await get({ url: "https://api.example.com/status" });\nawait post({ url: "https://api.example.com/report", body: JSON.stringify({ ok: true }), content_type: "application/json" });`,
     effects: [
       { op: "http.get", count: [1, 1] },
-      { op: "http.post", count: [1, 1], args: { url: c("https://api.example.com/report"), body: c('{"ok":true}'), content_type: c("application/json") } },
+      {
+        op: "http.post",
+        count: [1, 1],
+        args: { url: c("https://api.example.com/report"), body: c('{"ok":true}'), content_type: c("application/json") },
+      },
     ],
     statuses: ["proven"],
   },
@@ -212,7 +271,11 @@ export const corpus: Case[] = [
     main: `const d = await draftEmail({ to: ["bob@x.com"], ${SEND} });\nawait sendDraft({ draft_id: String(d.id) });`,
     effects: [
       { op: "email.draft_email", count: [1, 1], args: { to: c(["bob@x.com"]) } },
-      { op: "email.send_draft", count: [1, 1], args: { draft_id: untrustedString("result of email.draft_email", "$.id") } },
+      {
+        op: "email.send_draft",
+        count: [1, 1],
+        args: { draft_id: untrustedString("result of email.draft_email", "$.id") },
+      },
     ],
     statuses: ["proven"],
   },
@@ -234,7 +297,9 @@ export const corpus: Case[] = [
   {
     name: "a field written on a fresh object",
     main: `const msg = { to: ["a@x.com"], subject: "draft", body: "b" };\nmsg.subject = "final";\nawait sendEmail(msg);`,
-    effects: [{ op: "email.send_email", count: [1, 1], args: { to: c(["a@x.com"]), subject: c("final"), body: c("b") } }],
+    effects: [
+      { op: "email.send_email", count: [1, 1], args: { to: c(["a@x.com"]), subject: c("final"), body: c("b") } },
+    ],
   },
   {
     name: "break out of a loop over a constant list",
@@ -286,7 +351,9 @@ export const corpus: Case[] = [
     top: `const write = async (name: string): Promise<void> => {\n  await writeFile({ path: "/home/user/Sandbox/" + name, content: "c" });\n};`,
     guarantees: `writesUnder("/home/user/Sandbox")`,
     main: `await write("a.txt");\nawait (async () => {\n  await write("b.txt");\n})();`,
-    effects: [{ op: "fs.write_file", count: [2, 2], args: { path: c("/home/user/Sandbox/a.txt", "/home/user/Sandbox/b.txt") } }],
+    effects: [
+      { op: "fs.write_file", count: [2, 2], args: { path: c("/home/user/Sandbox/a.txt", "/home/user/Sandbox/b.txt") } },
+    ],
     statuses: ["proven"],
   },
   {
@@ -298,7 +365,10 @@ export const corpus: Case[] = [
     name: "push inside a loop over unknown data",
     guarantees: `recipientsOnly(["a@x.com"])`,
     main: `const r = await get({ url: "https://api.example.com/people" });\nconst people = Array.isArray(r.body) ? r.body : [];\nconst to: string[] = ["a@x.com"];\nfor (const p of people) to.push(String(p));\nawait sendEmail({ to, ${SEND} });`,
-    effects: [{ op: "http.get", count: [1, 1] }, { op: "email.send_email", count: [1, 1] }],
+    effects: [
+      { op: "http.get", count: [1, 1] },
+      { op: "email.send_email", count: [1, 1] },
+    ],
     statuses: ["enforced"],
   },
   {

@@ -50,11 +50,27 @@ describe("an access the analysis cannot name keeps the parent's path (an agent l
     ["a spread copy read for another field", `${BANK}\n const o = { ...p };\n ${send("o.iban")}`, ["$.body"]],
     ["Object.values", `${BANK}\n ${send("Object.values(p)[0]")}`, ["$.body"]],
     ["an array of fields", `${BANK}\n const xs = [p.memo, p.iban];\n ${send("xs[1]")}`, ["$.body.memo", "$.body.iban"]],
-    ["iteration over the entries", `${BANK}\n let v: unknown = ""; for (const [k, x] of Object.entries(p)) if (k === "iban") v = x;\n ${send("v")}`, ["$.body"]],
-    ["a JSON round trip", `${BANK}\n const q = JSON.parse(JSON.stringify(p)) as Payee;\n ${send("q.iban")}`, ["$.body"]],
-    ["a JSON round trip of the whole result", `const r = await get({ url: "https://api.bank.example/x" });\n const q = JSON.parse(JSON.stringify(r)) as { body: string };\n ${send("q.body")}`, ["$"]],
+    [
+      "iteration over the entries",
+      `${BANK}\n let v: unknown = ""; for (const [k, x] of Object.entries(p)) if (k === "iban") v = x;\n ${send("v")}`,
+      ["$.body"],
+    ],
+    [
+      "a JSON round trip",
+      `${BANK}\n const q = JSON.parse(JSON.stringify(p)) as Payee;\n ${send("q.iban")}`,
+      ["$.body"],
+    ],
+    [
+      "a JSON round trip of the whole result",
+      `const r = await get({ url: "https://api.bank.example/x" });\n const q = JSON.parse(JSON.stringify(r)) as { body: string };\n ${send("q.body")}`,
+      ["$"],
+    ],
     ["destructuring with rest", `${BANK}\n const { memo, ...rest } = p;\n ${send("rest.iban")}`, ["$.body"]],
-    ["a string op on the parent", `const r = await get({ url: "https://api.bank.example/x" });\n ${send("String(r.body).slice(0, 5)")}`, ["$.body"]],
+    [
+      "a string op on the parent",
+      `const r = await get({ url: "https://api.bank.example/x" });\n ${send("String(r.body).slice(0, 5)")}`,
+      ["$.body"],
+    ],
     ["a field written over", `${BANK}\n p.iban = p.memo;\n ${send("p.iban")}`, ["$"]],
   ];
   for (const [how, main, paths] of forms) {
@@ -68,8 +84,14 @@ describe("an access the analysis cannot name keeps the parent's path (an agent l
 describe("a key the analysis cannot name", () => {
   const refused: [string, string][] = [
     ["a computed key", `${BANK}\n const k = String(p.memo);\n ${send("p[k]")}`],
-    ["a key chosen between two fields", `${BANK}\n const k = String(p.memo) === "x" ? "iban" : "memo";\n ${send("p[k]")}`],
-    ["iteration over the keys", `${BANK}\n let v: unknown = ""; for (const k of Object.keys(p)) v = p[k];\n ${send("v")}`],
+    [
+      "a key chosen between two fields",
+      `${BANK}\n const k = String(p.memo) === "x" ? "iban" : "memo";\n ${send("p[k]")}`,
+    ],
+    [
+      "iteration over the keys",
+      `${BANK}\n let v: unknown = ""; for (const k of Object.keys(p)) v = p[k];\n ${send("v")}`,
+    ],
     ["Object.assign", `${BANK}\n const o = Object.assign({}, p, { iban: p.memo });\n ${send("o.iban")}`],
   ];
   for (const [how, main] of refused) {
@@ -81,14 +103,17 @@ describe("a key the analysis cannot name", () => {
 });
 
 describe("the host of a call with a url", () => {
-  const hostOf = (url: string) => sourcesOfTo(`const r = await get({ url: ${url} });\n ${send("String(r.body)")}`)[0]!.host;
+  const hostOf = (url: string) =>
+    sourcesOfTo(`const r = await get({ url: ${url} });\n ${send("String(r.body)")}`)[0]!.host;
   it("a constant url gives its host, lower case, without the default port", () => {
     expect(hostOf(`"https://API.Bank.example/x"`)).toBe("api.bank.example");
     expect(hostOf(`"https://api.bank.example:443/x"`)).toBe("api.bank.example");
     expect(hostOf(`"https://api.bank.example:8443/x"`)).toBe("api.bank.example:8443");
   });
   it("one of several constant urls on the same host", () => {
-    expect(hostOf(`Date.now() > 0 ? "https://api.bank.example/a" : "https://api.bank.example/b"`)).toBe("api.bank.example");
+    expect(hostOf(`Date.now() > 0 ? "https://api.bank.example/a" : "https://api.bank.example/b"`)).toBe(
+      "api.bank.example",
+    );
   });
   it("a url with a known prefix gives the prefix's host", () => {
     expect(hostOf("`https://api.bank.example/payee/${String(Date.now())}`")).toBe("api.bank.example");
@@ -101,7 +126,9 @@ describe("the host of a call with a url", () => {
 });
 
 describe("an agent action's url input", () => {
-  const RELAY = CREATE_ISSUE.replace('name = "create_issue"', 'name = "relay"').replace('name = "repo"', 'name = "url"').replace("${args.repo}", "x");
+  const RELAY = CREATE_ISSUE.replace('name = "create_issue"', 'name = "relay"')
+    .replace('name = "repo"', 'name = "url"')
+    .replace("${args.repo}", "x");
   const set = withAgent([{ name: "relay.toml", text: RELAY }], { hosts: { http: ["api.github.com:443"] }, roots: {} });
   const agentAnalyzer = createAnalyzer(set, { budget: STEP_BUDGET });
   afterAll(() => agentAnalyzer.dispose());

@@ -17,7 +17,10 @@ describe("records with a key named __proto__", () => {
 
   it("joined with another such record keep it", () => {
     const other = constant(JSON.parse('{"__proto__": "c@y.org", "b": "b@x.com"}') as Json);
-    const joined = join({ kind: "record", fields: asRecord(constant(withProtoKey))! }, { kind: "record", fields: asRecord(other)! });
+    const joined = join(
+      { kind: "record", fields: asRecord(constant(withProtoKey))! },
+      { kind: "record", fields: asRecord(other)! },
+    );
     expect(joined.kind).toBe("record");
     expect(Object.keys((joined as { fields: object }).fields)).toEqual(["__proto__", "b"]);
   });

@@ -21,7 +21,9 @@ const READ = `const d = await getDraft({ id: "d-1" });`;
 
 describe("where what main returns comes from", () => {
   it("a main that returns nothing, or a constant, returns the program's own data", () => {
-    expect(partsOf(`await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });`)).toEqual([{ path: "$", from: [], untrusted: false }]);
+    expect(partsOf(`await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });`)).toEqual([
+      { path: "$", from: [], untrusted: false },
+    ]);
     expect(partsOf(`return { ok: true, n: 3 };`)).toEqual([
       { path: "$.ok", from: [], untrusted: false },
       { path: "$.n", from: [], untrusted: false },
@@ -29,11 +31,15 @@ describe("where what main returns comes from", () => {
   });
 
   it("a value read from a draft is untrusted and names its op", () => {
-    expect(partsOf(`${READ}\n return String(d.body);`)).toEqual([{ path: "$", from: ["email.get_draft"], untrusted: true }]);
+    expect(partsOf(`${READ}\n return String(d.body);`)).toEqual([
+      { path: "$", from: ["email.get_draft"], untrusted: true },
+    ]);
   });
 
   it("a mixed object says which fields came from the read", () => {
-    const parts = partsOf(`${READ}\n return { summary: String(d.subject), count: 2, items: [String(d.body), "x"], "a b": "c" };`);
+    const parts = partsOf(
+      `${READ}\n return { summary: String(d.subject), count: 2, items: [String(d.body), "x"], "a b": "c" };`,
+    );
     expect(part(parts, "$.summary")).toEqual({ path: "$.summary", from: ["email.get_draft"], untrusted: true });
     expect(part(parts, "$.count")).toEqual({ path: "$.count", from: [], untrusted: false });
     expect(part(parts, "$.items[*]").untrusted).toBe(true);
@@ -41,13 +47,17 @@ describe("where what main returns comes from", () => {
   });
 
   it("what a call answered names its op beside the program's own parts", () => {
-    const parts = partsOf(`const sent = await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });\n return { sent: sent as Json, note: "done" };`);
+    const parts = partsOf(
+      `const sent = await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });\n return { sent: sent as Json, note: "done" };`,
+    );
     expect(part(parts, "$.sent").from).toEqual(["email.send_email"]);
     expect(part(parts, "$.note")).toEqual({ path: "$.note", from: [], untrusted: false });
   });
 
   it("a constant chosen by branching on untrusted data counts as untrusted", () => {
-    const parts = partsOf(`${READ}\n if (String(d.subject) === "yes") return { answer: "approve" };\n return { answer: "deny" };`);
+    const parts = partsOf(
+      `${READ}\n if (String(d.subject) === "yes") return { answer: "approve" };\n return { answer: "deny" };`,
+    );
     expect(part(parts, "$.answer")).toEqual({ path: "$.answer", from: [], untrusted: true });
   });
 
@@ -65,9 +75,18 @@ describe("laundering untrusted data into a trusted part", () => {
     ["a closure", `const f = () => String(d.body); return { clean: f() };`],
     ["JSON round trip", `return { clean: (JSON.parse(JSON.stringify({ v: d.body })) as { v: Json }).v };`],
     ["a template string", "return { clean: `ok ${String(d.body)}` };"],
-    ["a thrown and caught value", `let clean = "x"; try { throw new Error(String(d.body)); } catch (e) { clean = (e as Error).message; } return { clean };`],
-    ["character codes", `const t = String(d.body); let out = ""; for (let i = 0; i < t.length; i++) out += String.fromCharCode(t.charCodeAt(i)); return { clean: out };`],
-    ["a lookup table", `const table: Record<string, string> = { a: "A", b: "B" }; return { clean: (String(d.body) === "a" ? table.a : table.b) ?? "" };`],
+    [
+      "a thrown and caught value",
+      `let clean = "x"; try { throw new Error(String(d.body)); } catch (e) { clean = (e as Error).message; } return { clean };`,
+    ],
+    [
+      "character codes",
+      `const t = String(d.body); let out = ""; for (let i = 0; i < t.length; i++) out += String.fromCharCode(t.charCodeAt(i)); return { clean: out };`,
+    ],
+    [
+      "a lookup table",
+      `const table: Record<string, string> = { a: "A", b: "B" }; return { clean: (String(d.body) === "a" ? table.a : table.b) ?? "" };`,
+    ],
     ["an object field written later", `const o = { clean: "" }; o.clean = String(d.body); return o;`],
   ];
   for (const [how, body] of laundered) {

@@ -25,24 +25,38 @@ const never = { isCancellationRequested: () => false, throwIfCancellationRequest
 
 describe("the shared checker", () => {
   it("reports a type error every time the same program comes again", () => {
-    const source = programOf({ main: `const n: number = "text"; await sendEmail({ to: ["a@x.com"], subject: String(n), body: "b" });` });
+    const source = programOf({
+      main: `const n: number = "text"; await sendEmail({ to: ["a@x.com"], subject: String(n), body: "b" });`,
+    });
     const first = analyzer.analyze(source);
     expect(messages(first).join("\n")).toMatch(/type_error Type 'string' is not assignable to type 'number'/);
     for (let i = 0; i < 3; i++) expect(messages(analyzer.analyze(source))).toEqual(messages(first));
   });
 
   it("keeps no declaration of one program for the next", () => {
-    const declares = programOf({ top: `const helper = "a@x.com";\ninterface Extra { to: string }`, main: `await sendEmail({ to: [helper], subject: "s", body: "b" });` });
+    const declares = programOf({
+      top: `const helper = "a@x.com";\ninterface Extra { to: string }`,
+      main: `await sendEmail({ to: [helper], subject: "s", body: "b" });`,
+    });
     expect(analyzer.analyze(declares).ok).toBe(true);
-    const uses = analyzer.analyze(programOf({ top: `const e: Extra = { to: helper };`, main: `await sendEmail({ to: [e.to], subject: "s", body: "b" });` }));
+    const uses = analyzer.analyze(
+      programOf({
+        top: `const e: Extra = { to: helper };`,
+        main: `await sendEmail({ to: [e.to], subject: "s", body: "b" });`,
+      }),
+    );
     expect(messages(uses).join("\n")).toMatch(/Cannot find name 'Extra'/);
     expect(messages(uses).join("\n")).toMatch(/Cannot find name 'helper'/);
   });
 
   it("keeps no global of a script or a global augmentation for the next program", () => {
     analyzer.analyze(`const leaked = "a@x.com";\n`); // a script: its declarations are global, in its own program
-    analyzer.analyze(`${PRELUDE}declare global { interface Array<T> { evil(): string } }\nexport default program({ rationale: "r", guarantees: [], async main() {} });\n`);
-    const uses = analyzer.analyze(programOf({ main: `await sendEmail({ to: [leaked, [].evil()], subject: "s", body: "b" });` }));
+    analyzer.analyze(
+      `${PRELUDE}declare global { interface Array<T> { evil(): string } }\nexport default program({ rationale: "r", guarantees: [], async main() {} });\n`,
+    );
+    const uses = analyzer.analyze(
+      programOf({ main: `await sendEmail({ to: [leaked, [].evil()], subject: "s", body: "b" });` }),
+    );
     expect(messages(uses).join("\n")).toMatch(/Cannot find name 'leaked'/);
     expect(messages(uses).join("\n")).toMatch(/Property 'evil' does not exist/);
   });
@@ -82,7 +96,9 @@ describe("the shared checker", () => {
     const third = checkerOf();
     expect(third).not.toBe(second);
     // and after its quota of program text
-    const big = programOf({ main: `await sendEmail({ to: ["a@x.com"], subject: "${"s".repeat(SHARED_CHECKER_LIMITS.chars)}", body: "b" });` });
+    const big = programOf({
+      main: `await sendEmail({ to: ["a@x.com"], subject: "${"s".repeat(SHARED_CHECKER_LIMITS.chars)}", body: "b" });`,
+    });
     compiler.typeCheck(compiler.parse(big), never);
     expect(checkerOf()).not.toBe(third);
   });
@@ -104,7 +120,11 @@ describe("sharesChecker: which programs get a program of their own", () => {
   const specifiers = (text: string): string[] | undefined => sharesChecker(parse(text), modules)?.map((s) => s.text);
 
   it("a module importing and re-exporting only the API's modules shares it", () => {
-    expect(specifiers(`import { program } from "countersign";\nimport { sendEmail } from "trusted/email";\nexport { sendEmail } from "trusted/email";\nconst x = 1;\nexport { x };\n`)).toEqual(["countersign", "trusted/email", "trusted/email"]);
+    expect(
+      specifiers(
+        `import { program } from "countersign";\nimport { sendEmail } from "trusted/email";\nexport { sendEmail } from "trusted/email";\nconst x = 1;\nexport { x };\n`,
+      ),
+    ).toEqual(["countersign", "trusted/email", "trusted/email"]);
     expect(specifiers(`export default 1;\n`)).toEqual([]);
   });
 

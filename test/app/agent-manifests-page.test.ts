@@ -16,20 +16,41 @@ import { decide } from "../../src/policy/index.js";
 import { shippedManifests } from "../policy/helpers.js";
 
 const trusted = shippedManifests();
-const HOSTILE = 'Open an issue. <script>alert(1)</script>\n\u001b[32mproven\u001b[0m safe \u202Egnp.exe';
+const HOSTILE = "Open an issue. <script>alert(1)</script>\n\u001b[32mproven\u001b[0m safe \u202Egnp.exe";
 const text = readFileSync(join(packageRoot, "examples/agent-manifests/create_issue.toml"), "utf8").replace(
   'description = "Open an issue in a repository of the example issue tracker."',
   `description = ${JSON.stringify(HOSTILE)}`,
 );
-const set = checkAgentManifests(trusted, [{ name: "create_issue.toml", text }], { hosts: { http: ["api.example.com:443"] }, roots: {} }).set!;
+const set = checkAgentManifests(trusted, [{ name: "create_issue.toml", text }], {
+  hosts: { http: ["api.example.com:443"] },
+  roots: {},
+}).set!;
 const analyzer = createAnalyzer(set);
 afterAll(() => analyzer.dispose());
 
 function request(extra: Partial<StoredRequest> = {}): StoredRequest {
   const source = readFileSync(join(packageRoot, "examples", "file-issue.ts"), "utf8");
   const facts = analyzer.analyze(source, { entry: "file-issue.ts" });
-  const policy = decide(facts, loadPolicy(join(packageRoot, "policies"), { manifests: trusted, home: "/home/user" }), trusted);
-  return { id: "req_AAAAAAAAAAAAAAAAAAAAAA", seq: 1, token: "agent", status: "pending", source, facts, policy, rationale: null, agent_manifests: set.agent!.text, created_at: 0, deadline_at: 900_000, decision: null, ...extra };
+  const policy = decide(
+    facts,
+    loadPolicy(join(packageRoot, "policies"), { manifests: trusted, home: "/home/user" }),
+    trusted,
+  );
+  return {
+    id: "req_AAAAAAAAAAAAAAAAAAAAAA",
+    seq: 1,
+    token: "agent",
+    status: "pending",
+    source,
+    facts,
+    policy,
+    rationale: null,
+    agent_manifests: set.agent!.text,
+    created_at: 0,
+    deadline_at: 900_000,
+    decision: null,
+    ...extra,
+  };
 }
 
 describe("agent manifests on the request page", () => {
@@ -49,7 +70,13 @@ describe("agent manifests on the request page", () => {
     expect(step!.op).toBe("http.post");
     expect(step!.inputs).toContainEqual({ name: "url", value: '"https://api.example.com/repos/${args.repo}/issues"' });
     expect(step!.calls).toEqual([
-      expect.objectContaining({ line: 11, count: "1", args: expect.arrayContaining([{ name: "url", value: expect.stringContaining("https://api.example.com/repos/acme/widgets/issues") }]) }),
+      expect.objectContaining({
+        line: 11,
+        count: "1",
+        args: expect.arrayContaining([
+          { name: "url", value: expect.stringContaining("https://api.example.com/repos/acme/widgets/issues") },
+        ]),
+      }),
     ]);
     // The agent's words, made visible: no raw escape or bidi control survives.
     expect(action!.description).toContain("<script>");
@@ -62,13 +89,21 @@ describe("agent manifests on the request page", () => {
     expect(requestPage({ request: plain }).agent_manifests).toBeNull();
     const old = request();
     delete old.agent_manifests;
-    expect(requestPage({ request: old }).agent_manifests).toEqual({ sha256: set.agent!.sha256, unavailable: expect.stringMatching(/were not kept with this request/) });
+    expect(requestPage({ request: old }).agent_manifests).toEqual({
+      sha256: set.agent!.sha256,
+      unavailable: expect.stringMatching(/were not kept with this request/),
+    });
     const unreadable = request({ agent_manifests: '[["create_issue",{"name":"create_issue"}]]' });
-    expect(requestPage({ request: unreadable }).agent_manifests).toEqual({ sha256: set.agent!.sha256, unavailable: expect.stringMatching(/cannot be read as action manifests/) });
+    expect(requestPage({ request: unreadable }).agent_manifests).toEqual({
+      sha256: set.agent!.sha256,
+      unavailable: expect.stringMatching(/cannot be read as action manifests/),
+    });
   });
 
   it("the browser page shows them between the calls and the preview, the description escaped inside the agent's box", async () => {
-    const html = String(await requestView(requestPage({ request: request() }), { csrf: "t", approver: "alice", now: 60_000, pending: 1 }));
+    const html = String(
+      await requestView(requestPage({ request: request() }), { csrf: "t", approver: "alice", now: 60_000, pending: 1 }),
+    );
     const at = (s: string) => html.indexOf(s);
     expect(at('id="h-calls"')).toBeLessThan(at('id="h-agent-actions"'));
     expect(at('id="h-agent-actions"')).toBeLessThan(at('id="h-previews"'));
@@ -78,7 +113,7 @@ describe("agent manifests on the request page", () => {
     expect(section).toContain("https://api.example.com/repos/acme/widgets/issues");
     expect(section).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
     expect(section).not.toContain("<script>");
-    expect(section).toMatch(/<aside class="agent"[^>]*>[^]*&lt;script&gt;/);
+    expect(section).toMatch(/<aside class="agent"[^>]*>[\s\S]*&lt;script&gt;/);
   });
 
   it("the terminal shows them in the same place, the description under the agent's gutter", () => {
@@ -98,12 +133,22 @@ describe("agent manifests on the request page", () => {
 
   it("an agent action's preview says its labels are the agent's words, on both surfaces", async () => {
     const req = request();
-    const previews = [{ effect: 0, op: "agent.create_issue", site: req.facts.effects[0]!.site, args: { repo: "acme/widgets" }, fields: [{ label: "Checked by countersign", value: "42", multiline: false }] }];
+    const previews = [
+      {
+        effect: 0,
+        op: "agent.create_issue",
+        site: req.facts.effects[0]!.site,
+        args: { repo: "acme/widgets" },
+        fields: [{ label: "Checked by countersign", value: "42", multiline: false }],
+      },
+    ];
     const page = requestPage({ request: req, previews });
     const note = "an action the agent defined: the labels are its words, the values the provider's";
     expect(String(await requestView(page, { csrf: "t", approver: "alice", now: 60_000, pending: 1 }))).toContain(note);
     expect(requestLines(page, { now: 60_000, showSource: false }).map((l) => l.text)).toContain(`      (${note})`);
     const trusted = requestPage({ request: req, previews: [{ ...previews[0]!, op: "email.send_draft" }] });
-    expect(String(await requestView(trusted, { csrf: "t", approver: "alice", now: 60_000, pending: 1 }))).not.toContain(note);
+    expect(String(await requestView(trusted, { csrf: "t", approver: "alice", now: 60_000, pending: 1 }))).not.toContain(
+      note,
+    );
   });
 });

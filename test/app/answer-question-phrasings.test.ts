@@ -25,7 +25,13 @@ function stored(source: string, entry: string, extra: Partial<StoredRequest> = {
 }
 const example = (name: string) => stored(readFileSync(join(packageRoot, "examples", name), "utf8"), name);
 const ask = (request: StoredRequest, text: string, previews?: readonly PreviewShown[]) =>
-  answerQuestion(request.facts, text, manifests, { decision: request.policy, rules: policy.rules }, { request, ...(previews === undefined ? {} : { previews }) });
+  answerQuestion(
+    request.facts,
+    text,
+    manifests,
+    { decision: request.policy, rules: policy.rules },
+    { request, ...(previews === undefined ? {} : { previews }) },
+  );
 
 const notify = example("notify-team.ts");
 const digest = example("team-digest.ts");
@@ -133,10 +139,22 @@ describe("phrasings: each is understood as its topic, restated in countersign's 
     ["What does it guarantee?", ["guarantees"], "What does the program guarantee?"],
     ["Is it proven?", ["guarantees"], "What does the program guarantee?"],
     // several questions at once, each answered
-    ["Who gets the email and what does it say?", ["recipients", "body"], "Who will be emailed? What does the email say?"],
-    ["Who will be emailed? How many emails?", ["recipients", "email_count"], "Who will be emailed? How many emails will be sent?"],
+    [
+      "Who gets the email and what does it say?",
+      ["recipients", "body"],
+      "Who will be emailed? What does the email say?",
+    ],
+    [
+      "Who will be emailed? How many emails?",
+      ["recipients", "email_count"],
+      "Who will be emailed? How many emails will be sent?",
+    ],
     ["Which files will be read and written?", ["files"], "Which files will be read or written?"],
-    ["Who is emailed, and which hosts?", ["recipients", "hosts"], "Who will be emailed? Which web addresses will the program call?"],
+    [
+      "Who is emailed, and which hosts?",
+      ["recipients", "hosts"],
+      "Who will be emailed? Which web addresses will the program call?",
+    ],
   ];
 
   it.each(table)("%s", (text, topics, question) => {
@@ -231,7 +249,11 @@ describe("the answers, in plain sentences", () => {
   });
 
   it("how many emails: the total and each call; a loop of sends counted", () => {
-    expect(ask(notify, "how many emails will it send?")!.lines).toEqual(["Exactly 1 email.", "At line 12 it sends an email once.", "Guarantee atMostEmails(1): proven (at most 1 email.send_* call (bound 1))"]);
+    expect(ask(notify, "how many emails will it send?")!.lines).toEqual([
+      "Exactly 1 email.",
+      "At line 12 it sends an email once.",
+      "Guarantee atMostEmails(1): proven (at most 1 email.send_* call (bound 1))",
+    ]);
     expect(ask(digest, "how many emails will it send?")!.lines[0]).toBe("Exactly 3 emails.");
     expect(ask(readNotes, "how many emails will it send?")!.lines[0]).toBe("None: the program sends no email.");
   });
@@ -256,25 +278,37 @@ describe("the answers, in plain sentences", () => {
   });
 
   it("the body and subject: quoted constants, one per mail", () => {
-    expect(ask(notify, "What does the body say?")!.lines).toEqual(['At line 12 it sends an email once; its body is "The weekly report is in /home/user/Sandbox/reports.".']);
-    expect(ask(notify, "What is the subject?")!.lines).toEqual(['At line 12 it sends an email once; its subject is "Weekly report ready".']);
+    expect(ask(notify, "What does the body say?")!.lines).toEqual([
+      'At line 12 it sends an email once; its body is "The weekly report is in /home/user/Sandbox/reports.".',
+    ]);
+    expect(ask(notify, "What is the subject?")!.lines).toEqual([
+      'At line 12 it sends an email once; its subject is "Weekly report ready".',
+    ]);
   });
 
   it("what is untrusted: third-party sources by name; the program's own draft is not third-party", () => {
-    expect(ask(notify, "What is untrusted?")!.lines).toEqual(["None: no value the program passes comes from third-party content."]);
+    expect(ask(notify, "What is untrusted?")!.lines).toEqual([
+      "None: no value the program passes comes from third-party content.",
+    ]);
     expect(ask(fetchPost, "What is untrusted?")!.lines).toEqual([
       "These values may be chosen by third-party content (the agent or someone else may control it):",
       "Whether line 15 runs, how often and with which values may depend on the answer from ci.example.com (third-party content).",
     ]);
     const own = ask(draft, "What is untrusted?")!.lines;
     expect(own[0]).toBe("None: no value the program passes comes from third-party content.");
-    expect(own).toContain("At line 16 (it sends a draft email), its draft id comes from what the program's own email.draft_email call made (its own, not third-party content).");
+    expect(own).toContain(
+      "At line 16 (it sends a draft email), its draft id comes from what the program's own email.draft_email call made (its own, not third-party content).",
+    );
   });
 
   it("what happens if I approve: the headline, one run, the receipt's lifetime, the guarantees", () => {
     const lines = ask(notify, "What happens if I approve?")!.lines;
-    expect(lines[0]).toBe("If you approve, the program runs once and sends 1 email to alice@example.com and bob@example.com.");
-    expect(lines).toContain(`Approving gives the agent a receipt for exactly this program (its fingerprint starts ${notify.facts.program.sha256.slice(0, 12)}), valid for 5 minutes once issued; after a receipt is used, no other is issued for this request.`);
+    expect(lines[0]).toBe(
+      "If you approve, the program runs once and sends 1 email to alice@example.com and bob@example.com.",
+    );
+    expect(lines).toContain(
+      `Approving gives the agent a receipt for exactly this program (its fingerprint starts ${notify.facts.program.sha256.slice(0, 12)}), valid for 5 minutes once issued; after a receipt is used, no other is issued for this request.`,
+    );
     expect(lines.filter((l) => l.startsWith("Guarantee "))).toHaveLength(3);
     const decided = ask({ ...notify, status: "rejected" }, "What happens if I approve?")!.lines;
     expect(decided[0]).toBe("This request is no longer waiting for a decision: it was rejected.");
@@ -302,7 +336,9 @@ describe("the answers, in plain sentences", () => {
       "An approval lets the program run once: after its receipt is used, no other is issued for this request.",
       "At line 23 it sends an email 3 times.",
     ]);
-    expect(ask(weekly, "What does the program read?")!.lines).toEqual(["At line 12 it reads a file once: /home/user/Sandbox/notes/week.md."]);
+    expect(ask(weekly, "What does the program read?")!.lines).toEqual([
+      "At line 12 it reads a file once: /home/user/Sandbox/notes/week.md.",
+    ]);
   });
 });
 
@@ -333,31 +369,74 @@ describe("a draft the program sends: from the preview shown", () => {
     expect(ask(sendDraft, "What does the body say?", shown)!.lines).toEqual([
       'At line 9 it sends a draft email once; its body is the draft\'s: the draft d-1 shown has the body "Hi Bob, ↵ The minutes."; when it is sent, the draft is read again and exactly what was checked is sent.',
     ]);
-    expect(ask(sendDraft, "What's the subject?", shown)!.lines[0]).toContain('the draft d-1 shown has the subject "Board minutes"');
+    expect(ask(sendDraft, "What's the subject?", shown)!.lines[0]).toContain(
+      'the draft d-1 shown has the subject "Board minutes"',
+    );
   });
 
   it("a draft the program makes itself, which no preview shows before the run: what its own call writes", () => {
-    const runtime: PreviewShown[] = [{ effect: 1, op: "email.send_draft", site: draft.facts.effects[1]!.site, args: {}, unavailable: "Preview unavailable: the program's value for draft_id is only known when it runs" }];
-    expect(ask(draft, "Who will be emailed?", runtime)!.lines[0]).toContain("to the recipients of the draft it sends: the draft the program's own email.draft_email call at line 10 makes, with its recipients bob@example.com;");
-    expect(ask(draft, "What is the subject?", runtime)!.lines[1]).toContain('the draft the program\'s own email.draft_email call at line 10 makes, with its subject "Meeting notes"');
+    const runtime: PreviewShown[] = [
+      {
+        effect: 1,
+        op: "email.send_draft",
+        site: draft.facts.effects[1]!.site,
+        args: {},
+        unavailable: "Preview unavailable: the program's value for draft_id is only known when it runs",
+      },
+    ];
+    expect(ask(draft, "Who will be emailed?", runtime)!.lines[0]).toContain(
+      "to the recipients of the draft it sends: the draft the program's own email.draft_email call at line 10 makes, with its recipients bob@example.com;",
+    );
+    expect(ask(draft, "What is the subject?", runtime)!.lines[1]).toContain(
+      'the draft the program\'s own email.draft_email call at line 10 makes, with its subject "Meeting notes"',
+    );
   });
 
   it("a preview that could not be had: said so, and the body is not known", () => {
-    expect(ask(sendDraft, "What does the body say?", failed)!.lines[0]).toContain("the preview could not be had: the provider answered 404, so its body is not known");
-    expect(ask(sendDraft, "Who gets it?", failed)!.lines[0]).toContain("the preview could not be had: the provider answered 404, so its recipients are not known");
-    const none = answerQuestion(sendDraft.facts, "What does the body say?", manifests, undefined, { previews: { problem: "the request is no longer waiting for a decision" } })!;
-    expect(none.lines[0]).toContain("the preview could not be had: the request is no longer waiting for a decision, so its body is not known");
+    expect(ask(sendDraft, "What does the body say?", failed)!.lines[0]).toContain(
+      "the preview could not be had: the provider answered 404, so its body is not known",
+    );
+    expect(ask(sendDraft, "Who gets it?", failed)!.lines[0]).toContain(
+      "the preview could not be had: the provider answered 404, so its recipients are not known",
+    );
+    const none = answerQuestion(sendDraft.facts, "What does the body say?", manifests, undefined, {
+      previews: { problem: "the request is no longer waiting for a decision" },
+    })!;
+    expect(none.lines[0]).toContain(
+      "the preview could not be had: the request is no longer waiting for a decision, so its body is not known",
+    );
   });
 
   it("what happens if I approve: the headline from the preview, and the binding of the draft", () => {
     const lines = ask(sendDraft, "What happens if I approve?", shown)!.lines;
-    expect(lines[0]).toBe("If you approve, the program runs once and sends 1 email to bob@example.com (as the preview shows).");
-    expect(lines).toContain("A draft it sends is bound as the page showed it when you approve: if its recipients, subject or body differ at the send, the send is refused.");
-    expect(ask(sendDraft, "What happens if I approve?", failed)!.lines).toContain("To weigh: Preview unavailable: the provider answered 404 — you cannot see who gets this mail or what it says.");
+    expect(lines[0]).toBe(
+      "If you approve, the program runs once and sends 1 email to bob@example.com (as the preview shows).",
+    );
+    expect(lines).toContain(
+      "A draft it sends is bound as the page showed it when you approve: if its recipients, subject or body differ at the send, the send is refused.",
+    );
+    expect(ask(sendDraft, "What happens if I approve?", failed)!.lines).toContain(
+      "To weigh: Preview unavailable: the provider answered 404 — you cannot see who gets this mail or what it says.",
+    );
   });
 
   it("only questions about what a preview shows need one", () => {
-    for (const text of ["Who gets the draft?", "What does the body say?", "What is the subject?", "What happens if I approve?", "Is anything sent?"]) expect(questionNeedsPreviews(text), text).toBe(true);
-    for (const text of ["Which files?", "Which hosts?", "How many emails?", "What happens if I reject?", "What is untrusted?", "Remove Bob"]) expect(questionNeedsPreviews(text), text).toBe(false);
+    for (const text of [
+      "Who gets the draft?",
+      "What does the body say?",
+      "What is the subject?",
+      "What happens if I approve?",
+      "Is anything sent?",
+    ])
+      expect(questionNeedsPreviews(text), text).toBe(true);
+    for (const text of [
+      "Which files?",
+      "Which hosts?",
+      "How many emails?",
+      "What happens if I reject?",
+      "What is untrusted?",
+      "Remove Bob",
+    ])
+      expect(questionNeedsPreviews(text), text).toBe(false);
   });
 });

@@ -22,7 +22,8 @@ op = "email.send_draft"
 when = { args = { to = { in = ["bob@example.com", "carol@example.com"] } } }
 reason = "drafts to the team may go out"
 `;
-const load = (text: string): Policy => loadPolicy(policyDir({ "policy.toml": text }), { manifests, home: "/home/user" });
+const load = (text: string): Policy =>
+  loadPolicy(policyDir({ "policy.toml": text }), { manifests, home: "/home/user" });
 const draftsToTeam = load(DRAFTS_TO_TEAM);
 const askEverything = load(`default = "ask"\n`);
 
@@ -48,7 +49,8 @@ function answer(source: string, policy: Policy, rules: Policy["rules"] | null = 
   return { decision, lines: answerQuestion(facts, "Who gets the email?", manifests, { decision, rules })!.lines };
 }
 
-const SEND = "At line 9 it sends a draft email once, to the recipients of the draft it sends: the preview is not part of this answer, so its recipients are not known here (read from email.get_draft for the call's draft id when it runs)";
+const SEND =
+  "At line 9 it sends a draft email once, to the recipients of the draft it sends: the preview is not part of this answer, so its recipients are not known here (read from email.get_draft for the call's draft id when it runs)";
 const READ = `${SEND}; when it is sent, the draft is read again and its recipients are checked against the guarantees and what you approved, and a send outside them is refused; a draft is sent to its To addresses only`;
 
 describe("who gets a draft that an allow rule on its recipients passed", () => {
@@ -65,11 +67,20 @@ describe("who gets a draft that an allow rule on its recipients passed", () => {
   });
 
   it("the rule's own terms, not the grant's, when a guarantee narrows the recipients too", () => {
-    const { decision, lines } = answer(sendDraftThenMail('[recipientsOnly(["bob@example.com", "dave@example.com"])]'), draftsToTeam);
+    const { decision, lines } = answer(
+      sendDraftThenMail('[recipientsOnly(["bob@example.com", "dave@example.com"])]'),
+      draftsToTeam,
+    );
     // The grant holds both conditions; the answer names the rule's and the guarantee's line follows.
-    expect(decision.grants.find((g) => g.op === "email.send_draft")!.args.to).toMatchObject({ all: [expect.anything(), expect.anything()] });
-    expect(lines[0]).toBe(`${READ}; the allow rule "drafts-to-team" lets it through only when every To address is in [bob@example.com, carol@example.com].`);
-    expect(lines[2]).toMatch(/^Guarantee recipientsOnly\(\["bob@example\.com", "dave@example\.com"\]\): enforced at run time/);
+    expect(decision.grants.find((g) => g.op === "email.send_draft")!.args.to).toMatchObject({
+      all: [expect.anything(), expect.anything()],
+    });
+    expect(lines[0]).toBe(
+      `${READ}; the allow rule "drafts-to-team" lets it through only when every To address is in [bob@example.com, carol@example.com].`,
+    );
+    expect(lines[2]).toMatch(
+      /^Guarantee recipientsOnly\(\["bob@example\.com", "dave@example\.com"\]\): enforced at run time/,
+    );
   });
 
   it("when that policy has changed since, the receipt's grant's terms, saying so", () => {

@@ -5,11 +5,24 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { checkpointAuditChain, decideRequest, issueRequestReceipt, newestAuditCheckpoint, verifyAuditLog, type AppContext } from "../../src/app/index.js";
+import {
+  checkpointAuditChain,
+  decideRequest,
+  issueRequestReceipt,
+  newestAuditCheckpoint,
+  verifyAuditLog,
+  type AppContext,
+} from "../../src/app/index.js";
 import { loadPolicy } from "../../src/config/index.js";
 import type { AuditEntry } from "../../src/model/index.js";
 import { packageRoot } from "../../src/model/paths.js";
-import { checkpointKeys, generateKey, MemoryRedemptionStore, signCheckpoint, verifyCheckpoint } from "../../src/receipt/index.js";
+import {
+  checkpointKeys,
+  generateKey,
+  MemoryRedemptionStore,
+  signCheckpoint,
+  verifyCheckpoint,
+} from "../../src/receipt/index.js";
 import { CHECKPOINT_FILE, entryHash, fileKeyStore, type Store } from "../../src/store/index.js";
 import { shippedManifests } from "../policy/helpers.js";
 import { DIALECTS, newDatabase, opener, rawSql, submission, type DialectName } from "../store/fixtures.js";
@@ -98,7 +111,12 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
     expect(readFileSync(file, "utf8")).toBe(newest!.jws + "\n");
     expect(statSync(file).mode & 0o777).toBe(0o644);
     const check = await verifyAuditLog(f.ctx);
-    expect(check).toMatchObject({ verification: { ok: true, entries: head.id }, stored: 1, newestStored: head.id, outside: { from: file, size: head.id } });
+    expect(check).toMatchObject({
+      verification: { ok: true, entries: head.id },
+      stored: 1,
+      newestStored: head.id,
+      outside: { from: file, size: head.id },
+    });
     expect(await issueRequestReceipt(f.ctx, id)).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
   });
 
@@ -127,7 +145,10 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
     const f = await fixture(dialect);
     const id = await pending(f);
     await decideRequest(f.ctx, id, { kind: "rejected", approver: "alice", reason: "not this" });
-    await rawSql(f.database, `UPDATE requests SET status = 'approved', decision = 'approved_once', reason = NULL WHERE id = '${id}'`);
+    await rawSql(
+      f.database,
+      `UPDATE requests SET status = 'approved', decision = 'approved_once', reason = NULL WHERE id = '${id}'`,
+    );
     const err = await issueRequestReceipt(f.ctx, id).catch((e: unknown) => e);
     expect(err).toMatchObject({ ...refusal, retriable: false });
     expect((err as Error).message).toMatch(/records rejected by alice, the request says approved_once by alice/);
@@ -139,8 +160,14 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
   it("a pending request flipped to approved has no decision entry: no receipt", async () => {
     const f = await fixture(dialect);
     const id = await pending(f);
-    await rawSql(f.database, `UPDATE requests SET status = 'approved', decision = 'approved_once', approver = 'mallory' WHERE id = '${id}'`);
-    await expect(issueRequestReceipt(f.ctx, id)).rejects.toMatchObject({ ...refusal, message: expect.stringContaining("no audit entry records its decision") });
+    await rawSql(
+      f.database,
+      `UPDATE requests SET status = 'approved', decision = 'approved_once', approver = 'mallory' WHERE id = '${id}'`,
+    );
+    await expect(issueRequestReceipt(f.ctx, id)).rejects.toMatchObject({
+      ...refusal,
+      message: expect.stringContaining("no audit entry records its decision"),
+    });
   });
 
   it("a flip whose decision entry was rewritten in place, with every later hash recomputed, no longer matches the signed head: no receipt", async () => {
@@ -150,7 +177,10 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
     await decideRequest(f.ctx, await pending(f), { kind: "rejected", approver: "bob", reason: "nor this" });
     const decided = (await entries(f.store)).find((e) => e.type === "decided" && e.request_id === id)!;
     await rewriteFrom(f, decided.id, (e) => ({ ...e, details: { kind: "approved_once" } }));
-    await rawSql(f.database, `UPDATE requests SET status = 'approved', decision = 'approved_once', reason = NULL WHERE id = '${id}'`);
+    await rawSql(
+      f.database,
+      `UPDATE requests SET status = 'approved', decision = 'approved_once', reason = NULL WHERE id = '${id}'`,
+    );
     expect(await f.store.verifyAuditChain()).toMatchObject({ ok: true }); // the chain alone is fooled
     await expect(issueRequestReceipt(f.ctx, id)).rejects.toMatchObject({
       ...refusal,
@@ -180,7 +210,10 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
     const head = await f.store.auditHead();
     const foreign = signCheckpoint({ size: head.id, head: head.hash, at: Date.now() }, await generateKey(new Date()));
     await rawSql(f.database, `UPDATE audit_checkpoints SET jws = '${foreign}'`);
-    await expect(issueRequestReceipt(f.ctx, id)).rejects.toMatchObject({ ...refusal, message: expect.stringMatching(/is forged: audit checkpoint refused \(unknown_kid\)/) });
+    await expect(issueRequestReceipt(f.ctx, id)).rejects.toMatchObject({
+      ...refusal,
+      message: expect.stringMatching(/is forged: audit checkpoint refused \(unknown_kid\)/),
+    });
   });
 
   it("a suffix rewritten with its hashes recomputed fails verify, naming where, against the database's checkpoints and then the file's", async () => {
@@ -195,7 +228,11 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
 
     const inDatabase = (await verifyAuditLog(f.ctx)).verification;
     expect(inDatabase).toMatchObject({ ok: false, reason: "checkpoint_mismatch", broken_id: signedFirst });
-    expect(inDatabase.ok || inDatabase.message).toMatch(new RegExp(`^audit entry ${signedFirst} is not the one the signed checkpoint \\(in the database.*rewritten at an entry from 1 to ${signedFirst}$`));
+    expect(inDatabase.ok || inDatabase.message).toMatch(
+      new RegExp(
+        `^audit entry ${signedFirst} is not the one the signed checkpoint \\(in the database.*rewritten at an entry from 1 to ${signedFirst}$`,
+      ),
+    );
 
     // the intruder deletes the checkpoints it cannot re-sign: the file outside still holds the head
     await rawSql(f.database, "DELETE FROM audit_checkpoints");
@@ -217,7 +254,11 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
     expect(await f.store.verifyAuditChain()).toMatchObject({ ok: true }); // the chain alone is fooled
     const { verification } = await verifyAuditLog(f.ctx);
     expect(verification).toMatchObject({ ok: false, reason: "truncated", broken_id: keep.id + 1 });
-    expect(verification.ok || verification.message).toMatch(new RegExp(`^the chain ends at entry ${keep.id} but the signed checkpoint .* holds ${size} entries: entries ${keep.id + 1} to ${size} were deleted$`));
+    expect(verification.ok || verification.message).toMatch(
+      new RegExp(
+        `^the chain ends at entry ${keep.id} but the signed checkpoint .* holds ${size} entries: entries ${keep.id + 1} to ${size} were deleted$`,
+      ),
+    );
   });
 
   it("a checkpoint with a bad signature, or signed with a key that is not the authority's, fails verify naming where it was kept", async () => {
@@ -230,24 +271,35 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
     writeFileSync(given, foreign);
     const unknown = (await verifyAuditLog(f.ctx, { checkpoint: given })).verification;
     expect(unknown).toMatchObject({ ok: false, reason: "checkpoint_forged" });
-    expect(unknown.ok || unknown.message).toMatch(new RegExp(`^the checkpoint in ${given} is forged: audit checkpoint refused \\(unknown_kid\\)`));
+    expect(unknown.ok || unknown.message).toMatch(
+      new RegExp(`^the checkpoint in ${given} is forged: audit checkpoint refused \\(unknown_kid\\)`),
+    );
 
     const ours = readFileSync(join(f.ctx.dataDir, CHECKPOINT_FILE), "utf8").trim();
     const [h, p] = ours.split(".");
-    const claimed = Buffer.from(JSON.stringify({ size: head.id + 5, head: "f".repeat(64), at: Date.now() })).toString("base64url");
+    const claimed = Buffer.from(JSON.stringify({ size: head.id + 5, head: "f".repeat(64), at: Date.now() })).toString(
+      "base64url",
+    );
     writeFileSync(given, `${h}.${claimed}.${ours.split(".")[2]}`);
     const badSignature = (await verifyAuditLog(f.ctx, { checkpoint: given })).verification;
     expect(badSignature.ok || badSignature.message).toMatch(/forged: audit checkpoint refused \(bad_signature\)/);
 
     const kid = (JSON.parse(Buffer.from(h!, "base64url").toString()) as { kid: string }).kid;
-    await rawSql(f.database, `INSERT INTO audit_checkpoints (size, kid, head, at, jws) VALUES (${head.id + 5}, '${kid}', '${"f".repeat(64)}', 0, '${h}.${claimed}.${p}')`);
+    await rawSql(
+      f.database,
+      `INSERT INTO audit_checkpoints (size, kid, head, at, jws) VALUES (${head.id + 5}, '${kid}', '${"f".repeat(64)}', 0, '${h}.${claimed}.${p}')`,
+    );
     const stored = (await verifyAuditLog(f.ctx)).verification;
-    expect(stored.ok || stored.message).toMatch(/^the checkpoint in the database is forged: audit checkpoint refused \(bad_signature\)/);
+    expect(stored.ok || stored.message).toMatch(
+      /^the checkpoint in the database is forged: audit checkpoint refused \(bad_signature\)/,
+    );
   });
 
   it("a checkpoint file the user names must exist", async () => {
     const f = await fixture(dialect);
-    await expect(verifyAuditLog(f.ctx, { checkpoint: join(f.ctx.dataDir, "none.jws") })).rejects.toMatchObject({ class: "usage_error" });
+    await expect(verifyAuditLog(f.ctx, { checkpoint: join(f.ctx.dataDir, "none.jws") })).rejects.toMatchObject({
+      class: "usage_error",
+    });
   });
 
   it("a checkpoint is not signed over a stretch that does not verify", async () => {
@@ -256,7 +308,10 @@ describe.each(DIALECTS)("signed audit checkpoints on %s", (dialect) => {
     const signed = await newestAuditCheckpoint(f.ctx);
     await pending(f);
     await rawSql(f.database, `UPDATE audit SET actor = 'mallory' WHERE id = ${signed!.size + 1}`);
-    await expect(checkpointAuditChain(f.ctx)).rejects.toMatchObject({ class: "store_error", details: { reason: "audit_chain_broken", since: signed!.size } });
+    await expect(checkpointAuditChain(f.ctx)).rejects.toMatchObject({
+      class: "store_error",
+      details: { reason: "audit_chain_broken", since: signed!.size },
+    });
     expect((await newestAuditCheckpoint(f.ctx))?.size).toBe(signed!.size);
   });
 });
@@ -267,7 +322,13 @@ describe("checkpoint JWS", () => {
     const keys = checkpointKeys([key]);
     const jws = signCheckpoint({ size: 3, head: "a".repeat(64), at: 1 }, key);
     expect(verifyCheckpoint(jws, keys)).toMatchObject({ size: 3, head: "a".repeat(64), at: 1, kid: key.kid, jws });
-    for (const bad of [42, "a.b", "x".repeat(5000), `${jws}.x`, jws.replace(/^[^.]+/, Buffer.from('{"alg":"none"}').toString("base64url"))]) {
+    for (const bad of [
+      42,
+      "a.b",
+      "x".repeat(5000),
+      `${jws}.x`,
+      jws.replace(/^[^.]+/, Buffer.from('{"alg":"none"}').toString("base64url")),
+    ]) {
       expect(() => verifyCheckpoint(bad, keys)).toThrow(/audit checkpoint refused \(malformed\)/);
     }
     expect(() => signCheckpoint({ size: 0, head: "a".repeat(64), at: 1 }, key)).toThrow();

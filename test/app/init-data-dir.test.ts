@@ -29,7 +29,12 @@ async function init(dataDir: string, database?: string): Promise<{ created: stri
   let store: Store | undefined;
   try {
     const open = () => openStore({ dataDir, ...(database === undefined ? {} : { database }) });
-    return await initDataDir({ dataDir, keys: fileKeyStore(dataDir), now: () => new Date(), store: async () => (store ??= await open()) });
+    return await initDataDir({
+      dataDir,
+      keys: fileKeyStore(dataDir),
+      now: () => new Date(),
+      store: async () => (store ??= await open()),
+    });
   } finally {
     await store?.close();
   }
@@ -38,7 +43,13 @@ async function init(dataDir: string, database?: string): Promise<{ created: stri
 /** `countersign serve` in this process, on `dataDir`: what it printed and its exit code (it stops before serving here). */
 async function serve(dataDir: string): Promise<{ code: number; stderr: string }> {
   let stderr = "";
-  const io: Io = { env: { COUNTERSIGN_HOME: dataDir, HOME: tmpdir() }, cwd: tmpdir(), stdout: () => undefined, stderr: (t) => void (stderr += t), readStdin: async () => "" };
+  const io: Io = {
+    env: { COUNTERSIGN_HOME: dataDir, HOME: tmpdir() },
+    cwd: tmpdir(),
+    stdout: () => undefined,
+    stderr: (t) => void (stderr += t),
+    readStdin: async () => "",
+  };
   const code = await main(["serve", "--port", "0", "--workers", "1"], io);
   return { code, stderr };
 }
@@ -68,7 +79,13 @@ describe("the data directory at start", () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), "countersign-init-")), "data");
     const database = join(mkdtempSync(join(tmpdir(), "countersign-init-db-")), "countersign.db"); // elsewhere: opening a store writes its own files
     const first = await init(dataDir, database);
-    expect(first.created).toEqual(expect.arrayContaining([join(dataDir, "approver.secret"), join(dataDir, "submitter.token"), join(dataDir, "connections.toml")]));
+    expect(first.created).toEqual(
+      expect.arrayContaining([
+        join(dataDir, "approver.secret"),
+        join(dataDir, "submitter.token"),
+        join(dataDir, "connections.toml"),
+      ]),
+    );
     const before = snapshot(dataDir);
     const second = await init(dataDir, database);
     expect(second.created).toEqual([]);

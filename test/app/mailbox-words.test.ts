@@ -16,7 +16,8 @@ const policy = loadPolicy(join(packageRoot, "policies"), { manifests, home: "/ho
 const analyzer = createAnalyzer(manifests);
 afterAll(() => analyzer.dispose());
 
-const example = (name: string) => storedRequest({ analyzer, policy, manifests }, readFileSync(join(packageRoot, "examples", name), "utf8"), name);
+const example = (name: string) =>
+  storedRequest({ analyzer, policy, manifests }, readFileSync(join(packageRoot, "examples", name), "utf8"), name);
 
 describe("mailbox reads in plain words", () => {
   it("says a program lists and reads mail in the person's mailbox", () => {
@@ -28,7 +29,9 @@ describe("mailbox reads in plain words", () => {
   it("says a recipient was read from a message in the mailbox, and what the search looks for", () => {
     const request = example("follow-the-mail.ts");
     const glance = JSON.stringify(requestGlance(request, { manifests }));
-    expect(glance).toContain("Sends 1 email to an address read from a message in your mailbox, runs 1 mailbox search: forward and reads 1 message.");
+    expect(glance).toContain(
+      "Sends 1 email to an address read from a message in your mailbox, runs 1 mailbox search: forward and reads 1 message.",
+    );
     expect(glance).toContain("the list of messages in your mailbox chooses the id of email.get_message");
     expect(glance).not.toMatch(/what email\.\w+ returns/);
   });

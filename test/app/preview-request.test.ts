@@ -22,7 +22,11 @@ describe("previewArgs: the values a preview can be fetched with", () => {
   const twoInputs = template({ id: "${args.id}", label: "n-${args.label}", fixed: ["x"] });
 
   it("every combination of the constants of the inputs the preview reads, and only those inputs", () => {
-    const result = previewArgs({ id: constant("a", "b"), label: constant("1", "2"), other: { kind: "unknown", provenance: [] } }, twoInputs, 8);
+    const result = previewArgs(
+      { id: constant("a", "b"), label: constant("1", "2"), other: { kind: "unknown", provenance: [] } },
+      twoInputs,
+      8,
+    );
     expect(result).toEqual({
       kind: "known",
       sets: [
@@ -40,11 +44,17 @@ describe("previewArgs: the values a preview can be fetched with", () => {
 
   it("an input only known at run time (partly known strings too) names the inputs", () => {
     const partly: AbstractValue = { kind: "string", prefix: "r", suffix: "", provenance: [] };
-    expect(previewArgs({ id: partly, label: { kind: "unknown", provenance: [] } }, twoInputs, 8)).toEqual({ kind: "unknown", inputs: ["id", "label"] });
+    expect(previewArgs({ id: partly, label: { kind: "unknown", provenance: [] } }, twoInputs, 8)).toEqual({
+      kind: "unknown",
+      inputs: ["id", "label"],
+    });
   });
 
   it("more combinations than the limit: counted, none built", () => {
-    expect(previewArgs({ id: constant("a", "b", "c"), label: constant("1", "2", "3") }, twoInputs, 8)).toEqual({ kind: "too_many", count: 9 });
+    expect(previewArgs({ id: constant("a", "b", "c"), label: constant("1", "2", "3") }, twoInputs, 8)).toEqual({
+      kind: "too_many",
+      count: 9,
+    });
     expect(previewArgs({ id: constant("a", "b") }, twoInputs, 1)).toEqual({ kind: "too_many", count: 2 });
   });
 });
@@ -73,7 +83,10 @@ describe("previewRequest over a real store", () => {
   async function pendingSendDraft(withPreviews: boolean, policy?: () => Policy) {
     const dataDir = mkdtempSync(join(tmpdir(), "countersign-preview-"));
     writeFileSync(join(dataDir, "token"), "provider-token\n");
-    writeFileSync(join(dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(dataDir, "token")}"\n`);
+    writeFileSync(
+      join(dataDir, "connections.toml"),
+      `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(dataDir, "token")}"\n`,
+    );
     const store = await openStore({ dataDir });
     const ctx: AppContext = {
       dataDir,
@@ -125,7 +138,8 @@ reason = "that draft is private"
         op: "email.send_draft",
         site: request.facts.effects[0]!.site,
         args: { draft_id: "r404" },
-        unavailable: 'Preview unavailable: not allowed by the policy (rule "drafts.private" denies it: that draft is private)',
+        unavailable:
+          'Preview unavailable: not allowed by the policy (rule "drafts.private" denies it: that draft is private)',
       },
     ]);
     expect(gets()).toBe(before);
@@ -136,7 +150,10 @@ reason = "that draft is private"
     const { ctx, store, request } = await pendingSendDraft(true, () => policyOf('default = "ask"\n'));
     const before = gets();
     expect(await previewRequest(ctx, request, "alice")).toEqual([
-      expect.objectContaining({ unavailable: "Preview unavailable: not allowed by the policy (no rule allows email.get_draft with these arguments, and the policy's default is ask)" }),
+      expect.objectContaining({
+        unavailable:
+          "Preview unavailable: not allowed by the policy (no rule allows email.get_draft with these arguments, and the policy's default is ask)",
+      }),
     ]);
     expect(gets()).toBe(before);
     await store.close();
@@ -153,7 +170,10 @@ reason = "drafts are looked at by a person"
     const { ctx, store, request } = await pendingSendDraft(true, () => policy);
     const before = gets();
     expect(await previewRequest(ctx, request, "alice")).toEqual([
-      expect.objectContaining({ unavailable: 'Preview unavailable: not allowed by the policy (rule "drafts.look-first" asks a person first: drafts are looked at by a person)' }),
+      expect.objectContaining({
+        unavailable:
+          'Preview unavailable: not allowed by the policy (rule "drafts.look-first" asks a person first: drafts are looked at by a person)',
+      }),
     ]);
     expect(gets()).toBe(before);
     await store.close();
@@ -171,11 +191,15 @@ reason = "no draft is read"
     let inForce = allowing;
     const { ctx, store, request } = await pendingSendDraft(true, () => inForce);
     let before = gets();
-    expect(await previewRequest(ctx, request, "alice")).toEqual([expect.objectContaining({ unavailable: expect.stringMatching(/^Preview unavailable: email\.get_draft: .*404/) })]);
+    expect(await previewRequest(ctx, request, "alice")).toEqual([
+      expect.objectContaining({ unavailable: expect.stringMatching(/^Preview unavailable: email\.get_draft: .*404/) }),
+    ]);
     expect(gets()).toBe(before + 1); // allowed: read (the provider knows no such draft)
     inForce = denying;
     before = gets();
-    expect(await previewRequest(ctx, request, "alice")).toEqual([expect.objectContaining({ unavailable: expect.stringContaining('rule "drafts.none" denies it') })]);
+    expect(await previewRequest(ctx, request, "alice")).toEqual([
+      expect.objectContaining({ unavailable: expect.stringContaining('rule "drafts.none" denies it') }),
+    ]);
     expect(gets()).toBe(before);
     await store.close();
   });
@@ -190,7 +214,9 @@ reason = "no draft is read"
     fail = true;
     const before = gets();
     expect(await previewRequest(ctx, request, "alice")).toEqual([
-      expect.objectContaining({ unavailable: "Preview unavailable: the policy in force cannot be read (policies/default.toml: unreadable)" }),
+      expect.objectContaining({
+        unavailable: "Preview unavailable: the policy in force cannot be read (policies/default.toml: unreadable)",
+      }),
     ]);
     expect(gets()).toBe(before);
     await store.close();

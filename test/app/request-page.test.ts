@@ -17,7 +17,10 @@ import { storedRequest } from "../support/stored-request.js";
 
 /** An agent action of two steps: it reads a URL, then posts what it read (its result may hold either answer). */
 const FETCH_THEN_POST = CREATE_ISSUE.replace('name = "create_issue"', 'name = "fetch_then_post"')
-  .replace('id = "create"\nconnector = "http"\nop = "post"', 'id = "read"\nconnector = "http"\nop = "get"\ninputs = { url = "${args.repo}" }\n\n[[execute]]\nid = "create"\nconnector = "http"\nop = "post"')
+  .replace(
+    'id = "create"\nconnector = "http"\nop = "post"',
+    'id = "read"\nconnector = "http"\nop = "get"\ninputs = { url = "${args.repo}" }\n\n[[execute]]\nid = "create"\nconnector = "http"\nop = "post"',
+  )
   .replace('body = "${args.payload}"', 'body = "${read.body}"');
 
 const manifests = shippedManifests();
@@ -34,9 +37,18 @@ describe("requestPage", () => {
   it("puts the verdict, facts, calls, the agent's words and the source of notify-team.ts in order", () => {
     const request = example("notify-team.ts");
     const page = requestPage({ request, remember: rememberRule(request.facts, request.policy, manifests) });
-    expect(page).toMatchObject({ id: request.id, status: "pending", final: false, entry: "notify-team.ts", submitter: "agent", created_at: "2030-01-01T00:00:00.000Z" });
+    expect(page).toMatchObject({
+      id: request.id,
+      status: "pending",
+      final: false,
+      entry: "notify-team.ts",
+      submitter: "agent",
+      created_at: "2030-01-01T00:00:00.000Z",
+    });
     expect(page.verdict.kind).toBe("ask");
-    expect(page.verdict.rulings).toEqual([expect.objectContaining({ op: "email.send_email", line: 12, verdict: "ask" })]);
+    expect(page.verdict.rulings).toEqual([
+      expect.objectContaining({ op: "email.send_email", line: 12, verdict: "ask" }),
+    ]);
     expect(page.facts.map((f) => [f.status, f.text])).toEqual([
       ["proven", "recipientsOnly(TEAM)"],
       ["proven", "atMostEmails(1)"],
@@ -60,33 +72,64 @@ describe("requestPage", () => {
     expect(page.source.lines[11]).toContain("await sendEmail({");
     expect(page.source.call_lines).toEqual([12]);
     expect(page.previews).toBeNull();
-    expect(page.remember?.rules).toEqual([expect.objectContaining({ op: "email.send_email", id: expect.stringMatching(/^remembered\.email\.send_email\./) })]);
+    expect(page.remember?.rules).toEqual([
+      expect.objectContaining({
+        op: "email.send_email",
+        id: expect.stringMatching(/^remembered\.email\.send_email\./),
+      }),
+    ]);
     expect(page.remember!.rules[0]!.text).toContain("alice@example.com");
     expect(page.remember!.rules[0]!.also).toMatch(/^Any later program, not only this one/);
-    expect(JSON.parse(page.remember!.rules[0]!.rule)).toMatchObject({ decision: "allow", op: "email.send_email", when: { count: { max: 1 } } });
+    expect(JSON.parse(page.remember!.rules[0]!.rule)).toMatchObject({
+      decision: "allow",
+      op: "email.send_email",
+      when: { count: { max: 1 } },
+    });
   });
 
   it("a decided request is final and offers nothing to remember", () => {
     const request = example("notify-team.ts");
     const page = requestPage({
-      request: { ...request, status: "rejected", decision: { kind: "rejected", approver: "alice", reason: "not today", feedback: null, at: Date.parse("2030-01-01T00:01:00Z") } },
+      request: {
+        ...request,
+        status: "rejected",
+        decision: {
+          kind: "rejected",
+          approver: "alice",
+          reason: "not today",
+          feedback: null,
+          at: Date.parse("2030-01-01T00:01:00Z"),
+        },
+      },
       remember: rememberRule(request.facts, request.policy, manifests),
     });
     expect(page.final).toBe(true);
     expect(page.remember).toBeNull();
-    expect(page.decision).toEqual({ kind: "rejected", approver: "alice", by: "person", rules: [], reason: "not today", feedback: null, at: "2030-01-01T00:01:00.000Z" });
+    expect(page.decision).toEqual({
+      kind: "rejected",
+      approver: "alice",
+      by: "person",
+      rules: [],
+      reason: "not today",
+      feedback: null,
+      at: "2030-01-01T00:01:00.000Z",
+    });
   });
 
   it("marks values the analysis cannot bound as unknown, at their line", () => {
     const page = requestPage({ request: example("draft-and-send.ts") });
     const unknown = page.facts.filter((f) => f.status === "unknown");
-    expect(unknown).toEqual([expect.objectContaining({ text: expect.stringContaining("draft_id of email.send_draft"), line: 16 })]);
+    expect(unknown).toEqual([
+      expect.objectContaining({ text: expect.stringContaining("draft_id of email.send_draft"), line: 16 }),
+    ]);
   });
 
   it("says what remembering cannot pin, per op", () => {
     const request = example("draft-and-send.ts");
     const page = requestPage({ request, remember: rememberRule(request.facts, request.policy, manifests) });
-    expect(page.remember!.refused).toEqual([expect.objectContaining({ op: "email.send_draft", why: expect.stringContaining("draft_id") })]);
+    expect(page.remember!.refused).toEqual([
+      expect.objectContaining({ op: "email.send_draft", why: expect.stringContaining("draft_id") }),
+    ]);
   });
 
   it("renders previews as the authority fetched them: fields with their flags, n/a kept, and unavailable with its reason", () => {
@@ -95,12 +138,36 @@ describe("requestPage", () => {
     const page = requestPage({
       request,
       previews: [
-        { effect: 0, op: "email.send_draft", site, args: { draft_id: "d1" }, fields: [{ label: "To", value: "bob@example.com", multiline: false }, { label: "Body", value: "a\nb", multiline: true }, { label: "Cc", value: "n/a", multiline: false }] },
-        { effect: 0, op: "email.send_draft", site: { line: 20, column: 5 }, args: {}, unavailable: "Preview unavailable: no answer within 5000 ms" },
+        {
+          effect: 0,
+          op: "email.send_draft",
+          site,
+          args: { draft_id: "d1" },
+          fields: [
+            { label: "To", value: "bob@example.com", multiline: false },
+            { label: "Body", value: "a\nb", multiline: true },
+            { label: "Cc", value: "n/a", multiline: false },
+          ],
+        },
+        {
+          effect: 0,
+          op: "email.send_draft",
+          site: { line: 20, column: 5 },
+          args: {},
+          unavailable: "Preview unavailable: no answer within 5000 ms",
+        },
       ],
     });
     expect(page.previews).toEqual([
-      { op: "email.send_draft", line: 16, fields: [{ label: "To", value: "bob@example.com", multiline: false }, { label: "Body", value: "a\nb", multiline: true }, { label: "Cc", value: "n/a", multiline: false }] },
+      {
+        op: "email.send_draft",
+        line: 16,
+        fields: [
+          { label: "To", value: "bob@example.com", multiline: false },
+          { label: "Body", value: "a\nb", multiline: true },
+          { label: "Cc", value: "n/a", multiline: false },
+        ],
+      },
       { op: "email.send_draft", line: 20, unavailable: "Preview unavailable: no answer within 5000 ms" },
     ]);
     expect(requestPage({ request }).previews).toBeNull();
@@ -113,10 +180,23 @@ describe("requestPage", () => {
       "x.ts",
       { rationale: hostile },
     );
-    const page = requestPage({ request, previews: [{ effect: 0, op: "email.send_draft", site: { line: 1, column: 1 }, args: {}, fields: [{ label: "Body", value: hostile, multiline: true }] }] });
+    const page = requestPage({
+      request,
+      previews: [
+        {
+          effect: 0,
+          op: "email.send_draft",
+          site: { line: 1, column: 1 },
+          args: {},
+          fields: [{ label: "Body", value: hostile, multiline: true }],
+        },
+      ],
+    });
     const strings: string[] = [];
     JSON.stringify(page, (_, v: unknown) => (typeof v === "string" && strings.push(v), v));
-    expect(strings.filter((s) => /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e]/.test(s))).toEqual([]);
+    expect(
+      strings.filter((s) => /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e]/.test(s)),
+    ).toEqual([]);
     expect(page.rationale.submitter).toBe("ok⟨U+202E⟩evil⟨U+001B⟩[31mred⟨U+0007⟩⟨U+000D⟩⟨U+200B⟩end\tx");
     expect(page.rationale.program).toBe(page.rationale.submitter);
     expect(page.source.lines[1]).toContain("⟨U+202E⟩evil⟨U+001B⟩");
@@ -126,7 +206,10 @@ describe("requestPage", () => {
 describe("requestPage: where each argument comes from and what steers each call (issue 15)", () => {
   it("says the recipients come from the draft, untrusted, beside their value", () => {
     const page = requestPage({ request: stored(forwardDraft()) });
-    expect(page.verdict.rulings.find((r) => r.op === "email.send_email")).toMatchObject({ verdict: "ask", rule: "email.untrusted-recipients" });
+    expect(page.verdict.rulings.find((r) => r.op === "email.send_email")).toMatchObject({
+      verdict: "ask",
+      rule: "email.untrusted-recipients",
+    });
     const send = page.calls.find((c) => c.op === "email.send_email")!;
     const arg = (name: string) => send.args.find((a) => a.name === name)!;
     expect(arg("to").value).toBe("is unknown (from the result of email.get_draft, field $.body — untrusted)");
@@ -134,24 +217,36 @@ describe("requestPage: where each argument comes from and what steers each call 
     expect(arg("body").sources).toEqual(arg("to").sources);
     expect(arg("subject").sources).toBeNull(); // the program's own value
     // The draft read itself: its id is the program's own, and nothing steers it.
-    expect(page.calls.find((c) => c.op === "email.get_draft")).toMatchObject({ args: [{ name: "id", value: '= "r-1"', sources: null }], influence: null });
+    expect(page.calls.find((c) => c.op === "email.get_draft")).toMatchObject({
+      args: [{ name: "id", value: '= "r-1"', sources: null }],
+      influence: null,
+    });
   });
 
   it("says a call runs only as untrusted data says, even when its arguments are the program's own", () => {
     const page = requestPage({ request: stored(forwardDraft("r-1", IF_URGENT)) });
     const urgent = page.calls.filter((c) => c.op === "email.send_email").at(-1)!;
     expect(urgent.args.map((a) => a.sources)).toEqual([null, null, null]);
-    expect(urgent.influence).toEqual({ text: `whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`, untrusted: true, own: false });
+    expect(urgent.influence).toEqual({
+      text: `whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`,
+      untrusted: true,
+      own: false,
+    });
   });
 
   it("keeps hostile text in a source's description visible as text", () => {
     const page = requestPage({ request: stored(forwardDraft("r-1\u202Egpj.exe\u001b[2J")) });
     const to = page.calls.find((c) => c.op === "email.send_email")!.args.find((a) => a.name === "to")!;
-    expect(to.sources!.text).toBe('the result of email.get_draft (id = "r-1⟨U+202E⟩gpj.exe\\u001b[2J"), field $.body — untrusted');
+    expect(to.sources!.text).toBe(
+      'the result of email.get_draft (id = "r-1⟨U+202E⟩gpj.exe\\u001b[2J"), field $.body — untrusted',
+    );
   });
 
   it("words an agent action's result as one source: the action and what its steps got back", () => {
-    const set = withAgent([{ name: "fetch_then_post.toml", text: FETCH_THEN_POST }], { hosts: { http: ["api.github.com:443"] }, roots: {} });
+    const set = withAgent([{ name: "fetch_then_post.toml", text: FETCH_THEN_POST }], {
+      hosts: { http: ["api.github.com:443"] },
+      roots: {},
+    });
     const agentAnalyzer = createAnalyzer(set);
     try {
       const source = `import { program } from "countersign";
@@ -168,7 +263,9 @@ export default program({
       const facts = agentAnalyzer.analyze(source, { entry: "agent.ts" });
       expect(facts.diagnostics).toEqual([]);
       const request: StoredRequest = { ...stored(forwardDraft()), source, facts, policy: decide(facts, policy, set) };
-      const to = requestPage({ request }).calls.find((c) => c.op === "email.send_email")!.args.find((a) => a.name === "to")!;
+      const to = requestPage({ request })
+        .calls.find((c) => c.op === "email.send_email")!
+        .args.find((a) => a.name === "to")!;
       expect(to.sources).toEqual({
         text: 'the result of agent.fetch_then_post, field $.body, which may hold what its steps got back: http.get (url = "https://api.github.com/repos/acme/widgets"), http.post (url = "https://api.github.com/repos/https://api.github.com/repos/acme/widgets/i…) — untrusted',
         untrusted: true,
@@ -183,6 +280,8 @@ export default program({
 describe("visibleText", () => {
   it("keeps ordinary text, line feeds and tabs; marks C0, C1, DEL, bidi and zero-width characters", () => {
     expect(visibleText("héllo\n\tworld ✓ <b>")).toBe("héllo\n\tworld ✓ <b>");
-    expect(visibleText("\u0000\u009b\u007f\u061c\u200e\u2066\u2069\ufeff")).toBe("⟨U+0000⟩⟨U+009B⟩⟨U+007F⟩⟨U+061C⟩⟨U+200E⟩⟨U+2066⟩⟨U+2069⟩⟨U+FEFF⟩");
+    expect(visibleText("\u0000\u009b\u007f\u061c\u200e\u2066\u2069\ufeff")).toBe(
+      "⟨U+0000⟩⟨U+009B⟩⟨U+007F⟩⟨U+061C⟩⟨U+200E⟩⟨U+2066⟩⟨U+2069⟩⟨U+FEFF⟩",
+    );
   });
 });

@@ -51,29 +51,58 @@ rule = "other"
   });
 
   it("a missing program file fails its case, not the run", async () => {
-    const dir = policyDir({ "p.toml": policy, "tests/a.toml": '[[cases]]\nname = "gone"\nprogram = "nope.ts"\nexpect = "ask"\n' });
+    const dir = policyDir({
+      "p.toml": policy,
+      "tests/a.toml": '[[cases]]\nname = "gone"\nprogram = "nope.ts"\nexpect = "ask"\n',
+    });
     const [result] = await runPolicyTests(dir, { manifests: set, home: HOME, analyze });
-    expect(result).toMatchObject({ pass: false, actual: "error", why: expect.stringMatching(/nope\.ts does not exist$/) });
+    expect(result).toMatchObject({
+      pass: false,
+      actual: "error",
+      why: expect.stringMatching(/nope\.ts does not exist$/),
+    });
   });
 
   it("own_address is the test file's address, else the user's, else none", async () => {
     const mine = policy.replace('{ in = ["me@example.com"] }', "{ own_address = true }");
     const cases = '[[cases]]\nname = "me"\nsource = "me@example.com"\nexpect = "auto_approved"\n';
     const fixed = policyDir({ "p.toml": mine, "tests/a.toml": `address = "me@example.com"\n${cases}` });
-    expect((await runPolicyTests(fixed, { manifests: set, home: HOME, ownAddresses: ["other@example.com"], analyze }))[0]?.pass).toBe(true);
+    expect(
+      (await runPolicyTests(fixed, { manifests: set, home: HOME, ownAddresses: ["other@example.com"], analyze }))[0]
+        ?.pass,
+    ).toBe(true);
     const users = policyDir({ "p.toml": mine, "tests/a.toml": cases });
-    expect((await runPolicyTests(users, { manifests: set, home: HOME, ownAddresses: ["me@example.com"], analyze }))[0]?.pass).toBe(true);
-    expect((await runPolicyTests(users, { manifests: set, home: HOME, analyze }))[0]).toMatchObject({ pass: false, actual: "ask" });
+    expect(
+      (await runPolicyTests(users, { manifests: set, home: HOME, ownAddresses: ["me@example.com"], analyze }))[0]?.pass,
+    ).toBe(true);
+    expect((await runPolicyTests(users, { manifests: set, home: HOME, analyze }))[0]).toMatchObject({
+      pass: false,
+      actual: "ask",
+    });
     const bad = policyDir({ "p.toml": mine, "tests/a.toml": `address = "not an address"\n${cases}` });
-    await expect(runPolicyTests(bad, { manifests: set, home: HOME, analyze })).rejects.toThrow(/address: must be one email address/);
+    await expect(runPolicyTests(bad, { manifests: set, home: HOME, analyze })).rejects.toThrow(
+      /address: must be one email address/,
+    );
   });
 
   it("rejects malformed test files and folders without tests", async () => {
-    const bad = policyDir({ "p.toml": policy, "tests/a.toml": '[[cases]]\nname = "x"\nexpect = "maybe"\nsource = "s"\n' });
-    await expect(runPolicyTests(bad, { manifests: set, home: HOME, analyze })).rejects.toThrow(/a\.toml:3: cases\.0\.expect: /);
-    const both = policyDir({ "p.toml": policy, "tests/a.toml": '[[cases]]\nname = "x"\nexpect = "ask"\nsource = "s"\nprogram = "p.ts"\n' });
-    await expect(runPolicyTests(both, { manifests: set, home: HOME, analyze })).rejects.toThrow(/give exactly one of program and source/);
+    const bad = policyDir({
+      "p.toml": policy,
+      "tests/a.toml": '[[cases]]\nname = "x"\nexpect = "maybe"\nsource = "s"\n',
+    });
+    await expect(runPolicyTests(bad, { manifests: set, home: HOME, analyze })).rejects.toThrow(
+      /a\.toml:3: cases\.0\.expect: /,
+    );
+    const both = policyDir({
+      "p.toml": policy,
+      "tests/a.toml": '[[cases]]\nname = "x"\nexpect = "ask"\nsource = "s"\nprogram = "p.ts"\n',
+    });
+    await expect(runPolicyTests(both, { manifests: set, home: HOME, analyze })).rejects.toThrow(
+      /give exactly one of program and source/,
+    );
     const none = policyDir({ "p.toml": policy });
-    await expect(runPolicyTests(none, { manifests: set, home: HOME, analyze })).rejects.toBeInstanceOf(CountersignError);
+    await expect(runPolicyTests(none, { manifests: set, home: HOME, analyze })).rejects.toBeInstanceOf(
+      CountersignError,
+    );
   });
 });

@@ -71,13 +71,29 @@ describe("use cases over an explicit context and the real store", () => {
     const ctx = await testContext();
     const program = example("read-notes.ts");
     const { request, receipt } = await submitRequest(ctx, { token: ctx.token, program, rationale: "weekly catch-up" });
-    expect(request).toMatchObject({ status: "approved", token: "agent", rationale: "weekly catch-up", decision: { kind: "auto_approved", approver: null } });
+    expect(request).toMatchObject({
+      status: "approved",
+      token: "agent",
+      rationale: "weekly catch-up",
+      decision: { kind: "auto_approved", approver: null },
+    });
     expect(await readRequest(ctx, request.id)).toEqual(request);
     const run = await startProgramRun(ctx, receipt!, bytes(program.source));
-    expect(run.claims).toMatchObject({ sub: request.id, decision: "auto_approved", iss: "countersign-test", program: request.facts.program });
+    expect(run.claims).toMatchObject({
+      sub: request.id,
+      decision: "auto_approved",
+      iss: "countersign-test",
+      program: request.facts.program,
+    });
     await redeemReceipt(ctx, run.claims.jti, run.claims.exp);
-    await expect(redeemReceipt(ctx, run.claims.jti, run.claims.exp)).rejects.toMatchObject({ class: "receipt_invalid", details: { outcome: "already_redeemed" } });
-    await expect(issueRequestReceipt(ctx, request.id)).rejects.toMatchObject({ details: { reason: "conflict" }, message: expect.stringContaining("has run") });
+    await expect(redeemReceipt(ctx, run.claims.jti, run.claims.exp)).rejects.toMatchObject({
+      class: "receipt_invalid",
+      details: { outcome: "already_redeemed" },
+    });
+    await expect(issueRequestReceipt(ctx, request.id)).rejects.toMatchObject({
+      details: { reason: "conflict" },
+      message: expect.stringContaining("has run"),
+    });
   });
 
   it("a program the analysis refuses is no request: analysis_rejected with its diagnostics", async () => {
@@ -96,13 +112,28 @@ describe("use cases over an explicit context and the real store", () => {
     expect(receipt).toBeUndefined();
     expect(request.status).toBe("pending");
     await expect(issueRequestReceipt(ctx, request.id)).rejects.toMatchObject({ class: "approval_denied" });
-    await expect(decideRequest(ctx, request.id, { kind: "rejected", approver: "me", reason: " " })).rejects.toMatchObject({ class: "usage_error", message: expect.stringContaining("a rejection needs a reason") });
+    await expect(
+      decideRequest(ctx, request.id, { kind: "rejected", approver: "me", reason: " " }),
+    ).rejects.toMatchObject({ class: "usage_error", message: expect.stringContaining("a rejection needs a reason") });
     ctx.clock.now = new Date(ctx.clock.now.getTime() + 1000);
     const decided = await decideRequest(ctx, request.id, { kind: "approved_once", approver: "me" });
-    expect(decided).toMatchObject({ changed: true, request: { status: "approved", decision: { kind: "approved_once", approver: "me", at: Date.UTC(2030, 0, 1, 0, 0, 1) } } });
-    expect(await decideRequest(ctx, request.id, { kind: "approved_once", approver: "me" })).toEqual({ ...decided, changed: false }); // the same decision again
-    await expect(decideRequest(ctx, request.id, { kind: "rejected", approver: "me", reason: "no" })).rejects.toMatchObject({ details: { reason: "conflict" } });
-    await expect(issueRequestReceipt(ctx, request.id, { token: "someone-else" })).rejects.toMatchObject({ details: { reason: "not_found" } });
+    expect(decided).toMatchObject({
+      changed: true,
+      request: {
+        status: "approved",
+        decision: { kind: "approved_once", approver: "me", at: Date.UTC(2030, 0, 1, 0, 0, 1) },
+      },
+    });
+    expect(await decideRequest(ctx, request.id, { kind: "approved_once", approver: "me" })).toEqual({
+      ...decided,
+      changed: false,
+    }); // the same decision again
+    await expect(
+      decideRequest(ctx, request.id, { kind: "rejected", approver: "me", reason: "no" }),
+    ).rejects.toMatchObject({ details: { reason: "conflict" } });
+    await expect(issueRequestReceipt(ctx, request.id, { token: "someone-else" })).rejects.toMatchObject({
+      details: { reason: "not_found" },
+    });
     const token = await issueRequestReceipt(ctx, request.id, { token: ctx.token });
     const run = await startProgramRun(ctx, token, bytes(request.source));
     expect(run.claims).toMatchObject({ decision: "approved_once", approver: "me" });
@@ -132,7 +163,10 @@ describe("use cases over an explicit context and the real store", () => {
     const program = example("notify-team.ts");
     const status = async (token: string) => (await submitRequest(ctx, { token, program })).request.status;
     // The default is the narrowest: this token, one hour.
-    await decideRequest(ctx, (await submitRequest(ctx, { token: ctx.token, program })).request.id, { kind: "approved_remember", approver: "me" });
+    await decideRequest(ctx, (await submitRequest(ctx, { token: ctx.token, program })).request.id, {
+      kind: "approved_remember",
+      approver: "me",
+    });
     expect(await (await ctx.store()).listRememberedRules()).toEqual([
       expect.objectContaining({ token: ctx.token, expires_at: ctx.clock.now.getTime() + 3_600_000 }),
     ]);
@@ -143,13 +177,22 @@ describe("use cases over an explicit context and the real store", () => {
     ctx.clock.now = new Date(ctx.clock.now.getTime() + 3_600_000);
     expect(await status(ctx.token)).toBe("pending");
     // Every agent, for a day: the other token too, until the day is over.
-    await decideRequest(ctx, (await submitRequest(ctx, { token: other, program })).request.id, { kind: "approved_remember", approver: "me", scope: "everyone", lifetime: "day" });
+    await decideRequest(ctx, (await submitRequest(ctx, { token: other, program })).request.id, {
+      kind: "approved_remember",
+      approver: "me",
+      scope: "everyone",
+      lifetime: "day",
+    });
     expect(await status(ctx.token)).toBe("approved");
     expect(await status(other)).toBe("approved");
     ctx.clock.now = new Date(ctx.clock.now.getTime() + 86_400_000);
     expect(await status(other)).toBe("pending");
     // Until removed: still there a year later.
-    await decideRequest(ctx, (await submitRequest(ctx, { token: other, program })).request.id, { kind: "approved_remember", approver: "me", lifetime: "forever" });
+    await decideRequest(ctx, (await submitRequest(ctx, { token: other, program })).request.id, {
+      kind: "approved_remember",
+      approver: "me",
+      lifetime: "forever",
+    });
     ctx.clock.now = new Date(ctx.clock.now.getTime() + 365 * 86_400_000);
     expect(await status(other)).toBe("approved");
     expect(await status(ctx.token)).toBe("pending");
@@ -159,45 +202,77 @@ describe("use cases over an explicit context and the real store", () => {
     const ctx = await testContext();
     const { request } = await submitRequest(ctx, { token: ctx.token, program: example("draft-and-send.ts") });
     expect(request.status).toBe("pending");
-    await expect(decideRequest(ctx, request.id, { kind: "approved_remember", approver: "me" })).rejects.toMatchObject({ details: { reason: "cannot_remember" } });
+    await expect(decideRequest(ctx, request.id, { kind: "approved_remember", approver: "me" })).rejects.toMatchObject({
+      details: { reason: "cannot_remember" },
+    });
     expect((await readRequest(ctx, request.id)).status).toBe("pending");
   });
 
   it("a rejected, withdrawn or policy-settled request gets no receipt, and nobody decides the latter", async () => {
     const ctx = await testContext();
     const asked = await submitRequest(ctx, { token: ctx.token, program: example("notify-team.ts") });
-    await decideRequest(ctx, asked.request.id, { kind: "request_more", approver: "me", feedback: "send it to Alice only" });
-    await expect(issueRequestReceipt(ctx, asked.request.id)).rejects.toMatchObject({ class: "approval_denied", message: expect.stringContaining("request_more") });
+    await decideRequest(ctx, asked.request.id, {
+      kind: "request_more",
+      approver: "me",
+      feedback: "send it to Alice only",
+    });
+    await expect(issueRequestReceipt(ctx, asked.request.id)).rejects.toMatchObject({
+      class: "approval_denied",
+      message: expect.stringContaining("request_more"),
+    });
     const refused = await submitRequest(ctx, { token: ctx.token, program: example("write-outside-sandbox.ts") });
     expect(refused.request).toMatchObject({ status: "rejected", decision: { kind: "auto_rejected" } });
-    await expect(decideRequest(ctx, refused.request.id, { kind: "approved_once", approver: "me" })).rejects.toMatchObject({ details: { reason: "conflict" } });
+    await expect(
+      decideRequest(ctx, refused.request.id, { kind: "approved_once", approver: "me" }),
+    ).rejects.toMatchObject({ details: { reason: "conflict" } });
     await expect(issueRequestReceipt(ctx, refused.request.id)).rejects.toMatchObject({ class: "approval_denied" });
-    await expect(issueRequestReceipt(ctx, "nope")).rejects.toMatchObject({ class: "usage_error", message: "no request nope", details: { reason: "not_found" } });
+    await expect(issueRequestReceipt(ctx, "nope")).rejects.toMatchObject({
+      class: "usage_error",
+      message: "no request nope",
+      details: { reason: "not_found" },
+    });
     const withdrawn = await submitRequest(ctx, { token: ctx.token, program: example("notify-team.ts") });
-    await expect(withdrawRequest(ctx, withdrawn.request.id, "other")).rejects.toMatchObject({ details: { reason: "not_found" } });
+    await expect(withdrawRequest(ctx, withdrawn.request.id, "other")).rejects.toMatchObject({
+      details: { reason: "not_found" },
+    });
     expect(await withdrawRequest(ctx, withdrawn.request.id, ctx.token)).toMatchObject({ status: "withdrawn" });
-    await expect(withdrawRequest(ctx, withdrawn.request.id, ctx.token)).rejects.toMatchObject({ details: { reason: "conflict", status: "withdrawn" } });
+    await expect(withdrawRequest(ctx, withdrawn.request.id, ctx.token)).rejects.toMatchObject({
+      details: { reason: "conflict", status: "withdrawn" },
+    });
   });
 
   it("a question about a stored request: answered with the rules of the policy that decided it, with the grant's terms once that policy changed", async () => {
     const ctx = await testContext();
     const draftsToBob = (reason: string) =>
-      loadPolicy(policyDir({ "policy.toml": `[[rules]]\nid = "drafts-to-bob"\ndecision = "allow"\nop = "email.send_draft"\nwhen = { args = { to = { in = ["bob@example.com"] } } }\nreason = "${reason}"\n` }), { manifests, home: "/home/user" });
+      loadPolicy(
+        policyDir({
+          "policy.toml": `[[rules]]\nid = "drafts-to-bob"\ndecision = "allow"\nop = "email.send_draft"\nwhen = { args = { to = { in = ["bob@example.com"] } } }\nreason = "${reason}"\n`,
+        }),
+        { manifests, home: "/home/user" },
+      );
     const decidedBy = draftsToBob("drafts to Bob may go out");
     ctx.policy = () => decidedBy;
     const source = `import { program } from "countersign";\nimport { sendDraft } from "trusted/email";\nexport default program({ rationale: "Send it.", guarantees: [], async main() { await sendDraft({ draft_id: "d-1" }); } });\n`;
     const { request } = await submitRequest(ctx, { token: ctx.token, program: { source, entry: "send.ts" } });
-    expect(request.policy.effects).toEqual([expect.objectContaining({ op: "email.send_draft", verdict: "allow", rule: "drafts-to-bob" })]);
+    expect(request.policy.effects).toEqual([
+      expect.objectContaining({ op: "email.send_draft", verdict: "allow", rule: "drafts-to-bob" }),
+    ]);
     const who = async () => (await answerRequestQuestion(ctx, request.id, "Who gets the email?"))!.lines[0];
-    expect(await who()).toMatch(/, to the recipients of the draft it sends: .*; the allow rule "drafts-to-bob" lets it through only when every To address is in \[bob@example\.com\]\.$/);
+    expect(await who()).toMatch(
+      /, to the recipients of the draft it sends: .*; the allow rule "drafts-to-bob" lets it through only when every To address is in \[bob@example\.com\]\.$/,
+    );
     ctx.policy = () => draftsToBob("changed since");
-    expect(await who()).toMatch(/; the allow rule "drafts-to-bob" lets it through only when the approval's terms hold, as that policy has changed since: every To address is in \[bob@example\.com\]\.$/);
+    expect(await who()).toMatch(
+      /; the allow rule "drafts-to-bob" lets it through only when the approval's terms hold, as that policy has changed since: every To address is in \[bob@example\.com\]\.$/,
+    );
   });
 
   it("a revoked token submits nothing", async () => {
     const ctx = await testContext();
     await (await ctx.store()).revokeToken(ctx.token);
-    await expect(submitRequest(ctx, { token: ctx.token, program: example("read-notes.ts") })).rejects.toMatchObject({ class: "capability_denied" });
+    await expect(submitRequest(ctx, { token: ctx.token, program: example("read-notes.ts") })).rejects.toMatchObject({
+      class: "capability_denied",
+    });
     expect((await (await ctx.store()).list()).requests).toEqual([]);
   });
 });

@@ -35,10 +35,13 @@ render = { Status = "status", Repository = "body" }
 });
 
 /** file-issue.ts, with the repository given as `repo` (an expression). */
-const program = (repo = '"acme/widgets"') => localized("examples/file-issue.ts", tracker.host).replace('repo: "acme/widgets"', `repo: ${repo}`);
+const program = (repo = '"acme/widgets"') =>
+  localized("examples/file-issue.ts", tracker.host).replace('repo: "acme/widgets"', `repo: ${repo}`);
 
 const submit = async (source: string) => {
-  const answer = await a.call("POST", "/v1/requests", { body: { program: source, source_name: "file-issue.ts", manifests: [manifest()] } });
+  const answer = await a.call("POST", "/v1/requests", {
+    body: { program: source, source_name: "file-issue.ts", manifests: [manifest()] },
+  });
   expect(answer.status).toBe(202);
   return answer.body.id as string;
 };
@@ -79,7 +82,11 @@ describe("an agent action's preview at approval time", () => {
       },
     ]);
     for (const shown of first.body.previews) expect(PreviewShown.safeParse(shown).success).toBe(true);
-    expect(gets().slice(before).map((r) => r.url)).toEqual(["/repos/acme/widgets"]); // the preview's GET, filled from the call's repo
+    expect(
+      gets()
+        .slice(before)
+        .map((r) => r.url),
+    ).toEqual(["/repos/acme/widgets"]); // the preview's GET, filled from the call's repo
     expect(tracker.received.filter((r) => r.method === "POST")).toEqual([]); // a preview makes no step's call
 
     const second = await review(id);
@@ -89,7 +96,10 @@ describe("an agent action's preview at approval time", () => {
       .split("\n")
       .map((line) => JSON.parse(line))
       .filter((e) => e.request_id === id && e.type === "preview_shown");
-    expect(audit.map((e) => e.details.preview_sha256)).toEqual([sha256(canonicalJson(first.body.previews)), sha256(canonicalJson(second.body.previews))]);
+    expect(audit.map((e) => e.details.preview_sha256)).toEqual([
+      sha256(canonicalJson(first.body.previews)),
+      sha256(canonicalJson(second.body.previews)),
+    ]);
   });
 
   it("never shows the preview on a route the submitter can read", async () => {
@@ -106,7 +116,11 @@ describe("an agent action's preview at approval time", () => {
     const id = await submit(program("String(Date.now())"));
     const before = gets().length;
     expect((await review(id)).body.previews).toEqual([
-      expect.objectContaining({ op: "agent.create_issue", args: {}, unavailable: "Preview unavailable: the program's value for repo is only known when it runs" }),
+      expect.objectContaining({
+        op: "agent.create_issue",
+        args: {},
+        unavailable: "Preview unavailable: the program's value for repo is only known when it runs",
+      }),
     ]);
     expect(gets().length).toBe(before);
   });
@@ -119,7 +133,12 @@ describe("an agent action's preview at approval time", () => {
     try {
       const before = gets().length;
       expect((await review(id)).body.previews).toEqual([
-        expect.objectContaining({ op: "agent.create_issue", unavailable: expect.stringMatching(/^Preview unavailable: the agent manifests no longer pass the checks with the manifests and connections in force \(create_issue\.toml execute\[0\]\.inputs\.url/) }),
+        expect.objectContaining({
+          op: "agent.create_issue",
+          unavailable: expect.stringMatching(
+            /^Preview unavailable: the agent manifests no longer pass the checks with the manifests and connections in force \(create_issue\.toml execute\[0\]\.inputs\.url/,
+          ),
+        }),
       ]);
       expect(gets().length).toBe(before);
     } finally {
@@ -134,14 +153,40 @@ describe("an agent action's preview at approval time", () => {
     alice = await a.login("alice");
     const before = gets().length;
     const shown = await review(id);
-    expect(shown.body.previews).toEqual([expect.objectContaining({ op: "agent.create_issue", args: { repo: "acme/gears" }, fields: expect.any(Array) })]);
-    expect(gets().slice(before).map((r) => r.url)).toEqual(["/repos/acme/gears"]);
+    expect(shown.body.previews).toEqual([
+      expect.objectContaining({ op: "agent.create_issue", args: { repo: "acme/gears" }, fields: expect.any(Array) }),
+    ]);
+    expect(
+      gets()
+        .slice(before)
+        .map((r) => r.url),
+    ).toEqual(["/repos/acme/gears"]);
 
     // The terminal approver reads the same manifests from the restarted authority: the steps as facts, the description as the agent's words.
     const page = await new ApproverClient({ url: a.url, dataDir, approver: "alice" }).page(id);
-    expect(page.agent_manifests).toMatchObject({ actions: [{ op: "agent.create_issue", steps: [{ op: "http.post", calls: [{ args: expect.arrayContaining([{ name: "url", value: expect.stringContaining("/repos/acme/gears/issues") }]) }] }] }] });
+    expect(page.agent_manifests).toMatchObject({
+      actions: [
+        {
+          op: "agent.create_issue",
+          steps: [
+            {
+              op: "http.post",
+              calls: [
+                {
+                  args: expect.arrayContaining([
+                    { name: "url", value: expect.stringContaining("/repos/acme/gears/issues") },
+                  ]),
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
     const lines = requestLines(page, { now: Date.now(), showSource: false });
-    expect(lines.filter((l) => l.style === "agent").map((l) => l.text)).toContain("Open an issue in a repository of the example issue tracker.");
+    expect(lines.filter((l) => l.style === "agent").map((l) => l.text)).toContain(
+      "Open an issue in a repository of the example issue tracker.",
+    );
   });
 });
 
@@ -174,8 +219,10 @@ render = { Status = "status", Page = "body" }
 `,
   });
   const submitPeek = async (link: string) => {
-    const source = program().replace("repo: \"acme/widgets\"", `repo: "acme/widgets", link: ${JSON.stringify(link)}`);
-    const answer = await a.call("POST", "/v1/requests", { body: { program: source, source_name: "file-issue.ts", manifests: [peeking()] } });
+    const source = program().replace('repo: "acme/widgets"', `repo: "acme/widgets", link: ${JSON.stringify(link)}`);
+    const answer = await a.call("POST", "/v1/requests", {
+      body: { program: source, source_name: "file-issue.ts", manifests: [peeking()] },
+    });
     expect(answer.status).toBe(202);
     expect(answer.body.status).toBe("pending");
     return answer.body.id as string;
@@ -186,7 +233,9 @@ render = { Status = "status", Page = "body" }
     expect(data.status).toBe(200);
     const html = String((await a.call("GET", `/requests/${id}`, { session: alice })).body);
     const page = await new ApproverClient({ url: a.url, dataDir, approver: "alice" }).page(id);
-    const terminal = requestLines(page, { now: Date.now(), showSource: false }).map((l) => l.text).join("\n");
+    const terminal = requestLines(page, { now: Date.now(), showSource: false })
+      .map((l) => l.text)
+      .join("\n");
     return { previews: data.body.previews as { op: string; unavailable?: string; fields?: unknown }[], html, terminal };
   };
 
@@ -203,11 +252,14 @@ render = { Status = "status", Page = "body" }
   it("a URL on a host the policy denies: nothing reaches it, and both surfaces say why, naming the rule", async () => {
     const id = await submitPeek(`http://${sink.host}/collect?from=countersign`);
     const { previews, html, terminal } = await surfaces(id);
-    const why = 'Preview unavailable: not allowed by the policy (rule "http.unlisted-host" denies it: HTTP requests may only go to the hosts listed in the policy)';
+    const why =
+      'Preview unavailable: not allowed by the policy (rule "http.unlisted-host" denies it: HTTP requests may only go to the hosts listed in the policy)';
     expect(previews).toEqual([{ op: "agent.create_issue", line: expect.any(Number), unavailable: why }]);
     expect(html).toContain(why.replaceAll('"', "&quot;"));
     expect(terminal).toContain(why);
-    expect((await review(id)).body.previews).toEqual([expect.objectContaining({ args: { link: `http://${sink.host}/collect?from=countersign` }, unavailable: why })]);
+    expect((await review(id)).body.previews).toEqual([
+      expect.objectContaining({ args: { link: `http://${sink.host}/collect?from=countersign` }, unavailable: why }),
+    ]);
     expect(sink.received).toEqual([]);
   });
 
@@ -216,9 +268,19 @@ render = { Status = "status", Page = "body" }
     const before = gets().length;
     const sunk = sink.received.length;
     const { previews, terminal } = await surfaces(id);
-    expect(previews).toEqual([{ op: "agent.create_issue", line: expect.any(Number), fields: [expect.objectContaining({ label: "Page" }), { label: "Status", value: "201", multiline: false }] }]);
+    expect(previews).toEqual([
+      {
+        op: "agent.create_issue",
+        line: expect.any(Number),
+        fields: [expect.objectContaining({ label: "Page" }), { label: "Status", value: "201", multiline: false }],
+      },
+    ]);
     expect(terminal).toContain("201");
-    expect(gets().slice(before).map((r) => r.url)).toEqual(["/repos/acme/widgets", "/repos/acme/widgets", "/repos/acme/widgets"]); // the view model, the page, the terminal
+    expect(
+      gets()
+        .slice(before)
+        .map((r) => r.url),
+    ).toEqual(["/repos/acme/widgets", "/repos/acme/widgets", "/repos/acme/widgets"]); // the view model, the page, the terminal
     expect(sink.received.length).toBe(sunk);
   });
 
@@ -227,15 +289,24 @@ render = { Status = "status", Page = "body" }
     sink.received.length = 0;
     const policy = readFileSync(policyFile(), "utf8");
     try {
-      writeFileSync(policyFile(), policy.replaceAll(`host_in = ["${tracker.host}"]`, `host_in = ["${tracker.host}", "${sink.host}"]`));
+      writeFileSync(
+        policyFile(),
+        policy.replaceAll(`host_in = ["${tracker.host}"]`, `host_in = ["${tracker.host}", "${sink.host}"]`),
+      );
       expect((await a.call("POST", "/v1/reload", { session: alice, body: {} })).body).toMatchObject({ ok: true });
-      expect((await review(id)).body.previews).toEqual([expect.objectContaining({ fields: expect.arrayContaining([{ label: "Status", value: "201", multiline: false }]) })]);
+      expect((await review(id)).body.previews).toEqual([
+        expect.objectContaining({
+          fields: expect.arrayContaining([{ label: "Status", value: "201", multiline: false }]),
+        }),
+      ]);
       expect(sink.received.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /collect"]);
     } finally {
       writeFileSync(policyFile(), policy);
       expect((await a.call("POST", "/v1/reload", { session: alice, body: {} })).body).toMatchObject({ ok: true });
     }
-    expect((await review(id)).body.previews).toEqual([expect.objectContaining({ unavailable: expect.stringContaining('rule "http.unlisted-host" denies it') })]);
+    expect((await review(id)).body.previews).toEqual([
+      expect.objectContaining({ unavailable: expect.stringContaining('rule "http.unlisted-host" denies it') }),
+    ]);
     expect(sink.received).toHaveLength(1);
     sink.received.length = 0;
   });

@@ -39,7 +39,11 @@ describe("the analysis pool", () => {
   it("analyzes in worker threads: the facts a warm analyzer gives", async () => {
     const p = await pool(30_000);
     const facts = await p.analyze({ source: example("notify-team.ts"), entry: "notify-team.ts" });
-    expect(facts).toMatchObject({ ok: true, program: { entry: "notify-team.ts" }, effects: [expect.objectContaining({ op: "email.send_email" })] });
+    expect(facts).toMatchObject({
+      ok: true,
+      program: { entry: "notify-team.ts" },
+      effects: [expect.objectContaining({ op: "email.send_email" })],
+    });
   });
 
   it("queues a program given before its threads start, and analyzes it once they are warm", async () => {
@@ -54,14 +58,21 @@ describe("the analysis pool", () => {
     const p = await pool(1);
     for (let i = 0; i < 3; i++) {
       const facts = await p.analyze({ source: example("notify-team.ts"), entry: "slow.ts" });
-      expect(facts).toMatchObject({ ok: false, effects: [], diagnostics: [expect.objectContaining({ severity: "error", code: "analysis_budget_exceeded" })] });
+      expect(facts).toMatchObject({
+        ok: false,
+        effects: [],
+        diagnostics: [expect.objectContaining({ severity: "error", code: "analysis_budget_exceeded" })],
+      });
       expect(facts.program.sha256).toMatch(/^[0-9a-f]{64}$/);
     }
   });
 
   it("never runs the checker on the event loop: it stays idle while programs are analyzed", async () => {
     const p = await pool(30_000, 2);
-    const programs = Array.from({ length: 24 }, (_, i) => ({ source: `${example("team-digest.ts")}// copy ${i}\n`, entry: `p${i}.ts` }));
+    const programs = Array.from({ length: 24 }, (_, i) => ({
+      source: `${example("team-digest.ts")}// copy ${i}\n`,
+      entry: `p${i}.ts`,
+    }));
     const before = performance.eventLoopUtilization();
     const all = await Promise.all(programs.map((program) => p.analyze(program)));
     const used = performance.eventLoopUtilization(before);
@@ -85,11 +96,18 @@ describe("start-up", () => {
     authorities.push(a);
     const warmAtFirstCall = await Promise.race([a.authority.warmed.then(() => true), Promise.resolve(false)]);
     const health = a.call("GET", "/healthz", { token: null });
-    const approved = a.call("POST", "/v1/requests", { body: { program: `${example("read-notes.ts")}// early\n`, source_name: "read-notes.ts" } });
-    const pending = a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), source_name: "notify-team.ts" } });
+    const approved = a.call("POST", "/v1/requests", {
+      body: { program: `${example("read-notes.ts")}// early\n`, source_name: "read-notes.ts" },
+    });
+    const pending = a.call("POST", "/v1/requests", {
+      body: { program: example("notify-team.ts"), source_name: "notify-team.ts" },
+    });
     expect(warmAtFirstCall).toBe(false); // the listener came up before the threads
     expect(await health).toMatchObject({ status: 200, body: { ok: true } });
-    expect(await approved).toMatchObject({ status: 200, body: { status: "approved", decision: { kind: "auto_approved" }, receipt: expect.any(String) } });
+    expect(await approved).toMatchObject({
+      status: 200,
+      body: { status: "approved", decision: { kind: "auto_approved" }, receipt: expect.any(String) },
+    });
     expect(await pending).toMatchObject({ status: 202, body: { status: "pending" } });
     await a.authority.warmed;
   });
@@ -112,7 +130,10 @@ describe("reload", () => {
 });
 
 function readTextManifest(): string {
-  return readFileSync(join(packageRoot, "manifests", "fs", "read_file.toml"), "utf8").replace('name = "read_file"', 'name = "read_text"');
+  return readFileSync(join(packageRoot, "manifests", "fs", "read_file.toml"), "utf8").replace(
+    'name = "read_file"',
+    'name = "read_text"',
+  );
 }
 
 /** The shipped manifests in a folder of their own, each connector's wasm named by its absolute path. */
@@ -121,7 +142,13 @@ function copyOfManifests(): string {
   cpSync(join(packageRoot, "manifests"), dir, { recursive: true });
   for (const connector of ["email", "fs", "http"]) {
     const file = join(dir, connector, "connector.toml");
-    writeFileSync(file, readFileSync(file, "utf8").replace(/^wasm = "\.\.\/\.\.\/(.*)"$/m, (_, rel: string) => `wasm = "${join(packageRoot, rel)}"`));
+    writeFileSync(
+      file,
+      readFileSync(file, "utf8").replace(
+        /^wasm = "\.\.\/\.\.\/(.*)"$/m,
+        (_, rel: string) => `wasm = "${join(packageRoot, rel)}"`,
+      ),
+    );
   }
   return dir;
 }

@@ -30,7 +30,10 @@ beforeAll(async () => {
   pool = createPluginPool();
   const tokenFile = join(a.dataDir, "provider.token");
   writeFileSync(tokenFile, `${PROVIDER_TOKEN}\n`);
-  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${tokenFile}"\n`);
+  writeFileSync(
+    join(a.dataDir, "connections.toml"),
+    `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${tokenFile}"\n`,
+  );
   await warmAnalysis(a);
 });
 afterAll(async () => {
@@ -65,22 +68,35 @@ async function submit(program: string): Promise<string> {
   return answer.body.id;
 }
 const page = async (id: string) => (await a.call("GET", `/v1/requests/${id}/page`, { session: alice })).body;
-const decide = (id: string, body: Record<string, unknown>) => a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body });
+const decide = (id: string, body: Record<string, unknown>) =>
+  a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body });
 
 /** The receipt of an approved request, verified as a runner would, and one send of `draftId` under it. */
 async function run(id: string, program: string, draftId: string): Promise<unknown> {
   const decided = await a.call("GET", `/v1/requests/${id}/decision?wait=1`);
   expect(decided.body).toMatchObject({ status: "approved", receipt: expect.any(String) });
   const jwks = importJwks((await a.call("GET", "/.well-known/jwks.json")).body);
-  const verified = await verifyReceipt(decided.body.receipt, { jwks, issuer: "countersign-local", programBytes: new TextEncoder().encode(program) });
-  return callWithReceipt(verified, set, "email.send_draft", { draft_id: draftId }, connectorContext(a.dataDir, { plugins: pool }));
+  const verified = await verifyReceipt(decided.body.receipt, {
+    jwks,
+    issuer: "countersign-local",
+    programBytes: new TextEncoder().encode(program),
+  });
+  return callWithReceipt(
+    verified,
+    set,
+    "email.send_draft",
+    { draft_id: draftId },
+    connectorContext(a.dataDir, { plugins: pool }),
+  );
 }
 
 /** The rules remembered by request `id`, as the authority's store keeps them. */
 async function rulesOf(id: string) {
   const store = await openStore({ dataDir: a.dataDir, database: a.database });
   try {
-    return (await store.listRememberedRules()).filter((r) => r.request_id === id) as unknown as { rule: { when: { args: unknown } } }[];
+    return (await store.listRememberedRules()).filter((r) => r.request_id === id) as unknown as {
+      rule: { when: { args: unknown } };
+    }[];
   } finally {
     await store.close();
   }
@@ -113,7 +129,9 @@ describe("approving a send_draft binds the draft as shown", () => {
     expect((await decide(id, { decision: "approved_once", shown: (await page(id)).binding.sha256 })).status).toBe(200);
     const before = gmail.sent.length;
     await run(id, program, draftId);
-    expect(gmail.sent.slice(before).map(({ to, subject, body }) => ({ to, subject, body }))).toEqual([{ to: DRAFT.to, subject: DRAFT.subject, body: DRAFT.body }]);
+    expect(gmail.sent.slice(before).map(({ to, subject, body }) => ({ to, subject, body }))).toEqual([
+      { to: DRAFT.to, subject: DRAFT.subject, body: DRAFT.body },
+    ]);
   });
 
   for (const [what, change, input] of [
@@ -127,10 +145,15 @@ describe("approving a send_draft binds the draft as shown", () => {
       const draftId = gmail.addDraft(DRAFT);
       const program = sendDraftProgram(draftId);
       const id = await submit(program);
-      expect((await decide(id, { decision: "approved_once", shown: (await page(id)).binding.sha256 })).status).toBe(200);
+      expect((await decide(id, { decision: "approved_once", shown: (await page(id)).binding.sha256 })).status).toBe(
+        200,
+      );
       editDraft(draftId, { ...DRAFT, ...change });
       const before = gmail.sent.length;
-      await expect(run(id, program, draftId)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "argument_refused", op: "email.send_draft", input } });
+      await expect(run(id, program, draftId)).rejects.toMatchObject({
+        class: "grant_violation",
+        details: { reason: "argument_refused", op: "email.send_draft", input },
+      });
       expect(gmail.sent.length).toBe(before);
       expect(gmail.drafts.has(draftId)).toBe(true);
     });
@@ -144,7 +167,11 @@ describe("approving a send_draft binds the draft as shown", () => {
     for (const decision of ["approved_once", "approved_remember"]) {
       const refused = await decide(id, { decision, shown: old.sha256 });
       expect(refused.status).toBe(409);
-      expect(refused.body.error).toMatchObject({ class: "approval_denied", message: expect.stringContaining("the draft changed since it was shown: look again"), details: { reason: "binding_changed" } });
+      expect(refused.body.error).toMatchObject({
+        class: "approval_denied",
+        message: expect.stringContaining("the draft changed since it was shown: look again"),
+        details: { reason: "binding_changed" },
+      });
     }
     const fresh = await page(id);
     expect(fresh.status).toBe("pending");
@@ -160,12 +187,19 @@ describe("approving a send_draft binds the draft as shown", () => {
     const file = join(a.dataDir, "policies", "default.toml");
     const policy = readFileSync(file, "utf8");
     try {
-      writeFileSync(file, `${policy}\n[[rules]]\nid = "email.no-draft-reads"\ndecision = "deny"\nop = "email.get_draft"\nreason = "drafts stay unread"\n`);
+      writeFileSync(
+        file,
+        `${policy}\n[[rules]]\nid = "email.no-draft-reads"\ndecision = "deny"\nop = "email.get_draft"\nreason = "drafts stay unread"\n`,
+      );
       expect((await a.call("POST", "/v1/reload", { session: alice, body: {} })).body).toMatchObject({ ok: true });
       const reads = gmail.requests.length;
       const refused = await decide(id, { decision: "approved_once", shown: shown.sha256 });
       expect(refused.status).toBe(409);
-      expect(refused.body.error).toMatchObject({ class: "approval_denied", message: expect.stringContaining('rule "email.no-draft-reads" denies it'), details: { reason: "binding_unreadable" } });
+      expect(refused.body.error).toMatchObject({
+        class: "approval_denied",
+        message: expect.stringContaining('rule "email.no-draft-reads" denies it'),
+        details: { reason: "binding_unreadable" },
+      });
       expect(gmail.requests.slice(reads)).toEqual([]);
     } finally {
       writeFileSync(file, policy);
@@ -186,7 +220,12 @@ describe("approving a send_draft binds the draft as shown", () => {
   it("a draft that cannot be read: the page says an approval cannot bind it, and approving is refused", async () => {
     const id = await submit(sendDraftProgram("r404nothere"));
     const shown = await page(id);
-    expect(shown.binding.calls).toEqual([expect.objectContaining({ bound: false, text: expect.stringContaining("could not be shown, so an approval cannot bind it: approving is refused") })]);
+    expect(shown.binding.calls).toEqual([
+      expect.objectContaining({
+        bound: false,
+        text: expect.stringContaining("could not be shown, so an approval cannot bind it: approving is refused"),
+      }),
+    ]);
     const refused = await decide(id, { decision: "approved_once", shown: shown.binding.sha256 });
     expect(refused.status).toBe(409);
     expect(refused.body.error).toMatchObject({ class: "approval_denied", details: { reason: "binding_unreadable" } });
@@ -208,7 +247,16 @@ export default program({
 });
 `);
     const shown = await page(id);
-    expect(shown.binding).toMatchObject({ calls: [], runtime: [{ op: "email.send_draft", line: 10, text: expect.stringContaining("only known when the program runs: approving binds no content") }] });
+    expect(shown.binding).toMatchObject({
+      calls: [],
+      runtime: [
+        {
+          op: "email.send_draft",
+          line: 10,
+          text: expect.stringContaining("only known when the program runs: approving binds no content"),
+        },
+      ],
+    });
     expect((await decide(id, { decision: "approved_once", shown: shown.binding.sha256 })).status).toBe(200);
   });
 
@@ -218,7 +266,16 @@ export default program({
     const id = await submit(program);
     const shown = await page(id);
     expect(shown.remember.rules[0].text).toContain("to, subject, body of email.send_draft is as shown");
-    expect((await decide(id, { decision: "approved_remember", scope: "everyone", lifetime: "hour", shown: shown.binding.sha256 })).status).toBe(200);
+    expect(
+      (
+        await decide(id, {
+          decision: "approved_remember",
+          scope: "everyone",
+          lifetime: "hour",
+          shown: shown.binding.sha256,
+        })
+      ).status,
+    ).toBe(200);
     const rules = await rulesOf(id);
     expect(rules).toHaveLength(1);
     expect(rules[0]!.rule.when.args).toEqual({
@@ -240,7 +297,10 @@ export default program({
     const laterId = await submit(later);
     expect((await a.call("GET", `/v1/requests/${laterId}/decision`)).body.status).toBe("approved");
     const before = gmail.sent.length;
-    await expect(run(laterId, later, draftId)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "argument_refused", input: "body" } });
+    await expect(run(laterId, later, draftId)).rejects.toMatchObject({
+      class: "grant_violation",
+      details: { reason: "argument_refused", input: "body" },
+    });
     expect(gmail.sent.length).toBe(before);
   });
 
@@ -254,7 +314,12 @@ export default program({
     const shown = [...html.matchAll(/name="shown" value="([0-9a-f]{64})"/g)].map((m) => m[1]);
     expect(shown.length).toBe(2); // approve once, approve and remember
     const post = (form: Record<string, string>) =>
-      a.call("POST", `/requests/${id}/decide`, { session: alice, token: null, rawBody: new URLSearchParams({ csrf: alice.csrf, ...form }).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+      a.call("POST", `/requests/${id}/decide`, {
+        session: alice,
+        token: null,
+        rawBody: new URLSearchParams({ csrf: alice.csrf, ...form }).toString(),
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+      });
 
     editDraft(draftId, { ...DRAFT, subject: "Board minutes (changed)" });
     const stale = await post({ action: "approve_once", shown: shown[0]! });

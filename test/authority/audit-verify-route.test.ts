@@ -16,7 +16,9 @@ describe.each(DIALECTS)("GET /v1/audit/verify over %s", (dialect) => {
 
   const verify = async () => (await a.call("GET", "/v1/audit/verify", { session: alice })).body;
   const lastEntry = async (): Promise<{ id: number; hash: string }> => {
-    const lines = String((await a.call("GET", "/v1/audit", { session: alice })).body).trim().split("\n");
+    const lines = String((await a.call("GET", "/v1/audit", { session: alice })).body)
+      .trim()
+      .split("\n");
     return JSON.parse(lines.at(-1)!);
   };
   const writeCheckpointFile = (jws: string) => writeFileSync(join(a.dataDir, CHECKPOINT_FILE), jws);
@@ -25,10 +27,17 @@ describe.each(DIALECTS)("GET /v1/audit/verify over %s", (dialect) => {
     await warmAnalysis(a);
     const submitted = await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } });
     expect(submitted.status).toBe(202);
-    const decided = await a.call("POST", `/v1/requests/${submitted.body.id}/decision`, { session: alice, body: { decision: "rejected", reason: "not now" } });
+    const decided = await a.call("POST", `/v1/requests/${submitted.body.id}/decision`, {
+      session: alice,
+      body: { decision: "rejected", reason: "not now" },
+    });
     expect(decided.status).toBe(200);
     const verified = await verify();
-    expect(verified).toMatchObject({ ok: true, entries: expect.any(Number), checkpoints: { stored: expect.any(Number), newest_stored: expect.any(Number), file: expect.any(Number) } });
+    expect(verified).toMatchObject({
+      ok: true,
+      entries: expect.any(Number),
+      checkpoints: { stored: expect.any(Number), newest_stored: expect.any(Number), file: expect.any(Number) },
+    });
     // the decision's own transaction signed its head (the sweep may have signed more since)
     expect(verified.checkpoints.stored).toBeGreaterThanOrEqual(1);
     expect(verified.checkpoints.file).toBe(verified.checkpoints.newest_stored);
@@ -36,7 +45,9 @@ describe.each(DIALECTS)("GET /v1/audit/verify over %s", (dialect) => {
 
   it("a checkpoint file signed with a key not the authority's fails, as forged", async () => {
     const last = await lastEntry();
-    writeCheckpointFile(signCheckpoint({ size: last.id, head: last.hash, at: Date.now() }, await generateKey(new Date())));
+    writeCheckpointFile(
+      signCheckpoint({ size: last.id, head: last.hash, at: Date.now() }, await generateKey(new Date())),
+    );
     expect(await verify()).toMatchObject({ ok: false, reason: "checkpoint_forged" });
   });
 

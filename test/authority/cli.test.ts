@@ -40,10 +40,20 @@ describe("countersign init", () => {
     expect(first.code).toBe(0);
     const result = JSON.parse(first.out);
     expect(result.tokenFile).toBe(join(data, "submitter.token"));
-    for (const file of ["approver.secret", "submitter.token", "connections.toml", "authority.json", "policies/default.toml", "policies/tests/default.toml", "keys/keyring.json", "countersign.db"]) {
+    for (const file of [
+      "approver.secret",
+      "submitter.token",
+      "connections.toml",
+      "authority.json",
+      "policies/default.toml",
+      "policies/tests/default.toml",
+      "keys/keyring.json",
+      "countersign.db",
+    ]) {
       expect([file, existsSync(join(data, file))]).toEqual([file, true]);
     }
-    for (const secret of ["approver.secret", "submitter.token", "keys/keyring.json"]) expect((statSync(join(data, secret)).mode & 0o777).toString(8)).toBe("600");
+    for (const secret of ["approver.secret", "submitter.token", "keys/keyring.json"])
+      expect((statSync(join(data, secret)).mode & 0o777).toString(8)).toBe("600");
     expect(readFileSync(join(data, "submitter.token"), "utf8")).toMatch(/^cs_[A-Za-z0-9_-]{43}\n$/);
     expect((await run(env, "policy", "check")).code).toBe(0); // the copied policy is valid as it is
     const token = readFileSync(join(data, "submitter.token"), "utf8");
@@ -70,18 +80,29 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
     expect(link.startsWith(`${a.url}/login?link=`)).toBe(true);
     const first = await fetch(link, { redirect: "manual" });
     expect(first.status).toBe(303);
-    const cookie = first.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const cookie = first.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
     expect((await fetch(`${a.url}/v1/session`, { headers: { cookie } })).status).toBe(200);
     expect((await fetch(link, { redirect: "manual" })).status).toBe(403);
     expect((await run({ ...isolatedEnv() }, "ui")).err).toContain("no authority has served");
     const json = JSON.parse((await run(env, "ui", "--json")).out);
-    expect(json).toMatchObject({ url: expect.stringContaining("/login?link="), approver: expect.any(String), expires_at: expect.any(String) });
+    expect(json).toMatchObject({
+      url: expect.stringContaining("/login?link="),
+      approver: expect.any(String),
+      expires_at: expect.any(String),
+    });
   });
 
   it("ui opens the link with $BROWSER when there is one, never with --no-open", async () => {
     const dir = mkdtempSync(join(tmpdir(), "countersign-browser-"));
     const browser = join(dir, "browser.sh");
-    writeFileSync(browser, `#!/bin/sh\nprintf '%s' "$1" > "${dir}/opened.tmp" && mv "${dir}/opened.tmp" "${dir}/opened"\n`, { mode: 0o755 });
+    writeFileSync(
+      browser,
+      `#!/bin/sh\nprintf '%s' "$1" > "${dir}/opened.tmp" && mv "${dir}/opened.tmp" "${dir}/opened"\n`,
+      { mode: 0o755 },
+    );
     const quiet = await run({ ...env, BROWSER: browser }, "ui", "--no-open");
     expect(quiet.err).toContain("countersign ui: open the link");
     const { out, err } = await run({ ...env, BROWSER: browser }, "ui");
@@ -95,11 +116,21 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
     const added = await run(env, "token", "add", "build-bot");
     expect(added.code).toBe(0);
     const token = added.out.trim();
-    const submit = () => fetch(`${a.url}/v1/check`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ program: example("read-notes.ts") }) });
+    const submit = () =>
+      fetch(`${a.url}/v1/check`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ program: example("read-notes.ts") }),
+      });
     expect((await submit()).status).toBe(200);
     expect((await run(env, "token", "add", "build-bot")).code).toBe(2); // an active name is not replaced
     const listed = JSON.parse((await run(env, "token", "list", "--json")).out).tokens;
-    expect(listed.map((t: { name: string; revoked_at: string | null }) => [t.name, t.revoked_at === null])).toEqual(expect.arrayContaining([["agent", true], ["build-bot", true]]));
+    expect(listed.map((t: { name: string; revoked_at: string | null }) => [t.name, t.revoked_at === null])).toEqual(
+      expect.arrayContaining([
+        ["agent", true],
+        ["build-bot", true],
+      ]),
+    );
     expect((await run(env, "token", "revoke", "build-bot")).code).toBe(0);
     expect((await submit()).status).toBe(401);
     expect((await run(env, "token", "revoke", "build-bot")).code).toBe(2);
@@ -113,9 +144,17 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
     await a.call("POST", `/v1/requests/${id}/decision`, { session, body: { decision: "approved_remember" } });
     const listed = JSON.parse((await run(env, "policy", "list", "--json")).out);
     const rule = listed.rules.find((r: { request_id?: string }) => r.request_id === id);
-    expect(rule).toMatchObject({ decision: "allow", op: "email.send_email", from: "remembered", token: "agent", expires_at: expect.any(String) });
+    expect(rule).toMatchObject({
+      decision: "allow",
+      op: "email.send_email",
+      from: "remembered",
+      token: "agent",
+      expires_at: expect.any(String),
+    });
     expect(Date.parse(rule.expires_at) - Date.now()).toBeGreaterThan(3_500_000); // the default: this token, one hour
-    expect((await run(env, "policy", "list")).out).toContain(`${rule.id}  (remembered from request ${id}, for token agent, until ${rule.expires_at})`);
+    expect((await run(env, "policy", "list")).out).toContain(
+      `${rule.id}  (remembered from request ${id}, for token agent, until ${rule.expires_at})`,
+    );
     expect((await a.call("POST", "/v1/requests", { body: { program } })).status).toBe(200);
     expect((await run(env, "policy", "forget", rule.id)).out).toContain(`forgot ${rule.id}`);
     expect((await a.call("POST", "/v1/requests", { body: { program } })).status).toBe(202);
@@ -128,9 +167,16 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
     const notAnAuthority = createServer((_, res) => res.end("<html>hello</html>"));
     await new Promise<void>((resolve) => notAnAuthority.listen(0, "127.0.0.1", resolve));
     const stale = { ...env, COUNTERSIGN_URL: `http://127.0.0.1:${(notAnAuthority.address() as AddressInfo).port}` }; // another program on a stale URL
-    expect(await run(stale, "check", "examples/notify-team.ts")).toEqual(await run(without, "check", "examples/notify-team.ts"));
+    expect(await run(stale, "check", "examples/notify-team.ts")).toEqual(
+      await run(without, "check", "examples/notify-team.ts"),
+    );
     notAnAuthority.close();
-    for (const args of [["examples/notify-team.ts"], ["examples/notify-team.ts", "--json"], ["examples/refuted.ts"], ["examples/read-notes.ts", "--json"]]) {
+    for (const args of [
+      ["examples/notify-team.ts"],
+      ["examples/notify-team.ts", "--json"],
+      ["examples/refuted.ts"],
+      ["examples/read-notes.ts", "--json"],
+    ]) {
       const viaAuthority = await run(through, "check", ...args);
       const local = await run(without, "check", ...args);
       expect(viaAuthority).toEqual(local);
@@ -151,7 +197,10 @@ describe.each(DIALECTS)("the authority's commands over %s", (dialect) => {
   it("audit verify names a changed entry; audit export --jsonl gives every entry as stored", async () => {
     const exported = await run(env, "audit", "export", "--jsonl");
     expect(exported.code).toBe(0);
-    const entries = exported.out.trim().split("\n").map((l) => JSON.parse(l));
+    const entries = exported.out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(entries.map((e) => e.id)).toEqual(entries.map((_, i) => i + 1));
     expect((await run(env, "audit", "verify")).out).toContain(`audit chain intact: ${entries.length} entries`);
     const target = entries[Math.floor(entries.length / 2)];

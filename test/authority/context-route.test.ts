@@ -25,18 +25,46 @@ describe("GET /v1/context", () => {
     expect(answer.status).toBe(200);
     const context = AuthorityContext.parse(answer.body);
     expect(context.policy.default).toBe("ask");
-    expect(context.policy.rules).toContainEqual({ id: "fs.write-outside-sandbox", decision: "deny", op: "fs.write_file", when: `a call of fs.write_file whose path does not satisfy (is under ${HOME}/Sandbox)`, reason: "files may only be written inside ~/Sandbox", remembered: false });
-    expect(context.bounds).toContainEqual({ op: "fs.write_file", input: "path", within: [`${HOME}/Sandbox`], auto_pass: [], rules: expect.any(Array), see: ["fs.write-in-sandbox"] });
-    expect(context.bounds).toContainEqual(expect.objectContaining({ op: "http.get", input: "url", within: ["api.example.com"], auto_pass: ["api.example.com"] }));
+    expect(context.policy.rules).toContainEqual({
+      id: "fs.write-outside-sandbox",
+      decision: "deny",
+      op: "fs.write_file",
+      when: `a call of fs.write_file whose path does not satisfy (is under ${HOME}/Sandbox)`,
+      reason: "files may only be written inside ~/Sandbox",
+      remembered: false,
+    });
+    expect(context.bounds).toContainEqual({
+      op: "fs.write_file",
+      input: "path",
+      within: [`${HOME}/Sandbox`],
+      auto_pass: [],
+      rules: expect.any(Array),
+      see: ["fs.write-in-sandbox"],
+    });
+    expect(context.bounds).toContainEqual(
+      expect.objectContaining({
+        op: "http.get",
+        input: "url",
+        within: ["api.example.com"],
+        auto_pass: ["api.example.com"],
+      }),
+    );
     expect(context.own_address).toBe("me@example.com"); // the harness configures one, as a user would
-    expect(context.lifetimes).toMatchObject({ request_deadline_s: 900, receipt_s: 300, remembered_rule_s: { hour: 3600, day: 86400, forever: null } });
+    expect(context.lifetimes).toMatchObject({
+      request_deadline_s: 900,
+      receipt_s: 300,
+      remembered_rule_s: { hour: 3600, day: 86400, forever: null },
+    });
     expect(context.agent_manifests?.limits).toMatchObject({ manifests: 16, steps: 8 });
   });
 
   it("the user's own address and the roots come from the authority's connections.toml", async () => {
     mkdirSync(sandbox, { recursive: true });
     writeFileSync(join(a.dataDir, "mail-token"), "secret-mail-credential", { mode: 0o600 });
-    writeFileSync(join(a.dataDir, "connections.toml"), `[email]\naddress = "me@example.org"\ntoken_file = "${join(a.dataDir, "mail-token")}"\n\n[fs]\nroots = ["${sandbox}"]\n\n[http]\nhosts = ["api.example.com:443"]\n`);
+    writeFileSync(
+      join(a.dataDir, "connections.toml"),
+      `[email]\naddress = "me@example.org"\ntoken_file = "${join(a.dataDir, "mail-token")}"\n\n[fs]\nroots = ["${sandbox}"]\n\n[http]\nhosts = ["api.example.com:443"]\n`,
+    );
     const context = AuthorityContext.parse((await a.call("GET", "/v1/context")).body);
     expect(context.own_address).toBe("me@example.org");
     expect(context.agent_manifests?.roots.fs).toEqual([sandbox]);
@@ -44,11 +72,22 @@ describe("GET /v1/context", () => {
   });
 
   it("a remembered rule shows for the token it was saved for, not for another agent's", async () => {
-    const first = await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), source_name: "notify-team.ts" } });
+    const first = await a.call("POST", "/v1/requests", {
+      body: { program: example("notify-team.ts"), source_name: "notify-team.ts" },
+    });
     expect(first.status).toBe(202);
-    expect((await a.call("POST", `/v1/requests/${first.body.id}/decision`, { session: alice, body: { decision: "approved_remember" } })).status).toBe(200);
+    expect(
+      (
+        await a.call("POST", `/v1/requests/${first.body.id}/decision`, {
+          session: alice,
+          body: { decision: "approved_remember" },
+        })
+      ).status,
+    ).toBe(200);
     const own = AuthorityContext.parse((await a.call("GET", "/v1/context")).body);
-    expect(own.policy.rules.filter((r) => r.remembered)).toEqual([expect.objectContaining({ decision: "allow", op: "email.send_email" })]);
+    expect(own.policy.rules.filter((r) => r.remembered)).toEqual([
+      expect.objectContaining({ decision: "allow", op: "email.send_email" }),
+    ]);
     const other = (await a.authority.state.store.addToken("other-agent")).token;
     const theirs = AuthorityContext.parse((await a.call("GET", "/v1/context", { token: other })).body);
     expect(theirs.policy.rules.some((r) => r.remembered)).toBe(false);
@@ -57,7 +96,7 @@ describe("GET /v1/context", () => {
 
   it("a connections.toml that does not load: the rest is still said, and its error (which names the data directory) is not", async () => {
     const good = readFileSync(join(a.dataDir, "connections.toml"), "utf8");
-    writeFileSync(join(a.dataDir, "connections.toml"), "[http]\nhosts = [\"*.example.com\"]\n");
+    writeFileSync(join(a.dataDir, "connections.toml"), '[http]\nhosts = ["*.example.com"]\n');
     try {
       const answer = await a.call("GET", "/v1/context");
       expect(answer.status).toBe(200);

@@ -21,7 +21,9 @@ afterAll(async () => {
 
 /** Submit the same program `n` times at once (both threads take some) and answer the statuses. */
 async function submitMany(a: TestAuthority, n: number): Promise<{ status: number; body: any }[]> {
-  return Promise.all(Array.from({ length: n }, () => a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } })));
+  return Promise.all(
+    Array.from({ length: n }, () => a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } })),
+  );
 }
 
 describe("decisions off the event loop", () => {
@@ -66,13 +68,22 @@ describe("DecisionThread", () => {
       const facts = createAnalyzer(manifests).analyze(example("read-notes.ts"), { entry: "read-notes.ts" });
       const key = (await generateKey(new Date())).privateKey;
       const answers = await Promise.all(
-        Array.from({ length: 5 }, (_, i) => thread.evaluate(facts, policy, manifests, { id: `req_${i}`, issuer: "http://127.0.0.1:1", now: new Date(), key: { kid: "k1", privateKey: key } })),
+        Array.from({ length: 5 }, (_, i) =>
+          thread.evaluate(facts, policy, manifests, {
+            id: `req_${i}`,
+            issuer: "http://127.0.0.1:1",
+            now: new Date(),
+            key: { kid: "k1", privateKey: key },
+          }),
+        ),
       );
       for (const [i, answer] of answers.entries()) {
         expect(answer.facts).toBe(facts);
         expect(answer.decision).toEqual(decide(facts, policy, manifests));
         expect(decodeProtectedHeader(answer.receipt!.token).kid).toBe("k1");
-        expect(JSON.parse(Buffer.from(answer.receipt!.token.split(".")[1]!, "base64url").toString()).sub).toBe(`req_${i}`);
+        expect(JSON.parse(Buffer.from(answer.receipt!.token.split(".")[1]!, "base64url").toString()).sub).toBe(
+          `req_${i}`,
+        );
       }
       expect((await thread.evaluate(facts, policy, manifests, undefined)).receipt).toBeUndefined();
     } finally {
@@ -91,11 +102,14 @@ describe("DecisionThread", () => {
       let answeredWhenTheFirstCame: number | undefined;
       const first = new Promise<void>((resolve) => {
         const all = Array.from({ length: n }, (_, i) =>
-          thread.evaluate(facts, policy, manifests, { id: `req_${i}`, issuer: "http://127.0.0.1:1", now: new Date(), key }).then((answer) => {
-            answered[i] = true;
-            if (i === 0) setImmediate(() => ((answeredWhenTheFirstCame = answered.filter(Boolean).length), resolve()));
-            return answer;
-          }),
+          thread
+            .evaluate(facts, policy, manifests, { id: `req_${i}`, issuer: "http://127.0.0.1:1", now: new Date(), key })
+            .then((answer) => {
+              answered[i] = true;
+              if (i === 0)
+                setImmediate(() => ((answeredWhenTheFirstCame = answered.filter(Boolean).length), resolve()));
+              return answer;
+            }),
         );
         void Promise.all(all).then((answers) => expect(answers.every((a) => a.receipt !== undefined)).toBe(true));
       });
@@ -112,14 +126,23 @@ describe("DecisionThread", () => {
     const facts = createAnalyzer(manifests).analyze(example("read-notes.ts"), { entry: "read-notes.ts" });
     try {
       await thread.evaluate(facts, policy, manifests, undefined); // new facts are decided in process; from now on they go to the thread
-      const held = await Promise.all(Array.from({ length: 3 }, () => thread.evaluate(facts, policy, manifests, undefined).then(() => "answered", (err: unknown) => err)));
+      const held = await Promise.all(
+        Array.from({ length: 3 }, () =>
+          thread.evaluate(facts, policy, manifests, undefined).then(
+            () => "answered",
+            (err: unknown) => err,
+          ),
+        ),
+      );
       for (const outcome of held) expect(outcome).toMatchObject({ class: "internal_error", retriable: true });
     } finally {
       await thread.close();
     }
     const fresh = new DecisionThread(30_000);
     try {
-      await expect(fresh.evaluate(facts, policy, manifests, undefined)).resolves.toMatchObject({ decision: { kind: "auto_approved" } });
+      await expect(fresh.evaluate(facts, policy, manifests, undefined)).resolves.toMatchObject({
+        decision: { kind: "auto_approved" },
+      });
     } finally {
       await fresh.close();
     }

@@ -13,7 +13,9 @@ import { authorityForSuite, openEvents, type ApproverSession, type TestAuthority
 async function submitMany(a: TestAuthority, count: number, together = 50): Promise<void> {
   const { name } = await a.authority.state.store.addToken(`bulk-${count}-${Math.random()}`);
   for (let done = 0; done < count; done += together) {
-    const results = await Promise.all(Array.from({ length: Math.min(together, count - done) }, () => a.authority.state.store.submit(submission(name))));
+    const results = await Promise.all(
+      Array.from({ length: Math.min(together, count - done) }, () => a.authority.state.store.submit(submission(name))),
+    );
     if (!results.every((r) => r.ok)) throw new Error("a submission was refused");
   }
 }
@@ -32,7 +34,10 @@ describe.each(DIALECTS)("event streams over %s", (dialect) => {
     expect(expected).toHaveLength(60);
     const seen = await Promise.all(streams.map((s) => s.until((list) => list.length >= expected.length)));
     for (const s of streams) s.close();
-    for (const list of seen) expect(list.map((e) => [e.id, e.data.request_id, e.data.status])).toEqual(expected.map((e) => [e.id, e.request_id, e.status]));
+    for (const list of seen)
+      expect(list.map((e) => [e.id, e.data.request_id, e.data.status])).toEqual(
+        expected.map((e) => [e.id, e.request_id, e.status]),
+      );
   });
 
   it("ends a stream at the end of the session that opened it, and refuses it again", async () => {
@@ -115,7 +120,10 @@ describe("a client that stops reading its event stream", () => {
     let last = ids.at(-1)!;
     for (let i = 0; i < 100 && last !== expected.at(-1)!.id; i++) {
       const again = openEvents(a, alice, last);
-      await Promise.race([again.ended, again.until((list) => list.at(-1)?.id === expected.at(-1)!.id).catch(() => undefined)]);
+      await Promise.race([
+        again.ended,
+        again.until((list) => list.at(-1)?.id === expected.at(-1)!.id).catch(() => undefined),
+      ]);
       again.close();
       const part = await again.until(() => true);
       rest.push(...part.map((e) => e.id));

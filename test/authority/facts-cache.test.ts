@@ -8,11 +8,23 @@ import { programBytes } from "../../src/model/index.js";
 
 function factsOf(program: ProgramInput, extra: Partial<Facts> = {}): Facts {
   const source = typeof program.source === "string" ? program.source : Buffer.from(program.source).toString("utf8");
-  return { program: { sha256: programBytes(source).sha256, entry: program.entry }, ok: true, diagnostics: [], effects: [], guarantees: [], summary: [source], rationale: "", ...extra };
+  return {
+    program: { sha256: programBytes(source).sha256, entry: program.entry },
+    ok: true,
+    diagnostics: [],
+    effects: [],
+    guarantees: [],
+    summary: [source],
+    rationale: "",
+    ...extra,
+  };
 }
 
 /** An analysis that counts its runs. */
-function counting(result: (p: ProgramInput) => Facts | Promise<Facts> = factsOf): { analyze: (p: ProgramInput) => Promise<Facts>; runs: () => number } {
+function counting(result: (p: ProgramInput) => Facts | Promise<Facts> = factsOf): {
+  analyze: (p: ProgramInput) => Promise<Facts>;
+  runs: () => number;
+} {
   let n = 0;
   return { analyze: async (p) => (n++, result(p)), runs: () => n };
 }
@@ -26,7 +38,9 @@ describe("FactsCache", () => {
     const a = counting();
     const first = await cache.facts(program, context, a.analyze);
     expect(await cache.facts({ ...program }, { ...context }, a.analyze)).toBe(first);
-    expect(await cache.facts({ ...program, source: new TextEncoder().encode(program.source as string) }, context, a.analyze)).toBe(first); // the same bytes
+    expect(
+      await cache.facts({ ...program, source: new TextEncoder().encode(program.source as string) }, context, a.analyze),
+    ).toBe(first); // the same bytes
     expect(a.runs()).toBe(1);
   });
 
@@ -92,7 +106,12 @@ describe("FactsCache", () => {
     await cache.facts(program, context, failing.analyze);
     expect(failing.runs()).toBe(2);
 
-    const overrun = counting((p) => factsOf(p, { ok: false, diagnostics: [{ severity: "error", code: "analysis_budget_exceeded", message: "stopped", line: 1, column: 1 }] }));
+    const overrun = counting((p) =>
+      factsOf(p, {
+        ok: false,
+        diagnostics: [{ severity: "error", code: "analysis_budget_exceeded", message: "stopped", line: 1, column: 1 }],
+      }),
+    );
     const other = { ...program, source: "export default 3;\n" };
     await cache.facts(other, context, overrun.analyze);
     await cache.facts(other, context, overrun.analyze);

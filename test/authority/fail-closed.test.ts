@@ -33,7 +33,10 @@ describe.each(DIALECTS)("failing closed over %s", (dialect) => {
     const { id } = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } })).body;
     await rawSql(a.database, "ALTER TABLE events RENAME TO events_away");
     try {
-      const answer = await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } });
+      const answer = await a.call("POST", `/v1/requests/${id}/decision`, {
+        session: alice,
+        body: { decision: "approved_once" },
+      });
       expect(answer.status).toBe(503);
       expect(answer.body.error.class).toBe("store_error");
     } finally {
@@ -44,14 +47,23 @@ describe.each(DIALECTS)("failing closed over %s", (dialect) => {
   });
 
   it("a request nobody decides before its deadline expires, and can no longer be approved", async () => {
-    const { id } = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), timeout_s: 1 } })).body;
+    const { id } = (
+      await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), timeout_s: 1 } })
+    ).body;
     const answer = await a.call("GET", `/v1/requests/${id}/decision?wait=10`);
     expect(answer.body).toMatchObject({ status: "expired" });
-    expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(409);
+    expect(
+      (await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } }))
+        .status,
+    ).toBe(409);
   });
 
   it("a receipt from POST /v1/requests is one `countersign receipt verify` accepts", async () => {
-    const { receipt } = (await a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts"), source_name: "read-notes.ts" } })).body;
+    const { receipt } = (
+      await a.call("POST", "/v1/requests", {
+        body: { program: example("read-notes.ts"), source_name: "read-notes.ts" },
+      })
+    ).body;
     let out = "";
     const io: Io = {
       stdout: (t) => void (out += t),

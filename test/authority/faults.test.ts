@@ -25,10 +25,14 @@ async function serve(env: NodeJS.ProcessEnv): Promise<ServeProcess> {
   return p;
 }
 const tokenOf = (env: NodeJS.ProcessEnv) => readFileSync(join(env.COUNTERSIGN_HOME!, "submitter.token"), "utf8").trim();
-const link = (env: NodeJS.ProcessEnv, who: string) => makeLoginLink({ dataDir: env.COUNTERSIGN_HOME!, now: () => new Date() }, who);
+const link = (env: NodeJS.ProcessEnv, who: string) =>
+  makeLoginLink({ dataDir: env.COUNTERSIGN_HOME!, now: () => new Date() }, who);
 const jtiOf = (receipt: string): string => JSON.parse(Buffer.from(receipt.split(".")[1]!, "base64url").toString()).jti;
 const auditOf = async (url: string, session: { cookie: string; csrf: string }) =>
-  String((await callServe(url, "GET", "/v1/audit", session)).body).trim().split("\n").map((l) => JSON.parse(l) as { type: string; request_id: string | null; details: Record<string, unknown> });
+  String((await callServe(url, "GET", "/v1/audit", session)).body)
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as { type: string; request_id: string | null; details: Record<string, unknown> });
 
 describe.each(DIALECTS)("serve over %s, SIGKILLed during a burst of submissions and decisions", (dialect) => {
   it("keeps every acknowledged request and decision, and every receipt it handed out has its audit entry", async () => {
@@ -47,7 +51,10 @@ describe.each(DIALECTS)("serve over %s, SIGKILLed during a burst of submissions 
           if ((n + i) % 3 === 0 && queue.length > 0) {
             const id = queue.shift()!;
             const kind = i % 2 === 0 ? "approved_once" : "rejected";
-            const r = await callServe(first.url, "POST", `/v1/requests/${id}/decision`, { ...session, body: { decision: kind, ...(kind === "rejected" ? { reason: "no" } : {}) } });
+            const r = await callServe(first.url, "POST", `/v1/requests/${id}/decision`, {
+              ...session,
+              body: { decision: kind, ...(kind === "rejected" ? { reason: "no" } : {}) },
+            });
             if (r.status !== 200) throw new Error(`decision answered ${r.status}`);
             decided.set(id, kind);
             if (kind === "approved_once") {
@@ -68,7 +75,9 @@ describe.each(DIALECTS)("serve over %s, SIGKILLed during a burst of submissions 
       }
     };
     const workers = Array.from({ length: 6 }, (_, n) => worker(n));
-    await expect.poll(() => submitted.size + decided.size, { timeout: 60_000, interval: 10 }).toBeGreaterThanOrEqual(40);
+    await expect
+      .poll(() => submitted.size + decided.size, { timeout: 60_000, interval: 10 })
+      .toBeGreaterThanOrEqual(40);
     stop = true;
     await first.kill();
     await Promise.all(workers);
@@ -84,7 +93,9 @@ describe.each(DIALECTS)("serve over %s, SIGKILLed during a burst of submissions 
       else expect(["pending", "approved", "rejected"]).toContain(view.status); // a decision may have committed as the process died
     }
     expect((await callServe(second.url, "GET", "/v1/audit/verify", again)).body).toMatchObject({ ok: true });
-    const issued = new Set((await auditOf(second.url, again)).filter((e) => e.type === "receipt_issued").map((e) => e.details.jti));
+    const issued = new Set(
+      (await auditOf(second.url, again)).filter((e) => e.type === "receipt_issued").map((e) => e.details.jti),
+    );
     for (const receipt of receipts) expect(issued.has(jtiOf(receipt))).toBe(true);
     expect(await second.stop()).toBe(0);
   }, 180_000);
@@ -102,9 +113,18 @@ describe("PostgreSQL stopped and started again under a running authority", () =>
     const port = await startCluster(dir);
     a = await startTestAuthority("postgres", { database: await freshDatabase(port) });
     const alice = await a.login("alice");
-    const pending = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } })).body.id as string;
-    const approved = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } })).body.id as string;
-    expect((await a.call("POST", `/v1/requests/${approved}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
+    const pending = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } })).body
+      .id as string;
+    const approved = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } })).body
+      .id as string;
+    expect(
+      (
+        await a.call("POST", `/v1/requests/${approved}/decision`, {
+          session: alice,
+          body: { decision: "approved_once" },
+        })
+      ).status,
+    ).toBe(200);
     const before = (await a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } })).body;
     expect(before.receipt).toEqual(expect.any(String));
 
@@ -123,13 +143,25 @@ describe("PostgreSQL stopped and started again under a running authority", () =>
 
     runCluster(dir, port);
     await expect
-      .poll(async () => (await a!.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } })).status, { timeout: 30_000, interval: 250 })
+      .poll(
+        async () => (await a!.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } })).status,
+        { timeout: 30_000, interval: 250 },
+      )
       .toBe(200);
     expect((await a.call("GET", `/v1/requests/${pending}`)).body.status).toBe("pending");
     const receipt = (await a.call("GET", `/v1/requests/${approved}/decision`)).body.receipt as string;
-    expect((await a.call("POST", `/v1/receipts/${jtiOf(before.receipt)}/redeem`, { body: { exp: JSON.parse(Buffer.from(before.receipt.split(".")[1], "base64url").toString()).exp } })).status).toBe(200);
+    expect(
+      (
+        await a.call("POST", `/v1/receipts/${jtiOf(before.receipt)}/redeem`, {
+          body: { exp: JSON.parse(Buffer.from(before.receipt.split(".")[1], "base64url").toString()).exp },
+        })
+      ).status,
+    ).toBe(200);
     expect((await a.call("GET", "/v1/audit/verify", { session: alice })).body).toMatchObject({ ok: true });
-    const audit = String((await a.call("GET", "/v1/audit", { session: alice })).body).trim().split("\n").map((l) => JSON.parse(l));
+    const audit = String((await a.call("GET", "/v1/audit", { session: alice })).body)
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const issued = audit.filter((e) => e.type === "receipt_issued").map((e) => e.details.jti);
     expect(issued).toContain(jtiOf(receipt));
     expect(issued).toContain(jtiOf(before.receipt));
@@ -150,7 +182,9 @@ describe("an authority whose data directory fills up or turns read-only", () => 
     mounts.push(fs);
     a = await startTestAuthority("sqlite", { dataDir: join(fs.dir, "home"), database: join(fs.dir, "countersign.db") });
     const alice = await a.login("alice");
-    const acknowledged = [(await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } })).body.id as string];
+    const acknowledged = [
+      (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } })).body.id as string,
+    ];
     const expectRefused = async () => {
       const answer = await a!.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } });
       expect(answer.status).toBe(503);
@@ -178,7 +212,10 @@ describe("an authority whose data directory fills up or turns read-only", () => 
     await a.close();
     fs.remount("ro");
     let readOnly: TestAuthority | undefined;
-    const refused = await startTestAuthority("sqlite", { dataDir: join(fs.dir, "home"), database: join(fs.dir, "countersign.db") }).then(
+    const refused = await startTestAuthority("sqlite", {
+      dataDir: join(fs.dir, "home"),
+      database: join(fs.dir, "countersign.db"),
+    }).then(
       async (started) => {
         readOnly = started;
         return started.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } });
@@ -186,14 +223,19 @@ describe("an authority whose data directory fills up or turns read-only", () => 
       (err: unknown) => ({ status: 503, body: { error: err } }),
     );
     expect(refused.status).toBe(503);
-    expect(refused.body.error).toMatchObject({ class: "store_error", message: expect.stringMatching(/read-only|readonly|unable to open|cannot open/i) });
+    expect(refused.body.error).toMatchObject({
+      class: "store_error",
+      message: expect.stringMatching(/read-only|readonly|unable to open|cannot open/i),
+    });
     await readOnly?.close();
 
     // a restart on the same directory, writable again, finds it whole
     fs.remount("rw");
     a = await startTestAuthority("sqlite", { dataDir: join(fs.dir, "home"), database: join(fs.dir, "countersign.db") });
     for (const id of acknowledged) expect((await a.call("GET", `/v1/requests/${id}`)).body.status).toBe("pending");
-    expect((await a.call("GET", "/v1/audit/verify", { session: await a.login("alice") })).body).toMatchObject({ ok: true });
+    expect((await a.call("GET", "/v1/audit/verify", { session: await a.login("alice") })).body).toMatchObject({
+      ok: true,
+    });
     expect((await a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } })).status).toBe(200);
   }, 120_000);
 });
@@ -207,24 +249,38 @@ describe("two serve processes on one PostgreSQL database under load", () => {
     const token = tokenOf(envA);
     const sessions = [await loginServe(a.url, link(envA, "alice")), await loginServe(b.url, link(envB, "bob"))];
     const urls = [a.url, b.url];
-    const submit = (i: number, name: string) => callServe(urls[i % 2]!, "POST", "/v1/requests", { token, body: { program: example(name) } });
-    const pending = (await Promise.all(Array.from({ length: 12 }, (_, i) => submit(i, "notify-team.ts")))).map((r) => r.body.id as string);
-    const auto = (await Promise.all(Array.from({ length: 12 }, (_, i) => submit(i, "read-notes.ts")))).map((r) => r.body.receipt as string);
+    const submit = (i: number, name: string) =>
+      callServe(urls[i % 2]!, "POST", "/v1/requests", { token, body: { program: example(name) } });
+    const pending = (await Promise.all(Array.from({ length: 12 }, (_, i) => submit(i, "notify-team.ts")))).map(
+      (r) => r.body.id as string,
+    );
+    const auto = (await Promise.all(Array.from({ length: 12 }, (_, i) => submit(i, "read-notes.ts")))).map(
+      (r) => r.body.receipt as string,
+    );
 
     // each request: alice on A approves while bob on B rejects (or approves too, every third)
     const answers = await Promise.all(
-      pending.flatMap((id, i) => [0, 1].map((side) => {
-        const decision = side === 0 || i % 3 === 0 ? { decision: "approved_once" } : { decision: "rejected", reason: "no" };
-        return callServe(urls[side]!, "POST", `/v1/requests/${id}/decision`, { ...sessions[side]!, body: decision }).then((r) => ({ id, side, decision: decision.decision, ...r }));
-      })),
+      pending.flatMap((id, i) =>
+        [0, 1].map((side) => {
+          const decision =
+            side === 0 || i % 3 === 0 ? { decision: "approved_once" } : { decision: "rejected", reason: "no" };
+          return callServe(urls[side]!, "POST", `/v1/requests/${id}/decision`, {
+            ...sessions[side]!,
+            body: decision,
+          }).then((r) => ({ id, side, decision: decision.decision, ...r }));
+        }),
+      ),
     );
     for (const id of pending) {
       const pair = answers.filter((x) => x.id === id);
       const won = pair.filter((x) => x.status === 200 && x.body.changed === true);
-      const seen = JSON.stringify(pair.map((x) => [x.side, x.decision, x.status, x.body.changed ?? x.body.error?.message]));
+      const seen = JSON.stringify(
+        pair.map((x) => [x.side, x.decision, x.status, x.body.changed ?? x.body.error?.message]),
+      );
       expect(won, seen).toHaveLength(1);
       const other = pair.find((x) => x !== won[0])!;
-      if (other.decision === won[0]!.decision) expect(other, seen).toMatchObject({ status: 200, body: { changed: false } });
+      if (other.decision === won[0]!.decision)
+        expect(other, seen).toMatchObject({ status: 200, body: { changed: false } });
       else expect(other.status, seen).toBe(409);
       const view = (await callServe(urls[1 - won[0]!.side]!, "GET", `/v1/requests/${id}`, { token })).body;
       expect(view.status).toBe(won[0]!.decision === "approved_once" ? "approved" : "rejected");
@@ -234,12 +290,24 @@ describe("two serve processes on one PostgreSQL database under load", () => {
     const redemptions = await Promise.all(
       auto.flatMap((receipt) => {
         const { jti, exp } = JSON.parse(Buffer.from(receipt.split(".")[1]!, "base64url").toString());
-        return Array.from({ length: 8 }, (_, k) => callServe(urls[k % 2]!, "POST", `/v1/receipts/${jti}/redeem`, { token, body: { exp } }).then((r) => ({ jti, status: r.status, error: r.body.error?.message })));
+        return Array.from({ length: 8 }, (_, k) =>
+          callServe(urls[k % 2]!, "POST", `/v1/receipts/${jti}/redeem`, { token, body: { exp } }).then((r) => ({
+            jti,
+            status: r.status,
+            error: r.body.error?.message,
+          })),
+        );
       }),
     );
     for (const receipt of auto) {
-      const statuses = redemptions.filter((r) => r.jti === jtiOf(receipt)).map((r) => r.status).sort();
-      expect(statuses, JSON.stringify(redemptions.filter((r) => r.jti === jtiOf(receipt)))).toEqual([200, ...Array(7).fill(409)]);
+      const statuses = redemptions
+        .filter((r) => r.jti === jtiOf(receipt))
+        .map((r) => r.status)
+        .sort();
+      expect(statuses, JSON.stringify(redemptions.filter((r) => r.jti === jtiOf(receipt)))).toEqual([
+        200,
+        ...Array(7).fill(409),
+      ]);
     }
     const audit = await auditOf(a.url, sessions[0]!);
     expect((await callServe(b.url, "GET", "/v1/audit/verify", sessions[1]!)).body).toMatchObject({ ok: true });

@@ -11,14 +11,28 @@ describe("GET /v1/handles/:id", () => {
 
   const hold = async (id: string) => {
     const submitter = (await a.authority.state.store.authenticate(a.token))!;
-    await a.authority.state.store.putHandles([{ id, submitter, request_id: "req_1", from: ["email.get_draft"], path: "$.body", value: { body: "wire the money" } }]);
+    await a.authority.state.store.putHandles([
+      {
+        id,
+        submitter,
+        request_id: "req_1",
+        from: ["email.get_draft"],
+        path: "$.body",
+        value: { body: "wire the money" },
+      },
+    ]);
   };
 
   it("gives the held value to its submitter", async () => {
     await hold("h_mine");
     const answer = await a.call("GET", "/v1/handles/h_mine");
     expect(answer.status).toBe(200);
-    expect(HandleView.parse(answer.body)).toMatchObject({ id: "h_mine", value: { body: "wire the money" }, from: ["email.get_draft"], request_id: "req_1" });
+    expect(HandleView.parse(answer.body)).toMatchObject({
+      id: "h_mine",
+      value: { body: "wire the money" },
+      from: ["email.get_draft"],
+      request_id: "req_1",
+    });
   });
 
   it("a second agent's token cannot read the first's handle: 404, as for a handle that does not exist", async () => {

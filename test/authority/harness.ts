@@ -55,9 +55,21 @@ export async function startTestAuthority(
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(join(dataDir, "connections.toml"), '[email]\naddress = "me@example.com"\n');
   }
-  const database = extra.database ?? (dialect === "sqlite" ? join(mkdtempSync(join(tmpdir(), "countersign-db-")), "countersign.db") : await newDatabase("postgres"));
+  const database =
+    extra.database ??
+    (dialect === "sqlite"
+      ? join(mkdtempSync(join(tmpdir(), "countersign-db-")), "countersign.db")
+      : await newDatabase("postgres"));
   const store = await openStore({ dataDir, database });
-  const authority = await startAuthority({ dataDir, home: HOME, store, port: 0, poolSize: 1, log: () => undefined, ...extra });
+  const authority = await startAuthority({
+    dataDir,
+    home: HOME,
+    store,
+    port: 0,
+    poolSize: 1,
+    log: () => undefined,
+    ...extra,
+  });
   const token = readFileSync(join(dataDir, "submitter.token"), "utf8").trim();
   const call = async (method: string, path: string, options: CallOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { ...options.headers };
@@ -72,7 +84,12 @@ export async function startTestAuthority(
       body = JSON.stringify(options.body);
       headers["content-type"] ??= "application/json";
     }
-    const response = await fetch(authority.url + path, { method, headers, ...(body === undefined ? {} : { body }), redirect: "manual" });
+    const response = await fetch(authority.url + path, {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      redirect: "manual",
+    });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -100,7 +117,11 @@ export async function startTestAuthority(
 }
 
 /** An authority for the tests of one describe block, with "alice" logged in; closed after them. */
-export function authorityForSuite(dialect: DialectName, started: (a: TestAuthority, alice: ApproverSession) => void, extra: Partial<AuthorityOptions> = {}): void {
+export function authorityForSuite(
+  dialect: DialectName,
+  started: (a: TestAuthority, alice: ApproverSession) => void,
+  extra: Partial<AuthorityOptions> = {},
+): void {
   let a: TestAuthority | undefined;
   beforeAll(async () => {
     a = await startTestAuthority(dialect, extra);
@@ -137,7 +158,10 @@ export function openEvents(a: TestAuthority, session: ApproverSession, lastEvent
   const openedP = new Promise<void>((r) => (opened = r));
   const ended = (async () => {
     const response = await fetch(`${a.url}/v1/events`, {
-      headers: { cookie: session.cookie, ...(lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) }) },
+      headers: {
+        cookie: session.cookie,
+        ...(lastEventId === undefined ? {} : { "last-event-id": String(lastEventId) }),
+      },
       signal: controller.signal,
     });
     opened();
@@ -148,8 +172,14 @@ export function openEvents(a: TestAuthority, session: ApproverSession, lastEvent
       while ((end = buffer.indexOf("\n\n")) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        const fields = Object.fromEntries(block.split("\n").filter((l) => !l.startsWith(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]));
-        if (fields.data !== undefined) events.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data) });
+        const fields = Object.fromEntries(
+          block
+            .split("\n")
+            .filter((l) => !l.startsWith(":"))
+            .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]),
+        );
+        if (fields.data !== undefined)
+          events.push({ id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data) });
         notify();
       }
     }

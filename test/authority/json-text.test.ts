@@ -38,7 +38,7 @@ describe("jsonNestedDeeper", () => {
 
   it("skips brackets inside strings, however they are escaped", () => {
     expect(jsonNestedDeeper(JSON.stringify({ program: "[[[[[[[[[[{{{{{{{{{{" }), 1)).toBe(false);
-    expect(jsonNestedDeeper(JSON.stringify(["\"[[[[", "\\", "\\\"{{{{", "[[\\\\"]), 1)).toBe(false);
+    expect(jsonNestedDeeper(JSON.stringify(['"[[[[', "\\", '\\"{{{{', "[[\\\\"]), 1)).toBe(false);
     expect(jsonNestedDeeper('["\\\\"]', 1)).toBe(false); // an escaped backslash ends before the closing quote
     expect(jsonNestedDeeper('["\\\\",[[]]]', 2)).toBe(true); // ...so what follows is structure again
     expect(jsonNestedDeeper('["\\"[[[[[[["]', 1)).toBe(false); // an escaped quote does not end the string
@@ -46,8 +46,18 @@ describe("jsonNestedDeeper", () => {
   });
 
   it("answers what JSON.parse would count, for any value, and for unbalanced text does not throw", () => {
-    const depthOf = (v: unknown): number => (Array.isArray(v) ? 1 + Math.max(0, ...v.map(depthOf)) : v !== null && typeof v === "object" ? 1 + Math.max(0, ...Object.values(v).map(depthOf)) : 0);
-    const values: unknown[] = [{ a: ["]", { "}": "[\\" }] }, [[["\"", "\\\\"]], {}], { "[": { "{": { "\\\"[": [] } } }, "x]\"]"];
+    const depthOf = (v: unknown): number =>
+      Array.isArray(v)
+        ? 1 + Math.max(0, ...v.map(depthOf))
+        : v !== null && typeof v === "object"
+          ? 1 + Math.max(0, ...Object.values(v).map(depthOf))
+          : 0;
+    const values: unknown[] = [
+      { a: ["]", { "}": "[\\" }] },
+      [[['"', "\\\\"]], {}],
+      { "[": { "{": { '\\"[': [] } } },
+      'x]"]',
+    ];
     for (const v of values) {
       const depth = depthOf(v);
       expect([v, jsonNestedDeeper(JSON.stringify(v), depth)]).toEqual([v, false]);

@@ -46,7 +46,10 @@ async function createDraft(draft: { to: string; subject: string; body: string })
 
 /** A program that sends the drafts `ids` (one call site; a loop over constants for several). */
 function sendDrafts(ids: string[]): string {
-  const call = ids.length === 1 ? `await sendDraft({ draft_id: ${JSON.stringify(ids[0])} });` : `for (const id of ${JSON.stringify(ids)}) await sendDraft({ draft_id: id });`;
+  const call =
+    ids.length === 1
+      ? `await sendDraft({ draft_id: ${JSON.stringify(ids[0])} });`
+      : `for (const id of ${JSON.stringify(ids)}) await sendDraft({ draft_id: id });`;
   return `import { program } from "countersign";
 import { sendDraft } from "trusted/email";
 
@@ -119,10 +122,15 @@ describe("previews at approval time (send_draft)", () => {
     expect(gmail.sent).toEqual([]); // a preview sends nothing
 
     // Never cached: the second showing asks the provider again and sees the draft as it is now.
-    gmail.drafts.get(draftId)!.message.payload.headers.find((h) => h.name === "Subject")!.value = "Board minutes 7Q2X (edited)";
+    gmail.drafts.get(draftId)!.message.payload.headers.find((h) => h.name === "Subject")!.value =
+      "Board minutes 7Q2X (edited)";
     const second = await review(body.id);
     expect(gets()).toBe(before + 2);
-    expect(second.body.previews[0].fields[1]).toEqual({ label: "Subject", value: "Board minutes 7Q2X (edited)", multiline: false });
+    expect(second.body.previews[0].fields[1]).toEqual({
+      label: "Subject",
+      value: "Board minutes 7Q2X (edited)",
+      multiline: false,
+    });
 
     // One audit entry per showing: the approver, the request, the hash of the canonical JSON shown; never the content.
     const shownEntries = (await auditOf(body.id)).filter((e) => e.type === "preview_shown");
@@ -153,7 +161,14 @@ describe("previews at approval time (send_draft)", () => {
     keep(await a.call("GET", `/v1/requests/${id}`, { session: alice, token: a.token })); // a token beside a session reads as the submitter
     keep(await a.call("GET", `/v1/requests/${id}/decision?wait=0`));
     keep(await a.call("POST", "/v1/check", { body: { program, source_name: "send-draft.ts" } }));
-    expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once", shown: reviewed.binding.sha256 } })).status).toBe(200);
+    expect(
+      (
+        await a.call("POST", `/v1/requests/${id}/decision`, {
+          session: alice,
+          body: { decision: "approved_once", shown: reviewed.binding.sha256 },
+        })
+      ).status,
+    ).toBe(200);
     const decided = keep(await a.call("GET", `/v1/requests/${id}/decision?wait=1`));
     expect(decided.body).toMatchObject({ status: "approved", receipt: expect.any(String) });
     const claims = JSON.parse(Buffer.from(decided.body.receipt.split(".")[1], "base64url").toString());
@@ -188,7 +203,10 @@ describe("previews at approval time (send_draft)", () => {
         unavailable: "Preview unavailable: email.get_draft: the mail API answered 404",
       },
     ]);
-    const refused = await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "approved_once", shown: shown.body.binding.sha256 } });
+    const refused = await a.call("POST", `/v1/requests/${body.id}/decision`, {
+      session: alice,
+      body: { decision: "approved_once", shown: shown.body.binding.sha256 },
+    });
     expect(refused.status).toBe(409);
     expect(refused.body.error.details.reason).toBe("binding_unreadable");
     expect((await a.call("GET", `/v1/requests/${body.id}/decision`)).body).toMatchObject({ status: "pending" });
@@ -202,11 +220,21 @@ describe("previews at approval time (send_draft)", () => {
     const shown = await review(body.id);
     expect(shown.status).toBe(200);
     expect(shown.body.previews.map((p: { args: unknown; unavailable: string }) => [p.args, p.unavailable])).toEqual(
-      ["r00000001", "r00000002", "r00000003"].map((id) => [{ draft_id: id }, `Preview unavailable: no answer within ${PREVIEW_TIMEOUT_MS} ms`]),
+      ["r00000001", "r00000002", "r00000003"].map((id) => [
+        { draft_id: id },
+        `Preview unavailable: no answer within ${PREVIEW_TIMEOUT_MS} ms`,
+      ]),
     );
     // The three previews wait side by side, not one after another: the provider held all three at once.
     expect(hungHolds.most).toBe(3);
-    expect((await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "rejected", reason: "cannot see it" } })).status).toBe(200);
+    expect(
+      (
+        await a.call("POST", `/v1/requests/${body.id}/decision`, {
+          session: alice,
+          body: { decision: "rejected", reason: "cannot see it" },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("several constant draft ids: one preview each; a draft id made at run time: unavailable, with why", async () => {
@@ -214,7 +242,13 @@ describe("previews at approval time (send_draft)", () => {
     const ids = [await createDraft({ ...DRAFT, subject: "First" }), await createDraft({ ...DRAFT, subject: "Second" })];
     const { body } = await submit(sendDrafts(ids));
     const shown = (await review(body.id)).body.previews;
-    expect(shown.map((p: { effect: number; args: unknown; fields: { value: string }[] }) => [p.effect, p.args, p.fields[1]!.value])).toEqual([
+    expect(
+      shown.map((p: { effect: number; args: unknown; fields: { value: string }[] }) => [
+        p.effect,
+        p.args,
+        p.fields[1]!.value,
+      ]),
+    ).toEqual([
       [0, { draft_id: ids[0] }, "First"],
       [0, { draft_id: ids[1] }, "Second"],
     ]);
@@ -236,7 +270,13 @@ export default program({
     );
     const unknown = (await review(fresh.body.id)).body.previews;
     expect(unknown).toEqual([
-      { effect: 1, op: "email.send_draft", site: expect.any(Object), args: {}, unavailable: "Preview unavailable: the program's value for draft_id is only known when it runs" },
+      {
+        effect: 1,
+        op: "email.send_draft",
+        site: expect.any(Object),
+        args: {},
+        unavailable: "Preview unavailable: the program's value for draft_id is only known when it runs",
+      },
     ]);
   });
 
@@ -246,7 +286,14 @@ export default program({
     const { body } = await submit(sendDrafts(ids));
     const before = gets();
     expect((await review(body.id)).body.previews).toEqual([
-      { effect: 0, op: "email.send_draft", site: expect.any(Object), args: {}, unavailable: "Preview unavailable: 9 possible values, more than the 8 previews left to fetch (at most 8 a request)" },
+      {
+        effect: 0,
+        op: "email.send_draft",
+        site: expect.any(Object),
+        args: {},
+        unavailable:
+          "Preview unavailable: 9 possible values, more than the 8 previews left to fetch (at most 8 a request)",
+      },
     ]);
     expect(gets()).toBe(before);
   });
@@ -257,8 +304,22 @@ export default program({
     const shown = await review(body.id);
     expect(shown.status).toBe(200);
     expect(shown.body.previews[0].unavailable).toMatch(/^Preview unavailable: .*connections\.toml/);
-    expect((await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "approved_once", shown: shown.body.binding.sha256 } })).status).toBe(409);
-    expect((await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "rejected", reason: "cannot see it" } })).status).toBe(200);
+    expect(
+      (
+        await a.call("POST", `/v1/requests/${body.id}/decision`, {
+          session: alice,
+          body: { decision: "approved_once", shown: shown.body.binding.sha256 },
+        })
+      ).status,
+    ).toBe(409);
+    expect(
+      (
+        await a.call("POST", `/v1/requests/${body.id}/decision`, {
+          session: alice,
+          body: { decision: "rejected", reason: "cannot see it" },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it("only pending requests and only the single view fetch previews: a decided request and the listing fetch nothing", async () => {
@@ -268,7 +329,10 @@ export default program({
     const before = gets();
     const listed = await a.call("GET", "/v1/requests?status=pending&limit=500", { session: alice });
     expect(listed.body.requests.find((r: { id: string }) => r.id === body.id)).not.toHaveProperty("previews");
-    await a.call("POST", `/v1/requests/${body.id}/decision`, { session: alice, body: { decision: "rejected", reason: "no" } });
+    await a.call("POST", `/v1/requests/${body.id}/decision`, {
+      session: alice,
+      body: { decision: "rejected", reason: "no" },
+    });
     expect((await review(body.id)).body.previews).toEqual([]);
     expect(gets()).toBe(before);
     expect((await auditOf(body.id)).map((e) => e.type)).not.toContain("preview_shown");

@@ -18,7 +18,13 @@ const APPROVER_ROUTES: [string, string, unknown?][] = [
 ];
 
 /** A request with headers fetch will not send (Host), over node:http. */
-function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+function raw(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     let answered = false;
     const req = request(url + path, { method, headers }, (res) => {
@@ -48,7 +54,11 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
       const route = path.replace("REQ", pendingId);
       const answer = await a.call(method, route, body === undefined ? {} : { body });
       expect([route, answer.status, answer.body.error?.class]).toEqual([route, 403, "capability_denied"]);
-      const both = await a.call(method, route, { session: alice, token: a.token, ...(body === undefined ? {} : { body }) });
+      const both = await a.call(method, route, {
+        session: alice,
+        token: a.token,
+        ...(body === undefined ? {} : { body }),
+      });
       expect([route, both.status]).toEqual([route, 403]);
     }
     expect((await a.call("GET", `/v1/requests/${pendingId}`, { session: alice })).body.status).toBe("pending");
@@ -56,10 +66,16 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
 
   it("approver routes without a session are 401; a forged session cookie is no session", async () => {
     for (const [method, path, body] of APPROVER_ROUTES) {
-      const answer = await a.call(method, path.replace("REQ", pendingId), { token: null, ...(body === undefined ? {} : { body }) });
+      const answer = await a.call(method, path.replace("REQ", pendingId), {
+        token: null,
+        ...(body === undefined ? {} : { body }),
+      });
       expect([path, answer.status]).toEqual([path, 401]);
     }
-    const forged = { cookie: alice.cookie.replace(/countersign_session=([^.;]+)\.[^;]+/, "countersign_session=$1.AAAA"), csrf: alice.csrf };
+    const forged = {
+      cookie: alice.cookie.replace(/countersign_session=([^.;]+)\.[^;]+/, "countersign_session=$1.AAAA"),
+      csrf: alice.csrf,
+    };
     expect((await a.call("GET", "/v1/requests", { session: forged })).status).toBe(401);
   });
 
@@ -80,7 +96,10 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
     const waiting = a.call("GET", `/v1/requests/${id}/decision?wait=30`, { token });
     await new Promise((r) => setTimeout(r, 300)); // the poll has checked the token and waits
     expect(await a.authority.state.store.revokeToken("revoked-while-waiting")).toBe(true);
-    expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
+    expect(
+      (await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } }))
+        .status,
+    ).toBe(200);
     const answer = await waiting;
     expect([answer.status, answer.body.error?.class]).toEqual([401, "capability_denied"]);
     expect(answer.body).not.toHaveProperty("receipt");
@@ -98,7 +117,9 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
     expect(reused.status).toBe(403);
     expect(reused.body.error.message).toContain("used already");
     const [payload, mac] = makeLoginLink({ dataDir: a.dataDir, now }, "bob").split(".");
-    const forgedName = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), a: "mallory" })).toString("base64url");
+    const forgedName = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload!, "base64url").toString()), a: "mallory" }),
+    ).toString("base64url");
     expect((await login(`${forgedName}.${mac}`)).status).toBe(403);
     expect((await login(`${payload}.${"A".repeat(43)}`)).status).toBe(403);
     const old = makeLoginLink({ dataDir: a.dataDir, now: () => new Date(Date.now() - 61_000) }, "bob");
@@ -111,7 +132,11 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
 
   it("every approver POST needs the session's CSRF token", async () => {
     const decide = (session: ApproverSession, csrf: boolean) =>
-      a.call("POST", `/v1/requests/${pendingId}/decision`, { session, csrf, body: { decision: "rejected", reason: "no" } });
+      a.call("POST", `/v1/requests/${pendingId}/decision`, {
+        session,
+        csrf,
+        body: { decision: "rejected", reason: "no" },
+      });
     expect((await decide(alice, false)).status).toBe(403);
     expect((await decide({ ...alice, csrf: "A".repeat(43) }, true)).status).toBe(403);
     const bob = await a.login("bob");
@@ -125,49 +150,97 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
     expect((await raw(a.url, "GET", "/.well-known/jwks.json", { host: "127.0.0.1:1" })).status).toBe(421);
     expect((await raw(a.url, "GET", "/healthz", { host: `localhost:${port}` })).status).toBe(200);
     const body = JSON.stringify({ program: example("read-notes.ts") });
-    const headers = { host: `127.0.0.1:${port}`, authorization: `Bearer ${a.token}`, "content-type": "application/json" };
+    const headers = {
+      host: `127.0.0.1:${port}`,
+      authorization: `Bearer ${a.token}`,
+      "content-type": "application/json",
+    };
     const before = await count();
-    expect((await raw(a.url, "POST", "/v1/requests", { ...headers, origin: "http://evil.example" }, body)).status).toBe(403);
+    expect((await raw(a.url, "POST", "/v1/requests", { ...headers, origin: "http://evil.example" }, body)).status).toBe(
+      403,
+    );
     expect((await raw(a.url, "POST", "/v1/requests", { ...headers, origin: "null" }, body)).status).toBe(403);
-    expect((await raw(a.url, "POST", "/v1/requests", { ...headers, "sec-fetch-site": "cross-site" }, body)).status).toBe(403);
+    expect(
+      (await raw(a.url, "POST", "/v1/requests", { ...headers, "sec-fetch-site": "cross-site" }, body)).status,
+    ).toBe(403);
     // Same host and port, another scheme: another origin (this authority speaks http).
-    for (const origin of [`https://127.0.0.1:${port}`, `ws://127.0.0.1:${port}`, `http://127.0.0.1:${port}/`, `HTTP://127.0.0.1:${port}`]) {
-      expect([origin, (await raw(a.url, "POST", "/v1/requests", { ...headers, origin }, body)).status]).toEqual([origin, 403]);
+    for (const origin of [
+      `https://127.0.0.1:${port}`,
+      `ws://127.0.0.1:${port}`,
+      `http://127.0.0.1:${port}/`,
+      `HTTP://127.0.0.1:${port}`,
+    ]) {
+      expect([origin, (await raw(a.url, "POST", "/v1/requests", { ...headers, origin }, body)).status]).toEqual([
+        origin,
+        403,
+      ]);
     }
     expect(await count()).toBe(before);
-    expect((await raw(a.url, "POST", "/v1/requests", { ...headers, origin: `http://127.0.0.1:${port}` }, body)).status).toBe(200);
+    expect(
+      (await raw(a.url, "POST", "/v1/requests", { ...headers, origin: `http://127.0.0.1:${port}` }, body)).status,
+    ).toBe(200);
   });
 
   it("bodies: oversized 413, malformed 400, unknown fields 400, not JSON 415 — each with a clear message, nothing stored", async () => {
     const before = await count();
     const port = new URL(a.url).port;
     const hugeBody = JSON.stringify({ program: "x".repeat(1024 * 1024 + 1) });
-    const huge = await raw(a.url, "POST", "/v1/requests", { host: `127.0.0.1:${port}`, authorization: `Bearer ${a.token}`, "content-type": "application/json" }, hugeBody);
+    const huge = await raw(
+      a.url,
+      "POST",
+      "/v1/requests",
+      { host: `127.0.0.1:${port}`, authorization: `Bearer ${a.token}`, "content-type": "application/json" },
+      hugeBody,
+    );
     expect(huge.status).toBe(413);
-    expect(JSON.parse(huge.body).error).toMatchObject({ class: "resource_limit_exceeded", message: expect.stringContaining("larger than 1048576 bytes") });
+    expect(JSON.parse(huge.body).error).toMatchObject({
+      class: "resource_limit_exceeded",
+      message: expect.stringContaining("larger than 1048576 bytes"),
+    });
     const chunked = await new Promise<number>((resolve, reject) => {
-      const req = request(`${a.url}/v1/requests`, { method: "POST", headers: { authorization: `Bearer ${a.token}`, "content-type": "application/json", "transfer-encoding": "chunked" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${a.url}/v1/requests`,
+        {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${a.token}`,
+            "content-type": "application/json",
+            "transfer-encoding": "chunked",
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on("error", (err) => (req.writableEnded ? undefined : reject(err)));
       req.write(`{"program": "`);
       for (let i = 0; i < 20; i++) req.write("y".repeat(64 * 1024)); // no Content-Length: counted as it arrives
       req.end(`"}`);
     });
     expect(chunked).toBe(413);
-    const malformed = await a.call("POST", "/v1/requests", { rawBody: '{"program": ', headers: { "content-type": "application/json" } });
+    const malformed = await a.call("POST", "/v1/requests", {
+      rawBody: '{"program": ',
+      headers: { "content-type": "application/json" },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.message).toContain("not valid JSON");
-    const unknown = await a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts"), facts: { ok: true } } });
+    const unknown = await a.call("POST", "/v1/requests", {
+      body: { program: example("read-notes.ts"), facts: { ok: true } },
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.message).toMatch(/facts/);
     const missing = await a.call("POST", "/v1/requests", { body: { source_name: "x.ts" } });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toContain("program");
-    const badTimeout = await a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts"), timeout_s: 86_401 } });
+    const badTimeout = await a.call("POST", "/v1/requests", {
+      body: { program: example("read-notes.ts"), timeout_s: 86_401 },
+    });
     expect(badTimeout.status).toBe(400);
-    const form = await a.call("POST", "/v1/requests", { rawBody: "program=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    const form = await a.call("POST", "/v1/requests", {
+      rawBody: "program=x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
     expect(form.status).toBe(415);
     expect(await count()).toBe(before);
   });
@@ -178,21 +251,31 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
       const before = await count();
       const deep = `{"program":${"[".repeat(500_000)}${"]".repeat(500_000)}}`; // nearly 1 MiB of nested arrays
       const unbalanced = "[".repeat(1024 * 1024 - 1);
-      for (const [path, body] of [["/v1/requests", deep], ["/v1/check", unbalanced], [`/v1/receipts/x/redeem`, `{"exp":${"[".repeat(20)}1${"]".repeat(20)}}`]] as const) {
+      for (const [path, body] of [
+        ["/v1/requests", deep],
+        ["/v1/check", unbalanced],
+        [`/v1/receipts/x/redeem`, `{"exp":${"[".repeat(20)}1${"]".repeat(20)}}`],
+      ] as const) {
         const answer = await a.call("POST", path, { rawBody: body, headers: { "content-type": "application/json" } });
         expect([path, answer.status, answer.body.error?.class]).toEqual([path, 400, "usage_error"]);
         expect(answer.body.error.message).toMatch(/nested more than \d+ levels deep/);
         expect(parse.mock.calls.some(([text]) => text === body)).toBe(false);
       }
-      const approver = await a.call("POST", `/v1/requests/${pendingId}/decision`, { session: alice, rawBody: `{"decision":${"[".repeat(100)}`, headers: { "content-type": "application/json" } });
+      const approver = await a.call("POST", `/v1/requests/${pendingId}/decision`, {
+        session: alice,
+        rawBody: `{"decision":${"[".repeat(100)}`,
+        headers: { "content-type": "application/json" },
+      });
       expect(approver.body.error.message).toMatch(/nested more than \d+ levels deep/);
       expect(await count()).toBe(before);
     } finally {
       parse.mockRestore();
     }
     // The deepest valid body passes: brackets inside its strings are not nesting.
-    const manifests = [{ name: "m.toml", text: "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ {{{{{{{{{{{{{{{{{{{{ \"\\" }];
-    const checked = await a.call("POST", "/v1/check", { body: { program: "const x = [[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]];", manifests } });
+    const manifests = [{ name: "m.toml", text: '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ {{{{{{{{{{{{{{{{{{{{ "\\' }];
+    const checked = await a.call("POST", "/v1/check", {
+      body: { program: "const x = [[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]];", manifests },
+    });
     expect(checked.body.error?.message ?? "").not.toMatch(/nested/);
   });
 
@@ -220,8 +303,16 @@ describe.each(DIALECTS)("who may do what, over %s", (dialect) => {
     const carol = await a.login("carol");
     const id = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } })).body.id;
     await a.call("POST", `/v1/requests/${id}/decision`, { session: carol, body: { decision: "approved_once" } });
-    expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.decision).toMatchObject({ approver: "carol" });
-    const audit = String((await a.call("GET", "/v1/audit", { session: alice })).body).trim().split("\n").map((l) => JSON.parse(l));
-    expect(audit.find((e) => e.type === "decided" && e.request_id === id)).toMatchObject({ actor: "carol", details: { kind: "approved_once" } });
+    expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.decision).toMatchObject({
+      approver: "carol",
+    });
+    const audit = String((await a.call("GET", "/v1/audit", { session: alice })).body)
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(audit.find((e) => e.type === "decided" && e.request_id === id)).toMatchObject({
+      actor: "carol",
+      details: { kind: "approved_once" },
+    });
   });
 });

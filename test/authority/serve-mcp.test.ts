@@ -23,21 +23,36 @@ afterAll(async () => {
 });
 
 describe("countersign serve: MCP at /mcp", () => {
-  it("a host with the agent's token lists the tools and reads its context through the authority it runs on", async () => {
-    const client = new Client({ name: "countersign-tests", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
-    try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toContain("run_program");
-      const context = (await client.callTool({ name: "countersign_context", arguments: {} })) as { isError?: boolean; structuredContent?: Record<string, unknown> };
-      expect(context.isError).toBeFalsy();
-      expect(context.structuredContent).toHaveProperty("authority");
-    } finally {
-      await client.close();
-    }
-  }, SLOW);
+  it(
+    "a host with the agent's token lists the tools and reads its context through the authority it runs on",
+    async () => {
+      const client = new Client({ name: "countersign-tests", version: "1.0.0" });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${serve.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      try {
+        expect((await client.listTools()).tools.map((t) => t.name)).toContain("run_program");
+        const context = (await client.callTool({ name: "countersign_context", arguments: {} })) as {
+          isError?: boolean;
+          structuredContent?: Record<string, unknown>;
+        };
+        expect(context.isError).toBeFalsy();
+        expect(context.structuredContent).toHaveProperty("authority");
+      } finally {
+        await client.close();
+      }
+    },
+    SLOW,
+  );
 
   it("without a token: 401 with a Bearer challenge", async () => {
-    const response = await fetch(`${serve.url}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+    const response = await fetch(`${serve.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: "{}",
+    });
     expect(response.status).toBe(401);
     expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
   });

@@ -55,13 +55,23 @@ export async function startServe(env: NodeJS.ProcessEnv, args: string[] = []): P
 }
 
 /** A JSON call to a serve process. */
-export async function callServe(url: string, method: string, path: string, options: { token?: string; cookie?: string; csrf?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+export async function callServe(
+  url: string,
+  method: string,
+  path: string,
+  options: { token?: string; cookie?: string; csrf?: string; body?: unknown } = {},
+): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {};
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.cookie !== undefined) headers.cookie = options.cookie;
   if (options.csrf !== undefined) headers["x-csrf-token"] = options.csrf;
   if (options.body !== undefined) headers["content-type"] = "application/json";
-  const response = await fetch(url + path, { method, headers, redirect: "manual", ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }) });
+  const response = await fetch(url + path, {
+    method,
+    headers,
+    redirect: "manual",
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
   const text = await response.text();
   let body: unknown = text;
   try {

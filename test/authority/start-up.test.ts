@@ -23,13 +23,24 @@ describe("serve at start-up", () => {
     // both sent the moment it printed its URL
     const [health, approved, pending] = await Promise.all([
       callServe(serve.url, "GET", "/healthz"),
-      callServe(serve.url, "POST", "/v1/requests", { token, body: { program: example("read-notes.ts"), source_name: "read-notes.ts" } }),
-      callServe(serve.url, "POST", "/v1/requests", { token, body: { program: example("notify-team.ts"), source_name: "notify-team.ts" } }),
+      callServe(serve.url, "POST", "/v1/requests", {
+        token,
+        body: { program: example("read-notes.ts"), source_name: "read-notes.ts" },
+      }),
+      callServe(serve.url, "POST", "/v1/requests", {
+        token,
+        body: { program: example("notify-team.ts"), source_name: "notify-team.ts" },
+      }),
     ]);
     expect(health).toEqual({ status: 200, body: { ok: true, status: "starting" } });
-    expect(approved).toMatchObject({ status: 200, body: { status: "approved", decision: { kind: "auto_approved" }, receipt: expect.any(String) } });
+    expect(approved).toMatchObject({
+      status: 200,
+      body: { status: "approved", decision: { kind: "auto_approved" }, receipt: expect.any(String) },
+    });
     expect(pending).toMatchObject({ status: 202, body: { status: "pending" } });
-    await expect.poll(async () => (await callServe(serve.url, "GET", "/healthz")).body, { timeout: 60_000, interval: 200 }).toEqual({ ok: true, status: "ready" });
+    await expect
+      .poll(async () => (await callServe(serve.url, "GET", "/healthz")).body, { timeout: 60_000, interval: 200 })
+      .toEqual({ ok: true, status: "ready" });
   }, 120_000);
 
   it("holds a request with a foreign Host until its routes are in place, then refuses it as they do", async () => {

@@ -18,12 +18,22 @@ describe("bench summary", () => {
 
   it("puts each figure beside its baseline and target, met or not, and says what is missing", () => {
     const text = [
-      section("policy", "Policy decisions", [["baseline: Cedar statefulIsAuthorized", "2.80 ms"], ["countersign decide(): three-valued rules", "110 µs"]]),
-      section("receipt", "Receipts", [["baseline: raw Ed25519 verify", "50 µs"], ["verifyReceipt (all checks)", "120 µs"]]),
+      section("policy", "Policy decisions", [
+        ["baseline: Cedar statefulIsAuthorized", "2.80 ms"],
+        ["countersign decide(): three-valued rules", "110 µs"],
+      ]),
+      section("receipt", "Receipts", [
+        ["baseline: raw Ed25519 verify", "50 µs"],
+        ["verifyReceipt (all checks)", "120 µs"],
+      ]),
     ].join("\n\n");
     const table = summarize(text);
-    expect(table).toMatch(/\| policy decide\(\), 20 effects × 50 rules \| 110 µs \| Cedar 2\.80 ms \| ≤ 0\.10 × Cedar \| met \|/);
-    expect(table).toMatch(/\| verifyReceipt, all checks \| 120 µs \| node:crypto verify 50 µs \| ≤ 2 × node:crypto \| \*\*not met\*\* \|/);
+    expect(table).toMatch(
+      /\| policy decide\(\), 20 effects × 50 rules \| 110 µs \| Cedar 2\.80 ms \| ≤ 0\.10 × Cedar \| met \|/,
+    );
+    expect(table).toMatch(
+      /\| verifyReceipt, all checks \| 120 µs \| node:crypto verify 50 µs \| ≤ 2 × node:crypto \| \*\*not met\*\* \|/,
+    );
     expect(table).toMatch(/\| checkCall, 5-grant receipt \| missing \| missing \|/);
     expect(table).toContain("Machine: 2 cores, Test CPU, Node v20.0.0.");
     expect(table).toContain("- Policy decisions: `npx tsx bench/policy.bench.ts` (2030-01-01)");

@@ -42,7 +42,13 @@ async function decided(): Promise<{ dataDir: string; database: string }> {
 async function run(dataDir: string, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const io: Io = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), readStdin: async () => "", env: isolatedEnv({ COUNTERSIGN_HOME: dataDir }), cwd: packageRoot };
+  const io: Io = {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    readStdin: async () => "",
+    env: isolatedEnv({ COUNTERSIGN_HOME: dataDir }),
+    cwd: packageRoot,
+  };
   const code = await main(argv, io);
   return { code, out: out.join(""), err: err.join("") };
 }
@@ -58,11 +64,18 @@ describe("countersign audit checkpoint | verify", () => {
 
     const intact = await run(dataDir, "audit", "verify", "--database", database, "--checkpoint", kept);
     expect(intact.code).toBe(0);
-    expect(intact.out).toMatch(new RegExp(`^audit chain intact: (\\d+) entries, head [0-9a-f]{64}; it holds 2 signed checkpoints in the database \\(newest at entry \\1\\) and the one in ${kept} \\(entry \\1\\)\\n$`));
+    expect(intact.out).toMatch(
+      new RegExp(
+        `^audit chain intact: (\\d+) entries, head [0-9a-f]{64}; it holds 2 signed checkpoints in the database \\(newest at entry \\1\\) and the one in ${kept} \\(entry \\1\\)\\n$`,
+      ),
+    );
 
     const size = Number(/intact: (\d+) entries/.exec(intact.out)![1]);
-    await rawSql(database, `DELETE FROM audit WHERE id > ${size - 2}; DELETE FROM audit_checkpoints;
-      UPDATE audit_head SET last_id = ${size - 2}, last_hash = (SELECT hash FROM audit WHERE id = ${size - 2}) WHERE one = 1;`);
+    await rawSql(
+      database,
+      `DELETE FROM audit WHERE id > ${size - 2}; DELETE FROM audit_checkpoints;
+      UPDATE audit_head SET last_id = ${size - 2}, last_hash = (SELECT hash FROM audit WHERE id = ${size - 2}) WHERE one = 1;`,
+    );
     const cut = await run(dataDir, "audit", "verify", "--database", database, "--checkpoint", kept);
     expect(cut.code).toBe(1);
     expect(cut.out).toBe(
@@ -71,7 +84,11 @@ describe("countersign audit checkpoint | verify", () => {
       }) holds ${size} entries: entries ${size - 1} to ${size} were deleted; ${size - 2} entries before it verify\n`,
     );
     const json = JSON.parse((await run(dataDir, "audit", "verify", "--database", database, "--json")).out);
-    expect(json).toMatchObject({ verification: { ok: false, reason: "truncated" }, stored: 0, outside: { from: join(dataDir, CHECKPOINT_FILE), size } });
+    expect(json).toMatchObject({
+      verification: { ok: false, reason: "truncated" },
+      stored: 0,
+      outside: { from: join(dataDir, CHECKPOINT_FILE), size },
+    });
   });
 
   it("a forged checkpoint file fails verify as forged; --checkpoint is verify's alone", async () => {
@@ -81,8 +98,14 @@ describe("countersign audit checkpoint | verify", () => {
     writeFileSync(forged, jws.slice(0, -2) + (jws.endsWith("AA") ? "BA" : "AA"));
     const result = await run(dataDir, "audit", "verify", "--database", database, "--checkpoint", forged);
     expect(result.code).toBe(1);
-    expect(result.out).toMatch(new RegExp(`^audit checkpoint forged: the checkpoint in ${forged} is forged: audit checkpoint refused \\((bad_signature|malformed)\\)`));
-    expect((await run(dataDir, "audit", "export", "--jsonl", "--checkpoint", forged, "--database", database)).code).toBe(2);
+    expect(result.out).toMatch(
+      new RegExp(
+        `^audit checkpoint forged: the checkpoint in ${forged} is forged: audit checkpoint refused \\((bad_signature|malformed)\\)`,
+      ),
+    );
+    expect(
+      (await run(dataDir, "audit", "export", "--jsonl", "--checkpoint", forged, "--database", database)).code,
+    ).toBe(2);
   });
 
   it("a chain never signed has no checkpoint to export", async () => {

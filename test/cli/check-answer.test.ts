@@ -13,11 +13,22 @@ import { packageRoot } from "../../src/model/paths.js";
 import { isolatedEnv } from "../support/isolated-env.js";
 
 function capture(env: NodeJS.ProcessEnv = {}): Io & { out: string; err: string } {
-  const io = { out: "", err: "", stdout: (t: string) => void (io.out += t), stderr: (t: string) => void (io.err += t), readStdin: async () => "", env: isolatedEnv(env), cwd: packageRoot };
+  const io = {
+    out: "",
+    err: "",
+    stdout: (t: string) => void (io.out += t),
+    stderr: (t: string) => void (io.err += t),
+    readStdin: async () => "",
+    env: isolatedEnv(env),
+    cwd: packageRoot,
+  };
   return io;
 }
 
-type Answer = { facts: Record<string, unknown> & { effects: Record<string, unknown>[]; diagnostics: unknown[] }; decision: Record<string, unknown> };
+type Answer = {
+  facts: Record<string, unknown> & { effects: Record<string, unknown>[]; diagnostics: unknown[] };
+  decision: Record<string, unknown>;
+};
 
 // A real answer: the facts and decision of an example checked here (no authority is configured).
 let valid: Answer;
@@ -26,8 +37,19 @@ beforeAll(async () => {
   expect(await main(["check", "examples/notify-team.ts", "--json"], io)).toBe(0);
   const { decision, ...facts } = JSON.parse(io.out);
   // --json leaves out what the op name says: the answer has it
-  const effects = facts.effects.map((e: { op: string }) => ({ ...e, connector: e.op.split(".")[0], action: e.op.split(".")[1] }));
-  valid = { facts: { ...facts, effects, diagnostics: [{ severity: "warning", code: "unsupported", message: "m", line: 1, column: 1 }] }, decision };
+  const effects = facts.effects.map((e: { op: string }) => ({
+    ...e,
+    connector: e.op.split(".")[0],
+    action: e.op.split(".")[1],
+  }));
+  valid = {
+    facts: {
+      ...facts,
+      effects,
+      diagnostics: [{ severity: "warning", code: "unsupported", message: "m", line: 1, column: 1 }],
+    },
+    decision,
+  };
   expect(valid.facts.effects.length).toBeGreaterThan(0);
   expect(() => CheckResult.parse(valid)).not.toThrow();
 }, 120_000);
@@ -42,15 +64,39 @@ const BROKEN: [string, (a: Answer) => unknown][] = [
   ["facts.program.sha256", (a) => ({ ...a, facts: { ...a.facts, program: { sha256: "abc", entry: "x.ts" } } })],
   ["facts.ok", (a) => ({ ...a, facts: { ...a.facts, ok: "yes" } })],
   ["facts.diagnostics", (a) => ({ ...a, facts: { ...a.facts, diagnostics: {} } })],
-  ["facts.diagnostics[0].severity", (a) => ({ ...a, facts: { ...a.facts, diagnostics: [{ ...(a.facts.diagnostics[0] as object), severity: "fatal" }] } })],
-  ["facts.diagnostics[0].line", (a) => ({ ...a, facts: { ...a.facts, diagnostics: [{ ...(a.facts.diagnostics[0] as object), line: 0 }] } })],
+  [
+    "facts.diagnostics[0].severity",
+    (a) => ({
+      ...a,
+      facts: { ...a.facts, diagnostics: [{ ...(a.facts.diagnostics[0] as object), severity: "fatal" }] },
+    }),
+  ],
+  [
+    "facts.diagnostics[0].line",
+    (a) => ({ ...a, facts: { ...a.facts, diagnostics: [{ ...(a.facts.diagnostics[0] as object), line: 0 }] } }),
+  ],
   ["facts.effects", (a) => ({ ...a, facts: { ...a.facts, effects: undefined } })],
   ["facts.effects[0].op", (a) => ({ ...a, facts: { ...a.facts, effects: [{ ...a.facts.effects[0], op: 7 }] } })],
-  ["facts.effects[0].site.column", (a) => ({ ...a, facts: { ...a.facts, effects: [{ ...a.facts.effects[0], site: { line: 1, column: 1.5 } }] } })],
+  [
+    "facts.effects[0].site.column",
+    (a) => ({ ...a, facts: { ...a.facts, effects: [{ ...a.facts.effects[0], site: { line: 1, column: 1.5 } }] } }),
+  ],
   ["facts.effects[0].args", (a) => ({ ...a, facts: { ...a.facts, effects: [{ ...a.facts.effects[0], args: null }] } })],
-  ["facts.effects[0].count.max", (a) => ({ ...a, facts: { ...a.facts, effects: [{ ...a.facts.effects[0], count: { min: 0, max: -1 } }] } })],
-  ["facts.effects[0].agentAction.step", (a) => ({ ...a, facts: { ...a.facts, effects: [{ ...a.facts.effects[0], agentAction: { op: "agent.x", description: "" } }] } })],
-  ["facts.guarantees[0].status", (a) => ({ ...a, facts: { ...a.facts, guarantees: [{ source: {}, text: "t", status: "maybe", why: "w" }] } })],
+  [
+    "facts.effects[0].count.max",
+    (a) => ({ ...a, facts: { ...a.facts, effects: [{ ...a.facts.effects[0], count: { min: 0, max: -1 } }] } }),
+  ],
+  [
+    "facts.effects[0].agentAction.step",
+    (a) => ({
+      ...a,
+      facts: { ...a.facts, effects: [{ ...a.facts.effects[0], agentAction: { op: "agent.x", description: "" } }] },
+    }),
+  ],
+  [
+    "facts.guarantees[0].status",
+    (a) => ({ ...a, facts: { ...a.facts, guarantees: [{ source: {}, text: "t", status: "maybe", why: "w" }] } }),
+  ],
   ["facts.summary[1]", (a) => ({ ...a, facts: { ...a.facts, summary: ["one", 2] } })],
   ["facts.rationale", (a) => ({ ...a, facts: { ...a.facts, rationale: undefined } })],
   ["facts.agentManifests.sha256", (a) => ({ ...a, facts: { ...a.facts, agentManifests: { sha256: "F".repeat(64) } } })],
@@ -73,7 +119,9 @@ describe("the authority's answer to check, read without zod", () => {
     }
     expect(thrown).toBeInstanceOf(CountersignError);
     expect(thrown).toMatchObject({ class: "network_error", boundary: "authority", details: { path } });
-    expect((thrown as Error).message).toContain(`the authority at http://127.0.0.1:1 answered /v1/check with a malformed answer: ${path} `);
+    expect((thrown as Error).message).toContain(
+      `the authority at http://127.0.0.1:1 answered /v1/check with a malformed answer: ${path} `,
+    );
     // Never stricter than the schema: what the plain check refuses, CheckResult refuses too.
     expect(CheckResult.safeParse(answer).success).toBe(false);
   });
@@ -98,7 +146,8 @@ describe("countersign check against an authority that answers wrong", () => {
     const code = await main(["check", "examples/notify-team.ts", ...(json ? ["--json"] : [])], io);
     return { code, out: io.out, err: io.err };
   };
-  const send = (status: number, body: string) => (res: import("node:http").ServerResponse) => res.writeHead(status, { "content-type": "application/json" }).end(body);
+  const send = (status: number, body: string) => (res: import("node:http").ServerResponse) =>
+    res.writeHead(status, { "content-type": "application/json" }).end(body);
 
   it("prints the facts it answered, as a local check would", async () => {
     answer = send(200, JSON.stringify({ ...valid, extra: "x".repeat(1 << 20) }));
@@ -108,34 +157,59 @@ describe("countersign check against an authority that answers wrong", () => {
   });
 
   it("says where a malformed answer is wrong, in the text output and under --json", async () => {
-    answer = send(200, JSON.stringify({ ...valid, facts: { ...valid.facts, effects: [{ ...valid.facts.effects[0], site: "here" }] } }));
+    answer = send(
+      200,
+      JSON.stringify({ ...valid, facts: { ...valid.facts, effects: [{ ...valid.facts.effects[0], site: "here" }] } }),
+    );
     const text = await check(false);
     expect(text.code).toBe(2);
-    expect(text.err).toBe(`countersign: network_error: the authority at ${url} answered /v1/check with a malformed answer: facts.effects[0].site is not an object\n`);
+    expect(text.err).toBe(
+      `countersign: network_error: the authority at ${url} answered /v1/check with a malformed answer: facts.effects[0].site is not an object\n`,
+    );
     const json = await check(true);
-    expect(JSON.parse(json.out)).toMatchObject({ error: { class: "network_error", boundary: "authority", details: { path: "facts.effects[0].site" } } });
+    expect(JSON.parse(json.out)).toMatchObject({
+      error: { class: "network_error", boundary: "authority", details: { path: "facts.effects[0].site" } },
+    });
   });
 
   it("the text output checks the abstract arguments too, and names the one that is wrong", async () => {
     const [effect] = valid.facts.effects;
     const name = Object.keys(effect!.args as object)[0]!;
-    answer = send(200, JSON.stringify({ ...valid, facts: { ...valid.facts, effects: [{ ...effect, args: { [name]: { kind: "maybe" } } }] } }));
+    answer = send(
+      200,
+      JSON.stringify({
+        ...valid,
+        facts: { ...valid.facts, effects: [{ ...effect, args: { [name]: { kind: "maybe" } } }] },
+      }),
+    );
     const text = await check(false);
     expect(text.code).toBe(2);
-    expect(text.err).toMatch(new RegExp(`^countersign: network_error: the authority at ${url} answered /v1/check with a malformed answer: facts\\.effects\\[0\\]\\.args\\.${name}(\\.kind)? is wrong: .+\n$`));
+    expect(text.err).toMatch(
+      new RegExp(
+        `^countersign: network_error: the authority at ${url} answered /v1/check with a malformed answer: facts\\.effects\\[0\\]\\.args\\.${name}(\\.kind)? is wrong: .+\n$`,
+      ),
+    );
     // --json prints what it does not interpret as the authority said it
     expect(JSON.parse((await check(true)).out).effects[0].args[name]).toEqual({ kind: "maybe" });
   });
 
   it("throws the error envelope it answers as that error, and ignores an envelope's unknown fields", async () => {
-    answer = send(403, JSON.stringify({ error: { class: "capability_denied", message: "revoked", retriable: false, boundary: "authority", more: 1 } }));
+    answer = send(
+      403,
+      JSON.stringify({
+        error: { class: "capability_denied", message: "revoked", retriable: false, boundary: "authority", more: 1 },
+      }),
+    );
     const { code, err } = await check(false);
     expect(code).toBe(2);
     expect(err).toBe("countersign: capability_denied: revoked\n");
   });
 
   it("an answer that is no envelope and no success is an HTTP error", async () => {
-    answer = send(500, JSON.stringify({ error: { class: "no_such_class", message: "x", retriable: false, boundary: "authority" } }));
+    answer = send(
+      500,
+      JSON.stringify({ error: { class: "no_such_class", message: "x", retriable: false, boundary: "authority" } }),
+    );
     const { err } = await check(false);
     expect(err).toBe(`countersign: network_error: the authority at ${url} answered HTTP 500\n`);
   });
@@ -157,6 +231,8 @@ describe("countersign check against an authority that answers wrong", () => {
     };
     const { code, err } = await check(false);
     expect(code).toBe(2);
-    expect(err).toBe(`countersign: network_error: the authority at ${url} answered with more than ${MAX_ANSWER_BYTES} bytes\n`);
+    expect(err).toBe(
+      `countersign: network_error: the authority at ${url} answered with more than ${MAX_ANSWER_BYTES} bytes\n`,
+    );
   }, 60_000);
 });

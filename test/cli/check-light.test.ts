@@ -36,7 +36,10 @@ describe("countersign check through a running authority", () => {
     authority = await startTestAuthority("sqlite");
     dir = mkdtempSync(join(tmpdir(), "countersign-check-light-"));
     writeFileSync(join(dir, "hook.mjs"), HOOK);
-    writeFileSync(join(dir, "register.mjs"), `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(join(dir, "hook.mjs")).href)});`);
+    writeFileSync(
+      join(dir, "register.mjs"),
+      `import { register } from "node:module"; register(${JSON.stringify(pathToFileURL(join(dir, "hook.mjs")).href)});`,
+    );
   }, 120_000);
   afterAll(async () => authority?.close());
 
@@ -45,12 +48,24 @@ describe("countersign check through a running authority", () => {
     writeFileSync(file, example("read-notes.ts"));
     const log = join(dir, "loaded.log");
     writeFileSync(log, "");
-    const env = { ...process.env, COUNTERSIGN_HOME: join(dir, "home"), COUNTERSIGN_URL: authority.url, COUNTERSIGN_TOKEN: authority.token, LOADED_LOG: log };
+    const env = {
+      ...process.env,
+      COUNTERSIGN_HOME: join(dir, "home"),
+      COUNTERSIGN_URL: authority.url,
+      COUNTERSIGN_TOKEN: authority.token,
+      LOADED_LOG: log,
+    };
     // not spawnSync: the authority answers from this process's event loop
-    const run = await promisify(execFile)(process.execPath, ["--import", "tsx", "--import", join(dir, "register.mjs"), BIN, "check", file, "--json"], { env, encoding: "utf8", timeout: 120_000 });
+    const run = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "--import", join(dir, "register.mjs"), BIN, "check", file, "--json"],
+      { env, encoding: "utf8", timeout: 120_000 },
+    );
     expect(run.stderr).toBe("");
     expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, decision: { kind: "auto_approved" } });
-    const loaded = readFileSync(log, "utf8").split("\n").filter((u) => u.startsWith("file:"));
+    const loaded = readFileSync(log, "utf8")
+      .split("\n")
+      .filter((u) => u.startsWith("file:"));
     expect(loaded.some((u) => u.includes("/src/cli/check."))).toBe(true); // the hook saw the command load
     expect(loaded.filter((u) => HEAVY.some((re) => re.test(u)))).toEqual([]);
   }, 120_000);

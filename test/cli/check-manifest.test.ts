@@ -8,7 +8,15 @@ import { packageRoot } from "../../src/model/paths.js";
 import { isolatedEnv } from "../support/isolated-env.js";
 
 function capture(env: NodeJS.ProcessEnv = isolatedEnv()): Io & { out: string; err: string } {
-  const io = { out: "", err: "", stdout: (t: string) => void (io.out += t), stderr: (t: string) => void (io.err += t), readStdin: async () => "", env, cwd: packageRoot };
+  const io = {
+    out: "",
+    err: "",
+    stdout: (t: string) => void (io.out += t),
+    stderr: (t: string) => void (io.err += t),
+    readStdin: async () => "",
+    env,
+    cwd: packageRoot,
+  };
   return io;
 }
 
@@ -28,9 +36,19 @@ describe("countersign check --manifest", () => {
     const out = JSON.parse(io.out);
     expect(out.diagnostics).toEqual([]);
     expect(out.effects).toEqual([
-      expect.objectContaining({ op: "http.post", agentAction: expect.objectContaining({ op: "agent.create_issue", step: "create", description: "Open an issue in a repository of the example issue tracker." }) }),
+      expect.objectContaining({
+        op: "http.post",
+        agentAction: expect.objectContaining({
+          op: "agent.create_issue",
+          step: "create",
+          description: "Open an issue in a repository of the example issue tracker.",
+        }),
+      }),
     ]);
-    expect(out.effects[0].args.url).toEqual({ kind: "const", values: ["https://api.example.com/repos/acme/widgets/issues"] });
+    expect(out.effects[0].args.url).toEqual({
+      kind: "const",
+      values: ["https://api.example.com/repos/acme/widgets/issues"],
+    });
     expect(out.agentManifests.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(out.guarantees.map((g: { status: string }) => g.status)).toEqual(["proven", "proven"]);
     expect(out.decision.kind).toBe("ask");
@@ -49,14 +67,27 @@ describe("countersign check --manifest", () => {
   });
 
   it("refuses invalid agent manifests with exit 1 and every problem, file:line and field", async () => {
-    const bad = tempManifest(manifestText.replace('op = "post"', 'op = "delete"').replace("https://api.example.com/", "https://api.example.com@evil.example/"));
+    const bad = tempManifest(
+      manifestText
+        .replace('op = "post"', 'op = "delete"')
+        .replace("https://api.example.com/", "https://api.example.com@evil.example/"),
+    );
     const io = capture();
     expect(await main(["check", "examples/file-issue.ts", "--manifest", bad], io)).toBe(1);
     expect(io.err).toContain("analysis_rejected: invalid agent manifests (1 error)");
-    expect(io.err).toContain(`${bad}:26 execute[0].op: "delete" is not a trusted action of connector http (actions: get, post)`);
+    expect(io.err).toContain(
+      `${bad}:26 execute[0].op: "delete" is not a trusted action of connector http (actions: get, post)`,
+    );
     const json = capture();
     expect(await main(["check", "examples/file-issue.ts", "--manifest", bad, "--json"], json)).toBe(1);
-    expect(JSON.parse(json.out).error).toMatchObject({ class: "analysis_rejected", boundary: "manifest", details: { reason: "invalid_agent_manifests", errors: [expect.objectContaining({ line: 26, field: "execute[0].op" })] } });
+    expect(JSON.parse(json.out).error).toMatchObject({
+      class: "analysis_rejected",
+      boundary: "manifest",
+      details: {
+        reason: "invalid_agent_manifests",
+        errors: [expect.objectContaining({ line: 26, field: "execute[0].op" })],
+      },
+    });
   });
 
   it("checks a step's URL against the hosts of the user's connections.toml", async () => {
@@ -64,7 +95,9 @@ describe("countersign check --manifest", () => {
     writeFileSync(join(env.COUNTERSIGN_HOME!, "connections.toml"), '[http]\nhosts = ["api.github.com:443"]\n');
     const io = capture(env);
     expect(await main(["check", "examples/file-issue.ts", "--manifest", MANIFEST], io)).toBe(1);
-    expect(io.err).toContain('execute[0].inputs.url: a value starting "https://api.example.com/repos/" can never be on a host that connector http may call (api.github.com:443)');
+    expect(io.err).toContain(
+      'execute[0].inputs.url: a value starting "https://api.example.com/repos/" can never be on a host that connector http may call (api.github.com:443)',
+    );
   });
 
   it("an agent manifest that cannot be read, or is not UTF-8, is a usage error", async () => {

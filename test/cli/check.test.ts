@@ -51,12 +51,23 @@ describe("countersign check", () => {
     expect(code).toBe(1);
     const out = JSON.parse(io.out);
     expect(out.guarantees).toEqual([
-      expect.objectContaining({ status: "refuted", site: { line: 11, column: 11 }, why: 'fs.write_file at 11:11: path is under /home/user/Sandbox/reports fails ("/home/user/Sandbox/notes/today.md")' }),
+      expect.objectContaining({
+        status: "refuted",
+        site: { line: 11, column: 11 },
+        why: 'fs.write_file at 11:11: path is under /home/user/Sandbox/reports fails ("/home/user/Sandbox/notes/today.md")',
+      }),
     ]);
   });
 
   it("every example is well-formed, and only refuted.ts is refused", async () => {
-    for (const name of ["notify-team", "weekly-report", "draft-and-send", "fetch-and-post", "write-outside-sandbox", "team-digest"]) {
+    for (const name of [
+      "notify-team",
+      "weekly-report",
+      "draft-and-send",
+      "fetch-and-post",
+      "write-outside-sandbox",
+      "team-digest",
+    ]) {
       const io = capture();
       expect(await main(["check", `examples/${name}.ts`, "--json"], io), name).toBe(0);
       expect(JSON.parse(io.out).diagnostics, name).toEqual([]);
@@ -64,7 +75,9 @@ describe("countersign check", () => {
   });
 
   it("reads the program from stdin with -, and prints diagnostics for people", async () => {
-    const io = capture(`import { program } from "countersign";\nexport default program({ rationale: "x", guarantees: [], async main() { eval("1"); } });\n`);
+    const io = capture(
+      `import { program } from "countersign";\nexport default program({ rationale: "x", guarantees: [], async main() { eval("1"); } });\n`,
+    );
     const code = await main(["check", "-"], io);
     expect(code).toBe(1);
     expect(io.out).toContain("stdin.ts:2:73: error refused_construct: eval is refused: it runs code from a string");
@@ -76,7 +89,9 @@ describe("countersign check", () => {
     const io = capture();
     expect(await main(["check", "examples/draft-and-send.ts"], io)).toBe(0);
     expect(io.out).toContain("proven   atMostEmails(1) — at most 1 email.send_* call (bound 1)");
-    expect(io.out).toContain("effect   email.send_draft at 16:11 (once): draft_id is unknown (from the result of email.draft_email, field $.id — untrusted)");
+    expect(io.out).toContain(
+      "effect   email.send_draft at 16:11 (once): draft_id is unknown (from the result of email.draft_email, field $.id — untrusted)",
+    );
     expect(io.out).toContain("Summary:");
   });
 
@@ -84,7 +99,9 @@ describe("countersign check", () => {
     const io = capture();
     const code = await main(["check", "examples/nope.ts", "--json"], io);
     expect(code).toBe(2);
-    expect(JSON.parse(io.out)).toEqual({ error: { class: "usage_error", message: expect.stringContaining("ENOENT"), retriable: false, boundary: "cli" } });
+    expect(JSON.parse(io.out)).toEqual({
+      error: { class: "usage_error", message: expect.stringContaining("ENOENT"), retriable: false, boundary: "cli" },
+    });
   });
 
   it("a file that is not UTF-8 is refused, with the hash of its bytes; a BOM is kept in the hashed text", async () => {
@@ -97,7 +114,15 @@ describe("countersign check", () => {
     expect(await main(["check", bad, "--json"], io)).toBe(1);
     const refused = JSON.parse(io.out);
     expect(refused.program.sha256).toBe(createHash("sha256").update(badBytes).digest("hex"));
-    expect(refused.diagnostics).toEqual([{ severity: "error", code: "invalid_program", message: "the program is not valid UTF-8: a program must be UTF-8 text", line: 1, column: 1 }]);
+    expect(refused.diagnostics).toEqual([
+      {
+        severity: "error",
+        code: "invalid_program",
+        message: "the program is not valid UTF-8: a program must be UTF-8 text",
+        line: 1,
+        column: 1,
+      },
+    ]);
     const bom = join(dir, "bom.ts");
     const bytes = Buffer.from(`\uFEFF${text}`);
     writeFileSync(bom, bytes);
@@ -107,7 +132,11 @@ describe("countersign check", () => {
   });
 
   it("reads stdin as bytes: invalid UTF-8 there is refused too, with the hash of the bytes", async () => {
-    const bytes = Buffer.concat([Buffer.from(`import { program } from "countersign";\n// `), Buffer.from([0xff]), Buffer.from("\n")]);
+    const bytes = Buffer.concat([
+      Buffer.from(`import { program } from "countersign";\n// `),
+      Buffer.from([0xff]),
+      Buffer.from("\n"),
+    ]);
     const io = capture(bytes);
     expect(await main(["check", "-", "--json"], io)).toBe(1);
     const out = JSON.parse(io.out);
@@ -119,17 +148,44 @@ describe("countersign check", () => {
     const io = capture();
     expect(await main(["check", "examples/notify-team.ts", "--json", "--max-bytes", "100"], io)).toBe(1);
     const out = JSON.parse(io.out);
-    expect(out.diagnostics).toEqual([expect.objectContaining({ code: "analysis_budget_exceeded", line: 1, column: 1 })]);
+    expect(out.diagnostics).toEqual([
+      expect.objectContaining({ code: "analysis_budget_exceeded", line: 1, column: 1 }),
+    ]);
     expect(out.diagnostics[0].message).toMatch(/more than the analysis's limit of 100 bytes/);
     const steps = capture();
     expect(await main(["check", "examples/notify-team.ts", "--json", "--budget-steps", "5"], steps)).toBe(1);
-    expect(JSON.parse(steps.out).diagnostics).toEqual([expect.objectContaining({ code: "analysis_budget_exceeded", message: expect.stringMatching(/budget of 5 steps/) })]);
+    expect(JSON.parse(steps.out).diagnostics).toEqual([
+      expect.objectContaining({
+        code: "analysis_budget_exceeded",
+        message: expect.stringMatching(/budget of 5 steps/),
+      }),
+    ]);
     const roomy = capture();
-    expect(await main(["check", "examples/notify-team.ts", "--json", "--budget-ms", "60000", "--budget-steps", "10000000", "--max-bytes", "1000000"], roomy)).toBe(0);
+    expect(
+      await main(
+        [
+          "check",
+          "examples/notify-team.ts",
+          "--json",
+          "--budget-ms",
+          "60000",
+          "--budget-steps",
+          "10000000",
+          "--max-bytes",
+          "1000000",
+        ],
+        roomy,
+      ),
+    ).toBe(0);
   });
 
   it("a budget flag that is not a positive integer is a usage error", async () => {
-    for (const [flag, value] of [["--budget-ms", "0"], ["--budget-steps", "1.5"], ["--max-bytes", "1e9"], ["--budget-ms", "soon"]] as const) {
+    for (const [flag, value] of [
+      ["--budget-ms", "0"],
+      ["--budget-steps", "1.5"],
+      ["--max-bytes", "1e9"],
+      ["--budget-ms", "soon"],
+    ] as const) {
       const io = capture();
       expect(await main(["check", "examples/notify-team.ts", flag, value], io)).toBe(2);
       expect(io.err).toBe(`countersign: usage_error: ${flag} must be a positive integer, not "${value}"\n`);
@@ -145,7 +201,10 @@ describe("countersign check", () => {
   it("takes another manifest directory", async () => {
     const dir = mkdtempSync(join(tmpdir(), "cs-check-"));
     const file = join(dir, "p.ts");
-    writeFileSync(file, `import { program } from "countersign";\nimport { sendEmail } from "trusted/email";\nexport default program({ rationale: "x", guarantees: [], async main() {} });\n`);
+    writeFileSync(
+      file,
+      `import { program } from "countersign";\nimport { sendEmail } from "trusted/email";\nexport default program({ rationale: "x", guarantees: [], async main() {} });\n`,
+    );
     const io = capture();
     const code = await main(["check", file, "--json", "--manifests", join(dir, "missing")], io);
     expect(code).toBe(2);

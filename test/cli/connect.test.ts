@@ -59,7 +59,20 @@ function connect(args: string[], env = isolatedEnv()): Run {
 
 function clientArgs(home: string, secret = provider.clientSecret): string[] {
   writeFileSync(join(home, "client-secret.txt"), `${secret}\n`);
-  return ["email", "--auth-url", provider.authUrl, "--token-url", provider.tokenUrl, "--scope", SCOPE, "--client-id", provider.clientId, "--client-secret-file", "client-secret.txt", "--no-open"];
+  return [
+    "email",
+    "--auth-url",
+    provider.authUrl,
+    "--token-url",
+    provider.tokenUrl,
+    "--scope",
+    SCOPE,
+    "--client-id",
+    provider.clientId,
+    "--client-secret-file",
+    "client-secret.txt",
+    "--no-open",
+  ];
 }
 
 describe("countersign connect", () => {
@@ -92,7 +105,13 @@ describe("countersign connect", () => {
     expect(parsed.email).toEqual({
       base_url: gmail.url,
       address: "me@example.com",
-      oauth: { token_url: provider.tokenUrl, client_id: provider.clientId, client_secret_file: join(home, "client-secret.txt"), refresh_token_file: refreshFile, scopes: [SCOPE] },
+      oauth: {
+        token_url: provider.tokenUrl,
+        client_id: provider.clientId,
+        client_secret_file: join(home, "client-secret.txt"),
+        refresh_token_file: refreshFile,
+        scopes: [SCOPE],
+      },
     });
     for (const secret of [provider.clientSecret, ...provider.refreshTokens]) {
       expect(text + run.out() + run.err()).not.toContain(secret);
@@ -103,7 +122,13 @@ describe("countersign connect", () => {
     const pool = createPluginPool();
     try {
       const sent = gmail.sent.length;
-      await callWithReceipt(anyReceipt(set), set, "email.send_email", { to: ["bob@example.com"], subject: "hi", body: "b" }, connectorContext(home, { plugins: pool }));
+      await callWithReceipt(
+        anyReceipt(set),
+        set,
+        "email.send_email",
+        { to: ["bob@example.com"], subject: "hi", body: "b" },
+        connectorContext(home, { plugins: pool }),
+      );
       expect(gmail.sent.length).toBe(sent + 1);
     } finally {
       await pool.close();
@@ -117,13 +142,19 @@ describe("countersign connect", () => {
       const run = connect([...clientArgs(home), "--base-url", gmail.url, "--json"], env);
       await fetch(await run.url);
       expect(await run.code).toBe(0);
-      expect(JSON.parse(run.out())).toMatchObject({ connection: "email", refresh_token_file: join(home, "credentials", "email.refresh-token"), scopes: [SCOPE] });
+      expect(JSON.parse(run.out())).toMatchObject({
+        connection: "email",
+        refresh_token_file: join(home, "credentials", "email.refresh-token"),
+        scopes: [SCOPE],
+      });
     }
     const text = readFileSync(join(home, "connections.toml"), "utf8");
     expect(text.match(/^\[email\]$/gm)).toHaveLength(1);
     expect(text).toContain(`base_url = "${gmail.url}"`);
     expect(text.match(/^\[email\.oauth\]$/gm)).toHaveLength(1);
-    expect(readFileSync(join(home, "credentials", "email.refresh-token"), "utf8")).toBe(`${provider.refreshTokens.at(-1)}\n`);
+    expect(readFileSync(join(home, "credentials", "email.refresh-token"), "utf8")).toBe(
+      `${provider.refreshTokens.at(-1)}\n`,
+    );
   });
 
   it("refuses a redirect with another state, and writes nothing", async () => {
@@ -169,13 +200,55 @@ describe("countersign connect", () => {
   const usage: [string, string[], RegExp][] = [
     ["no NAME", [], /missing NAME/],
     ["a NAME that is no connector's", ["Email!"], /NAME must be/],
-    ["an unknown provider", ["email", "--provider", "yahoo", "--client-id", "c", "--client-secret-file", "/s"], /unknown --provider "yahoo"/],
-    ["a provider with its own endpoints", ["email", "--provider", "google", "--token-url", "https://x/t"], /--token-url goes without --provider/],
+    [
+      "an unknown provider",
+      ["email", "--provider", "yahoo", "--client-id", "c", "--client-secret-file", "/s"],
+      /unknown --provider "yahoo"/,
+    ],
+    [
+      "a provider with its own endpoints",
+      ["email", "--provider", "google", "--token-url", "https://x/t"],
+      /--token-url goes without --provider/,
+    ],
     ["no endpoints", ["email", "--client-id", "c"], /give --provider google, or --auth-url/],
     ["no client id", ["email", "--provider", "google"], /missing --client-id/],
-    ["a base URL that is not http(s)", ["email", "--provider", "google", "--client-id", "c", "--client-secret-file", "/etc/hostname", "--base-url", "ftp://x"], /--base-url: must be an http:\/\/ or https:\/\/ URL/],
-    ["an unreadable secret file", ["email", "--provider", "google", "--client-id", "c", "--client-secret-file", "/no/such"], /cannot read \/no\/such/],
-    ["a clear-text token endpoint off this machine", ["email", "--auth-url", "https://a/auth", "--token-url", "http://example.com/t", "--scope", "s", "--client-id", "c", "--client-secret-file", "/etc/hostname"], /--token-url: must be an https:\/\/ URL/],
+    [
+      "a base URL that is not http(s)",
+      [
+        "email",
+        "--provider",
+        "google",
+        "--client-id",
+        "c",
+        "--client-secret-file",
+        "/etc/hostname",
+        "--base-url",
+        "ftp://x",
+      ],
+      /--base-url: must be an http:\/\/ or https:\/\/ URL/,
+    ],
+    [
+      "an unreadable secret file",
+      ["email", "--provider", "google", "--client-id", "c", "--client-secret-file", "/no/such"],
+      /cannot read \/no\/such/,
+    ],
+    [
+      "a clear-text token endpoint off this machine",
+      [
+        "email",
+        "--auth-url",
+        "https://a/auth",
+        "--token-url",
+        "http://example.com/t",
+        "--scope",
+        "s",
+        "--client-id",
+        "c",
+        "--client-secret-file",
+        "/etc/hostname",
+      ],
+      /--token-url: must be an https:\/\/ URL/,
+    ],
   ];
   for (const [what, args, message] of usage) {
     it(`refuses ${what} as a usage error`, async () => {

@@ -16,9 +16,15 @@ let env: NodeJS.ProcessEnv;
 
 beforeAll(async () => {
   a = await startTestAuthority("sqlite");
-  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\naddress = "me@example.org"\n\n[http]\nhosts = ["api.example.com:443"]\n`);
+  writeFileSync(
+    join(a.dataDir, "connections.toml"),
+    `[email]\naddress = "me@example.org"\n\n[http]\nhosts = ["api.example.com:443"]\n`,
+  );
   env = isolatedEnv({ COUNTERSIGN_URL: a.url, COUNTERSIGN_TOKEN: a.token });
-  writeFileSync(join(env.COUNTERSIGN_HOME!, "connections.toml"), `[fs]\nroots = ["${env.HOME}/Sandbox"]\n\n[http]\nhosts = ["runner.example.com:443"]\n`);
+  writeFileSync(
+    join(env.COUNTERSIGN_HOME!, "connections.toml"),
+    `[fs]\nroots = ["${env.HOME}/Sandbox"]\n\n[http]\nhosts = ["runner.example.com:443"]\n`,
+  );
 });
 
 afterAll(async () => a?.close());
@@ -26,7 +32,13 @@ afterAll(async () => a?.close());
 async function run(runEnv: NodeJS.ProcessEnv, ...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
   let err = "";
-  const io: Io = { stdout: (t) => void (out += t), stderr: (t) => void (err += t), readStdin: async () => "", env: runEnv, cwd: packageRoot };
+  const io: Io = {
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (err += t),
+    readStdin: async () => "",
+    env: runEnv,
+    cwd: packageRoot,
+  };
   return { code: await main(argv, io), out, err };
 }
 
@@ -38,10 +50,18 @@ describe("countersign context", () => {
     expect(view.authority_url).toBe(a.url);
     expect(view.authority.own_address).toBe("me@example.org");
     expect(view.authority.agent_manifests?.hosts.http).toEqual(["api.example.com:443"]);
-    expect(view.authority.bounds).toContainEqual(expect.objectContaining({ op: "fs.make_dir", input: "path", within: [`${HOME}/Sandbox`] }));
+    expect(view.authority.bounds).toContainEqual(
+      expect.objectContaining({ op: "fs.make_dir", input: "path", within: [`${HOME}/Sandbox`] }),
+    );
     expect(view.runner.roots.fs).toEqual([`${env.HOME}/Sandbox`]);
     expect(view.runner.hosts.http).toEqual(["runner.example.com:443"]);
-    expect(view.runner.sandbox).toEqual({ memory_bytes: expect.any(Number), cpu_ms: 10_000, wall_ms: 60_000, output_bytes: 1 << 20, max_calls: 10_000 });
+    expect(view.runner.sandbox).toEqual({
+      memory_bytes: expect.any(Number),
+      cpu_ms: 10_000,
+      wall_ms: 60_000,
+      output_bytes: 1 << 20,
+      max_calls: 10_000,
+    });
     expect(out).not.toContain(a.token);
     expect(out).not.toContain(a.dataDir);
     expect(out).not.toContain(env.COUNTERSIGN_HOME!);
@@ -53,11 +73,15 @@ describe("countersign context", () => {
     expect(out).toContain(`authority: ${a.url}`);
     expect(out).toContain("your address: me@example.org");
     expect(out).toContain(`  fs.write_file path: only within ${HOME}/Sandbox; see the rule fs.write-in-sandbox\n`);
-    expect(out).toContain("  http.get url: only within api.example.com; runs without asking within api.example.com when nothing else asks\n");
+    expect(out).toContain(
+      "  http.get url: only within api.example.com; runs without asking within api.example.com when nothing else asks\n",
+    );
     expect(out).toContain(`  fs roots: ${env.HOME}/Sandbox\n`);
     expect(out).toContain("  http hosts: runner.example.com:443\n");
     expect(out).toContain("  allow email.to-myself: every to of email.send_email is in [me@example.com]\n");
-    expect(out).toContain("  deny  http.unlisted-host: a call of http.* whose url does not satisfy (has a host in [api.example.com]) (HTTP requests may only go to the hosts listed in the policy)\n");
+    expect(out).toContain(
+      "  deny  http.unlisted-host: a call of http.* whose url does not satisfy (has a host in [api.example.com]) (HTTP requests may only go to the hosts listed in the policy)\n",
+    );
     expect(out).toContain("  anything else: ask (the default)\n");
     expect(out).toMatch(/program: 10000 ms CPU, 60000 ms in all, \d+ bytes of memory, 10000 trusted calls/);
     expect(out).toContain("a receipt lasts 300 s");

@@ -17,7 +17,13 @@ vi.mock("typescript6", () => {
 
 async function run(argv: string[]): Promise<{ code: number; out: string }> {
   const out: string[] = [];
-  const io: Io = { stdout: (t) => void out.push(t), stderr: (t) => void out.push(t), readStdin: async () => "", env: isolatedEnv(), cwd: packageRoot };
+  const io: Io = {
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void out.push(t),
+    readStdin: async () => "",
+    env: isolatedEnv(),
+    cwd: packageRoot,
+  };
   return { code: await main(argv, io), out: out.join("") };
 }
 
@@ -25,7 +31,8 @@ describe("countersign help and --version", () => {
   it("help lists every command with its summary without loading any command", async () => {
     const { code, out } = await run(["help"]);
     expect(code).toBe(0);
-    for (const name of ["manifests", "api", "policy", "keys", "receipt", "check", "connect"]) expect(out).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
+    for (const name of ["manifests", "api", "policy", "keys", "receipt", "check", "connect"])
+      expect(out).toMatch(new RegExp(`^  ${name} +\\S`, "m"));
     expect(out).toContain("analyze a program: effects, guarantees, summary");
   });
 
@@ -37,7 +44,8 @@ describe("countersign help and --version", () => {
 
   it("--version prints the package version", async () => {
     const version = JSON.parse(readFileSync(join(packageRoot, "package.json"), "utf8")).version;
-    for (const flag of ["--version", "-v", "version"]) expect(await run([flag])).toEqual({ code: 0, out: `countersign ${version}\n` });
+    for (const flag of ["--version", "-v", "version"])
+      expect(await run([flag])).toEqual({ code: 0, out: `countersign ${version}\n` });
   });
 
   it("the mock really guards: a command that analyzes fails to load", async () => {

@@ -57,7 +57,13 @@ async function recordedStore(extraEnv: NodeJS.ProcessEnv = {}) {
 function capture(env: NodeJS.ProcessEnv) {
   const out: string[] = [];
   const err: string[] = [];
-  const io: Io = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), readStdin: async () => "", env, cwd: packageRoot };
+  const io: Io = {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    readStdin: async () => "",
+    env,
+    cwd: packageRoot,
+  };
   return { io, out: () => out.join(""), err: () => err.join("") };
 }
 
@@ -69,7 +75,11 @@ async function simulate(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Poli
 
 /** Every file of the data directory (the SQLite store and its journal among them), by name. */
 function snapshot(dir: string): Map<string, Buffer> {
-  return new Map(readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => [join(e.parentPath, e.name), readFileSync(join(e.parentPath, e.name))]));
+  return new Map(
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => [join(e.parentPath, e.name), readFileSync(join(e.parentPath, e.name))]),
+  );
 }
 
 describe("countersign policy simulate", () => {
@@ -93,17 +103,34 @@ describe("countersign policy simulate", () => {
   it("a wider policy turns the ask into an auto-pass and names the rule that does it", async () => {
     const s = await simulate(recorded.env, "--policies", policyWith(WIDER));
     const notify = s.requests.find((r) => r.id === recorded.ids["notify-team.ts"])!;
-    expect(notify).toMatchObject({ before: "ask", after: "auto_approved", changed: true, status: "pending", token: "agent" });
+    expect(notify).toMatchObject({
+      before: "ask",
+      after: "auto_approved",
+      changed: true,
+      status: "pending",
+      token: "agent",
+    });
     expect(notify.headline).toMatch(/email/i);
-    expect(notify.rulings).toEqual([{ op: "email.send_email", line: 12, before: { verdict: "ask", rule: null }, after: { verdict: "allow", rule: "email.any-recipient" } }]);
+    expect(notify.rulings).toEqual([
+      {
+        op: "email.send_email",
+        line: 12,
+        before: { verdict: "ask", rule: null },
+        after: { verdict: "allow", rule: "email.any-recipient" },
+      },
+    ]);
     expect(s.totals).toMatchObject({ after: { auto_approved: 2, ask: 0, auto_rejected: 1 }, changed: 1 });
 
     const c = capture(recorded.env);
     expect(await main(["policy", "simulate", "--policies", policyWith(WIDER)], c.io)).toBe(0);
     expect(c.out()).toContain(`${recorded.ids["notify-team.ts"]}  `);
-    expect(c.out()).toContain('ask -> auto-pass');
-    expect(c.out()).toContain('line 12 email.send_email: ask (no rule: the default or a floor) -> allow by rule "email.any-recipient"');
-    expect(c.out()).toMatch(/3 requests: before 1 auto-pass, 1 ask, 1 denied; after 2 auto-pass, 0 ask, 1 denied; 1 changed, 0 cannot be replayed\n$/);
+    expect(c.out()).toContain("ask -> auto-pass");
+    expect(c.out()).toContain(
+      'line 12 email.send_email: ask (no rule: the default or a floor) -> allow by rule "email.any-recipient"',
+    );
+    expect(c.out()).toMatch(
+      /3 requests: before 1 auto-pass, 1 ask, 1 denied; after 2 auto-pass, 0 ask, 1 denied; 1 changed, 0 cannot be replayed\n$/,
+    );
     expect(c.out()).not.toContain(recorded.ids["read-notes.ts"]); // unchanged requests are only counted
   });
 
@@ -114,7 +141,11 @@ describe("countersign policy simulate", () => {
     expect(read.rulings.map((c) => [c.op, c.after])).toEqual([
       ["fs.read_file", { verdict: "deny", rule: "fs.no-reads" }],
     ]);
-    expect(s.totals).toMatchObject({ before: { auto_approved: 1 }, after: { auto_approved: 0, ask: 1, auto_rejected: 2 }, changed: 1 });
+    expect(s.totals).toMatchObject({
+      before: { auto_approved: 1 },
+      after: { auto_approved: 0, ask: 1, auto_rejected: 2 },
+      changed: 1,
+    });
   });
 
   it("--since keeps the requests created at or after it; a date after them all keeps none", async () => {
@@ -126,7 +157,11 @@ describe("countersign policy simulate", () => {
     expect(s.requests.map((r) => r.id).sort()).toEqual(expected.sort());
     expect(s.requests.length).toBeLessThan(3);
     const none = await simulate(recorded.env, "--since", "2999-01-01");
-    expect(none).toMatchObject({ since: "2999-01-01T00:00:00.000Z", requests: [], totals: { requests: 0, changed: 0 } });
+    expect(none).toMatchObject({
+      since: "2999-01-01T00:00:00.000Z",
+      requests: [],
+      totals: { requests: 0, changed: 0 },
+    });
     const all = await simulate(recorded.env, "--since", "2000-01-01T00:00:00+02:00");
     expect(all.totals.requests).toBe(3);
   });
@@ -150,7 +185,11 @@ describe("countersign policy simulate", () => {
     expect(c.err()).toBe(check.err());
     const j = capture(recorded.env);
     expect(await main(["policy", "simulate", "--policies", dir, "--json"], j.io)).toBe(2);
-    expect(JSON.parse(j.out())).toMatchObject({ ok: false, dir, problems: [{ rule: "r1", field: "reason", line: expect.any(Number) }] });
+    expect(JSON.parse(j.out())).toMatchObject({
+      ok: false,
+      dir,
+      problems: [{ rule: "r1", field: "reason", line: expect.any(Number) }],
+    });
   });
 
   it("flags of simulate are refused elsewhere, and simulate takes no argument", async () => {
@@ -194,20 +233,35 @@ describe("policy simulate over requests an older version wrote", () => {
   it("a row that no longer reads, or whose calls left the manifests, is listed as cannot replay, the others are replayed", async () => {
     const { env, ids } = await recordedStore();
     const db = new Database(join(env.COUNTERSIGN_HOME!, SQLITE_FILE));
-    db.prepare("UPDATE requests SET facts = ? WHERE id = ?").run(JSON.stringify({ program: { sha256: "old" } }), ids["write-outside-sandbox.ts"]);
+    db.prepare("UPDATE requests SET facts = ? WHERE id = ?").run(
+      JSON.stringify({ program: { sha256: "old" } }),
+      ids["write-outside-sandbox.ts"],
+    );
     db.close();
     // Manifests without email, and a policy without its rules: notify-team's send is no longer an action.
     const root = mkdtempSync(join(tmpdir(), "countersign-simulate-manifests-"));
     symlinkSync(join(packageRoot, "trusted"), join(root, "trusted")); // the connectors the manifests pin, where they name them
     const manifests = join(root, "manifests");
-    for (const connector of ["fs", "http"]) cpSync(join(packageRoot, "manifests", connector), join(manifests, connector), { recursive: true });
+    for (const connector of ["fs", "http"])
+      cpSync(join(packageRoot, "manifests", connector), join(manifests, connector), { recursive: true });
     const policies = mkdtempSync(join(tmpdir(), "countersign-simulate-policy-"));
-    writeFileSync(join(policies, "p.toml"), 'default = "ask"\n\n[[rules]]\nid = "fs.read"\ndecision = "allow"\nop = "fs.read_file"\n');
+    writeFileSync(
+      join(policies, "p.toml"),
+      'default = "ask"\n\n[[rules]]\nid = "fs.read"\ndecision = "allow"\nop = "fs.read_file"\n',
+    );
 
     const s = await simulate(env, "--manifests", manifests, "--policies", policies);
     const byId = new Map(s.requests.map((r) => [r.id, r]));
-    expect(byId.get(ids["write-outside-sandbox.ts"]!)).toMatchObject({ before: null, after: null, problem: expect.stringMatching(/^the recorded facts\.program\.sha256 no longer reads: /) });
-    expect(byId.get(ids["notify-team.ts"]!)).toMatchObject({ before: "ask", after: null, problem: "email.send_email is no longer in the manifests in force" });
+    expect(byId.get(ids["write-outside-sandbox.ts"]!)).toMatchObject({
+      before: null,
+      after: null,
+      problem: expect.stringMatching(/^the recorded facts\.program\.sha256 no longer reads: /),
+    });
+    expect(byId.get(ids["notify-team.ts"]!)).toMatchObject({
+      before: "ask",
+      after: null,
+      problem: "email.send_email is no longer in the manifests in force",
+    });
     expect(byId.get(ids["read-notes.ts"]!)).toMatchObject({ before: "auto_approved", problem: null });
     expect(s.totals).toMatchObject({ requests: 3, cannot_replay: 2 });
 
@@ -223,7 +277,10 @@ describe("policy simulate and a hostile row", () => {
   it("terminal control characters a row carries never reach the terminal raw", async () => {
     const { env, ids } = await recordedStore();
     const db = new Database(join(env.COUNTERSIGN_HOME!, SQLITE_FILE));
-    db.prepare("UPDATE requests SET facts = ? WHERE id = ?").run("\u001b]0;pwned\u0007\u001b[2J", ids["notify-team.ts"]);
+    db.prepare("UPDATE requests SET facts = ? WHERE id = ?").run(
+      "\u001b]0;pwned\u0007\u001b[2J",
+      ids["notify-team.ts"],
+    );
     db.close();
     const c = capture(env);
     expect(await main(["policy", "simulate"], c.io)).toBe(0);
@@ -238,11 +295,16 @@ describe("policy simulate against PostgreSQL", () => {
     const database = await freshDatabase();
     const { env, ids } = await recordedStore({ COUNTERSIGN_DATABASE: database });
     const s = await simulate(env, "--policies", policyWith(WIDER));
-    expect(s.requests.find((r) => r.id === ids["notify-team.ts"])).toMatchObject({ changed: true, after: "auto_approved" });
+    expect(s.requests.find((r) => r.id === ids["notify-team.ts"])).toMatchObject({
+      changed: true,
+      after: "auto_approved",
+    });
 
     // A person approves the ask and remembers it: that rule is part of the policy in force.
     const ctx = localContext(env);
-    await decideRequest(ctx, ids["notify-team.ts"]!, { kind: "approved_remember", approver: "me" }).finally(() => ctx.close());
+    await decideRequest(ctx, ids["notify-team.ts"]!, { kind: "approved_remember", approver: "me" }).finally(() =>
+      ctx.close(),
+    );
     const remembered = await simulate(env);
     const notify = remembered.requests.find((r) => r.id === ids["notify-team.ts"])!;
     expect(notify).toMatchObject({ status: "approved", before: "ask", after: "auto_approved", changed: true });

@@ -51,7 +51,12 @@ function start(...argv: string[]): { done: Promise<Ran>; err: () => string } {
     env: { ...h.env, COUNTERSIGN_URL: h.a.url, COUNTERSIGN_TOKEN: h.a.token, COUNTERSIGN_DATABASE: "" },
     cwd: dir,
   };
-  const done = main(["run", ...argv], io).then((code) => ({ code, out: out.join(""), err: err.join(""), json: () => JSON.parse(out.join("")) }));
+  const done = main(["run", ...argv], io).then((code) => ({
+    code,
+    out: out.join(""),
+    err: err.join(""),
+    json: () => JSON.parse(out.join("")),
+  }));
   return { done, err: () => err.join("") };
 }
 
@@ -59,9 +64,17 @@ const run = (...argv: string[]): Promise<Ran> => start(...argv).done;
 
 /** Decide one request as alice, through the approver API, with the digest of what its page showed. */
 async function decide(id: string, decision: Record<string, string>): Promise<void> {
-  const shown = (decision.decision ?? "").startsWith("approved") ? ((await h.a.call("GET", `/v1/requests/${id}/page`, { session: h.alice })).body.binding?.sha256 as string | undefined) : undefined;
-  const answer = await h.a.call("POST", `/v1/requests/${id}/decision`, { session: h.alice, body: shown === undefined ? decision : { ...decision, shown } });
-  if (answer.status !== 200) throw new Error(`deciding ${id} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+  const shown = (decision.decision ?? "").startsWith("approved")
+    ? ((await h.a.call("GET", `/v1/requests/${id}/page`, { session: h.alice })).body.binding?.sha256 as
+        | string
+        | undefined)
+    : undefined;
+  const answer = await h.a.call("POST", `/v1/requests/${id}/decision`, {
+    session: h.alice,
+    body: shown === undefined ? decision : { ...decision, shown },
+  });
+  if (answer.status !== 200)
+    throw new Error(`deciding ${id} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
 }
 
 const status = async (id: string) => (await h.a.call("GET", `/v1/requests/${id}`)).body.status as string;
@@ -80,7 +93,13 @@ describe("countersign run --detach / --resume / --withdraw", () => {
     const r = await run(program, "--detach", "--json");
     expect(r.code).toBe(7);
     const pending = r.json();
-    expect(pending).toMatchObject({ outcome: "pending", request_id: expect.stringMatching(/^req_/), exit_code: 7, policy: { decision: "ask" }, check: { ok: true } });
+    expect(pending).toMatchObject({
+      outcome: "pending",
+      request_id: expect.stringMatching(/^req_/),
+      exit_code: 7,
+      policy: { decision: "ask" },
+      check: { ok: true },
+    });
     expect(pending.next).toContain(`countersign run carol.ts --resume ${pending.request_id}`);
     expect(pending.execution).toBeUndefined();
     const id = pending.request_id as string;
@@ -97,7 +116,17 @@ describe("countersign run --detach / --resume / --withdraw", () => {
     await decide(id, { decision: "approved_once" });
     const ran = await run(program, "--resume", id, "--json");
     expect(ran.code, ran.err + ran.out).toBe(0);
-    expect(ran.json()).toMatchObject({ outcome: "executed", request_id: id, approval: { decision: "approved_once", approver: "alice" }, execution: { outcome: "returned", logs: [{ stream: "log", text: "sent to carol@example.com" }], calls: [{ op: "email.send_email", status: "done" }] }, exit_code: 0 });
+    expect(ran.json()).toMatchObject({
+      outcome: "executed",
+      request_id: id,
+      approval: { decision: "approved_once", approver: "alice" },
+      execution: {
+        outcome: "returned",
+        logs: [{ stream: "log", text: "sent to carol@example.com" }],
+        calls: [{ op: "email.send_email", status: "done" }],
+      },
+      exit_code: 0,
+    });
     expect(sentTo("carol@example.com")).toBe(1);
 
     // One approval, one run.
@@ -105,7 +134,12 @@ describe("countersign run --detach / --resume / --withdraw", () => {
     expect(twice.code).toBe(2);
     expect(twice.err).toMatch(new RegExp(`request ${id} has run already.*once`));
     const twiceJson = await run(program, "--resume", id, "--json");
-    expect(twiceJson.json()).toMatchObject({ outcome: "invalid", request_id: id, error: { class: "usage_error", details: { reason: "already_run" } }, exit_code: 2 });
+    expect(twiceJson.json()).toMatchObject({
+      outcome: "invalid",
+      request_id: id,
+      error: { class: "usage_error", details: { reason: "already_run" } },
+      exit_code: 2,
+    });
     expect(sentTo("carol@example.com")).toBe(1);
   });
 
@@ -116,7 +150,11 @@ describe("countersign run --detach / --resume / --withdraw", () => {
     const changed = file("dan-changed.ts", mail("dan@example.com").replace("Hello", "Hi"));
     const refused = await run(changed, "--resume", id, "--json");
     expect(refused.code).toBe(2);
-    expect(refused.json()).toMatchObject({ outcome: "invalid", request_id: id, error: { class: "usage_error", details: { reason: "program_mismatch" } } });
+    expect(refused.json()).toMatchObject({
+      outcome: "invalid",
+      request_id: id,
+      error: { class: "usage_error", details: { reason: "program_mismatch" } },
+    });
     expect(refused.json().error.message).toContain(`dan-changed.ts is not the program of request ${id}`);
     expect(refused.json().execution).toBeUndefined();
     const human = await run(changed, "--resume", id);
@@ -149,7 +187,12 @@ describe("countersign run --detach / --resume / --withdraw", () => {
     const denied = await run(frank, "--resume", rejected);
     expect(denied.code).toBe(3);
     expect(denied.err).toContain("reason: not Frank");
-    expect((await run(frank, "--resume", rejected, "--json")).json()).toMatchObject({ outcome: "denied", request_id: rejected, decision: { kind: "rejected", reason: "not Frank" }, exit_code: 3 });
+    expect((await run(frank, "--resume", rejected, "--json")).json()).toMatchObject({
+      outcome: "denied",
+      request_id: rejected,
+      decision: { kind: "rejected", reason: "not Frank" },
+      exit_code: 3,
+    });
 
     const gina = file("gina.ts", mail("gina@example.com"));
     const more = await detached(gina);
@@ -171,7 +214,9 @@ describe("countersign run --detach / --resume / --withdraw", () => {
     expect(resumed.err).toContain(`withdrawn: request ${id} was withdrawn, nothing ran`);
     const again = await run("--withdraw", id, "--json");
     expect(again.code).toBe(2);
-    expect(again.json()).toMatchObject({ error: { class: "usage_error", message: expect.stringContaining("not pending") } });
+    expect(again.json()).toMatchObject({
+      error: { class: "usage_error", message: expect.stringContaining("not pending") },
+    });
     expect(sentTo("hal@example.com")).toBe(0);
 
     expect((await run(program, "--withdraw", id)).code).toBe(2); // --withdraw takes the id alone

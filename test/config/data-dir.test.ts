@@ -67,11 +67,24 @@ describe("the test environment", () => {
 
 describe("every command with COUNTERSIGN_HOME empty", () => {
   it("fails with config_error (exit 2), even one given every directory", async () => {
-    for (const argv of [["keys", "list", "--json"], ["manifests", "check", packageRoot + "/manifests", "--json"], ["policy", "check", "--json"]]) {
+    for (const argv of [
+      ["keys", "list", "--json"],
+      ["manifests", "check", packageRoot + "/manifests", "--json"],
+      ["policy", "check", "--json"],
+    ]) {
       const out: string[] = [];
-      const io: Io = { stdout: (t) => void out.push(t), stderr: () => undefined, readStdin: async () => "", env: { COUNTERSIGN_HOME: "", HOME: tmpdir() }, cwd: tmpdir() };
+      const io: Io = {
+        stdout: (t) => void out.push(t),
+        stderr: () => undefined,
+        readStdin: async () => "",
+        env: { COUNTERSIGN_HOME: "", HOME: tmpdir() },
+        cwd: tmpdir(),
+      };
       expect(await main(argv, io), argv.join(" ")).toBe(2);
-      expect(JSON.parse(out.join("")).error, argv.join(" ")).toMatchObject({ class: "config_error", message: expect.stringMatching(/^COUNTERSIGN_HOME is set but empty/) });
+      expect(JSON.parse(out.join("")).error, argv.join(" ")).toMatchObject({
+        class: "config_error",
+        message: expect.stringMatching(/^COUNTERSIGN_HOME is set but empty/),
+      });
     }
   });
 });

@@ -29,6 +29,8 @@ describe("ownAddresses", () => {
   });
 
   it("refuses a malformed address with the file and key", () => {
-    expect(() => ownAddresses(dataDirWith('[email]\naddress = "me at example"\n'))).toThrow(/connections\.toml:2: email\.address: must be one email address/);
+    expect(() => ownAddresses(dataDirWith('[email]\naddress = "me at example"\n'))).toThrow(
+      /connections\.toml:2: email\.address: must be one email address/,
+    );
   });
 });

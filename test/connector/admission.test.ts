@@ -25,8 +25,26 @@ const letter = { to: ["bob@example.com"], subject: "s", body: "b" };
 /** A verified receipt (made directly: signing is test/receipt's) granting send_email to bob once. */
 function bobOnce(): VerifiedReceipt {
   const email = set.connectors.get("email")!;
-  const grant = { op: "email.send_email", connector: { name: "email", sha256: email.manifest.sha256 }, args: { to: { elements: { in: ["bob@example.com"] } } }, count: { max: 1 } };
-  return new VerifiedReceipt("k", { iss: "t", aud: "countersign-runner", sub: "r", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "p.ts" }, decision: "auto_approved", policy: { sha256: "0".repeat(64) }, grants: [grant], across: [] });
+  const grant = {
+    op: "email.send_email",
+    connector: { name: "email", sha256: email.manifest.sha256 },
+    args: { to: { elements: { in: ["bob@example.com"] } } },
+    count: { max: 1 },
+  };
+  return new VerifiedReceipt("k", {
+    iss: "t",
+    aud: "countersign-runner",
+    sub: "r",
+    iat: 0,
+    nbf: 0,
+    exp: 4_102_444_800,
+    jti: "A".repeat(22),
+    program: { sha256: "0".repeat(64), entry: "p.ts" },
+    decision: "auto_approved",
+    policy: { sha256: "0".repeat(64) },
+    grants: [grant],
+    across: [],
+  });
 }
 
 describe("executeAction", () => {
@@ -38,7 +56,9 @@ describe("executeAction", () => {
   it("refuses an admission it did not issue, and sends nothing", async () => {
     const forged: Admission = Object.freeze({ op: "email.send_email", args: letter, scope: {} });
     await expect(executeAction(set, forged, ctx)).rejects.toMatchObject({ class: "grant_violation" });
-    await expect(executeAction(set, { ...admitPreview(set, "email.get_draft", { id: "r1" }), op: "email.send_email" }, ctx)).rejects.toMatchObject({ class: "grant_violation" });
+    await expect(
+      executeAction(set, { ...admitPreview(set, "email.get_draft", { id: "r1" }), op: "email.send_email" }, ctx),
+    ).rejects.toMatchObject({ class: "grant_violation" });
     expect(server.requests).toEqual([]);
   });
 
@@ -53,17 +73,38 @@ describe("executeAction", () => {
 
 describe("canonical arguments", () => {
   it("checks and admits addresses in their canonical form, item by item", () => {
-    expect(admitCall(bobOnce(), set, "email.send_email", { ...letter, to: ["Bob@Example.COM."] }).args.to).toEqual(["bob@example.com"]);
+    expect(admitCall(bobOnce(), set, "email.send_email", { ...letter, to: ["Bob@Example.COM."] }).args.to).toEqual([
+      "bob@example.com",
+    ]);
     // One dot dropped here and one more in the connector would send another text than was checked.
     expect(() => admitCall(bobOnce(), set, "email.send_email", { ...letter, to: ["bob@example.com.."] })).toThrow(
-      expect.objectContaining({ class: "grant_violation", details: expect.objectContaining({ reason: "non_canonical", input: "to", raw: "bob@example.com..", canonical: "bob@example.com." }) }),
+      expect.objectContaining({
+        class: "grant_violation",
+        details: expect.objectContaining({
+          reason: "non_canonical",
+          input: "to",
+          raw: "bob@example.com..",
+          canonical: "bob@example.com.",
+        }),
+      }),
     );
   });
 
   it("refuses a path outside its lexical normal form before any check, naming the input and the raw text", () => {
-    for (const path of ["/home/u/Sandbox/../../../etc/passwd", "/home/u/Sandbox/./x", "/home/u//x", "/home/u/Sandbox/", "Sandbox/x"]) {
+    for (const path of [
+      "/home/u/Sandbox/../../../etc/passwd",
+      "/home/u/Sandbox/./x",
+      "/home/u//x",
+      "/home/u/Sandbox/",
+      "Sandbox/x",
+    ]) {
       for (const op of ["fs.read_file", "fs.list_dir"]) {
-        expect(() => admitPreview(set, op, { path }), path).toThrow(expect.objectContaining({ class: "grant_violation", details: expect.objectContaining({ reason: "non_canonical", input: "path", raw: path }) }));
+        expect(() => admitPreview(set, op, { path }), path).toThrow(
+          expect.objectContaining({
+            class: "grant_violation",
+            details: expect.objectContaining({ reason: "non_canonical", input: "path", raw: path }),
+          }),
+        );
       }
     }
     expect(admitPreview(set, "fs.read_file", { path: "/home/u/Sandbox/x" }).args.path).toBe("/home/u/Sandbox/x");
@@ -87,7 +128,10 @@ describe("callWithReceipt marshals the program's arguments without running its c
       { get to() { ran++; return ran > 1 ? ["eve@evil.com"] : ["bob@example.com"]; }, subject: "s", body: "b" },
     ]`).runInContext(realm) as unknown[];
     for (const args of hostile) {
-      await expect(connector.callWithReceipt(bobOnce(), set, "email.send_email", args, ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "not_plain_data" } });
+      await expect(connector.callWithReceipt(bobOnce(), set, "email.send_email", args, ctx)).rejects.toMatchObject({
+        class: "grant_violation",
+        details: { reason: "not_plain_data" },
+      });
     }
     expect(realm.ran).toBe(0);
     expect(server.requests).toEqual([]);

@@ -5,7 +5,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../src/analyze/index.js";
 import { allowlistsOf, connectorContext, loadConnections, loadPolicy } from "../../src/config/index.js";
-import { callAgentAction, createPluginPool, type ConnectorContext, type PluginPool } from "../../src/connector/index.js";
+import {
+  callAgentAction,
+  createPluginPool,
+  type ConnectorContext,
+  type PluginPool,
+} from "../../src/connector/index.js";
 import type { ManifestSet } from "../../src/manifest/index.js";
 import { CountersignError } from "../../src/model/errors.js";
 import type { Facts } from "../../src/model/facts.js";
@@ -91,7 +96,12 @@ async function approve(bind = true): Promise<string> {
 let approvedJwks: ReturnType<typeof jwks>;
 
 const verify = (token: string, agentManifests: string | undefined) =>
-  verifyReceipt(token, { jwks: approvedJwks, issuer: ISSUER, programBytes: new TextEncoder().encode(PROGRAM), ...(agentManifests === undefined ? {} : { agentManifests }) });
+  verifyReceipt(token, {
+    jwks: approvedJwks,
+    issuer: ISSUER,
+    programBytes: new TextEncoder().encode(PROGRAM),
+    ...(agentManifests === undefined ? {} : { agentManifests }),
+  });
 
 async function refusal(run: () => Promise<unknown>): Promise<{ class: string; reason: unknown; message: string }> {
   try {
@@ -109,7 +119,10 @@ describe("an agent action under a receipt", () => {
     expect(facts.effects.map((e) => e.op)).toEqual(["http.post"]);
     expect(decide(facts, policy, set).kind).toBe("ask");
     const token = await approve();
-    const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as { agent_manifests: unknown; grants: { op: string }[] };
+    const claims = JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString()) as {
+      agent_manifests: unknown;
+      grants: { op: string }[];
+    };
     expect(claims.agent_manifests).toEqual({ sha256: set.agent!.sha256 });
     expect(claims.grants.map((g) => g.op)).toEqual(["http.post"]);
   });
@@ -117,15 +130,27 @@ describe("an agent action under a receipt", () => {
   it("runs its steps as the trusted calls the person approved", async () => {
     const verified = await verify(await approve(), set.agent!.sha256);
     const before = seen.length;
-    const output = await callAgentAction(verified, set, "agent.create_issue", { repo: "acme/widgets", payload: '{"title":"Bug"}' }, ctx);
+    const output = await callAgentAction(
+      verified,
+      set,
+      "agent.create_issue",
+      { repo: "acme/widgets", payload: '{"title":"Bug"}' },
+      ctx,
+    );
     expect(output).toMatchObject({ status: 201, body: '{"number":7}' });
-    expect(seen.slice(before)).toEqual([{ method: "POST", url: "/repos/acme/widgets/issues", body: '{"title":"Bug"}' }]);
+    expect(seen.slice(before)).toEqual([
+      { method: "POST", url: "/repos/acme/widgets/issues", body: '{"title":"Bug"}' },
+    ]);
   });
 
   it("refuses a step whose arguments leave the grant, before anything is sent", async () => {
     const verified = await verify(await approve(), set.agent!.sha256);
     const before = seen.length;
-    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", { repo: "acme/other", payload: "{}" }, ctx))).toMatchObject({ class: "grant_violation", reason: "argument_refused" });
+    expect(
+      await refusal(() =>
+        callAgentAction(verified, set, "agent.create_issue", { repo: "acme/other", payload: "{}" }, ctx),
+      ),
+    ).toMatchObject({ class: "grant_violation", reason: "argument_refused" });
     expect(seen.length).toBe(before);
   });
 
@@ -134,27 +159,47 @@ describe("an agent action under a receipt", () => {
     const args = { repo: "acme/widgets", payload: '{"title":"Bug"}' };
     await callAgentAction(verified, set, "agent.create_issue", args, ctx);
     const before = seen.length;
-    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", args, ctx))).toMatchObject({ class: "grant_violation", reason: "count_exceeded" });
+    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", args, ctx))).toMatchObject({
+      class: "grant_violation",
+      reason: "count_exceeded",
+    });
     expect(seen.length).toBe(before);
   });
 
   it("refuses a receipt replayed with different manifests: at verification, and at the call", async () => {
     const token = await approve();
-    expect(await refusal(() => verify(token, other.agent!.sha256))).toMatchObject({ class: "receipt_invalid", reason: "manifests_mismatch" });
-    expect(await refusal(() => verify(token, undefined))).toMatchObject({ class: "receipt_invalid", reason: "manifests_mismatch" });
+    expect(await refusal(() => verify(token, other.agent!.sha256))).toMatchObject({
+      class: "receipt_invalid",
+      reason: "manifests_mismatch",
+    });
+    expect(await refusal(() => verify(token, undefined))).toMatchObject({
+      class: "receipt_invalid",
+      reason: "manifests_mismatch",
+    });
     const verified = await verify(token, set.agent!.sha256);
     const before = seen.length;
-    const refused = await refusal(() => callAgentAction(verified, other, "agent.create_issue", { repo: "acme/widgets", payload: "{}" }, ctx));
+    const refused = await refusal(() =>
+      callAgentAction(verified, other, "agent.create_issue", { repo: "acme/widgets", payload: "{}" }, ctx),
+    );
     expect(refused).toMatchObject({ class: "grant_violation", reason: "manifests_mismatch" });
-    expect(refused.message).toContain(`the receipt approves agent manifests ${set.agent!.sha256}, not ${other.agent!.sha256}`);
+    expect(refused.message).toContain(
+      `the receipt approves agent manifests ${set.agent!.sha256}, not ${other.agent!.sha256}`,
+    );
     expect(seen.length).toBe(before);
   });
 
   it("refuses an agent action under a receipt that binds no agent manifests", async () => {
     const token = await approve(false);
-    expect(await refusal(() => verify(token, set.agent!.sha256))).toMatchObject({ class: "receipt_invalid", reason: "manifests_mismatch" });
+    expect(await refusal(() => verify(token, set.agent!.sha256))).toMatchObject({
+      class: "receipt_invalid",
+      reason: "manifests_mismatch",
+    });
     const verified = await verify(token, undefined);
-    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", { repo: "acme/widgets", payload: "{}" }, ctx))).toMatchObject({
+    expect(
+      await refusal(() =>
+        callAgentAction(verified, set, "agent.create_issue", { repo: "acme/widgets", payload: "{}" }, ctx),
+      ),
+    ).toMatchObject({
       class: "grant_violation",
       reason: "manifests_mismatch",
       message: "agent.create_issue: the receipt approves no agent action",
@@ -163,9 +208,16 @@ describe("an agent action under a receipt", () => {
 
   it("refuses an unknown agent action and arguments that do not fit its inputs", async () => {
     const verified = await verify(await approve(), set.agent!.sha256);
-    expect(await refusal(() => callAgentAction(verified, shipped, "agent.create_issue", {}, ctx))).toMatchObject({ class: "capability_denied" });
-    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", { repo: 1, payload: "{}" }, ctx))).toMatchObject({ class: "connector_error" });
-    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", "x", ctx))).toMatchObject({ class: "grant_violation", reason: "not_plain_data" });
+    expect(await refusal(() => callAgentAction(verified, shipped, "agent.create_issue", {}, ctx))).toMatchObject({
+      class: "capability_denied",
+    });
+    expect(
+      await refusal(() => callAgentAction(verified, set, "agent.create_issue", { repo: 1, payload: "{}" }, ctx)),
+    ).toMatchObject({ class: "connector_error" });
+    expect(await refusal(() => callAgentAction(verified, set, "agent.create_issue", "x", ctx))).toMatchObject({
+      class: "grant_violation",
+      reason: "not_plain_data",
+    });
   });
 });
 
@@ -223,7 +275,10 @@ export default program({ rationale: "Follow the link.", async main() { await hop
 
   it("is checked against the grant at run time: a host the policy does not list is refused, nothing reaches it", async () => {
     const dataDir = dataDirWith(`[http]\nhosts = ["${hostOf(page)}", "${hostOf(sink)}"]\n`);
-    const hopSet = withAgent([{ name: "hop.toml", text: HOP(hostOf(page)) }], allowlistsOf(shipped, loadConnections(dataDir)));
+    const hopSet = withAgent(
+      [{ name: "hop.toml", text: HOP(hostOf(page)) }],
+      allowlistsOf(shipped, loadConnections(dataDir)),
+    );
     const policyDir = tempDir("cs-policy-");
     writeFileSync(join(policyDir, "default.toml"), localized("policies/default.toml", hostOf(page)));
     const shippedPolicy = loadPolicy(policyDir, { manifests: hopSet, home: "/home/me" });
@@ -233,10 +288,25 @@ export default program({ rationale: "Follow the link.", async main() { await hop
     expect(decision.kind).toBe("ask");
     const keys = await openKeyring(tempDir("cs-keys-"));
     const token = await issueReceipt(
-      { requestId: "req-hop", program: hopFacts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "alice", issuer: ISSUER, agentManifestsSha256: hopFacts.agentManifests!.sha256 },
+      {
+        requestId: "req-hop",
+        program: hopFacts.program,
+        decision: "approved_once",
+        policySha256: decision.policy.sha256,
+        grants: decision.grants,
+        across: decision.across,
+        approver: "alice",
+        issuer: ISSUER,
+        agentManifestsSha256: hopFacts.agentManifests!.sha256,
+      },
       keys,
     );
-    const verified = await verifyReceipt(token, { jwks: jwks(keys), issuer: ISSUER, programBytes: new TextEncoder().encode(HOP_PROGRAM), agentManifests: hopSet.agent!.sha256 });
+    const verified = await verifyReceipt(token, {
+      jwks: jwks(keys),
+      issuer: ISSUER,
+      programBytes: new TextEncoder().encode(HOP_PROGRAM),
+      agentManifests: hopSet.agent!.sha256,
+    });
     const hopCtx = connectorContext(dataDir, { plugins: pool });
     const refused = await refusal(() => callAgentAction(verified, hopSet, "agent.hop", {}, hopCtx));
     expect(refused).toMatchObject({ class: "grant_violation", reason: "argument_refused" });
@@ -304,7 +374,10 @@ export default program({
   it("is analysed, granted and run with and without it", async () => {
     const host = `127.0.0.1:${(notes.address() as AddressInfo).port}`;
     const dataDir = dataDirWith(`[http]\nhosts = ["${host}"]\n`);
-    const noteSet = withAgent([{ name: "post_note.toml", text: NOTE(host) }], allowlistsOf(shipped, loadConnections(dataDir)));
+    const noteSet = withAgent(
+      [{ name: "post_note.toml", text: NOTE(host) }],
+      allowlistsOf(shipped, loadConnections(dataDir)),
+    );
     const noteFacts = createAnalyzer(noteSet).analyze(NOTE_PROGRAM);
     expect(noteFacts.diagnostics).toEqual([]);
     expect(noteFacts.effects.map((e) => Object.keys(e.args).sort())).toEqual([
@@ -314,17 +387,38 @@ export default program({
     const decision = decide(noteFacts, policy, noteSet);
     const keys = await openKeyring(tempDir("cs-keys-"));
     const token = await issueReceipt(
-      { requestId: "req-note", program: noteFacts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "alice", issuer: ISSUER, agentManifestsSha256: noteFacts.agentManifests!.sha256 },
+      {
+        requestId: "req-note",
+        program: noteFacts.program,
+        decision: "approved_once",
+        policySha256: decision.policy.sha256,
+        grants: decision.grants,
+        across: decision.across,
+        approver: "alice",
+        issuer: ISSUER,
+        agentManifestsSha256: noteFacts.agentManifests!.sha256,
+      },
       keys,
     );
-    const verified = await verifyReceipt(token, { jwks: jwks(keys), issuer: ISSUER, programBytes: new TextEncoder().encode(NOTE_PROGRAM), agentManifests: noteSet.agent!.sha256 });
+    const verified = await verifyReceipt(token, {
+      jwks: jwks(keys),
+      issuer: ISSUER,
+      programBytes: new TextEncoder().encode(NOTE_PROGRAM),
+      agentManifests: noteSet.agent!.sha256,
+    });
     const noteCtx = connectorContext(dataDir, { plugins: pool });
-    expect(await callAgentAction(verified, noteSet, "agent.post_note", { text: "{}" }, noteCtx)).toEqual({ status: 201, headers: expect.any(Object), body: "ok" });
+    expect(await callAgentAction(verified, noteSet, "agent.post_note", { text: "{}" }, noteCtx)).toEqual({
+      status: 201,
+      headers: expect.any(Object),
+      body: "ok",
+    });
     await callAgentAction(verified, noteSet, "agent.post_note", { text: "hi", kind: "text/plain" }, noteCtx);
     expect(got).toEqual([
       { type: "application/json", body: "{}" },
       { type: "text/plain", body: "hi" },
     ]);
-    expect(await refusal(() => callAgentAction(verified, noteSet, "agent.post_note", { text: "x", kind: 7 }, noteCtx))).toMatchObject({ class: "connector_error", message: "agent.post_note: input `kind` must be of type string" });
+    expect(
+      await refusal(() => callAgentAction(verified, noteSet, "agent.post_note", { text: "x", kind: 7 }, noteCtx)),
+    ).toMatchObject({ class: "connector_error", message: "agent.post_note: input `kind` must be of type string" });
   });
 });

@@ -12,10 +12,17 @@ describe("built-in connectors", () => {
     const out = tempDir();
     expect(connectorNames()).toEqual(["email", "fs", "http"]);
     for (const name of connectorNames()) {
-      const rebuilt = await buildWasm(join(packageRoot, "trusted", "connectors", name, "index.ts"), join(out, `${name}.wasm`));
-      const committed = createHash("sha256").update(readFileSync(join(packageRoot, "trusted", "connectors", `${name}.wasm`))).digest("hex");
+      const rebuilt = await buildWasm(
+        join(packageRoot, "trusted", "connectors", name, "index.ts"),
+        join(out, `${name}.wasm`),
+      );
+      const committed = createHash("sha256")
+        .update(readFileSync(join(packageRoot, "trusted", "connectors", `${name}.wasm`)))
+        .digest("hex");
       expect(rebuilt, `${name}.wasm is stale: run npm run build:connectors`).toBe(committed);
-      expect(set.connectors.get(name)?.manifest.sha256, `manifests/${name}/connector.toml pins another hash`).toBe(committed);
+      expect(set.connectors.get(name)?.manifest.sha256, `manifests/${name}/connector.toml pins another hash`).toBe(
+        committed,
+      );
     }
   }, 60_000);
 });

@@ -24,7 +24,9 @@ function configError(toml: string, connector = email, token?: string) {
 describe("connections.toml", () => {
   it("is required: a missing file is a config_error naming it", () => {
     const dir = tempDir();
-    expect(() => connectorContext(dir)).toThrow(expect.objectContaining({ class: "config_error", details: { file: join(dir, "connections.toml") } }));
+    expect(() => connectorContext(dir)).toThrow(
+      expect.objectContaining({ class: "config_error", details: { file: join(dir, "connections.toml") } }),
+    );
   });
 
   it("rejects malformed TOML and unknown keys, naming the key", () => {
@@ -64,10 +66,21 @@ describe("connections.toml", () => {
   }
 
   it("refuses an empty or missing token file without showing any token", () => {
-    const { err: empty } = configError(`[email]\nbase_url = "http://127.0.0.1:1"\ntoken_file = "TOKEN_FILE"\n`, email, " ");
-    expect(empty).toMatchObject({ class: "config_error", details: { key: "email.token_file" }, message: expect.stringMatching(/is empty$/) });
+    const { err: empty } = configError(
+      `[email]\nbase_url = "http://127.0.0.1:1"\ntoken_file = "TOKEN_FILE"\n`,
+      email,
+      " ",
+    );
+    expect(empty).toMatchObject({
+      class: "config_error",
+      details: { key: "email.token_file" },
+      message: expect.stringMatching(/is empty$/),
+    });
     const { err: absent } = configError(`[email]\nbase_url = "http://127.0.0.1:1"\ntoken_file = "/no/such/token"\n`);
-    expect(absent).toMatchObject({ class: "config_error", message: expect.stringMatching(/cannot read the token file \/no\/such\/token$/) });
+    expect(absent).toMatchObject({
+      class: "config_error",
+      message: expect.stringMatching(/cannot read the token file \/no\/such\/token$/),
+    });
   });
 
   it("makes a base_url the connector's only allowed host and formats the credential", async () => {
@@ -81,7 +94,9 @@ describe("connections.toml", () => {
   it("fails an action before any plugin runs when its connection is incomplete", async () => {
     const dir = dataDirWith(`[http]\nhosts = ["api.example.com:443"]\n`);
     writeFileSync(join(dir, "unused"), "");
-    await expect(runAction(set, "email.send_email", { to: ["a@b.c"], subject: "s", body: "b" }, connectorContext(dir))).rejects.toMatchObject({
+    await expect(
+      runAction(set, "email.send_email", { to: ["a@b.c"], subject: "s", body: "b" }, connectorContext(dir)),
+    ).rejects.toMatchObject({
       class: "config_error",
       details: { key: "email" },
     });

@@ -47,7 +47,11 @@ export function withConnector(set: ManifestSet, connector: LoadedConnector, acti
 }
 
 /** A connector (and one action per export) for a wasm file, pinned to its current hash. */
-export function connectorFor(name: string, wasmPath: string, exports: string[]): { connector: LoadedConnector; actions: LoadedAction[] } {
+export function connectorFor(
+  name: string,
+  wasmPath: string,
+  exports: string[],
+): { connector: LoadedConnector; actions: LoadedAction[] } {
   const sha256 = createHash("sha256").update(readFileSync(wasmPath)).digest("hex");
   const connector: LoadedConnector = {
     name,
@@ -60,7 +64,13 @@ export function connectorFor(name: string, wasmPath: string, exports: string[]):
     connector: name,
     name: fn,
     file: join(dirname(wasmPath), `${fn}.toml`),
-    manifest: ActionManifest.parse({ name: fn, version: "1.0.0", description: "test", idempotent: true, execute: [{ id: "run", connector: name, op: fn }] }),
+    manifest: ActionManifest.parse({
+      name: fn,
+      version: "1.0.0",
+      description: "test",
+      idempotent: true,
+      execute: [{ id: "run", connector: name, op: fn }],
+    }),
     templates: { execute: [parseTemplate({}, []).template], preview: null },
   }));
   return { connector, actions };
@@ -90,7 +100,20 @@ export function anyReceipt(set: ManifestSet): VerifiedReceipt {
     args: {},
     count: { max: null },
   }));
-  const claims = { iss: "test", aud: "countersign-runner", sub: "test", iat: 0, nbf: 0, exp: 4_102_444_800, jti: "A".repeat(22), program: { sha256: "0".repeat(64), entry: "test.ts" }, decision: "auto_approved" as const, policy: { sha256: "0".repeat(64) }, grants, across: [] };
+  const claims = {
+    iss: "test",
+    aud: "countersign-runner",
+    sub: "test",
+    iat: 0,
+    nbf: 0,
+    exp: 4_102_444_800,
+    jti: "A".repeat(22),
+    program: { sha256: "0".repeat(64), entry: "test.ts" },
+    decision: "auto_approved" as const,
+    policy: { sha256: "0".repeat(64) },
+    grants,
+    across: [],
+  };
   return new VerifiedReceipt("test", claims);
 }
 
@@ -98,7 +121,12 @@ export function anyReceipt(set: ManifestSet): VerifiedReceipt {
  * Run an action the only way there is, through the trusted wrapper, under one receipt per `set`
  * from anyReceipt. The connector tests test connectors.
  */
-export function runAction(set: ManifestSet, op: string, args: Record<string, Json>, ctx: ConnectorContext): Promise<Json> {
+export function runAction(
+  set: ManifestSet,
+  op: string,
+  args: Record<string, Json>,
+  ctx: ConnectorContext,
+): Promise<Json> {
   let verified = anything.get(set);
   if (verified === undefined) anything.set(set, (verified = anyReceipt(set)));
   return callWithReceipt(verified, set, op, args, ctx);
@@ -108,13 +136,19 @@ export function runAction(set: ManifestSet, op: string, args: Record<string, Jso
  * The Gmail-shaped provider and an email connector context against it (with a plugin pool), for
  * the tests of one file: started before them, closed after.
  */
-export function gmailConnector(): { readonly server: GmailServer; readonly ctx: ConnectorContext; readonly pool: PluginPool } {
+export function gmailConnector(): {
+  readonly server: GmailServer;
+  readonly ctx: ConnectorContext;
+  readonly pool: PluginPool;
+} {
   let server: GmailServer | undefined;
   let ctx: ConnectorContext | undefined;
   const pool = createPluginPool();
   beforeAll(async () => {
     server = await startGmailServer({ token: "secret-token" });
-    ctx = connectorContext(dataDirWith(`[email]\nbase_url = "${server.url}"\ntoken_file = "TOKEN_FILE"\n`), { plugins: pool });
+    ctx = connectorContext(dataDirWith(`[email]\nbase_url = "${server.url}"\ntoken_file = "TOKEN_FILE"\n`), {
+      plugins: pool,
+    });
   });
   afterAll(async () => {
     await pool.close();

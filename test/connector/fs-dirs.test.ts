@@ -3,7 +3,17 @@
 // while the folders are made), never the root itself, never inside countersign's own files, and a
 // failure says which folders it had made. Each attack here tries to make something land outside.
 import { spawn } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectorContext } from "../../src/config/index.js";
@@ -44,7 +54,11 @@ const caps = (r: string, secrets: string[] = []): Capabilities => ({
   roots: [{ given: r, real: r }],
   secrets: secrets.map((path) => ({ path, what: "a secret" })),
 });
-const refused = (reason: string) => ({ class: "capability_denied", boundary: "connector", details: expect.objectContaining({ reason }) });
+const refused = (reason: string) => ({
+  class: "capability_denied",
+  boundary: "connector",
+  details: expect.objectContaining({ reason }),
+});
 const thrown = (reason: string) => expect.objectContaining({ details: expect.objectContaining({ reason }) });
 const untouched = () => expect(readdirSync(outside)).toEqual(["secret.txt"]);
 const umasked = (mode: number) => mode & ~process.umask();
@@ -59,12 +73,18 @@ describe("write_file makes the missing folders of its file", () => {
     });
     expect(readFileSync(path, "utf8")).toBe("deep");
     // a second write finds them: none made
-    expect(await runAction(set, "fs.write_file", { path, content: "again" }, ctx)).toEqual({ path, bytes: 5, made_dirs: [] });
+    expect(await runAction(set, "fs.write_file", { path, content: "again" }, ctx)).toEqual({
+      path,
+      bytes: 5,
+      made_dirs: [],
+    });
   });
 
   it("makes only the missing ones below an existing folder", async () => {
     const path = join(root, "real", "new", "f.txt");
-    expect(await runAction(set, "fs.write_file", { path, content: "x" }, ctx)).toMatchObject({ made_dirs: [join(root, "real", "new")] });
+    expect(await runAction(set, "fs.write_file", { path, content: "x" }, ctx)).toMatchObject({
+      made_dirs: [join(root, "real", "new")],
+    });
   });
 
   it("makes folders as mkdir does: the umask decides their mode", async () => {
@@ -77,14 +97,22 @@ describe("write_file makes the missing folders of its file", () => {
 describe("fs.make_dir", () => {
   it("makes a folder and its missing parents; again, it makes nothing and says so", async () => {
     const path = join(root, "m1", "x", "y");
-    expect(await runAction(set, "fs.make_dir", { path }, ctx)).toEqual({ path, made: true, made_dirs: [join(root, "m1"), join(root, "m1", "x"), path] });
+    expect(await runAction(set, "fs.make_dir", { path }, ctx)).toEqual({
+      path,
+      made: true,
+      made_dirs: [join(root, "m1"), join(root, "m1", "x"), path],
+    });
     expect(lstatSync(path).isDirectory()).toBe(true);
     expect(statSync(path).mode & 0o777).toBe(umasked(0o777));
     expect(await runAction(set, "fs.make_dir", { path }, ctx)).toEqual({ path, made: false, made_dirs: [] });
   });
 
   it("takes the root itself as a folder already there", async () => {
-    expect(await runAction(set, "fs.make_dir", { path: root }, ctx)).toEqual({ path: root, made: false, made_dirs: [] });
+    expect(await runAction(set, "fs.make_dir", { path: root }, ctx)).toEqual({
+      path: root,
+      made: false,
+      made_dirs: [],
+    });
   });
 
   it("is listed by the API the agent reads", () => {
@@ -94,31 +122,49 @@ describe("fs.make_dir", () => {
 
 describe("folders never through a symbolic link", () => {
   it("refuses a link out of the root on the way, for a write and a make_dir: nothing appears outside", async () => {
-    await expect(runAction(set, "fs.write_file", { path: join(root, "to-outside", "new", "f.txt"), content: "x" }, ctx)).rejects.toMatchObject({
+    await expect(
+      runAction(set, "fs.write_file", { path: join(root, "to-outside", "new", "f.txt"), content: "x" }, ctx),
+    ).rejects.toMatchObject({
       ...refused("symlink"),
       details: expect.objectContaining({ link: join(root, "to-outside") }),
     });
-    await expect(runAction(set, "fs.make_dir", { path: join(root, "to-outside", "new") }, ctx)).rejects.toMatchObject(refused("symlink"));
-    await expect(runAction(set, "fs.make_dir", { path: join(root, "to-outside") }, ctx)).rejects.toMatchObject(refused("symlink"));
+    await expect(runAction(set, "fs.make_dir", { path: join(root, "to-outside", "new") }, ctx)).rejects.toMatchObject(
+      refused("symlink"),
+    );
+    await expect(runAction(set, "fs.make_dir", { path: join(root, "to-outside") }, ctx)).rejects.toMatchObject(
+      refused("symlink"),
+    );
     untouched();
   });
 
   it("refuses a dangling link: its target is never made", async () => {
-    await expect(runAction(set, "fs.make_dir", { path: join(root, "dangling") }, ctx)).rejects.toMatchObject(refused("symlink"));
-    await expect(runAction(set, "fs.make_dir", { path: join(root, "dangling", "sub") }, ctx)).rejects.toMatchObject(refused("symlink"));
-    await expect(runAction(set, "fs.write_file", { path: join(root, "dangling", "f.txt"), content: "x" }, ctx)).rejects.toMatchObject(refused("symlink"));
+    await expect(runAction(set, "fs.make_dir", { path: join(root, "dangling") }, ctx)).rejects.toMatchObject(
+      refused("symlink"),
+    );
+    await expect(runAction(set, "fs.make_dir", { path: join(root, "dangling", "sub") }, ctx)).rejects.toMatchObject(
+      refused("symlink"),
+    );
+    await expect(
+      runAction(set, "fs.write_file", { path: join(root, "dangling", "f.txt"), content: "x" }, ctx),
+    ).rejects.toMatchObject(refused("symlink"));
     untouched();
   });
 
   it("refuses a link that stays inside the root, too: the path checked is the path made", async () => {
-    await expect(runAction(set, "fs.make_dir", { path: join(root, "alias", "sub") }, ctx)).rejects.toMatchObject(refused("symlink"));
+    await expect(runAction(set, "fs.make_dir", { path: join(root, "alias", "sub") }, ctx)).rejects.toMatchObject(
+      refused("symlink"),
+    );
     expect(readdirSync(join(root, "real")).includes("sub")).toBe(false);
   });
 
   it("refuses the data directory through a link", async () => {
     const before = readdirSync(data).sort();
-    await expect(runAction(set, "fs.make_dir", { path: join(root, "to-data", "plugins") }, ctx)).rejects.toMatchObject(refused("symlink"));
-    await expect(runAction(set, "fs.write_file", { path: join(root, "to-data", "policies", "allow.toml"), content: "x" }, ctx)).rejects.toMatchObject(refused("symlink"));
+    await expect(runAction(set, "fs.make_dir", { path: join(root, "to-data", "plugins") }, ctx)).rejects.toMatchObject(
+      refused("symlink"),
+    );
+    await expect(
+      runAction(set, "fs.write_file", { path: join(root, "to-data", "policies", "allow.toml"), content: "x" }, ctx),
+    ).rejects.toMatchObject(refused("symlink"));
     expect(readdirSync(data).sort()).toEqual(before);
   });
 
@@ -161,7 +207,10 @@ describe("folders never through a symbolic link", () => {
       await new Promise((r) => racer.stdout.once("data", r)); // the racer is running
       const end = Date.now() + 1500;
       for (let i = 0; Date.now() < end; i++) {
-        for (const attempt of [() => fsMakeDir(c, join(race, "x", `d${i}`)), () => fsWrite(c, join(race, `y${i}`, "f.txt"), "RACED")]) {
+        for (const attempt of [
+          () => fsMakeDir(c, join(race, "x", `d${i}`)),
+          () => fsWrite(c, join(race, `y${i}`, "f.txt"), "RACED"),
+        ]) {
           try {
             attempt();
             count("done");
@@ -177,15 +226,29 @@ describe("folders never through a symbolic link", () => {
     untouched();
     // Every refusal is one a person can read: a link, a folder gone or swapped meanwhile.
     const seen = JSON.stringify([...outcomes]);
-    for (const what of outcomes.keys()) expect(["done", "capability_denied:symlink", "connector_error:ENOENT", "connector_error:not_a_folder", "connector_error:?"], seen).toContain(what);
+    for (const what of outcomes.keys())
+      expect(
+        [
+          "done",
+          "capability_denied:symlink",
+          "connector_error:ENOENT",
+          "connector_error:not_a_folder",
+          "connector_error:?",
+        ],
+        seen,
+      ).toContain(what);
     expect(outcomes.get("capability_denied:symlink") ?? 0, seen).toBeGreaterThan(0); // the race was on
   }, 30_000);
 });
 
 describe("folders only inside a root, never a secret, never the root itself", () => {
   it("refuses a path outside the roots and makes nothing there", async () => {
-    await expect(runAction(set, "fs.make_dir", { path: join(outside, "new") }, ctx)).rejects.toMatchObject(refused("outside_roots"));
-    await expect(runAction(set, "fs.write_file", { path: join(outside, "new", "f.txt"), content: "x" }, ctx)).rejects.toMatchObject(refused("outside_roots"));
+    await expect(runAction(set, "fs.make_dir", { path: join(outside, "new") }, ctx)).rejects.toMatchObject(
+      refused("outside_roots"),
+    );
+    await expect(
+      runAction(set, "fs.write_file", { path: join(outside, "new", "f.txt"), content: "x" }, ctx),
+    ).rejects.toMatchObject(refused("outside_roots"));
     untouched();
   });
 
@@ -218,7 +281,9 @@ describe("folders only inside a root, never a secret, never the root itself", ()
     await runAction(set, "fs.make_dir", { path: join(later, "a") }, laterCtx);
     rmSync(later, { recursive: true });
     await expect(runAction(set, "fs.make_dir", { path: join(later, "a") }, laterCtx)).rejects.toThrow(/does not exist/);
-    await expect(runAction(set, "fs.write_file", { path: join(later, "a", "f.txt"), content: "x" }, laterCtx)).rejects.toThrow(/does not exist/);
+    await expect(
+      runAction(set, "fs.write_file", { path: join(later, "a", "f.txt"), content: "x" }, laterCtx),
+    ).rejects.toThrow(/does not exist/);
     expect(readdirSync(parent)).toEqual([]);
   });
 });
@@ -237,9 +302,13 @@ describe("paths in normal form only", () => {
       const path = raw.replace("/ROOT", root).replace("OUTSIDE", outside.split("/").pop()!);
       const before = readdirSync(root).sort();
       await expect(runAction(set, "fs.make_dir", { path }, ctx)).rejects.toMatchObject({ class: "grant_violation" });
-      await expect(runAction(set, "fs.write_file", { path: `${path}/f.txt`, content: "x" }, ctx)).rejects.toMatchObject({ class: "grant_violation" });
+      await expect(runAction(set, "fs.write_file", { path: `${path}/f.txt`, content: "x" }, ctx)).rejects.toMatchObject(
+        { class: "grant_violation" },
+      );
       expect(() => fsMakeDir(caps(root), path)).toThrow(expect.objectContaining({ class: "capability_denied" }));
-      expect(() => fsWrite(caps(root), `${path}/f.txt`, "x")).toThrow(expect.objectContaining({ class: "capability_denied" }));
+      expect(() => fsWrite(caps(root), `${path}/f.txt`, "x")).toThrow(
+        expect.objectContaining({ class: "capability_denied" }),
+      );
       expect(readdirSync(root).sort()).toEqual(before);
       untouched();
     });
@@ -254,13 +323,19 @@ describe("a file where a folder is needed", () => {
       message: expect.stringContaining(`${join(root, "notes.txt")} exists and is not a folder`),
       details: expect.objectContaining({ reason: "not_a_folder", at: join(root, "notes.txt") }),
     });
-    await expect(runAction(set, "fs.make_dir", { path: join(root, "notes.txt") }, ctx)).rejects.toMatchObject({ details: expect.objectContaining({ reason: "not_a_folder" }) });
-    await expect(runAction(set, "fs.make_dir", { path: join(root, "notes.txt", "sub") }, ctx)).rejects.toMatchObject({ details: expect.objectContaining({ reason: "not_a_folder" }) });
+    await expect(runAction(set, "fs.make_dir", { path: join(root, "notes.txt") }, ctx)).rejects.toMatchObject({
+      details: expect.objectContaining({ reason: "not_a_folder" }),
+    });
+    await expect(runAction(set, "fs.make_dir", { path: join(root, "notes.txt", "sub") }, ctx)).rejects.toMatchObject({
+      details: expect.objectContaining({ reason: "not_a_folder" }),
+    });
     expect(readFileSync(join(root, "notes.txt"), "utf8")).toBe("notes");
   });
 
   it("refuses a write onto a folder", async () => {
-    await expect(runAction(set, "fs.write_file", { path: join(root, "real"), content: "x" }, ctx)).rejects.toThrow(/is a directory/);
+    await expect(runAction(set, "fs.write_file", { path: join(root, "real"), content: "x" }, ctx)).rejects.toThrow(
+      /is a directory/,
+    );
   });
 });
 
@@ -282,7 +357,11 @@ describe("a failure after folders were made", () => {
 
   it("at the host: folders made before a failing one are named", () => {
     const path = join(root, "partial2", "n".repeat(300), "f.txt");
-    expect(() => fsWrite(caps(root), path, "x")).toThrow(expect.objectContaining({ details: expect.objectContaining({ code: "ENAMETOOLONG", made_dirs: [join(root, "partial2")] }) }));
+    expect(() => fsWrite(caps(root), path, "x")).toThrow(
+      expect.objectContaining({
+        details: expect.objectContaining({ code: "ENAMETOOLONG", made_dirs: [join(root, "partial2")] }),
+      }),
+    );
     expect(readdirSync(join(root, "partial2"))).toEqual([]);
   });
 });

@@ -45,7 +45,8 @@ beforeAll(() => {
 afterAll(() => pool.close());
 
 const denial = (reason: string) => ({ class: "capability_denied", boundary: "connector", details: { reason } });
-const thrown = (reason: string) => expect.objectContaining({ class: "capability_denied", details: expect.objectContaining({ reason }) });
+const thrown = (reason: string) =>
+  expect.objectContaining({ class: "capability_denied", details: expect.objectContaining({ reason }) });
 
 describe("fs host: no symbolic link below a root", () => {
   it("refuses a write through a folder link inside the root, and nothing lands where it points", async () => {
@@ -58,8 +59,12 @@ describe("fs host: no symbolic link below a root", () => {
   });
 
   it("refuses a read and a listing through the same link", async () => {
-    await expect(runAction(set, "fs.read_file", { path: join(sandbox, "to-documents", "private.txt") }, ctx)).rejects.toMatchObject(denial("symlink"));
-    await expect(runAction(set, "fs.list_dir", { path: join(sandbox, "to-documents") }, ctx)).rejects.toMatchObject(denial("symlink"));
+    await expect(
+      runAction(set, "fs.read_file", { path: join(sandbox, "to-documents", "private.txt") }, ctx),
+    ).rejects.toMatchObject(denial("symlink"));
+    await expect(runAction(set, "fs.list_dir", { path: join(sandbox, "to-documents") }, ctx)).rejects.toMatchObject(
+      denial("symlink"),
+    );
   });
 
   it("refuses a read of a file link", async () => {
@@ -71,31 +76,51 @@ describe("fs host: no symbolic link below a root", () => {
 
   it("refuses a symlinked parent directory, even one that stays in the sandbox", async () => {
     const path = join(sandbox, "alias", "sub", "out.txt");
-    await expect(runAction(set, "fs.write_file", { path, content: "x" }, ctx)).rejects.toMatchObject({ details: { reason: "symlink", link: join(sandbox, "alias") } });
+    await expect(runAction(set, "fs.write_file", { path, content: "x" }, ctx)).rejects.toMatchObject({
+      details: { reason: "symlink", link: join(sandbox, "alias") },
+    });
     expect(readdirSync(join(sandbox, "real", "sub"))).toEqual([]);
-    await expect(runAction(set, "fs.list_dir", { path: join(sandbox, "alias", "sub") }, ctx)).rejects.toMatchObject(denial("symlink"));
+    await expect(runAction(set, "fs.list_dir", { path: join(sandbox, "alias", "sub") }, ctx)).rejects.toMatchObject(
+      denial("symlink"),
+    );
   });
 
   it("refuses a link out of the roots for reads, listings and writes", async () => {
-    await expect(runAction(set, "fs.read_file", { path: join(sandbox, "to-outside", "secret.txt") }, ctx)).rejects.toMatchObject(denial("symlink"));
-    await expect(runAction(set, "fs.write_file", { path: join(sandbox, "to-outside", "new.txt"), content: "x" }, ctx)).rejects.toMatchObject(denial("symlink"));
+    await expect(
+      runAction(set, "fs.read_file", { path: join(sandbox, "to-outside", "secret.txt") }, ctx),
+    ).rejects.toMatchObject(denial("symlink"));
+    await expect(
+      runAction(set, "fs.write_file", { path: join(sandbox, "to-outside", "new.txt"), content: "x" }, ctx),
+    ).rejects.toMatchObject(denial("symlink"));
     expect(readdirSync(outside)).toEqual(["secret.txt"]);
   });
 
   it("refuses the data directory reached through a link inside a root", async () => {
-    await expect(runAction(set, "fs.read_file", { path: join(sandbox, "to-data", "approver.secret") }, ctx)).rejects.toMatchObject(denial("symlink"));
-    await expect(runAction(set, "fs.read_file", { path: join(sandbox, "to-data", "token") }, ctx)).rejects.toMatchObject(denial("symlink"));
-    await expect(runAction(set, "fs.list_dir", { path: join(sandbox, "to-data") }, ctx)).rejects.toMatchObject(denial("symlink"));
+    await expect(
+      runAction(set, "fs.read_file", { path: join(sandbox, "to-data", "approver.secret") }, ctx),
+    ).rejects.toMatchObject(denial("symlink"));
+    await expect(
+      runAction(set, "fs.read_file", { path: join(sandbox, "to-data", "token") }, ctx),
+    ).rejects.toMatchObject(denial("symlink"));
+    await expect(runAction(set, "fs.list_dir", { path: join(sandbox, "to-data") }, ctx)).rejects.toMatchObject(
+      denial("symlink"),
+    );
   });
 
   it("still reads, lists and writes real files and folders", async () => {
-    expect(await runAction(set, "fs.read_file", { path: join(sandbox, "notes.txt") }, ctx)).toMatchObject({ content: "notes" });
+    expect(await runAction(set, "fs.read_file", { path: join(sandbox, "notes.txt") }, ctx)).toMatchObject({
+      content: "notes",
+    });
     await runAction(set, "fs.write_file", { path: join(sandbox, "real", "sub", "kept.txt"), content: "kept" }, ctx);
     expect(readFileSync(join(sandbox, "real", "sub", "kept.txt"), "utf8")).toBe("kept");
     await runAction(set, "fs.write_file", { path: join(sandbox, "real", "café 😀.txt"), content: "ok" }, ctx); // a surrogate pair is well-formed
     expect(readFileSync(join(sandbox, "real", "café 😀.txt"), "utf8")).toBe("ok");
-    expect(await runAction(set, "fs.list_dir", { path: join(sandbox, "real", "sub") }, ctx)).toMatchObject({ entries: [{ name: "kept.txt", type: "file" }] });
-    expect(await runAction(set, "fs.list_dir", { path: top }, ctx)).toMatchObject({ entries: [{ name: "Documents" }, { name: "Sandbox" }] });
+    expect(await runAction(set, "fs.list_dir", { path: join(sandbox, "real", "sub") }, ctx)).toMatchObject({
+      entries: [{ name: "kept.txt", type: "file" }],
+    });
+    expect(await runAction(set, "fs.list_dir", { path: top }, ctx)).toMatchObject({
+      entries: [{ name: "Documents" }, { name: "Sandbox" }],
+    });
   });
 });
 
@@ -114,8 +139,18 @@ describe("fs host: only paths in normal form", () => {
       const path = raw.replace("/SANDBOX", sandbox);
       const target = path.endsWith("/") ? path : `${path}.new`;
       // The host refuses it whoever asks (a plugin, an agent action's step) ...
-      const notNormal = expect.objectContaining({ class: "capability_denied", details: expect.objectContaining({ reason: "not_normal" }) });
-      const hostCaps: Capabilities = { connector: "fs", hosts: new Set(), baseUrl: null, credential: null, roots: [{ given: top, real: top }], secrets: [] };
+      const notNormal = expect.objectContaining({
+        class: "capability_denied",
+        details: expect.objectContaining({ reason: "not_normal" }),
+      });
+      const hostCaps: Capabilities = {
+        connector: "fs",
+        hosts: new Set(),
+        baseUrl: null,
+        credential: null,
+        roots: [{ given: top, real: top }],
+        secrets: [],
+      };
       expect(() => fsRead(hostCaps, DEFAULT_LIMITS, path)).toThrow(notNormal);
       expect(() => fsList(hostCaps, path)).toThrow(notNormal);
       expect(() => fsWrite(hostCaps, target, "x")).toThrow(notNormal);
@@ -123,7 +158,9 @@ describe("fs host: only paths in normal form", () => {
       const nonCanonical = { class: "grant_violation", details: { reason: "non_canonical" } };
       await expect(runAction(set, "fs.read_file", { path }, ctx)).rejects.toMatchObject(nonCanonical);
       await expect(runAction(set, "fs.list_dir", { path }, ctx)).rejects.toMatchObject(nonCanonical);
-      await expect(runAction(set, "fs.write_file", { path: target, content: "x" }, ctx)).rejects.toMatchObject(nonCanonical);
+      await expect(runAction(set, "fs.write_file", { path: target, content: "x" }, ctx)).rejects.toMatchObject(
+        nonCanonical,
+      );
       if (!target.endsWith("/")) expect(existsSync(target)).toBe(false);
     });
   }
@@ -137,21 +174,33 @@ describe("fs host: a root named through a link", () => {
     const aliased = connectorContext(dataDirWith(`[fs]\nroots = ["${join(parent, "named")}"]\n`), { plugins: pool });
     await runAction(set, "fs.write_file", { path: join(parent, "named", "a.txt"), content: "a" }, aliased);
     expect(readFileSync(join(parent, "real-root", "a.txt"), "utf8")).toBe("a");
-    expect(await runAction(set, "fs.read_file", { path: join(parent, "real-root", "a.txt") }, aliased)).toMatchObject({ content: "a" });
-    await expect(runAction(set, "fs.read_file", { path: join(parent, "a.txt") }, aliased)).rejects.toMatchObject(denial("outside_roots"));
+    expect(await runAction(set, "fs.read_file", { path: join(parent, "real-root", "a.txt") }, aliased)).toMatchObject({
+      content: "a",
+    });
+    await expect(runAction(set, "fs.read_file", { path: join(parent, "a.txt") }, aliased)).rejects.toMatchObject(
+      denial("outside_roots"),
+    );
   });
 });
 
 describe("fs host: a root named through a link below another root", () => {
   it("refuses the path through that link: every root a path is under sees no link on its way", async () => {
     // ~/Sandbox and ~/Sandbox/docs -> ~/Documents as roots: a grant under ~/Sandbox must not write in ~/Documents.
-    const nested = connectorContext(dataDirWith(`[fs]\nroots = ["${sandbox}", "${join(sandbox, "to-documents")}"]\n`), { plugins: pool });
+    const nested = connectorContext(dataDirWith(`[fs]\nroots = ["${sandbox}", "${join(sandbox, "to-documents")}"]\n`), {
+      plugins: pool,
+    });
     const path = join(sandbox, "to-documents", "nested.txt");
-    await expect(runAction(set, "fs.write_file", { path, content: "x" }, nested)).rejects.toMatchObject({ details: { reason: "symlink", link: join(sandbox, "to-documents") } });
-    await expect(runAction(set, "fs.read_file", { path: join(sandbox, "to-documents", "private.txt") }, nested)).rejects.toMatchObject(denial("symlink"));
+    await expect(runAction(set, "fs.write_file", { path, content: "x" }, nested)).rejects.toMatchObject({
+      details: { reason: "symlink", link: join(sandbox, "to-documents") },
+    });
+    await expect(
+      runAction(set, "fs.read_file", { path: join(sandbox, "to-documents", "private.txt") }, nested),
+    ).rejects.toMatchObject(denial("symlink"));
     expect(readdirSync(documents)).toEqual(["private.txt"]);
     // by its real path the linked root is its own, under no other root
-    expect(await runAction(set, "fs.read_file", { path: join(documents, "private.txt") }, nested)).toMatchObject({ content: "private" });
+    expect(await runAction(set, "fs.read_file", { path: join(documents, "private.txt") }, nested)).toMatchObject({
+      content: "private",
+    });
   });
 });
 
@@ -176,12 +225,16 @@ describe("fs host: checked at the open itself", () => {
   it("answers at once for a FIFO where a file was expected, instead of blocking the host's thread", () => {
     const fifo = join(sandbox, "pipe");
     execFileSync("mkfifo", [fifo]);
-    expect(() => fsRead(caps(top), DEFAULT_LIMITS, fifo)).toThrow(expect.objectContaining({ class: "connector_error", message: expect.stringContaining("not a regular file") }));
+    expect(() => fsRead(caps(top), DEFAULT_LIMITS, fifo)).toThrow(
+      expect.objectContaining({ class: "connector_error", message: expect.stringContaining("not a regular file") }),
+    );
   });
 
   it("refuses whatever lies inside a secret, even under a root", () => {
     const c = caps(top, [documents]);
-    expect(() => fsRead(c, DEFAULT_LIMITS, join(documents, "private.txt"))).toThrow(expect.objectContaining({ details: expect.objectContaining({ reason: "secret", secret: documents }) }));
+    expect(() => fsRead(c, DEFAULT_LIMITS, join(documents, "private.txt"))).toThrow(
+      expect.objectContaining({ details: expect.objectContaining({ reason: "secret", secret: documents }) }),
+    );
     expect(() => fsList(c, documents)).toThrow(thrown("secret"));
     expect(() => fsWrite(c, join(documents, "new.txt"), "x")).toThrow(thrown("secret"));
     expect(existsSync(join(documents, "new.txt"))).toBe(false);

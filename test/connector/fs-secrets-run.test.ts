@@ -39,11 +39,14 @@ function secretValues(data: string): string[] {
 }
 
 function setRoots(data: string, roots: string[]): void {
-  writeFileSync(join(data, "connections.toml"), `[email]\nbase_url = "${h.gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ${JSON.stringify(roots)}\n`);
+  writeFileSync(
+    join(data, "connections.toml"),
+    `[email]\nbase_url = "${h.gmail.url}"\ntoken_file = "${join(data, "gmail-token")}"\n\n[fs]\nroots = ${JSON.stringify(roots)}\n`,
+  );
 }
 
 describe("an auto-approved read-only program and countersign's secrets", () => {
-  it("with roots = [\"~\"] (the data directory inside): the connections are refused, nothing is read", async () => {
+  it('with roots = ["~"] (the data directory inside): the connections are refused, nothing is read', async () => {
     const data = h.env.COUNTERSIGN_HOME!;
     const home = h.env.HOME!;
     const values = secretValues(data);

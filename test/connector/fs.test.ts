@@ -21,13 +21,19 @@ beforeAll(() => {
   writeFileSync(join(outside, "secret.txt"), "top secret");
   symlinkSync(join(outside, "secret.txt"), join(root, "link-to-secret"));
   symlinkSync(outside, join(root, "link-to-outside"));
-  ctx = connectorContext(dataDirWith(`[fs]\nroots = ["${root}"]\n`), { plugins: pool, limits: { maxResponseBytes: 1024 } });
+  ctx = connectorContext(dataDirWith(`[fs]\nroots = ["${root}"]\n`), {
+    plugins: pool,
+    limits: { maxResponseBytes: 1024 },
+  });
 });
 afterAll(() => pool.close());
 
 describe("fs connector inside its roots", () => {
   it("reads a file", async () => {
-    expect(await runAction(set, "fs.read_file", { path: join(root, "notes.txt") }, ctx)).toEqual({ path: join(root, "notes.txt"), content: "hello\nworld" });
+    expect(await runAction(set, "fs.read_file", { path: join(root, "notes.txt") }, ctx)).toEqual({
+      path: join(root, "notes.txt"),
+      content: "hello\nworld",
+    });
   });
 
   it("lists a directory, sorted, with entry types", async () => {
@@ -44,7 +50,11 @@ describe("fs connector inside its roots", () => {
 
   it("writes a new file and replaces an existing one, leaving no temp file", async () => {
     const path = join(root, "sub", "out.txt");
-    expect(await runAction(set, "fs.write_file", { path, content: "first ✓" }, ctx)).toEqual({ path, bytes: 9, made_dirs: [] });
+    expect(await runAction(set, "fs.write_file", { path, content: "first ✓" }, ctx)).toEqual({
+      path,
+      bytes: 9,
+      made_dirs: [],
+    });
     await runAction(set, "fs.write_file", { path, content: "second" }, ctx);
     expect(readFileSync(path, "utf8")).toBe("second");
     expect(readdirSync(join(root, "sub"))).toEqual(["out.txt"]);
@@ -75,7 +85,10 @@ describe("fs connector refusals", () => {
   for (const [what, op, raw, refusal = "capability_denied"] of refusals) {
     it(`refuses ${what} with ${refusal}`, async () => {
       const args = Object.fromEntries(
-        Object.entries(raw).map(([k, v]) => [k, v.replace("/LINK", root).replace("/ROOT", root).replace("/OUTSIDE", outside)]),
+        Object.entries(raw).map(([k, v]) => [
+          k,
+          v.replace("/LINK", root).replace("/ROOT", root).replace("/OUTSIDE", outside),
+        ]),
       );
       await expect(runAction(set, op, args, ctx)).rejects.toMatchObject({ class: refusal, boundary: "connector" });
       expect(readdirSync(outside)).toEqual(["secret.txt"]);
@@ -96,9 +109,11 @@ describe("fs connector refusals", () => {
       class: "connector_error",
       details: { code: "ENOENT" },
     });
-    await expect(runAction(set, "fs.write_file", { path: join(root, "sub"), content: "x" }, ctx)).rejects.toMatchObject({
-      class: "connector_error",
-      message: `fs: ${join(root, "sub")}: is a directory`,
-    });
+    await expect(runAction(set, "fs.write_file", { path: join(root, "sub"), content: "x" }, ctx)).rejects.toMatchObject(
+      {
+        class: "connector_error",
+        message: `fs: ${join(root, "sub")}: is a directory`,
+      },
+    );
   });
 });

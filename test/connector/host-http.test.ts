@@ -32,33 +32,62 @@ const caps = (baseUrl: string | null, hosts: string[]): Capabilities => ({
 describe("http_request host function", () => {
   it("adds the credential on the base_url's host and replaces any the plugin set", async () => {
     seen = [];
-    await httpRequest(caps(`http://${host}`, [host]), DEFAULT_LIMITS, { method: "GET", url: "/x", headers: { authorization: "Bearer forged", "x-a": "1" } }, signal);
+    await httpRequest(
+      caps(`http://${host}`, [host]),
+      DEFAULT_LIMITS,
+      { method: "GET", url: "/x", headers: { authorization: "Bearer forged", "x-a": "1" } },
+      signal,
+    );
     expect(seen[0]).toMatchObject({ authorization: "Bearer s3cret", "x-a": "1" });
   });
 
   it("sends no credential to another allowed host", async () => {
     seen = [];
-    await httpRequest(caps("http://api.example.com", ["api.example.com:80", host]), DEFAULT_LIMITS, { method: "GET", url: `http://${host}/x`, headers: {} }, signal);
+    await httpRequest(
+      caps("http://api.example.com", ["api.example.com:80", host]),
+      DEFAULT_LIMITS,
+      { method: "GET", url: `http://${host}/x`, headers: {} },
+      signal,
+    );
     expect(seen[0]?.authorization).toBeUndefined();
   });
 
   it("refuses a protocol-relative path that would leave the base_url's host", async () => {
     await expect(
-      httpRequest(caps(`http://${host}`, [host]), DEFAULT_LIMITS, { method: "GET", url: "//evil.example.com/x", headers: {} }, signal),
+      httpRequest(
+        caps(`http://${host}`, [host]),
+        DEFAULT_LIMITS,
+        { method: "GET", url: "//evil.example.com/x", headers: {} },
+        signal,
+      ),
     ).rejects.toMatchObject({ class: "capability_denied", details: { url: "//evil.example.com/x" } });
   });
 
   it("refuses a plugin's URL that is not in canonical form, sending nothing", async () => {
     seen = [];
-    for (const url of ["/a/../b", "/a/%2e%2e/b", "/a/..%2fb", "/a\\..\\b", "/a/\t../b", `http://${host}/a/../b`, `http://${host}/a/./b`, `http://${host}/a b`]) {
-      await expect(httpRequest(caps(`http://${host}`, [host]), DEFAULT_LIMITS, { method: "GET", url, headers: {} }, signal), JSON.stringify(url)).rejects.toMatchObject({ class: "capability_denied" });
+    for (const url of [
+      "/a/../b",
+      "/a/%2e%2e/b",
+      "/a/..%2fb",
+      "/a\\..\\b",
+      "/a/\t../b",
+      `http://${host}/a/../b`,
+      `http://${host}/a/./b`,
+      `http://${host}/a b`,
+    ]) {
+      await expect(
+        httpRequest(caps(`http://${host}`, [host]), DEFAULT_LIMITS, { method: "GET", url, headers: {} }, signal),
+        JSON.stringify(url),
+      ).rejects.toMatchObject({ class: "capability_denied" });
     }
     expect(seen).toEqual([]);
   });
 
   it("refuses relative URLs without a base_url, other schemes and URLs with credentials", async () => {
     for (const url of ["/x", "file:///etc/passwd", `http://u:p@${host}/`]) {
-      await expect(httpRequest(caps(null, [host]), DEFAULT_LIMITS, { method: "GET", url, headers: {} }, signal)).rejects.toMatchObject({ class: "capability_denied" });
+      await expect(
+        httpRequest(caps(null, [host]), DEFAULT_LIMITS, { method: "GET", url, headers: {} }, signal),
+      ).rejects.toMatchObject({ class: "capability_denied" });
     }
   });
 });

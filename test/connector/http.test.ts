@@ -15,7 +15,9 @@ interface Recorded {
   body: string;
 }
 
-async function listen(handler: (req: IncomingMessage, res: ServerResponse, body: string) => void): Promise<{ server: Server; url: string; seen: Recorded[] }> {
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Promise<{ server: Server; url: string; seen: Recorded[] }> {
   const seen: Recorded[] = [];
   const server = createServer(async (req, res) => {
     let body = "";
@@ -36,7 +38,8 @@ beforeAll(async () => {
   other = await listen((_, res) => res.end("other"));
   api = await listen((req, res, body) => {
     if (req.url === "/ok") return res.writeHead(200, { "content-type": "application/json" }).end('{"hello":"world"}');
-    if (req.url === "/echo") return res.writeHead(201, { "content-type": "text/plain" }).end(`${req.headers["content-type"]}|${body}`);
+    if (req.url === "/echo")
+      return res.writeHead(201, { "content-type": "text/plain" }).end(`${req.headers["content-type"]}|${body}`);
     if (req.url === "/big") return res.writeHead(200).end("x".repeat(4096));
     if (req.url === "/big-stream") {
       res.writeHead(200); // no content-length: the cap must hold while streaming
@@ -48,7 +51,10 @@ beforeAll(async () => {
     return res.writeHead(500).end("boom");
   });
   pool = createPluginPool();
-  ctx = connectorContext(dataDirWith(`[http]\nhosts = ["${api.url.slice(7)}"]\n`), { plugins: pool, limits: { maxResponseBytes: 2048 } });
+  ctx = connectorContext(dataDirWith(`[http]\nhosts = ["${api.url.slice(7)}"]\n`), {
+    plugins: pool,
+    limits: { maxResponseBytes: 2048 },
+  });
 });
 afterAll(async () => {
   await pool.close();
@@ -60,22 +66,34 @@ afterAll(async () => {
 
 describe("http connector", () => {
   it("GETs an allowlisted URL", async () => {
-    const result = (await runAction(set, "http.get", { url: `${api.url}/ok` }, ctx)) as { status: number; headers: Record<string, string>; body: string };
+    const result = (await runAction(set, "http.get", { url: `${api.url}/ok` }, ctx)) as {
+      status: number;
+      headers: Record<string, string>;
+      body: string;
+    };
     expect(result.status).toBe(200);
     expect(result.headers["content-type"]).toBe("application/json");
     expect(result.body).toBe('{"hello":"world"}');
   });
 
   it("POSTs with application/json by default and with a given content type", async () => {
-    expect(await runAction(set, "http.post", { url: `${api.url}/echo`, body: "{}" }, ctx)).toMatchObject({ status: 201, body: "application/json|{}" });
-    expect(await runAction(set, "http.post", { url: `${api.url}/echo`, body: "a=1", content_type: "text/plain" }, ctx)).toMatchObject({
+    expect(await runAction(set, "http.post", { url: `${api.url}/echo`, body: "{}" }, ctx)).toMatchObject({
+      status: 201,
+      body: "application/json|{}",
+    });
+    expect(
+      await runAction(set, "http.post", { url: `${api.url}/echo`, body: "a=1", content_type: "text/plain" }, ctx),
+    ).toMatchObject({
       body: "text/plain|a=1",
     });
   });
 
   it("follows no redirect, on the same host either: the program gets the 3xx and its Location", async () => {
     api.seen.length = 0;
-    expect(await runAction(set, "http.get", { url: `${api.url}/here` }, ctx)).toMatchObject({ status: 302, headers: { location: "/ok" } });
+    expect(await runAction(set, "http.get", { url: `${api.url}/here` }, ctx)).toMatchObject({
+      status: 302,
+      headers: { location: "/ok" },
+    });
     expect(api.seen.map((r) => r.url)).toEqual(["/here"]);
   });
 
@@ -84,12 +102,17 @@ describe("http connector", () => {
       class: "capability_denied",
       details: { host: other.url.slice(7) },
     });
-    await expect(runAction(set, "http.post", { url: "http://127.0.0.1.nip.io/x", body: "" }, ctx)).rejects.toMatchObject({ class: "capability_denied" });
+    await expect(
+      runAction(set, "http.post", { url: "http://127.0.0.1.nip.io/x", body: "" }, ctx),
+    ).rejects.toMatchObject({ class: "capability_denied" });
     expect(other.seen).toEqual([]);
   });
 
   it("does not follow a redirect to another host, which receives nothing", async () => {
-    expect(await runAction(set, "http.get", { url: `${api.url}/away` }, ctx)).toMatchObject({ status: 302, headers: { location: `${other.url}/stolen` } });
+    expect(await runAction(set, "http.get", { url: `${api.url}/away` }, ctx)).toMatchObject({
+      status: 302,
+      headers: { location: `${other.url}/stolen` },
+    });
     expect(other.seen).toEqual([]);
   });
 
@@ -114,13 +137,19 @@ describe("http connector", () => {
     const closed = await listen(() => undefined);
     closed.server.close();
     const ctx2 = connectorContext(dataDirWith(`[http]\nhosts = ["${closed.url.slice(7)}"]\n`), { plugins: pool });
-    await expect(runAction(set, "http.get", { url: `${closed.url}/` }, ctx2)).rejects.toMatchObject({ class: "network_error", retriable: true });
+    await expect(runAction(set, "http.get", { url: `${closed.url}/` }, ctx2)).rejects.toMatchObject({
+      class: "network_error",
+      retriable: true,
+    });
   });
 
   it("refuses URLs that are not absolute http(s) before the connector runs", async () => {
     api.seen.length = 0;
     for (const url of ["/ok", "ok", "ftp://127.0.0.1/ok"]) {
-      await expect(runAction(set, "http.get", { url }, ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "non_canonical", input: "url", raw: url } });
+      await expect(runAction(set, "http.get", { url }, ctx)).rejects.toMatchObject({
+        class: "grant_violation",
+        details: { reason: "non_canonical", input: "url", raw: url },
+      });
     }
     expect(api.seen).toEqual([]);
   });

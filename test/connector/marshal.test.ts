@@ -26,9 +26,18 @@ function refusal(value: unknown): { class: string; reason: unknown; path: unknow
 
 describe("marshal copies plain data from another realm", () => {
   it("objects, arrays, strings, numbers, booleans, null; undefined fields left out; -0 is 0", () => {
-    const { value } = inRealm(`return { to: ["a@x.com", "b@x.com"], n: -0, ok: true, none: null, skip: undefined, nested: { deep: [1, [2]] }, free: Object.create(null) };`);
+    const { value } = inRealm(
+      `return { to: ["a@x.com", "b@x.com"], n: -0, ok: true, none: null, skip: undefined, nested: { deep: [1, [2]] }, free: Object.create(null) };`,
+    );
     const data = marshal(value);
-    expect(data).toEqual({ to: ["a@x.com", "b@x.com"], n: 0, ok: true, none: null, nested: { deep: [1, [2]] }, free: {} });
+    expect(data).toEqual({
+      to: ["a@x.com", "b@x.com"],
+      n: 0,
+      ok: true,
+      none: null,
+      nested: { deep: [1, [2]] },
+      free: {},
+    });
     expect(Object.is((data as { n: number }).n, 0)).toBe(true);
     expect(Object.getPrototypeOf(data)).toBe(Object.prototype); // a fresh copy in this realm
     expect(Object.getPrototypeOf((data as { to: unknown }).to)).toBe(Array.prototype);
@@ -50,14 +59,30 @@ describe("marshal copies plain data from another realm", () => {
 
 describe("marshal refuses what is not plain data, and runs no program code", () => {
   it.each<[string, string, string]>([
-    ["an own toJSON", `return { to: ["a@x.com"], toJSON() { ran++; return { to: ["eve@evil.com"] }; } };`, "args.toJSON"],
+    [
+      "an own toJSON",
+      `return { to: ["a@x.com"], toJSON() { ran++; return { to: ["eve@evil.com"] }; } };`,
+      "args.toJSON",
+    ],
     ["an own valueOf on a field", `return { n: { valueOf() { ran++; return 1; } } };`, "args.n.valueOf"],
-    ["a toString on an element", `return { to: [{ toString() { ran++; return "eve@evil.com"; } }] };`, "args.to[0].toString"],
+    [
+      "a toString on an element",
+      `return { to: [{ toString() { ran++; return "eve@evil.com"; } }] };`,
+      "args.to[0].toString",
+    ],
     ["a function value", `return { to: () => { ran++; } };`, "args.to"],
     ["a getter", `return { get to() { ran++; return ["eve@evil.com"]; } };`, "args.to"],
     ["a setter", `return { set to(v) { ran++; } };`, "args.to"],
-    ["a getter on an array index", `const a = ["a"]; Object.defineProperty(a, 0, { get() { ran++; return "eve"; }, enumerable: true }); return { to: a };`, "args.to[0]"],
-    ["a hidden property", `const o = {}; Object.defineProperty(o, "to", { value: ["a"], enumerable: false }); return o;`, "args.to"],
+    [
+      "a getter on an array index",
+      `const a = ["a"]; Object.defineProperty(a, 0, { get() { ran++; return "eve"; }, enumerable: true }); return { to: a };`,
+      "args.to[0]",
+    ],
+    [
+      "a hidden property",
+      `const o = {}; Object.defineProperty(o, "to", { value: ["a"], enumerable: false }); return o;`,
+      "args.to",
+    ],
     ["a symbol value", `return { to: Symbol("x") };`, "args.to"],
     ["a symbol key", `return { [Symbol("x")]: 1 };`, "args"],
     ["a bigint", `return { n: 10n };`, "args.n"],
@@ -66,14 +91,26 @@ describe("marshal refuses what is not plain data, and runs no program code", () 
     ["undefined in a list", `return { to: ["a", undefined] };`, "args.to[1]"],
     ["a sparse array", `const a = ["a"]; a[2] = "c"; return { to: a };`, "args.to"],
     ["an array with an extra property", `const a = ["a"]; a.extra = 1; return { to: a };`, "args.to"],
-    ["a proxy", `return new Proxy({ to: ["a"] }, { get() { ran++; return ["eve"]; }, ownKeys() { ran++; return ["to"]; }, getOwnPropertyDescriptor() { ran++; return { value: 1, enumerable: true, configurable: true }; }, getPrototypeOf() { ran++; return null; } });`, "args"],
-    ["a proxy as a prototype", `return Object.create(new Proxy({}, { getPrototypeOf() { ran++; return null; } }));`, "args"],
+    [
+      "a proxy",
+      `return new Proxy({ to: ["a"] }, { get() { ran++; return ["eve"]; }, ownKeys() { ran++; return ["to"]; }, getOwnPropertyDescriptor() { ran++; return { value: 1, enumerable: true, configurable: true }; }, getPrototypeOf() { ran++; return null; } });`,
+      "args",
+    ],
+    [
+      "a proxy as a prototype",
+      `return Object.create(new Proxy({}, { getPrototypeOf() { ran++; return null; } }));`,
+      "args",
+    ],
     ["a proxy of an array", `return { to: new Proxy(["a"], { get() { ran++; return "eve"; } }) };`, "args.to"],
     ["a class instance", `class Mail { constructor() { this.to = ["a"]; } } return new Mail();`, "args"],
     ["a Date", `return { when: new Date(0) };`, "args.when"],
     ["a Map", `return { to: new Map([["a", 1]]) };`, "args.to"],
     ["a boxed string", `return { to: new String("a@x.com") };`, "args.to"],
-    ["an array with another prototype", `const a = ["a"]; Object.setPrototypeOf(a, Object.prototype); return { to: a };`, "args.to"],
+    [
+      "an array with another prototype",
+      `const a = ["a"]; Object.setPrototypeOf(a, Object.prototype); return { to: a };`,
+      "args.to",
+    ],
     ["a cycle", `const o = { a: 1 }; o.self = o; return o;`, "args.self"],
     ["a cycle through a list", `const l = []; l.push(l); return { l };`, "args.l[0]"],
   ])("%s", (_name, source, path) => {
@@ -90,9 +127,13 @@ describe("marshal refuses what is not plain data, and runs no program code", () 
   it("too deep, too many values, too many characters: resource_limit_exceeded", () => {
     const deep = inRealm(`let v = "x"; for (let i = 0; i < 100; i++) v = [v]; return { v };`).value;
     expect(refusal(deep)).toMatchObject({ class: "resource_limit_exceeded", reason: "too_large" });
-    expect(() => marshal({ a: [1, 2, 3] }, { maxDepth: 1, maxNodes: 100, maxChars: 100 })).toThrow(/nested more than 1 levels deep/);
+    expect(() => marshal({ a: [1, 2, 3] }, { maxDepth: 1, maxNodes: 100, maxChars: 100 })).toThrow(
+      /nested more than 1 levels deep/,
+    );
     expect(() => marshal({ a: [1, 2, 3] }, { maxDepth: 9, maxNodes: 4, maxChars: 100 })).toThrow(/more than 4 values/);
-    expect(() => marshal({ a: "x".repeat(10) }, { maxDepth: 9, maxNodes: 9, maxChars: 10 })).toThrow(/more than 10 characters/);
+    expect(() => marshal({ a: "x".repeat(10) }, { maxDepth: 9, maxNodes: 9, maxChars: 10 })).toThrow(
+      /more than 10 characters/,
+    );
     expect(marshal({ a: "x".repeat(9) }, { maxDepth: 9, maxNodes: 9, maxChars: 10 })).toEqual({ a: "x".repeat(9) });
   });
 

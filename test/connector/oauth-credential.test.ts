@@ -3,7 +3,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
 import { connectorContext, loadConnections, refreshTokenPath, saveOAuthConnection } from "../../src/config/index.js";
-import { accessTokenCachePath, cacheAccessToken, tokenLifetimeMs, type CredentialRefresh } from "../../src/connector/access-tokens.js";
+import {
+  accessTokenCachePath,
+  cacheAccessToken,
+  tokenLifetimeMs,
+  type CredentialRefresh,
+} from "../../src/connector/access-tokens.js";
 import { authorizeWithLoopback } from "../../src/connector/authorize-loopback.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
 import { fetchPreview } from "../../src/connector/fetch-preview.js";
@@ -30,7 +35,10 @@ async function connect(): Promise<void> {
   dir = tempDir("cs-oauth-");
   secretFile = join(dir, "client-secret");
   writeFileSync(secretFile, `${provider.clientSecret}\n`);
-  writeFileSync(join(dir, "connections.toml"), `# mine\n[http]\nhosts = ["api.example.com:443"]\n\n[email]\nbase_url = "${gmail.url}"\ntoken_file = "/gone"\n`);
+  writeFileSync(
+    join(dir, "connections.toml"),
+    `# mine\n[http]\nhosts = ["api.example.com:443"]\n\n[email]\nbase_url = "${gmail.url}"\ntoken_file = "/gone"\n`,
+  );
   const authorized = await authorizeWithLoopback({
     connection: "email",
     authUrl: provider.authUrl,
@@ -41,9 +49,19 @@ async function connect(): Promise<void> {
     timeoutMs: 10_000,
     onUrl: async (url) => void (await fetch(url)), // the browser's part: the authorize endpoint redirects at once
   });
-  const oauth = { token_url: provider.tokenUrl, client_id: provider.clientId, client_secret_file: secretFile, refresh_token_file: refreshTokenPath(dir, "email"), scopes: [SCOPE] };
+  const oauth = {
+    token_url: provider.tokenUrl,
+    client_id: provider.clientId,
+    client_secret_file: secretFile,
+    refresh_token_file: refreshTokenPath(dir, "email"),
+    scopes: [SCOPE],
+  };
   saveOAuthConnection(dir, "email", oauth, authorized.refreshToken);
-  cacheAccessToken(dir, "email", { accessToken: authorized.accessToken, expiresAt: clock + tokenLifetimeMs(authorized.expiresIn), refreshToken: authorized.refreshToken });
+  cacheAccessToken(dir, "email", {
+    accessToken: authorized.accessToken,
+    expiresAt: clock + tokenLifetimeMs(authorized.expiresIn),
+    refreshToken: authorized.refreshToken,
+  });
   audit = [];
   ctx = connectorContext(dir, { plugins: pool, now: () => new Date(clock), audit: async (r) => void audit.push(r) });
 }
@@ -96,7 +114,10 @@ describe("an OAuth 2.0 credential held by the host", () => {
     const before = provider.tokenRequests.length;
     await runAction(set, "email.send_email", letter, ctx);
     expect(provider.tokenRequests.slice(before)).toEqual(["refresh_token ok"]);
-    expect(gmail.requests.slice(requests)).toEqual(["POST /gmail/v1/users/me/messages/send", "POST /gmail/v1/users/me/messages/send"]);
+    expect(gmail.requests.slice(requests)).toEqual([
+      "POST /gmail/v1/users/me/messages/send",
+      "POST /gmail/v1/users/me/messages/send",
+    ]);
     expect(gmail.sent.length).toBe(sent + 1);
     expect(audit).toEqual([{ connection: "email", reason: "unauthorized", ok: true }]);
   });
@@ -106,7 +127,10 @@ describe("an OAuth 2.0 credential held by the host", () => {
     provider.accepts = () => false;
     try {
       const before = provider.tokenRequests.length;
-      await expect(runAction(set, "email.send_email", letter, ctx)).rejects.toMatchObject({ class: "external_api_error", details: { status: 401 } });
+      await expect(runAction(set, "email.send_email", letter, ctx)).rejects.toMatchObject({
+        class: "external_api_error",
+        details: { status: 401 },
+      });
       expect(provider.tokenRequests.slice(before)).toEqual(["refresh_token ok"]);
     } finally {
       provider.accepts = accepts;
@@ -119,7 +143,11 @@ describe("an OAuth 2.0 credential held by the host", () => {
     const requests = gmail.requests.length;
     const sent = gmail.sent.length;
     const err = await runAction(set, "email.send_email", letter, ctx).catch((e: unknown) => e);
-    expect(err).toMatchObject({ class: "credential_error", boundary: "connector", details: { connection: "email", reason: "invalid_grant" } });
+    expect(err).toMatchObject({
+      class: "credential_error",
+      boundary: "connector",
+      details: { connection: "email", reason: "invalid_grant" },
+    });
     expect((err as Error).message).toContain("run `countersign connect email` again");
     expect(gmail.requests.length).toBe(requests);
     expect(gmail.sent.length).toBe(sent);
@@ -129,7 +157,10 @@ describe("an OAuth 2.0 credential held by the host", () => {
   it("a grant revoked while its token is cached: the API's 401, a refused refresh, no send", async () => {
     provider.revokeAll();
     const sent = gmail.sent.length;
-    await expect(runAction(set, "email.send_email", letter, ctx)).rejects.toMatchObject({ class: "credential_error", details: { reason: "invalid_grant" } });
+    await expect(runAction(set, "email.send_email", letter, ctx)).rejects.toMatchObject({
+      class: "credential_error",
+      details: { reason: "invalid_grant" },
+    });
     expect(gmail.sent.length).toBe(sent);
     expect(audit).toEqual([{ connection: "email", reason: "unauthorized", ok: false, error: "invalid_grant" }]);
   });
@@ -138,24 +169,40 @@ describe("an OAuth 2.0 credential held by the host", () => {
     writeFileSync(secretFile, "GOCSPX-wrong\n");
     clock += HOUR;
     const err = await runAction(set, "email.send_email", letter, ctx).catch((e: unknown) => e);
-    expect(err).toMatchObject({ class: "credential_error", details: { connection: "email", reason: "invalid_client" } });
+    expect(err).toMatchObject({
+      class: "credential_error",
+      details: { connection: "email", reason: "invalid_client" },
+    });
     expect((err as Error).message).toMatch(/check client_id and client_secret_file in \[email\.oauth\]/);
   });
 
   it("a missing refresh token file is a credential_error, and nothing is sent", async () => {
     writeFileSync(refreshTokenPath(dir, "email"), "");
     const requests = gmail.requests.length;
-    await expect(runAction(set, "email.send_email", letter, ctx)).rejects.toMatchObject({ class: "credential_error", message: expect.stringContaining("countersign connect email") });
+    await expect(runAction(set, "email.send_email", letter, ctx)).rejects.toMatchObject({
+      class: "credential_error",
+      message: expect.stringContaining("countersign connect email"),
+    });
     expect(gmail.requests.length).toBe(requests);
   });
 
   it("an unreachable token endpoint is a credential_error too", async () => {
     const conn = loadConnections(dir).byConnector.email!;
-    const toml = readFileSync(join(dir, "connections.toml"), "utf8").replace(conn.oauth!.token_url, "http://127.0.0.1:9/token");
+    const toml = readFileSync(join(dir, "connections.toml"), "utf8").replace(
+      conn.oauth!.token_url,
+      "http://127.0.0.1:9/token",
+    );
     writeFileSync(join(dir, "connections.toml"), toml);
     clock += HOUR;
-    const local = connectorContext(dir, { plugins: pool, now: () => new Date(clock), audit: async (r) => void audit.push(r) });
-    await expect(runAction(set, "email.send_email", letter, local)).rejects.toMatchObject({ class: "credential_error", details: { reason: "unreachable" } });
+    const local = connectorContext(dir, {
+      plugins: pool,
+      now: () => new Date(clock),
+      audit: async (r) => void audit.push(r),
+    });
+    await expect(runAction(set, "email.send_email", letter, local)).rejects.toMatchObject({
+      class: "credential_error",
+      details: { reason: "unreachable" },
+    });
     expect(audit).toEqual([{ connection: "email", reason: "expired", ok: false, error: "unreachable" }]);
   });
 
@@ -169,7 +216,10 @@ describe("an OAuth 2.0 credential held by the host", () => {
     expect(readdirSync(join(dir, "credentials")).sort()).toEqual(["email.access-token.json", "email.refresh-token"]); // no temp file left
     // A new refresh token (a second connect) makes the cached access token stale.
     writeFileSync(refreshTokenPath(dir, "email"), `${provider.refreshTokens.at(-1)}x\n`);
-    await expect(runAction(set, "email.send_email", letter, ctx)).rejects.toMatchObject({ class: "credential_error", details: { reason: "invalid_grant" } });
+    await expect(runAction(set, "email.send_email", letter, ctx)).rejects.toMatchObject({
+      class: "credential_error",
+      details: { reason: "invalid_grant" },
+    });
   });
 
   it("shows no token or secret in results, errors or the audit", async () => {
@@ -185,7 +235,12 @@ describe("an OAuth 2.0 credential held by the host", () => {
       (e: unknown) => e,
     )) as Error & { details?: unknown };
     expect(err).toMatchObject({ class: "credential_error" });
-    texts.push(err.message, JSON.stringify(err.details), JSON.stringify(audit), readFileSync(join(dir, "connections.toml"), "utf8"));
+    texts.push(
+      err.message,
+      JSON.stringify(err.details),
+      JSON.stringify(audit),
+      readFileSync(join(dir, "connections.toml"), "utf8"),
+    );
     const all = texts.join("\n");
     for (const secret of secrets()) expect(all).not.toContain(secret);
     expect(secrets().length).toBeGreaterThanOrEqual(3);
@@ -195,7 +250,14 @@ describe("an OAuth 2.0 credential held by the host", () => {
     const draft = (await runAction(set, "email.draft_email", letter, ctx)) as { id: string };
     clock += HOUR;
     const preview = await fetchPreview(set, "email.send_draft", { draft_id: draft.id }, ctx, () => null);
-    expect(preview).toMatchObject({ ok: true, fields: [{ label: "To", value: "bob@example.com" }, { label: "Subject", value: letter.subject }, { label: "Body" }] });
+    expect(preview).toMatchObject({
+      ok: true,
+      fields: [
+        { label: "To", value: "bob@example.com" },
+        { label: "Subject", value: letter.subject },
+        { label: "Body" },
+      ],
+    });
     expect(audit).toEqual([{ connection: "email", reason: "expired", ok: true }]);
     provider.revokeAll();
     clock += HOUR;
@@ -222,11 +284,21 @@ describe("the [oauth] table of connections.toml", () => {
 
   it("refuses token_file and [oauth] at once, naming the key", () => {
     const both = `[email]\nbase_url = "http://127.0.0.1:1"\ntoken_file = "/t"\n[email.oauth]\n${full}`;
-    expect(load(both)).toThrow(expect.objectContaining({ class: "config_error", details: expect.objectContaining({ key: "email.oauth" }), message: expect.stringContaining("not both") }));
+    expect(load(both)).toThrow(
+      expect.objectContaining({
+        class: "config_error",
+        details: expect.objectContaining({ key: "email.oauth" }),
+        message: expect.stringContaining("not both"),
+      }),
+    );
   });
 
   const broken: [string, string, string][] = [
-    ["a token endpoint in clear text off this machine", full.replace("https://oauth2.googleapis.com", "http://oauth2.googleapis.com"), "email.oauth.token_url"],
+    [
+      "a token endpoint in clear text off this machine",
+      full.replace("https://oauth2.googleapis.com", "http://oauth2.googleapis.com"),
+      "email.oauth.token_url",
+    ],
     ["a relative secret file", full.replace('"/s"', '"s"'), "email.oauth.client_secret_file"],
     ["no scope", full.replace(`["${SCOPE}"]`, "[]"), "email.oauth.scopes"],
     ["a scope with a space", full.replace(SCOPE, "a b"), "email.oauth.scopes.0"],
@@ -235,7 +307,9 @@ describe("the [oauth] table of connections.toml", () => {
   ];
   for (const [what, lines, key] of broken) {
     it(`refuses ${what}`, () => {
-      expect(load(oauthTable(lines))).toThrow(expect.objectContaining({ class: "config_error", details: expect.objectContaining({ key }) }));
+      expect(load(oauthTable(lines))).toThrow(
+        expect.objectContaining({ class: "config_error", details: expect.objectContaining({ key }) }),
+      );
     });
   }
 
@@ -244,6 +318,11 @@ describe("the [oauth] table of connections.toml", () => {
     const secretsDir = tempDir("cs-oauth-secrets-");
     const toml = `[fs]\nroots = ["${secretsDir}"]\n\n${oauthTable(full.replace('"/s"', `"${join(secretsDir, "s")}"`))}`;
     writeFileSync(join(home, "connections.toml"), toml);
-    expect(() => loadConnections(home)).toThrow(expect.objectContaining({ class: "config_error", message: expect.stringContaining("email.oauth.client_secret_file") }));
+    expect(() => loadConnections(home)).toThrow(
+      expect.objectContaining({
+        class: "config_error",
+        message: expect.stringContaining("email.oauth.client_secret_file"),
+      }),
+    );
   });
 });

@@ -7,7 +7,15 @@ import { connectorContext } from "../../src/config/index.js";
 import type { ConnectorContext } from "../../src/connector/context.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
-import { buildTestPlugin, connectorFor, dataDirWith, runAction, shippedManifests, tempDir, withConnector } from "./fixtures.js";
+import {
+  buildTestPlugin,
+  connectorFor,
+  dataDirWith,
+  runAction,
+  shippedManifests,
+  tempDir,
+  withConnector,
+} from "./fixtures.js";
 
 const GARBAGE = ["not_json", "not_object", "deep", "host_hog", "huge", "chatty", "ok", "impostor", "partial", "padded"];
 let set: ManifestSet;
@@ -21,9 +29,14 @@ beforeAll(async () => {
   const garbage = connectorFor("garbage", join(dir, "garbage.wasm"), GARBAGE);
   // The impostors declare get_draft's result: their answers are checked against its fields.
   const fields = shippedManifests().actions.get("email.get_draft")!.manifest.result.fields;
-  for (const action of garbage.actions) if (["impostor", "partial", "padded"].includes(action.name)) action.manifest.result = { fields };
+  for (const action of garbage.actions)
+    if (["impostor", "partial", "padded"].includes(action.name)) action.manifest.result = { fields };
   const spin = connectorFor("spin", join(dir, "spin.wasm"), ["spin"]);
-  set = withConnector(withConnector(shippedManifests(), garbage.connector, garbage.actions), spin.connector, spin.actions);
+  set = withConnector(
+    withConnector(shippedManifests(), garbage.connector, garbage.actions),
+    spin.connector,
+    spin.actions,
+  );
   root = tempDir("cs-faults-root-");
   pool = createPluginPool();
   ctx = connectorContext(dataDirWith(`[fs]\nroots = ["${root}"]\n`), { plugins: pool, limits: { timeoutMs: 2_000 } });
@@ -52,7 +65,9 @@ describe("a plugin that answers with garbage", () => {
       message: expect.stringMatching(/^garbage\.impostor: the connector's result does not match its manifest at to: /),
       details: { op: "garbage.impostor", field: "to", reason: "result_shape" },
     });
-    await expect(runAction(set, "garbage.partial", {}, ctx)).rejects.toMatchObject({ details: { op: "garbage.partial", field: "body", reason: "result_shape" } });
+    await expect(runAction(set, "garbage.partial", {}, ctx)).rejects.toMatchObject({
+      details: { op: "garbage.partial", field: "body", reason: "result_shape" },
+    });
     await servesAgain();
   });
 
@@ -61,7 +76,7 @@ describe("a plugin that answers with garbage", () => {
     expect(result).toEqual({ id: "d1", to: ["a@x.com"], subject: "s", body: "b", message: {} });
     expect(Object.keys(result)).not.toContain("admin");
     expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
-    expect(({} as Record<string, unknown>)["polluted"]).toBeUndefined();
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it("output past the call's host memory budget: resource_limit_exceeded, and the pool serves the next call", async () => {
@@ -103,7 +118,10 @@ describe("a plugin that does not stop by itself", () => {
 
   it("spinning: stopped at the deadline with resource_limit_exceeded, and the pool serves the next call", async () => {
     const quick = { ...ctx, limits: { ...ctx.limits, timeoutMs: 200 } };
-    await expect(runAction(set, "spin.spin", {}, quick)).rejects.toMatchObject({ class: "resource_limit_exceeded", details: { timeout_ms: 200 } });
+    await expect(runAction(set, "spin.spin", {}, quick)).rejects.toMatchObject({
+      class: "resource_limit_exceeded",
+      details: { timeout_ms: 200 },
+    });
     await servesAgain();
   });
 

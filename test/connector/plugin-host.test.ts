@@ -8,7 +8,15 @@ import { declaredMemoryPages } from "../../src/connector/declared-memory.js";
 import { createPluginPool } from "../../src/connector/plugin-pool.js";
 import { wasm } from "../../src/model/wasm.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
-import { buildTestPlugin, connectorFor, dataDirWith, runAction, shippedManifests, tempDir, withConnector } from "./fixtures.js";
+import {
+  buildTestPlugin,
+  connectorFor,
+  dataDirWith,
+  runAction,
+  shippedManifests,
+  tempDir,
+  withConnector,
+} from "./fixtures.js";
 
 const shipped = shippedManifests();
 let gmail: GmailServer;
@@ -37,7 +45,9 @@ describe("loading a plugin", () => {
     copyFileSync(email.wasmPath, tampered);
     writeFileSync(tampered, Buffer.from([0, 2, 1, 120]), { flag: "a" }); // a custom section: still a valid module
     const set = withConnector(shipped, { ...email, wasmPath: tampered });
-    await expect(runAction(set, "email.send_email", { to: ["bob@example.com"], subject: "s", body: "b" }, ctxFor())).rejects.toMatchObject({
+    await expect(
+      runAction(set, "email.send_email", { to: ["bob@example.com"], subject: "s", body: "b" }, ctxFor()),
+    ).rejects.toMatchObject({
       class: "hash_mismatch",
       details: { expected: email.manifest.sha256, actual: expect.not.stringMatching(email.manifest.sha256) },
     });
@@ -57,7 +67,9 @@ describe("loading a plugin", () => {
     const file = join(tempDir(), "nomax.wasm");
     writeFileSync(file, noMax);
     const { connector, actions } = connectorFor("nomax", file, ["run"]);
-    await expect(runAction(withConnector(shipped, connector, actions), "nomax.run", {}, ctxFor())).rejects.toMatchObject({
+    await expect(
+      runAction(withConnector(shipped, connector, actions), "nomax.run", {}, ctxFor()),
+    ).rejects.toMatchObject({
       class: "resource_limit_exceeded",
       message: "nomax: the module must declare a maximum memory of at most 256 pages (declares none)",
     });
@@ -65,12 +77,21 @@ describe("loading a plugin", () => {
 
   it("refuses a module importing what the host does not provide, Extism's own http_request included", async () => {
     const enc = (text: string) => [text.length, ...Buffer.from(text)];
-    for (const [module, name] of [["env", "abort"], ["extism:host/env", "http_request"], ["extism:host/user", "exec"]] as const) {
+    for (const [module, name] of [
+      ["env", "abort"],
+      ["extism:host/env", "http_request"],
+      ["extism:host/user", "exec"],
+    ] as const) {
       const payload = [1, ...enc(module), ...enc(name), 0, 0];
       const file = join(tempDir(), "imports.wasm");
-      writeFileSync(file, Uint8Array.from([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 2, payload.length, ...payload]));
+      writeFileSync(
+        file,
+        Uint8Array.from([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 0x60, 0, 0, 2, payload.length, ...payload]),
+      );
       const { connector, actions } = connectorFor("imports", file, ["run"]);
-      await expect(runAction(withConnector(shipped, connector, actions), "imports.run", {}, ctxFor())).rejects.toMatchObject({
+      await expect(
+        runAction(withConnector(shipped, connector, actions), "imports.run", {}, ctxFor()),
+      ).rejects.toMatchObject({
         class: "connector_error",
         message: `imports: imports ${module} ${name}, which the host does not provide`,
       });
@@ -81,7 +102,9 @@ describe("loading a plugin", () => {
     const file = join(tempDir(), "empty.wasm");
     writeFileSync(file, new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0]));
     const { connector, actions } = connectorFor("empty", file, ["run"]);
-    await expect(runAction(withConnector(shipped, connector, actions), "empty.run", {}, ctxFor())).rejects.toMatchObject({ class: "connector_error" });
+    await expect(
+      runAction(withConnector(shipped, connector, actions), "empty.run", {}, ctxFor()),
+    ).rejects.toMatchObject({ class: "connector_error" });
   });
 });
 
@@ -115,7 +138,12 @@ describe("running a plugin", () => {
     const letters = Array.from({ length: 5 }, (_, i) => ({ to: [`p${i}@example.com`], subject: `n${i}`, body: "b" }));
     const results = await Promise.all(letters.map((l) => runAction(shipped, "email.send_email", l, ctx)));
     expect(new Set(results.map((r) => (r as { id: string }).id)).size).toBe(5);
-    expect(gmail.sent.slice(-5).map((m) => m.subject).sort()).toEqual(["n0", "n1", "n2", "n3", "n4"]);
+    expect(
+      gmail.sent
+        .slice(-5)
+        .map((m) => m.subject)
+        .sort(),
+    ).toEqual(["n0", "n1", "n2", "n3", "n4"]);
     await pool.close();
   });
 });

@@ -31,10 +31,21 @@ beforeAll(async () => {
 
 const BUDGET = 1 << 20;
 const EMPTY_LISTING = JSON.stringify({ ok: true, entries: [] });
-const answers = { fs_list: () => EMPTY_LISTING, fs_read: () => EMPTY_LISTING, fs_write: () => JSON.stringify({ ok: true, bytes: 4 }) };
+const answers = {
+  fs_list: () => EMPTY_LISTING,
+  fs_read: () => EMPTY_LISTING,
+  fs_write: () => JSON.stringify({ ok: true, bytes: 4 }),
+};
 
 function caps(root: string): Capabilities {
-  return { connector: "stall", hosts: new Set(), baseUrl: null, credential: null, roots: [{ given: root, real: root }], secrets: [] };
+  return {
+    connector: "stall",
+    hosts: new Set(),
+    baseUrl: null,
+    credential: null,
+    roots: [{ given: root, real: root }],
+    secrets: [],
+  };
 }
 
 /**
@@ -56,23 +67,45 @@ describe("a plugin in the host's thread", () => {
   it("spinning wasm: stopped at its slice, and the next call gets a good instance", async () => {
     const plugin = await InThreadPlugin.create(modules.stall!, answers);
     // It spins forever: that the call answers at all is the slice stopping it.
-    expect(await plugin.call("read_then_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({ ok: false, slice: true, changed: false });
-    expect(await plugin.call("slow_work", JSON.stringify({ path: "/x", rounds: 0 }), 1_000, false, BUDGET)).toMatchObject({ ok: true, output: '{"entries":0,"odd":true}' });
+    expect(await plugin.call("read_then_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({
+      ok: false,
+      slice: true,
+      changed: false,
+    });
+    expect(
+      await plugin.call("slow_work", JSON.stringify({ path: "/x", rounds: 0 }), 1_000, false, BUDGET),
+    ).toMatchObject({ ok: true, output: '{"entries":0,"odd":true}' });
     await plugin.close();
   });
 
   it("spinning after a write: stopped at its slice before the write was made", async () => {
     const writes: string[] = [];
-    const plugin = await InThreadPlugin.create(modules.stall!, { ...answers, fs_write: (r) => (writes.push(r), answers.fs_write()) }, SUCCESS_ANSWERS);
-    expect(await plugin.call("write_then_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({ ok: false, slice: true, changed: false });
+    const plugin = await InThreadPlugin.create(
+      modules.stall!,
+      { ...answers, fs_write: (r) => (writes.push(r), answers.fs_write()) },
+      SUCCESS_ANSWERS,
+    );
+    expect(await plugin.call("write_then_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({
+      ok: false,
+      slice: true,
+      changed: false,
+    });
     expect(writes).toEqual([]);
     await plugin.close();
   });
 
   it("spinning after a write and another host function call: the write was made, and it says so", async () => {
     const writes: string[] = [];
-    const plugin = await InThreadPlugin.create(modules.stall!, { ...answers, fs_write: (r) => (writes.push(r), answers.fs_write()) }, SUCCESS_ANSWERS);
-    expect(await plugin.call("write_list_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({ ok: false, slice: true, changed: true });
+    const plugin = await InThreadPlugin.create(
+      modules.stall!,
+      { ...answers, fs_write: (r) => (writes.push(r), answers.fs_write()) },
+      SUCCESS_ANSWERS,
+    );
+    expect(await plugin.call("write_list_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({
+      ok: false,
+      slice: true,
+      changed: true,
+    });
     expect(writes).toEqual([JSON.stringify({ path: "/x/w0", content: "once" })]);
     await plugin.close();
   });
@@ -82,10 +115,15 @@ describe("a plugin in the host's thread", () => {
     const handlers = {
       fs_list: () => (events.push("list"), EMPTY_LISTING),
       fs_read: answers.fs_read,
-      fs_write: () => (events.push("write"), JSON.stringify({ ok: false, error: { class: "capability_denied", message: "no" } })),
+      fs_write: () => (
+        events.push("write"), JSON.stringify({ ok: false, error: { class: "capability_denied", message: "no" } })
+      ),
     };
     const plugin = await InThreadPlugin.create(modules.stall!, handlers, SUCCESS_ANSWERS);
-    expect(await plugin.call("write_then_list", JSON.stringify({ path: "/x" }), 1_000, false, BUDGET)).toEqual({ ok: true, output: '{"entries":0}' });
+    expect(await plugin.call("write_then_list", JSON.stringify({ path: "/x" }), 1_000, false, BUDGET)).toEqual({
+      ok: true,
+      output: '{"entries":0}',
+    });
     expect(events).toEqual(["list", "write", "list"]);
     await plugin.close();
   });
@@ -98,7 +136,11 @@ describe("a plugin in the host's thread", () => {
       },
     };
     const plugin = await InThreadPlugin.create(modules.stall!, spinning);
-    expect(await plugin.call("read_then_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({ ok: false, slice: true, changed: false });
+    expect(await plugin.call("read_then_spin", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({
+      ok: false,
+      slice: true,
+      changed: false,
+    });
     await plugin.close();
   });
 
@@ -113,14 +155,28 @@ describe("a plugin in the host's thread", () => {
     };
     const plugin = await InThreadPlugin.create(modules.stall!, throwing);
     const input = JSON.stringify({ path: "/x", rounds: 0 });
-    expect(await plugin.call("slow_work", input, 1_000, false, BUDGET)).toEqual({ ok: false, message: "the disk is on fire", overLimit: false });
-    expect(await plugin.call("slow_work", input, 1_000, false, BUDGET)).toEqual({ ok: true, output: '{"entries":0,"odd":true}' });
+    expect(await plugin.call("slow_work", input, 1_000, false, BUDGET)).toEqual({
+      ok: false,
+      message: "the disk is on fire",
+      overLimit: false,
+    });
+    expect(await plugin.call("slow_work", input, 1_000, false, BUDGET)).toEqual({
+      ok: true,
+      output: '{"entries":0,"odd":true}',
+    });
     await plugin.close();
   });
 
   it("a host function that answers with a promise is refused (such plugins belong in a worker)", async () => {
-    const plugin = await InThreadPlugin.create(modules.stall!, { ...answers, fs_list: () => Promise.resolve(EMPTY_LISTING) });
-    expect(await plugin.call("slow_work", JSON.stringify({ path: "/x", rounds: 0 }), 1_000, false, BUDGET)).toEqual({ ok: false, message: "fs_list does not answer synchronously", overLimit: false });
+    const plugin = await InThreadPlugin.create(modules.stall!, {
+      ...answers,
+      fs_list: () => Promise.resolve(EMPTY_LISTING),
+    });
+    expect(await plugin.call("slow_work", JSON.stringify({ path: "/x", rounds: 0 }), 1_000, false, BUDGET)).toEqual({
+      ok: false,
+      message: "fs_list does not answer synchronously",
+      overLimit: false,
+    });
     await plugin.close();
   });
 
@@ -133,7 +189,11 @@ describe("a plugin in the host's thread", () => {
 
   it("host memory past the call's budget: stopped with overLimit, and the next call is served", async () => {
     const plugin = await InThreadPlugin.create(modules.garbage!, answers);
-    expect(await plugin.call("host_hog", "", 5_000, false, BUDGET)).toEqual({ ok: false, message: `the plugin allocated more than ${BUDGET} bytes of host memory in one call`, overLimit: true });
+    expect(await plugin.call("host_hog", "", 5_000, false, BUDGET)).toEqual({
+      ok: false,
+      message: `the plugin allocated more than ${BUDGET} bytes of host memory in one call`,
+      overLimit: true,
+    });
     expect(await plugin.call("ok", "", 1_000, false, BUDGET)).toEqual({ ok: true, output: '{"ok":true}' });
     await plugin.close();
   });
@@ -146,7 +206,11 @@ describe("the pool's slice in the host's thread", () => {
     const pool = createPluginPool();
     const root = tempDir();
     let failure: unknown;
-    const ticks = await ticksWhile(() => pool.call(connectors.stall!, "read_then_spin", { path: root }, caps(root), limits(1_000)).catch((err: unknown) => (failure = err)));
+    const ticks = await ticksWhile(() =>
+      pool
+        .call(connectors.stall!, "read_then_spin", { path: root }, caps(root), limits(1_000))
+        .catch((err: unknown) => (failure = err)),
+    );
     expect(failure).toMatchObject({ class: "resource_limit_exceeded", details: { timeout_ms: 1_000 } });
     expect(ticks).toBeGreaterThan(1);
     await pool.close();
@@ -155,7 +219,9 @@ describe("the pool's slice in the host's thread", () => {
   it("a call whose write was still waiting is made again in a worker, which writes once and is stopped at the deadline", async () => {
     const pool = createPluginPool();
     const root = tempDir();
-    await expect(pool.call(connectors.stall!, "write_then_spin", { path: root }, caps(root), limits(1_000))).rejects.toMatchObject({
+    await expect(
+      pool.call(connectors.stall!, "write_then_spin", { path: root }, caps(root), limits(1_000)),
+    ).rejects.toMatchObject({
       class: "resource_limit_exceeded",
       details: { timeout_ms: 1_000 },
     });
@@ -166,7 +232,9 @@ describe("the pool's slice in the host's thread", () => {
   it("a call that has written is stopped at its slice and not made again", async () => {
     const pool = createPluginPool();
     const root = tempDir();
-    await expect(pool.call(connectors.stall!, "write_list_spin", { path: root }, caps(root), limits(5_000))).rejects.toMatchObject({
+    await expect(
+      pool.call(connectors.stall!, "write_list_spin", { path: root }, caps(root), limits(5_000)),
+    ).rejects.toMatchObject({
       class: "resource_limit_exceeded",
       message: `stall.write_list_spin ran longer than ${IN_THREAD_SLICE_MS} ms in the host's thread after a write, and was stopped (a call that has written is not made again)`,
       details: { slice_ms: IN_THREAD_SLICE_MS },
@@ -178,10 +246,14 @@ describe("the pool's slice in the host's thread", () => {
   it("a write is made when the call ends, and a listing after it in the same call sees it", async () => {
     const pool = createPluginPool();
     const root = tempDir();
-    expect(await pool.call(connectors.stall!, "write_then_list", { path: root }, caps(root), limits(5_000))).toEqual({ entries: 1 });
+    expect(await pool.call(connectors.stall!, "write_then_list", { path: root }, caps(root), limits(5_000))).toEqual({
+      entries: 1,
+    });
     expect(readFileSync(join(root, "w0"), "utf8")).toBe("once");
     const outside = tempDir();
-    await expect(pool.call(connectors.stall!, "write_then_list", { path: outside }, caps(root), limits(5_000))).rejects.toMatchObject({ class: "capability_denied" });
+    await expect(
+      pool.call(connectors.stall!, "write_then_list", { path: outside }, caps(root), limits(5_000)),
+    ).rejects.toMatchObject({ class: "capability_denied" });
     expect(readdirSync(outside)).toEqual([]);
     await pool.close();
   });
@@ -191,7 +263,8 @@ describe("the pool's slice in the host's thread", () => {
     const root = tempDir();
     const inThread = vi.spyOn(InThreadPlugin.prototype, "call");
     try {
-      const call = () => pool.call(connectors.stall!, "slow_work", { path: root, rounds: 300 }, caps(root), limits(30_000));
+      const call = () =>
+        pool.call(connectors.stall!, "slow_work", { path: root, rounds: 300 }, caps(root), limits(30_000));
       expect(await call()).toMatchObject({ entries: 0 });
       expect(inThread).toHaveBeenCalledTimes(1);
       expect(await call()).toMatchObject({ entries: 0 });
@@ -210,12 +283,16 @@ describe("the pool's slice in the host's thread", () => {
     const root = tempDir();
     const closed = vi.spyOn(PluginWorker.prototype, "close");
     try {
-      await expect(pool.call(connectors.stall!, "slow_then_trap", { path: root, rounds: 300 }, caps(root), limits(30_000))).rejects.toMatchObject({
+      await expect(
+        pool.call(connectors.stall!, "slow_then_trap", { path: root, rounds: 300 }, caps(root), limits(30_000)),
+      ).rejects.toMatchObject({
         class: "connector_error",
         message: expect.stringMatching(/^stall\.slow_then_trap: plugin trapped: /) as string,
       });
       expect(closed).toHaveBeenCalledTimes(1);
-      expect(await pool.call(connectors.stall!, "slow_work", { path: root, rounds: 0 }, caps(root), limits(30_000))).toEqual({ entries: 0, odd: true });
+      expect(
+        await pool.call(connectors.stall!, "slow_work", { path: root, rounds: 0 }, caps(root), limits(30_000)),
+      ).toEqual({ entries: 0, odd: true });
     } finally {
       closed.mockRestore();
       await pool.close();
@@ -226,7 +303,10 @@ describe("the pool's slice in the host's thread", () => {
     const pool = createPluginPool();
     const root = tempDir();
     for (let round = 0; round < 2; round++) {
-      await expect(pool.call(connectors.spin!, "spin", {}, caps(root), limits(200))).rejects.toMatchObject({ class: "resource_limit_exceeded", details: { timeout_ms: 200 } });
+      await expect(pool.call(connectors.spin!, "spin", {}, caps(root), limits(200))).rejects.toMatchObject({
+        class: "resource_limit_exceeded",
+        details: { timeout_ms: 200 },
+      });
     }
     expect(await pool.call(connectors.garbage!, "ok", {}, caps(root), limits(1_000))).toEqual({ ok: true });
     await pool.close();

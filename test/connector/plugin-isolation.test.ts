@@ -9,7 +9,15 @@ import { callWithReceipt } from "../../src/connector/call-with-receipt.js";
 import { executeAction } from "../../src/connector/execute-action.js";
 import { createPluginPool, type PluginPool } from "../../src/connector/plugin-pool.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
-import { anyReceipt, buildTestPlugin, connectorFor, dataDirWith, shippedManifests, tempDir, withConnector } from "./fixtures.js";
+import {
+  anyReceipt,
+  buildTestPlugin,
+  connectorFor,
+  dataDirWith,
+  shippedManifests,
+  tempDir,
+  withConnector,
+} from "./fixtures.js";
 
 const shipped = shippedManifests();
 let keep: ManifestSet;
@@ -43,13 +51,22 @@ describe("plugin state", () => {
   it("never reaches a preview: each preview has an instance of its own", async () => {
     const c = ctx();
     await callWithReceipt(anyReceipt(keep), keep, "keep.count", {}, c);
-    for (let i = 0; i < 3; i++) expect(await executeAction(keep, admitPreview(keep, "keep.count", {}), c)).toEqual({ calls: 1, kept: 1 });
+    for (let i = 0; i < 3; i++)
+      expect(await executeAction(keep, admitPreview(keep, "keep.count", {}), c)).toEqual({ calls: 1, kept: 1 });
   });
 
   it("is not shared by calls made straight to the pool without a scope", async () => {
     const connector = keep.connectors.get("keep")!;
-    const caps = { connector: "keep", hosts: new Set<string>(), baseUrl: null, credential: null, roots: [], secrets: [] };
-    for (let i = 0; i < 2; i++) expect(await pool.call(connector, "count", {}, caps, ctx().limits)).toEqual({ calls: 1, kept: 1 });
+    const caps = {
+      connector: "keep",
+      hosts: new Set<string>(),
+      baseUrl: null,
+      credential: null,
+      roots: [],
+      secrets: [],
+    };
+    for (let i = 0; i < 2; i++)
+      expect(await pool.call(connector, "count", {}, caps, ctx().limits)).toEqual({ calls: 1, kept: 1 });
   });
 });
 

@@ -22,11 +22,18 @@ beforeAll(async () => {
     return context.store(reply());
   };
   // The plugin's fuel meter asks the host every ~µs whether to go on: here it always may.
-  const functions = { fs_list: record(() => answer), fs_read: record(() => "{}"), fs_write: record(() => '{"ok":true,"bytes":0}'),
+  const functions = {
+    fs_list: record(() => answer),
+    fs_read: record(() => "{}"),
+    fs_write: record(() => '{"ok":true,"bytes":0}'),
     fs_missing_dirs: record(() => '{"ok":true,"dirs":[]}'),
     fs_mkdir: record(() => '{"ok":true}'),
-    [METER_FUNCTION]: () => undefined };
-  plugin = await createPlugin({ wasm: [{ module }] }, { useWasi: false, logger: silent, functions: { "extism:host/user": functions } });
+    [METER_FUNCTION]: () => undefined,
+  };
+  plugin = await createPlugin(
+    { wasm: [{ module }] },
+    { useWasi: false, logger: silent, functions: { "extism:host/user": functions } },
+  );
 });
 afterAll(() => plugin.close());
 
@@ -79,16 +86,22 @@ describe("connector JSON: malformed input is refused", () => {
 
   it("refuses a path that is not a string with the argument's error", async () => {
     for (const path of ["1", "null", '["/a"]', '{"p":"/a"}']) {
-      expect(await listDir(`{"path":${path}}`)).toEqual({ error: { class: "connector_error", message: "input `path` must be a string" } });
+      expect(await listDir(`{"path":${path}}`)).toEqual({
+        error: { class: "connector_error", message: "input `path` must be a string" },
+      });
     }
-    expect(await listDir("{}")).toEqual({ error: { class: "connector_error", message: "input `path` must be a string" } });
+    expect(await listDir("{}")).toEqual({
+      error: { class: "connector_error", message: "input `path` must be a string" },
+    });
   });
 });
 
 describe("connector JSON: well-formed input", () => {
   it("passes the path and the host's listing on as the bytes they came as", async () => {
     const path = '"/d\\u00e9j\\u00e0 \\"vu\\"\\\\\\n\\ud83d\\ude00\\/"';
-    expect(await listDir(`{"path":${path}}`)).toEqual({ output: `{"path":${path},"entries":[ {"name":"a\\u00e9.txt","type":"file"} , {"name":"b","type":"dir"} ]}` });
+    expect(await listDir(`{"path":${path}}`)).toEqual({
+      output: `{"path":${path},"entries":[ {"name":"a\\u00e9.txt","type":"file"} , {"name":"b","type":"dir"} ]}`,
+    });
     expect(requests).toEqual([`{"path":${path}}`]);
     expect(JSON.parse(requests[0]!).path).toBe('/déjà "vu"\\\n😀/');
   });
@@ -107,9 +120,13 @@ describe("connector JSON: well-formed input", () => {
 
   it("refuses a host answer that is not JSON, and passes the host's own error on", async () => {
     answer = '{"ok":true,"entries":[';
-    expect(await listDir('{"path":"/a"}')).toEqual({ error: { class: "connector_error", message: "host answer is not a JSON object" } });
+    expect(await listDir('{"path":"/a"}')).toEqual({
+      error: { class: "connector_error", message: "host answer is not a JSON object" },
+    });
     answer = '{"ok":false,"error":{"class":"capability_denied","message":"/a: is outside the configured roots"}}';
-    expect(await listDir('{"path":"/a"}')).toEqual({ error: { class: "capability_denied", message: "/a: is outside the configured roots" } });
+    expect(await listDir('{"path":"/a"}')).toEqual({
+      error: { class: "capability_denied", message: "/a: is outside the configured roots" },
+    });
     answer = LISTING;
     expect(await listDir('{"path":"/a"}')).toHaveProperty("output");
   });

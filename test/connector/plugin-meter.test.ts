@@ -28,17 +28,21 @@ const answers = {
 };
 // A call of each test plugin that ends, and its output.
 const SERVED: Record<string, [string, string]> = {
-  "spin_metered": ["recurse", JSON.stringify({ n: 10 })],
-  "stall_metered": ["slow_work", JSON.stringify({ path: "/x", rounds: 0 })],
+  spin_metered: ["recurse", JSON.stringify({ n: 10 })],
+  stall_metered: ["slow_work", JSON.stringify({ path: "/x", rounds: 0 })],
 };
-const SERVED_OUTPUT: Record<string, string> = { "spin_metered": '{"fib":55}', "stall_metered": '{"entries":0,"odd":true}' };
+const SERVED_OUTPUT: Record<string, string> = { spin_metered: '{"fib":55}', stall_metered: '{"entries":0,"odd":true}' };
 const modules: Record<string, WasmModule> = {};
 const connectors: Record<string, LoadedConnector> = {};
 let pool: PluginPool;
 
 beforeAll(async () => {
   const dir = tempDir("cs-meter-");
-  for (const [name, meter] of [["spin", true], ["stall", true], ["spin", false]] as const) {
+  for (const [name, meter] of [
+    ["spin", true],
+    ["stall", true],
+    ["spin", false],
+  ] as const) {
     const path = await buildTestPlugin(name, dir, { meter });
     const key = meter ? `${name}_metered` : name;
     modules[key] = await wasm.compile(readFileSync(path));
@@ -50,7 +54,14 @@ beforeAll(async () => {
 afterAll(() => pool.close());
 
 function caps(root: string): Capabilities {
-  return { connector: "stall", hosts: new Set(), baseUrl: null, credential: null, roots: [{ given: root, real: root }], secrets: [] };
+  return {
+    connector: "stall",
+    hosts: new Set(),
+    baseUrl: null,
+    credential: null,
+    roots: [{ given: root, real: root }],
+    secrets: [],
+  };
 }
 
 /** How many calls ran inside the node:vm watchdog while `work` ran. */
@@ -67,11 +78,18 @@ async function watchdogs(work: () => Promise<unknown>): Promise<number> {
 describe("the build's fuel meter", () => {
   it("is in the shipped connectors and in metered test builds, and only there", () => {
     for (const name of ["email", "fs", "http"]) {
-      expect(importsMeter(new wasm.Module(readFileSync(join(packageRoot, "trusted", "connectors", `${name}.wasm`)))), name).toBe(true);
+      expect(
+        importsMeter(new wasm.Module(readFileSync(join(packageRoot, "trusted", "connectors", `${name}.wasm`)))),
+        name,
+      ).toBe(true);
     }
-    expect(importsMeter(modules["spin_metered"]!)).toBe(true);
+    expect(importsMeter(modules.spin_metered!)).toBe(true);
     expect(importsMeter(modules.spin!)).toBe(false);
-    expect(wasm.Module.imports(modules["spin_metered"]!)).toContainEqual({ module: "extism:host/user", name: METER_FUNCTION, kind: "function" });
+    expect(wasm.Module.imports(modules.spin_metered!)).toContainEqual({
+      module: "extism:host/user",
+      name: METER_FUNCTION,
+      kind: "function",
+    });
   });
 });
 
@@ -85,7 +103,11 @@ describe("a metered plugin in the host's thread", () => {
     expect(plugin.metered).toBe(true);
     let result: unknown;
     const started = performance.now();
-    expect(await watchdogs(async () => (result = await plugin.call(fn, JSON.stringify({ path: "/x", n: 90 }), 30, false, BUDGET)))).toBe(0);
+    expect(
+      await watchdogs(
+        async () => (result = await plugin.call(fn, JSON.stringify({ path: "/x", n: 90 }), 30, false, BUDGET)),
+      ),
+    ).toBe(0);
     expect(result).toEqual({ ok: false, slice: true, changed: false });
     expect(performance.now() - started).toBeGreaterThanOrEqual(30); // it ran its whole slice; it spins forever, so an answer is the slice stopping it
     expect(await plugin.call(...SERVED[key]!, 1_000, false, BUDGET)).toEqual({ ok: true, output: SERVED_OUTPUT[key] });
@@ -101,17 +123,28 @@ describe("a metered plugin in the host's thread", () => {
       return EMPTY_LISTING;
     };
     const writes: string[] = [];
-    const plugin = await InThreadPlugin.create(modules["stall_metered"]!, { ...answers, fs_list: slowList, fs_write: (r) => (writes.push(r), answers.fs_write()) });
+    const plugin = await InThreadPlugin.create(modules.stall_metered!, {
+      ...answers,
+      fs_list: slowList,
+      fs_write: (r) => (writes.push(r), answers.fs_write()),
+    });
     // write_then_list lists (past the slice by its end), then would write: the write is refused unmade.
-    expect(await plugin.call("write_then_list", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({ ok: false, slice: true, changed: false });
+    expect(await plugin.call("write_then_list", JSON.stringify({ path: "/x" }), 30, false, BUDGET)).toEqual({
+      ok: false,
+      slice: true,
+      changed: false,
+    });
     expect(listed).toHaveLength(1);
     expect(writes).toEqual([]);
     await plugin.close();
   });
 
   it("work that ends within its slice is unaffected by the meter", async () => {
-    const plugin = await InThreadPlugin.create(modules["stall_metered"]!, answers);
-    expect(await plugin.call("slow_work", JSON.stringify({ path: "/x", rounds: 2 }), 5_000, false, BUDGET)).toEqual({ ok: true, output: '{"entries":0,"odd":true}' });
+    const plugin = await InThreadPlugin.create(modules.stall_metered!, answers);
+    expect(await plugin.call("slow_work", JSON.stringify({ path: "/x", rounds: 2 }), 5_000, false, BUDGET)).toEqual({
+      ok: true,
+      output: '{"entries":0,"odd":true}',
+    });
     await plugin.close();
   });
 
@@ -138,13 +171,20 @@ describe("a metered plugin through the pool", () => {
     ["a pure wasm loop", "spin_metered", "spin"],
     ["recursion", "spin_metered", "recurse"],
     ["a loop after a host read", "stall_metered", "read_then_spin"],
-  ])("%s: stopped at its deadline with resource_limit_exceeded (in a worker, whose meter does nothing), and the next call is served", async (_, key, fn) => {
-    const root = tempDir();
-    await expect(pool.call(connectors[key]!, fn, { path: root, n: 90 }, caps(root), limits(300))).rejects.toMatchObject({
-      class: "resource_limit_exceeded",
-      details: { timeout_ms: 300 },
-    });
-    const [served, input] = SERVED[key]!;
-    expect(await pool.call(connectors[key]!, served, { ...JSON.parse(input), path: root }, caps(root), limits(5_000))).toEqual({ ...JSON.parse(SERVED_OUTPUT[key]!) });
-  });
+  ])(
+    "%s: stopped at its deadline with resource_limit_exceeded (in a worker, whose meter does nothing), and the next call is served",
+    async (_, key, fn) => {
+      const root = tempDir();
+      await expect(
+        pool.call(connectors[key]!, fn, { path: root, n: 90 }, caps(root), limits(300)),
+      ).rejects.toMatchObject({
+        class: "resource_limit_exceeded",
+        details: { timeout_ms: 300 },
+      });
+      const [served, input] = SERVED[key]!;
+      expect(
+        await pool.call(connectors[key]!, served, { ...JSON.parse(input), path: root }, caps(root), limits(5_000)),
+      ).toEqual({ ...JSON.parse(SERVED_OUTPUT[key]!) });
+    },
+  );
 });

@@ -22,7 +22,8 @@ beforeAll(async () => {
     req.on("close", () => {
       if (!res.writableEnded) aborted++;
     });
-    if (req.url === "/slow") setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end('{"late":true}'), 150);
+    if (req.url === "/slow")
+      setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end('{"late":true}'), 150);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -32,7 +33,11 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const ctxWith = (timeoutMs: number) => connectorContext(dataDirWith(`[http]\nhosts = ["${url.slice(7)}"]\n`), { plugins: createPluginPool(), limits: { timeoutMs } });
+const ctxWith = (timeoutMs: number) =>
+  connectorContext(dataDirWith(`[http]\nhosts = ["${url.slice(7)}"]\n`), {
+    plugins: createPluginPool(),
+    limits: { timeoutMs },
+  });
 
 describe("a plugin call in its worker", () => {
   it("waits while the host answers a host function asynchronously", async () => {
@@ -51,7 +56,12 @@ describe("a plugin call in its worker", () => {
       details: { timeout_ms: 300 },
     });
     await vi.waitFor(() => expect(aborted).toBeGreaterThanOrEqual(1), { timeout: 20_000 });
-    const next = await runAction(set, "http.get", { url: `${url}/slow` }, { ...ctx, limits: { ...ctx.limits, timeoutMs: 5_000 } });
+    const next = await runAction(
+      set,
+      "http.get",
+      { url: `${url}/slow` },
+      { ...ctx, limits: { ...ctx.limits, timeoutMs: 5_000 } },
+    );
     expect(next).toMatchObject({ status: 200 });
     await ctx.plugins!.close();
   });
@@ -74,7 +84,11 @@ describe("an idle pool", () => {
       const out = await executeAction(set, admitPreview(set, "fs.list_dir", { path: ${JSON.stringify(root)} }), connectorContext(${JSON.stringify(data)}, { plugins: createPluginPool() }));
       console.log(JSON.stringify(out.entries.map((e) => e.name)));
     `;
-    const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", timeout: 30_000, cwd: packageRoot });
+    const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+      timeout: 30_000,
+      cwd: packageRoot,
+    });
     expect(out.trim()).toBe('["note.txt"]');
   });
 });
@@ -85,16 +99,26 @@ describe("the channel to a plugin worker", () => {
     const content = "é😀x".repeat(100_000); // 800 KB as UTF-8, multi-byte characters across every boundary
     writeFileSync(join(root, "big.txt"), content);
     const ctx = connectorContext(dataDirWith(`[fs]\nroots = ["${root}"]\n`), { plugins: createPluginPool() });
-    expect(await runAction(set, "fs.write_file", { path: join(root, "copy.txt"), content }, ctx)).toMatchObject({ bytes: Buffer.byteLength(content) });
+    expect(await runAction(set, "fs.write_file", { path: join(root, "copy.txt"), content }, ctx)).toMatchObject({
+      bytes: Buffer.byteLength(content),
+    });
     expect(readFileSync(join(root, "copy.txt"), "utf8")).toBe(content);
-    expect(await runAction(set, "fs.read_file", { path: join(root, "big.txt") }, ctx)).toEqual({ path: join(root, "big.txt"), content });
+    expect(await runAction(set, "fs.read_file", { path: join(root, "big.txt") }, ctx)).toEqual({
+      path: join(root, "big.txt"),
+      content,
+    });
     await ctx.plugins!.close();
   });
 });
 
 describe("the plugin thread's module", () => {
   it("loads only the channel and Node's modules (the model's index would add a second to every thread's start)", () => {
-    const imports = (file: string) => [...readFileSync(join(packageRoot, "src/connector", file), "utf8").matchAll(/^import (?!type )[^;]*? from "([^"]+)";$/gm)].map((m) => m[1]);
+    const imports = (file: string) =>
+      [
+        ...readFileSync(join(packageRoot, "src/connector", file), "utf8").matchAll(
+          /^import (?!type )[^;]*? from "([^"]+)";$/gm,
+        ),
+      ].map((m) => m[1]);
     expect(imports("plugin-thread.ts")).toEqual(["node:module", "node:worker_threads", "./plugin-channel.js"]);
     expect(imports("plugin-channel.ts")).toEqual([]);
   });

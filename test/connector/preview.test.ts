@@ -41,7 +41,12 @@ const oddUrl = () => `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
 describe("fetchPreview for email.send_draft", () => {
   it("shows To, Subject and the multiline Body of the draft, with a hash of the preview", async () => {
     const ctx = contextFor(gmail.url);
-    const draft = (await runAction(set, "email.draft_email", { to: ["bob@example.com"], subject: "Q3", body: "Numbers\nattached" }, ctx)) as { id: string };
+    const draft = (await runAction(
+      set,
+      "email.draft_email",
+      { to: ["bob@example.com"], subject: "Q3", body: "Numbers\nattached" },
+      ctx,
+    )) as { id: string };
     const preview = await fetchPreview(set, "email.send_draft", { draft_id: draft.id }, ctx, ANY);
     expect(preview).toEqual({
       ok: true,
@@ -60,21 +65,45 @@ describe("fetchPreview for email.send_draft", () => {
 
   it("is unavailable when the provider answers 404", async () => {
     const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r404" }, contextFor(gmail.url), ANY);
-    expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.get_draft: the mail API answered 404", fields: [] });
+    expect(preview).toEqual({
+      ok: false,
+      reason: "Preview unavailable: email.get_draft: the mail API answered 404",
+      fields: [],
+    });
   });
 
   // The provider never answers (the request is held until the server closes), so only the
   // deadline can end these previews; the reason names the deadline that did.
   it("is unavailable when the provider is too slow", async () => {
     oddAnswer = () => undefined;
-    const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r1" }, contextFor(oddUrl(), { timeoutMs: 300 }), ANY);
-    expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.get_draft ran longer than 300 ms and was stopped", fields: [] });
+    const preview = await fetchPreview(
+      set,
+      "email.send_draft",
+      { draft_id: "r1" },
+      contextFor(oddUrl(), { timeoutMs: 300 }),
+      ANY,
+    );
+    expect(preview).toEqual({
+      ok: false,
+      reason: "Preview unavailable: email.get_draft ran longer than 300 ms and was stopped",
+      fields: [],
+    });
   });
 
   it("caps the preview's timeout at 5 s whatever the context allows", async () => {
     oddAnswer = () => undefined;
-    const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r1" }, contextFor(oddUrl(), { timeoutMs: 60_000 }), ANY);
-    expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.get_draft ran longer than 5000 ms and was stopped", fields: [] });
+    const preview = await fetchPreview(
+      set,
+      "email.send_draft",
+      { draft_id: "r1" },
+      contextFor(oddUrl(), { timeoutMs: 60_000 }),
+      ANY,
+    );
+    expect(preview).toEqual({
+      ok: false,
+      reason: "Preview unavailable: email.get_draft ran longer than 5000 ms and was stopped",
+      fields: [],
+    });
   }, 15_000);
 
   it("is unavailable when the provider's answer is not JSON", async () => {
@@ -89,14 +118,25 @@ describe("fetchPreview for email.send_draft", () => {
 
   it("shows n/a for a render path the answer does not have", async () => {
     const ctx = contextFor(gmail.url);
-    const draft = (await runAction(set, "email.draft_email", { to: ["bob@example.com"], subject: "S", body: "B" }, ctx)) as { id: string };
+    const draft = (await runAction(
+      set,
+      "email.draft_email",
+      { to: ["bob@example.com"], subject: "S", body: "B" },
+      ctx,
+    )) as { id: string };
     const sendDraft = set.actions.get("email.send_draft")!;
     const preview = sendDraft.manifest.approval.preview!;
     const changed: ManifestSet = {
       ...set,
       actions: new Map(set.actions).set("email.send_draft", {
         ...sendDraft,
-        manifest: { ...sendDraft.manifest, approval: { required: true, preview: { ...preview, render: { Cc: "message.payload.headers.Cc", First: "to.0", Nope: "to.7" } } } },
+        manifest: {
+          ...sendDraft.manifest,
+          approval: {
+            required: true,
+            preview: { ...preview, render: { Cc: "message.payload.headers.Cc", First: "to.0", Nope: "to.7" } },
+          },
+        },
       }),
     };
     const result = await fetchPreview(changed, "email.send_draft", { draft_id: draft.id }, ctx, ANY);
@@ -108,7 +148,15 @@ describe("fetchPreview for email.send_draft", () => {
   });
 
   it("is unavailable for an action without a preview, and for a missing credential", async () => {
-    expect(await fetchPreview(set, "email.send_email", { to: ["a@b.c"], subject: "s", body: "b" }, contextFor(gmail.url), ANY)).toEqual({
+    expect(
+      await fetchPreview(
+        set,
+        "email.send_email",
+        { to: ["a@b.c"], subject: "s", body: "b" },
+        contextFor(gmail.url),
+        ANY,
+      ),
+    ).toEqual({
       ok: false,
       reason: "Preview unavailable: email.send_email declares no preview",
       fields: [],
@@ -116,7 +164,9 @@ describe("fetchPreview for email.send_draft", () => {
     const noToken = connectorContext(dataDirWith(`[email]\nbase_url = "${gmail.url}"\n`), { plugins: pool });
     const preview = await fetchPreview(set, "email.send_draft", { draft_id: "r1" }, noToken, ANY);
     expect(preview.ok).toBe(false);
-    expect(!preview.ok && preview.reason).toMatch(/^Preview unavailable: .*connections\.toml: email\.token_file: missing/);
+    expect(!preview.ok && preview.reason).toMatch(
+      /^Preview unavailable: .*connections\.toml: email\.token_file: missing/,
+    );
   });
 });
 
@@ -126,21 +176,38 @@ describe("fetchPreview for an agent action", () => {
 
   it("runs the trusted read its check found, filled from the agent action's own arguments; sends nothing", async () => {
     const ctx = contextFor(gmail.url);
-    const draft = (await runAction(set, "email.draft_email", { to: ["erin@example.com"], subject: "S", body: "B" }, ctx)) as { id: string };
+    const draft = (await runAction(
+      set,
+      "email.draft_email",
+      { to: ["erin@example.com"], subject: "S", body: "B" },
+      ctx,
+    )) as { id: string };
     const agentSet = withAgent();
     expect(agentSet.agent!.actions.get("agent.ship_draft")!.previewOp).toBe("email.get_draft");
     const preview = await fetchPreview(agentSet, "agent.ship_draft", { draft: draft.id }, ctx, ANY);
-    expect(preview).toEqual({ ok: true, fields: [{ label: "Recipient", value: "erin@example.com", multiline: false }], sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(preview).toEqual({
+      ok: true,
+      fields: [{ label: "Recipient", value: "erin@example.com", multiline: false }],
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(gmail.sent).toEqual([]);
   });
 
   it("a preview target that is not a read without approval is refused before any plugin runs, whatever the set says", async () => {
     const agentSet = withAgent();
     const action = agentSet.agent!.actions.get("agent.ship_draft")!;
-    const tampered: ManifestSet = { ...agentSet, agent: { ...agentSet.agent!, actions: new Map([[action.op, { ...action, previewOp: "email.send_draft" }]]) } };
+    const tampered: ManifestSet = {
+      ...agentSet,
+      agent: { ...agentSet.agent!, actions: new Map([[action.op, { ...action, previewOp: "email.send_draft" }]]) },
+    };
     const before = gmail.requests.length;
     const preview = await fetchPreview(tampered, "agent.ship_draft", { draft: "r1" }, contextFor(gmail.url), ANY);
-    expect(preview).toEqual({ ok: false, reason: "Preview unavailable: email.send_draft is not a read-only action without approval: it runs only under a receipt", fields: [] });
+    expect(preview).toEqual({
+      ok: false,
+      reason:
+        "Preview unavailable: email.send_draft is not a read-only action without approval: it runs only under a receipt",
+      fields: [],
+    });
     expect(gmail.requests.length).toBe(before);
   });
 });
@@ -155,12 +222,16 @@ describe("fetchPreview is an effect: it runs only what the policy allowed, throu
       return 'not allowed by the policy (rule "x" denies it)';
     };
     const before = gmail.requests.length;
-    expect(await fetchPreview(withAgent(), "agent.ship_draft", { draft: "r1" }, contextFor(gmail.url), refuse)).toEqual({
-      ok: false,
-      reason: 'Preview unavailable: not allowed by the policy (rule "x" denies it)',
-      fields: [],
-    });
-    expect(await fetchPreview(set, "email.send_draft", { draft_id: "r2" }, contextFor(gmail.url), refuse)).toMatchObject({ ok: false });
+    expect(await fetchPreview(withAgent(), "agent.ship_draft", { draft: "r1" }, contextFor(gmail.url), refuse)).toEqual(
+      {
+        ok: false,
+        reason: 'Preview unavailable: not allowed by the policy (rule "x" denies it)',
+        fields: [],
+      },
+    );
+    expect(
+      await fetchPreview(set, "email.send_draft", { draft_id: "r2" }, contextFor(gmail.url), refuse),
+    ).toMatchObject({ ok: false });
     expect(asked).toEqual([
       ["email.get_draft", { id: "r1" }, true],
       ["email.get_draft", { id: "r2" }, true],
@@ -202,10 +273,24 @@ op = "get"
 args = { url = "\${args.link}" }
 render = { Status = "status" }
 `;
-      const agentSet = withAgentManifests([{ name: "peek.toml", text: peek }], allowlistsOf(set, loadConnections(dataDir)), set);
+      const agentSet = withAgentManifests(
+        [{ name: "peek.toml", text: peek }],
+        allowlistsOf(set, loadConnections(dataDir)),
+        set,
+      );
       const link = `http://127.0.0.1:${(sink.address() as AddressInfo).port}/collect`;
-      const preview = await fetchPreview(agentSet, "agent.peek", { link }, connectorContext(dataDir, { plugins: pool }), ANY);
-      expect(preview).toEqual({ ok: false, reason: `Preview unavailable: http: host ${new URL(link).host} is not in the allowlist`, fields: [] });
+      const preview = await fetchPreview(
+        agentSet,
+        "agent.peek",
+        { link },
+        connectorContext(dataDir, { plugins: pool }),
+        ANY,
+      );
+      expect(preview).toEqual({
+        ok: false,
+        reason: `Preview unavailable: http: host ${new URL(link).host} is not in the allowlist`,
+        fields: [],
+      });
       expect(hits).toBe(0);
     } finally {
       sink.closeAllConnections();

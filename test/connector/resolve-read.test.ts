@@ -16,12 +16,26 @@ const email = { name: "email", sha256: set.connectors.get("email")!.manifest.sha
 const gmail = gmailConnector();
 
 /** A verified receipt with these grants, expiring at `exp` (seconds since the epoch): one run. */
-function receipt(grants: Omit<ReceiptGrant, "connector">[], across: ReceiptCrossOpLimit[] = [], exp = 4_102_444_800, agentManifests?: string): VerifiedReceipt {
+function receipt(
+  grants: Omit<ReceiptGrant, "connector">[],
+  across: ReceiptCrossOpLimit[] = [],
+  exp = 4_102_444_800,
+  agentManifests?: string,
+): VerifiedReceipt {
   const claims = {
     ...(agentManifests === undefined ? {} : { agent_manifests: { sha256: agentManifests } }),
-    iss: "test", aud: "countersign-runner", sub: "test", iat: 0, nbf: 0, exp, jti: "C".repeat(22),
-    program: { sha256: "0".repeat(64), entry: "test.ts" }, decision: "approved_once" as const, policy: { sha256: "0".repeat(64) },
-    grants: grants.map((g) => ({ ...g, connector: email })), across,
+    iss: "test",
+    aud: "countersign-runner",
+    sub: "test",
+    iat: 0,
+    nbf: 0,
+    exp,
+    jti: "C".repeat(22),
+    program: { sha256: "0".repeat(64), entry: "test.ts" },
+    decision: "approved_once" as const,
+    policy: { sha256: "0".repeat(64) },
+    grants: grants.map((g) => ({ ...g, connector: email })),
+    across,
   };
   return new VerifiedReceipt("test", claims);
 }
@@ -37,7 +51,9 @@ describe("the wrapper's read before send_draft reads only what the grant covers"
     const other = draft();
     const grant = { op: "email.send_draft", args: { draft_id: { in: [granted] }, to: bobOnly }, count: { max: null } };
     const mark = gmail.server.requests.length;
-    await expect(callWithReceipt(receipt([grant]), set, "email.send_draft", { draft_id: other }, gmail.ctx)).rejects.toMatchObject({
+    await expect(
+      callWithReceipt(receipt([grant]), set, "email.send_draft", { draft_id: other }, gmail.ctx),
+    ).rejects.toMatchObject({
       class: "grant_violation",
       details: { reason: "argument_refused", input: "draft_id" },
     });
@@ -51,7 +67,9 @@ describe("the wrapper's read before send_draft reads only what the grant covers"
     const once = receipt([{ op: "email.send_draft", args: { to: bobOnly }, count: { max: 1 } }]);
     await callWithReceipt(once, set, "email.send_draft", { draft_id: draft() }, gmail.ctx);
     const mark = gmail.server.requests.length;
-    await expect(callWithReceipt(once, set, "email.send_draft", { draft_id: draft() }, gmail.ctx)).rejects.toMatchObject({ details: { reason: "count_exceeded" } });
+    await expect(
+      callWithReceipt(once, set, "email.send_draft", { draft_id: draft() }, gmail.ctx),
+    ).rejects.toMatchObject({ details: { reason: "count_exceeded" } });
     expect(traffic(mark)).toEqual([]);
 
     const shared = receipt(
@@ -61,16 +79,26 @@ describe("the wrapper's read before send_draft reads only what the grant covers"
       ],
       [{ ops: ["email.send_email", "email.send_draft"], count: { max: 1 } }],
     );
-    await callWithReceipt(shared, set, "email.send_email", { to: ["bob@example.com"], subject: "s", body: "b" }, gmail.ctx);
+    await callWithReceipt(
+      shared,
+      set,
+      "email.send_email",
+      { to: ["bob@example.com"], subject: "s", body: "b" },
+      gmail.ctx,
+    );
     const after = gmail.server.requests.length;
-    await expect(callWithReceipt(shared, set, "email.send_draft", { draft_id: draft() }, gmail.ctx)).rejects.toMatchObject({ details: { reason: "count_exceeded" } });
+    await expect(
+      callWithReceipt(shared, set, "email.send_draft", { draft_id: draft() }, gmail.ctx),
+    ).rejects.toMatchObject({ details: { reason: "count_exceeded" } });
     expect(traffic(after)).toEqual([]);
   });
 
   it("an expired receipt: refused, nothing read", async () => {
     const expired = receipt([{ op: "email.send_draft", args: { to: bobOnly }, count: { max: null } }], [], 1_000);
     const mark = gmail.server.requests.length;
-    await expect(callWithReceipt(expired, set, "email.send_draft", { draft_id: draft() }, gmail.ctx)).rejects.toMatchObject({ class: "receipt_invalid", details: { reason: "expired" } });
+    await expect(
+      callWithReceipt(expired, set, "email.send_draft", { draft_id: draft() }, gmail.ctx),
+    ).rejects.toMatchObject({ class: "receipt_invalid", details: { reason: "expired" } });
     expect(traffic(mark)).toEqual([]);
   });
 
@@ -79,7 +107,9 @@ describe("the wrapper's read before send_draft reads only what the grant covers"
     await callWithReceipt(distinct, set, "email.send_draft", { draft_id: draft() }, gmail.ctx);
     const mark = gmail.server.requests.length;
     const again = draft();
-    await expect(callWithReceipt(distinct, set, "email.send_draft", { draft_id: again }, gmail.ctx)).rejects.toMatchObject({ details: { reason: "not_distinct", input: "to" } });
+    await expect(
+      callWithReceipt(distinct, set, "email.send_draft", { draft_id: again }, gmail.ctx),
+    ).rejects.toMatchObject({ details: { reason: "not_distinct", input: "to" } });
     expect(traffic(mark)).toEqual([`GET /gmail/v1/users/me/drafts/${again}`]); // read, checked, not sent
   });
 });
@@ -89,9 +119,16 @@ describe("an agent action's step that sends a draft", () => {
     const agentSet = withAgent([{ name: "ship_draft.toml", text: SHIP_DRAFT }], undefined, set);
     const granted = draft();
     const other = draft(["mallory@evil.example"]);
-    const verified = receipt([{ op: "email.send_draft", args: { draft_id: { in: [granted] }, to: bobOnly }, count: { max: null } }], [], undefined, agentSet.agent!.sha256);
+    const verified = receipt(
+      [{ op: "email.send_draft", args: { draft_id: { in: [granted] }, to: bobOnly }, count: { max: null } }],
+      [],
+      undefined,
+      agentSet.agent!.sha256,
+    );
     const mark = gmail.server.requests.length;
-    await expect(callAgentAction(verified, agentSet, "agent.ship_draft", { draft: other }, gmail.ctx)).rejects.toMatchObject({
+    await expect(
+      callAgentAction(verified, agentSet, "agent.ship_draft", { draft: other }, gmail.ctx),
+    ).rejects.toMatchObject({
       class: "grant_violation",
       details: { reason: "argument_refused", input: "draft_id" },
     });

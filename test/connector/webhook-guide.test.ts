@@ -31,7 +31,12 @@ const webhook = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
   req.on("end", () => {
-    posted.push({ method: req.method ?? "", url: req.url ?? "", contentType: req.headers["content-type"] ?? "", body: Buffer.concat(chunks).toString("utf8") });
+    posted.push({
+      method: req.method ?? "",
+      url: req.url ?? "",
+      contentType: req.headers["content-type"] ?? "",
+      body: Buffer.concat(chunks).toString("utf8"),
+    });
     res.writeHead(req.url === "/hooks/archived" ? 410 : 200, { "content-type": "text/plain" }).end("ok");
   });
 });
@@ -49,7 +54,13 @@ afterAll(async () => {
 async function cli(argv: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
-  const io: Io = { stdout: (t) => void out.push(t), stderr: (t) => void err.push(t), readStdin: async () => "", env, cwd: packageRoot };
+  const io: Io = {
+    stdout: (t) => void out.push(t),
+    stderr: (t) => void err.push(t),
+    readStdin: async () => "",
+    env,
+    cwd: packageRoot,
+  };
   const code = await main(argv, io);
   return { code, stdout: out.join(""), stderr: err.join("") };
 }
@@ -61,7 +72,13 @@ function ownManifests(home: string): string {
   for (const name of readdirSync(dir)) {
     const file = join(dir, name, "connector.toml");
     const text = readFileSync(file, "utf8");
-    writeFileSync(file, text.replace(/^wasm = "\.\.\/\.\.\/trusted\/connectors\/(\w+)\.wasm"$/m, (_, n: string) => `wasm = ${JSON.stringify(join(packageRoot, "trusted", "connectors", `${n}.wasm`))}`));
+    writeFileSync(
+      file,
+      text.replace(
+        /^wasm = "\.\.\/\.\.\/trusted\/connectors\/(\w+)\.wasm"$/m,
+        (_, n: string) => `wasm = ${JSON.stringify(join(packageRoot, "trusted", "connectors", `${n}.wasm`))}`,
+      ),
+    );
   }
   return dir;
 }
@@ -81,9 +98,15 @@ describe("writing a connector, as docs/connectors.md says", () => {
     // Step 4: the check the user runs.
     const checked = await cli(["manifests", "check"], env);
     const shipped = loadManifests(join(packageRoot, "manifests"));
-    expect(checked).toEqual({ code: 0, stdout: `manifests ok: ${shipped.connectors.size + 1} connectors, ${shipped.actions.size + 1} actions in ${dir}\n`, stderr: "" });
+    expect(checked).toEqual({
+      code: 0,
+      stdout: `manifests ok: ${shipped.connectors.size + 1} connectors, ${shipped.actions.size + 1} actions in ${dir}\n`,
+      stderr: "",
+    });
     const api = await cli(["api", "--module", "trusted/webhook"], env);
-    expect(api.stdout).toContain("  export function notify(args: {\n    /** The channel: lower-case letters, digits or -. */\n    channel: string;");
+    expect(api.stdout).toContain(
+      "  export function notify(args: {\n    /** The channel: lower-case letters, digits or -. */\n    channel: string;",
+    );
   }, 60_000);
 
   it("refuses the folder once the wasm changes after pinning", async () => {
@@ -104,16 +127,33 @@ describe("writing a connector, as docs/connectors.md says", () => {
     writeFileSync(join(home, "connections.toml"), `[webhook]\nbase_url = "${webhookUrl}"\n`);
     const set = loadManifests(dir);
     const ctx = connectorContext(home, { plugins: pool });
-    const result = await runAction(set, "webhook.notify", { channel: "general", text: 'Build 42 is green ✓ "quoted"' }, ctx);
+    const result = await runAction(
+      set,
+      "webhook.notify",
+      { channel: "general", text: 'Build 42 is green ✓ "quoted"' },
+      ctx,
+    );
     expect(result).toEqual({ status: 200 });
-    expect(posted).toEqual([{ method: "POST", url: "/hooks/general", contentType: "application/json", body: '{"text":"Build 42 is green ✓ \\"quoted\\""}' }]);
+    expect(posted).toEqual([
+      {
+        method: "POST",
+        url: "/hooks/general",
+        contentType: "application/json",
+        body: '{"text":"Build 42 is green ✓ \\"quoted\\""}',
+      },
+    ]);
 
     // Bad input is refused before anything is sent; a failing webhook is the provider's error.
     for (const channel of ["../admin", "General", "", "a/b"]) {
-      await expect(runAction(set, "webhook.notify", { channel, text: "x" }, ctx), channel).rejects.toMatchObject({ class: "connector_error" });
+      await expect(runAction(set, "webhook.notify", { channel, text: "x" }, ctx), channel).rejects.toMatchObject({
+        class: "connector_error",
+      });
     }
     expect(posted).toHaveLength(1);
-    await expect(runAction(set, "webhook.notify", { channel: "archived", text: "x" }, ctx)).rejects.toMatchObject({ class: "external_api_error", details: { status: 410 } });
+    await expect(runAction(set, "webhook.notify", { channel: "archived", text: "x" }, ctx)).rejects.toMatchObject({
+      class: "external_api_error",
+      details: { status: 410 },
+    });
   });
 
   it("is decided by the policy like any action: approval required, so the shipped policy asks", () => {

@@ -16,7 +16,12 @@ function reference(value: Json): string {
 /** The same value with every object's keys in reverse order. */
 function reversed(value: Json): Json {
   if (Array.isArray(value)) return value.map(reversed);
-  if (value !== null && typeof value === "object") return Object.fromEntries(Object.keys(value).reverse().map((k) => [k, reversed(value[k]!)]));
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(
+      Object.keys(value)
+        .reverse()
+        .map((k) => [k, reversed(value[k]!)]),
+    );
   return value;
 }
 
@@ -24,7 +29,24 @@ function reversed(value: Json): Json {
 const json: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
   v: fc.oneof(
     { depthSize: "small" },
-    fc.constantFrom<Json>(null, true, false, 0, -0, 1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, "", "a", "A", "1", "null", '{"a":1}', "é\u2028"),
+    fc.constantFrom<Json>(
+      null,
+      true,
+      false,
+      0,
+      -0,
+      1,
+      1.5,
+      Number.NaN,
+      Number.POSITIVE_INFINITY,
+      "",
+      "a",
+      "A",
+      "1",
+      "null",
+      '{"a":1}',
+      "é\u2028",
+    ),
     fc.array(tie("v"), { maxLength: 4 }),
     fc.dictionary(fc.constantFrom("a", "b", "A", "", "1", "__proto__x", '"q"'), tie("v"), { maxKeys: 4 }),
   ),
@@ -32,7 +54,10 @@ const json: fc.Arbitrary<Json> = fc.letrec<{ v: Json }>((tie) => ({
 
 describe("canonicalJson", () => {
   it("writes what the plain definition writes", () => {
-    fc.assert(fc.property(json, (v) => canonicalJson(v) === reference(v)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(json, (v) => canonicalJson(v) === reference(v)),
+      { numRuns: 2000 },
+    );
   });
 
   it("sorts keys at every depth", () => {
@@ -42,7 +67,18 @@ describe("canonicalJson", () => {
 
 describe("jsonEqual", () => {
   it("is equality of the canonical texts", () => {
-    fc.assert(fc.property(json, json, (a, b) => jsonEqual(a, b) === (typeof a === "object" && a !== null && typeof b === "object" && b !== null ? reference(a) === reference(b) : a === b)), { numRuns: 2000 });
+    fc.assert(
+      fc.property(
+        json,
+        json,
+        (a, b) =>
+          jsonEqual(a, b) ===
+          (typeof a === "object" && a !== null && typeof b === "object" && b !== null
+            ? reference(a) === reference(b)
+            : a === b),
+      ),
+      { numRuns: 2000 },
+    );
   });
 
   it("ignores key order, at every depth", () => {

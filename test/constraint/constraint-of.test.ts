@@ -9,28 +9,65 @@ import { abstractArb, jsonArb, memberArb } from "./arbitraries.js";
 
 const c = (...values: Json[]): AbstractValue => ({ kind: "const", values });
 const str = (prefix: string, suffix = ""): AbstractValue => ({ kind: "string", prefix, suffix, provenance: [] });
-const arr = (element: AbstractValue, min: number, max: number | null): AbstractValue => ({ kind: "array", element, length: { min, max } });
+const arr = (element: AbstractValue, min: number, max: number | null): AbstractValue => ({
+  kind: "array",
+  element,
+  length: { min, max },
+});
 const unknown: AbstractValue = { kind: "unknown", provenance: [] };
 
 describe("constraintOf: the facts as a constraint", () => {
   it.each<[string, AbstractValue[], ValueConstraint | undefined]>([
     ["constants, typed", [c("a", "b")], { all: [{ type: ["string"] }, { in: ["a", "b"] }] }],
-    ["constants of several sites, once each", [c("a"), c("a", 1)], { all: [{ type: ["string", "number"] }, { in: ["a", 1] }] }],
+    [
+      "constants of several sites, once each",
+      [c("a"), c("a", 1)],
+      { all: [{ type: ["string", "number"] }, { in: ["a", 1] }] },
+    ],
     ["null alone is its type", [c(null)], { type: ["null"] }],
-    ["null or a string", [c(null, "text/plain")], { all: [{ type: ["null", "string"] }, { any: [{ type: ["null"] }, { in: ["text/plain"] }] }] }],
-    ["a URL with a query string: exact prefix", [str("https://api.x.com/v1?q=", "&n=*")], { all: [{ type: ["string"] }, { all: [{ prefix: "https://api.x.com/v1?q=" }, { suffix: "&n=*" }] }] }],
+    [
+      "null or a string",
+      [c(null, "text/plain")],
+      { all: [{ type: ["null", "string"] }, { any: [{ type: ["null"] }, { in: ["text/plain"] }] }] },
+    ],
+    [
+      "a URL with a query string: exact prefix",
+      [str("https://api.x.com/v1?q=", "&n=*")],
+      { all: [{ type: ["string"] }, { all: [{ prefix: "https://api.x.com/v1?q=" }, { suffix: "&n=*" }] }] },
+    ],
     ["any string", [str("")], { type: ["string"] }],
-    ["a template or a constant", [str("/r/"), c("/s/a")], { all: [{ type: ["string"] }, { any: [{ in: ["/s/a"] }, { prefix: "/r/" }] }] }],
+    [
+      "a template or a constant",
+      [str("/r/"), c("/s/a")],
+      { all: [{ type: ["string"] }, { any: [{ in: ["/s/a"] }, { prefix: "/r/" }] }] },
+    ],
     [
       "a list: type, length range, elements",
       [arr(c("a@x.com"), 1, 2)],
-      { all: [{ type: ["array"] }, { min_length: 1 }, { max_length: 2 }, { elements: { all: [{ type: ["string"] }, { in: ["a@x.com"] }] } }] },
+      {
+        all: [
+          { type: ["array"] },
+          { min_length: 1 },
+          { max_length: 2 },
+          { elements: { all: [{ type: ["string"] }, { in: ["a@x.com"] }] } },
+        ],
+      },
     ],
-    ["an unbounded list of any strings", [arr(str(""), 0, null)], { all: [{ type: ["array"] }, { elements: { type: ["string"] } }] }],
+    [
+      "an unbounded list of any strings",
+      [arr(str(""), 0, null)],
+      { all: [{ type: ["array"] }, { elements: { type: ["string"] } }] },
+    ],
     [
       "constant lists join",
       [c(["a"], ["b", "c"]), c([])],
-      { all: [{ type: ["array"] }, { max_length: 2 }, { elements: { all: [{ type: ["string"] }, { in: ["a", "b", "c"] }] } }] },
+      {
+        all: [
+          { type: ["array"] },
+          { max_length: 2 },
+          { elements: { all: [{ type: ["string"] }, { in: ["a", "b", "c"] }] } },
+        ],
+      },
     ],
     ["the empty list", [c([])], { all: [{ type: ["array"] }, { max_length: 0 }] }],
     ["a list of unknowns", [arr(unknown, 1, 3)], { all: [{ type: ["array"] }, { min_length: 1 }, { max_length: 3 }] }],
@@ -57,7 +94,11 @@ describe("constraintOf: the facts as a constraint", () => {
   it("every member of every value satisfies it, and the static check agrees (property)", () => {
     fc.assert(
       fc.property(
-        fc.array(abstractArb, { minLength: 1, maxLength: 3 }).chain((vs) => fc.tuple(fc.constant(vs), fc.array(fc.oneof(...vs.map(memberArb)), { minLength: 1, maxLength: 10 }))),
+        fc
+          .array(abstractArb, { minLength: 1, maxLength: 3 })
+          .chain((vs) =>
+            fc.tuple(fc.constant(vs), fc.array(fc.oneof(...vs.map(memberArb)), { minLength: 1, maxLength: 10 })),
+          ),
         ([values, members]) => {
           const constraint = constraintOf(values);
           if (constraint === undefined) {
@@ -74,11 +115,18 @@ describe("constraintOf: the facts as a constraint", () => {
 
   it("constants pin exactly: no other JSON value satisfies their constraint (property)", () => {
     fc.assert(
-      fc.property(fc.array(jsonArb.filter((x) => !Array.isArray(x)), { minLength: 1, maxLength: 4 }), jsonArb, (values, other) => {
-        const constraint = constraintOf([c(...values)])!;
-        const member = values.some((x) => sameValue(x, other));
-        if (!member) expect(satisfies(constraint, other), JSON.stringify({ values, other })).toBe(false);
-      }),
+      fc.property(
+        fc.array(
+          jsonArb.filter((x) => !Array.isArray(x)),
+          { minLength: 1, maxLength: 4 },
+        ),
+        jsonArb,
+        (values, other) => {
+          const constraint = constraintOf([c(...values)])!;
+          const member = values.some((x) => sameValue(x, other));
+          if (!member) expect(satisfies(constraint, other), JSON.stringify({ values, other })).toBe(false);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -25,7 +25,13 @@ describe("describeConstraint", () => {
     [{ type: ["string", "null"] }, "is a string or null"],
     [{ all: [] }, "is anything"],
     [
-      { all: [{ type: ["array"] }, { max_length: 2 }, { elements: { all: [{ type: ["string"] }, { in: ["a@x.com"] }] } }] },
+      {
+        all: [
+          { type: ["array"] },
+          { max_length: 2 },
+          { elements: { all: [{ type: ["string"] }, { in: ["a@x.com"] }] } },
+        ],
+      },
       "is a list and has length at most 2 and is a list whose every element (is a string and is in [a@x.com])",
     ],
     [{ fields: { a: { eq: 1 }, b: { all: [] } } }, "is an object with only a is 1, b is anything"],
@@ -38,12 +44,18 @@ describe("describeConstraint", () => {
 describe("describeEffectConstraint", () => {
   it.each<[EffectConstraint, string]>([
     [{ op: "email.*", args: { to: { in: ["bob@example.com"] } } }, "every to of email.* is in [bob@example.com]"],
-    [{ op: "fs.write_file", args: { path: { under: "/home/u/Sandbox" } } }, "every path of fs.write_file is under /home/u/Sandbox"],
+    [
+      { op: "fs.write_file", args: { path: { under: "/home/u/Sandbox" } } },
+      "every path of fs.write_file is under /home/u/Sandbox",
+    ],
     [{ op: "email.send_*", count: { max: 3 } }, "at most 3 calls of email.send_*"],
     [{ op: "fs.write_file", count: { max: 0 } }, "no call of fs.write_file"],
     [{ op: "email.send_*", distinct: "to" }, "no value of to repeats across calls of email.send_*"],
     [{ op: "http.*" }, "any call of http.*"],
-    [{ op: "http.*", args: { url: { host_in: ["api.x.com"] } }, count: { max: 2 } }, "every url of http.* has a host in [api.x.com]; at most 2 calls of http.*"],
+    [
+      { op: "http.*", args: { url: { host_in: ["api.x.com"] } }, count: { max: 2 } },
+      "every url of http.* has a host in [api.x.com]; at most 2 calls of http.*",
+    ],
   ])("%j", (c, expected) => {
     expect(describeEffectConstraint(c)).toBe(expected);
   });

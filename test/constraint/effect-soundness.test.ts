@@ -11,8 +11,30 @@ import { INPUTS, effect, manifests } from "./effects.js";
 // Recipient-like values that collide often, so that distinct and in are decided both ways.
 const small: fc.Arbitrary<Json> = fc.constantFrom("a", "b", "c", null);
 const argArb: fc.Arbitrary<AbstractValue> = fc.oneof(
-  { weight: 3, arbitrary: fc.array(fc.oneof(small, fc.array(small, { maxLength: 3 })), { minLength: 1, maxLength: 3 }).map((values) => ({ kind: "const" as const, values })) },
-  { weight: 2, arbitrary: fc.record({ element: fc.array(small, { minLength: 1, maxLength: 3 }).map((values): AbstractValue => ({ kind: "const", values })), min: fc.nat(3), extra: fc.option(fc.nat(2)) }).map(({ element, min, extra }): AbstractValue => ({ kind: "array", element, length: { min, max: extra === null ? null : min + extra } })) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .array(fc.oneof(small, fc.array(small, { maxLength: 3 })), { minLength: 1, maxLength: 3 })
+      .map((values) => ({ kind: "const" as const, values })),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({
+        element: fc
+          .array(small, { minLength: 1, maxLength: 3 })
+          .map((values): AbstractValue => ({ kind: "const", values })),
+        min: fc.nat(3),
+        extra: fc.option(fc.nat(2)),
+      })
+      .map(
+        ({ element, min, extra }): AbstractValue => ({
+          kind: "array",
+          element,
+          length: { min, max: extra === null ? null : min + extra },
+        }),
+      ),
+  },
   { weight: 2, arbitrary: abstractArb },
 );
 
@@ -28,23 +50,34 @@ const effectArb: fc.Arbitrary<Effect> = fc
     return effect(op, declared, { min, max: extra === null ? null : min + extra });
   });
 
-const effectConstraintArb: fc.Arbitrary<EffectConstraint> = fc
-  .record(
-    {
-      op: fc.constantFrom("*", "email.*", "email.send_*", "email.send_email", "fs.write_file", "email.get_draft"),
-      args: fc.dictionary(fc.constantFrom("to", "path", "id", "subject"), fc.oneof(constraintArb, small.map((x) => ({ in: [x, "a"] }))), { minKeys: 1, maxKeys: 2 }),
-      count: fc.nat(4).map((max) => ({ max })),
-      distinct: fc.constantFrom("to", "path", "id"),
-    },
-    { requiredKeys: ["op"] },
-  );
+const effectConstraintArb: fc.Arbitrary<EffectConstraint> = fc.record(
+  {
+    op: fc.constantFrom("*", "email.*", "email.send_*", "email.send_email", "fs.write_file", "email.get_draft"),
+    args: fc.dictionary(
+      fc.constantFrom("to", "path", "id", "subject"),
+      fc.oneof(
+        constraintArb,
+        small.map((x) => ({ in: [x, "a"] })),
+      ),
+      { minKeys: 1, maxKeys: 2 },
+    ),
+    count: fc.nat(4).map((max) => ({ max })),
+    distinct: fc.constantFrom("to", "path", "id"),
+  },
+  { requiredKeys: ["op"] },
+);
 
 // A run: each effect happens a number of times within its count range, with members of its
 // abstract arguments, in some interleaving.
 function runArb(effects: readonly Effect[]): fc.Arbitrary<Call[]> {
   const perEffect = effects.map((e) =>
     fc.integer({ min: e.count.min, max: e.count.max ?? e.count.min + 3 }).chain((n) =>
-      fc.array(fc.record(Object.fromEntries(Object.entries(e.args).map(([k, v]) => [k, memberArb(v)]))), { minLength: n, maxLength: n }).map((argsList) => argsList.map((args): Call => ({ op: e.op, args: args as Record<string, Json> }))),
+      fc
+        .array(fc.record(Object.fromEntries(Object.entries(e.args).map(([k, v]) => [k, memberArb(v)]))), {
+          minLength: n,
+          maxLength: n,
+        })
+        .map((argsList) => argsList.map((args): Call => ({ op: e.op, args: args as Record<string, Json> }))),
     ),
   );
   return fc.tuple(...perEffect).chain((lists) => {
@@ -55,8 +88,21 @@ function runArb(effects: readonly Effect[]): fc.Arbitrary<Call[]> {
 
 // Effects of the email connector whose recipients collide often.
 const emailEffectArb: fc.Arbitrary<Effect> = fc
-  .record({ op: fc.constantFrom("email.send_email", "email.draft_email", "email.send_email", "email.send_draft", "email.get_draft"), to: argArb, min: fc.nat(2), extra: fc.option(fc.nat(2)) })
-  .map(({ op, to, min, extra }) => effect(op, INPUTS[op]!.includes("to") ? { to } : {}, { min, max: extra === null ? null : min + extra }));
+  .record({
+    op: fc.constantFrom(
+      "email.send_email",
+      "email.draft_email",
+      "email.send_email",
+      "email.send_draft",
+      "email.get_draft",
+    ),
+    to: argArb,
+    min: fc.nat(2),
+    extra: fc.option(fc.nat(2)),
+  })
+  .map(({ op, to, min, extra }) =>
+    effect(op, INPUTS[op]!.includes("to") ? { to } : {}, { min, max: extra === null ? null : min + extra }),
+  );
 
 function assertSound(constraints: fc.Arbitrary<EffectConstraint>, effects: fc.Arbitrary<Effect>, decided: number) {
   const seen = { yes: 0, no: 0, maybe: 0 };
@@ -64,7 +110,9 @@ function assertSound(constraints: fc.Arbitrary<EffectConstraint>, effects: fc.Ar
     fc.property(
       constraints,
       fc.boolean(),
-      fc.array(effects, { maxLength: 4 }).chain((list) => fc.tuple(fc.constant(list), fc.array(runArb(list), { minLength: 1, maxLength: 4 }))),
+      fc
+        .array(effects, { maxLength: 4 })
+        .chain((list) => fc.tuple(fc.constant(list), fc.array(runArb(list), { minLength: 1, maxLength: 4 }))),
       (c, withManifests, [list, runs]) => {
         const opts = withManifests ? manifests : {};
         const verdict = holdsEffect(c, list, opts).verdict;
@@ -90,13 +138,24 @@ describe("holdsEffect is sound against satisfiesCall", () => {
 
   it("distinct recipients", () => {
     // distinct commits less often (about 300-400 of 3000 runs either way): a margin keeps it from flaking.
-    assertSound(fc.constantFrom("email.send_*", "email.*", "*").map((op) => ({ op, distinct: "to" })), emailEffectArb, 200);
+    assertSound(
+      fc.constantFrom("email.send_*", "email.*", "*").map((op) => ({ op, distinct: "to" })),
+      emailEffectArb,
+      200,
+    );
   });
 
   it("recipient lists and call counts", () => {
-    const to = fc.oneof(fc.array(small, { maxLength: 3 }).map((values) => ({ in: values })), small.map((x) => ({ not: { eq: x } })), fc.nat(2).map((max_length) => ({ max_length })));
+    const to = fc.oneof(
+      fc.array(small, { maxLength: 3 }).map((values) => ({ in: values })),
+      small.map((x) => ({ not: { eq: x } })),
+      fc.nat(2).map((max_length) => ({ max_length })),
+    );
     const args = fc.record({ op: fc.constantFrom("email.send_*", "email.*"), args: to.map((c) => ({ to: c })) });
-    const count = fc.record({ op: fc.constantFrom("email.send_*", "email.*"), count: fc.nat(4).map((max) => ({ max })) });
+    const count = fc.record({
+      op: fc.constantFrom("email.send_*", "email.*"),
+      count: fc.nat(4).map((max) => ({ max })),
+    });
     assertSound(fc.oneof(args, count), emailEffectArb, 300);
   });
 });

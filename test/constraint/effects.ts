@@ -17,7 +17,11 @@ export const manifests: EffectOptions = {
 };
 
 let line = 0;
-export function effect(op: string, args: Record<string, AbstractValue>, count: CountRange = { min: 1, max: 1 }): Effect {
+export function effect(
+  op: string,
+  args: Record<string, AbstractValue>,
+  count: CountRange = { min: 1, max: 1 },
+): Effect {
   const [connector = "", action = ""] = op.split(".");
   return { op, connector, action, site: { line: ++line, column: 3 }, args, count };
 }

@@ -12,7 +12,8 @@ describe("paths into a result", () => {
   });
 
   it("anything else is not a path", () => {
-    for (const bad of ["", "iban", "$.", "$..iban", "$.items[0]", "$[iban]", "$.a b", '$["a"', "$.items[*", "$ .a"]) expect(canonicalFieldPath(bad), bad).toBeUndefined();
+    for (const bad of ["", "iban", "$.", "$..iban", "$.items[0]", "$[iban]", "$.a b", '$["a"', "$.items[*", "$ .a"])
+      expect(canonicalFieldPath(bad), bad).toBeUndefined();
   });
 
   it("a field covers itself and what is inside it, never its parent or a sibling with a longer name", () => {

@@ -6,14 +6,25 @@ import type { Json } from "../../src/model/json.js";
 import { effect, manifests } from "./effects.js";
 
 const c = (...values: Json[]): AbstractValue => ({ kind: "const", values });
-const list = (element: AbstractValue, min: number, max: number | null): AbstractValue => ({ kind: "array", element, length: { min, max } });
-const unknown: AbstractValue = { kind: "unknown", provenance: [{ source: "result of email.get_draft", untrusted: true }] };
+const list = (element: AbstractValue, min: number, max: number | null): AbstractValue => ({
+  kind: "array",
+  element,
+  length: { min, max },
+});
+const unknown: AbstractValue = {
+  kind: "unknown",
+  provenance: [{ source: "result of email.get_draft", untrusted: true }],
+};
 const once = { min: 1, max: 1 };
 const recipientsOnly: EffectConstraint = { op: "email.*", args: { to: { in: ["bob@example.com"] } } };
 
 describe("holdsEffect: arguments", () => {
   it("proves recipientsOnly when every recipient is Bob", () => {
-    const r = holdsEffect(recipientsOnly, [effect("email.send_email", { to: c(["bob@example.com"]), subject: c("hi") })], manifests);
+    const r = holdsEffect(
+      recipientsOnly,
+      [effect("email.send_email", { to: c(["bob@example.com"]), subject: c("hi") })],
+      manifests,
+    );
     expect(r.verdict).toBe("yes");
     expect(r.why).toBe("every to is in [bob@example.com]");
   });
@@ -31,13 +42,23 @@ describe("holdsEffect: arguments", () => {
   });
 
   it("a breaking call that may not run is maybe", () => {
-    const r = holdsEffect(recipientsOnly, [effect("email.send_email", { to: c(["eve@evil.com"]) }, { min: 0, max: 1 })], manifests);
+    const r = holdsEffect(
+      recipientsOnly,
+      [effect("email.send_email", { to: c(["eve@evil.com"]) }, { min: 0, max: 1 })],
+      manifests,
+    );
     expect(r.verdict).toBe("maybe");
     expect(r.site).toBeUndefined();
   });
 
   it("a call that never runs does not count", () => {
-    expect(holdsEffect(recipientsOnly, [effect("email.send_email", { to: c(["eve@evil.com"]) }, { min: 0, max: 0 })], manifests).verdict).toBe("yes");
+    expect(
+      holdsEffect(
+        recipientsOnly,
+        [effect("email.send_email", { to: c(["eve@evil.com"]) }, { min: 0, max: 0 })],
+        manifests,
+      ).verdict,
+    ).toBe("yes");
   });
 
   it("unknown recipients are maybe (enforced at run time)", () => {
@@ -53,8 +74,12 @@ describe("holdsEffect: arguments", () => {
     const e = effect("email.send_draft", { draft_id: c("d1") });
     const r = holdsEffect(recipientsOnly, [e], manifests);
     expect(r.verdict).toBe("maybe");
-    expect(r.why).toBe(`email.send_draft at ${e.site.line}:3 has no to argument to check, so its calls are refused at run time`);
-    expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1" } }, [], manifests)).toBe(false);
+    expect(r.why).toBe(
+      `email.send_draft at ${e.site.line}:3 has no to argument to check, so its calls are refused at run time`,
+    );
+    expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1" } }, [], manifests)).toBe(
+      false,
+    );
   });
 
   it("send_draft whose wrapper resolves `to` ([resolve]): maybe, checked at every call on the value the wrapper read", () => {
@@ -62,12 +87,30 @@ describe("holdsEffect: arguments", () => {
     const e = effect("email.send_draft", { draft_id: c("d1") });
     const r = holdsEffect(recipientsOnly, [e], resolving);
     expect(r.verdict).toBe("maybe");
-    expect(r.why).toBe(`email.send_draft at ${e.site.line}:3: to is read by the trusted wrapper before each call and checked then`);
+    expect(r.why).toBe(
+      `email.send_draft at ${e.site.line}:3: to is read by the trusted wrapper before each call and checked then`,
+    );
     expect(holdsEffect({ op: "email.send_*", distinct: "to" }, [e], resolving).verdict).toBe("maybe");
-    expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1", to: ["bob@example.com"] } }, [], resolving)).toBe(true);
-    expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1", to: ["eve@evil.com"] } }, [], resolving)).toBe(false);
+    expect(
+      satisfiesCall(
+        recipientsOnly,
+        { op: "email.send_draft", args: { draft_id: "d1", to: ["bob@example.com"] } },
+        [],
+        resolving,
+      ),
+    ).toBe(true);
+    expect(
+      satisfiesCall(
+        recipientsOnly,
+        { op: "email.send_draft", args: { draft_id: "d1", to: ["eve@evil.com"] } },
+        [],
+        resolving,
+      ),
+    ).toBe(false);
     // Not resolved (a caller that skipped the read): refused, never passed.
-    expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1" } }, [], resolving)).toBe(false);
+    expect(satisfiesCall(recipientsOnly, { op: "email.send_draft", args: { draft_id: "d1" } }, [], resolving)).toBe(
+      false,
+    );
   });
 
   it("without manifest facts a missing input is unchecked even for a read", () => {
@@ -77,20 +120,33 @@ describe("holdsEffect: arguments", () => {
 
   it("a declared input left out is null", () => {
     const subjectSet: EffectConstraint = { op: "email.send_email", args: { subject: { in: ["hi"] } } };
-    expect(holdsEffect(subjectSet, [effect("email.send_email", { to: c(["bob@example.com"]) })], manifests).verdict).toBe("no");
-    expect(holdsEffect({ op: "email.send_email", args: { subject: { in: ["hi", null] } } }, [effect("email.send_email", { to: c([]) })], manifests).verdict).toBe("yes");
+    expect(
+      holdsEffect(subjectSet, [effect("email.send_email", { to: c(["bob@example.com"]) })], manifests).verdict,
+    ).toBe("no");
+    expect(
+      holdsEffect(
+        { op: "email.send_email", args: { subject: { in: ["hi", null] } } },
+        [effect("email.send_email", { to: c([]) })],
+        manifests,
+      ).verdict,
+    ).toBe("yes");
     expect(satisfiesCall(subjectSet, { op: "email.send_email", args: { to: [] } }, [], manifests)).toBe(false);
   });
 
   it("ops the pattern does not select are ignored", () => {
     const writesUnder: EffectConstraint = { op: "fs.write_file", args: { path: { under: "/home/u/Sandbox" } } };
-    expect(holdsEffect(writesUnder, [effect("email.send_email", { to: c(["x"]) })], manifests)).toEqual({ verdict: "yes", why: "the program makes no fs.write_file call" });
+    expect(holdsEffect(writesUnder, [effect("email.send_email", { to: c(["x"]) })], manifests)).toEqual({
+      verdict: "yes",
+      why: "the program makes no fs.write_file call",
+    });
   });
 });
 
 describe("holdsEffect: no conditions", () => {
   it("an empty args object constrains nothing", () => {
-    expect(holdsEffect({ op: "email.*", args: {} }, [effect("email.send_email", { to: c(["a"]) })], manifests)).toEqual({ verdict: "yes", why: "every email.* call" });
+    expect(holdsEffect({ op: "email.*", args: {} }, [effect("email.send_email", { to: c(["a"]) })], manifests)).toEqual(
+      { verdict: "yes", why: "every email.* call" },
+    );
   });
 });
 
@@ -118,14 +174,21 @@ describe("holdsEffect: count", () => {
   });
 
   it("noWrites: no write at all", () => {
-    expect(holdsEffect({ op: "fs.write_file", count: { max: 0 } }, [effect("fs.write_file", { path: c("/a"), content: c("") }, { min: 0, max: 1 })]).verdict).toBe("maybe");
-    expect(holdsEffect({ op: "fs.write_file", count: { max: 0 } }, [effect("email.send_email", { to: c([]) })]).verdict).toBe("yes");
+    expect(
+      holdsEffect({ op: "fs.write_file", count: { max: 0 } }, [
+        effect("fs.write_file", { path: c("/a"), content: c("") }, { min: 0, max: 1 }),
+      ]).verdict,
+    ).toBe("maybe");
+    expect(
+      holdsEffect({ op: "fs.write_file", count: { max: 0 } }, [effect("email.send_email", { to: c([]) })]).verdict,
+    ).toBe("yes");
   });
 });
 
 describe("holdsEffect: distinct", () => {
   const unique: EffectConstraint = { op: "email.send_*", distinct: "to" };
-  const send = (to: AbstractValue, count: CountRange = once) => effect("email.send_email", { to, subject: c("s") }, count);
+  const send = (to: AbstractValue, count: CountRange = once) =>
+    effect("email.send_email", { to, subject: c("s") }, count);
   it.each([
     ["one call", [send(c(["a", "b"]))], "yes"],
     ["two calls, disjoint constants", [send(c(["a"])), send(c(["b"], ["c"]))], "yes"],
@@ -150,8 +213,17 @@ describe("holdsEffect: distinct", () => {
 describe("satisfiesCall", () => {
   const call = (op: string, args: Record<string, Json>) => ({ op, args });
   it("checks arguments of selected calls only", () => {
-    expect(satisfiesCall(recipientsOnly, call("email.send_email", { to: ["bob@example.com"] }), [], manifests)).toBe(true);
-    expect(satisfiesCall(recipientsOnly, call("email.send_email", { to: ["bob@example.com", "eve@evil.com"] }), [], manifests)).toBe(false);
+    expect(satisfiesCall(recipientsOnly, call("email.send_email", { to: ["bob@example.com"] }), [], manifests)).toBe(
+      true,
+    );
+    expect(
+      satisfiesCall(
+        recipientsOnly,
+        call("email.send_email", { to: ["bob@example.com", "eve@evil.com"] }),
+        [],
+        manifests,
+      ),
+    ).toBe(false);
     expect(satisfiesCall(recipientsOnly, call("fs.write_file", { path: "/x" }), [], manifests)).toBe(true);
   });
 
@@ -166,11 +238,36 @@ describe("satisfiesCall", () => {
 
   it("distinct across history and within the call, deep equality", () => {
     const unique: EffectConstraint = { op: "email.send_*", distinct: "to" };
-    expect(satisfiesCall(unique, call("email.send_email", { to: ["a", "b"] }), [call("email.send_email", { to: ["c"] })], manifests)).toBe(true);
-    expect(satisfiesCall(unique, call("email.send_email", { to: ["a", "b"] }), [call("email.send_email", { to: ["b"] })], manifests)).toBe(false);
+    expect(
+      satisfiesCall(
+        unique,
+        call("email.send_email", { to: ["a", "b"] }),
+        [call("email.send_email", { to: ["c"] })],
+        manifests,
+      ),
+    ).toBe(true);
+    expect(
+      satisfiesCall(
+        unique,
+        call("email.send_email", { to: ["a", "b"] }),
+        [call("email.send_email", { to: ["b"] })],
+        manifests,
+      ),
+    ).toBe(false);
     expect(satisfiesCall(unique, call("email.send_email", { to: ["a", "a"] }), [], manifests)).toBe(false);
-    expect(satisfiesCall({ op: "x.y", distinct: "v" }, call("x.y", { v: { a: 1, b: 2 } }), [call("x.y", { v: { b: 2, a: 1 } })])).toBe(false);
-    expect(satisfiesCall(unique, call("email.send_email", { to: ["a"] }), [call("email.draft_email", { to: ["a"] })], manifests)).toBe(true);
+    expect(
+      satisfiesCall({ op: "x.y", distinct: "v" }, call("x.y", { v: { a: 1, b: 2 } }), [
+        call("x.y", { v: { b: 2, a: 1 } }),
+      ]),
+    ).toBe(false);
+    expect(
+      satisfiesCall(
+        unique,
+        call("email.send_email", { to: ["a"] }),
+        [call("email.draft_email", { to: ["a"] })],
+        manifests,
+      ),
+    ).toBe(true);
   });
 
   it("an argument named like an Object.prototype member is not found there", () => {

@@ -6,8 +6,15 @@ import type { Json } from "../../src/model/json.js";
 
 const c = (...values: Json[]): AbstractValue => ({ kind: "const", values });
 const str = (prefix: string, suffix = ""): AbstractValue => ({ kind: "string", prefix, suffix, provenance: [] });
-const arr = (element: AbstractValue, min: number, max: number | null): AbstractValue => ({ kind: "array", element, length: { min, max } });
-const unknown: AbstractValue = { kind: "unknown", provenance: [{ source: "result of email.get_draft", untrusted: true }] };
+const arr = (element: AbstractValue, min: number, max: number | null): AbstractValue => ({
+  kind: "array",
+  element,
+  length: { min, max },
+});
+const unknown: AbstractValue = {
+  kind: "unknown",
+  provenance: [{ source: "result of email.get_draft", untrusted: true }],
+};
 const rec: AbstractValue = { kind: "record", fields: { a: c(1) } };
 
 type Row = [string, ValueConstraint, AbstractValue, Verdict3];
@@ -66,7 +73,12 @@ describe("addresses compare in canonical form", () => {
     ["glob: the trailing dot is the same domain", { glob: "*@rival.com" }, str("", "@RIVAL.com."), "yes"],
     ["glob: an open end may add a dot", { glob: "*@rival.com" }, str("", "@rival.com"), "yes"],
     ["glob: another domain", { glob: "*@rival.com" }, str("", "@rival.org."), "no"],
-    ["glob: a prefix ending in a dot may be all of it", { not: { glob: "*@rival.com" } }, str("ceo@rival.com."), "maybe"],
+    [
+      "glob: a prefix ending in a dot may be all of it",
+      { not: { glob: "*@rival.com" } },
+      str("ceo@rival.com."),
+      "maybe",
+    ],
     ["constants", { not: { glob: "*@rival.com" } }, c("ceo@rival.com.", "CEO@Rival.Com"), "no"],
   ]);
 });
@@ -104,7 +116,12 @@ describe("arrays and records: the value itself", () => {
     ["record fields, listed key may be absent", { fields: { a: { eq: 1 }, b: { type: ["null"] } } }, rec, "yes"],
     ["record fields, listed key always absent", { fields: { a: { eq: 1 }, b: { type: ["string"] } } }, rec, "no"],
     ["record fields, a key it does not allow", { fields: {} }, rec, "no"],
-    ["record fields, an optional key it does not allow", { fields: {} }, { kind: "record", fields: { a: c(1, null) } }, "maybe"],
+    [
+      "record fields, an optional key it does not allow",
+      { fields: {} },
+      { kind: "record", fields: { a: c(1, null) } },
+      "maybe",
+    ],
     ["record fields, a bad field", { fields: { a: { eq: 2 } } }, rec, "no"],
     ["unknown type", { type: ["string"] }, unknown, "maybe"],
   ]);

@@ -47,7 +47,12 @@ describe("implies", () => {
     ["address members into a case-sensitive glob", { in: ["a@x.com"] }, { glob: "a*" }, false],
     ["address members into a prefix", { in: ["a@x.com"] }, { prefix: "a" }, false],
     ["address members into a length", { in: ["a@x.com"] }, { not: { max_length: 2 } }, false],
-    ["not_in an address into not_in its other form", { not_in: ["ceo@rival.com"] }, { not_in: ["CEO@rival.com."] }, true],
+    [
+      "not_in an address into not_in its other form",
+      { not_in: ["ceo@rival.com"] },
+      { not_in: ["CEO@rival.com."] },
+      true,
+    ],
     ["prefix into a shorter prefix", { prefix: "https://api.x.com/" }, { prefix: "https://" }, true],
     ["prefix into a longer prefix", { prefix: "https://" }, { prefix: "https://api.x.com/" }, false],
     ["suffix into a shorter suffix", { suffix: "@x.com" }, { suffix: ".com" }, true],
@@ -56,9 +61,24 @@ describe("implies", () => {
     ["types into more types", { type: ["string"] }, { type: ["string", "null"] }, true],
     ["types into fewer types", { type: ["string", "null"] }, { type: ["string"] }, false],
     ["elements into wider elements", { elements: { in: ["a"] } }, { elements: { in: ["a", "b"] } }, true],
-    ["fields into wider fields", { fields: { a: { eq: 1 } } }, { fields: { a: { in: [1, 2] }, b: { type: ["null"] } } }, true],
-    ["fields, a conclusion field null fails", { fields: { a: { eq: 1 } } }, { fields: { a: { eq: 1 }, b: { type: ["string"] } } }, false],
-    ["fields with a key the conclusion lacks", { fields: { a: { eq: 1 }, b: { eq: 2 } } }, { fields: { a: { eq: 1 } } }, false],
+    [
+      "fields into wider fields",
+      { fields: { a: { eq: 1 } } },
+      { fields: { a: { in: [1, 2] }, b: { type: ["null"] } } },
+      true,
+    ],
+    [
+      "fields, a conclusion field null fails",
+      { fields: { a: { eq: 1 } } },
+      { fields: { a: { eq: 1 }, b: { type: ["string"] } } },
+      false,
+    ],
+    [
+      "fields with a key the conclusion lacks",
+      { fields: { a: { eq: 1 }, b: { eq: 2 } } },
+      { fields: { a: { eq: 1 } } },
+      false,
+    ],
     ["anything implies the empty all", { prefix: "a" }, { all: [] }, true],
     ["type is not element-wise: no proof through in", { in: ["a"] }, { type: ["string"] }, false],
   ])("%s", (_name, premise, conclusion, expected) => {
@@ -68,7 +88,10 @@ describe("implies", () => {
 
 describe("narrow", () => {
   const c = (...values: Json[]): AbstractValue => ({ kind: "const", values });
-  const unknown: AbstractValue = { kind: "unknown", provenance: [{ source: "read from email.get_draft", untrusted: true }] };
+  const unknown: AbstractValue = {
+    kind: "unknown",
+    provenance: [{ source: "read from email.get_draft", untrusted: true }],
+  };
   const str: AbstractValue = { kind: "string", prefix: "/r/", suffix: ".txt", provenance: [] };
   const address: AbstractValue = { kind: "string", prefix: "", suffix: "@x.com", provenance: [] };
   it.each<[string, AbstractValue, ValueConstraint, AbstractValue]>([
@@ -115,7 +138,12 @@ describe("narrow", () => {
       { elements: { in: ["/r/a.txt"] } },
       { kind: "array", element: c("/r/a.txt"), length: { min: 0, max: null } },
     ],
-    ["array by type: unchanged", { kind: "array", element: str, length: { min: 0, max: 1 } }, { type: ["array"] }, { kind: "array", element: str, length: { min: 0, max: 1 } }],
+    [
+      "array by type: unchanged",
+      { kind: "array", element: str, length: { min: 0, max: 1 } },
+      { type: ["array"] },
+      { kind: "array", element: str, length: { min: 0, max: 1 } },
+    ],
     [
       "record fields narrowed one by one",
       { kind: "record", fields: { a: c("x", "y"), b: str } },

@@ -8,8 +8,16 @@ import { MARSHAL_LIMITS } from "../../src/model/marshal-limits.js";
 import type { Json } from "../../src/model/json.js";
 
 const c = (...values: Json[]): AbstractValue => ({ kind: "const", values });
-const str = (prefix: string, suffix = "", untrusted = false): AbstractValue => ({ kind: "string", prefix, suffix, provenance: [{ source: "result of web.fetch", untrusted, op: "web.fetch" }] });
-const unknown: AbstractValue = { kind: "unknown", provenance: [{ source: "result of email.get_draft", untrusted: true, op: "email.get_draft" }] };
+const str = (prefix: string, suffix = "", untrusted = false): AbstractValue => ({
+  kind: "string",
+  prefix,
+  suffix,
+  provenance: [{ source: "result of web.fetch", untrusted, op: "web.fetch" }],
+});
+const unknown: AbstractValue = {
+  kind: "unknown",
+  provenance: [{ source: "result of email.get_draft", untrusted: true, op: "email.get_draft" }],
+};
 
 /** The body's recipient is one of ours. */
 const toOurs: ValueConstraint = { json: { at: { path: "$.to", is: { in: ["ok@x.com"] } } } };
@@ -24,7 +32,8 @@ describe("json: a string's parsed value", () => {
   });
 
   it("fails on a string that does not parse, and on a non-string", () => {
-    for (const text of ["", "{", '{"to":"ok@x.com"', "{'to':'ok@x.com'}", '{"to":"ok@x.com"} trailing']) expect(satisfies(toOurs, text), text).toBe(false);
+    for (const text of ["", "{", '{"to":"ok@x.com"', "{'to':'ok@x.com'}", '{"to":"ok@x.com"} trailing'])
+      expect(satisfies(toOurs, text), text).toBe(false);
     expect(satisfies(toOurs, { to: "ok@x.com" })).toBe(false);
     expect(satisfies({ json: { all: [] } }, 5)).toBe(false);
   });
@@ -116,7 +125,17 @@ describe("static verdicts", () => {
   });
 
   it("at follows the path through records and arrays", () => {
-    const record: AbstractValue = { kind: "record", fields: { to: str("", "@x.com"), items: { kind: "array", element: { kind: "record", fields: { to: c("ok@x.com") } }, length: { min: 0, max: null } } } };
+    const record: AbstractValue = {
+      kind: "record",
+      fields: {
+        to: str("", "@x.com"),
+        items: {
+          kind: "array",
+          element: { kind: "record", fields: { to: c("ok@x.com") } },
+          length: { min: 0, max: null },
+        },
+      },
+    };
     expect(holds({ at: { path: "$.to", is: { glob: "*@x.com" } } }, record)).toBe("yes");
     expect(holds({ at: { path: "$.to", is: { in: ["evil@y.com"] } } }, record)).toBe("no");
     expect(holds({ at: { path: "$.cc", is: { eq: null } } }, record)).toBe("yes");
@@ -145,8 +164,12 @@ describe("reasoning and words", () => {
 
   it("describes both keys in plain words", () => {
     expect(describeConstraint(toOurs)).toBe("is JSON text (each key once) whose value at $.to is in [ok@x.com]");
-    expect(describeConstraint({ not: toOurs })).toBe("does not satisfy (is JSON text (each key once) whose value at $.to is in [ok@x.com])");
-    expect(describeConstraint({ at: { path: "$.items[*].to", is: { all: [{ glob: "*@x.com" }, { max_length: 40 }] } } })).toBe("at $.items[*].to (matches *@x.com and has length at most 40)");
+    expect(describeConstraint({ not: toOurs })).toBe(
+      "does not satisfy (is JSON text (each key once) whose value at $.to is in [ok@x.com])",
+    );
+    expect(
+      describeConstraint({ at: { path: "$.items[*].to", is: { all: [{ glob: "*@x.com" }, { max_length: 40 }] } } }),
+    ).toBe("at $.items[*].to (matches *@x.com and has length at most 40)");
   });
 });
 
@@ -169,6 +192,11 @@ describe("the schema", () => {
 
   it("reads paths into steps", () => {
     expect(parseJsonPath("$")).toEqual([]);
-    expect(parseJsonPath('$.a[*]["b c"]._x1')).toEqual([{ field: "a" }, { every: true }, { field: "b c" }, { field: "_x1" }]);
+    expect(parseJsonPath('$.a[*]["b c"]._x1')).toEqual([
+      { field: "a" },
+      { every: true },
+      { field: "b c" },
+      { field: "_x1" },
+    ]);
   });
 });

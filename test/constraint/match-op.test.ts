@@ -39,7 +39,10 @@ describe("matchOp against its definition", () => {
   const part = fc.string({ unit: fc.constantFrom("e", "m", ".", "*", "?", "_"), maxLength: 7 });
 
   it("agrees on patterns and ops made of dots, wildcards and letters", () => {
-    fc.assert(fc.property(part, part, (pattern, op) => matchOp(pattern, op) === reference(pattern, op)), { numRuns: 5000 });
+    fc.assert(
+      fc.property(part, part, (pattern, op) => matchOp(pattern, op) === reference(pattern, op)),
+      { numRuns: 5000 },
+    );
     fc.assert(fc.property(part, (pattern) => matchOp(pattern, pattern) === reference(pattern, pattern)));
   });
 });

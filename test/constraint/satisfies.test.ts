@@ -182,7 +182,12 @@ describe("min_length, type, elements, fields: the value itself", () => {
     ["elements with a typed element", { elements: { type: ["string"] } }, ["a", ["b"]], false],
     ["fields", { fields: { a: { eq: 1 }, b: { type: ["string"] } } }, { a: 1, b: "x" }, true],
     ["fields, absent field is null", { fields: { a: { eq: 1 }, b: { type: ["string", "null"] } } }, { a: 1 }, true],
-    ["fields, absent field that may not be null", { fields: { a: { eq: 1 }, b: { type: ["string"] } } }, { a: 1 }, false],
+    [
+      "fields, absent field that may not be null",
+      { fields: { a: { eq: 1 }, b: { type: ["string"] } } },
+      { a: 1 },
+      false,
+    ],
     ["fields, an unlisted key", { fields: { a: { eq: 1 } } }, { a: 1, c: 2 }, false],
     ["fields, a bad field", { fields: { a: { eq: 1 } } }, { a: 2 }, false],
     ["fields wants an object", { fields: {} }, [], false],

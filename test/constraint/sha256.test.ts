@@ -11,7 +11,13 @@ const bound: ValueConstraint = { sha256: [digest(body)] };
 describe("the sha256 constraint: a text bound by its digest", () => {
   it("holds of exactly the text hashed, byte for byte", () => {
     expect(satisfies(bound, body)).toBe(true);
-    for (const other of [body + " ", body.toUpperCase(), body.replace("—", "-"), "", body.normalize("NFD") === body ? body + "\u200b" : body.normalize("NFD")]) {
+    for (const other of [
+      body + " ",
+      body.toUpperCase(),
+      body.replace("—", "-"),
+      "",
+      body.normalize("NFD") === body ? body + "\u200b" : body.normalize("NFD"),
+    ]) {
       expect(satisfies(bound, other)).toBe(false);
     }
   });

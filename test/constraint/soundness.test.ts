@@ -4,7 +4,21 @@ import { holds, implies, narrow, satisfies } from "../../src/constraint/index.js
 import type { AbstractValue } from "../../src/model/abstract.js";
 import type { ValueConstraint } from "../../src/model/constraint.js";
 import type { Json } from "../../src/model/json.js";
-import { addressConstraintArb, addressMemberArb, addressShapeArb, constraintArb, globArb, hostConstraintArb, smallMemberArb, smallShapeArb, isMember, jsonArb, urlMemberArb, urlShapeArb, valueWithMembers } from "./arbitraries.js";
+import {
+  addressConstraintArb,
+  addressMemberArb,
+  addressShapeArb,
+  constraintArb,
+  globArb,
+  hostConstraintArb,
+  smallMemberArb,
+  smallShapeArb,
+  isMember,
+  jsonArb,
+  urlMemberArb,
+  urlShapeArb,
+  valueWithMembers,
+} from "./arbitraries.js";
 
 describe("holds is sound against satisfies", () => {
   it("yes means every member satisfies, no means none does", () => {
@@ -28,16 +42,27 @@ describe("holds is sound against satisfies", () => {
  * holds (and narrow) against satisfies on one family of shapes and their members; the property
  * only bites if the static check often commits, hence the minimum yes and no counts.
  */
-function assertShapesSound(constraints: fc.Arbitrary<ValueConstraint>, shapes: fc.Arbitrary<AbstractValue>, members: (v: AbstractValue) => fc.Arbitrary<Json>, least: { yes: number; no: number }) {
+function assertShapesSound(
+  constraints: fc.Arbitrary<ValueConstraint>,
+  shapes: fc.Arbitrary<AbstractValue>,
+  members: (v: AbstractValue) => fc.Arbitrary<Json>,
+  least: { yes: number; no: number },
+) {
   const seen = { yes: 0, no: 0, maybe: 0 };
   fc.assert(
-    fc.property(constraints, shapes.chain((v) => fc.tuple(fc.constant(v), fc.array(members(v), { minLength: 1, maxLength: 16 }))), (c, [v, values]) => {
-      const verdict = holds(c, v);
-      seen[verdict]++;
-      if (verdict !== "maybe") for (const m of values) expect(satisfies(c, m), JSON.stringify(m)).toBe(verdict === "yes");
-      const narrowed = narrow(v, c);
-      for (const m of values) if (satisfies(c, m)) expect(isMember(m, narrowed), JSON.stringify({ m, narrowed })).toBe(true);
-    }),
+    fc.property(
+      constraints,
+      shapes.chain((v) => fc.tuple(fc.constant(v), fc.array(members(v), { minLength: 1, maxLength: 16 }))),
+      (c, [v, values]) => {
+        const verdict = holds(c, v);
+        seen[verdict]++;
+        if (verdict !== "maybe")
+          for (const m of values) expect(satisfies(c, m), JSON.stringify(m)).toBe(verdict === "yes");
+        const narrowed = narrow(v, c);
+        for (const m of values)
+          if (satisfies(c, m)) expect(isMember(m, narrowed), JSON.stringify({ m, narrowed })).toBe(true);
+      },
+    ),
     { numRuns: 5000 },
   );
   expect(seen.yes).toBeGreaterThan(least.yes);
@@ -50,7 +75,15 @@ describe("holds is sound on partly known strings", () => {
   });
 
   it("globs and lengths over a three-letter alphabet", () => {
-    assertShapesSound(fc.oneof(globArb, fc.integer({ min: 0, max: 6 }).map((max_length) => ({ max_length }))), smallShapeArb, smallMemberArb, { yes: 150, no: 300 });
+    assertShapesSound(
+      fc.oneof(
+        globArb,
+        fc.integer({ min: 0, max: 6 }).map((max_length) => ({ max_length })),
+      ),
+      smallShapeArb,
+      smallMemberArb,
+      { yes: 150, no: 300 },
+    );
   });
 
   it("email globs and address lists over case and trailing-dot variants", () => {
@@ -78,7 +111,8 @@ describe("implies is sound", () => {
     fc.assert(
       fc.property(fc.array(jsonArb, { maxLength: 4 }), constraintArb, (members, c) => {
         if (!implies({ in: members }, c)) return;
-        for (const x of [...members, members, [members]]) if (satisfies({ in: members }, x)) expect(satisfies(c, x)).toBe(true);
+        for (const x of [...members, members, [members]])
+          if (satisfies({ in: members }, x)) expect(satisfies(c, x)).toBe(true);
       }),
       { numRuns: 4000 },
     );
@@ -90,7 +124,8 @@ describe("narrow is sound", () => {
     fc.assert(
       fc.property(constraintArb, valueWithMembers, (c, [v, members]) => {
         const narrowed = narrow(v, c);
-        for (const m of members) if (satisfies(c, m)) expect(isMember(m, narrowed), JSON.stringify({ m, narrowed })).toBe(true);
+        for (const m of members)
+          if (satisfies(c, m)) expect(isMember(m, narrowed), JSON.stringify({ m, narrowed })).toBe(true);
       }),
       { numRuns: 4000 },
     );
@@ -105,4 +140,3 @@ describe("narrow is sound", () => {
     );
   });
 });
-

@@ -11,7 +11,16 @@ const withSources: fc.Arbitrary<ValueConstraint> = fc.letrec<{ c: ValueConstrain
   c: fc.oneof(
     { depthSize: "small" },
     { weight: 4, arbitrary: constraintArb },
-    { weight: 1, arbitrary: fc.constantFrom<ValueConstraint>({ untrusted: true }, { untrusted: false }, { from: ["email.get_draft"] }, { all: [] }, { not: { all: [] } }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<ValueConstraint>(
+        { untrusted: true },
+        { untrusted: false },
+        { from: ["email.get_draft"] },
+        { all: [] },
+        { not: { all: [] } },
+      ),
+    },
     { weight: 1, arbitrary: fc.array(tie("c"), { maxLength: 3 }).map((all) => ({ all })) },
     { weight: 1, arbitrary: fc.array(tie("c"), { maxLength: 3 }).map((any) => ({ any })) },
     { weight: 1, arbitrary: tie("c").map((not) => ({ not })) },
@@ -42,7 +51,15 @@ describe("resolvesToItself", () => {
   });
 
   it("says no for provenance conditions, neutral parts, lone parts and an empty any", () => {
-    for (const c of [{ untrusted: true }, { all: [{ all: [] }, { eq: 1 }] }, { any: [{ not: { all: [] } }, { eq: 1 }] }, { all: [{ eq: 1 }] }, { any: [{ eq: 1 }] }, { any: [] }, { not: { from: ["x.y"] } }] as ValueConstraint[]) {
+    for (const c of [
+      { untrusted: true },
+      { all: [{ all: [] }, { eq: 1 }] },
+      { any: [{ not: { all: [] } }, { eq: 1 }] },
+      { all: [{ eq: 1 }] },
+      { any: [{ eq: 1 }] },
+      { any: [] },
+      { not: { from: ["x.y"] } },
+    ] as ValueConstraint[]) {
       expect(resolvesToItself(c)).toBe(false);
     }
     expect(resolvesToItself({ all: [] })).toBe(true);
@@ -50,6 +67,9 @@ describe("resolvesToItself", () => {
   });
 
   it("leaves holdsWithSources' verdicts as resolving them gives", () => {
-    fc.assert(fc.property(withSources, abstractArb, sources, (c, v, s) => holdsWithSources(c, v, s) === byResolutions(c, v, s)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(withSources, abstractArb, sources, (c, v, s) => holdsWithSources(c, v, s) === byResolutions(c, v, s)),
+      { numRuns: 3000 },
+    );
   });
 });

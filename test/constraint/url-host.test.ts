@@ -31,7 +31,9 @@ describe("host_in on a known URL prefix", () => {
     it(`${JSON.stringify(prefix)} in ${entries.join(", ")}: ${verdict}`, () => {
       expect(holdsHostIn(entries, prefix)).toBe(verdict);
       // Whatever follows a decided prefix, the parser agrees.
-      if (verdict !== "maybe") for (const rest of ["", "a/../b", "..%2f", "?x#y", "\\..\\"]) expect(satisfies({ host_in: entries }, prefix + rest)).toBe(verdict === "yes");
+      if (verdict !== "maybe")
+        for (const rest of ["", "a/../b", "..%2f", "?x#y", "\\..\\"])
+          expect(satisfies({ host_in: entries }, prefix + rest)).toBe(verdict === "yes");
     });
   }
 });

@@ -9,14 +9,25 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
 import { createAnalyzer } from "../../src/analyze/index.js";
-import { callWithReceipt, createPluginPool, type ConnectorContext, type PluginPool } from "../../src/connector/index.js";
+import {
+  callWithReceipt,
+  createPluginPool,
+  type ConnectorContext,
+  type PluginPool,
+} from "../../src/connector/index.js";
 import { connectorContext, loadManifests, loadPolicy } from "../../src/config/index.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
 import type { PolicyDecision } from "../../src/model/decision.js";
 import type { Facts } from "../../src/model/facts.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { decide } from "../../src/policy/index.js";
-import { issueReceipt, jwks, MemoryRedemptionStore, verifyAndRedeemReceipt, type Keyring } from "../../src/receipt/index.js";
+import {
+  issueReceipt,
+  jwks,
+  MemoryRedemptionStore,
+  verifyAndRedeemReceipt,
+  type Keyring,
+} from "../../src/receipt/index.js";
 import { openKeyring } from "../../src/store/index.js";
 
 const ISSUER = "countersign-local";
@@ -117,7 +128,16 @@ function analyzeAndDecide(source: string): { facts: Facts; decision: PolicyDecis
 
 async function approve(source: string, facts: Facts, decision: PolicyDecision) {
   const token = await issueReceipt(
-    { requestId: "req-1", program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "alice", issuer: ISSUER },
+    {
+      requestId: "req-1",
+      program: facts.program,
+      decision: "approved_once",
+      policySha256: decision.policy.sha256,
+      grants: decision.grants,
+      across: decision.across,
+      approver: "alice",
+      issuer: ISSUER,
+    },
     keyring,
   );
   const store = new MemoryRedemptionStore();
@@ -134,7 +154,9 @@ describe("an approved email program", () => {
     const { verified } = await approve(notifyBob, facts, decision);
 
     const mail = { to: ["bob@example.com"], subject: "Report ready", body: "It is in /reports." };
-    await expect(callWithReceipt(verified, set, "email.send_email", { ...mail, to: ["mallory@example.com"] }, ctx)).rejects.toMatchObject({
+    await expect(
+      callWithReceipt(verified, set, "email.send_email", { ...mail, to: ["mallory@example.com"] }, ctx),
+    ).rejects.toMatchObject({
       class: "grant_violation",
     });
     expect(server.sent).toHaveLength(0);
@@ -143,8 +165,12 @@ describe("an approved email program", () => {
     expect(server.sent.map((m) => [m.to, m.subject])).toEqual([[["bob@example.com"], "Report ready"]]);
 
     // The program makes one call: a second one exceeds the approved count.
-    await expect(callWithReceipt(verified, set, "email.send_email", mail, ctx)).rejects.toMatchObject({ class: "grant_violation" });
-    await expect(callWithReceipt(verified, set, "fs.write_file", { path: join(home, "Sandbox", "x"), content: "" }, ctx)).rejects.toMatchObject({
+    await expect(callWithReceipt(verified, set, "email.send_email", mail, ctx)).rejects.toMatchObject({
+      class: "grant_violation",
+    });
+    await expect(
+      callWithReceipt(verified, set, "fs.write_file", { path: join(home, "Sandbox", "x"), content: "" }, ctx),
+    ).rejects.toMatchObject({
       class: "grant_violation",
     });
     expect(server.sent).toHaveLength(1);
@@ -153,9 +179,14 @@ describe("an approved email program", () => {
   it("refuses a replayed receipt and a receipt for other program bytes", async () => {
     const { facts, decision } = analyzeAndDecide(notifyBob);
     const { token, store, verifyOptions } = await approve(notifyBob, facts, decision);
-    await expect(verifyAndRedeemReceipt(token, verifyOptions, store)).rejects.toMatchObject({ class: "receipt_invalid", details: { reason: "replayed" } });
+    await expect(verifyAndRedeemReceipt(token, verifyOptions, store)).rejects.toMatchObject({
+      class: "receipt_invalid",
+      details: { reason: "replayed" },
+    });
     const other = Buffer.from(notifyBob.replace("Report ready", "Report ready!"), "utf8"); // one byte more
-    await expect(verifyAndRedeemReceipt(token, { ...verifyOptions, programBytes: other }, new MemoryRedemptionStore())).rejects.toMatchObject({
+    await expect(
+      verifyAndRedeemReceipt(token, { ...verifyOptions, programBytes: other }, new MemoryRedemptionStore()),
+    ).rejects.toMatchObject({
       class: "receipt_invalid",
       details: { reason: "program_mismatch" },
     });
@@ -173,23 +204,55 @@ describe("one ledger across ops", () => {
     expect(decision.grants.find((g) => g.op === "email.send_draft")?.args.to).toEqual({ in: ["bob@example.com"] });
     const { verified } = await approve(oneMail, facts, decision);
     const sent = server.sent.length;
-    const draft = (await callWithReceipt(verified, set, "email.draft_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx)) as { id: string };
+    const draft = (await callWithReceipt(
+      verified,
+      set,
+      "email.draft_email",
+      { to: ["bob@example.com"], subject: "Report", body: "Attached." },
+      ctx,
+    )) as { id: string };
     await callWithReceipt(verified, set, "email.send_draft", { draft_id: draft.id }, ctx);
-    await expect(callWithReceipt(verified, set, "email.send_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "count_exceeded" } });
+    await expect(
+      callWithReceipt(
+        verified,
+        set,
+        "email.send_email",
+        { to: ["bob@example.com"], subject: "Report", body: "Attached." },
+        ctx,
+      ),
+    ).rejects.toMatchObject({ class: "grant_violation", details: { reason: "count_exceeded" } });
     expect(server.sent.slice(sent).map((m) => [m.via, m.to])).toEqual([["draft", ["bob@example.com"]]]);
   });
 
   it("a limit across two sending ops is one ledger in the receipt", async () => {
-    const twoWays = oneMail.replace(', recipientsOnly(["bob@example.com"])', "").replace(", recipientsOnly } from", " } from");
+    const twoWays = oneMail
+      .replace(', recipientsOnly(["bob@example.com"])', "")
+      .replace(", recipientsOnly } from", " } from");
     expect(twoWays).toContain("guarantees: [atMostEmails(1)],");
     const { facts, decision } = analyzeAndDecide(twoWays);
     expect(decision.across).toEqual([{ ops: ["email.send_draft", "email.send_email"], count: { max: 1 } }]);
     const { verified } = await approve(twoWays, facts, decision);
     const sent = server.sent.length;
-    const draft = (await callWithReceipt(verified, set, "email.draft_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx)) as { id: string };
+    const draft = (await callWithReceipt(
+      verified,
+      set,
+      "email.draft_email",
+      { to: ["bob@example.com"], subject: "Report", body: "Attached." },
+      ctx,
+    )) as { id: string };
     await callWithReceipt(verified, set, "email.send_draft", { draft_id: draft.id }, ctx);
-    const refused = callWithReceipt(verified, set, "email.send_email", { to: ["bob@example.com"], subject: "Report", body: "Attached." }, ctx);
-    await expect(refused).rejects.toMatchObject({ class: "grant_violation", details: { reason: "count_exceeded" }, message: expect.stringContaining("together") });
+    const refused = callWithReceipt(
+      verified,
+      set,
+      "email.send_email",
+      { to: ["bob@example.com"], subject: "Report", body: "Attached." },
+      ctx,
+    );
+    await expect(refused).rejects.toMatchObject({
+      class: "grant_violation",
+      details: { reason: "count_exceeded" },
+      message: expect.stringContaining("together"),
+    });
     expect(server.sent.length).toBe(sent + 1);
   });
 });
@@ -202,7 +265,10 @@ describe("a URL with a query string", () => {
       const topic = join(dir, "topic.txt");
       writeFileSync(topic, "a*b?c@d");
       const data = realpathSync(mkdtempSync(join(tmpdir(), "countersign-e2e-data-"))); // not inside the fs root
-      writeFileSync(join(data, "connections.toml"), `[fs]\nroots = ["${dir}"]\n\n[http]\nhosts = ["127.0.0.1:${api.port}"]\n`);
+      writeFileSync(
+        join(data, "connections.toml"),
+        `[fs]\nroots = ["${dir}"]\n\n[http]\nhosts = ["127.0.0.1:${api.port}"]\n`,
+      );
       const httpCtx = connectorContext(data, { plugins });
       const source = search(topic, api.url);
       const facts = analyzer().analyze(source);
@@ -210,13 +276,27 @@ describe("a URL with a query string", () => {
       const decision = decide(facts, policy, set);
       // The host is listed, but the query carries the file's text: a URL from untrusted data is asked about.
       expect(decision.kind).toBe("ask");
-      expect(decision.effects.find((e) => e.op === "http.get")).toMatchObject({ verdict: "ask", rule: "http.untrusted-url" });
+      expect(decision.effects.find((e) => e.op === "http.get")).toMatchObject({
+        verdict: "ask",
+        rule: "http.untrusted-url",
+      });
       const url = decision.grants.find((g) => g.op === "http.get")!.args.url;
-      expect(url).toEqual({ all: [{ type: ["string"] }, { all: [{ prefix: `${api.url}/search?q=` }, { suffix: "&n=*" }] }] });
+      expect(url).toEqual({
+        all: [{ type: ["string"] }, { all: [{ prefix: `${api.url}/search?q=` }, { suffix: "&n=*" }] }],
+      });
       const { verified } = await approve(source, facts, decision);
-      const note = (await callWithReceipt(verified, set, "fs.read_file", { path: topic }, httpCtx)) as { content: string };
-      for (const other of [`${api.url}/admin?q=${note.content}&n=*`, `${api.url}/search?q=x&n=1`, `http://127.0.0.1:${api.port + 1}/search?q=x&n=*`]) {
-        await expect(callWithReceipt(verified, set, "http.get", { url: other }, httpCtx)).rejects.toMatchObject({ class: "grant_violation", details: { reason: "argument_refused", input: "url" } });
+      const note = (await callWithReceipt(verified, set, "fs.read_file", { path: topic }, httpCtx)) as {
+        content: string;
+      };
+      for (const other of [
+        `${api.url}/admin?q=${note.content}&n=*`,
+        `${api.url}/search?q=x&n=1`,
+        `http://127.0.0.1:${api.port + 1}/search?q=x&n=*`,
+      ]) {
+        await expect(callWithReceipt(verified, set, "http.get", { url: other }, httpCtx)).rejects.toMatchObject({
+          class: "grant_violation",
+          details: { reason: "argument_refused", input: "url" },
+        });
       }
       expect(api.paths).toEqual([]);
       await callWithReceipt(verified, set, "http.get", { url: `${api.url}/search?q=${note.content}&n=*` }, httpCtx);
@@ -236,13 +316,21 @@ async function startApi(): Promise<{ url: string; port: number; paths: string[];
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}`, port, paths, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    paths,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** The shipped policy with `host` as the one listed HTTP host. */
 function policyWithHost(host: string): string {
   const dir = mkdtempSync(join(tmpdir(), "countersign-e2e-policy-"));
-  const text = readFileSync(join(packageRoot, "policies", "default.toml"), "utf8").replaceAll('"api.example.com"', JSON.stringify(host));
+  const text = readFileSync(join(packageRoot, "policies", "default.toml"), "utf8").replaceAll(
+    '"api.example.com"',
+    JSON.stringify(host),
+  );
   writeFileSync(join(dir, "default.toml"), text);
   return dir;
 }
@@ -262,7 +350,13 @@ describe("file writes", () => {
     expect(decision.kind).toBe("auto_approved");
     const { verified } = await approve(source, facts, decision);
     await expect(
-      callWithReceipt(verified, set, "fs.write_file", { path: join(home, "Sandbox", "other.md"), content: "All good." }, ctx),
+      callWithReceipt(
+        verified,
+        set,
+        "fs.write_file",
+        { path: join(home, "Sandbox", "other.md"), content: "All good." },
+        ctx,
+      ),
     ).rejects.toMatchObject({ class: "grant_violation" });
     await callWithReceipt(verified, set, "fs.write_file", { path: target, content: "All good." }, ctx);
     expect(readdirSync(join(home, "Sandbox"))).toEqual(["report.md"]);

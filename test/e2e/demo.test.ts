@@ -11,7 +11,14 @@ import { packageRoot } from "../../src/model/paths.js";
 import { Tmux } from "../cli/approve/tmux.js";
 
 const ARTIFACTS = join(packageRoot, "test-artifacts");
-const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const LAUNCH_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
 // The demo starts an authority and three `countersign run` processes; on a loaded machine each takes tens of seconds.
 const STALL_MS = 240_000;
 
@@ -24,14 +31,29 @@ afterAll(async () => {
 });
 
 describe("npm run demo", () => {
-  it("shows the three outcomes; approving in the browser lets the waiting program finish, and the demo exits 0", { timeout: 3 * STALL_MS }, async () => {
+  it("shows the three outcomes; approving in the browser lets the waiting program finish, and the demo exits 0", {
+    timeout: 3 * STALL_MS,
+  }, async () => {
     // Wide, so that the login link stays on one row.
-    tmux.start(["npm", "run", "--silent", "demo"], { cwd: packageRoot, env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, LANG: "C.UTF-8" }, width: 400, height: 80 });
-    const waiting = await tmux.waitFor((s) => /log in\s+http:\S+/.test(s) && s.includes("Approve it as the person"), "the review URL and the login link", STALL_MS);
+    tmux.start(["npm", "run", "--silent", "demo"], {
+      cwd: packageRoot,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR, LANG: "C.UTF-8" },
+      width: 400,
+      height: 80,
+    });
+    const waiting = await tmux.waitFor(
+      (s) => /log in\s+http:\S+/.test(s) && s.includes("Approve it as the person"),
+      "the review URL and the login link",
+      STALL_MS,
+    );
 
     // The first two outcomes, as the demo shows them before the third waits.
-    expect(waiting).toMatch(/1\. A program the policy approves[\s\S]*policy: auto_approved[\s\S]*\(exit 0\)[\s\S]*provider: sent "Reminder" to me@example\.com/);
-    expect(waiting).toMatch(/2\. A program the policy denies[\s\S]*policy: auto_rejected \(fs\.write-outside-sandbox\)[\s\S]*\(exit 3\)/);
+    expect(waiting).toMatch(
+      /1\. A program the policy approves[\s\S]*policy: auto_approved[\s\S]*\(exit 0\)[\s\S]*provider: sent "Reminder" to me@example\.com/,
+    );
+    expect(waiting).toMatch(
+      /2\. A program the policy denies[\s\S]*policy: auto_rejected \(fs\.write-outside-sandbox\)[\s\S]*\(exit 3\)/,
+    );
     expect(waiting).toMatch(/3\. A program the policy asks you about[\s\S]*policy: ask/);
     const review = /review URL\s+(http:\/\/127\.0\.0\.1:\d+\/requests\/req_[A-Za-z0-9_-]+)/.exec(waiting)?.[1];
     const login = /log in\s+(http:\/\/127\.0\.0\.1:\d+\/login\?link=\S+)/.exec(waiting)?.[1];
@@ -53,7 +75,11 @@ describe("npm run demo", () => {
     await page.waitForSelector('#status[data-live="approved"]');
 
     // The waiting program finishes: executed, the provider got the team's mail, the demo exits 0.
-    const finished = await tmux.waitFor((s) => /Weekly report ready" to alice@example\.com, bob@example\.com/.test(s), "the waiting program's mail", STALL_MS);
+    const finished = await tmux.waitFor(
+      (s) => /Weekly report ready" to alice@example\.com, bob@example\.com/.test(s),
+      "the waiting program's mail",
+      STALL_MS,
+    );
     expect(finished).toMatch(/approval: approved_once receipt=\S+ \(expires in \d+ s\)/);
     expect(finished).toMatch(/executed: main \(1 trusted call\)/);
     expect(await tmux.exitStatus(STALL_MS)).toBe("0");

@@ -48,14 +48,27 @@ const started: Started[] = [];
 /** One README command as a process: `npx countersign` is the built CLI, `npx tsx` node with tsx; example paths are the clone's. */
 function start(command: string): Started {
   let words = command.split(/\s+/);
-  for (const [fixed, free] of Object.entries(ports)) words = words.map((w) => w.replaceAll(`127.0.0.1:${fixed}`, `127.0.0.1:${free}`));
+  for (const [fixed, free] of Object.entries(ports))
+    words = words.map((w) => w.replaceAll(`127.0.0.1:${fixed}`, `127.0.0.1:${free}`));
   const [npx, tool, ...rest] = words;
   expect(npx).toBe("npx");
   const args = rest.map((w) => (w.startsWith("examples/") ? join(packageRoot, w) : w));
   const argv = tool === "countersign" ? [CLI, ...args] : tool === "tsx" ? [TSX, ...args] : [];
   expect(argv.length, `a command the test knows: ${command}`).toBeGreaterThan(0);
-  if (tool === "tsx" && args[0]?.endsWith("gmail-server/main.ts")) argv.push("--port", ports["8025"]!, "--oauth-port", ports["8026"]!);
-  const child = spawn(process.execPath, argv, { cwd: home, env: { ...process.env, HOME: home, COUNTERSIGN_HOME: data, COUNTERSIGN_URL: "", COUNTERSIGN_TOKEN: "", COUNTERSIGN_DATABASE: "" }, stdio: ["ignore", "pipe", "pipe"] });
+  if (tool === "tsx" && args[0]?.endsWith("gmail-server/main.ts"))
+    argv.push("--port", ports["8025"]!, "--oauth-port", ports["8026"]!);
+  const child = spawn(process.execPath, argv, {
+    cwd: home,
+    env: {
+      ...process.env,
+      HOME: home,
+      COUNTERSIGN_HOME: data,
+      COUNTERSIGN_URL: "",
+      COUNTERSIGN_TOKEN: "",
+      COUNTERSIGN_DATABASE: "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr!.on("data", (d: Buffer) => (out += d.toString()));
@@ -88,7 +101,9 @@ afterAll(async () => {
 });
 
 describe("the README's local OAuth walk-through", () => {
-  it("connects through the OAuth flow, reads the mailbox, and asks before following the injected mail", { timeout: 6 * STALL_MS }, async () => {
+  it("connects through the OAuth flow, reads the mailbox, and asks before following the injected mail", {
+    timeout: 6 * STALL_MS,
+  }, async () => {
     const [server, connect, readInbox, follow, ...more] = walkThrough();
     expect(more).toEqual([]);
     expect(server).toMatch(/^npx tsx examples\/gmail-server\/main\.ts --oauth /);
@@ -115,13 +130,16 @@ describe("the README's local OAuth walk-through", () => {
     const connections = readFileSync(join(data, "connections.toml"), "utf8");
     expect(connections).toMatch(/\[email\.oauth\]/);
     expect(connections).toContain(`base_url = "http://127.0.0.1:${ports["8025"]}"`);
-    const accessToken = (JSON.parse(readFileSync(join(data, "credentials", "email.access-token.json"), "utf8")) as { access_token: string }).access_token;
+    const accessToken = (
+      JSON.parse(readFileSync(join(data, "credentials", "email.access-token.json"), "utf8")) as { access_token: string }
+    ).access_token;
     const refreshToken = readFileSync(refreshFile, "utf8").trim();
 
     const read = start(readInbox!);
     expect(await read.exited, read.out()).toBe(0);
     expect(read.out()).toContain("policy: auto_approved");
-    for (const subject of ["Lunch on Thursday?", "Invoice 2026-114", "Action required: mailbox rule"]) expect(read.out()).toContain(subject);
+    for (const subject of ["Lunch on Thursday?", "Invoice 2026-114", "Action required: mailbox rule"])
+      expect(read.out()).toContain(subject);
 
     const following = start(follow!);
     expect(await following.exited, following.out()).toBe(7); // pending: a person decides
@@ -142,6 +160,8 @@ describe("the README's local OAuth walk-through", () => {
     } finally {
       await store.close();
     }
-    for (const file of readdirSync(data)) if (file.startsWith("countersign.db")) for (const secret of secrets) expect(readFileSync(join(data, file), "latin1")).not.toContain(secret);
+    for (const file of readdirSync(data))
+      if (file.startsWith("countersign.db"))
+        for (const secret of secrets) expect(readFileSync(join(data, file), "latin1")).not.toContain(secret);
   });
 });

@@ -46,10 +46,20 @@ beforeAll(async () => {
     timeoutMs: 30_000,
     onUrl: async (url) => void (await fetch(url)),
   });
-  const oauth = { token_url: provider.tokenUrl, client_id: provider.clientId, client_secret_file: join(home, "client-secret"), refresh_token_file: refreshTokenPath(data, "email"), scopes: [SCOPE] };
+  const oauth = {
+    token_url: provider.tokenUrl,
+    client_id: provider.clientId,
+    client_secret_file: join(home, "client-secret"),
+    refresh_token_file: refreshTokenPath(data, "email"),
+    scopes: [SCOPE],
+  };
   saveOAuthConnection(data, "email", oauth, authorized.refreshToken);
   // The token of the code exchange, as the host holds it an hour later: expired.
-  cacheAccessToken(data, "email", { accessToken: authorized.accessToken, expiresAt: Date.now() - 1000, refreshToken: authorized.refreshToken });
+  cacheAccessToken(data, "email", {
+    accessToken: authorized.accessToken,
+    expiresAt: Date.now() - 1000,
+    refreshToken: authorized.refreshToken,
+  });
   provider.expireAccessTokens();
   env = { HOME: home, COUNTERSIGN_HOME: data, COUNTERSIGN_URL: "", COUNTERSIGN_TOKEN: "", COUNTERSIGN_DATABASE: "" };
   serve = await startServe(env);
@@ -63,7 +73,11 @@ afterAll(async () => {
 });
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", BIN, "run", ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", BIN, "run", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -72,49 +86,69 @@ function run(args: string[]): Promise<{ code: number | null; stdout: string; std
 }
 
 describe("countersign run with an OAuth connection", () => {
-  it("renews the expired access token once, records it in the audit, and shows no token anywhere", async () => {
-    const program = join(home, "remind-me.ts");
-    writeFileSync(program, readFileSync(join(ROOT, "examples", "remind-me.ts"), "utf8").replaceAll("/home/user", home));
-    const sent = gmail.sent.length;
-    const text = await run([program]);
-    const json = await run([program, "--json"]);
-    expect(text.code).toBe(0);
-    expect(json.code).toBe(0);
-    expect(gmail.sent.slice(sent).map((m) => m.to)).toEqual([["me@example.com"], ["me@example.com"]]);
-    expect(provider.tokenRequests.filter((r) => r.startsWith("refresh_token"))).toEqual(["refresh_token ok"]); // the second run used the renewed token
+  it(
+    "renews the expired access token once, records it in the audit, and shows no token anywhere",
+    async () => {
+      const program = join(home, "remind-me.ts");
+      writeFileSync(
+        program,
+        readFileSync(join(ROOT, "examples", "remind-me.ts"), "utf8").replaceAll("/home/user", home),
+      );
+      const sent = gmail.sent.length;
+      const text = await run([program]);
+      const json = await run([program, "--json"]);
+      expect(text.code).toBe(0);
+      expect(json.code).toBe(0);
+      expect(gmail.sent.slice(sent).map((m) => m.to)).toEqual([["me@example.com"], ["me@example.com"]]);
+      expect(provider.tokenRequests.filter((r) => r.startsWith("refresh_token"))).toEqual(["refresh_token ok"]); // the second run used the renewed token
 
-    const store = await openStore({ dataDir: data });
-    const audit: Record<string, unknown>[] = [];
-    try {
-      for await (const entry of store.exportAudit()) audit.push(entry);
-    } finally {
-      await store.close();
-    }
-    const refreshed = audit.filter((e) => e.type === "credential_refreshed");
-    expect(refreshed).toHaveLength(1);
-    expect(refreshed[0]).toMatchObject({ actor: "runner", request_id: null });
-    expect(refreshed[0]!.details).toEqual({ connection: "email", reason: "expired", ok: true });
+      const store = await openStore({ dataDir: data });
+      const audit: Record<string, unknown>[] = [];
+      try {
+        for await (const entry of store.exportAudit()) audit.push(entry);
+      } finally {
+        await store.close();
+      }
+      const refreshed = audit.filter((e) => e.type === "credential_refreshed");
+      expect(refreshed).toHaveLength(1);
+      expect(refreshed[0]).toMatchObject({ actor: "runner", request_id: null });
+      expect(refreshed[0]!.details).toEqual({ connection: "email", reason: "expired", ok: true });
 
-    const cached = JSON.parse(readFileSync(accessTokenCachePath(data, "email"), "utf8")).access_token as string;
-    const secrets = [provider.clientSecret, ...provider.refreshTokens, cached];
-    const shown = [text.stdout, text.stderr, json.stdout, json.stderr, serve.stderr(), JSON.stringify(audit), readFileSync(join(data, "connections.toml"), "utf8")].join("\n");
-    for (const secret of secrets) expect(shown).not.toContain(secret);
-    // Nor in any file of the data directory but the two that hold them.
-    for (const file of readdirSync(data)) {
-      if (file.endsWith(".toml") || file.endsWith(".json")) for (const secret of secrets) expect(readFileSync(join(data, file), "utf8")).not.toContain(secret);
-    }
-  }, SLOW);
+      const cached = JSON.parse(readFileSync(accessTokenCachePath(data, "email"), "utf8")).access_token as string;
+      const secrets = [provider.clientSecret, ...provider.refreshTokens, cached];
+      const shown = [
+        text.stdout,
+        text.stderr,
+        json.stdout,
+        json.stderr,
+        serve.stderr(),
+        JSON.stringify(audit),
+        readFileSync(join(data, "connections.toml"), "utf8"),
+      ].join("\n");
+      for (const secret of secrets) expect(shown).not.toContain(secret);
+      // Nor in any file of the data directory but the two that hold them.
+      for (const file of readdirSync(data)) {
+        if (file.endsWith(".toml") || file.endsWith(".json"))
+          for (const secret of secrets) expect(readFileSync(join(data, file), "utf8")).not.toContain(secret);
+      }
+    },
+    SLOW,
+  );
 
-  it("a revoked grant stops the run with credential_error: Gmail sees no request", async () => {
-    provider.revokeAll();
-    provider.expireAccessTokens();
-    writeFileSync(accessTokenCachePath(data, "email"), "{}"); // no usable cached token: the host must refresh first
-    const program = join(home, "remind-me.ts");
-    const requests = gmail.requests.length;
-    const r = await run([program, "--json"]);
-    expect(r.code).not.toBe(0);
-    expect(r.stdout).toContain("credential_error");
-    expect(r.stdout).toContain("countersign connect email");
-    expect(gmail.requests.length).toBe(requests);
-  }, SLOW);
+  it(
+    "a revoked grant stops the run with credential_error: Gmail sees no request",
+    async () => {
+      provider.revokeAll();
+      provider.expireAccessTokens();
+      writeFileSync(accessTokenCachePath(data, "email"), "{}"); // no usable cached token: the host must refresh first
+      const program = join(home, "remind-me.ts");
+      const requests = gmail.requests.length;
+      const r = await run([program, "--json"]);
+      expect(r.code).not.toBe(0);
+      expect(r.stdout).toContain("credential_error");
+      expect(r.stdout).toContain("countersign connect email");
+      expect(gmail.requests.length).toBe(requests);
+    },
+    SLOW,
+  );
 });

@@ -37,7 +37,9 @@ describe("Map, Set and computed indexes in the sandbox", () => {
     expect(result.outcome).toBe("returned");
     expect(texts(result)).toEqual(["b bob+bob", "a ann+al", "3 true al ann al b2,a2 ba true true"]);
     const sends = result.invoked.filter((c) => c.op === "email.send_email");
-    expect(sends).toEqual([{ op: "email.send_email", args: { to: ["bob@example.com"], subject: "words", body: "bob ann al" } }]);
+    expect(sends).toEqual([
+      { op: "email.send_email", args: { to: ["bob@example.com"], subject: "words", body: "bob ann al" } },
+    ]);
     const effect = facts.effects.find((e) => e.op === "email.send_email")!;
     expect(effect.args.to).toEqual({ kind: "const", values: [["bob@example.com"]] });
     expect(effect.count.max).toBe(1);

@@ -39,18 +39,23 @@ function seenByProgram(body: string): string {
 
 describe("the environment as data", () => {
   it("names only members the real built-ins have", () => {
-    const wellKnown = (name: string): PropertyKey => (name.startsWith("@@") ? (Symbol as unknown as Record<string, symbol>)[name.slice(2)]! : name);
+    const wellKnown = (name: string): PropertyKey =>
+      name.startsWith("@@") ? (Symbol as unknown as Record<string, symbol>)[name.slice(2)]! : name;
     for (const g of GLOBALS) {
       if (g.typesOnly === true || g.name === "console") continue;
       const value = (globalThis as Record<string, unknown>)[g.name] as Record<PropertyKey, unknown> | undefined;
       expect(g.name in globalThis, g.name).toBe(true);
-      for (const m of g.statics?.members ?? []) expect(wellKnown(m.name) in Object(value), `${g.name}.${m.name}`).toBe(true);
-      for (const m of g.prototype?.members ?? []) expect(wellKnown(m.name) in Object(value!.prototype), `${g.name}.prototype.${m.name}`).toBe(true);
+      for (const m of g.statics?.members ?? [])
+        expect(wellKnown(m.name) in Object(value), `${g.name}.${m.name}`).toBe(true);
+      for (const m of g.prototype?.members ?? [])
+        expect(wellKnown(m.name) in Object(value!.prototype), `${g.name}.prototype.${m.name}`).toBe(true);
     }
   });
 
   it("generates the analyzer's lib: every declared member is in it, no internal one is", () => {
-    const members = [...GLOBALS.flatMap((g) => [g.statics, g.prototype]), ...INTRINSICS].flatMap((shape) => shape?.members ?? []);
+    const members = [...GLOBALS.flatMap((g) => [g.statics, g.prototype]), ...INTRINSICS].flatMap(
+      (shape) => shape?.members ?? [],
+    );
     const declared = new Set(members.filter((m) => m.declaration !== undefined).map((m) => m.name));
     for (const m of members) {
       if (m.declaration !== undefined) expect(sandboxLib).toContain(m.declaration);
@@ -60,11 +65,37 @@ describe("the environment as data", () => {
   });
 
   it("tells the analyzer which members it computes exactly, which mutate, and which globals are namespaces", () => {
-    expect([...exactMembers("Math", "statics")].sort()).toEqual(["abs", "ceil", "floor", "max", "min", "round", "trunc"]);
+    expect([...exactMembers("Math", "statics")].sort()).toEqual([
+      "abs",
+      "ceil",
+      "floor",
+      "max",
+      "min",
+      "round",
+      "trunc",
+    ]);
     expect(exactMembers("String", "prototype").has("toUpperCase")).toBe(true);
     expect(exactMembers("Array", "prototype").has("map")).toBe(false);
-    expect([...mutatingMembers("Array")].sort()).toEqual(["pop", "push", "reverse", "shift", "sort", "splice", "unshift"]);
-    expect([...namespaces()].sort()).toEqual(["Array", "Date", "JSON", "Math", "Number", "Object", "Promise", "String", "console"]);
+    expect([...mutatingMembers("Array")].sort()).toEqual([
+      "pop",
+      "push",
+      "reverse",
+      "shift",
+      "sort",
+      "splice",
+      "unshift",
+    ]);
+    expect([...namespaces()].sort()).toEqual([
+      "Array",
+      "Date",
+      "JSON",
+      "Math",
+      "Number",
+      "Object",
+      "Promise",
+      "String",
+      "console",
+    ]);
   });
 
   it("leaves types-only globals (Symbol) out of the run-time allowlist", () => {
@@ -87,25 +118,68 @@ describe("a realm hardened to the environment", () => {
       return () => new Script(hardeningScript()).runInContext(context);
     };
     expect(realm("delete globalThis.console;")).toThrow("the environment cannot find console");
-    expect(realm(`Object.defineProperty(globalThis, "leak", { value: {}, configurable: false });`)).toThrow("the environment cannot remove leak");
-    expect(realm(`Object.defineProperty(Array.prototype, "leak", { get() { return 1; }, configurable: false });`)).toThrow("the environment cannot remove leak");
+    expect(realm(`Object.defineProperty(globalThis, "leak", { value: {}, configurable: false });`)).toThrow(
+      "the environment cannot remove leak",
+    );
+    expect(
+      realm(`Object.defineProperty(Array.prototype, "leak", { get() { return 1; }, configurable: false });`),
+    ).toThrow("the environment cannot remove leak");
     // A fixed primitive stays, as the engine's own constants do.
     expect(realm(`Object.defineProperty(globalThis, "answer", { value: 42, configurable: false });`)).not.toThrow();
   });
 
   it("removes every unlisted built-in, freezes the rest, and keeps the language working", () => {
     const run = hardenedRealm();
-    const gone = ["Object.assign", "Object.getOwnPropertyDescriptors", "Object.defineProperty", "Object.getPrototypeOf", "[].fill", "(() => 1).call", "(() => 1).apply", "(() => 1).bind", "({}).__proto__", "Math.sin", "String.raw", "Promise.race", "JSON.rawJSON"];
+    const gone = [
+      "Object.assign",
+      "Object.getOwnPropertyDescriptors",
+      "Object.defineProperty",
+      "Object.getPrototypeOf",
+      "[].fill",
+      "(() => 1).call",
+      "(() => 1).apply",
+      "(() => 1).bind",
+      "({}).__proto__",
+      "Math.sin",
+      "String.raw",
+      "Promise.race",
+      "JSON.rawJSON",
+    ];
     for (const expression of gone) expect(run(`typeof ${expression}`), expression).toBe("undefined");
-    for (const name of ["Reflect", "Proxy", "eval", "Function", "globalThis", "Symbol", "WebAssembly", "WeakMap", "RegExp", "Intl", "escape"]) expect(run(`typeof ${name}`), name).toBe("undefined");
+    for (const name of [
+      "Reflect",
+      "Proxy",
+      "eval",
+      "Function",
+      "globalThis",
+      "Symbol",
+      "WebAssembly",
+      "WeakMap",
+      "RegExp",
+      "Intl",
+      "escape",
+    ])
+      expect(run(`typeof ${name}`), name).toBe("undefined");
     // Map and Set are kept, frozen, with only their listed members; their iterators step on.
-    expect(run("const m = new Map([['a', 1]]); m.set('b', 2); const s = new Set([1, 1, 2]); [...m.keys()].join() + [...s].length + m.get('b') + s.has(2) + [...m.entries()].length + typeof Map.groupBy + typeof Set.prototype.union")).toBe("a,b22true2undefinedundefined");
+    expect(
+      run(
+        "const m = new Map([['a', 1]]); m.set('b', 2); const s = new Set([1, 1, 2]); [...m.keys()].join() + [...s].length + m.get('b') + s.has(2) + [...m.entries()].length + typeof Map.groupBy + typeof Set.prototype.union",
+      ),
+    ).toBe("a,b22true2undefinedundefined");
     expect(() => run(`"use strict"; Map.prototype.get = () => 1;`)).toThrow(/read only|not extensible/);
     // The Function constructor is out of reach through every constructor chain.
-    expect(run("(() => 1).constructor === Object && (async () => 1).constructor === Object && Object.constructor === Object")).toBe(true);
+    expect(
+      run(
+        "(() => 1).constructor === Object && (async () => 1).constructor === Object && Object.constructor === Object",
+      ),
+    ).toBe(true);
     expect(() => run(`"use strict"; Array.prototype.join = () => "x";`)).toThrow(/read only|not extensible/);
     expect(() => run(`"use strict"; Math.floor = () => 1;`)).toThrow(/read only/);
-    expect(run("[3, 1, 2].sort().join() + `${[1, 2]}` + 'a-b'.replace(/-/g, '+') + JSON.stringify({ d: new Date(0) }) + [...'ab'].length")).toBe('1,2,31,2a+b{"d":"1970-01-01T00:00:00.000Z"}2');
+    expect(
+      run(
+        "[3, 1, 2].sort().join() + `${[1, 2]}` + 'a-b'.replace(/-/g, '+') + JSON.stringify({ d: new Date(0) }) + [...'ab'].length",
+      ),
+    ).toBe('1,2,31,2a+b{"d":"1970-01-01T00:00:00.000Z"}2');
   });
 });
 
@@ -121,8 +195,17 @@ describe("the concrete runner builds its realm from the environment", () => {
     const facts = analyzer.analyze(probe(body));
     analyzer.dispose();
     expect(facts.ok).toBe(false);
-    const refused = facts.diagnostics.filter((d) => d.code === "refused_construct").map((d) => `${d.line}:${d.column} ${d.construct}`);
-    expect(refused).toEqual(expect.arrayContaining(["7:15 a double cast", "8:15 a double cast", "9:15 a double cast", "9:15 trusted function sendEmail used as a value"]));
+    const refused = facts.diagnostics
+      .filter((d) => d.code === "refused_construct")
+      .map((d) => `${d.line}:${d.column} ${d.construct}`);
+    expect(refused).toEqual(
+      expect.arrayContaining([
+        "7:15 a double cast",
+        "8:15 a double cast",
+        "9:15 a double cast",
+        "9:15 trusted function sendEmail used as a value",
+      ]),
+    );
   });
 
   it("a prototype write through a cast fails: the intrinsics are frozen", () => {
@@ -148,7 +231,7 @@ describe("the analyzer agrees with the frozen realm", () => {
   // mistake"). In a helper nobody awaits, the throw only rejects its promise and main goes on:
   // the facts must allow for the helper stopping at the write.
   const shadowing: [string, string][] = [
-  // (Defining toString or valueOf is refused outright: the hostile corpus has those.)
+    // (Defining toString or valueOf is refused outright: the hostile corpus has those.)
     ["message on an error made without one", `const e = new Error();\n      e.message = "changed";`],
   ];
   for (const [name, write] of shadowing) {

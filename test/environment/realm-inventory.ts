@@ -28,7 +28,9 @@ export interface Inventory {
  * compares the realms.
  */
 export function inventoryScript(): string {
-  const roots = INTRINSICS.map((i) => `[${JSON.stringify(i.name)}, (() => { try { return ${i.find}; } catch (e) { return undefined; } })()]`).join(",\n    ");
+  const roots = INTRINSICS.map(
+    (i) => `[${JSON.stringify(i.name)}, (() => { try { return ${i.find}; } catch (e) { return undefined; } })()]`,
+  ).join(",\n    ");
   return `(() => {
   "use strict";
   const O = Object, R = Reflect, G = globalThis;

@@ -26,15 +26,80 @@ const examples = readdirSync(join(packageRoot, "examples"))
   .map((f) => readFileSync(join(packageRoot, "examples", f), "utf8"));
 
 const TS_PIECES = [
-  "{", "}", "(", ")", "[", "]", ";", ",", ".", "?.", "...", "=>", "=", "+", "`", "${", "'", '"', "/*", "*/", "//", "\n",
-  "await ", "async ", "return ", "for (;;) {}", "while (true) {}", "for (const x of [1, 2]) ", "if (Math.random()) ", "try {} finally {", "label: ",
-  "eval(", "Function(", "globalThis", "process", "__proto__", "constructor", ".prototype.x = 1", "new Proxy({}, {})", "Reflect.", "import(", "require(",
-  " as unknown as ", " as any", "// @ts-ignore\n", "// @ts-nocheck\n", "declare module 'trusted/fs' {}", "get x() { return 1 }, ",
-  "sendEmail", "readFile", "writeFile", "get", "post", "const f = sendEmail;", "[sendEmail][0](", "sendEmail.call(", "{ ...sendEmail }",
-  "type T<X> = X extends [] ? T<[X]> : X;", "'\\u0061'", "\u2028", "\ud800", "🙂", "0n", "1e309", "-0", "NaN", "Symbol()", "x".repeat(2000),
+  "{",
+  "}",
+  "(",
+  ")",
+  "[",
+  "]",
+  ";",
+  ",",
+  ".",
+  "?.",
+  "...",
+  "=>",
+  "=",
+  "+",
+  "`",
+  "${",
+  "'",
+  '"',
+  "/*",
+  "*/",
+  "//",
+  "\n",
+  "await ",
+  "async ",
+  "return ",
+  "for (;;) {}",
+  "while (true) {}",
+  "for (const x of [1, 2]) ",
+  "if (Math.random()) ",
+  "try {} finally {",
+  "label: ",
+  "eval(",
+  "Function(",
+  "globalThis",
+  "process",
+  "__proto__",
+  "constructor",
+  ".prototype.x = 1",
+  "new Proxy({}, {})",
+  "Reflect.",
+  "import(",
+  "require(",
+  " as unknown as ",
+  " as any",
+  "// @ts-ignore\n",
+  "// @ts-nocheck\n",
+  "declare module 'trusted/fs' {}",
+  "get x() { return 1 }, ",
+  "sendEmail",
+  "readFile",
+  "writeFile",
+  "get",
+  "post",
+  "const f = sendEmail;",
+  "[sendEmail][0](",
+  "sendEmail.call(",
+  "{ ...sendEmail }",
+  "type T<X> = X extends [] ? T<[X]> : X;",
+  "'\\u0061'",
+  "\u2028",
+  "\ud800",
+  "🙂",
+  "0n",
+  "1e309",
+  "-0",
+  "NaN",
+  "Symbol()",
+  "x".repeat(2000),
 ];
 const edits = fc.array(textEdit(TS_PIECES), { minLength: 1, maxLength: 4 });
-const reads = fc.array(fc.constantFrom("", "a@x.com", "hello, world", "https://evil.com/"), { minLength: 1, maxLength: 3 });
+const reads = fc.array(fc.constantFrom("", "a@x.com", "hello, world", "https://evil.com/"), {
+  minLength: 1,
+  maxLength: 3,
+});
 
 function analyzedSoundly(source: string, texts: string[]): void {
   const facts = analyzer.analyze(source);
@@ -47,17 +112,29 @@ function analyzedSoundly(source: string, texts: string[]): void {
 }
 
 describe("fuzz: the analyzer on mutated programs", () => {
-  it("a mutated example is refused or analyzed soundly", () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 0, max: examples.length - 1 }), edits, reads, (i, e, texts) => analyzedSoundly(applyEdits(examples[i]!, e), texts)),
-      fuzzParameters(200),
-    );
-  }, fuzzTimeout(240_000));
+  it(
+    "a mutated example is refused or analyzed soundly",
+    () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: examples.length - 1 }), edits, reads, (i, e, texts) =>
+          analyzedSoundly(applyEdits(examples[i]!, e), texts),
+        ),
+        fuzzParameters(200),
+      );
+    },
+    fuzzTimeout(240_000),
+  );
 
-  it("a mutated generated program is refused or analyzed soundly", () => {
-    fc.assert(
-      fc.property(programChoices, edits, reads, (choices, e, texts) => analyzedSoundly(applyEdits(generateProgram(choices), e), texts)),
-      fuzzParameters(150),
-    );
-  }, fuzzTimeout(240_000));
+  it(
+    "a mutated generated program is refused or analyzed soundly",
+    () => {
+      fc.assert(
+        fc.property(programChoices, edits, reads, (choices, e, texts) =>
+          analyzedSoundly(applyEdits(generateProgram(choices), e), texts),
+        ),
+        fuzzParameters(150),
+      );
+    },
+    fuzzTimeout(240_000),
+  );
 });

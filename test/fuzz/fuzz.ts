@@ -15,7 +15,9 @@ export function fuzzParameters<T>(runs: number): fc.Parameters<T> {
   const seed = process.env.FUZZ_SEED;
   return {
     numRuns: Math.max(1, Math.round(runs * SCALE)),
-    ...(seed === undefined ? {} : { seed: Number(seed), ...(process.env.FUZZ_PATH === undefined ? {} : { path: process.env.FUZZ_PATH }) }),
+    ...(seed === undefined
+      ? {}
+      : { seed: Number(seed), ...(process.env.FUZZ_PATH === undefined ? {} : { path: process.env.FUZZ_PATH }) }),
   };
 }
 
@@ -28,7 +30,10 @@ export type TextEdit =
 
 /** Edits that insert pieces drawn from `pieces` (a grammar's tokens) or arbitrary characters. */
 export function textEdit(pieces: readonly string[]): fc.Arbitrary<TextEdit> {
-  const piece = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...pieces) }, { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 8 }) });
+  const piece = fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...pieces) },
+    { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 8 }) },
+  );
   return fc.oneof(
     fc.record({ kind: fc.constant("insert" as const), at: fc.nat(), piece }),
     fc.record({ kind: fc.constant("delete" as const), at: fc.nat(), length: fc.integer({ min: 1, max: 40 }) }),
@@ -62,16 +67,75 @@ export const applyEdits = (text: string, edits: readonly TextEdit[]): string => 
 
 /** TOML's tokens, and values that have broken parsers: deep nesting, huge numbers, odd strings. */
 export const TOML_PIECES = [
-  "=", "[", "]", "[[", "]]", "{", "}", ",", '"', "'", '"""', "'''", "#", ".", "\n", " ", "\\", "\\u0000", "\\U0010FFFF",
-  "true", "false", "nan", "inf", "-inf", "0x7f", "1e309", "99999999999999999999", "-0", "1979-05-27T07:32:00Z",
-  "[".repeat(200), "{ a = ".repeat(60), '"' + "x".repeat(5000) + '"', "\u202e", "\u0000", "\ud800", "🙂",
-  "args", "op", "id", "decision", "when", "name", "version", "inputs", "execute", "approval", "preview", "render",
-  '"${args.to}"', '"${step.x}"', '"${args."', "count", "max", "under", "glob", "host_in", "not", "all", "any",
+  "=",
+  "[",
+  "]",
+  "[[",
+  "]]",
+  "{",
+  "}",
+  ",",
+  '"',
+  "'",
+  '"""',
+  "'''",
+  "#",
+  ".",
+  "\n",
+  " ",
+  "\\",
+  "\\u0000",
+  "\\U0010FFFF",
+  "true",
+  "false",
+  "nan",
+  "inf",
+  "-inf",
+  "0x7f",
+  "1e309",
+  "99999999999999999999",
+  "-0",
+  "1979-05-27T07:32:00Z",
+  "[".repeat(200),
+  "{ a = ".repeat(60),
+  '"' + "x".repeat(5000) + '"',
+  "\u202e",
+  "\u0000",
+  "\ud800",
+  "🙂",
+  "args",
+  "op",
+  "id",
+  "decision",
+  "when",
+  "name",
+  "version",
+  "inputs",
+  "execute",
+  "approval",
+  "preview",
+  "render",
+  '"${args.to}"',
+  '"${step.x}"',
+  '"${args."',
+  "count",
+  "max",
+  "under",
+  "glob",
+  "host_in",
+  "not",
+  "all",
+  "any",
 ];
 
 /** Did the edit keep what the MAC covers (the payload text) and the MAC's bytes, as a lenient base64url decoder reads them? */
 export function sameSigned(original: string, edited: string): boolean {
   const [p, s, ...rest] = edited.split(".");
   const [op, os] = original.split(".");
-  return rest.length === 0 && p === op && s !== undefined && Buffer.from(s, "base64url").equals(Buffer.from(os!, "base64url"));
+  return (
+    rest.length === 0 &&
+    p === op &&
+    s !== undefined &&
+    Buffer.from(s, "base64url").equals(Buffer.from(os!, "base64url"))
+  );
 }

@@ -6,12 +6,39 @@ export type JsonEdit = { at: number; kind: "replace" | "delete" | "add"; key: st
 export const jsonEdit: fc.Arbitrary<JsonEdit> = fc.record({
   at: fc.nat(),
   kind: fc.constantFrom("replace", "delete", "add"),
-  key: fc.oneof(fc.constantFrom("kid", "x", "d", "kty", "crv", "alg", "use", "iss", "aud", "exp", "nbf", "iat", "jti", "sha256", "op", "args", "count", "max", "__proto__", "constructor"), fc.string({ maxLength: 6 })),
+  key: fc.oneof(
+    fc.constantFrom(
+      "kid",
+      "x",
+      "d",
+      "kty",
+      "crv",
+      "alg",
+      "use",
+      "iss",
+      "aud",
+      "exp",
+      "nbf",
+      "iat",
+      "jti",
+      "sha256",
+      "op",
+      "args",
+      "count",
+      "max",
+      "__proto__",
+      "constructor",
+    ),
+    fc.string({ maxLength: 6 }),
+  ),
   value: fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(null, -1, 0, 1e308, 2 ** 53, "", "*", [], {})),
 });
 
 /** Every place in `value` (objects and arrays, the root included), depth first. */
-function containers(value: unknown, out: (Record<string, unknown> | unknown[])[] = []): (Record<string, unknown> | unknown[])[] {
+function containers(
+  value: unknown,
+  out: (Record<string, unknown> | unknown[])[] = [],
+): (Record<string, unknown> | unknown[])[] {
   if (typeof value === "object" && value !== null) {
     out.push(value as Record<string, unknown> | unknown[]);
     for (const child of Object.values(value)) containers(child, out);

@@ -19,53 +19,72 @@ describe("fuzz: policy files", () => {
   const original = readFileSync(file, "utf8");
   const manifests = shippedManifests();
 
-  it("a mutated policy loads or is refused with problems on real lines, never a throw", () => {
-    fc.assert(
-      fc.property(edits, (e) => {
-        const text = applyEdits(original, e);
-        const { policy, problems } = checkPolicySources(join(packageRoot, "policies"), [{ file, text }], { manifests, home: "/home/me" });
-        expect(policy === undefined).toBe(problems.length > 0);
-        for (const p of problems) {
-          expect(p.file).toBe(file);
-          expect(typeof p.message).toBe("string");
-          if (p.line !== undefined) expect(p.line).toBeGreaterThanOrEqual(1), expect(p.line).toBeLessThanOrEqual(lineCount(text));
-        }
-        for (const rule of policy?.rules ?? []) expect(rule.id.length).toBeGreaterThan(0);
-      }),
-      fuzzParameters(1500),
-    );
-  }, fuzzTimeout(60_000));
+  it(
+    "a mutated policy loads or is refused with problems on real lines, never a throw",
+    () => {
+      fc.assert(
+        fc.property(edits, (e) => {
+          const text = applyEdits(original, e);
+          const { policy, problems } = checkPolicySources(join(packageRoot, "policies"), [{ file, text }], {
+            manifests,
+            home: "/home/me",
+          });
+          expect(policy === undefined).toBe(problems.length > 0);
+          for (const p of problems) {
+            expect(p.file).toBe(file);
+            expect(typeof p.message).toBe("string");
+            if (p.line !== undefined)
+              expect(p.line).toBeGreaterThanOrEqual(1), expect(p.line).toBeLessThanOrEqual(lineCount(text));
+          }
+          for (const rule of policy?.rules ?? []) expect(rule.id.length).toBeGreaterThan(0);
+        }),
+        fuzzParameters(1500),
+      );
+    },
+    fuzzTimeout(60_000),
+  );
 });
 
 describe("fuzz: manifest trees", () => {
   const dir = join(packageRoot, "manifests");
-  const files = readdirSync(dir).flatMap((c) => readdirSync(join(dir, c)).map((f) => ({ connector: c, rel: `${c}/${f}`, path: join(dir, c, f) })));
+  const files = readdirSync(dir).flatMap((c) =>
+    readdirSync(join(dir, c)).map((f) => ({ connector: c, rel: `${c}/${f}`, path: join(dir, c, f) })),
+  );
   const texts = new Map(files.map((f) => [f.rel, readFileSync(f.path, "utf8")]));
   const wasm = new Map<string, ReturnType<typeof readFileBytes>>();
   const readWasm = (path: string) => wasm.get(path) ?? (wasm.set(path, readFileBytes(path)), wasm.get(path)!);
-  const mutation = fc.array(fc.record({ file: fc.constantFrom(...files.map((f) => f.rel)), edits }), { minLength: 1, maxLength: 3 });
+  const mutation = fc.array(fc.record({ file: fc.constantFrom(...files.map((f) => f.rel)), edits }), {
+    minLength: 1,
+    maxLength: 3,
+  });
 
-  it("a mutated manifest set loads or is refused with errors on real lines, never a throw", () => {
-    fc.assert(
-      fc.property(mutation, (mutations) => {
-        const current = new Map(texts);
-        for (const m of mutations) current.set(m.file, applyEdits(current.get(m.file)!, m.edits));
-        const connectors = [...new Set(files.map((f) => f.connector))].map((name) => ({
-          name,
-          files: files.filter((f) => f.connector === name).map((f) => ({ rel: f.rel, path: f.path, text: current.get(f.rel)! })),
-        }));
-        const tree: ManifestTree = { dir, connectors, problems: [] };
-        const { set, errors } = checkManifestTree(tree, readWasm);
-        expect(set === undefined).toBe(errors.length > 0);
-        for (const error of errors) {
-          expect(current.has(error.file) || error.file.endsWith("connector.toml")).toBe(true);
-          if (error.line !== undefined && current.has(error.file)) {
-            expect(error.line).toBeGreaterThanOrEqual(1);
-            expect(error.line).toBeLessThanOrEqual(lineCount(current.get(error.file)!));
+  it(
+    "a mutated manifest set loads or is refused with errors on real lines, never a throw",
+    () => {
+      fc.assert(
+        fc.property(mutation, (mutations) => {
+          const current = new Map(texts);
+          for (const m of mutations) current.set(m.file, applyEdits(current.get(m.file)!, m.edits));
+          const connectors = [...new Set(files.map((f) => f.connector))].map((name) => ({
+            name,
+            files: files
+              .filter((f) => f.connector === name)
+              .map((f) => ({ rel: f.rel, path: f.path, text: current.get(f.rel)! })),
+          }));
+          const tree: ManifestTree = { dir, connectors, problems: [] };
+          const { set, errors } = checkManifestTree(tree, readWasm);
+          expect(set === undefined).toBe(errors.length > 0);
+          for (const error of errors) {
+            expect(current.has(error.file) || error.file.endsWith("connector.toml")).toBe(true);
+            if (error.line !== undefined && current.has(error.file)) {
+              expect(error.line).toBeGreaterThanOrEqual(1);
+              expect(error.line).toBeLessThanOrEqual(lineCount(current.get(error.file)!));
+            }
           }
-        }
-      }),
-      fuzzParameters(1000),
-    );
-  }, fuzzTimeout(60_000));
+        }),
+        fuzzParameters(1000),
+      );
+    },
+    fuzzTimeout(60_000),
+  );
 });

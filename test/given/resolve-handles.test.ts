@@ -19,21 +19,42 @@ describe("resolveHandles", () => {
     const resolved = resolveHandles(analyze(SEND), known(["email.get_draft", "http.get"]));
     expect(Facts.parse(resolved)).toEqual(resolved);
     const exact = [
-      { source: "result of email.get_draft in request req_1, held as h_abc", untrusted: true, op: "email.get_draft", handle: "h_abc" },
-      { source: "result of http.get in request req_1, held as h_abc", untrusted: true, op: "http.get", handle: "h_abc" },
+      {
+        source: "result of email.get_draft in request req_1, held as h_abc",
+        untrusted: true,
+        op: "email.get_draft",
+        handle: "h_abc",
+      },
+      {
+        source: "result of http.get in request req_1, held as h_abc",
+        untrusted: true,
+        op: "http.get",
+        handle: "h_abc",
+      },
     ];
     const send = resolved.effects[0]!;
     expect(send.sources!.body).toEqual(exact);
     expect(send.args.body).toMatchObject({ provenance: exact });
     expect(send.influencedBy).toEqual(expect.arrayContaining(exact));
-    expect(resolved.result!.parts.find((p) => p.path === "$.copy")).toEqual({ path: "$.copy", from: ["email.get_draft", "http.get"], untrusted: true, handles: ["h_abc"] });
-    expect(resolved.result!.parts.find((p) => p.path === "$.note")).toEqual({ path: "$.note", from: [], untrusted: true });
+    expect(resolved.result!.parts.find((p) => p.path === "$.copy")).toEqual({
+      path: "$.copy",
+      from: ["email.get_draft", "http.get"],
+      untrusted: true,
+      handles: ["h_abc"],
+    });
+    expect(resolved.result!.parts.find((p) => p.path === "$.note")).toEqual({
+      path: "$.note",
+      from: [],
+      untrusted: true,
+    });
     expect(JSON.stringify(resolved)).not.toContain('"quarantined result h_abc"');
   });
 
   it("a handle whose op is unknown stays untrusted and of unknown origin", () => {
     const resolved = resolveHandles(analyze(SEND), known([]));
-    expect(resolved.effects[0]!.sources!.body).toEqual([{ source: "result of an unknown op in request req_1, held as h_abc", untrusted: true, handle: "h_abc" }]);
+    expect(resolved.effects[0]!.sources!.body).toEqual([
+      { source: "result of an unknown op in request req_1, held as h_abc", untrusted: true, handle: "h_abc" },
+    ]);
   });
 
   it("leaves facts without handles as they are", () => {
@@ -74,7 +95,17 @@ describe("handlesTakenUp", () => {
       program: { sha256: "ab".repeat(32), entry: "p.ts" },
       ok: true,
       diagnostics: [],
-      effects: [{ op: "email.send_email", connector: "email", action: "send_email", site: { line: 1, column: 1 }, args: { body: { kind: "unknown" as const, provenance: [p("h_a")] } }, count: { min: 1, max: 1 }, influencedBy: [p("h_b")] }],
+      effects: [
+        {
+          op: "email.send_email",
+          connector: "email",
+          action: "send_email",
+          site: { line: 1, column: 1 },
+          args: { body: { kind: "unknown" as const, provenance: [p("h_a")] } },
+          count: { min: 1, max: 1 },
+          influencedBy: [p("h_b")],
+        },
+      ],
       guarantees: [],
       summary: [],
       rationale: "r",

@@ -13,7 +13,8 @@ const SIGNS: Record<Exclude<IntegrationReason, "campaigns">, RegExp> = {
   dist: /"dist", "src"|\/world\.js"/, // the attack world runs bin/countersign.js
   childProcesses: /"node:child_process"|\/serve-process\.js"|\/processes\.js"|\/tmux\.js"|\/tmpfs\.js"|\/world\.js"/,
   postgres: /"postgres"|\bDIALECTS\b|\bfreshDatabase\b|\bstartCluster\b/,
-  authority: /\bstartTestAuthority\b|\bauthorityForSuite\b|\brunHarnessForSuite\b|\bstartRunHarness\b|\bstartAuthority\(/,
+  authority:
+    /\bstartTestAuthority\b|\bauthorityForSuite\b|\brunHarnessForSuite\b|\bstartRunHarness\b|\bstartAuthority\(/,
 };
 
 function testFiles(dir: string): string[] {
@@ -45,7 +46,9 @@ describe("the unit and integration projects", () => {
 
   it("lists each file under a reason its source shows", () => {
     const unfounded = Object.entries(INTEGRATION_FILES).flatMap(([reason, files]) =>
-      reason === "campaigns" ? [] : files.filter((file) => !signsOf(file).includes(reason)).map((file) => `${reason}: ${file}`),
+      reason === "campaigns"
+        ? []
+        : files.filter((file) => !signsOf(file).includes(reason)).map((file) => `${reason}: ${file}`),
     );
     expect(unfounded).toEqual([]);
   });

@@ -35,7 +35,9 @@ describe("threads", () => {
     for (const { file, text } of sources) {
       for (const start of workerStarts(text)) {
         const call = /^\.\.\.threadModule\(import\.meta\.url, "(\.\/[\w-]+)",/.exec(start);
-        expect({ file: relative(packageRoot, file), start: start.slice(0, 60), call: call !== null }).toMatchObject({ call: true });
+        expect({ file: relative(packageRoot, file), start: start.slice(0, 60), call: call !== null }).toMatchObject({
+          call: true,
+        });
         expect(existsSync(join(dirname(file), `${call![1]}.ts`))).toBe(true);
       }
     }

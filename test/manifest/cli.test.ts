@@ -82,7 +82,12 @@ describe("countersign manifests check", () => {
       connectors: 3,
       actions: 9,
       errors: [
-        { file: "email/send_draft.toml", field: "approval.preview.op", line: 23, message: '"get_drafts" is not an action of connector email' },
+        {
+          file: "email/send_draft.toml",
+          field: "approval.preview.op",
+          line: 23,
+          message: '"get_drafts" is not an action of connector email',
+        },
         { file: "http/post.toml", field: "name", line: 1, message: '"put" does not match the file name post.toml' },
       ],
     });

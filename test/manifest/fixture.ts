@@ -43,7 +43,9 @@ function opsByConnector(dir: string): Map<string, Set<string>> {
   const ops = new Map<string, Set<string>>();
   for (const connector of readdirSync(dir)) {
     for (const name of readdirSync(join(dir, connector)).filter((n) => n.endsWith(".toml") && n !== "connector.toml")) {
-      const steps = (parse(readFileSync(join(dir, connector, name), "utf8")) as { execute?: { connector: string; op: string }[] }).execute ?? [];
+      const steps =
+        (parse(readFileSync(join(dir, connector, name), "utf8")) as { execute?: { connector: string; op: string }[] })
+          .execute ?? [];
       for (const step of steps) ops.set(step.connector, (ops.get(step.connector) ?? new Set()).add(step.op));
     }
   }

@@ -1,6 +1,11 @@
 import { Project, ts } from "ts-morph";
 import { beforeAll, describe, expect, it } from "vitest";
-import { actionFunctionName, findActionByFunction, generateApi, type ApiDeclarations } from "../../src/manifest/generate-api.js";
+import {
+  actionFunctionName,
+  findActionByFunction,
+  generateApi,
+  type ApiDeclarations,
+} from "../../src/manifest/generate-api.js";
 import { loadManifests } from "../../src/config/index.js";
 import type { ManifestSet } from "../../src/manifest/manifest-set.js";
 import { EffectConstraint } from "../../src/model/constraint.js";
@@ -15,7 +20,13 @@ beforeAll(() => {
   api = generateApi(set);
   project = new Project({
     useInMemoryFileSystem: true,
-    compilerOptions: { lib: ["lib.es2022.d.ts"], strict: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler },
+    compilerOptions: {
+      lib: ["lib.es2022.d.ts"],
+      strict: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+    },
   });
   project.createSourceFile("/api.d.ts", api.all);
 });
@@ -25,7 +36,9 @@ let programs = 0;
 function diagnose(source: string): string[] {
   const file = project.createSourceFile(`/program${programs++}.ts`, source);
   try {
-    return file.getPreEmitDiagnostics().map((d) => `${d.getLineNumber()}: ${ts.flattenDiagnosticMessageText(d.compilerObject.messageText, "\n")}`);
+    return file
+      .getPreEmitDiagnostics()
+      .map((d) => `${d.getLineNumber()}: ${ts.flattenDiagnosticMessageText(d.compilerObject.messageText, "\n")}`);
   } finally {
     project.removeSourceFile(file);
   }
@@ -82,7 +95,11 @@ describe("generated declarations", () => {
 
   it("notes approval-gated actions and only those", () => {
     const email = api.modules["trusted/email"] ?? "";
-    const doc = (fn: string): string => email.slice(0, email.indexOf(`export function ${fn}(`)).split("/**").pop() ?? "";
+    const doc = (fn: string): string =>
+      email
+        .slice(0, email.indexOf(`export function ${fn}(`))
+        .split("/**")
+        .pop() ?? "";
     const note = "Requires the user's approval unless the policy allows it.";
     expect(doc("sendEmail")).toContain(note);
     expect(doc("sendDraft")).toContain(note);
@@ -121,7 +138,10 @@ describe("generated declarations", () => {
     expect(text).toContain("ids: number[];");
     expect(text).toContain("rows: Record<string, unknown>[];");
     expect(text).toContain("A flag *\\/ declare const evil: 1; /*");
-    const isolated = new Project({ useInMemoryFileSystem: true, compilerOptions: { lib: ["lib.es2022.d.ts"], strict: true } });
+    const isolated = new Project({
+      useInMemoryFileSystem: true,
+      compilerOptions: { lib: ["lib.es2022.d.ts"], strict: true },
+    });
     const file = isolated.createSourceFile("/api.d.ts", text);
     expect(file.getPreEmitDiagnostics()).toHaveLength(0);
     expect(file.getDescendantsOfKind(ts.SyntaxKind.VariableStatement)).toHaveLength(0);
@@ -130,8 +150,13 @@ describe("generated declarations", () => {
   it("makes args optional when an action has no required input", () => {
     const action = set.actions.get("fs.list_dir");
     if (action === undefined) throw new Error("fixture lost fs.list_dir");
-    const custom: ManifestSet = { ...set, actions: new Map([["fs.list_dir", { ...action, manifest: { ...action.manifest, inputs: [] } }]]) };
-    expect(generateApi(custom).modules["trusted/fs"]).toContain("export function listDir(args?: {}): Promise<Record<string, unknown>>;");
+    const custom: ManifestSet = {
+      ...set,
+      actions: new Map([["fs.list_dir", { ...action, manifest: { ...action.manifest, inputs: [] } }]]),
+    };
+    expect(generateApi(custom).modules["trusted/fs"]).toContain(
+      "export function listDir(args?: {}): Promise<Record<string, unknown>>;",
+    );
   });
 });
 
@@ -201,7 +226,11 @@ export default program({
     ["a missing required input", `await sendDraft({});`, /Property 'draft_id' is missing/],
     ["an unknown input", `await sendDraft({ draft_id: "d", cc: "x" });`, /'cc' does not exist/],
     ["a function the connector does not export", `await sendDraf({ draft_id: "d" });`, /Cannot find name 'sendDraf'/],
-    ["a result used as a string without a check", `const r = await getDraft({ id: "d" }); await sendDraft({ draft_id: r.id });`, /Type 'unknown' is not assignable to type 'string'/],
+    [
+      "a result used as a string without a check",
+      `const r = await getDraft({ id: "d" }); await sendDraft({ draft_id: r.id });`,
+      /Type 'unknown' is not assignable to type 'string'/,
+    ],
   ])("%s is a type error", (_, body, message) => {
     const diagnostics = diagnose(`import { getDraft, sendDraft } from "trusted/email";
 async function main(): Promise<void> { ${body} }
@@ -228,13 +257,28 @@ export const g: Guarantee[] = [${guarantee}];
       { op: "*" },
       { op: "email.send_*", count: { max: 2 }, distinct: "to" },
       { op: "fs.write_file", args: { path: { under: "/tmp" } } },
-      { op: "http.get", args: { url: { any: [{ host_in: ["a.example"] }, { in: ["x", 1, null, true, { k: [1] }] }] } } },
-      { op: "email.send_email", args: { subject: { all: [{ max_length: 80 }, { not_in: ["x"] }, { not: { eq: "y" } }] } } },
-      { op: "http.*", args: { url: { all: [{ prefix: "https://api.x.com/" }, { suffix: "&n=*" }, { type: ["string"] }, { min_length: 1 }] } } },
+      {
+        op: "http.get",
+        args: { url: { any: [{ host_in: ["a.example"] }, { in: ["x", 1, null, true, { k: [1] }] }] } },
+      },
+      {
+        op: "email.send_email",
+        args: { subject: { all: [{ max_length: 80 }, { not_in: ["x"] }, { not: { eq: "y" } }] } },
+      },
+      {
+        op: "http.*",
+        args: {
+          url: { all: [{ prefix: "https://api.x.com/" }, { suffix: "&n=*" }, { type: ["string"] }, { min_length: 1 }] },
+        },
+      },
       { op: "email.*", args: { to: { elements: { in: ["bob@example.com"] } } } },
       { op: "http.post", args: { body: { fields: { a: { all: [] } } } } },
     ];
     for (const sample of samples) expect(EffectConstraint.parse(sample)).toEqual(sample);
-    expect(diagnose(`import type { Guarantee } from "countersign";\nexport const g: Guarantee[] = ${JSON.stringify(samples)};\n`)).toEqual([]);
+    expect(
+      diagnose(
+        `import type { Guarantee } from "countersign";\nexport const g: Guarantee[] = ${JSON.stringify(samples)};\n`,
+      ),
+    ).toEqual([]);
   });
 });

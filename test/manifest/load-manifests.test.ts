@@ -105,7 +105,13 @@ describe("reporting", () => {
   it("reports every error of a directory at once, ordered by file and line", () => {
     const dir = copyWithFakeWasm();
     applyEdit(dir, { file: "email/send_draft.toml", replace: ['op = "get_draft"', 'op = "get_drafts"'] });
-    applyEdit(dir, { file: "fs/write_file.toml", replace: ['type = "string"\nrequired = true\ndescription = "The new', 'type = "str"\nrequired = true\ndescription = "The new'] });
+    applyEdit(dir, {
+      file: "fs/write_file.toml",
+      replace: [
+        'type = "string"\nrequired = true\ndescription = "The new',
+        'type = "str"\nrequired = true\ndescription = "The new',
+      ],
+    });
     applyEdit(dir, { file: "email/connector.toml", replace: ['"gmail.googleapis.com:443"', '"gmail.googleapis.com"'] });
     const lines = checkManifests(dir).errors.map((e) => formatManifestError(e));
     expect(lines).toEqual([
@@ -134,7 +140,12 @@ describe("reporting", () => {
     expect(err.details).toEqual({
       dir,
       errors: [
-        { file: "fs/connector.toml", field: "wasm", line: 6, message: "../../wasm/fs.wasm does not exist (the sha256 pin cannot be checked)" },
+        {
+          file: "fs/connector.toml",
+          field: "wasm",
+          line: 6,
+          message: "../../wasm/fs.wasm does not exist (the sha256 pin cannot be checked)",
+        },
         { file: "http/post.toml", field: "name", line: 1, message: '"put" does not match the file name post.toml' },
       ],
     });
@@ -161,13 +172,21 @@ describe("the manifests' hash", () => {
   it("binds the result fields: a field's type or flag changes it, a comment does not", () => {
     const hashOf = (edit?: Edit) => {
       const dir = copyWithFakeWasm();
-      applyEdit(dir, { file: "fs/read_file.toml", append: '\n[result]\n\n[[result.fields]]\nname = "content"\ntype = "string"\ndescription = "The text."\n' });
+      applyEdit(dir, {
+        file: "fs/read_file.toml",
+        append: '\n[result]\n\n[[result.fields]]\nname = "content"\ntype = "string"\ndescription = "The text."\n',
+      });
       if (edit !== undefined) applyEdit(dir, edit);
       return manifestsHash(loadManifests(dir));
     };
     const base = hashOf();
     expect(hashOf({ file: "fs/read_file.toml", append: "# a comment\n" })).toBe(base);
-    expect(hashOf({ file: "fs/read_file.toml", replace: ['type = "string"\ndescription = "The text."', 'type = "number"\ndescription = "The text."'] })).not.toBe(base);
+    expect(
+      hashOf({
+        file: "fs/read_file.toml",
+        replace: ['type = "string"\ndescription = "The text."', 'type = "number"\ndescription = "The text."'],
+      }),
+    ).not.toBe(base);
     expect(hashOf({ file: "fs/read_file.toml", append: "trusted = true\n" })).not.toBe(base);
   });
 });

@@ -4,7 +4,13 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadManifests } from "../../src/config/index.js";
-import { checkAgentManifests, checkStoredAgentManifests, formatManifestError, storedAgentManifests, type Allowlists } from "../../src/manifest/index.js";
+import {
+  checkAgentManifests,
+  checkStoredAgentManifests,
+  formatManifestError,
+  storedAgentManifests,
+  type Allowlists,
+} from "../../src/manifest/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 
 const trusted = loadManifests(join(packageRoot, "manifests"));
@@ -35,7 +41,8 @@ args = { url = "https://api.github.com/repos/\${args.repo}" }
 render = { Repository = "body" }
 `;
 
-const submitted = () => checkAgentManifests(trusted, [{ name: "create_issue.toml", text: TEXT }], allowlists).set!.agent!;
+const submitted = () =>
+  checkAgentManifests(trusted, [{ name: "create_issue.toml", text: TEXT }], allowlists).set!.agent!;
 
 describe("stored agent manifests", () => {
   it("the canonical text hashes to the set's sha256 and checks again into the same actions, preview target included", () => {
@@ -47,12 +54,19 @@ describe("stored agent manifests", () => {
     expect(again.set!.agent!.sha256).toBe(agent.sha256);
     expect(again.set!.agent!.text).toBe(agent.text);
     expect(again.set!.agent!.actions.get("agent.create_issue")!.previewOp).toBe("http.get");
-    expect(storedAgentManifests(agent.text)!.map((m) => [m.name, m.description])).toEqual([["create_issue", "Open an issue."]]);
+    expect(storedAgentManifests(agent.text)!.map((m) => [m.name, m.description])).toEqual([
+      ["create_issue", "Open an issue."],
+    ]);
   });
 
   it("checks again against the allowlists in force: a host no longer allowed is an error", () => {
-    const { errors } = checkStoredAgentManifests(trusted, submitted().text, { hosts: { http: ["example.org:443"] }, roots: {} });
-    expect(errors.map((e) => formatManifestError(e)).join("\n")).toMatch(/create_issue\.toml execute\[0\]\.inputs\.url/);
+    const { errors } = checkStoredAgentManifests(trusted, submitted().text, {
+      hosts: { http: ["example.org:443"] },
+      roots: {},
+    });
+    expect(errors.map((e) => formatManifestError(e)).join("\n")).toMatch(
+      /create_issue\.toml execute\[0\]\.inputs\.url/,
+    );
   });
 
   it("a text that is not the canonical form is an error, never a throw", () => {

@@ -22,14 +22,20 @@ const SUITE = join(ROOT, "node_modules", "@modelcontextprotocol", "conformance",
 const SLOW = 120_000;
 
 /** The protocol scenarios: each must pass. */
-const APPLICABLE = ["server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "dns-rebinding-protection"];
+const APPLICABLE = [
+  "server-initialize",
+  "ping",
+  "tools-list",
+  "server-sse-multiple-streams",
+  "dns-rebinding-protection",
+];
 
 /**
  * The suite's other server scenarios, and why they do not apply: each calls a fixture of the
  * suite's own reference server (a tool, prompt or resource by its name) or a capability countersign
  * does not offer. countersign serves its seven tools and nothing else, by design.
  */
-export const NOT_APPLICABLE: Record<string, string> = {
+const NOT_APPLICABLE: Record<string, string> = {
   "logging-set-level": "no logging capability is declared (tools answer in their results)",
   "completion-complete": "no prompts or resource templates, so no completion capability",
   "tools-call-simple-text": "calls the suite's fixture tool test_simple_text",
@@ -39,13 +45,16 @@ export const NOT_APPLICABLE: Record<string, string> = {
   "tools-call-mixed-content": "calls the suite's fixture tool test_multiple_content_types",
   "tools-call-with-logging": "calls the suite's fixture tool test_tool_with_logging",
   "tools-call-error": "calls the suite's fixture tool test_error_handling",
-  "tools-call-with-progress": "calls the suite's fixture tool test_tool_with_progress (progress of run_program is tested in mcp-http.test.ts)",
+  "tools-call-with-progress":
+    "calls the suite's fixture tool test_tool_with_progress (progress of run_program is tested in mcp-http.test.ts)",
   "tools-call-sampling": "calls the suite's fixture tool test_sampling; countersign never asks the host's model",
-  "tools-call-elicitation": "calls the suite's fixture tool test_elicitation; a person approves at the authority, not through the host",
+  "tools-call-elicitation":
+    "calls the suite's fixture tool test_elicitation; a person approves at the authority, not through the host",
   "json-schema-2020-12": "reads the suite's fixture tool json_schema_2020_12_tool",
   "elicitation-sep1034-defaults": "calls the suite's fixture tool test_elicitation_sep1034_defaults",
   "elicitation-sep1330-enums": "calls the suite's fixture tool test_elicitation_sep1330_enums",
-  "server-sse-polling": "calls the suite's fixture tool test_reconnection, and needs resumable streams (an event store), which /mcp does not offer",
+  "server-sse-polling":
+    "calls the suite's fixture tool test_reconnection, and needs resumable streams (an event store), which /mcp does not offer",
   "resources-list": "no resources are offered",
   "resources-read-text": "no resources are offered",
   "resources-read-binary": "no resources are offered",
@@ -74,10 +83,19 @@ let runner: ReturnType<typeof localContext> | undefined;
 function startProxy(target: () => { port: number; token: string }): Promise<Server> {
   const server = createServer((req, res) => {
     const { port, token } = target();
-    const out = request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers: { ...req.headers, authorization: `Bearer ${token}` } }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const out = request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: req.method,
+        path: req.url,
+        headers: { ...req.headers, authorization: `Bearer ${token}` },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     out.on("error", () => res.destroy());
     res.on("close", () => out.destroy());
     req.pipe(out);
@@ -89,16 +107,21 @@ function startProxy(target: () => { port: number; token: string }): Promise<Serv
 function runScenario(scenario: string): Promise<{ checks: Check[]; output: string }> {
   const out = mkdtempSync(join(tmpdir(), "countersign-conformance-"));
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [SUITE, "server", "--url", proxyUrl, "--scenario", scenario, "-o", out], { timeout: SLOW, env: { ...process.env, NO_COLOR: "1" } }, (err, stdout, stderr) => {
-      try {
-        const dirs = readdirSync(out);
-        const file = dirs.length === 1 ? join(out, dirs[0]!, "checks.json") : undefined;
-        const checks = file === undefined ? [] : (JSON.parse(readFileSync(file, "utf8")) as Check[]);
-        resolve({ checks, output: `${stdout}\n${stderr}\n${err?.message ?? ""}` });
-      } catch (readErr) {
-        reject(new Error(`no checks saved by ${scenario}: ${(readErr as Error).message}\n${stdout}\n${stderr}`));
-      }
-    });
+    execFile(
+      process.execPath,
+      [SUITE, "server", "--url", proxyUrl, "--scenario", scenario, "-o", out],
+      { timeout: SLOW, env: { ...process.env, NO_COLOR: "1" } },
+      (err, stdout, stderr) => {
+        try {
+          const dirs = readdirSync(out);
+          const file = dirs.length === 1 ? join(out, dirs[0]!, "checks.json") : undefined;
+          const checks = file === undefined ? [] : (JSON.parse(readFileSync(file, "utf8")) as Check[]);
+          resolve({ checks, output: `${stdout}\n${stderr}\n${err?.message ?? ""}` });
+        } catch (readErr) {
+          reject(new Error(`no checks saved by ${scenario}: ${(readErr as Error).message}\n${stdout}\n${stderr}`));
+        }
+      },
+    );
   });
 }
 
@@ -108,8 +131,15 @@ beforeAll(async () => {
   const proxyPort = (proxy.address() as AddressInfo).port;
   proxyUrl = `http://127.0.0.1:${proxyPort}/mcp`;
   let url = "";
-  const endpoint = httpMcpEndpoint({ context: () => (runner ??= localContext({ HOME: tmpdir(), COUNTERSIGN_HOME: a.dataDir })), version: "0.0.0-test", authority: (token) => httpAuthority({ url, token }) });
-  a = await startTestAuthority("sqlite", { mcp: endpoint, allowedHosts: [`127.0.0.1:${proxyPort}`, `localhost:${proxyPort}`] });
+  const endpoint = httpMcpEndpoint({
+    context: () => (runner ??= localContext({ HOME: tmpdir(), COUNTERSIGN_HOME: a.dataDir })),
+    version: "0.0.0-test",
+    authority: (token) => httpAuthority({ url, token }),
+  });
+  a = await startTestAuthority("sqlite", {
+    mcp: endpoint,
+    allowedHosts: [`127.0.0.1:${proxyPort}`, `localhost:${proxyPort}`],
+  });
   url = a.url;
   target = { port: a.authority.port, token: a.token };
 }, SLOW);
@@ -122,18 +152,28 @@ afterAll(async () => {
 });
 
 describe("the MCP conformance suite against /mcp", () => {
-  it("lists every server scenario of the suite as applicable or not applicable, with the reason", async () => {
-    const listed = await new Promise<string>((resolve, reject) => execFile(process.execPath, [SUITE, "list"], (err, stdout) => (err === null ? resolve(stdout) : reject(err))));
-    const server = listed.split("Client scenarios")[0]!;
-    const scenarios = [...server.matchAll(/^\s+- (\S+)$/gm)].map((m) => m[1]!);
-    expect(scenarios.length).toBeGreaterThan(0);
-    expect([...APPLICABLE, ...Object.keys(NOT_APPLICABLE)].sort()).toEqual([...scenarios].sort());
-  }, SLOW);
+  it(
+    "lists every server scenario of the suite as applicable or not applicable, with the reason",
+    async () => {
+      const listed = await new Promise<string>((resolve, reject) =>
+        execFile(process.execPath, [SUITE, "list"], (err, stdout) => (err === null ? resolve(stdout) : reject(err))),
+      );
+      const server = listed.split("Client scenarios")[0]!;
+      const scenarios = [...server.matchAll(/^\s+- (\S+)$/gm)].map((m) => m[1]!);
+      expect(scenarios.length).toBeGreaterThan(0);
+      expect([...APPLICABLE, ...Object.keys(NOT_APPLICABLE)].sort()).toEqual([...scenarios].sort());
+    },
+    SLOW,
+  );
 
-  it.each(APPLICABLE)("%s passes", async (scenario) => {
-    const { checks, output } = await runScenario(scenario);
-    expect(checks.length, output).toBeGreaterThan(0);
-    const failed = checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
-    expect(failed, output).toEqual([]);
-  }, SLOW);
+  it.each(APPLICABLE)(
+    "%s passes",
+    async (scenario) => {
+      const { checks, output } = await runScenario(scenario);
+      expect(checks.length, output).toBeGreaterThan(0);
+      const failed = checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
+      expect(failed, output).toEqual([]);
+    },
+    SLOW,
+  );
 });

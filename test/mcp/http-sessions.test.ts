@@ -6,7 +6,12 @@ import { localContext } from "../../src/app/index.js";
 import { CountersignError } from "../../src/model/index.js";
 import { httpMcpEndpoint, type HttpMcpOptions } from "../../src/mcp/index.js";
 
-const INITIALIZE = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "unit", version: "1.0.0" } } };
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "unit", version: "1.0.0" } },
+};
 const PING = { jsonrpc: "2.0", id: 2, method: "ping" };
 const context = localContext({ HOME: tmpdir(), COUNTERSIGN_HOME: tmpdir() });
 const endpoints: { close(): Promise<void> }[] = [];
@@ -25,15 +30,31 @@ function endpoint(options: Partial<HttpMcpOptions>) {
 }
 
 const post = (body: unknown, session?: string) =>
-  new Request("http://127.0.0.1/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(session === undefined ? {} : { "mcp-session-id": session }) }, body: JSON.stringify(body) });
+  new Request("http://127.0.0.1/mcp", {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(session === undefined ? {} : { "mcp-session-id": session }),
+    },
+    body: JSON.stringify(body),
+  });
 
-async function open(e: ReturnType<typeof endpoint>, submitter: string): Promise<{ status: number; id: string | null; body: string }> {
+async function open(
+  e: ReturnType<typeof endpoint>,
+  submitter: string,
+): Promise<{ status: number; id: string | null; body: string }> {
   const response = await e.handle(post(INITIALIZE), { submitter, token: `token-of-${submitter}`, body: INITIALIZE });
   return { status: response.status, id: response.headers.get("mcp-session-id"), body: await response.text() };
 }
 
 /** A ping in a session, its answer read to the end (an answer still streaming keeps its session in use). */
-async function ping(e: ReturnType<typeof endpoint>, session: string, submitter: string, token: string): Promise<number> {
+async function ping(
+  e: ReturnType<typeof endpoint>,
+  session: string,
+  submitter: string,
+  token: string,
+): Promise<number> {
   const response = await e.handle(post(PING, session), { submitter, token, body: PING });
   await response.text();
   return response.status;

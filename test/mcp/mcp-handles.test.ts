@@ -28,9 +28,24 @@ beforeAll(async () => {
   a = await startTestAuthority("sqlite", { policies });
   gmail = await startGmailServer({ token: GMAIL_TOKEN });
   writeFileSync(join(a.dataDir, "gmail-token"), GMAIL_TOKEN, { mode: 0o600 });
-  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\naddress = "me@example.com"\n`);
-  const env = { HOME: join(a.dataDir, ".."), COUNTERSIGN_HOME: a.dataDir, COUNTERSIGN_URL: a.url, COUNTERSIGN_TOKEN: a.token, COUNTERSIGN_DATABASE: "" };
-  const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", join(ROOT, "src", "cli", "bin.ts"), "mcp"], cwd: ROOT, env: { ...(process.env as Record<string, string>), ...env }, stderr: "pipe" });
+  writeFileSync(
+    join(a.dataDir, "connections.toml"),
+    `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "gmail-token")}"\naddress = "me@example.com"\n`,
+  );
+  const env = {
+    HOME: join(a.dataDir, ".."),
+    COUNTERSIGN_HOME: a.dataDir,
+    COUNTERSIGN_URL: a.url,
+    COUNTERSIGN_TOKEN: a.token,
+    COUNTERSIGN_DATABASE: "",
+  };
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ["--import", "tsx", join(ROOT, "src", "cli", "bin.ts"), "mcp"],
+    cwd: ROOT,
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: "pipe",
+  });
   client = new Client({ name: "countersign-tests", version: "1.0.0" });
   await client.connect(transport);
 }, SLOW);
@@ -41,27 +56,35 @@ afterAll(async () => {
   await gmail?.close();
 });
 
-const run = async (program: string) => (await client.callTool({ name: "run_program", arguments: { program } }, undefined, { timeout: SLOW })) as { structuredContent?: Record<string, any>; content: { text: string }[] };
+const run = async (program: string) =>
+  (await client.callTool({ name: "run_program", arguments: { program } }, undefined, { timeout: SLOW })) as {
+    structuredContent?: Record<string, any>;
+    content: { text: string }[];
+  };
 
 describe("handles over MCP", () => {
-  it("gives back a handle, never the words, and a later program's call gets the words", async () => {
-    const draft = gmail.addDraft({ to: ["me@example.com"], subject: "x", body: WORDS });
-    const first = await run(`import { program } from "countersign";
+  it(
+    "gives back a handle, never the words, and a later program's call gets the words",
+    async () => {
+      const draft = gmail.addDraft({ to: ["me@example.com"], subject: "x", body: WORDS });
+      const first = await run(`import { program } from "countersign";
 import { getDraft } from "trusted/email";
 export default program({ rationale: "Read the draft.", async main() { const d = await getDraft({ id: ${JSON.stringify(draft)} }); return { body: d.body }; } });
 `);
-    expect(first.structuredContent).toMatchObject({ outcome: "executed" });
-    expect(JSON.stringify(first)).not.toContain("7QX");
-    const held = HandleDescription.parse(first.structuredContent!.value.body);
-    expect(first.structuredContent!.value_note).toContain("fromHandle");
+      expect(first.structuredContent).toMatchObject({ outcome: "executed" });
+      expect(JSON.stringify(first)).not.toContain("7QX");
+      const held = HandleDescription.parse(first.structuredContent!.value.body);
+      expect(first.structuredContent!.value_note).toContain("fromHandle");
 
-    const before = gmail.sent.length;
-    const second = await run(`import { program, fromHandle } from "countersign";
+      const before = gmail.sent.length;
+      const second = await run(`import { program, fromHandle } from "countersign";
 import { sendEmail } from "trusted/email";
 export default program({ rationale: "Mail me the draft.", async main() { const body = await fromHandle(${JSON.stringify(held.$handle)}); await sendEmail({ to: ["me@example.com"], subject: "Draft", body: String(body) }); } });
 `);
-    expect(second.structuredContent).toMatchObject({ outcome: "executed" });
-    expect(gmail.sent.length).toBe(before + 1);
-    expect(gmail.sent.at(-1)!.body).toContain("7QX");
-  }, SLOW);
+      expect(second.structuredContent).toMatchObject({ outcome: "executed" });
+      expect(gmail.sent.length).toBe(before + 1);
+      expect(gmail.sent.at(-1)!.body).toContain("7QX");
+    },
+    SLOW,
+  );
 });

@@ -22,7 +22,8 @@ function hostsSection(): string {
 }
 
 /** Every fenced block of `lang` in `text`. */
-const blocks = (text: string, lang: string): string[] => [...text.matchAll(new RegExp("```" + lang + "\\n([^]*?)```", "g"))].map((m) => m[1]!);
+const blocks = (text: string, lang: string): string[] =>
+  [...text.matchAll(new RegExp("```" + lang + "\\n([^]*?)```", "g"))].map((m) => m[1]!);
 
 interface ServerConfig {
   command: string;
@@ -52,17 +53,40 @@ describe("the README's agent host configuration", () => {
     expect(Object.keys(env ?? {})).toEqual(["COUNTERSIGN_HOME"]);
   });
 
-  it("launched exactly as the JSON says, it lists its tools and countersign_api answers", async () => {
-    const { command, args, env } = jsonConfig();
-    // As a host starts it: the SDK's default environment (PATH, HOME, ...) with the snippet's env over it.
-    const transport = new StdioClientTransport({ command, args, ...(env === undefined ? {} : { env }), cwd: ROOT, stderr: "pipe" });
-    client = new Client({ name: "readme-host", version: "1.0.0" });
-    await client.connect(transport);
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["check_program", "countersign_api", "countersign_context", "get_request", "run_program", "run_request", "withdraw_request"]);
-    const api = (await client.callTool({ name: "countersign_api", arguments: {} }, undefined, { timeout: SLOW })) as { isError?: boolean; structuredContent?: Record<string, any> };
-    expect(api.isError).toBeFalsy();
-    expect(Object.keys(api.structuredContent!.modules)).toEqual(expect.arrayContaining(["countersign", "trusted/email", "trusted/email/contracts"]));
-    expect(api.structuredContent!.skeleton).toContain("export default program(");
-  }, SLOW);
+  it(
+    "launched exactly as the JSON says, it lists its tools and countersign_api answers",
+    async () => {
+      const { command, args, env } = jsonConfig();
+      // As a host starts it: the SDK's default environment (PATH, HOME, ...) with the snippet's env over it.
+      const transport = new StdioClientTransport({
+        command,
+        args,
+        ...(env === undefined ? {} : { env }),
+        cwd: ROOT,
+        stderr: "pipe",
+      });
+      client = new Client({ name: "readme-host", version: "1.0.0" });
+      await client.connect(transport);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual([
+        "check_program",
+        "countersign_api",
+        "countersign_context",
+        "get_request",
+        "run_program",
+        "run_request",
+        "withdraw_request",
+      ]);
+      const api = (await client.callTool({ name: "countersign_api", arguments: {} }, undefined, { timeout: SLOW })) as {
+        isError?: boolean;
+        structuredContent?: Record<string, any>;
+      };
+      expect(api.isError).toBeFalsy();
+      expect(Object.keys(api.structuredContent!.modules)).toEqual(
+        expect.arrayContaining(["countersign", "trusted/email", "trusted/email/contracts"]),
+      );
+      expect(api.structuredContent!.skeleton).toContain("export default program(");
+    },
+    SLOW,
+  );
 });

@@ -14,7 +14,9 @@ describe("value_note on quarantined parts", () => {
   });
 
   it("says nothing of handles when the value holds none", () => {
-    expect(valueNote([{ path: "$", from: [], untrusted: false }], "plain")).toBe("Every part of value is the program's own data or trusted.");
+    expect(valueNote([{ path: "$", from: [], untrusted: false }], "plain")).toBe(
+      "Every part of value is the program's own data or trusted.",
+    );
   });
 
   it("finds descriptions at any depth, once each; an object that only looks like one is not one", () => {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { BOUNDARIES, CountersignError, ERROR_CLASSES, ErrorEnvelope, readErrorEnvelope, toEnvelope } from "../../src/model/errors.js";
+import {
+  BOUNDARIES,
+  CountersignError,
+  ERROR_CLASSES,
+  ErrorEnvelope,
+  readErrorEnvelope,
+  toEnvelope,
+} from "../../src/model/errors.js";
 
 describe("error envelope", () => {
   it("carries class, boundary, retriable and details", () => {
@@ -49,7 +56,10 @@ describe("error envelope", () => {
     ];
     for (const sample of samples) {
       const schema = ErrorEnvelope.safeParse(sample);
-      expect({ sample, read: readErrorEnvelope(sample) }).toEqual({ sample, read: schema.success ? schema.data : undefined });
+      expect({ sample, read: readErrorEnvelope(sample) }).toEqual({
+        sample,
+        read: schema.success ? schema.data : undefined,
+      });
     }
   });
 });

@@ -20,13 +20,20 @@ function firstMessage(args: [URL, ConstructorParameters<typeof Worker>[1]]): Pro
 describe("threadModule", () => {
   it("compiled: the .js file beside the caller, with the options as given", () => {
     const options = { workerData: { n: 1 }, execArgv: [] };
-    const [url, given] = threadModule("file:///pkg/dist/src/store/wal-checkpointer.js", "./wal-checkpointer-thread", options);
+    const [url, given] = threadModule(
+      "file:///pkg/dist/src/store/wal-checkpointer.js",
+      "./wal-checkpointer-thread",
+      options,
+    );
     expect(url.href).toBe("file:///pkg/dist/src/store/wal-checkpointer-thread.js");
     expect(given).toBe(options);
   });
 
   it("from src/: the .ts file, with the preload after the flags given, or the parent's", () => {
-    const [url, given] = threadModule("file:///pkg/src/store/wal-checkpointer.ts", "./wal-checkpointer-thread", { execArgv: [], workerData: 1 });
+    const [url, given] = threadModule("file:///pkg/src/store/wal-checkpointer.ts", "./wal-checkpointer-thread", {
+      execArgv: [],
+      workerData: 1,
+    });
     expect(url.href).toBe("file:///pkg/src/store/wal-checkpointer-thread.ts");
     expect(given).toEqual({ execArgv: ["--import", PRELOAD], workerData: 1 });
     expect(threadModule(import.meta.url, "./x", {})[1].execArgv).toEqual([...process.execArgv, "--import", PRELOAD]);
@@ -35,11 +42,19 @@ describe("threadModule", () => {
 
   it("starts a TypeScript module from src/ with its workerData and resource limits, with or without the parent's flags", async () => {
     const resourceLimits = { maxOldGenerationSizeMb: 48 };
-    expect(await firstMessage(threadModule(import.meta.url, "./typed-thread", { workerData: { n: 21 }, resourceLimits }))).toEqual({ doubled: 42, maxOldGenerationSizeMb: 48 });
-    expect(await firstMessage(threadModule(import.meta.url, "./typed-thread", { execArgv: [], workerData: { n: 2 }, resourceLimits }))).toEqual({ doubled: 4, maxOldGenerationSizeMb: 48 });
+    expect(
+      await firstMessage(threadModule(import.meta.url, "./typed-thread", { workerData: { n: 21 }, resourceLimits })),
+    ).toEqual({ doubled: 42, maxOldGenerationSizeMb: 48 });
+    expect(
+      await firstMessage(
+        threadModule(import.meta.url, "./typed-thread", { execArgv: [], workerData: { n: 2 }, resourceLimits }),
+      ),
+    ).toEqual({ doubled: 4, maxOldGenerationSizeMb: 48 });
   });
 
   it("without the preload, the same module does not load: the loader is what the preload brings", async () => {
-    await expect(firstMessage([new URL("./typed-thread.ts", import.meta.url), { execArgv: [], workerData: { n: 1 } }])).rejects.toMatchObject({ code: "ERR_UNKNOWN_FILE_EXTENSION" });
+    await expect(
+      firstMessage([new URL("./typed-thread.ts", import.meta.url), { execArgv: [], workerData: { n: 1 } }]),
+    ).rejects.toMatchObject({ code: "ERR_UNKNOWN_FILE_EXTENSION" });
   });
 });

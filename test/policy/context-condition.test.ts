@@ -40,7 +40,9 @@ describe("when.context", () => {
   });
 
   it("lets the same program through for an agent given nothing untrusted, or with no record read", () => {
-    expect(decide({ ...toBob(), context: { untrusted: false, from: [], requests: [] } }, policy, shippedManifests()).kind).toBe("auto_approved");
+    expect(
+      decide({ ...toBob(), context: { untrusted: false, from: [], requests: [] } }, policy, shippedManifests()).kind,
+    ).toBe("auto_approved");
     expect(decide(toBob(), policy, shippedManifests()).kind).toBe("auto_approved");
   });
 
@@ -50,8 +52,12 @@ describe("when.context", () => {
   });
 
   it("refuses a malformed context condition and a second given_hours", () => {
-    expect(() => policyOf(STRICT.replace("context = { untrusted = true }", 'context = { untrusted = "yes" }'))).toThrow(/context/);
-    expect(() => policyOf(STRICT.replace("context = { untrusted = true }", "context = { from = [\"email.get_draft\"] }"))).toThrow(/context/);
+    expect(() => policyOf(STRICT.replace("context = { untrusted = true }", 'context = { untrusted = "yes" }'))).toThrow(
+      /context/,
+    );
+    expect(() =>
+      policyOf(STRICT.replace("context = { untrusted = true }", 'context = { from = ["email.get_draft"] }')),
+    ).toThrow(/context/);
     expect(() => policyOf(STRICT.replace("given_hours = 6", "given_hours = -1"))).toThrow(/given_hours/);
   });
 });

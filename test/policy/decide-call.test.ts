@@ -55,15 +55,36 @@ describe("decideCall", () => {
         const facts = analyzer.analyze(program(call.module, call.fn, call.args));
         expect(facts.ok).toBe(true);
         const expected = decide(facts, policy, set).effects[0]!;
-        const verdict = decideCall({ op: call.op, args: call.args, site: expected.site, influencedBy: facts.effects[0]!.influencedBy ?? [] }, policy, set);
-        expect({ verdict: verdict.verdict, rule: verdict.rule }).toEqual({ verdict: expected.verdict, rule: expected.rule });
+        const verdict = decideCall(
+          { op: call.op, args: call.args, site: expected.site, influencedBy: facts.effects[0]!.influencedBy ?? [] },
+          policy,
+          set,
+        );
+        expect({ verdict: verdict.verdict, rule: verdict.rule }).toEqual({
+          verdict: expected.verdict,
+          rule: expected.rule,
+        });
       });
     }
   }
 
   it("names the deciding rule", () => {
-    expect(decideCall({ op: "http.get", args: { url: "https://evil.example/" }, site: { line: 1, column: 1 } }, shipped, set)).toMatchObject({ verdict: "deny", rule: "http.unlisted-host" });
-    expect(decideCall({ op: "email.get_draft", args: { id: "r_private" }, site: { line: 1, column: 1 } }, withReads, set)).toMatchObject({ verdict: "deny", rule: "drafts.private" });
-    expect(decideCall({ op: "http.get", args: { url: "https://api.example.com/docs/a" }, site: { line: 1, column: 1 } }, withReads, set)).toMatchObject({ verdict: "ask", rule: "docs.ask" });
+    expect(
+      decideCall(
+        { op: "http.get", args: { url: "https://evil.example/" }, site: { line: 1, column: 1 } },
+        shipped,
+        set,
+      ),
+    ).toMatchObject({ verdict: "deny", rule: "http.unlisted-host" });
+    expect(
+      decideCall({ op: "email.get_draft", args: { id: "r_private" }, site: { line: 1, column: 1 } }, withReads, set),
+    ).toMatchObject({ verdict: "deny", rule: "drafts.private" });
+    expect(
+      decideCall(
+        { op: "http.get", args: { url: "https://api.example.com/docs/a" }, site: { line: 1, column: 1 } },
+        withReads,
+        set,
+      ),
+    ).toMatchObject({ verdict: "ask", rule: "docs.ask" });
   });
 });

@@ -29,20 +29,44 @@ const NOW = new Date("2030-01-01T00:00:00Z");
 const key = await generateKey(NOW);
 
 const shipped = shippedManifests();
-const agentSet = withAgent([{ name: "create_issue.toml", text: readFileSync(join(packageRoot, "examples/agent-manifests/create_issue.toml"), "utf8") }], {
-  hosts: { http: ["api.example.com:443"] },
-  roots: {},
-});
+const agentSet = withAgent(
+  [
+    {
+      name: "create_issue.toml",
+      text: readFileSync(join(packageRoot, "examples/agent-manifests/create_issue.toml"), "utf8"),
+    },
+  ],
+  {
+    hosts: { http: ["api.example.com:443"] },
+    roots: {},
+  },
+);
 const analyzers = [createAnalyzer(shipped), createAnalyzer(agentSet)];
-afterAll(() => analyzers.forEach((a) => a.dispose()));
-const defaultPolicy = loadPolicy(join(packageRoot, "policies"), { manifests: shipped, home: "/home/user", ownAddresses: ["me@example.com"] });
+afterAll(() => {
+  for (const a of analyzers) a.dispose();
+});
+const defaultPolicy = loadPolicy(join(packageRoot, "policies"), {
+  manifests: shipped,
+  home: "/home/user",
+  ownAddresses: ["me@example.com"],
+});
 
 /** What the policy stage says about one program: decision, full reasoning (its hash) and the receipt's claims (its jti is random). */
 function outputs(facts: Facts, policy: Policy, set: ManifestSet): unknown {
   const decision = decide(facts, policy, set);
-  const signed = decideAndSign(facts, policy, set, { id: "req_AAAAAAAAAAAAAAAAAAAAAA", issuer: "https://authority.test", now: NOW, key });
+  const signed = decideAndSign(facts, policy, set, {
+    id: "req_AAAAAAAAAAAAAAAAAAAAAA",
+    issuer: "https://authority.test",
+    now: NOW,
+    key,
+  });
   expect(signed.decision).toEqual(decision);
-  const payload = signed.receipt === undefined ? null : Buffer.from(signed.receipt.token.split(".")[1]!, "base64url").toString("utf8").replace(/"jti":"[A-Za-z0-9_-]{22}"/, '"jti":"-"');
+  const payload =
+    signed.receipt === undefined
+      ? null
+      : Buffer.from(signed.receipt.token.split(".")[1]!, "base64url")
+          .toString("utf8")
+          .replace(/"jti":"[A-Za-z0-9_-]{22}"/, '"jti":"-"');
   return withoutCheckout({ decision, explanation: sha256(withoutCheckout(explain(facts, policy, set))), payload });
 }
 
@@ -53,14 +77,18 @@ function withoutCheckout<T>(value: T): T {
 
 /** The default policy with the rules "approve and remember" would save for this program. */
 function remembering(facts: Facts, set: ManifestSet): Policy {
-  const rules = rememberRule(facts, decide(facts, defaultPolicy, set), set).flatMap((r) => (r.rule === null ? [] : [{ ...r.rule, file: "remembered.toml" }]));
+  const rules = rememberRule(facts, decide(facts, defaultPolicy, set), set).flatMap((r) =>
+    r.rule === null ? [] : [{ ...r.rule, file: "remembered.toml" }],
+  );
   return { ...defaultPolicy, rules: [...defaultPolicy.rules, ...rules] };
 }
 
 function programs(): { name: string; facts: Facts; set: ManifestSet }[] {
   const found: { name: string; facts: Facts; set: ManifestSet }[] = [];
   const examples = join(packageRoot, "examples");
-  for (const entry of readdirSync(examples).filter((f) => f.endsWith(".ts")).sort()) {
+  for (const entry of readdirSync(examples)
+    .filter((f) => f.endsWith(".ts"))
+    .sort()) {
     const agent = entry === "file-issue.ts";
     const facts = analyzers[agent ? 1 : 0]!.analyze(readFileSync(join(examples, entry), "utf8"), { entry });
     found.push({ name: `examples/${entry}`, facts, set: agent ? agentSet : shipped });
@@ -68,13 +96,24 @@ function programs(): { name: string; facts: Facts; set: ManifestSet }[] {
   const parsed = parseToml(readFileSync(join(packageRoot, "policies/tests/default.toml"), "utf8"));
   if (!("value" in parsed)) throw new Error("the default policy's tests do not parse");
   const corpus = parsed.value as { cases: { name: string; source: string }[] };
-  for (const c of corpus.cases) found.push({ name: `policy test: ${c.name}`, facts: analyzers[0]!.analyze(c.source, { entry: "main.ts" }), set: shipped });
+  for (const c of corpus.cases)
+    found.push({
+      name: `policy test: ${c.name}`,
+      facts: analyzers[0]!.analyze(c.source, { entry: "main.ts" }),
+      set: shipped,
+    });
   return found;
 }
 
 function randomCases(): { name: string; output: unknown }[] {
-  const cases = fc.sample(fc.tuple(randomPolicy, fc.array(effect, { maxLength: 4 }), fc.array(guarantee, { maxLength: 2 })), { seed: 20261124, numRuns: 400 });
-  return cases.map(([p, effects, guarantees], i) => ({ name: `random ${i}`, output: outputs(factsOf(effects, guarantees), p, shipped) }));
+  const cases = fc.sample(
+    fc.tuple(randomPolicy, fc.array(effect, { maxLength: 4 }), fc.array(guarantee, { maxLength: 2 })),
+    { seed: 20261124, numRuns: 400 },
+  );
+  return cases.map(([p, effects, guarantees], i) => ({
+    name: `random ${i}`,
+    output: outputs(factsOf(effects, guarantees), p, shipped),
+  }));
 }
 
 const sha256 = (value: unknown): string => createHash("sha256").update(JSON.stringify(value)).digest("hex");
@@ -100,7 +139,8 @@ describe("decisions stay as they were", () => {
     if (process.env.DECISIONS_FIXTURE === "write") writeFileSync(FIXTURE, `${JSON.stringify(now, null, 1)}\n`);
     const expected = JSON.parse(readFileSync(FIXTURE, "utf8")) as Fixture;
     expect(Object.keys(now.programs).length).toBeGreaterThan(40);
-    for (const [name, output] of Object.entries(expected.programs)) expect({ name, output: JSON.parse(JSON.stringify(now.programs[name] ?? null)) }).toEqual({ name, output });
+    for (const [name, output] of Object.entries(expected.programs))
+      expect({ name, output: JSON.parse(JSON.stringify(now.programs[name] ?? null)) }).toEqual({ name, output });
     expect(now.random).toEqual(expected.random);
   });
 });

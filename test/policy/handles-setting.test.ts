@@ -9,7 +9,10 @@ const load = (files: Record<string, string>) => loadPolicy(policyDir(files), { m
 
 describe("the handles setting", () => {
   it("is the union of every file's patterns, without repeats", () => {
-    const policy = load({ "a.toml": 'handles = ["email.get_draft", "http.get"]\n', "b.toml": 'handles = ["http.get", "fs.*"]\n' });
+    const policy = load({
+      "a.toml": 'handles = ["email.get_draft", "http.get"]\n',
+      "b.toml": 'handles = ["http.get", "fs.*"]\n',
+    });
     expect(handleOps(policy)).toEqual(["email.get_draft", "fs.*", "http.get"]);
   });
 

@@ -39,11 +39,24 @@ export const unknown = (source = "result of email.get_draft", untrusted = true):
   kind: "unknown",
   provenance: [{ source, untrusted }],
 });
-export const str = (prefix: string, suffix = ""): AbstractValue => ({ kind: "string", prefix, suffix, provenance: [{ source: "template", untrusted: true }] });
-export const list = (element: AbstractValue, min = 1, max: number | null = min): AbstractValue => ({ kind: "array", element, length: { min, max } });
+export const str = (prefix: string, suffix = ""): AbstractValue => ({
+  kind: "string",
+  prefix,
+  suffix,
+  provenance: [{ source: "template", untrusted: true }],
+});
+export const list = (element: AbstractValue, min = 1, max: number | null = min): AbstractValue => ({
+  kind: "array",
+  element,
+  length: { min, max },
+});
 
 let line = 0;
-export function effect(op: string, args: Record<string, AbstractValue>, count: CountRange = { min: 1, max: 1 }): Effect {
+export function effect(
+  op: string,
+  args: Record<string, AbstractValue>,
+  count: CountRange = { min: 1, max: 1 },
+): Effect {
   const [connector, action] = op.split(".") as [string, string];
   return { op, connector, action, site: { line: ++line, column: 5 }, args, count };
 }

@@ -35,7 +35,8 @@ export default program({
 `;
 }
 
-const decisionOf = (source: string, policy = shipped) => decide(analyzer.analyze(source, { entry: "main.ts" }), policy, set);
+const decisionOf = (source: string, policy = shipped) =>
+  decide(analyzer.analyze(source, { entry: "main.ts" }), policy, set);
 
 describe("implicit flows under the shipped policy", () => {
   it("a file copied into a URL's query one branch at a time asks, though the host is listed", () => {
@@ -46,7 +47,10 @@ describe("implicit flows under the shipped policy", () => {
     );
     const decision = decisionOf(source);
     expect(decision.kind).toBe("ask");
-    expect(decision.effects.find((e) => e.op === "http.get")).toMatchObject({ verdict: "ask", rule: "http.influenced-request" });
+    expect(decision.effects.find((e) => e.op === "http.get")).toMatchObject({
+      verdict: "ask",
+      rule: "http.influenced-request",
+    });
   });
 
   it("the same copy into a URL's path asks too", () => {
@@ -55,7 +59,10 @@ describe("implicit flows under the shipped policy", () => {
       `await readFile({ path: "/home/user/Sandbox/notes.txt" })`,
       `await get({ url: \`https://api.example.com/v1/\${q}\` });`,
     );
-    expect(decisionOf(source).effects.find((e) => e.op === "http.get")).toMatchObject({ verdict: "ask", rule: "http.influenced-request" });
+    expect(decisionOf(source).effects.find((e) => e.op === "http.get")).toMatchObject({
+      verdict: "ask",
+      rule: "http.influenced-request",
+    });
   });
 
   it("a web page that steers mail to myself asks", () => {
@@ -64,7 +71,10 @@ describe("implicit flows under the shipped policy", () => {
       `{ content: (await get({ url: "https://api.example.com/v1/builds/latest" })).body }`,
       `if (q.startsWith("a")) await sendEmail({ to: ["me@example.com"], subject: "Build", body: "a" });`,
     );
-    expect(decisionOf(source).effects.find((e) => e.op === "email.send_email")).toMatchObject({ verdict: "ask", rule: "email.influenced-send" });
+    expect(decisionOf(source).effects.find((e) => e.op === "email.send_email")).toMatchObject({
+      verdict: "ask",
+      rule: "email.influenced-send",
+    });
   });
 
   it("a write path steered by a file is held inside the sandbox even where the plain rule is widened", () => {

@@ -8,7 +8,9 @@ import { effect, facts, policyOf, shippedManifests } from "./helpers.js";
 
 const set = shippedManifests();
 const allowAll = policyOf(`default = "ask"\n[[rules]]\nid = "post"\ndecision = "allow"\nop = "http.post"\n`);
-const denyAll = policyOf(`default = "ask"\n[[rules]]\nid = "no-post"\ndecision = "deny"\nop = "http.post"\nreason = "no"\n`);
+const denyAll = policyOf(
+  `default = "ask"\n[[rules]]\nid = "no-post"\ndecision = "deny"\nop = "http.post"\nreason = "no"\n`,
+);
 const record = { id: 7, tags: ["a"] };
 // An object constant where a string goes (the connector would refuse it): the grant lists it as it is.
 const body: AbstractValue = { kind: "const", values: [record, "text"] };

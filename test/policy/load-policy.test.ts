@@ -44,17 +44,21 @@ describe("malformed policies: each a clear error naming file, rule, field and li
   });
 
   it("unknown key in a rule", () => {
-    expect(problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "fs.read_file"\ncondition = {}') })).toEqual({
-      file: "p.toml",
-      rule: "r1",
-      field: "condition",
-      line: 7,
-      message: 'p.toml:7: rule "r1": condition: unknown key',
-    });
+    expect(problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "fs.read_file"\ncondition = {}') })).toEqual(
+      {
+        file: "p.toml",
+        rule: "r1",
+        field: "condition",
+        line: 7,
+        message: 'p.toml:7: rule "r1": condition: unknown key',
+      },
+    );
   });
 
   it("unknown key in when", () => {
-    expect(problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "email.send_email"\nwhen = { countt = 1 }') })).toMatchObject({
+    expect(
+      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "email.send_email"\nwhen = { countt = 1 }') }),
+    ).toMatchObject({
       rule: "r1",
       field: "when.countt",
       line: 7,
@@ -72,11 +76,19 @@ describe("malformed policies: each a clear error naming file, rule, field and li
   });
 
   it("missing id names the rule by position", () => {
-    expect(problemOf({ "p.toml": rule('decision = "allow"\nop = "fs.read_file"') })).toMatchObject({ rule: "#1", field: "id", line: 3 });
+    expect(problemOf({ "p.toml": rule('decision = "allow"\nop = "fs.read_file"') })).toMatchObject({
+      rule: "#1",
+      field: "id",
+      line: 3,
+    });
   });
 
   it("missing op", () => {
-    expect(problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"') })).toMatchObject({ rule: "r1", field: "op", line: 3 });
+    expect(problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"') })).toMatchObject({
+      rule: "r1",
+      field: "op",
+      line: 3,
+    });
   });
 
   it("malformed op pattern", () => {
@@ -95,56 +107,107 @@ describe("malformed policies: each a clear error naming file, rule, field and li
 
   it("count in a deny rule", () => {
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "deny"\nop = "email.send_email"\nreason = "x"\nwhen = { count = { max = 3 } }') }),
-    ).toMatchObject({ rule: "r1", field: "when.count", line: 8, message: expect.stringMatching(/not allowed in a deny rule/) });
+      problemOf({
+        "p.toml": rule(
+          'id = "r1"\ndecision = "deny"\nop = "email.send_email"\nreason = "x"\nwhen = { count = { max = 3 } }',
+        ),
+      }),
+    ).toMatchObject({
+      rule: "r1",
+      field: "when.count",
+      line: 8,
+      message: expect.stringMatching(/not allowed in a deny rule/),
+    });
   });
 
   it("a constraint with an unknown key", () => {
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "fs.read_file"\nwhen = { args = { path = { undr = "/x" } } }') }),
-    ).toMatchObject({ rule: "r1", field: "when.args.path", line: 7, message: expect.stringMatching(/exactly one of eq, in, not_in, under/) });
+      problemOf({
+        "p.toml": rule(
+          'id = "r1"\ndecision = "allow"\nop = "fs.read_file"\nwhen = { args = { path = { undr = "/x" } } }',
+        ),
+      }),
+    ).toMatchObject({
+      rule: "r1",
+      field: "when.args.path",
+      line: 7,
+      message: expect.stringMatching(/exactly one of eq, in, not_in, under/),
+    });
   });
 
   it("a constraint with two keys", () => {
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "fs.read_file"\n[rules.when.args.path]\nunder = "/a"\nglob = "*"') }),
+      problemOf({
+        "p.toml": rule(
+          'id = "r1"\ndecision = "allow"\nop = "fs.read_file"\n[rules.when.args.path]\nunder = "/a"\nglob = "*"',
+        ),
+      }),
     ).toMatchObject({ rule: "r1", field: "when.args.path", line: 7, message: expect.stringMatching(/exactly one of/) });
   });
 
   it("a relative under (nested in not)", () => {
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "deny"\nreason = "x"\nop = "fs.write_file"\nwhen = { args = { path = { not = { under = "Sandbox" } } } }') }),
-    ).toMatchObject({ rule: "r1", field: "when.args.path.not.under", line: 8, message: expect.stringMatching(/must be an absolute path/) });
+      problemOf({
+        "p.toml": rule(
+          'id = "r1"\ndecision = "deny"\nreason = "x"\nop = "fs.write_file"\nwhen = { args = { path = { not = { under = "Sandbox" } } } }',
+        ),
+      }),
+    ).toMatchObject({
+      rule: "r1",
+      field: "when.args.path.not.under",
+      line: 8,
+      message: expect.stringMatching(/must be an absolute path/),
+    });
   });
 
   it("an empty host_in list", () => {
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { host_in = [] } } }') }),
+      problemOf({
+        "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { host_in = [] } } }'),
+      }),
     ).toMatchObject({ rule: "r1", field: "when.args.url.host_in", line: 7 });
   });
 
   it("an empty prefix, an empty or unknown type", () => {
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { prefix = "" } } }') }),
+      problemOf({
+        "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { prefix = "" } } }'),
+      }),
     ).toMatchObject({ rule: "r1", field: "when.args.url.prefix", line: 7 });
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { type = [] } } }') }),
+      problemOf({
+        "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { type = [] } } }'),
+      }),
     ).toMatchObject({ rule: "r1", field: "when.args.url.type", line: 7 });
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { type = ["integer"] } } }') }),
+      problemOf({
+        "p.toml": rule(
+          'id = "r1"\ndecision = "allow"\nop = "http.get"\nwhen = { args = { url = { type = ["integer"] } } }',
+        ),
+      }),
     ).toMatchObject({ rule: "r1", field: "when.args.url.type.0", line: 7 });
   });
 
   it("a negative count", () => {
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "email.send_email"\nwhen = { count = { max = -1 } }') }),
+      problemOf({
+        "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "email.send_email"\nwhen = { count = { max = -1 } }'),
+      }),
     ).toMatchObject({ rule: "r1", field: "when.count.max", line: 7 });
   });
 
   it("a date value", () => {
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "fs.read_file"\nwhen = { args = { path = { eq = 2024-01-01 } } }') }),
-    ).toMatchObject({ rule: "r1", field: "when.args.path.eq", message: expect.stringMatching(/dates are not allowed/) });
+      problemOf({
+        "p.toml": rule(
+          'id = "r1"\ndecision = "allow"\nop = "fs.read_file"\nwhen = { args = { path = { eq = 2024-01-01 } } }',
+        ),
+      }),
+    ).toMatchObject({
+      rule: "r1",
+      field: "when.args.path.eq",
+      message: expect.stringMatching(/dates are not allowed/),
+    });
   });
 
   it("a rule id used twice across files", () => {
@@ -180,19 +243,38 @@ describe("malformed policies: each a clear error naming file, rule, field and li
 
   it("an argument that is not an input of the op", () => {
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "email.send_email"\nwhen = { args = { too = { in = ["a@b.c"] } } }') }),
-    ).toMatchObject({ rule: "r1", field: "when.args.too", line: 7, message: expect.stringMatching(/"too" is not an input of email.send_email \(inputs of email.send_email: body, subject, to\)/) });
+      problemOf({
+        "p.toml": rule(
+          'id = "r1"\ndecision = "allow"\nop = "email.send_email"\nwhen = { args = { too = { in = ["a@b.c"] } } }',
+        ),
+      }),
+    ).toMatchObject({
+      rule: "r1",
+      field: "when.args.too",
+      line: 7,
+      message: expect.stringMatching(
+        /"too" is not an input of email.send_email \(inputs of email.send_email: body, subject, to\)/,
+      ),
+    });
   });
 
   it("distinct on an input the op lacks", () => {
     expect(
-      problemOf({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "email.send_*"\nwhen = { distinct = "recipient" }') }),
-    ).toMatchObject({ rule: "r1", field: "when.distinct", message: expect.stringMatching(/"recipient" is not an input/) });
+      problemOf({
+        "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "email.send_*"\nwhen = { distinct = "recipient" }'),
+      }),
+    ).toMatchObject({
+      rule: "r1",
+      field: "when.distinct",
+      message: expect.stringMatching(/"recipient" is not an input/),
+    });
   });
 
   it("an empty folder and a missing folder", () => {
     const empty = mkdtempSync(join(tmpdir(), "countersign-policy-"));
-    expect(checkPolicy(empty, { home: HOME }).problems).toEqual([{ file: empty, message: "no policy files (*.toml) in the directory" }]);
+    expect(checkPolicy(empty, { home: HOME }).problems).toEqual([
+      { file: empty, message: "no policy files (*.toml) in the directory" },
+    ]);
     const missing = join(empty, "nope");
     expect(checkPolicy(missing, { home: HOME }).problems[0]?.message).toMatch(/^cannot read the policy directory/);
     expect(() => loadPolicy(missing, { home: HOME })).toThrow(CountersignError);
@@ -200,7 +282,10 @@ describe("malformed policies: each a clear error naming file, rule, field and li
 
   it("checkPolicy reports every problem at once, and no policy", () => {
     const { policy, problems } = checkPolicy(
-      policyDir({ "a.toml": rule('id = "r1"\ndecision = "deny"\nop = "fs.write_file"'), "b.toml": 'default = "nope"\n' }),
+      policyDir({
+        "a.toml": rule('id = "r1"\ndecision = "deny"\nop = "fs.write_file"'),
+        "b.toml": 'default = "nope"\n',
+      }),
       { home: HOME },
     );
     expect(policy).toBeUndefined();
@@ -218,11 +303,20 @@ describe("loading", () => {
       }),
       { home: HOME },
     );
-    expect(policy.rules[0]?.when?.args?.path).toEqual({ not: { any: [{ under: "/home/me/Sandbox" }, { under: "/home/me" }] } });
+    expect(policy.rules[0]?.when?.args?.path).toEqual({
+      not: { any: [{ under: "/home/me/Sandbox" }, { under: "/home/me" }] },
+    });
   });
 
   it("leaves a ~ inside values alone", () => {
-    const policy = loadPolicy(policyDir({ "p.toml": rule('id = "r1"\ndecision = "allow"\nop = "fs.read_file"\nwhen = { args = { path = { eq = "~/x" } } }') }), { home: HOME });
+    const policy = loadPolicy(
+      policyDir({
+        "p.toml": rule(
+          'id = "r1"\ndecision = "allow"\nop = "fs.read_file"\nwhen = { args = { path = { eq = "~/x" } } }',
+        ),
+      }),
+      { home: HOME },
+    );
     expect(policy.rules[0]?.when?.args?.path).toEqual({ eq: "~/x" });
   });
 
@@ -250,29 +344,48 @@ describe("loading", () => {
     expect(hash({ "p.toml": a })).toBe(hash({ "p.toml": b }));
     expect(hash({ "p.toml": a })).not.toBe(hash({ "p.toml": a.replace("fs.read_file", "fs.list_dir") }));
     expect(hash({ "p.toml": a })).not.toBe(hash({ "q.toml": a }));
-    const tilde = rule('id = "r1"\ndecision = "allow"\nop = "fs.read_file"\nwhen = { args = { path = { under = "~/x" } } }');
+    const tilde = rule(
+      'id = "r1"\ndecision = "allow"\nop = "fs.read_file"\nwhen = { args = { path = { under = "~/x" } } }',
+    );
     expect(hash({ "p.toml": tilde })).not.toBe(hash({ "p.toml": tilde }, "/home/other"));
   });
 
   it("the shipped policy loads against the shipped manifests", () => {
     const policy = loadPolicy(join(packageRoot, "policies"), { manifests: set, home: HOME });
     expect(policy.default).toBe("ask");
-    expect(policy.rules.find((r) => r.id === "fs.write-outside-sandbox")?.when?.args?.path).toEqual({ not: { under: "/home/me/Sandbox" } });
+    expect(policy.rules.find((r) => r.id === "fs.write-outside-sandbox")?.when?.args?.path).toEqual({
+      not: { under: "/home/me/Sandbox" },
+    });
   });
-
 });
 
 describe("own_address: the user's own addresses, resolved when the policy is loaded", () => {
-  const mailRule = (c: string) => rule(`id = "mine"\ndecision = "allow"\nop = "email.send_email"\nwhen = { args = { to = ${c} } }`);
+  const mailRule = (c: string) =>
+    rule(`id = "mine"\ndecision = "allow"\nop = "email.send_email"\nwhen = { args = { to = ${c} } }`);
   const load = (c: string, ownAddresses?: string[]) =>
-    loadPolicy(policyDir({ "p.toml": mailRule(c) }), { manifests: set, home: HOME, ...(ownAddresses === undefined ? {} : { ownAddresses }) });
+    loadPolicy(policyDir({ "p.toml": mailRule(c) }), {
+      manifests: set,
+      home: HOME,
+      ...(ownAddresses === undefined ? {} : { ownAddresses }),
+    });
   const toOf = (p: ReturnType<typeof load>) => p.rules[0]?.when?.args?.to;
-  const mailTo = (...to: string[]) => facts([effect("email.send_email", { to: { kind: "array", element: val(...to), length: { min: to.length, max: to.length } }, subject: val("s"), body: val("b") })]);
+  const mailTo = (...to: string[]) =>
+    facts([
+      effect("email.send_email", {
+        to: { kind: "array", element: val(...to), length: { min: to.length, max: to.length } },
+        subject: val("s"),
+        body: val("b"),
+      }),
+    ]);
 
   it("becomes an ordinary in over the address, also inside not, all and any", () => {
     expect(toOf(load("{ own_address = true }", ["me@example.com"]))).toEqual({ in: ["me@example.com"] });
-    expect(toOf(load("{ not = { own_address = true } }", ["me@example.com"]))).toEqual({ not: { in: ["me@example.com"] } });
-    expect(toOf(load('{ any = [{ own_address = true }, { eq = "bob@example.com" }] }', ["me@example.com"]))).toEqual({ any: [{ in: ["me@example.com"] }, { eq: "bob@example.com" }] });
+    expect(toOf(load("{ not = { own_address = true } }", ["me@example.com"]))).toEqual({
+      not: { in: ["me@example.com"] },
+    });
+    expect(toOf(load('{ any = [{ own_address = true }, { eq = "bob@example.com" }] }', ["me@example.com"]))).toEqual({
+      any: [{ in: ["me@example.com"] }, { eq: "bob@example.com" }],
+    });
   });
 
   it("matches nothing when no address is configured", () => {
@@ -290,10 +403,14 @@ describe("own_address: the user's own addresses, resolved when the policy is loa
   });
 
   it("is covered by the policy hash: another address is another policy", () => {
-    expect(load("{ own_address = true }", ["me@example.com"]).sha256).not.toBe(load("{ own_address = true }", ["other@example.com"]).sha256);
+    expect(load("{ own_address = true }", ["me@example.com"]).sha256).not.toBe(
+      load("{ own_address = true }", ["other@example.com"]).sha256,
+    );
   });
 
   it.each(["false", '"me@example.com"', "1"])("own_address = %s is a clear error", (value) => {
-    expect(problemOf({ "p.toml": mailRule(`{ own_address = ${value} }`) }).message).toContain("own_address takes only true");
+    expect(problemOf({ "p.toml": mailRule(`{ own_address = ${value} }`) }).message).toContain(
+      "own_address takes only true",
+    );
   });
 });

@@ -10,7 +10,12 @@ const set = shippedManifests();
 const draft: Provenance = { source: "result of email.get_draft", untrusted: true, op: "email.get_draft" };
 const listing: Provenance = { source: "result of fs.list_dir", untrusted: false, op: "fs.list_dir" };
 const opaque: Provenance = { source: "a variable that may have changed", untrusted: true };
-const fromDraft = (prefix = "", suffix = ""): AbstractValue => ({ kind: "string", prefix, suffix, provenance: [draft] });
+const fromDraft = (prefix = "", suffix = ""): AbstractValue => ({
+  kind: "string",
+  prefix,
+  suffix,
+  provenance: [draft],
+});
 
 describe("provenance conditions, statically", () => {
   it("untrusted = false is yes only when no source is untrusted; untrusted = true is never yes", () => {
@@ -38,7 +43,10 @@ describe("provenance conditions, statically", () => {
     expect(holds(outside, fromDraft("/etc/"))).toBe("maybe");
     expect(holds(outside, val("/etc/passwd"))).toBe("no"); // the program's own path: not untrusted
     // Two open conditions that are not the same: "from a but not from b" may hold.
-    const both: AbstractValue = { kind: "unknown", provenance: [draft, { ...draft, source: "result of http.get", op: "http.get" }] };
+    const both: AbstractValue = {
+      kind: "unknown",
+      provenance: [draft, { ...draft, source: "result of http.get", op: "http.get" }],
+    };
     expect(holds({ all: [{ from: ["email.get_draft"] }, { not: { from: ["http.get"] } }] }, both)).toBe("maybe");
   });
 
@@ -120,20 +128,34 @@ describe("provenance in decisions", () => {
   });
 
   it("explain shows each argument's sources and what influenced the call", () => {
-    const copied = { ...mail(list(fromDraft())), sources: { to: [draft], subject: [], body: [] }, influencedBy: [draft] };
+    const copied = {
+      ...mail(list(fromDraft())),
+      sources: { to: [draft], subject: [], body: [] },
+      influencedBy: [draft],
+    };
     const e = explain(facts([copied]), policy, set).effects[0]!;
-    expect(e.sources).toEqual({ to: "the result of email.get_draft — untrusted", subject: "the program's own values", body: "the program's own values" });
-    expect(e.influencedBy).toBe("whether it runs, how often and with which values may depend on the result of email.get_draft — untrusted");
-    expect(e.rules.find((r) => r.id === "mail-me")?.why).toMatch(/comes from the result of email.get_draft — untrusted/);
+    expect(e.sources).toEqual({
+      to: "the result of email.get_draft — untrusted",
+      subject: "the program's own values",
+      body: "the program's own values",
+    });
+    expect(e.influencedBy).toBe(
+      "whether it runs, how often and with which values may depend on the result of email.get_draft — untrusted",
+    );
+    expect(e.rules.find((r) => r.id === "mail-me")?.why).toMatch(
+      /comes from the result of email.get_draft — untrusted/,
+    );
   });
 
   it("a rule's influenced_by takes provenance conditions only", () => {
-    expect(() => policyOf(`
+    expect(() =>
+      policyOf(`
 [[rules]]
 id = "bad"
 decision = "ask"
 op = "email.send_email"
 when = { influenced_by = { eq = "x" } }
-`)).toThrow(/influenced_by takes provenance conditions only/);
+`),
+    ).toThrow(/influenced_by takes provenance conditions only/);
   });
 });

@@ -30,13 +30,23 @@ describe("rememberRule", () => {
           id: "remembered.email.send_email.abababababab",
           decision: "allow",
           op: "email.send_email",
-          when: { args: { to: { in: ["bob@example.com", "amy@example.com"] }, subject: { in: ["Hi"] }, body: { in: ["Hello"] } }, count: { max: 2 } },
+          when: {
+            args: {
+              to: { in: ["bob@example.com", "amy@example.com"] },
+              subject: { in: ["Hi"] },
+              body: { in: ["Hello"] },
+            },
+            count: { max: 2 },
+          },
           reason: "approved and remembered for program abababababab",
         },
       },
       {
         op: "fs.write_file",
-        rule: expect.objectContaining({ op: "fs.write_file", when: { args: { path: { in: ["/home/me/Sandbox/a.txt"] }, content: { in: ["hello"] } }, count: { max: 1 } } }),
+        rule: expect.objectContaining({
+          op: "fs.write_file",
+          when: { args: { path: { in: ["/home/me/Sandbox/a.txt"] }, content: { in: ["hello"] } }, count: { max: 1 } },
+        }),
       },
     ]);
   });
@@ -55,7 +65,10 @@ describe("rememberRule", () => {
       [email, effect("fs.write_file", { path: val("/home/me/Sandbox/a.txt"), content: val("other") })],
       [mail(list(val("bob@example.com")), {}, { min: 1, max: 3 }), write],
       [email, email, write],
-      [email, effect("fs.write_file", { path: val("/home/me/Sandbox/a.txt"), content: val("hello") }, { min: 1, max: 2 })],
+      [
+        email,
+        effect("fs.write_file", { path: val("/home/me/Sandbox/a.txt"), content: val("hello") }, { min: 1, max: 2 }),
+      ],
       [email, effect("fs.write_file", { path: str("/home/me/Sandbox/a.txt"), content: val("hello") })],
       [email, effect("fs.write_file", { path: unknown(), content: val("hello") })],
     ];
@@ -70,9 +83,19 @@ describe("rememberRule", () => {
     ];
     const remembered = rememberRule(facts(open), decide(facts(open), base, set), set);
     expect(remembered).toEqual([
-      { op: "fs.write_file", rule: null, why: expect.stringMatching(/^path is a string starting "\/home\/me\/Sandbox\/" \(from template — untrusted\): only a finite set of constants/) },
+      {
+        op: "fs.write_file",
+        rule: null,
+        why: expect.stringMatching(
+          /^path is a string starting "\/home\/me\/Sandbox\/" \(from template — untrusted\): only a finite set of constants/,
+        ),
+      },
       { op: "email.send_email", rule: null, why: "the number of email.send_email calls is not bounded" },
-      { op: "http.post", rule: null, why: expect.stringMatching(/^body is any string \(from result of email.get_draft — untrusted\)/) },
+      {
+        op: "http.post",
+        rule: null,
+        why: expect.stringMatching(/^body is any string \(from result of email.get_draft — untrusted\)/),
+      },
     ]);
   });
 
@@ -88,14 +111,18 @@ describe("rememberRule", () => {
     const policy = withRules(base, post);
     expect(policy.rules.at(-1)?.when?.args?.content_type).toEqual({ in: [null] });
     expect(decide(facts(post), policy, set).kind).toBe("auto_approved");
-    const typed = [effect("http.post", { url: val("https://api.example.com/"), body: val("{}"), content_type: val("text/html") })];
+    const typed = [
+      effect("http.post", { url: val("https://api.example.com/"), body: val("{}"), content_type: val("text/html") }),
+    ];
     expect(decide(facts(typed), policy, set).kind).toBe("ask");
   });
 
   it("remembers nothing for a rejected request", () => {
     const strict = policyOf(`default = "deny"\n`);
     const f = facts([effect("fs.read_file", { path: val("/a") })]);
-    expect(rememberRule(f, decide(f, strict, set), set)).toEqual([{ op: "fs.read_file", rule: null, why: "the request was rejected; there is nothing to remember" }]);
+    expect(rememberRule(f, decide(f, strict, set), set)).toEqual([
+      { op: "fs.read_file", rule: null, why: "the request was rejected; there is nothing to remember" },
+    ]);
   });
 });
 
@@ -105,17 +132,29 @@ describe("rememberRule on a resolved action (send_draft): the content shown, nev
 
   it("before an approval: the rule to save, and the resolved inputs it will bind as shown", () => {
     const [remembered] = rememberRule(facts(sends), decision(), set);
-    expect(remembered).toMatchObject({ op: "email.send_draft", rule: { when: { args: { draft_id: { in: ["r1"] } } } }, binds: ["to", "subject", "body"] });
+    expect(remembered).toMatchObject({
+      op: "email.send_draft",
+      rule: { when: { args: { draft_id: { in: ["r1"] } } } },
+      binds: ["to", "subject", "body"],
+    });
   });
 
   it("at approval: the rule holds the recipients, subject and body shown", () => {
-    const shown = { to: { elements: { in: ["carol@example.net"] } }, subject: { sha256: ["a".repeat(64)] }, body: { sha256: ["b".repeat(64)] } };
+    const shown = {
+      to: { elements: { in: ["carol@example.net"] } },
+      subject: { sha256: ["a".repeat(64)] },
+      body: { sha256: ["b".repeat(64)] },
+    };
     const [remembered] = rememberRule(facts(sends), decision(), set, new Map([["email.send_draft", shown]]));
     expect(remembered!.rule!.when!.args).toEqual({ draft_id: { in: ["r1"] }, ...shown });
   });
 
   it("at approval without the content (it could not be read): no rule, rather than one that pins only the draft id", () => {
     const [remembered] = rememberRule(facts(sends), decision(), set, new Map());
-    expect(remembered).toMatchObject({ op: "email.send_draft", rule: null, why: expect.stringContaining("remembering only its reference would allow any content") });
+    expect(remembered).toMatchObject({
+      op: "email.send_draft",
+      rule: null,
+      why: expect.stringContaining("remembering only its reference would allow any content"),
+    });
   });
 });

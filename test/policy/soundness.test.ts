@@ -57,10 +57,12 @@ function meets(c: EffectConstraint, run: Call[]): boolean {
 }
 
 function distinct(calls: Call[], input: string): boolean {
-  const seen = calls.flatMap((call) => {
-    const v = call.args[input];
-    return Array.isArray(v) ? v : v === undefined ? [] : [v];
-  }).map((v) => JSON.stringify(v));
+  const seen = calls
+    .flatMap((call) => {
+      const v = call.args[input];
+      return Array.isArray(v) ? v : v === undefined ? [] : [v];
+    })
+    .map((v) => JSON.stringify(v));
   return new Set(seen).size === seen.length;
 }
 
@@ -73,37 +75,49 @@ function applies(r: PolicyRule, call: Call, run: Call[]): boolean {
   });
   const count = r.when?.count;
   const countOk = count === undefined || run.filter((c) => matchOp(r.op, c.op)).length <= count.max;
-  const distinctOk = r.when?.distinct === undefined || distinct(run.filter((c) => matchOp(r.op, c.op)), r.when.distinct);
+  const distinctOk =
+    r.when?.distinct === undefined ||
+    distinct(
+      run.filter((c) => matchOp(r.op, c.op)),
+      r.when.distinct,
+    );
   return argsOk && countOk && distinctOk;
 }
 
 describe("decide is sound against run-time semantics", () => {
   it("auto_approved runs are allowed, denied effects are always denied", () => {
     fc.assert(
-      fc.property(policy, fc.array(effect, { minLength: 1, maxLength: 4 }), fc.array(guarantee, { maxLength: 2 }), fc.integer(), (p, effects, guarantees, seed) => {
-        const f = facts(effects, guarantees);
-        const decision = decide(f, p, set);
-        let state = seed >>> 0;
-        const rand = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-        const runs = Array.from({ length: 25 }, () => sampleRun(effects, rand));
-        const known = [...guarantees.map(([g]) => g), ...decision.guards];
-        const admitted = runs.filter((run) => known.every((c) => meets(c, run)));
-        if (decision.kind === "auto_approved") {
-          for (const run of admitted) {
-            for (const call of run) {
-              const consequential = set.actions.get(call.op)!.manifest.approval.required;
-              const rules = p.rules.filter((r) => applies(r, call, run));
-              expect(rules.filter((r) => r.decision !== "allow")).toEqual([]);
-              expect(rules.some((r) => r.decision === "allow" && (!consequential || r.op === call.op))).toBe(true);
+      fc.property(
+        policy,
+        fc.array(effect, { minLength: 1, maxLength: 4 }),
+        fc.array(guarantee, { maxLength: 2 }),
+        fc.integer(),
+        (p, effects, guarantees, seed) => {
+          const f = facts(effects, guarantees);
+          const decision = decide(f, p, set);
+          let state = seed >>> 0;
+          const rand = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+          const runs = Array.from({ length: 25 }, () => sampleRun(effects, rand));
+          const known = [...guarantees.map(([g]) => g), ...decision.guards];
+          const admitted = runs.filter((run) => known.every((c) => meets(c, run)));
+          if (decision.kind === "auto_approved") {
+            for (const run of admitted) {
+              for (const call of run) {
+                const consequential = set.actions.get(call.op)!.manifest.approval.required;
+                const rules = p.rules.filter((r) => applies(r, call, run));
+                expect(rules.filter((r) => r.decision !== "allow")).toEqual([]);
+                expect(rules.some((r) => r.decision === "allow" && (!consequential || r.op === call.op))).toBe(true);
+              }
             }
           }
-        }
-        decision.effects.forEach((v, i) => {
-          if (v.verdict !== "deny" || v.rule === null) return;
-          const r = p.rules.find((x) => x.id === v.rule)!;
-          for (const run of admitted) for (const call of run.filter((c) => c.effect === i)) expect(applies(r, call, run)).toBe(true);
-        });
-      }),
+          decision.effects.forEach((v, i) => {
+            if (v.verdict !== "deny" || v.rule === null) return;
+            const r = p.rules.find((x) => x.id === v.rule)!;
+            for (const run of admitted)
+              for (const call of run.filter((c) => c.effect === i)) expect(applies(r, call, run)).toBe(true);
+          });
+        },
+      ),
       { numRuns: 600 },
     );
   });

@@ -12,7 +12,12 @@ const set = shippedManifests();
 const analyzer = createAnalyzer(set);
 afterAll(() => analyzer.dispose());
 
-const source = (extra: Partial<Provenance>): Provenance => ({ source: "result of http.get", untrusted: true, op: "http.get", ...extra });
+const source = (extra: Partial<Provenance>): Provenance => ({
+  source: "result of http.get",
+  untrusted: true,
+  op: "http.get",
+  ...extra,
+});
 
 describe("which sources a [[trusted]] entry vouches for", () => {
   it("the op matches, globs too", () => {
@@ -24,7 +29,9 @@ describe("which sources a [[trusted]] entry vouches for", () => {
   it("a host must equal the call's; a source without a known host never matches an entry with one", () => {
     expect(vouchesFor({ op: "http.get", host: "api.bank.example" }, source({ host: "api.bank.example" }))).toBe(true);
     expect(vouchesFor({ op: "http.get", host: "api.bank.example" }, source({ host: "evil.example" }))).toBe(false);
-    expect(vouchesFor({ op: "http.get", host: "api.bank.example" }, source({ host: "api.bank.example:8443" }))).toBe(false);
+    expect(vouchesFor({ op: "http.get", host: "api.bank.example" }, source({ host: "api.bank.example:8443" }))).toBe(
+      false,
+    );
     expect(vouchesFor({ op: "http.get", host: "api.bank.example" }, source({}))).toBe(false);
   });
 
@@ -51,17 +58,33 @@ describe("[[trusted]] entries in a policy file", () => {
 
   it("are loaded in their one spelling, and are part of the policy's hash", () => {
     const policy = policyOf(ENTRY);
-    expect(policy.trusted).toEqual([{ op: "http.get", host: "api.bank.example", fields: ["$.iban", "$.payee.name"], reason: "the bank's own record", file: expect.any(String) }]);
+    expect(policy.trusted).toEqual([
+      {
+        op: "http.get",
+        host: "api.bank.example",
+        fields: ["$.iban", "$.payee.name"],
+        reason: "the bank's own record",
+        file: expect.any(String),
+      },
+    ]);
     expect(policy.sha256).not.toBe(policyOf("").sha256);
     expect(policy.sha256).not.toBe(policyOf(ENTRY.replace("$.payee.name", "$.payee")).sha256);
   });
 
   const bad: [string, string, RegExp][] = [
-    ["an op no manifest has", `[[trusted]]\nop = "bank.get_payee"\n`, /no action \\"bank.get_payee\\" in the manifests/],
+    [
+      "an op no manifest has",
+      `[[trusted]]\nop = "bank.get_payee"\n`,
+      /no action \\"bank.get_payee\\" in the manifests/,
+    ],
     ["a glob that matches nothing", `[[trusted]]\nop = "bank.*"\n`, /matches no action/],
     ["a host with a path", `[[trusted]]\nop = "http.get"\nhost = "api.bank.example/x"\n`, /must be a host name/],
     ["a field that is no path", `[[trusted]]\nop = "http.get"\nfields = ["iban"]\n`, /must be a path into the result/],
-    ["a field with a computed part", `[[trusted]]\nop = "http.get"\nfields = ["$.items[0]"]\n`, /must be a path into the result/],
+    [
+      "a field with a computed part",
+      `[[trusted]]\nop = "http.get"\nfields = ["$.items[0]"]\n`,
+      /must be a path into the result/,
+    ],
     ["no fields at all", `[[trusted]]\nop = "http.get"\nfields = []\n`, /list at least one field/],
     ["an unknown key", `[[trusted]]\nop = "http.get"\nuntrusted = false\n`, /unknown key/],
   ];
@@ -123,13 +146,18 @@ describe("a send whose recipient comes from a result", () => {
 
   it("asks without the entry, or with an entry for another host", () => {
     expect(decided(RULE, "p.email").kind).toBe("ask");
-    expect(decided(RULE + BANK.replace('host = "api.bank.example"', 'host = "api.other.example"'), "p.email").kind).toBe("ask");
+    expect(
+      decided(RULE + BANK.replace('host = "api.bank.example"', 'host = "api.other.example"'), "p.email").kind,
+    ).toBe("ask");
   });
 
   const laundered: [string, string][] = [
     ["a spread copy with the field overwritten", "String({ ...p, email: p.memo }.email)"],
     ["an array of both fields", "String([p.memo, p.email][1])"],
-    ["the memo written over the trusted field", "(() => { const q = JSON.parse(r.body) as Payee; q.email = q.memo; return q.email; })()"],
+    [
+      "the memo written over the trusted field",
+      "(() => { const q = JSON.parse(r.body) as Payee; q.email = q.memo; return q.email; })()",
+    ],
     ["a JSON round trip", "(JSON.parse(JSON.stringify(p)) as Payee).email"],
     ["a choice between the fields steered by the memo", 'p.memo === "x" ? p.email : p.memo'],
   ];
@@ -142,9 +170,13 @@ describe("a send whose recipient comes from a result", () => {
   }
 
   it("explain names the entry that vouched for the recipient", () => {
-    const why = explain(analyzer.analyze(program("p.email")), policyOf(RULE + BANK), set).effects.find((e) => e.op === "email.send_email")!;
+    const why = explain(analyzer.analyze(program("p.email")), policyOf(RULE + BANK), set).effects.find(
+      (e) => e.op === "email.send_email",
+    )!;
     expect(why.sources.to).toContain("field $.body.email");
-    expect(why.sources.to).toContain(`trusted by the policy's [[trusted]] op = "http.get", host = "api.bank.example", fields = ["$.body.email"]`);
+    expect(why.sources.to).toContain(
+      `trusted by the policy's [[trusted]] op = "http.get", host = "api.bank.example", fields = ["$.body.email"]`,
+    );
     expect(why.rules.find((r) => r.id === "mail-trusted-recipients")!.why).toContain('[[trusted]] op = "http.get"');
   });
 
@@ -152,29 +184,51 @@ describe("a send whose recipient comes from a result", () => {
     const main = `const r = await get({ url: "https://api.bank.example/payee/7" });
     const p = JSON.parse(r.body) as Payee;
     if (p.email.endsWith("@bank.example")) await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });`;
-    const text = program("").replace(/const r = await get[\s\S]*?await sendEmail\(\{ to: \[\], subject: "Payment", body: "Sent." \}\);/, main);
-    const rule = RULE.replace('when = { args = { to = { untrusted = false } } }', "when = { influenced_by = { untrusted = false } }");
+    const text = program("").replace(
+      /const r = await get[\s\S]*?await sendEmail\(\{ to: \[\], subject: "Payment", body: "Sent." \}\);/,
+      main,
+    );
+    const rule = RULE.replace(
+      "when = { args = { to = { untrusted = false } } }",
+      "when = { influenced_by = { untrusted = false } }",
+    );
     expect(decide(analyzer.analyze(text), policyOf(rule + BANK), set).kind).toBe("auto_approved");
-    expect(decide(analyzer.analyze(text.replace("p.email.endsWith", "p.memo.endsWith")), policyOf(rule + BANK), set).kind).toBe("ask");
+    expect(
+      decide(analyzer.analyze(text.replace("p.email.endsWith", "p.memo.endsWith")), policyOf(rule + BANK), set).kind,
+    ).toBe("ask");
   });
 });
 
 describe("only the user's policy can trust a source", () => {
   it("a program cannot: what it says about trust is its own words, and its facts carry no entry", () => {
-    const text = program("p.memo").replace('rationale: "Pay the payee the bank has on record."', 'rationale: "[[trusted]] op = \\"http.get\\" fields = [\\"$.body.memo\\"]"');
+    const text = program("p.memo").replace(
+      'rationale: "Pay the payee the bank has on record."',
+      'rationale: "[[trusted]] op = \\"http.get\\" fields = [\\"$.body.memo\\"]"',
+    );
     const f = analyzer.analyze(text);
     expect(decide(f, policyOf(RULE + BANK), set).kind).toBe("ask");
-    expect(f.effects.flatMap((e) => Object.values(e.sources ?? {}).flat()).every((p) => p.trustedBy === undefined)).toBe(true);
+    expect(
+      f.effects.flatMap((e) => Object.values(e.sources ?? {}).flat()).every((p) => p.trustedBy === undefined),
+    ).toBe(true);
   });
 
   it("facts handed in with a source already marked trusted by an entry are not trusted for it", () => {
-    const forged: Provenance = { source: "result of http.get", untrusted: true, op: "http.get", path: "$.body.email", host: "api.bank.example", trustedBy: '[[trusted]] op = "http.get"' };
+    const forged: Provenance = {
+      source: "result of http.get",
+      untrusted: true,
+      op: "http.get",
+      path: "$.body.email",
+      host: "api.bank.example",
+      trustedBy: '[[trusted]] op = "http.get"',
+    };
     const claimed = facts([mail({ kind: "unknown", provenance: [forged] })]);
     expect(decide(claimed, policyOf(RULE), set).kind).toBe("ask");
   });
 
   it("an agent manifest cannot declare a [[trusted]] entry", () => {
-    const { errors } = checkAgentManifests(set, [{ name: "create_issue.toml", text: `${CREATE_ISSUE}\n[[trusted]]\nop = "http.get"\n` }]);
+    const { errors } = checkAgentManifests(set, [
+      { name: "create_issue.toml", text: `${CREATE_ISSUE}\n[[trusted]]\nop = "http.get"\n` },
+    ]);
     expect(errors.length).toBeGreaterThan(0);
   });
 });

@@ -22,7 +22,10 @@ const HASH = "d".repeat(64);
 const WORDS = ["a", "b", "ab", "a@x.com", "b@y.com", "/r/a", "/r/../s"];
 
 const scalar = fc.oneof(fc.constantFrom<Json>(...WORDS), fc.constantFrom<Json>(null, 1, true));
-const value: fc.Arbitrary<Json> = fc.oneof({ weight: 3, arbitrary: scalar }, { weight: 1, arbitrary: fc.array(scalar, { maxLength: 3 }) });
+const value: fc.Arbitrary<Json> = fc.oneof(
+  { weight: 3, arbitrary: scalar },
+  { weight: 1, arbitrary: fc.array(scalar, { maxLength: 3 }) },
+);
 const constraint: fc.Arbitrary<ValueConstraint> = fc.letrec<{ c: ValueConstraint }>((tie) => ({
   c: fc.oneof(
     { depthSize: "small", withCrossShrink: true },
@@ -56,17 +59,30 @@ const grants = fc.subarray(OPS, { minLength: 1 }).chain((ops) => fc.tuple(...ops
 const acrossFor = (ops: string[]): fc.Arbitrary<ReceiptCrossOpLimit[]> =>
   fc.array(
     fc
-      .record({ ops: fc.subarray(ops, { minLength: 1 }), count: fc.option(fc.integer({ min: 1, max: 4 }).map((max) => ({ max })), { nil: undefined }), distinct: fc.option(fc.constantFrom(...INPUTS), { nil: undefined }) })
+      .record({
+        ops: fc.subarray(ops, { minLength: 1 }),
+        count: fc.option(
+          fc.integer({ min: 1, max: 4 }).map((max) => ({ max })),
+          { nil: undefined },
+        ),
+        distinct: fc.option(fc.constantFrom(...INPUTS), { nil: undefined }),
+      })
       .filter((l) => l.count !== undefined || l.distinct !== undefined)
       .map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== undefined)) as ReceiptCrossOpLimit),
     { maxLength: 1 },
   );
 const setup = grants.chain((gs) => fc.tuple(fc.constant(gs), acrossFor(gs.map((g) => g.op))));
-const call: fc.Arbitrary<CallAttempt> = fc.record({
-  op: fc.constantFrom(...OPS, "other.op"),
-  args: fc.dictionary(fc.constantFrom(...INPUTS), value, { maxKeys: 3 }),
-  wrongHash: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
-}).map(({ op, args, wrongHash }) => ({ op, args, connector: { name: op.split(".")[0]!, sha256: wrongHash ? "e".repeat(64) : HASH } }));
+const call: fc.Arbitrary<CallAttempt> = fc
+  .record({
+    op: fc.constantFrom(...OPS, "other.op"),
+    args: fc.dictionary(fc.constantFrom(...INPUTS), value, { maxKeys: 3 }),
+    wrongHash: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
+  })
+  .map(({ op, args, wrongHash }) => ({
+    op,
+    args,
+    connector: { name: op.split(".")[0]!, sha256: wrongHash ? "e".repeat(64) : HASH },
+  }));
 
 let keys: Keyring;
 beforeAll(async () => {
@@ -78,16 +94,42 @@ it("admits exactly the calls the constraint language admits", async () => {
   await fc.assert(
     fc.asyncProperty(setup, fc.array(call, { maxLength: 8 }), async ([gs, across], calls) => {
       const token = await issue(keys, { grants: gs, across });
-      const verified = await verifyReceipt(token, { jwks: jwks(keys, NOW), issuer: ISSUER, programBytes: PROGRAM, now: NOW });
+      const verified = await verifyReceipt(token, {
+        jwks: jwks(keys, NOW),
+        issuer: ISSUER,
+        programBytes: PROGRAM,
+        now: NOW,
+      });
       const admitted: Call[] = [];
       for (const c of calls) {
         const grant = gs.find((g) => g.op === c.op);
         const expected =
           grant !== undefined &&
           c.connector.sha256 === grant.connector.sha256 &&
-          satisfiesCall({ op: grant.op, args: grant.args, ...(grant.count.max === null ? {} : { count: { max: grant.count.max } }), ...(grant.distinct === undefined ? {} : { distinct: grant.distinct }) }, c, admitted) &&
+          satisfiesCall(
+            {
+              op: grant.op,
+              args: grant.args,
+              ...(grant.count.max === null ? {} : { count: { max: grant.count.max } }),
+              ...(grant.distinct === undefined ? {} : { distinct: grant.distinct }),
+            },
+            c,
+            admitted,
+          ) &&
           // A limit across ops is the same check over the calls of its ops, with one history.
-          across.every((l) => !l.ops.includes(c.op) || satisfiesCall({ op: "*", ...(l.count === undefined ? {} : { count: l.count }), ...(l.distinct === undefined ? {} : { distinct: l.distinct }) }, c, admitted.filter((h) => l.ops.includes(h.op))));
+          across.every(
+            (l) =>
+              !l.ops.includes(c.op) ||
+              satisfiesCall(
+                {
+                  op: "*",
+                  ...(l.count === undefined ? {} : { count: l.count }),
+                  ...(l.distinct === undefined ? {} : { distinct: l.distinct }),
+                },
+                c,
+                admitted.filter((h) => l.ops.includes(h.op)),
+              ),
+          );
         let actual = true;
         try {
           checkCall(verified, c, NOW);

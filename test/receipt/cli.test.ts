@@ -49,8 +49,13 @@ describe("countersign keys", () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.issuer).toBe("countersign-local");
-    expect(out.keys).toEqual([{ kid: out.active, status: "active", created: expect.any(String), retired: null, expires: null }]);
-    expect(JSON.parse(readFileSync(authorityPath(home), "utf8"))).toEqual({ issuer: "countersign-local", jwks_path: "keys/jwks.json" });
+    expect(out.keys).toEqual([
+      { kid: out.active, status: "active", created: expect.any(String), retired: null, expires: null },
+    ]);
+    expect(JSON.parse(readFileSync(authorityPath(home), "utf8"))).toEqual({
+      issuer: "countersign-local",
+      jwks_path: "keys/jwks.json",
+    });
   });
 
   it("rotate shows the old key retired with the time it leaves the JWKS, and keeps a custom issuer", async () => {
@@ -77,7 +82,10 @@ describe("countersign keys", () => {
     const r = await run(["keys", "list", "--json"], home);
     expect(r.code).toBe(2);
     const envelope = ErrorEnvelope.parse(JSON.parse(r.stdout));
-    expect(envelope.error).toMatchObject({ class: "config_error", details: { file: join(home, "keys", "keyring.json") } });
+    expect(envelope.error).toMatchObject({
+      class: "config_error",
+      details: { file: join(home, "keys", "keyring.json") },
+    });
   });
 });
 
@@ -90,14 +98,21 @@ describe("countersign receipt verify", () => {
     expect(r.stdout).toContain("receipt valid");
     expect(r.stdout).toContain("email.send_email via email");
     expect(r.stdout).toMatch(/to: .*bob@example\.com/);
-    const json = JSON.parse((await run(["receipt", "verify", token, "--program", "program.ts", "--json"], home)).stdout);
+    const json = JSON.parse(
+      (await run(["receipt", "verify", token, "--program", "program.ts", "--json"], home)).stdout,
+    );
     expect(json).toMatchObject({ valid: true, claims: { sub: "req-1", decision: "approved_once" } });
   });
 
   it("a grant quoting hostile program text is made visible in text and escaped in JSON", async () => {
     const evil = "\x1b]52;c;ZXZpbA==\x07\u009b2J\u202egpj.exe";
     const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
-    const grant = { op: "email.send_email", connector: { name: "email", sha256: "a".repeat(64) }, args: { subject: { eq: evil } }, count: { max: 1 } };
+    const grant = {
+      op: "email.send_email",
+      connector: { name: "email", sha256: "a".repeat(64) },
+      args: { subject: { eq: evil } },
+      count: { max: 1 },
+    };
     const { home, token } = await setup({ grants: [grant] });
     const r = await run(["receipt", "verify", token, "--program", "program.ts"], home);
     expect(r.code).toBe(0);
@@ -109,14 +124,17 @@ describe("countersign receipt verify", () => {
   });
 
   it("prints the limits across grants", async () => {
-    const { home, token } = await setup({ across: [{ ops: ["email.send_email", "fs.write_file"], count: { max: 2 } }] });
+    const { home, token } = await setup({
+      across: [{ ops: ["email.send_email", "fs.write_file"], count: { max: 2 } }],
+    });
     const r = await run(["receipt", "verify", token, "--program", "program.ts"], home);
     expect(r.stdout).toContain("  across email.send_email, fs.write_file: at most 2 calls together");
   });
 
   it("reads the token from stdin with -, and never redeems it", async () => {
     const { home, token } = await setup();
-    for (let i = 0; i < 2; i++) expect((await run(["receipt", "verify", "-", "--program", "program.ts"], home, token + "\n")).code).toBe(0);
+    for (let i = 0; i < 2; i++)
+      expect((await run(["receipt", "verify", "-", "--program", "program.ts"], home, token + "\n")).code).toBe(0);
   });
 
   it("refuses with the precise reason and exit 3", async () => {
@@ -124,20 +142,33 @@ describe("countersign receipt verify", () => {
     writeFileSync(join(home, "other.ts"), "export default 1;\n");
     const r = await run(["receipt", "verify", token, "--program", "other.ts", "--json"], home);
     expect(r.code).toBe(3);
-    expect(ErrorEnvelope.parse(JSON.parse(r.stdout)).error).toMatchObject({ class: "receipt_invalid", details: { reason: "program_mismatch" } });
-    const wrongIssuer = await run(["receipt", "verify", token, "--program", "program.ts", "--issuer", "elsewhere"], home);
+    expect(ErrorEnvelope.parse(JSON.parse(r.stdout)).error).toMatchObject({
+      class: "receipt_invalid",
+      details: { reason: "program_mismatch" },
+    });
+    const wrongIssuer = await run(
+      ["receipt", "verify", token, "--program", "program.ts", "--issuer", "elsewhere"],
+      home,
+    );
     expect(wrongIssuer.code).toBe(3);
     expect(wrongIssuer.stderr).toContain("bad_issuer");
-    expect((await run(["receipt", "verify", "garbage", "--program", "program.ts"], home)).stderr).toContain("malformed");
+    expect((await run(["receipt", "verify", "garbage", "--program", "program.ts"], home)).stderr).toContain(
+      "malformed",
+    );
   });
 
   it("takes --jwks from a file", async () => {
     const { home, token } = await setup();
     writeFileSync(join(home, "foreign.json"), JSON.stringify({ keys: [] }));
-    const r = await run(["receipt", "verify", token, "--program", "program.ts", "--jwks", "foreign.json", "--json"], home);
+    const r = await run(
+      ["receipt", "verify", token, "--program", "program.ts", "--jwks", "foreign.json", "--json"],
+      home,
+    );
     expect(r.code).toBe(3);
     expect(JSON.parse(r.stdout).error.details.reason).toBe("unknown_kid");
-    expect((await run(["receipt", "verify", token, "--program", "program.ts", "--jwks", "keys/jwks.json"], home)).code).toBe(0);
+    expect(
+      (await run(["receipt", "verify", token, "--program", "program.ts", "--jwks", "keys/jwks.json"], home)).code,
+    ).toBe(0);
   });
 
   it("is a usage error without a program or a token, and a config error without an authority", async () => {
@@ -174,9 +205,14 @@ describe("countersign receipt verify", () => {
     it("fetches it, and refuses huge or failing answers as network errors", async () => {
       const { home, token } = await setup();
       jwksBody = readFileSync(jwksPath(home), "utf8");
-      expect((await run(["receipt", "verify", token, "--program", "program.ts", "--jwks", `${base}/jwks.json`], home)).code).toBe(0);
+      expect(
+        (await run(["receipt", "verify", token, "--program", "program.ts", "--jwks", `${base}/jwks.json`], home)).code,
+      ).toBe(0);
       for (const path of ["/huge", "/missing"]) {
-        const r = await run(["receipt", "verify", token, "--program", "program.ts", "--jwks", `${base}${path}`, "--json"], home);
+        const r = await run(
+          ["receipt", "verify", token, "--program", "program.ts", "--jwks", `${base}${path}`, "--json"],
+          home,
+        );
         expect(r.code).toBe(2);
         expect(JSON.parse(r.stdout).error.class).toBe("network_error");
       }
@@ -184,7 +220,10 @@ describe("countersign receipt verify", () => {
 
     it("gives up on a slow server", async () => {
       const { fetchJwks } = await import("../../src/config/fetch-jwks.js");
-      await expect(fetchJwks(`${base}/slow`, { timeoutMs: 200 })).rejects.toMatchObject({ class: "network_error", message: expect.stringContaining("200 ms") });
+      await expect(fetchJwks(`${base}/slow`, { timeoutMs: 200 })).rejects.toMatchObject({
+        class: "network_error",
+        message: expect.stringContaining("200 ms"),
+      });
     });
   });
 });

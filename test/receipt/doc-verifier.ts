@@ -34,8 +34,14 @@ export async function usableKeys(jwks: unknown): Promise<Keys> {
   for (const k of jwks.keys as Obj[]) {
     if ("d" in k || "p" in k || "k" in k) throw new Error("private key material");
     const usable =
-      k.kty === "OKP" && k.crv === "Ed25519" && typeof k.x === "string" && /^[A-Za-z0-9_-]{43}$/.test(k.x) &&
-      typeof k.kid === "string" && k.kid !== "" && (k.alg === undefined || k.alg === "EdDSA") && (k.use === undefined || k.use === "sig") &&
+      k.kty === "OKP" &&
+      k.crv === "Ed25519" &&
+      typeof k.x === "string" &&
+      /^[A-Za-z0-9_-]{43}$/.test(k.x) &&
+      typeof k.kid === "string" &&
+      k.kid !== "" &&
+      (k.alg === undefined || k.alg === "EdDSA") &&
+      (k.use === undefined || k.use === "sig") &&
       (k.key_ops === undefined || (Array.isArray(k.key_ops) && k.key_ops.includes("verify")));
     if (!usable) continue;
     const kid = k.kid as string;
@@ -45,7 +51,8 @@ export async function usableKeys(jwks: unknown): Promise<Keys> {
     } else byKid.set(kid, k);
   }
   const keys: Keys = new Map();
-  for (const [kid, k] of byKid) keys.set(kid, await importJWK({ kty: "OKP", crv: "Ed25519", x: k.x as string }, "EdDSA"));
+  for (const [kid, k] of byKid)
+    keys.set(kid, await importJWK({ kty: "OKP", crv: "Ed25519", x: k.x as string }, "EdDSA"));
   return keys;
 }
 
@@ -89,7 +96,8 @@ export async function verifyByDoc(token: unknown, o: DocOptions): Promise<Obj> {
   if (!(nbf <= o.nowSeconds + TOLERANCE)) throw new Refused("not_yet_valid");
   if (!(exp > o.nowSeconds - TOLERANCE)) throw new Refused("expired");
   if (!(exp - iat <= MAX_LIFETIME)) throw new Refused("lifetime_too_long");
-  if ((c.program as Obj).sha256 !== createHash("sha256").update(o.programBytes).digest("hex")) throw new Refused("program_mismatch");
+  if ((c.program as Obj).sha256 !== createHash("sha256").update(o.programBytes).digest("hex"))
+    throw new Refused("program_mismatch");
   if ((c.agent_manifests as Obj | undefined)?.sha256 !== o.agentManifests) throw new Refused("manifests_mismatch");
   return c;
 }
@@ -118,70 +126,158 @@ function jsonObject(bytes: Uint8Array): Obj | undefined {
 const SHA = /^[0-9a-f]{64}$/;
 const OP = /^[a-z][a-z0-9_]*\.[a-z0-9_]+$/;
 const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !Array.isArray(v);
-const only = (o: Obj, allowed: string[], required: string[] = allowed) => Object.keys(o).every((k) => allowed.includes(k)) && required.every((k) => k in o);
+const only = (o: Obj, allowed: string[], required: string[] = allowed) =>
+  Object.keys(o).every((k) => allowed.includes(k)) && required.every((k) => k in o);
 const text = (v: unknown) => typeof v === "string" && v !== "";
 const seconds = (v: unknown) => typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
 const hashObj = (v: unknown) => isObj(v) && only(v, ["sha256"]) && typeof v.sha256 === "string" && SHA.test(v.sha256);
-const countMax = (v: unknown, nullable: boolean) => isObj(v) && only(v, ["max"]) && ((nullable && v.max === null) || seconds(v.max));
+const countMax = (v: unknown, nullable: boolean) =>
+  isObj(v) && only(v, ["max"]) && ((nullable && v.max === null) || seconds(v.max));
 
 function claimsValid(c: Obj): boolean {
-  const all = ["iss", "aud", "sub", "iat", "nbf", "exp", "jti", "program", "decision", "policy", "grants", "across", "approver", "agent_manifests"];
+  const all = [
+    "iss",
+    "aud",
+    "sub",
+    "iat",
+    "nbf",
+    "exp",
+    "jti",
+    "program",
+    "decision",
+    "policy",
+    "grants",
+    "across",
+    "approver",
+    "agent_manifests",
+  ];
   if (!only(c, all, all.slice(0, 12))) return false;
   const ok =
-    text(c.iss) && typeof c.aud === "string" && text(c.sub) && seconds(c.iat) && seconds(c.nbf) && seconds(c.exp) &&
-    typeof c.jti === "string" && /^[A-Za-z0-9_-]{22}$/.test(c.jti) &&
-    isObj(c.program) && only(c.program, ["sha256", "entry"]) && typeof c.program.sha256 === "string" && SHA.test(c.program.sha256) && text(c.program.entry) &&
+    text(c.iss) &&
+    typeof c.aud === "string" &&
+    text(c.sub) &&
+    seconds(c.iat) &&
+    seconds(c.nbf) &&
+    seconds(c.exp) &&
+    typeof c.jti === "string" &&
+    /^[A-Za-z0-9_-]{22}$/.test(c.jti) &&
+    isObj(c.program) &&
+    only(c.program, ["sha256", "entry"]) &&
+    typeof c.program.sha256 === "string" &&
+    SHA.test(c.program.sha256) &&
+    text(c.program.entry) &&
     ["auto_approved", "approved_once", "approved_remember"].includes(c.decision as string) &&
     (c.approver === undefined ? c.decision === "auto_approved" : text(c.approver) && c.decision !== "auto_approved") &&
-    hashObj(c.policy) && (c.agent_manifests === undefined || hashObj(c.agent_manifests)) &&
-    Array.isArray(c.grants) && c.grants.every(grantValid) && Array.isArray(c.across) && c.across.every(limitValid);
+    hashObj(c.policy) &&
+    (c.agent_manifests === undefined || hashObj(c.agent_manifests)) &&
+    Array.isArray(c.grants) &&
+    c.grants.every(grantValid) &&
+    Array.isArray(c.across) &&
+    c.across.every(limitValid);
   if (!ok) return false;
   const ops = (c.grants as Obj[]).map((g) => g.op as string);
-  return (c.iat as number) <= (c.nbf as number) && (c.nbf as number) < (c.exp as number) && new Set(ops).size === ops.length &&
-    (c.across as Obj[]).every((l) => (l.ops as string[]).every((op) => ops.includes(op)));
+  return (
+    (c.iat as number) <= (c.nbf as number) &&
+    (c.nbf as number) < (c.exp as number) &&
+    new Set(ops).size === ops.length &&
+    (c.across as Obj[]).every((l) => (l.ops as string[]).every((op) => ops.includes(op)))
+  );
 }
 
 function grantValid(g: unknown): boolean {
-  return isObj(g) && only(g, ["op", "connector", "args", "count", "distinct"], ["op", "connector", "args", "count"]) &&
-    typeof g.op === "string" && OP.test(g.op) &&
-    isObj(g.connector) && only(g.connector, ["name", "sha256"]) && text(g.connector.name) && typeof g.connector.sha256 === "string" && SHA.test(g.connector.sha256) &&
-    isObj(g.args) && Object.values(g.args).every(constraintValid) && countMax(g.count, true) && (g.distinct === undefined || typeof g.distinct === "string");
+  return (
+    isObj(g) &&
+    only(g, ["op", "connector", "args", "count", "distinct"], ["op", "connector", "args", "count"]) &&
+    typeof g.op === "string" &&
+    OP.test(g.op) &&
+    isObj(g.connector) &&
+    only(g.connector, ["name", "sha256"]) &&
+    text(g.connector.name) &&
+    typeof g.connector.sha256 === "string" &&
+    SHA.test(g.connector.sha256) &&
+    isObj(g.args) &&
+    Object.values(g.args).every(constraintValid) &&
+    countMax(g.count, true) &&
+    (g.distinct === undefined || typeof g.distinct === "string")
+  );
 }
 
 function limitValid(l: unknown): boolean {
-  return isObj(l) && only(l, ["ops", "count", "distinct"], ["ops"]) && (l.count !== undefined || l.distinct !== undefined) &&
-    Array.isArray(l.ops) && l.ops.length > 0 && l.ops.every((op) => typeof op === "string" && OP.test(op)) && new Set(l.ops).size === l.ops.length &&
-    (l.count === undefined || countMax(l.count, false)) && (l.distinct === undefined || typeof l.distinct === "string");
+  return (
+    isObj(l) &&
+    only(l, ["ops", "count", "distinct"], ["ops"]) &&
+    (l.count !== undefined || l.distinct !== undefined) &&
+    Array.isArray(l.ops) &&
+    l.ops.length > 0 &&
+    l.ops.every((op) => typeof op === "string" && OP.test(op)) &&
+    new Set(l.ops).size === l.ops.length &&
+    (l.count === undefined || countMax(l.count, false)) &&
+    (l.distinct === undefined || typeof l.distinct === "string")
+  );
 }
 
 const isJson = (v: unknown): boolean =>
-  v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) ||
+  v === null ||
+  typeof v === "string" ||
+  typeof v === "boolean" ||
+  (typeof v === "number" && Number.isFinite(v)) ||
   (Array.isArray(v) ? v.every(isJson) : isObj(v) && Object.values(v).every(isJson));
-const list = (v: unknown, min: number, each: (x: unknown) => boolean) => Array.isArray(v) && v.length >= min && v.every(each);
+const list = (v: unknown, min: number, each: (x: unknown) => boolean) =>
+  Array.isArray(v) && v.length >= min && v.every(each);
 const JSON_TYPES = ["string", "number", "boolean", "null", "array", "object"];
 
 function constraintValid(c: unknown): boolean {
   if (!isObj(c) || Object.keys(c).length !== 1) return false;
   const [key, v] = Object.entries(c)[0]!;
   switch (key) {
-    case "eq": return isJson(v);
-    case "in": case "not_in": return list(v, 0, isJson);
-    case "under": return typeof v === "string" && v.startsWith("/");
-    case "glob": case "prefix": case "suffix": return text(v);
-    case "mailbox_in": return list(v, 1, (a) => typeof a === "string" && a.includes("@"));
-    case "mailbox_glob": return typeof v === "string" && v.includes("@");
-    case "host_in": return list(v, 1, (e) => typeof e === "string" && hostEntry(e) !== null);
-    case "max_length": case "min_length": return seconds(v);
-    case "type": return list(v, 1, (t) => JSON_TYPES.includes(t as string));
-    case "sha256": return list(v, 1, (h) => typeof h === "string" && SHA.test(h));
-    case "elements": case "not": case "json": return constraintValid(v);
-    case "at": return isObj(v) && only(v, ["path", "is"]) && typeof v.path === "string" && pathSteps(v.path) !== null && constraintValid(v.is);
-    case "fields": return isObj(v) && Object.values(v).every(constraintValid);
-    case "all": return list(v, 0, constraintValid);
-    case "any": return list(v, 1, constraintValid);
-    case "untrusted": return typeof v === "boolean";
-    case "from": return list(v, 1, (p) => typeof p === "string" && /^(\*|[a-z][a-z0-9_]*\.[a-z0-9_*]+)$/.test(p));
-    default: return false;
+    case "eq":
+      return isJson(v);
+    case "in":
+    case "not_in":
+      return list(v, 0, isJson);
+    case "under":
+      return typeof v === "string" && v.startsWith("/");
+    case "glob":
+    case "prefix":
+    case "suffix":
+      return text(v);
+    case "mailbox_in":
+      return list(v, 1, (a) => typeof a === "string" && a.includes("@"));
+    case "mailbox_glob":
+      return typeof v === "string" && v.includes("@");
+    case "host_in":
+      return list(v, 1, (e) => typeof e === "string" && hostEntry(e) !== null);
+    case "max_length":
+    case "min_length":
+      return seconds(v);
+    case "type":
+      return list(v, 1, (t) => JSON_TYPES.includes(t as string));
+    case "sha256":
+      return list(v, 1, (h) => typeof h === "string" && SHA.test(h));
+    case "elements":
+    case "not":
+    case "json":
+      return constraintValid(v);
+    case "at":
+      return (
+        isObj(v) &&
+        only(v, ["path", "is"]) &&
+        typeof v.path === "string" &&
+        pathSteps(v.path) !== null &&
+        constraintValid(v.is)
+      );
+    case "fields":
+      return isObj(v) && Object.values(v).every(constraintValid);
+    case "all":
+      return list(v, 0, constraintValid);
+    case "any":
+      return list(v, 1, constraintValid);
+    case "untrusted":
+      return typeof v === "boolean";
+    case "from":
+      return list(v, 1, (p) => typeof p === "string" && /^(\*|[a-z][a-z0-9_]*\.[a-z0-9_*]+)$/.test(p));
+    default:
+      return false;
   }
 }
 
@@ -213,16 +309,27 @@ export function satisfies(c: Obj, v: Json): boolean {
   const [key, op] = Object.entries(c)[0]! as [string, never];
   const str = typeof v === "string";
   switch (key) {
-    case "all": return (op as Obj[]).every((part) => satisfies(part, v));
-    case "max_length": return (str || Array.isArray(v)) && (v as string | Json[]).length <= op;
-    case "min_length": return (str || Array.isArray(v)) && (v as string | Json[]).length >= op;
-    case "type": return (op as string[]).includes(v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
-    case "sha256": return str && (op as string[]).includes(createHash("sha256").update(v, "utf8").digest("hex"));
-    case "elements": return Array.isArray(v) && v.every((e) => satisfies(op, e));
+    case "all":
+      return (op as Obj[]).every((part) => satisfies(part, v));
+    case "max_length":
+      return (str || Array.isArray(v)) && (v as string | Json[]).length <= op;
+    case "min_length":
+      return (str || Array.isArray(v)) && (v as string | Json[]).length >= op;
+    case "type":
+      return (op as string[]).includes(v === null ? "null" : Array.isArray(v) ? "array" : typeof v);
+    case "sha256":
+      return str && (op as string[]).includes(createHash("sha256").update(v, "utf8").digest("hex"));
+    case "elements":
+      return Array.isArray(v) && v.every((e) => satisfies(op, e));
     case "fields": {
       const fields = op as Record<string, Obj>;
-      return isObj(v) && Object.keys(v).every((k) => Object.hasOwn(fields, k)) &&
-        Object.entries(fields).every(([k, f]) => satisfies(f, Object.hasOwn(v, k) ? (v as Record<string, Json>)[k]! : null));
+      return (
+        isObj(v) &&
+        Object.keys(v).every((k) => Object.hasOwn(fields, k)) &&
+        Object.entries(fields).every(([k, f]) =>
+          satisfies(f, Object.hasOwn(v, k) ? (v as Record<string, Json>)[k]! : null),
+        )
+      );
     }
     case "json": {
       const parsed = str ? jsonText(v) : undefined;
@@ -235,12 +342,18 @@ export function satisfies(c: Obj, v: Json): boolean {
   }
   if (Array.isArray(v)) return v.every((e) => satisfies(c, e));
   switch (key) {
-    case "any": return (op as Obj[]).some((part) => satisfies(part, v));
-    case "not": return !satisfies(op, v);
-    case "eq": return equal(op, v);
-    case "in": return (op as Json[]).some((m) => equal(m, v));
-    case "not_in": return !(op as Json[]).some((m) => equal(m, v));
-    case "mailbox_in": return str && (op as string[]).some((m) => mailbox(m) === mailbox(v));
+    case "any":
+      return (op as Obj[]).some((part) => satisfies(part, v));
+    case "not":
+      return !satisfies(op, v);
+    case "eq":
+      return equal(op, v);
+    case "in":
+      return (op as Json[]).some((m) => equal(m, v));
+    case "not_in":
+      return !(op as Json[]).some((m) => equal(m, v));
+    case "mailbox_in":
+      return str && (op as string[]).some((m) => mailbox(m) === mailbox(v));
   }
   if (!str) return false;
   switch (key) {
@@ -248,18 +361,26 @@ export function satisfies(c: Obj, v: Json): boolean {
       const [p, b] = [normalPath(v), normalPath(op)];
       return p !== null && b !== null && (b === "/" || p === b || p.startsWith(`${b}/`));
     }
-    case "glob": return (op as string).includes("@") ? wildcard(canonical(op), canonical(v)) : wildcard(op, v);
-    case "mailbox_glob": return wildcard(canonical(op), canonical(v)) || wildcard(mailbox(op), mailbox(v));
-    case "prefix": return v.startsWith(op);
-    case "suffix": return v.endsWith(op);
+    case "glob":
+      return (op as string).includes("@") ? wildcard(canonical(op), canonical(v)) : wildcard(op, v);
+    case "mailbox_glob":
+      return wildcard(canonical(op), canonical(v)) || wildcard(mailbox(op), mailbox(v));
+    case "prefix":
+      return v.startsWith(op);
+    case "suffix":
+      return v.endsWith(op);
     case "host_in": {
       const target = urlTarget(v);
-      return target !== null && (op as string[]).some((e) => {
-        const entry = hostEntry(e);
-        return entry !== null && entry.host === target.host && (entry.port === null || entry.port === target.port);
-      });
+      return (
+        target !== null &&
+        (op as string[]).some((e) => {
+          const entry = hostEntry(e);
+          return entry !== null && entry.host === target.host && (entry.port === null || entry.port === target.port);
+        })
+      );
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -272,13 +393,18 @@ function atPath(steps: Step[], is: Obj, v: Json): boolean {
 
 /** Deep JSON equality, key order ignored; an operand string holding `@` compares as a canonical address. */
 function equal(operand: Json, v: Json): boolean {
-  if (typeof operand === "string" && operand.includes("@")) return typeof v === "string" && canonical(v) === canonical(operand);
+  if (typeof operand === "string" && operand.includes("@"))
+    return typeof v === "string" && canonical(v) === canonical(operand);
   return sortedJson(operand) === sortedJson(v);
 }
 
 function sortedJson(v: Json): string {
   if (Array.isArray(v)) return `[${v.map(sortedJson).join(",")}]`;
-  if (isObj(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${sortedJson((v as Record<string, Json>)[k]!)}`).join(",")}}`;
+  if (isObj(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${sortedJson((v as Record<string, Json>)[k]!)}`)
+      .join(",")}}`;
   return JSON.stringify(v);
 }
 
@@ -297,7 +423,8 @@ function mailbox(a: string): string {
 /** `*` any run, `?` one UTF-16 code unit: as a regular expression over code units. */
 function wildcard(pattern: string, value: string): boolean {
   let re = "^";
-  for (const ch of pattern.split("")) re += ch === "*" ? "[\\s\\S]*" : ch === "?" ? "[\\s\\S]" : ch.replace(/[\\^$.|+()[\]{}]/g, "\\$&");
+  for (const ch of pattern.split(""))
+    re += ch === "*" ? "[\\s\\S]*" : ch === "?" ? "[\\s\\S]" : ch.replace(/[\\^$.|+()[\]{}]/g, "\\$&");
   return new RegExp(`${re}$`).test(value);
 }
 
@@ -371,7 +498,12 @@ function jsonText(t: string): { value: Json } | undefined {
 
 // ---- one call ("before each call")
 
-interface Ledger { max: number | null; distinct: string | undefined; calls: number; seen: Set<string> }
+interface Ledger {
+  max: number | null;
+  distinct: string | undefined;
+  calls: number;
+  seen: Set<string>;
+}
 
 /** A verified receipt's run: the ledgers of its grants and of its limits across grants. */
 export class DocRun {
@@ -380,7 +512,13 @@ export class DocRun {
 
   constructor(claims: Obj) {
     this.#exp = claims.exp as number;
-    const across = (claims.across as Obj[]).map((l) => ({ ops: l.ops as string[], ledger: ledger((l.count as Obj | undefined)?.max as number | undefined ?? null, l.distinct as string | undefined) }));
+    const across = (claims.across as Obj[]).map((l) => ({
+      ops: l.ops as string[],
+      ledger: ledger(
+        ((l.count as Obj | undefined)?.max as number | undefined) ?? null,
+        l.distinct as string | undefined,
+      ),
+    }));
     for (const g of claims.grants as Obj[]) {
       this.#grants.set(g.op as string, {
         grant: g,
@@ -395,7 +533,8 @@ export class DocRun {
     const entry = this.#grants.get(op);
     if (entry === undefined) throw new Refused("no_grant", "grant_violation");
     const pinned = entry.grant.connector as Obj;
-    if (pinned.name !== connector.name || pinned.sha256 !== connector.sha256) throw new Refused("connector_mismatch", "grant_violation");
+    if (pinned.name !== connector.name || pinned.sha256 !== connector.sha256)
+      throw new Refused("connector_mismatch", "grant_violation");
     for (const [input, c] of Object.entries(entry.grant.args as Record<string, Obj>)) {
       if (!Object.hasOwn(args, input)) throw new Refused("missing_argument", "grant_violation");
       if (!satisfies(c, args[input]!)) throw new Refused("argument_refused", "grant_violation");
@@ -408,7 +547,12 @@ export class DocRun {
   }
 }
 
-const ledger = (max: number | null, distinct: string | undefined): Ledger => ({ max, distinct, calls: 0, seen: new Set() });
+const ledger = (max: number | null, distinct: string | undefined): Ledger => ({
+  max,
+  distinct,
+  calls: 0,
+  seen: new Set(),
+});
 
 function admit(l: Ledger, args: Record<string, Json>): string[] {
   if (l.max !== null && !(l.calls < l.max)) throw new Refused("count_exceeded", "grant_violation");

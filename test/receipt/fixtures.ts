@@ -37,10 +37,21 @@ const fs = { name: "fs", sha256: FS_SHA };
 
 /** Five grants, one per op, using most constraint kinds. */
 export const GRANTS: Grant[] = [
-  { op: "email.send_email", connector: email, args: { to: { in: ["bob@example.com", "carol@example.com"] }, subject: { max_length: 40 } }, count: { max: 2 }, distinct: "to" },
+  {
+    op: "email.send_email",
+    connector: email,
+    args: { to: { in: ["bob@example.com", "carol@example.com"] }, subject: { max_length: 40 } },
+    count: { max: 2 },
+    distinct: "to",
+  },
   { op: "email.get_draft", connector: email, args: { id: { glob: "draft-*" } }, count: { max: null } },
   { op: "fs.write_file", connector: fs, args: { path: { under: "/home/u/reports" } }, count: { max: 3 } },
-  { op: "fs.read_file", connector: fs, args: { path: { all: [{ under: "/home/u" }, { not: { glob: "*.key" } }] } }, count: { max: null } },
+  {
+    op: "fs.read_file",
+    connector: fs,
+    args: { path: { all: [{ under: "/home/u" }, { not: { glob: "*.key" } }] } },
+    count: { max: null },
+  },
   { op: "email.list_drafts", connector: email, args: {}, count: { max: 1 } },
 ];
 
@@ -62,7 +73,8 @@ export function issue(keys: Keyring, overrides: Partial<IssueInput> = {}, now: D
   return issueReceipt(input(overrides), keys, now);
 }
 
-const b64 = (value: unknown) => Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
+const b64 = (value: unknown) =>
+  Buffer.from(typeof value === "string" ? value : JSON.stringify(value)).toString("base64url");
 
 /** A compact JWS with any header and payload, Ed25519-signed by `key`. */
 export function signRaw(header: unknown, payload: unknown, key: KeyObject): string {
@@ -80,7 +92,11 @@ export function headerOf(token: string): Record<string, unknown> {
 }
 
 /** Await `promise` (or run `fn`) and check it fails with exactly this class and reason. */
-export async function expectRefused(run: () => unknown, errorClass: string, reason?: string): Promise<CountersignError> {
+export async function expectRefused(
+  run: () => unknown,
+  errorClass: string,
+  reason?: string,
+): Promise<CountersignError> {
   let caught: unknown;
   try {
     await run();

@@ -1,7 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_LIFETIME_SECONDS, MAX_RECEIPT_BYTES, RECEIPT_TYP } from "../../src/model/receipt.js";
 import { issueReceiptRecord } from "../../src/receipt/issue.js";
-import { expectRefused, headerOf, claimsOf, input, issue, keyringIn, NOW, NOW_S, PROGRAM_SHA, GRANTS, ISSUER } from "./fixtures.js";
+import {
+  expectRefused,
+  headerOf,
+  claimsOf,
+  input,
+  issue,
+  keyringIn,
+  NOW,
+  NOW_S,
+  PROGRAM_SHA,
+  GRANTS,
+  ISSUER,
+} from "./fixtures.js";
 
 describe("issueReceipt", () => {
   it("writes the header and every claim", async () => {
@@ -50,28 +62,65 @@ describe("issueReceipt", () => {
       expect(err.message).toContain(decision);
     }
     expect(claimsOf(await issue(keys, { decision: "approved_remember" })).decision).toBe("approved_remember");
-    expect(claimsOf(await issue(keys, { decision: "auto_approved", approver: undefined }))).not.toHaveProperty("approver");
+    expect(claimsOf(await issue(keys, { decision: "auto_approved", approver: undefined }))).not.toHaveProperty(
+      "approver",
+    );
   });
 
   it("requires an approver when a person decided, and none for auto_approved", async () => {
     const keys = await keyringIn();
-    await expectRefused(() => issue(keys, { decision: "approved_once", approver: undefined }), "receipt_invalid", "bad_claims");
-    await expectRefused(() => issue(keys, { decision: "approved_remember", approver: undefined }), "receipt_invalid", "bad_claims");
-    await expectRefused(() => issue(keys, { decision: "auto_approved", approver: "alice" }), "receipt_invalid", "bad_claims");
+    await expectRefused(
+      () => issue(keys, { decision: "approved_once", approver: undefined }),
+      "receipt_invalid",
+      "bad_claims",
+    );
+    await expectRefused(
+      () => issue(keys, { decision: "approved_remember", approver: undefined }),
+      "receipt_invalid",
+      "bad_claims",
+    );
+    await expectRefused(
+      () => issue(keys, { decision: "auto_approved", approver: "alice" }),
+      "receipt_invalid",
+      "bad_claims",
+    );
   });
 
   it("refuses claims the verifier would refuse (a bad hash, a glob op, a limit across no grant)", async () => {
     const keys = await keyringIn();
-    await expectRefused(() => issue(keys, { program: { sha256: "nothex", entry: "p.ts" } }), "receipt_invalid", "bad_claims");
-    await expectRefused(() => issue(keys, { grants: [{ ...GRANTS[0]!, op: "email.*" }] }), "receipt_invalid", "bad_claims");
-    await expectRefused(() => issue(keys, { across: [{ ops: ["email.send_email", "email.send_draft"], count: { max: 1 } }] }), "receipt_invalid", "bad_claims");
-    await expectRefused(() => issue(keys, { across: [{ ops: ["email.send_email", "email.send_email"], count: { max: 1 } }] }), "receipt_invalid", "bad_claims");
-    await expectRefused(() => issue(keys, { across: [{ ops: ["email.send_email", "fs.write_file"] }] }), "receipt_invalid", "bad_claims");
+    await expectRefused(
+      () => issue(keys, { program: { sha256: "nothex", entry: "p.ts" } }),
+      "receipt_invalid",
+      "bad_claims",
+    );
+    await expectRefused(
+      () => issue(keys, { grants: [{ ...GRANTS[0]!, op: "email.*" }] }),
+      "receipt_invalid",
+      "bad_claims",
+    );
+    await expectRefused(
+      () => issue(keys, { across: [{ ops: ["email.send_email", "email.send_draft"], count: { max: 1 } }] }),
+      "receipt_invalid",
+      "bad_claims",
+    );
+    await expectRefused(
+      () => issue(keys, { across: [{ ops: ["email.send_email", "email.send_email"], count: { max: 1 } }] }),
+      "receipt_invalid",
+      "bad_claims",
+    );
+    await expectRefused(
+      () => issue(keys, { across: [{ ops: ["email.send_email", "fs.write_file"] }] }),
+      "receipt_invalid",
+      "bad_claims",
+    );
   });
 
   it("carries limits across grants", async () => {
     const keys = await keyringIn();
-    const across = [{ ops: ["email.send_email", "fs.write_file"], count: { max: 2 } }, { ops: ["email.send_email", "email.get_draft"], distinct: "to" }];
+    const across = [
+      { ops: ["email.send_email", "fs.write_file"], count: { max: 2 } },
+      { ops: ["email.send_email", "email.get_draft"], distinct: "to" },
+    ];
     expect(claimsOf(await issue(keys, { across })).across).toEqual(across);
   });
 
@@ -95,9 +144,18 @@ describe("issueReceipt", () => {
     const keys = await keyringIn();
     const grants = [{ ...GRANTS[0]!, args: { to: { in: ["dave@example.com"] } } }]; // claims no other test issued yet
     const first = claimsOf(await issue(keys, { grants, requestId: "req-a" }));
-    const again = claimsOf(await issue(keys, { grants: structuredClone(grants), requestId: "req-b" }, new Date(NOW.getTime() + 7000)));
+    const again = claimsOf(
+      await issue(keys, { grants: structuredClone(grants), requestId: "req-b" }, new Date(NOW.getTime() + 7000)),
+    );
     expect(Object.keys(again)).toEqual(Object.keys(first));
-    expect(again).toEqual({ ...first, sub: "req-b", iat: NOW_S + 7, nbf: NOW_S + 7, exp: NOW_S + 7 + DEFAULT_LIFETIME_SECONDS, jti: again.jti });
+    expect(again).toEqual({
+      ...first,
+      sub: "req-b",
+      iat: NOW_S + 7,
+      nbf: NOW_S + 7,
+      exp: NOW_S + 7 + DEFAULT_LIFETIME_SECONDS,
+      jti: again.jti,
+    });
     expect(again.jti).not.toBe(first.jti);
   });
 
@@ -120,14 +178,28 @@ describe("issueReceipt", () => {
     const unlimited = [{ ...GRANTS[1]! }]; // count.max null: unlimited
     await issue(keys, { grants: unlimited });
     for (const max of [Number.NaN, Number.POSITIVE_INFINITY]) {
-      await expectRefused(() => issue(keys, { grants: [{ ...GRANTS[1]!, count: { max } }] }), "receipt_invalid", "bad_claims");
+      await expectRefused(
+        () => issue(keys, { grants: [{ ...GRANTS[1]!, count: { max } }] }),
+        "receipt_invalid",
+        "bad_claims",
+      );
     }
     const inList = [{ ...GRANTS[0]!, args: { to: { in: [null] } } }];
     await issue(keys, { grants: inList });
-    await expectRefused(() => issue(keys, { grants: [{ ...GRANTS[0]!, args: { to: { in: [undefined as never] } } }] }), "receipt_invalid", "bad_claims");
-    await expectRefused(() => issue(keys, { grants: [{ ...GRANTS[0]!, args: { to: { in: [new Date(0) as never] } } }] }), "receipt_invalid", "bad_claims");
+    await expectRefused(
+      () => issue(keys, { grants: [{ ...GRANTS[0]!, args: { to: { in: [undefined as never] } } }] }),
+      "receipt_invalid",
+      "bad_claims",
+    );
+    await expectRefused(
+      () => issue(keys, { grants: [{ ...GRANTS[0]!, args: { to: { in: [new Date(0) as never] } } }] }),
+      "receipt_invalid",
+      "bad_claims",
+    );
     // An optional member left undefined is as before: absent.
-    expect((claimsOf(await issue(keys, { grants: [{ ...GRANTS[1]!, distinct: undefined }] })).grants as object[])[0]).not.toHaveProperty("distinct");
+    expect(
+      (claimsOf(await issue(keys, { grants: [{ ...GRANTS[1]!, distinct: undefined }] })).grants as object[])[0],
+    ).not.toHaveProperty("distinct");
   });
 
   it("signs the claims it is given now when they equal the last ones but for a key's place, a member changed since, or a hole", async () => {
@@ -136,7 +208,11 @@ describe("issueReceipt", () => {
     const grants = [{ ...GRANTS[0]!, args: { to: { in: ["frank@example.com"] }, subject: { max_length: 9 } } }];
     await issue(keys, { grants });
     // The same members in another order are other claims: signed in their own order.
-    const reordered = claimsOf(await issue(keys, { grants: [{ ...grants[0]!, args: { subject: { max_length: 9 }, to: { in: ["frank@example.com"] } } }] }));
+    const reordered = claimsOf(
+      await issue(keys, {
+        grants: [{ ...grants[0]!, args: { subject: { max_length: 9 }, to: { in: ["frank@example.com"] } } }],
+      }),
+    );
     expect(Object.keys((reordered.grants as { args: object }[])[0]!.args)).toEqual(["subject", "to"]);
     // Claims changed in place after they were signed: what is signed is what they say now.
     grants[0]!.args.to.in[0] = "grace@example.com";
@@ -147,7 +223,11 @@ describe("issueReceipt", () => {
     await issue(keys, { grants: [{ ...grants[0]!, args: { to: { in: ["grace@example.com", null] } } }] });
     const holed: unknown[] = ["grace@example.com"];
     holed.length = 2;
-    await expectRefused(() => issue(keys, { grants: [{ ...grants[0]!, args: { to: { in: holed as never } } }] }), "receipt_invalid", "bad_claims");
+    await expectRefused(
+      () => issue(keys, { grants: [{ ...grants[0]!, args: { to: { in: holed as never } } }] }),
+      "receipt_invalid",
+      "bad_claims",
+    );
   });
 
   it("checks its own claims every time, also for claims signed before", async () => {

@@ -33,7 +33,10 @@ describe("keyring", () => {
   it("a data directory that cannot be created is a config_error naming it, never a hang", async () => {
     const base = tempHome();
     const deep = join(base, "missing", "deeper", "home");
-    await expect(openKeyring(deep)).rejects.toMatchObject({ class: "config_error", details: { dir: join(deep, "keys") } });
+    await expect(openKeyring(deep)).rejects.toMatchObject({
+      class: "config_error",
+      details: { dir: join(deep, "keys") },
+    });
     await expect(openKeyring("/proc/countersign-no-such-dir")).rejects.toMatchObject({ class: "config_error" });
     expect(readdirSync(base)).toEqual([]); // nothing half-made
   });
@@ -65,11 +68,17 @@ describe("keyring", () => {
     const file = keyringPath(home);
     const stored = JSON.parse(readFileSync(file, "utf8"));
     writeFileAtomic(file, JSON.stringify({ ...stored, keys: [{ ...stored.keys[0], kid: "someone-else" }] }), 0o600);
-    expect((await expectRefused(() => openKeyring(home, NOW), "config_error")).message).toContain("does not match its private key");
+    expect((await expectRefused(() => openKeyring(home, NOW), "config_error")).message).toContain(
+      "does not match its private key",
+    );
     writeFileAtomic(file, "{ half a ke", 0o600);
-    expect((await expectRefused(() => openKeyring(home, NOW), "config_error")).message).toContain("not a valid keyring");
+    expect((await expectRefused(() => openKeyring(home, NOW), "config_error")).message).toContain(
+      "not a valid keyring",
+    );
     writeFileAtomic(file, JSON.stringify({ ...stored, keys: [] }), 0o600);
-    expect((await expectRefused(() => openKeyring(home, NOW), "config_error")).message).toContain("exactly one active key");
+    expect((await expectRefused(() => openKeyring(home, NOW), "config_error")).message).toContain(
+      "exactly one active key",
+    );
   });
 
   it("made by two processes at once ends with one key both use", async () => {
@@ -97,8 +106,12 @@ describe("rotation", () => {
 
     // the old receipt still verifies against the published JWKS
     const published = JSON.parse(readFileSync(jwksPath(home), "utf8"));
-    expect(published.keys.map((k: { kid: string }) => k.kid).sort()).toEqual([before.active.kid, after.active.kid].sort());
-    await expect(verifyReceipt(oldReceipt, { jwks: published, issuer: ISSUER, programBytes: PROGRAM, now: later(200) })).resolves.toBeDefined();
+    expect(published.keys.map((k: { kid: string }) => k.kid).sort()).toEqual(
+      [before.active.kid, after.active.kid].sort(),
+    );
+    await expect(
+      verifyReceipt(oldReceipt, { jwks: published, issuer: ISSUER, programBytes: PROGRAM, now: later(200) }),
+    ).resolves.toBeDefined();
 
     // up to the last second of a 900 s receipt signed just before rotation
     expect(jwks(after, later(MAX_LIFETIME_SECONDS - 1)).keys).toHaveLength(2);
@@ -121,7 +134,11 @@ describe("rotation", () => {
     await openKeyring(home, NOW);
     await rotateKeyring(home, NOW);
     const twice = await rotateKeyring(home, later(60));
-    expect(twice.keys.map((k) => k.expires?.toISOString() ?? null)).toEqual([later(900).toISOString(), later(960).toISOString(), null]);
+    expect(twice.keys.map((k) => k.expires?.toISOString() ?? null)).toEqual([
+      later(900).toISOString(),
+      later(960).toISOString(),
+      null,
+    ]);
   });
 });
 
@@ -152,9 +169,12 @@ describe("atomic writes", () => {
     const file = join(dir, "keyring.json");
     const child = join(dir, "writer.ts");
     const big = "x".repeat(256 * 1024);
-    writeFileSync(child, `import { writeFileAtomic } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, "../../src/store/atomic-write.ts")).href)};
+    writeFileSync(
+      child,
+      `import { writeFileAtomic } from ${JSON.stringify(pathToFileURL(join(import.meta.dirname, "../../src/store/atomic-write.ts")).href)};
 for (let i = 0; ; i++) { writeFileAtomic(${JSON.stringify(file)}, JSON.stringify({ i, big: ${JSON.stringify(big)} }), 0o600); if (i === 3) console.log("writing"); }
-`);
+`,
+    );
     const proc = spawn(process.execPath, ["--import", "tsx", child], { stdio: ["ignore", "pipe", "inherit"] });
     // Killed as soon as it has written a few versions: it is in the middle of the next one.
     await new Promise<void>((resolve) => proc.stdout.once("data", () => resolve()));

@@ -14,7 +14,8 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 let consumer: string;
 
 beforeAll(() => {
-  if (!existsSync(join(ROOT, "dist", "src", "receipt", "public.js"))) throw new Error("this test imports the built package: run `npm run build` first");
+  if (!existsSync(join(ROOT, "dist", "src", "receipt", "public.js")))
+    throw new Error("this test imports the built package: run `npm run build` first");
   consumer = mkdtempSync(join(tmpdir(), "countersign-consumer-"));
   mkdirSync(join(consumer, "node_modules"));
   symlinkSync(ROOT, join(consumer, "node_modules", "countersign"), "dir");
@@ -53,7 +54,14 @@ describe("the package's public entry point", () => {
   it("verifies a real receipt, redeems it once and checks calls, with stable reason codes", async () => {
     const keys = await keyringIn();
     const token = await issue(keys);
-    const input = { token, jwks: jwks(keys, NOW), issuer: ISSUER, program: Buffer.from(PROGRAM).toString("base64"), now: NOW.toISOString(), grant: GRANTS[0] };
+    const input = {
+      token,
+      jwks: jwks(keys, NOW),
+      issuer: ISSUER,
+      program: Buffer.from(PROGRAM).toString("base64"),
+      now: NOW.toISOString(),
+      grant: GRANTS[0],
+    };
     const result = runModule(
       `import { checkCall, CountersignError, importJwks, MemoryRedemptionStore, RECEIPT_INVALID_REASONS, GRANT_VIOLATION_REASONS, verifyAndRedeemReceipt } from "countersign/receipt";
       const input = JSON.parse(process.env.INPUT);
@@ -82,7 +90,14 @@ describe("the package's public entry point", () => {
   });
 
   it("resolves nothing else: not the package itself, not its internals, not its package.json", () => {
-    const specifiers = ["countersign", "countersign/dist/src/receipt/index.js", "countersign/dist/src/receipt/public.js", "countersign/src/receipt/verify.ts", "countersign/receipt/verify", "countersign/package.json"];
+    const specifiers = [
+      "countersign",
+      "countersign/dist/src/receipt/index.js",
+      "countersign/dist/src/receipt/public.js",
+      "countersign/src/receipt/verify.ts",
+      "countersign/receipt/verify",
+      "countersign/package.json",
+    ];
     const codes = runModule(
       `const codes = {};
       for (const s of ${JSON.stringify(specifiers)}) { try { await import(s); codes[s] = "imported"; } catch (e) { codes[s] = e.code; } }
@@ -95,7 +110,18 @@ describe("the package's public entry point", () => {
     symlinkSync(join(ROOT, "node_modules", "@types"), join(consumer, "node_modules", "@types"), "dir"); // a Node project has @types/node
     writeFileSync(
       join(consumer, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { module: "nodenext", moduleResolution: "nodenext", target: "es2022", strict: true, noEmit: true, skipLibCheck: false, types: ["node"] }, files: ["consumer.ts"] }),
+      JSON.stringify({
+        compilerOptions: {
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2022",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ["node"],
+        },
+        files: ["consumer.ts"],
+      }),
     );
     // An expect-error directive is itself an error where no error follows: the one run checks both ways.
     writeFileSync(
@@ -113,7 +139,10 @@ describe("the package's public entry point", () => {
         return run;
       }\n`,
     );
-    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", consumer], { cwd: consumer, encoding: "utf8" });
+    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", consumer], {
+      cwd: consumer,
+      encoding: "utf8",
+    });
     expect(tsc.stdout + tsc.stderr).toBe("");
     expect(tsc.status).toBe(0);
   }, 120_000); // a whole type check of the declarations, on a loaded machine

@@ -15,7 +15,12 @@ import { claimsOf, headerOf, issue, keyringIn, PROGRAM, signRaw, tempHome } from
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const ISSUER = "countersign-test";
 const TICKETS = { name: "tickets", sha256: "f".repeat(64) };
-const GRANT: Grant = { op: "tickets.create_ticket", connector: TICKETS, args: { queue: { in: ["support"] }, title: { max_length: 40 } }, count: { max: 2 } };
+const GRANT: Grant = {
+  op: "tickets.create_ticket",
+  connector: TICKETS,
+  args: { queue: { in: ["support"] }, title: { max_length: 40 } },
+  count: { max: 2 },
+};
 
 let keys: Keyring;
 let service: ChildProcess;
@@ -25,10 +30,26 @@ beforeAll(async () => {
   keys = await keyringIn();
   const jwksFile = join(tempHome(), "jwks.json");
   writeFileSync(jwksFile, JSON.stringify(jwks(keys)));
-  service = spawn(process.execPath, ["--import", "tsx", "examples/receipt-service/main.ts", "--jwks", jwksFile, "--issuer", ISSUER, "--connector-sha256", TICKETS.sha256, "--port", "0"], {
-    cwd: ROOT,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  service = spawn(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "examples/receipt-service/main.ts",
+      "--jwks",
+      jwksFile,
+      "--issuer",
+      ISSUER,
+      "--connector-sha256",
+      TICKETS.sha256,
+      "--port",
+      "0",
+    ],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
   url = await new Promise<string>((resolve, reject) => {
     let out = "";
     service.stdout!.on("data", (chunk: Buffer) => {
@@ -45,22 +66,37 @@ afterAll(() => {
 });
 
 /** A receipt for one ticket grant, from the real issuer, valid now by the service's clock. */
-const receipt = (over: Parameters<typeof issue>[1] = {}, at: Date = new Date()) => issue(keys, { issuer: ISSUER, grants: [GRANT], ...over }, at);
+const receipt = (over: Parameters<typeof issue>[1] = {}, at: Date = new Date()) =>
+  issue(keys, { issuer: ISSUER, grants: [GRANT], ...over }, at);
 
-async function post(path: string, body: unknown, headers: Record<string, string> = { "content-type": "application/json" }): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${url}${path}`, { method: "POST", headers, body: typeof body === "string" ? body : JSON.stringify(body) });
+async function post(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = { "content-type": "application/json" },
+): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers,
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
-const postRun = (token: string, program: Uint8Array = PROGRAM) => post("/runs", { receipt: token, program: Buffer.from(program).toString("base64") });
-const call = (run: string, args: Record<string, unknown>, op = "tickets.create_ticket") => post(`/runs/${run}/calls`, { op, args });
+const postRun = (token: string, program: Uint8Array = PROGRAM) =>
+  post("/runs", { receipt: token, program: Buffer.from(program).toString("base64") });
+const call = (run: string, args: Record<string, unknown>, op = "tickets.create_ticket") =>
+  post(`/runs/${run}/calls`, { op, args });
 
 async function ticketCount(): Promise<number> {
   return ((await (await fetch(`${url}/tickets`)).json()) as { tickets: unknown[] }).tickets.length;
 }
 
 function refused(res: { status: number; body: any }, errorClass: string, reason: string): void {
-  expect({ status: res.status, class: res.body.error?.class, reason: res.body.error?.details?.reason }).toEqual({ status: 403, class: errorClass, reason });
+  expect({ status: res.status, class: res.body.error?.class, reason: res.body.error?.details?.reason }).toEqual({
+    status: 403,
+    class: errorClass,
+    reason,
+  });
 }
 
 describe("the example receipt service", () => {
@@ -68,7 +104,10 @@ describe("the example receipt service", () => {
     const started = await postRun(await receipt());
     expect(started.status).toBe(201);
     const res = await call(started.body.run, { queue: "support", title: "Printer on fire" });
-    expect(res).toEqual({ status: 200, body: { ticket: expect.objectContaining({ queue: "support", title: "Printer on fire", body: null }) } });
+    expect(res).toEqual({
+      status: 200,
+      body: { ticket: expect.objectContaining({ queue: "support", title: "Printer on fire", body: null }) },
+    });
   });
 
   it("refuses arguments outside the grant, and a call beyond its count, creating nothing", async () => {
@@ -96,10 +135,18 @@ describe("the example receipt service", () => {
     refused(await postRun(await receipt(), new Uint8Array([...PROGRAM, 10])), "receipt_invalid", "program_mismatch");
     refused(await postRun(await receipt({}, new Date(Date.now() - 600_000))), "receipt_invalid", "expired");
     const stranger = await keyringIn(tempHome());
-    refused(await postRun(await issue(stranger, { issuer: ISSUER, grants: [GRANT] }, new Date())), "receipt_invalid", "unknown_kid");
+    refused(
+      await postRun(await issue(stranger, { issuer: ISSUER, grants: [GRANT] }, new Date())),
+      "receipt_invalid",
+      "unknown_kid",
+    );
     const good = await receipt();
     const attacker = generateKeyPairSync("ed25519");
-    refused(await postRun(signRaw(headerOf(good), claimsOf(good), attacker.privateKey)), "receipt_invalid", "bad_signature");
+    refused(
+      await postRun(signRaw(headerOf(good), claimsOf(good), attacker.privateKey)),
+      "receipt_invalid",
+      "bad_signature",
+    );
     refused(await postRun(await receipt({ issuer: "someone-else" })), "receipt_invalid", "bad_issuer");
     refused(await postRun("a.b.c"), "receipt_invalid", "malformed");
   });

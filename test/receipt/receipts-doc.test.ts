@@ -14,7 +14,20 @@ import { jwks } from "../../src/receipt/jwks.js";
 import type { Keyring } from "../../src/receipt/keyring.js";
 import { verifyReceipt } from "../../src/receipt/verify.js";
 import { DocRun, Refused, usableKeys, verifyByDoc, type Keys } from "./doc-verifier.js";
-import { claimsOf, EMAIL_SHA, GRANTS, headerOf, ISSUER, issue, keyringIn, NOW, NOW_S, PROGRAM, signRaw, tempHome } from "./fixtures.js";
+import {
+  claimsOf,
+  EMAIL_SHA,
+  GRANTS,
+  headerOf,
+  ISSUER,
+  issue,
+  keyringIn,
+  NOW,
+  NOW_S,
+  PROGRAM,
+  signRaw,
+  tempHome,
+} from "./fixtures.js";
 import { openKeyring, rotateKeyring } from "../../src/store/index.js";
 
 let keys: Keyring;
@@ -41,11 +54,21 @@ async function verdicts(token: unknown, c: Case = {}): Promise<{ doc: string; li
   const programBytes = c.programBytes ?? PROGRAM;
   const issuer = c.issuer ?? ISSUER;
   const now = c.now ?? NOW_S;
-  const doc = await verifyByDoc(token, { keys: c.jwks === undefined ? docKeys : await usableKeys(c.jwks), issuer, programBytes, nowSeconds: now }).then(
+  const doc = await verifyByDoc(token, {
+    keys: c.jwks === undefined ? docKeys : await usableKeys(c.jwks),
+    issuer,
+    programBytes,
+    nowSeconds: now,
+  }).then(
     () => "accepted",
     (e: unknown) => (e instanceof Refused ? e.reason : `threw ${String(e)}`),
   );
-  const library = await verifyReceipt(token as string, { jwks: (c.jwks ?? jwks(keys, NOW)) as never, issuer, programBytes, now: new Date(now * 1000) }).then(
+  const library = await verifyReceipt(token as string, {
+    jwks: (c.jwks ?? jwks(keys, NOW)) as never,
+    issuer,
+    programBytes,
+    now: new Date(now * 1000),
+  }).then(
     () => "accepted",
     (e: unknown) => (e instanceof CountersignError ? String(e.details?.reason) : `threw ${String(e)}`),
   );
@@ -65,7 +88,12 @@ describe("a verifier written from docs/receipts.md", () => {
   it("accepts receipts of the real issuer, with every kind of decision and limit", async () => {
     await expectBoth(good, "accepted");
     await expectBoth(await issue(keys, { decision: "auto_approved", approver: undefined }), "accepted");
-    await expectBoth(await issue(keys, { across: [{ ops: ["email.send_email", "email.list_drafts"], count: { max: 1 }, distinct: "to" }] }), "accepted");
+    await expectBoth(
+      await issue(keys, {
+        across: [{ ops: ["email.send_email", "email.list_drafts"], count: { max: 1 }, distinct: "to" }],
+      }),
+      "accepted",
+    );
     await expectBoth(await issue(keys, { grants: RICH_GRANTS }), "accepted");
     await expectBoth(await issue(keys, { lifetimeSeconds: 900 }), "accepted");
   });
@@ -93,7 +121,9 @@ describe("a verifier written from docs/receipts.md", () => {
     const [h, p, s] = good.split(".") as [string, string, string];
     const sig = Buffer.from(s, "base64url");
     sig[10]! ^= 1;
-    const hs256 = await new CompactSign(Buffer.from(JSON.stringify(claimsOf(good)))).setProtectedHeader({ alg: "HS256", typ: "countersign-receipt+jwt", kid: keys.active.kid }).sign(Buffer.from(keys.active.publicJwk.x, "base64url"));
+    const hs256 = await new CompactSign(Buffer.from(JSON.stringify(claimsOf(good))))
+      .setProtectedHeader({ alg: "HS256", typ: "countersign-receipt+jwt", kid: keys.active.kid })
+      .sign(Buffer.from(keys.active.publicJwk.x, "base64url"));
     const { typ: _typ, ...noTyp } = headerOf(good);
     const { kid: _kid, ...noKid } = headerOf(good);
     const last = p.at(-1)!;
@@ -102,20 +132,51 @@ describe("a verifier written from docs/receipts.md", () => {
       ["malformed", "a.b"],
       ["malformed", `${h}.${p}.${s}.`],
       ["malformed", `${h}=.${p}.${s}`],
-      ["malformed", `${h}.${p.slice(0, -1)}${"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".indexOf(last) + 1) % 64]}.${s}`],
+      [
+        "malformed",
+        `${h}.${p.slice(0, -1)}${"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".indexOf(last) + 1) % 64]}.${s}`,
+      ],
       ["too_large", "a".repeat(65_537)],
       ["bad_alg", "e30.e30."],
       ["bad_alg", `${b64({ ...headerOf(good), alg: "none" })}.${p}.`],
       ["bad_alg", hs256],
       ["bad_alg", resigned({ alg: "Ed25519" })],
-      ...["jwk", "jku", "x5u", "x5c", "crit", "b64", "cty"].map((name): [string, unknown] => ["bad_header", resigned({ [name]: name === "crit" ? ["exp"] : name === "b64" ? false : "x" })]),
-      ["bad_header", signRaw({ ...headerOf(good), jwk: attacker.publicKey.export({ format: "jwk" }) }, { ...claimsOf(good), grants: [] }, attacker.privateKey)],
-      ["malformed", signRaw(`{"alg":"EdDSA","typ":"countersign-receipt+jwt","kid":"${keys.active.kid}","\\u005f_proto__":{}}`, claimsOf(good), keys.active.privateKey)],
+      ...["jwk", "jku", "x5u", "x5c", "crit", "b64", "cty"].map((name): [string, unknown] => [
+        "bad_header",
+        resigned({ [name]: name === "crit" ? ["exp"] : name === "b64" ? false : "x" }),
+      ]),
+      [
+        "bad_header",
+        signRaw(
+          { ...headerOf(good), jwk: attacker.publicKey.export({ format: "jwk" }) },
+          { ...claimsOf(good), grants: [] },
+          attacker.privateKey,
+        ),
+      ],
+      [
+        "malformed",
+        signRaw(
+          `{"alg":"EdDSA","typ":"countersign-receipt+jwt","kid":"${keys.active.kid}","\\u005f_proto__":{}}`,
+          claimsOf(good),
+          keys.active.privateKey,
+        ),
+      ],
       ["bad_typ", resigned({ typ: "JWT" })],
       ["bad_typ", signRaw(noTyp, claimsOf(good), keys.active.privateKey)],
       ["unknown_kid", resigned({ kid: "nobody" })],
       ["unknown_kid", signRaw(noKid, claimsOf(good), keys.active.privateKey)],
-      ["unknown_kid", good, { jwks: { keys: [keys.active.publicJwk, { ...keys.active.publicJwk, x: attacker.publicKey.export({ format: "jwk" }).x }] } }],
+      [
+        "unknown_kid",
+        good,
+        {
+          jwks: {
+            keys: [
+              keys.active.publicJwk,
+              { ...keys.active.publicJwk, x: attacker.publicKey.export({ format: "jwk" }).x },
+            ],
+          },
+        },
+      ],
       ["unknown_kid", good, { jwks: { keys: [{ ...keys.active.publicJwk, use: "enc" }] } }],
       ["bad_signature", signRaw(headerOf(good), claimsOf(good), attacker.privateKey)],
       ["bad_signature", `${h}.${(await issue(keys, { requestId: "req-2" })).split(".")[1]}.${s}`],
@@ -130,14 +191,24 @@ describe("a verifier written from docs/receipts.md", () => {
       ["bad_claims", resigned({}, { grants: [GRANTS[0], GRANTS[0]] })],
       ["bad_claims", resigned({}, { grants: [{ ...GRANTS[0]!, args: { to: { in: ["x"], eq: "y" } } }] })],
       ["bad_claims", resigned({}, { grants: [{ ...GRANTS[0]!, args: { url: { host_in: ["https://x.com/"] } } }] })],
-      ["bad_claims", resigned({}, { grants: [{ ...GRANTS[0]!, args: { body: { at: { path: "payment.to", is: { eq: 1 } } } } }] })],
+      [
+        "bad_claims",
+        resigned({}, { grants: [{ ...GRANTS[0]!, args: { body: { at: { path: "payment.to", is: { eq: 1 } } } } }] }),
+      ],
       ["bad_claims", resigned({}, { across: [{ ops: ["email.send_email", "email.delete_all"], count: { max: 9 } }] })],
       ["bad_claims", resigned({}, { across: [{ ops: ["email.send_email"] }] })],
       ["bad_claims", resigned({}, { jti: "short" })],
       ["bad_claims", resigned({}, { iat: 1.5 })],
       ["bad_claims", resigned({}, { nbf: NOW_S + 301, exp: NOW_S + 300 })],
       ["bad_claims", signRaw(headerOf(good), "not json", keys.active.privateKey)],
-      ["bad_claims", signRaw(headerOf(good), JSON.stringify(claimsOf(good)).replace(/^\{/, '{"x":[{"\\u005f_proto__":{}}],'), keys.active.privateKey)],
+      [
+        "bad_claims",
+        signRaw(
+          headerOf(good),
+          JSON.stringify(claimsOf(good)).replace(/^\{/, '{"x":[{"\\u005f_proto__":{}}],'),
+          keys.active.privateKey,
+        ),
+      ],
       ["bad_issuer", good, { issuer: "someone-else" }],
       ["bad_audience", resigned({}, { aud: "another-runner" })],
       ["expired", await issue(keys, {}, new Date(NOW.getTime() - 400_000))],
@@ -149,16 +220,23 @@ describe("a verifier written from docs/receipts.md", () => {
       ["expired", good, { now: NOW_S + 1000, programBytes: new Uint8Array() }],
       ["bad_typ", resigned({ typ: "JWT", kid: "nobody" })],
     ];
-    for (const [reason, token, c] of forgeries) expect({ reason, ...(await verdicts(token, c)) }).toEqual({ reason, doc: reason, library: reason });
+    for (const [reason, token, c] of forgeries)
+      expect({ reason, ...(await verdicts(token, c)) }).toEqual({ reason, doc: reason, library: reason });
   });
 
   it("refuses every Wycheproof JWS vector for the reason the library gives", async () => {
-    const file = JSON.parse(readFileSync(fileURLToPath(new URL("./vectors/wycheproof/json_web_signature_test.json", import.meta.url)), "utf8")) as {
+    const file = JSON.parse(
+      readFileSync(
+        fileURLToPath(new URL("./vectors/wycheproof/json_web_signature_test.json", import.meta.url)),
+        "utf8",
+      ),
+    ) as {
       testGroups: { public?: Record<string, unknown>; tests: { tcId: number; jws: string }[] }[];
     };
     let count = 0;
     for (const group of file.testGroups) {
-      const trusted = group.public !== undefined && !("d" in group.public) ? { keys: [{ kid: "kid", ...group.public }] } : undefined;
+      const trusted =
+        group.public !== undefined && !("d" in group.public) ? { keys: [{ kid: "kid", ...group.public }] } : undefined;
       for (const t of group.tests) {
         const { doc, library } = await verdicts(t.jws, trusted === undefined ? {} : { jwks: trusted });
         expect({ tcId: t.tcId, doc }).toEqual({ tcId: t.tcId, doc: library });
@@ -174,8 +252,15 @@ describe("a verifier written from docs/receipts.md", () => {
       grants: RICH_GRANTS,
       across: [{ ops: ["email.send_email", "http.post"], count: { max: 3 } }],
     });
-    const doc = new DocRun(await verifyByDoc(token, { keys: docKeys, issuer: ISSUER, programBytes: PROGRAM, nowSeconds: NOW_S }));
-    const verified = await verifyReceipt(token, { jwks: jwks(keys, NOW), issuer: ISSUER, programBytes: PROGRAM, now: NOW });
+    const doc = new DocRun(
+      await verifyByDoc(token, { keys: docKeys, issuer: ISSUER, programBytes: PROGRAM, nowSeconds: NOW_S }),
+    );
+    const verified = await verifyReceipt(token, {
+      jwks: jwks(keys, NOW),
+      issuer: ISSUER,
+      programBytes: PROGRAM,
+      now: NOW,
+    });
     const outcomes: { call: number; doc: string; library: string }[] = [];
     for (const [i, [op, args, at, other]] of CALLS.entries()) {
       const connector = other ?? (op.startsWith("email.") ? EMAIL : op.startsWith("http.") ? HTTP : FS);
@@ -196,7 +281,17 @@ describe("a verifier written from docs/receipts.md", () => {
     }
     expect(outcomes.filter((o) => o.doc !== o.library)).toEqual([]);
     const seen = new Set(outcomes.map((o) => o.library));
-    for (const reason of ["admitted", "no_grant", "connector_mismatch", "missing_argument", "argument_refused", "count_exceeded", "not_distinct", "expired"]) expect(seen).toContain(reason);
+    for (const reason of [
+      "admitted",
+      "no_grant",
+      "connector_mismatch",
+      "missing_argument",
+      "argument_refused",
+      "count_exceeded",
+      "not_distinct",
+      "expired",
+    ])
+      expect(seen).toContain(reason);
   });
 });
 
@@ -210,7 +305,13 @@ const RICH_GRANTS: Grant[] = [
     op: "email.send_email",
     connector: EMAIL,
     args: {
-      to: { all: [{ mailbox_in: ["bob@example.com", "c.arol@gmail.com"] }, { not: { mailbox_glob: "*@rival.com" } }, { max_length: 2 }] },
+      to: {
+        all: [
+          { mailbox_in: ["bob@example.com", "c.arol@gmail.com"] },
+          { not: { mailbox_glob: "*@rival.com" } },
+          { max_length: 2 },
+        ],
+      },
       subject: { any: [{ prefix: "Report" }, { suffix: "[auto]" }] },
       body: { sha256: ["2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae"] },
     },
@@ -231,7 +332,12 @@ const RICH_GRANTS: Grant[] = [
     },
     count: { max: null },
   },
-  { op: "fs.write_file", connector: FS, args: { path: { under: "/home/u/reports" }, text: { min_length: 1 } }, count: { max: 1 } },
+  {
+    op: "fs.write_file",
+    connector: FS,
+    args: { path: { under: "/home/u/reports" }, text: { min_length: 1 } },
+    count: { max: 1 },
+  },
 ];
 
 const pay = (to: string) => JSON.stringify({ payment: { to } });
@@ -245,7 +351,12 @@ const post = (over: Record<string, Json> = {}): Record<string, Json> => ({
   to: "ceo@example.com",
   ...over,
 });
-const mail = (to: Json, over: Record<string, Json> = {}): Record<string, Json> => ({ to, subject: "Report: week 1", body: "foo", ...over });
+const mail = (to: Json, over: Record<string, Json> = {}): Record<string, Json> => ({
+  to,
+  subject: "Report: week 1",
+  body: "foo",
+  ...over,
+});
 
 /** Calls, in order, against RICH_GRANTS and one limit of 3 over email.send_email and http.post. */
 const CALLS: [string, Record<string, Json>, number?, { name: string; sha256: string }?][] = [

@@ -9,7 +9,20 @@ import { parseCompact } from "../../src/receipt/parse-compact.js";
 import type { Keyring } from "../../src/receipt/keyring.js";
 import { importJwks } from "../../src/receipt/verification-keys.js";
 import { verifyReceipt } from "../../src/receipt/verify.js";
-import { claimsOf, expectRefused, GRANTS, headerOf, ISSUER, issue, keyringIn, NOW, NOW_S, PROGRAM, signRaw, tempHome } from "./fixtures.js";
+import {
+  claimsOf,
+  expectRefused,
+  GRANTS,
+  headerOf,
+  ISSUER,
+  issue,
+  keyringIn,
+  NOW,
+  NOW_S,
+  PROGRAM,
+  signRaw,
+  tempHome,
+} from "./fixtures.js";
 
 let keys: Keyring;
 let good: string;
@@ -20,7 +33,8 @@ const opts = (over: { now?: Date; issuer?: string; programBytes?: Uint8Array } =
   now: NOW,
   ...over,
 });
-const refused = (token: string, reason: string, over = {}) => expectRefused(() => verifyReceipt(token, opts(over)), "receipt_invalid", reason);
+const refused = (token: string, reason: string, over = {}) =>
+  expectRefused(() => verifyReceipt(token, opts(over)), "receipt_invalid", reason);
 const attacker = generateKeyPairSync("ed25519");
 const b64 = (v: unknown) => Buffer.from(typeof v === "string" ? v : JSON.stringify(v)).toString("base64url");
 
@@ -38,14 +52,22 @@ describe("verifyReceipt accepts", () => {
   it("a receipt just issued, and exposes its claims", async () => {
     const verified = await verifyReceipt(good, opts());
     expect(verified.kid).toBe(keys.active.kid);
-    expect(verified.claims).toMatchObject({ iss: ISSUER, aud: "countersign-runner", sub: "req-1", decision: "approved_once", approver: "alice" });
+    expect(verified.claims).toMatchObject({
+      iss: ISSUER,
+      aud: "countersign-runner",
+      sub: "req-1",
+      decision: "approved_once",
+      approver: "alice",
+    });
     expect(verified.claims.grants).toEqual(GRANTS);
     expect(Object.isFrozen(verified.claims.grants[0]!.args)).toBe(true);
   });
 
   it("a grant that looks into a JSON body (json, at), as a deny rule's guard leaves it", async () => {
     const body = { not: { not: { json: { at: { path: "$.items[*].to", is: { in: ["ok@example.com"] } } } } } };
-    const grants = [{ op: "http.post", connector: { name: "http", sha256: "d".repeat(64) }, args: { body }, count: { max: 1 } }];
+    const grants = [
+      { op: "http.post", connector: { name: "http", sha256: "d".repeat(64) }, args: { body }, count: { max: 1 } },
+    ];
     const verified = await verifyReceipt(await issue(keys, { grants }), opts());
     expect(verified.claims.grants[0]!.args).toEqual({ body });
   });
@@ -65,7 +87,16 @@ describe("verifyReceipt accepts", () => {
 
 describe("verifyReceipt refuses", () => {
   it("garbage and broken compact forms as malformed", async () => {
-    for (const token of ["", "garbage", "a.b", "a.b.c.d", `${b64({ alg: "EdDSA" })}..sig`, "!!!.e30.AAAA", `${b64("[1]")}.e30.AAAA`, `${b64("not json")}.e30.AAAA`]) {
+    for (const token of [
+      "",
+      "garbage",
+      "a.b",
+      "a.b.c.d",
+      `${b64({ alg: "EdDSA" })}..sig`,
+      "!!!.e30.AAAA",
+      `${b64("[1]")}.e30.AAAA`,
+      `${b64("not json")}.e30.AAAA`,
+    ]) {
       await refused(token, "malformed");
     }
     await expectRefused(() => verifyReceipt(42 as unknown as string, opts()), "receipt_invalid", "malformed");
@@ -84,17 +115,20 @@ describe("verifyReceipt refuses", () => {
     const [h, p] = good.split(".") as [string, string, string];
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 12 }).map((cs) => cs.join("")), (s) => {
-        const canonical = Buffer.from(s, "base64url").toString("base64url") === s;
-        let passed = true;
-        try {
-          parseCompact(`${h}.${p}.${s}`);
-        } catch (err) {
-          expect((err as Error).message).toMatch(/the signature is not canonical base64url/);
-          passed = false;
-        }
-        expect(passed, s).toBe(canonical);
-      }),
+      fc.property(
+        fc.array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 12 }).map((cs) => cs.join("")),
+        (s) => {
+          const canonical = Buffer.from(s, "base64url").toString("base64url") === s;
+          let passed = true;
+          try {
+            parseCompact(`${h}.${p}.${s}`);
+          } catch (err) {
+            expect((err as Error).message).toMatch(/the signature is not canonical base64url/);
+            passed = false;
+          }
+          expect(passed, s).toBe(canonical);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -143,7 +177,10 @@ describe("verifyReceipt refuses", () => {
       expect(err.message).toContain(JSON.stringify(Object.keys(extra)[0]));
     }
     // the classic: the attacker's key, embedded, signing the attacker's claims
-    await refused(signRaw({ ...headerOf(good), jwk: attackerJwk }, { ...claimsOf(good), grants: [] }, attacker.privateKey), "bad_header");
+    await refused(
+      signRaw({ ...headerOf(good), jwk: attackerJwk }, { ...claimsOf(good), grants: [] }, attacker.privateKey),
+      "bad_header",
+    );
   });
 
   it("a __proto__ header member", async () => {
@@ -167,11 +204,26 @@ describe("verifyReceipt refuses", () => {
     const { kid: _kid, ...noKid } = headerOf(good);
     await refused(signRaw(noKid, claimsOf(good), keys.active.privateKey), "unknown_kid");
     const rsa = { kty: "RSA", kid: keys.active.kid, n: "AQAB", e: "AQAB" };
-    await expectRefused(() => verifyReceipt(good, { ...opts(), jwks: { keys: [rsa] } }), "receipt_invalid", "unknown_kid");
+    await expectRefused(
+      () => verifyReceipt(good, { ...opts(), jwks: { keys: [rsa] } }),
+      "receipt_invalid",
+      "unknown_kid",
+    );
     const wrongUse = { ...keys.active.publicJwk, use: "enc" };
-    await expectRefused(() => verifyReceipt(good, { ...opts(), jwks: { keys: [wrongUse] } }), "receipt_invalid", "unknown_kid");
-    const twice = [keys.active.publicJwk, { ...keys.active.publicJwk, x: attacker.publicKey.export({ format: "jwk" }).x }];
-    await expectRefused(() => verifyReceipt(good, { ...opts(), jwks: { keys: twice } }), "receipt_invalid", "unknown_kid");
+    await expectRefused(
+      () => verifyReceipt(good, { ...opts(), jwks: { keys: [wrongUse] } }),
+      "receipt_invalid",
+      "unknown_kid",
+    );
+    const twice = [
+      keys.active.publicJwk,
+      { ...keys.active.publicJwk, x: attacker.publicKey.export({ format: "jwk" }).x },
+    ];
+    await expectRefused(
+      () => verifyReceipt(good, { ...opts(), jwks: { keys: twice } }),
+      "receipt_invalid",
+      "unknown_kid",
+    );
   });
 
   it("a valid signature from another key under the authority's kid", async () => {
@@ -180,7 +232,11 @@ describe("verifyReceipt refuses", () => {
 
   it("a key that has left the JWKS", async () => {
     const other = await openKeyring(tempHome(), NOW);
-    await expectRefused(() => verifyReceipt(good, { ...opts(), jwks: jwks(other, NOW) }), "receipt_invalid", "unknown_kid");
+    await expectRefused(
+      () => verifyReceipt(good, { ...opts(), jwks: jwks(other, NOW) }),
+      "receipt_invalid",
+      "unknown_kid",
+    );
   });
 
   it("a swapped payload, a flipped signature bit, a truncated signature", async () => {
@@ -203,8 +259,14 @@ describe("verifyReceipt refuses", () => {
     await refused(resigned({}, { grants: [GRANTS[0], GRANTS[0]] }), "bad_claims");
     await refused(resigned({}, { grants: [{ ...GRANTS[0]!, extra: true }] }), "bad_claims");
     // Limits across grants: only over granted ops, with a count or distinct, nothing else.
-    await refused(resigned({}, { across: [{ ops: ["email.send_email", "email.delete_all"], count: { max: 9 } }] }), "bad_claims");
-    await refused(resigned({}, { across: [{ ops: ["email.send_email"], count: { max: 1 }, extra: true }] }), "bad_claims");
+    await refused(
+      resigned({}, { across: [{ ops: ["email.send_email", "email.delete_all"], count: { max: 9 } }] }),
+      "bad_claims",
+    );
+    await refused(
+      resigned({}, { across: [{ ops: ["email.send_email"], count: { max: 1 }, extra: true }] }),
+      "bad_claims",
+    );
     await refused(resigned({}, { across: [{ ops: ["email.send_email"] }] }), "bad_claims");
     await refused(resigned({}, { across: undefined }), "bad_claims");
     await refused(resigned({}, { jti: "short" }), "bad_claims");

@@ -18,11 +18,17 @@ function load<T>(name: string): T {
 
 interface EddsaFile {
   numberOfTests: number;
-  testGroups: { publicKeyJwk: { x: string }; tests: { tcId: number; msg: string; sig: string; result: "valid" | "invalid" }[] }[];
+  testGroups: {
+    publicKeyJwk: { x: string };
+    tests: { tcId: number; msg: string; sig: string; result: "valid" | "invalid" }[];
+  }[];
 }
 interface JwsFile {
   numberOfTests: number;
-  testGroups: { public?: Record<string, unknown>; tests: { tcId: number; comment: string; jws: string; result: string }[] }[];
+  testGroups: {
+    public?: Record<string, unknown>;
+    tests: { tcId: number; comment: string; jws: string; result: string }[];
+  }[];
 }
 
 describe("Wycheproof ed25519_test.json", () => {
@@ -48,7 +54,9 @@ describe("Wycheproof ed25519_test.json", () => {
     const wrong: number[] = [];
     for (const c of cases) {
       const key = await importJWK({ kty: "OKP", crv: "Ed25519", x: c.x }, "EdDSA");
-      const ok = await webcrypto.subtle.verify("Ed25519", key as webcrypto.CryptoKey, Buffer.from(c.sig, "hex"), Buffer.from(c.msg, "hex")).catch(() => false);
+      const ok = await webcrypto.subtle
+        .verify("Ed25519", key as webcrypto.CryptoKey, Buffer.from(c.sig, "hex"), Buffer.from(c.msg, "hex"))
+        .catch(() => false);
       if (ok !== (c.result === "valid")) wrong.push(c.tcId);
     }
     expect(wrong).toEqual([]);
@@ -65,7 +73,8 @@ describe("Wycheproof json_web_signature_test.json", () => {
   /** What the token's own header says it is, so the refusal can be checked for the right reason. */
   function expectedReason(jws: string): string {
     const parts = jws.split(".");
-    const canonical = (part: string) => /^[A-Za-z0-9_-]*$/.test(part) && Buffer.from(part, "base64url").toString("base64url") === part;
+    const canonical = (part: string) =>
+      /^[A-Za-z0-9_-]*$/.test(part) && Buffer.from(part, "base64url").toString("base64url") === part;
     if (parts.length !== 3 || parts[0] === "" || parts[1] === "" || !parts.every(canonical)) return "malformed";
     try {
       const header = JSON.parse(Buffer.from(parts[0]!, "base64url").toString("utf8"));
@@ -82,14 +91,19 @@ describe("Wycheproof json_web_signature_test.json", () => {
     for (const c of cases) {
       // Give the verifier the very key the vector was made with when it is public, else ours.
       const publicKey = c.group.public;
-      const trusted = publicKey !== undefined && !("d" in publicKey) ? { keys: [{ kid: "kid", ...publicKey }] } : jwks(keys, NOW);
+      const trusted =
+        publicKey !== undefined && !("d" in publicKey) ? { keys: [{ kid: "kid", ...publicKey }] } : jwks(keys, NOW);
       const err = await verifyReceipt(c.jws, { jwks: trusted, issuer: ISSUER, programBytes: PROGRAM, now: NOW }).then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(err, `tcId ${c.tcId} (${c.comment}) was accepted`).toBeInstanceOf(CountersignError);
       const { class: cls, details } = err as CountersignError;
-      expect({ tcId: c.tcId, class: cls, reason: details?.reason }).toEqual({ tcId: c.tcId, class: "receipt_invalid", reason: expectedReason(c.jws) });
+      expect({ tcId: c.tcId, class: cls, reason: details?.reason }).toEqual({
+        tcId: c.tcId,
+        class: "receipt_invalid",
+        reason: expectedReason(c.jws),
+      });
       reasons.set(String(details?.reason), (reasons.get(String(details?.reason)) ?? 0) + 1);
     }
     expect(reasons.get("bad_alg")).toBeGreaterThan(300); // the bulk: RS/PS/ES/HS and alg none

@@ -21,15 +21,31 @@ ${main}
 async function hold(id: string, value: string, submitterToken = h.a.token): Promise<void> {
   const store = h.a.authority.state.store;
   const submitter = (await store.authenticate(submitterToken))!;
-  await store.putHandles([{ id, submitter, request_id: "req_earlier", from: ["email.get_draft"], path: "$.body", value }]);
+  await store.putHandles([
+    { id, submitter, request_id: "req_earlier", from: ["email.get_draft"], path: "$.body", value },
+  ]);
 }
 
 describe("fromHandle in a run", () => {
   it("the program gets the held value: the mail's body is the value, though the agent never saw it", async () => {
     await hold("h_body", "the draft's words, held back");
     const before = h.gmail.sent.length;
-    const report = await h.run({ source: program(`    const v = await fromHandle("h_body");\n    await sendEmail({ to: ["me@example.com"], subject: "s", body: String(v) });\n    return "sent";`) });
-    expect(report).toMatchObject({ outcome: "executed", execution: { outcome: "returned", value: "sent", calls: [{ op: "countersign.from_handle", status: "done" }, { op: "email.send_email", status: "done" }] } });
+    const report = await h.run({
+      source: program(
+        `    const v = await fromHandle("h_body");\n    await sendEmail({ to: ["me@example.com"], subject: "s", body: String(v) });\n    return "sent";`,
+      ),
+    });
+    expect(report).toMatchObject({
+      outcome: "executed",
+      execution: {
+        outcome: "returned",
+        value: "sent",
+        calls: [
+          { op: "countersign.from_handle", status: "done" },
+          { op: "email.send_email", status: "done" },
+        ],
+      },
+    });
     expect(h.gmail.sent.length).toBe(before + 1);
     expect(h.gmail.sent.at(-1)!.body).toContain("the draft's words, held back");
   });
@@ -40,12 +56,21 @@ describe("fromHandle in a run", () => {
     // The recipient comes from a held value: untrusted, so the shipped policy asks a person.
     const [report] = await Promise.all([
       h.run({
-        source: program(`    const to = String(await fromHandle("h_to"));\n    try {\n      await sendEmail({ to: [to], subject: "s", body: "b" });\n    } catch (e) {\n      console.log("refused: " + String((e as { class: string }).class));\n    }`, `[recipientsOnly(["bob@example.com"])]`),
+        source: program(
+          `    const to = String(await fromHandle("h_to"));\n    try {\n      await sendEmail({ to: [to], subject: "s", body: "b" });\n    } catch (e) {\n      console.log("refused: " + String((e as { class: string }).class));\n    }`,
+          `[recipientsOnly(["bob@example.com"])]`,
+        ),
       }),
       h.decideWhenPending(),
     ]);
     expect(report.policy).toMatchObject({ decision: "ask", rules: ["email.untrusted-recipients"] });
-    expect(report.execution).toMatchObject({ refused: 1, calls: [{ op: "countersign.from_handle", status: "done" }, { op: "email.send_email", status: "refused", error: { class: "grant_violation" } }] });
+    expect(report.execution).toMatchObject({
+      refused: 1,
+      calls: [
+        { op: "countersign.from_handle", status: "done" },
+        { op: "email.send_email", status: "refused", error: { class: "grant_violation" } },
+      ],
+    });
     expect(h.gmail.sent.length).toBe(before);
   });
 
@@ -53,7 +78,11 @@ describe("fromHandle in a run", () => {
     const other = (await h.a.authority.state.store.addToken("another-agent")).token;
     await hold("h_theirs", "their secret", other);
     const before = h.gmail.sent.length;
-    const report = await h.run({ source: program(`    const v = await fromHandle("h_theirs");\n    await sendEmail({ to: ["me@example.com"], subject: "s", body: String(v) });`) });
+    const report = await h.run({
+      source: program(
+        `    const v = await fromHandle("h_theirs");\n    await sendEmail({ to: ["me@example.com"], subject: "s", body: String(v) });`,
+      ),
+    });
     expect(report.outcome).not.toBe("executed");
     expect(report.execution).toBeUndefined();
     expect(report.error).toMatchObject({ class: "usage_error", details: { reason: "unknown_handle" } });

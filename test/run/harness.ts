@@ -8,7 +8,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { startGmailServer, type GmailServer } from "../../examples/gmail-server/gmail-server.js";
-import { localContext, runAgentProgram, type AuthorityClient, type RunEvent, type RunInput, type RunReport } from "../../src/app/index.js";
+import {
+  localContext,
+  runAgentProgram,
+  type AuthorityClient,
+  type RunEvent,
+  type RunInput,
+  type RunReport,
+} from "../../src/app/index.js";
 import type { AuthorityOptions } from "../../src/authority/index.js";
 import { httpAuthority } from "../../src/cli/http-authority.js";
 import { startTestAuthority, type ApproverSession, type TestAuthority } from "../authority/harness.js";
@@ -67,12 +74,16 @@ export async function startRunHarness(options: RunHarnessOptions = {}): Promise<
       const ctx = localContext(env);
       if (run.now !== undefined) ctx.now = run.now;
       try {
-        return await runAgentProgram(ctx, { entry: "program.ts", ...input }, {
-          client: run.client ?? client,
-          onProgress: (e) => run.events?.push(e),
-          ...(run.signal === undefined ? {} : { signal: run.signal }),
-          ...(run.withdrawOnGiveUp === undefined ? {} : { withdrawOnGiveUp: run.withdrawOnGiveUp }),
-        });
+        return await runAgentProgram(
+          ctx,
+          { entry: "program.ts", ...input },
+          {
+            client: run.client ?? client,
+            onProgress: (e) => run.events?.push(e),
+            ...(run.signal === undefined ? {} : { signal: run.signal }),
+            ...(run.withdrawOnGiveUp === undefined ? {} : { withdrawOnGiveUp: run.withdrawOnGiveUp }),
+          },
+        );
       } finally {
         await ctx.close();
       }
@@ -83,10 +94,15 @@ export async function startRunHarness(options: RunHarnessOptions = {}): Promise<
         const id = pending.body.requests?.[0]?.id as string | undefined;
         if (id !== undefined) {
           // An approver approves what the page showed them: its binding's digest goes with the approval.
-          const shown = (decision.decision ?? "").startsWith("approved") ? ((await a.call("GET", `/v1/requests/${id}/page`, { session: alice })).body.binding?.sha256 as string | undefined) : undefined;
+          const shown = (decision.decision ?? "").startsWith("approved")
+            ? ((await a.call("GET", `/v1/requests/${id}/page`, { session: alice })).body.binding?.sha256 as
+                | string
+                | undefined)
+            : undefined;
           const body = shown === undefined ? decision : { ...decision, shown };
           const answer = await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body });
-          if (answer.status !== 200) throw new Error(`deciding ${id} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+          if (answer.status !== 200)
+            throw new Error(`deciding ${id} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
           return id;
         }
         await new Promise((r) => setTimeout(r, 50));
@@ -104,7 +120,9 @@ export async function startRunHarness(options: RunHarnessOptions = {}): Promise<
  * A harness for the tests of one file: started before them (a function gives its options then, e.g.
  * once a server they name has started), closed after them. Its fields are there once they run.
  */
-export function runHarnessForSuite(options: RunHarnessOptions | (() => RunHarnessOptions | Promise<RunHarnessOptions>) = {}): RunHarness {
+export function runHarnessForSuite(
+  options: RunHarnessOptions | (() => RunHarnessOptions | Promise<RunHarnessOptions>) = {},
+): RunHarness {
   const harness = {} as RunHarness;
   let started: RunHarness | undefined;
   beforeAll(async () => {

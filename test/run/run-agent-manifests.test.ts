@@ -19,7 +19,8 @@ const h = runHarnessForSuite(async () => {
 });
 afterAll(() => tracker?.close());
 
-const run = (manifests: RunInput["manifests"], client = h.client) => h.run({ source: program, entry: "file-issue.ts", ...(manifests === undefined ? {} : { manifests }) }, { client });
+const run = (manifests: RunInput["manifests"], client = h.client) =>
+  h.run({ source: program, entry: "file-issue.ts", ...(manifests === undefined ? {} : { manifests }) }, { client });
 
 const ISSUE = JSON.stringify({ title: "Nightly build fails", body: "The nightly build has failed since Monday." });
 
@@ -35,7 +36,9 @@ describe("runAgentProgram with agent manifests", () => {
       approval: { decision: "approved_once", approver: "alice" },
       execution: { outcome: "returned", calls: [{ op: "agent.create_issue", status: "done" }], refused: 0 },
     });
-    expect(tracker.received.slice(before)).toEqual([{ method: "POST", url: "/repos/acme/widgets/issues", contentType: "application/json", body: ISSUE }]);
+    expect(tracker.received.slice(before)).toEqual([
+      { method: "POST", url: "/repos/acme/widgets/issues", contentType: "application/json", body: ISSUE },
+    ]);
     // The authority analyzed the program with exactly these manifests: the request shows the agent action.
     const request = await h.a.call("GET", `/v1/requests/${id}`, { session: h.alice });
     expect(request.body.facts.agentManifests.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -56,7 +59,10 @@ describe("runAgentProgram with agent manifests", () => {
       await ctx.close();
     }
     const page = await h.a.call("GET", `/v1/requests/${id}/page`, { session: h.alice });
-    expect(page.body.agent_manifests).toMatchObject({ sha256: request.body.facts.agentManifests.sha256, actions: [{ op: "agent.create_issue", steps: [{ op: "http.post" }] }] });
+    expect(page.body.agent_manifests).toMatchObject({
+      sha256: request.body.facts.agentManifests.sha256,
+      actions: [{ op: "agent.create_issue", steps: [{ op: "http.post" }] }],
+    });
   });
 
   it("a receipt issued for other agent manifests: receipt_invalid (manifests_mismatch) before it is redeemed, nothing sent", async () => {
@@ -80,18 +86,25 @@ describe("runAgentProgram with agent manifests", () => {
     };
     const before = tracker.received.length;
     const [report] = await Promise.all([run([manifest], swapped), h.decideWhenPending()]);
-    expect(report).toMatchObject({ outcome: "failed", error: { class: "receipt_invalid", details: { reason: "manifests_mismatch" } } });
+    expect(report).toMatchObject({
+      outcome: "failed",
+      error: { class: "receipt_invalid", details: { reason: "manifests_mismatch" } },
+    });
     expect(report.execution).toBeUndefined();
     expect(redeemed).toEqual([]);
     expect(tracker.received.length).toBe(before);
   });
 
   it("invalid agent manifests: refused with every problem before anything is submitted", async () => {
-    const requests = async () => (await h.a.call("GET", "/v1/requests?limit=500", { session: h.alice })).body.requests.length as number;
+    const requests = async () =>
+      (await h.a.call("GET", "/v1/requests?limit=500", { session: h.alice })).body.requests.length as number;
     const before = await requests();
     const bad = { name: "create_issue.toml", text: manifest.text.replace('op = "post"', 'op = "delete"') };
     const report = await run([bad]);
-    expect(report).toMatchObject({ outcome: "refused", error: { class: "analysis_rejected", details: { reason: "invalid_agent_manifests" } } });
+    expect(report).toMatchObject({
+      outcome: "refused",
+      error: { class: "analysis_rejected", details: { reason: "invalid_agent_manifests" } },
+    });
     expect(report.error!.message).toContain("execute[0].op");
     expect(report.request).toBeUndefined();
     expect(await requests()).toBe(before);

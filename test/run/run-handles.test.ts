@@ -1,7 +1,7 @@
 // Quarantined results end to end, as a user sets them up: the policy says which ops' untrusted
 // results come back as handles; run 1's value, logs and error hold none of the draft's words; run 2
 // takes the handle up and the value reaches the call, with the op it came from known exactly.
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -67,10 +67,19 @@ describe("handles set by the policy", () => {
     // The person would see where the body came from, exactly.
     const check = await h.client.check({ program: mailMe(described.$handle), source_name: "p.ts" });
     const sources = check.facts.effects[0]!.sources!.body!;
-    expect(sources.some((s) => s.op === "email.get_draft" && s.untrusted && s.source.includes(`request ${first.request!.id}, held as ${described.$handle}`))).toBe(true);
+    expect(
+      sources.some(
+        (s) =>
+          s.op === "email.get_draft" &&
+          s.untrusted &&
+          s.source.includes(`request ${first.request!.id}, held as ${described.$handle}`),
+      ),
+    ).toBe(true);
   });
 
   it("refuses a program that takes up a handle this agent was never given", async () => {
-    await expect(h.client.check({ program: mailMe("h_notgiven"), source_name: "p.ts" })).rejects.toMatchObject({ details: { reason: "unknown_handle" } });
+    await expect(h.client.check({ program: mailMe("h_notgiven"), source_name: "p.ts" })).rejects.toMatchObject({
+      details: { reason: "unknown_handle" },
+    });
   });
 });

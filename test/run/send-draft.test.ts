@@ -58,10 +58,19 @@ describe("send_draft in a run under a recipients guarantee", () => {
     expect(report).toMatchObject({
       outcome: "executed",
       check: { ok: true, guarantees: 2 },
-      execution: { outcome: "returned", refused: 0, calls: [{ op: "email.draft_email", status: "done" }, { op: "email.send_draft", status: "done" }] },
+      execution: {
+        outcome: "returned",
+        refused: 0,
+        calls: [
+          { op: "email.draft_email", status: "done" },
+          { op: "email.send_draft", status: "done" },
+        ],
+      },
     });
     expect(report.check!.enforced).toBeGreaterThanOrEqual(1);
-    expect(h.gmail.sent.slice(before).map(({ via, to, subject }) => ({ via, to, subject }))).toEqual([{ via: "draft", to: ["bob@example.com"], subject: "Meeting notes" }]);
+    expect(h.gmail.sent.slice(before).map(({ via, to, subject }) => ({ via, to, subject }))).toEqual([
+      { via: "draft", to: ["bob@example.com"], subject: "Meeting notes" },
+    ]);
   });
 
   it("a draft whose recipients are outside: refused inside the sandbox, reported, nothing sent", async () => {
@@ -71,7 +80,18 @@ describe("send_draft in a run under a recipients guarantee", () => {
     expect(report).toMatchObject({
       outcome: "failed",
       check: { guarantees: 1, enforced: 1 },
-      execution: { outcome: "returned", refused: 1, calls: [{ op: "email.send_draft", status: "refused", error: { class: "grant_violation", message: expect.stringContaining('argument "to" is outside its grant') } }], logs: [{ text: "refused: grant_violation" }] },
+      execution: {
+        outcome: "returned",
+        refused: 1,
+        calls: [
+          {
+            op: "email.send_draft",
+            status: "refused",
+            error: { class: "grant_violation", message: expect.stringContaining('argument "to" is outside its grant') },
+          },
+        ],
+        logs: [{ text: "refused: grant_violation" }],
+      },
     });
     expect(h.gmail.sent.length).toBe(before);
     expect(h.gmail.drafts.has(id)).toBe(true);
@@ -80,7 +100,18 @@ describe("send_draft in a run under a recipients guarantee", () => {
   it("distinct recipients across send_email and send_draft: the draft to Bob, mailed already, is refused", async () => {
     const before = h.gmail.sent.length;
     const report = await runApproved(twiceToBob);
-    expect(report.execution).toMatchObject({ refused: 1, calls: [{ op: "email.send_email", status: "done" }, { op: "email.draft_email", status: "done" }, { op: "email.send_draft", status: "refused", error: { class: "grant_violation", message: expect.stringContaining(`repeats "bob@example.com"`) } }] });
+    expect(report.execution).toMatchObject({
+      refused: 1,
+      calls: [
+        { op: "email.send_email", status: "done" },
+        { op: "email.draft_email", status: "done" },
+        {
+          op: "email.send_draft",
+          status: "refused",
+          error: { class: "grant_violation", message: expect.stringContaining(`repeats "bob@example.com"`) },
+        },
+      ],
+    });
     expect(h.gmail.sent.slice(before).map((m) => m.subject)).toEqual(["First"]);
   });
 });

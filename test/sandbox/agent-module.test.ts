@@ -33,7 +33,11 @@ describe("trusted/agent", () => {
     const api = sandboxApi(withAgent([{ name: "create_issue.toml", text: CREATE_ISSUE }]));
     expect(api.actions.agent).toEqual({ createIssue: "agent.create_issue" });
     const { result, invoked } = await run(api);
-    expect(result).toMatchObject({ outcome: "returned", value: { number: 7 }, calls: [{ op: "agent.create_issue", status: "done" }] });
+    expect(result).toMatchObject({
+      outcome: "returned",
+      value: { number: 7 },
+      calls: [{ op: "agent.create_issue", status: "done" }],
+    });
     expect(invoked).toEqual([{ op: "agent.create_issue", args: { repo: "acme/widgets", payload: '{"title":"Bug"}' } }]);
   });
 

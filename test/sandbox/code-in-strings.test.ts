@@ -24,9 +24,12 @@ function codeInTemplates(file: string): string[] {
   const visit = (node: ts.Node): void => {
     if (ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateExpression(node)) {
       // Only the literal parts as written (a line break in the source, not a \n escape): code in a substitution is the host's own.
-      const parts = ts.isTemplateExpression(node) ? [node.head, ...node.templateSpans.map((span) => span.literal)] : [node];
+      const parts = ts.isTemplateExpression(node)
+        ? [node.head, ...node.templateSpans.map((span) => span.literal)]
+        : [node];
       const text = parts.map((part) => part.rawText ?? "").join("");
-      if (text.includes("\n") && /=>|\bfunction\b|\b(const|let|var) [\w${]/.test(text)) found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`);
+      if (text.includes("\n") && /=>|\bfunction\b|\b(const|let|var) [\w${]/.test(text))
+        found.push(`${file}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1}`);
     }
     ts.forEachChild(node, visit);
   };
@@ -47,7 +50,10 @@ describe("code for another realm", () => {
   const x = 1;
 })()`;
     expect(kept).toContain("const x");
-    const line = readFileSync(join(packageRoot, file), "utf8").split("\n").findIndex((l) => l.includes("const kept = `")) + 1;
+    const line =
+      readFileSync(join(packageRoot, file), "utf8")
+        .split("\n")
+        .findIndex((l) => l.includes("const kept = `")) + 1;
     expect(codeInTemplates(file)).toContain(`${file}:${line}`);
   });
 });
@@ -60,7 +66,9 @@ describe("callText", () => {
 
   it("gives a text with a name-keeping loader's __name calls the helper they need, naming as the engine does", () => {
     // A function as esbuild's keepNames writes it: the realm has no __name of its own.
-    const kept = new Function(`return function outer(x) { const inner = __name(() => x, "inner"); return [inner.name, inner(), Object.getOwnPropertyDescriptor(inner, "name")]; }`)() as (x: number) => unknown;
+    const kept = new Function(
+      `return function outer(x) { const inner = __name(() => x, "inner"); return [inner.name, inner(), Object.getOwnPropertyDescriptor(inner, "name")]; }`,
+    )() as (x: number) => unknown;
     expect(() => runInNewContext(`(${kept.toString()})(1)`)).toThrow(/__name is not defined/);
     const [name, value, descriptor] = runInNewContext(callText(kept, "7")) as [string, number, PropertyDescriptor];
     expect([name, value]).toEqual(["inner", 7]);
@@ -95,7 +103,9 @@ describe.skipIf(!existsSync(join(packageRoot, "dist", "src")))("built, the text 
       const text = texts[i]!;
       expect(text).toMatch(new RegExp(`^function ${name}\\(`));
       expect(text).not.toContain("__name");
-      const emitted = ts.transpileModule(readFileSync(join(packageRoot, file), "utf8"), { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText;
+      const emitted = ts.transpileModule(readFileSync(join(packageRoot, file), "utf8"), {
+        compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
+      }).outputText;
       expect(emitted, `${file} ${name}`).toContain(`export ${text}`);
     });
   });

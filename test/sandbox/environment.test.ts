@@ -46,11 +46,17 @@ beforeAll(async () => {
  * QuickJS alone has InternalError (an intrinsic the environment marks engine-specific).
  */
 function comparable(inventory: Inventory): Reached[] {
-  const engineSpecific = runtimeAllowlist().objects.filter((o) => o.engineSpecific === true).map((o) => o.name);
+  const engineSpecific = runtimeAllowlist()
+    .objects.filter((o) => o.engineSpecific === true)
+    .map((o) => o.name);
   const hostObject = inventory.reached.find((r) => r.path === "globalThis.[[Prototype]]");
   return inventory.reached
     .filter((r) => r !== hostObject && !engineSpecific.includes(r.path))
-    .map((r) => (r.path === "globalThis" ? { ...r, frozen: true, proto: hostObject === undefined ? r.proto : hostObject.proto } : r));
+    .map((r) =>
+      r.path === "globalThis"
+        ? { ...r, frozen: true, proto: hostObject === undefined ? r.proto : hostObject.proto }
+        : r,
+    );
 }
 
 describe("the sandbox's realm and the analyzer's test realm", () => {
@@ -64,7 +70,10 @@ describe("the sandbox's realm and the analyzer's test realm", () => {
     expect(host).toEqual({ path: "globalThis.[[Prototype]]", frozen: true, proto: "Object.prototype", props: {} });
     expect(byPath(runner).get("globalThis")!.frozen).toBe(false);
     expect(byPath(sandbox).get("globalThis")).toMatchObject({ frozen: true, proto: "Object.prototype" });
-    expect(byPath(sandbox).get("InternalError.prototype")).toMatchObject({ proto: "globalThis.Error.prototype", props: { name: expect.stringContaining("InternalError"), message: expect.any(String) } });
+    expect(byPath(sandbox).get("InternalError.prototype")).toMatchObject({
+      proto: "globalThis.Error.prototype",
+      props: { name: expect.stringContaining("InternalError"), message: expect.any(String) },
+    });
     expect(byPath(runner).has("InternalError.prototype")).toBe(false);
   });
 
@@ -83,7 +92,12 @@ describe("the sandbox's realm and the analyzer's test realm", () => {
   it("are never half-built: a context the hardening cannot finish is a sandbox failure, not a run", async () => {
     const quickjs = await newQuickJS(64 << 20);
     const vm = quickjs.module.newContext(); // no console: a listed global is missing
-    expect(() => lockDown(vm)).toThrow(expect.objectContaining({ class: "internal_error", message: expect.stringContaining("the environment cannot find console") }));
+    expect(() => lockDown(vm)).toThrow(
+      expect.objectContaining({
+        class: "internal_error",
+        message: expect.stringContaining("the environment cannot find console"),
+      }),
+    );
     vm.dispose();
     quickjs.release();
   });
@@ -93,7 +107,16 @@ describe("the sandbox's realm and the analyzer's test realm", () => {
 // anything else), listed so that an engine upgrade that adds one is noticed.
 const CONSTANTS: Record<string, string[]> = {
   globalThis: ["Infinity", "NaN", "undefined"],
-  Number: ["EPSILON", "MAX_SAFE_INTEGER", "MAX_VALUE", "MIN_SAFE_INTEGER", "MIN_VALUE", "NEGATIVE_INFINITY", "NaN", "POSITIVE_INFINITY"],
+  Number: [
+    "EPSILON",
+    "MAX_SAFE_INTEGER",
+    "MAX_VALUE",
+    "MIN_SAFE_INTEGER",
+    "MIN_VALUE",
+    "NEGATIVE_INFINITY",
+    "NaN",
+    "POSITIVE_INFINITY",
+  ],
   Math: ["E", "LN10", "LN2", "LOG10E", "LOG2E", "PI", "SQRT1_2", "SQRT2"],
   ThrowTypeError: ["length", "name"], // the language fixes them
 };
@@ -113,7 +136,8 @@ describe("each object the environment lists", () => {
       expect(entry, name).toBeDefined();
       const constants = CONSTANTS[name] ?? [];
       expect(Object.keys(entry!.props).sort(), name).toEqual([...new Set([...keep, ...constants])].sort());
-      for (const key of constants.filter((k) => !keep.includes(k))) expect(entry!.props[key], `${name}.${key}`).toMatch(/^value (number|string|undefined) .* ---$/);
+      for (const key of constants.filter((k) => !keep.includes(k)))
+        expect(entry!.props[key], `${name}.${key}`).toMatch(/^value (number|string|undefined) .* ---$/);
     }
   });
 
@@ -121,7 +145,8 @@ describe("each object the environment lists", () => {
     const listed = new Set(["globalThis", ...runtimeAllowlist().objects.map((o) => pathOf(o.name))]);
     const others = sandbox.reached.filter((r) => !listed.has(r.path));
     expect(others.length).toBeGreaterThan(100);
-    for (const r of others) expect(Object.keys(r.props).sort(), r.path).toEqual(Object.keys(r.props).length === 0 ? [] : ["length", "name"]);
+    for (const r of others)
+      expect(Object.keys(r.props).sort(), r.path).toEqual(Object.keys(r.props).length === 0 ? [] : ["length", "name"]);
   });
 });
 
@@ -144,7 +169,18 @@ const PROTOTYPES: Record<string, string[]> = {
   Iterator: ["ArrayIterator.prototype", "StringIterator.prototype", "MapIterator.prototype", "SetIterator.prototype"],
   IterableIterator: ["Iterator.prototype"],
 };
-const SHAPES_ONLY = new Set(["CallableFunction", "NewableFunction", "IArguments", "TemplateStringsArray", "IteratorResult", "IteratorYieldResult", "IteratorReturnResult", "Iterable", "ArrayLike", "PromiseLike"]);
+const SHAPES_ONLY = new Set([
+  "CallableFunction",
+  "NewableFunction",
+  "IArguments",
+  "TemplateStringsArray",
+  "IteratorResult",
+  "IteratorYieldResult",
+  "IteratorReturnResult",
+  "Iterable",
+  "ArrayLike",
+  "PromiseLike",
+]);
 
 function memberName(name: ts.PropertyName): string {
   if (ts.isComputedPropertyName(name)) return `@@${name.expression.getText().replace(/^Symbol\./, "")}`;
@@ -158,10 +194,13 @@ function declaredByLib(): { globals: string[]; members: Map<string, Set<string>>
   const globals: [string, string | undefined][] = [];
   for (const statement of file.statements) {
     if (ts.isInterfaceDeclaration(statement)) {
-      const names = statement.members.filter((m) => m.name !== undefined && (ts.isPropertySignature(m) || ts.isMethodSignature(m))).map((m) => memberName(m.name!));
+      const names = statement.members
+        .filter((m) => m.name !== undefined && (ts.isPropertySignature(m) || ts.isMethodSignature(m)))
+        .map((m) => memberName(m.name!));
       interfaces.set(statement.name.text, [...(interfaces.get(statement.name.text) ?? []), ...names]);
     } else if (ts.isVariableStatement(statement)) {
-      for (const d of statement.declarationList.declarations) globals.push([(d.name as ts.Identifier).text, d.type?.getText()]);
+      for (const d of statement.declarationList.declarations)
+        globals.push([(d.name as ts.Identifier).text, d.type?.getText()]);
     } else if (ts.isFunctionDeclaration(statement)) {
       globals.push([statement.name!.text, undefined]);
     }
@@ -177,7 +216,8 @@ function declaredByLib(): { globals: string[]; members: Map<string, Set<string>>
   for (const [name, names] of interfaces) {
     if (statics.has(name) || SHAPES_ONLY.has(name)) continue;
     const paths = PROTOTYPES[name];
-    if (paths === undefined) throw new Error(`the lib declares interface ${name}: map it to an object of the realm or list it as a shape`);
+    if (paths === undefined)
+      throw new Error(`the lib declares interface ${name}: map it to an object of the realm or list it as a shape`);
     for (const path of paths) add(path, names);
   }
   return { globals: globals.map(([name]) => name), members };

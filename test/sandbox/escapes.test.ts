@@ -75,7 +75,21 @@ describe("the way to code from strings", () => {
   });
 
   it("has no eval, Function, Proxy, Reflect, globalThis or host names", async () => {
-    const names = ["eval", "Function", "Proxy", "Reflect", "globalThis", "WebAssembly", "process", "require", "__countersign_host", "WeakMap", "WeakRef", "SharedArrayBuffer", "Atomics"];
+    const names = [
+      "eval",
+      "Function",
+      "Proxy",
+      "Reflect",
+      "globalThis",
+      "WebAssembly",
+      "process",
+      "require",
+      "__countersign_host",
+      "WeakMap",
+      "WeakRef",
+      "SharedArrayBuffer",
+      "Atomics",
+    ];
     const r = await run(program(`// @ts-nocheck\nconsole.log(${names.map((n) => `typeof ${n}`).join(", ")});`));
     expect(texts(r)).toEqual([names.map(() => "undefined").join(" ")]);
   });
@@ -148,13 +162,21 @@ console.log("ran: " + ran.join(","));`),
   });
 
   it("reads arrays and objects as JSON would, leaving undefined properties out (holes and undefined elements are refused: marshal.test.ts)", async () => {
-    const r = await run(program(`// @ts-nocheck\nawait sendEmail({ to: ["a", "b"], subject: "s", body: "b", cc: undefined, n: -0, nested: { k: [null] } });`));
+    const r = await run(
+      program(
+        `// @ts-nocheck\nawait sendEmail({ to: ["a", "b"], subject: "s", body: "b", cc: undefined, n: -0, nested: { k: [null] } });`,
+      ),
+    );
     expect(r.invoked[0]!.args).toEqual({ to: ["a", "b"], subject: "s", body: "b", n: 0, nested: { k: [null] } });
     expect(Object.is(r.invoked[0]!.args.n, 0)).toBe(true);
   });
 
   it("keeps a property named __proto__ as data on the host", async () => {
-    const r = await run(program(`// @ts-nocheck\nawait sendEmail({ to: ["a"], subject: "s", body: "b", ["__proto__"]: { polluted: true } });`));
+    const r = await run(
+      program(
+        `// @ts-nocheck\nawait sendEmail({ to: ["a"], subject: "s", body: "b", ["__proto__"]: { polluted: true } });`,
+      ),
+    );
     const args = r.invoked[0]!.args;
     expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
     expect(Object.keys(args)).toContain("__proto__");
@@ -178,8 +200,14 @@ console.log("ran: " + ran.join(","));`),
 
 describe("resource limits", () => {
   it("stops an infinite loop, even inside try/catch, on the CPU budget", async () => {
-    const r = await run(program(`try { while (true) {} } catch { console.log("caught"); }\nawait sendEmail(${mail});`), { limits: { cpuMs: 150 } });
-    expect(r).toMatchObject({ outcome: "limit", limit: { class: "resource_limit_exceeded", details: { limit: "cpu" } } });
+    const r = await run(
+      program(`try { while (true) {} } catch { console.log("caught"); }\nawait sendEmail(${mail});`),
+      { limits: { cpuMs: 150 } },
+    );
+    expect(r).toMatchObject({
+      outcome: "limit",
+      limit: { class: "resource_limit_exceeded", details: { limit: "cpu" } },
+    });
     expect(texts(r)).toEqual([]);
     expect(r.invoked).toEqual([]);
   });
@@ -187,7 +215,10 @@ describe("resource limits", () => {
   it("stops a loop of microtasks and a loop left running after main", async () => {
     const spin = await run(program(`for (;;) await null;`), { limits: { cpuMs: 150 } });
     expect(spin.limit?.details).toMatchObject({ limit: "cpu" });
-    const detached = await run(program(`void (async () => { await null; for (;;) {} })();\nconsole.log("main done");`), { limits: { cpuMs: 150 } });
+    const detached = await run(
+      program(`void (async () => { await null; for (;;) {} })();\nconsole.log("main done");`),
+      { limits: { cpuMs: 150 } },
+    );
     expect(detached).toMatchObject({ outcome: "limit", limit: { details: { limit: "cpu" } } });
     expect(texts(detached)).toEqual(["main done"]);
   });
@@ -198,7 +229,11 @@ describe("resource limits", () => {
   });
 
   it("lets a program catch its own stack overflow and go on", async () => {
-    const r = await run(program(`function f(n: number): number { return f(n + 1) + 1; }\ntry { f(0); } catch { console.log("caught"); }\nawait sendEmail(${mail});`));
+    const r = await run(
+      program(
+        `function f(n: number): number { return f(n + 1) + 1; }\ntry { f(0); } catch { console.log("caught"); }\nawait sendEmail(${mail});`,
+      ),
+    );
     expect(r.outcome).toBe("returned");
     expect(texts(r)).toEqual(["caught"]);
     expect(r.invoked).toHaveLength(1);
@@ -207,23 +242,42 @@ describe("resource limits", () => {
   it("survives deep nesting inside built-ins (JSON.parse, callbacks)", async () => {
     const json = await run(program(`JSON.parse("[".repeat(1000000));`));
     expect(json).toMatchObject({ outcome: "limit", limit: { details: { limit: "stack" } } });
-    const callbacks = await run(program(`function f(n: number): number[] { return [n].map((x) => f(x + 1)).flat(); }\nf(0);`));
+    const callbacks = await run(
+      program(`function f(n: number): number[] { return [n].map((x) => f(x + 1)).flat(); }\nf(0);`),
+    );
     expect(callbacks).toMatchObject({ outcome: "limit", limit: { details: { limit: "stack" } } });
   });
 
   it("stops huge allocations at the memory cap", async () => {
-    const strings = await run(program(`const parts: string[] = [];\nfor (let i = 0; ; i++) parts.push("x".repeat(1 << 20) + i);`));
-    expect(strings).toMatchObject({ outcome: "limit", limit: { class: "resource_limit_exceeded", details: { limit: "memory" } } });
+    const strings = await run(
+      program(`const parts: string[] = [];\nfor (let i = 0; ; i++) parts.push("x".repeat(1 << 20) + i);`),
+    );
+    expect(strings).toMatchObject({
+      outcome: "limit",
+      limit: { class: "resource_limit_exceeded", details: { limit: "memory" } },
+    });
     const one = await run(program(`const big = "x".repeat(1 << 29);\nconsole.log(big.length);`));
     expect(one).toMatchObject({ outcome: "limit", limit: { details: { limit: "memory" } } });
-    const array = await run(program(`const a: number[] = [];\nfor (;;) a.push(a.length);`), { limits: { memoryBytes: 24 << 20 } });
+    const array = await run(program(`const a: number[] = [];\nfor (;;) a.push(a.length);`), {
+      limits: { memoryBytes: 24 << 20 },
+    });
     expect(array).toMatchObject({ outcome: "limit", limit: { details: { limit: "memory" } } });
   });
 
   it("holds a smaller memory cap when asked", async () => {
-    const r = await run(program(`const parts: string[] = [];\nfor (let i = 0; i < 40; i++) parts.push("x".repeat(1 << 20) + i);\nconsole.log(parts.length);`), { limits: { memoryBytes: 32 << 20 } });
+    const r = await run(
+      program(
+        `const parts: string[] = [];\nfor (let i = 0; i < 40; i++) parts.push("x".repeat(1 << 20) + i);\nconsole.log(parts.length);`,
+      ),
+      { limits: { memoryBytes: 32 << 20 } },
+    );
     expect(r).toMatchObject({ outcome: "limit", limit: { details: { limit: "memory" } } });
-    const roomy = await run(program(`const parts: string[] = [];\nfor (let i = 0; i < 40; i++) parts.push("x".repeat(1 << 20) + i);\nconsole.log(parts.length);`), { limits: { memoryBytes: 256 << 20 } });
+    const roomy = await run(
+      program(
+        `const parts: string[] = [];\nfor (let i = 0; i < 40; i++) parts.push("x".repeat(1 << 20) + i);\nconsole.log(parts.length);`,
+      ),
+      { limits: { memoryBytes: 256 << 20 } },
+    );
     expect(texts(roomy)).toEqual(["40"]);
   });
 
@@ -255,7 +309,9 @@ describe("resource limits", () => {
   });
 
   it("stops at the call cap, and no call past it goes out", async () => {
-    const r = await run(program(`for (let i = 0; i < 100; i++) await sendEmail(${mail});`), { limits: { maxCalls: 5 } });
+    const r = await run(program(`for (let i = 0; i < 100; i++) await sendEmail(${mail});`), {
+      limits: { maxCalls: 5 },
+    });
     expect(r).toMatchObject({ outcome: "limit", limit: { details: { limit: "calls" } } });
     expect(r.invoked).toHaveLength(5);
   });

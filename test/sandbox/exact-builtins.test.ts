@@ -82,7 +82,9 @@ function agree(kind: Kind, name: string, inputs: fc.Arbitrary<[Json, Json[]]>): 
       const result = analyzed(kind, name, receiver, args);
       if (result.kind !== "const") return;
       constants++;
-      expect(result.values.map(encode), `${name} on ${JSON.stringify([receiver, args])}`).toContain(inSandbox(kind, name, receiver, args));
+      expect(result.values.map(encode), `${name} on ${JSON.stringify([receiver, args])}`).toContain(
+        inSandbox(kind, name, receiver, args),
+      );
     }),
     { numRuns: RUNS },
   );
@@ -91,25 +93,112 @@ function agree(kind: Kind, name: string, inputs: fc.Arbitrary<[Json, Json[]]>): 
 
 // Inputs: constants a program can hold (no -0, NaN or infinity: the analyzer keeps none of them).
 const finite = (x: number): number => (Object.is(x, -0) ? 0 : x);
-const SPECIAL_TEXT = ["ß", "İ", "ı", "Σ", "ΑΣ ", "ǅ", "ŉ", "ﬀ", "ΐ", "\u0345", "i\u0307", "\u1E9E", "\u{10400}", "\u{1F600}", "\uD800", "\u180E", "\uFEFF", "\u2028", "\u00A0", " a\t\n", "%", "%E0%A4%A", "%C3%A9", "%ED%A0%80", "$&", "$1", "$<a>", "$$", "$'", "$`", "a,b", ""];
-const text = fc.oneof(fc.string({ unit: "binary", maxLength: 10 }), fc.string({ unit: "grapheme", maxLength: 6 }), fc.string({ maxLength: 10 }), fc.constantFrom(...SPECIAL_TEXT));
+const SPECIAL_TEXT = [
+  "ß",
+  "İ",
+  "ı",
+  "Σ",
+  "ΑΣ ",
+  "ǅ",
+  "ŉ",
+  "ﬀ",
+  "ΐ",
+  "\u0345",
+  "i\u0307",
+  "\u1E9E",
+  "\u{10400}",
+  "\u{1F600}",
+  "\uD800",
+  "\u180E",
+  "\uFEFF",
+  "\u2028",
+  "\u00A0",
+  " a\t\n",
+  "%",
+  "%E0%A4%A",
+  "%C3%A9",
+  "%ED%A0%80",
+  "$&",
+  "$1",
+  "$<a>",
+  "$$",
+  "$'",
+  "$`",
+  "a,b",
+  "",
+];
+const text = fc.oneof(
+  fc.string({ unit: "binary", maxLength: 10 }),
+  fc.string({ unit: "grapheme", maxLength: 6 }),
+  fc.string({ maxLength: 10 }),
+  fc.constantFrom(...SPECIAL_TEXT),
+);
 const number = fc.oneof(
   fc.double({ noNaN: true, noDefaultInfinity: true }).map(finite),
   fc.integer({ min: -1000, max: 1000 }),
-  fc.constantFrom(0.1, 0.5, 1.5, 2.5, -0.5, 1e21, 1e-7, 123e-20, 5e-324, 1.7976931348623157e308, 2 ** 53, 2 ** 53 + 2, 2 ** 31, 2 ** 32, -(2 ** 31)),
+  fc.constantFrom(
+    0.1,
+    0.5,
+    1.5,
+    2.5,
+    -0.5,
+    1e21,
+    1e-7,
+    123e-20,
+    5e-324,
+    1.7976931348623157e308,
+    2 ** 53,
+    2 ** 53 + 2,
+    2 ** 31,
+    2 ** 32,
+    -(2 ** 31),
+  ),
 );
-const NUMERIC_TEXT = ["0x1F", "0b11", "0o17", " 12 ", "1_000", "Infinity", "-Infinity", "+1", ".5", "5.", "1e1000", "0x", "00012", "1.5e+3x", "9007199254740993", "123456789012345678901234567890", "zz", "-0"];
-const numericText = fc.oneof(number.map(String), fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: 15, maxLength: 40 }), fc.string({ unit: fc.constantFrom(..."0123456789abcdefghijklmnopqrstuvwxyz"), minLength: 1, maxLength: 24 }), fc.constantFrom(...NUMERIC_TEXT), text);
+const NUMERIC_TEXT = [
+  "0x1F",
+  "0b11",
+  "0o17",
+  " 12 ",
+  "1_000",
+  "Infinity",
+  "-Infinity",
+  "+1",
+  ".5",
+  "5.",
+  "1e1000",
+  "0x",
+  "00012",
+  "1.5e+3x",
+  "9007199254740993",
+  "123456789012345678901234567890",
+  "zz",
+  "-0",
+];
+const numericText = fc.oneof(
+  number.map(String),
+  fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: 15, maxLength: 40 }),
+  fc.string({ unit: fc.constantFrom(..."0123456789abcdefghijklmnopqrstuvwxyz"), minLength: 1, maxLength: 24 }),
+  fc.constantFrom(...NUMERIC_TEXT),
+  text,
+);
 const small = fc.integer({ min: -12, max: 12 });
 const primitive: fc.Arbitrary<Json> = fc.oneof(text, number, fc.boolean(), fc.constant(null));
-const array: fc.Arbitrary<Json[]> = fc.array(fc.oneof(primitive, fc.array(primitive, { maxLength: 3 })), { maxLength: 6 });
+const array: fc.Arbitrary<Json[]> = fc.array(fc.oneof(primitive, fc.array(primitive, { maxLength: 3 })), {
+  maxLength: 6,
+});
 const json: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => ({
-  value: fc.oneof({ maxDepth: 3 }, primitive, fc.array(tie("value"), { maxLength: 4 }), fc.dictionary(fc.oneof(text, fc.nat({ max: 2 ** 32 }).map(String)), tie("value"), { maxKeys: 4 })),
+  value: fc.oneof(
+    { maxDepth: 3 },
+    primitive,
+    fc.array(tie("value"), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(text, fc.nat({ max: 2 ** 32 }).map(String)), tie("value"), { maxKeys: 4 }),
+  ),
 })).value;
 
 const args = (...parts: fc.Arbitrary<Json>[]): fc.Arbitrary<Json[]> => fc.tuple(...parts);
 const upTo = (max: number, part: fc.Arbitrary<Json>): fc.Arbitrary<Json[]> => fc.array(part, { maxLength: max });
-const on = (receiver: fc.Arbitrary<Json>, rest: fc.Arbitrary<Json[]>): fc.Arbitrary<[Json, Json[]]> => fc.tuple(receiver, rest);
+const on = (receiver: fc.Arbitrary<Json>, rest: fc.Arbitrary<Json[]>): fc.Arbitrary<[Json, Json[]]> =>
+  fc.tuple(receiver, rest);
 const call = (rest: fc.Arbitrary<Json[]>): fc.Arbitrary<[Json, Json[]]> => on(fc.constant(null), rest);
 const searchArgs = fc.oneof(args(text), args(text, small));
 
@@ -118,11 +207,21 @@ const INPUTS: Record<string, fc.Arbitrary<[Json, Json[]]>> = {
   parseInt: call(fc.oneof(args(numericText), args(numericText, fc.integer({ min: 0, max: 37 })))),
   parseFloat: call(args(numericText)),
   encodeURIComponent: call(args(fc.oneof(text, number, fc.boolean()))),
-  decodeURIComponent: call(args(fc.oneof(text, fc.constantFrom("%41%42", "%c3%a9", "%F0%9F%98%80", "%C0%80", "%F4%90%80%80", "%ZZ")))),
+  decodeURIComponent: call(
+    args(fc.oneof(text, fc.constantFrom("%41%42", "%c3%a9", "%F0%9F%98%80", "%C0%80", "%F4%90%80%80", "%ZZ"))),
+  ),
   String: call(args(primitive)),
   Number: call(args(fc.oneof(primitive, numericText))),
   Boolean: call(args(json)),
-  "Object.keys": call(args(fc.dictionary(fc.oneof(text, fc.nat({ max: 2 ** 32 + 2 }).map(String), fc.constantFrom("-1", "01", "1.5")), primitive, { maxKeys: 6 }))),
+  "Object.keys": call(
+    args(
+      fc.dictionary(
+        fc.oneof(text, fc.nat({ max: 2 ** 32 + 2 }).map(String), fc.constantFrom("-1", "01", "1.5")),
+        primitive,
+        { maxKeys: 6 },
+      ),
+    ),
+  ),
   "Number.parseFloat": call(args(numericText)),
   "Number.parseInt": call(fc.oneof(args(numericText), args(numericText, fc.integer({ min: 0, max: 37 })))),
   "Array.isArray": call(args(json)),
@@ -169,15 +268,21 @@ function exactBuiltins(): [Kind, string, string][] {
   const out: [Kind, string, string][] = [];
   for (const g of GLOBALS) {
     if (g.exact === true) out.push(["global", g.name, g.name]);
-    for (const m of g.statics?.members ?? []) if (m.exact === true) out.push(["global", `${g.name}.${m.name}`, `${g.name}.${m.name}`]);
-    for (const m of g.prototype?.members ?? []) if (m.exact === true) out.push(["method", m.name, `${g.name}.prototype.${m.name}`]);
+    for (const m of g.statics?.members ?? [])
+      if (m.exact === true) out.push(["global", `${g.name}.${m.name}`, `${g.name}.${m.name}`]);
+    for (const m of g.prototype?.members ?? [])
+      if (m.exact === true) out.push(["method", m.name, `${g.name}.prototype.${m.name}`]);
   }
   return out;
 }
 
 describe("built-ins the analyzer computes exactly", () => {
   it("each has inputs here", () => {
-    expect(exactBuiltins().map(([, , key]) => key).filter((key) => INPUTS[key] === undefined)).toEqual([]);
+    expect(
+      exactBuiltins()
+        .map(([, , key]) => key)
+        .filter((key) => INPUTS[key] === undefined),
+    ).toEqual([]);
   });
 
   for (const [kind, name, key] of exactBuiltins()) {
@@ -192,16 +297,46 @@ describe("operators the analyzer folds", () => {
   const operand: fc.Arbitrary<Json> = fc.oneof(primitive, numericText, fc.array(primitive, { maxLength: 2 }));
   const integers = fc.tuple(fc.integer({ min: -100, max: 100 }), fc.integer({ min: -40, max: 40 }));
   const BINARY: Record<string, fc.Arbitrary<Json[]>> = {};
-  for (const op of ["+", "-", "*", "/", "%", "<", ">", "<=", ">=", "&", "|", "^", "<<", ">>", ">>>", "===", "!==", "==", "!="]) BINARY[op] = args(operand, operand);
-  BINARY["**"] = fc.oneof(args(number, number), integers, args(fc.integer({ min: -100, max: 100 }), fc.double({ min: -40, max: 40, noNaN: true }).map(finite)));
+  for (const op of [
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<",
+    ">",
+    "<=",
+    ">=",
+    "&",
+    "|",
+    "^",
+    "<<",
+    ">>",
+    ">>>",
+    "===",
+    "!==",
+    "==",
+    "!=",
+  ])
+    BINARY[op] = args(operand, operand);
+  BINARY["**"] = fc.oneof(
+    args(number, number),
+    integers,
+    args(fc.integer({ min: -100, max: 100 }), fc.double({ min: -40, max: 40, noNaN: true }).map(finite)),
+  );
   for (const [op, inputs] of Object.entries(BINARY)) {
     it(`a ${op} b: the analyzer's constant is what the sandbox computes`, () => {
-      expect(agree("operator", op, call(inputs)), "inputs the analyzer computed").toBeGreaterThan(op === "**" ? 0 : FOLDED);
+      expect(agree("operator", op, call(inputs)), "inputs the analyzer computed").toBeGreaterThan(
+        op === "**" ? 0 : FOLDED,
+      );
     });
   }
   for (const op of ["-", "+", "~", "!"]) {
     it(`${op}a: the analyzer's constant is what the sandbox computes`, () => {
-      expect(agree("operator", `unary ${op}`, call(args(fc.oneof(operand, json)))), "inputs the analyzer computed").toBeGreaterThan(FOLDED);
+      expect(
+        agree("operator", `unary ${op}`, call(args(fc.oneof(operand, json)))),
+        "inputs the analyzer computed",
+      ).toBeGreaterThan(FOLDED);
     });
   }
 });

@@ -37,13 +37,20 @@ describe("prepareRun", () => {
   it("is taken by a run given the same manifest set's API again: sandboxApi is made once per set", async () => {
     const bytes = source({ "trusted/fs": "listDir" }, "return 1;");
     prepareRun({ ...request(bytes), api: sandboxApi(set) });
-    expect(await runProgram({ ...request(bytes), api: sandboxApi(set), invoke: async () => null })).toMatchObject({ outcome: "returned", value: 1, preparedRealm: true });
-    expect(Object.isFrozen(sandboxApi(set).actions["fs"])).toBe(true); // shared by every run: nobody changes it
+    expect(await runProgram({ ...request(bytes), api: sandboxApi(set), invoke: async () => null })).toMatchObject({
+      outcome: "returned",
+      value: 1,
+      preparedRealm: true,
+    });
+    expect(Object.isFrozen(sandboxApi(set).actions.fs)).toBe(true); // shared by every run: nobody changes it
   });
 
   it("is not used by a program importing other modules: a module only the prepared realm holds stays out of reach", async () => {
     prepareRun(request(source({ "trusted/fs": "listDir", "trusted/email": "sendEmail" }, "")));
-    const bytes = source({ "trusted/fs": "listDir" }, `const email = await import("trusted/email"); return typeof email.sendEmail;`);
+    const bytes = source(
+      { "trusted/fs": "listDir" },
+      `const email = await import("trusted/email"); return typeof email.sendEmail;`,
+    );
     const result = await run(bytes);
     expect(result).toMatchObject({ outcome: "threw", thrown: { name: "Error" }, preparedRealm: false }); // the prepared realm was left, one built for this program // the loader knows no module: the import() rejects
   });
@@ -57,6 +64,8 @@ describe("prepareRun", () => {
   it("throws nothing for bytes that do not match their hash: the run refuses them", async () => {
     const bytes = source({}, "return 1;");
     expect(() => prepareRun({ ...request(bytes), sha256: "0".repeat(64) })).not.toThrow();
-    await expect(runProgram({ ...request(bytes), sha256: "0".repeat(64), invoke: async () => null })).rejects.toMatchObject({ class: "hash_mismatch" });
+    await expect(
+      runProgram({ ...request(bytes), sha256: "0".repeat(64), invoke: async () => null }),
+    ).rejects.toMatchObject({ class: "hash_mismatch" });
   });
 });

@@ -7,10 +7,21 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAnalyzer } from "../../src/analyze/index.js";
 import { connectorContext, loadPolicy } from "../../src/config/index.js";
-import { callWithReceipt, createPluginPool, type ConnectorContext, type PluginPool } from "../../src/connector/index.js";
+import {
+  callWithReceipt,
+  createPluginPool,
+  type ConnectorContext,
+  type PluginPool,
+} from "../../src/connector/index.js";
 import { packageRoot } from "../../src/model/paths.js";
 import { decide } from "../../src/policy/index.js";
-import { issueReceipt, jwks, MemoryRedemptionStore, verifyAndRedeemReceipt, type Keyring } from "../../src/receipt/index.js";
+import {
+  issueReceipt,
+  jwks,
+  MemoryRedemptionStore,
+  verifyAndRedeemReceipt,
+  type Keyring,
+} from "../../src/receipt/index.js";
 import { openKeyring } from "../../src/store/index.js";
 import { runProgram } from "../../src/sandbox/index.js";
 import { api, set, sha256, texts } from "./helpers.js";
@@ -32,7 +43,10 @@ beforeAll(async () => {
   mkdirSync(outside);
   const data = join(home, ".countersign"); // beside the fs roots: a root may not hold countersign's own files
   mkdirSync(data);
-  writeFileSync(join(data, "connections.toml"), `[fs]\nroots = [${JSON.stringify(sandboxDir)}, ${JSON.stringify(outside)}]\n`);
+  writeFileSync(
+    join(data, "connections.toml"),
+    `[fs]\nroots = [${JSON.stringify(sandboxDir)}, ${JSON.stringify(outside)}]\n`,
+  );
   keyring = await openKeyring(data);
   plugins = createPluginPool();
   ctx = connectorContext(data, { plugins });
@@ -74,7 +88,16 @@ async function approve(text: string) {
   expect(facts.guarantees.map((g) => g.status)).toEqual(["enforced"]);
   const decision = decide(facts, loadPolicy(join(packageRoot, "policies"), { manifests: set, home }), set);
   const token = await issueReceipt(
-    { requestId: "req-sandbox", program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "alice", issuer: ISSUER },
+    {
+      requestId: "req-sandbox",
+      program: facts.program,
+      decision: "approved_once",
+      policySha256: decision.policy.sha256,
+      grants: decision.grants,
+      across: decision.across,
+      approver: "alice",
+      issuer: ISSUER,
+    },
     keyring,
   );
   return { token, facts };
@@ -85,7 +108,11 @@ describe("an approved program in the sandbox", () => {
     const text = source();
     const bytes = Buffer.from(text, "utf8");
     const { token, facts } = await approve(text);
-    const verified = await verifyAndRedeemReceipt(token, { jwks: jwks(keyring), issuer: ISSUER, programBytes: bytes }, new MemoryRedemptionStore());
+    const verified = await verifyAndRedeemReceipt(
+      token,
+      { jwks: jwks(keyring), issuer: ISSUER, programBytes: bytes },
+      new MemoryRedemptionStore(),
+    );
 
     const result = await runProgram({
       source: bytes,
@@ -113,7 +140,13 @@ describe("an approved program in the sandbox", () => {
     const tampered = Buffer.from(text.replace("All good.", "All bad!!"), "utf8");
     expect(sha256(tampered)).not.toBe(facts.program.sha256);
     await expect(
-      runProgram({ source: tampered, sha256: facts.program.sha256, entry: "program.ts", api, invoke: () => Promise.reject(new Error("must not be called")) }),
+      runProgram({
+        source: tampered,
+        sha256: facts.program.sha256,
+        entry: "program.ts",
+        api,
+        invoke: () => Promise.reject(new Error("must not be called")),
+      }),
     ).rejects.toMatchObject({ class: "hash_mismatch" });
   });
 });

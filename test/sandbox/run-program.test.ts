@@ -9,7 +9,12 @@ describe("running a program", () => {
   it("runs main, hands each trusted call to invoke as plain data, and resolves it with the answer", async () => {
     const r = await run(program(`const answer = await sendEmail(${mail});\nconsole.log(answer.ok, answer.op);`));
     expect(r.outcome).toBe("returned");
-    expect(r.invoked).toEqual([{ op: "email.send_email", args: { to: ["bob@example.com"], subject: "Report ready", body: "It is in /reports." } }]);
+    expect(r.invoked).toEqual([
+      {
+        op: "email.send_email",
+        args: { to: ["bob@example.com"], subject: "Report ready", body: "It is in /reports." },
+      },
+    ]);
     expect(r.calls).toEqual([{ op: "email.send_email", status: "done" }]);
     expect(texts(r)).toEqual(["true email.send_email"]);
     expect(r.refused).toBe(0);
@@ -50,7 +55,10 @@ console.log(results.map((x) => x.status).join(" "));`),
     );
     expect(r.invoked.map((c) => c.args.path)).toEqual(["/a", "/c"]);
     expect(r.calls.map((c) => c.status)).toEqual(["done", "refused", "done"]);
-    expect(r.calls[1]!.error).toEqual({ class: "grant_violation", message: "fs.read_file: the arguments are not plain data: path is an accessor (getter or setter)" });
+    expect(r.calls[1]!.error).toEqual({
+      class: "grant_violation",
+      message: "fs.read_file: the arguments are not plain data: path is an accessor (getter or setter)",
+    });
     expect(texts(r)).toEqual(["fulfilled rejected fulfilled"]);
   });
 
@@ -72,18 +80,34 @@ console.log(results.map((x) => x.status).join(" "));`),
     const at = await run(program(`return "x".repeat(98);`), { limits: { valueBytes: 100 } });
     expect(at).toMatchObject({ outcome: "returned", value: "x".repeat(98) });
     const past = await run(program(`return "x".repeat(99);`), { limits: { valueBytes: 100 } });
-    expect(past).toMatchObject({ outcome: "returned", value: null, valueDropped: { reason: "too_large", bytes: 101, limit: 100 } });
+    expect(past).toMatchObject({
+      outcome: "returned",
+      value: null,
+      valueDropped: { reason: "too_large", bytes: 101, limit: 100 },
+    });
   });
 
   it("drops a value that is not plain data, saying which part and why", async () => {
     const fn = await run(program(`return { summary: "ok", act: () => 1 } as unknown as void;`));
-    expect(fn).toMatchObject({ outcome: "returned", value: null, valueDropped: { reason: "not_plain_data", path: "$.act" } });
+    expect(fn).toMatchObject({
+      outcome: "returned",
+      value: null,
+      valueDropped: { reason: "not_plain_data", path: "$.act" },
+    });
     expect(fn.valueDropped).toHaveProperty("why", expect.stringContaining("function"));
     const cycle = await run(program(`const o: Record<string, unknown> = {}; o.self = o; return o as unknown as void;`));
-    expect(cycle).toMatchObject({ outcome: "returned", value: null, valueDropped: { reason: "not_plain_data", path: "$.self" } });
+    expect(cycle).toMatchObject({
+      outcome: "returned",
+      value: null,
+      valueDropped: { reason: "not_plain_data", path: "$.self" },
+    });
     expect(cycle.valueDropped).toHaveProperty("why", expect.stringContaining("cycle"));
     const map = await run(program(`return [1, new Map()] as unknown as void;`));
-    expect(map).toMatchObject({ outcome: "returned", value: null, valueDropped: { reason: "not_plain_data", path: "$[1]" } });
+    expect(map).toMatchObject({
+      outcome: "returned",
+      value: null,
+      valueDropped: { reason: "not_plain_data", path: "$[1]" },
+    });
   });
 
   it("a main that returns nothing gives null, nothing dropped", async () => {
@@ -125,7 +149,8 @@ console.log(JSON.stringify(a), JSON.stringify(b), a === b);`),
 await sendEmail(${mail});`),
       {
         answer: async (op, args) => {
-          if (JSON.stringify(args.to) !== '["bob@example.com"]') throw new CountersignError("grant_violation", "receipt", `${op}: to is outside the grant`);
+          if (JSON.stringify(args.to) !== '["bob@example.com"]')
+            throw new CountersignError("grant_violation", "receipt", `${op}: to is outside the grant`);
           return { id: "m1" };
         },
       },
@@ -133,7 +158,11 @@ await sendEmail(${mail});`),
     expect(r.outcome).toBe("returned");
     expect(texts(r)).toEqual(["CountersignError grant_violation email.send_email: to is outside the grant"]);
     expect(r.calls).toEqual([
-      { op: "email.send_email", status: "refused", error: { class: "grant_violation", message: "email.send_email: to is outside the grant" } },
+      {
+        op: "email.send_email",
+        status: "refused",
+        error: { class: "grant_violation", message: "email.send_email: to is outside the grant" },
+      },
       { op: "email.send_email", status: "done" },
     ]);
     expect(r.refused).toBe(1);
@@ -151,13 +180,22 @@ await sendEmail(${mail});`),
   });
 
   it("keeps a connector failure apart from a refusal", async () => {
-    const r = await run(program(`try { await sendEmail(${mail}); } catch (e) { console.log((e as { class: string }).class); }`), {
-      answer: async () => {
-        throw new CountersignError("external_api_error", "provider", "503 from the provider", { retriable: true });
+    const r = await run(
+      program(`try { await sendEmail(${mail}); } catch (e) { console.log((e as { class: string }).class); }`),
+      {
+        answer: async () => {
+          throw new CountersignError("external_api_error", "provider", "503 from the provider", { retriable: true });
+        },
       },
-    });
+    );
     expect(texts(r)).toEqual(["external_api_error"]);
-    expect(r.calls).toEqual([{ op: "email.send_email", status: "failed", error: { class: "external_api_error", message: "503 from the provider" } }]);
+    expect(r.calls).toEqual([
+      {
+        op: "email.send_email",
+        status: "failed",
+        error: { class: "external_api_error", message: "503 from the provider" },
+      },
+    ]);
     expect(r.refused).toBe(0);
   });
 
@@ -167,7 +205,10 @@ await sendEmail(${mail});`),
         throw new Error("secret host detail /etc/keys");
       },
     });
-    expect(r.thrown).toMatchObject({ class: "internal_error", message: "email.send_email: the host failed to make the call" });
+    expect(r.thrown).toMatchObject({
+      class: "internal_error",
+      message: "email.send_email: the host failed to make the call",
+    });
     expect(JSON.stringify(r)).not.toContain("secret host detail");
   });
 
@@ -188,15 +229,21 @@ await sendEmail(${mail});`),
   });
 
   it("refuses contract helper arguments of other types than declared, before the helper runs", async () => {
-    const r = await run(program(`// @ts-nocheck
+    const r = await run(
+      program(`// @ts-nocheck
 for (const args of [["x".repeat(100000)], [], [["a"], 2], [[1]]]) {
   try { recipientsOnly(...args); console.log("built"); } catch (e) { console.log(e.name + ": " + e.message); }
-}`));
+}`),
+    );
     expect(texts(r)).toEqual(Array(4).fill("TypeError: recipientsOnly: expects (addresses: string[])"));
   });
 
   it("captures console.log and console.error with plain data as JSON and errors by name", async () => {
-    const r = await run(program(`console.log("n =", 3, true, null, undefined, { a: [1] });\nconsole.error(new RangeError("bad"), () => 1);`));
+    const r = await run(
+      program(
+        `console.log("n =", 3, true, null, undefined, { a: [1] });\nconsole.error(new RangeError("bad"), () => 1);`,
+      ),
+    );
     expect(r.logs).toEqual([
       { stream: "log", text: 'n = 3 true null undefined {"a":[1]}' },
       { stream: "error", text: "RangeError: bad [function]" },
@@ -213,7 +260,9 @@ describe("what never runs", () => {
   it("refuses bytes other than the approved ones before anything runs", async () => {
     const source = Buffer.from(program(`await sendEmail(${mail});`));
     const invoke = async () => ({});
-    await expect(runProgram({ source, sha256: sha256(Buffer.from("other")), entry: "program.ts", api, invoke })).rejects.toMatchObject({
+    await expect(
+      runProgram({ source, sha256: sha256(Buffer.from("other")), entry: "program.ts", api, invoke }),
+    ).rejects.toMatchObject({
       class: "hash_mismatch",
       boundary: "sandbox",
     });
@@ -221,14 +270,18 @@ describe("what never runs", () => {
 
   it("refuses bytes that are not UTF-8", async () => {
     const source = Buffer.from([0x63, 0xff, 0x0a]);
-    await expect(runProgram({ source, sha256: sha256(source), entry: "program.ts", api, invoke: async () => ({}) })).rejects.toMatchObject({
+    await expect(
+      runProgram({ source, sha256: sha256(source), entry: "program.ts", api, invoke: async () => ({}) }),
+    ).rejects.toMatchObject({
       class: "analysis_rejected",
     });
   });
 
   it("refuses a program that does not parse", async () => {
     const source = Buffer.from("export default program({");
-    await expect(runProgram({ source, sha256: sha256(source), entry: "program.ts", api, invoke: async () => ({}) })).rejects.toMatchObject({
+    await expect(
+      runProgram({ source, sha256: sha256(source), entry: "program.ts", api, invoke: async () => ({}) }),
+    ).rejects.toMatchObject({
       class: "analysis_rejected",
       message: expect.stringContaining("does not compile"),
     });
@@ -237,7 +290,9 @@ describe("what never runs", () => {
   it("refuses limits that make no sense", async () => {
     const source = Buffer.from(program(""));
     const request = { source, sha256: sha256(source), entry: "program.ts", api, invoke: async () => ({}) };
-    await expect(runProgram({ ...request, limits: { memoryBytes: 1 << 20 } })).rejects.toMatchObject({ class: "config_error" });
+    await expect(runProgram({ ...request, limits: { memoryBytes: 1 << 20 } })).rejects.toMatchObject({
+      class: "config_error",
+    });
     await expect(runProgram({ ...request, limits: { cpuMs: -1 } })).rejects.toMatchObject({ class: "config_error" });
   });
 
@@ -265,7 +320,12 @@ export default program({ rationale: "r", guarantees: [], async main() {
   });
 
   it("needs the default export to be the value program(...) returned", async () => {
-    const r = await run(`import { program } from "countersign";\nconst p = program({ rationale: "r", async main() {} });\nexport default { main: async () => {} };\nvoid p;\n`);
-    expect(r).toMatchObject({ outcome: "threw", thrown: { name: "TypeError", message: "the default export must be the value of program(...)" } });
+    const r = await run(
+      `import { program } from "countersign";\nconst p = program({ rationale: "r", async main() {} });\nexport default { main: async () => {} };\nvoid p;\n`,
+    );
+    expect(r).toMatchObject({
+      outcome: "threw",
+      thrown: { name: "TypeError", message: "the default export must be the value of program(...)" },
+    });
   });
 });

@@ -49,18 +49,29 @@ describe("a program looping inside one native call", () => {
   for (const [name, body] of Object.entries(NATIVE_LOOPS)) {
     it(`is stopped at its CPU limit from outside, the host ticking meanwhile, the call before it reported: ${name}`, async () => {
       const { result, ticks } = await afterACall(body);
-      expect(result).toMatchObject({ outcome: "limit", value: null, calls: [{ op: "email.send_email", status: "done" }] });
+      expect(result).toMatchObject({
+        outcome: "limit",
+        value: null,
+        calls: [{ op: "email.send_email", status: "done" }],
+      });
       // A loop that allocates as it walks may fill the sandbox's memory first, depending on the machine's speed: that limit stops it too.
       const details = result.limit?.details as { limit?: string } | undefined;
       if (details?.limit === "memory") expect(result.limit).toMatchObject({ class: "resource_limit_exceeded" });
-      else expect(result.limit).toMatchObject({ class: "resource_limit_exceeded", details: { limit: "cpu", cpu_ms: 300, terminated: true } });
+      else
+        expect(result.limit).toMatchObject({
+          class: "resource_limit_exceeded",
+          details: { limit: "cpu", cpu_ms: 300, terminated: true },
+        });
       expect(ticks).toBeGreaterThan(0); // the host's event loop turned while the program looped
     });
   }
 
   it("is stopped from outside when the loop allocates nothing", async () => {
     const { result } = await afterACall(NATIVE_LOOPS["String.prototype.includes"]!);
-    expect(result.limit).toMatchObject({ class: "resource_limit_exceeded", details: { limit: "cpu", cpu_ms: 300, terminated: true } });
+    expect(result.limit).toMatchObject({
+      class: "resource_limit_exceeded",
+      details: { limit: "cpu", cpu_ms: 300, terminated: true },
+    });
   });
 
   it("is stopped at its wall limit when its CPU limit is far off", async () => {
@@ -111,23 +122,36 @@ describe("array methods over a length past the cap", () => {
   };
   for (const [name, body] of Object.entries(refused)) {
     it(`throws a RangeError before walking: ${name}`, async () => {
-      const r = await run(program(`try { ${body} } catch (e) { return [(e as Error).name, (e as Error).message]; }`), { limits });
-      expect(r).toMatchObject({ outcome: "returned", value: ["RangeError", expect.stringContaining(`at most ${MAX_ARRAY_LENGTH}`)] });
+      const r = await run(program(`try { ${body} } catch (e) { return [(e as Error).name, (e as Error).message]; }`), {
+        limits,
+      });
+      expect(r).toMatchObject({
+        outcome: "returned",
+        value: ["RangeError", expect.stringContaining(`at most ${MAX_ARRAY_LENGTH}`)],
+      });
     });
   }
 
   it("refuses an array-like whose length is an accessor (it could answer the check and the walk differently)", async () => {
-    const r = await run(program(`let n = 0;
+    const r = await run(
+      program(`let n = 0;
 const like = { get length() { return n++ === 0 ? 1 : 2 ** 53 - 1; }, join: ([] as number[]).join };
-try { return like.join(); } catch (e) { return [(e as Error).name, n]; }`), { limits });
+try { return like.join(); } catch (e) { return [(e as Error).name, n]; }`),
+      { limits },
+    );
     expect(r).toMatchObject({ outcome: "returned", value: ["TypeError", 0] }); // the getter never ran
   });
 
   it("works as before under the cap, names and lengths kept", async () => {
-    const r = await run(program(`const a = [3, 1, 2];
+    const r = await run(
+      program(`const a = [3, 1, 2];
 return [a.join("-"), a.indexOf(2), a.includes(1), [...a].sort(), [[1, [2]], 3].flat(), [1, 2].flatMap((x) => [x, x]), a.concat([4], 5), a.reduce((x, y) => x + y),
-  [a.join.name, a.join.length, a.reduce.length, a.flat.length, a.concat.length]];`));
-    expect(r).toMatchObject({ outcome: "returned", value: ["3-1-2", 2, true, [1, 2, 3], [1, [2], 3], [1, 1, 2, 2], [3, 1, 2, 4, 5], 6, ["join", 1, 1, 0, 1]] });
+  [a.join.name, a.join.length, a.reduce.length, a.flat.length, a.concat.length]];`),
+    );
+    expect(r).toMatchObject({
+      outcome: "returned",
+      value: ["3-1-2", 2, true, [1, 2, 3], [1, [2], 3], [1, 1, 2, 2], [3, 1, 2, 4, 5], 6, ["join", 1, 1, 0, 1]],
+    });
   });
 });
 
@@ -135,9 +159,22 @@ describe("what a run keeps of its calls", () => {
   it("keeps the first calls and counts the rest, each error message clipped, whatever the arguments' size", async () => {
     const extra = 150;
     const big = "x".repeat(20_000);
-    const result = await run(program(`const big = "x".repeat(20000);
+    const result = await run(
+      program(`const big = "x".repeat(20000);
 for (let i = 0; i < ${KEPT_CALLS + extra}; i++) { try { await sendEmail({ to: ["bob@example.com"], subject: String(i), body: big }); } catch {} }
-return 1;`), { limits: { cpuMs: 60_000 }, answer: async (_op, args: Record<string, Json>) => Promise.reject(new (await import("../../src/model/index.js")).CountersignError("connector_error", "connector", `refused: ${String(args.body)}`)) });
+return 1;`),
+      {
+        limits: { cpuMs: 60_000 },
+        answer: async (_op, args: Record<string, Json>) =>
+          Promise.reject(
+            new (await import("../../src/model/index.js")).CountersignError(
+              "connector_error",
+              "connector",
+              `refused: ${String(args.body)}`,
+            ),
+          ),
+      },
+    );
     expect(result).toMatchObject({ outcome: "returned", value: 1, callsOmitted: extra });
     expect(result.calls).toHaveLength(KEPT_CALLS);
     expect(result.invoked).toHaveLength(KEPT_CALLS + extra); // every call was made: only the record is bounded

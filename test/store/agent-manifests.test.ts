@@ -46,9 +46,18 @@ describe.each(DIALECTS)("agent manifests on %s", (dialect) => {
     const store = await stores.open(await newDatabase(dialect));
     const { name } = await store.addToken("agent");
     const { agent_manifests: _, ...missing } = withManifests(name);
-    await expect(store.submit(missing)).rejects.toMatchObject({ class: "usage_error", message: expect.stringMatching(/must be stored with the request/) });
-    await expect(store.submit(withManifests(name, TEXT, sha256("other")))).rejects.toMatchObject({ class: "usage_error", details: { reason: "agent_manifests_mismatch" } });
-    await expect(store.submit({ ...submission(name), agent_manifests: TEXT })).rejects.toMatchObject({ class: "usage_error", details: { reason: "agent_manifests_unexpected" } });
+    await expect(store.submit(missing)).rejects.toMatchObject({
+      class: "usage_error",
+      message: expect.stringMatching(/must be stored with the request/),
+    });
+    await expect(store.submit(withManifests(name, TEXT, sha256("other")))).rejects.toMatchObject({
+      class: "usage_error",
+      details: { reason: "agent_manifests_mismatch" },
+    });
+    await expect(store.submit({ ...submission(name), agent_manifests: TEXT })).rejects.toMatchObject({
+      class: "usage_error",
+      details: { reason: "agent_manifests_unexpected" },
+    });
     expect((await store.list({ limit: 10 })).requests).toEqual([]);
   });
 
@@ -57,15 +66,23 @@ describe.each(DIALECTS)("agent manifests on %s", (dialect) => {
     const store = await stores.open(database);
     const { name } = await store.addToken("agent");
     const request = await submitted(store, withManifests(name));
-    await rawSql(database, `UPDATE requests SET agent_manifests = '[["create_issue",{"name":"create_issue","description":"Something else."}]]' WHERE id = '${request.id}'`);
-    await expect(store.get(request.id)).rejects.toMatchObject({ class: "store_error", details: { reason: "agent_manifests_mismatch", request_id: request.id } });
+    await rawSql(
+      database,
+      `UPDATE requests SET agent_manifests = '[["create_issue",{"name":"create_issue","description":"Something else."}]]' WHERE id = '${request.id}'`,
+    );
+    await expect(store.get(request.id)).rejects.toMatchObject({
+      class: "store_error",
+      details: { reason: "agent_manifests_mismatch", request_id: request.id },
+    });
     await rawSql(database, `UPDATE requests SET agent_manifests = NULL WHERE id = '${request.id}'`);
     expect((await store.get(request.id))?.agent_manifests).toBeUndefined(); // as a request stored before texts were kept
   });
 
   it("a database from before migration 4 migrates; its requests load with only the hash", async () => {
     const database = await newDatabase(dialect);
-    const driver = database.startsWith("postgres://") ? await openPostgresDriver(database) : await openSqliteDriver(database);
+    const driver = database.startsWith("postgres://")
+      ? await openPostgresDriver(database)
+      : await openSqliteDriver(database);
     const before = MIGRATIONS.filter((m) => m.version < 4);
     await migrate(driver, before);
     await driver.close();

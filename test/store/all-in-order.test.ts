@@ -11,6 +11,8 @@ describe("allInOrder", () => {
   });
 
   it("reports the first statement's failure though a later one failed sooner", async () => {
-    await expect(allInOrder([later(1, "ok"), later(30, "the cause", true), later(1, "transaction aborted", true)])).rejects.toThrow("the cause");
+    await expect(
+      allInOrder([later(1, "ok"), later(30, "the cause", true), later(1, "transaction aborted", true)]),
+    ).rejects.toThrow("the cause");
   });
 });

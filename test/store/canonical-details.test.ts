@@ -7,8 +7,16 @@ import type { Json } from "../../src/model/index.js";
 import { canonicalDetails } from "../../src/store/audit-chain.js";
 
 const scalar = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null));
-const value: fc.Arbitrary<Json> = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.dictionary(fc.string(), scalar, { maxKeys: 3 }));
-const key = fc.oneof(fc.string(), fc.constantFrom("", "0", "1", "2", "10", "a", "B", "é", "exp", "jti", "__proto__"), fc.nat().map(String));
+const value: fc.Arbitrary<Json> = fc.oneof(
+  scalar,
+  fc.array(scalar, { maxLength: 3 }),
+  fc.dictionary(fc.string(), scalar, { maxKeys: 3 }),
+);
+const key = fc.oneof(
+  fc.string(),
+  fc.constantFrom("", "0", "1", "2", "10", "a", "B", "é", "exp", "jti", "__proto__"),
+  fc.nat().map(String),
+);
 
 describe("canonicalDetails", () => {
   it("writes canonicalJson's text for any details, sorted or not, flat or not", () => {

@@ -81,7 +81,12 @@ describe("CheckedJson by identity", () => {
     open.count = 1.5;
     expect(() => cache.check(open)).toThrow(/count/);
     let n = 1;
-    const getter = Object.freeze({ name: "a", get count() { return n; } });
+    const getter = Object.freeze({
+      name: "a",
+      get count() {
+        return n;
+      },
+    });
     expect(cache.check(getter).value).toEqual({ name: "a", count: 1 });
     n = 1.5;
     expect(() => cache.check(getter)).toThrow(/count/);

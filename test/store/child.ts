@@ -29,10 +29,12 @@ if (job.work === "decide") {
   for (const o of outcomes) print(o);
 } else if (job.work === "issue") {
   // Each attempt records a receipt of its own: what comes back is the receipt handed out.
-  const results = await Promise.all(Array.from({ length: job.attempts }, () => {
-    const jti = newJti();
-    return store.recordReceipt({ jti, exp: job.exp, request_id: job.id, token: `signed-${jti}` });
-  }));
+  const results = await Promise.all(
+    Array.from({ length: job.attempts }, () => {
+      const jti = newJti();
+      return store.recordReceipt({ jti, exp: job.exp, request_id: job.id, token: `signed-${jti}` });
+    }),
+  );
   for (const r of results) print(r.ok ? r.token : r.reason);
 } else if (job.work === "submit") {
   const results = await Promise.all(Array.from({ length: job.count }, () => store.submit(submission(job.token))));

@@ -27,11 +27,20 @@ describe.each(DIALECTS)("concurrency on %s", (dialect) => {
       { kind: "request_more", approver: "carol", feedback: "why?" },
     ];
     const pick = (i: number): PersonDecision => kinds[i % kinds.length]!;
-    const child = spawnChild({ database, work: "decide", id, decisions: Array.from({ length: 20 }, (_, i) => pick(i)) });
+    const child = spawnChild({
+      database,
+      work: "decide",
+      id,
+      decisions: Array.from({ length: 20 }, (_, i) => pick(i)),
+    });
     const [fromChild] = await Promise.all([
       runTogether([child]),
-      child.ready.then(() => Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).decide(id, pick(i + 1))))),
-    ]).then(async ([lines, local]) => [[...lines[0]!, ...local.map((x) => (x.ok ? { ok: true, changed: x.changed } : { ok: false, reason: x.reason }))]]);
+      child.ready.then(() =>
+        Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).decide(id, pick(i + 1)))),
+      ),
+    ]).then(async ([lines, local]) => [
+      [...lines[0]!, ...local.map((x) => (x.ok ? { ok: true, changed: x.changed } : { ok: false, reason: x.reason }))],
+    ]);
     const results = fromChild as { ok: boolean; changed?: boolean; reason?: string }[];
     expect(results).toHaveLength(50);
     expect(results.filter((x) => x.ok && x.changed)).toHaveLength(1);
@@ -52,7 +61,9 @@ describe.each(DIALECTS)("concurrency on %s", (dialect) => {
     const child = spawnChild({ database, work: "submit", token, count: 100 });
     const [[childIds], localResults] = await Promise.all([
       runTogether([child]),
-      child.ready.then(() => Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).submit(submission(token))))),
+      child.ready.then(() =>
+        Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? a : b).submit(submission(token)))),
+      ),
     ]);
     const ids = [...(childIds as string[]), ...localResults.map((r) => (r.ok ? r.request.id : r.reason))];
     expect(ids.every((id) => id.startsWith("req_"))).toBe(true);
@@ -77,10 +88,15 @@ describe.each(DIALECTS)("concurrency on %s", (dialect) => {
     const jti = newJti();
     const exp = Math.floor(Date.now() / 1000) + 300;
     await a.recordReceipt({ jti, request_id: r.request.id, exp, token: "signed" });
-    const children = [spawnChild({ database, work: "redeem", jti, exp, attempts: 10 }), spawnChild({ database, work: "redeem", jti, exp, attempts: 10 })];
+    const children = [
+      spawnChild({ database, work: "redeem", jti, exp, attempts: 10 }),
+      spawnChild({ database, work: "redeem", jti, exp, attempts: 10 }),
+    ];
     const [fromChildren, local] = await Promise.all([
       runTogether(children),
-      Promise.all(children.map((c) => c.ready)).then(() => Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).redeem(jti, exp)))),
+      Promise.all(children.map((c) => c.ready)).then(() =>
+        Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).redeem(jti, exp))),
+      ),
     ]);
     const outcomes = [...fromChildren.flat(), ...local.map((ok) => (ok ? "redeemed" : "already_redeemed"))];
     expect(outcomes).toHaveLength(30);
@@ -93,14 +109,19 @@ describe.each(DIALECTS)("concurrency on %s", (dialect) => {
     const r = await a.submit(submission(token, "auto_approved"));
     if (!r.ok) throw new Error("refused");
     const exp = Math.floor(Date.now() / 1000) + 300;
-    const children = [spawnChild({ database, work: "issue", id: r.request.id, exp, attempts: 10 }), spawnChild({ database, work: "issue", id: r.request.id, exp, attempts: 10 })];
+    const children = [
+      spawnChild({ database, work: "issue", id: r.request.id, exp, attempts: 10 }),
+      spawnChild({ database, work: "issue", id: r.request.id, exp, attempts: 10 }),
+    ];
     const [fromChildren, local] = await Promise.all([
       runTogether(children),
       Promise.all(children.map((c) => c.ready)).then(() =>
-        Promise.all(Array.from({ length: 10 }, (_, i) => {
-          const jti = newJti();
-          return (i % 2 === 0 ? a : b).recordReceipt({ jti, exp, request_id: r.request.id, token: `signed-${jti}` });
-        })),
+        Promise.all(
+          Array.from({ length: 10 }, (_, i) => {
+            const jti = newJti();
+            return (i % 2 === 0 ? a : b).recordReceipt({ jti, exp, request_id: r.request.id, token: `signed-${jti}` });
+          }),
+        ),
       ),
     ]);
     const handedOut = [...fromChildren.flat(), ...local.map((x) => (x.ok ? x.token : x.reason))];
@@ -125,7 +146,12 @@ describe("events across servers", () => {
     const stop = await a.subscribe((events) => seen.push(...events));
     const r = await a.submit(submission(token));
     if (!r.ok) throw new Error("refused");
-    const child = spawnChild({ database, work: "decide", id: r.request.id, decisions: [{ kind: "approved_once", approver: "alice" }] });
+    const child = spawnChild({
+      database,
+      work: "decide",
+      id: r.request.id,
+      decisions: [{ kind: "approved_once", approver: "alice" }],
+    });
     await runTogether([child]);
     await expect.poll(() => seen.map((e) => e.type), { timeout: 20_000 }).toEqual(["pending", "resolved"]);
     expect(seen[1]).toMatchObject({ request_id: r.request.id, status: "approved" });
@@ -138,11 +164,16 @@ describe("events across servers", () => {
     const { name: token } = await a.addToken("agent");
     const seen: StoreEvent[] = [];
     const stop = await a.subscribe((events) => seen.push(...events));
-    const cut = await rawSql(database, "SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE query = 'LISTEN countersign_events'");
+    const cut = await rawSql(
+      database,
+      "SELECT pg_terminate_backend(pid) AS cut FROM pg_stat_activity WHERE query = 'LISTEN countersign_events'",
+    );
     expect(cut).toEqual([{ cut: true }]);
     const r = await b.submit(submission(token)); // its NOTIFY finds no listener of a's
     if (!r.ok) throw new Error("refused");
-    await expect.poll(() => seen.map((e) => [e.type, e.request_id]), { timeout: 10_000 }).toEqual([["pending", r.request.id]]);
+    await expect
+      .poll(() => seen.map((e) => [e.type, e.request_id]), { timeout: 10_000 })
+      .toEqual([["pending", r.request.id]]);
     await b.decide(r.request.id, { kind: "approved_once", approver: "alice" });
     await expect.poll(() => seen.map((e) => e.type), { timeout: 10_000 }).toEqual(["pending", "resolved"]);
     await stop();
@@ -157,7 +188,12 @@ describe("events across servers", () => {
     const r = await b.submit(submission(token));
     if (!r.ok) throw new Error("refused");
     await b.decide(r.request.id, { kind: "rejected", approver: "alice", reason: "no" });
-    await expect.poll(() => seen.map((e) => [e.type, e.status])).toEqual([["pending", "pending"], ["resolved", "rejected"]]);
+    await expect
+      .poll(() => seen.map((e) => [e.type, e.status]))
+      .toEqual([
+        ["pending", "pending"],
+        ["resolved", "rejected"],
+      ]);
     await stop();
   });
 });

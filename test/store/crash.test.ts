@@ -40,7 +40,10 @@ describe.each(DIALECTS)("crash on %s", (dialect) => {
     const reopened = await stores.open(database);
     for (const id of acknowledged) expect((await reopened.get(id))?.status).toBe("pending");
     expect((await reopened.get(waiting.request.id))?.status).toBe("pending");
-    expect(await reopened.get(decided.request.id)).toMatchObject({ status: "approved", decision: { kind: "approved_once", approver: "alice" } });
+    expect(await reopened.get(decided.request.id)).toMatchObject({
+      status: "approved",
+      decision: { kind: "approved_once", approver: "alice" },
+    });
     const chain = await reopened.verifyAuditChain();
     expect(chain).toMatchObject({ ok: true });
     // the killed process may have committed one more than it printed, never fewer

@@ -12,8 +12,12 @@ interface HeldRead {
 }
 
 /** A store whose driver counts its reads of the events table; `hold()` holds the next one. */
-async function countingStore(database: string): Promise<{ store: Store; eventReads: () => number; hold: () => HeldRead }> {
-  const driver: Driver = database.startsWith("postgres") ? await openPostgresDriver(database) : openSqliteDriver(database);
+async function countingStore(
+  database: string,
+): Promise<{ store: Store; eventReads: () => number; hold: () => HeldRead }> {
+  const driver: Driver = database.startsWith("postgres")
+    ? await openPostgresDriver(database)
+    : openSqliteDriver(database);
   let reads = 0;
   let held: { reach: () => void; gate: Promise<void> } | undefined;
   const counting: Driver = {
@@ -97,7 +101,8 @@ describe.each(DIALECTS)("event feed on %s", (dialect) => {
     const { store } = await countingStore(await newDatabase(dialect));
     stores.push(store);
     const { name: token } = await store.addToken("agent");
-    for (let round = 0; round < 12; round++) await Promise.all(Array.from({ length: 100 }, () => store.submit(submission(token))));
+    for (let round = 0; round < 12; round++)
+      await Promise.all(Array.from({ length: 100 }, () => store.submit(submission(token))));
     const all = await store.eventsSince(0, 10_000);
     expect(all).toHaveLength(1200);
     const resumed: StoreEvent[] = [];
@@ -116,7 +121,8 @@ describe.each(DIALECTS)("event feed on %s", (dialect) => {
     await Promise.all(Array.from({ length: 10 }, () => store.submit(submission(token))));
     await expect.poll(() => batches.map((list) => list.flat().length)).toEqual([10, 10]);
     expect(batches[0]).toHaveLength(batches[1]!.length);
-    batches[0]!.forEach((batch, i) => expect(batch).toBe(batches[1]![i])); // the same array: what a stream sends is made once
+    // the same array: what a stream sends is made once
+    for (const [i, batch] of batches[0]!.entries()) expect(batch).toBe(batches[1]![i]);
     await Promise.all(stops.map((stop) => stop()));
   });
 

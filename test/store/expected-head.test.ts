@@ -27,7 +27,8 @@ async function recordingStore(database: string): Promise<{ store: Store; transac
   return { store: await storeOver(recording), transactions };
 }
 
-const readsHead = (sql: string[]): boolean => sql.some((s) => s.startsWith("SELECT last_id, last_hash FROM audit_head"));
+const readsHead = (sql: string[]): boolean =>
+  sql.some((s) => s.startsWith("SELECT last_id, last_hash FROM audit_head"));
 const expectsHead = (sql: string[]): boolean => sql.some((s) => s.startsWith("SELECT countersign_expect_head("));
 
 describe("submissions built on the expected chain head (postgres)", () => {
@@ -73,7 +74,10 @@ describe("submissions built on the expected chain head (postgres)", () => {
       expect((await store.submit(submission("agent"))).ok).toBe(true);
       await rawSql(database, "UPDATE tokens SET revoked_at = 1 WHERE name = 'agent'"); // the head stays where it was
       const before = transactions.length;
-      const [revoked, fine] = await Promise.all([store.submit(submission("agent", "auto_approved")), store.submit(submission("other"))]);
+      const [revoked, fine] = await Promise.all([
+        store.submit(submission("agent", "auto_approved")),
+        store.submit(submission("other")),
+      ]);
       expect(revoked).toEqual({ ok: false, reason: "token_inactive" });
       expect(fine.ok).toBe(true);
       expect(transactions.length - before).toBe(2);

@@ -24,7 +24,10 @@ function repairAudit(database: string): Promise<unknown> {
 }
 
 async function expectStoreError(p: Promise<unknown>): Promise<CountersignError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(CountersignError);
   expect(err).toMatchObject({ class: "store_error", boundary: "store", retriable: true });
   return err as CountersignError;
@@ -51,7 +54,9 @@ describe.each(DIALECTS)("failing audit writes on %s", (dialect) => {
     const err = await expectStoreError(store.submit(submission(name)));
     expect(err.message).toMatch(/audit write failed/);
     await expectStoreError(store.decide(pending.request.id, { kind: "approved_once", approver: "alice" }));
-    await expectStoreError(store.recordReceipt({ jti: unissued, request_id: unissuedFor.request.id, exp, token: "signed" }));
+    await expectStoreError(
+      store.recordReceipt({ jti: unissued, request_id: unissuedFor.request.id, exp, token: "signed" }),
+    );
     await expectStoreError(store.redeem(issued, exp));
     await expectStoreError(store.revokeToken(name));
     await expectStoreError(store.recordAudit({ type: "policy_reloaded", actor: "authority", ok: true }));
@@ -73,7 +78,9 @@ describe("a PostgreSQL store that cannot be reached", () => {
   it("fails to open with a store_error that does not show the password", async () => {
     const stores = opener();
     const err = await expectStoreError(stores.open("postgres://agent:s3cret@127.0.0.1:1/countersign"));
-    expect(err.message).toMatch(/cannot connect to the PostgreSQL store postgres:\/\/agent:\*\*\*@127\.0\.0\.1:1\/countersign/);
+    expect(err.message).toMatch(
+      /cannot connect to the PostgreSQL store postgres:\/\/agent:\*\*\*@127\.0\.0\.1:1\/countersign/,
+    );
     expect(err.message).not.toContain("s3cret");
   });
 });

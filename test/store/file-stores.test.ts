@@ -39,7 +39,9 @@ describe("FileRedemptionStore", () => {
     const script = `import { FileRedemptionStore } from ${JSON.stringify(module)};\nconst ok = await new FileRedemptionStore(${JSON.stringify(dir)}).redeem("race", 4102444800);\nprocess.stdout.write(String(ok));`;
     const run = () =>
       new Promise<string>((resolve) => {
-        const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "inherit"] });
+        const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+          stdio: ["ignore", "pipe", "inherit"],
+        });
         let out = "";
         child.stdout.on("data", (d) => (out += d));
         child.on("exit", () => resolve(out));

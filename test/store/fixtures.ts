@@ -43,7 +43,11 @@ export function sha256(text: string): string {
 let counter = 0;
 
 /** A valid submission: distinct source each time, facts hashed from it, the policy's kind as asked. */
-export function submission(token: string, kind: PolicyDecision["kind"] = "ask", extra: Partial<SubmitInput> = {}): SubmitInput {
+export function submission(
+  token: string,
+  kind: PolicyDecision["kind"] = "ask",
+  extra: Partial<SubmitInput> = {},
+): SubmitInput {
   const source = `export default program({ rationale: "n${++counter}", async main() {} });\n`;
   const facts: Facts = {
     program: { sha256: sha256(source), entry: "program.ts" },
@@ -54,7 +58,15 @@ export function submission(token: string, kind: PolicyDecision["kind"] = "ask", 
     summary: ["makes no trusted calls"],
     rationale: `n${counter}`,
   };
-  const policy: PolicyDecision = { kind, effects: [], guards: [], grants: [], across: [], policy: { sha256: "a".repeat(64) }, reason: `policy said ${kind}` };
+  const policy: PolicyDecision = {
+    kind,
+    effects: [],
+    guards: [],
+    grants: [],
+    across: [],
+    policy: { sha256: "a".repeat(64) },
+    reason: `policy said ${kind}`,
+  };
   return { token, source, facts, policy, ...extra };
 }
 

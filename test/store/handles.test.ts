@@ -56,7 +56,9 @@ describe.each(DIALECTS)("held values on %s", (dialect) => {
 
   it("refuses a value past the cap and a bad id, keeping nothing of the batch", async () => {
     const store = await stores.open(await newDatabase(dialect));
-    await expect(store.putHandles([row("h_ok", "agent-1"), row("h_big", "agent-1", { value: "x".repeat(64 * 1024) })])).rejects.toMatchObject({ class: "usage_error", message: expect.stringMatching(/at most 65536 bytes/) });
+    await expect(
+      store.putHandles([row("h_ok", "agent-1"), row("h_big", "agent-1", { value: "x".repeat(64 * 1024) })]),
+    ).rejects.toMatchObject({ class: "usage_error", message: expect.stringMatching(/at most 65536 bytes/) });
     await expect(store.putHandles([row("nope", "agent-1")])).rejects.toMatchObject({ class: "usage_error" });
     expect(await store.readHandle("h_ok", "agent-1")).toBeUndefined();
   });

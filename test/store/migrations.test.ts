@@ -1,7 +1,14 @@
 // Migrations: applied at open, idempotent, in order, and a newer database is refused.
 import { afterAll, describe, expect, it } from "vitest";
 import { CountersignError } from "../../src/model/errors.js";
-import { migrate, MIGRATIONS, openPostgresDriver, openSqliteDriver, type Driver, type Migration } from "../../src/store/index.js";
+import {
+  migrate,
+  MIGRATIONS,
+  openPostgresDriver,
+  openSqliteDriver,
+  type Driver,
+  type Migration,
+} from "../../src/store/index.js";
 import { DIALECTS, newDatabase, opener, rawSql, submission } from "./fixtures.js";
 
 async function driverFor(database: string): Promise<Driver> {
@@ -36,11 +43,16 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
     const database = await newDatabase(dialect);
     const driver = await driverFor(database);
     await migrate(driver);
-    const next: Migration = { version: MIGRATIONS.at(-1)!.version + 1, statements: () => ["ALTER TABLE tokens ADD COLUMN note TEXT"] };
+    const next: Migration = {
+      version: MIGRATIONS.at(-1)!.version + 1,
+      statements: () => ["ALTER TABLE tokens ADD COLUMN note TEXT"],
+    };
     await migrate(driver, [...MIGRATIONS, next]);
     await migrate(driver, [...MIGRATIONS, next]);
     expect(await versions(driver)).toEqual([...MIGRATIONS.map((m) => m.version), next.version]);
-    await driver.write((tx) => tx.run("INSERT INTO tokens (name, hash, created_at, note) VALUES ('n', 'h', 1, 'added by v2')"));
+    await driver.write((tx) =>
+      tx.run("INSERT INTO tokens (name, hash, created_at, note) VALUES ('n', 'h', 1, 'added by v2')"),
+    );
     await driver.close();
   });
 
@@ -48,7 +60,10 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
     const database = await newDatabase(dialect);
     const driver = await driverFor(database);
     await migrate(driver);
-    const broken: Migration = { version: MIGRATIONS.at(-1)!.version + 1, statements: () => ["CREATE TABLE half (x TEXT)", "THIS IS NOT SQL"] };
+    const broken: Migration = {
+      version: MIGRATIONS.at(-1)!.version + 1,
+      statements: () => ["CREATE TABLE half (x TEXT)", "THIS IS NOT SQL"],
+    };
     await expect(migrate(driver, [...MIGRATIONS, broken])).rejects.toMatchObject({ class: "store_error" });
     expect(await versions(driver)).toEqual(MIGRATIONS.map((m) => m.version));
     await expect(driver.read((q) => q.all("SELECT * FROM half"))).rejects.toMatchObject({ class: "store_error" });
@@ -61,9 +76,17 @@ describe.each(DIALECTS)("migrations on %s", (dialect) => {
     await migrate(driver);
     await driver.write((tx) => tx.run("INSERT INTO schema_version (version, applied_at) VALUES (99, 0)"));
     await driver.close();
-    const err = await stores.open(database).then(() => undefined, (e: unknown) => e);
+    const err = await stores.open(database).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(CountersignError);
-    expect(err).toMatchObject({ class: "store_error", boundary: "store", retriable: false, details: { schema_version: 99 } });
+    expect(err).toMatchObject({
+      class: "store_error",
+      boundary: "store",
+      retriable: false,
+      details: { schema_version: 99 },
+    });
     expect((err as Error).message).toMatch(/schema version 99, newer than this countersign knows/);
   });
 
@@ -84,7 +107,12 @@ describe("migrations on postgres only", () => {
   it("compress a request's large texts with lz4 where the server has it", async () => {
     const database = await newDatabase("postgres");
     await stores.open(database);
-    const rows = await rawSql(database, "SELECT attname, attcompression FROM pg_attribute WHERE attrelid = 'requests'::regclass AND attcompression <> '' ORDER BY attname");
-    expect(rows).toEqual(["agent_manifests", "facts", "policy", "source"].map((attname) => ({ attname, attcompression: "l" })));
+    const rows = await rawSql(
+      database,
+      "SELECT attname, attcompression FROM pg_attribute WHERE attrelid = 'requests'::regclass AND attcompression <> '' ORDER BY attname",
+    );
+    expect(rows).toEqual(
+      ["agent_manifests", "facts", "policy", "source"].map((attname) => ({ attname, attcompression: "l" })),
+    );
   });
 });

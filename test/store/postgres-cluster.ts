@@ -2,7 +2,17 @@
 // loopback in the run's temp folder by the first test that needs it (initdb + pg_ctl), and
 // stopped by the global teardown. No PostgreSQL installed is an error, never a skipped test.
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -18,14 +28,18 @@ function binDir(): string {
   try {
     return execFileSync("pg_config", ["--bindir"], { encoding: "utf8" }).trim();
   } catch {
-    throw new Error("PostgreSQL is not installed (no /usr/lib/postgresql/<version>/bin/initdb, no pg_config): install it with `apt-get install -y postgresql`");
+    throw new Error(
+      "PostgreSQL is not installed (no /usr/lib/postgresql/<version>/bin/initdb, no pg_config): install it with `apt-get install -y postgresql`",
+    );
   }
 }
 
 /** initdb and postgres refuse to run as root: there, run them as the postgres system user. */
 function asServerUser(command: string, args: string[]): void {
   const asRoot = process.getuid?.() === 0;
-  execFileSync(asRoot ? "runuser" : command, asRoot ? ["-u", "postgres", "--", command, ...args] : args, { stdio: "pipe" });
+  execFileSync(asRoot ? "runuser" : command, asRoot ? ["-u", "postgres", "--", command, ...args] : args, {
+    stdio: "pipe",
+  });
 }
 
 async function freePort(): Promise<number> {
@@ -54,7 +68,17 @@ export async function startCluster(dir: string, settings: string[] = []): Promis
     const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }));
     chownSync(dir, uid, gid);
   }
-  asServerUser(join(binDir(), "initdb"), ["-D", join(dir, "data"), "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+  asServerUser(join(binDir(), "initdb"), [
+    "-D",
+    join(dir, "data"),
+    "-U",
+    "postgres",
+    "--auth=trust",
+    "-E",
+    "UTF8",
+    "--locale=C",
+    "--no-sync",
+  ]);
   const port = await freePort();
   runCluster(dir, port, settings);
   return port;
@@ -62,13 +86,31 @@ export async function startCluster(dir: string, settings: string[] = []): Promis
 
 /** Start the cluster of `dir` (again) on `port`, listening on loopback and a socket in `dir` only. */
 export function runCluster(dir: string, port: number, settings: string[] = []): void {
-  const options = ["-h 127.0.0.1", `-p ${port}`, `-k ${dir}`, "-c max_connections=300", ...settings.map((s) => `-c ${s}`)].join(" ");
-  asServerUser(join(binDir(), "pg_ctl"), ["-D", join(dir, "data"), "-l", join(dir, "server.log"), "-w", "-t", "60", "-o", options, "start"]);
+  const options = [
+    "-h 127.0.0.1",
+    `-p ${port}`,
+    `-k ${dir}`,
+    "-c max_connections=300",
+    ...settings.map((s) => `-c ${s}`),
+  ].join(" ");
+  asServerUser(join(binDir(), "pg_ctl"), [
+    "-D",
+    join(dir, "data"),
+    "-l",
+    join(dir, "server.log"),
+    "-w",
+    "-t",
+    "60",
+    "-o",
+    options,
+    "start",
+  ]);
 }
 
 export function stopCluster(dir: string): void {
   const data = join(dir, "data");
-  if (existsSync(join(data, "postmaster.pid"))) asServerUser(join(binDir(), "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
+  if (existsSync(join(data, "postmaster.pid")))
+    asServerUser(join(binDir(), "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);
 }
 
 /** The run's shared cluster lives here (the run's temp folder, see test/global-setup.ts). */
@@ -93,14 +135,16 @@ async function sharedPort(): Promise<number> {
       writeFileSync(`${portFile}.tmp`, String(port));
       renameSync(`${portFile}.tmp`, portFile);
     } catch (err) {
-      const message = err instanceof Error ? `${err.message}\n${(err as { stderr?: Buffer }).stderr?.toString() ?? ""}` : String(err);
+      const message =
+        err instanceof Error ? `${err.message}\n${(err as { stderr?: Buffer }).stderr?.toString() ?? ""}` : String(err);
       writeFileSync(failedFile, message);
       throw err;
     }
   }
   for (let waited = 0; waited < 120_000; waited += 100) {
     if (existsSync(portFile)) return Number(readFileSync(portFile, "utf8"));
-    if (existsSync(failedFile)) throw new Error(`the test PostgreSQL did not start: ${readFileSync(failedFile, "utf8")}`);
+    if (existsSync(failedFile))
+      throw new Error(`the test PostgreSQL did not start: ${readFileSync(failedFile, "utf8")}`);
     await sleep(100);
   }
   throw new Error("the test PostgreSQL did not start within 120 s");

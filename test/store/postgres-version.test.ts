@@ -60,7 +60,12 @@ describe("the PostgreSQL reads version", () => {
   });
 
   /** A database with a token, a store on it, and a version reader over a gated pool of its own. */
-  async function withToken(): Promise<{ database: string; store: Store; p: ReturnType<typeof gatedPool>; version: ReturnType<typeof versionReader> }> {
+  async function withToken(): Promise<{
+    database: string;
+    store: Store;
+    p: ReturnType<typeof gatedPool>;
+    version: ReturnType<typeof versionReader>;
+  }> {
     const database = await newDatabase("postgres");
     const store = await stores.open(database);
     await store.addToken("agent");

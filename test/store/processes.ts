@@ -15,7 +15,9 @@ export interface Child {
 }
 
 export function spawnChild(job: Record<string, unknown>): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(job)], { stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(job)], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const lines: unknown[] = [];
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => void (stderr += d.toString()));

@@ -5,7 +5,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { openPostgresDriver, openSqliteDriver, storeOver, type Driver, type Store } from "../../src/store/index.js";
 import { DIALECTS, newDatabase, opener, rawSql, submission, type DialectName } from "./fixtures.js";
 
-const RULE = { id: "remembered.email.send_email.cache", decision: "allow", op: "email.send_email", when: { count: { max: 1 } } };
+const RULE = {
+  id: "remembered.email.send_email.cache",
+  decision: "allow",
+  op: "email.send_email",
+  when: { count: { max: 1 } },
+};
 
 /** After the I/O and immediates of this turn of the event loop. */
 // A later turn of the event loop: past a timer and then a check phase, so that every setImmediate
@@ -67,7 +72,11 @@ describe.each(DIALECTS)("the store's read cache (%s)", (dialect) => {
     expect(await serving.listRememberedRules()).toEqual([]);
     const r = await other.submit(submission("agent"));
     if (!r.ok) throw new Error("refused");
-    await other.decide(r.request.id, { kind: "approved_remember", approver: "alice", rules: [{ id: RULE.id, op: RULE.op, rule: RULE, token: null, expires_at: null }] });
+    await other.decide(r.request.id, {
+      kind: "approved_remember",
+      approver: "alice",
+      rules: [{ id: RULE.id, op: RULE.op, rule: RULE, token: null, expires_at: null }],
+    });
     expect(await serving.authenticate(token)).toBe("agent"); // a request's token check looks at the database afresh
     expect((await serving.listRememberedRules()).map((x) => x.id)).toEqual([RULE.id]);
     expect(Object.isFrozen((await serving.listRememberedRules())[0]!.rule)).toBe(true); // shared between callers: nobody can change it
@@ -79,25 +88,28 @@ describe.each(DIALECTS)("the store's read cache (%s)", (dialect) => {
     expect((await serving.listRememberedRules()).map((x) => x.id)).toEqual([RULE.id]);
   });
 
-  it.runIf(dialect === "sqlite")("a token check looks at the database afresh, in the same turn of the event loop too; the rules take the turn's last look", async () => {
-    const database = await newDatabase("sqlite");
-    const driver = openSqliteDriver(database);
-    const asked: boolean[] = [];
-    const counted: Driver = { ...driver, version: (fresh) => (asked.push(fresh === true), driver.version(fresh)) };
-    const store = await storeOver(counted);
-    const other = await stores.open(database);
-    try {
-      const { token } = await store.addToken("agent");
-      asked.length = 0;
-      expect(await store.authenticate(token)).toBe("agent");
-      await store.listRememberedRules();
-      expect(asked).toEqual([true, false]);
-      expect(await other.revokeToken("agent")).toBe(true); // no turn passes: the next token check sees it all the same
-      expect(await store.authenticate(token)).toBeNull();
-    } finally {
-      await store.close();
-    }
-  });
+  it.runIf(dialect === "sqlite")(
+    "a token check looks at the database afresh, in the same turn of the event loop too; the rules take the turn's last look",
+    async () => {
+      const database = await newDatabase("sqlite");
+      const driver = openSqliteDriver(database);
+      const asked: boolean[] = [];
+      const counted: Driver = { ...driver, version: (fresh) => (asked.push(fresh === true), driver.version(fresh)) };
+      const store = await storeOver(counted);
+      const other = await stores.open(database);
+      try {
+        const { token } = await store.addToken("agent");
+        asked.length = 0;
+        expect(await store.authenticate(token)).toBe("agent");
+        await store.listRememberedRules();
+        expect(asked).toEqual([true, false]);
+        expect(await other.revokeToken("agent")).toBe(true); // no turn passes: the next token check sees it all the same
+        expect(await store.authenticate(token)).toBeNull();
+      } finally {
+        await store.close();
+      }
+    },
+  );
 });
 
 describe.each(DIALECTS)("tokens shared by two stores on %s", (dialect) => {

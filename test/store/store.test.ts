@@ -13,7 +13,10 @@ async function auditOf(store: Store, requestId?: string): Promise<AuditEntry[]> 
 }
 
 async function expectUsageError(p: Promise<unknown>, message: RegExp): Promise<void> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(CountersignError);
   expect((err as CountersignError).class).toBe("usage_error");
   expect((err as CountersignError).message).toMatch(message);
@@ -49,7 +52,10 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
   });
 
   it("records auto decisions as decided by the policy", async () => {
-    for (const [kind, status] of [["auto_approved", "approved"], ["auto_rejected", "rejected"]] as const) {
+    for (const [kind, status] of [
+      ["auto_approved", "approved"],
+      ["auto_rejected", "rejected"],
+    ] as const) {
       const result = await store.submit(submission(token, kind));
       if (!result.ok) throw new Error("refused");
       expect(result.request.status).toBe(status);
@@ -67,7 +73,10 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     expect((await store.submit(input)).ok).toBe(true); // the same facts with their own source, then with another again
     await expectUsageError(store.submit({ ...input, source: `${input.source.slice(0, -1)}!` }), /sha256 differs/);
     const refused = submission(token, "auto_approved");
-    await expectUsageError(store.submit({ ...refused, facts: { ...refused.facts, ok: false } }), /cannot be auto_approved/);
+    await expectUsageError(
+      store.submit({ ...refused, facts: { ...refused.facts, ok: false } }),
+      /cannot be auto_approved/,
+    );
     await expectUsageError(store.submit({ ...input, deadline_s: 24 * 3600 + 1 }), /deadline_s/);
     await expectUsageError(store.submit({ ...input, deadline_s: 0 }), /deadline_s/);
   });
@@ -89,11 +98,16 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     await expectUsageError(store.addToken("lister"), /exists; revoke it first/);
     await expectUsageError(store.addToken("no spaces"), /token name/);
     const listed = await store.listTokens();
-    expect(listed.find((t) => t.name === "lister")).toEqual({ name: "lister", created_at: clock.now(), revoked_at: null });
+    expect(listed.find((t) => t.name === "lister")).toEqual({
+      name: "lister",
+      created_at: clock.now(),
+      revoked_at: null,
+    });
     expect(JSON.stringify(listed)).not.toContain(secret.slice(3));
     const audit = await auditOf(store);
     expect(JSON.stringify(audit)).not.toContain(secret.slice(3));
-    for (const wrong of [secret.slice(0, -1), `${secret}x`, "", "cs_", secret.toUpperCase()]) expect(await store.authenticate(wrong)).toBeNull();
+    for (const wrong of [secret.slice(0, -1), `${secret}x`, "", "cs_", secret.toUpperCase()])
+      expect(await store.authenticate(wrong)).toBeNull();
     await store.revokeToken("lister");
     const again = await store.addToken("lister");
     expect(again.token).not.toBe(secret);
@@ -105,19 +119,33 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     const r = await store.submit(submission(token));
     if (!r.ok) throw new Error("refused");
     const first = await store.decide(r.request.id, { kind: "rejected", approver: "alice", reason: "not today" });
-    expect(first).toMatchObject({ ok: true, changed: true, request: { status: "rejected", decision: { kind: "rejected", approver: "alice", reason: "not today" } } });
+    expect(first).toMatchObject({
+      ok: true,
+      changed: true,
+      request: { status: "rejected", decision: { kind: "rejected", approver: "alice", reason: "not today" } },
+    });
     const same = await store.decide(r.request.id, { kind: "rejected", approver: "bob", reason: "other words" });
-    expect(same).toMatchObject({ ok: true, changed: false, request: { decision: { approver: "alice", reason: "not today" } } });
+    expect(same).toMatchObject({
+      ok: true,
+      changed: false,
+      request: { decision: { approver: "alice", reason: "not today" } },
+    });
     const other = await store.decide(r.request.id, { kind: "approved_once", approver: "bob" });
     expect(other).toMatchObject({ ok: false, reason: "conflict", request: { status: "rejected" } });
-    expect(await store.decide("req_missing", { kind: "approved_once", approver: "bob" })).toEqual({ ok: false, reason: "not_found" });
+    expect(await store.decide("req_missing", { kind: "approved_once", approver: "bob" })).toEqual({
+      ok: false,
+      reason: "not_found",
+    });
     expect((await auditOf(store, r.request.id)).filter((e) => e.type === "decided")).toHaveLength(1);
   });
 
   it("requires a reason to reject and feedback to request more", async () => {
     const r = await store.submit(submission(token));
     if (!r.ok) throw new Error("refused");
-    await expectUsageError(store.decide(r.request.id, { kind: "rejected", approver: "a", reason: "  " } as never), /needs a reason/);
+    await expectUsageError(
+      store.decide(r.request.id, { kind: "rejected", approver: "a", reason: "  " } as never),
+      /needs a reason/,
+    );
     await expectUsageError(store.decide(r.request.id, { kind: "request_more", approver: "a" } as never), /feedback/);
     await expectUsageError(store.decide(r.request.id, { kind: "expired", approver: "a" } as never), /kind/);
     const more = await store.decide(r.request.id, { kind: "request_more", approver: "a", feedback: "use bcc" });
@@ -127,23 +155,57 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
   it("saves remembered rules with approved_remember, and forgets them with an audit entry", async () => {
     const r = await store.submit(submission(token));
     if (!r.ok) throw new Error("refused");
-    const rule = { id: "remembered.email.send_email.abc", decision: "allow", op: "email.send_email", when: { args: { to: { in: ["bob@example.com"] } }, count: { max: 1 } } };
-    const result = await store.decide(r.request.id, { kind: "approved_remember", approver: "alice", rules: [{ id: rule.id, op: rule.op, rule, token: null, expires_at: null }] });
+    const rule = {
+      id: "remembered.email.send_email.abc",
+      decision: "allow",
+      op: "email.send_email",
+      when: { args: { to: { in: ["bob@example.com"] } }, count: { max: 1 } },
+    };
+    const result = await store.decide(r.request.id, {
+      kind: "approved_remember",
+      approver: "alice",
+      rules: [{ id: rule.id, op: rule.op, rule, token: null, expires_at: null }],
+    });
     expect(result).toMatchObject({ ok: true, request: { status: "approved" } });
-    expect(await store.listRememberedRules()).toEqual([{ id: rule.id, op: rule.op, rule, request_id: r.request.id, created_at: clock.now(), token: null, expires_at: null }]);
+    expect(await store.listRememberedRules()).toEqual([
+      {
+        id: rule.id,
+        op: rule.op,
+        rule,
+        request_id: r.request.id,
+        created_at: clock.now(),
+        token: null,
+        expires_at: null,
+      },
+    ]);
     expect(await store.forgetRule(rule.id, "alice")).toBe(true);
     expect(await store.forgetRule(rule.id, "alice")).toBe(false);
     expect(await store.listRememberedRules()).toEqual([]);
-    expect((await auditOf(store)).at(-1)).toMatchObject({ type: "rule_forgotten", actor: "alice", details: { rule: rule.id } });
+    expect((await auditOf(store)).at(-1)).toMatchObject({
+      type: "rule_forgotten",
+      actor: "alice",
+      details: { rule: rule.id },
+    });
   });
 
   it("keeps a remembered rule's token and lifetime; past its lifetime it is no longer listed", async () => {
     const r = await store.submit(submission(token));
     if (!r.ok) throw new Error("refused");
-    const rule = { id: "remembered.email.send_email.life", decision: "allow", op: "email.send_email", when: { count: { max: 1 } } };
+    const rule = {
+      id: "remembered.email.send_email.life",
+      decision: "allow",
+      op: "email.send_email",
+      when: { count: { max: 1 } },
+    };
     const expires = clock.now() + 60_000;
-    await store.decide(r.request.id, { kind: "approved_remember", approver: "alice", rules: [{ id: rule.id, op: rule.op, rule, token, expires_at: expires }] });
-    expect(await store.listRememberedRules()).toEqual([expect.objectContaining({ id: rule.id, token, expires_at: expires })]);
+    await store.decide(r.request.id, {
+      kind: "approved_remember",
+      approver: "alice",
+      rules: [{ id: rule.id, op: rule.op, rule, token, expires_at: expires }],
+    });
+    expect(await store.listRememberedRules()).toEqual([
+      expect.objectContaining({ id: rule.id, token, expires_at: expires }),
+    ]);
     clock.advance(60_000);
     expect(await store.listRememberedRules()).toEqual([]);
   });
@@ -160,7 +222,11 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     expect((await store.get(swept.request.id))?.status).toBe("expired");
     clock.advance(60_000);
     // no sweep ran: the decision itself finds the deadline passed
-    expect(await store.decide(late.request.id, { kind: "approved_once", approver: "a" })).toMatchObject({ ok: false, reason: "conflict", request: { status: "expired" } });
+    expect(await store.decide(late.request.id, { kind: "approved_once", approver: "a" })).toMatchObject({
+      ok: false,
+      reason: "conflict",
+      request: { status: "expired" },
+    });
     expect((await auditOf(store, late.request.id)).map((e) => e.type)).toEqual(["submitted", "analyzed", "expired"]);
     expect(await store.expireDue()).toEqual([]);
     expect((await store.get(fresh.request.id))?.status).toBe("pending");
@@ -175,7 +241,10 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     expect(await store.withdraw(r.request.id, other.name)).toEqual({ ok: false, reason: "not_found" });
     expect(await store.withdraw(r.request.id, token)).toMatchObject({ ok: true, request: { status: "withdrawn" } });
     expect(await store.withdraw(r.request.id, token)).toMatchObject({ ok: false, reason: "conflict" });
-    expect(await store.decide(r.request.id, { kind: "approved_once", approver: "a" })).toMatchObject({ ok: false, reason: "conflict" });
+    expect(await store.decide(r.request.id, { kind: "approved_once", approver: "a" })).toMatchObject({
+      ok: false,
+      reason: "conflict",
+    });
   });
 
   it("issues receipts only for approved requests, redeems each once, and one request runs once", async () => {
@@ -184,7 +253,12 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     if (!approved.ok || !pending.ok) throw new Error("refused");
     const exp = Math.floor(clock.now() / 1000) + 300;
     const [a, c] = [newJti(), newJti()];
-    const receipt = (jti: string, request_id: string, at = exp) => ({ jti, request_id, exp: at, token: `signed-${jti}` });
+    const receipt = (jti: string, request_id: string, at = exp) => ({
+      jti,
+      request_id,
+      exp: at,
+      token: `signed-${jti}`,
+    });
     expect(await store.recordReceipt(receipt(a, pending.request.id))).toEqual({ ok: false, reason: "not_approved" });
     expect(await store.recordReceipt(receipt(a, "req_none"))).toEqual({ ok: false, reason: "not_found" });
     expect(await store.recordReceipt(receipt(a, approved.request.id))).toEqual({ ok: true, token: `signed-${a}` });
@@ -197,7 +271,10 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     expect(await store.receiptToHandOut(approved.request.id)).toEqual({ kind: "already_run" });
     const audit = await auditOf(store, approved.request.id);
     expect(audit.map((e) => e.type)).toEqual([
-      "submitted", "analyzed", "decided", "receipt_issued",
+      "submitted",
+      "analyzed",
+      "decided",
+      "receipt_issued",
       "redeem_refused", // a's jti with another exp
       "redeemed",
       "redeem_refused",
@@ -210,10 +287,15 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
     const [first, racer, second, third, fourth] = [newJti(), newJti(), newJti(), newJti(), newJti()];
     const receipt = (jti: string, exp: number) => ({ jti, request_id: id, exp, token: `signed-${jti}` });
     const id = newRequestId();
-    const r = await store.submit({ ...submission(token, "auto_approved"), id, receipt: { jti: first, exp: start + 10, token: `signed-${first}` } });
+    const r = await store.submit({
+      ...submission(token, "auto_approved"),
+      id,
+      receipt: { jti: first, exp: start + 10, token: `signed-${first}` },
+    });
     expect(r.ok).toBe(true);
     const issued = async () => (await auditOf(store, id)).filter((e) => e.type === "receipt_issued").length;
-    for (let i = 0; i < 5; i++) expect(await store.receiptToHandOut(id)).toEqual({ kind: "valid", token: `signed-${first}` });
+    for (let i = 0; i < 5; i++)
+      expect(await store.receiptToHandOut(id)).toEqual({ kind: "valid", token: `signed-${first}` });
     // a reader that signed a receipt meanwhile records it only if none is valid: it gets the one there is
     expect(await store.recordReceipt(receipt(racer, start + 300))).toEqual({ ok: true, token: `signed-${first}` });
     expect(await issued()).toBe(1);
@@ -233,17 +315,41 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
   it("records an auto-approved request and its receipt in one transaction, or neither", async () => {
     const exp = Math.floor(clock.now() / 1000) + 300;
     const [id, jti] = [newRequestId(), newJti()];
-    const r = await store.submit({ ...submission(token, "auto_approved"), id, receipt: { jti, exp, token: `signed-${jti}` } });
+    const r = await store.submit({
+      ...submission(token, "auto_approved"),
+      id,
+      receipt: { jti, exp, token: `signed-${jti}` },
+    });
     expect(r).toMatchObject({ ok: true, request: { id, status: "approved" } });
-    expect((await auditOf(store, id)).map((e) => e.type)).toEqual(["submitted", "analyzed", "decided", "receipt_issued"]);
+    expect((await auditOf(store, id)).map((e) => e.type)).toEqual([
+      "submitted",
+      "analyzed",
+      "decided",
+      "receipt_issued",
+    ]);
     expect(await store.redeem(jti, exp)).toBe(true);
     // the same jti again: the receipt insert fails, and the request it came with is not stored either
     const second = newRequestId();
-    const err = await store.submit({ ...submission(token, "auto_approved"), id: second, receipt: { jti, exp, token: `signed-${jti}` } }).then(() => undefined, (e: unknown) => e);
+    const err = await store
+      .submit({ ...submission(token, "auto_approved"), id: second, receipt: { jti, exp, token: `signed-${jti}` } })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toMatchObject({ class: "store_error" });
     expect(await store.get(second)).toBeNull();
-    await expectUsageError(store.submit({ ...submission(token, "ask"), id: newRequestId(), receipt: { jti: newJti(), exp, token: "signed" } }), /only when it is auto_approved/);
-    await expectUsageError(store.submit({ ...submission(token, "auto_approved"), receipt: { jti: newJti(), exp, token: "signed" } }), /names its id/);
+    await expectUsageError(
+      store.submit({
+        ...submission(token, "ask"),
+        id: newRequestId(),
+        receipt: { jti: newJti(), exp, token: "signed" },
+      }),
+      /only when it is auto_approved/,
+    );
+    await expectUsageError(
+      store.submit({ ...submission(token, "auto_approved"), receipt: { jti: newJti(), exp, token: "signed" } }),
+      /names its id/,
+    );
     await expectUsageError(store.submit({ ...submission(token, "auto_approved"), id: "req_short" }), /id/);
     expect(await store.verifyAuditChain()).toMatchObject({ ok: true });
   });
@@ -256,7 +362,11 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
       i % 4 === 3
         ? submission(revoked, "ask")
         : i % 2 === 0
-          ? { ...submission(token, "auto_approved"), id: newRequestId(), receipt: { jti: newJti(), exp, token: "signed" } }
+          ? {
+              ...submission(token, "auto_approved"),
+              id: newRequestId(),
+              receipt: { jti: newJti(), exp, token: "signed" },
+            }
           : submission(token, "ask"),
     );
     const before = (await auditOf(store)).length;
@@ -272,7 +382,9 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
       expect(stored).toEqual(result.request);
       seqs.add(result.request.seq);
       const auto = i % 2 === 0;
-      expect((await auditOf(store, result.request.id)).map((e) => e.type)).toEqual(auto ? ["submitted", "analyzed", "decided", "receipt_issued"] : ["submitted", "analyzed"]);
+      expect((await auditOf(store, result.request.id)).map((e) => e.type)).toEqual(
+        auto ? ["submitted", "analyzed", "decided", "receipt_issued"] : ["submitted", "analyzed"],
+      );
       if (auto) expect(await store.redeem(inputs[i]!.receipt!.jti, exp)).toBe(true);
     }
     expect(seqs.size).toBe(9);
@@ -321,12 +433,31 @@ describe.each(DIALECTS)("store on %s", (dialect) => {
   it("records what the authority audits itself: a preview's hash, a policy reload", async () => {
     const r = await store.submit(submission(token));
     if (!r.ok) throw new Error("refused");
-    const preview = await store.recordAudit({ type: "preview_shown", request_id: r.request.id, actor: "alice", preview_sha256: "c".repeat(64) });
+    const preview = await store.recordAudit({
+      type: "preview_shown",
+      request_id: r.request.id,
+      actor: "alice",
+      preview_sha256: "c".repeat(64),
+    });
     expect(preview).toMatchObject({ type: "preview_shown", details: { preview_sha256: "c".repeat(64) } });
-    const reload = await store.recordAudit({ type: "policy_reloaded", actor: "authority", ok: false, error: "line 3: bad rule" });
+    const reload = await store.recordAudit({
+      type: "policy_reloaded",
+      actor: "authority",
+      ok: false,
+      error: "line 3: bad rule",
+    });
     expect(reload).toMatchObject({ request_id: null, details: { ok: false, error: "line 3: bad rule" } });
     await expectUsageError(store.recordAudit({ type: "decided", actor: "x" } as never), /type/);
-    await expectUsageError(store.recordAudit({ type: "preview_shown", request_id: r.request.id, actor: "a", preview_sha256: "c".repeat(64), preview: "secret" } as never), /preview/);
+    await expectUsageError(
+      store.recordAudit({
+        type: "preview_shown",
+        request_id: r.request.id,
+        actor: "a",
+        preview_sha256: "c".repeat(64),
+        preview: "secret",
+      } as never),
+      /preview/,
+    );
     expect(await store.verifyAuditChain()).toMatchObject({ ok: true });
   });
 

@@ -21,7 +21,8 @@ describe.each(DIALECTS)("statements a transaction leaves to the commit, on %s", 
     return d;
   }
 
-  const rows = (d: Driver): Promise<number[]> => d.read(async (q) => (await q.all("SELECT n FROM t ORDER BY n")).map((r) => Number(r.n)));
+  const rows = (d: Driver): Promise<number[]> =>
+    d.read(async (q) => (await q.all("SELECT n FROM t ORDER BY n")).map((r) => Number(r.n)));
 
   it("commits the statements the body issued and did not await", async () => {
     const d = await driver();
@@ -43,7 +44,10 @@ describe.each(DIALECTS)("statements a transaction leaves to the commit, on %s", 
       void tx.run("INSERT INTO t (n) VALUES (?)", [3]);
       return "done";
     });
-    await expect(attempt).rejects.toMatchObject({ class: "store_error", message: expect.stringMatching(/store write failed/) });
+    await expect(attempt).rejects.toMatchObject({
+      class: "store_error",
+      message: expect.stringMatching(/store write failed/),
+    });
     expect(await rows(d)).toEqual([1]);
     // the connection is fit for the next transaction
     await d.write(async (tx) => void tx.run("INSERT INTO t (n) VALUES (?)", [5]));
@@ -55,7 +59,13 @@ describe.each(DIALECTS)("statements a transaction leaves to the commit, on %s", 
     let late: Promise<unknown> | undefined;
     await d.write(async (tx) => {
       void tx.run("INSERT INTO t (n) VALUES (?)", [1]);
-      setImmediate(() => (late = tx.run("INSERT INTO t (n) VALUES (?)", [2]).then(() => "ran", (err: Error) => err.message)));
+      setImmediate(
+        () =>
+          (late = tx.run("INSERT INTO t (n) VALUES (?)", [2]).then(
+            () => "ran",
+            (err: Error) => err.message,
+          )),
+      );
       return undefined;
     });
     await new Promise((resolve) => setImmediate(resolve));

@@ -53,13 +53,20 @@ for (let i = 0; i < ${BACKGROUND_CHECKPOINTS_AFTER + 10}; i++) await driver.writ
 await driver.close();
 console.log("closed");`,
     );
-    const r = spawnSync(process.execPath, ["--import", "tsx", script], { encoding: "utf8", cwd: join(import.meta.dirname, "../..") });
+    const r = spawnSync(process.execPath, ["--import", "tsx", script], {
+      encoding: "utf8",
+      cwd: join(import.meta.dirname, "../.."),
+    });
     expect({ status: r.status, stdout: r.stdout.trim() }).toEqual({ status: 0, stdout: "closed" });
   });
 
   it("tells the writer when its thread stops unasked", async () => {
     let exited = false;
-    const checkpointer = startWalCheckpointer(join(mkdtempSync(join(tmpdir(), "countersign-wal-")), "missing", "t.db"), 50, () => (exited = true));
+    const checkpointer = startWalCheckpointer(
+      join(mkdtempSync(join(tmpdir(), "countersign-wal-")), "missing", "t.db"),
+      50,
+      () => (exited = true),
+    );
     await until("the thread reported its end", () => exited); // it cannot open a file in a missing directory
     await checkpointer.stop(); // stopping a stopped thread is fine
   });

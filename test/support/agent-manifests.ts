@@ -56,7 +56,11 @@ render = { Recipient = "message.payload.headers.To" }
 `;
 
 /** The shipped manifests with these agent manifests beside them; throws on any error. */
-export function withAgent(sources: { name: string; text: string }[], allowlists?: Allowlists, trusted: ManifestSet = shipped): ManifestSet {
+export function withAgent(
+  sources: { name: string; text: string }[],
+  allowlists?: Allowlists,
+  trusted: ManifestSet = shipped,
+): ManifestSet {
   const { set, errors } = checkAgentManifests(trusted, sources, allowlists);
   if (set === undefined) throw new Error(errors.map((e) => `${e.file}:${e.line} ${e.field}: ${e.message}`).join("\n"));
   return set;

@@ -18,7 +18,12 @@ export async function startIssueTracker(): Promise<IssueTracker> {
   const server = createServer(async (req, res) => {
     let body = "";
     for await (const chunk of req) body += chunk;
-    received.push({ method: req.method ?? "", url: req.url ?? "", contentType: req.headers["content-type"] ?? "", body });
+    received.push({
+      method: req.method ?? "",
+      url: req.url ?? "",
+      contentType: req.headers["content-type"] ?? "",
+      body,
+    });
     res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ number: received.length }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -34,7 +39,9 @@ export async function startIssueTracker(): Promise<IssueTracker> {
 
 /** A shipped file with the example host replaced by the tracker's (and https by http: it serves plain HTTP). */
 export function localized(file: string, host: string): string {
-  return readFileSync(join(packageRoot, file), "utf8").replaceAll("https://api.example.com", `http://${host}`).replaceAll("api.example.com", host);
+  return readFileSync(join(packageRoot, file), "utf8")
+    .replaceAll("https://api.example.com", `http://${host}`)
+    .replaceAll("api.example.com", host);
 }
 
 /** A data directory that may reach the tracker: the connection's host list, and the shipped policy with its listed host changed to it. */

@@ -15,7 +15,12 @@ export interface Deciding {
 }
 
 /** A pending request for `source`, submitted by the token "agent" on 2030-01-01, waiting 15 minutes. */
-export function storedRequest({ analyzer, policy, manifests }: Deciding, source: string, entry = "program.ts", extra: Partial<StoredRequest> = {}): StoredRequest {
+export function storedRequest(
+  { analyzer, policy, manifests }: Deciding,
+  source: string,
+  entry = "program.ts",
+  extra: Partial<StoredRequest> = {},
+): StoredRequest {
   const facts = analyzer.analyze(source, { entry });
   return {
     id: "req_AAAAAAAAAAAAAAAAAAAAAA",

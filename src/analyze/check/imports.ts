@@ -17,16 +17,27 @@ export function checkImports(file: ts.SourceFile, modules: ReadonlySet<string>):
     const specifier = statement.moduleSpecifier;
     const name = ts.isStringLiteral(specifier) ? specifier.text : "";
     if (!modules.has(name)) {
-      refuse(specifier, `import of "${name}" refused: programs may import only "countersign", "trusted/<connector>" and "trusted/<connector>/contracts" (${[...modules].sort().join(", ")})`, `import "${name}"`);
+      refuse(
+        specifier,
+        `import of "${name}" refused: programs may import only "countersign", "trusted/<connector>" and "trusted/<connector>/contracts" (${[...modules].sort().join(", ")})`,
+        `import "${name}"`,
+      );
       continue;
     }
     const clause = statement.importClause;
-    if (clause === undefined) refuse(statement, `a side-effect import of "${name}" is refused: import names from it`, "side-effect import");
-    else if (clause.name !== undefined) refuse(clause.name, `a default import of "${name}" is refused: use a named import`, "default import");
+    if (clause === undefined)
+      refuse(statement, `a side-effect import of "${name}" is refused: import names from it`, "side-effect import");
+    else if (clause.name !== undefined)
+      refuse(clause.name, `a default import of "${name}" is refused: use a named import`, "default import");
     else if (clause.namedBindings !== undefined && ts.isNamespaceImport(clause.namedBindings)) {
-      refuse(clause.namedBindings, `\`import * as\` of "${name}" is refused: import each function by name so every call is visible`, "namespace import");
+      refuse(
+        clause.namedBindings,
+        `\`import * as\` of "${name}" is refused: import each function by name so every call is visible`,
+        "namespace import",
+      );
     }
-    if (statement.attributes !== undefined) refuse(statement.attributes, "import attributes are refused", "import attributes");
+    if (statement.attributes !== undefined)
+      refuse(statement.attributes, "import attributes are refused", "import attributes");
   }
   return out;
 }

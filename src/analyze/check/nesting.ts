@@ -20,5 +20,12 @@ export function checkNesting(file: ts.SourceFile): Diagnostic | undefined {
 
 /** A refusal for a program the parser itself cannot nest deeply enough to read. */
 export function parserTooDeep(): Diagnostic {
-  return { severity: "error", code: "unsupported", message: `the program ${message}`, line: 1, column: 1, construct: "deep nesting" };
+  return {
+    severity: "error",
+    code: "unsupported",
+    message: `the program ${message}`,
+    line: 1,
+    column: 1,
+    construct: "deep nesting",
+  };
 }

@@ -3,7 +3,8 @@ import type { Diagnostic } from "../../model/index.js";
 import { diagnosticAt } from "../diagnostic.js";
 import { MAX_FUNCTION_NODES } from "../limits.js";
 
-const isFunction = (node: ts.Node): boolean => ts.isFunctionLike(node) && !ts.isTypeNode(node) && !ts.isMethodSignature(node);
+const isFunction = (node: ts.Node): boolean =>
+  ts.isFunctionLike(node) && !ts.isTypeNode(node) && !ts.isMethodSignature(node);
 
 /** The first function (or the top level) larger than MAX_FUNCTION_NODES, as a refusal; measured without recursion. */
 export function checkFunctionSize(file: ts.SourceFile): Diagnostic | undefined {
@@ -15,7 +16,12 @@ export function checkFunctionSize(file: ts.SourceFile): Diagnostic | undefined {
     sizes.set(owner, size);
     if (size > MAX_FUNCTION_NODES) {
       const what = owner === file ? "the program's top level" : "this function";
-      return diagnosticAt(file, owner === file ? node : owner, "analysis_budget_exceeded", `${what} holds more than ${MAX_FUNCTION_NODES} syntax nodes, more than the analysis checks at once: split it into smaller functions`);
+      return diagnosticAt(
+        file,
+        owner === file ? node : owner,
+        "analysis_budget_exceeded",
+        `${what} holds more than ${MAX_FUNCTION_NODES} syntax nodes, more than the analysis checks at once: split it into smaller functions`,
+      );
     }
     ts.forEachChild(node, (child) => {
       if (isFunction(child)) sizes.set(child, 0);

@@ -21,7 +21,15 @@ export function checkTypeLevel(file: ts.SourceFile): Diagnostic[] {
   const visit = (node: ts.Node): void => {
     const construct = COMPUTING.get(node.kind);
     if (construct !== undefined) {
-      out.push(diagnosticAt(file, node, "refused_construct", `a ${construct} is refused: type-level computation can keep the type check busy without bound; write the type out`, construct));
+      out.push(
+        diagnosticAt(
+          file,
+          node,
+          "refused_construct",
+          `a ${construct} is refused: type-level computation can keep the type check busy without bound; write the type out`,
+          construct,
+        ),
+      );
       return;
     }
     ts.forEachChild(node, visit);

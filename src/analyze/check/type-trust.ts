@@ -23,38 +23,61 @@ export function checkTypeTrust(checker: ts.TypeChecker, file: ts.SourceFile, lib
   const refuse = (node: ts.Node, construct: string, why: string): void => {
     out.push(diagnosticAt(file, node, "refused_construct", `${construct} is refused: it ${why}`, construct));
   };
-  const isLib = (id: ts.Identifier): boolean => valueSymbol(checker, id)?.declarations?.some((d) => d.getSourceFile().fileName === libFile) === true;
+  const isLib = (id: ts.Identifier): boolean =>
+    valueSymbol(checker, id)?.declarations?.some((d) => d.getSourceFile().fileName === libFile) === true;
   const builtInTypes = libTypeNames();
 
   const visit = (node: ts.Node): void => {
     if (ts.isAsExpression(node) || ts.isTypeAssertionExpression(node)) checkAssertion(node);
     else if (ts.isTypeQueryNode(node)) {
       const root = leftmost(node.exprName);
-      if (ts.isIdentifier(root) && apiModuleOf(checker, root) !== undefined) refuse(node, `the type of ${root.text}`, "would let a value pass for a trusted function or contract helper; write the type out");
+      if (ts.isIdentifier(root) && apiModuleOf(checker, root) !== undefined)
+        refuse(
+          node,
+          `the type of ${root.text}`,
+          "would let a value pass for a trusted function or contract helper; write the type out",
+        );
     } else if (ts.isFunctionDeclaration(node) && node.body === undefined) {
       refuse(node, "function overload", "lets calls resolve to a signature with no body; write one function");
-    } else if ((ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) && builtInTypes.has(node.name.text)) {
+    } else if (
+      (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node)) &&
+      builtInTypes.has(node.name.text)
+    ) {
       refuse(node.name, `a type named ${node.name.text}`, "takes the name of a built-in type; choose another name");
     } else if (isWrite(node)) {
       const root = leftmost(node);
-      if (ts.isIdentifier(root) && isLib(root)) refuse(node, `a write to ${root.text}`, "changes a built-in the analysis relies on");
+      if (ts.isIdentifier(root) && isLib(root))
+        refuse(node, `a write to ${root.text}`, "changes a built-in the analysis relies on");
     }
     ts.forEachChild(node, visit);
   };
 
   const checkAssertion = (node: ts.AsExpression | ts.TypeAssertion): void => {
     const inner = skipParens(node.expression);
-    if (node.type.kind === ts.SyntaxKind.NeverKeyword) return refuse(node, "a cast to never", "claims every type at once");
+    if (node.type.kind === ts.SyntaxKind.NeverKeyword)
+      return refuse(node, "a cast to never", "claims every type at once");
     if ((ts.isAsExpression(inner) || ts.isTypeAssertionExpression(inner)) && CLAIMS_ANYTHING.has(inner.type.kind)) {
-      return refuse(node, "a double cast", `goes through ${ts.tokenToString(inner.type.kind) ?? "unknown"}, so it can claim any type`);
+      return refuse(
+        node,
+        "a double cast",
+        `goes through ${ts.tokenToString(inner.type.kind) ?? "unknown"}, so it can claim any type`,
+      );
     }
     const root = leftmost(inner);
-    if (ts.isIdentifier(root) && (isLib(root) || apiModuleOf(checker, root) !== undefined)) refuse(node, `a cast of ${root.text}`, "gives a global, built-in or trusted function another type");
+    if (ts.isIdentifier(root) && (isLib(root) || apiModuleOf(checker, root) !== undefined))
+      refuse(node, `a cast of ${root.text}`, "gives a global, built-in or trusted function another type");
   };
 
   for (const at of directives(file)) {
     const { line, character } = file.getLineAndCharacterOfPosition(at);
-    out.push({ severity: "error", code: "refused_construct", message: "a @ts- directive comment is refused: it silences the type checker", line: line + 1, column: character + 1, construct: "@ts- directive" });
+    out.push({
+      severity: "error",
+      code: "refused_construct",
+      message: "a @ts- directive comment is refused: it silences the type checker",
+      line: line + 1,
+      column: character + 1,
+      construct: "@ts- directive",
+    });
   }
   visit(file);
   return out;
@@ -69,7 +92,13 @@ function skipParens(e: ts.Expression): ts.Expression {
 function leftmost(node: ts.Node): ts.Node {
   let e = node;
   for (;;) {
-    if (ts.isParenthesizedExpression(e) || ts.isNonNullExpression(e) || ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e)) e = e.expression;
+    if (
+      ts.isParenthesizedExpression(e) ||
+      ts.isNonNullExpression(e) ||
+      ts.isPropertyAccessExpression(e) ||
+      ts.isElementAccessExpression(e)
+    )
+      e = e.expression;
     else if (ts.isQualifiedName(e)) e = e.left;
     else return e;
   }
@@ -79,8 +108,15 @@ function leftmost(node: ts.Node): ts.Node {
 function isWrite(node: ts.Node): node is ts.Expression {
   const parent = node.parent;
   if (parent === undefined) return false;
-  if (ts.isBinaryExpression(parent) && parent.left === node) return parent.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && parent.operatorToken.kind <= ts.SyntaxKind.LastAssignment;
-  return (ts.isPrefixUnaryExpression(parent) || ts.isPostfixUnaryExpression(parent)) && (parent.operator === ts.SyntaxKind.PlusPlusToken || parent.operator === ts.SyntaxKind.MinusMinusToken);
+  if (ts.isBinaryExpression(parent) && parent.left === node)
+    return (
+      parent.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      parent.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    );
+  return (
+    (ts.isPrefixUnaryExpression(parent) || ts.isPostfixUnaryExpression(parent)) &&
+    (parent.operator === ts.SyntaxKind.PlusPlusToken || parent.operator === ts.SyntaxKind.MinusMinusToken)
+  );
 }
 
 /**
@@ -97,7 +133,10 @@ function directives(file: ts.SourceFile): number[] {
       if (seen.has(node.pos)) return;
       seen.add(node.pos);
       // The trivia before a token: the comments on the previous token's line ("trailing"), then the rest.
-      for (const range of [...(ts.getTrailingCommentRanges(text, node.pos) ?? []), ...(ts.getLeadingCommentRanges(text, node.pos) ?? [])]) {
+      for (const range of [
+        ...(ts.getTrailingCommentRanges(text, node.pos) ?? []),
+        ...(ts.getLeadingCommentRanges(text, node.pos) ?? []),
+      ]) {
         const match = DIRECTIVE.exec(text.slice(range.pos, range.end));
         if (match !== null) found.add(range.pos + match.index);
       }

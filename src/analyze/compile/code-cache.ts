@@ -1,5 +1,16 @@
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  type Stats,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
@@ -47,12 +58,25 @@ export function runCached(file: string, dir: string): CachedRun {
   const key = createHash("sha256").update(code).update(`\0${process.version}\0${process.arch}`).digest("hex");
   const path = join(dir, `${basename(file)}-${key.slice(0, 32)}.v8cache`);
   const cached = readCache(dir, path);
-  const script = new Script(code.toString("utf8"), { filename: file, ...(cached === undefined ? {} : { cachedData: cached }) });
+  const script = new Script(code.toString("utf8"), {
+    filename: file,
+    ...(cached === undefined ? {} : { cachedData: cached }),
+  });
   const module = { exports: {} as unknown };
-  (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
-  return { exports: module.exports, fromCache: cached !== undefined && script.cachedDataRejected === false, save: () => writeCache(dir, path, script) };
+  (script.runInThisContext() as (...args: unknown[]) => void).call(
+    module.exports,
+    module.exports,
+    createRequire(file),
+    module,
+    file,
+    dirname(file),
+  );
+  return {
+    exports: module.exports,
+    fromCache: cached !== undefined && script.cachedDataRejected === false,
+    save: () => writeCache(dir, path, script),
+  };
 }
-
 
 function readCache(dir: string, path: string): Buffer | undefined {
   try {

@@ -41,7 +41,10 @@ export interface Compiler {
   /** `source` parsed as a new program file (RangeError when the parser's own recursion overflows). */
   parse(source: string): ts.SourceFile;
   /** Type-check a file from `parse`; the file the checker saw may be a re-parse of it (a program of its own). */
-  typeCheck(file: ts.SourceFile, token: ts.CancellationToken): { file: ts.SourceFile; checker: ts.TypeChecker; diagnostics: ts.Diagnostic[] };
+  typeCheck(
+    file: ts.SourceFile,
+    token: ts.CancellationToken,
+  ): { file: ts.SourceFile; checker: ts.TypeChecker; diagnostics: ts.Diagnostic[] };
   /** Drop the shared checker: after an interrupted or failed analysis it may hold half-done work. */
   discard(): void;
 }
@@ -83,13 +86,31 @@ export function createCompiler(set: ManifestSet): Compiler {
   /** A program with the lib, the API and `text` as PROGRAM_FILE; the unchanged declaration files are reused from the last one. */
   const build = (text: string): ts.Program => {
     source = text;
-    last = ts.createProgram({ rootNames: [LIB_FILE, API_FILE, PROGRAM_FILE], options: OPTIONS, host, ...(last === undefined ? {} : { oldProgram: last }) });
+    last = ts.createProgram({
+      rootNames: [LIB_FILE, API_FILE, PROGRAM_FILE],
+      options: OPTIONS,
+      host,
+      ...(last === undefined ? {} : { oldProgram: last }),
+    });
     return last;
   };
-  let shared: { program: ts.Program; programs: number; chars: number } | undefined = { program: build("export {};\n"), programs: 0, chars: 0 }; // sets fileOptions
+  let shared: { program: ts.Program; programs: number; chars: number } | undefined = {
+    program: build("export {};\n"),
+    programs: 0,
+    chars: 0,
+  }; // sets fileOptions
   let files = 0;
-  const checkShared = (file: ts.SourceFile, imports: ts.StringLiteral[], token: ts.CancellationToken): ReturnType<Compiler["typeCheck"]> => {
-    if (shared === undefined || shared.programs >= SHARED_CHECKER_LIMITS.programs || shared.chars >= SHARED_CHECKER_LIMITS.chars) shared = { program: build("export {};\n"), programs: 0, chars: 0 };
+  const checkShared = (
+    file: ts.SourceFile,
+    imports: ts.StringLiteral[],
+    token: ts.CancellationToken,
+  ): ReturnType<Compiler["typeCheck"]> => {
+    if (
+      shared === undefined ||
+      shared.programs >= SHARED_CHECKER_LIMITS.programs ||
+      shared.chars >= SHARED_CHECKER_LIMITS.chars
+    )
+      shared = { program: build("export {};\n"), programs: 0, chars: 0 };
     shared.programs++;
     shared.chars += file.text.length;
     const { program } = shared;
@@ -131,7 +152,10 @@ export function createCompiler(set: ManifestSet): Compiler {
   // Parse and bind the lib and the API now, once, resolve their types in the shared checker and
   // warm the compiler's code up: the analysis budget is for each program's own work, not for the
   // analyzer's setup.
-  compiler.typeCheck(compiler.parse(WARM_UP), { isCancellationRequested: () => false, throwIfCancellationRequested: () => {} });
+  compiler.typeCheck(compiler.parse(WARM_UP), {
+    isCancellationRequested: () => false,
+    throwIfCancellationRequested: () => {},
+  });
   return compiler;
 }
 
@@ -154,10 +178,23 @@ export default program({ rationale: "warm-up", guarantees: [{ op: "email.*", cou
  */
 export function sharesChecker(file: ts.SourceFile, modules: ReadonlySet<string>): ts.StringLiteral[] | undefined {
   if (!ts.isExternalModule(file) || (file.flags & tsInternals.possiblyContainsDynamicImport) !== 0) return undefined;
-  if (file.referencedFiles.length + file.typeReferenceDirectives.length + file.libReferenceDirectives.length + file.amdDependencies.length > 0 || file.moduleName !== undefined) return undefined;
+  if (
+    file.referencedFiles.length +
+      file.typeReferenceDirectives.length +
+      file.libReferenceDirectives.length +
+      file.amdDependencies.length >
+      0 ||
+    file.moduleName !== undefined
+  )
+    return undefined;
   const imports: ts.StringLiteral[] = [];
   for (const statement of file.statements) {
-    if (ts.isModuleDeclaration(statement) || ts.isNamespaceExportDeclaration(statement) || ts.isImportEqualsDeclaration(statement)) return undefined;
+    if (
+      ts.isModuleDeclaration(statement) ||
+      ts.isNamespaceExportDeclaration(statement) ||
+      ts.isImportEqualsDeclaration(statement)
+    )
+      return undefined;
     if (!ts.isImportDeclaration(statement) && !ts.isExportDeclaration(statement)) continue;
     const specifier = statement.moduleSpecifier;
     if (specifier === undefined) continue; // export { x }: no module
@@ -200,12 +237,15 @@ export function compile(compiler: Compiler, source: string, budget: Budget): Com
   }
   budget.checkTime();
   const { file, checker } = checked;
-  const diagnostics = checked.diagnostics.filter((d) => d.category === ts.DiagnosticCategory.Error).map((d) => typeDiagnostic(d, file));
+  const diagnostics = checked.diagnostics
+    .filter((d) => d.category === ts.DiagnosticCategory.Error)
+    .map((d) => typeDiagnostic(d, file));
   return { file, checker, diagnostics };
 }
 
 function typeDiagnostic(d: ts.Diagnostic, file: ts.SourceFile): Diagnostic {
-  const at = d.file === file && d.start !== undefined ? file.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
+  const at =
+    d.file === file && d.start !== undefined ? file.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 };
   return {
     severity: "error",
     code: "type_error",

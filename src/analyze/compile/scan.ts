@@ -31,7 +31,12 @@ export const MUTATORS = mutatingMembers("Array");
 export const COLLECTION_MUTATORS: ReadonlySet<string> = new Set([...mutatingMembers("Map"), ...mutatingMembers("Set")]);
 
 export function isFunctionLike(node: ts.Node): node is ts.FunctionLikeDeclaration {
-  return ts.isFunctionDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isMethodDeclaration(node);
+  return (
+    ts.isFunctionDeclaration(node) ||
+    ts.isFunctionExpression(node) ||
+    ts.isArrowFunction(node) ||
+    ts.isMethodDeclaration(node)
+  );
 }
 
 export function enclosingFunction(node: ts.Node): ts.Node {
@@ -42,7 +47,8 @@ export function enclosingFunction(node: ts.Node): ts.Node {
 
 /** The symbol an identifier reads, looking through `{ name }` shorthand properties to the variable. */
 export function valueSymbol(checker: ts.TypeChecker, id: ts.Identifier): ts.Symbol | undefined {
-  if (ts.isShorthandPropertyAssignment(id.parent) && id.parent.name === id) return checker.getShorthandAssignmentValueSymbol(id.parent);
+  if (ts.isShorthandPropertyAssignment(id.parent) && id.parent.name === id)
+    return checker.getShorthandAssignmentValueSymbol(id.parent);
   return checker.getSymbolAtLocation(id);
 }
 
@@ -57,7 +63,11 @@ function rootOf(target: ts.Expression): { root: ts.Expression; depth: number } {
   return { root: e, depth };
 }
 
-export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrustedCall: (call: ts.CallExpression) => boolean): Scan {
+export function scanProgram(
+  checker: ts.TypeChecker,
+  file: ts.SourceFile,
+  isTrustedCall: (call: ts.CallExpression) => boolean,
+): Scan {
   const writes: { symbol: ts.Symbol; node: ts.Node; inPlace: boolean }[] = [];
   const reassigned = new Set<ts.Symbol>();
   const mutated = new Set<ts.Symbol>();
@@ -97,13 +107,25 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
   };
 
   const visit = (node: ts.Node): void => {
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    ) {
       noteTarget(node.left, node);
-    } else if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) {
+    } else if (
+      (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+      (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)
+    ) {
       noteTarget(node.operand, node);
     } else if (ts.isCallExpression(node)) {
       const callee = skipOuter(node.expression);
-      if ((ts.isPropertyAccessExpression(callee) && (MUTATORS.has(callee.name.text) || COLLECTION_MUTATORS.has(callee.name.text))) || ts.isElementAccessExpression(callee)) noteMutation(callee.expression, node);
+      if (
+        (ts.isPropertyAccessExpression(callee) &&
+          (MUTATORS.has(callee.name.text) || COLLECTION_MUTATORS.has(callee.name.text))) ||
+        ts.isElementAccessExpression(callee)
+      )
+        noteMutation(callee.expression, node);
     } else if (ts.isIdentifier(node)) {
       const symbol = valueSymbol(checker, node);
       if (symbol !== undefined) {
@@ -124,12 +146,19 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
       ts.isVariableDeclaration(declaration) &&
       ts.isIdentifier(declaration.name) &&
       declaration.initializer !== undefined &&
-      (ts.isArrayLiteralExpression(skipOuter(declaration.initializer)) || ts.isObjectLiteralExpression(skipOuter(declaration.initializer)) || isNewCollection(checker, file, skipOuter(declaration.initializer)));
+      (ts.isArrayLiteralExpression(skipOuter(declaration.initializer)) ||
+        ts.isObjectLiteralExpression(skipOuter(declaration.initializer)) ||
+        isNewCollection(checker, file, skipOuter(declaration.initializer)));
     const refs = references.get(symbol) ?? [];
     // Returning the object hands it over for good only if no closure can still reach it afterwards.
     const home = declaringFunction(symbol);
     const canReturn = refs.every((id) => enclosingFunction(id) === home);
-    if (fresh && !reassigned.has(symbol) && refs.every((id) => isSafeReference(id, isTrustedCall, canReturn, (e) => copiesArgument(checker, file, e)))) tracked.add(symbol);
+    if (
+      fresh &&
+      !reassigned.has(symbol) &&
+      refs.every((id) => isSafeReference(id, isTrustedCall, canReturn, (e) => copiesArgument(checker, file, e)))
+    )
+      tracked.add(symbol);
     else heapOpaque = true;
   }
 
@@ -142,14 +171,21 @@ export function scanProgram(checker: ts.TypeChecker, file: ts.SourceFile, isTrus
       return new Set(writes.filter((w) => w.node.pos >= node.pos && w.node.end <= node.end).map((w) => w.symbol));
     },
     mutatedWithin(node) {
-      return new Set(writes.filter((w) => w.inPlace && w.node.pos >= node.pos && w.node.end <= node.end).map((w) => w.symbol));
+      return new Set(
+        writes.filter((w) => w.inPlace && w.node.pos >= node.pos && w.node.end <= node.end).map((w) => w.symbol),
+      );
     },
   };
 }
 
 /** `new Map(...)` or `new Set(...)` of the environment: a fresh object, whatever its argument (the constructor copies it). */
 export function isNewCollection(checker: ts.TypeChecker, file: ts.SourceFile, e: ts.Node): e is ts.NewExpression {
-  if (!ts.isNewExpression(e) || !ts.isIdentifier(e.expression) || (e.expression.text !== "Map" && e.expression.text !== "Set")) return false;
+  if (
+    !ts.isNewExpression(e) ||
+    !ts.isIdentifier(e.expression) ||
+    (e.expression.text !== "Map" && e.expression.text !== "Set")
+  )
+    return false;
   const declaration = checker.getSymbolAtLocation(e.expression)?.valueDeclaration;
   return declaration !== undefined && declaration.getSourceFile() !== file;
 }
@@ -159,32 +195,56 @@ function copiesArgument(checker: ts.TypeChecker, file: ts.SourceFile, e: ts.Node
   if (isNewCollection(checker, file, e)) return true;
   if (!ts.isCallExpression(e)) return false;
   const callee = skipOuter(e.expression);
-  if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== "from" || !ts.isIdentifier(callee.expression) || callee.expression.text !== "Array") return false;
+  if (
+    !ts.isPropertyAccessExpression(callee) ||
+    callee.name.text !== "from" ||
+    !ts.isIdentifier(callee.expression) ||
+    callee.expression.text !== "Array"
+  )
+    return false;
   const declaration = checker.getSymbolAtLocation(callee.expression)?.valueDeclaration;
   return declaration !== undefined && declaration.getSourceFile() !== file;
 }
 
 /** A use of an object variable that cannot create a second name for the object. */
-function isSafeReference(id: ts.Identifier, isTrustedCall: (call: ts.CallExpression) => boolean, canReturn: boolean, copies: (e: ts.Node) => boolean): boolean {
+function isSafeReference(
+  id: ts.Identifier,
+  isTrustedCall: (call: ts.CallExpression) => boolean,
+  canReturn: boolean,
+  copies: (e: ts.Node) => boolean,
+): boolean {
   const parent = id.parent;
   // The argument of `new Map(...)` / `new Set(...)`: the constructor copies what it iterates.
   // The argument of `new Map(...)`, `new Set(...)` or `Array.from(...)`: each copies what it iterates.
-  if ((ts.isNewExpression(parent) || ts.isCallExpression(parent)) && parent.arguments?.[0] === id && copies(parent)) return true;
+  if ((ts.isNewExpression(parent) || ts.isCallExpression(parent)) && parent.arguments?.[0] === id && copies(parent))
+    return true;
   if (ts.isReturnStatement(parent) && canReturn) return true;
   if ((ts.isVariableDeclaration(parent) && parent.name === id) || ts.isTypeQueryNode(parent)) return true;
-  if ((ts.isPropertyAccessExpression(parent) || ts.isElementAccessExpression(parent)) && parent.expression === id) return true;
+  if ((ts.isPropertyAccessExpression(parent) || ts.isElementAccessExpression(parent)) && parent.expression === id)
+    return true;
   if (ts.isSpreadElement(parent) || ts.isSpreadAssignment(parent) || ts.isTemplateSpan(parent)) return true;
   if (ts.isForOfStatement(parent) && parent.expression === id) return true;
   if (ts.isPrefixUnaryExpression(parent) || ts.isTypeOfExpression(parent)) return true;
   if (ts.isBinaryExpression(parent)) {
     const op = parent.operatorToken.kind;
-    const logical = op === ts.SyntaxKind.AmpersandAmpersandToken || op === ts.SyntaxKind.BarBarToken || op === ts.SyntaxKind.QuestionQuestionToken || op === ts.SyntaxKind.CommaToken;
+    const logical =
+      op === ts.SyntaxKind.AmpersandAmpersandToken ||
+      op === ts.SyntaxKind.BarBarToken ||
+      op === ts.SyntaxKind.QuestionQuestionToken ||
+      op === ts.SyntaxKind.CommaToken;
     const assignment = op >= ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment;
     return !logical && !assignment;
   }
   // The argument of a trusted call, or a field of it: the host copies the value.
   if (ts.isCallExpression(parent) && parent.arguments[0] === id && isTrustedCall(parent)) return true;
-  const property = ts.isPropertyAssignment(parent) && parent.initializer === id ? parent : ts.isShorthandPropertyAssignment(parent) ? parent : undefined;
+  const property =
+    ts.isPropertyAssignment(parent) && parent.initializer === id
+      ? parent
+      : ts.isShorthandPropertyAssignment(parent)
+        ? parent
+        : undefined;
   const call = property?.parent.parent;
-  return call !== undefined && ts.isCallExpression(call) && call.arguments[0] === property!.parent && isTrustedCall(call);
+  return (
+    call !== undefined && ts.isCallExpression(call) && call.arguments[0] === property!.parent && isTrustedCall(call)
+  );
 }

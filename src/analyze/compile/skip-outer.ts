@@ -9,7 +9,12 @@ export const OUTER_KINDS: ReadonlySet<ts.SyntaxKind> = new Set([
   ts.SyntaxKind.NonNullExpression,
 ]);
 
-type Outer = ts.ParenthesizedExpression | ts.AsExpression | ts.TypeAssertion | ts.SatisfiesExpression | ts.NonNullExpression;
+type Outer =
+  | ts.ParenthesizedExpression
+  | ts.AsExpression
+  | ts.TypeAssertion
+  | ts.SatisfiesExpression
+  | ts.NonNullExpression;
 
 /** `e` without the wrappers of OUTER_KINDS. */
 export function skipOuter(e: ts.Expression): ts.Expression {

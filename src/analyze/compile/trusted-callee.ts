@@ -33,9 +33,14 @@ export type ApiCallee =
  * What an API call resolves to. We ask the checker for the declaration of the resolved signature
  * (not the callee's symbol, which an alias or a container could disguise), then read its module.
  */
-export function resolveApiCall(checker: ts.TypeChecker, set: ManifestSet, call: ts.CallExpression): ApiCallee | undefined {
+export function resolveApiCall(
+  checker: ts.TypeChecker,
+  set: ManifestSet,
+  call: ts.CallExpression,
+): ApiCallee | undefined {
   const declaration = checker.getResolvedSignature(call)?.getDeclaration();
-  if (declaration === undefined || !ts.isFunctionDeclaration(declaration) || declaration.name === undefined) return undefined;
+  if (declaration === undefined || !ts.isFunctionDeclaration(declaration) || declaration.name === undefined)
+    return undefined;
   const module = declaringModule(declaration);
   if (module === undefined) return undefined;
   const name = declaration.name.text;

@@ -17,9 +17,13 @@ export const ts = requireCached(entry) as typeof TsApi;
  */
 export const tsInternals = (() => {
   const bindSourceFile = (ts as unknown as { bindSourceFile?: unknown }).bindSourceFile;
-  const dynamicImport = (ts.NodeFlags as unknown as Record<string, unknown>)["PossiblyContainsDynamicImport"];
-  if (typeof bindSourceFile !== "function" || typeof dynamicImport !== "number") throw new Error("this TypeScript compiler lacks bindSourceFile or NodeFlags.PossiblyContainsDynamicImport");
-  return { bindSourceFile: bindSourceFile as (file: TsApi.SourceFile, options: TsApi.CompilerOptions) => void, possiblyContainsDynamicImport: dynamicImport };
+  const dynamicImport = (ts.NodeFlags as unknown as Record<string, unknown>).PossiblyContainsDynamicImport;
+  if (typeof bindSourceFile !== "function" || typeof dynamicImport !== "number")
+    throw new Error("this TypeScript compiler lacks bindSourceFile or NodeFlags.PossiblyContainsDynamicImport");
+  return {
+    bindSourceFile: bindSourceFile as (file: TsApi.SourceFile, options: TsApi.CompilerOptions) => void,
+    possiblyContainsDynamicImport: dynamicImport,
+  };
 })();
 
 /** The compiler types the analyzer names, under the same `ts.` prefix as the value. */

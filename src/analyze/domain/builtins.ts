@@ -21,7 +21,8 @@ const pureMath = exactMembers("Math", "statics");
 /** A JavaScript result as an abstract value: exact when it is JSON we can hold, unknown otherwise. */
 function fromResult(value: unknown, source: string): AbstractValue {
   if (typeof value === "string" && value.length > MAX_STRING) return unknown(source);
-  if (Array.isArray(value) && value.every((v) => v === null || ["string", "number", "boolean"].includes(typeof v))) return constant(value as Json[]);
+  if (Array.isArray(value) && value.every((v) => v === null || ["string", "number", "boolean"].includes(typeof v)))
+    return constant(value as Json[]);
   return fromJs(value, source);
 }
 
@@ -59,19 +60,26 @@ export function callMethod(receiver: AbstractValue, name: string, args: Abstract
   const source = `the result of .${name}()`;
   const primitiveArgs = args.every((a) => a.kind === "const" && a.values.every(isPrimitive));
   // Guard the built-ins that allocate in proportion to an argument.
-  const small = args.every((a) => a.kind === "const" && a.values.every((v) => typeof v !== "number" || v <= MAX_STRING));
+  const small = args.every(
+    (a) => a.kind === "const" && a.values.every((v) => typeof v !== "number" || v <= MAX_STRING),
+  );
   if (receiver.kind === "const" && primitiveArgs && small) {
     if (receiver.values.every((v) => typeof v === "string") && pureStringMethods.has(name)) {
-      const exact = exactly([receiver, ...args], source, ([r, ...a]) => (String.prototype as unknown as Record<string, (...x: Json[]) => unknown>)[name]!.apply(r, a));
+      const exact = exactly([receiver, ...args], source, ([r, ...a]) =>
+        (String.prototype as unknown as Record<string, (...x: Json[]) => unknown>)[name]!.apply(r, a),
+      );
       if (exact !== undefined) return exact;
     }
     if (receiver.values.every(Array.isArray) && pureArrayMethods.has(name)) {
-      const exact = exactly([receiver, ...args], source, ([r, ...a]) => (Array.prototype as unknown as Record<string, (...x: Json[]) => unknown>)[name]!.apply(r, a));
+      const exact = exactly([receiver, ...args], source, ([r, ...a]) =>
+        (Array.prototype as unknown as Record<string, (...x: Json[]) => unknown>)[name]!.apply(r, a),
+      );
       if (exact !== undefined) return exact;
     }
   }
   const array = asArray(receiver);
-  if (array !== undefined && (name === "slice" || name === "filter")) return { kind: "array", element: array.element, length: { min: 0, max: array.length.max } };
+  if (array !== undefined && (name === "slice" || name === "filter"))
+    return { kind: "array", element: array.element, length: { min: 0, max: array.length.max } };
   return derived([receiver, ...args], source);
 }
 
@@ -83,8 +91,11 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
     if (first === undefined) return undefined;
     switch (name) {
       case "String":
-        if (first.kind === "const" && first.values.every(isPrimitive)) return constants(first.values.map((v) => String(v)));
-        return first.kind === "string" ? first : { kind: "string", prefix: "", suffix: "", provenance: provenanceOf(derived([first], source)) }; // always a string
+        if (first.kind === "const" && first.values.every(isPrimitive))
+          return constants(first.values.map((v) => String(v)));
+        return first.kind === "string"
+          ? first
+          : { kind: "string", prefix: "", suffix: "", provenance: provenanceOf(derived([first], source)) }; // always a string
       case "Number":
       case "parseInt":
       case "parseFloat":
@@ -92,9 +103,19 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
       case "Number.parseFloat":
       case "encodeURIComponent":
       case "decodeURIComponent": {
-        const fns: Record<string, (...a: never[]) => unknown> = { Number, parseInt: safeParseInt, parseFloat, "Number.parseInt": safeParseInt, "Number.parseFloat": parseFloat, encodeURIComponent, decodeURIComponent };
+        const fns: Record<string, (...a: never[]) => unknown> = {
+          Number,
+          parseInt: safeParseInt,
+          parseFloat,
+          "Number.parseInt": safeParseInt,
+          "Number.parseFloat": parseFloat,
+          encodeURIComponent,
+          decodeURIComponent,
+        };
         const fn = fns[name]!;
-        return args.every((a) => a.kind === "const" && a.values.every(isPrimitive)) ? exactly(args, source, (v) => fn(...(v as never[]))) : undefined;
+        return args.every((a) => a.kind === "const" && a.values.every(isPrimitive))
+          ? exactly(args, source, (v) => fn(...(v as never[])))
+          : undefined;
       }
       case "Boolean": {
         const t = truthy(first);
@@ -104,7 +125,9 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
         // A part's text parsed lies inside that part: its fields are read on under the part's path.
         return args.length === 1 && isResultView(first) ? first : undefined;
       case "JSON.stringify":
-        return first.kind === "const" && args.length === 1 ? exactly([first], source, ([v]) => JSON.stringify(v)) : undefined;
+        return first.kind === "const" && args.length === 1
+          ? exactly([first], source, ([v]) => JSON.stringify(v))
+          : undefined;
       case "Object.keys": {
         const record = asRecord(first);
         return record !== undefined ? constant(Object.keys(record)) : undefined;
@@ -113,9 +136,15 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
         return iterated(first); // a new array with the same elements (a string's code points)
       case "Array.isArray":
         if (asArray(first) !== undefined) return constant(true);
-        return first.kind === "record" || (first.kind === "const" && first.values.every((v) => !Array.isArray(v))) ? constant(false) : undefined;
+        return first.kind === "record" || (first.kind === "const" && first.values.every((v) => !Array.isArray(v)))
+          ? constant(false)
+          : undefined;
     }
-    if (name.startsWith("Math.") && pureMath.has(name.slice(5)) && args.every((a) => a.kind === "const" && a.values.every((v) => typeof v === "number"))) {
+    if (
+      name.startsWith("Math.") &&
+      pureMath.has(name.slice(5)) &&
+      args.every((a) => a.kind === "const" && a.values.every((v) => typeof v === "number"))
+    ) {
       const fn = (Math as unknown as Record<string, (...a: number[]) => number>)[name.slice(5)]!;
       return exactly(args, source, (v) => fn(...(v as number[])));
     }
@@ -126,4 +155,11 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
 }
 
 /** The environment's functions that always return a number (Math's all do). */
-const NUMBER_RESULTS = new Set(["Number", "parseInt", "parseFloat", "Number.parseInt", "Number.parseFloat", "Date.now"]);
+const NUMBER_RESULTS = new Set([
+  "Number",
+  "parseInt",
+  "parseFloat",
+  "Number.parseInt",
+  "Number.parseFloat",
+  "Date.now",
+]);

@@ -35,7 +35,11 @@ function tooLarge(value: Json): boolean {
 function generalized(values: Json[]): AbstractValue {
   if (!values.every(Array.isArray)) return unknown("a value too large for the analysis to follow");
   const lengths = values.map((a) => (a as Json[]).length);
-  return { kind: "array", element: unknown("an element of an array too large for the analysis to follow"), length: { min: Math.min(...lengths), max: Math.max(...lengths) } };
+  return {
+    kind: "array",
+    element: unknown("an element of an array too large for the analysis to follow"),
+    length: { min: Math.min(...lengths), max: Math.max(...lengths) },
+  };
 }
 
 export function unknown(source: string, untrusted = false): AbstractValue {
@@ -55,7 +59,10 @@ export function isUntrusted(value: AbstractValue): boolean {
 /** A key for a JSON value in a constant set. Key order is part of an object's value: Object.keys shows it. */
 export function jsonKey(value: Json): string {
   if (Array.isArray(value)) return `[${value.map(jsonKey).join(",")}]`;
-  if (value !== null && typeof value === "object") return `{${Object.keys(value).map((k) => `${JSON.stringify(k)}:${jsonKey(value[k]!)}`).join(",")}}`;
+  if (value !== null && typeof value === "object")
+    return `{${Object.keys(value)
+      .map((k) => `${JSON.stringify(k)}:${jsonKey(value[k]!)}`)
+      .join(",")}}`;
   return JSON.stringify(value);
 }
 
@@ -99,7 +106,11 @@ function arrayOfConstants(arrays: Json[][]): AbstractValue {
   const elements = arrays.flat();
   const lengths = arrays.map((a) => a.length);
   const length = { min: Math.min(...lengths), max: Math.max(...lengths) };
-  return { kind: "array", element: elements.length > 0 ? constants(elements) : unknown("element of an empty array"), length };
+  return {
+    kind: "array",
+    element: elements.length > 0 ? constants(elements) : unknown("element of an empty array"),
+    length,
+  };
 }
 
 /** `value` as an array view if every concrete value is an array; undefined otherwise. */
@@ -149,7 +160,12 @@ function joinParts(a: AbstractValue, b: AbstractValue): AbstractValue {
   const sb = asStringView(b);
   if (sa !== undefined && sb !== undefined) {
     const provenance = mergeProvenance([sa.provenance, sb.provenance]);
-    return { kind: "string", prefix: commonPrefix(sa.prefix, sb.prefix), suffix: commonSuffix(sa.suffix, sb.suffix), provenance };
+    return {
+      kind: "string",
+      prefix: commonPrefix(sa.prefix, sb.prefix),
+      suffix: commonSuffix(sa.suffix, sb.suffix),
+      provenance,
+    };
   }
   const aa = asArray(a);
   const ab = asArray(b);
@@ -243,8 +259,13 @@ export interface Collection {
 const collections = new WeakMap<AbstractValue, Collection>();
 
 export function collectionValue(c: Collection): AbstractValue {
-  const provenance = mergeProvenance([c.key, c.value].filter((v): v is AbstractValue => v !== undefined).map(provenanceOf));
-  const value: AbstractValue = { kind: "unknown", provenance: provenance.length > 0 ? provenance : [{ source: `a ${c.kind}`, untrusted: false }] };
+  const provenance = mergeProvenance(
+    [c.key, c.value].filter((v): v is AbstractValue => v !== undefined).map(provenanceOf),
+  );
+  const value: AbstractValue = {
+    kind: "unknown",
+    provenance: provenance.length > 0 ? provenance : [{ source: `a ${c.kind}`, untrusted: false }],
+  };
   collections.set(value, c);
   return value;
 }
@@ -254,8 +275,14 @@ export function asCollection(v: AbstractValue): Collection | undefined {
 }
 
 function joinCollections(a: Collection, b: Collection): AbstractValue {
-  const both = (x: AbstractValue | undefined, y: AbstractValue | undefined): AbstractValue | undefined => (x === undefined ? y : y === undefined ? x : join(x, y));
-  return collectionValue({ kind: a.kind, key: both(a.key, b.key), value: both(a.value, b.value), size: joinCounts(a.size, b.size) });
+  const both = (x: AbstractValue | undefined, y: AbstractValue | undefined): AbstractValue | undefined =>
+    x === undefined ? y : y === undefined ? x : join(x, y);
+  return collectionValue({
+    kind: a.kind,
+    key: both(a.key, b.key),
+    value: both(a.value, b.value),
+    size: joinCounts(a.size, b.size),
+  });
 }
 
 /**
@@ -285,7 +312,11 @@ const tuples = new WeakMap<AbstractValue, AbstractValue[]>();
 export function tuple(parts: AbstractValue[]): AbstractValue {
   const exact = parts.map(single);
   if (parts.every((p, i) => exact[i] !== undefined && p.kind === "const")) return constant(exact as Json[]);
-  const value: AbstractValue = { kind: "array", element: parts.reduce(join), length: { min: parts.length, max: parts.length } };
+  const value: AbstractValue = {
+    kind: "array",
+    element: parts.reduce(join),
+    length: { min: parts.length, max: parts.length },
+  };
   tuples.set(value, parts);
   return value;
 }

@@ -1,6 +1,17 @@
 import type { AbstractValue } from "../../model/index.js";
 import type { Json } from "../../model/index.js";
-import { asCollection, constant, constants, derived, isNumber, join, mergeProvenance, numeric, provenanceOf, unknown } from "./lattice.js";
+import {
+  asCollection,
+  constant,
+  constants,
+  derived,
+  isNumber,
+  join,
+  mergeProvenance,
+  numeric,
+  provenanceOf,
+  unknown,
+} from "./lattice.js";
 import { MAX_OPERATOR_COMBINATIONS, MAX_STRING } from "../limits.js";
 
 /**
@@ -20,22 +31,30 @@ export function fromJs(value: unknown, source: string): AbstractValue {
  * Apply `op` to every pair of primitive constants, joining the results; undefined if there are too
  * many pairs or an object among them (converting an object runs its conversion methods, or throws).
  */
-function product(a: AbstractValue, b: AbstractValue, op: (x: Json, y: Json) => unknown, source: string): AbstractValue | undefined {
-  if (a.kind !== "const" || b.kind !== "const" || a.values.length * b.values.length > MAX_OPERATOR_COMBINATIONS) return undefined;
+function product(
+  a: AbstractValue,
+  b: AbstractValue,
+  op: (x: Json, y: Json) => unknown,
+  source: string,
+): AbstractValue | undefined {
+  if (a.kind !== "const" || b.kind !== "const" || a.values.length * b.values.length > MAX_OPERATOR_COMBINATIONS)
+    return undefined;
   if (!a.values.every(isPrimitive) || !b.values.every(isPrimitive)) return undefined;
   if (length(a) + length(b) > MAX_STRING) return undefined;
   let out: AbstractValue | undefined;
-  for (const x of a.values) for (const y of b.values) {
-    const r = fromJs(op(x, y), source);
-    out = out === undefined ? r : join(out, r);
-  }
+  for (const x of a.values)
+    for (const y of b.values) {
+      const r = fromJs(op(x, y), source);
+      out = out === undefined ? r : join(out, r);
+    }
   return out;
 }
 
 const isPrimitive = (v: Json): boolean => v === null || typeof v !== "object";
 
 /** The longest string among constants (what `+` may concatenate). */
-const length = (v: AbstractValue): number => (v.kind === "const" ? Math.max(0, ...v.values.map((x) => (typeof x === "string" ? x.length : 0))) : 0);
+const length = (v: AbstractValue): number =>
+  v.kind === "const" ? Math.max(0, ...v.values.map((x) => (typeof x === "string" ? x.length : 0))) : 0;
 
 type Arith = (x: never, y: never) => unknown;
 const arithmetic: Record<string, Arith> = {
@@ -70,9 +89,9 @@ function power(x: number, y: number): number | undefined {
 const equality: Record<string, (x: Json, y: Json) => boolean> = {
   "===": (x, y) => x === y,
   "!==": (x, y) => x !== y,
-  // eslint-disable-next-line eqeqeq
+  // biome-ignore lint/suspicious/noDoubleEquals: the operator the program wrote, evaluated as JavaScript does
   "==": (x, y) => x == y,
-  // eslint-disable-next-line eqeqeq
+  // biome-ignore lint/suspicious/noDoubleEquals: the operator the program wrote, evaluated as JavaScript does
   "!=": (x, y) => x != y,
 };
 
@@ -145,7 +164,12 @@ function stringified(v: AbstractValue): AbstractValue {
   if (v.kind === "const" && v.values.every(isPrimitive)) return constants(v.values.map((x) => String(x)));
   if (v.kind === "string") return v;
   const provenance = provenanceOf(v);
-  return { kind: "string", prefix: "", suffix: "", provenance: provenance.length > 0 ? provenance : [{ source: "a value in a template", untrusted: false }] };
+  return {
+    kind: "string",
+    prefix: "",
+    suffix: "",
+    provenance: provenance.length > 0 ? provenance : [{ source: "a value in a template", untrusted: false }],
+  };
 }
 
 export type Truth = "yes" | "no" | "maybe";
@@ -163,7 +187,8 @@ export function truthy(v: AbstractValue): Truth {
 
 /** Whether `v` is null or undefined (`??`, `?.`): an unknown may be undefined; constants are JSON. */
 export function nullish(v: AbstractValue): Truth {
-  if (v.kind === "const") return v.values.every((x) => x === null) ? "yes" : v.values.some((x) => x === null) ? "maybe" : "no";
+  if (v.kind === "const")
+    return v.values.every((x) => x === null) ? "yes" : v.values.some((x) => x === null) ? "maybe" : "no";
   return v.kind === "unknown" && asCollection(v) === undefined ? "maybe" : "no";
 }
 
@@ -177,7 +202,11 @@ export function unary(op: string, v: AbstractValue): AbstractValue {
     return fromTruth(t === "yes" ? "no" : t === "no" ? "yes" : "maybe");
   }
   if (v.kind === "const" && v.values.every(isPrimitive)) {
-    const fn: Record<string, (x: never) => unknown> = { "-": (x) => -(x as number), "+": (x) => +(x as number), "~": (x) => ~(x as number) };
+    const fn: Record<string, (x: never) => unknown> = {
+      "-": (x) => -(x as number),
+      "+": (x) => +(x as number),
+      "~": (x) => ~(x as number),
+    };
     const f = fn[op];
     if (f !== undefined) return numeric(v.values.map((x) => fromJs(f(x as never), `the ${op} operator`)).reduce(join));
   }

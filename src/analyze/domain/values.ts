@@ -1,7 +1,21 @@
 import type { AbstractValue } from "../../model/index.js";
 import type { Json } from "../../model/index.js";
 import { viewPart } from "./result-view.js";
-import { asArray, asCollection, type Collection, constant, constants, derived, isNumber, isPlainObject, join, numeric, tuple, tupleParts, unknown } from "./lattice.js";
+import {
+  asArray,
+  asCollection,
+  type Collection,
+  constant,
+  constants,
+  derived,
+  isNumber,
+  isPlainObject,
+  join,
+  numeric,
+  tuple,
+  tupleParts,
+  unknown,
+} from "./lattice.js";
 
 /** Reading `key` from one JSON value the way JavaScript would; undefined when it is not an own, plain value. */
 function propertyOfJson(value: Json, key: string): Json | undefined {
@@ -60,7 +74,12 @@ function lengthOf(v: AbstractValue & { kind: "array" | "string" }): AbstractValu
  * equal keys make one entry); an iterator's only method is `next`. Anything else is undefined.
  */
 function collectionProperty(v: AbstractValue, c: Collection, key: string): AbstractValue {
-  if (key === "size" && c.kind !== "Iterator") return numeric(c.size.min === c.size.max ? constant(c.size.min) : derived([c.key === undefined ? unknown("no key") : c.key], `the size of a ${c.kind}`));
+  if (key === "size" && c.kind !== "Iterator")
+    return numeric(
+      c.size.min === c.size.max
+        ? constant(c.size.min)
+        : derived([c.key === undefined ? unknown("no key") : c.key], `the size of a ${c.kind}`),
+    );
   if (collectionMethods[c.kind].includes(key)) return unknown(`the method ${key} of a ${c.kind}`);
   return derived([v], `property ${key}, which a ${c.kind} does not have`);
 }
@@ -97,8 +116,10 @@ export function iterated(v: AbstractValue): AbstractValue | undefined {
   if (asArray(v) !== undefined) return v;
   const collection = asCollection(v);
   if (collection !== undefined) return { kind: "array", element: collectionItem(collection), length: collection.size };
-  if (v.kind === "const" && v.values.every((x) => typeof x === "string")) return constants(v.values.map((x) => [...(x as string)]));
-  if (v.kind === "string") return { kind: "array", element: derived([v], "a character of a string"), length: { min: 0, max: null } };
+  if (v.kind === "const" && v.values.every((x) => typeof x === "string"))
+    return constants(v.values.map((x) => [...(x as string)]));
+  if (v.kind === "string")
+    return { kind: "array", element: derived([v], "a character of a string"), length: { min: 0, max: null } };
   return undefined;
 }
 

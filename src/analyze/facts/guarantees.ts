@@ -19,7 +19,13 @@ const STATUS = { yes: "proven", no: "refuted", maybe: "enforced" } as const;
  * called with constant arguments), validated against the schema, then checked against the effects:
  * proven (holds for every run), refuted (the program breaks it) or enforced at run time.
  */
-export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Expression[], states: { atExport: State; beforeMain: State }, effects: Effect[], set: ManifestSet): { results: GuaranteeResult[]; diagnostics: Diagnostic[] } {
+export function checkGuarantees(
+  it: Interpreter,
+  guarantees: readonly ts.Expression[],
+  states: { atExport: State; beforeMain: State },
+  effects: Effect[],
+  set: ManifestSet,
+): { results: GuaranteeResult[]; diagnostics: Diagnostic[] } {
   const results: GuaranteeResult[] = [];
   const diagnostics: Diagnostic[] = [];
   const opts = effectOptionsOf(set);
@@ -32,14 +38,23 @@ export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Express
     // program(...) reads the guarantee at `export default`; code after it must not change it.
     const later = constraintOf(it, g, states.beforeMain);
     if (typeof later === "string" || jsonKey(later.json) !== jsonKey(value.json)) {
-      diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", "the guarantee changes after program(...) reads it: guarantees must be constant data"));
+      diagnostics.push(
+        diagnosticAt(
+          it.file,
+          g,
+          "invalid_guarantee",
+          "the guarantee changes after program(...) reads it: guarantees must be constant data",
+        ),
+      );
       continue;
     }
     const parsed = EffectConstraint.safeParse(value.json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue === undefined || issue.path.length === 0 ? "" : ` at ${issue.path.join(".")}`;
-      diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", `not a valid guarantee${where}: ${issue?.message ?? "invalid"}`));
+      diagnostics.push(
+        diagnosticAt(it.file, g, "invalid_guarantee", `not a valid guarantee${where}: ${issue?.message ?? "invalid"}`),
+      );
       continue;
     }
     const unknownName = namesNothing(parsed.data, set);
@@ -48,11 +63,23 @@ export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Express
       continue;
     }
     if (Object.values(parsed.data.args ?? {}).some(mentionsSources)) {
-      diagnostics.push(diagnosticAt(it.file, g, "invalid_guarantee", "a guarantee cannot say where a value came from (untrusted, from): a run cannot check that; the policy decides on provenance"));
+      diagnostics.push(
+        diagnosticAt(
+          it.file,
+          g,
+          "invalid_guarantee",
+          "a guarantee cannot say where a value came from (untrusted, from): a run cannot check that; the policy decides on provenance",
+        ),
+      );
       continue;
     }
     const check = holdsEffect(parsed.data, effects, opts);
-    const result: GuaranteeResult = { source: parsed.data, text: g.getText(it.file), status: STATUS[check.verdict], why: check.why };
+    const result: GuaranteeResult = {
+      source: parsed.data,
+      text: g.getText(it.file),
+      status: STATUS[check.verdict],
+      why: check.why,
+    };
     if (check.site !== undefined) result.site = check.site;
     results.push(result);
   }
@@ -65,8 +92,14 @@ export function checkGuarantees(it: Interpreter, guarantees: readonly ts.Express
  */
 function namesNothing(c: EffectConstraint, set: ManifestSet): string | undefined {
   const ops = [...set.actions.keys()].filter((op) => matchOp(c.op, op));
-  if (ops.length === 0) return `the guarantee names ${JSON.stringify(c.op)}, which matches no op of the manifests (ops: ${[...set.actions.keys()].sort().join(", ")})`;
-  const inputs = new Set(ops.flatMap((op) => [...set.actions.get(op)!.manifest.inputs.map((input) => input.name), ...Object.keys(set.actions.get(op)!.manifest.resolve?.inputs ?? {})]));
+  if (ops.length === 0)
+    return `the guarantee names ${JSON.stringify(c.op)}, which matches no op of the manifests (ops: ${[...set.actions.keys()].sort().join(", ")})`;
+  const inputs = new Set(
+    ops.flatMap((op) => [
+      ...set.actions.get(op)!.manifest.inputs.map((input) => input.name),
+      ...Object.keys(set.actions.get(op)!.manifest.resolve?.inputs ?? {}),
+    ]),
+  );
   const named = [...Object.keys(c.args ?? {}), ...(c.distinct === undefined ? [] : [c.distinct])];
   const missing = named.find((name) => !inputs.has(name));
   if (missing === undefined) return undefined;
@@ -77,13 +110,15 @@ function namesNothing(c: EffectConstraint, set: ManifestSet): string | undefined
 function constraintOf(it: Interpreter, g: ts.Expression, state: State): { json: Json } | string {
   if (ts.isCallExpression(g)) {
     const api = resolveApiCall(it.checker, it.set, g);
-    if (api?.kind !== "contract") return "a guarantee call must be a contract helper from trusted/<connector>/contracts";
+    if (api?.kind !== "contract")
+      return "a guarantee call must be a contract helper from trusted/<connector>/contracts";
     const helper = contractsByConnector[api.connector]?.find((h) => h.name === api.name);
     if (helper === undefined) return `${api.name} is not a contract helper of ${api.connector}`;
     const args: Json[] = [];
     for (const arg of g.arguments) {
       const v = single(evaluate(it, arg, clone(state)));
-      if (v === undefined) return `the arguments of ${api.name} must be constants the analysis can compute: ${arg.getText(it.file)} is not`;
+      if (v === undefined)
+        return `the arguments of ${api.name} must be constants the analysis can compute: ${arg.getText(it.file)} is not`;
       args.push(v);
     }
     try {
@@ -93,5 +128,7 @@ function constraintOf(it: Interpreter, g: ts.Expression, state: State): { json: 
     }
   }
   const v = single(evaluate(it, g, clone(state)));
-  return v === undefined ? "a guarantee must be a constant constraint object such as { op: \"email.*\", count: { max: 1 } }" : { json: v };
+  return v === undefined
+    ? 'a guarantee must be a constant constraint object such as { op: "email.*", count: { max: 1 } }'
+    : { json: v };
 }

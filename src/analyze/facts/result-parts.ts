@@ -28,5 +28,10 @@ export function resultParts(value: AbstractValue, influence: readonly Provenance
 function describe(path: string, provenance: readonly Provenance[], steered: boolean): ResultPart {
   const from = [...new Set(provenance.flatMap((p) => (p.op === undefined ? [] : [p.op])))].sort();
   const handles = [...new Set(provenance.flatMap((p) => (p.handle === undefined ? [] : [p.handle])))].sort();
-  return { path, from, untrusted: steered || provenance.some((p) => p.untrusted), ...(handles.length === 0 ? {} : { handles }) };
+  return {
+    path,
+    from,
+    untrusted: steered || provenance.some((p) => p.untrusted),
+    ...(handles.length === 0 ? {} : { handles }),
+  };
 }

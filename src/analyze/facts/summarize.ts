@@ -11,14 +11,18 @@ const STATUS_WORDS = { proven: "proven", refuted: "refuted", enforced: "enforced
  */
 export function summarize(effects: readonly Effect[], guarantees: readonly GuaranteeResult[]): string[] {
   const lines: string[] = [];
-  for (const g of guarantees) lines.push(`${capitalize(describeEffectConstraint(g.source))} — ${STATUS_WORDS[g.status]}`);
+  for (const g of guarantees)
+    lines.push(`${capitalize(describeEffectConstraint(g.source))} — ${STATUS_WORDS[g.status]}`);
   if (effects.length === 0) lines.push("Makes no trusted call");
   for (const e of effects) {
     const args = Object.entries(e.args).map(([name, v]) => `${name} ${describeArgument(v)}`);
-    lines.push(`Calls ${e.op}${e.agentAction === undefined ? "" : ` (step ${e.agentAction.step} of ${e.agentAction.op})`} at line ${e.site.line} ${countText(e.count)}${args.length > 0 ? `: ${args.join("; ")}` : ""}`);
+    lines.push(
+      `Calls ${e.op}${e.agentAction === undefined ? "" : ` (step ${e.agentAction.step} of ${e.agentAction.op})`} at line ${e.site.line} ${countText(e.count)}${args.length > 0 ? `: ${args.join("; ")}` : ""}`,
+    );
   }
   const untrusted = new Set<string>();
-  for (const e of effects) for (const v of Object.values(e.args)) for (const p of provenanceOf(v)) if (p.untrusted) untrusted.add(p.source);
+  for (const e of effects)
+    for (const v of Object.values(e.args)) for (const p of provenanceOf(v)) if (p.untrusted) untrusted.add(p.source);
   for (const source of [...untrusted].sort()) lines.push(`Passes untrusted data (${source}) to a trusted call`);
   return lines;
 }

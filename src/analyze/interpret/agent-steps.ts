@@ -1,5 +1,11 @@
 import { holds } from "../../constraint/index.js";
-import { boundedInputs, type AgentAction, type Allowlists, type ManifestSet, type Template } from "../../manifest/index.js";
+import {
+  boundedInputs,
+  type AgentAction,
+  type Allowlists,
+  type ManifestSet,
+  type Template,
+} from "../../manifest/index.js";
 import type { AbstractValue, CountRange, Effect, Site } from "../../model/index.js";
 import { constant, unknown } from "../domain/lattice.js";
 import { template as concatenate } from "../domain/operators.js";
@@ -11,13 +17,34 @@ import { arrayOf } from "../domain/values.js";
  * guarantees, the policy and the grants see only trusted ops. A later step runs only when the ones
  * before it succeeded: its minimum count is 0. A step's output is data from outside.
  */
-export function agentStepEffects(action: AgentAction, args: Record<string, AbstractValue>, site: Site, count: CountRange): Effect[] {
+export function agentStepEffects(
+  action: AgentAction,
+  args: Record<string, AbstractValue>,
+  site: Site,
+  count: CountRange,
+): Effect[] {
   const scope = new Map<string, AbstractValue>();
   return action.steps.map((step, i) => {
     const stepArgs = fields(action.templates.execute[i]!, args, scope);
-    scope.set(action.manifest.execute[i]!.id, { kind: "unknown", provenance: [{ source: `result of ${step.op}`, untrusted: true, op: step.op }] });
-    const origin = { op: action.op, step: action.manifest.execute[i]!.id, description: action.manifest.description, args };
-    return { op: step.op, connector: step.connector, action: step.name, site, args: stepArgs, count: i === 0 ? count : { min: 0, max: count.max }, agentAction: origin };
+    scope.set(action.manifest.execute[i]!.id, {
+      kind: "unknown",
+      provenance: [{ source: `result of ${step.op}`, untrusted: true, op: step.op }],
+    });
+    const origin = {
+      op: action.op,
+      step: action.manifest.execute[i]!.id,
+      description: action.manifest.description,
+      args,
+    };
+    return {
+      op: step.op,
+      connector: step.connector,
+      action: step.name,
+      site,
+      args: stepArgs,
+      count: i === 0 ? count : { min: 0, max: count.max },
+      agentAction: origin,
+    };
   });
 }
 
@@ -39,14 +66,23 @@ export function outsideAllowlists(effect: Effect, set: ManifestSet, allowlists: 
 }
 
 /** A step's input record as effect arguments: the fields it sets (an input left out is absent). */
-function fields(template: Template, args: Record<string, AbstractValue>, steps: ReadonlyMap<string, AbstractValue>): Record<string, AbstractValue> {
+function fields(
+  template: Template,
+  args: Record<string, AbstractValue>,
+  steps: ReadonlyMap<string, AbstractValue>,
+): Record<string, AbstractValue> {
   const out: Record<string, AbstractValue> = {};
   if (template.kind === "record") {
     for (const [key, item] of template.fields) {
       const value = fill(item, args, steps);
       if (value !== undefined) out[key] = value;
     }
-  } else if (template.kind === "literal" && typeof template.value === "object" && template.value !== null && !Array.isArray(template.value)) {
+  } else if (
+    template.kind === "literal" &&
+    typeof template.value === "object" &&
+    template.value !== null &&
+    !Array.isArray(template.value)
+  ) {
     for (const [key, value] of Object.entries(template.value)) out[key] = constant(value);
   }
   return out;
@@ -57,7 +93,11 @@ function fields(template: Template, args: Record<string, AbstractValue>, steps: 
  * a lone reference keeps its value (absent: the field is dropped), references inside text are
  * stringified, lists and records are built from their parts.
  */
-function fill(template: Template, args: Record<string, AbstractValue>, steps: ReadonlyMap<string, AbstractValue>): AbstractValue | undefined {
+function fill(
+  template: Template,
+  args: Record<string, AbstractValue>,
+  steps: ReadonlyMap<string, AbstractValue>,
+): AbstractValue | undefined {
   switch (template.kind) {
     case "literal":
       return constant(template.value);
@@ -68,12 +108,18 @@ function fill(template: Template, args: Record<string, AbstractValue>, steps: Re
       const spans: { value: AbstractValue; text: string }[] = [];
       for (const part of rest) {
         if (typeof part === "string") spans[spans.length - 1]!.text += part;
-        else spans.push({ value: lookup(part.path, args, steps) ?? unknown("a missing value (the step fails)"), text: "" });
+        else
+          spans.push({
+            value: lookup(part.path, args, steps) ?? unknown("a missing value (the step fails)"),
+            text: "",
+          });
       }
       return concatenate(head as string, spans);
     }
     case "list":
-      return arrayOf(template.items.map((item) => ({ value: fill(item, args, steps) ?? constant(null), spread: false })));
+      return arrayOf(
+        template.items.map((item) => ({ value: fill(item, args, steps) ?? constant(null), spread: false })),
+      );
     case "record": {
       const out: Record<string, AbstractValue> = {};
       for (const [key, item] of template.fields) {
@@ -86,7 +132,11 @@ function fill(template: Template, args: Record<string, AbstractValue>, steps: Re
 }
 
 /** `args.X` is the call's argument X; `<step>.<field>` reads an earlier step's output, which came from outside. */
-function lookup(path: string, args: Record<string, AbstractValue>, steps: ReadonlyMap<string, AbstractValue>): AbstractValue | undefined {
+function lookup(
+  path: string,
+  args: Record<string, AbstractValue>,
+  steps: ReadonlyMap<string, AbstractValue>,
+): AbstractValue | undefined {
   const [source, name] = path.split(".") as [string, string];
   if (source === "args") return args[name];
   return steps.get(source) ?? unknown(`${path}, an earlier step's output`, true);

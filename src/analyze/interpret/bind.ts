@@ -16,7 +16,12 @@ export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractV
   // Destructuring null or undefined, or an array pattern over something that is not iterable, throws.
   // An array pattern iterates: a string gives its code points.
   const items = ts.isArrayBindingPattern(name) ? iterated(value) : undefined;
-  if (ts.isArrayBindingPattern(name) ? items === undefined : value.kind !== "record" && !(value.kind === "const" && value.values.every((v) => v !== null))) it.counts.mayThrow(state);
+  if (
+    ts.isArrayBindingPattern(name)
+      ? items === undefined
+      : value.kind !== "record" && !(value.kind === "const" && value.values.every((v) => v !== null))
+  )
+    it.counts.mayThrow(state);
   const source = items ?? value;
   name.elements.forEach((element, index) => {
     if (ts.isOmittedExpression(element)) return;
@@ -24,7 +29,10 @@ export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractV
     if (element.dotDotDotToken !== undefined) part = rest(source, name, index);
     else if (ts.isObjectBindingPattern(name)) {
       const key = element.propertyName ?? element.name;
-      part = ts.isIdentifier(key) || ts.isStringLiteral(key) ? getProperty(source, key.text) : derived([source], "a computed property");
+      part =
+        ts.isIdentifier(key) || ts.isStringLiteral(key)
+          ? getProperty(source, key.text)
+          : derived([source], "a computed property");
     } else part = getProperty(source, String(index));
     bindName(it, element.name, withDefault(it, part, element.initializer, state), state);
   });
@@ -34,7 +42,12 @@ export function bindName(it: Interpreter, name: ts.BindingName, value: AbstractV
  * A value, or the default when it may be undefined. The default runs only then, so its effects
  * are evaluated on a branch of their own and joined with the state where it does not run.
  */
-export function withDefault(it: Interpreter, value: AbstractValue, initializer: ts.Expression | undefined, state: State): AbstractValue {
+export function withDefault(
+  it: Interpreter,
+  value: AbstractValue,
+  initializer: ts.Expression | undefined,
+  state: State,
+): AbstractValue {
   if (initializer === undefined || value.kind !== "unknown") return value;
   it.influence.add(value); // whether the default runs depends on the value
   const other = clone(state);

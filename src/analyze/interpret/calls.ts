@@ -7,7 +7,20 @@ import { namespaces as environmentNamespaces } from "../../environment/index.js"
 import { callGlobal, callMethod } from "../domain/builtins.js";
 import { evaluate, inspected, spread } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
-import { asArray, asCollection, type Collection, collectionValue, constant, derived, isPlainObject, join, numeric, singleArray, tuple, unknown } from "../domain/lattice.js";
+import {
+  asArray,
+  asCollection,
+  type Collection,
+  collectionValue,
+  constant,
+  derived,
+  isPlainObject,
+  join,
+  numeric,
+  singleArray,
+  tuple,
+  unknown,
+} from "../domain/lattice.js";
 import { mutateTracked } from "./mutate.js";
 import { COLLECTION_MUTATORS, isNewCollection, MUTATORS, valueSymbol } from "../compile/scan.js";
 import { skipOuter } from "../compile/skip-outer.js";
@@ -26,8 +39,13 @@ export type FunctionNode = ts.FunctionDeclaration | ts.FunctionExpression | ts.A
 export function localFunction(it: Interpreter, symbol: ts.Symbol): FunctionNode | undefined {
   const declaration = symbol.valueDeclaration;
   if (declaration === undefined || declaration.getSourceFile() !== it.file) return undefined;
-  if ((ts.isFunctionDeclaration(declaration) || ts.isFunctionExpression(declaration)) && declaration.body !== undefined) return declaration;
-  if (ts.isVariableDeclaration(declaration) && ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const && declaration.initializer !== undefined) {
+  if ((ts.isFunctionDeclaration(declaration) || ts.isFunctionExpression(declaration)) && declaration.body !== undefined)
+    return declaration;
+  if (
+    ts.isVariableDeclaration(declaration) &&
+    ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const &&
+    declaration.initializer !== undefined
+  ) {
     const init = skipOuter(declaration.initializer);
     if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
   }
@@ -51,7 +69,12 @@ function runBody(it: Interpreter, fn: FunctionNode, state: State): { end: State 
   if (!ts.isBlock(body)) return { end: state, value: evaluate(it, body, state) };
   const flow = runBlock(it, body.statements, state);
   const fallsOff = flow.normal !== undefined ? unknown("undefined") : undefined;
-  const value = flow.returned === undefined ? (fallsOff ?? unknown("undefined")) : fallsOff === undefined ? flow.returned : join(flow.returned, fallsOff);
+  const value =
+    flow.returned === undefined
+      ? (fallsOff ?? unknown("undefined"))
+      : fallsOff === undefined
+        ? flow.returned
+        : join(flow.returned, fallsOff);
   return { end: joinStates(flow.normal, flow.returns), value };
 }
 
@@ -63,11 +86,23 @@ function runBody(it: Interpreter, fn: FunctionNode, state: State): { end: State 
 function bindParameters(it: Interpreter, fn: FunctionNode, args: AbstractValue[] | undefined, state: State): void {
   fn.parameters.forEach((parameter, index) => {
     let value: AbstractValue;
-    if (args === undefined) value = withDefault(it, unknown("a parameter of a function called from elsewhere", true), parameter.initializer, state);
-    else if (parameter.dotDotDotToken !== undefined) value = arrayOf(args.slice(index).map((v) => ({ value: v, spread: false })));
+    if (args === undefined)
+      value = withDefault(
+        it,
+        unknown("a parameter of a function called from elsewhere", true),
+        parameter.initializer,
+        state,
+      );
+    else if (parameter.dotDotDotToken !== undefined)
+      value = arrayOf(args.slice(index).map((v) => ({ value: v, spread: false })));
     else {
       const given = args[index];
-      value = given === undefined ? (parameter.initializer !== undefined ? evaluate(it, parameter.initializer, state) : unknown("undefined")) : withDefault(it, given, parameter.initializer, state);
+      value =
+        given === undefined
+          ? parameter.initializer !== undefined
+            ? evaluate(it, parameter.initializer, state)
+            : unknown("undefined")
+          : withDefault(it, given, parameter.initializer, state);
     }
     bindName(it, parameter.name, value, state);
   });
@@ -78,7 +113,13 @@ function bindParameters(it: Interpreter, fn: FunctionNode, args: AbstractValue[]
  * (or, when detached, unknown values for any variable written anywhere); its own writes to
  * outer variables are volatile in the pre-pass, so only the counts flow back.
  */
-export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] | undefined, state: State, detached: boolean): AbstractValue {
+export function invoke(
+  it: Interpreter,
+  fn: FunctionNode,
+  args: AbstractValue[] | undefined,
+  state: State,
+  detached: boolean,
+): AbstractValue {
   if (it.frames.isOnStack(fn) || it.frames.tooDeep()) {
     it.counts.mayThrow(state); // deep recursion may overflow the stack
     escapeFunction(it, fn, state); // recursion: any number of calls
@@ -86,7 +127,10 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
     return isAsync(fn) ? it.promises.of(result) : result;
   }
   return it.frames.within(fn, false, () => {
-    const callee: State = { env: new Map((detached ? it.vars.havoc(state) : state).env), counts: new Map(state.counts) };
+    const callee: State = {
+      env: new Map((detached ? it.vars.havoc(state) : state).env),
+      counts: new Map(state.counts),
+    };
     bindParameters(it, fn, args, callee);
     if (!detached) {
       const { end, value } = runBody(it, fn, callee);
@@ -102,7 +146,10 @@ export function invoke(it: Interpreter, fn: FunctionNode, args: AbstractValue[] 
       const counts = new Map(thrown.counts);
       for (const [site, reached] of acc.counts) {
         const at = countOf(thrown, site);
-        counts.set(site, { min: at.min, max: at.max === null || reached.max === null ? null : Math.max(at.max, reached.max) });
+        counts.set(site, {
+          min: at.min,
+          max: at.max === null || reached.max === null ? null : Math.max(at.max, reached.max),
+        });
       }
       after = joinStates(after, { env: new Map(), counts });
     }
@@ -132,7 +179,8 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   }
   if (api !== undefined) {
     const args = call.arguments.map((a) => evaluate(it, a, state));
-    if (api.kind === "countersign" && api.name === "fromHandle") return it.promises.of(it.influence.result([handleSource(call)], []));
+    if (api.kind === "countersign" && api.name === "fromHandle")
+      return it.promises.of(it.influence.result([handleSource(call)], []));
     if (api.kind !== "action") return unknown(`${api.name}()`);
     const given = actionArgs(api.action, args[0] ?? unknown("undefined"));
     it.sites.record(call, api.action, given);
@@ -147,7 +195,8 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   if (ts.isIdentifier(callee)) {
     const symbol = valueSymbol(it.checker, callee);
     const fn = symbol === undefined ? undefined : localFunction(it, symbol);
-    if (fn !== undefined) return invoke(it, fn, evaluateArgs(it, call.arguments, state).values, state, isDetached(fn, call));
+    if (fn !== undefined)
+      return invoke(it, fn, evaluateArgs(it, call.arguments, state).values, state, isDetached(fn, call));
     if (symbol?.valueDeclaration !== undefined && it.isLibDeclaration(symbol.valueDeclaration)) {
       const args = argumentValues(evaluateArgs(it, call.arguments, state));
       return inspected(it, callGlobal(callee.text, args), args);
@@ -155,7 +204,8 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   }
   if (ts.isPropertyAccessExpression(callee)) return methodCall(it, call, callee.expression, callee.name.text, state);
   const key = ts.isElementAccessExpression(callee) ? skipOuter(callee.argumentExpression) : undefined;
-  if (key !== undefined && (ts.isStringLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key))) return methodCall(it, call, (callee as ts.ElementAccessExpression).expression, key.text, state); // xs["push"](x) is xs.push(x)
+  if (key !== undefined && (ts.isStringLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key)))
+    return methodCall(it, call, (callee as ts.ElementAccessExpression).expression, key.text, state); // xs["push"](x) is xs.push(x)
   const target = evaluate(it, callee, state);
   if (call.questionDotToken !== undefined) it.chains.mayShortCircuit(target, state);
   return derived([target, evaluateArgs(it, call.arguments, state).list], "the result of a function value");
@@ -167,7 +217,10 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
  */
 function handleSource(call: ts.CallExpression): Provenance {
   const id = call.arguments[0];
-  const handle = id !== undefined && (ts.isStringLiteral(id) || ts.isNoSubstitutionTemplateLiteral(id)) ? id.text : "an unknown handle";
+  const handle =
+    id !== undefined && (ts.isStringLiteral(id) || ts.isNoSubstitutionTemplateLiteral(id))
+      ? id.text
+      : "an unknown handle";
   return { source: `quarantined result ${handle}`, untrusted: true, handle };
 }
 
@@ -175,17 +228,38 @@ function handleSource(call: ts.CallExpression): Provenance {
  * Where a trusted call's result comes from. An agent action returns its last step's output, which
  * may hold what any earlier step read: its result derives from every step's op as well as its own.
  */
-function resultProvenance(it: Interpreter, action: LoadedAction, args: Record<string, AbstractValue>): { own: Provenance; steps: Provenance[] } {
+function resultProvenance(
+  it: Interpreter,
+  action: LoadedAction,
+  args: Record<string, AbstractValue>,
+): { own: Provenance; steps: Provenance[] } {
   // What an agent action does with its `url` input is the agent's word: only a trusted op's call says where it went.
   const host = args.url === undefined || isAgentAction(action) ? null : oneHost(args.url);
-  const own: Provenance = { source: `result of ${action.op}`, untrusted: !resultTrusted(action), op: action.op, ...(host === null ? {} : { host }) };
+  const own: Provenance = {
+    source: `result of ${action.op}`,
+    untrusted: !resultTrusted(action),
+    op: action.op,
+    ...(host === null ? {} : { host }),
+  };
   const steps = it.set.agent?.actions.get(action.op)?.steps ?? [];
-  return { own, steps: steps.map((step) => ({ source: `result of ${step.op}, a step of ${action.op}`, untrusted: true, op: step.op })) };
+  return {
+    own,
+    steps: steps.map((step) => ({
+      source: `result of ${step.op}, a step of ${action.op}`,
+      untrusted: true,
+      op: step.op,
+    })),
+  };
 }
 
 /** The one host every value a call's `url` may take goes to (`host` or `host:port`), or null when there is not one known host. */
 function oneHost(url: AbstractValue): string | null {
-  const hosts = url.kind === "const" ? url.values.map((v) => (typeof v === "string" ? urlHost(v, false) : null)) : url.kind === "string" ? [urlHost(url.prefix, true)] : [null];
+  const hosts =
+    url.kind === "const"
+      ? url.values.map((v) => (typeof v === "string" ? urlHost(v, false) : null))
+      : url.kind === "string"
+        ? [urlHost(url.prefix, true)]
+        : [null];
   const first = hosts[0] ?? null;
   return hosts.every((h) => h === first) ? first : null;
 }
@@ -215,7 +289,8 @@ function evaluateArgs(it: Interpreter, args: ts.NodeArray<ts.Expression>, state:
     if (ts.isSpreadElement(arg)) {
       const v = spread(it, arg, state);
       parts.push({ value: v, spread: true });
-      if (v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0])) for (const x of v.values[0]) values.push(constant(x));
+      if (v.kind === "const" && v.values.length === 1 && Array.isArray(v.values[0]))
+        for (const x of v.values[0]) values.push(constant(x));
       else exact = false;
     } else {
       const v = evaluate(it, arg, state);
@@ -241,7 +316,8 @@ function actionArgs(action: LoadedAction, value: AbstractValue): Record<string, 
       if (field !== undefined) out[key] = field;
     } else if (value.kind === "const" && value.values.every(isPlainObject)) {
       const present = value.values.filter((v) => Object.hasOwn(v as object, key));
-      if (present.length === value.values.length) out[key] = constantsOf(present.map((v) => (v as Record<string, never>)[key]!));
+      if (present.length === value.values.length)
+        out[key] = constantsOf(present.map((v) => (v as Record<string, never>)[key]!));
       else if (present.length > 0) out[key] = unknown(`${key}, given on some calls only`);
     } else out[key] = value.kind === "unknown" ? value : derived([value], "an argument that is not an object");
   }
@@ -257,14 +333,22 @@ const perElement = new Set(["map", "forEach", "filter", "flatMap"]);
 const someElements = new Set(["some", "every", "find", "findIndex"]);
 
 /** `ns.name(...)` (or `ns?.name(...)`, `ns["name"](...)`): a namespace member, an array callback, a mutator or a built-in method. */
-function methodCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression, name: string, state: State): AbstractValue {
+function methodCall(
+  it: Interpreter,
+  call: ts.CallExpression,
+  ns: ts.Expression,
+  name: string,
+  state: State,
+): AbstractValue {
   if (ts.isIdentifier(ns) && namespaces.has(ns.text)) {
     const declaration = it.checker.getSymbolAtLocation(ns)?.valueDeclaration;
-    if (declaration !== undefined && it.isLibDeclaration(declaration)) return staticCall(it, `${ns.text}.${name}`, call, state);
+    if (declaration !== undefined && it.isLibDeclaration(declaration))
+      return staticCall(it, `${ns.text}.${name}`, call, state);
   }
   const receiver = evaluate(it, ns, state);
   // `ns?.name(x)` skips x when ns is nullish; `(ns?.name)(x)` does not (the parentheses end the chain).
-  if ((call.expression as ts.PropertyAccessExpression | ts.ElementAccessExpression).questionDotToken !== undefined) it.chains.mayShortCircuit(receiver, state);
+  if ((call.expression as ts.PropertyAccessExpression | ts.ElementAccessExpression).questionDotToken !== undefined)
+    it.chains.mayShortCircuit(receiver, state);
   if (call.questionDotToken !== undefined) it.chains.mayShortCircuit(getProperty(receiver, name), state);
   const collection = asCollection(receiver);
   if (collection !== undefined) return collectionCall(it, call, ns, receiver, collection, name, state);
@@ -276,13 +360,23 @@ function methodCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression,
   const args = evaluateArgs(it, call.arguments, state);
   if (MUTATORS.has(name) || COLLECTION_MUTATORS.has(name)) {
     // An array mutator; or a Map or Set one on a value not known to be a collection: whatever it is, it may now hold the arguments.
-    mutateTracked(it, ns, state, (v) => (MUTATORS.has(name) ? mutated(v, name, args.list) : derived([v, args.list], "an object changed in place")), [args.list]);
+    mutateTracked(
+      it,
+      ns,
+      state,
+      (v) => (MUTATORS.has(name) ? mutated(v, name, args.list) : derived([v, args.list], "an object changed in place")),
+      [args.list],
+    );
     return derived([receiver, args.list], `the result of .${name}()`);
   }
   const values = argumentValues(args);
   const result = inspected(it, callMethod(receiver, name, values), [receiver, ...values]);
   // Where a string or an array has something: a number (-1 when nowhere).
-  if ((name === "indexOf" || name === "lastIndexOf" || name === "charCodeAt") && (asArray(receiver) !== undefined || iterated(receiver) !== undefined)) numeric(result);
+  if (
+    (name === "indexOf" || name === "lastIndexOf" || name === "charCodeAt") &&
+    (asArray(receiver) !== undefined || iterated(receiver) !== undefined)
+  )
+    numeric(result);
   return result;
 }
 
@@ -294,7 +388,15 @@ function methodCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression,
  * mutate.ts); callbacks run once per entry, as many times as the size allows. Nothing depends on
  * the order of entries.
  */
-function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Expression, receiver: AbstractValue, c: Collection, name: string, state: State): AbstractValue {
+function collectionCall(
+  it: Interpreter,
+  call: ts.CallExpression,
+  ns: ts.Expression,
+  receiver: AbstractValue,
+  c: Collection,
+  name: string,
+  state: State,
+): AbstractValue {
   const keys = c.key ?? unknown("no key");
   if (name === "forEach" && c.kind !== "Iterator") {
     const callback = call.arguments[0] === undefined ? undefined : functionArgument(it, call.arguments[0]);
@@ -302,7 +404,8 @@ function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Express
       it.influence.add(receiver); // how many times the callback runs depends on what the collection holds
       const value = c.kind === "Map" ? (c.value ?? unknown("a value of an empty Map")) : keys;
       // forEach visits entries added while it runs: a callback that names the collection (its third parameter) may add any number.
-      const reachesIt = callback.parameters.length > 2 || callback.parameters.some((p) => p.dotDotDotToken !== undefined);
+      const reachesIt =
+        callback.parameters.length > 2 || callback.parameters.some((p) => p.dotDotDotToken !== undefined);
       it.counts.repeat(state, state, reachesIt ? { min: 0, max: null } : c.size, (s) => {
         invoke(it, callback, [value, keys, receiver], s, isAsync(callback));
         return { normal: s };
@@ -319,7 +422,8 @@ function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Express
     mutateTracked(it, ns, state, () => value, written);
     return value;
   };
-  const missing = c.size.max === 0 ? unknown("undefined") : derived([keys], `undefined, for a key missing from a ${c.kind}`);
+  const missing =
+    c.size.max === 0 ? unknown("undefined") : derived([keys], `undefined, for a key missing from a ${c.kind}`);
   switch (`${c.kind}.${name}`) {
     case "Map.get":
       if (first.kind !== "const") it.influence.add(first); // which entry is read depends on the key
@@ -332,7 +436,15 @@ function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Express
     case "Set.add": {
       const added = name === "set" ? [first, second] : [first];
       const size = { min: Math.max(c.size.min, 1), max: c.size.max === null ? null : c.size.max + 1 };
-      return change({ kind: c.kind, key: c.key === undefined ? first : join(c.key, first), value: name === "set" ? (c.value === undefined ? second : join(c.value, second)) : undefined, size }, added); // returns the collection itself
+      return change(
+        {
+          kind: c.kind,
+          key: c.key === undefined ? first : join(c.key, first),
+          value: name === "set" ? (c.value === undefined ? second : join(c.value, second)) : undefined,
+          size,
+        },
+        added,
+      ); // returns the collection itself
     }
     case "Map.delete":
     case "Set.delete":
@@ -351,7 +463,11 @@ function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Express
     case "Map.entries":
       return iterator(it, call, { kind: "Iterator", key: collectionItem(c), size: c.size });
     case "Set.entries":
-      return iterator(it, call, { kind: "Iterator", key: c.key === undefined ? undefined : tuple([c.key, c.key]), size: c.size });
+      return iterator(it, call, {
+        kind: "Iterator",
+        key: c.key === undefined ? undefined : tuple([c.key, c.key]),
+        size: c.size,
+      });
     case "Iterator.next":
       return derived([receiver], "the result of .next()"); // { value, done }: one of its items, or none
   }
@@ -365,9 +481,18 @@ function collectionCall(it: Interpreter, call: ts.CallExpression, ns: ts.Express
  */
 function iterator(it: Interpreter, call: ts.CallExpression, c: Collection): AbstractValue {
   let parent = call.parent;
-  while (ts.isParenthesizedExpression(parent) || ts.isAsExpression(parent) || ts.isNonNullExpression(parent) || ts.isSatisfiesExpression(parent)) parent = parent.parent;
+  while (
+    ts.isParenthesizedExpression(parent) ||
+    ts.isAsExpression(parent) ||
+    ts.isNonNullExpression(parent) ||
+    ts.isSatisfiesExpression(parent)
+  )
+    parent = parent.parent;
   // Handed to a copy (new Map/Set, Array.from) or walked at once; a function given it could walk it twice.
-  const copy = (ts.isNewExpression(parent) || ts.isCallExpression(parent)) && parent.arguments?.[0] === call && (isNewCollection(it.checker, it.file, parent) || isArrayFrom(it, parent));
+  const copy =
+    (ts.isNewExpression(parent) || ts.isCallExpression(parent)) &&
+    parent.arguments?.[0] === call &&
+    (isNewCollection(it.checker, it.file, parent) || isArrayFrom(it, parent));
   const fresh = (ts.isForOfStatement(parent) && parent.expression === call) || ts.isSpreadElement(parent) || copy;
   return collectionValue(fresh ? c : { ...c, size: { min: 0, max: c.size.max } });
 }
@@ -405,21 +530,38 @@ function mutated(v: AbstractValue, name: string, args: AbstractValue): AbstractV
 }
 
 /** `xs.map(cb)` and friends: the callback runs once per element (or up to once, for some/every/find). */
-function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, fn: FunctionNode, rest: AbstractValue[], state: State): AbstractValue {
+function arrayCallback(
+  it: Interpreter,
+  receiver: AbstractValue,
+  name: string,
+  fn: FunctionNode,
+  rest: AbstractValue[],
+  state: State,
+): AbstractValue {
   const view = asArray(receiver);
   const detached = isAsync(fn);
   const only = singleArray(receiver);
   const returns: AbstractValue[] = [];
   // The callback gets what JavaScript passes it, the array last: a default for it never runs.
-  if (only !== undefined && only.length <= MAX_UNROLL_PER_LOOP && perElement.has(name) && it.unrolling.take(only.length)) {
-    only.forEach((element, index) => returns.push(invoke(it, fn, [constant(element), constant(index), receiver], state, detached)));
+  if (
+    only !== undefined &&
+    only.length <= MAX_UNROLL_PER_LOOP &&
+    perElement.has(name) &&
+    it.unrolling.take(only.length)
+  ) {
+    for (const [index, element] of only.entries()) {
+      returns.push(invoke(it, fn, [constant(element), constant(index), receiver], state, detached));
+    }
   } else {
     it.influence.add(receiver); // how many times the callback runs (and when find or some stop) depends on it
     const element = view?.element ?? derived([receiver], "an element of a collection");
     const length = view?.length ?? { min: 0, max: null };
     const iterations = perElement.has(name) || name === "reduce" ? length : { min: 0, max: length.max };
     const index = view !== undefined ? numeric(unknown("an index")) : unknown("an index"); // an array's own method passes a number
-    const args = name === "reduce" ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value", true)), element, index, receiver] : [element, index, receiver];
+    const args =
+      name === "reduce"
+        ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value", true)), element, index, receiver]
+        : [element, index, receiver];
     it.counts.repeat(state, state, iterations, (s) => {
       returns.push(invoke(it, fn, args, s, detached));
       return { normal: s };
@@ -431,9 +573,15 @@ function arrayCallback(it: Interpreter, receiver: AbstractValue, name: string, f
   switch (name) {
     case "map":
       if (only !== undefined) return arrayOf(returns.map((value) => ({ value, spread: false })));
-      return { kind: "array", element: returned ?? unknown("an element of an empty array"), length: view?.length ?? { min: 0, max: null } };
+      return {
+        kind: "array",
+        element: returned ?? unknown("an element of an empty array"),
+        length: view?.length ?? { min: 0, max: null },
+      };
     case "filter":
-      return view === undefined ? derived([receiver], "the result of .filter()") : { kind: "array", element: view.element, length: { min: 0, max: view.length.max } };
+      return view === undefined
+        ? derived([receiver], "the result of .filter()")
+        : { kind: "array", element: view.element, length: { min: 0, max: view.length.max } };
     case "forEach":
       return unknown("undefined");
     case "find":
@@ -452,16 +600,23 @@ function staticCall(it: Interpreter, name: string, call: ts.CallExpression, stat
     if (arg !== undefined && ts.isArrayLiteralExpression(skipOuter(arg))) {
       const literal = skipOuter(arg) as ts.ArrayLiteralExpression;
       const parts = literal.elements.map((el) =>
-        ts.isSpreadElement(el) ? { value: it.promises.awaited(evaluate(it, el.expression, state)), spread: true } : { value: it.promises.awaited(evaluate(it, el, state)), spread: false },
+        ts.isSpreadElement(el)
+          ? { value: it.promises.awaited(evaluate(it, el.expression, state)), spread: true }
+          : { value: it.promises.awaited(evaluate(it, el, state)), spread: false },
       );
       return it.promises.of(arrayOf(parts));
     }
     const value = arg === undefined ? unknown("undefined") : evaluate(it, arg, state);
     const view = asArray(value);
-    return it.promises.of(view === undefined ? derived([value], "Promise.all()") : { kind: "array", element: it.promises.awaited(view.element), length: view.length });
+    return it.promises.of(
+      view === undefined
+        ? derived([value], "Promise.all()")
+        : { kind: "array", element: it.promises.awaited(view.element), length: view.length },
+    );
   }
   const args = argumentValues(evaluateArgs(it, call.arguments, state));
-  if (name === "Object.fromEntries" && !plainEntries(args[0]) && !primitiveValues(it.checker, call)) it.unsupported(call, "Object.fromEntries over entries the analysis cannot read");
+  if (name === "Object.fromEntries" && !plainEntries(args[0]) && !primitiveValues(it.checker, call))
+    it.unsupported(call, "Object.fromEntries over entries the analysis cannot read");
   if (name === "Promise.resolve") return it.promises.of(it.promises.awaited(args[0] ?? unknown("undefined")));
   if (name.startsWith("Promise.")) return it.promises.of(derived(args, `${name}()`));
   return inspected(it, callGlobal(name, args), args);
@@ -481,7 +636,12 @@ function plainEntries(entries: AbstractValue | undefined): boolean {
 /** Whether the object Object.fromEntries(...) returns has primitive values by its type (no function can hide there without a cast). */
 function primitiveValues(checker: ts.TypeChecker, call: ts.CallExpression): boolean {
   const value = checker.getTypeAtLocation(call).getStringIndexType();
-  const PRIMITIVE = ts.TypeFlags.StringLike | ts.TypeFlags.NumberLike | ts.TypeFlags.BooleanLike | ts.TypeFlags.Null | ts.TypeFlags.Undefined;
+  const PRIMITIVE =
+    ts.TypeFlags.StringLike |
+    ts.TypeFlags.NumberLike |
+    ts.TypeFlags.BooleanLike |
+    ts.TypeFlags.Null |
+    ts.TypeFlags.Undefined;
   return value !== undefined && (value.isUnion() ? value.types : [value]).every((t) => (t.flags & PRIMITIVE) !== 0);
 }
 
@@ -490,7 +650,13 @@ export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State):
   const name = ts.isIdentifier(e.expression) ? e.expression.text : "an object";
   if (name === "Promise") return it.promises.of(unknown("a promise"));
   if (isNewCollection(it.checker, it.file, e)) {
-    if (e.arguments?.some(ts.isSpreadElement) === true) return collectionValue({ kind: name as "Map" | "Set", key: derived(args, "a spread argument"), value: name === "Map" ? derived(args, "a spread argument") : undefined, size: { min: 0, max: null } });
+    if (e.arguments?.some(ts.isSpreadElement) === true)
+      return collectionValue({
+        kind: name as "Map" | "Set",
+        key: derived(args, "a spread argument"),
+        value: name === "Map" ? derived(args, "a spread argument") : undefined,
+        size: { min: 0, max: null },
+      });
     return collectionValue(fromIterable(it, name as "Map" | "Set", args[0], state));
   }
   return derived(args, `new ${name}()`);
@@ -499,8 +665,12 @@ export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State):
 /** How many entries a collection made from one known array holds, when its keys are primitives (equal objects may be one object or two). */
 function exactSize(kind: "Map" | "Set", items: Json[] | undefined): CountRange | undefined {
   if (items === undefined) return undefined;
-  const keys = kind === "Set" ? items : items.map((entry) => (Array.isArray(entry) ? entry[0] : typeof entry === "string" ? entry[0] : undefined));
-  if (!keys.every((k) => k === null || typeof k === "string" || typeof k === "number" || typeof k === "boolean")) return undefined;
+  const keys =
+    kind === "Set"
+      ? items
+      : items.map((entry) => (Array.isArray(entry) ? entry[0] : typeof entry === "string" ? entry[0] : undefined));
+  if (!keys.every((k) => k === null || typeof k === "string" || typeof k === "number" || typeof k === "boolean"))
+    return undefined;
   const n = new Set(keys).size;
   return { min: n, max: n };
 }
@@ -509,7 +679,13 @@ function exactSize(kind: "Map" | "Set", items: Json[] | undefined): CountRange |
 function isArrayFrom(it: Interpreter, e: ts.Node): boolean {
   if (!ts.isCallExpression(e)) return false;
   const callee = skipOuter(e.expression);
-  if (!ts.isPropertyAccessExpression(callee) || callee.name.text !== "from" || !ts.isIdentifier(callee.expression) || callee.expression.text !== "Array") return false;
+  if (
+    !ts.isPropertyAccessExpression(callee) ||
+    callee.name.text !== "from" ||
+    !ts.isIdentifier(callee.expression) ||
+    callee.expression.text !== "Array"
+  )
+    return false;
   const declaration = it.checker.getSymbolAtLocation(callee.expression)?.valueDeclaration;
   return declaration !== undefined && it.isLibDeclaration(declaration);
 }
@@ -520,7 +696,8 @@ function isArrayFrom(it: Interpreter, e: ts.Node): boolean {
  * make one). Items that are not iterable, or entries that are not objects, throw.
  */
 function fromIterable(it: Interpreter, kind: "Map" | "Set", arg: AbstractValue | undefined, state: State): Collection {
-  if (arg === undefined || (arg.kind === "const" && arg.values.every((v) => v === null))) return { kind, size: { min: 0, max: 0 } };
+  if (arg === undefined || (arg.kind === "const" && arg.values.every((v) => v === null)))
+    return { kind, size: { min: 0, max: 0 } };
   const items = iterated(arg);
   if (items === undefined) it.counts.mayThrow(state);
   const view = items === undefined ? undefined : asArray(items);

@@ -42,7 +42,10 @@ export class Counts {
   repeat(state: State, start: State, iterations: CountRange, once: (s: State) => Flow): Flow {
     const zero: State = { env: new Map(start.env), counts: new Map() };
     const { result: flow, acc } = this.accumulate(() => once(zero), true);
-    const perIteration = [acc, flow.normal, flow.continues, flow.breaks, flow.returns].reduce<State | undefined>((a, b) => joinStates(a, b), undefined);
+    const perIteration = [acc, flow.normal, flow.continues, flow.breaks, flow.returns].reduce<State | undefined>(
+      (a, b) => joinStates(a, b),
+      undefined,
+    );
     for (const [site, range] of perIteration?.counts ?? []) {
       const current = countOf(state, site);
       const b = range.max;
@@ -61,7 +64,8 @@ export class Counts {
   /** A point where an exception may be thrown: each open sink joins the counts it may leave with. */
   mayThrow(state: State): void {
     // A copy: the first point would otherwise keep the live map, and later calls would count at it.
-    for (const sink of this.throwSinks) sink.at = joinStates(sink.at, { env: new Map(), counts: new Map(state.counts) });
+    for (const sink of this.throwSinks)
+      sink.at = joinStates(sink.at, { env: new Map(), counts: new Map(state.counts) });
   }
 
   /** Run `body`, collecting the join of the states at every point where it may throw (undefined: none). */

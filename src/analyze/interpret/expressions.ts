@@ -29,7 +29,8 @@ function isWholeChain(e: ts.Expression): boolean {
 }
 
 type ExpressionHandler<N extends ts.Expression> = (it: Interpreter, e: N, state: State) => AbstractValue;
-const on = <N extends ts.Expression>(handler: ExpressionHandler<N>): ExpressionHandler<ts.Expression> => handler as ExpressionHandler<ts.Expression>;
+const on = <N extends ts.Expression>(handler: ExpressionHandler<N>): ExpressionHandler<ts.Expression> =>
+  handler as ExpressionHandler<ts.Expression>;
 const literal = on<ts.StringLiteral | ts.NoSubstitutionTemplateLiteral>((_it, e) => constant(e.text));
 const call = on<ts.CallExpression | ts.NewExpression>((it, e, state) => {
   const value = ts.isCallExpression(e) ? evaluateCall(it, e, state) : evaluateNew(it, e, state);
@@ -50,58 +51,94 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
   [ts.SyntaxKind.FalseKeyword, on(() => constant(false))],
   [ts.SyntaxKind.NullKeyword, on(() => constant(null))],
   [ts.SyntaxKind.Identifier, on(identifier)],
-  [ts.SyntaxKind.TemplateExpression, on<ts.TemplateExpression>((it, e, state) => {
-    const spans = e.templateSpans.map((span) => ({ value: evaluate(it, span.expression, state), text: span.literal.text }));
-    if (!spans.every((span) => isPrimitive(span.value))) it.counts.mayThrow(state); // an object's toString runs
-    return template(e.head.text, spans);
-  })],
-  [ts.SyntaxKind.ArrayLiteralExpression, on<ts.ArrayLiteralExpression>((it, e, state) =>
-    arrayOf(e.elements.map((el) => (ts.isSpreadElement(el) ? { value: spread(it, el, state), spread: true } : { value: ts.isOmittedExpression(el) ? unknown("a hole in an array") : evaluate(it, el, state), spread: false }))),
-  )],
+  [
+    ts.SyntaxKind.TemplateExpression,
+    on<ts.TemplateExpression>((it, e, state) => {
+      const spans = e.templateSpans.map((span) => ({
+        value: evaluate(it, span.expression, state),
+        text: span.literal.text,
+      }));
+      if (!spans.every((span) => isPrimitive(span.value))) it.counts.mayThrow(state); // an object's toString runs
+      return template(e.head.text, spans);
+    }),
+  ],
+  [
+    ts.SyntaxKind.ArrayLiteralExpression,
+    on<ts.ArrayLiteralExpression>((it, e, state) =>
+      arrayOf(
+        e.elements.map((el) =>
+          ts.isSpreadElement(el)
+            ? { value: spread(it, el, state), spread: true }
+            : {
+                value: ts.isOmittedExpression(el) ? unknown("a hole in an array") : evaluate(it, el, state),
+                spread: false,
+              },
+        ),
+      ),
+    ),
+  ],
   [ts.SyntaxKind.ObjectLiteralExpression, on(objectLiteral)],
-  [ts.SyntaxKind.PropertyAccessExpression, on<ts.PropertyAccessExpression>((it, e, state) => {
-    const receiver = evaluate(it, e.expression, state);
-    if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
-    else it.chains.mayShortCircuit(receiver, state);
-    return getProperty(receiver, e.name.text);
-  })],
-  [ts.SyntaxKind.ElementAccessExpression, on<ts.ElementAccessExpression>((it, e, state) => {
-    const receiver = evaluate(it, e.expression, state);
-    if (e.questionDotToken !== undefined) it.chains.mayShortCircuit(receiver, state); // the key is not evaluated then
-    const key = evaluate(it, e.argumentExpression, state);
-    it.numericKeys.check(e, key);
-    if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
-    if (key.kind !== "const") it.influence.add(key); // which element is read depends on the key
-    return getElement(receiver, key);
-  })],
+  [
+    ts.SyntaxKind.PropertyAccessExpression,
+    on<ts.PropertyAccessExpression>((it, e, state) => {
+      const receiver = evaluate(it, e.expression, state);
+      if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
+      else it.chains.mayShortCircuit(receiver, state);
+      return getProperty(receiver, e.name.text);
+    }),
+  ],
+  [
+    ts.SyntaxKind.ElementAccessExpression,
+    on<ts.ElementAccessExpression>((it, e, state) => {
+      const receiver = evaluate(it, e.expression, state);
+      if (e.questionDotToken !== undefined) it.chains.mayShortCircuit(receiver, state); // the key is not evaluated then
+      const key = evaluate(it, e.argumentExpression, state);
+      it.numericKeys.check(e, key);
+      if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
+      if (key.kind !== "const") it.influence.add(key); // which element is read depends on the key
+      return getElement(receiver, key);
+    }),
+  ],
   [ts.SyntaxKind.CallExpression, call],
   [ts.SyntaxKind.NewExpression, call],
-  [ts.SyntaxKind.AwaitExpression, on<ts.AwaitExpression>((it, e, state) => {
-    const value = it.promises.awaited(evaluate(it, e.expression, state));
-    it.counts.mayThrow(state);
-    return value;
-  })],
+  [
+    ts.SyntaxKind.AwaitExpression,
+    on<ts.AwaitExpression>((it, e, state) => {
+      const value = it.promises.awaited(evaluate(it, e.expression, state));
+      it.counts.mayThrow(state);
+      return value;
+    }),
+  ],
   [ts.SyntaxKind.BinaryExpression, on(binaryExpression)],
   [ts.SyntaxKind.PrefixUnaryExpression, on(unaryExpression)],
   [ts.SyntaxKind.PostfixUnaryExpression, on(unaryExpression)],
-  [ts.SyntaxKind.ConditionalExpression, on<ts.ConditionalExpression>((it, e, state) => {
-    const condition = evaluate(it, e.condition, state);
-    const t = truthy(condition);
-    if (t === "yes") return evaluate(it, e.whenTrue, state);
-    if (t === "no") return evaluate(it, e.whenFalse, state);
-    it.influence.add(condition);
-    return branches(it, state, e.whenTrue, e.whenFalse);
-  })],
+  [
+    ts.SyntaxKind.ConditionalExpression,
+    on<ts.ConditionalExpression>((it, e, state) => {
+      const condition = evaluate(it, e.condition, state);
+      const t = truthy(condition);
+      if (t === "yes") return evaluate(it, e.whenTrue, state);
+      if (t === "no") return evaluate(it, e.whenFalse, state);
+      it.influence.add(condition);
+      return branches(it, state, e.whenTrue, e.whenFalse);
+    }),
+  ],
   [ts.SyntaxKind.ArrowFunction, functionValue],
   [ts.SyntaxKind.FunctionExpression, functionValue],
-  [ts.SyntaxKind.TypeOfExpression, on<ts.TypeOfExpression>((it, e, state) => {
-    const operand = evaluate(it, e.expression, state);
-    return inspected(it, typeOf(operand), [operand]);
-  })],
-  [ts.SyntaxKind.VoidExpression, on<ts.VoidExpression>((it, e, state) => {
-    evaluate(it, e.expression, state);
-    return unknown("undefined");
-  })],
+  [
+    ts.SyntaxKind.TypeOfExpression,
+    on<ts.TypeOfExpression>((it, e, state) => {
+      const operand = evaluate(it, e.expression, state);
+      return inspected(it, typeOf(operand), [operand]);
+    }),
+  ],
+  [
+    ts.SyntaxKind.VoidExpression,
+    on<ts.VoidExpression>((it, e, state) => {
+      evaluate(it, e.expression, state);
+      return unknown("undefined");
+    }),
+  ],
   [ts.SyntaxKind.RegularExpressionLiteral, on(() => unknown("a regular expression"))],
 ]);
 
@@ -171,7 +208,8 @@ function objectLiteral(it: Interpreter, e: ts.ObjectLiteralExpression, state: St
     if (ts.isSpreadAssignment(property)) {
       const spread = evaluate(it, property.expression, state);
       const record = asRecord(spread);
-      if (record === undefined) opaque = derived([spread, ...(opaque === undefined ? [] : [opaque])], "a spread object");
+      if (record === undefined)
+        opaque = derived([spread, ...(opaque === undefined ? [] : [opaque])], "a spread object");
       else Object.assign(fields, record);
       continue;
     }
@@ -195,7 +233,10 @@ function objectLiteral(it: Interpreter, e: ts.ObjectLiteralExpression, state: St
 export function propertyKey(name: ts.PropertyName): string | undefined {
   if (ts.isIdentifier(name) || ts.isStringLiteral(name) || ts.isNoSubstitutionTemplateLiteral(name)) return name.text;
   if (ts.isNumericLiteral(name)) return String(Number(name.text));
-  if (ts.isComputedPropertyName(name) && (ts.isStringLiteral(name.expression) || ts.isNumericLiteral(name.expression))) {
+  if (
+    ts.isComputedPropertyName(name) &&
+    (ts.isStringLiteral(name.expression) || ts.isNumericLiteral(name.expression))
+  ) {
     return ts.isNumericLiteral(name.expression) ? String(Number(name.expression.text)) : name.expression.text;
   }
   return undefined;
@@ -220,15 +261,26 @@ function binaryExpression(it: Interpreter, e: ts.BinaryExpression, state: State)
   const op = e.operatorToken.kind;
   if (op === ts.SyntaxKind.EqualsToken) return assignTo(it, e.left, state, () => evaluate(it, e.right, state));
   const arithmetic = compound[op];
-  if (arithmetic !== undefined) return assignTo(it, e.left, state, (old) => arithmeticOf(it, arithmetic, old(), evaluate(it, e.right, state), state));
-  if (op === ts.SyntaxKind.AmpersandAmpersandEqualsToken || op === ts.SyntaxKind.BarBarEqualsToken || op === ts.SyntaxKind.QuestionQuestionEqualsToken) {
+  if (arithmetic !== undefined)
+    return assignTo(it, e.left, state, (old) =>
+      arithmeticOf(it, arithmetic, old(), evaluate(it, e.right, state), state),
+    );
+  if (
+    op === ts.SyntaxKind.AmpersandAmpersandEqualsToken ||
+    op === ts.SyntaxKind.BarBarEqualsToken ||
+    op === ts.SyntaxKind.QuestionQuestionEqualsToken
+  ) {
     return assignTo(it, e.left, state, (old) => shortCircuit(it, op, old(), e.right, state));
   }
   if (op === ts.SyntaxKind.CommaToken) {
     evaluate(it, e.left, state);
     return evaluate(it, e.right, state);
   }
-  if (op === ts.SyntaxKind.AmpersandAmpersandToken || op === ts.SyntaxKind.BarBarToken || op === ts.SyntaxKind.QuestionQuestionToken) {
+  if (
+    op === ts.SyntaxKind.AmpersandAmpersandToken ||
+    op === ts.SyntaxKind.BarBarToken ||
+    op === ts.SyntaxKind.QuestionQuestionToken
+  ) {
     return shortCircuit(it, op, evaluate(it, e.left, state), e.right, state);
   }
   const left = evaluate(it, e.left, state);
@@ -241,7 +293,13 @@ function binaryExpression(it: Interpreter, e: ts.BinaryExpression, state: State)
 }
 
 /** `left && right`, `left || right`, `left ?? right` (and their assignment forms): `right` runs only when it must. */
-function shortCircuit(it: Interpreter, op: ts.SyntaxKind, left: AbstractValue, right: ts.Expression, state: State): AbstractValue {
+function shortCircuit(
+  it: Interpreter,
+  op: ts.SyntaxKind,
+  left: AbstractValue,
+  right: ts.Expression,
+  state: State,
+): AbstractValue {
   const nullishOp = op === ts.SyntaxKind.QuestionQuestionToken || op === ts.SyntaxKind.QuestionQuestionEqualsToken;
   const orOp = op === ts.SyntaxKind.BarBarToken || op === ts.SyntaxKind.BarBarEqualsToken;
   const t = nullishOp ? nullish(left) : truthy(left);
@@ -255,7 +313,11 @@ function shortCircuit(it: Interpreter, op: ts.SyntaxKind, left: AbstractValue, r
   return join(left, value);
 }
 
-function unaryExpression(it: Interpreter, e: ts.PrefixUnaryExpression | ts.PostfixUnaryExpression, state: State): AbstractValue {
+function unaryExpression(
+  it: Interpreter,
+  e: ts.PrefixUnaryExpression | ts.PostfixUnaryExpression,
+  state: State,
+): AbstractValue {
   if (e.operator === ts.SyntaxKind.PlusPlusToken || e.operator === ts.SyntaxKind.MinusMinusToken) {
     let number: AbstractValue = unknown("undefined");
     const next = assignTo(it, e.operand, state, (old) => {
@@ -281,7 +343,12 @@ function arithmeticOf(it: Interpreter, op: string, a: AbstractValue, b: Abstract
  * An assignment to `target` of what `compute` gives (it may read the old value once). As in
  * JavaScript, the target's object and key are evaluated first, once, then the value, then the write.
  */
-function assignTo(it: Interpreter, target: ts.Expression, state: State, compute: (old: () => AbstractValue) => AbstractValue): AbstractValue {
+function assignTo(
+  it: Interpreter,
+  target: ts.Expression,
+  state: State,
+  compute: (old: () => AbstractValue) => AbstractValue,
+): AbstractValue {
   const t = skipOuter(target);
   if (ts.isIdentifier(t)) {
     const value = compute(() => evaluate(it, t, state));
@@ -296,7 +363,8 @@ function assignTo(it: Interpreter, target: ts.Expression, state: State, compute:
     it.numericKeys.check(t, key);
     if (key.kind !== "const") it.influence.add(key); // which element is written depends on the key
     mayBeNullish(it, receiver, state);
-    if (key.kind === "const" && key.values.some((k) => typeof k === "string" && FROZEN_MEMBERS.has(k))) it.counts.mayThrow(state); // may shadow a frozen built-in
+    if (key.kind === "const" && key.values.some((k) => typeof k === "string" && FROZEN_MEMBERS.has(k)))
+      it.counts.mayThrow(state); // may shadow a frozen built-in
     const value = compute(() => getElement(receiver, key));
     mutateTracked(it, object, state, (v) => setField(v, key, value), [key, value]);
     return value;
@@ -310,7 +378,14 @@ function setField(o: AbstractValue, key: AbstractValue, value: AbstractValue): A
   const k = key.kind === "const" && key.values.length === 1 ? key.values[0] : undefined;
   const record = asRecord(o);
   if (typeof k === "string" && record !== undefined) return fold({ kind: "record", fields: { ...record, [k]: value } });
-  if (o.kind === "const" && o.values.length === 1 && Array.isArray(o.values[0]) && typeof k === "number" && value.kind === "const" && value.values.length === 1) {
+  if (
+    o.kind === "const" &&
+    o.values.length === 1 &&
+    Array.isArray(o.values[0]) &&
+    typeof k === "number" &&
+    value.kind === "const" &&
+    value.values.length === 1
+  ) {
     const copy: Json[] = [...(o.values[0] as Json[])];
     if (Number.isInteger(k) && k >= 0 && k <= copy.length) {
       copy[k] = value.values[0]!;

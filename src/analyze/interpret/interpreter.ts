@@ -59,6 +59,8 @@ export class Interpreter {
   }
 
   unsupported(node: ts.Node, what: string): void {
-    this.diagnostics.push(diagnosticAt(this.file, node, "unsupported", `${what} is not supported by the analysis`, what));
+    this.diagnostics.push(
+      diagnosticAt(this.file, node, "unsupported", `${what} is not supported by the analysis`, what),
+    );
   }
 }

@@ -37,7 +37,8 @@ interface Exits {
 function step(flow: Flow, exits: Exits): State | undefined {
   exits.breaks = joinStates(exits.breaks, flow.breaks);
   exits.returns = joinStates(exits.returns, flow.returns);
-  if (flow.returned !== undefined) exits.returned = exits.returned === undefined ? flow.returned : join(exits.returned, flow.returned);
+  if (flow.returned !== undefined)
+    exits.returned = exits.returned === undefined ? flow.returned : join(exits.returned, flow.returned);
   return joinStates(flow.normal, flow.continues);
 }
 
@@ -46,7 +47,14 @@ function done(normal: State | undefined, exits: Exits): Flow {
 }
 
 /** The generic case: any number of iterations within `iterations`, starting from `state`. */
-function widened(it: Interpreter, loop: ts.Node, state: State, iterations: CountRange, iteration: (s: State) => Flow, exits: Exits): Flow {
+function widened(
+  it: Interpreter,
+  loop: ts.Node,
+  state: State,
+  iterations: CountRange,
+  iteration: (s: State) => Flow,
+  exits: Exits,
+): Flow {
   const written = it.scan.writtenWithin(loop);
   const counts = new Map(state.counts);
   let seen = new Map<ts.Symbol, Provenance[]>();
@@ -68,7 +76,8 @@ function widened(it: Interpreter, loop: ts.Node, state: State, iterations: Count
 
 function bindLoopVariable(it: Interpreter, statement: ts.ForOfStatement, value: AbstractValue, state: State): void {
   const init = statement.initializer;
-  if (ts.isVariableDeclarationList(init) && init.declarations.length === 1) bindName(it, init.declarations[0]!.name, value, state);
+  if (ts.isVariableDeclarationList(init) && init.declarations.length === 1)
+    bindName(it, init.declarations[0]!.name, value, state);
   else it.unsupported(init, "this for...of target");
 }
 
@@ -100,8 +109,16 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
   }
   const only = singleArray(iterable);
   const view = asArray(iterable);
-  const known = view !== undefined && view.length.min === view.length.max && view.length.min <= MAX_UNROLL_PER_LOOP ? view.length.min : undefined;
-  const exact = only !== undefined ? only.map((v) => constant(v)) : known !== undefined ? Array<AbstractValue>(known).fill(view!.element) : undefined;
+  const known =
+    view !== undefined && view.length.min === view.length.max && view.length.min <= MAX_UNROLL_PER_LOOP
+      ? view.length.min
+      : undefined;
+  const exact =
+    only !== undefined
+      ? only.map((v) => constant(v))
+      : known !== undefined
+        ? Array<AbstractValue>(known).fill(view!.element)
+        : undefined;
   if (exact !== undefined && exact.length <= MAX_UNROLL_PER_LOOP && it.unrolling.take(exact.length)) {
     let current: State | undefined = state;
     for (const element of exact) {
@@ -123,13 +140,26 @@ export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: S
 function changedInBody(it: Interpreter, statement: ts.ForOfStatement): ts.Symbol | undefined {
   let target = skipOuter(statement.expression);
   const callee = ts.isCallExpression(target) ? skipOuter(target.expression) : undefined;
-  if (callee !== undefined && ts.isPropertyAccessExpression(callee) && ["keys", "values", "entries"].includes(callee.name.text)) target = skipOuter(callee.expression);
+  if (
+    callee !== undefined &&
+    ts.isPropertyAccessExpression(callee) &&
+    ["keys", "values", "entries"].includes(callee.name.text)
+  )
+    target = skipOuter(callee.expression);
   const symbol = ts.isIdentifier(target) ? it.checker.getSymbolAtLocation(target) : undefined;
   return symbol !== undefined && it.scan.mutatedWithin(statement.statement).has(symbol) ? symbol : undefined;
 }
 
 /** Shared by for and while: unroll while the condition is known, then widen. */
-function conditional(it: Interpreter, loop: ts.Node, state: State, condition: ts.Expression | undefined, body: ts.Statement, next: ts.Expression | undefined, bodyFirst: boolean): Flow {
+function conditional(
+  it: Interpreter,
+  loop: ts.Node,
+  state: State,
+  condition: ts.Expression | undefined,
+  body: ts.Statement,
+  next: ts.Expression | undefined,
+  bodyFirst: boolean,
+): Flow {
   const exits: Exits = {};
   const iterate = (s: State): State | undefined => {
     const after = step(runStatement(it, body, s), exits);
@@ -146,13 +176,20 @@ function conditional(it: Interpreter, loop: ts.Node, state: State, condition: ts
     current = iterate(current);
   }
   if (current === undefined) return done(undefined, exits);
-  return widened(it, loop, current, { min: 0, max: null }, (s) => {
-    if (condition !== undefined) it.influence.add(evaluate(it, condition, s));
-    const flow = runStatement(it, body, s);
-    const after = joinStates(flow.normal, flow.continues);
-    if (after !== undefined && next !== undefined) evaluate(it, next, after);
-    return { ...flow, normal: after, continues: undefined };
-  }, exits);
+  return widened(
+    it,
+    loop,
+    current,
+    { min: 0, max: null },
+    (s) => {
+      if (condition !== undefined) it.influence.add(evaluate(it, condition, s));
+      const flow = runStatement(it, body, s);
+      const after = joinStates(flow.normal, flow.continues);
+      if (after !== undefined && next !== undefined) evaluate(it, next, after);
+      return { ...flow, normal: after, continues: undefined };
+    },
+    exits,
+  );
 }
 
 export function runFor(it: Interpreter, statement: ts.ForStatement, state: State): Flow {

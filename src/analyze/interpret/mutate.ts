@@ -12,7 +12,13 @@ import type { State } from "./state.js";
  * object the analysis does not follow, it may be read back through another name, so the
  * interpreter notes where it came from (see Heap).
  */
-export function mutateTracked(it: Interpreter, receiver: ts.Expression, state: State, change: (v: AbstractValue) => AbstractValue, written: AbstractValue[]): void {
+export function mutateTracked(
+  it: Interpreter,
+  receiver: ts.Expression,
+  state: State,
+  change: (v: AbstractValue) => AbstractValue,
+  written: AbstractValue[],
+): void {
   const e = skipOuter(receiver);
   const symbol = ts.isIdentifier(e) ? it.checker.getSymbolAtLocation(e) : undefined;
   if (symbol === undefined || !it.scan.tracked.has(symbol)) {

@@ -25,7 +25,10 @@ export class OptionalChains {
       this.open.pop();
     }
     if (skipped.length === 0) return value;
-    assign(state, skipped.reduce<State>((a, b) => joinStates(a, b)!, state));
+    assign(
+      state,
+      skipped.reduce<State>((a, b) => joinStates(a, b)!, state),
+    );
     return join(value, unknown("undefined"));
   }
 

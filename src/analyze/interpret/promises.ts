@@ -7,7 +7,10 @@ export class Promises {
 
   of(resolved: AbstractValue): AbstractValue {
     const provenance = provenanceOf(resolved);
-    const promise: AbstractValue = { kind: "unknown", provenance: provenance.length > 0 ? provenance : [{ source: "a promise", untrusted: false }] };
+    const promise: AbstractValue = {
+      kind: "unknown",
+      provenance: provenance.length > 0 ? provenance : [{ source: "a promise", untrusted: false }],
+    };
     this.resolved.set(promise, resolved);
     return promise;
   }
@@ -23,7 +26,8 @@ export class Promises {
     const resolved = this.resolved.get(value);
     if (resolved !== undefined) return resolved;
     const then = value.kind === "record" && Object.hasOwn(value.fields, "then") ? value.fields.then! : undefined;
-    if (then !== undefined && then.kind !== "const") return derived([value, unknown("what a then method passed on", true)], "what a then method passed on");
+    if (then !== undefined && then.kind !== "const")
+      return derived([value, unknown("what a then method passed on", true)], "what a then method passed on");
     return value;
   }
 }

@@ -44,7 +44,8 @@ export function joinStates(a: State | undefined, b: State | undefined): State | 
     env.set(symbol, other === undefined ? value : join(other, value));
   }
   const counts = new Map<ts.Node, CountRange>();
-  for (const site of new Set([...a.counts.keys(), ...b.counts.keys()])) counts.set(site, joinCounts(countOf(a, site), countOf(b, site)));
+  for (const site of new Set([...a.counts.keys(), ...b.counts.keys()]))
+    counts.set(site, joinCounts(countOf(a, site), countOf(b, site)));
   return { env, counts };
 }
 

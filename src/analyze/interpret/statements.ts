@@ -18,7 +18,11 @@ export function runBlock(it: Interpreter, statements: readonly ts.Statement[], s
     out.breaks = joinStates(out.breaks, flow.breaks);
     out.continues = joinStates(out.continues, flow.continues);
     out.returns = joinStates(out.returns, flow.returns);
-    if (flow.returned !== undefined) out.returned = out.returned === undefined ? flow.returned : joinFlows({ returned: out.returned }, { returned: flow.returned }).returned;
+    if (flow.returned !== undefined)
+      out.returned =
+        out.returned === undefined
+          ? flow.returned
+          : joinFlows({ returned: out.returned }, { returned: flow.returned }).returned;
     current = flow.normal;
   }
   out.normal = current;
@@ -26,39 +30,57 @@ export function runBlock(it: Interpreter, statements: readonly ts.Statement[], s
 }
 
 type StatementHandler<N extends ts.Statement> = (it: Interpreter, statement: N, state: State) => Flow;
-const on = <N extends ts.Statement>(handler: StatementHandler<N>): StatementHandler<ts.Statement> => handler as StatementHandler<ts.Statement>;
+const on = <N extends ts.Statement>(handler: StatementHandler<N>): StatementHandler<ts.Statement> =>
+  handler as StatementHandler<ts.Statement>;
 const nothing = on((_it, _statement, state) => ({ normal: state }));
 
 /** How each statement kind runs; the construct check allows exactly the kinds listed here. */
 export const STATEMENTS: ReadonlyMap<ts.SyntaxKind, StatementHandler<ts.Statement>> = new Map([
   [ts.SyntaxKind.Block, on<ts.Block>((it, statement, state) => runBlock(it, statement.statements, state))],
-  [ts.SyntaxKind.ExpressionStatement, on<ts.ExpressionStatement>((it, statement, state) => {
-    evaluate(it, statement.expression, state);
-    return { normal: state };
-  })],
-  [ts.SyntaxKind.VariableStatement, on<ts.VariableStatement>((it, statement, state) => {
-    declare(it, statement.declarationList, state);
-    return { normal: state };
-  })],
-  [ts.SyntaxKind.IfStatement, on<ts.IfStatement>((it, statement, state) => {
-    const condition = evaluate(it, statement.expression, state);
-    const t = truthy(condition);
-    if (t === "yes") return runStatement(it, statement.thenStatement, state);
-    const otherwise = (s: State): Flow => (statement.elseStatement === undefined ? { normal: s } : runStatement(it, statement.elseStatement, s));
-    if (t === "no") return otherwise(state);
-    it.influence.add(condition);
-    const other = clone(state);
-    return joinFlows(runStatement(it, statement.thenStatement, state), otherwise(other));
-  })],
-  [ts.SyntaxKind.ReturnStatement, on<ts.ReturnStatement>((it, statement, state) => {
-    const returned = statement.expression === undefined ? unknown("undefined") : evaluate(it, statement.expression, state);
-    return { returns: state, returned };
-  })],
-  [ts.SyntaxKind.ThrowStatement, on<ts.ThrowStatement>((it, statement, state) => {
-    evaluate(it, statement.expression, state);
-    it.counts.mayThrow(state);
-    return {};
-  })],
+  [
+    ts.SyntaxKind.ExpressionStatement,
+    on<ts.ExpressionStatement>((it, statement, state) => {
+      evaluate(it, statement.expression, state);
+      return { normal: state };
+    }),
+  ],
+  [
+    ts.SyntaxKind.VariableStatement,
+    on<ts.VariableStatement>((it, statement, state) => {
+      declare(it, statement.declarationList, state);
+      return { normal: state };
+    }),
+  ],
+  [
+    ts.SyntaxKind.IfStatement,
+    on<ts.IfStatement>((it, statement, state) => {
+      const condition = evaluate(it, statement.expression, state);
+      const t = truthy(condition);
+      if (t === "yes") return runStatement(it, statement.thenStatement, state);
+      const otherwise = (s: State): Flow =>
+        statement.elseStatement === undefined ? { normal: s } : runStatement(it, statement.elseStatement, s);
+      if (t === "no") return otherwise(state);
+      it.influence.add(condition);
+      const other = clone(state);
+      return joinFlows(runStatement(it, statement.thenStatement, state), otherwise(other));
+    }),
+  ],
+  [
+    ts.SyntaxKind.ReturnStatement,
+    on<ts.ReturnStatement>((it, statement, state) => {
+      const returned =
+        statement.expression === undefined ? unknown("undefined") : evaluate(it, statement.expression, state);
+      return { returns: state, returned };
+    }),
+  ],
+  [
+    ts.SyntaxKind.ThrowStatement,
+    on<ts.ThrowStatement>((it, statement, state) => {
+      evaluate(it, statement.expression, state);
+      it.counts.mayThrow(state);
+      return {};
+    }),
+  ],
   [ts.SyntaxKind.BreakStatement, on((_it, _statement, state) => ({ breaks: state }))],
   [ts.SyntaxKind.ContinueStatement, on((_it, _statement, state) => ({ continues: state }))],
   [ts.SyntaxKind.TryStatement, on(runTry)],
@@ -106,9 +128,16 @@ function isFunctionExpression(e: ts.Expression): boolean {
  */
 function runTry(it: Interpreter, statement: ts.TryStatement, state: State): Flow {
   const entry = clone(state);
-  const { result: observedTry, observed } = it.vars.observe(() => it.counts.accumulate(() => runBlock(it, statement.tryBlock.statements, state)));
+  const { result: observedTry, observed } = it.vars.observe(() =>
+    it.counts.accumulate(() => runBlock(it, statement.tryBlock.statements, state)),
+  );
   const { result: tried, acc } = observedTry;
-  const widened = it.vars.widen(entry, it.scan.writtenWithin(statement.tryBlock), "a value changed in a try block", observed);
+  const widened = it.vars.widen(
+    entry,
+    it.scan.writtenWithin(statement.tryBlock),
+    "a value changed in a try block",
+    observed,
+  );
   const thrown = joinStates(widened, { env: widened.env, counts: acc.counts })!;
   let flow = tried;
   let escaping = thrown; // the state an exception may leave the whole statement with
@@ -116,11 +145,19 @@ function runTry(it: Interpreter, statement: ts.TryStatement, state: State): Flow
   if (clause !== undefined) {
     const start = clone(thrown);
     it.influence.caught();
-    if (clause.variableDeclaration !== undefined) bindName(it, clause.variableDeclaration.name, unknown("a caught error", true), start);
-    const { result: observedCatch, observed: inCatch } = it.vars.observe(() => it.counts.accumulate(() => runBlock(it, clause.block.statements, clone(start))));
+    if (clause.variableDeclaration !== undefined)
+      bindName(it, clause.variableDeclaration.name, unknown("a caught error", true), start);
+    const { result: observedCatch, observed: inCatch } = it.vars.observe(() =>
+      it.counts.accumulate(() => runBlock(it, clause.block.statements, clone(start))),
+    );
     const { result: caught, acc: catchAcc } = observedCatch;
     flow = joinFlows(tried, caught);
-    const rethrown = it.vars.widen(start, it.scan.writtenWithin(clause.block), "a value changed in a catch block", inCatch);
+    const rethrown = it.vars.widen(
+      start,
+      it.scan.writtenWithin(clause.block),
+      "a value changed in a catch block",
+      inCatch,
+    );
     escaping = joinStates(thrown, { env: rethrown.env, counts: catchAcc.counts })!;
   }
   if (statement.finallyBlock === undefined) return flow;
@@ -130,11 +167,18 @@ function runTry(it: Interpreter, statement: ts.TryStatement, state: State): Flow
     const f = runBlock(it, final, s);
     const out: Flow = { breaks: f.breaks, continues: f.continues, returns: f.returns, returned: f.returned };
     if (f.normal === undefined) return out;
-    if (kind === "throws") it.counts.mayThrow(f.normal); // the exception propagates
+    if (kind === "throws")
+      it.counts.mayThrow(f.normal); // the exception propagates
     else out[kind] = joinStates(out[kind], f.normal);
     if (kind === "returns") out.returned = joinValues(out.returned, flow.returned);
     return out;
   };
-  const ways = [after(flow.normal, "normal"), after(flow.breaks, "breaks"), after(flow.continues, "continues"), after(flow.returns, "returns"), after(clone(escaping), "throws")];
+  const ways = [
+    after(flow.normal, "normal"),
+    after(flow.breaks, "breaks"),
+    after(flow.continues, "continues"),
+    after(flow.returns, "returns"),
+    after(clone(escaping), "throws"),
+  ];
   return ways.reduce(joinFlows, {});
 }

@@ -28,7 +28,11 @@ export class Variables {
       this.counts.mayThrow(state); // read before its declaration ran: a ReferenceError
       return unknown(`${symbol.name} before its value is known`);
     }
-    if (this.heap.opaque && holdsObject(value)) return derived([value, { kind: "unknown", provenance: this.heap.assumed }], `${symbol.name}, an object changed elsewhere`);
+    if (this.heap.opaque && holdsObject(value))
+      return derived(
+        [value, { kind: "unknown", provenance: this.heap.assumed }],
+        `${symbol.name}, an object changed elsewhere`,
+      );
     return value;
   }
 
@@ -59,7 +63,11 @@ export class Variables {
     for (const symbol of symbols) {
       const before = out.env.get(symbol);
       if (before === undefined) continue;
-      const provenance = mergeProvenance([[{ source, untrusted: false }], provenanceOf(before), observed.get(symbol) ?? []]);
+      const provenance = mergeProvenance([
+        [{ source, untrusted: false }],
+        provenanceOf(before),
+        observed.get(symbol) ?? [],
+      ]);
       out.env.set(symbol, { kind: "unknown", provenance });
     }
     return out;
@@ -71,7 +79,8 @@ export class Variables {
    */
   havoc(state: State): State {
     const out = clone(state);
-    for (const symbol of this.scan.mutable) if (out.env.has(symbol)) out.env.set(symbol, unknown("a variable that may have changed", true));
+    for (const symbol of this.scan.mutable)
+      if (out.env.has(symbol)) out.env.set(symbol, unknown("a variable that may have changed", true));
     return out;
   }
 }

@@ -1,7 +1,17 @@
 import { describeConstraint, provenanceOf } from "../../constraint/index.js";
 import { parseTemplate, type ManifestSet } from "../../manifest/index.js";
 import { DEFAULT_LIFETIME_SECONDS } from "../../model/index.js";
-import type { Effect, EffectVerdict, Facts, Grant, GuaranteeResult, PolicyDecision, PreviewShown, StoredRequest, ValueConstraint } from "../../model/index.js";
+import type {
+  Effect,
+  EffectVerdict,
+  Facts,
+  Grant,
+  GuaranteeResult,
+  PolicyDecision,
+  PreviewShown,
+  StoredRequest,
+  ValueConstraint,
+} from "../../model/index.js";
 import type { PolicyRule } from "../../policy/index.js";
 import { isOwnResult, requestGlance } from "../request-glance.js";
 import { FACT_STATUS_LABELS } from "../request-page.js";
@@ -71,7 +81,13 @@ export function answerTopic(u: Understood, asked: Asked): TopicAnswer {
     case "reads":
       return reads(a);
     case "guarantees":
-      return { question: "What does the program guarantee?", lines: a.facts.guarantees.length === 0 ? ["The program states no guarantees."] : a.facts.guarantees.map(guaranteeLine) };
+      return {
+        question: "What does the program guarantee?",
+        lines:
+          a.facts.guarantees.length === 0
+            ? ["The program states no guarantees."]
+            : a.facts.guarantees.map(guaranteeLine),
+      };
   }
 }
 
@@ -84,35 +100,62 @@ const isFileWrite = (e: Effect) => e.connector === "fs" && !/^(read|list)/.test(
 const isPost = (e: Effect) => e.connector === "http" && e.action !== "get" && e.action !== "head";
 const isRead = (e: Effect) => /^(read|list|get|head|search|fetch)/.test(e.action);
 
-const FIELD_WORDS: Readonly<Record<string, string>> = { to: "to", cc: "with copies (Cc) to", bcc: "with blind copies (Bcc) to" };
-const INPUT_NAMES: Readonly<Record<string, string>> = { to: "To address", cc: "Cc address", bcc: "Bcc address", subject: "subject", body: "body", path: "path", url: "web address", content: "content" };
+const FIELD_WORDS: Readonly<Record<string, string>> = {
+  to: "to",
+  cc: "with copies (Cc) to",
+  bcc: "with blind copies (Bcc) to",
+};
+const INPUT_NAMES: Readonly<Record<string, string>> = {
+  to: "To address",
+  cc: "Cc address",
+  bcc: "Bcc address",
+  subject: "subject",
+  body: "body",
+  path: "path",
+  url: "web address",
+  content: "content",
+};
 
 // ---------------------------------------------------------------------------------------------
 // Mail.
 
 function recipients(u: Understood, a: A): TopicAnswer {
   const fields = u.fields ?? ["to", "cc", "bcc"];
-  const named = u.fields === undefined ? "" : ` (${u.fields.map((f) => (f === "to" ? "To" : f === "cc" ? "Cc" : "Bcc")).join(", ")})`;
+  const named =
+    u.fields === undefined
+      ? ""
+      : ` (${u.fields.map((f) => (f === "to" ? "To" : f === "cc" ? "Cc" : "Bcc")).join(", ")})`;
   const question = `Who will be emailed${named}?`;
   const sent = a.facts.effects.filter(isSend);
   const drafts = a.facts.effects.filter(isDraft);
   const lines: string[] = [];
   if (sent.length === 0) lines.push("Nobody: the program sends no email.");
   for (const e of sent) {
-    const parts = fields.filter((f) => e.args[f] !== undefined).map((f) => `${FIELD_WORDS[f]} ${valueWords(e.args[f]!, "address", a.said)}`);
+    const parts = fields
+      .filter((f) => e.args[f] !== undefined)
+      .map((f) => `${FIELD_WORDS[f]} ${valueWords(e.args[f]!, "address", a.said)}`);
     const resolved = fields.filter((f) => e.args[f] === undefined && resolves(e, f, a.set));
     if (resolved.length > 0) {
       parts.push(`to the recipients of the draft it sends: ${shownField(e, "To", a, "its recipients")}`);
-      parts.push("when it is sent, the draft is read again and its recipients are checked against the guarantees and what you approved, and a send outside them is refused");
+      parts.push(
+        "when it is sent, the draft is read again and its recipients are checked against the guarantees and what you approved, and a send outside them is refused",
+      );
       if (fields.some((f) => f !== "to")) parts.push("a draft is sent to its To addresses only");
       const only = allowedWords(e, resolved, a);
       if (only !== null) parts.push(only);
     }
-    if (parts.length === 0) parts.push(fields.length === 3 ? "and its recipients are not among its arguments, so they are not known" : `with no ${fields.map((f) => INPUT_NAMES[f]).join(" or ")}`);
+    if (parts.length === 0)
+      parts.push(
+        fields.length === 3
+          ? "and its recipients are not among its arguments, so they are not known"
+          : `with no ${fields.map((f) => INPUT_NAMES[f]).join(" or ")}`,
+      );
     lines.push(`${callLead(e)}, ${parts.join("; ")}.`);
   }
   for (const e of drafts) {
-    const to = fields.filter((f) => e.args[f] !== undefined).map((f) => `${FIELD_WORDS[f]} ${valueWords(e.args[f]!, "address", a.said)}`);
+    const to = fields
+      .filter((f) => e.args[f] !== undefined)
+      .map((f) => `${FIELD_WORDS[f]} ${valueWords(e.args[f]!, "address", a.said)}`);
     lines.push(`${callLead(e)}${to.length === 0 ? "" : `, addressed ${to.join("; ")}`}.`);
   }
   lines.push(...guaranteesOn(a.facts, "email", fields));
@@ -131,24 +174,47 @@ function emailCount(a: A): TopicAnswer {
     if (sent.length > 1) for (const e of sent) lines.push(`${callLead(e)}.`);
     else lines.push(`${callLead(sent[0]!)}.`);
   }
-  if (drafts.length > 0) lines.push(`It also creates ${howMany(total(drafts), ["draft", "drafts"])}: a draft is not sent unless the program sends it.`);
-  lines.push(...a.facts.guarantees.filter((g) => onConnector(g, "email") && g.source.count !== undefined).map(guaranteeLine));
+  if (drafts.length > 0)
+    lines.push(
+      `It also creates ${howMany(total(drafts), ["draft", "drafts"])}: a draft is not sent unless the program sends it.`,
+    );
+  lines.push(
+    ...a.facts.guarantees.filter((g) => onConnector(g, "email") && g.source.count !== undefined).map(guaranteeLine),
+  );
   return { question: "How many emails will be sent?", lines };
 }
 
 function subject(a: A): TopicAnswer {
-  return contentOf(a, "subject", "What is the subject of the email?", "Subject", "None: the program sends and drafts no email.");
+  return contentOf(
+    a,
+    "subject",
+    "What is the subject of the email?",
+    "Subject",
+    "None: the program sends and drafts no email.",
+  );
 }
 
 function body(content: NonNullable<Understood["content"]>, a: A): TopicAnswer {
   if (content === "file") {
     const writes = a.facts.effects.filter(isFileWrite);
-    const lines = writes.length === 0 ? ["None: the program writes no file."] : writes.map((e) => `${callLead(e)}: ${valueWords(e.args.path ?? { kind: "unknown", provenance: [] }, "path", a.said)}, with the content: ${e.args.content === undefined ? "not among its arguments" : valueWords(e.args.content, "text", a.said)}.`);
+    const lines =
+      writes.length === 0
+        ? ["None: the program writes no file."]
+        : writes.map(
+            (e) =>
+              `${callLead(e)}: ${valueWords(e.args.path ?? { kind: "unknown", provenance: [] }, "path", a.said)}, with the content: ${e.args.content === undefined ? "not among its arguments" : valueWords(e.args.content, "text", a.said)}.`,
+          );
     return { question: "What will be written into the files?", lines };
   }
   if (content === "post") {
     const posts = a.facts.effects.filter(isPost);
-    const lines = posts.length === 0 ? ["None: the program sends no data to a web address."] : posts.map((e) => `${callLead(e)}: ${valueWords(e.args.url ?? { kind: "unknown", provenance: [] }, "url", a.said)}, with the body: ${e.args.body === undefined ? "not among its arguments" : valueWords(e.args.body, "text", a.said)}.`);
+    const lines =
+      posts.length === 0
+        ? ["None: the program sends no data to a web address."]
+        : posts.map(
+            (e) =>
+              `${callLead(e)}: ${valueWords(e.args.url ?? { kind: "unknown", provenance: [] }, "url", a.said)}, with the body: ${e.args.body === undefined ? "not among its arguments" : valueWords(e.args.body, "text", a.said)}.`,
+          );
     return { question: "What does the program send to web addresses?", lines };
   }
   return contentOf(a, "body", "What does the email say?", "Body", "None: the program sends and drafts no email.");
@@ -161,7 +227,8 @@ function contentOf(a: A, input: "subject" | "body", question: string, label: str
   const lines = mail.map((e) => {
     const v = e.args[input];
     if (v !== undefined) return `${callLead(e)}; its ${input} is ${valueWords(v, "text", a.said)}.`;
-    if (!resolves(e, input, a.set)) return `${callLead(e)}; its ${input} is not among its arguments, so it is not known.`;
+    if (!resolves(e, input, a.set))
+      return `${callLead(e)}; its ${input} is not among its arguments, so it is not known.`;
     const only = allowedWords(e, [input], a);
     return `${callLead(e)}; its ${input} is the draft's: ${shownField(e, label, a, `its ${input}`)}; when it is sent, the draft is read again and exactly what was checked is sent${only === null ? "" : `; ${only}`}.`;
   });
@@ -181,14 +248,19 @@ function shownField(e: Effect, label: string, a: A, what: string): string {
   if (made !== null) return made;
   const index = a.facts.effects.indexOf(e);
   const via = readVia(e, a.set);
-  if (a.previews === undefined) return `the preview is not part of this answer, so ${what} ${what.endsWith("s") ? "are" : "is"} not known here (read from ${via} when it runs)`;
-  if ("problem" in a.previews) return `the preview could not be had: ${a.previews.problem}, so ${what} ${what.endsWith("s") ? "are" : "is"} not known`;
+  if (a.previews === undefined)
+    return `the preview is not part of this answer, so ${what} ${what.endsWith("s") ? "are" : "is"} not known here (read from ${via} when it runs)`;
+  if ("problem" in a.previews)
+    return `the preview could not be had: ${a.previews.problem}, so ${what} ${what.endsWith("s") ? "are" : "is"} not known`;
   const mine = a.previews.shown.filter((p) => p.effect === index);
-  if (mine.length === 0) return `no preview of it was shown, so ${what} ${what.endsWith("s") ? "are" : "is"} not known (read from ${via} when it runs)`;
+  if (mine.length === 0)
+    return `no preview of it was shown, so ${what} ${what.endsWith("s") ? "are" : "is"} not known (read from ${via} when it runs)`;
   const said = mine.map((p) => {
-    if ("unavailable" in p) return `the preview could not be had: ${p.unavailable.replace(/^Preview unavailable: /, "")}, so ${what} ${what.endsWith("s") ? "are" : "is"} not known`;
+    if ("unavailable" in p)
+      return `the preview could not be had: ${p.unavailable.replace(/^Preview unavailable: /, "")}, so ${what} ${what.endsWith("s") ? "are" : "is"} not known`;
     const field = p.fields.find((f) => f.label.toLowerCase() === label.toLowerCase());
-    const value = field === undefined || field.value === "n/a" ? "nothing" : label === "To" ? field.value : quoteField(field.value);
+    const value =
+      field === undefined || field.value === "n/a" ? "nothing" : label === "To" ? field.value : quoteField(field.value);
     const which = Object.values(p.args).filter((x): x is string => typeof x === "string");
     return `the draft${which.length === 0 ? "" : ` ${which.join(", ")}`} shown has ${label === "To" ? "To" : `the ${label.toLowerCase()}`} ${value}`;
   });
@@ -215,7 +287,13 @@ function readVia(e: Effect, set: ManifestSet): string {
   const action = set.actions.get(e.op);
   const resolve = action?.manifest.resolve;
   if (action === undefined || resolve === undefined) return "the provider";
-  const by = [...new Set(parseTemplate(resolve.args, []).references.filter((r) => r.reference.source === "args").map((r) => r.reference.path.slice("args.".length).replaceAll("_", " ")))];
+  const by = [
+    ...new Set(
+      parseTemplate(resolve.args, [])
+        .references.filter((r) => r.reference.source === "args")
+        .map((r) => r.reference.path.slice("args.".length).replaceAll("_", " ")),
+    ),
+  ];
   return `${action.connector}.${resolve.op}${by.length === 0 ? "" : ` for the call's ${listWords(by)}`}`;
 }
 
@@ -232,7 +310,11 @@ function decidedFor(e: Effect, a: A): Decided | null {
   const decided = a.decided;
   const verdict = decided?.decision.effects[a.facts.effects.indexOf(e)];
   if (decided === undefined || verdict === undefined || verdict.op !== e.op) return null;
-  return { verdict, rule: decided.rules?.find((r) => r.id === verdict.rule), grant: decided.decision.grants.find((g) => g.op === e.op) };
+  return {
+    verdict,
+    rule: decided.rules?.find((r) => r.id === verdict.rule),
+    grant: decided.decision.grants.find((g) => g.op === e.op),
+  };
 }
 
 /**
@@ -247,8 +329,14 @@ function allowedWords(e: Effect, inputs: readonly string[], a: A): string | null
   const held = inputs.filter((n) => Object.hasOwn(d.grant!.args, n));
   if (held.length === 0) return null;
   const only = `the allow rule "${d.verdict.rule}" lets it through only when`;
-  const terms = (source: Readonly<Record<string, ValueConstraint>>) => held.flatMap((n) => (Object.hasOwn(source, n) ? [`every ${INPUT_NAMES[n] ?? n} ${describeConstraint(source[n]!)}`] : [])).join(" and ");
-  if (d.rule === undefined) return `${only} the approval's terms hold, as that policy has changed since: ${terms(d.grant.args)}`;
+  const terms = (source: Readonly<Record<string, ValueConstraint>>) =>
+    held
+      .flatMap((n) =>
+        Object.hasOwn(source, n) ? [`every ${INPUT_NAMES[n] ?? n} ${describeConstraint(source[n]!)}`] : [],
+      )
+      .join(" and ");
+  if (d.rule === undefined)
+    return `${only} the approval's terms hold, as that policy has changed since: ${terms(d.grant.args)}`;
   const own = terms(d.rule.when?.args ?? {});
   return own === "" ? null : `${only} ${own}`;
 }
@@ -258,11 +346,24 @@ function allowedWords(e: Effect, inputs: readonly string[], a: A): string | null
 
 function files(which: "read" | "written" | "both", a: A): TopicAnswer {
   const question = `Which files will be ${which === "both" ? "read or written" : which}?`;
-  const calls = a.facts.effects.filter((e) => (which === "read" ? isFileRead(e) : which === "written" ? isFileWrite(e) : e.connector === "fs"));
-  if (calls.length === 0) return { question, lines: [`None: the program ${which === "read" ? "reads" : which === "written" ? "writes" : "reads and writes"} no file.`, ...guaranteesOn(a.facts, "fs", ["path"], true)] };
+  const calls = a.facts.effects.filter((e) =>
+    which === "read" ? isFileRead(e) : which === "written" ? isFileWrite(e) : e.connector === "fs",
+  );
+  if (calls.length === 0)
+    return {
+      question,
+      lines: [
+        `None: the program ${which === "read" ? "reads" : which === "written" ? "writes" : "reads and writes"} no file.`,
+        ...guaranteesOn(a.facts, "fs", ["path"], true),
+      ],
+    };
   const lines = calls.map((e) => {
-    const path = e.args.path === undefined ? "its path is not among its arguments" : valueWords(e.args.path, "path", a.said);
-    const content = isFileWrite(e) && e.args.content !== undefined ? `, with the content: ${valueWords(e.args.content, "text", a.said)}` : "";
+    const path =
+      e.args.path === undefined ? "its path is not among its arguments" : valueWords(e.args.path, "path", a.said);
+    const content =
+      isFileWrite(e) && e.args.content !== undefined
+        ? `, with the content: ${valueWords(e.args.content, "text", a.said)}`
+        : "";
     return `${callLead(e)}: ${path}${content}.`;
   });
   lines.push(...guaranteesOn(a.facts, "fs", ["path"], true));
@@ -273,7 +374,10 @@ function hosts(a: A): TopicAnswer {
   const calls = a.facts.effects.filter((e) => e.connector === "http");
   const question = "Which web addresses will the program call?";
   if (calls.length === 0) return { question, lines: ["None: the program calls no web address."] };
-  const lines = calls.map((e) => `${callLead(e)}: ${e.args.url === undefined ? "its address is not among its arguments" : valueWords(e.args.url, "url", a.said)}.`);
+  const lines = calls.map(
+    (e) =>
+      `${callLead(e)}: ${e.args.url === undefined ? "its address is not among its arguments" : valueWords(e.args.url, "url", a.said)}.`,
+  );
   lines.push(...guaranteesOn(a.facts, "http", ["url"]));
   return { question, lines };
 }
@@ -283,9 +387,14 @@ function reads(a: A): TopicAnswer {
   const calls = a.facts.effects.filter(isRead);
   const lines = calls.map((e) => `${callLead(e)}: ${objectWords(e, a)}.`);
   for (const e of a.facts.effects.filter((e) => a.set.actions.get(e.op)?.manifest.resolve !== undefined)) {
-    lines.push(`Before it ${doing(e).replace(/ \(.*\)$/, "")} at line ${e.site.line}, the trusted wrapper reads it from ${readVia(e, a.set)}, to check what is sent.`);
+    lines.push(
+      `Before it ${doing(e).replace(/ \(.*\)$/, "")} at line ${e.site.line}, the trusted wrapper reads it from ${readVia(e, a.set)}, to check what is sent.`,
+    );
   }
-  return { question, lines: lines.length === 0 ? ["Nothing: the program reads no file, web address or email."] : lines };
+  return {
+    question,
+    lines: lines.length === 0 ? ["Nothing: the program reads no file, web address or email."] : lines,
+  };
 }
 
 /** What a call acts on, in words: its path, address, recipients or draft. */
@@ -307,14 +416,25 @@ function sends(a: A): TopicAnswer {
   const drafts = a.facts.effects.filter(isDraft);
   const lines: string[] = [];
   if (out.length === 0) lines.push("Nothing is sent: the program sends no email and calls no web address.");
-  else lines.push(`Yes: ${listWords(out.map((e) => `line ${e.site.line}`))} ${out.length === 1 ? "sends" : "send"} something out.`);
+  else
+    lines.push(
+      `Yes: ${listWords(out.map((e) => `line ${e.site.line}`))} ${out.length === 1 ? "sends" : "send"} something out.`,
+    );
   for (const e of out) {
-    if (isSend(e) && e.args.to === undefined && resolves(e, "to", a.set)) lines.push(`${callLead(e)}, to the recipients of the draft it sends: ${shownField(e, "To", a, "its recipients")}.`);
-    else if (e.connector === "http" && !isPost(e)) lines.push(`${callLead(e)}: ${objectWords(e, a)}; only the address itself reaches that host.`);
+    if (isSend(e) && e.args.to === undefined && resolves(e, "to", a.set))
+      lines.push(
+        `${callLead(e)}, to the recipients of the draft it sends: ${shownField(e, "To", a, "its recipients")}.`,
+      );
+    else if (e.connector === "http" && !isPost(e))
+      lines.push(`${callLead(e)}: ${objectWords(e, a)}; only the address itself reaches that host.`);
     else lines.push(`${callLead(e)}, ${e.connector === "http" ? "to " : ""}${objectWords(e, a)}.`);
   }
   for (const e of drafts) lines.push(`${callLead(e)}; it stays in the mailbox until something sends it.`);
-  lines.push(...a.facts.guarantees.filter((g) => (onConnector(g, "email") || onConnector(g, "http")) && g.source.count !== undefined).map(guaranteeLine));
+  lines.push(
+    ...a.facts.guarantees
+      .filter((g) => (onConnector(g, "email") || onConnector(g, "http")) && g.source.count !== undefined)
+      .map(guaranteeLine),
+  );
   return { question, lines };
 }
 
@@ -322,18 +442,27 @@ function deletes(a: A): TopicAnswer {
   const question = "Does the program delete anything?";
   const gone = a.facts.effects.filter((e) => /delete|remove|trash|unlink|rmdir|erase|purge/.test(e.action));
   const writes = a.facts.effects.filter((e) => isFileWrite(e) && !gone.includes(e));
-  const lines = gone.length === 0 ? ["Nothing is deleted: none of the program's calls deletes anything."] : gone.map((e) => `${callLead(e)}: ${objectWords(e, a)}.`);
-  for (const e of writes) lines.push(`But writing a file replaces what it held: ${callLead(e).replace(/^At/, "at")}: ${objectWords(e, a)}.`);
+  const lines =
+    gone.length === 0
+      ? ["Nothing is deleted: none of the program's calls deletes anything."]
+      : gone.map((e) => `${callLead(e)}: ${objectWords(e, a)}.`);
+  for (const e of writes)
+    lines.push(`But writing a file replaces what it held: ${callLead(e).replace(/^At/, "at")}: ${objectWords(e, a)}.`);
   return { question, lines };
 }
 
 function timesAnswer(a: A): TopicAnswer {
   const question = "How many times will the program run, and make each call?";
-  const lines = ["An approval lets the program run once: after its receipt is used, no other is issued for this request."];
+  const lines = [
+    "An approval lets the program run once: after its receipt is used, no other is issued for this request.",
+  ];
   for (const e of a.facts.effects) lines.push(`${callLead(e)}.`);
   if (a.facts.effects.length === 0) lines.push("It makes no trusted call.");
   const unbounded = a.facts.effects.filter((e) => e.count.max === null);
-  if (unbounded.length > 0) lines.push(`Nothing in the program fixes how many times it calls ${listWords([...new Set(unbounded.map((e) => e.op))])}: only the guarantees and the policy limit it.`);
+  if (unbounded.length > 0)
+    lines.push(
+      `Nothing in the program fixes how many times it calls ${listWords([...new Set(unbounded.map((e) => e.op))])}: only the guarantees and the policy limit it.`,
+    );
   lines.push(...a.facts.guarantees.filter((g) => g.source.count !== undefined).map(guaranteeLine));
   return { question, lines };
 }
@@ -351,17 +480,28 @@ function untrusted(a: A): TopicAnswer {
       const outside = sources.filter((p) => p.untrusted && !isOwnResult(p, a.set));
       const mine = sources.filter((p) => isOwnResult(p, a.set));
       const what = `At line ${e.site.line} (it ${doing(e).replace(/ \(.*\)$/, "")}), its ${INPUT_NAMES[name] ?? name.replaceAll("_", " ")}`;
-      if (outside.length > 0) third.push(`${what} comes from ${listWords([...new Set(outside.map((p) => sourceWords(p, a.said)))])}.`);
-      else if (mine.length > 0) own.push(`${what} comes from ${listWords([...new Set(mine.map((p) => sourceWords(p, a.said)))])}.`);
+      if (outside.length > 0)
+        third.push(`${what} comes from ${listWords([...new Set(outside.map((p) => sourceWords(p, a.said)))])}.`);
+      else if (mine.length > 0)
+        own.push(`${what} comes from ${listWords([...new Set(mine.map((p) => sourceWords(p, a.said)))])}.`);
     }
     const steer = e.influencedBy;
-    if (steer === undefined) third.push(`Whether line ${e.site.line} runs, how often and with which values is not known to be free of third-party data: take it as steered by it.`);
+    if (steer === undefined)
+      third.push(
+        `Whether line ${e.site.line} runs, how often and with which values is not known to be free of third-party data: take it as steered by it.`,
+      );
     else {
       const outside = steer.filter((p) => p.untrusted && !isOwnResult(p, a.set));
-      if (outside.length > 0) third.push(`Whether line ${e.site.line} runs, how often and with which values may depend on ${listWords([...new Set(outside.map((p) => sourceWords(p, a.said)))])}.`);
+      if (outside.length > 0)
+        third.push(
+          `Whether line ${e.site.line} runs, how often and with which values may depend on ${listWords([...new Set(outside.map((p) => sourceWords(p, a.said)))])}.`,
+        );
     }
   }
-  const head = third.length === 0 ? "None: no value the program passes comes from third-party content." : "These values may be chosen by third-party content (the agent or someone else may control it):";
+  const head =
+    third.length === 0
+      ? "None: no value the program passes comes from third-party content."
+      : "These values may be chosen by third-party content (the agent or someone else may control it):";
   return { question, lines: [head, ...third, ...own] };
 }
 
@@ -379,7 +519,9 @@ const STATUS_WORDS: Readonly<Record<StoredRequest["status"], string>> = {
 
 function decidedAlready(a: A): string | null {
   const status = a.request?.status;
-  return status === undefined || status === "pending" ? null : `This request is no longer waiting for a decision: it was ${STATUS_WORDS[status]}.`;
+  return status === undefined || status === "pending"
+    ? null
+    : `This request is no longer waiting for a decision: it was ${STATUS_WORDS[status]}.`;
 }
 
 function approve(a: A): TopicAnswer {
@@ -393,7 +535,11 @@ function approve(a: A): TopicAnswer {
     lines.push(`If you approve, the program runs once and ${lowerFirst(glance.headline)}`);
     for (const risk of glance.risks) lines.push(`To weigh: ${risk.text}`);
   } else {
-    lines.push(a.facts.effects.length === 0 ? "If you approve, the program runs once and makes no trusted call." : "If you approve, the program runs once and:");
+    lines.push(
+      a.facts.effects.length === 0
+        ? "If you approve, the program runs once and makes no trusted call."
+        : "If you approve, the program runs once and:",
+    );
     for (const e of a.facts.effects) lines.push(`${callLead(e)}.`);
   }
   const minutes = DEFAULT_LIFETIME_SECONDS / 60;
@@ -401,8 +547,15 @@ function approve(a: A): TopicAnswer {
     `Approving gives the agent a receipt for exactly this program (its fingerprint starts ${a.facts.program.sha256.slice(0, 12)}), valid for ${minutes} minutes once issued; after a receipt is used, no other is issued for this request.`,
     "As it runs, each call is checked against what you approved and the guarantees; a call outside them is refused.",
   );
-  if (a.facts.effects.some((e) => a.set.actions.get(e.op)?.manifest.resolve !== undefined && a.set.actions.get(e.op)?.templates.preview != null)) {
-    lines.push("A draft it sends is bound as the page showed it when you approve: if its recipients, subject or body differ at the send, the send is refused.");
+  if (
+    a.facts.effects.some(
+      (e) =>
+        a.set.actions.get(e.op)?.manifest.resolve !== undefined && a.set.actions.get(e.op)?.templates.preview != null,
+    )
+  ) {
+    lines.push(
+      "A draft it sends is bound as the page showed it when you approve: if its recipients, subject or body differ at the send, the send is refused.",
+    );
   }
   lines.push(...a.facts.guarantees.map(guaranteeLine));
   return { question, lines };
@@ -416,7 +569,10 @@ function reject(a: A): TopicAnswer {
     "The agent is told that it was rejected, and your reason.",
     "To have the agent change the program instead, write what to change: that goes to the agent as a request for changes, and it can submit a new program.",
   ];
-  if (a.request !== undefined) lines.push(`If nobody decides before ${when(a.request.deadline_at)}, the request expires and the program does not run.`);
+  if (a.request !== undefined)
+    lines.push(
+      `If nobody decides before ${when(a.request.deadline_at)}, the request expires and the program does not run.`,
+    );
   return { question, lines: done === null ? lines : [done] };
 }
 
@@ -434,7 +590,13 @@ function onConnector(g: GuaranteeResult, connector: string): boolean {
 
 /** The guarantees on a connector over any of the arguments `names` (or, with `counts`, over how many calls it makes). */
 function guaranteesOn(facts: Facts, connector: string, names: readonly string[], counts = false): string[] {
-  return facts.guarantees.filter((g) => onConnector(g, connector) && (Object.keys(g.source.args ?? {}).some((n) => names.includes(n)) || (counts && g.source.count !== undefined))).map(guaranteeLine);
+  return facts.guarantees
+    .filter(
+      (g) =>
+        onConnector(g, connector) &&
+        (Object.keys(g.source.args ?? {}).some((n) => names.includes(n)) || (counts && g.source.count !== undefined)),
+    )
+    .map(guaranteeLine);
 }
 
 function guaranteeLine(g: GuaranteeResult): string {
@@ -445,4 +607,3 @@ function guaranteeLine(g: GuaranteeResult): string {
 function plain(text: string): string {
   return text.replace(/`([^`]*)`/g, "$1").replace(/\b1 (\S+) calls\b/g, "1 $1 call");
 }
-

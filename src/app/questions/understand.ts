@@ -75,7 +75,8 @@ const OPENERS: readonly RegExp[] = [
 ];
 
 /** The start of a question once an opener is gone: an interrogative, an auxiliary, or a list ("list the recipients"). */
-const QUESTION_START = /^(?:who|whom|whose|what|what's|whats|which|how|where|when|whether|if|will|would|does|do|did|is|are|was|were|can|could|has|have|list|any|anything|is there|are there|summar\w*)\b/;
+const QUESTION_START =
+  /^(?:who|whom|whose|what|what's|whats|which|how|where|when|whether|if|will|would|does|do|did|is|are|was|were|can|could|has|have|list|any|anything|is there|are there|summar\w*)\b/;
 
 /** After "and" or a comma inside a question: what may follow (another question, or the same one going on). */
 const CONTINUES =
@@ -90,7 +91,10 @@ function understandSentence(sentence: string): Understood[] | null {
     .replace(/\bcc's\b/g, "cc'd")
     .trim();
   const endsAsQuestion = s.endsWith("?");
-  s = s.replace(/[.?!;]+$/, "").replace(/[,\s]+please$/, "").trim();
+  s = s
+    .replace(/[.?!;]+$/, "")
+    .replace(/[,\s]+please$/, "")
+    .trim();
   if (s === "" || /["`<>{}[\]\\]/.test(s)) return null;
   let told = false; // "tell me ...", "show me ...": asks to be told, with or without a question word
   for (const [i, opener] of OPENERS.entries()) {
@@ -101,8 +105,18 @@ function understandSentence(sentence: string): Understood[] | null {
   s = s.trim();
   if (CHANGE_WORDS.test(s)) return null;
   if (/\b(?:can|could|would|will)\s+you\b/.test(s)) return null; // "can you ..." not asking to be told: a request
-  if (/\b(?:do|does|did|will|would|can|could|is|are)\s+(?:not|n't)\b/.test(s) && /\b(?:send|email|write|post)\b.*\bto\b/.test(s)) return null; // "do not send it to ...": a request
-  if (CHANGE_VERBS.test(s) && !/^(?:e-?mail|mail|draft|post|cc|bcc) (?:address|recipient|count|body|bodies|subject|content|text|field|line)/.test(s)) return null; // "send it to Alice only?": a request, even with a question mark
+  if (
+    /\b(?:do|does|did|will|would|can|could|is|are)\s+(?:not|n't)\b/.test(s) &&
+    /\b(?:send|email|write|post)\b.*\bto\b/.test(s)
+  )
+    return null; // "do not send it to ...": a request
+  if (
+    CHANGE_VERBS.test(s) &&
+    !/^(?:e-?mail|mail|draft|post|cc|bcc) (?:address|recipient|count|body|bodies|subject|content|text|field|line)/.test(
+      s,
+    )
+  )
+    return null; // "send it to Alice only?": a request, even with a question mark
   // A sentence may join questions with "and", "or" or a comma; each joint must go on as a question.
   for (const joint of s.matchAll(/(?:,|\band\b|\bor\b)\s*(?:(?:and|or)\s+)?([^\s,]+)/g)) {
     const next = joint[1]!;
@@ -111,9 +125,14 @@ function understandSentence(sentence: string): Understood[] | null {
     if (!CONTINUES.test(next)) return null;
   }
   if (/,\s*(?:and\s+|or\s+)?(?:send|email|mail|write|post|create|draft|run|delete)\b/.test(s)) return null; // ", send it to ...": a request
-  if (/\b(?:and|or)\s+(?:send|email|mail|post|create|draft|run|delete)\s+(?:it|this|that|them|the|a|an|to|only)\b/.test(s)) return null; // "and send it to ...": a request
+  if (
+    /\b(?:and|or)\s+(?:send|email|mail|post|create|draft|run|delete)\s+(?:it|this|that|them|the|a|an|to|only)\b/.test(s)
+  )
+    return null; // "and send it to ...": a request
   if (!told && !QUESTION_START.test(s) && !endsAsQuestion) return null;
-  const pieces = s.split(/\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+)(?=(?:who|whom|whose|what|which|how|where|when|will|would|does|do|did|is|are|was|were|can|could|has|have|to whom)\b)/);
+  const pieces = s.split(
+    /\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+)(?=(?:who|whom|whose|what|which|how|where|when|will|would|does|do|did|is|are|was|were|can|could|has|have|to whom)\b)/,
+  );
   const out: Understood[] = [];
   for (const piece of pieces) {
     const asked = topicOf(piece.trim());
@@ -137,16 +156,29 @@ interface TopicRule {
 }
 
 const TOPIC_RULES: readonly TopicRule[] = [
-  { topic: "reject", asks: /\b(?:if|when|after) (?:i|we) (?:reject|deny|decline|refuse|say no|don't approve|do not approve|turn (?:it|this) down)|\b(?:what does|what will) (?:rejecting|denying|declining|refusing)\b|\b(?:rejecting|denying|declining)\b.*\b(?:do|happen|mean)\b/ },
-  { topic: "approve", asks: /\b(?:if|when|after|once) (?:i|we) (?:approve|accept|allow|say yes|confirm|agree|ok|okay|sign)|\b(?:what does|what will) (?:approving|accepting|allowing|confirming)\b|\b(?:approving|accepting)\b.*\b(?:do|happen|mean|let)\b|\bwhat (?:will|would|is going to) happen\b|\bwhat (?:does|will|would) (?:it|this|the program|this program|the script|this script|the request|this request) (?:do|actually do)\b|\bwhat is (?:it|this|this request|the program|this program) (?:doing|for|about)\b|\bsummar(?:y|ize|ise)\b|\bin (?:short|a sentence|brief)\b/ },
-  { topic: "email_count", asks: new RegExp(String.raw`\bhow many\b.*\b${MAIL}|\bnumber of ${MAIL}|\bhow many (?:times )?(?:will|does|would) (?:it|the program|this|this program) (?:send|e-?mail|mail)\b|\bhow many (?:are|will be|get|gets) (?:sent|e-?mailed|mailed)\b`) },
+  {
+    topic: "reject",
+    asks: /\b(?:if|when|after) (?:i|we) (?:reject|deny|decline|refuse|say no|don't approve|do not approve|turn (?:it|this) down)|\b(?:what does|what will) (?:rejecting|denying|declining|refusing)\b|\b(?:rejecting|denying|declining)\b.*\b(?:do|happen|mean)\b/,
+  },
+  {
+    topic: "approve",
+    asks: /\b(?:if|when|after|once) (?:i|we) (?:approve|accept|allow|say yes|confirm|agree|ok|okay|sign)|\b(?:what does|what will) (?:approving|accepting|allowing|confirming)\b|\b(?:approving|accepting)\b.*\b(?:do|happen|mean|let)\b|\bwhat (?:will|would|is going to) happen\b|\bwhat (?:does|will|would) (?:it|this|the program|this program|the script|this script|the request|this request) (?:do|actually do)\b|\bwhat is (?:it|this|this request|the program|this program) (?:doing|for|about)\b|\bsummar(?:y|ize|ise)\b|\bin (?:short|a sentence|brief)\b/,
+  },
+  {
+    topic: "email_count",
+    asks: new RegExp(
+      String.raw`\bhow many\b.*\b${MAIL}|\bnumber of ${MAIL}|\bhow many (?:times )?(?:will|does|would) (?:it|the program|this|this program) (?:send|e-?mail|mail)\b|\bhow many (?:are|will be|get|gets) (?:sent|e-?mailed|mailed)\b`,
+    ),
+  },
   {
     topic: "recipients",
     asks: new RegExp(
       String.raw`\b(?:recipients?|addressees?|e-?mailed|mailed|cc'd|bcc'd|cced|bcced|addressed|to whom)\b|\b(?:cc|bcc)\b|\bsen[dt]s? (?:it |this |that |them |the ${MAIL} |an? ${MAIL} )?to\b|\b(?:going|goes|go) (?:out )?to\b|\bwho(?:m)?\b.*\b(?:gets?|getting|receives?|receiving|${MAIL}|sen[dt]s?|see|sees|reads? it|cc|bcc|to|notified|contacted|written to)\b|\bhow many (?:people|persons|recipients|addresses|addressees)\b|\bwhich (?:people|persons|addresses|address|e-?mail address(?:es)?|mailboxes)\b|\b(?:which|what) (?:e-?mail )?address(?:es)?\b`,
     ),
     narrow: (piece) => {
-      const fields = (["to", "cc", "bcc"] as const).filter((f) => (f === "to" ? /\bto field\b|\bto line\b|\bin to\b/ : new RegExp(String.raw`\b${f}(?:'d|ed)?\b`)).test(piece));
+      const fields = (["to", "cc", "bcc"] as const).filter((f) =>
+        (f === "to" ? /\bto field\b|\bto line\b|\bin to\b/ : new RegExp(String.raw`\b${f}(?:'d|ed)?\b`)).test(piece),
+      );
       return fields.length === 0 ? {} : { fields };
     },
   },
@@ -156,11 +188,23 @@ const TOPIC_RULES: readonly TopicRule[] = [
     asks: new RegExp(
       String.raw`\bbody\b|\bbodies\b|\b(?:what|which) (?:does|do|will|would) (?:it|the ${MAIL}|this ${MAIL}|the draft|the program|they|the file|the post|the request) (?:say|says|contain|write in|tell)\b|\bwhat is (?:in|inside) (?:it|the ${MAIL}|this ${MAIL}|the draft|them)\b|\b(?:contents?|wording|text) of (?:the |this |each )?(?:${MAIL}|draft|file|files|post|request)\b|\b${MAIL} (?:contents?|text|wording)\b|\bwhat (?:will|does|would) (?:it|the program) (?:say|post|upload|submit)\b|\bwhat (?:is|gets) (?:posted|uploaded|submitted)\b|\bwhat (?:will|does) (?:it|the program) write (?:in|into|to) (?:it|the file|them|the files)\b`,
     ),
-    narrow: (piece) => ({ content: /\bfiles?\b|\bwrite (?:in|into|to)\b/.test(piece) ? "file" : /\bposts?\b|\bposted\b|\bupload|\bsubmit|\brequests?\b|\bapi\b|\bserver\b/.test(piece) ? "post" : "email" }),
+    narrow: (piece) => ({
+      content: /\bfiles?\b|\bwrite (?:in|into|to)\b/.test(piece)
+        ? "file"
+        : /\bposts?\b|\bposted\b|\bupload|\bsubmit|\brequests?\b|\bapi\b|\bserver\b/.test(piece)
+          ? "post"
+          : "email",
+    }),
   },
-  { topic: "untrusted", asks: /\buntrusted\b|\bthird[- ]party\b|\bexternal (?:data|content|input|values?|sources?)\b|\bfrom (?:outside|the (?:internet|web|outside))\b|\bprovenance\b|\bwhere (?:do|does|did) (?:the |its |these |those )?(?:values?|data|arguments?|inputs?|addresses?|paths?|urls?) come from\b|\bwhere (?:is|are) (?:the |its )?(?:values?|data|arguments?|inputs?) (?:from|coming from)\b|\b(?:injection|injected|tainted|trustworthy|trust)\b|\bwho (?:controls|chose|chooses|picks|decides) (?:the |its )?(?:values?|data|arguments?|recipients?|addresses?)\b/ },
+  {
+    topic: "untrusted",
+    asks: /\buntrusted\b|\bthird[- ]party\b|\bexternal (?:data|content|input|values?|sources?)\b|\bfrom (?:outside|the (?:internet|web|outside))\b|\bprovenance\b|\bwhere (?:do|does|did) (?:the |its |these |those )?(?:values?|data|arguments?|inputs?|addresses?|paths?|urls?) come from\b|\bwhere (?:is|are) (?:the |its )?(?:values?|data|arguments?|inputs?) (?:from|coming from)\b|\b(?:injection|injected|tainted|trustworthy|trust)\b|\bwho (?:controls|chose|chooses|picks|decides) (?:the |its )?(?:values?|data|arguments?|recipients?|addresses?)\b/,
+  },
   { topic: "deletes", asks: /\b(?:delet\w*|remov\w*|eras\w*|destroy\w*|wip\w*|trash\w*|overwrit\w*|lose|lost)\b/ },
-  { topic: "times", asks: /\bmore than once\b|\bhow (?:many times|often)\b|\brepeat\w*\b|\bloops?\b|\bagain and again\b|\bonly once\b|\bjust once\b|\bruns? (?:once|twice|several times|multiple times)\b|\bonce or\b/ },
+  {
+    topic: "times",
+    asks: /\bmore than once\b|\bhow (?:many times|often)\b|\brepeat\w*\b|\bloops?\b|\bagain and again\b|\bonly once\b|\bjust once\b|\bruns? (?:once|twice|several times|multiple times)\b|\bonce or\b/,
+  },
   {
     topic: "files",
     asks: /\b(?:files?|paths?|director(?:y|ies)|folders?|dirs?|documents?|disk)\b|\bwhat (?:will|does|would) (?:it|the program) (?:write|save|create|change|modify|touch)\b|\bwhere (?:will|does|would) (?:it|the program) (?:write|save)\b|\bwhat (?:will|would) be (?:written|saved|created|changed|modified)\b/,
@@ -170,13 +214,26 @@ const TOPIC_RULES: readonly TopicRule[] = [
       return { files: writes === reads ? "both" : writes ? "written" : "read" };
     },
   },
-  { topic: "hosts", asks: /\b(?:hosts?|domains?|servers?|urls?|uris?|(?:web)?sites?|websites?|endpoints?|apis?|web address(?:es)?|internet|network|online|web|connect\w*|contact\w*|call out|phone home|http|https)\b/ },
-  { topic: "sends", asks: /\b(?:is|are|will|would|does|do) (?:anything|something|any ?thing|any data|any information|data|it|this|the program|information|info)\b.*\b(?:sen[dt]|posted|uploaded|shared|leave|leaks?|published|transmitted|go out|goes out)\b|\bsen[dt]s? (?:anything|something|out)\b|\bwhat (?:is|gets|will be|would be) (?:sent|posted|uploaded|shared)\b|\bwhat (?:does|will|would) (?:it|the program) (?:send|share|upload)\b|\bdoes (?:it|this|the program) (?:send|e-?mail|mail|post)\b|\b(?:any|anything|something) (?:sent|outgoing)\b/ },
-  { topic: "reads", asks: /\bwhat (?:does|will|would|can) (?:it|the program|this program|this) (?:read|look at|access|see|open|fetch|get|load)\b|\bwhat (?:data|information|info) (?:does|will|would|can) (?:it|the program|this program|this) (?:read|access|use|see|get|touch)\b|\bwhat (?:is|gets|will be) read\b|\b(?:reads?|accesses) what\b/ },
-  { topic: "guarantees", asks: /\bguarantee\w*\b|\bpromis\w*\b|\bproven\b|\bprove[sd]?\b|\bcontracts?\b|\bwhat is enforced\b|\bsafe\b|\bsafety\b|\bchecks?\b/ },
+  {
+    topic: "hosts",
+    asks: /\b(?:hosts?|domains?|servers?|urls?|uris?|(?:web)?sites?|websites?|endpoints?|apis?|web address(?:es)?|internet|network|online|web|connect\w*|contact\w*|call out|phone home|http|https)\b/,
+  },
+  {
+    topic: "sends",
+    asks: /\b(?:is|are|will|would|does|do) (?:anything|something|any ?thing|any data|any information|data|it|this|the program|information|info)\b.*\b(?:sen[dt]|posted|uploaded|shared|leave|leaks?|published|transmitted|go out|goes out)\b|\bsen[dt]s? (?:anything|something|out)\b|\bwhat (?:is|gets|will be|would be) (?:sent|posted|uploaded|shared)\b|\bwhat (?:does|will|would) (?:it|the program) (?:send|share|upload)\b|\bdoes (?:it|this|the program) (?:send|e-?mail|mail|post)\b|\b(?:any|anything|something) (?:sent|outgoing)\b/,
+  },
+  {
+    topic: "reads",
+    asks: /\bwhat (?:does|will|would|can) (?:it|the program|this program|this) (?:read|look at|access|see|open|fetch|get|load)\b|\bwhat (?:data|information|info) (?:does|will|would|can) (?:it|the program|this program|this) (?:read|access|use|see|get|touch)\b|\bwhat (?:is|gets|will be) read\b|\b(?:reads?|accesses) what\b/,
+  },
+  {
+    topic: "guarantees",
+    asks: /\bguarantee\w*\b|\bpromis\w*\b|\bproven\b|\bprove[sd]?\b|\bcontracts?\b|\bwhat is enforced\b|\bsafe\b|\bsafety\b|\bchecks?\b/,
+  },
 ];
 
 function topicOf(piece: string): Understood | null {
-  for (const rule of TOPIC_RULES) if (rule.asks.test(piece)) return { topic: rule.topic, ...(rule.narrow?.(piece) ?? {}) };
+  for (const rule of TOPIC_RULES)
+    if (rule.asks.test(piece)) return { topic: rule.topic, ...(rule.narrow?.(piece) ?? {}) };
   return null;
 }

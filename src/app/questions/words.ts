@@ -9,7 +9,10 @@ import { isOwnResult } from "../request-glance.js";
 /** "once", "twice", "3 times", "up to 3 times", "1 to 3 times", "at least once, with no fixed limit". */
 export function times(range: CountRange): string {
   const n = (k: number) => (k === 1 ? "once" : k === 2 ? "twice" : `${k} times`);
-  if (range.max === null) return range.min === 0 ? "any number of times, with no fixed limit" : `at least ${n(range.min)}, with no fixed limit`;
+  if (range.max === null)
+    return range.min === 0
+      ? "any number of times, with no fixed limit"
+      : `at least ${n(range.min)}, with no fixed limit`;
   if (range.min === range.max) return range.max === 0 ? "never" : n(range.max);
   if (range.min === 0) return range.max === 1 ? "at most once" : `up to ${range.max} times`;
   return `${range.min} to ${range.max} times`;
@@ -53,7 +56,9 @@ const MAX_QUOTE = 400;
 /** A text quoted: line breaks shown as ↵, cut past MAX_QUOTE characters. */
 export function quote(text: string): string {
   const shown = text.replace(/\r?\n/g, " ↵ ");
-  return shown.length <= MAX_QUOTE ? `"${shown}"` : `"${shown.slice(0, MAX_QUOTE - 1)}…" (${text.length} characters in all)`;
+  return shown.length <= MAX_QUOTE
+    ? `"${shown}"`
+    : `"${shown.slice(0, MAX_QUOTE - 1)}…" (${text.length} characters in all)`;
 }
 
 export type ValueKind = "address" | "path" | "url" | "text";
@@ -69,18 +74,35 @@ export function valueWords(v: AbstractValue, kind: ValueKind, said: Said): strin
   const shown = (s: string) => (kind === "text" ? quote(s) : kind === "url" ? urlWords(s) : s);
   if (v.kind === "const") {
     const known = constants(v);
-    if (known === null) return v.values.length === 1 ? `the fixed value ${quote(JSON.stringify(v.values[0]))}` : "one of several fixed values";
-    if (v.values.length > 1) return `one of ${orWords(v.values.map((x) => listWords((constants({ kind: "const", values: [x] }) ?? []).map(shown))))}`;
+    if (known === null)
+      return v.values.length === 1
+        ? `the fixed value ${quote(JSON.stringify(v.values[0]))}`
+        : "one of several fixed values";
+    if (v.values.length > 1)
+      return `one of ${orWords(v.values.map((x) => listWords((constants({ kind: "const", values: [x] }) ?? []).map(shown))))}`;
     return known.length === 0 ? "nothing (an empty list)" : listWords(known.map(shown));
   }
   if (v.kind === "array") {
     const each = constants(v.element);
-    if (each !== null && each.length > 1 && v.length.max === 1 && v.element.kind === "const" && v.element.values.length > 1) return `one of ${orWords(each.map(shown))}`;
+    if (
+      each !== null &&
+      each.length > 1 &&
+      v.length.max === 1 &&
+      v.element.kind === "const" &&
+      v.element.values.length > 1
+    )
+      return `one of ${orWords(each.map(shown))}`;
     if (each !== null) return listWords(each.map(shown));
     return `a list of ${howMany(v.length, ["item", "items"])}, each ${valueWords(v.element, kind, said)}`;
   }
-  const noun = kind === "address" ? "an address" : kind === "path" ? "a path" : kind === "url" ? "a web address" : "a text";
-  const shape = v.kind === "string" ? [v.prefix === "" ? "" : `starting ${quote(v.prefix)}`, v.suffix === "" ? "" : `ending ${quote(v.suffix)}`].filter((t) => t !== "").join(" and ") : "";
+  const noun =
+    kind === "address" ? "an address" : kind === "path" ? "a path" : kind === "url" ? "a web address" : "a text";
+  const shape =
+    v.kind === "string"
+      ? [v.prefix === "" ? "" : `starting ${quote(v.prefix)}`, v.suffix === "" ? "" : `ending ${quote(v.suffix)}`]
+          .filter((t) => t !== "")
+          .join(" and ")
+      : "";
   return `${noun}${shape === "" ? "" : ` ${shape}`} known only when it runs${fromWords(provenanceOf(v), said)}`;
 }
 
@@ -94,7 +116,8 @@ export function fromWords(sources: readonly Provenance[], said: Said): string {
 export function sourceWords(p: Provenance, said: Said): string {
   if (isOwnResult(p, said.set)) return `what the program's own ${p.op} call made (its own, not third-party content)`;
   const mark = p.untrusted ? " (third-party content)" : "";
-  if (p.op === undefined) return p.untrusted ? `${p.source} (of unknown origin: taken as third-party content)` : p.source;
+  if (p.op === undefined)
+    return p.untrusted ? `${p.source} (of unknown origin: taken as third-party content)` : p.source;
   return `${readWords(p.op, said.effects)}${mark}`;
 }
 

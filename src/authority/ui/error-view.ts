@@ -14,7 +14,13 @@ ${typed === null || typed === "" ? "" : html`<p class="label">What you typed was
 }
 
 /** A page for an error a person can meet in the browser: what happened, in the UI's own frame, and what to do next. */
-export function errorView(options: { status: number; title: string; message: string; next: Html; approver?: string }): Html {
+export function errorView(options: {
+  status: number;
+  title: string;
+  message: string;
+  next: Html;
+  approver?: string;
+}): Html {
   return layout({
     title: options.title,
     live: false,
@@ -36,7 +42,10 @@ const inbox = html`<a href="/">go to the inbox</a>`;
  */
 export function errorPage(err: unknown, status: number, signedIn: string | undefined): Html {
   const reason = err instanceof CountersignError ? String(err.details?.reason ?? "") : "";
-  const message = err instanceof CountersignError ? visibleText(err.message) : "The authority could not answer this (an internal error: its log has the detail).";
+  const message =
+    err instanceof CountersignError
+      ? visibleText(err.message)
+      : "The authority could not answer this (an internal error: its log has the detail).";
   const who = signedIn === undefined ? {} : { approver: signedIn };
   const login = html`run <code>countersign ui</code> on the machine that holds the data directory and open the new link it prints, within a minute.`;
   if (reason === "bad_login_link" || (reason === "forbidden" && /login link/.test(message))) {
@@ -44,22 +53,54 @@ export function errorPage(err: unknown, status: number, signedIn: string | undef
       status,
       title: "This login link does not work",
       message: message.replace(/^t/, "T"),
-      next: signedIn === undefined ? login : html`you are still signed in as <b>${signedIn}</b>: ${inbox}. For another login, ${login}`,
+      next:
+        signedIn === undefined
+          ? login
+          : html`you are still signed in as <b>${signedIn}</b>: ${inbox}. For another login, ${login}`,
       ...who,
     });
   }
-  if (reason === "unauthenticated") return loginView("This page needs an approver session: you are not signed in, or your session ended.");
+  if (reason === "unauthenticated")
+    return loginView("This page needs an approver session: you are not signed in, or your session ended.");
   if (reason === "csrf") {
     return errorView({
       status,
       title: "This page was out of date",
-      message: "It was loaded under an earlier sign-in (you signed in again since, or the session ended), so nothing was done.",
+      message:
+        "It was loaded under an earlier sign-in (you signed in again since, or the session ended), so nothing was done.",
       next: html`go back, reload the page and do it again; or ${inbox}.`,
       ...who,
     });
   }
-  if (reason === "origin") return errorView({ status, title: "Refused: this came from another site", message, next: html`nothing was done; ${inbox} and act from there.`, ...who });
-  if (status === 404) return errorView({ status, title: "Not found", message, next: html`${inbox}: it lists every request waiting and the history.`, ...who });
-  if (status >= 500) return errorView({ status, title: "Something went wrong", message, next: html`nothing was decided. Try again in a moment; if it keeps failing, look at the authority's log. Or ${inbox}.`, ...who });
-  return errorView({ status, title: "Not done", message, next: html`nothing was changed. ${inbox}, or go back and try again.`, ...who });
+  if (reason === "origin")
+    return errorView({
+      status,
+      title: "Refused: this came from another site",
+      message,
+      next: html`nothing was done; ${inbox} and act from there.`,
+      ...who,
+    });
+  if (status === 404)
+    return errorView({
+      status,
+      title: "Not found",
+      message,
+      next: html`${inbox}: it lists every request waiting and the history.`,
+      ...who,
+    });
+  if (status >= 500)
+    return errorView({
+      status,
+      title: "Something went wrong",
+      message,
+      next: html`nothing was decided. Try again in a moment; if it keeps failing, look at the authority's log. Or ${inbox}.`,
+      ...who,
+    });
+  return errorView({
+    status,
+    title: "Not done",
+    message,
+    next: html`nothing was changed. ${inbox}, or go back and try again.`,
+    ...who,
+  });
 }

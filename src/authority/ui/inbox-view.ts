@@ -7,17 +7,28 @@ import { agentFileName, decidedByWords, layout, timeAgo, timeLeft, type Html } f
 
 /** A list's version for the live script: it changes when a row comes, goes or changes status. */
 const version = (rows: readonly StoredRequest[]): string =>
-  createHash("sha256").update(rows.map((r) => `${r.id}:${r.status}`).join(",")).digest("base64url").slice(0, 16);
+  createHash("sha256")
+    .update(rows.map((r) => `${r.id}:${r.status}`).join(","))
+    .digest("base64url")
+    .slice(0, 16);
 
 /** A risk as a small marker in a row: its label, danger ones filled red, with the level in words for a screen reader. */
-const marker = (r: PageRisk): Html => html`<span class="marker ${r.level}" title="${r.text}"><span class="visually-hidden">${r.level}: </span>${r.label}</span>`;
+const marker = (r: PageRisk): Html =>
+  html`<span class="marker ${r.level}" title="${r.text}"><span class="visually-hidden">${r.level}: </span>${r.label}</span>`;
 
 /**
  * The inbox: requests waiting for a person, newest first, each by its headline (what the program
  * will do) with a marker per risk; then the history of resolved ones — auto-approved and
  * auto-rejected included, so that what ran without asking stays visible — with who decided.
  */
-export function inboxView(options: { pending: StoredRequest[]; history: StoredRequest[]; glance: (r: StoredRequest) => RequestGlance; older?: string; approver: string; now: number }): Html {
+export function inboxView(options: {
+  pending: StoredRequest[];
+  history: StoredRequest[];
+  glance: (r: StoredRequest) => RequestGlance;
+  older?: string;
+  approver: string;
+  now: number;
+}): Html {
   const { pending, history, now, glance } = options;
   const ago = (ms: number) => timeAgo(new Date(ms).toISOString(), now);
   const body = html`
@@ -51,7 +62,14 @@ ${options.older === undefined ? "" : html`<p><a href="/?older=${options.older}">
 }
 
 /** The rules "approve and remember" saved, each with the request it came from and a way to remove it. */
-export function rulesView(options: { rules: StoredRule[]; describe: (rule: StoredRule) => string; csrf: string; approver: string; pending: number; now: number }): Html {
+export function rulesView(options: {
+  rules: StoredRule[];
+  describe: (rule: StoredRule) => string;
+  csrf: string;
+  approver: string;
+  pending: number;
+  now: number;
+}): Html {
   const body = html`
 <h1>Remembered rules</h1>
 <p class="muted">Saved by "approve and remember". While a rule applies, matching programs are approved without asking.</p>

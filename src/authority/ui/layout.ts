@@ -14,7 +14,14 @@ export const SCRIPT_PATH = "/ui/live.js";
  * script announces what changed live (new requests, a decision made elsewhere). `live: false`: a
  * page with nothing to keep current (an error page) loads no script.
  */
-export function layout(options: { title: string; pending?: number; approver?: string; request?: string; live?: boolean; body: Html }): Html {
+export function layout(options: {
+  title: string;
+  pending?: number;
+  approver?: string;
+  request?: string;
+  live?: boolean;
+  body: Html;
+}): Html {
   const live = options.approver !== undefined && options.live !== false; // the script's event stream needs the session
   const title = `${options.pending ? `(${options.pending}) ` : ""}${options.title} · countersign`;
   return html`<!doctype html>
@@ -45,7 +52,11 @@ export function agentFileName(entry: string): Html {
 }
 
 /** Who decided a request, in words: a person by name, a remembered rule by its id, or the policy's own rules. */
-export function decidedByWords(by: "person" | "policy" | "remembered_rule", approver: string | null, rules: readonly string[]): Html {
+export function decidedByWords(
+  by: "person" | "policy" | "remembered_rule",
+  approver: string | null,
+  rules: readonly string[],
+): Html {
   if (by === "person") return html`by <b>${approver ?? "a person"}</b>`;
   if (by === "remembered_rule") return html`by a remembered rule${rules.map((rule) => html` <code>${rule}</code>`)}`;
   return html`by the policy`;

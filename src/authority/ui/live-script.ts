@@ -54,7 +54,9 @@ interface PageEvent {
 declare const document: Page;
 declare const location: { readonly pathname: string; readonly search: string; readonly hash: string };
 declare const DOMParser: new () => { parseFromString(text: string, type: "text/html"): Page };
-declare const EventSource: new (url: string) => { addEventListener(type: string, listener: (event: { data: string }) => void): void };
+declare const EventSource: new (
+  url: string,
+) => { addEventListener(type: string, listener: (event: { data: string }) => void): void };
 declare const HTMLFormElement: abstract new () => Form;
 declare const HTMLElement: abstract new () => PageElement;
 declare function addEventListener(type: "hashchange" | "DOMContentLoaded", listener: () => void): void;
@@ -85,7 +87,8 @@ export function liveScript(span: (ms: number) => string): void {
   const request = body.dataset.request;
   const tick = (): void => {
     const now = Date.now();
-    for (const t of document.querySelectorAll("time[data-ago]")) t.textContent = span(now - Date.parse(t.dateTime)) + " ago";
+    for (const t of document.querySelectorAll("time[data-ago]"))
+      t.textContent = span(now - Date.parse(t.dateTime)) + " ago";
     for (const t of document.querySelectorAll("time[data-left]")) {
       const at = Date.parse(t.dateTime);
       t.textContent = at <= now ? "expired" : span(at - now) + " left";
@@ -102,11 +105,15 @@ export function liveScript(span: (ms: number) => string): void {
     return count === null ? null : Number(count.textContent);
   };
   // The page this is, to fetch again: a request's own page (not the form post that showed it), or the list.
-  const source = request === undefined ? location.pathname + location.search : "/requests/" + encodeURIComponent(request);
+  const source =
+    request === undefined ? location.pathname + location.search : "/requests/" + encodeURIComponent(request);
   let running = false;
   let again = false;
   const refresh = async (): Promise<void> => {
-    if (running) { again = true; return; }
+    if (running) {
+      again = true;
+      return;
+    }
     running = true;
     try {
       const answer = await fetch(source, { credentials: "same-origin", headers: { accept: "text/html" } });
@@ -133,7 +140,10 @@ export function liveScript(span: (ms: number) => string): void {
         old.replaceWith(next);
         if (part.id === "actions") {
           const decided = next.querySelector(".decided");
-          announce("This request was decided: " + (decided === null ? next.textContent : decided.textContent).replace(/\s+/g, " ").trim());
+          announce(
+            "This request was decided: " +
+              (decided === null ? next.textContent : decided.textContent).replace(/\s+/g, " ").trim(),
+          );
         }
       }
       const after = pendingCount(document);
@@ -145,7 +155,10 @@ export function liveScript(span: (ms: number) => string): void {
       body.dataset.updates = String(Number(body.dataset.updates || "0") + 1);
     } finally {
       running = false;
-      if (again) { again = false; void refresh(); }
+      if (again) {
+        again = false;
+        void refresh();
+      }
     }
   };
   const events = new EventSource("/v1/events");
@@ -153,13 +166,19 @@ export function liveScript(span: (ms: number) => string): void {
     body.dataset.events = String(Number(body.dataset.events || "0") + 1);
     if (request !== undefined) {
       let about = null;
-      try { about = (JSON.parse(e.data) as { request_id?: unknown }).request_id; } catch { about = null; }
+      try {
+        about = (JSON.parse(e.data) as { request_id?: unknown }).request_id;
+      } catch {
+        about = null;
+      }
       if (about !== request) return;
     }
     void refresh();
   };
   for (const type of ["pending", "resolved", "expired"]) events.addEventListener(type, onEvent);
-  events.addEventListener("open", () => { body.dataset.live = "on"; });
+  events.addEventListener("open", () => {
+    body.dataset.live = "on";
+  });
 
   // The ask box: a question the facts answer is answered here, without reloading (nor fetching the previews again).
   document.addEventListener("submit", async (e) => {
@@ -177,8 +196,13 @@ export function liveScript(span: (ms: number) => string): void {
         body: JSON.stringify({ question: text }),
       });
       if (sent.ok) answer = (await sent.json()) as QuestionAnswer;
-    } catch { answer = null; }
-    if (answer === null || answer.answered !== true) { form.submit(); return; } // the server asks the person to confirm it as a request for changes
+    } catch {
+      answer = null;
+    }
+    if (answer === null || answer.answered !== true) {
+      form.submit();
+      return;
+    } // the server asks the person to confirm it as a request for changes
     const shown = document.createElement("section");
     shown.className = "banner answer";
     shown.id = "answer";
@@ -213,10 +237,15 @@ export function liveScript(span: (ms: number) => string): void {
   });
 
   const reveal = (): void => {
-    const target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+    const target =
+      location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
     const details = target === null ? null : target.closest("details");
-    if (details !== null && !details.open) { details.open = true; (target as PageElement).scrollIntoView({ block: "center" }); }
+    if (details !== null && !details.open) {
+      details.open = true;
+      (target as PageElement).scrollIntoView({ block: "center" });
+    }
   };
   addEventListener("hashchange", reveal);
-  if (document.readyState === "loading") addEventListener("DOMContentLoaded", reveal); else reveal();
+  if (document.readyState === "loading") addEventListener("DOMContentLoaded", reveal);
+  else reveal();
 }

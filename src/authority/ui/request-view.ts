@@ -1,5 +1,14 @@
 import { html } from "hono/html";
-import { callsWords, FACT_STATUS_LABELS, type FactAnswer, type PageAgentAction, type PagePreview, type PageRisk, type PageSources, type RequestPage } from "../../app/index.js";
+import {
+  callsWords,
+  FACT_STATUS_LABELS,
+  type FactAnswer,
+  type PageAgentAction,
+  type PagePreview,
+  type PageRisk,
+  type PageSources,
+  type RequestPage,
+} from "../../app/index.js";
 import { AGENT_CONNECTOR } from "../../manifest/index.js";
 import { agentFileName, decidedByWords, layout, timeAgo, timeLeft, type Html } from "./layout.js";
 
@@ -23,7 +32,8 @@ export interface RequestViewOptions {
 const CAUTION: ReadonlySet<PageRisk["kind"]> = new Set(["preview_unavailable", "refused_at_send"]);
 
 const line = (n: number | null): Html => (n === null ? html`` : html` <a href="#L${n}" class="line">line ${n}</a>`);
-const tag = (kind: string, text: string = kind.replaceAll("_", " ")): Html => html`<span class="tag ${kind}">${text}</span>`;
+const tag = (kind: string, text: string = kind.replaceAll("_", " ")): Html =>
+  html`<span class="tag ${kind}">${text}</span>`;
 
 /** Where a value or a call's control comes from: red only for third-party content; the program's own earlier call is labelled as such. */
 const sources = (label: string, s: PageSources): Html => {
@@ -58,7 +68,8 @@ ${actions(page, options)}
 <h2 id="h-verdict">Policy verdict: ${tag(page.verdict.kind)}</h2>
 <p>${page.verdict.reason}</p>
 <ul class="calls">${page.verdict.rulings.map(
-    (r) => html`<li>${r.op}${line(r.line)}: ${tag(r.verdict)} ${r.rule === null ? html`<span class="muted">policy default</span>` : html`rule <code>${r.rule}</code>`} — ${r.why}</li>`,
+    (r) =>
+      html`<li>${r.op}${line(r.line)}: ${tag(r.verdict)} ${r.rule === null ? html`<span class="muted">policy default</span>` : html`rule <code>${r.rule}</code>`} — ${r.why}</li>`,
   )}</ul>
 </section>
 <section aria-labelledby="h-facts">
@@ -95,7 +106,13 @@ ${page.rationale.submitter === null ? "" : html`<p class="label">Sent with the r
 </details>
 </section>
 </div>`;
-  return layout({ title: `Request ${page.id}`, pending: options.pending, approver: options.approver, request: page.id, body });
+  return layout({
+    title: `Request ${page.id}`,
+    pending: options.pending,
+    approver: options.approver,
+    request: page.id,
+    body,
+  });
 }
 
 /** Who decided, in words: a person by name, a remembered rule by its id, or the policy. */
@@ -136,7 +153,8 @@ ${"unavailable" in kept ? html`<p class="unavailable">${kept.unavailable}</p>` :
 }
 
 function agentAction(a: PageAgentAction): Html {
-  const args = (list: { name: string; value: string }[]) => html`<dl class="args">${list.map((i) => html`<dt>${i.name}</dt><dd><code>${i.value}</code></dd>`)}</dl>`;
+  const args = (list: { name: string; value: string }[]) =>
+    html`<dl class="args">${list.map((i) => html`<dt>${i.name}</dt><dd><code>${i.value}</code></dd>`)}</dl>`;
   return html`<div class="agent-action"><h3><code>${a.op}</code> ${a.approval_required ? tag("ask", "approval required") : ""} ${a.idempotent ? tag("idempotent") : ""}</h3>
 <ol class="calls">${a.steps.map(
     (s) => html`<li>step ${s.id}: <b>${s.op}</b>, built as ${args(s.inputs)}
@@ -154,7 +172,8 @@ function preview(p: PagePreview): Html {
   }
   return html`<div class="preview"><b>${p.op}</b>${line(p.line)}${p.op.startsWith(`${AGENT_CONNECTOR}.`) ? html` <span class="muted">(an action the agent defined: the labels are its words, the values the provider's)</span>` : ""}
 <dl class="args">${p.fields.map(
-    (f) => html`<dt>${f.label}</dt><dd>${f.multiline ? html`<pre class="scroll" tabindex="0">${f.value}</pre>` : f.value}</dd>`,
+    (f) =>
+      html`<dt>${f.label}</dt><dd>${f.multiline ? html`<pre class="scroll" tabindex="0">${f.value}</pre>` : f.value}</dd>`,
   )}</dl></div>`;
 }
 
@@ -184,11 +203,15 @@ ${typedHere === null ? "" : html`<p class="label">What you typed was not sent:</
 </section>`;
   }
   // An approval posts the digest of the content this page showed it binds.
-  const shown = (action: string): Html => (page.binding !== null && action.startsWith("approve") ? html`<input type="hidden" name="shown" value="${page.binding.sha256}">` : html``);
+  const shown = (action: string): Html =>
+    page.binding !== null && action.startsWith("approve")
+      ? html`<input type="hidden" name="shown" value="${page.binding.sha256}">`
+      : html``;
   // The ask box's answer or confirm step comes back where the person was looking: at the actions.
   const form = (action: string, content: Html, id?: string): Html =>
     html`<form method="post" action="/requests/${page.id}/decide${action === "ask" ? "#actions" : ""}"${id === undefined ? "" : html` id="${id}"`}><input type="hidden" name="csrf" value="${options.csrf}"><input type="hidden" name="action" value="${action}">${shown(action)}${content}</form>`;
-  const typed = (...actions: string[]) => (options.error !== undefined && actions.includes(options.error.action) ? options.error.text : "");
+  const typed = (...actions: string[]) =>
+    options.error !== undefined && actions.includes(options.error.action) ? options.error.text : "";
   const open = (yes: boolean): Html => (yes ? html` open` : html``);
   const remember = page.remember;
   const cannot =
@@ -209,12 +232,12 @@ ${form(
 )}
 <details id="reject-box"${open(typed("reject") !== "")}><summary>Reject…</summary>
 <div class="panel">${form(
-  "reject",
-  html`<label for="reject-text">The reason the agent gets (required) <kbd>r</kbd></label>
+    "reject",
+    html`<label for="reject-text">The reason the agent gets (required) <kbd>r</kbd></label>
 <textarea id="reject-text" name="text" required maxlength="10000" rows="3">${typed("reject")}</textarea>
 <button class="danger" id="reject">Reject</button>`,
-  "reject-form",
-)}</div></details>
+    "reject-form",
+  )}</div></details>
 <details id="ask-box"${open(asking)}><summary>Ask or request changes…</summary>
 <div class="panel">
 <div id="ask-answer" aria-live="polite">${options.answer === undefined ? "" : answerBanner(options.answer)}</div>
@@ -227,7 +250,8 @@ ${options.confirm === undefined ? askForm(options.asked ?? typed("ask"), form) :
       : form(
           "approve_remember",
           html`${remember.rules.map(
-            (r) => html`<p>Saves the rule <code>${r.id}</code>: ${r.text}.</p><pre class="scroll rule" tabindex="0">${r.rule}</pre><p><b>What else it lets through:</b> ${r.also}</p>`,
+            (r) =>
+              html`<p>Saves the rule <code>${r.id}</code>: ${r.text}.</p><pre class="scroll rule" tabindex="0">${r.rule}</pre><p><b>What else it lets through:</b> ${r.also}</p>`,
           )}
 <fieldset><legend>Whom it applies to</legend>
 <label><input type="radio" name="scope" value="token" checked> only this agent's token (<b>${page.submitter}</b>)</label><br>
@@ -257,7 +281,11 @@ function askForm(text: string, form: (action: string, content: Html, id?: string
 }
 
 /** Text the facts do not answer: it goes to the agent only as a request for changes the person confirms, which ends the request. */
-function confirmPanel(page: RequestPage, text: string, form: (action: string, content: Html, id?: string) => Html): Html {
+function confirmPanel(
+  page: RequestPage,
+  text: string,
+  form: (action: string, content: Html, id?: string) => Html,
+): Html {
   return html`<div class="confirm" id="confirm">
 <p role="alert"><b>Countersign cannot answer this from the facts.</b> Sent, it goes to the agent as a request for changes, and this request ends: the agent may then submit a new program.</p>
 ${form(

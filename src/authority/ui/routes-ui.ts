@@ -1,7 +1,18 @@
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { html } from "hono/html";
-import { answerRequestQuestion, decideRequest, listGlance, type ReviewedRequest, listRequests, readRequest, requestPage, reviewRequest, visibleText, type Verdict } from "../../app/index.js";
+import {
+  answerRequestQuestion,
+  decideRequest,
+  listGlance,
+  type ReviewedRequest,
+  listRequests,
+  readRequest,
+  requestPage,
+  reviewRequest,
+  visibleText,
+  type Verdict,
+} from "../../app/index.js";
 import { describeEffectConstraint } from "../../constraint/index.js";
 import { CountersignError, RememberLifetime, RememberScope } from "../../model/index.js";
 import { PolicyRule } from "../../policy/index.js";
@@ -38,26 +49,51 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   app.get("/", session, async (c) => {
     const older = c.req.query("older");
     const pending = (await listRequests(ctx, { status: "pending", limit: PAGE_ROWS })).requests;
-    const page = await listRequests(ctx, { limit: PAGE_ROWS, ...(older === undefined || !/^[1-9][0-9]{0,15}$/.test(older) ? {} : { cursor: older }) });
+    const page = await listRequests(ctx, {
+      limit: PAGE_ROWS,
+      ...(older === undefined || !/^[1-9][0-9]{0,15}$/.test(older) ? {} : { cursor: older }),
+    });
     const history = page.requests.filter((r) => r.status !== "pending");
     // Each row by its headline and risks (no preview is fetched for a list), as the list API gives them.
     const glance = listGlance(ctx);
-    return c.html(inboxView({ pending, history, glance, ...(page.cursor === undefined ? {} : { older: page.cursor }), approver: c.get("approver").approver, now: Date.now() }));
+    return c.html(
+      inboxView({
+        pending,
+        history,
+        glance,
+        ...(page.cursor === undefined ? {} : { older: page.cursor }),
+        approver: c.get("approver").approver,
+        now: Date.now(),
+      }),
+    );
   });
 
   type Extra = Pick<RequestViewOptions, "answer" | "asked" | "confirm" | "error">;
   const render = async (c: Ctx, review: ReviewedRequest, extra: Extra = {}, status = 200) => {
     const who = c.get("approver");
-    const options = { csrf: csrfToken(deps.secret, who), approver: who.approver, now: Date.now(), pending: await pendingCount(), ...extra };
+    const options = {
+      csrf: csrfToken(deps.secret, who),
+      approver: who.approver,
+      now: Date.now(),
+      pending: await pendingCount(),
+      ...extra,
+    };
     return c.html(requestView(requestPage(review), options), status as 200);
   };
-  const showRequest = async (c: Ctx, id: string, extra: Extra = {}, status = 200) => render(c, await reviewRequest(ctx, id, c.get("approver").approver), extra, status);
+  const showRequest = async (c: Ctx, id: string, extra: Extra = {}, status = 200) =>
+    render(c, await reviewRequest(ctx, id, c.get("approver").approver), extra, status);
   // The page with a question's answer: the answer reads the previews this showing fetched, not a second fetch.
   const showAnswer = async (c: Ctx, id: string, question: string, unanswered: Extra, asked?: string) => {
     const approver = c.get("approver").approver;
     const review = await reviewRequest(ctx, id, approver);
     const answer = await answerRequestQuestion(ctx, id, question, { approver, previews: review.previews });
-    return render(c, review, answer === null ? unanswered : { answer: { ...answer, lines: answer.lines.map(visibleText) }, ...(asked === undefined ? {} : { asked }) });
+    return render(
+      c,
+      review,
+      answer === null
+        ? unanswered
+        : { answer: { ...answer, lines: answer.lines.map(visibleText) }, ...(asked === undefined ? {} : { asked }) },
+    );
   };
 
   app.get("/requests/:id", session, async (c) => {
@@ -84,13 +120,15 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     let verdict: Verdict;
     try {
       const shown = form.get("shown");
-      if (shown !== null && !/^[0-9a-f]{64}$/.test(shown)) throw badRequest("shown must be the binding's sha256 from the request page", "invalid");
+      if (shown !== null && !/^[0-9a-f]{64}$/.test(shown))
+        throw badRequest("shown must be the binding's sha256 from the request page", "invalid");
       const bound = shown === null ? {} : { shown };
       if (action === "approve_once") verdict = { kind: "approved_once", approver: who, ...bound };
       else if (action === "approve_remember") {
         const scope = RememberScope.safeParse(form.get("scope"));
         const lifetime = RememberLifetime.safeParse(form.get("lifetime"));
-        if (!scope.success || !lifetime.success) throw badRequest("choose whom the rule applies to and for how long", "invalid");
+        if (!scope.success || !lifetime.success)
+          throw badRequest("choose whom the rule applies to and for how long", "invalid");
         verdict = { kind: "approved_remember", approver: who, scope: scope.data, lifetime: lifetime.data, ...bound };
       } else if (action === "reject") {
         if (text === "") throw badRequest("a rejection needs a reason", "invalid");
@@ -117,7 +155,16 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   app.get("/rules", session, async (c) => {
     const who = c.get("approver");
     const rules = await ctx.rememberedRules();
-    return c.html(rulesView({ rules, describe: describeRule, csrf: csrfToken(deps.secret, who), approver: who.approver, pending: await pendingCount(), now: Date.now() }));
+    return c.html(
+      rulesView({
+        rules,
+        describe: describeRule,
+        csrf: csrfToken(deps.secret, who),
+        approver: who.approver,
+        pending: await pendingCount(),
+        now: Date.now(),
+      }),
+    );
   });
 
   app.post("/rules/:id/forget", session, async (c) => {
@@ -137,7 +184,9 @@ function asset(c: Ctx, body: string, type: string) {
 function describeRule(stored: StoredRule): string {
   const parsed = PolicyRule.safeParse(stored.rule);
   if (!parsed.success) return visibleText(JSON.stringify(stored.rule));
-  return visibleText(`${parsed.data.decision} ${describeEffectConstraint({ op: parsed.data.op, ...(parsed.data.when ?? {}) })}`);
+  return visibleText(
+    `${parsed.data.decision} ${describeEffectConstraint({ op: parsed.data.op, ...(parsed.data.when ?? {}) })}`,
+  );
 }
 
 /**
@@ -146,28 +195,42 @@ function describeRule(stored: StoredRule): string {
  */
 function pageSession(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   return async (c, next) => {
-    if (c.req.header("authorization") !== undefined) throw denied("a submitter token is refused on approver pages", "forbidden");
+    if (c.req.header("authorization") !== undefined)
+      throw denied("a submitter token is refused on approver pages", "forbidden");
     const session = readSession(deps.secret, getCookie(c, SESSION_COOKIE), Date.now());
-    if (session === undefined) return c.html(loginView("This page needs an approver session: you are not signed in, or your session ended.", await typedText(c, deps)), 401);
+    if (session === undefined)
+      return c.html(
+        loginView(
+          "This page needs an approver session: you are not signed in, or your session ended.",
+          await typedText(c, deps),
+        ),
+        401,
+      );
     c.set("approver", session);
     await next();
   };
 }
 
 /** What a refused stale form says: nothing was done, and why. */
-const STALE_FORM = "this page was loaded under an earlier sign-in (you signed in again since), so nothing was done. What you typed is kept below: check it and send it again.";
+const STALE_FORM =
+  "this page was loaded under an earlier sign-in (you signed in again since), so nothing was done. What you typed is kept below: check it and send it again.";
 
 /** A form post: url-encoded, within the body limit; `csrf`: whether it carries the session's CSRF token in its `csrf` field. */
 async function readForm(c: Ctx, deps: AppDeps): Promise<{ form: URLSearchParams; csrf: boolean }> {
   const type = c.req.header("content-type") ?? "";
-  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) throw badRequest("a form post must be application/x-www-form-urlencoded", "unsupported_media_type");
+  if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))
+    throw badRequest("a form post must be application/x-www-form-urlencoded", "unsupported_media_type");
   const form = new URLSearchParams(await readText(c, deps.maxBodyBytes));
   return { form, csrf: csrfMatches(deps.secret, c.get("approver"), form.get("csrf") ?? undefined) };
 }
 
 /** The text a form post without a session carried, to show back (it was not sent); null when there is none to read. */
 async function typedText(c: Ctx, deps: AppDeps): Promise<string | null> {
-  if (c.req.method !== "POST" || !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header("content-type") ?? "")) return null;
+  if (
+    c.req.method !== "POST" ||
+    !/^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header("content-type") ?? "")
+  )
+    return null;
   try {
     return visibleText((new URLSearchParams(await readText(c, deps.maxBodyBytes)).get("text") ?? "").trim());
   } catch {
@@ -176,5 +239,11 @@ async function typedText(c: Ctx, deps: AppDeps): Promise<string | null> {
 }
 
 function notFoundPage(what: string, approver: string) {
-  return errorView({ status: 404, title: "Not found", message: what, next: html`<a href="/">go to the inbox</a>: it lists every request waiting and the history.`, approver });
+  return errorView({
+    status: 404,
+    title: "Not found",
+    message: what,
+    next: html`<a href="/">go to the inbox</a>: it lists every request waiting and the history.`,
+    approver,
+  });
 }

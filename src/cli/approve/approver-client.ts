@@ -45,12 +45,16 @@ export class ApproverClient {
 
   /** The requests no longer pending, newest first: decided by a person, by the policy or a remembered rule, or expired. */
   async history(): Promise<ApproverRequest[]> {
-    return ApproverList.parse(await this.json("GET", "/v1/requests?limit=200")).requests.filter((r) => r.status !== "pending");
+    return ApproverList.parse(await this.json("GET", "/v1/requests?limit=200")).requests.filter(
+      (r) => r.status !== "pending",
+    );
   }
 
   /** A question answered from the request's facts, here and now; never sent to the agent, never a decision. */
   async question(id: string, question: string): Promise<QuestionAnswer> {
-    return QuestionAnswer.parse(await this.json("POST", `/v1/requests/${encodeURIComponent(id)}/question`, { question }));
+    return QuestionAnswer.parse(
+      await this.json("POST", `/v1/requests/${encodeURIComponent(id)}/question`, { question }),
+    );
   }
 
   /** One request as both approval surfaces show it; a pending one with its previews, fetched anew for this showing. */
@@ -68,11 +72,20 @@ export class ApproverClient {
    * stream (re)opens, so the caller can read afresh what it may have missed; a dropped stream
    * resumes after the last event it delivered.
    */
-  async watch(handlers: { onEvent: (event: LiveEvent) => void; onConnected: () => void; onDropped: (err: unknown) => void }, signal: AbortSignal): Promise<void> {
+  async watch(
+    handlers: { onEvent: (event: LiveEvent) => void; onConnected: () => void; onDropped: (err: unknown) => void },
+    signal: AbortSignal,
+  ): Promise<void> {
     let last: string | undefined;
     while (!signal.aborted) {
       try {
-        const response = await this.send("GET", "/v1/events", undefined, signal, last === undefined ? {} : { "last-event-id": last });
+        const response = await this.send(
+          "GET",
+          "/v1/events",
+          undefined,
+          signal,
+          last === undefined ? {} : { "last-event-id": last },
+        );
         if (!response.ok || response.body === null) throw await answerError(response, this.url);
         handlers.onConnected();
         const parser = new SseParser();
@@ -98,17 +111,34 @@ export class ApproverClient {
     const value = safeJson(await response.text());
     const error = envelopeError(value);
     if (error !== undefined) throw error;
-    if (!response.ok || value === undefined) throw new CountersignError("network_error", "authority", `the authority at ${this.url} answered HTTP ${response.status} to ${method} ${path}`, { details: { status: response.status } });
+    if (!response.ok || value === undefined)
+      throw new CountersignError(
+        "network_error",
+        "authority",
+        `the authority at ${this.url} answered HTTP ${response.status} to ${method} ${path}`,
+        { details: { status: response.status } },
+      );
     return value;
   }
 
   /** One call with the session, logging in first or again (once) when the authority says it has none. */
-  private async send(method: string, path: string, body?: unknown, signal?: AbortSignal, headers: Record<string, string> = {}): Promise<Response> {
+  private async send(
+    method: string,
+    path: string,
+    body?: unknown,
+    signal?: AbortSignal,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const attempt = async () => {
       this.session ??= await this.login();
       return this.fetch(path, {
         method,
-        headers: { ...headers, cookie: this.session.cookie, "x-csrf-token": this.session.csrf, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+        headers: {
+          ...headers,
+          cookie: this.session.cookie,
+          "x-csrf-token": this.session.csrf,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         ...(signal === undefined ? {} : { signal }),
       });
@@ -126,7 +156,12 @@ export class ApproverClient {
     if (response.status !== 303) throw await answerError(response, this.url);
     const cookies = response.headers.getSetCookie().map((c) => c.split(";")[0]!);
     const csrf = cookies.find((c) => c.startsWith("countersign_csrf="))?.slice("countersign_csrf=".length);
-    if (csrf === undefined) throw new CountersignError("network_error", "authority", `the authority at ${this.url} logged in without a CSRF token: not a countersign authority?`);
+    if (csrf === undefined)
+      throw new CountersignError(
+        "network_error",
+        "authority",
+        `the authority at ${this.url} logged in without a CSRF token: not a countersign authority?`,
+      );
     return { cookie: cookies.join("; "), csrf };
   }
 
@@ -136,13 +171,23 @@ export class ApproverClient {
     } catch (err) {
       if ((err as Error).name === "AbortError") throw err;
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new CountersignError("network_error", "authority", `the authority at ${this.url} cannot be reached: ${cause?.code ?? cause?.message ?? (err as Error).message}`, { retriable: true });
+      throw new CountersignError(
+        "network_error",
+        "authority",
+        `the authority at ${this.url} cannot be reached: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+        { retriable: true },
+      );
     }
   }
 }
 
 async function answerError(response: Response, url: string): Promise<CountersignError> {
-  return envelopeError(safeJson(await response.text())) ?? new CountersignError("network_error", "authority", `the authority at ${url} answered HTTP ${response.status}`, { details: { status: response.status } });
+  return (
+    envelopeError(safeJson(await response.text())) ??
+    new CountersignError("network_error", "authority", `the authority at ${url} answered HTTP ${response.status}`, {
+      details: { status: response.status },
+    })
+  );
 }
 
 /** Wait `ms`, or less when `signal` aborts (quitting never waits for a reconnect). */

@@ -10,7 +10,14 @@ import { Facts, PolicyDecision, RecordedDecision, RequestStatus } from "../../mo
 const Iso = z.string().refine((s) => !Number.isNaN(Date.parse(s)), "must be an ISO date");
 
 const PageRisk = z.object({
-  kind: z.enum(["refused_at_send", "preview_unavailable", "untrusted_values", "mail_to_others", "files_outside", "unbounded"]),
+  kind: z.enum([
+    "refused_at_send",
+    "preview_unavailable",
+    "untrusted_values",
+    "mail_to_others",
+    "files_outside",
+    "unbounded",
+  ]),
   level: z.enum(["danger", "warning"]),
   label: z.string(),
   text: z.string(),
@@ -51,12 +58,38 @@ export const ApproverPage: z.ZodType<RequestPage> = z.object({
   verdict: z.object({
     kind: z.enum(["auto_approved", "auto_rejected", "ask"]),
     reason: z.string(),
-    rulings: z.array(z.object({ op: z.string(), line: Line, column: z.number().int(), verdict: Verdict, rule: z.string().nullable(), why: z.string() })),
+    rulings: z.array(
+      z.object({
+        op: z.string(),
+        line: Line,
+        column: z.number().int(),
+        verdict: Verdict,
+        rule: z.string().nullable(),
+        why: z.string(),
+      }),
+    ),
   }),
-  decision: z.object({ kind: z.string(), approver: z.string().nullable(), by: z.enum(["person", "policy", "remembered_rule"]), rules: z.array(z.string()).default([]), reason: z.string().nullable(), feedback: z.string().nullable(), at: Iso }).nullable(),
+  decision: z
+    .object({
+      kind: z.string(),
+      approver: z.string().nullable(),
+      by: z.enum(["person", "policy", "remembered_rule"]),
+      rules: z.array(z.string()).default([]),
+      reason: z.string().nullable(),
+      feedback: z.string().nullable(),
+      at: Iso,
+    })
+    .nullable(),
   headline: z.string(),
   risks: z.array(PageRisk),
-  facts: z.array(z.object({ status: z.enum(["proven", "enforced", "not_proven", "unknown"]), text: z.string(), why: z.string(), line: Line.nullable() })),
+  facts: z.array(
+    z.object({
+      status: z.enum(["proven", "enforced", "not_proven", "unknown"]),
+      text: z.string(),
+      why: z.string(),
+      line: Line.nullable(),
+    }),
+  ),
   calls: z.array(
     z.object({
       op: z.string(),
@@ -70,7 +103,11 @@ export const ApproverPage: z.ZodType<RequestPage> = z.object({
   previews: z
     .array(
       z.union([
-        z.object({ op: z.string(), line: Line.nullable(), fields: z.array(z.object({ label: z.string(), value: z.string(), multiline: z.boolean() })) }),
+        z.object({
+          op: z.string(),
+          line: Line.nullable(),
+          fields: z.array(z.object({ label: z.string(), value: z.string(), multiline: z.boolean() })),
+        }),
         z.object({ op: z.string(), line: Line.nullable(), unavailable: z.string() }),
       ]),
     )
@@ -79,7 +116,9 @@ export const ApproverPage: z.ZodType<RequestPage> = z.object({
   source: z.object({ lines: z.array(z.string()), call_lines: z.array(Line) }),
   remember: z
     .object({
-      rules: z.array(z.object({ op: z.string(), id: z.string(), text: z.string(), rule: z.string(), also: z.string() })),
+      rules: z.array(
+        z.object({ op: z.string(), id: z.string(), text: z.string(), rule: z.string(), also: z.string() }),
+      ),
       refused: z.array(z.object({ op: z.string(), why: z.string() })),
     })
     .nullable(),
@@ -101,13 +140,22 @@ export const ApproverPage: z.ZodType<RequestPage> = z.object({
             description: z.string(),
             approval_required: z.boolean(),
             idempotent: z.boolean(),
-            inputs: z.array(z.object({ name: z.string(), type: z.string(), required: z.boolean(), description: z.string() })),
+            inputs: z.array(
+              z.object({ name: z.string(), type: z.string(), required: z.boolean(), description: z.string() }),
+            ),
             steps: z.array(
               z.object({
                 id: z.string(),
                 op: z.string(),
                 inputs: z.array(z.object({ name: z.string(), value: z.string() })),
-                calls: z.array(z.object({ line: Line, column: z.number().int(), count: z.string(), args: z.array(z.object({ name: z.string(), value: z.string() })) })),
+                calls: z.array(
+                  z.object({
+                    line: Line,
+                    column: z.number().int(),
+                    count: z.string(),
+                    args: z.array(z.object({ name: z.string(), value: z.string() })),
+                  }),
+                ),
               }),
             ),
           }),

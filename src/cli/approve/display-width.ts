@@ -52,7 +52,10 @@ function* pieces(text: string, max: number): Generator<{ text: string; width: nu
 /** A line cut into pieces of at most `width` columns (at least one piece; a wide character is never split). */
 export function wrapLine(text: string, width: number): string[] {
   const max = Math.max(2, width);
-  if (NARROW.test(text)) return text === "" ? [""] : Array.from({ length: Math.ceil(text.length / max) }, (_, i) => text.slice(i * max, (i + 1) * max));
+  if (NARROW.test(text))
+    return text === ""
+      ? [""]
+      : Array.from({ length: Math.ceil(text.length / max) }, (_, i) => text.slice(i * max, (i + 1) * max));
   const rows: string[] = [];
   let row = "";
   let used = 0;

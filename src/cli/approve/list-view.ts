@@ -17,9 +17,21 @@ export const ROWS_PER_REQUEST = 3;
  * program's name (the agent chose it: marked as such), the agent, and for a pending request its
  * age and the time left. `selected` is the cursor's request. The screen cuts each row to the width.
  */
-export function listLines(requests: readonly ApproverRequest[], selected: number, now: number, mode: ListMode = "pending"): Line[] {
+export function listLines(
+  requests: readonly ApproverRequest[],
+  selected: number,
+  now: number,
+  mode: ListMode = "pending",
+): Line[] {
   if (requests.length === 0) {
-    return [line(mode === "pending" ? "  No pending requests. New ones appear here as they arrive." : "  No past requests yet: decided and expired ones appear here.", "dim")];
+    return [
+      line(
+        mode === "pending"
+          ? "  No pending requests. New ones appear here as they arrive."
+          : "  No past requests yet: decided and expired ones appear here.",
+        "dim",
+      ),
+    ];
   }
   return requests.flatMap((r, i) => {
     const chosen = i === selected;
@@ -28,10 +40,20 @@ export function listLines(requests: readonly ApproverRequest[], selected: number
     const about = [agentNamed(r.facts.program.entry), `from ${r.token}`];
     const [second, third] =
       mode === "pending"
-        ? [riskMarkers(r), [...about, `${duration(now - Date.parse(r.created_at))} old, ${duration(Date.parse(r.deadline_at) - now)} left`].join(" · ")]
+        ? [
+            riskMarkers(r),
+            [
+              ...about,
+              `${duration(now - Date.parse(r.created_at))} old, ${duration(Date.parse(r.deadline_at) - now)} left`,
+            ].join(" · "),
+          ]
         : [outcome(r, now), [...about, ...(r.risks.length === 0 ? [] : [riskMarkers(r)])].join(" · ")];
     const style = (own: Line["style"]) => (chosen ? "selected" : own);
-    return [line(`${chosen ? ">" : " "} ${headline}`, style(undefined)), line(`    ${second}`, style(mode === "pending" && danger ? "warn" : undefined)), line(`    ${third}`, style("dim"))];
+    return [
+      line(`${chosen ? ">" : " "} ${headline}`, style(undefined)),
+      line(`    ${second}`, style(mode === "pending" && danger ? "warn" : undefined)),
+      line(`    ${third}`, style("dim")),
+    ];
   });
 }
 
@@ -40,7 +62,10 @@ export function riskMarkers(r: Pick<ApproverRequest, "risks">): string {
   const labels = (level: string) => r.risks.filter((risk) => risk.level === level).map((risk) => risk.label);
   const danger = labels("danger");
   const warning = labels("warning");
-  const parts = [...(danger.length === 0 ? [] : [`DANGER: ${danger.join(", ")}`]), ...(warning.length === 0 ? [] : [`warning: ${warning.join(", ")}`])];
+  const parts = [
+    ...(danger.length === 0 ? [] : [`DANGER: ${danger.join(", ")}`]),
+    ...(warning.length === 0 ? [] : [`warning: ${warning.join(", ")}`]),
+  ];
   return parts.length === 0 ? "no risk flagged" : parts.join("; ");
 }
 
@@ -49,6 +74,7 @@ export function outcome(r: ApproverRequest, now: number): string {
   const d = r.decision;
   if (d === null) return `${r.status}, ${duration(now - Date.parse(r.deadline_at))} ago`;
   const by = decidedBy({ decision: { ...d, at: Date.parse(d.at) }, policy: r.policy });
-  const who = by === "person" ? (d.approver ?? "a person") : by === "remembered_rule" ? "a remembered rule" : "the policy";
+  const who =
+    by === "person" ? (d.approver ?? "a person") : by === "remembered_rule" ? "a remembered rule" : "the policy";
   return `${DECISION_WORDS[d.kind] ?? d.kind} by ${who}, ${duration(now - Date.parse(d.at))} ago`;
 }

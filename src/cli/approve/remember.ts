@@ -14,25 +14,37 @@ export type Lifetime = keyof typeof LIFETIMES & RememberLifetime;
 export function cannotRemember(page: RequestPage): string[] | undefined {
   const remember = page.remember;
   if (remember === null) return ["the request no longer waits for a decision"];
-  if (remember.rules.length === 0 && remember.refused.length === 0) return ["the program makes no trusted call: there is nothing to remember"];
+  if (remember.rules.length === 0 && remember.refused.length === 0)
+    return ["the program makes no trusted call: there is nothing to remember"];
   return remember.refused.length > 0 ? remember.refused.map((r) => `${r.op}: ${r.why}`) : undefined;
 }
 
 /** The rules in words, what else each would let through, and each as saved. */
 export function rememberLines(page: RequestPage): Line[] {
   const refused = cannotRemember(page);
-  if (refused !== undefined) return [line("This approval cannot be remembered (approve once instead):", "warn"), ...refused.map((why) => line(`  ${why}`))];
+  if (refused !== undefined)
+    return [
+      line("This approval cannot be remembered (approve once instead):", "warn"),
+      ...refused.map((why) => line(`  ${why}`)),
+    ];
   const lines = [line("Approve and remember saves these allow rules:", "heading")];
   for (const r of page.remember!.rules) {
     lines.push(line(`  ${r.id}: allow ${r.text}`));
     lines.push(line(`  What else it lets through: ${r.also}`, "warn"));
-    lines.push(line("  As saved:", "dim"), ...r.rule.split("\n").map((l): Line => ({ gutter: "    │ ", text: l, style: "dim" })));
+    lines.push(
+      line("  As saved:", "dim"),
+      ...r.rule.split("\n").map((l): Line => ({ gutter: "    │ ", text: l, style: "dim" })),
+    );
   }
   return lines;
 }
 
 /** The decision body for a remembered approval: the rules cover whom and for as long as the person chose, never more. */
-export function rememberBody(scope: Scope, lifetime: Lifetime, page?: RequestPage): { decision: "approved_remember"; scope: RememberScope; lifetime: RememberLifetime; shown?: string } {
+export function rememberBody(
+  scope: Scope,
+  lifetime: Lifetime,
+  page?: RequestPage,
+): { decision: "approved_remember"; scope: RememberScope; lifetime: RememberLifetime; shown?: string } {
   return { decision: "approved_remember", scope: scope === "agent" ? "token" : "everyone", lifetime, ...shownOf(page) };
 }
 

@@ -1,4 +1,10 @@
-import { callsWords, FACT_STATUS_LABELS, type PagePreview, type PageSources, type RequestPage } from "../../app/index.js";
+import {
+  callsWords,
+  FACT_STATUS_LABELS,
+  type PagePreview,
+  type PageSources,
+  type RequestPage,
+} from "../../app/index.js";
 import { AGENT_CONNECTOR } from "../../manifest/index.js";
 import { duration, line, type Line, DECISION_WORDS } from "./lines.js";
 
@@ -51,7 +57,10 @@ export function requestLines(page: RequestPage, options: ViewOptions): Line[] {
 function glance(page: RequestPage, now: number): Line[] {
   const when = page.final ? page.status : `${duration(Date.parse(page.deadline_at) - now)} left`;
   const lines = [
-    line(`Request ${page.id} · from agent ${page.submitter} · ${duration(now - Date.parse(page.created_at))} old · ${when}`, "title"),
+    line(
+      `Request ${page.id} · from agent ${page.submitter} · ${duration(now - Date.parse(page.created_at))} old · ${when}`,
+      "title",
+    ),
     line(`Program ${agentNamed(page.entry)}`, "dim"),
     line(""),
     line(page.headline, "title"),
@@ -62,10 +71,25 @@ function glance(page: RequestPage, now: number): Line[] {
     if (d.reason !== null) lines.push(line(`  reason: ${d.reason}`));
     if (d.feedback !== null) lines.push(line(`  feedback to the agent: ${d.feedback}`));
   } else if (page.final) lines.push(line(`Not decided: the request ${page.status}.`, "warn"));
-  else lines.push(line(`Verdict: ${VERDICT_WORDS[page.verdict.kind]}${verdictWhy(page)}`, page.verdict.kind === "auto_rejected" ? "warn" : undefined));
-  if (page.risks.length === 0) lines.push(line("No risk flagged: no untrusted values, no mail to others, no files outside your folders.", "dim"));
-  for (const r of page.risks) lines.push(r.level === "danger" ? line(`DANGER: ${r.text}`, "warn") : line(`warning: ${r.text}`));
-  lines.push(line(page.final ? "The full detail follows (Space: next page)." : "The full detail follows (Space: next page); decide with the keys at the bottom.", "dim"));
+  else
+    lines.push(
+      line(
+        `Verdict: ${VERDICT_WORDS[page.verdict.kind]}${verdictWhy(page)}`,
+        page.verdict.kind === "auto_rejected" ? "warn" : undefined,
+      ),
+    );
+  if (page.risks.length === 0)
+    lines.push(line("No risk flagged: no untrusted values, no mail to others, no files outside your folders.", "dim"));
+  for (const r of page.risks)
+    lines.push(r.level === "danger" ? line(`DANGER: ${r.text}`, "warn") : line(`warning: ${r.text}`));
+  lines.push(
+    line(
+      page.final
+        ? "The full detail follows (Space: next page)."
+        : "The full detail follows (Space: next page); decide with the keys at the bottom.",
+      "dim",
+    ),
+  );
   return lines;
 }
 
@@ -75,14 +99,21 @@ function glance(page: RequestPage, now: number): Line[] {
  */
 function verdictWhy(page: RequestPage): string {
   const { kind, reason, rulings } = page.verdict;
-  const deciding = rulings.filter((r) => r.verdict === (kind === "ask" ? "ask" : kind === "auto_rejected" ? "deny" : "allow"));
+  const deciding = rulings.filter(
+    (r) => r.verdict === (kind === "ask" ? "ask" : kind === "auto_rejected" ? "deny" : "allow"),
+  );
   if (deciding.length === 0) return ` — ${reason}`;
   const where = [...new Set(deciding.map((r) => `${r.op} at line ${r.line}`))].join(", ");
-  if (kind === "ask") return ` — ${deciding.length} of ${rulings.length} ${rulings.length === 1 ? "call needs" : "calls need"} a person: ${where} (why: under Policy rulings)`;
+  if (kind === "ask")
+    return ` — ${deciding.length} of ${rulings.length} ${rulings.length === 1 ? "call needs" : "calls need"} a person: ${where} (why: under Policy rulings)`;
   return ` — ${where} (why: under Policy rulings)`;
 }
 
-const VERDICT_WORDS: Readonly<Record<RequestPage["verdict"]["kind"], string>> = { ask: "needs your decision", auto_approved: "approved by the policy", auto_rejected: "rejected by the policy" };
+const VERDICT_WORDS: Readonly<Record<RequestPage["verdict"]["kind"], string>> = {
+  ask: "needs your decision",
+  auto_approved: "approved by the policy",
+  auto_rejected: "rejected by the policy",
+};
 
 /** A decision and who made it: a person by name, the policy, or a remembered rule by its id. */
 export function decisionWords(page: Pick<RequestPage, "decision" | "verdict">): string {
@@ -90,7 +121,8 @@ export function decisionWords(page: Pick<RequestPage, "decision" | "verdict">): 
   if (d === null) return "not decided";
   const kind = DECISION_WORDS[d.kind] ?? d.kind;
   if (d.by === "person") return `${kind} by ${d.approver ?? "a person"}`;
-  if (d.by === "remembered_rule") return `${kind} by a remembered rule${d.rules.length === 0 ? "" : ` ${d.rules.join(", ")}`}`;
+  if (d.by === "remembered_rule")
+    return `${kind} by a remembered rule${d.rules.length === 0 ? "" : ` ${d.rules.join(", ")}`}`;
   return `${kind} by the policy`;
 }
 
@@ -110,13 +142,20 @@ function verdict(page: RequestPage): Line[] {
   if (rulings.length === 0) return [];
   return [
     ...heading("Policy rulings"),
-    ...rulings.map((r) => line(`  ${r.op} at line ${r.line}: ${r.verdict} by ${r.rule === null ? "the policy default or an approval floor" : `rule ${r.rule}`} — ${r.why}`)),
+    ...rulings.map((r) =>
+      line(
+        `  ${r.op} at line ${r.line}: ${r.verdict} by ${r.rule === null ? "the policy default or an approval floor" : `rule ${r.rule}`} — ${r.why}`,
+      ),
+    ),
   ];
 }
 
 function facts(page: RequestPage): Line[] {
   const items = page.facts.map((f) =>
-    line(`  ${FACT_STATUS_LABELS[f.status].padEnd(MARK_WIDTH)} ${f.text} — ${f.why}${f.line === null ? "" : ` (line ${f.line})`}`, f.status === "proven" || f.status === "enforced" ? undefined : "warn"),
+    line(
+      `  ${FACT_STATUS_LABELS[f.status].padEnd(MARK_WIDTH)} ${f.text} — ${f.why}${f.line === null ? "" : ` (line ${f.line})`}`,
+      f.status === "proven" || f.status === "enforced" ? undefined : "warn",
+    ),
   );
   return [
     ...heading("Verified facts"),
@@ -148,7 +187,10 @@ function sourcesLine(lead: string, sources: PageSources): Line {
 
 function previews(page: RequestPage, full: boolean): Line[] {
   const shown = page.previews ?? [];
-  return [...heading("Preview (fetched from the provider for this showing)"), ...(shown.length === 0 ? [line("  No preview for this request.", "dim")] : shown.flatMap((p) => preview(p, full)))];
+  return [
+    ...heading("Preview (fetched from the provider for this showing)"),
+    ...(shown.length === 0 ? [line("  No preview for this request.", "dim")] : shown.flatMap((p) => preview(p, full))),
+  ];
 }
 
 /** What approving binds: per resolved call the page's sentence; a call that binds nothing is a warning. */
@@ -171,7 +213,8 @@ function preview(p: PagePreview, full: boolean): Line[] {
   const title = `  ${p.op}${p.line === null ? "" : ` at line ${p.line}`}:`;
   if ("unavailable" in p) return [line(`${title} ${p.unavailable}`, "warn")];
   const lines = [line(title)];
-  if (p.op.startsWith(`${AGENT_CONNECTOR}.`)) lines.push(line("      (an action the agent defined: the labels are its words, the values the provider's)", "dim"));
+  if (p.op.startsWith(`${AGENT_CONNECTOR}.`))
+    lines.push(line("      (an action the agent defined: the labels are its words, the values the provider's)", "dim"));
   for (const f of p.fields) {
     if (!f.multiline) lines.push(line(`      ${f.label}: ${f.value}`));
     else lines.push(line(`      ${f.label}:`), ...block(splitLines(f.value.replace(/\n$/, "")), full));
@@ -184,27 +227,44 @@ function block(lines: string[], full: boolean): Line[] {
   const cut = !full && lines.length > PREVIEW_LINES + 1; // one line more than the limit is shown rather than announced
   const shown = (cut ? lines.slice(0, PREVIEW_LINES) : lines).map((text): Line => ({ gutter: BLOCK_GUTTER, text }));
   if (cut) shown.push(line(`        … ${lines.length - PREVIEW_LINES} more lines (p: show all)`, "dim"));
-  else if (lines.length > PREVIEW_LINES + 1) shown.push(line(`        (all ${lines.length} lines shown; p: fold)`, "dim"));
+  else if (lines.length > PREVIEW_LINES + 1)
+    shown.push(line(`        (all ${lines.length} lines shown; p: fold)`, "dim"));
   return shown;
 }
 
 /** Text the agent wrote, each line under the agent's gutter. */
-const words = (text: string): Line[] => splitLines(text).map((l) => ({ gutter: AGENT_GUTTER, text: l, style: "agent" }));
+const words = (text: string): Line[] =>
+  splitLines(text).map((l) => ({ gutter: AGENT_GUTTER, text: l, style: "agent" }));
 
 /** The action manifests the agent submitted: each step and what each call resolves it to as facts, the descriptions as the agent's words. */
 function agentManifests(page: RequestPage): Line[] {
   const kept = page.agent_manifests;
   if (kept === null) return [];
-  const lines = heading(`Actions the agent defined (manifests sha256 ${kept.sha256}, bound into the receipt: a run executes exactly these)`);
+  const lines = heading(
+    `Actions the agent defined (manifests sha256 ${kept.sha256}, bound into the receipt: a run executes exactly these)`,
+  );
   if ("unavailable" in kept) return [...lines, line(`  ${kept.unavailable}`, "warn")];
   for (const a of kept.actions) {
-    lines.push(line(`  ${a.op}${a.approval_required ? " · approval required" : ""}${a.idempotent ? " · idempotent" : ""}`));
+    lines.push(
+      line(`  ${a.op}${a.approval_required ? " · approval required" : ""}${a.idempotent ? " · idempotent" : ""}`),
+    );
     for (const s of a.steps) {
-      lines.push(line(`    step ${s.id}: ${s.op}, built as`), ...s.inputs.map((i) => line(`        ${i.name} ${i.value}`)));
-      for (const c of s.calls) lines.push(line(`      at line ${c.line}, ${callsWords(c.count)}, with`), ...c.args.map((arg) => line(`        ${arg.name} ${arg.value}`)));
+      lines.push(
+        line(`    step ${s.id}: ${s.op}, built as`),
+        ...s.inputs.map((i) => line(`        ${i.name} ${i.value}`)),
+      );
+      for (const c of s.calls)
+        lines.push(
+          line(`      at line ${c.line}, ${callsWords(c.count)}, with`),
+          ...c.args.map((arg) => line(`        ${arg.name} ${arg.value}`)),
+        );
     }
     lines.push(line(`    The agent's description of ${a.op} (not verified):`, "dim"), ...words(a.description));
-    for (const i of a.inputs) lines.push(line(`    input ${i.name} (${i.type}${i.required ? "" : ", optional"}):`, "dim"), ...words(i.description));
+    for (const i of a.inputs)
+      lines.push(
+        line(`    input ${i.name} (${i.type}${i.required ? "" : ", optional"}):`, "dim"),
+        ...words(i.description),
+      );
   }
   return lines;
 }
@@ -214,7 +274,9 @@ function agentWords(page: RequestPage): Line[] {
   return [
     ...heading("The agent's words (not verified: what it says, not what the program does)"),
     ...(program.trim() === "" ? [line("  (no rationale)", "dim")] : words(program)),
-    ...(submitter === null || submitter.trim() === "" ? [] : [line("  Sent with the request:", "dim"), ...words(submitter)]),
+    ...(submitter === null || submitter.trim() === ""
+      ? []
+      : [line("  Sent with the request:", "dim"), ...words(submitter)]),
   ];
 }
 
@@ -226,7 +288,13 @@ function source(page: RequestPage, show: boolean): Line[] {
   const width = String(text.length).length;
   return [
     ...heading(`${title} (v: hide; ▶ marks a trusted call)`),
-    ...text.map((l, i): Line => ({ gutter: `${calls.has(i + 1) ? "▶" : " "}${String(i + 1).padStart(width)} │ `, text: l, ...(calls.has(i + 1) ? { style: "mark" as const } : {}) })),
+    ...text.map(
+      (l, i): Line => ({
+        gutter: `${calls.has(i + 1) ? "▶" : " "}${String(i + 1).padStart(width)} │ `,
+        text: l,
+        ...(calls.has(i + 1) ? { style: "mark" as const } : {}),
+      }),
+    ),
   ];
 }
 

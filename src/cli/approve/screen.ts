@@ -40,7 +40,8 @@ export function wrapToRows(lines: readonly Line[], width: number): ScreenRow[] {
     const remaining = text.slice(first.length).trimStart();
     const rest = remaining === "" ? [] : wrapWords(remaining, room - indent);
     const next = gutter.replace(/[^│]/g, " ") + " ".repeat(indent);
-    for (const [i, piece] of [first, ...rest].entries()) rows.push({ text: (i === 0 ? gutter : next) + piece, ...(l.style === undefined ? {} : { style: l.style }) });
+    for (const [i, piece] of [first, ...rest].entries())
+      rows.push({ text: (i === 0 ? gutter : next) + piece, ...(l.style === undefined ? {} : { style: l.style }) });
   }
   return rows;
 }

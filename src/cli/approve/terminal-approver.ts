@@ -4,7 +4,16 @@ import type { ApproverClient, DecisionRequest, LiveEvent } from "./approver-clie
 import type { ApproverRequest } from "./approver-view.js";
 import { line, type Line } from "./lines.js";
 import { listLines, ROWS_PER_REQUEST, type ListMode } from "./list-view.js";
-import { cannotRemember, LIFETIMES, rememberBody, rememberLines, SCOPES, shownOf, type Lifetime, type Scope } from "./remember.js";
+import {
+  cannotRemember,
+  LIFETIMES,
+  rememberBody,
+  rememberLines,
+  SCOPES,
+  shownOf,
+  type Lifetime,
+  type Scope,
+} from "./remember.js";
 import { requestLines, type ShownAnswer } from "./request-view.js";
 import { ENTER_SCREEN, frame, wrapToRows, LEAVE_SCREEN, maxScroll, truncate, type ScreenRow } from "./screen.js";
 
@@ -31,7 +40,10 @@ interface Opened {
 }
 
 // The keys, most important first and short enough for 80 columns: the decisions on one row, moving about on the next.
-const LIST_KEYS: Readonly<Record<ListMode, string>> = { pending: "j/k move · Enter open · H history · q quit", history: "j/k move · Enter open (read-only) · H pending requests · q quit" };
+const LIST_KEYS: Readonly<Record<ListMode, string>> = {
+  pending: "j/k move · Enter open · H history · q quit",
+  history: "j/k move · Enter open (read-only) · H pending requests · q quit",
+};
 export const DECISION_KEYS = "a approve once · A approve+remember · r reject · m request changes · ? ask";
 export const MOVE_KEYS = "j/k/Space/b scroll · p full preview · v source · Esc back · q quit";
 export const READ_ONLY_KEYS = "decided: read-only · ? ask · j/k/Space/b scroll · v source · Esc back · q quit";
@@ -96,7 +108,10 @@ export class TerminalApprover {
       await done;
       stop.abort();
       // Quitting never waits on the network: the event stream gets a moment to close, no more.
-      await Promise.race([watching.catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
+      await Promise.race([
+        watching.catch(() => undefined),
+        new Promise<void>((resolve) => setTimeout(resolve, 1000).unref()),
+      ]);
     } finally {
       this.closed = true;
       clearInterval(ticker);
@@ -124,7 +139,8 @@ export class TerminalApprover {
 
   private inList(text: string, key: Key): void {
     if (text === "q") return this.quit();
-    if (text === "j" || key.name === "down") this.selected = Math.min(this.selected + 1, Math.max(0, this.shown.length - 1));
+    if (text === "j" || key.name === "down")
+      this.selected = Math.min(this.selected + 1, Math.max(0, this.shown.length - 1));
     else if (text === "k" || key.name === "up") this.selected = Math.max(0, this.selected - 1);
     else if (text === "H" || key.name === "tab") {
       this.mode = this.mode === "pending" ? "history" : "pending";
@@ -153,7 +169,8 @@ export class TerminalApprover {
     else if (text === "p") {
       opened.fullPreviews = !opened.fullPreviews;
       delete opened.laidOut;
-    } else if (text === "?") this.ask("Question, answered here from the facts", (question) => void this.question(opened, question));
+    } else if (text === "?")
+      this.ask("Question, answered here from the facts", (question) => void this.question(opened, question));
     else if (/^[aArm]$/.test(text)) this.act(opened, text);
     opened.scroll = Math.max(0, opened.scroll);
   }
@@ -161,11 +178,22 @@ export class TerminalApprover {
   private act(opened: Opened, text: string): void {
     const view = opened.view;
     if (view === undefined) return this.say("the request is still loading", "warn");
-    if (view.final) return this.say(`this request is already ${view.decision?.kind ?? view.status}: no second decision`, "warn");
+    if (view.final)
+      return this.say(`this request is already ${view.decision?.kind ?? view.status}: no second decision`, "warn");
     if (text === "a") this.approveOnce(opened, view);
     else if (text === "A") this.remember(opened, view);
-    else if (text === "r") this.ask("Reason for rejecting (sent to the agent)", (reason) => void this.decide(opened, { decision: "rejected", reason }, "Rejected."));
-    else if (text === "m") this.ask("Changes for the agent (ends the request)", (feedback) => this.requestChanges(opened, feedback, [line("Request changes: the agent gets this text, and this request ends (nothing runs).", "heading"), ...quoted(feedback)]));
+    else if (text === "r")
+      this.ask(
+        "Reason for rejecting (sent to the agent)",
+        (reason) => void this.decide(opened, { decision: "rejected", reason }, "Rejected."),
+      );
+    else if (text === "m")
+      this.ask("Changes for the agent (ends the request)", (feedback) =>
+        this.requestChanges(opened, feedback, [
+          line("Request changes: the agent gets this text, and this request ends (nothing runs).", "heading"),
+          ...quoted(feedback),
+        ]),
+      );
   }
 
   /** Approve once; with a danger flagged, only after a yes to the dangers shown again. */
@@ -173,13 +201,22 @@ export class TerminalApprover {
     const approve = () => void this.decide(opened, { decision: "approved_once", ...shownOf(view) }, "Approved once.");
     const dangers = dangerLines(view);
     if (dangers.length === 0) return approve();
-    this.choose([line("Approve although countersign flags a danger?", "heading"), ...dangers, line(""), line(view.headline)], "Approve once anyway?  y approve · n no", { y: approve, n: () => this.say("nothing was sent; the request still waits") });
+    this.choose(
+      [line("Approve although countersign flags a danger?", "heading"), ...dangers, line(""), line(view.headline)],
+      "Approve once anyway?  y approve · n no",
+      { y: approve, n: () => this.say("nothing was sent; the request still waits") },
+    );
   }
 
   /** Text for the agent ends the request: said so, and sent only after a yes. */
   private requestChanges(opened: Opened, feedback: string, lines: Line[]): void {
     this.choose(lines, "Send to the agent as a request for changes (ends the request)?  y send · n no", {
-      y: () => void this.decide(opened, { decision: "request_more", feedback }, "Sent to the agent as a request for changes; the request has ended."),
+      y: () =>
+        void this.decide(
+          opened,
+          { decision: "request_more", feedback },
+          "Sent to the agent as a request for changes; the request has ended.",
+        ),
       n: () => this.say("nothing was sent; the request still waits"),
     });
   }
@@ -207,7 +244,10 @@ export class TerminalApprover {
           line("countersign cannot answer this from the facts:", "heading"),
           ...quoted(text),
           line(""),
-          line("Sent as it is, it goes to the agent as a request for changes: the agent gets your text, and this request ends (nothing runs; the agent may submit a new program).", "warn"),
+          line(
+            "Sent as it is, it goes to the agent as a request for changes: the agent gets your text, and this request ends (nothing runs; the agent may submit a new program).",
+            "warn",
+          ),
           line(""),
           line(`Questions answered here are like: ${EXAMPLES} Press n, then ? to ask one.`, "dim"),
         ]);
@@ -226,16 +266,38 @@ export class TerminalApprover {
   /** Approve and remember: the rules first, then who they cover and for how long, then a last yes. */
   private remember(opened: Opened, view: RequestPage): void {
     const dangers = dangerLines(view);
-    const lines = [...rememberLines(view), ...(dangers.length === 0 ? [] : [line(""), line("And countersign flags a danger in this request:", "heading"), ...dangers])];
+    const lines = [
+      ...rememberLines(view),
+      ...(dangers.length === 0
+        ? []
+        : [line(""), line("And countersign flags a danger in this request:", "heading"), ...dangers]),
+    ];
     if (cannotRemember(view) !== undefined) return this.choose(lines, "Esc back", {});
     const next = (prompt: string, keys: Record<string, () => void>) => this.choose(lines, prompt, keys);
     const confirm = (scope: Scope, lifetime: Lifetime) =>
-      next(`Save for ${SCOPES[scope]} (${scope === "agent" ? `agent ${view.submitter}` : "any token"}), ${LIFETIMES[lifetime]}, and approve?  y yes · n no`, {
-        y: () => void this.decide(opened, rememberBody(scope, lifetime, view), `Approved; the rules are remembered for ${SCOPES[scope]}, ${LIFETIMES[lifetime]}.`),
-        n: () => this.say("nothing was saved"),
+      next(
+        `Save for ${SCOPES[scope]} (${scope === "agent" ? `agent ${view.submitter}` : "any token"}), ${LIFETIMES[lifetime]}, and approve?  y yes · n no`,
+        {
+          y: () =>
+            void this.decide(
+              opened,
+              rememberBody(scope, lifetime, view),
+              `Approved; the rules are remembered for ${SCOPES[scope]}, ${LIFETIMES[lifetime]}.`,
+            ),
+          n: () => this.say("nothing was saved"),
+        },
+      );
+    const lifetime = (scope: Scope) =>
+      next(`For how long?  1 ${LIFETIMES.hour} · 2 ${LIFETIMES.day} · 3 ${LIFETIMES.forever} · Esc cancel`, {
+        "1": () => confirm(scope, "hour"),
+        "2": () => confirm(scope, "day"),
+        "3": () => confirm(scope, "forever"),
       });
-    const lifetime = (scope: Scope) => next(`For how long?  1 ${LIFETIMES.hour} · 2 ${LIFETIMES.day} · 3 ${LIFETIMES.forever} · Esc cancel`, { "1": () => confirm(scope, "hour"), "2": () => confirm(scope, "day"), "3": () => confirm(scope, "forever") });
-    this.choose(lines, `Who may it let through?  1 ${SCOPES.agent} (${view.submitter}) · 2 ${SCOPES.everyone} · Esc cancel`, { "1": () => lifetime("agent"), "2": () => lifetime("everyone") });
+    this.choose(
+      lines,
+      `Who may it let through?  1 ${SCOPES.agent} (${view.submitter}) · 2 ${SCOPES.everyone} · Esc cancel`,
+      { "1": () => lifetime("agent"), "2": () => lifetime("everyone") },
+    );
   }
 
   private ask(label: string, submit: (text: string) => void): void {
@@ -258,7 +320,16 @@ export class TerminalApprover {
 
   private chose(overlay: Extract<Overlay, { kind: "choice" }>, text: string, key: Key): void {
     const page = Math.max(1, (this.io.output.rows ?? 24) - 4);
-    const moved = text === "j" || key.name === "down" ? 1 : text === "k" || key.name === "up" ? -1 : text === " " || key.name === "pagedown" ? page : text === "b" || key.name === "pageup" ? -page : 0;
+    const moved =
+      text === "j" || key.name === "down"
+        ? 1
+        : text === "k" || key.name === "up"
+          ? -1
+          : text === " " || key.name === "pagedown"
+            ? page
+            : text === "b" || key.name === "pageup"
+              ? -page
+              : 0;
     if (moved !== 0 && overlay.keys[text] === undefined) {
       overlay.scroll = Math.max(0, overlay.scroll + moved); // the render keeps it within the lines
       return;
@@ -313,14 +384,20 @@ export class TerminalApprover {
     const mode = this.mode;
     try {
       const current = this.shown[this.selected]?.id;
-      const [pending, history] = await Promise.all([this.client.pending(), mode === "history" ? this.client.history() : Promise.resolve(this.history)]);
+      const [pending, history] = await Promise.all([
+        this.client.pending(),
+        mode === "history" ? this.client.history() : Promise.resolve(this.history),
+      ]);
       this.requests = pending;
       this.history = history;
       if (mode !== this.mode) return; // toggled while reading: that toggle's own read places the cursor
       const again = this.shown.findIndex((r) => r.id === current);
       this.selected = again === -1 ? Math.min(this.selected, Math.max(0, this.shown.length - 1)) : again;
     } catch (err) {
-      this.say(`cannot list the ${mode === "pending" ? "pending" : "past"} requests: ${(err as Error).message}`, "warn");
+      this.say(
+        `cannot list the ${mode === "pending" ? "pending" : "past"} requests: ${(err as Error).message}`,
+        "warn",
+      );
     } finally {
       this.render();
     }
@@ -339,7 +416,19 @@ export class TerminalApprover {
     const { view, showSource } = opened;
     if (view === undefined) return [{ text: "loading…" }];
     const key = `${width} ${showSource} ${Math.floor(now / 1000)}`;
-    if (opened.laidOut?.key !== key) opened.laidOut = { key, rows: wrapToRows(requestLines(view, { now, showSource, fullPreviews: opened.fullPreviews, ...(opened.answer === undefined ? {} : { answer: opened.answer }) }), width) };
+    if (opened.laidOut?.key !== key)
+      opened.laidOut = {
+        key,
+        rows: wrapToRows(
+          requestLines(view, {
+            now,
+            showSource,
+            fullPreviews: opened.fullPreviews,
+            ...(opened.answer === undefined ? {} : { answer: opened.answer }),
+          }),
+          width,
+        ),
+      };
     return opened.laidOut.rows;
   }
 
@@ -364,13 +453,22 @@ export class TerminalApprover {
       scroll = overlay.scroll;
     } else if (this.opened !== undefined) {
       body = this.requestRows(this.opened, width, now);
-      const keys = this.opened.view?.final === true ? [line(READ_ONLY_KEYS, "dim")] : [line(DECISION_KEYS, "title"), line(MOVE_KEYS, "dim")];
+      const keys =
+        this.opened.view?.final === true
+          ? [line(READ_ONLY_KEYS, "dim")]
+          : [line(DECISION_KEYS, "title"), line(MOVE_KEYS, "dim")];
       footer = [...status, ...(overlay === undefined ? truncate(keys, width) : promptLines(overlay, width))];
       this.opened.scroll = Math.min(this.opened.scroll, maxScroll(body, height, footer.length));
       scroll = this.opened.scroll;
     } else {
-      const what = this.mode === "pending" ? `${this.requests.length} pending` : `history: ${this.history === undefined ? "loading…" : `${this.history.length} past`}`;
-      const title = line(`countersign approve · ${what} · as ${this.approver} · ${this.live ? "live" : "connecting…"} · ${this.client.url}`, "title");
+      const what =
+        this.mode === "pending"
+          ? `${this.requests.length} pending`
+          : `history: ${this.history === undefined ? "loading…" : `${this.history.length} past`}`;
+      const title = line(
+        `countersign approve · ${what} · as ${this.approver} · ${this.live ? "live" : "connecting…"} · ${this.client.url}`,
+        "title",
+      );
       body = truncate([title, line(""), ...listLines(this.shown, this.selected, now, this.mode)], width);
       footer = [...status, ...truncate([line(LIST_KEYS[this.mode], "dim")], width)];
       const last = 2 + (this.selected + 1) * ROWS_PER_REQUEST; // the selected request's rows (after the title and a blank) in view

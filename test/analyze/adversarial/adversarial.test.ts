@@ -45,7 +45,14 @@ const groups: [string, AdversarialCase[]][] = [
 /** The problems an open finding of each class shows today (see checkCase). */
 function kindOf(c: AdversarialCase): string {
   if (typeof c.expect === "object" || c.expect === "budget") return "refusal:";
-  const kinds: Record<string, string> = { "through-end-to-end": "end-to-end:", "facts-miss": "facts:", "proven-broken": "facts:", crash: "crash:", "over-refusal": "over-refusal:", slow: "facts:" };
+  const kinds: Record<string, string> = {
+    "through-end-to-end": "end-to-end:",
+    "facts-miss": "facts:",
+    "proven-broken": "facts:",
+    crash: "crash:",
+    "over-refusal": "over-refusal:",
+    slow: "facts:",
+  };
   return kinds[c.open!.class]!;
 }
 
@@ -55,16 +62,27 @@ describe("adversarial programs: facts cover every run, receipts admit nothing el
       for (const c of cases) {
         const test = c.slow !== undefined && !runSlow ? it.skip : it;
         if (c.open === undefined) {
-          test(c.name, async () => {
-            expect(await checkCase(analyzer, set, e2e, c)).toEqual([]);
-          }, c.slow === undefined ? undefined : SLOW_TIMEOUT_MS);
+          test(
+            c.name,
+            async () => {
+              expect(await checkCase(analyzer, set, e2e, c)).toEqual([]);
+            },
+            c.slow === undefined ? undefined : SLOW_TIMEOUT_MS,
+          );
           continue;
         }
         // Open: the finding still shows. When a fix lands this fails; then remove `open`.
-        test(`${c.name} [open ${c.open.class}]`, async () => {
-          const problems = await checkCase(analyzer, set, e2e, c);
-          expect(problems.some((p) => p.startsWith(kindOf(c))), `expected a ${kindOf(c)} problem, got ${JSON.stringify(problems)}`).toBe(true);
-        }, c.slow === undefined ? undefined : SLOW_TIMEOUT_MS);
+        test(
+          `${c.name} [open ${c.open.class}]`,
+          async () => {
+            const problems = await checkCase(analyzer, set, e2e, c);
+            expect(
+              problems.some((p) => p.startsWith(kindOf(c))),
+              `expected a ${kindOf(c)} problem, got ${JSON.stringify(problems)}`,
+            ).toBe(true);
+          },
+          c.slow === undefined ? undefined : SLOW_TIMEOUT_MS,
+        );
       }
     });
   }

@@ -10,10 +10,14 @@ function nestedLoops(depth: number, n: number): string {
 
 /** Helpers f0..f(depth-1), each calling the next `fan` times: fan^depth interpreted calls. */
 function callTree(depth: number, fan: number): string {
-  return Array.from({ length: depth }, (_, k) => `function f${k}(): number { ${k === depth - 1 ? "return 1;" : `${`f${k + 1}(); `.repeat(fan)}return 0;`} }`).join("\n") + "\n";
+  return (
+    Array.from(
+      { length: depth },
+      (_, k) =>
+        `function f${k}(): number { ${k === depth - 1 ? "return 1;" : `${`f${k + 1}(); `.repeat(fan)}return 0;`} }`,
+    ).join("\n") + "\n"
+  );
 }
-
-const slow = (what: string): AdversarialCase["open"] => ({ class: "slow", what });
 
 /**
  * Small programs that keep `check` busy for long. The sound answer is a refusal with
@@ -39,7 +43,9 @@ export const costCases: AdversarialCase[] = [
   {
     name: "a string grown by 10000 statements",
     expect: "budget",
-    source: prog(`let s = "a";\n    ${Array.from({ length: 10000 }, (_, i) => `s = s + "${i}";`).join("\n    ")}\n    await sendEmail(${mail(`["me@example.com"]`, "s")});`),
+    source: prog(
+      `let s = "a";\n    ${Array.from({ length: 10000 }, (_, i) => `s = s + "${i}";`).join("\n    ")}\n    await sendEmail(${mail(`["me@example.com"]`, "s")});`,
+    ),
   },
   {
     name: "100000 constant declarations",
@@ -59,6 +65,8 @@ export const costCases: AdversarialCase[] = [
   {
     name: "a recursive conditional type 999 deep",
     expect: { refused: "conditional type" },
-    source: prog(`const n: Build<999>["length"] = 999;`, { top: `type Build<N extends number, A extends unknown[] = []> = A["length"] extends N ? A : Build<N, [...A, unknown]>;\n` }),
+    source: prog(`const n: Build<999>["length"] = 999;`, {
+      top: `type Build<N extends number, A extends unknown[] = []> = A["length"] extends N ? A : Build<N, [...A, unknown]>;\n`,
+    }),
   },
 ];

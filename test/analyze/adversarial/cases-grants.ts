@@ -41,25 +41,34 @@ export const grantCases: AdversarialCase[] = [
     name: "atMostEmails(1) over send_email and send_draft: one ledger per op",
     expect: "covered",
     reads: [["go"]],
-    source: prog(`const d = await getDraft({ id: "1" });
+    source: prog(
+      `const d = await getDraft({ id: "1" });
     if (String(d.body) === "go") await sendEmail(${mail(me)});
-    if (String(d.body) === "go") await sendDraft({ draft_id: "1" });`, { guarantees: "atMostEmails(1)" }),
+    if (String(d.body) === "go") await sendDraft({ draft_id: "1" });`,
+      { guarantees: "atMostEmails(1)" },
+    ),
   },
   {
     name: "a count over every op: one ledger per op",
     expect: "covered",
     reads: [["go"]],
-    source: prog(`const d = await getDraft({ id: "1" });
+    source: prog(
+      `const d = await getDraft({ id: "1" });
     if (String(d.body) === "go") await get({ url: "https://api.example.com/a" });
-    if (String(d.body) === "go") await readFile({ path: "/home/u/a" });`, { guarantees: `{ op: "*", count: { max: 2 } }` }),
+    if (String(d.body) === "go") await readFile({ path: "/home/u/a" });`,
+      { guarantees: `{ op: "*", count: { max: 2 } }` },
+    ),
   },
   {
     name: "distinct recipients over draft_email and send_email: one ledger per op",
     expect: "covered",
     reads: [["go"]],
-    source: prog(`const d = await getDraft({ id: "1" });
+    source: prog(
+      `const d = await getDraft({ id: "1" });
     if (String(d.body) === "go") await draftEmail(${mail(me)});
-    if (String(d.body) === "go") await sendEmail(${mail(me)});`, { guarantees: `{ op: "email.*", distinct: "to" }` }),
+    if (String(d.body) === "go") await sendEmail(${mail(me)});`,
+      { guarantees: `{ op: "email.*", distinct: "to" }` },
+    ),
   },
   {
     name: "an allow rule's distinct condition is not in the grant",
@@ -80,7 +89,10 @@ export const grantCases: AdversarialCase[] = [
   {
     name: "a URL with a plain known prefix: the grant keeps it",
     expect: "accepted",
-    probes: [{ op: "http.get", args: { url: "https://evil.com/" } }, { op: "http.get", args: { url: "https://api.example.com.evil.com/" } }],
+    probes: [
+      { op: "http.get", args: { url: "https://evil.com/" } },
+      { op: "http.get", args: { url: "https://api.example.com.evil.com/" } },
+    ],
     source: prog(`const d = await getDraft({ id: "1" });
     await get({ url: "https://api.example.com/items/" + String(d.body) });`),
   },
@@ -88,7 +100,10 @@ export const grantCases: AdversarialCase[] = [
     name: "atMostEmails(1) over one op",
     expect: "accepted",
     reads: [["go"]],
-    source: prog(`const d = await getDraft({ id: "1" });
-    for (const x of String(d.body).split("")) await sendEmail(${mail(me, "x")});`, { guarantees: "atMostEmails(1)" }),
+    source: prog(
+      `const d = await getDraft({ id: "1" });
+    for (const x of String(d.body).split("")) await sendEmail(${mail(me, "x")});`,
+      { guarantees: "atMostEmails(1)" },
+    ),
   },
 ];

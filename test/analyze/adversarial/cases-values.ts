@@ -31,11 +31,14 @@ export const valueCases: AdversarialCase[] = [
   {
     name: "for...of over an array the body pushes to",
     expect: "covered",
-    source: prog(`const to = ["me@example.com"];
+    source: prog(
+      `const to = ["me@example.com"];
     for (const x of to) {
       if (to.length < 2) to.push("boss@rival.com");
       await sendEmail(${mail("[x]")});
-    }`, { guarantees: "atMostEmails(1)" }),
+    }`,
+      { guarantees: "atMostEmails(1)" },
+    ),
   },
   {
     name: "a mutator called through a string-keyed member",
@@ -47,12 +50,16 @@ export const valueCases: AdversarialCase[] = [
   {
     name: "toJSON on the argument object replaces what is sent",
     expect: "covered",
-    source: prog(`await sendEmail({ to: [], subject: "s", body: "b", toJSON: () => ({ to: ["boss@rival.com"], subject: "s", body: "b" }) } as { to: string[]; subject: string; body: string });`),
+    source: prog(
+      `await sendEmail({ to: [], subject: "s", body: "b", toJSON: () => ({ to: ["boss@rival.com"], subject: "s", body: "b" }) } as { to: string[]; subject: string; body: string });`,
+    ),
   },
   {
     name: "toJSON on an element of a list argument",
     expect: "covered",
-    source: prog(`await sendEmail({ to: [{ toJSON: () => "boss@rival.com" } as unknown as string], subject: "s", body: "b" });`),
+    source: prog(
+      `await sendEmail({ to: [{ toJSON: () => "boss@rival.com" } as unknown as string], subject: "s", body: "b" });`,
+    ),
   },
   {
     name: "await of a thenable resolves to what its then passes",
@@ -63,13 +70,19 @@ export const valueCases: AdversarialCase[] = [
   {
     name: "an async function that returns a thenable",
     expect: "covered",
-    source: prog(`const url = await pick();
-    await get({ url });`, { top: `async function pick(): Promise<string> {\n  return { then: (r: (v: string) => void) => r("https://evil.com/") } as unknown as string;\n}\n` }),
+    source: prog(
+      `const url = await pick();
+    await get({ url });`,
+      {
+        top: `async function pick(): Promise<string> {\n  return { then: (r: (v: string) => void) => r("https://evil.com/") } as unknown as string;\n}\n`,
+      },
+    ),
   },
   {
     name: "Promise.resolve of a thenable",
     expect: "covered",
-    source: prog(`const to = await Promise.resolve({ then: (r: (v: string) => void) => r("boss@rival.com") } as unknown as string);
+    source:
+      prog(`const to = await Promise.resolve({ then: (r: (v: string) => void) => r("boss@rival.com") } as unknown as string);
     await sendEmail(${mail("[to]")});`),
   },
   {
@@ -100,10 +113,13 @@ export const valueCases: AdversarialCase[] = [
   {
     name: "an array pushed to through a returned alias",
     expect: "covered",
-    source: prog(`const to = list();
+    source: prog(
+      `const to = list();
     const same = to;
     same.push("boss@rival.com");
-    await sendEmail(${mail("to")});`, { top: `function list(): string[] { return []; }\n` }),
+    await sendEmail(${mail("to")});`,
+      { top: `function list(): string[] { return []; }\n` },
+    ),
   },
   {
     name: "an array pushed to inside a map callback",
@@ -147,8 +163,11 @@ export const valueCases: AdversarialCase[] = [
   {
     name: "a helper writes an element of its parameter",
     expect: "covered",
-    source: prog(`const b: string[] = ["me@example.com"];
+    source: prog(
+      `const b: string[] = ["me@example.com"];
     set(b);
-    await sendEmail(${mail("b")});`, { top: `function set(x: string[]): void { x[0] = "boss@rival.com"; }\n` }),
+    await sendEmail(${mail("b")});`,
+      { top: `function set(x: string[]): void { x[0] = "boss@rival.com"; }\n` },
+    ),
   },
 ];

@@ -7,14 +7,20 @@ import { compileProgram } from "../support/concrete-runner.js";
 import type { AdversarialCase } from "./case.js";
 import { endToEndProblems, type EndToEnd } from "./end-to-end.js";
 
-const describeDiagnostics = (facts: Facts): string => facts.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.construct ?? d.message}`).join("; ");
+const describeDiagnostics = (facts: Facts): string =>
+  facts.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.construct ?? d.message}`).join("; ");
 
 /**
  * Every way the analysis of one case falls short of its sound answer (empty: none), each
  * prefixed with its kind: `crash:`, `refusal:`, `over-refusal:`, `facts:` (a run the facts do
  * not cover, or a proven guarantee a run breaks) and `end-to-end:` (a receipt admitted it).
  */
-export async function checkCase(analyzer: Analyzer, set: ManifestSet, e2e: EndToEnd, c: AdversarialCase): Promise<string[]> {
+export async function checkCase(
+  analyzer: Analyzer,
+  set: ManifestSet,
+  e2e: EndToEnd,
+  c: AdversarialCase,
+): Promise<string[]> {
   let facts: Facts;
   try {
     facts = analyzer.analyze(c.source);
@@ -24,12 +30,20 @@ export async function checkCase(analyzer: Analyzer, set: ManifestSet, e2e: EndTo
   const refused = facts.diagnostics.length > 0;
   if (typeof c.expect === "object" || c.expect === "budget") {
     const wanted = typeof c.expect === "object" ? c.expect.refused : "analysis_budget_exceeded";
-    const named = facts.diagnostics.some((d) => d.construct === wanted || d.code === wanted || d.message.includes(wanted));
-    return named ? [] : [`refusal: expected a refusal naming ${wanted}, got ${refused ? describeDiagnostics(facts) : "an accepted program"}`];
+    const named = facts.diagnostics.some(
+      (d) => d.construct === wanted || d.code === wanted || d.message.includes(wanted),
+    );
+    return named
+      ? []
+      : [
+          `refusal: expected a refusal naming ${wanted}, got ${refused ? describeDiagnostics(facts) : "an accepted program"}`,
+        ];
   }
   if (refused) return c.expect === "accepted" ? [`over-refusal: ${describeDiagnostics(facts)}`] : [];
   const program = compileProgram(c.source, set);
-  const traces = (c.reads ?? [[]]).map((texts) => program.run({ readText: (_op, n) => (texts.length === 0 ? "" : texts[n % texts.length]!) }));
+  const traces = (c.reads ?? [[]]).map((texts) =>
+    program.run({ readText: (_op, n) => (texts.length === 0 ? "" : texts[n % texts.length]!) }),
+  );
   const problems = violations(facts, traces, set).map((p) => `facts: ${p}`);
   if (!facts.ok) return problems;
   for (const [name, kind] of Object.entries(c.decisions ?? {})) {

@@ -60,7 +60,9 @@ export async function endToEnd(set: ManifestSet): Promise<EndToEnd> {
   mkdirSync(plain);
   // Mail is allowed to distinct recipients only: a condition the grants must carry too.
   const when = (op: string) => (op === "email.send_email" ? `when = { distinct = "to" }\n` : "");
-  const allows = [...set.actions.keys()].map((op) => `[[rules]]\nid = "allow-${op}"\ndecision = "allow"\nop = "${op}"\n${when(op)}`).join("\n");
+  const allows = [...set.actions.keys()]
+    .map((op) => `[[rules]]\nid = "allow-${op}"\ndecision = "allow"\nop = "${op}"\n${when(op)}`)
+    .join("\n");
   writeFileSync(join(plain, "policy.toml"), `default = "ask"\n\n${PLAIN_DENY}\n${allows}`);
   const options = { manifests: set, home: HOME };
   return {
@@ -84,7 +86,14 @@ const siteKey = (s: { line: number; column: number }): string => `${s.line}:${s.
  * outside the facts must be refused. Each failure is an `end-to-end:` problem; a decision that
  * throws or gets no receipt is a `crash:`.
  */
-export async function endToEndProblems(e2e: EndToEnd, set: ManifestSet, source: string, facts: Facts, traces: readonly Trace[], probes: readonly Probe[] = []): Promise<string[]> {
+export async function endToEndProblems(
+  e2e: EndToEnd,
+  set: ManifestSet,
+  source: string,
+  facts: Facts,
+  traces: readonly Trace[],
+  probes: readonly Probe[] = [],
+): Promise<string[]> {
   const out: string[] = [];
   for (const { name, policy } of e2e.policies) {
     let decision: PolicyDecision;
@@ -99,7 +108,16 @@ export async function endToEndProblems(e2e: EndToEnd, set: ManifestSet, source: 
     let token: string;
     try {
       token = await issueReceipt(
-        { requestId: "adversarial", program: facts.program, decision: auto ? "auto_approved" : "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, ...(auto ? {} : { approver: "alice" }), issuer: ISSUER },
+        {
+          requestId: "adversarial",
+          program: facts.program,
+          decision: auto ? "auto_approved" : "approved_once",
+          policySha256: decision.policy.sha256,
+          grants: decision.grants,
+          across: decision.across,
+          ...(auto ? {} : { approver: "alice" }),
+          issuer: ISSUER,
+        },
         e2e.keyring,
       );
     } catch (err) {
@@ -114,7 +132,10 @@ export async function endToEndProblems(e2e: EndToEnd, set: ManifestSet, source: 
         if (!admits(verified, set, call)) continue;
         const why = wrongToAdmit(call, admitted, facts, decision, policy, set);
         admitted.push(call);
-        for (const w of why) out.push(`end-to-end: ${name}, ${decision.kind}, run ${i + 1}: admitted ${call.op} at ${siteKey(call.site)} ${JSON.stringify(call.args)}: ${w}`);
+        for (const w of why)
+          out.push(
+            `end-to-end: ${name}, ${decision.kind}, run ${i + 1}: admitted ${call.op} at ${siteKey(call.site)} ${JSON.stringify(call.args)}: ${w}`,
+          );
       }
     }
     for (const probe of probes) {
@@ -123,7 +144,9 @@ export async function endToEndProblems(e2e: EndToEnd, set: ManifestSet, source: 
       const call: ObservedCall = { ...probe, site: effects[0]!.site };
       const covered = effects.some((e) => Object.keys(probe.args).every((input) => argCovered(e, call, input)));
       if (!covered && admits(await verifyReceipt(token, options), set, call)) {
-        out.push(`end-to-end: ${name}, ${decision.kind}: the receipt admits the probe ${probe.op} ${JSON.stringify(probe.args)}, outside the facts ${JSON.stringify(effects.map((e) => e.args))}`);
+        out.push(
+          `end-to-end: ${name}, ${decision.kind}: the receipt admits the probe ${probe.op} ${JSON.stringify(probe.args)}, outside the facts ${JSON.stringify(effects.map((e) => e.args))}`,
+        );
       }
     }
   }
@@ -144,25 +167,41 @@ function admits(verified: Awaited<ReturnType<typeof verifyReceipt>>, set: Manife
   }
 }
 
-function wrongToAdmit(call: ObservedCall, before: readonly ObservedCall[], facts: Facts, decision: PolicyDecision, policy: Policy, set: ManifestSet): string[] {
+function wrongToAdmit(
+  call: ObservedCall,
+  before: readonly ObservedCall[],
+  facts: Facts,
+  decision: PolicyDecision,
+  policy: Policy,
+  set: ManifestSet,
+): string[] {
   const out: string[] = [];
   const effect = facts.effects.find((e) => siteKey(e.site) === siteKey(call.site) && e.op === call.op);
   if (effect === undefined) out.push("no effect of the facts is at this site");
   else {
-    const outside = Object.keys(call.args).concat(Object.keys(effect.args)).filter((input, k, all) => all.indexOf(input) === k && !argCovered(effect, call, input));
-    if (outside.length > 0) out.push(`outside the facts (${outside.map((input) => `${input} ${JSON.stringify(effect.args[input] ?? "absent")}`).join(", ")})`);
+    const outside = Object.keys(call.args)
+      .concat(Object.keys(effect.args))
+      .filter((input, k, all) => all.indexOf(input) === k && !argCovered(effect, call, input));
+    if (outside.length > 0)
+      out.push(
+        `outside the facts (${outside.map((input) => `${input} ${JSON.stringify(effect.args[input] ?? "absent")}`).join(", ")})`,
+      );
     const n = before.filter((c) => siteKey(c.site) === siteKey(call.site)).length + 1;
-    if (effect.count.max !== null && n > effect.count.max) out.push(`call ${n} at a site the facts say runs at most ${effect.count.max} times`);
+    if (effect.count.max !== null && n > effect.count.max)
+      out.push(`call ${n} at a site the facts say runs at most ${effect.count.max} times`);
   }
   const opts = effectOptions(set);
   const history: Call[] = before.map((c) => ({ op: c.op, args: c.args }));
   for (const g of facts.guarantees) {
-    if (g.status !== "refuted" && !satisfiesCall(g.source, call, history, opts)) out.push(`breaks the ${g.status} guarantee ${g.text}`);
+    if (g.status !== "refuted" && !satisfiesCall(g.source, call, history, opts))
+      out.push(`breaks the ${g.status} guarantee ${g.text}`);
   }
   for (const guard of decision.guards) {
     if (!satisfiesCall(guard, call, history, opts)) out.push(`breaks the run-time guard ${JSON.stringify(guard)}`);
   }
-  const lists = new Set((set.actions.get(call.op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name));
+  const lists = new Set(
+    (set.actions.get(call.op)?.manifest.inputs ?? []).filter((i) => i.type === "array").map((i) => i.name),
+  );
   for (const rule of policy.rules) {
     if (rule.decision === "deny" && denies(rule, call, lists)) out.push(`fires deny rule ${rule.id}`);
   }
@@ -170,7 +209,8 @@ function wrongToAdmit(call: ObservedCall, before: readonly ObservedCall[], facts
     const verdict = decision.effects.find((v) => siteKey(v.site) === siteKey(call.site) && v.op === call.op);
     const rule = policy.rules.find((r) => r.id === verdict?.rule);
     const condition = rule === undefined ? undefined : { op: rule.op, ...rule.when };
-    if (condition !== undefined && !satisfiesCall(condition, call, history, opts)) out.push(`auto-approved by allow rule ${rule!.id}, whose condition it fails`);
+    if (condition !== undefined && !satisfiesCall(condition, call, history, opts))
+      out.push(`auto-approved by allow rule ${rule!.id}, whose condition it fails`);
   }
   return out;
 }
@@ -187,6 +227,8 @@ function denies(rule: LoadedRule, call: ObservedCall, lists: ReadonlySet<string>
   if (!matchOp(rule.op, call.op)) return false;
   return Object.entries(rule.when?.args ?? {}).every(([input, c]) => {
     const value = call.args[input] ?? null;
-    return lists.has(input) && Array.isArray(value) ? value.some((element) => satisfies(c, element)) : satisfies(c, value);
+    return lists.has(input) && Array.isArray(value)
+      ? value.some((element) => satisfies(c, element))
+      : satisfies(c, value);
   });
 }

@@ -18,19 +18,29 @@ afterAll(() => analyzer.dispose());
 /** Cases the analyzer still gets wrong, by name: they run as expected failures until fixed. */
 const OPEN = new Set<string>([]);
 
-const where = (f: Facts): string => JSON.stringify(f.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.construct ?? ""}`));
+const where = (f: Facts): string =>
+  JSON.stringify(f.diagnostics.map((d) => `${d.line}:${d.column} ${d.code} ${d.construct ?? ""}`));
 
 function check(c: HostileCase): void {
   const { source, line, column } = located(c.source);
   const facts = analyzer.analyze(source);
   if ("seen" in c) {
     // Not refused is fine only if the call is visible where it is written.
-    if (facts.ok) expect(facts.effects.map((e) => `${e.op} ${e.site.line}:${e.site.column}`)).toContain(`${c.seen.op} ${line}:${column}`);
+    if (facts.ok)
+      expect(facts.effects.map((e) => `${e.op} ${e.site.line}:${e.site.column}`)).toContain(
+        `${c.seen.op} ${line}:${column}`,
+      );
     return;
   }
   expect(facts.ok, where(facts)).toBe(false);
   expect(facts.effects).toEqual([]);
-  const match = facts.diagnostics.find((d) => d.code === c.code && d.line === line && d.column === column && (c.construct === undefined || d.construct === c.construct));
+  const match = facts.diagnostics.find(
+    (d) =>
+      d.code === c.code &&
+      d.line === line &&
+      d.column === column &&
+      (c.construct === undefined || d.construct === c.construct),
+  );
   expect(match, `no ${c.code} ${c.construct ?? ""} at ${line}:${column}; got ${where(facts)}`).toBeDefined();
   expect(match!.severity).toBe("error");
 }

@@ -30,5 +30,9 @@ export function located(marked: string): { source: string; line: number; column:
   if (index < 0 || marked.indexOf(HERE, index + 1) >= 0) throw new Error("a case needs exactly one marker");
   const before = marked.slice(0, index);
   const lines = before.split(/\r\n|\r|\n|\u2028|\u2029/);
-  return { source: marked.slice(0, index) + marked.slice(index + HERE.length), line: lines.length, column: lines[lines.length - 1]!.length + 1 };
+  return {
+    source: marked.slice(0, index) + marked.slice(index + HERE.length),
+    line: lines.length,
+    column: lines[lines.length - 1]!.length + 1,
+  };
 }

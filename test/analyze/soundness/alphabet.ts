@@ -6,9 +6,23 @@
 export const FLAVORS = {
   email: ["a@x.com", "b@x.com", "c@y.org", "A@X.com"],
   text: ["hi", "report", "", "a@x.com", "x,y", "😀x"], // an astral character: strings iterate by code point
-  path: ["/home/user/Sandbox/a.txt", "/home/user/Sandbox/sub/b.md", "/etc/passwd", "/home/user/Sandbox/../secret", "notes.txt"],
+  path: [
+    "/home/user/Sandbox/a.txt",
+    "/home/user/Sandbox/sub/b.md",
+    "/etc/passwd",
+    "/home/user/Sandbox/../secret",
+    "notes.txt",
+  ],
   // Spellings a server reads as another path, and one the canonical form only lower-cases.
-  url: ["https://api.x.com/v1", "https://evil.com/", "http://api.x.com:8080/p", "https://api.x.com.evil.com/", "https://api.x.com/v1/../admin", "https://api.x.com/v1/%2e%2e/admin", "HTTPS://API.x.com/v1"],
+  url: [
+    "https://api.x.com/v1",
+    "https://evil.com/",
+    "http://api.x.com:8080/p",
+    "https://api.x.com.evil.com/",
+    "https://api.x.com/v1/../admin",
+    "https://api.x.com/v1/%2e%2e/admin",
+    "HTTPS://API.x.com/v1",
+  ],
   ctype: ["text/plain", "application/json"],
 } as const;
 export type Flavor = keyof typeof FLAVORS;
@@ -39,10 +53,34 @@ const mail = [
 export const TRUSTED: readonly TrustedFunction[] = [
   { name: "sendEmail", connector: "email", op: "email.send_email", inputs: [...mail], fields: ["id"] },
   { name: "draftEmail", connector: "email", op: "email.draft_email", inputs: [...mail], fields: ["id"] },
-  { name: "getDraft", connector: "email", op: "email.get_draft", inputs: [{ name: "id", type: "str", flavor: "text" }], fields: ["body", "subject", "id"] },
-  { name: "sendDraft", connector: "email", op: "email.send_draft", inputs: [{ name: "draft_id", type: "str", flavor: "text" }], fields: ["id"] },
-  { name: "readFile", connector: "fs", op: "fs.read_file", inputs: [{ name: "path", type: "str", flavor: "path" }], fields: ["content"] },
-  { name: "listDir", connector: "fs", op: "fs.list_dir", inputs: [{ name: "path", type: "str", flavor: "path" }], fields: ["entries"] },
+  {
+    name: "getDraft",
+    connector: "email",
+    op: "email.get_draft",
+    inputs: [{ name: "id", type: "str", flavor: "text" }],
+    fields: ["body", "subject", "id"],
+  },
+  {
+    name: "sendDraft",
+    connector: "email",
+    op: "email.send_draft",
+    inputs: [{ name: "draft_id", type: "str", flavor: "text" }],
+    fields: ["id"],
+  },
+  {
+    name: "readFile",
+    connector: "fs",
+    op: "fs.read_file",
+    inputs: [{ name: "path", type: "str", flavor: "path" }],
+    fields: ["content"],
+  },
+  {
+    name: "listDir",
+    connector: "fs",
+    op: "fs.list_dir",
+    inputs: [{ name: "path", type: "str", flavor: "path" }],
+    fields: ["entries"],
+  },
   {
     name: "writeFile",
     connector: "fs",
@@ -53,7 +91,13 @@ export const TRUSTED: readonly TrustedFunction[] = [
     ],
     fields: ["ok"],
   },
-  { name: "get", connector: "http", op: "http.get", inputs: [{ name: "url", type: "str", flavor: "url" }], fields: ["body", "status"] },
+  {
+    name: "get",
+    connector: "http",
+    op: "http.get",
+    inputs: [{ name: "url", type: "str", flavor: "url" }],
+    fields: ["body", "status"],
+  },
   {
     name: "post",
     connector: "http",
@@ -90,10 +134,26 @@ export const AGENT_ACTIONS: readonly TrustedFunction[] = [
     ],
     fields: ["body", "status"],
   },
-  { name: "notify", connector: "agent", op: "agent.notify", inputs: [{ name: "subject", type: "str", flavor: "email" }], fields: ["id"] },
+  {
+    name: "notify",
+    connector: "agent",
+    op: "agent.notify",
+    inputs: [{ name: "subject", type: "str", flavor: "email" }],
+    fields: ["id"],
+  },
 ];
 
 /** What a generated program may call: the trusted functions and the agent actions. */
 export const CALLABLE: readonly TrustedFunction[] = [...TRUSTED, ...AGENT_ACTIONS];
 
-export const OP_PATTERNS = ["email.*", "email.send_email", "email.send_*", "email.draft_email", "fs.*", "fs.write_file", "http.*", "http.post", "*"];
+export const OP_PATTERNS = [
+  "email.*",
+  "email.send_email",
+  "email.send_*",
+  "email.draft_email",
+  "fs.*",
+  "fs.write_file",
+  "http.*",
+  "http.post",
+  "*",
+];

@@ -15,10 +15,19 @@ export interface Checked {
  * Analyze a program, run it once per list of read texts, and list every disagreement. A program
  * of the supported subset must be accepted: a refusal other than a refuted guarantee is a problem.
  */
-export function checkProgram(analyzer: Analyzer, set: ManifestSet, source: string, readTexts: readonly (readonly string[])[]): Checked {
+export function checkProgram(
+  analyzer: Analyzer,
+  set: ManifestSet,
+  source: string,
+  readTexts: readonly (readonly string[])[],
+): Checked {
   const facts = analyzer.analyze(source);
   if (facts.diagnostics.length > 0) {
-    return { facts, traces: [], problems: facts.diagnostics.map((d) => `refused at ${d.line}:${d.column}: ${d.code} ${d.message}`) };
+    return {
+      facts,
+      traces: [],
+      problems: facts.diagnostics.map((d) => `refused at ${d.line}:${d.column}: ${d.code} ${d.message}`),
+    };
   }
   const program = compileProgram(source, set);
   const text = (texts: readonly string[], n: number): string => (texts.length === 0 ? "" : texts[n % texts.length]!);

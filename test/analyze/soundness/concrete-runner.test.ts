@@ -48,7 +48,13 @@ describe("the concrete runner", () => {
     expect(trace.outcome).toBe("returned");
     expect(trace.calls).toEqual([]);
     // The call did not cross, yet the program made it: it counts at its site, as the sandbox records it.
-    expect(trace.refused).toEqual([{ op: "email.send_email", site: { line: 9, column: 5 }, reason: expect.stringContaining("args.to: a list must be dense") as string }]);
+    expect(trace.refused).toEqual([
+      {
+        op: "email.send_email",
+        site: { line: 9, column: 5 },
+        reason: expect.stringContaining("args.to: a list must be dense") as string,
+      },
+    ]);
     expect(seen).toEqual([]);
   });
 

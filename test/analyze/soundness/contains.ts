@@ -26,7 +26,9 @@ export function contains(abstract: AbstractValue, value: Json): boolean {
     case "record": {
       if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
       if (Object.keys(value).some((key) => !Object.hasOwn(abstract.fields, key))) return false;
-      return Object.entries(abstract.fields).every(([key, field]) => contains(field, Object.hasOwn(value, key) ? value[key]! : null));
+      return Object.entries(abstract.fields).every(([key, field]) =>
+        contains(field, Object.hasOwn(value, key) ? value[key]! : null),
+      );
     }
   }
 }

@@ -8,7 +8,13 @@ export type Feature = "object-keys" | "detached-throw" | "key-order" | "doubling
 
 export type Type = "str" | "strs" | "num" | "bool" | "res";
 
-export const TS_TYPE: Record<Type, string> = { str: "string", strs: "string[]", num: "number", bool: "boolean", res: "Record<string, unknown>" };
+export const TS_TYPE: Record<Type, string> = {
+  str: "string",
+  strs: "string[]",
+  num: "number",
+  bool: "boolean",
+  res: "Record<string, unknown>",
+};
 
 export interface Var {
   name: string;

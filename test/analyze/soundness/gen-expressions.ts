@@ -36,21 +36,60 @@ export class Expressions {
       [4, this.p.has(scope, "str"), () => varOf("str")],
       [2, deeper, () => `(${this.str(scope, flavor, d + 1)} + ${this.str(scope, "text", d + 1)})`],
       [2, deeper, () => `\`${c.item(TEMPLATE_TEXT)}\${${this.str(scope, flavor, d + 1)}}${c.item(TEMPLATE_TEXT)}\``],
-      [1, deeper, () => `(${this.bool(scope, d + 1)} ? ${this.str(scope, flavor, d + 1)} : ${this.str(scope, flavor, d + 1)})`],
-      [2, this.p.has(scope, "res"), () => `String(${varOf("res")}.${c.item(["body", "content", "id", "subject", "status", "entries"])})`],
-      [2, deeper, () => `((${this.str(scope, flavor, d + 1)}).${c.item(["toLowerCase()", "trim()", "toUpperCase()", "slice(0, 3)", 'replace("a", "$&$&")', 'padStart(4, "0")', 'at(-1) ?? ""'])})`],
+      [
+        1,
+        deeper,
+        () => `(${this.bool(scope, d + 1)} ? ${this.str(scope, flavor, d + 1)} : ${this.str(scope, flavor, d + 1)})`,
+      ],
+      [
+        2,
+        this.p.has(scope, "res"),
+        () => `String(${varOf("res")}.${c.item(["body", "content", "id", "subject", "status", "entries"])})`,
+      ],
+      [
+        2,
+        deeper,
+        () =>
+          `((${this.str(scope, flavor, d + 1)}).${c.item(["toLowerCase()", "trim()", "toUpperCase()", "slice(0, 3)", 'replace("a", "$&$&")', 'padStart(4, "0")', 'at(-1) ?? ""'])})`,
+      ],
       [1, deeper, () => `(${this.strs(scope, d + 1)}).join(${lit(c.item([",", "", " "]))})`],
       [1, deeper, () => `((${this.strs(scope, d + 1)})[${c.int(3)}] ?? ${lit(c.item(FLAVORS[flavor]))})`],
       [1, deeper, () => `String(${this.num(scope, d + 1)})`],
       [1, deeper, () => `(String(${this.str(scope, flavor, d + 1)}) || ${lit(c.item(FLAVORS[flavor]))})`], // String(): the compiler refuses `"literal" || x`
-      [1, this.p.has(scope, "res"), () => `String(${varOf("res")}?.${c.item(["body", "missing"])} ?? ${lit(c.item(FLAVORS[flavor]))})`],
-      [1, deeper && this.p.pureHelpers.length > 0, () => `${c.item(this.p.pureHelpers)}(${this.str(scope, flavor, d + 1)})`],
-      [1, this.p.has(scope, "res"), () => `String(${varOf("res")}[${lit(c.item(["hasOwnProperty", "toString", "valueOf"]))}])`], // Object.prototype names, not fields
+      [
+        1,
+        this.p.has(scope, "res"),
+        () => `String(${varOf("res")}?.${c.item(["body", "missing"])} ?? ${lit(c.item(FLAVORS[flavor]))})`,
+      ],
+      [
+        1,
+        deeper && this.p.pureHelpers.length > 0,
+        () => `${c.item(this.p.pureHelpers)}(${this.str(scope, flavor, d + 1)})`,
+      ],
+      [
+        1,
+        this.p.has(scope, "res"),
+        () => `String(${varOf("res")}[${lit(c.item(["hasOwnProperty", "toString", "valueOf"]))}])`,
+      ], // Object.prototype names, not fields
       [1, deeper, () => `String(JSON.parse(JSON.stringify(${this.str(scope, flavor, d + 1)})))`],
       // Map lookups (a key that may be missing) and computed indexes (any number: past the end, negative, fractional)
-      [1, deeper, () => `(new Map([[${this.str(scope, "email", d + 1)}, ${this.str(scope, flavor, d + 1)}], [${this.str(scope, "email", d + 1)}, ${this.str(scope, flavor, d + 1)}]]).get(${this.str(scope, "email", d + 1)}) ?? ${lit(c.item(FLAVORS[flavor]))})`],
-      [1, deeper, () => `((${this.strs(scope, d + 1)})[${c.item([`(${this.num(scope, d + 1)}) - ${c.int(2)}`, `Math.floor(${this.num(scope, d + 1)} / 2)`, `Math.min(${this.num(scope, d + 1)}, 3)`])}] ?? ${lit(c.item(FLAVORS[flavor]))})`],
-      [1, deeper, () => `([...new Set(${this.strs(scope, d + 1)})][${c.item(["0", "1"])}] ?? ${lit(c.item(FLAVORS[flavor]))})`],
+      [
+        1,
+        deeper,
+        () =>
+          `(new Map([[${this.str(scope, "email", d + 1)}, ${this.str(scope, flavor, d + 1)}], [${this.str(scope, "email", d + 1)}, ${this.str(scope, flavor, d + 1)}]]).get(${this.str(scope, "email", d + 1)}) ?? ${lit(c.item(FLAVORS[flavor]))})`,
+      ],
+      [
+        1,
+        deeper,
+        () =>
+          `((${this.strs(scope, d + 1)})[${c.item([`(${this.num(scope, d + 1)}) - ${c.int(2)}`, `Math.floor(${this.num(scope, d + 1)} / 2)`, `Math.min(${this.num(scope, d + 1)}, 3)`])}] ?? ${lit(c.item(FLAVORS[flavor]))})`,
+      ],
+      [
+        1,
+        deeper,
+        () => `([...new Set(${this.strs(scope, d + 1)})][${c.item(["0", "1"])}] ?? ${lit(c.item(FLAVORS[flavor]))})`,
+      ],
     ]);
   }
 
@@ -66,20 +105,51 @@ export class Expressions {
       [4, this.p.has(scope, "strs"), () => this.p.pickVar(scope, "strs")!.name],
       [1, deeper, () => `[...${this.strs(scope, d + 1)}, ${this.str(scope, "email", d + 1)}]`],
       [1, deeper, () => `(${this.bool(scope, d + 1)} ? ${this.strs(scope, d + 1)} : ${this.strs(scope, d + 1)})`],
-      [2, deeper, () => `(${this.strs(scope, d + 1)}).${c.item(["slice(0, 1)", 'filter((x) => x !== "a@x.com")', "map((x) => x.toLowerCase())", 'concat(["c@y.org"])', "reverse()", "sort()"])}`],
+      [
+        2,
+        deeper,
+        () =>
+          `(${this.strs(scope, d + 1)}).${c.item(["slice(0, 1)", 'filter((x) => x !== "a@x.com")', "map((x) => x.toLowerCase())", 'concat(["c@y.org"])', "reverse()", "sort()"])}`,
+      ],
       [1, deeper, () => `(${this.str(scope, "email", d + 1)}).split(",")`],
-      [1, deeper && this.p.on("object-keys"), () => `Object.keys(${this.bool(scope, d + 1)} ? { ${this.fields(scope, d + 1)} } : { ${this.fields(scope, d + 1)} })`],
-      [1, deeper, () => c.item([`[...${this.str(scope, "text", d + 1)}]`, `Array.from(${this.str(scope, "text", d + 1)})`])], // code points
+      [
+        1,
+        deeper && this.p.on("object-keys"),
+        () =>
+          `Object.keys(${this.bool(scope, d + 1)} ? { ${this.fields(scope, d + 1)} } : { ${this.fields(scope, d + 1)} })`,
+      ],
+      [
+        1,
+        deeper,
+        () => c.item([`[...${this.str(scope, "text", d + 1)}]`, `Array.from(${this.str(scope, "text", d + 1)})`]),
+      ], // code points
       [1, deeper, () => `Array.from(${this.strs(scope, d + 1)})`], // of a sparse list: undefined elements
       // holes only (or a RangeError); a literal length: Array's overloads re-check a nested argument per overload
       [1, deeper, () => `(Array(${c.item(["0", "1", "2", "3", "-1", "1.5", "NaN"])}) as string[])`],
       [1, deeper, () => `(${this.strs(scope, d + 1)}).flatMap((x) => [x, x])`],
       [1, deeper, () => `[${this.strs(scope, d + 1)}, ${this.strs(scope, d + 1)}].flat()`],
-      [1, deeper, () => `Object.values({ a: ${this.str(scope, "email", d + 1)}, b: ${this.str(scope, "email", d + 1)} })`],
+      [
+        1,
+        deeper,
+        () => `Object.values({ a: ${this.str(scope, "email", d + 1)}, b: ${this.str(scope, "email", d + 1)} })`,
+      ],
       [1, deeper, () => `Object.entries({ ${this.fields(scope, d + 1)} }).map((e) => e[0])`],
       [1, deeper, () => `[...new Set(${this.strs(scope, d + 1)})]`],
-      [1, deeper, () => c.item([`Array.from(new Map((${this.strs(scope, d + 1)}).map((k) => [k, k.length] as [string, number])).keys())`, `[...new Map((${this.strs(scope, d + 1)}).map((k) => [k.length, k] as [number, string])).values()]`])],
-      [1, deeper, () => `Object.keys(Object.fromEntries([[${this.str(scope, "email", d + 1)}, ${this.str(scope, "text", d + 1)}] as const]))`],
+      [
+        1,
+        deeper,
+        () =>
+          c.item([
+            `Array.from(new Map((${this.strs(scope, d + 1)}).map((k) => [k, k.length] as [string, number])).keys())`,
+            `[...new Map((${this.strs(scope, d + 1)}).map((k) => [k.length, k] as [number, string])).values()]`,
+          ]),
+      ],
+      [
+        1,
+        deeper,
+        () =>
+          `Object.keys(Object.fromEntries([[${this.str(scope, "email", d + 1)}, ${this.str(scope, "text", d + 1)}] as const]))`,
+      ],
     ]);
   }
 

@@ -78,7 +78,12 @@ export class Functions {
   /** A sort comparator with an effect: it runs as often as the engine likes (one call, so nested sorts stay small). */
   sortWithEffects(s: Scope): string {
     const v = this.p.pickVar(s, "strs")!;
-    const scope: Scope = { ...s, loop: "none", async: false, vars: [...s.vars.filter((x) => x !== v), { name: "x", type: "str", mutable: false }] };
+    const scope: Scope = {
+      ...s,
+      loop: "none",
+      async: false,
+      vars: [...s.vars.filter((x) => x !== v), { name: "x", type: "str", mutable: false }],
+    };
     return `${v.name}.sort((x, y) => {\n  if (${this.e.bool(scope)}) void ${this.w.trustedCall(scope)};\n  return x < y ? -1 : 1;\n});`;
   }
 
@@ -86,8 +91,17 @@ export class Functions {
   promiseCallbacks(s: Scope): string {
     const c = this.p.c;
     return c.weighted<string>([
-      [2, true, () => `await ${this.w.trustedCall(s)}.then(async () => {\n${this.w.block({ ...s, loop: "none" }, "  ")}\n});`],
-      [1, true, () => `await ${this.w.trustedCall(s)}.catch(() => undefined).finally(() => {\n${this.w.block({ ...s, loop: "none", async: false }, "  ")}\n});`],
+      [
+        2,
+        true,
+        () => `await ${this.w.trustedCall(s)}.then(async () => {\n${this.w.block({ ...s, loop: "none" }, "  ")}\n});`,
+      ],
+      [
+        1,
+        true,
+        () =>
+          `await ${this.w.trustedCall(s)}.catch(() => undefined).finally(() => {\n${this.w.block({ ...s, loop: "none", async: false }, "  ")}\n});`,
+      ],
       [1, true, () => `await Promise.allSettled([${this.w.trustedCall(s)}, ${this.w.trustedCall(s)}]);`],
     ]);
   }

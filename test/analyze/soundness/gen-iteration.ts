@@ -44,17 +44,25 @@ export class Iteration {
     const x: Var = { name: this.p.fresh("x"), type: "str", mutable: false };
     const y: Var = { name: this.p.fresh("y"), type: "str", mutable: false };
     const str = (): string => this.e.str(s, "email");
-    const lines = [map ? `const ${m} = new Map<string, string>((${this.e.strs(s)}).map((k) => [k, ${str()}] as [string, string]));` : `const ${m} = new Set<string>(${this.e.strs(s)});`];
+    const lines = [
+      map
+        ? `const ${m} = new Map<string, string>((${this.e.strs(s)}).map((k) => [k, ${str()}] as [string, string]));`
+        : `const ${m} = new Set<string>(${this.e.strs(s)});`,
+    ];
     const add = (key: string, value: string): string => (map ? `set(${key}, ${value})` : `add(${key})`);
     for (let i = c.int(3); i > 0; i--) {
       lines.push(
         c.weighted<string>([
           [3, true, () => `${m}.${add(str(), str())};`],
           [1, true, () => `${m}.delete(${str()});`],
-          [1, true, () => {
-            const alias = this.p.fresh("alias");
-            return `const ${alias} = ${m};\n${alias}.${add(str(), str())};`;
-          }],
+          [
+            1,
+            true,
+            () => {
+              const alias = this.p.fresh("alias");
+              return `const ${alias} = ${m};\n${alias}.${add(str(), str())};`;
+            },
+          ],
           [1, true, () => `${m}.${add(str(), str())}.${add(str(), str())};`],
           [1, true, () => `if (${this.e.bool(s)}) ${m}.clear();`],
         ]),
@@ -73,7 +81,8 @@ export class Iteration {
       [1, true, () => `for (const ${x.name} of ${m}.${c.item(["keys()", "values()"])})`],
       [1, map, () => `for (const [${x.name}, ${y.name}] of [...${m}.entries()])`],
     ]);
-    const bind = map && (head.includes("keys()") || head.includes("values()")) ? `  const ${y.name} = ${x.name};\n` : "";
+    const bind =
+      map && (head.includes("keys()") || head.includes("values()")) ? `  const ${y.name} = ${x.name};\n` : "";
     if (forEach) {
       return `${lines.join("\n")}\n${m}.forEach((${map ? `${y.name}, ${x.name}` : x.name}) => {\n${body}\n});`;
     }

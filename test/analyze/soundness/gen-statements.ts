@@ -21,7 +21,10 @@ export class Statements {
   constructor(private readonly p: Program) {
     this.e = new Expressions(p);
     this.iteration = new Iteration(p, this.e, (s, indent) => this.block(s, indent));
-    this.functions = new Functions(p, this.e, { block: (s, indent) => this.block(s, indent), trustedCall: (s) => this.trustedCall(s) });
+    this.functions = new Functions(p, this.e, {
+      block: (s, indent) => this.block(s, indent),
+      trustedCall: (s) => this.trustedCall(s),
+    });
   }
 
   /** A block's statements, one per line, at `indent`. */
@@ -30,7 +33,11 @@ export class Statements {
     const inner: Scope = { ...scope, vars: [...scope.vars], depth: scope.depth + 1 };
     while (this.p.statements < MAX_STATEMENTS && this.p.c.chance(inner.depth === 1 ? 85 : 60)) {
       this.p.statements++;
-      lines.push(...this.statement(inner).split("\n").map((l) => indent + l));
+      lines.push(
+        ...this.statement(inner)
+          .split("\n")
+          .map((l) => indent + l),
+      );
     }
     return lines.join("\n");
   }
@@ -42,15 +49,28 @@ export class Statements {
     return c.weighted<string>([
       [4, true, () => this.declare(s)],
       [5, true, () => (s.async ? this.trustedStatement(s) : `void ${this.trustedCall(s)};`)],
-      [2, this.p.has(s, "str", true) || this.p.has(s, "strs", true) || this.p.has(s, "num", true), () => this.assign(s)],
-      [1, this.growable(s), () => {
-        const v = this.p.c.item(s.vars.filter((x) => x.type === "strs" && x.fixed !== true));
-        const method = this.p.c.chance(80) ? `.push` : `["push"]`;
-        return `${v.name}${method}(${this.e.str(this.without(s, v), "email")});`;
-      }],
+      [
+        2,
+        this.p.has(s, "str", true) || this.p.has(s, "strs", true) || this.p.has(s, "num", true),
+        () => this.assign(s),
+      ],
+      [
+        1,
+        this.growable(s),
+        () => {
+          const v = this.p.c.item(s.vars.filter((x) => x.type === "strs" && x.fixed !== true));
+          const method = this.p.c.chance(80) ? `.push` : `["push"]`;
+          return `${v.name}${method}(${this.e.str(this.without(s, v), "email")});`;
+        },
+      ],
       [1, this.growable(s), () => this.iteration.spreadPush(s)],
       [1, this.p.has(s, "strs"), () => this.elementWrite(s)],
-      [2, nest, () => `if (${this.e.bool(s)}) {\n${this.block(s, "  ")}\n}${c.chance(50) ? ` else {\n${this.block(s, "  ")}\n}` : ""}`],
+      [
+        2,
+        nest,
+        () =>
+          `if (${this.e.bool(s)}) {\n${this.block(s, "  ")}\n}${c.chance(50) ? ` else {\n${this.block(s, "  ")}\n}` : ""}`,
+      ],
       [2, nest, () => this.forOf(s)],
       [1, nest, () => this.iteration.changingForOf(s)],
       [1, nest, () => this.iteration.stringForOf(s)],
@@ -129,7 +149,9 @@ export class Statements {
   /** `{ input: value, ... }` for a trusted function; an optional input is sometimes left out. */
   private argsOf(fn: TrustedFunction, s: Scope): { text: string; inputs: TrustedFunction["inputs"] } {
     const inputs = fn.inputs.filter((input) => !input.optional || this.p.c.chance(60));
-    const parts = inputs.map((input) => `${input.name}: ${input.type === "strs" ? this.e.strs(s) : this.e.str(s, input.flavor)}`);
+    const parts = inputs.map(
+      (input) => `${input.name}: ${input.type === "strs" ? this.e.strs(s) : this.e.str(s, input.flavor)}`,
+    );
     return { text: `{ ${parts.join(", ")} }`, inputs };
   }
 
@@ -215,14 +237,22 @@ export class Statements {
   /** A call of a top-level async helper (written now, or one written before: never recursive). */
   private helperCall(s: Scope): string {
     const c = this.p.c;
-    let helper = this.p.asyncHelpers.length > 0 && (this.p.asyncHelpers.length >= MAX_HELPERS || c.chance(50)) ? c.item(this.p.asyncHelpers) : undefined;
+    let helper =
+      this.p.asyncHelpers.length > 0 && (this.p.asyncHelpers.length >= MAX_HELPERS || c.chance(50))
+        ? c.item(this.p.asyncHelpers)
+        : undefined;
     if (helper === undefined) {
       if (c.chance(30) && this.p.pureHelpers.length < 2) this.writePureHelper();
       const params = [c.item<Type>(["str", "strs"]), c.item<Type>(["str", "strs", "num"])];
       const name = this.p.fresh("h");
       const vars = params.map((type, i) => ({ name: `p${i}`, type, mutable: true }));
-      const body = this.block({ vars, loop: "none", async: true, depth: 0, noThrow: !this.p.on("detached-throw") }, "  ");
-      this.p.helpers.push(`async function ${name}(${vars.map((v) => `${v.name}: ${TS_TYPE[v.type]}`).join(", ")}): Promise<void> {\n${body}\n}`);
+      const body = this.block(
+        { vars, loop: "none", async: true, depth: 0, noThrow: !this.p.on("detached-throw") },
+        "  ",
+      );
+      this.p.helpers.push(
+        `async function ${name}(${vars.map((v) => `${v.name}: ${TS_TYPE[v.type]}`).join(", ")}): Promise<void> {\n${body}\n}`,
+      );
       helper = { name, params };
       this.p.asyncHelpers.push(helper);
     }
@@ -231,8 +261,15 @@ export class Statements {
 
   private writePureHelper(): void {
     const name = this.p.fresh("f");
-    const scope: Scope = { vars: [{ name: "a", type: "str", mutable: false }], loop: "none", async: false, depth: MAX_BLOCK_DEPTH };
-    this.p.helpers.push(`function ${name}(a: string): string {\n  if (${this.e.bool(scope)}) return ${this.e.str(scope, "email")};\n  return ${this.e.str(scope, "email")};\n}`);
+    const scope: Scope = {
+      vars: [{ name: "a", type: "str", mutable: false }],
+      loop: "none",
+      async: false,
+      depth: MAX_BLOCK_DEPTH,
+    };
+    this.p.helpers.push(
+      `function ${name}(a: string): string {\n  if (${this.e.bool(scope)}) return ${this.e.str(scope, "email")};\n  return ${this.e.str(scope, "email")};\n}`,
+    );
     this.p.pureHelpers.push(name);
   }
 
@@ -247,7 +284,8 @@ export class Statements {
 
   /** Trusted calls and helper calls (which run detached: a helper that throws does not stop the others). */
   private promiseAll(s: Scope): string {
-    const call = (): string => (this.p.asyncHelpers.length > 0 && this.p.c.chance(40) ? this.detachedHelper(s) : this.trustedCall(s));
+    const call = (): string =>
+      this.p.asyncHelpers.length > 0 && this.p.c.chance(40) ? this.detachedHelper(s) : this.trustedCall(s);
     const calls = Array.from({ length: 1 + this.p.c.int(3) }, call);
     return `await Promise.all([${calls.join(", ")}]);`;
   }
@@ -280,7 +318,10 @@ export class Statements {
 
   private mapAll(s: Scope): string {
     const x: Var = { name: this.p.fresh("x"), type: "str", mutable: false };
-    const body = this.block({ ...s, vars: [...s.vars, x], loop: "none", noThrow: s.noThrow === true || !this.p.on("detached-throw") }, "  ");
+    const body = this.block(
+      { ...s, vars: [...s.vars, x], loop: "none", noThrow: s.noThrow === true || !this.p.on("detached-throw") },
+      "  ",
+    );
     return `await Promise.all((${this.e.strs(s)}).map(async (${x.name}) => {\n${body}\n}));`;
   }
 
@@ -299,7 +340,12 @@ export class Statements {
     const args = this.argsOf(fn, s);
     const lines = [`const ${m} = ${args.text};`];
     const input = c.item(args.inputs);
-    if (c.chance(60)) lines.push(input.type === "strs" ? `${m}.${input.name}.push(${this.e.str(s, "email")});` : `if (${this.e.bool(s)}) ${m}.${input.name} = ${this.e.str(s, input.flavor)};`);
+    if (c.chance(60))
+      lines.push(
+        input.type === "strs"
+          ? `${m}.${input.name}.push(${this.e.str(s, "email")});`
+          : `if (${this.e.bool(s)}) ${m}.${input.name} = ${this.e.str(s, input.flavor)};`,
+      );
     lines.push(`await ${this.p.use(`trusted/${fn.connector}`, fn.name)}(${m});`);
     return lines.join("\n");
   }

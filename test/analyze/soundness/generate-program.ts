@@ -15,7 +15,9 @@ export function generateProgram(choices: readonly number[], disabled: ReadonlySe
   const main = statements.block({ vars: [...tops], loop: "none", async: true, depth: 0 }, "    ");
   const after = Array.from({ length: p.c.int(3) }, () => afterExport(p, statements, tops));
   p.use("countersign", "program");
-  const imports = [...p.imports].sort(([a], [b]) => a.localeCompare(b)).map(([module, names]) => `import { ${[...names].sort().join(", ")} } from "${module}";`);
+  const imports = [...p.imports]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([module, names]) => `import { ${[...names].sort().join(", ")} } from "${module}";`);
   return [
     ...imports,
     "",
@@ -41,7 +43,12 @@ function afterExport(p: Program, statements: Statements, tops: Var[]): string {
   return p.c.weighted<string>([
     [2, tops.length > 0, () => `const ${name} = ${p.c.item(tops).name}.push(${statements.e.str(scope, "email")});`],
     [2, true, () => `const ${name} = ${statements.trustedCall(scope)};`],
-    [1, helper !== undefined, () => `const ${name} = ${helper!.name}(${helper!.params.map((t) => statements.e.of(t, scope, "email")).join(", ")});`],
+    [
+      1,
+      helper !== undefined,
+      () =>
+        `const ${name} = ${helper!.name}(${helper!.params.map((t) => statements.e.of(t, scope, "email")).join(", ")});`,
+    ],
   ]);
 }
 
@@ -74,7 +81,9 @@ function guarantee(p: Program): string {
 function literalGuarantee(p: Program): string {
   const c = p.c;
   const op = c.item(OP_PATTERNS);
-  const inputs = [...new Set(TRUSTED.filter((fn) => matchOp(op, fn.op)).flatMap((fn) => fn.inputs.map((input) => input.name)))];
+  const inputs = [
+    ...new Set(TRUSTED.filter((fn) => matchOp(op, fn.op)).flatMap((fn) => fn.inputs.map((input) => input.name))),
+  ];
   const parts = [`op: ${json(op)}`];
   if (c.chance(70)) parts.push(`args: { ${c.item(inputs)}: ${valueConstraint(p, 0)} }`);
   if (c.chance(30)) parts.push(`count: { max: ${c.int(4)} }`);
@@ -95,7 +104,12 @@ function valueConstraint(p: Program, depth: number): string {
     [2, true, () => `{ host_in: ${json(subset(p, HOSTS))} }`],
     [1, true, () => `{ max_length: ${c.int(12)} }`],
     [1, true, () => `{ min_length: ${c.int(4)} }`],
-    [1, true, () => `{ ${c.item(["prefix", "suffix"])}: ${json(c.item(["https://api.x.com/", "/home/user/Sandbox/", "a@", "@x.com", ".txt", "-"]))} }`],
+    [
+      1,
+      true,
+      () =>
+        `{ ${c.item(["prefix", "suffix"])}: ${json(c.item(["https://api.x.com/", "/home/user/Sandbox/", "a@", "@x.com", ".txt", "-"]))} }`,
+    ],
     [1, true, () => `{ type: ${json(subset(p, ["string", "array", "null"]))} }`],
     [1, depth < 2, () => `{ elements: ${valueConstraint(p, depth + 1)} }`],
     [1, depth < 2, () => `{ not: ${valueConstraint(p, depth + 1)} }`],

@@ -68,12 +68,22 @@ reason = "only api.x.com"
 const permissive = policyFrom(`default = "ask"\n`, set);
 
 // What reads return in each concrete run (as in the soundness test).
-const readText = fc.constantFrom("", "a@x.com", "b@x.com,c@y.org", "hello world, a longer text", "https://evil.com/", "/etc/passwd", "https://api.x.com/v1?q=a*b");
+const readText = fc.constantFrom(
+  "",
+  "a@x.com",
+  "b@x.com,c@y.org",
+  "hello world, a longer text",
+  "https://evil.com/",
+  "/etc/passwd",
+  "https://api.x.com/v1?q=a*b",
+);
 const runs = fc.array(fc.array(readText, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 });
 
 function traces(source: string, reads: readonly (readonly string[])[]): Trace[] {
   const program = compileProgram(source, set);
-  return reads.map((texts) => program.run({ readText: (_op, n) => (texts.length === 0 ? "" : texts[n % texts.length]!) }));
+  return reads.map((texts) =>
+    program.run({ readText: (_op, n) => (texts.length === 0 ? "" : texts[n % texts.length]!) }),
+  );
 }
 
 /** Whether a call's arguments have its action's declared inputs, types and canonical forms (what the connector requires). */
@@ -94,7 +104,9 @@ function analyzed(source: string): Facts | undefined {
 }
 
 describe("grants built from the facts", () => {
-  it(`admit every call of every run of ${RUNS} random programs, up to the first that breaks an enforced constraint`, { timeout: Math.max(120_000, RUNS * 400) }, async () => {
+  it(`admit every call of every run of ${RUNS} random programs, up to the first that breaks an enforced constraint`, {
+    timeout: Math.max(120_000, RUNS * 400),
+  }, async () => {
     const seen = { programs: 0, calls: 0, refused: 0 };
     await fc.assert(
       fc.asyncProperty(programChoices, runs, async (choices, reads) => {
@@ -106,16 +118,24 @@ describe("grants built from the facts", () => {
         seen.programs++;
         const start = await approve(source, facts, decision, keys);
         // Everything the receipt enforces beyond the facts: guarantees (proven ones never break) and guards.
-        const enforced = [...facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source), ...decision.guards];
+        const enforced = [
+          ...facts.guarantees.filter((g) => g.status !== "refuted").map((g) => g.source),
+          ...decision.guards,
+        ];
         for (const trace of traces(source, reads)) {
           // A call that does not fit its action's declared inputs (a required one left undefined, a path
           // not in canonical form) is refused as well: grants carry the types and the wrapper the forms.
           const misfit = trace.calls.findIndex((c) => !fitsInputs(c.op, c.args));
-          const breaks = [...enforced.map((c) => firstBreak(c, trace.calls, opts)), misfit < 0 ? undefined : misfit].filter((i) => i !== undefined);
+          const breaks = [
+            ...enforced.map((c) => firstBreak(c, trace.calls, opts)),
+            misfit < 0 ? undefined : misfit,
+          ].filter((i) => i !== undefined);
           const expected = breaks.length === 0 ? null : Math.min(...breaks);
           const { refusedAt, error } = replay(await start(), set, trace.calls);
           const context = `\n--- program ---\n${source}\n--- calls ---\n${JSON.stringify(trace.calls.map((c) => [c.op, c.args]))}\n--- grants ---\n${JSON.stringify({ grants: decision.grants, across: decision.across })}`;
-          expect(refusedAt, `refused at ${refusedAt} (${error?.message}), expected ${expected}${context}`).toBe(expected);
+          expect(refusedAt, `refused at ${refusedAt} (${error?.message}), expected ${expected}${context}`).toBe(
+            expected,
+          );
           if (error !== undefined) expect(error.class, error.message).toBe("grant_violation");
           seen.calls += refusedAt ?? trace.calls.length;
           if (refusedAt !== null) seen.refused++;
@@ -133,7 +153,9 @@ describe("grants built from the facts", () => {
 describe("grants built from corrupted facts refuse the run the true facts describe", () => {
   const corruptions = fc.record({ pick: fc.nat(), which: fc.constantFrom("value", "count") });
 
-  it(`for ${RUNS} random programs: a wrong constant or a smaller count stops the run at or before the call it no longer covers`, { timeout: Math.max(120_000, RUNS * 400) }, async () => {
+  it(`for ${RUNS} random programs: a wrong constant or a smaller count stops the run at or before the call it no longer covers`, {
+    timeout: Math.max(120_000, RUNS * 400),
+  }, async () => {
     const seen = { value: 0, count: 0 };
     await fc.assert(
       fc.asyncProperty(programChoices, readText, corruptions, async (choices, text, { pick, which }) => {
@@ -146,7 +168,11 @@ describe("grants built from corrupted facts refuse the run the true facts descri
         const decision = decide(corrupted.facts, permissive, set);
         if (decision.kind === "auto_rejected") return;
         seen[which]++;
-        const { refusedAt, error } = replay(await (await approve(source, corrupted.facts, decision, keys))(), set, trace!.calls);
+        const { refusedAt, error } = replay(
+          await (await approve(source, corrupted.facts, decision, keys))(),
+          set,
+          trace!.calls,
+        );
         expect(refusedAt, `${which}: not refused by call ${corrupted.at}\n${source}`).not.toBeNull();
         expect(refusedAt!).toBeLessThanOrEqual(corrupted.at);
         expect(error?.class).toBe("grant_violation");
@@ -175,18 +201,30 @@ ${body}
     const [trace] = traces(source, [[text]]);
     change(facts);
     const decision = decide(facts, permissive, set);
-    return { ...replay(await (await approve(source, facts, decision, keys))(), set, trace!.calls), calls: trace!.calls };
+    return {
+      ...replay(await (await approve(source, facts, decision, keys))(), set, trace!.calls),
+      calls: trace!.calls,
+    };
   }
 
   it("a wrong constant recipient", async () => {
-    const source = program(`    await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });`, `import { sendEmail } from "trusted/email";`);
-    const { refusedAt, error } = await refusalUnder(source, (f) => (f.effects[0]!.args.to = { kind: "const", values: [["b@x.com"]] }));
+    const source = program(
+      `    await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });`,
+      `import { sendEmail } from "trusted/email";`,
+    );
+    const { refusedAt, error } = await refusalUnder(
+      source,
+      (f) => (f.effects[0]!.args.to = { kind: "const", values: [["b@x.com"]] }),
+    );
     expect(refusedAt).toBe(0);
     expect(error?.details).toEqual({ reason: "argument_refused", op: "email.send_email", input: "to" });
   });
 
   it("a smaller count", async () => {
-    const source = program(`    for (let i = 0; i < 3; i++) await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });`, `import { sendEmail } from "trusted/email";`);
+    const source = program(
+      `    for (let i = 0; i < 3; i++) await sendEmail({ to: ["a@x.com"], subject: "s", body: "b" });`,
+      `import { sendEmail } from "trusted/email";`,
+    );
     const { refusedAt, error } = await refusalUnder(source, (f) => (f.effects[0]!.count = { min: 2, max: 2 }));
     expect(refusedAt).toBe(2);
     expect(error?.details).toMatchObject({ reason: "count_exceeded" });
@@ -207,7 +245,10 @@ ${body}
   });
 
   it("a required input left undefined (an element of Array(n)) crosses as absent and is refused: grants carry the declared type", async () => {
-    const source = program(`    for (const id of [...(Array(1) as string[])]) await getDraft({ id });`, `import { getDraft } from "trusted/email";`);
+    const source = program(
+      `    for (const id of [...(Array(1) as string[])]) await getDraft({ id });`,
+      `import { getDraft } from "trusted/email";`,
+    );
     expect(analyzed(source)!.effects[0]!.args.id?.kind).toBe("unknown");
     const { refusedAt, error, calls } = await refusalUnder(source, () => undefined);
     expect(calls).toEqual([expect.objectContaining({ op: "email.get_draft", args: {} })]);
@@ -221,11 +262,20 @@ ${body}
       `import { readFile } from "trusted/fs";\nimport { get } from "trusted/http";`,
     );
     const honest = analyzed(source)!;
-    expect(honest.effects[1]?.args.url).toMatchObject({ kind: "string", prefix: "https://api.x.com/v1?q=", suffix: "&n=*" });
+    expect(honest.effects[1]?.args.url).toMatchObject({
+      kind: "string",
+      prefix: "https://api.x.com/v1?q=",
+      suffix: "&n=*",
+    });
     const passed = await refusalUnder(source, () => undefined, "a*b?c@d");
     expect(passed.refusedAt).toBeNull();
     expect(passed.calls[1]?.args.url).toBe("https://api.x.com/v1?q=a*b?c@d&n=*");
-    const { refusedAt, error } = await refusalUnder(source, (f) => (f.effects[1]!.args.url = { kind: "string", prefix: "https://api.x.com/v2?q=", suffix: "", provenance: [] }), "a*b?c@d");
+    const { refusedAt, error } = await refusalUnder(
+      source,
+      (f) =>
+        (f.effects[1]!.args.url = { kind: "string", prefix: "https://api.x.com/v2?q=", suffix: "", provenance: [] }),
+      "a*b?c@d",
+    );
     expect(refusedAt).toBe(1);
     expect(error?.details).toEqual({ reason: "argument_refused", op: "http.get", input: "url" });
   });
@@ -240,14 +290,19 @@ function wrongValue(facts: Facts, trace: Trace, pick: number): { facts: Facts; a
   const at = pick % trace.calls.length;
   const call = trace.calls[at]!;
   // An agent action's steps share its site: the effect is the call's op at the call's site.
-  const effect = facts.effects.find((e) => e.op === call.op && e.site.line === call.site.line && e.site.column === call.site.column);
+  const effect = facts.effects.find(
+    (e) => e.op === call.op && e.site.line === call.site.line && e.site.column === call.site.column,
+  );
   const inputs = Object.keys(effect?.args ?? {});
   if (effect === undefined || inputs.length === 0) return undefined;
   const input = inputs[pick % inputs.length]!;
   const sent: Json = Object.hasOwn(call.args, input) ? call.args[input]! : null;
   const others = facts.effects.filter((e) => e !== effect && e.op === effect.op);
   if (others.some((e) => !Object.hasOwn(e.args, input) || contains(e.args[input]!, sent))) return undefined;
-  const wrong: AbstractValue = { kind: "const", values: [Array.isArray(sent) ? ["zz-not-sent"] : sent === "zz-not-sent" ? "zz-other" : "zz-not-sent"] };
+  const wrong: AbstractValue = {
+    kind: "const",
+    values: [Array.isArray(sent) ? ["zz-not-sent"] : sent === "zz-not-sent" ? "zz-other" : "zz-not-sent"],
+  };
   // The grant joins the op's sites as the constraint language can (lists: one length range, one
   // element constraint), which may admit what no single site does: the wrong constant narrows the
   // grant only when that join no longer admits the value sent.
@@ -260,7 +315,10 @@ function wrongValue(facts: Facts, trace: Trace, pick: number): { facts: Facts; a
 function smallerCount(facts: Facts, trace: Trace, pick: number): { facts: Facts; at: number } | undefined {
   const tight = facts.effects.filter((e) => {
     const members = facts.effects.filter((m) => m.op === e.op);
-    const total = members.reduce<number | null>((sum, m) => (sum === null || m.count.max === null ? null : sum + m.count.max), 0);
+    const total = members.reduce<number | null>(
+      (sum, m) => (sum === null || m.count.max === null ? null : sum + m.count.max),
+      0,
+    );
     return e.count.max !== null && e.count.max > 0 && total === trace.calls.filter((c) => c.op === e.op).length;
   });
   if (tight.length === 0) return undefined;

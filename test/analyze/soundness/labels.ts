@@ -46,8 +46,14 @@ export function dataViolations(facts: Facts, trace: Trace, set: ManifestSet): st
       for (const [op, label] of labels(set)) {
         if (!text.includes(label)) continue;
         const sources = sourcesOf(effect, input);
-        if (sourceVerdict({ from: [op] }, sources) === "no") out.push(`${call.op} at ${siteKey(call.site)} sent ${input} = ${text}, which holds ${op}'s data; the analysis says it never derives from it (${JSON.stringify(sources)})`);
-        if (!resultTrusted(set, op) && sourceVerdict({ untrusted: false }, sources) === "yes") out.push(`${call.op} at ${siteKey(call.site)} sent ${input} = ${text}, untrusted data from ${op}; the analysis says it is never untrusted`);
+        if (sourceVerdict({ from: [op] }, sources) === "no")
+          out.push(
+            `${call.op} at ${siteKey(call.site)} sent ${input} = ${text}, which holds ${op}'s data; the analysis says it never derives from it (${JSON.stringify(sources)})`,
+          );
+        if (!resultTrusted(set, op) && sourceVerdict({ untrusted: false }, sources) === "yes")
+          out.push(
+            `${call.op} at ${siteKey(call.site)} sent ${input} = ${text}, untrusted data from ${op}; the analysis says it is never untrusted`,
+          );
       }
     }
   }
@@ -68,11 +74,13 @@ const OTHER_TEXTS = ["b@x.com,c@y.org", "hello world, a longer text"];
  */
 export function controlViolations(facts: Facts, program: Compiled, texts: readonly string[]): string[] {
   const other = OTHER_TEXTS.find((t) => !texts.includes(t))!;
-  const read = (changedOp?: string) => (reading: string, n: number) => (reading === changedOp ? other : texts.length === 0 ? "" : texts[n % texts.length]!);
+  const read = (changedOp?: string) => (reading: string, n: number) =>
+    reading === changedOp ? other : texts.length === 0 ? "" : texts[n % texts.length]!;
   const base = program.run({ readText: read(), stableIds: true });
   if (base.outcome !== "returned") return [];
   const out: string[] = [];
-  for (const op of new Set(base.calls.map((c) => c.op))) out.push(...changedRead(facts, base, program.run({ readText: read(op), stableIds: true }), op, other));
+  for (const op of new Set(base.calls.map((c) => c.op)))
+    out.push(...changedRead(facts, base, program.run({ readText: read(op), stableIds: true }), op, other));
   return out;
 }
 
@@ -81,20 +89,26 @@ function changedRead(facts: Facts, base: Trace, changed: Trace, op: string, othe
   const out: string[] = [];
   for (const effect of facts.effects) {
     if (sourceVerdict({ from: [op] }, effect.influencedBy ?? []) !== "no") continue;
-    const here = (c: { op: string; site: Trace["calls"][number]["site"] }) => effectKey(c.op, c.site) === effectKey(effect.op, effect.site);
+    const here = (c: { op: string; site: Trace["calls"][number]["site"] }) =>
+      effectKey(c.op, c.site) === effectKey(effect.op, effect.site);
     const at = (t: Trace) => t.calls.filter(here);
     // How often the site ran counts the calls the boundary refused too; whether a call crossed is its data's concern.
     const ran = (t: Trace) => at(t).length + t.refused.filter(here).length;
     const [before, after] = [at(base), at(changed)];
     const where = `${effect.op} at ${siteKey(effect.site)}`;
     if (ran(base) !== ran(changed)) {
-      out.push(`${where} ran ${ran(base)} times, and ${ran(changed)} times when ${op} read ${JSON.stringify(other)}; the analysis says ${op} does not influence it`);
+      out.push(
+        `${where} ran ${ran(base)} times, and ${ran(changed)} times when ${op} read ${JSON.stringify(other)}; the analysis says ${op} does not influence it`,
+      );
       continue;
     }
     for (const input of Object.keys(effect.args)) {
       if (sourceVerdict({ from: [op] }, sourcesOf(effect, input)) !== "no") continue;
       const values = (calls: Trace["calls"]) => JSON.stringify(calls.map((c) => c.args[input] ?? null));
-      if (values(before) !== values(after)) out.push(`${where} sent ${input} = ${values(before)}, and ${values(after)} when ${op} read ${JSON.stringify(other)}; the analysis says neither its value nor the call depends on ${op}`);
+      if (values(before) !== values(after))
+        out.push(
+          `${where} sent ${input} = ${values(before)}, and ${values(after)} when ${op} read ${JSON.stringify(other)}; the analysis says neither its value nor the call depends on ${op}`,
+        );
     }
   }
   return out;

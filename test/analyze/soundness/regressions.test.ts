@@ -152,7 +152,13 @@ async function sandboxCalls(source: string): Promise<{ op: string; args: Record<
   const bytes = Buffer.from(source, "utf8");
   const calls: { op: string; args: Record<string, Json> }[] = [];
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  const result = await runProgram({ source: bytes, sha256, entry: "program.ts", api: sandboxApi(set), invoke: async (op, args) => (calls.push({ op, args }), { id: "x" }) });
+  const result = await runProgram({
+    source: bytes,
+    sha256,
+    entry: "program.ts",
+    api: sandboxApi(set),
+    invoke: async (op, args) => (calls.push({ op, args }), { id: "x" }),
+  });
   expect(result.outcome).toBe("returned");
   return calls;
 }
@@ -165,7 +171,8 @@ describe("soundness regressions where the engines differ", () => {
       const calls = await sandboxCalls(c.source);
       expect(calls).toHaveLength(1);
       const effect = facts.effects.find((e) => e.op === calls[0]!.op)!;
-      for (const [input, sent] of Object.entries(calls[0]!.args)) expect(contains(effect.args[input]!, sent), `${input} = ${JSON.stringify(sent)}`).toBe(true);
+      for (const [input, sent] of Object.entries(calls[0]!.args))
+        expect(contains(effect.args[input]!, sent), `${input} = ${JSON.stringify(sent)}`).toBe(true);
     });
   }
 });

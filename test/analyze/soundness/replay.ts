@@ -26,9 +26,23 @@ export function policyFrom(text: string, set: ManifestSet): Policy {
  * A person's approval of the decision: a real signed receipt carrying its grants and limits, and a
  * way to start a run under it (a fresh verification, so each run has its own ledgers).
  */
-export async function approve(source: string, facts: Facts, decision: PolicyDecision, keys: Keyring): Promise<() => Promise<VerifiedReceipt>> {
+export async function approve(
+  source: string,
+  facts: Facts,
+  decision: PolicyDecision,
+  keys: Keyring,
+): Promise<() => Promise<VerifiedReceipt>> {
   const token = await issueReceipt(
-    { requestId: "req", program: facts.program, decision: "approved_once", policySha256: decision.policy.sha256, grants: decision.grants, across: decision.across, approver: "tester", issuer: ISSUER },
+    {
+      requestId: "req",
+      program: facts.program,
+      decision: "approved_once",
+      policySha256: decision.policy.sha256,
+      grants: decision.grants,
+      across: decision.across,
+      approver: "tester",
+      issuer: ISSUER,
+    },
     keys,
   );
   return () => verifyReceipt(token, { jwks: jwks(keys), issuer: ISSUER, programBytes: Buffer.from(source, "utf8") });

@@ -20,7 +20,14 @@ const analyzer = propertyAnalyzer(set);
 afterAll(() => analyzer.dispose());
 
 // What reads return in each concrete run: empty, an address, text with commas and spaces, a URL.
-const readText = fc.constantFrom("", "a@x.com", "b@x.com,c@y.org", "hello world, a longer text", "https://evil.com/", "/etc/passwd");
+const readText = fc.constantFrom(
+  "",
+  "a@x.com",
+  "b@x.com,c@y.org",
+  "hello world, a longer text",
+  "https://evil.com/",
+  "/etc/passwd",
+);
 const runs = fc.array(fc.array(readText, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 3 });
 
 describe("soundness: the facts cover every concrete run", () => {
@@ -37,15 +44,28 @@ describe("soundness: the facts cover every concrete run", () => {
   });
 
   // A stall guard, not a speed target: each program also runs labelled and with changed reads.
-  it("the generator writes programs that call trusted functions and get every guarantee status", { timeout: 300_000 }, () => {
+  it("the generator writes programs that call trusted functions and get every guarantee status", {
+    timeout: 300_000,
+  }, () => {
     // untrustedArgs, influenced: the provenance checks (labels.ts) have claims to test.
-    const seen = { calls: 0, proven: 0, refuted: 0, enforced: 0, unbounded: 0, threw: 0, untrustedArgs: 0, influenced: 0 };
+    const seen = {
+      calls: 0,
+      proven: 0,
+      refuted: 0,
+      enforced: 0,
+      unbounded: 0,
+      threw: 0,
+      untrustedArgs: 0,
+      influenced: 0,
+    };
     for (const choices of fc.sample(programChoices, { numRuns: 150, seed: 1 })) {
       const { facts, traces } = checkProgram(analyzer, set, generateProgram(choices), [["a@x.com"]]);
       seen.calls += traces[0]?.calls.length ?? 0;
       seen.unbounded += facts.effects.filter((e) => e.count.max === null).length;
       seen.threw += traces.filter((t) => t.outcome === "threw").length;
-      seen.untrustedArgs += facts.effects.filter((e) => Object.values(e.sources ?? {}).some((s) => s.some((p) => p.op !== undefined))).length;
+      seen.untrustedArgs += facts.effects.filter((e) =>
+        Object.values(e.sources ?? {}).some((s) => s.some((p) => p.op !== undefined)),
+      ).length;
       seen.influenced += facts.effects.filter((e) => (e.influencedBy ?? []).some((p) => p.op !== undefined)).length;
       for (const g of facts.guarantees) seen[g.status]++;
     }

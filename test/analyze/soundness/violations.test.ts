@@ -40,12 +40,18 @@ describe("violations", () => {
   it("finds none for the analyzer's facts of a straight program", () => {
     expect(facts.ok).toBe(true);
     expect(trace.outcome).toBe("returned");
-    expect(trace.calls.map((c) => [c.op, c.args.to])).toEqual([["email.get_draft", undefined], ["email.send_email", ["a@x.com"]], ["email.send_email", ["b@x.com"]]]);
+    expect(trace.calls.map((c) => [c.op, c.args.to])).toEqual([
+      ["email.get_draft", undefined],
+      ["email.send_email", ["a@x.com"]],
+      ["email.send_email", ["b@x.com"]],
+    ]);
     expect(violations(facts, [trace], set)).toEqual([]);
   });
 
   it("a call at a site without an effect", () => {
-    expect(tampered((f) => (f.effects = f.effects.filter((e) => e.op !== "email.send_email")))).toContainEqual(expect.stringMatching(/email.send_email at 11:13 has no effect/));
+    expect(tampered((f) => (f.effects = f.effects.filter((e) => e.op !== "email.send_email")))).toContainEqual(
+      expect.stringMatching(/email.send_email at 11:13 has no effect/),
+    );
   });
 
   it("an argument outside its abstract value", () => {
@@ -60,20 +66,31 @@ describe("violations", () => {
   });
 
   it("a count above the maximum, and below the minimum of a run that returned", () => {
-    expect(tampered((f) => (send(f).count = { min: 0, max: 1 }))).toEqual([expect.stringMatching(/ran 2 times, outside 0..1/)]);
-    expect(tampered((f) => (send(f).count = { min: 3, max: null }))).toEqual([expect.stringMatching(/ran 2 times, outside 3..∞/)]);
+    expect(tampered((f) => (send(f).count = { min: 0, max: 1 }))).toEqual([
+      expect.stringMatching(/ran 2 times, outside 0..1/),
+    ]);
+    expect(tampered((f) => (send(f).count = { min: 3, max: null }))).toEqual([
+      expect.stringMatching(/ran 2 times, outside 3..∞/),
+    ]);
   });
 
   it("a proven guarantee the run breaks, a refuted one it keeps", () => {
     const proven = tampered((f) => (f.guarantees[0]!.source = { op: "email.*", args: { to: { in: ["a@x.com"] } } }));
     expect(proven).toContainEqual(expect.stringMatching(/proven guarantee recipientsOnly.* is broken by call 3/));
-    expect(tampered((f) => (f.guarantees[1]!.status = "refuted"))).toContainEqual(expect.stringMatching(/refuted guarantee .* holds in this run/));
+    expect(tampered((f) => (f.guarantees[1]!.status = "refuted"))).toContainEqual(
+      expect.stringMatching(/refuted guarantee .* holds in this run/),
+    );
   });
 });
 
 // A call whose arguments are not plain data is refused before it reaches the host; the program made it all the same.
 describe("violations with a call refused at the boundary", () => {
-  const holes = source.replace("await sendEmail({ to: [to],", "const list: string[] = [];\n      list[to === \"a@x.com\" ? 0 : 1] = to;\n      await Promise.allSettled([sendEmail({ to: list,").replace("String(draft.body) });", "String(draft.body) })]);");
+  const holes = source
+    .replace(
+      "await sendEmail({ to: [to],",
+      'const list: string[] = [];\n      list[to === "a@x.com" ? 0 : 1] = to;\n      await Promise.allSettled([sendEmail({ to: list,',
+    )
+    .replace("String(draft.body) });", "String(draft.body) })]);");
   const holesFacts = analyzer.analyze(holes);
   const holesTrace = compileProgram(holes, set).run({ readText: () => "text" });
 
@@ -91,6 +108,8 @@ describe("violations with a call refused at the boundary", () => {
     const refuted = structuredClone(holesFacts);
     refuted.guarantees[0]!.status = "refuted"; // email.*: the refused call's arguments are unknown
     refuted.guarantees[1]!.status = "refuted"; // fs.*: no call refused
-    expect(violations(refuted, [holesTrace], set)).toEqual([expect.stringMatching(/refuted guarantee .*fs.* holds in this run/)]);
+    expect(violations(refuted, [holesTrace], set)).toEqual([
+      expect.stringMatching(/refuted guarantee .*fs.* holds in this run/),
+    ]);
   });
 });

@@ -69,21 +69,35 @@ export function compileProgram(source: string, set: ManifestSet): Compiled {
   const trusted = trustedImports(file, set);
   const transformer: ts.TransformerFactory<ts.SourceFile> = (context) => (root) => {
     const f = context.factory;
-    const isTrustedCall = (node: ts.Node): node is ts.CallExpression => ts.isCallExpression(node) && ts.isIdentifier(node.expression) && trusted.has(node.expression.text);
+    const isTrustedCall = (node: ts.Node): node is ts.CallExpression =>
+      ts.isCallExpression(node) && ts.isIdentifier(node.expression) && trusted.has(node.expression.text);
     // A trusted call becomes a call of the recorder, with its site; its promise is quieted like any other.
     const recordedCall = (node: ts.CallExpression): ts.Expression => {
       const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
       const args = node.arguments.map((a) => ts.visitNode(a, (n) => visit(n, node)) as ts.Expression);
       const recorder = f.createPropertyAccessExpression(f.createIdentifier(HOST), "call");
       const op = trusted.get((node.expression as ts.Identifier).text)!;
-      return f.createCallExpression(recorder, undefined, [f.createStringLiteral(op), f.createNumericLiteral(line + 1), f.createNumericLiteral(character + 1), ...args]);
+      return f.createCallExpression(recorder, undefined, [
+        f.createStringLiteral(op),
+        f.createNumericLiteral(line + 1),
+        f.createNumericLiteral(character + 1),
+        ...args,
+      ]);
     };
     const visit = (node: ts.Node, parent?: ts.Node): ts.Node => {
-      const out = isTrustedCall(node) ? recordedCall(node) : ts.visitEachChild(node, (child) => visit(child, node), context);
+      const out = isTrustedCall(node)
+        ? recordedCall(node)
+        : ts.visitEachChild(node, (child) => visit(child, node), context);
       // A promise the program drops may reject with nobody listening; mark it handled (a no-op
       // reaction changes no other job's order) so that it does not surface as the test's own error.
-      const chained = parent !== undefined && (ts.isPropertyAccessExpression(parent) || ts.isElementAccessExpression(parent) || (ts.isCallExpression(parent) && parent.expression === node));
-      return ts.isCallExpression(node) && !chained ? f.createCallExpression(f.createIdentifier(QUIET), undefined, [out as ts.Expression]) : out;
+      const chained =
+        parent !== undefined &&
+        (ts.isPropertyAccessExpression(parent) ||
+          ts.isElementAccessExpression(parent) ||
+          (ts.isCallExpression(parent) && parent.expression === node));
+      return ts.isCallExpression(node) && !chained
+        ? f.createCallExpression(f.createIdentifier(QUIET), undefined, [out as ts.Expression])
+        : out;
     };
     return ts.visitNode(root, (n) => visit(n)) as ts.SourceFile;
   };
@@ -114,8 +128,17 @@ const importsFirst: ts.TransformerFactory<ts.SourceFile> = () => (root) => {
  */
 const withoutEsModuleMarker: ts.TransformerFactory<ts.SourceFile> = () => (root) => {
   const isMarker = (s: ts.Statement): boolean =>
-    ts.isExpressionStatement(s) && ts.isCallExpression(s.expression) && ts.isPropertyAccessExpression(s.expression.expression) && s.expression.expression.name.text === "defineProperty" && s.expression.arguments[1] !== undefined && ts.isStringLiteral(s.expression.arguments[1]) && s.expression.arguments[1].text === "__esModule";
-  return ts.factory.updateSourceFile(root, root.statements.filter((s) => !isMarker(s)));
+    ts.isExpressionStatement(s) &&
+    ts.isCallExpression(s.expression) &&
+    ts.isPropertyAccessExpression(s.expression.expression) &&
+    s.expression.expression.name.text === "defineProperty" &&
+    s.expression.arguments[1] !== undefined &&
+    ts.isStringLiteral(s.expression.arguments[1]) &&
+    s.expression.arguments[1].text === "__esModule";
+  return ts.factory.updateSourceFile(
+    root,
+    root.statements.filter((s) => !isMarker(s)),
+  );
 };
 
 /** Local name → op for every named import from `trusted/<connector>`. */
@@ -197,14 +220,20 @@ ${js}
 const hardening = new Script(hardeningScript(), { filename: "environment.js" });
 // V8's console has a prototype object of its own; the sandbox's is a plain object holding two
 // functions, and so is this one. Output is dropped: a trace records the trusted calls.
-const plainConsole = new Script("globalThis.console = { log: (...data) => undefined, error: (...data) => undefined };", { filename: "console.js" });
+const plainConsole = new Script(
+  "globalThis.console = { log: (...data) => undefined, error: (...data) => undefined };",
+  { filename: "console.js" },
+);
 
 /**
  * A fresh realm (its own built-ins, no Node globals, no code from strings) built to the
  * environment. `beforeHardening` sees it just before the hardening script runs.
  */
 export function hardenedContext(beforeHardening?: (context: Context) => void): Context {
-  const context = createContext({}, { microtaskMode: "afterEvaluate", codeGeneration: { strings: false, wasm: false } });
+  const context = createContext(
+    {},
+    { microtaskMode: "afterEvaluate", codeGeneration: { strings: false, wasm: false } },
+  );
   plainConsole.runInContext(context);
   beforeHardening?.(context);
   hardening.runInContext(context);
@@ -217,13 +246,15 @@ function runOnce(script: Script, context: Context, set: ManifestSet, options: Ru
   const readText = options.readText ?? ((op: string, n: number) => `${op} text ${n}`);
   // Each module's exports: a trusted function's op, or a contract helper's name.
   const exports: Record<string, Record<string, string>> = { countersign: { program: "program" } };
-  for (const [connector, helpers] of Object.entries(contractsByConnector)) exports[`trusted/${connector}/contracts`] = Object.fromEntries(helpers.map((h) => [h.name, h.name]));
+  for (const [connector, helpers] of Object.entries(contractsByConnector))
+    exports[`trusted/${connector}/contracts`] = Object.fromEntries(helpers.map((h) => [h.name, h.name]));
   for (const connector of set.connectors.keys()) {
     const actions = [...set.actions.values()].filter((a) => a.connector === connector);
     exports[`trusted/${connector}`] = Object.fromEntries(actions.map((a) => [actionFunctionName(a.name), a.op]));
   }
   const agent = [...(set.agent?.actions.values() ?? [])];
-  if (agent.length > 0) exports["trusted/agent"] = Object.fromEntries(agent.map((a) => [actionFunctionName(a.name), a.op]));
+  if (agent.length > 0)
+    exports["trusted/agent"] = Object.fromEntries(agent.map((a) => [actionFunctionName(a.name), a.op]));
   // Host functions take and give strings, and never throw into the realm: a failure is an answer.
   const answer = (run: () => unknown): string => {
     try {
@@ -246,7 +277,9 @@ function runOnce(script: Script, context: Context, set: ManifestSet, options: Ru
     },
     contract: (module: string, name: string, args: string) =>
       answer(() => {
-        const helper = contractsByConnector[/^trusted\/([a-z0-9_]+)\/contracts$/.exec(module)![1]!]!.find((h) => h.name === name)!;
+        const helper = contractsByConnector[/^trusted\/([a-z0-9_]+)\/contracts$/.exec(module)![1]!]!.find(
+          (h) => h.name === name,
+        )!;
         return (helper.build as unknown as (...x: unknown[]) => Json)(...(JSON.parse(args) as unknown[]));
       }),
     // Direct calls are rewritten to this with their site; a call the rewrite cannot see (through

@@ -20,7 +20,14 @@ type InPage = { document: { body: { dataset: Record<string, string | undefined> 
 
 const ARTIFACTS = join(packageRoot, "test-artifacts");
 const DESKTOP = { width: 1280, height: 800 };
-const LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
+const LAUNCH_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
 
 let a: TestAuthority;
 let alice: ApproverSession; // the same approver over the API, to check what the page did
@@ -37,7 +44,10 @@ beforeAll(async () => {
   gmail = await startGmailServer({ token: PROVIDER_TOKEN });
   const tokenFile = join(a.dataDir, "provider.token");
   writeFileSync(tokenFile, `${PROVIDER_TOKEN}\n`);
-  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${tokenFile}"\n`);
+  writeFileSync(
+    join(a.dataDir, "connections.toml"),
+    `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${tokenFile}"\n`,
+  );
   browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: LAUNCH_ARGS });
   page = await (await browser.newContext({ viewport: DESKTOP })).newPage(); // a context of its own: axe opens pages in it
 
@@ -50,7 +60,9 @@ afterAll(async () => {
 });
 
 const submit = async (name: string, extra: Record<string, unknown> = {}): Promise<string> => {
-  const answer = await a.call("POST", "/v1/requests", { body: { program: example(name), source_name: name, ...extra } });
+  const answer = await a.call("POST", "/v1/requests", {
+    body: { program: example(name), source_name: name, ...extra },
+  });
   expect(answer.status).toBe(202);
   return answer.body.id as string;
 };
@@ -69,12 +81,29 @@ const focused = () => page.evaluate<string | undefined>("document.activeElement?
 async function axe(what: string, on: Page = page): Promise<void> {
   const { violations } = await new AxeBuilder({ page: on }).analyze();
   const bad = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-  if (bad.length > 0) console.log(`axe, ${what}:`, JSON.stringify(bad.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary}`) })), null, 2));
-  expect(bad.map((v) => `${v.id}: ${v.help}`), what).toEqual([]);
+  if (bad.length > 0)
+    console.log(
+      `axe, ${what}:`,
+      JSON.stringify(
+        bad.map((v) => ({
+          id: v.id,
+          impact: v.impact,
+          help: v.help,
+          nodes: v.nodes.map((n) => `${n.target.join(" ")}: ${n.failureSummary}`),
+        })),
+        null,
+        2,
+      ),
+    );
+  expect(
+    bad.map((v) => `${v.id}: ${v.help}`),
+    what,
+  ).toEqual([]);
 }
 
 /** The first screen as it is now, at the viewport's width: test-artifacts/<name>-<width>.png. */
-const shoot = async (name: string, on: Page = page) => on.screenshot({ path: join(ARTIFACTS, `${name}-${on.viewportSize()!.width}.png`) });
+const shoot = async (name: string, on: Page = page) =>
+  on.screenshot({ path: join(ARTIFACTS, `${name}-${on.viewportSize()!.width}.png`) });
 
 /** The first screen at 1280x800 and at 390x844 (a phone): test-artifacts/<name>-1280.png and <name>-390.png. */
 async function shootBoth(name: string, on: Page = page): Promise<void> {
@@ -98,7 +127,15 @@ async function onFirstScreen(selectors: readonly string[]): Promise<void> {
 }
 
 /** What must be on a pending request's first screen: what it does, its status and verdict, the risks, the buttons. */
-const FIRST_SCREEN = ["h1#headline", "#status", "#risks", "#approve-once", "#reject-box summary", "#ask-box summary", "#remember summary"];
+const FIRST_SCREEN = [
+  "h1#headline",
+  "#status",
+  "#risks",
+  "#approve-once",
+  "#reject-box summary",
+  "#ask-box summary",
+  "#remember summary",
+];
 
 /** A program that sends the provider's draft `id` (its recipients are the draft's), with `guarantees` as source text. */
 const sendDraft = (id: string, guarantees = "[]", imports = "") => `import { program } from "countersign";
@@ -130,7 +167,9 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     const first = await page.goto(a.url + "/");
     expect(first?.status()).toBe(401);
     expect(await page.textContent("main")).toContain("countersign ui");
-    const answer = await page.goto(`${a.url}/login?link=${makeLoginLink({ dataDir: a.dataDir, now: () => new Date() }, "alice")}`);
+    const answer = await page.goto(
+      `${a.url}/login?link=${makeLoginLink({ dataDir: a.dataDir, now: () => new Date() }, "alice")}`,
+    );
     expect(answer?.status()).toBe(200);
     expect(new URL(page.url()).pathname).toBe("/");
     expect(await page.textContent("h1")).toBe("Inbox");
@@ -147,7 +186,10 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await page.waitForSelector(`#pending li[data-id="${older}"]`);
     const newer = await submit("draft-and-send.ts");
     await page.waitForSelector(`#pending li[data-id="${newer}"]`);
-    expect(await page.$$eval("#pending li", (rows) => rows.map((r) => r.getAttribute("data-id")))).toEqual([newer, older]);
+    expect(await page.$$eval("#pending li", (rows) => rows.map((r) => r.getAttribute("data-id")))).toEqual([
+      newer,
+      older,
+    ]);
     expect(await page.title()).toBe("(2) Inbox · countersign");
     const row = await page.textContent(`#pending li[data-id="${older}"]`);
     expect(row).toContain("ask");
@@ -160,13 +202,27 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
   it("a request page opens with the headline, the status, the risks and the actions; then the verdict, facts, calls, previews, the agent's words and the collapsed source", async () => {
     const id = await submit("notify-team.ts", { rationale: "The team asked for it." });
     await open(`/requests/${id}`);
-    expect(await page.$$eval("main h1, main h2", (hs) => hs.map((h) => h.id))).toEqual(["headline", "h-risks", "h-actions", "h-verdict", "h-facts", "h-calls", "h-previews", "h-agent", "h-source"]);
+    expect(await page.$$eval("main h1, main h2", (hs) => hs.map((h) => h.id))).toEqual([
+      "headline",
+      "h-risks",
+      "h-actions",
+      "h-verdict",
+      "h-facts",
+      "h-calls",
+      "h-previews",
+      "h-agent",
+      "h-source",
+    ]);
     expect(await page.textContent("h1")).toBe("Sends 1 email to alice@example.com and bob@example.com.");
     expect(await page.textContent("#status")).toMatch(/policy: ask\s+Waiting for your decision, 1[45] min left\./);
-    expect(await page.$$eval("#risks li", (lis) => lis.map((li) => li.textContent!.replace(/\s+/g, " ").trim()))).toEqual(["Warning mail to others: Sends email to other people: 1 email."]);
+    expect(
+      await page.$$eval("#risks li", (lis) => lis.map((li) => li.textContent!.replace(/\s+/g, " ").trim())),
+    ).toEqual(["Warning mail to others: Sends email to other people: 1 email."]);
     expect(await page.textContent("#h-verdict")).toContain("ask");
     expect(await page.textContent("section.verdict")).toContain("email.send_email");
-    const facts = await page.$$eval("ul.facts li", (lis) => lis.map((li) => li.textContent!.replace(/\s+/g, " ").trim()));
+    const facts = await page.$$eval("ul.facts li", (lis) =>
+      lis.map((li) => li.textContent!.replace(/\s+/g, " ").trim()),
+    );
     expect(facts[0]).toMatch(/^proven recipientsOnly\(TEAM\)/);
     expect(facts[1]).toMatch(/^proven atMostEmails\(1\)/);
     expect(await page.textContent("ul.calls dl")).toContain('["alice@example.com","bob@example.com"]');
@@ -184,22 +240,40 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
   });
 
   it("shows beside each value where it comes from: a forwarded draft's recipients come from the draft, untrusted (issue 15)", async () => {
-    const submitted = await a.call("POST", "/v1/requests", { body: { program: forwardDraft("r-1", IF_URGENT), source_name: "forward.ts" } });
+    const submitted = await a.call("POST", "/v1/requests", {
+      body: { program: forwardDraft("r-1", IF_URGENT), source_name: "forward.ts" },
+    });
     expect(submitted.status).toBe(202);
     await open(`/requests/${submitted.body.id}`);
-    const calls = await page.$$eval("#h-calls ~ ul.calls > li", (lis) => lis.map((li) => (li as unknown as { innerText: string }).innerText.replace(/\s+/g, " ").trim()));
+    const calls = await page.$$eval("#h-calls ~ ul.calls > li", (lis) =>
+      // biome-ignore lint/performance/useDomNodeTextContent: the text as the person sees it, laid out
+      lis.map((li) => (li as unknown as { innerText: string }).innerText.replace(/\s+/g, " ").trim()),
+    );
     const forward = calls.find((c) => c.startsWith("email.send_email line 10"))!;
-    expect(forward).toContain(`to is unknown (from the result of email.get_draft, field $.body — untrusted) comes from ${FROM_THE_DRAFT}`);
+    expect(forward).toContain(
+      `to is unknown (from the result of email.get_draft, field $.body — untrusted) comes from ${FROM_THE_DRAFT}`,
+    );
     expect(forward).toContain('subject = "Fwd" body is'); // the program's own subject: no source shown
-    expect(forward).toContain(`steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`);
+    expect(forward).toContain(
+      `steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`,
+    );
     const urgent = calls.find((c) => c.startsWith("email.send_email line 11"))!;
     expect(urgent).not.toContain("comes from");
-    expect(urgent).toContain(`steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`);
+    expect(urgent).toContain(
+      `steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`,
+    );
     // Visible, and marked as untrusted: the sources of the recipients, the body and two calls' control.
     const untrusted = page.locator("#h-calls ~ ul.calls .source.untrusted");
     expect(await untrusted.count()).toBe(4);
     for (const marked of await untrusted.all()) expect(await marked.isVisible()).toBe(true);
-    expect(await untrusted.first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).toBe("rgb(207, 34, 46)"); // --bad
+    expect(
+      await untrusted
+        .first()
+        .evaluate(
+          (e) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color,
+        ),
+    ).toBe("rgb(207, 34, 46)"); // --bad
     expect(await page.$$("#h-calls ~ ul.calls .source.own")).toHaveLength(0); // nothing here is the program's own earlier call
     await page.screenshot({ path: join(ARTIFACTS, "request-provenance-full-1280.png"), fullPage: true });
   });
@@ -213,7 +287,10 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await page.waitForSelector('#status[data-live="approved"]');
     expect(await page.textContent("#status")).toMatch(/approved once\s+by\s+alice/);
     expect(await page.$$("#actions form")).toHaveLength(0);
-    expect(await apiView(id)).toMatchObject({ status: "approved", decision: { kind: "approved_once", approver: "alice" } });
+    expect(await apiView(id)).toMatchObject({
+      status: "approved",
+      decision: { kind: "approved_once", approver: "alice" },
+    });
     expect((await a.call("GET", `/v1/requests/${id}/decision`)).body.receipt).toEqual(expect.any(String));
   });
 
@@ -223,7 +300,12 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     expect(await page.isVisible("#reject")).toBe(false); // in its panel, closed
     await page.click("#reject-box summary");
     await page.click("#reject"); // empty: the browser refuses to send it
-    expect(await page.$eval("#reject-text", (t) => (t as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing)).toBe(true);
+    expect(
+      await page.$eval(
+        "#reject-text",
+        (t) => (t as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing,
+      ),
+    ).toBe(true);
     expect((await apiView(id)).status).toBe("pending");
     await page.keyboard.press("Escape");
     await page.evaluate("document.activeElement?.blur()");
@@ -234,8 +316,14 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await page.keyboard.type("Not this week.");
     await Promise.all([page.waitForURL(`${a.url}/requests/${id}`), page.click("#reject")]);
     expect(await page.textContent("#status")).toContain("Reason: Not this week.");
-    expect(await apiView(id)).toMatchObject({ status: "rejected", decision: { kind: "rejected", approver: "alice", reason: "Not this week." } });
-    expect((await a.call("GET", `/v1/requests/${id}`)).body.decision).toMatchObject({ kind: "rejected", reason: "Not this week." });
+    expect(await apiView(id)).toMatchObject({
+      status: "rejected",
+      decision: { kind: "rejected", approver: "alice", reason: "Not this week." },
+    });
+    expect((await a.call("GET", `/v1/requests/${id}`)).body.decision).toMatchObject({
+      kind: "rejected",
+      reason: "Not this week.",
+    });
   });
 
   it("a question the facts answer is answered in place, keeping what was typed; other text goes to the agent only once confirmed", async () => {
@@ -256,7 +344,9 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await page.fill("#ask-text", "Send it to Alice only, please.");
     await Promise.all([page.waitForURL(`${a.url}/requests/${id}/decide#actions`), page.click("#ask")]);
     // Not a question the facts answer: nothing is sent yet; the person sees what sending means and confirms.
-    expect(await page.textContent("#confirm")).toContain("Sent, it goes to the agent as a request for changes, and this request ends");
+    expect(await page.textContent("#confirm")).toContain(
+      "Sent, it goes to the agent as a request for changes, and this request ends",
+    );
     expect(await page.inputValue("#confirm-text")).toBe("Send it to Alice only, please.");
     const button = (await page.locator("#confirm-request-more").boundingBox())!; // brought into view, where the person was looking
     expect(button.y).toBeGreaterThanOrEqual(0);
@@ -266,8 +356,13 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await axe("ask confirm step");
     await shootBoth("request-confirm");
     await Promise.all([page.waitForURL(`${a.url}/requests/${id}`), page.click("#confirm-request-more")]);
-    expect(await page.textContent("#status")).toContain("Sent to the agent as a request for changes (request_more): Send it to Alice only, please.");
-    expect(await apiView(id)).toMatchObject({ status: "request_more", decision: { kind: "request_more", feedback: "Send it to Alice only, please." } });
+    expect(await page.textContent("#status")).toContain(
+      "Sent to the agent as a request for changes (request_more): Send it to Alice only, please.",
+    );
+    expect(await apiView(id)).toMatchObject({
+      status: "request_more",
+      decision: { kind: "request_more", feedback: "Send it to Alice only, please." },
+    });
   });
 
   it("approve and remember shows the rule and what else it lets through, asks scope and lifetime; the rule is listed and can be removed", async () => {
@@ -280,8 +375,12 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     expect(remember).not.toMatch(/\b1 calls\b/);
     expect(remember).toContain("Saves the rule remembered.email.send_email.");
     expect(remember).toContain("What else it lets through: Any later program, not only this one");
-    expect(await page.$eval('input[name="scope"]:checked', (i) => (i as unknown as { value: string }).value)).toBe("token");
-    expect(await page.$eval('input[name="lifetime"]:checked', (i) => (i as unknown as { value: string }).value)).toBe("hour");
+    expect(await page.$eval('input[name="scope"]:checked', (i) => (i as unknown as { value: string }).value)).toBe(
+      "token",
+    );
+    expect(await page.$eval('input[name="lifetime"]:checked', (i) => (i as unknown as { value: string }).value)).toBe(
+      "hour",
+    );
     await page.check('input[name="lifetime"][value="day"]');
     await Promise.all([page.waitForURL(`${a.url}/requests/${id}`), page.click("#approve-remember")]);
     expect(await page.textContent("#status")).toMatch(/approved remember\s+by\s+alice/);
@@ -290,7 +389,9 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     const passed = (await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts") } })).body;
     expect(passed.status).toBe("approved");
     await page.goto(`${a.url}/requests/${passed.id}`);
-    expect(await page.textContent("#status")).toMatch(/auto approved\s+by a remembered rule remembered\.email\.send_email\./);
+    expect(await page.textContent("#status")).toMatch(
+      /auto approved\s+by a remembered rule remembered\.email\.send_email\./,
+    );
     expect(await page.textContent("#actions")).toMatch(/by a remembered rule remembered\.email\.send_email\./);
     await page.goto(`${a.url}/`);
     const row = await page.textContent(`#history li[data-id="${passed.id}"]`);
@@ -321,7 +422,10 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     await page.waitForFunction(() => Number((globalThis as unknown as InPage).document.body.dataset.events ?? 0) >= 1);
     expect(await page.evaluate<string | undefined>("document.body.dataset.updates")).toBeUndefined();
     expect(await page.inputValue("#reject-text")).toBe("half-typed");
-    expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } })).status).toBe(200);
+    expect(
+      (await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "approved_once" } }))
+        .status,
+    ).toBe(200);
     await page.waitForSelector('#status[data-live="approved"]');
     await page.waitForSelector('#actions[data-live="approved"]');
     expect(await page.$$("#actions form")).toHaveLength(0);
@@ -330,12 +434,17 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
     expect(await page.textContent("#announce")).toMatch(/^This request was decided: approved once by alice/);
     expect(await stayed()).toBe(true);
     await shootBoth("request-decided-elsewhere");
-    await a.call("POST", `/v1/requests/${other}/decision`, { session: alice, body: { decision: "rejected", reason: "tidy up" } });
+    await a.call("POST", `/v1/requests/${other}/decision`, {
+      session: alice,
+      body: { decision: "rejected", reason: "tidy up" },
+    });
   });
 
   it("the history lists resolved requests with their decision, who decided and when, auto-decided ones included", async () => {
-    const auto = (await a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } })).body.id as string;
-    const denied = (await a.call("POST", "/v1/requests", { body: { program: example("write-outside-sandbox.ts") } })).body.id as string;
+    const auto = (await a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts") } })).body
+      .id as string;
+    const denied = (await a.call("POST", "/v1/requests", { body: { program: example("write-outside-sandbox.ts") } }))
+      .body.id as string;
     await open("/");
     const row = (id: string) => page.textContent(`#history li[data-id="${id}"]`);
     expect(await row(auto)).toMatch(/auto approved[\s\S]*by the policy[\s\S]*ago/);
@@ -364,7 +473,9 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
       "});",
       "",
     ].join("\n");
-    const submitted = await a.call("POST", "/v1/requests", { body: { program, source_name: "<i>x</i>.ts", rationale: hostile } });
+    const submitted = await a.call("POST", "/v1/requests", {
+      body: { program, source_name: "<i>x</i>.ts", rationale: hostile },
+    });
     expect(submitted.status).toBe(202);
     const id = submitted.body.id as string;
     for (const path of ["/", `/requests/${id}`, `/requests/${id}?q=${encodeURIComponent(hostile)}`]) {
@@ -373,7 +484,9 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
       expect(await page.evaluate("window.pwned"), path).toBeUndefined();
       expect(await page.$$("main img, main script, #evil, main a[href^='javascript:']"), path).toHaveLength(0);
       const text = await page.evaluate<string>("document.body.innerText");
-      expect(text, path).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/);
+      expect(text, path).not.toMatch(
+        /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/,
+      );
     }
     // On the request page, the agent's words are there, as text.
     expect(await page.textContent("#rationale")).toContain("<script>window.pwned = 1</script>");
@@ -387,11 +500,15 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
 
   it("reads at 360 px wide without scrolling sideways", async () => {
     const id = await submit("notify-team.ts");
-    const forwarded = await a.call("POST", "/v1/requests", { body: { program: forwardDraft("r-1", IF_URGENT), source_name: "forward.ts" } }); // long source descriptions
+    const forwarded = await a.call("POST", "/v1/requests", {
+      body: { program: forwardDraft("r-1", IF_URGENT), source_name: "forward.ts" },
+    }); // long source descriptions
     await page.setViewportSize({ width: 360, height: 800 });
     for (const path of ["/", `/requests/${id}`, `/requests/${forwarded.body.id}`, "/rules"]) {
       await page.goto(a.url + path);
-      const wide = await page.$$eval("body *", (all) => all.filter((e) => e.getBoundingClientRect().right > 360).map((e) => `${e.tagName}#${e.id}.${e.className}`));
+      const wide = await page.$$eval("body *", (all) =>
+        all.filter((e) => e.getBoundingClientRect().right > 360).map((e) => `${e.tagName}#${e.id}.${e.className}`),
+      );
       expect(wide, path).toEqual([]);
       expect(await page.evaluate<number>("document.documentElement.scrollWidth"), path).toBeLessThanOrEqual(360);
     }
@@ -403,10 +520,23 @@ describe("the approval UI in Chromium", { timeout: 120_000 }, () => {
 describe("what a person sees first, and what to weigh (issue 26)", { timeout: 180_000 }, () => {
   it("the headline, the status and verdict, the risks and the buttons are on the first screen at 1280x800 and 390x844", async () => {
     const plain = await submit("notify-team.ts");
-    const preview = await submitProgram(sendDraft(gmail.addDraft({ to: ["carol.preview@example.net"], subject: "Board minutes", body: "Hi Carol,\nthe minutes.\n" })), "send-draft.ts");
+    const preview = await submitProgram(
+      sendDraft(
+        gmail.addDraft({
+          to: ["carol.preview@example.net"],
+          subject: "Board minutes",
+          body: "Hi Carol,\nthe minutes.\n",
+        }),
+      ),
+      "send-draft.ts",
+    );
     const failed = await submitProgram(sendDraft("r404nothere"), "send-draft.ts");
     const refused = await submitProgram(
-      sendDraft(gmail.addDraft({ to: ["mallory@evil.example"], subject: "Notes", body: "x" }), '[recipientsOnly(["bob@example.com"])]', 'import { recipientsOnly } from "trusted/email/contracts";'),
+      sendDraft(
+        gmail.addDraft({ to: ["mallory@evil.example"], subject: "Notes", body: "x" }),
+        '[recipientsOnly(["bob@example.com"])]',
+        'import { recipientsOnly } from "trusted/email/contracts";',
+      ),
       "send-draft.ts",
     );
     const shown: [string, string][] = [
@@ -421,7 +551,10 @@ describe("what a person sees first, and what to weigh (issue 26)", { timeout: 18
         await open(`/requests/${id}`);
         await onFirstScreen(FIRST_SCREEN);
         const text = await page.evaluate<string>("document.querySelector('main').innerText");
-        expect(text.split("\n").filter((l) => l.includes("`")), name).toEqual([]);
+        expect(
+          text.split("\n").filter((l) => l.includes("`")),
+          name,
+        ).toEqual([]);
         expect(text, name).not.toMatch(/\b1 calls\b/);
         await shoot(name);
       }
@@ -443,11 +576,21 @@ describe("what a person sees first, and what to weigh (issue 26)", { timeout: 18
     await open(`/requests/${id}`);
     const risks = page.locator("#risks li");
     expect(await risks.first().getAttribute("class")).toBe("risk danger");
-    expect(await risks.first().textContent()).toMatch(/^Danger preview unavailable: Preview unavailable: email\.get_draft: the mail API answered 404 — you cannot see who gets this mail/);
-    expect(await page.$$eval("#risks li", (lis) => lis.map((li) => li.getAttribute("data-kind")))).toEqual(["preview_unavailable", "mail_to_others"]);
+    expect(await risks.first().textContent()).toMatch(
+      /^Danger preview unavailable: Preview unavailable: email\.get_draft: the mail API answered 404 — you cannot see who gets this mail/,
+    );
+    expect(await page.$$eval("#risks li", (lis) => lis.map((li) => li.getAttribute("data-kind")))).toEqual([
+      "preview_unavailable",
+      "mail_to_others",
+    ]);
     expect(await page.textContent("#risks li.warning .level")).toBe("Warning");
     const style = (selector: string, property: string) =>
-      page.$eval(selector, (e, p) => (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(e)[p]!, property);
+      page.$eval(
+        selector,
+        (e, p) =>
+          (globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }).getComputedStyle(e)[p]!,
+        property,
+      );
     expect(await style("#risks li.danger .level", "backgroundColor")).toBe("rgb(207, 34, 46)"); // --bad
     expect(await style("#risks li.danger", "borderLeftColor")).toBe("rgb(207, 34, 46)");
     expect(await page.getAttribute("#approve-once", "class")).toBe("secondary");
@@ -455,7 +598,9 @@ describe("what a person sees first, and what to weigh (issue 26)", { timeout: 18
     expect(await page.getAttribute("#approve-once", "aria-describedby")).toBe("approve-why");
     expect(await page.textContent("#approve-why")).toContain("Approve is not the default here: preview unavailable");
     const failed = page.locator(".preview.failed");
-    expect(await failed.textContent()).toMatch(/^Warning email\.send_draft line \d+: Preview unavailable: email\.get_draft: the mail API answered 404/);
+    expect(await failed.textContent()).toMatch(
+      /^Warning email\.send_draft line \d+: Preview unavailable: email\.get_draft: the mail API answered 404/,
+    );
     expect(await style(".preview.failed", "borderLeftColor")).toBe("rgb(125, 83, 0)"); // --warn
     await axe("request with a failed preview");
     await page.screenshot({ path: join(ARTIFACTS, "request-failed-preview-full-1280.png"), fullPage: true });
@@ -466,9 +611,18 @@ describe("what a person sees first, and what to weigh (issue 26)", { timeout: 18
     await open(`/requests/${id}`);
     const own = page.locator("#h-calls ~ ul.calls .source.own");
     expect(await own.count()).toBeGreaterThan(0);
-    expect(await own.first().textContent()).toMatch(/^the program's own earlier call comes from what its own email\.draft_email call made/);
+    expect(await own.first().textContent()).toMatch(
+      /^the program's own earlier call comes from what its own email\.draft_email call made/,
+    );
     expect(await page.$$("#h-calls ~ ul.calls .source.untrusted")).toHaveLength(0);
-    expect(await own.first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color)).not.toBe("rgb(207, 34, 46)");
+    expect(
+      await own
+        .first()
+        .evaluate(
+          (e) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { color: string } }).getComputedStyle(e).color,
+        ),
+    ).not.toBe("rgb(207, 34, 46)");
   });
 
   it("inbox rows: the headline, a marker per risk (danger ones distinct), the agent's file name marked; a new arrival is announced", async () => {
@@ -476,44 +630,79 @@ describe("what a person sees first, and what to weigh (issue 26)", { timeout: 18
     const before = Number(await page.textContent("#pending-count"));
     const id = await submitProgram(sendDraft("r404nothere"), "<b>urgent</b>.ts");
     await page.waitForSelector(`#pending li[data-id="${id}"]`);
-    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }).document.getElementById("announce").textContent !== "");
+    await page.waitForFunction(
+      () =>
+        (
+          globalThis as unknown as { document: { getElementById(id: string): { textContent: string } } }
+        ).document.getElementById("announce").textContent !== "",
+    );
     expect(await page.textContent("#announce")).toBe(`1 new request waiting, ${before + 1} in all`);
     expect(await page.getAttribute("#announce", "aria-live")).toBe("polite");
     const row = page.locator(`#pending li[data-id="${id}"]`);
     expect(await row.locator("a.open").textContent()).toMatch(/^Sends 1 email to the recipients of draft r\w+\.$/);
     expect(await row.locator(".marker").allTextContents()).toEqual(["warning: mail to others"]); // no preview is fetched for a list
-    expect(await row.locator(".meta .agent-named").textContent()).toBe("file name chosen by the agent: <b>urgent</b>.ts");
+    expect(await row.locator(".meta .agent-named").textContent()).toBe(
+      "file name chosen by the agent: <b>urgent</b>.ts",
+    );
     const forwarded = await submitProgram(forwardDraft("r-1"), "forward.ts");
     await page.waitForSelector(`#pending li[data-id="${forwarded}"]`);
     const markers = page.locator(`#pending li[data-id="${forwarded}"] .marker`);
     expect(await markers.allTextContents()).toEqual(["danger: untrusted values", "warning: mail to others"]);
     expect(await markers.first().getAttribute("class")).toBe("marker danger");
-    expect(await markers.first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor)).toBe("rgb(207, 34, 46)");
-    expect(await markers.nth(1).evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor)).toBe("rgb(255, 255, 255)");
+    expect(
+      await markers
+        .first()
+        .evaluate(
+          (e) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e)
+              .backgroundColor,
+        ),
+    ).toBe("rgb(207, 34, 46)");
+    expect(
+      await markers
+        .nth(1)
+        .evaluate(
+          (e) =>
+            (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e)
+              .backgroundColor,
+        ),
+    ).toBe("rgb(255, 255, 255)");
     await axe("inbox");
     await shootBoth("inbox");
     await page.screenshot({ path: join(ARTIFACTS, "inbox-full-1280.png"), fullPage: true });
   });
 
   it("a request's page fetches its previews when shown, not for other requests' events; the inbox refreshes for every event", async () => {
-    const id = await submitProgram(sendDraft(gmail.addDraft({ to: ["dan@example.net"], subject: "Plan", body: "The plan." })), "send-draft.ts");
+    const id = await submitProgram(
+      sendDraft(gmail.addDraft({ to: ["dan@example.net"], subject: "Plan", body: "The plan." })),
+      "send-draft.ts",
+    );
     await open(`/requests/${id}`);
     const reads = providerReads();
     const shown = await previewsShown(id);
     expect(shown).toBeGreaterThan(0);
     const others = [await submit("notify-team.ts"), await submit("notify-team.ts")];
-    await a.call("POST", `/v1/requests/${others[0]}/decision`, { session: alice, body: { decision: "rejected", reason: "tidy up" } });
+    await a.call("POST", `/v1/requests/${others[0]}/decision`, {
+      session: alice,
+      body: { decision: "rejected", reason: "tidy up" },
+    });
     await page.waitForFunction(() => Number((globalThis as unknown as InPage).document.body.dataset.events ?? 0) >= 3);
     expect(await page.evaluate<string | undefined>("document.body.dataset.updates")).toBeUndefined(); // not fetched again
     expect(providerReads()).toBe(reads);
     expect(await previewsShown(id)).toBe(shown);
     // Its own event refreshes it.
-    await a.call("POST", `/v1/requests/${id}/decision`, { session: alice, body: { decision: "rejected", reason: "not now" } });
+    await a.call("POST", `/v1/requests/${id}/decision`, {
+      session: alice,
+      body: { decision: "rejected", reason: "not now" },
+    });
     await page.waitForSelector('#status[data-live="rejected"]');
     expect(await page.evaluate<string | undefined>("document.body.dataset.updates")).toBe("1");
     // The inbox refreshes for any event.
     await open("/");
-    await a.call("POST", `/v1/requests/${others[1]}/decision`, { session: alice, body: { decision: "rejected", reason: "tidy up" } });
+    await a.call("POST", `/v1/requests/${others[1]}/decision`, {
+      session: alice,
+      body: { decision: "rejected", reason: "tidy up" },
+    });
     await page.waitForFunction(() => Number((globalThis as unknown as InPage).document.body.dataset.updates ?? 0) >= 1);
     expect(await page.getAttribute(`#history li[data-id="${others[1]}"] .tag`, "class")).toBe("tag rejected");
   });
@@ -543,7 +732,9 @@ describe("states and errors are pages in the UI's style with the next step (issu
     const old = makeLoginLink({ dataDir: a.dataDir, now: () => new Date(Date.now() - 61_000) }, "alice");
     await htmlPage(other, `/login?link=${old}`, 403);
     expect(await other.textContent("#error-message")).toContain("This login link has expired");
-    expect(await other.textContent("#next")).toContain("run countersign ui on the machine that holds the data directory");
+    expect(await other.textContent("#next")).toContain(
+      "run countersign ui on the machine that holds the data directory",
+    );
     await htmlPage(other, "/login?link=garbage", 403);
     expect(await other.textContent("#error-message")).toContain("malformed");
     await htmlPage(other, "/login", 403);
@@ -573,7 +764,9 @@ describe("states and errors are pages in the UI's style with the next step (issu
     await second.close();
     const [answer] = await Promise.all([page.waitForNavigation(), page.click("#reject")]);
     expect(answer?.status()).toBe(403);
-    expect(await page.textContent("#error")).toContain("loaded under an earlier sign-in (you signed in again since), so nothing was done");
+    expect(await page.textContent("#error")).toContain(
+      "loaded under an earlier sign-in (you signed in again since), so nothing was done",
+    );
     expect(await page.inputValue("#reject-text")).toBe("Not with this subject.");
     expect(await page.isVisible("#reject-text")).toBe(true);
     expect((await apiView(id)).status).toBe("pending");
@@ -600,7 +793,10 @@ describe("states and errors are pages in the UI's style with the next step (issu
     expect(await p.inputValue("#confirm-text")).toBe("Please change the subject.");
     expect((await apiView(id)).status).toBe("pending");
     await Promise.all([p.waitForNavigation(), p.click("#confirm-request-more")]);
-    expect(await apiView(id)).toMatchObject({ status: "request_more", decision: { feedback: "Please change the subject." } });
+    expect(await apiView(id)).toMatchObject({
+      status: "request_more",
+      decision: { feedback: "Please change the subject." },
+    });
 
     const raced = await submit("notify-team.ts");
     await p.goto(`${a.url}/requests/${raced}`);

@@ -17,7 +17,10 @@ beforeAll(async () => {
   gmail = await startGmailServer({ token: PROVIDER_TOKEN });
   const tokenFile = join(a.dataDir, "provider.token");
   writeFileSync(tokenFile, `${PROVIDER_TOKEN}\n`);
-  writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${tokenFile}"\n`);
+  writeFileSync(
+    join(a.dataDir, "connections.toml"),
+    `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${tokenFile}"\n`,
+  );
 });
 afterAll(async () => {
   await a?.close();
@@ -45,19 +48,30 @@ const showings = async (id: string): Promise<number> =>
 describe("a question about a draft on the request page", { timeout: 60_000 }, () => {
   it("is answered beside the page with one preview read, not two", async () => {
     const draft = gmail.addDraft({ to: ["carol@example.net"], subject: "Minutes", body: "Hi Carol,\nthe minutes.\n" });
-    const submitted = await a.call("POST", "/v1/requests", { body: { program: sendDraft(draft), source_name: "send-draft.ts" } });
+    const submitted = await a.call("POST", "/v1/requests", {
+      body: { program: sendDraft(draft), source_name: "send-draft.ts" },
+    });
     expect(submitted.status).toBe(202);
     const id = submitted.body.id as string;
     const form = new URLSearchParams({ csrf: alice.csrf, action: "ask", text: "What does the body say?" });
-    const asked = await a.call("POST", `/requests/${id}/decide`, { token: null, headers: { cookie: alice.cookie, "content-type": "application/x-www-form-urlencoded" }, rawBody: form.toString() });
+    const asked = await a.call("POST", `/requests/${id}/decide`, {
+      token: null,
+      headers: { cookie: alice.cookie, "content-type": "application/x-www-form-urlencoded" },
+      rawBody: form.toString(),
+    });
     expect(asked.status).toBe(200);
     expect(asked.body).toContain('id="answer"');
     expect(await showings(id)).toBe(1);
-    const linked = await a.call("GET", `/requests/${id}?q=${encodeURIComponent("What does the body say?")}`, { session: alice });
+    const linked = await a.call("GET", `/requests/${id}?q=${encodeURIComponent("What does the body say?")}`, {
+      session: alice,
+    });
     expect(linked.body).toContain('id="answer"');
     expect(await showings(id)).toBe(2);
     // Over the API (no page beside it), the question fetches its own showing.
-    const api = await a.call("POST", `/v1/requests/${id}/question`, { session: alice, body: { question: "What does the body say?" } });
+    const api = await a.call("POST", `/v1/requests/${id}/question`, {
+      session: alice,
+      body: { question: "What does the body say?" },
+    });
     expect(api.body.answered).toBe(true);
     expect(await showings(id)).toBe(3);
     expect((await a.call("GET", `/v1/requests/${id}`, { session: alice })).body.status).toBe("pending");

@@ -16,7 +16,13 @@ import { authorityForSuite, example, warmAnalysis, type TestAuthority } from "..
 function capture(env: NodeJS.ProcessEnv) {
   const out: string[] = [];
   const err: string[] = [];
-  const io: Io = { stdout: (t) => out.push(t), stderr: (t) => err.push(t), readStdin: async () => "", env: { HOME: "/home/me", ...env }, cwd: packageRoot };
+  const io: Io = {
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    readStdin: async () => "",
+    env: { HOME: "/home/me", ...env },
+    cwd: packageRoot,
+  };
   return { io, out: () => out.join(""), err: () => err.join("") };
 }
 
@@ -34,7 +40,9 @@ describe("countersign approve", () => {
   beforeAll(() => warmAnalysis(a), 120_000);
 
   const submit = async (rationale = "as asked"): Promise<string> => {
-    const answer = await a.call("POST", "/v1/requests", { body: { program: example("notify-team.ts"), source_name: "notify-team.ts", rationale } });
+    const answer = await a.call("POST", "/v1/requests", {
+      body: { program: example("notify-team.ts"), source_name: "notify-team.ts", rationale },
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     return answer.body.id;
   };
@@ -46,7 +54,9 @@ describe("countersign approve", () => {
     expect(await main(["approve", "--json", "--as", "carol"], c.io)).toBe(0);
     const listed = JSON.parse(c.out());
     expect(listed.requests.map((r: { id: string }) => r.id)).toContain(id);
-    expect(listed.requests.find((r: { id: string }) => r.id === id).rationale).toBe("a \u001b[31m red \u202E reversed \u009b2J rationale");
+    expect(listed.requests.find((r: { id: string }) => r.id === id).rationale).toBe(
+      "a \u001b[31m red \u202E reversed \u009b2J rationale",
+    );
     expect(c.out()).not.toMatch(/[\u001b\u009b\u202e]/u);
     expect(c.out()).toContain("\\u202e reversed \\u009b2J");
   });
@@ -54,7 +64,9 @@ describe("countersign approve", () => {
   it("refuses to start without a terminal, and says to use --json", async () => {
     const c = capture({ COUNTERSIGN_HOME: a.dataDir });
     expect(await main(["approve"], c.io)).toBe(2);
-    expect(c.err()).toBe("countersign: usage_error: approve needs a terminal (or --json to list the pending requests)\n");
+    expect(c.err()).toBe(
+      "countersign: usage_error: approve needs a terminal (or --json to list the pending requests)\n",
+    );
   });
 
   it("a data directory without the approver secret cannot approve: it never falls back to the submitter token", async () => {
@@ -63,13 +75,19 @@ describe("countersign approve", () => {
     copyFileSync(join(a.dataDir, "submitter.token"), join(dir, "submitter.token"));
     const c = capture({ COUNTERSIGN_HOME: dir });
     expect(await main(["approve", "--json", "--url", a.url], c.io)).toBe(2);
-    expect(JSON.parse(c.out()).error).toMatchObject({ class: "config_error", message: expect.stringContaining(`cannot read the approver secret ${join(dir, "approver.secret")}`) });
+    expect(JSON.parse(c.out()).error).toMatchObject({
+      class: "config_error",
+      message: expect.stringContaining(`cannot read the approver secret ${join(dir, "approver.secret")}`),
+    });
   });
 
   it("another data directory's approver secret is refused by this authority", async () => {
     const c = capture({ COUNTERSIGN_HOME: otherDataDir() });
     expect(await main(["approve", "--json", "--url", a.url], c.io)).toBe(2);
-    expect(JSON.parse(c.out()).error).toMatchObject({ class: "capability_denied", message: expect.stringContaining("this login link is not valid") });
+    expect(JSON.parse(c.out()).error).toMatchObject({
+      class: "capability_denied",
+      message: expect.stringContaining("this login link is not valid"),
+    });
   });
 
   it("says where it looked when nothing answers, and when no authority has served from the data directory", async () => {
@@ -79,10 +97,15 @@ describe("countersign approve", () => {
     await new Promise((resolve) => closed.close(resolve));
     const c = capture({ COUNTERSIGN_HOME: a.dataDir });
     expect(await main(["approve", "--json", "--url", `http://127.0.0.1:${port}`], c.io)).toBe(2);
-    expect(JSON.parse(c.out()).error).toMatchObject({ class: "network_error", message: `the authority at http://127.0.0.1:${port} cannot be reached: ECONNREFUSED` });
+    expect(JSON.parse(c.out()).error).toMatchObject({
+      class: "network_error",
+      message: `the authority at http://127.0.0.1:${port} cannot be reached: ECONNREFUSED`,
+    });
     const empty = capture({ COUNTERSIGN_HOME: join(mkdtempSync(join(tmpdir(), "countersign-none-")), "data") });
     expect(await main(["approve", "--json"], empty.io)).toBe(2);
-    expect(JSON.parse(empty.out()).error.message).toMatch(/^no authority has served from .*: start `countersign serve` first, or give --url$/);
+    expect(JSON.parse(empty.out()).error.message).toMatch(
+      /^no authority has served from .*: start `countersign serve` first, or give --url$/,
+    );
   });
 
   it("follows the event stream: a new request and a decision made elsewhere arrive as they happen", async () => {
@@ -91,13 +114,20 @@ describe("countersign approve", () => {
     const stop = new AbortController();
     let connected!: () => void;
     const ready = new Promise<void>((resolve) => (connected = resolve));
-    const watching = client.watch({ onEvent: (e) => events.push(e), onConnected: () => connected(), onDropped: () => undefined }, stop.signal);
+    const watching = client.watch(
+      { onEvent: (e) => events.push(e), onConnected: () => connected(), onDropped: () => undefined },
+      stop.signal,
+    );
     await ready;
     await new Promise((resolve) => setTimeout(resolve, 200)); // the authority subscribes after it answers with the stream's headers
     const id = await submit();
     const other = await a.login("bob");
-    expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: other, body: { decision: "approved_once" } })).status).toBe(200);
-    for (let i = 0; i < 100 && events.filter((e) => e.request_id === id).length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(
+      (await a.call("POST", `/v1/requests/${id}/decision`, { session: other, body: { decision: "approved_once" } }))
+        .status,
+    ).toBe(200);
+    for (let i = 0; i < 100 && events.filter((e) => e.request_id === id).length < 2; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     stop.abort();
     await watching;
     expect(events.filter((e) => e.request_id === id).map((e) => [e.type, e.status])).toEqual([

@@ -33,12 +33,24 @@ describe("the request list", () => {
     expect(pending.map((r) => r.id)).toEqual([forward.id, notify.id]); // newest first
     const rows = listLines(pending, 1, Date.now());
     expect(rows).toEqual([
-      { text: expect.stringMatching(/^ {2}Sends between 1 and 2 emails to me@example\.com and an address read from the draft r-1/) },
+      {
+        text: expect.stringMatching(
+          /^ {2}Sends between 1 and 2 emails to me@example\.com and an address read from the draft r-1/,
+        ),
+      },
       { text: "    DANGER: untrusted values; warning: mail to others", style: "warn" },
-      { text: expect.stringMatching(/^ {4}forward\.ts \(agent-chosen name\) · from agent · \d+ s old, 1[45] min left$/), style: "dim" },
+      {
+        text: expect.stringMatching(/^ {4}forward\.ts \(agent-chosen name\) · from agent · \d+ s old, 1[45] min left$/),
+        style: "dim",
+      },
       { text: "> Sends 1 email to alice@example.com and bob@example.com.", style: "selected" },
       { text: "    warning: mail to others", style: "selected" },
-      { text: expect.stringMatching(/^ {4}notify-team\.ts \(agent-chosen name\) · from agent · \d+ s old, 1[45] min left$/), style: "selected" },
+      {
+        text: expect.stringMatching(
+          /^ {4}notify-team\.ts \(agent-chosen name\) · from agent · \d+ s old, 1[45] min left$/,
+        ),
+        style: "selected",
+      },
     ]);
     expect(riskMarkers({ risks: [] })).toBe("no risk flagged");
     expect(listLines([], 0, Date.now())[0]!.text).toContain("No pending requests");
@@ -57,7 +69,9 @@ describe("the request list", () => {
     expect(history.every((r) => r.status !== "pending")).toBe(true);
     const rowsOf = (id: string) => {
       const i = history.findIndex((r) => r.id === id);
-      return listLines(history, -1, Date.now(), "history").slice(i * 3, i * 3 + 3).map((l) => l.text);
+      return listLines(history, -1, Date.now(), "history")
+        .slice(i * 3, i * 3 + 3)
+        .map((l) => l.text);
     };
     expect(rowsOf(auto.id)[1]).toMatch(/^ {4}approved by the policy, \d+ s ago$/);
     expect(rowsOf(asked.id)[1]).toMatch(/^ {4}approved and remembered by alice, \d+ s ago$/);
@@ -68,13 +82,19 @@ describe("the request list", () => {
     // Opened, it names the rule.
     const page = await client.page(again.id);
     expect(decisionWords(page)).toMatch(/^approved by a remembered rule remembered\.email\.send_email\.[0-9a-f]{12}$/);
-    expect(requestLines(page, { now: Date.now(), showSource: false })[4]).toEqual({ text: expect.stringMatching(/^Decided: approved by a remembered rule remembered\.email\.send_email\.[0-9a-f]{12} at \d{4}-/), style: "ok" });
+    expect(requestLines(page, { now: Date.now(), showSource: false })[4]).toEqual({
+      text: expect.stringMatching(
+        /^Decided: approved by a remembered rule remembered\.email\.send_email\.[0-9a-f]{12} at \d{4}-/,
+      ),
+      style: "ok",
+    });
     expect(decisionWords(await client.page(auto.id))).toBe("approved by the policy");
   });
 
   it("keeps every key row within 80 columns, the decision keys on a row of their own", () => {
     for (const keys of [DECISION_KEYS, MOVE_KEYS, READ_ONLY_KEYS]) expect(displayWidth(keys)).toBeLessThanOrEqual(79); // the last column is never written
-    for (const key of ["a approve once", "A approve", "r reject", "m request changes", "? ask"]) expect(DECISION_KEYS).toContain(key);
+    for (const key of ["a approve once", "A approve", "r reject", "m request changes", "? ask"])
+      expect(DECISION_KEYS).toContain(key);
     expect(MOVE_KEYS).toContain("q quit");
     expect(MOVE_KEYS).toContain("p full preview");
   });

@@ -18,14 +18,18 @@ describe("neutralise", () => {
   });
 
   it("turns escape sequences into inert text: colours, cursor moves, clears, window titles, hyperlinks, device queries", () => {
-    const hostile = "\u001b[31mred\u001b[0m\u001b[2J\u001b[H\u001b]2;PWNED\u0007\u001b]8;;https://evil.example\u001b\\link\u001b]8;;\u001b\\\u001bP+q\u001b\\\u001b[6n";
+    const hostile =
+      "\u001b[31mred\u001b[0m\u001b[2J\u001b[H\u001b]2;PWNED\u0007\u001b]8;;https://evil.example\u001b\\link\u001b]8;;\u001b\\\u001bP+q\u001b\\\u001b[6n";
     const shown = neutralise(hostile);
     expect(shown).not.toMatch(ACTIVE);
     expect(shown).toBe("␛[31mred␛[0m␛[2J␛[H␛]2;PWNED␇␛]8;;https://evil.example␛\\link␛]8;;␛\\␛P+q␛\\␛[6n");
   });
 
   it("shows bidi overrides, isolates and marks, and zero-width characters, so text reads in the order it is stored", () => {
-    for (const cp of [0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200e, 0x200f, 0x061c, 0x200b, 0x200d, 0xfeff, 0x2028, 0x2029]) {
+    for (const cp of [
+      0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068, 0x2069, 0x200e, 0x200f, 0x061c, 0x200b, 0x200d,
+      0xfeff, 0x2028, 0x2029,
+    ]) {
       const ch = String.fromCodePoint(cp);
       expect(neutralise(`a${ch}b`)).toBe(`a<U+${cp.toString(16).toUpperCase().padStart(4, "0")}>b`);
     }
@@ -38,7 +42,12 @@ describe("neutralise", () => {
   });
 
   it("keeps ordinary text of any script as it is, and a tab as spaces", () => {
-    for (const text of ["Tell Bob the report is ready.", "Grüße, Ωμέγα, 日本語, עברית, العربية, 😀", "é (e + combining acute)"]) expect(neutralise(text)).toBe(text);
+    for (const text of [
+      "Tell Bob the report is ready.",
+      "Grüße, Ωμέγα, 日本語, עברית, العربية, 😀",
+      "é (e + combining acute)",
+    ])
+      expect(neutralise(text)).toBe(text);
     expect(neutralise("a\tb")).toBe("a    b");
   });
 
@@ -97,7 +106,13 @@ describe("display width and wrapping", () => {
     const rows = wrapLine(text, 79);
     expect(rows.join("")).toBe(text);
     expect(rows.every((r) => displayWidth(r) <= 79)).toBe(true);
-    expect(rows.filter((r) => r.includes("\u200d")).join("").split(family).join("")).not.toMatch(/[\u200d👨👩👧]/u);
+    expect(
+      rows
+        .filter((r) => r.includes("\u200d"))
+        .join("")
+        .split(family)
+        .join(""),
+    ).not.toMatch(/[\u200d👨👩👧]/u);
   });
 
   it("cuts a letter under thousands of combining marks, keeping every mark", () => {

@@ -2,7 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SseParser, type SseEvent } from "../../../src/cli/approve/sse.js";
 
-const STREAM = ": keepalive\n\nid: 7\nevent: pending\ndata: {\"request_id\":\"req_a\"}\n\nid: 8\r\nevent: resolved\r\ndata: line one\r\ndata: line two\r\n\r\ndata:no space\rid: 9\r\r\n";
+const STREAM =
+  ': keepalive\n\nid: 7\nevent: pending\ndata: {"request_id":"req_a"}\n\nid: 8\r\nevent: resolved\r\ndata: line one\r\ndata: line two\r\n\r\ndata:no space\rid: 9\r\r\n';
 const EXPECTED: SseEvent[] = [
   { id: "7", event: "pending", data: '{"request_id":"req_a"}' },
   { id: "8", event: "resolved", data: "line one\nline two" },

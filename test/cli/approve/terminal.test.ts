@@ -9,7 +9,13 @@ import { startGmailServer, type GmailServer } from "../../../examples/gmail-serv
 import { DECISION_KEYS, MOVE_KEYS, READ_ONLY_KEYS } from "../../../src/cli/approve/terminal-approver.js";
 import { packageRoot } from "../../../src/model/paths.js";
 import { openStore } from "../../../src/store/index.js";
-import { authorityForSuite, example, warmAnalysis, type ApproverSession, type TestAuthority } from "../../authority/harness.js";
+import {
+  authorityForSuite,
+  example,
+  warmAnalysis,
+  type ApproverSession,
+  type TestAuthority,
+} from "../../authority/harness.js";
 import { forwardDraft, FROM_THE_DRAFT, IF_URGENT } from "../../support/forward-draft.js";
 import { Tmux } from "./tmux.js";
 
@@ -35,25 +41,40 @@ describe("countersign approve in a terminal", () => {
   beforeAll(() => warmAnalysis(a), 120_000);
 
   const terminals: Tmux[] = [];
-  afterEach(() => terminals.splice(0).forEach((t) => t.kill()));
+  afterEach(() => {
+    for (const t of terminals.splice(0)) t.kill();
+  });
 
   async function approve(height = 50, width = 120): Promise<Tmux> {
     const t = new Tmux();
     terminals.push(t);
     // A valid submitter token in the environment: the authority refuses it on approver routes, so this works only if it stays unused.
-    const env = { HOME: a.dataDir, COUNTERSIGN_HOME: a.dataDir, COUNTERSIGN_TOKEN: a.token, PATH: process.env.PATH ?? "" };
-    t.start([process.execPath, "--import", "tsx", BIN, "approve", "--as", "alice"], { env, cwd: packageRoot, height, width });
+    const env = {
+      HOME: a.dataDir,
+      COUNTERSIGN_HOME: a.dataDir,
+      COUNTERSIGN_TOKEN: a.token,
+      PATH: process.env.PATH ?? "",
+    };
+    t.start([process.execPath, "--import", "tsx", BIN, "approve", "--as", "alice"], {
+      env,
+      cwd: packageRoot,
+      height,
+      width,
+    });
     await t.waitForText("· live", 150_000); // tsx compiles the CLI first: slow on a loaded machine
     return t;
   }
 
   const submitProgram = async (program: string, sourceName: string, rationale?: string): Promise<string> => {
-    const answer = await a.call("POST", "/v1/requests", { body: { program, source_name: sourceName, ...(rationale === undefined ? {} : { rationale }) } });
+    const answer = await a.call("POST", "/v1/requests", {
+      body: { program, source_name: sourceName, ...(rationale === undefined ? {} : { rationale }) },
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(202);
     return answer.body.id;
   };
   const submit = (name: string, rationale?: string): Promise<string> => submitProgram(example(name), name, rationale);
-  const decision = async (id: string) => (await a.call("GET", `/v1/requests/${id}`, { session: (bob ??= await a.login("bob")) })).body;
+  const decision = async (id: string) =>
+    (await a.call("GET", `/v1/requests/${id}`, { session: (bob ??= await a.login("bob")) })).body;
   const pendingCount = (n: number) => `· ${n} pending ·`;
   /** The list with a request under the cursor. */
   const listed = (t: Tmux) => t.waitFor((s) => /^> /m.test(s), "a request under the cursor");
@@ -64,13 +85,21 @@ describe("countersign approve in a terminal", () => {
     const t = await approve();
     await t.waitForText(pendingCount(3));
     // Newest first: the cursor starts on the last one submitted; j and k move it.
-    expect(t.screen().split("\n").filter((r) => r.startsWith(">"))).toHaveLength(1);
+    expect(
+      t
+        .screen()
+        .split("\n")
+        .filter((r) => r.startsWith(">")),
+    ).toHaveLength(1);
     t.keys("j", "j", "k");
     t.keys("Enter");
     await t.waitForText(opened(ids[1]!));
     t.keys("a");
     await t.waitForText("Approved once.");
-    expect(await decision(ids[1]!)).toMatchObject({ status: "approved", decision: { kind: "approved_once", approver: "alice" } });
+    expect(await decision(ids[1]!)).toMatchObject({
+      status: "approved",
+      decision: { kind: "approved_once", approver: "alice" },
+    });
     expect(t.screen()).toContain("Decided: approved once by alice at ");
 
     t.keys("Escape");
@@ -83,7 +112,10 @@ describe("countersign approve in a terminal", () => {
     t.type("too many recipientz");
     t.keys("BSpace", "s", "Enter");
     await t.waitForText("Rejected.");
-    expect(await decision(ids[2]!)).toMatchObject({ status: "rejected", decision: { kind: "rejected", approver: "alice", reason: "too many recipients" } });
+    expect(await decision(ids[2]!)).toMatchObject({
+      status: "rejected",
+      decision: { kind: "rejected", approver: "alice", reason: "too many recipients" },
+    });
 
     t.keys("Escape");
     await t.waitForText(pendingCount(1));
@@ -99,7 +131,10 @@ describe("countersign approve in a terminal", () => {
     expect(await decision(ids[0]!)).toMatchObject({ status: "pending" }); // not before the yes
     t.keys("y");
     await t.waitForText("Sent to the agent as a request for changes; the request has ended.");
-    expect(await decision(ids[0]!)).toMatchObject({ status: "request_more", decision: { kind: "request_more", approver: "alice", feedback: "send it to alice only" } });
+    expect(await decision(ids[0]!)).toMatchObject({
+      status: "request_more",
+      decision: { kind: "request_more", approver: "alice", feedback: "send it to alice only" },
+    });
 
     t.keys("q");
     expect(await t.exitStatus()).toBe("0");
@@ -115,16 +150,24 @@ describe("countersign approve in a terminal", () => {
     const screen = await t.waitForText("evil");
     const rows = screen.split("\n");
     expect(rows[0]).toMatch(new RegExp(`^${opened(id)}`));
-    expect(rows).toContain("  │ Looks fine.⟨U+001B⟩]2;PWNED⟨U+0007⟩⟨U+001B⟩[2J⟨U+001B⟩[H⟨U+001B⟩[32m proven ⟨U+001B⟩[0m⟨U+202E⟩evil");
+    expect(rows).toContain(
+      "  │ Looks fine.⟨U+001B⟩]2;PWNED⟨U+0007⟩⟨U+001B⟩[2J⟨U+001B⟩[H⟨U+001B⟩[32m proven ⟨U+001B⟩[0m⟨U+202E⟩evil",
+    );
     expect(t.format("#{pane_title}")).not.toContain("PWNED");
 
     t.keys("v", "G"); // the end: the source's last line at the bottom, the header scrolled away
-    await t.waitFor((s) => s.includes("▶12 │     await sendEmail({") && s.includes("18 │ });") && !s.startsWith("Request "), "the view scrolled to its end");
+    await t.waitFor(
+      (s) => s.includes("▶12 │     await sendEmail({") && s.includes("18 │ });") && !s.startsWith("Request "),
+      "the view scrolled to its end",
+    );
     t.keys("g");
     await t.waitFor((s) => s.startsWith(`Request ${id}`), "the view back at its top");
 
     const other = await a.login("bob");
-    expect((await a.call("POST", `/v1/requests/${id}/decision`, { session: other, body: { decision: "approved_once" } })).status).toBe(200);
+    expect(
+      (await a.call("POST", `/v1/requests/${id}/decision`, { session: other, body: { decision: "approved_once" } }))
+        .status,
+    ).toBe(200);
     await t.waitForText("Decided: approved once by bob at ");
     t.keys("a");
     await t.waitForText("this request is already approved_once: no second decision");
@@ -141,7 +184,10 @@ describe("countersign approve in a terminal", () => {
     const rows = (await t.waitForText("  email.send_email at line 11, 0..1 calls", 30_000)).split("\n");
     const send = rows.indexOf("  email.send_email at line 10, 1 call");
     expect(send).toBeGreaterThan(0);
-    expect(rows.slice(send + 1, send + 3)).toEqual(["      to is unknown (from the result of email.get_draft, field $.body — untrusted)", `        comes from ${FROM_THE_DRAFT}`]);
+    expect(rows.slice(send + 1, send + 3)).toEqual([
+      "      to is unknown (from the result of email.get_draft, field $.body — untrusted)",
+      `        comes from ${FROM_THE_DRAFT}`,
+    ]);
     // Wrapped to the terminal's width: read as one text.
     const text = rows.join(" ").replace(/\s+/g, " ");
     const steered = `steered by data: whether it runs, how often and with which values may depend on ${FROM_THE_DRAFT}`;
@@ -156,7 +202,9 @@ describe("countersign approve in a terminal", () => {
     await t.waitForText(`Request ${id}`);
     t.keys("A");
     await t.waitForText("Who may it let through?  1 this agent only (agent) · 2 every agent · Esc cancel");
-    expect(t.screen()).toMatch(/remembered\.email\.send_email\.[0-9a-f]{12}: allow every to of email\.send_email is in/);
+    expect(t.screen()).toMatch(
+      /remembered\.email\.send_email\.[0-9a-f]{12}: allow every to of email\.send_email is in/,
+    );
     expect(t.screen()).toContain("What else it lets through:");
     t.keys("1");
     await t.waitForText("For how long?  1 one hour · 2 one day · 3 until removed · Esc cancel");
@@ -184,9 +232,18 @@ describe("countersign approve in a terminal", () => {
     const gmail: GmailServer = await startGmailServer({ token: providerToken });
     try {
       writeFileSync(join(a.dataDir, "provider.token"), `${providerToken}\n`);
-      writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "provider.token")}"\n`);
-      const raw = Buffer.from("To: carol.preview@example.net\r\nSubject: Board minutes 7Q2X\r\n\r\nSalary table:\nrow 91873\n").toString("base64url");
-      const made = await fetch(`${gmail.url}/gmail/v1/users/me/drafts`, { method: "POST", headers: { authorization: `Bearer ${providerToken}`, "content-type": "application/json" }, body: JSON.stringify({ message: { raw } }) });
+      writeFileSync(
+        join(a.dataDir, "connections.toml"),
+        `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "provider.token")}"\n`,
+      );
+      const raw = Buffer.from(
+        "To: carol.preview@example.net\r\nSubject: Board minutes 7Q2X\r\n\r\nSalary table:\nrow 91873\n",
+      ).toString("base64url");
+      const made = await fetch(`${gmail.url}/gmail/v1/users/me/drafts`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${providerToken}`, "content-type": "application/json" },
+        body: JSON.stringify({ message: { raw } }),
+      });
       const draftId = ((await made.json()) as { id: string }).id;
       const missing = await submitProgram(sendDraft("r-no-such-draft"), "send-draft.ts");
       const id = await submitProgram(sendDraft(draftId), "send-draft.ts");
@@ -212,7 +269,10 @@ describe("countersign approve in a terminal", () => {
       await listed(t);
       t.keys("j", "Enter");
       await t.waitForText(`Request ${missing}`);
-      await t.waitFor((s) => /^ {2}email\.send_draft at line 8: Preview unavailable: \S/m.test(s), "the preview unavailable, with why");
+      await t.waitFor(
+        (s) => /^ {2}email\.send_draft at line 8: Preview unavailable: \S/m.test(s),
+        "the preview unavailable, with why",
+      );
       t.keys("a"); // a danger flagged: asked again first
       await t.waitForText("Approve once anyway?  y approve · n no");
       t.keys("y"); // a draft nobody could see cannot be bound: the approval is refused, the request still waits
@@ -237,7 +297,8 @@ describe("countersign approve in a terminal", () => {
     const small = () => approve(24, 80);
     const rowsOf = (screen: string) => screen.replace(/\n$/, "").split("\n");
     /** A request that asks a person: notify-team.ts with a subject of its own, so no rule remembered by another test covers it. */
-    const asking = (subject: string) => submitProgram(example("notify-team.ts").replace("Weekly report ready", subject), "notify-team.ts");
+    const asking = (subject: string) =>
+      submitProgram(example("notify-team.ts").replace("Weekly report ready", subject), "notify-team.ts");
     /** Page down (Space) until the screen shows `text`, or fail at the end of the view. */
     const scrollTo = async (t: Tmux, text: string): Promise<string> => {
       for (let page = 0; page < 40; page++) {
@@ -264,12 +325,15 @@ describe("countersign approve in a terminal", () => {
       expect(rows).toHaveLength(24);
       expect(rows[0]).toMatch(new RegExp(`^Request ${id} · from agent agent · \\d+ s old · 1[45] min left$`));
       expect(rows[1]).toBe("Program forward.ts (agent-chosen name)");
-      expect(`${rows[3]} ${rows[4]}`).toMatch(/^Sends between 1 and 2 emails to me@example\.com and an address read from the draft r-1/); // wrapped, not cut
+      expect(`${rows[3]} ${rows[4]}`).toMatch(
+        /^Sends between 1 and 2 emails to me@example\.com and an address read from the draft r-1/,
+      ); // wrapped, not cut
       expect(screen).toContain("Verdict: needs your decision — 1 of 3 calls need a person:"); // the mail to me@example.com goes only to the user: not asked
       expect(screen).toContain("warning: Sends email to other people: between 1 and 2 emails.");
       // The keys on the last two rows, whole at 80 columns: every decision, and quitting.
       expect(rows.slice(22)).toEqual([DECISION_KEYS, MOVE_KEYS]);
-      for (const key of ["a approve once", "A approve+remember", "r reject", "m request changes", "? ask", "q quit"]) expect(screen).toContain(key);
+      for (const key of ["a approve once", "A approve+remember", "r reject", "m request changes", "? ask", "q quit"])
+        expect(screen).toContain(key);
       expect(screen).not.toContain("`");
     }, 300_000);
 
@@ -303,10 +367,14 @@ describe("countersign approve in a terminal", () => {
       await t.waitForText("Question, answered here from the facts");
       t.type("please use bcc instead");
       t.keys("Enter");
-      const screen = await t.waitForText("Send to the agent as a request for changes (ends the request)?  y send · n no");
+      const screen = await t.waitForText(
+        "Send to the agent as a request for changes (ends the request)?  y send · n no",
+      );
       const text = screen.replace(/\s+/g, " "); // wrapped at 80 columns: read as one text
       expect(text).toContain("countersign cannot answer this from the facts: │ please use bcc instead");
-      expect(text).toContain("Sent as it is, it goes to the agent as a request for changes: the agent gets your text, and this request ends");
+      expect(text).toContain(
+        "Sent as it is, it goes to the agent as a request for changes: the agent gets your text, and this request ends",
+      );
       expect(await decision(id)).toMatchObject({ status: "pending" });
       t.keys("n");
       await t.waitForText("nothing was sent; the request still waits");
@@ -319,11 +387,16 @@ describe("countersign approve in a terminal", () => {
       await t.waitForText("Send to the agent as a request for changes (ends the request)?");
       t.keys("y");
       await t.waitForText("Sent to the agent as a request for changes; the request has ended.");
-      expect(await decision(id)).toMatchObject({ status: "request_more", decision: { kind: "request_more", approver: "alice", feedback: "please use bcc instead" } });
+      expect(await decision(id)).toMatchObject({
+        status: "request_more",
+        decision: { kind: "request_more", approver: "alice", feedback: "please use bcc instead" },
+      });
     }, 300_000);
 
     it("H shows the history, auto-passes included, with who decided; Enter opens one read-only", async () => {
-      const answer = await a.call("POST", "/v1/requests", { body: { program: example("read-notes.ts"), source_name: "read-notes.ts" } });
+      const answer = await a.call("POST", "/v1/requests", {
+        body: { program: example("read-notes.ts"), source_name: "read-notes.ts" },
+      });
       expect(answer.body).toMatchObject({ status: "approved", decision: { kind: "auto_approved" } }); // decided at once by the policy
       const auto: string = answer.body.id;
       const t = await small();
@@ -366,7 +439,10 @@ describe("countersign approve in a terminal", () => {
       expect(end.at(-1)).toBe(prompt);
       expect(end[0]).not.toBe("Approve and remember saves these allow rules:");
       t.keys("b", "b"); // a page up each, the second to the top
-      await t.waitFor((s) => s.startsWith("Approve and remember saves these allow rules:"), "the rules back at their top");
+      await t.waitFor(
+        (s) => s.startsWith("Approve and remember saves these allow rules:"),
+        "the rules back at their top",
+      );
       t.keys("j");
       await t.waitFor((s) => !s.startsWith("Approve and remember"), "one row down");
       t.keys("1"); // the choices go on from where the person scrolled to
@@ -382,10 +458,19 @@ describe("countersign approve in a terminal", () => {
       const gmail: GmailServer = await startGmailServer({ token: providerToken });
       try {
         writeFileSync(join(a.dataDir, "provider.token"), `${providerToken}\n`);
-        writeFileSync(join(a.dataDir, "connections.toml"), `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "provider.token")}"\n`);
+        writeFileSync(
+          join(a.dataDir, "connections.toml"),
+          `[email]\nbase_url = "${gmail.url}"\ntoken_file = "${join(a.dataDir, "provider.token")}"\n`,
+        );
         const body = Array.from({ length: 40 }, (_, i) => `minutes row ${i + 1}`).join("\n");
-        const raw = Buffer.from(`To: carol.preview@example.net\r\nSubject: Long minutes\r\n\r\n${body}\n`).toString("base64url");
-        const made = await fetch(`${gmail.url}/gmail/v1/users/me/drafts`, { method: "POST", headers: { authorization: `Bearer ${providerToken}`, "content-type": "application/json" }, body: JSON.stringify({ message: { raw } }) });
+        const raw = Buffer.from(`To: carol.preview@example.net\r\nSubject: Long minutes\r\n\r\n${body}\n`).toString(
+          "base64url",
+        );
+        const made = await fetch(`${gmail.url}/gmail/v1/users/me/drafts`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${providerToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ message: { raw } }),
+        });
         const id = await submitProgram(sendDraft(((await made.json()) as { id: string }).id), "send-draft.ts");
         const t = await small();
         await listed(t);

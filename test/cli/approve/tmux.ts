@@ -11,7 +11,23 @@ export class Tmux {
   start(command: string[], options: { env: NodeJS.ProcessEnv; cwd: string; width?: number; height?: number }): void {
     const { env, cwd, width = 120, height = 50 } = options;
     const line = ["exec", "env", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...command].map(quote).join(" ");
-    this.tmux("-f", "/dev/null", "new-session", "-d", "-c", cwd, "-x", String(width), "-y", String(height), line, ";", "set-option", "remain-on-exit", "on");
+    this.tmux(
+      "-f",
+      "/dev/null",
+      "new-session",
+      "-d",
+      "-c",
+      cwd,
+      "-x",
+      String(width),
+      "-y",
+      String(height),
+      line,
+      ";",
+      "set-option",
+      "remain-on-exit",
+      "on",
+    );
   }
 
   /** The screen as text, one row a line. */
@@ -35,7 +51,8 @@ export class Tmux {
   }
 
   /** Wait until the screen satisfies `ready`, or fail with what it shows. */
-  async waitFor(ready: (screen: string) => boolean, what: string, timeoutMs = 180_000): Promise<string> { // a stall guard: the first screen waits for a Node process to start
+  async waitFor(ready: (screen: string) => boolean, what: string, timeoutMs = 180_000): Promise<string> {
+    // a stall guard: the first screen waits for a Node process to start
     const until = Date.now() + timeoutMs;
     for (;;) {
       const screen = this.screen();
@@ -64,7 +81,8 @@ export class Tmux {
       const status = this.format("#{pane_dead_status}");
       const signal = this.format("#{pane_dead_signal}");
       if (status !== "" || signal !== "") return status === "" ? `signal ${signal}` : status;
-      if (Date.now() > until) throw new Error(`tmux never reaped the pane's process; the screen shows:\n${this.screen()}`);
+      if (Date.now() > until)
+        throw new Error(`tmux never reaped the pane's process; the screen shows:\n${this.screen()}`);
       process.kill(server, "SIGCHLD");
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -8,7 +8,12 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { program, ROOT, shown, SLOW, useWorld } from "./world.js";
 
 const w = useWorld({
-  policies: (world) => ({ "default.toml": readFileSync(join(ROOT, "policies", "default.toml"), "utf8").replaceAll("api.example.com", world.sinks[0]!.host) }),
+  policies: (world) => ({
+    "default.toml": readFileSync(join(ROOT, "policies", "default.toml"), "utf8").replaceAll(
+      "api.example.com",
+      world.sinks[0]!.host,
+    ),
+  }),
 });
 
 beforeAll(() => {
@@ -46,23 +51,41 @@ const table = (read: string, sink: string) =>
     { imports },
   );
 
-const fromFile = (sandbox: string) => `    const text = String((await readFile({ path: ${JSON.stringify(join(sandbox, "pin.txt"))} })).content);`;
+const fromFile = (sandbox: string) =>
+  `    const text = String((await readFile({ path: ${JSON.stringify(join(sandbox, "pin.txt"))} })).content);`;
 const fromPage = (sink: string) => `    const text = String((await get({ url: "${sink}/page" })).body);`;
 
 describe("data that steers a request without flowing into it", () => {
-  it("the default policy does not auto-approve it: /collect receives nothing without a person", async () => {
-    const sink = w.sinks[0]!;
-    const said: string[] = [];
-    for (const source of [bits(fromFile(w.sandbox), sink.origin), table(fromFile(w.sandbox), sink.origin), bits(fromPage(sink.origin), sink.origin), table(fromPage(sink.origin), sink.origin)]) {
-      const r = await w.run(source, { args: ["--timeout", "2"] });
-      if (/^\d+:\d+: error/m.test(r.stdout + r.stderr)) throw new Error(`refused by the analysis:\n${r.stdout}${r.stderr}`);
-      said.push(`exit ${r.code}: ${r.stdout.split("\n")[1]} ${r.stderr.split("\n")[0]}`);
-    }
-    expect(shown(sink.received.filter((a) => a.url.startsWith("/collect"))), said.join("\n")).toBe("(nothing)");
-  }, SLOW);
+  it(
+    "the default policy does not auto-approve it: /collect receives nothing without a person",
+    async () => {
+      const sink = w.sinks[0]!;
+      const said: string[] = [];
+      for (const source of [
+        bits(fromFile(w.sandbox), sink.origin),
+        table(fromFile(w.sandbox), sink.origin),
+        bits(fromPage(sink.origin), sink.origin),
+        table(fromPage(sink.origin), sink.origin),
+      ]) {
+        const r = await w.run(source, { args: ["--timeout", "2"] });
+        if (/^\d+:\d+: error/m.test(r.stdout + r.stderr))
+          throw new Error(`refused by the analysis:\n${r.stdout}${r.stderr}`);
+        said.push(`exit ${r.code}: ${r.stdout.split("\n")[1]} ${r.stderr.split("\n")[0]}`);
+      }
+      expect(shown(sink.received.filter((a) => a.url.startsWith("/collect"))), said.join("\n")).toBe("(nothing)");
+    },
+    SLOW,
+  );
 
-  it("the control: a constant URL to the listed host runs without asking", async () => {
-    const r = await w.run(program(`    await get({ url: "${w.sinks[0]!.origin}/fine" });`, { imports }));
-    expect(w.sinks[0]!.received.map((a) => a.url), r.stdout + r.stderr).toContain("/fine");
-  }, SLOW);
+  it(
+    "the control: a constant URL to the listed host runs without asking",
+    async () => {
+      const r = await w.run(program(`    await get({ url: "${w.sinks[0]!.origin}/fine" });`, { imports }));
+      expect(
+        w.sinks[0]!.received.map((a) => a.url),
+        r.stdout + r.stderr,
+      ).toContain("/fine");
+    },
+    SLOW,
+  );
 });

@@ -33,7 +33,10 @@ when = { args = { to = { glob = "*@example.com" } } }
 });
 
 const send = (to: string[], subject = "Hello", body = "Hi.") =>
-  program(`    await sendEmail({ to: ${JSON.stringify(to)}, subject: ${JSON.stringify(subject)}, body: ${JSON.stringify(body)} });`, { imports: `import { sendEmail } from "trusted/email";` });
+  program(
+    `    await sendEmail({ to: ${JSON.stringify(to)}, subject: ${JSON.stringify(subject)}, body: ${JSON.stringify(body)} });`,
+    { imports: `import { sendEmail } from "trusted/email";` },
+  );
 
 /** Run each program; a run the policy asks about expires after 2 s with nobody there. */
 async function attempt(programs: { label: string; source: string }[]): Promise<string> {
@@ -45,7 +48,11 @@ async function attempt(programs: { label: string; source: string }[]): Promise<s
 }
 
 /** Recipients for `who`'s mailbox among the messages sent since `from` recipients were counted. */
-const reached = (who: string, from = 0) => w.mail.recipients().slice(from).filter((r) => mailbox(r) === who);
+const reached = (who: string, from = 0) =>
+  w.mail
+    .recipients()
+    .slice(from)
+    .filter((r) => mailbox(r) === who);
 
 function variants(local: string): string[][] {
   const upper = local.toUpperCase();
@@ -69,29 +76,41 @@ function variants(local: string): string[][] {
 }
 
 describe("a denied mailbox written another way", () => {
-  it("the provider never gets a message for ceo@example.com", async () => {
-    const said = await attempt(variants("ceo").map((to) => ({ label: JSON.stringify(to), source: send(to) })));
-    expect(reached("ceo@example.com"), said).toEqual([]);
-    // The control: a colleague is mailed without asking.
-    await attempt([{ label: "control", source: send(["bob@example.com"]) }]);
-    expect(w.mail.recipients().map(mailbox)).toContain("bob@example.com");
-  }, SLOW);
+  it(
+    "the provider never gets a message for ceo@example.com",
+    async () => {
+      const said = await attempt(variants("ceo").map((to) => ({ label: JSON.stringify(to), source: send(to) })));
+      expect(reached("ceo@example.com"), said).toEqual([]);
+      // The control: a colleague is mailed without asking.
+      await attempt([{ label: "control", source: send(["bob@example.com"]) }]);
+      expect(w.mail.recipients().map(mailbox)).toContain("bob@example.com");
+    },
+    SLOW,
+  );
 
-  it("a header smuggled in the subject or the body does not add the CEO", async () => {
-    const from = w.mail.recipients().length;
-    const said = await attempt([
-      { label: "subject CRLF", source: send(["bob@example.com"], "Hi\r\nBcc: ceo@example.com") },
-      { label: "subject LF", source: send(["bob@example.com"], "Hi\nCc: ceo@example.com") },
-      { label: "subject CR", source: send(["bob@example.com"], "Hi\rBcc: ceo@example.com") },
-      { label: "body first line", source: send(["bob@example.com"], "Hi", "\r\nBcc: ceo@example.com\r\n") },
-    ]);
-    expect(reached("ceo@example.com", from), said).toEqual([]);
-  }, SLOW);
+  it(
+    "a header smuggled in the subject or the body does not add the CEO",
+    async () => {
+      const from = w.mail.recipients().length;
+      const said = await attempt([
+        { label: "subject CRLF", source: send(["bob@example.com"], "Hi\r\nBcc: ceo@example.com") },
+        { label: "subject LF", source: send(["bob@example.com"], "Hi\nCc: ceo@example.com") },
+        { label: "subject CR", source: send(["bob@example.com"], "Hi\rBcc: ceo@example.com") },
+        { label: "body first line", source: send(["bob@example.com"], "Hi", "\r\nBcc: ceo@example.com\r\n") },
+      ]);
+      expect(reached("ceo@example.com", from), said).toEqual([]);
+    },
+    SLOW,
+  );
 });
 
 describe("a mailbox the policy asks about, written another way", () => {
-  it("the provider never gets a message for cfo@example.com without a person", async () => {
-    const said = await attempt(variants("cfo").map((to) => ({ label: JSON.stringify(to), source: send(to) })));
-    expect(reached("cfo@example.com"), said).toEqual([]);
-  }, SLOW);
+  it(
+    "the provider never gets a message for cfo@example.com without a person",
+    async () => {
+      const said = await attempt(variants("cfo").map((to) => ({ label: JSON.stringify(to), source: send(to) })));
+      expect(reached("cfo@example.com"), said).toEqual([]);
+    },
+    SLOW,
+  );
 });

@@ -67,7 +67,11 @@ render = { Source = "body" }
 
 /** Submit the call, show it to the person every way there is, then reject it; what the run said. */
 async function showThenReject(source: string): Promise<string> {
-  const running = w.start(["run", "-", "--manifest", manifest], { stdin: program(`    await postNote({ note: "hello", source: ${JSON.stringify(source)} });`, { imports: `import { postNote } from "trusted/agent";` }) });
+  const running = w.start(["run", "-", "--manifest", manifest], {
+    stdin: program(`    await postNote({ note: "hello", source: ${JSON.stringify(source)} });`, {
+      imports: `import { postNote } from "trusted/agent";`,
+    }),
+  });
   const request = await w.reviewed(running);
   if (request !== null) await w.decide(request, { decision: "rejected", reason: "no" }); // opens the page, its data and the view first
   const r = await running.done;
@@ -75,21 +79,33 @@ async function showThenReject(source: string): Promise<string> {
 }
 
 describe("a preview that reads a URL from the call's arguments", () => {
-  it("pointing at a host the policy denies: showing the request sends nothing there", async () => {
-    const said = await showThenReject(`${w.sinks[1]!.origin}/leak?token=from-the-agent`);
-    expect(said).toMatch(/request req_/); // the request was shown: the case is not vacuous
-    expect(shown(w.sinks[1]!.received), said).toBe("(nothing)");
-  }, SLOW);
+  it(
+    "pointing at a host the policy denies: showing the request sends nothing there",
+    async () => {
+      const said = await showThenReject(`${w.sinks[1]!.origin}/leak?token=from-the-agent`);
+      expect(said).toMatch(/request req_/); // the request was shown: the case is not vacuous
+      expect(shown(w.sinks[1]!.received), said).toBe("(nothing)");
+    },
+    SLOW,
+  );
 
-  it("pointing at a path the policy does not allow on the allowed host: nothing arrives there", async () => {
-    const said = await showThenReject(`${w.sinks[0]!.origin}/admin/delete?all=1`);
-    expect(shown(w.sinks[0]!.received.filter((a) => !a.url.startsWith("/public/"))), said).toBe("(nothing)");
-  }, SLOW);
+  it(
+    "pointing at a path the policy does not allow on the allowed host: nothing arrives there",
+    async () => {
+      const said = await showThenReject(`${w.sinks[0]!.origin}/admin/delete?all=1`);
+      expect(shown(w.sinks[0]!.received.filter((a) => !a.url.startsWith("/public/"))), said).toBe("(nothing)");
+    },
+    SLOW,
+  );
 
-  it("a redirect from an allowed preview URL to a denied one: nothing arrives there", async () => {
-    w.sinks[0]!.redirect("/public/preview", 302, `${w.sinks[1]!.origin}/via-redirect`);
-    const before = w.sinks[1]!.received.length;
-    const said = await showThenReject(`${w.sinks[0]!.origin}/public/preview`);
-    expect(shown(w.sinks[1]!.received.slice(before)), said).toBe("(nothing)");
-  }, SLOW);
+  it(
+    "a redirect from an allowed preview URL to a denied one: nothing arrives there",
+    async () => {
+      w.sinks[0]!.redirect("/public/preview", 302, `${w.sinks[1]!.origin}/via-redirect`);
+      const before = w.sinks[1]!.received.length;
+      const said = await showThenReject(`${w.sinks[0]!.origin}/public/preview`);
+      expect(shown(w.sinks[1]!.received.slice(before)), said).toBe("(nothing)");
+    },
+    SLOW,
+  );
 });

@@ -45,7 +45,10 @@ beforeAll(() => {
 /** Each URL tried in turn; a refused call does not stop the next one. */
 function tryEach(op: "get" | "post", urls: string[]): string {
   const calls = urls
-    .map((u) => `    try { await ${op}({ url: ${JSON.stringify(u)}${op === "post" ? `, body: "PAYLOAD-7d1e"` : ""} }); } catch {}`)
+    .map(
+      (u) =>
+        `    try { await ${op}({ url: ${JSON.stringify(u)}${op === "post" ? `, body: "PAYLOAD-7d1e"` : ""} }); } catch {}`,
+    )
     .join("\n");
   return program(calls, { imports: `import { ${op} } from "trusted/http";` });
 }
@@ -79,82 +82,115 @@ async function attempt(op: "get" | "post", urls: string[]): Promise<string> {
 }
 
 describe("a URL allowed by its path prefix", () => {
-  it("dot segments, encoded dots, backslashes and blanks never reach a path outside /public/", async () => {
-    const urls = [
-      `${s1}/public/../admin`,
-      `${s1}/public/%2e%2e/admin`,
-      `${s1}/public/%2E%2e/admin`,
-      `${s1}/public/.%2E/admin`,
-      `${s1}/public/%2e./admin`,
-      `${s1}/public\\..\\admin`,
-      `${s1}/public/..\\admin`,
-      `${s1}/public/.\t./admin`,
-      `${s1}/public/.\n./admin`,
-      `${s1}/public/..\r/admin`,
-      `${s1}/public/./../admin`,
-      `${s1}/public//../../admin`,
-      `${s1}/public/x/../../admin`,
-      `${s1}/public/%252e%252e/admin`,
-    ];
-    const said = await attempt("post", urls);
-    const s = w.sinks[0]!;
-    expect(shown(outsidePublic(s.received)), `runs said:\n${said}`).toBe("(nothing)");
-    // The control: the allowed prefix itself still works, so the case is not vacuous.
-    const control = await w.run(tryEach("post", [`${s1}/public/ok`]));
-    expect(s.received.map((a) => a.url), control.stderr).toContain("/public/ok");
-  }, SLOW);
+  it(
+    "dot segments, encoded dots, backslashes and blanks never reach a path outside /public/",
+    async () => {
+      const urls = [
+        `${s1}/public/../admin`,
+        `${s1}/public/%2e%2e/admin`,
+        `${s1}/public/%2E%2e/admin`,
+        `${s1}/public/.%2E/admin`,
+        `${s1}/public/%2e./admin`,
+        `${s1}/public\\..\\admin`,
+        `${s1}/public/..\\admin`,
+        `${s1}/public/.\t./admin`,
+        `${s1}/public/.\n./admin`,
+        `${s1}/public/..\r/admin`,
+        `${s1}/public/./../admin`,
+        `${s1}/public//../../admin`,
+        `${s1}/public/x/../../admin`,
+        `${s1}/public/%252e%252e/admin`,
+      ];
+      const said = await attempt("post", urls);
+      const s = w.sinks[0]!;
+      expect(shown(outsidePublic(s.received)), `runs said:\n${said}`).toBe("(nothing)");
+      // The control: the allowed prefix itself still works, so the case is not vacuous.
+      const control = await w.run(tryEach("post", [`${s1}/public/ok`]));
+      expect(
+        s.received.map((a) => a.url),
+        control.stderr,
+      ).toContain("/public/ok");
+    },
+    SLOW,
+  );
 
   // The stricter reading: a separator sent percent-encoded is one a lenient server decodes; the
   // checked form must not leave it to the server to decide where the request goes.
-  it("encoded slashes and backslashes: no path a decoding server resolves outside /public/", async () => {
-    const before = w.sinks[0]!.received.length;
-    const said = await attempt("post", [`${s1}/public/%2e%2e%2fadmin`, `${s1}/public/..%2fadmin`, `${s1}/public/..%5cadmin`, `${s1}/public/..%2Fadmin`]);
-    expect(shown(outsidePublic(w.sinks[0]!.received.slice(before))), `runs said:\n${said}`).toBe("(nothing)");
-  }, SLOW);
+  it(
+    "encoded slashes and backslashes: no path a decoding server resolves outside /public/",
+    async () => {
+      const before = w.sinks[0]!.received.length;
+      const said = await attempt("post", [
+        `${s1}/public/%2e%2e%2fadmin`,
+        `${s1}/public/..%2fadmin`,
+        `${s1}/public/..%5cadmin`,
+        `${s1}/public/..%2Fadmin`,
+      ]);
+      expect(shown(outsidePublic(w.sinks[0]!.received.slice(before))), `runs said:\n${said}`).toBe("(nothing)");
+    },
+    SLOW,
+  );
 
-  it("GET: the same tricks, and case in the path, reach nothing outside /public/", async () => {
-    const urls = [`${s1}/public/../admin?x=1`, `${s1}/public/%2e%2e/admin`, `${s1}/PUBLIC/../admin`, `${s1}/public/..;/admin`, `${s1}/public/.%09./admin`];
-    const before = w.sinks[0]!.received.length;
-    const said = await attempt("get", urls);
-    expect(shown(outsidePublic(w.sinks[0]!.received.slice(before))), `runs said:\n${said}`).toBe("(nothing)");
-  }, SLOW);
+  it(
+    "GET: the same tricks, and case in the path, reach nothing outside /public/",
+    async () => {
+      const urls = [
+        `${s1}/public/../admin?x=1`,
+        `${s1}/public/%2e%2e/admin`,
+        `${s1}/PUBLIC/../admin`,
+        `${s1}/public/..;/admin`,
+        `${s1}/public/.%09./admin`,
+      ];
+      const before = w.sinks[0]!.received.length;
+      const said = await attempt("get", urls);
+      expect(shown(outsidePublic(w.sinks[0]!.received.slice(before))), `runs said:\n${said}`).toBe("(nothing)");
+    },
+    SLOW,
+  );
 });
 
 describe("a host denied by the policy, other hosts allowed", () => {
-  it("other spellings of the denied host (IPv4 forms, trailing dot, userinfo, backslash, case) reach nothing there", async () => {
-    const port = (origin: string) => origin.split(":")[2]!;
-    const p2 = port(s2);
-    const p3 = port(s3);
-    const urls = [
-      `http://0x7f.1:${p2}/a`,
-      `http://0x7f000001:${p2}/b`,
-      `http://2130706433:${p2}/c`,
-      `http://127.1:${p2}/d`,
-      `http://0177.0.0.1:${p2}/e`,
-      `http://127.0.0.1.:${p2}/f`,
-      `http://127.000.000.001:${p2}/g`,
-      `HTTP://127.0.0.1:${p2}/h`,
-      `http://127.0.0.1:${p3}@127.0.0.1:${p2}/i`,
-      `http://127.0.0.1:${p2}\\@127.0.0.1:${p3}/j`,
-      `http://127.0.0.1:${p2}\\.127.0.0.1:${p3}/k`,
-      `http://127.0.0.1:0${p2}/l`,
-      `http://127.0.0.1:${p2}#@127.0.0.1:${p3}/m`,
-      `http://127.0.0.1:${p2}?@127.0.0.1:${p3}/n`,
-      `http:127.0.0.1:${p2}/o`,
-      `http:/127.0.0.1:${p2}/p`,
-      `http:\\\\127.0.0.1:${p2}/q`,
-      ` http://127.0.0.1:${p2}/r`,
-      `\thttp://127.0.0.1:${p2}/s`,
-      `http://127.0.0.1\t:${p2}/t`,
-      `http://１２７.０.０.１:${p2}/u`,
-      `http://127。0。0。1:${p2}/v`,
-      `http://[::ffff:127.0.0.1]:${p2}/w`,
-      `http://[::ffff:7f00:1]:${p2}/x`,
-    ];
-    const said = await attempt("post", urls);
-    expect(shown(w.sinks[1]!.received), `runs said:\n${said}`).toBe("(nothing)");
-    // The control: the third host, which the policy allows, is reachable.
-    const control = await w.run(tryEach("post", [`${s3}/fine`]));
-    expect(w.sinks[2]!.received.map((a) => a.url), control.stderr).toContain("/fine");
-  }, SLOW);
+  it(
+    "other spellings of the denied host (IPv4 forms, trailing dot, userinfo, backslash, case) reach nothing there",
+    async () => {
+      const port = (origin: string) => origin.split(":")[2]!;
+      const p2 = port(s2);
+      const p3 = port(s3);
+      const urls = [
+        `http://0x7f.1:${p2}/a`,
+        `http://0x7f000001:${p2}/b`,
+        `http://2130706433:${p2}/c`,
+        `http://127.1:${p2}/d`,
+        `http://0177.0.0.1:${p2}/e`,
+        `http://127.0.0.1.:${p2}/f`,
+        `http://127.000.000.001:${p2}/g`,
+        `HTTP://127.0.0.1:${p2}/h`,
+        `http://127.0.0.1:${p3}@127.0.0.1:${p2}/i`,
+        `http://127.0.0.1:${p2}\\@127.0.0.1:${p3}/j`,
+        `http://127.0.0.1:${p2}\\.127.0.0.1:${p3}/k`,
+        `http://127.0.0.1:0${p2}/l`,
+        `http://127.0.0.1:${p2}#@127.0.0.1:${p3}/m`,
+        `http://127.0.0.1:${p2}?@127.0.0.1:${p3}/n`,
+        `http:127.0.0.1:${p2}/o`,
+        `http:/127.0.0.1:${p2}/p`,
+        `http:\\\\127.0.0.1:${p2}/q`,
+        ` http://127.0.0.1:${p2}/r`,
+        `\thttp://127.0.0.1:${p2}/s`,
+        `http://127.0.0.1\t:${p2}/t`,
+        `http://１２７.０.０.１:${p2}/u`,
+        `http://127。0。0。1:${p2}/v`,
+        `http://[::ffff:127.0.0.1]:${p2}/w`,
+        `http://[::ffff:7f00:1]:${p2}/x`,
+      ];
+      const said = await attempt("post", urls);
+      expect(shown(w.sinks[1]!.received), `runs said:\n${said}`).toBe("(nothing)");
+      // The control: the third host, which the policy allows, is reachable.
+      const control = await w.run(tryEach("post", [`${s3}/fine`]));
+      expect(
+        w.sinks[2]!.received.map((a) => a.url),
+        control.stderr,
+      ).toContain("/fine");
+    },
+    SLOW,
+  );
 });

@@ -19,7 +19,8 @@ export const BIN = join(ROOT, "bin", "countersign.js");
 /** A test spawning a few CLI processes on a loaded machine: generous, never a speed assertion. */
 export const SLOW = 240_000;
 
-if (!existsSync(join(ROOT, "dist", "src", "cli", "bin.js"))) throw new Error("the attack suite runs the built CLI: run `npm run build` first");
+if (!existsSync(join(ROOT, "dist", "src", "cli", "bin.js")))
+  throw new Error("the attack suite runs the built CLI: run `npm run build` first");
 
 export interface Arrived {
   method: string;
@@ -130,10 +131,18 @@ export async function startMailTap(providerUrl: string): Promise<MailTap> {
     received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: body.toString("utf8") });
     before?.(req.method ?? "", req.url ?? "");
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
-    const answer = await fetch(providerUrl + (req.url ?? "/"), { method: req.method ?? "GET", headers, ...(body.length === 0 ? {} : { body }), redirect: "manual" });
+    for (const [name, value] of Object.entries(req.headers))
+      if (typeof value === "string" && name !== "host" && name !== "content-length") headers[name] = value;
+    const answer = await fetch(providerUrl + (req.url ?? "/"), {
+      method: req.method ?? "GET",
+      headers,
+      ...(body.length === 0 ? {} : { body }),
+      redirect: "manual",
+    });
     const text = Buffer.from(await answer.arrayBuffer());
-    res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" }).end(text);
+    res
+      .writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" })
+      .end(text);
   });
   const { port, close } = await onLoopback(server);
   return {
@@ -162,7 +171,13 @@ export async function startMailTap(providerUrl: string): Promise<MailTap> {
         const head = text.split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, " ");
         for (const line of head.split(/\r?\n/)) {
           const m = /^(to|cc|bcc)\s*:(.*)$/i.exec(line);
-          if (m !== null) out.push(...m[2]!.split(",").map((x) => x.trim()).filter((x) => x !== ""));
+          if (m !== null)
+            out.push(
+              ...m[2]!
+                .split(",")
+                .map((x) => x.trim())
+                .filter((x) => x !== ""),
+            );
         }
       }
       return out;
@@ -189,7 +204,9 @@ export function mailbox(address: string): string {
 
 /** What arrived, one line each, for failure messages. */
 export function shown(arrived: readonly Arrived[]): string {
-  return arrived.length === 0 ? "(nothing)" : arrived.map((a) => `${a.method} ${a.url} ${JSON.stringify(a.body).slice(0, 200)}`).join("\n");
+  return arrived.length === 0
+    ? "(nothing)"
+    : arrived.map((a) => `${a.method} ${a.url} ${JSON.stringify(a.body).slice(0, 200)}`).join("\n");
 }
 
 export interface Ran {
@@ -285,7 +302,8 @@ export function useWorld(options: WorldOptions = {}): World {
   });
   return new Proxy({} as World, {
     get: (_target, key) => {
-      if (started === undefined) throw new Error("the world is started before the tests: read it inside a test or a hook");
+      if (started === undefined)
+        throw new Error("the world is started before the tests: read it inside a test or a hook");
       return Reflect.get(started, key);
     },
   });
@@ -307,7 +325,14 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   const mail = await startMailTap(gmail.url);
   const sinks: Sink[] = [];
   for (let i = 0; i < (options.sinks ?? 1); i++) sinks.push(await startSink());
-  const env: NodeJS.ProcessEnv = { HOME: home, COUNTERSIGN_HOME: data, COUNTERSIGN_URL: "", COUNTERSIGN_TOKEN: "", COUNTERSIGN_DATABASE: "", NO_COLOR: "1" };
+  const env: NodeJS.ProcessEnv = {
+    HOME: home,
+    COUNTERSIGN_HOME: data,
+    COUNTERSIGN_URL: "",
+    COUNTERSIGN_TOKEN: "",
+    COUNTERSIGN_DATABASE: "",
+    NO_COLOR: "1",
+  };
   const children = new Set<ChildProcess>();
 
   const world = { home, data, sandbox, outside, gmail, mail, gmailToken, sinks, env, serveUrl: "" } as World;
@@ -322,7 +347,11 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
   }
 
   world.start = (args, opts = {}) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: home, env: { ...process.env, ...env, ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: home,
+      env: { ...process.env, ...env, ...opts.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     children.add(child);
     let stdout = "";
     let stderr = "";
@@ -346,7 +375,11 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     );
     return { child, done, stdout: () => stdout, stderr: () => stderr };
   };
-  world.run = (source, opts = {}) => world.start(["run", "-", ...(opts.args ?? [])], { stdin: source, ...(opts.boundMs === undefined ? {} : { boundMs: opts.boundMs }) }).done;
+  world.run = (source, opts = {}) =>
+    world.start(["run", "-", ...(opts.args ?? [])], {
+      stdin: source,
+      ...(opts.boundMs === undefined ? {} : { boundMs: opts.boundMs }),
+    }).done;
   world.login = async () => {
     const link = makeLoginLink({ dataDir: data, now: () => new Date() }, "alice");
     const response = await fetch(`${world.serveUrl}/login?link=${link}`, { redirect: "manual" });
@@ -372,7 +405,12 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     await (await fetch(`${world.serveUrl}/v1/requests/${id}/page`, { headers: { cookie: session.cookie } })).text();
     const response = await fetch(`${world.serveUrl}/v1/requests/${id}/decision`, {
       method: "POST",
-      headers: { cookie: session.cookie, "x-csrf-token": session.csrf, "content-type": "application/json", origin: world.serveUrl },
+      headers: {
+        cookie: session.cookie,
+        "x-csrf-token": session.csrf,
+        "content-type": "application/json",
+        origin: world.serveUrl,
+      },
       body: JSON.stringify(body),
     });
     const text = await response.text();
@@ -383,7 +421,11 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
     return { status: response.status, body: parsed };
   };
 
-  const serve = spawn(process.execPath, [BIN, "serve", "--port", "0", "--workers", "1"], { cwd: home, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const serve = spawn(process.execPath, [BIN, "serve", "--port", "0", "--workers", "1"], {
+    cwd: home,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let serveErr = "";
   serve.stderr!.on("data", (d: Buffer) => (serveErr += d.toString()));
   const serveExited = new Promise<void>((resolve) => serve.once("exit", () => resolve()));
@@ -395,7 +437,12 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
       const at = out.indexOf(MARK);
       if (at >= 0 && out.indexOf("\n", at) > 0) {
         clearTimeout(timer);
-        resolve(out.slice(at + MARK.length, out.indexOf("\n", at)).trim().split(/\s/)[0]!);
+        resolve(
+          out
+            .slice(at + MARK.length, out.indexOf("\n", at))
+            .trim()
+            .split(/\s/)[0]!,
+        );
       }
     });
     void serveExited.then(() => {
@@ -417,7 +464,10 @@ export async function startWorld(options: WorldOptions = {}): Promise<World> {
 }
 
 /** A program around `main`'s body, importing what it names. */
-export function program(body: string, options: { imports?: string; guarantees?: string; rationale?: string } = {}): string {
+export function program(
+  body: string,
+  options: { imports?: string; guarantees?: string; rationale?: string } = {},
+): string {
   return `import { program } from "countersign";
 ${options.imports ?? ""}
 
