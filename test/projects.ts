@@ -39,6 +39,7 @@ export const INTEGRATION_FILES = {
     "test/e2e/run-command.test.ts",
     "test/e2e/run-manifest.test.ts",
     "test/e2e/readme-oauth.test.ts",
+    "test/mcp/readme-config.test.ts",
     "test/e2e/run-oauth.test.ts",
     "test/layers/layering.test.ts",
     "test/mcp/conformance.test.ts",
@@ -112,7 +113,11 @@ export const INTEGRATION_FILES = {
     "test/analyze/soundness/grants.test.ts",
     "test/analyze/soundness/soundness.test.ts",
     "test/fuzz/analyzer.fuzz.test.ts",
+    "test/fuzz/parsers.fuzz.test.ts",
+    "test/fuzz/receipts.fuzz.test.ts",
   ],
+  /** Runs programs until their limits stop them: the waiting is what it tests. */
+  limits: ["test/sandbox/runaway.test.ts"],
 } as const;
 
 export type IntegrationReason = keyof typeof INTEGRATION_FILES;

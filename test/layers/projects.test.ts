@@ -8,10 +8,11 @@ import { packageRoot } from "../../src/model/paths.js";
 import { INTEGRATION_FILES, integrationFiles, type IntegrationReason } from "../projects.js";
 
 /** How a file's source shows each reason, directly or through the test helper that does it. */
-const SIGNS: Record<Exclude<IntegrationReason, "campaigns">, RegExp> = {
+const SIGNS: Record<Exclude<IntegrationReason, "campaigns" | "limits">, RegExp> = {
   chromium: /"playwright-core"/,
   dist: /"dist", "src"|\/world\.js"/, // the attack world runs bin/countersign.js
-  childProcesses: /"node:child_process"|\/serve-process\.js"|\/processes\.js"|\/tmux\.js"|\/tmpfs\.js"|\/world\.js"/,
+  childProcesses:
+    /"node:child_process"|\/client\/stdio\.js"|\/serve-process\.js"|\/processes\.js"|\/tmux\.js"|\/tmpfs\.js"|\/world\.js"/,
   postgres: /"postgres"|\bDIALECTS\b|\bfreshDatabase\b|\bstartCluster\b/,
   authority:
     /\bstartTestAuthority\b|\bauthorityForSuite\b|\brunHarnessForSuite\b|\bstartRunHarness\b|\bstartAuthority\(/,
@@ -46,7 +47,7 @@ describe("the unit and integration projects", () => {
 
   it("lists each file under a reason its source shows", () => {
     const unfounded = Object.entries(INTEGRATION_FILES).flatMap(([reason, files]) =>
-      reason === "campaigns"
+      reason === "campaigns" || reason === "limits"
         ? []
         : files.filter((file) => !signsOf(file).includes(reason)).map((file) => `${reason}: ${file}`),
     );
@@ -57,6 +58,7 @@ describe("the unit and integration projects", () => {
     expect(signsOf("test/authority/ui/browser.test.ts")).toEqual(expect.arrayContaining(["chromium", "authority"]));
     expect(signsOf("test/store/crash.test.ts")).toEqual(expect.arrayContaining(["childProcesses", "postgres"]));
     expect(signsOf("test/e2e/attacks/urls.test.ts")).toEqual(expect.arrayContaining(["dist", "childProcesses"]));
+    expect(signsOf("test/mcp/readme-config.test.ts")).toContain("childProcesses"); // through the SDK's stdio client
     expect(signsOf("test/constraint/holds.test.ts")).toEqual([]);
   });
 });
