@@ -111,13 +111,22 @@ export const HEADLINES: Headline[] = [
       `${db}: pending (asks a person)`,
       BARE_HONO,
     ),
-    headline(
-      `authority, ${db}: repeated, with 1,000 event streams open (requests/s)`,
-      "authority-streams",
-      `${db}: auto-approved, one program repeated, 1,000 event streams open`,
-      [`${db}: auto-approved, one program repeated, no event streams open`, 1, "none open"],
-      { text: "≥ 0.90 × none open", check: (f, b) => f >= 0.9 * b },
-    ),
+    // The ratio the section gives: the median of each round's ratio to the same round's baseline,
+    // which a change in the machine's load between rounds does not tilt (a ratio of medians would).
+    {
+      ...headline(
+        `authority, ${db}: repeated, with 1,000 event streams open (ratio to none open)`,
+        "authority-streams",
+        `${db}: auto-approved, one program repeated, 1,000 event streams open`,
+        [`${db}: auto-approved, one program repeated, no event streams open`, 1, "none open (requests/s)"],
+        { text: "≥ 0.90×", check: (f) => f >= 0.9 },
+      ),
+      figure: {
+        section: "authority-streams",
+        row: `${db}: auto-approved, one program repeated, 1,000 event streams open`,
+        column: 2,
+      },
+    },
   ]),
   ...["idle SQLite store", "SQLite store of 10,000 requests"].map((store) =>
     headline(
