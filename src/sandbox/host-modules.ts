@@ -4,6 +4,7 @@ import type { ManifestSet } from "../manifest/index.js";
 import type { ContractHelper } from "../model/index.js";
 import { callText, CountersignError } from "../model/index.js";
 import { programModule } from "./realm-program-module.js";
+import { connectorModule, contractsModule } from "./realm-trusted-modules.js";
 
 /** What the modules a program imports offer: per connector, its functions' ops and its contract helpers. */
 export interface SandboxApi {
@@ -64,10 +65,10 @@ function exportName(name: string): string {
 
 /**
  * The source of every module a program may import, by name: `countersign` (program and
- * fromHandle, see realm-program-module.ts), each
- * `trusted/<connector>` (a function per action: it hands the op and the arguments to the host's
- * `call`, see bridge.ts, and returns its promise) and each `trusted/<connector>/contracts` (the helpers, built on the host).
- * Exports are frozen arrow functions: no prototype, no properties to change.
+ * fromHandle, see realm-program-module.ts), each `trusted/<connector>` (a function per action,
+ * see realm-trusted-modules.ts) and each `trusted/<connector>/contracts` (the helpers, built on
+ * the host). The exports are made by typed functions; the text only calls one and names what
+ * it returns as the module's exports, which a module must name in its text.
  */
 export function hostModules(api: SandboxApi): ReadonlyMap<string, string> {
   let modules = built.get(api);
@@ -79,23 +80,30 @@ export function hostModules(api: SandboxApi): ReadonlyMap<string, string> {
 const built = new WeakMap<SandboxApi, ReadonlyMap<string, string>>();
 
 function buildModules(api: SandboxApi): Map<string, string> {
-  const head = `const host = ${HOST_GLOBAL};\nconst freeze = Object.freeze;\nconst TypeError_ = TypeError;\n`;
+  const host = JSON.stringify(HOST_GLOBAL);
   const modules = new Map<string, string>();
-  const program = callText(programModule, JSON.stringify(HOST_GLOBAL), JSON.stringify(FROM_HANDLE_OP));
-  modules.set("countersign", `const { program, fromHandle } = ${program};\nexport { program, fromHandle };\n`);
-  for (const [connector, functions] of Object.entries(api.actions)) {
-    const lines = Object.entries(functions).map(
-      ([fn, op]) => `export const ${exportName(fn)} = freeze((args) => invoke(${JSON.stringify(op)}, args));`,
+  modules.set(
+    "countersign",
+    moduleText(callText(programModule, host, JSON.stringify(FROM_HANDLE_OP)), ["program", "fromHandle"]),
+  );
+  for (const [connector, functions] of Object.entries(api.actions))
+    modules.set(
+      `trusted/${connector}`,
+      moduleText(callText(connectorModule, host, JSON.stringify(Object.entries(functions))), Object.keys(functions)),
     );
-    modules.set(`trusted/${connector}`, `${head}const invoke = host.call;\n${lines.join("\n")}\n`);
-  }
   for (const [connector, helpers] of Object.entries(api.contracts)) {
     if (helpers.length === 0) continue;
-    const lines = helpers.map(
-      (h) =>
-        `export const ${exportName(h.name)} = freeze((...args) => contract(${JSON.stringify(connector)}, ${JSON.stringify(h.name)}, args));`,
+    const names = helpers.map((h) => h.name);
+    modules.set(
+      `trusted/${connector}/contracts`,
+      moduleText(callText(contractsModule, host, JSON.stringify(connector), JSON.stringify(names)), names),
     );
-    modules.set(`trusted/${connector}/contracts`, `${head}const contract = host.contract;\n${lines.join("\n")}\n`);
   }
   return modules;
+}
+
+/** A module exporting the named members of what `call` returns. */
+function moduleText(call: string, names: readonly string[]): string {
+  const list = names.map(exportName).join(", ");
+  return `const { ${list} } = ${call};\nexport { ${list} };\n`;
 }

@@ -81,6 +81,8 @@ const REALM_FUNCTIONS: [string, string][] = [
   ["src/sandbox/realm-serializer.ts", "makeSerializer"],
   ["src/sandbox/realm-bridge.ts", "makeBridge"],
   ["src/sandbox/realm-program-module.ts", "programModule"],
+  ["src/sandbox/realm-trusted-modules.ts", "connectorModule"],
+  ["src/sandbox/realm-trusted-modules.ts", "contractsModule"],
   ["src/environment/realm-hardening.ts", "hardenRealm"],
   ["src/authority/ui/live-script.ts", "liveScript"],
   ["src/authority/ui/layout.ts", "span"],
