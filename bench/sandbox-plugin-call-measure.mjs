@@ -55,7 +55,8 @@ r.direct = await measure(() => fsList(caps, files), { inner: 200 });
 // would block the process for ever. The fs host functions answer synchronously, as a plugin in
 // this thread needs.
 const handlers = hostHandlers(state);
-const fsHandlers = { fs_list: handlers.fs_list, fs_read: handlers.fs_read, fs_write: handlers.fs_write };
+// Every fs host function the plugin imports, as the host offers them.
+const fsHandlers = Object.fromEntries(Object.entries(handlers).filter(([name]) => name.startsWith("fs_")));
 const syncFunctions = Object.fromEntries(
   Object.entries(fsHandlers).map(([name, handle]) => [name, (cx, offset) => cx.store(handle(cx.read(offset).text()))]),
 );
@@ -178,12 +179,7 @@ r.stopNone = await measure(() => empty.runInContext(sliceContext), { inner: 200 
 r.stopTimeout = await measure(() => empty.runInContext(sliceContext, { timeout: IN_THREAD_SLICE_MS }), { inner: 200 });
 r.stopSigint = await measure(() => empty.runInContext(sliceContext, { breakOnSigint: true }), { inner: 200 });
 const parked = new Int32Array(new SharedArrayBuffer(8));
-const keeper = new Worker(
-  `const { workerData } = require("node:worker_threads");
-Atomics.store(workerData, 1, 1);
-require("node:vm").runInNewContext("Atomics.wait(flags, 0, 0)", { flags: workerData, Atomics }, { breakOnSigint: true });`,
-  { eval: true, workerData: parked },
-);
+const keeper = new Worker(new URL("./sigint-keeper-worker.mjs", import.meta.url), { workerData: parked });
 while (Atomics.load(parked, 1) === 0) await new Promise((resolve) => setTimeout(resolve, 5));
 await new Promise((resolve) => setTimeout(resolve, 20)); // it is inside its script by now
 r.stopSigintShared = await measure(() => empty.runInContext(sliceContext, { breakOnSigint: true }), { inner: 200 });
