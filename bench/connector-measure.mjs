@@ -1,12 +1,11 @@
 // The measurements behind bench/connector.bench.ts, in plain JavaScript over the built dist/.
 // They run in a child `node` without tsx: Extism starts its worker from a data: URL whose
 // source-map comment Node cannot resolve once tsx (inherited by the worker) enables source maps.
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import createPlugin from "@extism/extism";
 import { buildWasm } from "../scripts/build-connectors.mjs";
-import { load, measure } from "./sandbox-measure-kit.mjs";
+import { load, measure, syncHostHandlers, tempDir } from "./sandbox-measure-kit.mjs";
 
 const { connectorContext } = await load("config/connector-context.js");
 const { executeAction } = await load("connector/execute-action.js");
@@ -19,9 +18,9 @@ const { createPluginPool } = await load("connector/plugin-pool.js");
 const { loadManifests } = await load("config/load-manifests.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
-const root = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-")));
+const root = tempDir("cs-bench-");
 // The folder programs list, beside the data directory (root), which no fs root may hold or lie in.
-const files = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-files-")));
+const files = tempDir("cs-bench-files-");
 for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(files, name), name);
 writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${files}"]\n`);
 
@@ -65,7 +64,7 @@ const r = {};
 r.direct = await measure(() => direct(input), { inner: 2000 });
 r.fsList = await measure(() => fsList(caps, files), { inner: 200 });
 const handlers = hostHandlers(state());
-const fsHandlers = { fs_read: handlers.fs_read, fs_list: handlers.fs_list, fs_write: handlers.fs_write };
+const fsHandlers = await syncHostHandlers(handlers);
 const names = Object.keys(handlers);
 r.loadWorker = await measure(async () =>
   (await startWorker(connector, await checkPlugin(connector, DEFAULT_LIMITS, names), names)).close(),

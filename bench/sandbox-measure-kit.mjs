@@ -1,9 +1,28 @@
 // What the sandbox benchmarks' plain-JavaScript measurement scripts share.
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const dist = new URL("../dist/src/", import.meta.url);
 
+/** A new folder under the system's temp folder, removed when the process exits (process.exit included). */
+export function tempDir(prefix) {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
 /** A module of the built dist/src/, e.g. load("sandbox/index.js"). */
 export const load = (path) => import(new URL(path, dist).href);
+
+/**
+ * The host handlers a plugin in the host's thread is given: every one that answers synchronously,
+ * as the pool gives them, so that a connector importing a new one still starts here.
+ */
+export async function syncHostHandlers(handlers) {
+  const { SYNC_HOST_FUNCTIONS } = await load("connector/host-functions.js");
+  return Object.fromEntries(Object.entries(handlers).filter(([name]) => SYNC_HOST_FUNCTIONS.has(name)));
+}
 
 const median = (xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

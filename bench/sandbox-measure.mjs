@@ -2,10 +2,9 @@
 // child `node` without tsx: tsx's loader hooks would add a thread hop to every dynamic import, and
 // Extism's worker cannot start under them).
 import { createHash } from "node:crypto";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { load, measure, measureInTurns } from "./sandbox-measure-kit.mjs";
+import { load, measure, measureInTurns, tempDir } from "./sandbox-measure-kit.mjs";
 
 const { createAnalyzer } = await load("analyze/index.js");
 const { connectorContext, loadManifests, loadPolicy } = await load("config/index.js");
@@ -19,9 +18,9 @@ const { lockDown } = await load("sandbox/lockdown.js");
 const { programSource } = await load("sandbox/program-source.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
-const home = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-sandbox-")));
+const home = tempDir("cs-bench-sandbox-");
 // The folder programs list, beside the data directory (home), which no fs root may hold or lie in.
-const files = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-files-")));
+const files = tempDir("cs-bench-files-");
 for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(files, name), name);
 writeFileSync(join(home, "connections.toml"), `[fs]\nroots = ["${files}"]\n`);
 const set = loadManifests(join(pkg, "manifests"));

@@ -1,13 +1,12 @@
 // The measurements behind bench/sandbox-plugin-call.bench.ts, in plain JavaScript over dist/ (a
 // child `node` without tsx, whose loader hooks Extism's own worker cannot start under).
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createContext, Script } from "node:vm";
 import { Worker } from "node:worker_threads";
 import createPlugin from "@extism/extism";
 import { buildWasm } from "../scripts/build-connectors.mjs";
-import { load, measure, measureAfter } from "./sandbox-measure-kit.mjs";
+import { load, measure, measureAfter, syncHostHandlers, tempDir } from "./sandbox-measure-kit.mjs";
 
 const { connectorContext } = await load("config/connector-context.js");
 const { executeAction } = await load("connector/execute-action.js");
@@ -23,9 +22,9 @@ const { IN_THREAD_SLICE_MS } = await load("connector/plugin-pool.js");
 const { loadManifests } = await load("config/load-manifests.js");
 
 const pkg = new URL("../", import.meta.url).pathname;
-const root = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-plugin-")));
+const root = tempDir("cs-bench-plugin-");
 // The folder programs list, beside the data directory (root), which no fs root may hold or lie in.
-const files = realpathSync(mkdtempSync(join(tmpdir(), "cs-bench-files-")));
+const files = tempDir("cs-bench-files-");
 for (const name of ["a.txt", "b.txt", "c.txt"]) writeFileSync(join(files, name), name);
 writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${files}"]\n`);
 const set = loadManifests(join(pkg, "manifests"));
@@ -55,8 +54,7 @@ r.direct = await measure(() => fsList(caps, files), { inner: 200 });
 // would block the process for ever. The fs host functions answer synchronously, as a plugin in
 // this thread needs.
 const handlers = hostHandlers(state);
-// Every fs host function the plugin imports, as the host offers them.
-const fsHandlers = Object.fromEntries(Object.entries(handlers).filter(([name]) => name.startsWith("fs_")));
+const fsHandlers = await syncHostHandlers(handlers);
 const syncFunctions = Object.fromEntries(
   Object.entries(fsHandlers).map(([name, handle]) => [name, (cx, offset) => cx.store(handle(cx.read(offset).text()))]),
 );
