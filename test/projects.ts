@@ -108,16 +108,41 @@ export const INTEGRATION_FILES = {
     "test/run/send-draft-policy.test.ts",
     "test/run/send-draft.test.ts",
   ],
-  /** Runs a long property campaign: many generated programs analyzed, run and compared. */
+  /** Runs a long property campaign: thousands of generated programs, values or damaged files checked against a reference (the real parser, the sandbox, a fresh analyzer). */
   campaigns: [
+    "test/analyze/shared-checker-fresh.test.ts",
     "test/analyze/soundness/grants.test.ts",
     "test/analyze/soundness/soundness.test.ts",
+    "test/constraint/effect-soundness.test.ts",
+    "test/constraint/soundness.test.ts",
+    "test/constraint/url-sent-soundness.test.ts",
     "test/fuzz/analyzer.fuzz.test.ts",
+    "test/fuzz/login.fuzz.test.ts",
     "test/fuzz/parsers.fuzz.test.ts",
     "test/fuzz/receipts.fuzz.test.ts",
+    "test/manifest/robustness.test.ts",
+    "test/policy/soundness.test.ts",
   ],
-  /** Runs programs until their limits stop them: the waiting is what it tests. */
-  limits: ["test/sandbox/runaway.test.ts"],
+  /** Runs programs, plugins or analyses until a limit stops them (a deadline, a memory cap, a step budget): the waiting is what it tests. */
+  limits: [
+    "test/analyze/budget.test.ts",
+    "test/analyze/hostile/limits.test.ts",
+    "test/connector/plugin-faults.test.ts",
+    "test/connector/plugin-in-thread.test.ts",
+    "test/connector/plugin-meter.test.ts",
+    "test/connector/preview-timeout-cap.test.ts",
+    "test/sandbox/memory-cap.test.ts",
+    "test/sandbox/plugin-faults.test.ts",
+    "test/sandbox/runaway.test.ts",
+  ],
+  /** Compiles connectors or test plugins from AssemblyScript to WebAssembly, a second or so each. */
+  builds: [
+    "test/connector/build.test.ts",
+    "test/connector/plugin-host.test.ts",
+    "test/connector/plugin-isolation.test.ts",
+    "test/connector/plugin-json.test.ts",
+    "test/connector/webhook-guide.test.ts",
+  ],
 } as const;
 
 export type IntegrationReason = keyof typeof INTEGRATION_FILES;

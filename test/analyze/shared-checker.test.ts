@@ -9,10 +9,6 @@ import { ts } from "../../src/analyze/compile/typescript.js";
 import type { Facts } from "../../src/model/facts.js";
 import { corpus } from "./corpus.js";
 import { PRELUDE, programOf } from "./harness.js";
-import { aliasingCases } from "./hostile/cases-aliasing.js";
-import { moduleCases } from "./hostile/cases-module.js";
-import { typeCases } from "./hostile/cases-types.js";
-import { located } from "./hostile/program.js";
 import { STEP_BUDGET } from "./support/step-budget.js";
 import { testManifests } from "./support/test-manifests.js";
 
@@ -60,23 +56,6 @@ describe("the shared checker", () => {
     expect(messages(uses).join("\n")).toMatch(/Cannot find name 'leaked'/);
     expect(messages(uses).join("\n")).toMatch(/Property 'evil' does not exist/);
   });
-
-  it("finds the facts a fresh analyzer finds, whatever it checked before", () => {
-    const sources = [
-      ...corpus.map(programOf),
-      ...[...typeCases, ...moduleCases, ...aliasingCases].map((c) => located(c.source).source),
-      // A message prints a union's members in the order the checker made them: here the checker
-      // has made "yy" before "zz", and 7 before 5, when it checks the second program again.
-      programOf({ main: `const x: "yy" | "zz" = "yy"; const q: 7 | 5 = 5;` }),
-      programOf({ main: `const y: "zz" | "yy" | 5 | 7 = "c";` }),
-    ];
-    for (const source of sources) analyzer.analyze(source); // the shared checker has now seen them all
-    for (const source of sources) {
-      const fresh = createAnalyzer(set, { budget: STEP_BUDGET });
-      expect(analyzer.analyze(source), source).toEqual(fresh.analyze(source));
-      fresh.dispose();
-    }
-  }, 180_000); // a stall guard, not a timing target: it builds one analyzer per program
 
   it("is replaced after an interrupted check, and after its quota of programs or of text", () => {
     const compiler = createCompiler(set);

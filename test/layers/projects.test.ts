@@ -16,6 +16,7 @@ const SIGNS: Record<Exclude<IntegrationReason, "campaigns" | "limits">, RegExp> 
   postgres: /"postgres"|\bDIALECTS\b|\bfreshDatabase\b|\bstartCluster\b/,
   authority:
     /\bstartTestAuthority\b|\bauthorityForSuite\b|\brunHarnessForSuite\b|\bstartRunHarness\b|\bstartAuthority\(/,
+  builds: /\bbuildWasm\(|\bbuildTestPlugin\(/, // AssemblyScript to WebAssembly, at test time
 };
 
 function testFiles(dir: string): string[] {
@@ -40,7 +41,7 @@ describe("the unit and integration projects", () => {
     expect(integrationFiles.filter((file) => !existsSync(join(packageRoot, file)))).toEqual([]);
   });
 
-  it("lists every file that starts processes, PostgreSQL, Chromium, the built package or an authority", () => {
+  it("lists every file that starts processes, PostgreSQL, Chromium, the built package or an authority, or builds", () => {
     const listed = new Set(integrationFiles);
     expect(all.filter((file) => !listed.has(file) && signsOf(file).length > 0)).toEqual([]);
   });
@@ -60,5 +61,6 @@ describe("the unit and integration projects", () => {
     expect(signsOf("test/e2e/attacks/urls.test.ts")).toEqual(expect.arrayContaining(["dist", "childProcesses"]));
     expect(signsOf("test/mcp/readme-config.test.ts")).toContain("childProcesses"); // through the SDK's stdio client
     expect(signsOf("test/constraint/holds.test.ts")).toEqual([]);
+    expect(signsOf("test/connector/build.test.ts")).toContain("builds");
   });
 });

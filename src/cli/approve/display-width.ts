@@ -33,19 +33,34 @@ function* clustersOf(text: string): Generator<string> {
   if (carry !== "") yield carry;
 }
 
+// Widths of short clusters seen, kept up to a bound: string-width costs microseconds a call, and a
+// long line an agent wrote repeats a few clusters many times.
+const widths = new Map<string, number>();
+const MAX_KEPT_WIDTHS = 4096;
+const MAX_KEPT_CLUSTER = 64;
+
+function clusterWidth(cluster: string): number {
+  let width = widths.get(cluster);
+  if (width === undefined) {
+    width = stringWidth(cluster);
+    if (widths.size < MAX_KEPT_WIDTHS && cluster.length <= MAX_KEPT_CLUSTER) widths.set(cluster, width);
+  }
+  return width;
+}
+
 export function displayWidth(text: string): number {
   if (NARROW.test(text)) return text.length;
   let width = 0;
-  for (const cluster of clustersOf(text)) width += stringWidth(cluster);
+  for (const cluster of clustersOf(text)) width += clusterWidth(cluster);
   return width;
 }
 
 /** The pieces a line may be cut between, each with its columns: its clusters, or the code points of one wider than a row. */
 function* pieces(text: string, max: number): Generator<{ text: string; width: number }> {
   for (const cluster of clustersOf(text)) {
-    const width = stringWidth(cluster);
+    const width = clusterWidth(cluster);
     if (width <= max) yield { text: cluster, width };
-    else for (const ch of cluster) yield { text: ch, width: stringWidth(ch) };
+    else for (const ch of cluster) yield { text: ch, width: clusterWidth(ch) };
   }
 }
 
