@@ -33,33 +33,33 @@ export class BudgetExceeded extends Error {
 /** The resources left to one analysis: started when the analysis starts, spent by every stage. */
 export class Budget {
   readonly limits: Required<BudgetOptions>;
-  private readonly deadline: number;
-  private readonly realTime: boolean; // the clock is the default one, which a vm timeout can follow
-  private steps = 0;
-  private sinceClock = 0;
+  readonly #deadline: number;
+  readonly #realTime: boolean; // the clock is the default one, which a vm timeout can follow
+  #steps = 0;
+  #sinceClock = 0;
 
   constructor(options: BudgetOptions = {}) {
-    this.realTime = options.clock === undefined;
+    this.#realTime = options.clock === undefined;
     this.limits = { ...DEFAULT_BUDGET, clock: () => performance.now(), ...defined(options) };
     for (const key of ["ms", "steps", "bytes"] as const) {
       const n = this.limits[key];
       if (!(Number.isFinite(n) && n > 0))
         throw new RangeError(`the analysis budget's ${key} must be a positive number, not ${n}`);
     }
-    this.deadline = this.limits.clock() + this.limits.ms;
+    this.#deadline = this.limits.clock() + this.limits.ms;
   }
 
   /** One interpreter step at `node`: throws BudgetExceeded past the step limit or the deadline. */
   step(node: ts.Node): void {
-    if (++this.steps > this.limits.steps) throw new BudgetExceeded("steps", node);
-    if (++this.sinceClock >= STEPS_PER_CLOCK_READ) {
-      this.sinceClock = 0;
+    if (++this.#steps > this.limits.steps) throw new BudgetExceeded("steps", node);
+    if (++this.#sinceClock >= STEPS_PER_CLOCK_READ) {
+      this.#sinceClock = 0;
       if (this.expired()) throw new BudgetExceeded("ms", node);
     }
   }
 
   expired(): boolean {
-    return this.limits.clock() >= this.deadline;
+    return this.limits.clock() >= this.#deadline;
   }
 
   /** Throws BudgetExceeded once the deadline has passed (between stages, where no node is at fault). */
@@ -76,11 +76,11 @@ export class Budget {
    * to its end, stopped only where it asks the cancellation token.
    */
   hardDeadline<T>(f: () => T): T {
-    if (!this.realTime) return f();
+    if (!this.#realTime) return f();
     HARD_DEADLINE_CONTEXT.f = f;
     try {
       return HARD_DEADLINE_SCRIPT.runInContext(HARD_DEADLINE_CONTEXT, {
-        timeout: Math.max(1, Math.ceil(this.deadline - this.limits.clock())),
+        timeout: Math.max(1, Math.ceil(this.#deadline - this.limits.clock())),
       }) as T;
     } catch (err) {
       if ((err as { code?: unknown }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT")

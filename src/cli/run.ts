@@ -185,51 +185,59 @@ async function withdrawRequest(id: string, io: Io, json: boolean): Promise<numbe
  * zero-width character acts on the terminal), and the JSON escapes them.
  */
 class Printer {
-  private progressShown: number | undefined; // when the last non-TTY progress line went out
-  private inPlace = false; // a TTY progress line is on screen without its newline
+  #progressShown: number | undefined; // when the last non-TTY progress line went out
+  #inPlace = false; // a TTY progress line is on screen without its newline
+
+  readonly #io: Io;
+  readonly #json: boolean;
+  readonly #run: { file: string; resumed: boolean };
 
   constructor(
-    private readonly io: Io,
-    private readonly json: boolean,
-    private readonly run: { file: string; resumed: boolean }, // what was run, for the commands it suggests
-  ) {}
+    io: Io,
+    json: boolean,
+    run: { file: string; resumed: boolean }, // what was run, for the commands it suggests
+  ) {
+    this.#io = io;
+    this.#json = json;
+    this.#run = run;
+  }
 
   event(e: RunEvent): void {
-    if (e.type === "waiting") return this.progress(e.elapsed_ms);
-    if (this.json) return;
+    if (e.type === "waiting") return this.#progress(e.elapsed_ms);
+    if (this.#json) return;
     switch (e.type) {
       case "checked":
-        this.out(`check: ${checkWords(e.check)}`);
+        this.#out(`check: ${checkWords(e.check)}`);
         return;
       case "decided":
-        this.out(
+        this.#out(
           `policy: ${e.policy.decision} (${e.policy.rules.length === 0 ? "default" : e.policy.rules.join(", ")})`,
         );
-        if (e.request.review_url !== undefined) this.err(`review: ${e.request.review_url}`);
+        if (e.request.review_url !== undefined) this.#err(`review: ${e.request.review_url}`);
         return;
       case "approved":
-        this.out(
+        this.#out(
           `approval: ${e.approval.decision} receipt=${e.approval.jti} (expires in ${e.approval.expires_in_s} s)`,
         );
         return;
       case "executed":
-        this.out(`executed: main (${trustedCallsWords(e.execution.calls.length)})`);
+        this.#out(`executed: main (${trustedCallsWords(e.execution.calls.length)})`);
         return;
     }
   }
 
   endProgress(): void {
-    if (this.inPlace) this.io.stderr("\n");
-    this.inPlace = false;
+    if (this.#inPlace) this.#io.stderr("\n");
+    this.#inPlace = false;
   }
 
   /** What is left to say once the run is over: main's value, and on stderr why it did not go further. */
   end(report: RunReport): void {
     const id = report.request?.id;
-    if (this.json) {
-      const pending = report.outcome === "pending" && id !== undefined ? { next: this.pendingNext(id) } : {};
+    if (this.#json) {
+      const pending = report.outcome === "pending" && id !== undefined ? { next: this.#pendingNext(id) } : {};
       const { outcome, ...rest } = report;
-      this.io.stdout(
+      this.#io.stdout(
         terminalJson({
           outcome,
           ...(id === undefined ? {} : { request_id: id }),
@@ -242,65 +250,66 @@ class Printer {
     }
     const { check, execution, decision, error } = report;
     if (check?.ok === false) {
-      for (const d of check.diagnostics) this.err(`${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);
+      for (const d of check.diagnostics) this.#err(`${d.line}:${d.column}: ${d.severity} ${d.code}: ${d.message}`);
       for (const g of check.refuted)
-        this.err(`${g.site === undefined ? "" : `${g.site.line}:${g.site.column}: `}refuted ${g.text}: ${g.why}`);
+        this.#err(`${g.site === undefined ? "" : `${g.site.line}:${g.site.column}: `}refuted ${g.text}: ${g.why}`);
     }
     if (execution !== undefined) {
-      for (const line of execution.logs) this.err(`${line.stream}: ${line.text}`);
+      for (const line of execution.logs) this.#err(`${line.stream}: ${line.text}`);
       for (const call of execution.calls)
-        if (call.error !== undefined) this.err(`${call.op} ${call.status}: ${call.error.class}: ${call.error.message}`);
-      if (execution.thrown !== undefined) this.err(`main threw ${execution.thrown.name}: ${execution.thrown.message}`);
-      if (execution.limit !== undefined) this.err(`stopped: ${execution.limit.class}: ${execution.limit.message}`);
+        if (call.error !== undefined)
+          this.#err(`${call.op} ${call.status}: ${call.error.class}: ${call.error.message}`);
+      if (execution.thrown !== undefined) this.#err(`main threw ${execution.thrown.name}: ${execution.thrown.message}`);
+      if (execution.limit !== undefined) this.#err(`stopped: ${execution.limit.class}: ${execution.limit.message}`);
       const dropped = execution.value_dropped;
-      if (dropped !== undefined) this.err(droppedWords(dropped));
-      if (execution.outcome === "returned") this.out(JSON.stringify(execution.value));
+      if (dropped !== undefined) this.#err(droppedWords(dropped));
+      if (execution.outcome === "returned") this.#out(JSON.stringify(execution.value));
     }
     const on = id === undefined ? "" : `on ${id} `;
     if (report.outcome === "request_more" && decision?.feedback !== null && decision?.feedback !== undefined)
-      this.err(`changes requested: ${decision.feedback}`);
+      this.#err(`changes requested: ${decision.feedback}`);
     else if (report.outcome === "denied")
-      this.err(`reason: ${decision?.reason ?? report.policy?.reason ?? "none given"}`);
+      this.#err(`reason: ${decision?.reason ?? report.policy?.reason ?? "none given"}`);
     else if (report.outcome === "expired" && error === undefined) {
-      if (decision?.kind === "withdrawn") this.err(`withdrawn: request ${id ?? ""} was withdrawn, nothing ran`);
-      else if (decision?.kind === "expired") this.err(`expired: no decision ${on}before its deadline, nothing ran`);
-      else this.err(`expired: no decision ${on}in time; the request is withdrawn`);
+      if (decision?.kind === "withdrawn") this.#err(`withdrawn: request ${id ?? ""} was withdrawn, nothing ran`);
+      else if (decision?.kind === "expired") this.#err(`expired: no decision ${on}before its deadline, nothing ran`);
+      else this.#err(`expired: no decision ${on}in time; the request is withdrawn`);
     } else if (report.outcome === "pending" && id !== undefined) {
-      this.out(`pending: ${id}`);
-      this.err(this.pendingNext(id));
+      this.#out(`pending: ${id}`);
+      this.#err(this.#pendingNext(id));
     } else if (report.outcome === "cancelled" && error === undefined) {
-      if (this.run.resumed && report.approval === undefined && id !== undefined)
-        this.err(`interrupted: request ${id} is left as it was; ${this.pendingNext(id)}`);
-      else this.err("interrupted: the request is withdrawn");
+      if (this.#run.resumed && report.approval === undefined && id !== undefined)
+        this.#err(`interrupted: request ${id} is left as it was; ${this.#pendingNext(id)}`);
+      else this.#err("interrupted: the request is withdrawn");
     }
-    if (error !== undefined) this.err(`countersign: ${error.class}: ${error.message}`);
+    if (error !== undefined) this.#err(`countersign: ${error.class}: ${error.message}`);
   }
 
   /** What to do about a request a person has not decided yet: resume it, or take it back. */
-  private pendingNext(id: string): string {
-    const file = /^[\w./@+-]+$/.test(this.run.file) ? this.run.file : JSON.stringify(this.run.file);
+  #pendingNext(id: string): string {
+    const file = /^[\w./@+-]+$/.test(this.#run.file) ? this.#run.file : JSON.stringify(this.#run.file);
     return `a person has not decided yet: \`countersign run ${file} --resume ${id}\` runs it once approved (waiting for the decision; add --detach to only look), \`countersign run --withdraw ${id}\` takes it back`;
   }
 
-  private progress(elapsedMs: number): void {
+  #progress(elapsedMs: number): void {
     const line = `waiting for approval: ${clock(elapsedMs)} elapsed`;
-    if (this.io.tty === true) {
-      this.io.stderr(`\r\x1b[K${line}`);
-      this.inPlace = true;
-    } else if (this.progressShown === undefined || elapsedMs - this.progressShown >= PROGRESS_LINE_MS) {
-      this.progressShown = elapsedMs;
-      this.err(line);
+    if (this.#io.tty === true) {
+      this.#io.stderr(`\r\x1b[K${line}`);
+      this.#inPlace = true;
+    } else if (this.#progressShown === undefined || elapsedMs - this.#progressShown >= PROGRESS_LINE_MS) {
+      this.#progressShown = elapsedMs;
+      this.#err(line);
     }
   }
 
-  private out(line: string): void {
+  #out(line: string): void {
     this.endProgress();
-    this.io.stdout(visibleText(line) + "\n");
+    this.#io.stdout(visibleText(line) + "\n");
   }
 
-  private err(line: string): void {
+  #err(line: string): void {
     this.endProgress();
-    this.io.stderr(visibleText(line) + "\n");
+    this.#io.stderr(visibleText(line) + "\n");
   }
 }
 

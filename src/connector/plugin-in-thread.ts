@@ -65,18 +65,25 @@ const SLICE_SCRIPT = new Script("f()");
  * per call, and its log lines go nowhere.
  */
 export class InThreadPlugin {
-  private used = false;
-  private spare: Promise<Instance> | null = null; // being made or made
-  private spareTimer: NodeJS.Timeout | undefined; // set while the thread has not been idle long enough to make it
-  private current!: Instance;
+  #used = false;
+  #spare: Promise<Instance> | null = null; // being made or made
+  #spareTimer: NodeJS.Timeout | undefined; // set while the thread has not been idle long enough to make it
+  #current!: Instance;
   /** Whether the plugin has the fuel meter, and so runs without the vm timeout. */
   readonly metered: boolean;
 
+  readonly #module: WasmModule;
+  readonly #handlers: Record<string, HostHandler>;
+  readonly #answers: Readonly<Record<string, SuccessAnswer>>;
+
   private constructor(
-    private readonly module: WasmModule,
-    private readonly handlers: Record<string, HostHandler>,
-    private readonly answers: Readonly<Record<string, SuccessAnswer>>,
+    module: WasmModule,
+    handlers: Record<string, HostHandler>,
+    answers: Readonly<Record<string, SuccessAnswer>>,
   ) {
+    this.#module = module;
+    this.#handlers = handlers;
+    this.#answers = answers;
     this.metered = importsMeter(module);
   }
 
@@ -86,14 +93,14 @@ export class InThreadPlugin {
     answers: Readonly<Record<string, SuccessAnswer>> = {},
   ): Promise<InThreadPlugin> {
     const plugin = new InThreadPlugin(module, handlers, answers);
-    plugin.current = await plugin.instantiate();
+    plugin.#current = await plugin.#instantiate();
     return plugin;
   }
 
   async call(fn: string, input: string, sliceMs: number, fresh: boolean, hostBytes: number): Promise<InThreadResult> {
-    if (fresh && this.used) await this.replace();
-    this.used = true;
-    const instance = this.current;
+    if (fresh && this.#used) await this.replace();
+    this.#used = true;
+    const instance = this.#current;
     instance.budget = hostBytes;
     instance.allocated = 0;
     instance.overLimit = false;
@@ -122,37 +129,37 @@ export class InThreadPlugin {
 
   /** Drop the current instance (after a trap, a stop, or before another scope's call). */
   async replace(): Promise<void> {
-    clearTimeout(this.spareTimer);
-    this.spareTimer = undefined;
-    const next = this.spare ?? this.instantiate();
-    this.spare = null;
-    await this.current.plugin.close();
-    this.current = await next;
-    this.used = false;
-    this.makeSpareWhenIdle();
+    clearTimeout(this.#spareTimer);
+    this.#spareTimer = undefined;
+    const next = this.#spare ?? this.#instantiate();
+    this.#spare = null;
+    await this.#current.plugin.close();
+    this.#current = await next;
+    this.#used = false;
+    this.#makeSpareWhenIdle();
   }
 
   async close(): Promise<void> {
-    clearTimeout(this.spareTimer);
-    this.spareTimer = undefined;
-    await this.current.plugin.close();
-    const spare = this.spare;
-    this.spare = null;
+    clearTimeout(this.#spareTimer);
+    this.#spareTimer = undefined;
+    await this.#current.plugin.close();
+    const spare = this.#spare;
+    this.#spare = null;
     if (spare !== null) await (await spare).plugin.close();
   }
 
   /** The next fresh instance, made once the thread has been idle a moment rather than during a run's calls. */
-  private makeSpareWhenIdle(): void {
-    if (this.spare !== null || this.spareTimer !== undefined) return;
+  #makeSpareWhenIdle(): void {
+    if (this.#spare !== null || this.#spareTimer !== undefined) return;
     // The timer keeps no process alive: nothing awaits it (replace makes an instance itself meanwhile).
-    this.spareTimer = setTimeout(() => {
-      this.spareTimer = undefined;
-      this.spare = this.instantiate();
-      this.spare.catch(() => undefined); // a failure shows when it is used
+    this.#spareTimer = setTimeout(() => {
+      this.#spareTimer = undefined;
+      this.#spare = this.#instantiate();
+      this.#spare.catch(() => undefined); // a failure shows when it is used
     }, IDLE_MS).unref();
   }
 
-  private async instantiate(): Promise<Instance> {
+  async #instantiate(): Promise<Instance> {
     const instance: Instance = {
       plugin: undefined as unknown as Plugin,
       counted: false,
@@ -166,9 +173,9 @@ export class InThreadPlugin {
     };
     const user: Record<string, (context: CallContext, offset: bigint) => bigint | void> = {};
     user[METER_FUNCTION] = () => stopPastDeadline(instance);
-    for (const [name, handle] of Object.entries(this.handlers)) {
+    for (const [name, handle] of Object.entries(this.#handlers)) {
       const readOnly = READ_ONLY_HOST_FUNCTIONS.has(name);
-      const success = this.answers[name];
+      const success = this.#answers[name];
       user[name] = (context, offset) => {
         stopPastDeadline(instance);
         const request = context.read(offset)?.text() ?? "null";
@@ -191,7 +198,7 @@ export class InThreadPlugin {
       return Function.prototype.bind.call(fn, self, context);
     }) as typeof fn.bind;
     instance.plugin = await loadExtism()(
-      { wasm: [{ module: this.module }] },
+      { wasm: [{ module: this.#module }] },
       { useWasi: false, runInWorker: false, logger: silent, functions: { "extism:host/user": user } },
     );
     if (!instance.counted) {

@@ -54,24 +54,24 @@ const SYNC_WAIT_MS = 2;
  * thread: the plugin cannot run on.
  */
 export class PluginWorker {
-  private readonly channel: Channel;
-  private readonly worker: Worker;
-  private exited = false;
-  private failure = "the plugin worker stopped";
+  readonly #channel: Channel;
+  readonly #worker: Worker;
+  #exited = false;
+  #failure = "the plugin worker stopped";
 
   private constructor(module: WasmModule, hostNames: string[]) {
     const buffer = newChannelBuffer();
-    this.channel = openChannel(buffer);
+    this.#channel = openChannel(buffer);
     const workerData: PluginThreadData = { module, hostNames, meter: METER_FUNCTION, channel: buffer };
     // None of the host's flags (loaders, --input-type): the thread runs only its own module.
-    this.worker = new Worker(...threadModule(import.meta.url, "./plugin-thread", { execArgv: [], workerData }));
+    this.#worker = new Worker(...threadModule(import.meta.url, "./plugin-thread", { execArgv: [], workerData }));
     // The worker never keeps the process alive; during a call the deadline's timer does (see untilDeadline).
-    this.worker.unref();
-    this.worker.on("error", (err) => (this.failure = `the plugin worker failed: ${err.message}`)); // the call in progress fails on "exit"
-    this.worker.on("exit", () => {
-      this.exited = true;
-      Atomics.store(this.channel.flags, TO_MAIN, 1);
-      Atomics.notify(this.channel.flags, TO_MAIN);
+    this.#worker.unref();
+    this.#worker.on("error", (err) => (this.#failure = `the plugin worker failed: ${err.message}`)); // the call in progress fails on "exit"
+    this.#worker.on("exit", () => {
+      this.#exited = true;
+      Atomics.store(this.#channel.flags, TO_MAIN, 1);
+      Atomics.notify(this.#channel.flags, TO_MAIN);
     });
   }
 
@@ -79,7 +79,7 @@ export class PluginWorker {
   static async start(module: WasmModule, hostNames: string[], deadline: number): Promise<PluginWorker> {
     const worker = new PluginWorker(module, hostNames);
     const first = await worker
-      .untilDeadline(deadline, () => worker.receive(deadline))
+      .#untilDeadline(deadline, () => worker.#receive(deadline))
       .catch(async (err: unknown) => {
         await worker.close();
         throw err;
@@ -104,24 +104,24 @@ export class PluginWorker {
     fresh: boolean,
     hostBytes: number,
   ): Promise<WorkerCallResult> {
-    return this.untilDeadline(deadline, (expired) =>
-      this.serve([fn, input, String(hostBytes)], deadline, host, fresh, expired),
+    return this.#untilDeadline(deadline, (expired) =>
+      this.#serve([fn, input, String(hostBytes)], deadline, host, fresh, expired),
     );
   }
 
-  private async serve(
+  async #serve(
     call: string[],
     deadline: number,
     host: HostAnswer,
     fresh: boolean,
     expired: Promise<undefined>,
   ): Promise<WorkerCallResult> {
-    this.send(fresh ? Kind.freshCall : Kind.call, call);
+    this.#send(fresh ? Kind.freshCall : Kind.call, call);
     for (;;) {
-      const { kind, parts } = await this.receive(deadline);
+      const { kind, parts } = await this.#receive(deadline);
       switch (kind) {
         case Kind.host:
-          this.send(Kind.response, [await this.beforeDeadline(host(parts[0]!, parts[1]!), expired)]);
+          this.#send(Kind.response, [await this.#beforeDeadline(host(parts[0]!, parts[1]!), expired)]);
           break;
         case Kind.done:
           return { ok: true, output: parts[0]! };
@@ -141,7 +141,7 @@ export class PluginWorker {
    * (Atomics.waitAsync alone does not hold Node's event loop open; ref() and unref() of the worker
    * cost tens of µs each) and `expired` settles when it fires.
    */
-  private async untilDeadline<T>(deadline: number, work: (expired: Promise<undefined>) => Promise<T>): Promise<T> {
+  async #untilDeadline<T>(deadline: number, work: (expired: Promise<undefined>) => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<undefined>(
       (resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - performance.now()), undefined)),
@@ -154,7 +154,7 @@ export class PluginWorker {
   }
 
   /** A host function's answer, unless the deadline comes first (then the thread is stopped). */
-  private async beforeDeadline(answer: string | Promise<string>, expired: Promise<undefined>): Promise<string> {
+  async #beforeDeadline(answer: string | Promise<string>, expired: Promise<undefined>): Promise<string> {
     const response = await Promise.race([answer, expired]);
     if (response !== undefined) return response;
     await this.close();
@@ -162,19 +162,19 @@ export class PluginWorker {
   }
 
   async close(): Promise<void> {
-    await this.worker.terminate();
+    await this.#worker.terminate();
   }
 
-  private send(kind: number, parts: string[]): void {
-    if (this.exited) throw new PluginWorkerGone("the plugin worker has stopped");
-    if (!this.channel.write(kind, parts))
+  #send(kind: number, parts: string[]): void {
+    if (this.#exited) throw new PluginWorkerGone("the plugin worker has stopped");
+    if (!this.#channel.write(kind, parts))
       throw new PluginWorkerTooLarge(`a message to the plugin is larger than ${MAX_MESSAGE_BYTES} bytes`);
-    Atomics.store(this.channel.flags, TO_WORKER, 1);
-    Atomics.notify(this.channel.flags, TO_WORKER);
+    Atomics.store(this.#channel.flags, TO_WORKER, 1);
+    Atomics.notify(this.#channel.flags, TO_WORKER);
   }
 
-  private async receive(deadline: number): Promise<{ kind: number; parts: string[] }> {
-    const { flags } = this.channel;
+  async #receive(deadline: number): Promise<{ kind: number; parts: string[] }> {
+    const { flags } = this.#channel;
     for (;;) {
       const remaining = deadline - performance.now();
       if (remaining <= 0) {
@@ -188,8 +188,8 @@ export class PluginWorker {
         if (wait.async) await wait.value;
       }
       if (Atomics.exchange(flags, TO_MAIN, 0) === 0) continue; // timed out, or a late wake-up: the loop decides
-      if (this.exited) throw new PluginWorkerGone(this.failure);
-      return this.channel.read();
+      if (this.#exited) throw new PluginWorkerGone(this.#failure);
+      return this.#channel.read();
     }
   }
 }

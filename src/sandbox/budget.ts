@@ -18,19 +18,24 @@ export const CLOCK_SLOTS = 2;
  * between bytecodes, so a native loop is stopped from outside (run-program.ts).
  */
 export class Budget {
-  private readonly clock: Float64Array;
+  readonly #clock: Float64Array;
+
+  readonly #cpuMs: number;
+  readonly #wallDeadline: number;
 
   constructor(
-    private readonly cpuMs: number,
-    private readonly wallDeadline: number, // clockNow() at which the run's wall time is up
+    cpuMs: number,
+    wallDeadline: number, // clockNow() at which the run's wall time is up
     clock: Float64Array = new Float64Array(CLOCK_SLOTS),
   ) {
-    this.clock = clock;
+    this.#cpuMs = cpuMs;
+    this.#wallDeadline = wallDeadline;
+    this.#clock = clock;
   }
 
   /** Run `fn`, which enters the VM, on the CPU budget (an entry from inside another counts once). */
   inVm<T>(fn: () => T): T {
-    const { clock } = this;
+    const clock = this.#clock;
     if (clock[CLOCK_ENTERED] !== 0) return fn();
     const entered = clockNow();
     clock[CLOCK_ENTERED] = entered;
@@ -44,13 +49,13 @@ export class Budget {
 
   exhausted(): Exhausted | undefined {
     const now = clockNow();
-    if (cpuSpent(this.clock, now) > this.cpuMs) return "cpu";
-    if (now > this.wallDeadline) return "wall";
+    if (cpuSpent(this.#clock, now) > this.#cpuMs) return "cpu";
+    if (now > this.#wallDeadline) return "wall";
     return undefined;
   }
 
   cpuMsSpent(): number {
-    return this.clock[CLOCK_SPENT]!;
+    return this.#clock[CLOCK_SPENT]!;
   }
 }
 

@@ -29,108 +29,112 @@ type Settled = { value: QuickJSHandle } | { error: QuickJSHandle } | { stopped: 
  * outcome, never in an exception.
  */
 export class ProgramRun {
-  private readonly runtime: QuickJSRuntime;
-  private readonly vm: QuickJSContext;
-  private readonly state: RunState;
-  private readonly limits: SandboxLimits;
-  private waiter: (() => void) | undefined;
-  private woken = false;
-  private timer: NodeJS.Timeout | undefined;
-  private broken = false; // the engine trapped: its memory is not to be touched again
+  readonly #runtime: QuickJSRuntime;
+  readonly #vm: QuickJSContext;
+  readonly #state: RunState;
+  readonly #limits: SandboxLimits;
+  #waiter: (() => void) | undefined;
+  #woken = false;
+  #timer: NodeJS.Timeout | undefined;
+  #broken = false; // the engine trapped: its memory is not to be touched again
 
-  constructor(
-    private readonly realm: Realm,
-    private readonly input: ProgramRunInput,
-  ) {
-    this.runtime = realm.runtime;
-    this.vm = realm.vm;
-    this.limits = input.limits;
+  readonly #realm: Realm;
+  readonly #input: ProgramRunInput;
+
+  constructor(realm: Realm, input: ProgramRunInput) {
+    this.#realm = realm;
+    this.#input = input;
+    this.#runtime = realm.runtime;
+    this.#vm = realm.vm;
+    this.#limits = input.limits;
     const budget = new Budget(input.limits.cpuMs, input.wallDeadline, input.clock);
-    this.state = bindRealm(realm, { budget, limits: input.limits, send: input.send, wake: () => this.wake() }, () =>
-      this.interrupt(),
+    this.#state = bindRealm(realm, { budget, limits: input.limits, send: input.send, wake: () => this.#wake() }, () =>
+      this.#interrupt(),
     );
   }
 
   /** The run's thread answered a trusted call. */
   answer(id: number, outcome: Parameters<typeof settleFromHost>[2]): void {
-    settleFromHost(this.state, id, outcome);
+    settleFromHost(this.#state, id, outcome);
   }
 
   async execute(): Promise<Omit<WorkerOutcome, "prepared">> {
     try {
-      return await this.run();
+      return await this.#run();
     } finally {
-      this.close();
+      this.#close();
     }
   }
 
-  private async run(): Promise<Omit<WorkerOutcome, "prepared">> {
-    const { code, entry, wallDeadline } = this.input;
+  async #run(): Promise<Omit<WorkerOutcome, "prepared">> {
+    const { code, entry, wallDeadline } = this.#input;
     try {
       const wall = () =>
         stop(
-          this.state,
-          limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }),
+          this.#state,
+          limitExceeded("wall", `the run took longer than ${this.#limits.wallMs} ms`, { wall_ms: this.#limits.wallMs }),
         );
-      this.timer = setTimeout(wall, Math.max(0, wallDeadline - clockNow()));
-      const evaluated = this.enter(() => this.vm.evalCode(code, entry, { type: "module" }));
+      this.#timer = setTimeout(wall, Math.max(0, wallDeadline - clockNow()));
+      const evaluated = this.#enter(() => this.#vm.evalCode(code, entry, { type: "module" }));
       const module =
         "error" in evaluated && evaluated.error !== undefined
           ? { error: evaluated.error }
-          : await this.settle(evaluated.value);
-      if (!("value" in module)) return this.finish(module);
-      const main = await this.startMain(module.value);
-      await this.drain();
-      return this.finish(main);
+          : await this.#settle(evaluated.value);
+      if (!("value" in module)) return this.#finish(module);
+      const main = await this.#startMain(module.value);
+      await this.#drain();
+      return this.#finish(main);
     } catch (err) {
       if (err instanceof CountersignError) throw err;
       // A trap or a host-stack overflow inside the engine: the instance is lost, the host is not.
-      this.broken = true;
-      stop(this.state, limitExceeded("engine", `the program exhausted the engine: ${(err as Error).message}`));
-      return this.finish({ stopped: true });
+      this.#broken = true;
+      stop(this.#state, limitExceeded("engine", `the program exhausted the engine: ${(err as Error).message}`));
+      return this.#finish({ stopped: true });
     }
   }
 
-  private close(): void {
-    this.state.closed = true;
-    clearTimeout(this.timer);
-    if (!this.broken) disposeRealm(this.realm); // an engine that trapped keeps its memory: it is not reused
+  #close(): void {
+    this.#state.closed = true;
+    clearTimeout(this.#timer);
+    if (!this.#broken) disposeRealm(this.#realm); // an engine that trapped keeps its memory: it is not reused
   }
 
   /** Call main through the runner the countersign module registered, with the module's default export. */
-  private async startMain(namespace: QuickJSHandle): Promise<Settled> {
-    const { vm, state } = this;
+  async #startMain(namespace: QuickJSHandle): Promise<Settled> {
+    const vm = this.#vm;
+    const state = this.#state;
     const exported = vm.getProp(namespace, "default");
     namespace.dispose();
     try {
       if (state.runner === undefined)
         return {
-          error: this.enter(() =>
+          error: this.#enter(() =>
             vm.newError({ name: "TypeError", message: "the program does not import program from countersign" }),
           ),
         };
-      const started = this.enter(() => vm.callFunction(state.runner!, vm.undefined, exported));
-      return started.error !== undefined ? { error: started.error } : await this.settle(started.value);
+      const started = this.#enter(() => vm.callFunction(state.runner!, vm.undefined, exported));
+      return started.error !== undefined ? { error: started.error } : await this.#settle(started.value);
     } finally {
       exported.dispose();
     }
   }
 
   /** Run jobs and wait for trusted calls until `handle` (a promise or a value) settles. */
-  private async settle(handle: QuickJSHandle): Promise<Settled> {
-    const { vm, state } = this;
+  async #settle(handle: QuickJSHandle): Promise<Settled> {
+    const vm = this.#vm;
+    const state = this.#state;
     try {
       for (;;) {
-        this.runJobs();
+        this.#runJobs();
         if (state.stopped !== undefined) return { stopped: true };
         const promise = vm.getPromiseState(handle);
         if (promise.type === "fulfilled") return { value: promise.notAPromise === true ? handle.dup() : promise.value };
         if (promise.type === "rejected") return { error: promise.error };
-        if (state.inflight.size === 0 && !this.runtime.hasPendingJob()) {
+        if (state.inflight.size === 0 && !this.#runtime.hasPendingJob()) {
           stop(state, limitExceeded("stalled", "the program awaits a promise that nothing can settle"));
           return { stopped: true };
         }
-        await this.nextWake();
+        await this.#nextWake();
       }
     } finally {
       handle.dispose();
@@ -138,37 +142,37 @@ export class ProgramRun {
   }
 
   /** After main: the tasks it left running go on until none is left (the analysis assumes they finish). */
-  private async drain(): Promise<void> {
+  async #drain(): Promise<void> {
     for (;;) {
-      this.runJobs();
-      if (this.state.stopped !== undefined) return;
-      if (this.state.inflight.size === 0 && !this.runtime.hasPendingJob()) return;
-      await this.nextWake();
+      this.#runJobs();
+      if (this.#state.stopped !== undefined) return;
+      if (this.#state.inflight.size === 0 && !this.#runtime.hasPendingJob()) return;
+      await this.#nextWake();
     }
   }
 
   /** Run the program's jobs, sending out the trusted calls they make, until none is left or the run stops. */
-  private runJobs(): void {
+  #runJobs(): void {
     do {
-      while (this.state.stopped === undefined && this.runtime.hasPendingJob()) {
-        const result = this.enter(() => this.runtime.executePendingJobs());
+      while (this.#state.stopped === undefined && this.#runtime.hasPendingJob()) {
+        const result = this.#enter(() => this.#runtime.executePendingJobs());
         if (result.error !== undefined) {
           // Only an uncatchable error escapes a job: an interrupt (already a limit) or the engine's own failure.
-          const thrown = describeThrown(this.state.bridge, result.error);
+          const thrown = describeThrown(this.#state.bridge, result.error);
           result.error.dispose();
           stop(
-            this.state,
+            this.#state,
             engineLimit(thrown) ??
               new CountersignError("internal_error", "sandbox", `a job failed: ${thrown.name}: ${thrown.message}`),
           );
         }
       }
-      sendCalls(this.state); // a call refused here rejects at once: its handlers are jobs to run
-    } while (this.state.stopped === undefined && this.runtime.hasPendingJob());
+      sendCalls(this.#state); // a call refused here rejects at once: its handlers are jobs to run
+    } while (this.#state.stopped === undefined && this.#runtime.hasPendingJob());
   }
 
-  private finish(settled: Settled): Omit<WorkerOutcome, "prepared"> {
-    const { state } = this;
+  #finish(settled: Settled): Omit<WorkerOutcome, "prepared"> {
+    const state = this.#state;
     const base = {
       unsent: [...state.waiting.map((call) => call.op), ...state.unsent],
       cpuMs: Math.round(state.budget.cpuMsSpent() * 1000) / 1000,
@@ -188,11 +192,11 @@ export class ProgramRun {
     try {
       const value = toJson(state.bridge, settled.value);
       const bytes = Buffer.byteLength(JSON.stringify(value));
-      if (bytes > this.limits.valueBytes)
+      if (bytes > this.#limits.valueBytes)
         return {
           outcome: "returned",
           value: null,
-          valueDropped: { reason: "too_large", bytes, limit: this.limits.valueBytes },
+          valueDropped: { reason: "too_large", bytes, limit: this.#limits.valueBytes },
           ...base,
         };
       return { outcome: "returned", value, ...base };
@@ -213,42 +217,42 @@ export class ProgramRun {
     }
   }
 
-  private enter<T>(fn: () => T): T {
-    return this.state.budget.inVm(fn);
+  #enter<T>(fn: () => T): T {
+    return this.#state.budget.inVm(fn);
   }
 
-  private interrupt(): boolean {
-    const { state } = this;
+  #interrupt(): boolean {
+    const state = this.#state;
     if (state.stopped !== undefined) return true;
     const over = state.budget.exhausted();
     if (over === "cpu")
       stop(
         state,
-        limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, {
-          cpu_ms: this.limits.cpuMs,
+        limitExceeded("cpu", `the program ran longer than ${this.#limits.cpuMs} ms of CPU time`, {
+          cpu_ms: this.#limits.cpuMs,
         }),
       );
     if (over === "wall")
       stop(
         state,
-        limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, { wall_ms: this.limits.wallMs }),
+        limitExceeded("wall", `the run took longer than ${this.#limits.wallMs} ms`, { wall_ms: this.#limits.wallMs }),
       );
     return over !== undefined;
   }
 
-  private wake(): void {
-    if (this.waiter !== undefined) this.waiter();
-    else this.woken = true;
+  #wake(): void {
+    if (this.#waiter !== undefined) this.#waiter();
+    else this.#woken = true;
   }
 
-  private nextWake(): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
+  #nextWake(): Promise<void> {
+    if (this.#woken) {
+      this.#woken = false;
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      this.waiter = () => {
-        this.waiter = undefined;
+      this.#waiter = () => {
+        this.#waiter = undefined;
         resolve();
       };
     });

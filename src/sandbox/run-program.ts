@@ -94,68 +94,72 @@ export async function runProgram(request: RunRequest): Promise<RunResult> {
 
 /** A run seen from this thread: the calls it makes, its output, and the watch on its limits. */
 class HostRun {
-  private readonly calls: CallRecord[] = [];
-  private callsOmitted = 0;
-  private made = 0;
-  private refused = 0;
-  private readonly logs: LogLine[] = [];
-  private readonly clock = new SharedArrayBuffer(CLOCK_SLOTS * Float64Array.BYTES_PER_ELEMENT);
-  private readonly time = new Float64Array(this.clock);
-  private wallDeadline = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private ended = false;
-  private resolve!: (result: RunResult) => void;
-  private reject!: (err: unknown) => void;
+  readonly #calls: CallRecord[] = [];
+  #callsOmitted = 0;
+  #made = 0;
+  #refused = 0;
+  readonly #logs: LogLine[] = [];
+  readonly #clock = new SharedArrayBuffer(CLOCK_SLOTS * Float64Array.BYTES_PER_ELEMENT);
+  readonly #time = new Float64Array(this.#clock);
+  #wallDeadline = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #ended = false;
+  #resolve!: (result: RunResult) => void;
+  #reject!: (err: unknown) => void;
 
-  constructor(
-    private readonly thread: SandboxThread,
-    private readonly request: RunRequest,
-    private readonly limits: SandboxLimits,
-  ) {}
+  readonly #thread: SandboxThread;
+  readonly #request: RunRequest;
+  readonly #limits: SandboxLimits;
+
+  constructor(thread: SandboxThread, request: RunRequest, limits: SandboxLimits) {
+    this.#thread = thread;
+    this.#request = request;
+    this.#limits = limits;
+  }
 
   start(spec: RealmSpec, code: string): Promise<RunResult> {
     const result = new Promise<RunResult>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
+      this.#resolve = resolve;
+      this.#reject = reject;
     });
-    const { signal } = this.request;
-    const interrupted = () => this.kill(limitExceeded("interrupted", "the run was interrupted"));
+    const { signal } = this.#request;
+    const interrupted = () => this.#kill(limitExceeded("interrupted", "the run was interrupted"));
     signal?.addEventListener("abort", interrupted, { once: true });
     void result.finally(() => signal?.removeEventListener("abort", interrupted)).catch(() => undefined);
-    this.thread.listen(
-      (message) => this.receive(message),
-      (error) => this.gone(error),
+    this.#thread.listen(
+      (message) => this.#receive(message),
+      (error) => this.#gone(error),
     );
     if (signal?.aborted === true) {
       interrupted();
       return result;
     }
-    this.wallDeadline = clockNow() + this.limits.wallMs;
-    this.thread.post({
+    this.#wallDeadline = clockNow() + this.#limits.wallMs;
+    this.#thread.post({
       type: "run",
       spec,
       code,
-      entry: this.request.entry,
-      wallDeadline: this.wallDeadline,
-      clock: this.clock,
+      entry: this.#request.entry,
+      wallDeadline: this.#wallDeadline,
+      clock: this.#clock,
     });
-    this.watch();
+    this.#watch();
     return result;
   }
 
-  private receive(message: FromWorker): void {
-    if (this.ended) return;
+  #receive(message: FromWorker): void {
+    if (this.#ended) return;
     switch (message.type) {
       case "call":
-        return this.call(message.id, message.op, message.args);
+        return this.#call(message.id, message.op, message.args);
       case "log":
-        this.logs.push({ stream: message.stream, text: message.text });
+        this.#logs.push({ stream: message.stream, text: message.text });
         return;
       case "done":
-        return this.done(message.result);
+        return this.#done(message.result);
       case "failed":
-        this.end(true);
-        this.reject(fromErrorData(message.error));
+        this.#end(true);
+        this.#reject(fromErrorData(message.error));
         return;
       case "ready":
         return;
@@ -163,11 +167,11 @@ class HostRun {
   }
 
   /** A trusted call: its arguments become plain data (or it is refused), then `invoke`; the answer goes back to the program. */
-  private call(id: number, op: string, text: string): void {
-    const record = this.record(op);
-    if (id !== this.made - 1 || id >= this.limits.maxCalls) {
+  #call(id: number, op: string, text: string): void {
+    const record = this.#record(op);
+    if (id !== this.#made - 1 || id >= this.#limits.maxCalls) {
       // The sandbox thread sends calls in order and none past the limit: anything else is ours to stop.
-      return this.kill(
+      return this.#kill(
         new CountersignError(
           "internal_error",
           "sandbox",
@@ -180,7 +184,7 @@ class HostRun {
       args = callArguments(fromSerialized(text));
     } catch (err) {
       if (!(err instanceof NotPlainData)) throw err;
-      return this.answer(id, record, {
+      return this.#answer(id, record, {
         error: new CountersignError(
           "grant_violation",
           "sandbox",
@@ -191,18 +195,18 @@ class HostRun {
     }
     let pending: Promise<Json>;
     try {
-      pending = op === FROM_HANDLE_OP ? this.heldValue(args) : this.request.invoke(op, args);
+      pending = op === FROM_HANDLE_OP ? this.#heldValue(args) : this.#request.invoke(op, args);
     } catch (err) {
       pending = Promise.reject(err);
     }
     pending.then(
-      (value) => this.answer(id, record, { value }),
-      (error: unknown) => this.answer(id, record, { error }),
+      (value) => this.#answer(id, record, { value }),
+      (error: unknown) => this.#answer(id, record, { error }),
     );
   }
 
   /** What fromHandle resolves to: the caller's held value for a well-formed id. */
-  private heldValue(args: Record<string, Json>): Promise<Json> {
+  #heldValue(args: Record<string, Json>): Promise<Json> {
     const { id } = args;
     if (!HandleId.safeParse(id).success)
       return Promise.reject(
@@ -213,39 +217,39 @@ class HostRun {
           { details: { reason: "unknown_handle" } },
         ),
       );
-    if (this.request.readHandle === undefined)
+    if (this.#request.readHandle === undefined)
       return Promise.reject(
         new CountersignError("usage_error", "sandbox", `fromHandle: no held values are available to this run`, {
           details: { reason: "unknown_handle", handle: id },
         }),
       );
-    return this.request.readHandle(id as string);
+    return this.#request.readHandle(id as string);
   }
 
   /** A new call's record, kept while fewer than KEPT_CALLS are (a record past them is counted and dropped). */
-  private record(op: string): CallRecord {
-    this.made++;
+  #record(op: string): CallRecord {
+    this.#made++;
     const record: CallRecord = { op, status: "pending" };
-    if (this.calls.length < KEPT_CALLS) this.calls.push(record);
-    else this.callsOmitted++;
+    if (this.#calls.length < KEPT_CALLS) this.#calls.push(record);
+    else this.#callsOmitted++;
     return record;
   }
 
-  private answer(id: number, record: CallRecord, outcome: { value: Json } | { error: unknown }): void {
-    if (this.ended) return; // the run's result is out, with this call pending: it is not changed afterwards
+  #answer(id: number, record: CallRecord, outcome: { value: Json } | { error: unknown }): void {
+    if (this.#ended) return; // the run's result is out, with this call pending: it is not changed afterwards
     if ("value" in outcome) {
       record.status = "done";
       let json: string;
       try {
         json = JSON.stringify(outcome.value ?? null);
       } catch (err) {
-        return this.answer(id, record, { error: err });
+        return this.#answer(id, record, { error: err });
       }
-      this.thread.post({ type: "settle", id, json });
+      this.#thread.post({ type: "settle", id, json });
       return;
     }
-    const failure = this.fail(record, outcome.error);
-    this.thread.post({
+    const failure = this.#fail(record, outcome.error);
+    this.#thread.post({
       type: "settle",
       id,
       error: { name: "CountersignError", message: failure.message, class: failure.class },
@@ -253,54 +257,54 @@ class HostRun {
   }
 
   /** Record a failed call and count a refusal. A host error that is not ours reaches the program without its details. */
-  private fail(record: CallRecord, error: unknown): CountersignError {
+  #fail(record: CallRecord, error: unknown): CountersignError {
     const known =
       error instanceof CountersignError
         ? error
         : new CountersignError("internal_error", "sandbox", `${record.op}: the host failed to make the call`);
     record.status = REFUSALS.has(known.class) ? "refused" : "failed";
     record.error = { class: known.class, message: clip(known.message) };
-    if (record.status === "refused") this.refused++;
+    if (record.status === "refused") this.#refused++;
     return known;
   }
 
-  private done(outcome: WorkerOutcome): void {
+  #done(outcome: WorkerOutcome): void {
     const limit = outcome.limit === undefined ? undefined : fromErrorData(outcome.limit);
     for (const op of outcome.unsent) {
-      const record = this.record(op);
+      const record = this.#record(op);
       record.status = "failed";
       if (limit !== undefined) record.error = { class: limit.class, message: clip(limit.message) };
     }
-    this.end(false);
-    this.resolve({
+    this.#end(false);
+    this.#resolve({
       outcome: outcome.outcome,
       value: outcome.value,
       ...(outcome.valueDropped === undefined ? {} : { valueDropped: outcome.valueDropped }),
       ...(outcome.thrown === undefined ? {} : { thrown: outcome.thrown }),
       ...(limit === undefined ? {} : { limit }),
-      ...this.kept(outcome.cpuMs),
+      ...this.#kept(outcome.cpuMs),
       preparedRealm: outcome.prepared,
     });
   }
 
   /** Terminate the sandbox thread, wherever its code is: the run ends on `limit`. */
-  private kill(limit: CountersignError): void {
-    if (this.ended) return;
-    this.end(true);
-    this.resolve({
+  #kill(limit: CountersignError): void {
+    if (this.#ended) return;
+    this.#end(true);
+    this.#resolve({
       outcome: "limit",
       value: null,
       limit,
-      ...this.kept(cpuSpent(this.time, clockNow())),
+      ...this.#kept(cpuSpent(this.#time, clockNow())),
       preparedRealm: false,
     });
   }
 
   /** The sandbox thread ended on its own: out of heap, or crashed. */
-  private gone(error: Error | undefined): void {
-    if (this.ended) return;
+  #gone(error: Error | undefined): void {
+    if (this.#ended) return;
     const code = (error as { code?: unknown } | undefined)?.code;
-    this.kill(
+    this.#kill(
       code === "ERR_WORKER_OUT_OF_MEMORY"
         ? limitExceeded("memory", "the program ran out of memory (the sandbox thread's heap)")
         : limitExceeded("engine", `the sandbox thread stopped: ${error?.message ?? "it exited"}`),
@@ -308,46 +312,46 @@ class HostRun {
   }
 
   /** Watch the run's CPU and wall time from here; a run past either by GRACE_MS is killed. */
-  private watch(): void {
-    if (this.ended) return;
+  #watch(): void {
+    if (this.#ended) return;
     const now = clockNow();
-    const cpuLeft = this.limits.cpuMs - cpuSpent(this.time, now);
-    const wallLeft = this.wallDeadline - now;
+    const cpuLeft = this.#limits.cpuMs - cpuSpent(this.#time, now);
+    const wallLeft = this.#wallDeadline - now;
     // `terminated`: the sandbox thread was stopped from here (it did not stop the run itself).
     if (cpuLeft < -GRACE_MS)
-      return this.kill(
-        limitExceeded("cpu", `the program ran longer than ${this.limits.cpuMs} ms of CPU time`, {
-          cpu_ms: this.limits.cpuMs,
+      return this.#kill(
+        limitExceeded("cpu", `the program ran longer than ${this.#limits.cpuMs} ms of CPU time`, {
+          cpu_ms: this.#limits.cpuMs,
           terminated: true,
         }),
       );
     if (wallLeft < -GRACE_MS)
-      return this.kill(
-        limitExceeded("wall", `the run took longer than ${this.limits.wallMs} ms`, {
-          wall_ms: this.limits.wallMs,
+      return this.#kill(
+        limitExceeded("wall", `the run took longer than ${this.#limits.wallMs} ms`, {
+          wall_ms: this.#limits.wallMs,
           terminated: true,
         }),
       );
     // CPU time cannot pass faster than wall time: neither limit can be passed before this fires.
-    this.timer = setTimeout(
-      () => this.watch(),
+    this.#timer = setTimeout(
+      () => this.#watch(),
       Math.min(LONGEST_TIMER, Math.max(1, Math.min(cpuLeft, wallLeft) + GRACE_MS + 1)),
     );
   }
 
-  private end(terminate: boolean): void {
-    this.ended = true;
-    clearTimeout(this.timer);
-    if (terminate) this.thread.terminate();
-    else giveBack(this.thread);
+  #end(terminate: boolean): void {
+    this.#ended = true;
+    clearTimeout(this.#timer);
+    if (terminate) this.#thread.terminate();
+    else giveBack(this.#thread);
   }
 
-  private kept(cpuMs: number): Pick<RunResult, "calls" | "callsOmitted" | "refused" | "logs" | "cpuMs"> {
+  #kept(cpuMs: number): Pick<RunResult, "calls" | "callsOmitted" | "refused" | "logs" | "cpuMs"> {
     return {
-      calls: this.calls,
-      callsOmitted: this.callsOmitted,
-      refused: this.refused,
-      logs: this.logs,
+      calls: this.#calls,
+      callsOmitted: this.#callsOmitted,
+      refused: this.#refused,
+      logs: this.#logs,
       cpuMs: Math.round(cpuMs * 1000) / 1000,
     };
   }

@@ -28,14 +28,14 @@ function startWorker(memoryBytes: number): Worker {
  */
 export class SandboxThread {
   readonly ready: Promise<void>;
-  private listener: ((message: FromWorker) => void) | undefined;
-  private onGone: ((error: Error | undefined) => void) | undefined;
-  private failure: Error | undefined;
+  #listener: ((message: FromWorker) => void) | undefined;
+  #onGone: ((error: Error | undefined) => void) | undefined;
+  #failure: Error | undefined;
   exited = false;
-  private readonly worker: Worker;
+  readonly #worker: Worker;
 
   constructor(readonly memoryBytes: number) {
-    this.worker = startWorker(memoryBytes);
+    this.#worker = startWorker(memoryBytes);
     let started: () => void;
     let failed: (err: Error) => void;
     this.ready = new Promise<void>((resolve, reject) => {
@@ -43,47 +43,47 @@ export class SandboxThread {
       failed = reject;
     });
     this.ready.catch(() => undefined);
-    this.worker.on("message", (message: FromWorker) => {
+    this.#worker.on("message", (message: FromWorker) => {
       if (message.type === "ready") started();
-      else this.listener?.(message);
+      else this.#listener?.(message);
     });
-    this.worker.on("error", (err) => {
-      this.failure ??= err;
+    this.#worker.on("error", (err) => {
+      this.#failure ??= err;
     });
-    this.worker.on("exit", () => {
+    this.#worker.on("exit", () => {
       this.exited = true;
-      failed(this.failure ?? new Error("the sandbox thread stopped"));
-      this.onGone?.(this.failure);
+      failed(this.#failure ?? new Error("the sandbox thread stopped"));
+      this.#onGone?.(this.#failure);
     });
   }
 
   post(message: ToWorker): void {
-    this.worker.postMessage(message);
+    this.#worker.postMessage(message);
   }
 
   /** Take the thread's messages and its end for one run. */
   listen(listener: (message: FromWorker) => void, gone: (error: Error | undefined) => void): void {
-    this.listener = listener;
-    this.onGone = gone;
-    if (this.exited) gone(this.failure);
+    this.#listener = listener;
+    this.#onGone = gone;
+    if (this.exited) gone(this.#failure);
   }
 
   release(): void {
-    this.listener = undefined;
-    this.onGone = undefined;
+    this.#listener = undefined;
+    this.#onGone = undefined;
   }
 
   /** Stop the thread at once, wherever its code is (a native loop included). */
   terminate(): void {
     this.release();
     this.exited = true;
-    void this.worker.terminate();
+    void this.#worker.terminate();
   }
 
   /** An idle thread does not keep the process alive; one serving a run does. */
   hold(held: boolean): void {
-    if (held) this.worker.ref();
-    else this.worker.unref();
+    if (held) this.#worker.ref();
+    else this.#worker.unref();
   }
 }
 

@@ -19,27 +19,30 @@ export interface SiteRecord {
 
 /** The trusted call sites the interpretation reached, each with what it was called with and under which influence. */
 export class CallSites {
-  private readonly records = new Map<ts.CallExpression, SiteRecord>();
+  readonly #records = new Map<ts.CallExpression, SiteRecord>();
 
-  constructor(
-    private readonly influence: Influence,
-    private readonly frames: Frames,
-  ) {}
+  readonly #influence: Influence;
+  readonly #frames: Frames;
+
+  constructor(influence: Influence, frames: Frames) {
+    this.#influence = influence;
+    this.#frames = frames;
+  }
 
   get(call: ts.CallExpression): SiteRecord | undefined {
-    return this.records.get(call);
+    return this.#records.get(call);
   }
 
   /** One visit of a trusted call site: its arguments join the site's record. */
   record(call: ts.CallExpression, action: LoadedAction, args: Record<string, AbstractValue>): void {
-    const seen = this.records.get(call);
-    const escaped = this.frames.insideEscaped();
+    const seen = this.#records.get(call);
+    const escaped = this.#frames.insideEscaped();
     // Influence only grows, so the latest visit's includes every earlier one's.
     if (seen === undefined) {
-      this.records.set(call, { action, args, influence: this.influence.soFar(), escaped });
+      this.#records.set(call, { action, args, influence: this.#influence.soFar(), escaped });
       return;
     }
-    seen.influence = this.influence.soFar();
+    seen.influence = this.#influence.soFar();
     seen.escaped ||= escaped;
     const merged: Record<string, AbstractValue> = {};
     for (const key of new Set([...Object.keys(seen.args), ...Object.keys(args)])) {
@@ -52,12 +55,12 @@ export class CallSites {
 
   /** A site ran again in a later iteration: what influenced that iteration influences it too. */
   revisited(call: ts.CallExpression): void {
-    const site = this.records.get(call);
-    if (site !== undefined) site.influence = this.influence.soFar();
+    const site = this.#records.get(call);
+    if (site !== undefined) site.influence = this.#influence.soFar();
   }
 
   /** What influenced a call site: an escaped function's calls may run after anything the analysis saw. */
   influenceOf(site: SiteRecord): Provenance[] {
-    return site.escaped ? this.influence.soFar() : site.influence;
+    return site.escaped ? this.#influence.soFar() : site.influence;
   }
 }

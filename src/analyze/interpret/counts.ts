@@ -10,27 +10,31 @@ import { countOf, emptyState, joinStates, type Flow, type State } from "./state.
  * of a repeated body's counts.
  */
 export class Counts {
-  private accumulators: State[] = [];
-  private readonly throwSinks: { at?: State }[] = [];
+  #accumulators: State[] = [];
+  readonly #throwSinks: { at?: State }[] = [];
 
-  constructor(private readonly sites: CallSites) {}
+  readonly #sites: CallSites;
+
+  constructor(sites: CallSites) {
+    this.#sites = sites;
+  }
 
   /** One more run of the trusted call site `call` on the paths that reach `state`. */
   count(state: State, call: ts.CallExpression): void {
     const c = countOf(state, call);
     state.counts.set(call, { min: c.min + 1, max: c.max === null ? null : c.max + 1 });
-    this.remember(state);
+    this.#remember(state);
   }
 
   /** Run `body` with a fresh accumulator on top of the open ones; returns its result and the accumulator. */
   accumulate<T>(body: () => T, isolated = false): { result: T; acc: State } {
     const acc = emptyState();
-    const saved = this.accumulators;
-    this.accumulators = isolated ? [acc] : [...saved, acc];
+    const saved = this.#accumulators;
+    this.#accumulators = isolated ? [acc] : [...saved, acc];
     try {
       return { result: body(), acc };
     } finally {
-      this.accumulators = saved;
+      this.#accumulators = saved;
     }
   }
 
@@ -55,33 +59,33 @@ export class Counts {
       else max = current.max + iterations.max * b;
       state.counts.set(site, { min: current.min, max });
     }
-    this.remember(state);
+    this.#remember(state);
     // Any iteration may follow any other: what influenced a later one influences the earlier calls.
-    for (const site of perIteration?.counts.keys() ?? []) this.sites.revisited(site as ts.CallExpression);
+    for (const site of perIteration?.counts.keys() ?? []) this.#sites.revisited(site as ts.CallExpression);
     return flow;
   }
 
   /** A point where an exception may be thrown: each open sink joins the counts it may leave with. */
   mayThrow(state: State): void {
     // A copy: the first point would otherwise keep the live map, and later calls would count at it.
-    for (const sink of this.throwSinks)
+    for (const sink of this.#throwSinks)
       sink.at = joinStates(sink.at, { env: new Map(), counts: new Map(state.counts) });
   }
 
   /** Run `body`, collecting the join of the states at every point where it may throw (undefined: none). */
   collectThrows<T>(body: () => T): { result: T; thrown: State | undefined } {
     const sink: { at?: State } = {};
-    this.throwSinks.push(sink);
+    this.#throwSinks.push(sink);
     try {
       return { result: body(), thrown: sink.at };
     } finally {
-      this.throwSinks.pop();
+      this.#throwSinks.pop();
     }
   }
 
   /** Join `state`'s counts into every open accumulator (each open try block, and the whole run). */
-  private remember(state: State): void {
-    for (const acc of this.accumulators) {
+  #remember(state: State): void {
+    for (const acc of this.#accumulators) {
       const joined = joinStates({ env: new Map(), counts: acc.counts }, { env: new Map(), counts: state.counts })!;
       acc.counts = joined.counts;
     }

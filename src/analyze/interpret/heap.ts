@@ -9,8 +9,8 @@ import { derived, provenanceOf } from "../domain/lattice.js";
  * time), `seen` what it wrote; the analysis runs again until what it saw was assumed.
  */
 export class Heap {
-  private seenSources: Provenance[] = [];
-  private readonly seenKeys = new Set<string>();
+  #seenSources: Provenance[] = [];
+  readonly #seenKeys = new Set<string>();
 
   constructor(
     /** Whether the pre-pass found objects it does not follow (otherwise nothing is noted). */
@@ -23,20 +23,20 @@ export class Heap {
     if (!this.opaque) return; // every object is followed: nothing to note
     for (const p of provenanceOf(derived(written, "a value stored in an object"))) {
       const key = provenanceKey(p);
-      if (this.seenKeys.has(key)) continue;
-      this.seenKeys.add(key);
-      this.seenSources = [...this.seenSources, p];
+      if (this.#seenKeys.has(key)) continue;
+      this.#seenKeys.add(key);
+      this.#seenSources = [...this.#seenSources, p];
     }
   }
 
   /** What this run stored into objects it does not follow. */
   seen(): Provenance[] {
-    return this.seenSources;
+    return this.#seenSources;
   }
 
   /** Whether this run stored nothing it had not assumed. */
   settled(): boolean {
     const known = new Set(this.assumed.map(provenanceKey));
-    return this.seenSources.every((p) => known.has(provenanceKey(p)));
+    return this.#seenSources.every((p) => known.has(provenanceKey(p)));
   }
 }

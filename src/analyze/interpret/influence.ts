@@ -10,39 +10,39 @@ import { resultView } from "../domain/result-view.js";
  * as influenced is the sound over-approximation of that without labels on constants.
  */
 export class Influence {
-  private sources: Provenance[] = []; // replaced, never changed in place: call sites keep snapshots
-  private readonly keys = new Set<string>();
+  #sources: Provenance[] = []; // replaced, never changed in place: call sites keep snapshots
+  readonly #keys = new Set<string>();
   /** Every trusted call's result source produced so far: what a caught exception may depend on. */
-  private results: Provenance[] = [];
+  #results: Provenance[] = [];
 
   /** The program's control now depends on `value`: its sources influence every later call. */
   add(value: AbstractValue): void {
-    this.addSources(provenanceOf(value));
+    this.#addSources(provenanceOf(value));
   }
 
   /** A trusted call's result, with its sources noted for `caught`: `own` its op's, which the parts read from it narrow (see resultView). */
   result(own: Provenance[], others: Provenance[]): AbstractValue {
-    this.results = mergeProvenance([this.results, own, others]);
+    this.#results = mergeProvenance([this.#results, own, others]);
     return resultView(own, others);
   }
 
   /** A catch block runs: whether it does may depend on any result read so far. */
   caught(): void {
-    this.addSources(this.results);
+    this.#addSources(this.#results);
   }
 
   /** Every source that has steered control so far (a snapshot: later sources make a new list). */
   soFar(): Provenance[] {
-    return this.sources;
+    return this.#sources;
   }
 
-  private addSources(provenance: readonly Provenance[]): void {
+  #addSources(provenance: readonly Provenance[]): void {
     const added = provenance.filter((p) => {
       const key = provenanceKey(p);
-      if (this.keys.has(key)) return false;
-      this.keys.add(key);
+      if (this.#keys.has(key)) return false;
+      this.#keys.add(key);
       return true;
     });
-    if (added.length > 0) this.sources = [...this.sources, ...added];
+    if (added.length > 0) this.#sources = [...this.#sources, ...added];
   }
 }

@@ -7,19 +7,19 @@ import { isNumber } from "../domain/lattice.js";
  * only if its key is one on every visit (a key that is not a number may reach any property).
  */
 export class NumericKeys {
-  private readonly verdicts = new Map<ts.Node, boolean | undefined>(); // undefined: never reached
+  readonly #verdicts = new Map<ts.Node, boolean | undefined>(); // undefined: never reached
 
   constructor(deferred: Iterable<ts.Node>) {
-    for (const node of deferred) this.verdicts.set(node, undefined);
+    for (const node of deferred) this.#verdicts.set(node, undefined);
   }
 
   check(node: ts.Node, key: AbstractValue): void {
-    if (!this.verdicts.has(node)) return;
-    this.verdicts.set(node, this.verdicts.get(node) !== false && isNumber(key));
+    if (!this.#verdicts.has(node)) return;
+    this.#verdicts.set(node, this.#verdicts.get(node) !== false && isNumber(key));
   }
 
   /** Whether the key at `node` was a number on every visit, and it was visited. */
   surelyNumeric(node: ts.Node): boolean {
-    return this.verdicts.get(node) === true;
+    return this.#verdicts.get(node) === true;
   }
 }

@@ -6,9 +6,13 @@ import { assign, clone, joinStates, type State } from "./state.js";
 
 /** The optional chains being evaluated, each with the states at the `?.` links that may skip its rest. */
 export class OptionalChains {
-  private readonly open: State[][] = [];
+  readonly #open: State[][] = [];
 
-  constructor(private readonly influence: Influence) {}
+  readonly #influence: Influence;
+
+  constructor(influence: Influence) {
+    this.#influence = influence;
+  }
 
   /**
    * Evaluate an optional chain (`a?.b.c(x)`): each `?.` whose left side may be null or undefined
@@ -17,12 +21,12 @@ export class OptionalChains {
    */
   evaluate(state: State, body: () => AbstractValue): AbstractValue {
     const skipped: State[] = [];
-    this.open.push(skipped);
+    this.#open.push(skipped);
     let value: AbstractValue;
     try {
       value = body();
     } finally {
-      this.open.pop();
+      this.#open.pop();
     }
     if (skipped.length === 0) return value;
     assign(
@@ -35,7 +39,7 @@ export class OptionalChains {
   /** A `?.` link: when `left` may be null or undefined, the rest of the chain may not run. */
   mayShortCircuit(left: AbstractValue, state: State): void {
     if (nullish(left) === "no") return;
-    this.influence.add(left);
-    this.open[this.open.length - 1]?.push(clone(state));
+    this.#influence.add(left);
+    this.#open[this.#open.length - 1]?.push(clone(state));
   }
 }

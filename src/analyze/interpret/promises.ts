@@ -3,7 +3,7 @@ import { derived, provenanceOf, unknown } from "../domain/lattice.js";
 
 /** The promises the interpretation created, each with the value it resolves to. */
 export class Promises {
-  private readonly resolved = new WeakMap<AbstractValue, AbstractValue>();
+  readonly #resolved = new WeakMap<AbstractValue, AbstractValue>();
 
   of(resolved: AbstractValue): AbstractValue {
     const provenance = provenanceOf(resolved);
@@ -11,7 +11,7 @@ export class Promises {
       kind: "unknown",
       provenance: provenance.length > 0 ? provenance : [{ source: "a promise", untrusted: false }],
     };
-    this.resolved.set(promise, resolved);
+    this.#resolved.set(promise, resolved);
     return promise;
   }
 
@@ -23,7 +23,7 @@ export class Promises {
    * escaped where it was created.)
    */
   awaited(value: AbstractValue): AbstractValue {
-    const resolved = this.resolved.get(value);
+    const resolved = this.#resolved.get(value);
     if (resolved !== undefined) return resolved;
     const then = value.kind === "record" && Object.hasOwn(value.fields, "then") ? value.fields.then! : undefined;
     if (then !== undefined && then.kind !== "const")

@@ -12,25 +12,29 @@ import { clone, type State } from "./state.js";
  * block runs, so that widening keeps the provenance of every value the block may write.
  */
 export class Variables {
-  private readonly observers: Map<ts.Symbol, Provenance[]>[] = [];
+  readonly #observers: Map<ts.Symbol, Provenance[]>[] = [];
 
-  constructor(
-    private readonly scan: Scan,
-    private readonly heap: Heap,
-    private readonly counts: Counts,
-  ) {}
+  readonly #scan: Scan;
+  readonly #heap: Heap;
+  readonly #counts: Counts;
+
+  constructor(scan: Scan, heap: Heap, counts: Counts) {
+    this.#scan = scan;
+    this.#heap = heap;
+    this.#counts = counts;
+  }
 
   /** A variable's value at this point, unless the pre-pass says it cannot be trusted. */
   read(state: State, symbol: ts.Symbol): AbstractValue {
-    if (this.scan.volatile.has(symbol)) return unknown(`${symbol.name}, changed by a callback`, true);
+    if (this.#scan.volatile.has(symbol)) return unknown(`${symbol.name}, changed by a callback`, true);
     const value = state.env.get(symbol);
     if (value === undefined) {
-      this.counts.mayThrow(state); // read before its declaration ran: a ReferenceError
+      this.#counts.mayThrow(state); // read before its declaration ran: a ReferenceError
       return unknown(`${symbol.name} before its value is known`);
     }
-    if (this.heap.opaque && holdsObject(value))
+    if (this.#heap.opaque && holdsObject(value))
       return derived(
-        [value, { kind: "unknown", provenance: this.heap.assumed }],
+        [value, { kind: "unknown", provenance: this.#heap.assumed }],
         `${symbol.name}, an object changed elsewhere`,
       );
     return value;
@@ -40,17 +44,17 @@ export class Variables {
   set(state: State, symbol: ts.Symbol, value: AbstractValue): void {
     state.env.set(symbol, value);
     const provenance = provenanceOf(value);
-    for (const o of this.observers) o.set(symbol, mergeProvenance([o.get(symbol) ?? [], provenance]));
+    for (const o of this.#observers) o.set(symbol, mergeProvenance([o.get(symbol) ?? [], provenance]));
   }
 
   /** Run `body`, recording the provenance of every value written to each variable meanwhile. */
   observe<T>(body: () => T): { result: T; observed: Map<ts.Symbol, Provenance[]> } {
     const observed = new Map<ts.Symbol, Provenance[]>();
-    this.observers.push(observed);
+    this.#observers.push(observed);
     try {
       return { result: body(), observed };
     } finally {
-      this.observers.pop();
+      this.#observers.pop();
     }
   }
 
@@ -79,7 +83,7 @@ export class Variables {
    */
   havoc(state: State): State {
     const out = clone(state);
-    for (const symbol of this.scan.mutable)
+    for (const symbol of this.#scan.mutable)
       if (out.env.has(symbol)) out.env.set(symbol, unknown("a variable that may have changed", true));
     return out;
   }

@@ -31,21 +31,25 @@ const RECONNECT_MS = 1000;
  * bearer token on approver routes. A session that ends (after 12 h, or a new secret) logs in again.
  */
 export class ApproverClient {
-  private session: { cookie: string; csrf: string } | undefined;
+  #session: { cookie: string; csrf: string } | undefined;
 
-  constructor(private readonly options: ApproverClientOptions) {}
+  readonly #options: ApproverClientOptions;
+
+  constructor(options: ApproverClientOptions) {
+    this.#options = options;
+  }
 
   get url(): string {
-    return this.options.url;
+    return this.#options.url;
   }
 
   async pending(): Promise<ApproverRequest[]> {
-    return ApproverList.parse(await this.json("GET", "/v1/requests?status=pending&limit=500")).requests;
+    return ApproverList.parse(await this.#json("GET", "/v1/requests?status=pending&limit=500")).requests;
   }
 
   /** The requests no longer pending, newest first: decided by a person, by the policy or a remembered rule, or expired. */
   async history(): Promise<ApproverRequest[]> {
-    return ApproverList.parse(await this.json("GET", "/v1/requests?limit=200")).requests.filter(
+    return ApproverList.parse(await this.#json("GET", "/v1/requests?limit=200")).requests.filter(
       (r) => r.status !== "pending",
     );
   }
@@ -53,18 +57,18 @@ export class ApproverClient {
   /** A question answered from the request's facts, here and now; never sent to the agent, never a decision. */
   async question(id: string, question: string): Promise<QuestionAnswer> {
     return QuestionAnswer.parse(
-      await this.json("POST", `/v1/requests/${encodeURIComponent(id)}/question`, { question }),
+      await this.#json("POST", `/v1/requests/${encodeURIComponent(id)}/question`, { question }),
     );
   }
 
   /** One request as both approval surfaces show it; a pending one with its previews, fetched anew for this showing. */
   async page(id: string): Promise<RequestPage> {
-    return ApproverPage.parse(await this.json("GET", `/v1/requests/${encodeURIComponent(id)}/page`));
+    return ApproverPage.parse(await this.#json("GET", `/v1/requests/${encodeURIComponent(id)}/page`));
   }
 
   /** Send a decision; read the page again to see it (the answer is the raw request, not the page). */
   async decide(id: string, body: DecisionRequest): Promise<void> {
-    await this.json("POST", `/v1/requests/${encodeURIComponent(id)}/decision`, body);
+    await this.#json("POST", `/v1/requests/${encodeURIComponent(id)}/decision`, body);
   }
 
   /**
@@ -79,7 +83,7 @@ export class ApproverClient {
     let last: string | undefined;
     while (!signal.aborted) {
       try {
-        const response = await this.send(
+        const response = await this.#send(
           "GET",
           "/v1/events",
           undefined,
@@ -106,8 +110,8 @@ export class ApproverClient {
     }
   }
 
-  private async json(method: string, path: string, body?: unknown): Promise<unknown> {
-    const response = await this.send(method, path, body);
+  async #json(method: string, path: string, body?: unknown): Promise<unknown> {
+    const response = await this.#send(method, path, body);
     const value = safeJson(await response.text());
     const error = envelopeError(value);
     if (error !== undefined) throw error;
@@ -122,7 +126,7 @@ export class ApproverClient {
   }
 
   /** One call with the session, logging in first or again (once) when the authority says it has none. */
-  private async send(
+  async #send(
     method: string,
     path: string,
     body?: unknown,
@@ -130,13 +134,13 @@ export class ApproverClient {
     headers: Record<string, string> = {},
   ): Promise<Response> {
     const attempt = async () => {
-      this.session ??= await this.login();
-      return this.fetch(path, {
+      this.#session ??= await this.#login();
+      return this.#fetch(path, {
         method,
         headers: {
           ...headers,
-          cookie: this.session.cookie,
-          "x-csrf-token": this.session.csrf,
+          cookie: this.#session.cookie,
+          "x-csrf-token": this.#session.csrf,
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -146,13 +150,13 @@ export class ApproverClient {
     const response = await attempt();
     if (response.status !== 401) return response;
     await response.body?.cancel();
-    this.session = undefined;
+    this.#session = undefined;
     return attempt();
   }
 
-  private async login(): Promise<{ cookie: string; csrf: string }> {
-    const link = makeLoginLink({ dataDir: this.options.dataDir, now: () => new Date() }, this.options.approver);
-    const response = await this.fetch(`/login?link=${link}`, { redirect: "manual" });
+  async #login(): Promise<{ cookie: string; csrf: string }> {
+    const link = makeLoginLink({ dataDir: this.#options.dataDir, now: () => new Date() }, this.#options.approver);
+    const response = await this.#fetch(`/login?link=${link}`, { redirect: "manual" });
     if (response.status !== 303) throw await answerError(response, this.url);
     const cookies = response.headers.getSetCookie().map((c) => c.split(";")[0]!);
     const csrf = cookies.find((c) => c.startsWith("countersign_csrf="))?.slice("countersign_csrf=".length);
@@ -165,7 +169,7 @@ export class ApproverClient {
     return { cookie: cookies.join("; "), csrf };
   }
 
-  private async fetch(path: string, init: RequestInit): Promise<Response> {
+  async #fetch(path: string, init: RequestInit): Promise<Response> {
     try {
       return await fetch(this.url + path, init);
     } catch (err) {
