@@ -31,7 +31,7 @@ export class BudgetExceeded extends Error {
 }
 
 /** The resources left to one analysis: started when the analysis starts, spent by every stage. */
-export class Budget {
+export class AnalysisBudget {
   readonly limits: Required<BudgetOptions>;
   readonly #deadline: number;
   readonly #realTime: boolean; // the clock is the default one, which a vm timeout can follow

@@ -3,7 +3,7 @@ import type { Diagnostic, Facts, Provenance } from "../model/index.js";
 import { mergeProvenance } from "../constraint/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { programBytes } from "../model/index.js";
-import { Budget, BudgetExceeded, type BudgetOptions } from "./budget.js";
+import { AnalysisBudget, BudgetExceeded, type BudgetOptions } from "./budget.js";
 import { diagnosticAt } from "./diagnostic.js";
 import { checkConstructs, COMPUTED_KEY } from "./check/constructs.js";
 import { checkImports } from "./check/imports.js";
@@ -40,11 +40,11 @@ export interface Analyzer {
  */
 export function createAnalyzer(set: ManifestSet, analyzerOptions: AnalyzerOptions = {}): Analyzer {
   let compiler: ReturnType<typeof createCompiler> | undefined = createCompiler(set);
-  new Budget(analyzerOptions.budget); // bad limits fail here, not at the first program
+  new AnalysisBudget(analyzerOptions.budget); // bad limits fail here, not at the first program
   return {
     analyze(program, options = {}) {
       if (compiler === undefined) throw new Error("analyzer disposed");
-      const budget = new Budget({ ...analyzerOptions.budget, ...options.budget });
+      const budget = new AnalysisBudget({ ...analyzerOptions.budget, ...options.budget });
       const { bytes, sha256, text } = programBytes(program);
       const facts: Facts = {
         program: { sha256, entry: options.entry ?? "program.ts" },
@@ -85,7 +85,7 @@ export function createAnalyzer(set: ManifestSet, analyzerOptions: AnalyzerOption
 }
 
 /** The stages over well-formed text; fills `facts` in place, so that a budget refusal keeps the rationale. */
-function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text: string, facts: Facts): void {
+function analyzeText(compiler: Compiler, set: ManifestSet, budget: AnalysisBudget, text: string, facts: Facts): void {
   const compiled = compile(compiler, text, budget);
   if ("refused" in compiled) {
     facts.diagnostics.push(...compiled.refused);
@@ -155,7 +155,7 @@ function analyzeText(compiler: Compiler, set: ManifestSet, budget: Budget, text:
   facts.ok = results.every((g) => g.status !== "refuted");
 }
 
-function budgetDiagnostic(err: BudgetExceeded, budget: Budget): Diagnostic {
+function budgetDiagnostic(err: BudgetExceeded, budget: AnalysisBudget): Diagnostic {
   const limit = err.limit === "ms" ? `${budget.limits.ms} ms` : `${budget.limits.steps} steps`;
   const message = `the analysis ran past its budget of ${limit}${err.at === undefined ? "" : " here"}: simplify the program (fewer nested loops or calls, smaller types)`;
   if (err.at === undefined) return atStart("analysis_budget_exceeded", message);

@@ -1,7 +1,7 @@
 import type { AppContext, ProgramInput } from "./context.js";
 import { askAdvice } from "../policy/index.js";
 import type { Policy } from "../policy/index.js";
-import { decideAndSign, type Evaluation, type ReceiptOrder } from "./decide-and-sign.js";
+import { decideAndSign, type ProgramDecision, type ReceiptOrder } from "./decide-and-sign.js";
 import { factsGiven, givenToSubmitter, type GivenToSubmitter } from "./given-context.js";
 import { policyInForce } from "./policy-in-force.js";
 
@@ -17,7 +17,7 @@ export async function checkProgram(
   program: ProgramInput,
   submitter: string | null,
   receiptFor?: string,
-): Promise<Evaluation> {
+): Promise<ProgramDecision> {
   const { policy } = await policyInForce(ctx, submitter);
   const now = ctx.now();
   const order =
@@ -41,7 +41,7 @@ async function evaluateHere(
   policy: Policy,
   order: ReceiptOrder | undefined,
   given: GivenToSubmitter | null,
-): Promise<Evaluation> {
+): Promise<ProgramDecision> {
   const facts = await factsGiven(await ctx.analyze(program), program, given, policy);
   return { facts, ...decideAndSign(facts, policy, ctx.manifests(), order) };
 }

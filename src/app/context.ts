@@ -5,7 +5,7 @@ import type { AgentManifestSource, Facts } from "../model/index.js";
 import type { Policy } from "../policy/index.js";
 import type { KeyStore, RedemptionStore } from "../receipt/index.js";
 import type { Store, StoredRule } from "../store/index.js";
-import type { Evaluation, ReceiptOrder } from "./decide-and-sign.js";
+import type { ProgramDecision, ReceiptOrder } from "./decide-and-sign.js";
 
 /** A program as submitted: its exact bytes (a string: its UTF-8 encoding) and the name it goes by (messages, the receipt). */
 export interface ProgramInput {
@@ -45,7 +45,7 @@ export interface AppContext {
     policy: Policy,
     order: ReceiptOrder | undefined,
     read: (facts: Facts) => Promise<Facts>,
-  ) => Promise<Evaluation>;
+  ) => Promise<ProgramDecision>;
   keys: KeyStore;
   redemptions: RedemptionStore;
   store: () => Promise<Store>; // opened on first use

@@ -13,7 +13,7 @@ export interface ReceiptOrder {
 }
 
 /** A program's facts, the policy's decision over them and, when one was ordered and the policy auto-approves, its signed receipt. */
-export interface Evaluation {
+export interface ProgramDecision {
   facts: Facts;
   decision: PolicyDecision;
   receipt?: IssuedReceipt;
@@ -30,7 +30,7 @@ export function decideAndSign(
   policy: Policy,
   manifests: ManifestSet,
   order?: ReceiptOrder,
-): Omit<Evaluation, "facts"> {
+): Omit<ProgramDecision, "facts"> {
   const decision = decide(facts, policy, manifests);
   if (order === undefined || decision.kind !== "auto_approved" || facts.diagnostics.some((d) => d.severity === "error"))
     return { decision };

@@ -3,7 +3,7 @@
 export type { AppContext, PreviewHost, ProgramInput } from "./context.js";
 export { localContext, type LocalOptions } from "./local-context.js";
 export { checkProgram } from "./check-program.js";
-export { decideAndSign, type Evaluation, type ReceiptOrder } from "./decide-and-sign.js";
+export { decideAndSign, type ProgramDecision, type ReceiptOrder } from "./decide-and-sign.js";
 export { policyInForce, REMEMBERED_FILE, type PolicyInForce } from "./policy-in-force.js";
 export { submitRequest, refuseIfRejected, type Submission, type Submitted } from "./submit-request.js";
 export { readRequest } from "./read-request.js";

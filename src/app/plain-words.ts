@@ -1,12 +1,12 @@
 import { basename } from "node:path";
-import { urlHostPort } from "../constraint/index.js";
+import { urlHost as connectorHost } from "../constraint/index.js";
 import type { AbstractValue, CountRange, Effect } from "../model/index.js";
 
 // Plain words for what the facts say, shared by the page's headline and risks and by the answers
 // to a person's questions: one wording of a count, a list, a host, a source.
 
 /** The strings a value can be, when they are all known (a constant, or a list of constants); null otherwise. */
-export function constants(v: AbstractValue): string[] | null {
+export function constantStrings(v: AbstractValue): string[] | null {
   if (v.kind === "const") {
     const out: string[] = [];
     for (const x of v.values) {
@@ -16,7 +16,7 @@ export function constants(v: AbstractValue): string[] | null {
     }
     return out;
   }
-  if (v.kind === "array") return constants(v.element);
+  if (v.kind === "array") return constantStrings(v.element);
   return null;
 }
 
@@ -49,17 +49,14 @@ export function listWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
+/** The host of a URL, as the connector checks it (with a port that is not the scheme's own); the URL itself when it has none. */
+export function hostWords(url: string): string {
+  return connectorHost(url, false) ?? url;
+}
+
 /** A choice in words: "a or b", "a, b or c". */
 export function orWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
-}
-
-/** The host of a URL, as the connector checks it (with a port that is not the scheme's own); the URL itself when it does not parse. */
-export function urlHost(url: string): string {
-  const target = urlHostPort(url);
-  if (target === null) return url;
-  const standard = (target.port === 443 && url.startsWith("https:")) || (target.port === 80 && url.startsWith("http:"));
-  return standard ? target.host : `${target.host}:${target.port}`;
 }
 
 /** What the program's calls of a read op read: "the file notes.txt", "the answer from ci.example.com", "the draft r-1", "a message in your mailbox", or "what op returns". */
@@ -70,11 +67,11 @@ export function readWords(op: string, effects: readonly Effect[]): string {
   let unknown = calls.length === 0;
   for (const e of calls) {
     const key = e.args.path ?? e.args.url ?? e.args.id ?? e.args.draft_id;
-    const known = key === undefined ? null : constants(key);
+    const known = key === undefined ? null : constantStrings(key);
     if (known === null) unknown = true;
     else
       for (const k of known)
-        named.add(e.args.path !== undefined ? basename(k) : e.args.url !== undefined ? urlHost(k) : k);
+        named.add(e.args.path !== undefined ? basename(k) : e.args.url !== undefined ? hostWords(k) : k);
   }
   const what = listWords([...named]);
   if ((unknown || named.size === 0) && op === "email.get_message") return "a message in your mailbox";

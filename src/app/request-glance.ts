@@ -18,7 +18,7 @@ import type {
   Provenance,
   StoredRequest,
 } from "../model/index.js";
-import { constants, howMany, listWords, readWords, total, urlHost } from "./plain-words.js";
+import { constantStrings, howMany, listWords, readWords, total, hostWords } from "./plain-words.js";
 import { previewArgs } from "./preview-args.js";
 import { MAX_PREVIEWS } from "./preview-request.js";
 import { visibleText } from "./visible-text.js";
@@ -202,7 +202,9 @@ function phrase(op: string, list: Effect[], all: readonly Effect[], options: Gla
         verb: "Runs",
         noun: ["mailbox search", "mailbox searches"],
         objects: colon(
-          listWords([...new Set(list.flatMap((e) => (e.args.q === undefined ? [] : (constants(e.args.q) ?? []))))]),
+          listWords([
+            ...new Set(list.flatMap((e) => (e.args.q === undefined ? [] : (constantStrings(e.args.q) ?? [])))),
+          ]),
         ),
       };
     if (connector === "email")
@@ -211,7 +213,7 @@ function phrase(op: string, list: Effect[], all: readonly Effect[], options: Gla
         verb: "Reads",
         noun: [thing(action), `${thing(action)}s`],
         objects: colon(
-          listWords([...new Set(list.flatMap((e) => Object.values(e.args).flatMap((v) => constants(v) ?? [])))]),
+          listWords([...new Set(list.flatMap((e) => Object.values(e.args).flatMap((v) => constantStrings(v) ?? [])))]),
         ),
       };
     return { order: 3, verb: "Makes", noun: [`${op} call`, `${op} calls`], objects: "" };
@@ -271,13 +273,13 @@ function objects(
     for (const n of names) {
       const v = e.args[n];
       if (v === undefined) continue;
-      const known = constants(v);
+      const known = constantStrings(v);
       if (known !== null) for (const k of known) values.add(short(k, kind));
       else described.add(origin(v, all, options, kind));
     }
     if (names.every((n) => e.args[n] === undefined) && kind === "address") {
       // A send that names no recipients (a draft's send): whose they are is read when it is shown or sent.
-      const ids = Object.values(e.args).flatMap((v) => constants(v) ?? []);
+      const ids = Object.values(e.args).flatMap((v) => constantStrings(v) ?? []);
       described.add(
         ids.length === 0
           ? "the recipients of a draft"
@@ -296,7 +298,7 @@ function objects(
 /** A path as the headline shows it: its last two parts (the page's details have it whole); a URL by its host. */
 function short(text: string, kind: Kind): string {
   if (text.length > MAX_OBJECT_CHARS) return `${text.slice(0, MAX_OBJECT_CHARS - 1)}…`;
-  if (kind === "url") return urlHost(text);
+  if (kind === "url") return hostWords(text);
   if (kind !== "path") return text;
   const parts = text.split("/").filter((p) => p !== "");
   return parts.length <= 3 ? text : `/…/${parts.slice(-2).join("/")}`;
@@ -408,7 +410,7 @@ function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
   const writes = effects.filter((e) => e.connector === "fs" && !/^(read|list)/.test(e.action));
   if (roots !== undefined && writes.length > 0) {
     const outside = writes.filter((e) => {
-      const paths = e.args.path === undefined ? null : constants(e.args.path);
+      const paths = e.args.path === undefined ? null : constantStrings(e.args.path);
       return paths === null || paths.some((path) => !roots.some((root) => isPathUnder(path, root)));
     });
     if (outside.length > 0)

@@ -1,11 +1,11 @@
 import { Worker } from "node:worker_threads";
-import { decideAndSign, type Evaluation, type ReceiptOrder } from "../app/index.js";
+import { decideAndSign, type ProgramDecision, type ReceiptOrder } from "../app/index.js";
 import type { ManifestSet } from "../manifest/index.js";
 import { CountersignError, type Facts, type PolicyDecision } from "../model/index.js";
 import { threadModule } from "../model/thread-module.js";
 import type { Policy } from "../policy/index.js";
 import type {
-  DecisionAnswer,
+  DecisionThreadAnswer,
   DecisionBatch,
   DecisionJob,
   DecisionThreadData,
@@ -33,7 +33,7 @@ const ANSWER_EVERY_MS = 5;
 interface Waiting {
   job: DecisionJob;
   facts: Facts;
-  resolve(evaluation: Evaluation): void;
+  resolve(evaluation: ProgramDecision): void;
   reject(err: unknown): void;
 }
 
@@ -71,7 +71,12 @@ export class DecisionThread {
   }
 
   /** `facts`' decision by `policy` under `manifests` and, when ordered and auto-approved, the receipt signed with `key`. */
-  evaluate(facts: Facts, policy: Policy, manifests: ManifestSet, order: ReceiptOrder | undefined): Promise<Evaluation> {
+  evaluate(
+    facts: Facts,
+    policy: Policy,
+    manifests: ManifestSet,
+    order: ReceiptOrder | undefined,
+  ): Promise<ProgramDecision> {
     if (this.#closed) return Promise.reject(stopped("the authority is shutting down"));
     if (!this.#seen.has(facts)) {
       this.#seen.add(facts);
@@ -92,7 +97,7 @@ export class DecisionThread {
       order: order === undefined ? null : { id: order.id, issuer: order.issuer, now: order.now.getTime() },
       values,
     };
-    return new Promise<Evaluation>((resolve, reject) => {
+    return new Promise<ProgramDecision>((resolve, reject) => {
       this.#queue.push({ job, facts, resolve, reject });
       if (this.#scheduled) return;
       this.#scheduled = true;
@@ -166,7 +171,7 @@ export class DecisionThread {
   }
 
   /** Answers to the jobs of batch `id` from its job `from` on; the batch is done when its last job is answered. */
-  #answered(id: number, from: number, answers: DecisionAnswer[]): void {
+  #answered(id: number, from: number, answers: DecisionThreadAnswer[]): void {
     const inFlight = this.#inFlight.get(id);
     if (inFlight === undefined) return;
     if (from + answers.length >= inFlight.batch.length) {

@@ -27,7 +27,7 @@ export interface DecisionBatch {
   jobs: DecisionJob[];
 }
 
-export type DecisionAnswer =
+export type DecisionThreadAnswer =
   | { decision: string; receipt?: IssuedReceipt }
   | {
       refused: {
@@ -43,7 +43,7 @@ export type DecisionAnswer =
 export type FromDecisionThread =
   | { ready: true }
   | { fatal: string }
-  | { id: number; from: number; answers: DecisionAnswer[] };
+  | { id: number; from: number; answers: DecisionThreadAnswer[] };
 
 /**
  * The code of the decision thread: it loads app's decideAndSign (the policy and receipt stages;
@@ -61,7 +61,7 @@ async function serve(): Promise<void> {
     kept.set(id, value);
     if (kept.size > data.kept) kept.delete(kept.keys().next().value!);
   };
-  const answer = (job: DecisionJob): DecisionAnswer => {
+  const answer = (job: DecisionJob): DecisionThreadAnswer => {
     job.values.forEach(keep);
     try {
       const order: ReceiptOrder | undefined =
@@ -93,7 +93,7 @@ async function serve(): Promise<void> {
     }
   };
   port.on("message", (batch: DecisionBatch) => {
-    let answers: DecisionAnswer[] = [];
+    let answers: DecisionThreadAnswer[] = [];
     let from = 0;
     let since = performance.now();
     for (const job of batch.jobs) {

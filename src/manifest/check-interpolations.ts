@@ -3,7 +3,7 @@ import { listNames } from "./list-names.js";
 import { parseTemplate, type Template, type TemplateProblem } from "./template.js";
 
 /** What a `${...}` may name where it appears: declared inputs always, earlier steps only in [[execute]]. */
-export interface Scope {
+export interface InterpolationScope {
   inputs: ReadonlyMap<string, unknown>; // keyed by input name, in declaration order
   steps: ReadonlyMap<string, unknown> | null; // the earlier steps by id; null: step results are not available (preview args)
 }
@@ -12,7 +12,7 @@ export interface Scope {
 export function checkInterpolations(
   value: unknown,
   path: FieldPath,
-  scope: Scope,
+  scope: InterpolationScope,
 ): { template: Template; problems: TemplateProblem[] } {
   const { template, references, problems } = parseTemplate(value, path);
   for (const { path: at, reference } of references) {
@@ -22,7 +22,7 @@ export function checkInterpolations(
   return { template, problems };
 }
 
-function checkReference(reference: string, source: string, scope: Scope): string | undefined {
+function checkReference(reference: string, source: string, scope: InterpolationScope): string | undefined {
   const shown = `"\${${reference}}"`;
   if (source === "args") {
     const input = reference.slice("args.".length);

@@ -17,7 +17,7 @@ export const CLOCK_SLOTS = 2;
  * Both are written to `clock`, which the thread that started the run reads: QuickJS asks only
  * between bytecodes, so a native loop is stopped from outside (run-program.ts).
  */
-export class Budget {
+export class RunBudget {
   readonly #clock: Float64Array;
 
   readonly #cpuMs: number;

@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime } from "quickjs-emscripten-core";
 import { CountersignError } from "../model/index.js";
-import { Budget, clockNow } from "./budget.js";
+import { RunBudget, clockNow } from "./budget.js";
 import { describeThrown } from "./describe.js";
 import type { SandboxLimits } from "./limits.js";
 import { NotPlainData, toJson } from "./marshal.js";
@@ -47,7 +47,7 @@ export class ProgramRun {
     this.#runtime = realm.runtime;
     this.#vm = realm.vm;
     this.#limits = input.limits;
-    const budget = new Budget(input.limits.cpuMs, input.wallDeadline, input.clock);
+    const budget = new RunBudget(input.limits.cpuMs, input.wallDeadline, input.clock);
     this.#state = bindRealm(realm, { budget, limits: input.limits, send: input.send, wake: () => this.#wake() }, () =>
       this.#interrupt(),
     );

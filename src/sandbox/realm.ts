@@ -1,6 +1,6 @@
 import type { QuickJSContext, QuickJSRuntime } from "quickjs-emscripten-core";
 import { createBridge, limitCalls, type Bridge } from "./bridge.js";
-import { Budget } from "./budget.js";
+import { RunBudget } from "./budget.js";
 import type { SandboxApi } from "./host-modules.js";
 import { installHost } from "./install-host.js";
 import { STACK_BYTES, type SandboxLimits } from "./limits.js";
@@ -42,7 +42,7 @@ export async function buildRealm(api: SandboxApi, imports: ReadonlySet<string>, 
   const vm = runtime.newContext();
   const state: RunState = {
     bridge: undefined as unknown as Bridge, // below, once the host functions it reads exist
-    budget: new Budget(0, 0),
+    budget: new RunBudget(0, 0),
     limits,
     api,
     send: unbound,

@@ -3,7 +3,7 @@ import { CountersignError, type ErrorClass } from "../model/index.js";
 import type { Json } from "../model/index.js";
 import type { Bridge, QueuedCall } from "./bridge.js";
 import type { Thrown } from "./describe.js";
-import type { Budget } from "./budget.js";
+import type { RunBudget } from "./budget.js";
 import type { SandboxApi } from "./host-modules.js";
 import type { SandboxLimits } from "./limits.js";
 import type { FromWorker } from "./worker-protocol.js";
@@ -31,7 +31,7 @@ export type Invoke = (op: string, args: Record<string, Json>) => Promise<Json>;
 export interface RunState {
   bridge: Bridge; // set once the host functions it reads are installed, before any program code
 
-  budget: Budget;
+  budget: RunBudget;
   limits: SandboxLimits;
   api: SandboxApi;
   send: (message: FromWorker) => void;

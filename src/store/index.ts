@@ -10,7 +10,7 @@ export { newRequestId, type SubmitResult } from "./submit-request.js";
 export type { DecideResult } from "./decide-request.js";
 export type { CheckpointSigner } from "./change.js";
 export type { WithdrawResult } from "./withdraw-request.js";
-export type { RecordedRequest, RequestPage } from "./list-requests.js";
+export type { RecordedRequest, RequestListPage } from "./list-requests.js";
 export { MAX_RECEIPTS_PER_REQUEST } from "./receipts.js";
 export type { ReceiptRecord, ReceiptToHandOut, RecordReceiptResult, RedeemOutcome } from "./receipts.js";
 export type { StoredRule } from "./remembered-rules.js";

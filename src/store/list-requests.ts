@@ -6,13 +6,13 @@ import { parseInput } from "./parse-input.js";
 import { loadRequest, REQUEST_COLUMNS, requestFromRow } from "./request-row.js";
 
 /** `cursor` is absent on the last page. */
-export interface RequestPage {
+export interface RequestListPage {
   requests: StoredRequest[];
   cursor?: string;
 }
 
 /** Newest first, keyset pagination on the insertion order: a page is stable while new requests arrive. */
-export async function listRequests(ctx: StoreContext, raw: ListQuery = {}): Promise<RequestPage> {
+export async function listRequests(ctx: StoreContext, raw: ListQuery = {}): Promise<RequestListPage> {
   const query = parseInput(ListQuery, raw, "listing");
   const where: string[] = [];
   const params: SqlValue[] = [];

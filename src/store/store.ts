@@ -17,7 +17,13 @@ import { decideRequest, type DecideResult } from "./decide-request.js";
 import type { Dialect, Driver } from "./driver.js";
 import { EventFeed, eventsSince, type EventsListener, type SubscribeOptions } from "./events.js";
 import { expireDue } from "./expire-requests.js";
-import { getRequest, listRequests, recordedSince, type RecordedRequest, type RequestPage } from "./list-requests.js";
+import {
+  getRequest,
+  listRequests,
+  recordedSince,
+  type RecordedRequest,
+  type RequestListPage,
+} from "./list-requests.js";
 import { ReadCache } from "./read-cache.js";
 import {
   receiptToHandOut,
@@ -64,7 +70,7 @@ export class Store implements RedemptionStore {
   get(id: string): Promise<StoredRequest | null> {
     return getRequest(this.#ctx, id);
   }
-  list(query?: ListQuery): Promise<RequestPage> {
+  list(query?: ListQuery): Promise<RequestListPage> {
     return listRequests(this.#ctx, query);
   }
   /** Requests created since `since` (ms), oldest first, each checked or with why it no longer reads: for replaying them, read only. */

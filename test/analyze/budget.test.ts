@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { Budget, BudgetExceeded } from "../../src/analyze/budget.js";
+import { AnalysisBudget, BudgetExceeded } from "../../src/analyze/budget.js";
 import { DEFAULT_BUDGET, MAX_FUNCTION_NODES } from "../../src/analyze/limits.js";
 import { createAnalyzer } from "../../src/analyze/create-analyzer.js";
 import { ts } from "../../src/analyze/compile/typescript.js";
@@ -26,7 +26,7 @@ function refusedForBudget(facts: Facts, limit: RegExp): void {
 describe("the budget itself", () => {
   it("refuses limits that are not positive numbers", () => {
     for (const bad of [{ ms: 0 }, { steps: -1 }, { bytes: Number.NaN }, { ms: Number.POSITIVE_INFINITY }]) {
-      expect(() => new Budget(bad)).toThrow(RangeError);
+      expect(() => new AnalysisBudget(bad)).toThrow(RangeError);
       expect(() => createAnalyzer(testManifests(), { budget: bad })).toThrow(RangeError);
     }
   });
@@ -34,13 +34,13 @@ describe("the budget itself", () => {
   it("counts steps exactly and reads the clock once per 1024 steps", () => {
     let now = 0;
     let reads = 0;
-    const budget = new Budget({ ms: 10, steps: 5000, clock: () => (reads++, now) });
+    const budget = new AnalysisBudget({ ms: 10, steps: 5000, clock: () => (reads++, now) });
     const node = ts.factory.createIdentifier("x");
     for (let i = 0; i < 1023; i++) budget.step(node);
     expect(reads).toBe(1); // the deadline, when the budget was made
     now = 11;
     expect(() => budget.step(node)).toThrow(BudgetExceeded); // the 1024th step looks at the clock
-    const steps = new Budget({ steps: 3, clock: () => 0 });
+    const steps = new AnalysisBudget({ steps: 3, clock: () => 0 });
     steps.step(node);
     steps.step(node);
     steps.step(node);
@@ -49,7 +49,7 @@ describe("the budget itself", () => {
 
   it("gives the type checker a cancellation token that stops it past the deadline", () => {
     let now = 0;
-    const token = new Budget({ ms: 5, clock: () => now }).cancellationToken();
+    const token = new AnalysisBudget({ ms: 5, clock: () => now }).cancellationToken();
     expect(token.isCancellationRequested()).toBe(false);
     token.throwIfCancellationRequested();
     now = 5;

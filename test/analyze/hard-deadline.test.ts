@@ -1,12 +1,12 @@
 // The analysis deadline holds inside TypeScript's checker too: the checker asks its cancellation
 // token only between declarations, so the budget stops it wherever it is.
 import { describe, expect, it } from "vitest";
-import { Budget, BudgetExceeded } from "../../src/analyze/budget.js";
+import { AnalysisBudget, BudgetExceeded } from "../../src/analyze/budget.js";
 import { ts } from "../../src/analyze/compile/typescript.js";
 
 describe("Budget.hardDeadline", () => {
   it("stops a call that never returns at the deadline, as a budget refusal", () => {
-    const budget = new Budget({ ms: 50 });
+    const budget = new AnalysisBudget({ ms: 50 });
     const started = performance.now();
     expect(() =>
       budget.hardDeadline(() => {
@@ -17,7 +17,7 @@ describe("Budget.hardDeadline", () => {
   });
 
   it("returns what the call returns, and passes its own errors on", () => {
-    const budget = new Budget({ ms: 5_000 });
+    const budget = new AnalysisBudget({ ms: 5_000 });
     expect(budget.hardDeadline(() => [1, 2])).toEqual([1, 2]);
     expect(() =>
       budget.hardDeadline(() => {
@@ -29,7 +29,7 @@ describe("Budget.hardDeadline", () => {
   it("under an injected clock, real time is not the budget: the call runs to its end", () => {
     // A 5 ms budget on a clock that never moves, around a call that takes 50 ms of real time:
     // only the injected clock may end it, so it finishes however loaded the machine is.
-    const budget = new Budget({ ms: 5, clock: () => 0 });
+    const budget = new AnalysisBudget({ ms: 5, clock: () => 0 });
     const started = performance.now();
     let spins = 0;
     const result = budget.hardDeadline(() => {
@@ -42,7 +42,7 @@ describe("Budget.hardDeadline", () => {
 
   it("under an injected clock the checker is still stopped where it asks for the time", () => {
     let now = 0;
-    const budget = new Budget({ ms: 5, clock: () => now });
+    const budget = new AnalysisBudget({ ms: 5, clock: () => now });
     const token = budget.cancellationToken();
     expect(() =>
       budget.hardDeadline(() => {

@@ -1,7 +1,7 @@
 // Most programs are type-checked by one long-lived checker (compile.ts). Nothing of one program may
 // reach another through it: each program's facts must be those a fresh analyzer finds.
 import { afterAll, describe, expect, it } from "vitest";
-import { Budget, BudgetExceeded } from "../../src/analyze/budget.js";
+import { AnalysisBudget, BudgetExceeded } from "../../src/analyze/budget.js";
 import { compile, createCompiler, sharesChecker } from "../../src/analyze/compile/compile.js";
 import { SHARED_CHECKER_LIMITS } from "../../src/analyze/limits.js";
 import { createAnalyzer } from "../../src/analyze/create-analyzer.js";
@@ -66,7 +66,7 @@ describe("the shared checker", () => {
     // The checker asks its cancellation token between declarations: expire the budget there (the
     // budget read the clock twice before: when it was made, and before the type check).
     let reads = 0;
-    const budget = new Budget({ ms: 1_000, clock: () => (++reads > 2 ? 1e9 : 0) });
+    const budget = new AnalysisBudget({ ms: 1_000, clock: () => (++reads > 2 ? 1e9 : 0) });
     expect(() => compile(compiler, source, budget)).toThrow(BudgetExceeded);
     compiler.discard(); // as the analyzer does after any analysis that throws
     const second = checkerOf();

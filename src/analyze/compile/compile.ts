@@ -2,7 +2,7 @@ import { ts, tsInternals } from "./typescript.js";
 import type { Diagnostic } from "../../model/index.js";
 import { generateApi } from "../../manifest/index.js";
 import type { ManifestSet } from "../../manifest/index.js";
-import { BudgetExceeded, type Budget } from "../budget.js";
+import { BudgetExceeded, type AnalysisBudget } from "../budget.js";
 import { checkFunctionSize } from "../check/size.js";
 import { checkTypeLevel } from "../check/type-level.js";
 import { checkNesting, parserTooDeep } from "../check/nesting.js";
@@ -215,7 +215,11 @@ export interface Compiled {
  * the checker runs when it nests too deeply, holds a function too large to check at once, or
  * computes types.
  */
-export function compile(compiler: Compiler, source: string, budget: Budget): Compiled | { refused: Diagnostic[] } {
+export function compile(
+  compiler: Compiler,
+  source: string,
+  budget: AnalysisBudget,
+): Compiled | { refused: Diagnostic[] } {
   let parsed: ts.SourceFile;
   try {
     parsed = compiler.parse(source);

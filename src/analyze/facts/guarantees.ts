@@ -6,7 +6,7 @@ import type { Json } from "../../model/index.js";
 import { effectOptionsOf, type ManifestSet } from "../../manifest/index.js";
 import { contractsByConnector } from "../../../trusted/contracts/index.js";
 import { diagnosticAt } from "../diagnostic.js";
-import { evaluate } from "../interpret/expressions.js";
+import { evaluateExpression } from "../interpret/expressions.js";
 import type { Interpreter } from "../interpret/interpreter.js";
 import { jsonKey, single } from "../domain/lattice.js";
 import { clone, type State } from "../interpret/state.js";
@@ -116,7 +116,7 @@ function constraintOf(it: Interpreter, g: ts.Expression, state: State): { json: 
     if (helper === undefined) return `${api.name} is not a contract helper of ${api.connector}`;
     const args: Json[] = [];
     for (const arg of g.arguments) {
-      const v = single(evaluate(it, arg, clone(state)));
+      const v = single(evaluateExpression(it, arg, clone(state)));
       if (v === undefined)
         return `the arguments of ${api.name} must be constants the analysis can compute: ${arg.getText(it.file)} is not`;
       args.push(v);
@@ -127,7 +127,7 @@ function constraintOf(it: Interpreter, g: ts.Expression, state: State): { json: 
       return `${api.name}(...) failed: ${(err as Error).message}`;
     }
   }
-  const v = single(evaluate(it, g, clone(state)));
+  const v = single(evaluateExpression(it, g, clone(state)));
   return v === undefined
     ? 'a guarantee must be a constant constraint object such as { op: "email.*", count: { max: 1 } }'
     : { json: v };

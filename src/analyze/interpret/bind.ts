@@ -1,6 +1,6 @@
 import { ts } from "../compile/typescript.js";
 import type { AbstractValue } from "../../model/index.js";
-import { evaluate } from "./expressions.js";
+import { evaluateExpression } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
 import { asArray, constant, derived, join, singleArray } from "../domain/lattice.js";
 import { assign, clone, joinStates, type State } from "./state.js";
@@ -51,7 +51,7 @@ export function withDefault(
   if (initializer === undefined || value.kind !== "unknown") return value;
   it.influence.add(value); // whether the default runs depends on the value
   const other = clone(state);
-  const fallback = evaluate(it, initializer, other);
+  const fallback = evaluateExpression(it, initializer, other);
   assign(state, joinStates(state, other)!);
   return join(value, fallback);
 }

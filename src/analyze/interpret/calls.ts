@@ -5,7 +5,7 @@ import { everyResultField, type LoadedAction } from "../../manifest/index.js";
 import { bindName, withDefault } from "./bind.js";
 import { namespaces as environmentNamespaces } from "../../environment/index.js";
 import { callGlobal, callMethod } from "../domain/builtins.js";
-import { evaluate, inspected, spread } from "./expressions.js";
+import { evaluateExpression, inspected, spread } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
 import {
   asArray,
@@ -66,7 +66,7 @@ function isDetached(fn: FunctionNode, call: ts.Node): boolean {
 function runBody(it: Interpreter, fn: FunctionNode, state: State): { end: State | undefined; value: AbstractValue } {
   const body = fn.body;
   if (body === undefined) return { end: state, value: unknown("undefined") };
-  if (!ts.isBlock(body)) return { end: state, value: evaluate(it, body, state) };
+  if (!ts.isBlock(body)) return { end: state, value: evaluateExpression(it, body, state) };
   const flow = runBlock(it, body.statements, state);
   const fallsOff = flow.normal !== undefined ? unknown("undefined") : undefined;
   const value =
@@ -100,7 +100,7 @@ function bindParameters(it: Interpreter, fn: FunctionNode, args: AbstractValue[]
       value =
         given === undefined
           ? parameter.initializer !== undefined
-            ? evaluate(it, parameter.initializer, state)
+            ? evaluateExpression(it, parameter.initializer, state)
             : unknown("undefined")
           : withDefault(it, given, parameter.initializer, state);
     }
@@ -178,7 +178,7 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
     return unknown("an unresolved call");
   }
   if (api !== undefined) {
-    const args = call.arguments.map((a) => evaluate(it, a, state));
+    const args = call.arguments.map((a) => evaluateExpression(it, a, state));
     if (api.kind === "countersign" && api.name === "fromHandle")
       return it.promises.of(it.influence.result([handleSource(call)], []));
     if (api.kind !== "action") return unknown(`${api.name}()`);
@@ -206,7 +206,7 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   const key = ts.isElementAccessExpression(callee) ? skipOuter(callee.argumentExpression) : undefined;
   if (key !== undefined && (ts.isStringLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key)))
     return methodCall(it, call, (callee as ts.ElementAccessExpression).expression, key.text, state); // xs["push"](x) is xs.push(x)
-  const target = evaluate(it, callee, state);
+  const target = evaluateExpression(it, callee, state);
   if (call.questionDotToken !== undefined) it.chains.mayShortCircuit(target, state);
   return derived([target, evaluateArgs(it, call.arguments, state).list], "the result of a function value");
 }
@@ -293,7 +293,7 @@ function evaluateArgs(it: Interpreter, args: ts.NodeArray<ts.Expression>, state:
         for (const x of v.values[0]) values.push(constant(x));
       else exact = false;
     } else {
-      const v = evaluate(it, arg, state);
+      const v = evaluateExpression(it, arg, state);
       parts.push({ value: v, spread: false });
       values.push(v);
     }
@@ -345,7 +345,7 @@ function methodCall(
     if (declaration !== undefined && it.isLibDeclaration(declaration))
       return staticCall(it, `${ns.text}.${name}`, call, state);
   }
-  const receiver = evaluate(it, ns, state);
+  const receiver = evaluateExpression(it, ns, state);
   // `ns?.name(x)` skips x when ns is nullish; `(ns?.name)(x)` does not (the parentheses end the chain).
   if ((call.expression as ts.PropertyAccessExpression | ts.ElementAccessExpression).questionDotToken !== undefined)
     it.chains.mayShortCircuit(receiver, state);
@@ -354,7 +354,7 @@ function methodCall(
   if (collection !== undefined) return collectionCall(it, call, ns, receiver, collection, name, state);
   const callback = call.arguments[0] === undefined ? undefined : functionArgument(it, call.arguments[0]);
   if (callback !== undefined && (perElement.has(name) || someElements.has(name) || name === "reduce")) {
-    const rest = call.arguments.slice(1).map((a) => evaluate(it, a, state));
+    const rest = call.arguments.slice(1).map((a) => evaluateExpression(it, a, state));
     return arrayCallback(it, receiver, name, callback, rest, state);
   }
   const args = evaluateArgs(it, call.arguments, state);
@@ -601,12 +601,12 @@ function staticCall(it: Interpreter, name: string, call: ts.CallExpression, stat
       const literal = skipOuter(arg) as ts.ArrayLiteralExpression;
       const parts = literal.elements.map((el) =>
         ts.isSpreadElement(el)
-          ? { value: it.promises.awaited(evaluate(it, el.expression, state)), spread: true }
-          : { value: it.promises.awaited(evaluate(it, el, state)), spread: false },
+          ? { value: it.promises.awaited(evaluateExpression(it, el.expression, state)), spread: true }
+          : { value: it.promises.awaited(evaluateExpression(it, el, state)), spread: false },
       );
       return it.promises.of(arrayOf(parts));
     }
-    const value = arg === undefined ? unknown("undefined") : evaluate(it, arg, state);
+    const value = arg === undefined ? unknown("undefined") : evaluateExpression(it, arg, state);
     const view = asArray(value);
     return it.promises.of(
       view === undefined
@@ -646,7 +646,9 @@ function primitiveValues(checker: ts.TypeChecker, call: ts.CallExpression): bool
 }
 
 export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State): AbstractValue {
-  const args = (e.arguments ?? []).map((a) => (ts.isSpreadElement(a) ? spread(it, a, state) : evaluate(it, a, state)));
+  const args = (e.arguments ?? []).map((a) =>
+    ts.isSpreadElement(a) ? spread(it, a, state) : evaluateExpression(it, a, state),
+  );
   const name = ts.isIdentifier(e.expression) ? e.expression.text : "an object";
   if (name === "Promise") return it.promises.of(unknown("a promise"));
   if (isNewCollection(it.checker, it.file, e)) {

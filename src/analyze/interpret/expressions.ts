@@ -15,7 +15,7 @@ import { frozenMemberNames } from "../../environment/index.js";
 const FROZEN_MEMBERS = frozenMemberNames();
 
 /** The abstract value of `e`; effects (calls, assignments) update `state` in place. */
-export function evaluate(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
+export function evaluateExpression(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
   it.step(e);
   if (isWholeChain(e)) return it.chains.evaluate(state, () => evaluateNode(it, e, state));
   return evaluateNode(it, e, state);
@@ -55,7 +55,7 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
     ts.SyntaxKind.TemplateExpression,
     on<ts.TemplateExpression>((it, e, state) => {
       const spans = e.templateSpans.map((span) => ({
-        value: evaluate(it, span.expression, state),
+        value: evaluateExpression(it, span.expression, state),
         text: span.literal.text,
       }));
       if (!spans.every((span) => isPrimitive(span.value))) it.counts.mayThrow(state); // an object's toString runs
@@ -70,7 +70,7 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
           ts.isSpreadElement(el)
             ? { value: spread(it, el, state), spread: true }
             : {
-                value: ts.isOmittedExpression(el) ? unknown("a hole in an array") : evaluate(it, el, state),
+                value: ts.isOmittedExpression(el) ? unknown("a hole in an array") : evaluateExpression(it, el, state),
                 spread: false,
               },
         ),
@@ -81,7 +81,7 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
   [
     ts.SyntaxKind.PropertyAccessExpression,
     on<ts.PropertyAccessExpression>((it, e, state) => {
-      const receiver = evaluate(it, e.expression, state);
+      const receiver = evaluateExpression(it, e.expression, state);
       if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
       else it.chains.mayShortCircuit(receiver, state);
       return getProperty(receiver, e.name.text);
@@ -90,9 +90,9 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
   [
     ts.SyntaxKind.ElementAccessExpression,
     on<ts.ElementAccessExpression>((it, e, state) => {
-      const receiver = evaluate(it, e.expression, state);
+      const receiver = evaluateExpression(it, e.expression, state);
       if (e.questionDotToken !== undefined) it.chains.mayShortCircuit(receiver, state); // the key is not evaluated then
-      const key = evaluate(it, e.argumentExpression, state);
+      const key = evaluateExpression(it, e.argumentExpression, state);
       it.numericKeys.check(e, key);
       if (e.questionDotToken === undefined) mayBeNullish(it, receiver, state);
       if (key.kind !== "const") it.influence.add(key); // which element is read depends on the key
@@ -104,7 +104,7 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
   [
     ts.SyntaxKind.AwaitExpression,
     on<ts.AwaitExpression>((it, e, state) => {
-      const value = it.promises.awaited(evaluate(it, e.expression, state));
+      const value = it.promises.awaited(evaluateExpression(it, e.expression, state));
       it.counts.mayThrow(state);
       return value;
     }),
@@ -115,10 +115,10 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
   [
     ts.SyntaxKind.ConditionalExpression,
     on<ts.ConditionalExpression>((it, e, state) => {
-      const condition = evaluate(it, e.condition, state);
+      const condition = evaluateExpression(it, e.condition, state);
       const t = truthy(condition);
-      if (t === "yes") return evaluate(it, e.whenTrue, state);
-      if (t === "no") return evaluate(it, e.whenFalse, state);
+      if (t === "yes") return evaluateExpression(it, e.whenTrue, state);
+      if (t === "no") return evaluateExpression(it, e.whenFalse, state);
       it.influence.add(condition);
       return branches(it, state, e.whenTrue, e.whenFalse);
     }),
@@ -128,14 +128,14 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
   [
     ts.SyntaxKind.TypeOfExpression,
     on<ts.TypeOfExpression>((it, e, state) => {
-      const operand = evaluate(it, e.expression, state);
+      const operand = evaluateExpression(it, e.expression, state);
       return inspected(it, typeOf(operand), [operand]);
     }),
   ],
   [
     ts.SyntaxKind.VoidExpression,
     on<ts.VoidExpression>((it, e, state) => {
-      evaluate(it, e.expression, state);
+      evaluateExpression(it, e.expression, state);
       return unknown("undefined");
     }),
   ],
@@ -144,7 +144,7 @@ export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expres
 
 function evaluateNode(it: Interpreter, e: ts.Expression, state: State): AbstractValue {
   const inner = skipOuter(e);
-  if (inner !== e) return evaluate(it, inner, state);
+  if (inner !== e) return evaluateExpression(it, inner, state);
   const handler = EXPRESSIONS.get(e.kind);
   if (handler !== undefined) return handler(it, e, state);
   it.unsupported(e, ts.SyntaxKind[e.kind]);
@@ -172,7 +172,7 @@ export function mayBeNullish(it: Interpreter, receiver: AbstractValue, state: St
 
 /** `...x` in an array or call: the array, or a string's code points; throws unless x is iterable. */
 export function spread(it: Interpreter, el: ts.SpreadElement, state: State): AbstractValue {
-  const value = evaluate(it, el.expression, state);
+  const value = evaluateExpression(it, el.expression, state);
   const items = iterated(value);
   if (items === undefined) it.counts.mayThrow(state);
   return items ?? value;
@@ -195,8 +195,8 @@ function identifier(it: Interpreter, id: ts.Identifier, state: State): AbstractV
 /** Evaluate two alternatives from the same state and join both the values and the states. */
 function branches(it: Interpreter, state: State, a: ts.Expression, b: ts.Expression): AbstractValue {
   const other = clone(state);
-  const va = evaluate(it, a, state);
-  const vb = evaluate(it, b, other);
+  const va = evaluateExpression(it, a, state);
+  const vb = evaluateExpression(it, b, other);
   assign(state, joinStates(state, other)!);
   return join(va, vb);
 }
@@ -206,7 +206,7 @@ function objectLiteral(it: Interpreter, e: ts.ObjectLiteralExpression, state: St
   let opaque: AbstractValue | undefined;
   for (const property of e.properties) {
     if (ts.isSpreadAssignment(property)) {
-      const spread = evaluate(it, property.expression, state);
+      const spread = evaluateExpression(it, property.expression, state);
       const record = asRecord(spread);
       if (record === undefined)
         opaque = derived([spread, ...(opaque === undefined ? [] : [opaque])], "a spread object");
@@ -218,7 +218,7 @@ function objectLiteral(it: Interpreter, e: ts.ObjectLiteralExpression, state: St
       it.unsupported(property, "this property name");
       continue;
     }
-    if (ts.isPropertyAssignment(property)) fields[key] = evaluate(it, property.initializer, state);
+    if (ts.isPropertyAssignment(property)) fields[key] = evaluateExpression(it, property.initializer, state);
     else if (ts.isShorthandPropertyAssignment(property)) fields[key] = identifier(it, property.name, state);
     else {
       if (ts.isMethodDeclaration(property)) escapeFunction(it, property, state);
@@ -259,11 +259,12 @@ const compound: Partial<Record<ts.SyntaxKind, string>> = {
 
 function binaryExpression(it: Interpreter, e: ts.BinaryExpression, state: State): AbstractValue {
   const op = e.operatorToken.kind;
-  if (op === ts.SyntaxKind.EqualsToken) return assignTo(it, e.left, state, () => evaluate(it, e.right, state));
+  if (op === ts.SyntaxKind.EqualsToken)
+    return assignTo(it, e.left, state, () => evaluateExpression(it, e.right, state));
   const arithmetic = compound[op];
   if (arithmetic !== undefined)
     return assignTo(it, e.left, state, (old) =>
-      arithmeticOf(it, arithmetic, old(), evaluate(it, e.right, state), state),
+      arithmeticOf(it, arithmetic, old(), evaluateExpression(it, e.right, state), state),
     );
   if (
     op === ts.SyntaxKind.AmpersandAmpersandEqualsToken ||
@@ -273,18 +274,18 @@ function binaryExpression(it: Interpreter, e: ts.BinaryExpression, state: State)
     return assignTo(it, e.left, state, (old) => shortCircuit(it, op, old(), e.right, state));
   }
   if (op === ts.SyntaxKind.CommaToken) {
-    evaluate(it, e.left, state);
-    return evaluate(it, e.right, state);
+    evaluateExpression(it, e.left, state);
+    return evaluateExpression(it, e.right, state);
   }
   if (
     op === ts.SyntaxKind.AmpersandAmpersandToken ||
     op === ts.SyntaxKind.BarBarToken ||
     op === ts.SyntaxKind.QuestionQuestionToken
   ) {
-    return shortCircuit(it, op, evaluate(it, e.left, state), e.right, state);
+    return shortCircuit(it, op, evaluateExpression(it, e.left, state), e.right, state);
   }
-  const left = evaluate(it, e.left, state);
-  const right = evaluate(it, e.right, state);
+  const left = evaluateExpression(it, e.left, state);
+  const right = evaluateExpression(it, e.right, state);
   // Non-primitive operands run valueOf/toString (or the string grows too long); `in` and `instanceof` throw on primitives.
   const strict = op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsEqualsToken;
   const relation = op === ts.SyntaxKind.InKeyword || op === ts.SyntaxKind.InstanceOfKeyword;
@@ -305,10 +306,10 @@ function shortCircuit(
   const t = nullishOp ? nullish(left) : truthy(left);
   const takesLeft = orOp ? "yes" : "no";
   if (t === takesLeft) return left;
-  if (t !== "maybe") return evaluate(it, right, state);
+  if (t !== "maybe") return evaluateExpression(it, right, state);
   it.influence.add(left);
   const other = clone(state);
-  const value = evaluate(it, right, other);
+  const value = evaluateExpression(it, right, other);
   assign(state, joinStates(state, other)!);
   return join(left, value);
 }
@@ -328,7 +329,7 @@ function unaryExpression(
     });
     return ts.isPrefixUnaryExpression(e) ? next : number;
   }
-  const operand = evaluate(it, e.operand, state);
+  const operand = evaluateExpression(it, e.operand, state);
   if (e.operator !== ts.SyntaxKind.ExclamationToken && !isPrimitive(operand)) it.counts.mayThrow(state);
   return inspected(it, unary(ts.tokenToString(e.operator) ?? "?", operand), [operand]);
 }
@@ -351,15 +352,17 @@ function assignTo(
 ): AbstractValue {
   const t = skipOuter(target);
   if (ts.isIdentifier(t)) {
-    const value = compute(() => evaluate(it, t, state));
+    const value = compute(() => evaluateExpression(it, t, state));
     const symbol = it.checker.getSymbolAtLocation(t);
     if (symbol !== undefined) it.vars.set(state, symbol, value);
     return value;
   }
   if (ts.isPropertyAccessExpression(t) || ts.isElementAccessExpression(t)) {
     const object = t.expression;
-    const receiver = evaluate(it, object, state);
-    const key = ts.isPropertyAccessExpression(t) ? constant(t.name.text) : evaluate(it, t.argumentExpression, state);
+    const receiver = evaluateExpression(it, object, state);
+    const key = ts.isPropertyAccessExpression(t)
+      ? constant(t.name.text)
+      : evaluateExpression(it, t.argumentExpression, state);
     it.numericKeys.check(t, key);
     if (key.kind !== "const") it.influence.add(key); // which element is written depends on the key
     mayBeNullish(it, receiver, state);

@@ -1,6 +1,6 @@
 import type { ts } from "../compile/typescript.js";
 import type { Diagnostic, Provenance } from "../../model/index.js";
-import type { Budget } from "../budget.js";
+import type { AnalysisBudget } from "../budget.js";
 import type { ManifestSet } from "../../manifest/index.js";
 import { diagnosticAt } from "../diagnostic.js";
 import type { Scan } from "../compile/scan.js";
@@ -40,7 +40,7 @@ export class Interpreter {
     readonly file: ts.SourceFile,
     readonly scan: Scan,
     readonly libFile: string,
-    readonly budget: Budget,
+    readonly budget: AnalysisBudget,
     heapAssumed: Provenance[], // see Heap
     deferredKeys: Iterable<ts.Node>, // see NumericKeys
   ) {

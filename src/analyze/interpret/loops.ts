@@ -1,7 +1,7 @@
 import { ts } from "../compile/typescript.js";
 import type { AbstractValue, CountRange, Provenance } from "../../model/index.js";
 import { bindName } from "./bind.js";
-import { evaluate } from "./expressions.js";
+import { evaluateExpression } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
 import { asArray, constant, derived, join, provenanceOf, singleArray } from "../domain/lattice.js";
 import { truthy } from "../domain/operators.js";
@@ -87,7 +87,7 @@ function bindLoopVariable(it: Interpreter, statement: ts.ForOfStatement, value: 
  * as the loop has changed it, any number of times.
  */
 export function runForOf(it: Interpreter, statement: ts.ForOfStatement, state: State): Flow {
-  const value = evaluate(it, statement.expression, state);
+  const value = evaluateExpression(it, statement.expression, state);
   const items = iterated(value);
   if (items === undefined) it.counts.mayThrow(state); // not iterable
   const iterable = items ?? value;
@@ -163,12 +163,12 @@ function conditional(
   const exits: Exits = {};
   const iterate = (s: State): State | undefined => {
     const after = step(runStatement(it, body, s), exits);
-    if (after !== undefined && next !== undefined) evaluate(it, next, after);
+    if (after !== undefined && next !== undefined) evaluateExpression(it, next, after);
     return after;
   };
   let current: State | undefined = bodyFirst ? iterate(state) : state;
   for (let i = 0; i < MAX_UNROLL_PER_LOOP && current !== undefined; i++) {
-    const value = condition === undefined ? constant(true) : evaluate(it, condition, current);
+    const value = condition === undefined ? constant(true) : evaluateExpression(it, condition, current);
     const t = truthy(value);
     if (t === "no") return done(current, exits);
     if (t === "maybe") it.influence.add(value);
@@ -182,10 +182,10 @@ function conditional(
     current,
     { min: 0, max: null },
     (s) => {
-      if (condition !== undefined) it.influence.add(evaluate(it, condition, s));
+      if (condition !== undefined) it.influence.add(evaluateExpression(it, condition, s));
       const flow = runStatement(it, body, s);
       const after = joinStates(flow.normal, flow.continues);
-      if (after !== undefined && next !== undefined) evaluate(it, next, after);
+      if (after !== undefined && next !== undefined) evaluateExpression(it, next, after);
       return { ...flow, normal: after, continues: undefined };
     },
     exits,
@@ -196,7 +196,7 @@ export function runFor(it: Interpreter, statement: ts.ForStatement, state: State
   const init = statement.initializer;
   if (init !== undefined) {
     if (ts.isVariableDeclarationList(init)) declare(it, init, state);
-    else evaluate(it, init, state);
+    else evaluateExpression(it, init, state);
   }
   return conditional(it, statement, state, statement.condition, statement.statement, statement.incrementor, false);
 }

@@ -1,6 +1,6 @@
 import { ts } from "../compile/typescript.js";
 import { bindName } from "./bind.js";
-import { evaluate } from "./expressions.js";
+import { evaluateExpression } from "./expressions.js";
 import type { Interpreter } from "./interpreter.js";
 import { unknown } from "../domain/lattice.js";
 import { runDoWhile, runFor, runForOf, runWhile } from "./loops.js";
@@ -40,7 +40,7 @@ export const STATEMENTS: ReadonlyMap<ts.SyntaxKind, StatementHandler<ts.Statemen
   [
     ts.SyntaxKind.ExpressionStatement,
     on<ts.ExpressionStatement>((it, statement, state) => {
-      evaluate(it, statement.expression, state);
+      evaluateExpression(it, statement.expression, state);
       return { normal: state };
     }),
   ],
@@ -54,7 +54,7 @@ export const STATEMENTS: ReadonlyMap<ts.SyntaxKind, StatementHandler<ts.Statemen
   [
     ts.SyntaxKind.IfStatement,
     on<ts.IfStatement>((it, statement, state) => {
-      const condition = evaluate(it, statement.expression, state);
+      const condition = evaluateExpression(it, statement.expression, state);
       const t = truthy(condition);
       if (t === "yes") return runStatement(it, statement.thenStatement, state);
       const otherwise = (s: State): Flow =>
@@ -69,14 +69,14 @@ export const STATEMENTS: ReadonlyMap<ts.SyntaxKind, StatementHandler<ts.Statemen
     ts.SyntaxKind.ReturnStatement,
     on<ts.ReturnStatement>((it, statement, state) => {
       const returned =
-        statement.expression === undefined ? unknown("undefined") : evaluate(it, statement.expression, state);
+        statement.expression === undefined ? unknown("undefined") : evaluateExpression(it, statement.expression, state);
       return { returns: state, returned };
     }),
   ],
   [
     ts.SyntaxKind.ThrowStatement,
     on<ts.ThrowStatement>((it, statement, state) => {
-      evaluate(it, statement.expression, state);
+      evaluateExpression(it, statement.expression, state);
       it.counts.mayThrow(state);
       return {};
     }),
@@ -108,7 +108,7 @@ export function declare(it: Interpreter, list: ts.VariableDeclarationList, state
   for (const declaration of list.declarations) {
     const init = declaration.initializer;
     if (init !== undefined && list.flags & ts.NodeFlags.Const && isFunctionExpression(init)) continue;
-    const value = init === undefined ? unknown("undefined") : evaluate(it, init, state);
+    const value = init === undefined ? unknown("undefined") : evaluateExpression(it, init, state);
     bindName(it, declaration.name, value, state);
   }
 }

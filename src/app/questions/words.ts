@@ -1,7 +1,7 @@
 import { provenanceOf } from "../../constraint/index.js";
 import type { ManifestSet } from "../../manifest/index.js";
 import type { AbstractValue, CountRange, Effect, Provenance } from "../../model/index.js";
-import { constants, howMany, listWords, orWords, readWords, urlHost } from "../plain-words.js";
+import { constantStrings, howMany, listWords, orWords, readWords, hostWords } from "../plain-words.js";
 import { isOwnResult } from "../request-glance.js";
 
 /** Plain words for what the facts say: calls, counts, values and where values come from. */
@@ -73,17 +73,17 @@ export interface Said {
 export function valueWords(v: AbstractValue, kind: ValueKind, said: Said): string {
   const shown = (s: string) => (kind === "text" ? quote(s) : kind === "url" ? urlWords(s) : s);
   if (v.kind === "const") {
-    const known = constants(v);
+    const known = constantStrings(v);
     if (known === null)
       return v.values.length === 1
         ? `the fixed value ${quote(JSON.stringify(v.values[0]))}`
         : "one of several fixed values";
     if (v.values.length > 1)
-      return `one of ${orWords(v.values.map((x) => listWords((constants({ kind: "const", values: [x] }) ?? []).map(shown))))}`;
+      return `one of ${orWords(v.values.map((x) => listWords((constantStrings({ kind: "const", values: [x] }) ?? []).map(shown))))}`;
     return known.length === 0 ? "nothing (an empty list)" : listWords(known.map(shown));
   }
   if (v.kind === "array") {
-    const each = constants(v.element);
+    const each = constantStrings(v.element);
     if (
       each !== null &&
       each.length > 1 &&
@@ -123,6 +123,6 @@ export function sourceWords(p: Provenance, said: Said): string {
 
 /** "https://ci.example.com/api/status (host ci.example.com)". */
 export function urlWords(url: string): string {
-  const host = urlHost(url);
+  const host = hostWords(url);
   return host === url ? url : `${url} (host ${host})`;
 }

@@ -7,7 +7,7 @@ import { line, type Line } from "./lines.js";
 
 export const SCOPES = { agent: "this agent only", everyone: "every agent" } as const;
 export const LIFETIMES = { hour: "one hour", day: "one day", forever: "until removed" } as const;
-export type Scope = keyof typeof SCOPES;
+export type ScopeChoice = keyof typeof SCOPES;
 export type Lifetime = keyof typeof LIFETIMES & RememberLifetime;
 
 /** Why remembering cannot be done (approve once instead), or undefined when it can. */
@@ -41,7 +41,7 @@ export function rememberLines(page: RequestPage): Line[] {
 
 /** The decision body for a remembered approval: the rules cover whom and for as long as the person chose, never more. */
 export function rememberBody(
-  scope: Scope,
+  scope: ScopeChoice,
   lifetime: Lifetime,
   page?: RequestPage,
 ): { decision: "approved_remember"; scope: RememberScope; lifetime: RememberLifetime; shown?: string } {

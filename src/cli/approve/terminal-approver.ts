@@ -12,7 +12,7 @@ import {
   SCOPES,
   shownOf,
   type Lifetime,
-  type Scope,
+  type ScopeChoice,
 } from "./remember.js";
 import { requestLines, type ShownAnswer } from "./request-view.js";
 import { ENTER_SCREEN, frame, wrapToRows, LEAVE_SCREEN, maxScroll, truncate, type ScreenRow } from "./screen.js";
@@ -278,7 +278,7 @@ export class TerminalApprover {
     ];
     if (cannotRemember(view) !== undefined) return this.#choose(lines, "Esc back", {});
     const next = (prompt: string, keys: Record<string, () => void>) => this.#choose(lines, prompt, keys);
-    const confirm = (scope: Scope, lifetime: Lifetime) =>
+    const confirm = (scope: ScopeChoice, lifetime: Lifetime) =>
       next(
         `Save for ${SCOPES[scope]} (${scope === "agent" ? `agent ${view.submitter}` : "any token"}), ${LIFETIMES[lifetime]}, and approve?  y yes · n no`,
         {
@@ -291,7 +291,7 @@ export class TerminalApprover {
           n: () => this.#say("nothing was saved"),
         },
       );
-    const lifetime = (scope: Scope) =>
+    const lifetime = (scope: ScopeChoice) =>
       next(`For how long?  1 ${LIFETIMES.hour} · 2 ${LIFETIMES.day} · 3 ${LIFETIMES.forever} · Esc cancel`, {
         "1": () => confirm(scope, "hour"),
         "2": () => confirm(scope, "day"),
