@@ -28,10 +28,15 @@ export const MAX_NESTING = 200;
  */
 export const MAX_FUNCTION_NODES = 10_000;
 
-/** Runs of the analysis that may widen what objects changed through another name hold; the last assumes they hold untrusted data. */
+/**
+ * Runs of the analysis that may widen what objects changed through another name hold; the last assumes they hold
+ * untrusted data.
+ */
 export const MAX_HEAP_ROUNDS = 4;
 
-/** How deep the interpreter follows nested calls; a deeper call is treated as recursion: any calls, an unknown result. */
+/**
+ * How deep the interpreter follows nested calls; a deeper call is treated as recursion: any calls, an unknown result.
+ */
 export const MAX_CALL_DEPTH = 16;
 
 /** Iterations one loop (or one callback over a constant array) may be unrolled; a longer one is widened. */
@@ -60,7 +65,10 @@ export const MAX_OPERATOR_COMBINATIONS = 64;
 /** Combinations of constant arguments a pure built-in is run on exactly; past this the result is unknown. */
 export const MAX_BUILTIN_COMBINATIONS = 16;
 
-/** The longest string the analysis computes or keeps as a known prefix or suffix (a doubling loop soon passes the engine's limit). */
+/**
+ * The longest string the analysis computes or keeps as a known prefix or suffix (a doubling loop soon passes the
+ * engine's limit).
+ */
 export const MAX_STRING = 100_000;
 
 /** How deep the parts of a returned value are followed; a part deeper down is described as a whole. */

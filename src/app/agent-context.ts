@@ -121,7 +121,10 @@ export const AgentContext = z.object({
 });
 export type AgentContext = z.infer<typeof AgentContext>;
 
-/** The agent's world: the authority's part asked with the submitter token, this runner's part from its own data directory. */
+/**
+ * The agent's world: the authority's part asked with the submitter token, this runner's part from its own data
+ * directory.
+ */
 export async function agentContext(
   ctx: AppContext,
   client: AuthorityClient,

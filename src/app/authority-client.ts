@@ -57,13 +57,19 @@ export interface AuthorityClient {
   /** Read a request as it is now, without waiting and without a receipt. */
   request(id: string, signal?: AbortSignal): Promise<RequestView>;
   withdraw(id: string): Promise<void>;
-  /** Hand the authority what a run of the request produced, before the agent sees it; answers what the agent may see. Once per request. */
+  /**
+   * Hand the authority what a run of the request produced, before the agent sees it; answers what the agent may see.
+   * Once per request.
+   */
   output(id: string, output: RunOutput): Promise<ShownOutput>;
   /** Redeem a receipt, once: a second redemption throws receipt_invalid (replayed). */
   redeem(jti: string, exp: number): Promise<void>;
   jwks(): Promise<Jwks>;
   /** What the authority tells this submitter of its world (`GET /v1/context`). */
   context(signal?: AbortSignal): Promise<AuthorityContext>;
-  /** A value held back from an earlier run of this submitter (`GET /v1/handles/:id`); not_found when not this submitter's or expired. */
+  /**
+   * A value held back from an earlier run of this submitter (`GET /v1/handles/:id`); not_found when not this
+   * submitter's or expired.
+   */
   handle(id: string, signal?: AbortSignal): Promise<HandleView>;
 }

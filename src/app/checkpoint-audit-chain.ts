@@ -11,7 +11,8 @@ const queued = new WeakMap<Store, { next?: Promise<SignedCheckpoint | undefined>
  * when it is newer than the one there, in the checkpoint file of the data directory. Made on the
  * authority's sweep, which covers the policy's decisions (they come with their receipt, and a
  * checkpoint per submission would cost the hot path a signature and a file sync), and after a
- * person's decision, whose own transaction signed its head already: this then only keeps the file. One signing at a time per store: callers that
+ * person's decision, whose own transaction signed its head already: this then only keeps the file. One signing at a
+ * time per store: callers that
  * arrive while one runs share the next one, which sees every change they made. Undefined for an
  * empty chain.
  */
@@ -67,7 +68,10 @@ async function signHead(ctx: AppContext, store: Store): Promise<SignedCheckpoint
   return checkpoint;
 }
 
-/** Replace the file's checkpoint by `checkpoint` unless the file holds a larger one signed by us (another process got further). */
+/**
+ * Replace the file's checkpoint by `checkpoint` unless the file holds a larger one signed by us (another process got
+ * further).
+ */
 function keepOutside(path: string, checkpoint: SignedCheckpoint, keys: ReturnType<typeof checkpointKeys>): void {
   const current = readCheckpointFile(path);
   if (current === checkpoint.jws) return;

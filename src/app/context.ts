@@ -7,7 +7,10 @@ import type { KeyStore, RedemptionStore } from "../receipt/index.js";
 import type { Store, StoredRule } from "../store/index.js";
 import type { ProgramDecision, ReceiptOrder } from "./decide-and-sign.js";
 
-/** A program as submitted: its exact bytes (a string: its UTF-8 encoding) and the name it goes by (messages, the receipt). */
+/**
+ * A program as submitted: its exact bytes (a string: its UTF-8 encoding) and the name it goes by (messages, the
+ * receipt).
+ */
 export interface ProgramInput {
   source: Uint8Array | string;
   entry: string;

@@ -12,7 +12,10 @@ export interface ReceiptOrder {
   key: Pick<KeyEntry, "kid" | "privateKey">; // the keyring's active key
 }
 
-/** A program's facts, the policy's decision over them and, when one was ordered and the policy auto-approves, its signed receipt. */
+/**
+ * A program's facts, the policy's decision over them and, when one was ordered and the policy auto-approves, its signed
+ * receipt.
+ */
 export interface ProgramDecision {
   facts: Facts;
   decision: PolicyDecision;

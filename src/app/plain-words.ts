@@ -49,7 +49,10 @@ export function listWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
-/** The host of a URL, as the connector checks it (with a port that is not the scheme's own); the URL itself when it has none. */
+/**
+ * The host of a URL, as the connector checks it (with a port that is not the scheme's own); the URL itself when it has
+ * none.
+ */
 export function hostWords(url: string): string {
   return connectorHost(url, false) ?? url;
 }
@@ -59,7 +62,10 @@ export function orWords(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }
 
-/** What the program's calls of a read op read: "the file notes.txt", "the answer from ci.example.com", "the draft r-1", "a message in your mailbox", or "what op returns". */
+/**
+ * What the program's calls of a read op read: "the file notes.txt", "the answer from ci.example.com", "the draft r-1",
+ * "a message in your mailbox", or "what op returns".
+ */
 export function readWords(op: string, effects: readonly Effect[]): string {
   if (op === "email.list_messages") return "the list of messages in your mailbox";
   const calls = effects.filter((e) => e.op === op);

@@ -3,7 +3,8 @@ import type { Effect, Json } from "../model/index.js";
 
 /**
  * The values a preview could be fetched with: every combination of the constants the analysis
- * found for the inputs the preview's `args` read (`args`: the call's, by the action's input names) (an input the call leaves out stays out), or why
+ * found for the inputs the preview's `args` read (`args`: the call's, by the action's input names) (an input the call
+ * leaves out stays out), or why
  * there is none to fetch: an input only known when the program runs, or more combinations than
  * `limit`.
  */

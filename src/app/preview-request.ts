@@ -21,7 +21,10 @@ export const MAX_PREVIEWS = 8;
 /** Which call a preview is for, and the values of its arguments. */
 type Of = Pick<PreviewShown, "effect" | "op" | "site" | "args">;
 
-/** What one showing does for one effect and one value of its preview's arguments (`influencedBy`: the call's, for the policy). */
+/**
+ * What one showing does for one effect and one value of its preview's arguments (`influencedBy`: the call's, for the
+ * policy).
+ */
 type Step = { show: PreviewShown } | { fetch: Of; influencedBy: Effect["influencedBy"] };
 
 /**
@@ -29,12 +32,14 @@ type Step = { show: PreviewShown } | { fetch: Of; influencedBy: Effect["influenc
  * effect whose action declares `[approval.preview]`, and each call of an agent action that does
  * (with the agent manifests kept with the request, filled from the call's own arguments), one
  * preview per combination of the values its preview arguments can take, read through the
- * connector host with the user's connection and within the host's timeout. Nothing is cached: every showing asks the provider again. A preview
+ * connector host with the user's connection and within the host's timeout. Nothing is cached: every showing asks the
+ * provider again. A preview
  * is an effect made with the user's credential: its read, with the exact arguments it runs with,
  * must be allowed by the policy in force for this showing (the request's submitter's, remembered
  * rules included), as a call of the program would; anything else is not run. A preview
  * that cannot be had (arguments only known at run time, too many, not allowed by the policy, a
- * provider error or timeout, no connection) is shown as unavailable; the approver can still decide. Each showing leaves a
+ * provider error or timeout, no connection) is shown as unavailable; the approver can still decide. Each showing leaves
+ * a
  * `preview_shown` audit entry with the hash of what was shown, never the content; if that entry
  * cannot be written, nothing is shown.
  */
@@ -120,7 +125,10 @@ export async function previewRequest(
   return shown;
 }
 
-/** The policy in force now for the request's submitter (read for each showing: a reload counts at once), or why there is none: then nothing is fetched. */
+/**
+ * The policy in force now for the request's submitter (read for each showing: a reload counts at once), or why there is
+ * none: then nothing is fetched.
+ */
 export async function policyFor(
   ctx: AppContext,
   request: StoredRequest,

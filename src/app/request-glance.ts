@@ -75,7 +75,10 @@ export function rememberedRules(request: Pick<StoredRequest, "policy">): string[
   ];
 }
 
-/** Whether a source is the result of the program's own earlier call that made something (a draft it created), not third-party content. */
+/**
+ * Whether a source is the result of the program's own earlier call that made something (a draft it created), not
+ * third-party content.
+ */
 export function isOwnResult(p: Provenance, manifests: ManifestSet | undefined): boolean {
   if (p.op === undefined || manifests === undefined || !p.source.startsWith("result of ")) return false;
   const manifest = manifests.actions.get(p.op)?.manifest;
@@ -239,7 +242,10 @@ function ownDrafts(list: readonly Effect[], all: readonly Effect[], options: Gla
 const withTo = (text: string) => (text === "" ? "" : ` to ${text}`);
 const colon = (text: string) => (text === "" ? "" : `: ${text}`);
 
-/** For a resolved send with a preview (a draft), the recipients the preview shows, said as such; null when none was shown. */
+/**
+ * For a resolved send with a preview (a draft), the recipients the preview shows, said as such; null when none was
+ * shown.
+ */
 function previewedValues(
   op: string,
   list: readonly Effect[],
@@ -304,7 +310,9 @@ function short(text: string, kind: Kind): string {
   return parts.length <= 3 ? text : `/…/${parts.slice(-2).join("/")}`;
 }
 
-/** Where a value only known at run time comes from: "an address read from ticket.txt", "a path known only at run time". */
+/**
+ * Where a value only known at run time comes from: "an address read from ticket.txt", "a path known only at run time".
+ */
 function origin(v: AbstractValue, all: readonly Effect[], options: GlanceOptions, kind: Kind): string {
   const noun = kind === "address" ? "an address" : kind === "path" ? "a path" : "a web address";
   const prefix = v.kind === "string" && v.prefix !== "" ? ` starting ${short(v.prefix, kind)}` : "";
@@ -355,7 +363,8 @@ function risks(request: StoredRequest, options: GlanceOptions): PageRisk[] {
       }
       continue;
     }
-    // The checks the send is held to at run time (the program's guarantees, the policy's guards), on what the preview shows.
+    // The checks the send is held to at run time (the program's guarantees, the policy's guards), on what the preview
+    // shows.
     const call = { op: p.op, args: { ...effectConstants(effects[p.effect]), ...fieldsAsInputs(p) } };
     const checks = [
       ...guarantees
@@ -468,13 +477,19 @@ function previewsNotPossible(effects: readonly Effect[], manifests: ManifestSet 
 const cannotSee = (op: string, line: number): string =>
   op.startsWith("email.") ? "who gets this mail or what it says" : `what ${op} at line ${line} acts on`;
 
-/** Whether every value an effect takes from elsewhere is what the program's own earlier call made (it sends the draft it created). */
+/**
+ * Whether every value an effect takes from elsewhere is what the program's own earlier call made (it sends the draft it
+ * created).
+ */
 function madeByItself(e: Effect, manifests: ManifestSet | undefined): boolean {
   const sources = Object.values(e.args).flatMap(provenanceOf);
   return sources.length > 0 && sources.every((p) => isOwnResult(p, manifests));
 }
 
-/** No preview before the run, but what it acts on is what the program itself makes first, with the values the page shows. */
+/**
+ * No preview before the run, but what it acts on is what the program itself makes first, with the values the page
+ * shows.
+ */
 function madeAtRunTime(e: Effect): PageRisk {
   return {
     kind: "preview_unavailable",
@@ -484,7 +499,9 @@ function madeAtRunTime(e: Effect): PageRisk {
   };
 }
 
-/** A preview's fields as the inputs they show (the field labelled "To" is the input `to`): addresses split into a list. */
+/**
+ * A preview's fields as the inputs they show (the field labelled "To" is the input `to`): addresses split into a list.
+ */
 function fieldsAsInputs(p: Extract<PreviewShown, { fields: unknown }>): Record<string, Json> {
   const out: Record<string, Json> = {};
   for (const f of p.fields) {
@@ -495,7 +512,9 @@ function fieldsAsInputs(p: Extract<PreviewShown, { fields: unknown }>): Record<s
   return out;
 }
 
-/** The addresses of a header value: "Ann <ann@x.com>, bob@y.com" is ["ann@x.com", "bob@y.com"]; a JSON list as it is. */
+/**
+ * The addresses of a header value: "Ann <ann@x.com>, bob@y.com" is ["ann@x.com", "bob@y.com"]; a JSON list as it is.
+ */
 function addresses(text: string): Json {
   try {
     const parsed: unknown = JSON.parse(text);

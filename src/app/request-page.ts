@@ -95,7 +95,9 @@ export interface PageBinding {
   runtime: { op: string; line: number; text: string }[]; // references only known at run time: nothing bound
 }
 
-/** What "approve and remember" would save: per op the exact rule and what else it lets through, or why none can be made. */
+/**
+ * What "approve and remember" would save: per op the exact rule and what else it lets through, or why none can be made.
+ */
 export interface PageRemember {
   rules: { op: string; id: string; text: string; rule: string; also: string }[];
   refused: { op: string; why: string }[];
@@ -269,7 +271,10 @@ function pageCall(e: Effect, calls: readonly Effect[], manifests: ManifestSet | 
   };
 }
 
-/** The source's lines as the analysis numbers them (TypeScript's terminators: LS, PS and a lone CR too), so a call's line is the line marked. */
+/**
+ * The source's lines as the analysis numbers them (TypeScript's terminators: LS, PS and a lone CR too), so a call's
+ * line is the line marked.
+ */
 function sourceLines(source: string): string[] {
   const lines = source.split(/\r\n|[\n\r\u2028\u2029]/);
   if (lines.at(-1) === "") lines.pop();

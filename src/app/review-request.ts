@@ -40,14 +40,19 @@ export async function reviewRequest(ctx: AppContext, id: string, approver: strin
   };
 }
 
-/** A list row's glance, for requests read together: the manifests and file roots are read once for the list. No preview is fetched for a row. */
+/**
+ * A list row's glance, for requests read together: the manifests and file roots are read once for the list. No preview
+ * is fetched for a row.
+ */
 export function listGlance(ctx: AppContext): (request: StoredRequest) => RequestGlance {
   const manifests = ctx.manifests();
   const roots = fileRoots(ctx);
   return (request) => requestGlance(request, { manifests, ...(roots === undefined ? {} : { fileRoots: roots }) });
 }
 
-/** The roots of the user's file connection, when the authority has one (none: a surface does not say what lies outside). */
+/**
+ * The roots of the user's file connection, when the authority has one (none: a surface does not say what lies outside).
+ */
 export function fileRoots(ctx: AppContext): readonly string[] | undefined {
   try {
     const roots = ctx.previews?.connector().connections.byConnector.fs?.roots;

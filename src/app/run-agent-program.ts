@@ -247,7 +247,8 @@ async function resume(
   if (answer === undefined) return options.withdrawOnGiveUp === true ? "expired" : "pending";
   const ended = notApproved(answer, report);
   if (ended !== undefined) return ended;
-  // The request keeps no facts for its submitter: what the value's parts come from is the analysis's word on these bytes.
+  // The request keeps no facts for its submitter: what the value's parts come from is the analysis's word on these
+  // bytes.
   const manifests = input.manifests === undefined || input.manifests.length === 0 ? {} : { manifests: input.manifests };
   const { facts } = await client.check(
     { program: program.text!, source_name: view.program.entry, ...manifests },
@@ -405,7 +406,10 @@ async function waitForDecision(
   }
 }
 
-/** Withdraw a request nobody waits for any more. A person who decided in the meantime wins: the run still does not go on. */
+/**
+ * Withdraw a request nobody waits for any more. A person who decided in the meantime wins: the run still does not go
+ * on.
+ */
 async function withdraw(client: AuthorityClient, id: string): Promise<void> {
   await client.withdraw(id).catch(() => undefined);
 }
@@ -553,7 +557,10 @@ function summarizeCheck({ facts }: CheckResult): CheckSummary {
   };
 }
 
-/** The policy's decision with the rules that made it: the deny rules of a rejection, the asking ones of an ask, the allowing ones of an approval (`default` where none did). */
+/**
+ * The policy's decision with the rules that made it: the deny rules of a rejection, the asking ones of an ask, the
+ * allowing ones of an approval (`default` where none did).
+ */
 function policyLine(decision: PolicyView | PolicyDecision): NonNullable<RunReport["policy"]> {
   const deciding = { auto_rejected: "deny", ask: "ask", auto_approved: "allow" }[decision.kind];
   const rules = [...new Set(decision.effects.filter((e) => e.verdict === deciding).map((e) => e.rule ?? "default"))];

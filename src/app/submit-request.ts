@@ -62,7 +62,10 @@ function programText(source: ProgramInput["source"]): string {
   return typeof source === "string" ? source : (programBytes(source).text ?? "");
 }
 
-/** A program the analysis refuses (type errors, refused constructs, past its budget) is no request: analysis_rejected with every diagnostic. */
+/**
+ * A program the analysis refuses (type errors, refused constructs, past its budget) is no request: analysis_rejected
+ * with every diagnostic.
+ */
 export function refuseIfRejected(facts: Facts): void {
   const errors = facts.diagnostics.filter((d) => d.severity === "error");
   if (errors.length === 0) return;

@@ -73,7 +73,10 @@ export async function verifyAuditLog(ctx: AppContext, options: { checkpoint?: st
   };
 }
 
-/** `audit checkpoint`: the newest checkpoint in the database, once its signature verifies; undefined for a chain never signed. */
+/**
+ * `audit checkpoint`: the newest checkpoint in the database, once its signature verifies; undefined for a chain never
+ * signed.
+ */
 export async function newestAuditCheckpoint(ctx: AppContext): Promise<SignedCheckpoint | undefined> {
   const store = await ctx.store();
   const keyring = await ctx.keys.keyring(ctx.now());

@@ -47,7 +47,10 @@ export class AnalysisWorker {
     return this.#dead === undefined;
   }
 
-  /** The facts of one program (with `agent`, its agent actions beside the thread's manifests), or WorkerTimeout (the thread is gone then) / WorkerFailed. */
+  /**
+   * The facts of one program (with `agent`, its agent actions beside the thread's manifests), or WorkerTimeout (the
+   * thread is gone then) / WorkerFailed.
+   */
   analyze(source: Uint8Array | string, entry: string, timeoutMs: number, agent?: AgentActions): Promise<Facts> {
     if (this.#dead !== undefined) return Promise.reject(new WorkerFailed(this.#dead));
     if (this.#pending !== undefined) return Promise.reject(new Error("an analysis worker runs one program at a time"));

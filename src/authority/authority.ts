@@ -34,7 +34,10 @@ export interface Authority {
   port: number;
   init: InitResult;
   state: AuthorityState;
-  /** Resolves once the analysis threads are ready (they start after the listener; programs submitted before wait for them). */
+  /**
+   * Resolves once the analysis threads are ready (they start after the listener; programs submitted before wait for
+   * them).
+   */
   warmed: Promise<void>;
   close(): Promise<void>;
 }

@@ -87,7 +87,10 @@ export async function createApp(deps: AppDeps): Promise<Hono<AuthorityEnv>> {
   return app;
 }
 
-/** API routes answer errors as JSON whoever asks; any other path answers a browser (which asks for text/html) with a page. */
+/**
+ * API routes answer errors as JSON whoever asks; any other path answers a browser (which asks for text/html) with a
+ * page.
+ */
 function wantsPage(c: Context<AuthorityEnv>): boolean {
   const path = c.req.path;
   if (path.startsWith("/v1/") || path === "/healthz" || path.startsWith("/.well-known/")) return false;

@@ -70,7 +70,9 @@ export class DecisionThread {
     this.#timeoutMs = timeoutMs;
   }
 
-  /** `facts`' decision by `policy` under `manifests` and, when ordered and auto-approved, the receipt signed with `key`. */
+  /**
+   * `facts`' decision by `policy` under `manifests` and, when ordered and auto-approved, the receipt signed with `key`.
+   */
   evaluate(
     facts: Facts,
     policy: Policy,

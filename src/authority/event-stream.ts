@@ -55,7 +55,10 @@ export class EventStream {
     return this.#ended;
   }
 
-  /** Queue `bytes` for the client; false when the stream has ended (now, if it would hold too much: `bytes` are not sent). */
+  /**
+   * Queue `bytes` for the client; false when the stream has ended (now, if it would hold too much: `bytes` are not
+   * sent).
+   */
   write(bytes: Uint8Array): boolean {
     if (this.#ended) return false;
     if (this.#response.writableLength + bytes.length > MAX_UNSENT_BYTES) {

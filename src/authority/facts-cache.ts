@@ -32,7 +32,8 @@ export class FactsCache {
     analyze: (p: ProgramInput) => Promise<Facts>,
   ): Promise<Facts> {
     const sha256 = this.#sha256(program.source);
-    // The entry (any text) goes last: what precedes it is hex, a version, and "-" or the budget's JSON, each of which ends where it ends.
+    // The entry (any text) goes last: what precedes it is hex, a version, and "-" or the budget's JSON, each of which
+    // ends where it ends.
     const budget = program.budget === undefined ? "-" : JSON.stringify(program.budget);
     const key = `${sha256}:${context.manifests}:${context.analyzer}:${budget}:${program.entry}`;
     let entry = this.#entries.get(key);

@@ -49,7 +49,10 @@ export function bearer(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
-/** The name of the call's valid, unrevoked submitter token (looked up in the store each time: a revoked token stops at once). */
+/**
+ * The name of the call's valid, unrevoked submitter token (looked up in the store each time: a revoked token stops at
+ * once).
+ */
 export async function submitterName(c: Context<AuthorityEnv>, deps: AppDeps): Promise<string> {
   const header = c.req.header("authorization");
   if (header === undefined)
@@ -68,7 +71,10 @@ export function submitterAuth(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
   };
 }
 
-/** For an answer that waited (a long poll): the submitter's token is checked again, so a token revoked meanwhile gets nothing. */
+/**
+ * For an answer that waited (a long poll): the submitter's token is checked again, so a token revoked meanwhile gets
+ * nothing.
+ */
 export async function recheckSubmitter(c: Context<AuthorityEnv>, deps: AppDeps): Promise<void> {
   if ((await submitterName(c, deps)) !== c.get("submitter"))
     throw denied("the submitter token is not valid (unknown or revoked)", "unauthenticated");

@@ -15,7 +15,8 @@ export const MAX_BODY_DEPTH = 8;
  * The request's JSON body, checked against its schema: JSON only (415 otherwise, which also keeps
  * a cross-site form from posting here without a preflight), at most `limit` bytes (413, from the
  * Content-Length before anything is read, or as soon as a chunked body passes it), UTF-8, nesting
- * no deeper than MAX_BODY_DEPTH, parse errors and every refused field named (400). Read straight from the Node request: no web stream
+ * no deeper than MAX_BODY_DEPTH, parse errors and every refused field named (400). Read straight from the Node request:
+ * no web stream
  * in between.
  */
 export async function readBody<S extends z.ZodType>(
@@ -69,7 +70,10 @@ export async function readText(c: Context<AuthorityEnv>, limit: number): Promise
   }
 }
 
-/** Every byte of `incoming`, by its events (an async iterator per request cost more than the read); past `limit` it stops reading and fails. */
+/**
+ * Every byte of `incoming`, by its events (an async iterator per request cost more than the read); past `limit` it
+ * stops reading and fails.
+ */
 function readAll(incoming: IncomingMessage, limit: number, tooLarge: () => Error): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

@@ -59,12 +59,14 @@ export function approverRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     });
   });
 
-  // The request page's content as data, for an approval surface of its own (the terminal approver): the same order, already made visible.
+  // The request page's content as data, for an approval surface of its own (the terminal approver): the same order,
+  // already made visible.
   app.get("/v1/requests/:id/page", approver, async (c) =>
     c.json(requestPage(await reviewRequest(ctx, c.req.param("id"), c.get("approver").approver))),
   );
 
-  // A question about a request, answered from its facts (and what the person is shown) or not at all: never sent to the agent, never a decision.
+  // A question about a request, answered from its facts (and what the person is shown) or not at all: never sent to the
+  // agent, never a decision.
   app.post("/v1/requests/:id/question", approver, async (c) => {
     const body = await readBody(c, QuestionBody, deps.maxBodyBytes);
     const answer = await answerRequestQuestion(ctx, c.req.param("id"), body.question, {

@@ -33,10 +33,16 @@ export const MAX_WAIT_SECONDS = 60;
 
 const DEFAULT_SOURCE_NAME = "program.ts";
 
-/** A compact JWS is base64url and dots, none of which JSON escapes: its JSON string is itself in quotes (JSON.stringify took longer to scan it). */
+/**
+ * A compact JWS is base64url and dots, none of which JSON escapes: its JSON string is itself in quotes (JSON.stringify
+ * took longer to scan it).
+ */
 const COMPACT_JWS = /^[A-Za-z0-9_.-]*$/;
 
-/** The agent's routes: submit, check, read and withdraw its own requests, wait for a decision, redeem a receipt, hand in a run's output, read its held values. */
+/**
+ * The agent's routes: submit, check, read and withdraw its own requests, wait for a decision, redeem a receipt, hand in
+ * a run's output, read its held values.
+ */
 export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
   const ctx = deps.state.ctx;
   const submitter = submitterAuth(deps);
@@ -105,7 +111,8 @@ export function submitterRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     if (submitterName !== undefined && wait > 0) await recheckSubmitter(c, deps);
     const view = submitterName === undefined ? approverView(request) : submitterView(request);
     const body = { id: request.id, status: request.status, decision: view.decision, policy: view.policy };
-    // The receipt goes to the submitter alone: signed when it first asks (so it has its whole lifetime to run), the same one while it is valid.
+    // The receipt goes to the submitter alone: signed when it first asks (so it has its whole lifetime to run), the
+    // same one while it is valid.
     if (submitterName !== undefined && request.status === "approved")
       return c.json({ ...body, receipt: await issueRequestReceipt(ctx, id, { token: submitterName }) });
     return c.json(body);
@@ -144,7 +151,9 @@ function programOf(body: CheckBody): ProgramInput {
   };
 }
 
-/** The value of a run's output from its JSON text: 400 for text that is not JSON, or nests deeper than MAX_VALUE_DEPTH. */
+/**
+ * The value of a run's output from its JSON text: 400 for text that is not JSON, or nests deeper than MAX_VALUE_DEPTH.
+ */
 function parsedValue(text: string): Json {
   if (jsonNestedDeeper(text, MAX_VALUE_DEPTH))
     throw badRequest(

@@ -4,7 +4,10 @@ import { CountersignError } from "../model/index.js";
 import { localAuthorityUrl } from "../store/index.js";
 import { usageError, type Io } from "./command.js";
 
-/** Which authority an approver command talks to (--url, $COUNTERSIGN_URL, else authority.json) and as whom (--as, else the OS user). */
+/**
+ * Which authority an approver command talks to (--url, $COUNTERSIGN_URL, else authority.json) and as whom (--as, else
+ * the OS user).
+ */
 export function approverTarget(
   values: { url?: string; as?: string },
   io: Io,

@@ -14,7 +14,10 @@ import { EXIT, reportError, usageError, type Command } from "./command.js";
 import { openBrowser } from "./open-browser.js";
 import { parseFlags, positiveFlag } from "./parse-flags.js";
 
-/** A provider's ready-made settings: its endpoints, the scopes the connector needs, the API's base URL, extra authorization parameters. */
+/**
+ * A provider's ready-made settings: its endpoints, the scopes the connector needs, the API's base URL, extra
+ * authorization parameters.
+ */
 interface Provider {
   authUrl: string;
   tokenUrl: string;

@@ -12,7 +12,10 @@ export function browserCommand(env: NodeJS.ProcessEnv, platform: NodeJS.Platform
   return env.DISPLAY || env.WAYLAND_DISPLAY ? "xdg-open" : null;
 }
 
-/** Open `url` in the background; true when a browser was started (a failure to start it is no error: the link is printed). */
+/**
+ * Open `url` in the background; true when a browser was started (a failure to start it is no error: the link is
+ * printed).
+ */
 export function openBrowser(url: string, env: NodeJS.ProcessEnv): Promise<boolean> {
   const command = browserCommand(env);
   if (command === null) return Promise.resolve(false);

@@ -258,7 +258,10 @@ async function simulate(io: Io, values: SimulateFlags, json: boolean): Promise<n
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
-/** `--since`: an ISO date (midnight UTC) or a date-time with its zone; a day that does not exist is refused, not rolled over. */
+/**
+ * `--since`: an ISO date (midnight UTC) or a date-time with its zone; a day that does not exist is refused, not rolled
+ * over.
+ */
 function sinceDate(text: string): Date {
   const at = ISO_DATE.test(text) ? new Date(text.length === 10 ? `${text}T00:00:00Z` : text) : null;
   const day = text.slice(0, 10);

@@ -81,7 +81,8 @@ const command: Command = {
     };
     // A stop asked for while the routes load (the URL is printed before) waits for them, then stops cleanly.
     const { stopped, cancel } = stopSignal();
-    // MCP at /mcp: the tools of `countersign mcp`, run here, each session reaching this authority with its agent's token.
+    // MCP at /mcp: the tools of `countersign mcp`, run here, each session reaching this authority with its agent's
+    // token.
     const mcp = mcpEndpoint(
       io,
       { database, manifests: values.manifests, policies: values.policies },

@@ -32,7 +32,10 @@ export function homeDir(env: NodeJS.ProcessEnv): string {
   return home !== undefined && home !== "" ? resolve(home) : userInfo().homedir;
 }
 
-/** The store a command on this machine uses: --database, else $COUNTERSIGN_DATABASE, else the data directory's SQLite file (undefined). */
+/**
+ * The store a command on this machine uses: --database, else $COUNTERSIGN_DATABASE, else the data directory's SQLite
+ * file (undefined).
+ */
 export function databaseOf(env: NodeJS.ProcessEnv, given?: string): string | undefined {
   return (
     given ??

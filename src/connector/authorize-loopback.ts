@@ -3,7 +3,10 @@ import type { AddressInfo } from "node:net";
 import * as oauth from "oauth4webapi";
 import { CountersignError } from "../model/index.js";
 
-/** One authorization: the provider's endpoints, the client, the scopes, and extra parameters of the authorization URL (Google's access_type=offline). */
+/**
+ * One authorization: the provider's endpoints, the client, the scopes, and extra parameters of the authorization URL
+ * (Google's access_type=offline).
+ */
 export interface LoopbackAuthorization {
   connection: string; // named in errors
   authUrl: string;

@@ -41,7 +41,9 @@ export interface Secret {
   what: string;
 }
 
-/** The parsed file together with its path, so every config error can name the file, and the secrets the fs host refuses. */
+/**
+ * The parsed file together with its path, so every config error can name the file, and the secrets the fs host refuses.
+ */
 export interface Connections {
   file: string;
   byConnector: Readonly<Record<string, Connection>>;

@@ -75,7 +75,9 @@ function failed(caps: Capabilities, path: string, err: unknown): CountersignErro
   });
 }
 
-/** A root the program's path is under: the root, the root as the path names it (given or real), the segments below it. */
+/**
+ * A root the program's path is under: the root, the root as the path names it (given or real), the segments below it.
+ */
 interface Match {
   root: FsRoot;
   base: string;
@@ -212,7 +214,10 @@ export function fsRead(caps: Capabilities, limits: Limits, path: string): { cont
   }
 }
 
-/** The names in a directory (listing a folder that holds a secret would show its name; roots never hold one, see loadConnections). */
+/**
+ * The names in a directory (listing a folder that holds a secret would show its name; roots never hold one, see
+ * loadConnections).
+ */
 export function fsList(caps: Capabilities, path: string): { entries: { name: string; type: string }[] } {
   const at = locate(caps, path);
   refuseLinks(caps, path, at, "check");

@@ -36,7 +36,9 @@ type Handler<S extends z.ZodType> = (caps: Capabilities, request: z.infer<S>) =>
  */
 export type HostHandler = (request: string) => string | Promise<string>;
 
-/** The host functions whose every answer is synchronous: a plugin that imports only these may run in the host's thread. */
+/**
+ * The host functions whose every answer is synchronous: a plugin that imports only these may run in the host's thread.
+ */
 export const SYNC_HOST_FUNCTIONS: ReadonlySet<string> = new Set([
   "fs_read",
   "fs_list",

@@ -118,7 +118,8 @@ async function readCapped(res: Response, limit: number, url: URL): Promise<strin
  * Perform one request for a plugin: allowlisted host:port only, credential injected here (never
  * shown to the plugin), body capped. A credential that cannot be had (an OAuth refresh refused)
  * stops the call before anything is sent. A 401 to a request that carried a renewable credential
- * renews it and sends the request once more: the API refused the first, so it did nothing. Redirects are never followed, whatever the method: the 3xx
+ * renews it and sends the request once more: the API refused the first, so it did nothing. Redirects are never
+ * followed, whatever the method: the 3xx
  * answer (status, headers with Location, body) goes back to the plugin, and so to the program, as
  * any other. A next request to the Location is a new call, checked against the grant and the
  * policy like the first; following it here would send the approved body to a path nobody checked.

@@ -44,7 +44,9 @@ export interface CheckedPlugin {
   imports: string[];
 }
 
-/** Whether the host offers a plugin `name` from "extism:host/user": one of `hostNames`, or the fuel meter's function. */
+/**
+ * Whether the host offers a plugin `name` from "extism:host/user": one of `hostNames`, or the fuel meter's function.
+ */
 function offered(name: string, hostNames: readonly string[]): boolean {
   return name === METER_FUNCTION || hostNames.includes(name);
 }
@@ -136,7 +138,10 @@ export async function startWorker(
   }
 }
 
-/** Instantiate a checked plugin in the host's thread (see plugin-in-thread.ts); `handlers` must all answer synchronously. */
+/**
+ * Instantiate a checked plugin in the host's thread (see plugin-in-thread.ts); `handlers` must all answer
+ * synchronously.
+ */
 export async function startInThread(
   connector: LoadedConnector,
   plugin: CheckedPlugin,

@@ -3,7 +3,10 @@ import { z } from "zod";
 
 const LOOPBACK = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
-/** https, or http to this machine only (a local authorization server under test): a token endpoint gets the client secret and the refresh token. */
+/**
+ * https, or http to this machine only (a local authorization server under test): a token endpoint gets the client
+ * secret and the refresh token.
+ */
 const EndpointUrl = z
   .url({ protocol: /^https?$/, error: "must be an https:// URL" })
   .refine(

@@ -68,7 +68,9 @@ interface Loaded {
 
 const PLUGIN_ERROR = "Plugin-originated error: ";
 
-/** A plugin's own error: it may claim external_api_error (with the provider's status); anything else is connector_error. */
+/**
+ * A plugin's own error: it may claim external_api_error (with the provider's status); anything else is connector_error.
+ */
 function pluginError(connector: string, fn: string, text: string): CountersignError {
   let claimed: { class?: unknown; message?: unknown; status?: unknown } = {};
   try {

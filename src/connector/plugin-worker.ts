@@ -19,7 +19,10 @@ import { threadModule } from "../model/thread-module.js";
  */
 export type WorkerCallResult = { ok: true; output: string } | { ok: false; message: string; overLimit: boolean };
 
-/** The host's side of the plugin's host function calls: the function's name and request text in, the response text out; it must not throw. */
+/**
+ * The host's side of the plugin's host function calls: the function's name and request text in, the response text out;
+ * it must not throw.
+ */
 export type HostAnswer = (name: string, request: string) => string | Promise<string>;
 
 export class PluginWorkerTimeout extends Error {}

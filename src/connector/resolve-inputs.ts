@@ -35,7 +35,8 @@ export async function resolveInputs(
   // A call whose program names a resolved input itself is refused by admitCall: nothing is read for it.
   const later = new Set(Object.keys(spec.inputs));
   if ([...later].some((input) => Object.hasOwn(data, input))) return {};
-  // In the form admitCall will check: canonical (a non-canonical argument is refused before any read), every declared input.
+  // In the form admitCall will check: canonical (a non-canonical argument is refused before any read), every declared
+  // input.
   const { full } = checkedForm(action, data);
   const connector = set.connectors.get(action.connector);
   checkCallBeforeRead(

@@ -65,7 +65,8 @@ const MAX_READS = 3;
  * surface (`policy explain`, the approval page, the terminal approver) and inside values:
  * `the result of email.get_draft (id = "r-1") — untrusted; loop variable`, or `none` when it has
  * no source at all; a part of a result is named (`the result of http.get (…), field $.body.iban`),
- * and so is the policy entry that vouched for a source. Untrusted sources come first; an agent action's result is one entry naming
+ * and so is the policy entry that vouched for a source. Untrusted sources come first; an agent action's result is one
+ * entry naming
  * the ops its steps call (it returns its last step's output, which may hold any earlier one's).
  */
 export function describeSources(sources: readonly Provenance[], none: string, calls: SourceCalls = []): string {
@@ -110,7 +111,10 @@ export function describeInfluence(
   return `whether it runs, how often and with which values may depend on ${describeSources(influencedBy, "", calls)}`;
 }
 
-/** How a value the agent was given by an earlier run and pasted into this program is named (src/given): it says which run, in its own words. */
+/**
+ * How a value the agent was given by an earlier run and pasted into this program is named (src/given): it says which
+ * run, in its own words.
+ */
 const PASTED = / pasted from .+ in request \S+$/;
 
 function describeSource(p: Provenance, steps: ReadonlyMap<string, ReadonlySet<string>>, calls: SourceCalls): string {

@@ -58,7 +58,10 @@ export function canonicalShapes(prefix: string, suffix: string): { prefix: strin
   return shapes;
 }
 
-/** Whether some string starting with `prefix` and ending with `suffix` is the operand `x` (for an address: in canonical form). */
+/**
+ * Whether some string starting with `prefix` and ending with `suffix` is the operand `x` (for an address: in canonical
+ * form).
+ */
 export function shapeMayBe(x: string, prefix: string, suffix: string): boolean {
   if (!isAddress(x)) return isShapeMember(x, prefix, suffix);
   const canonical = canonicalAddress(x);

@@ -26,7 +26,10 @@ export function holdsHostIn(entries: readonly string[], prefix: string): Verdict
   return hostAllowed(entries, target) ? "yes" : "no";
 }
 
-/** Where every string starting with `prefix` goes, when the prefix holds the whole authority (see above); null otherwise. */
+/**
+ * Where every string starting with `prefix` goes, when the prefix holds the whole authority (see above); null
+ * otherwise.
+ */
 function prefixTarget(prefix: string): Readonly<{ host: string; port: number }> | null {
   return AUTHORITY.test(prefix) ? urlHostPort(prefix) : null;
 }

@@ -7,7 +7,8 @@ import { wildcardMatch } from "./wildcard.js";
 export function matchOp(pattern: string, op: string): boolean {
   if (pattern === "*") return true;
   const p = pattern.indexOf(".");
-  // Without a wildcard, a pattern selects the op it names and only that one (the common case: checked for every rule and effect).
+  // Without a wildcard, a pattern selects the op it names and only that one (the common case: checked for every rule
+  // and effect).
   if (!pattern.includes("*") && !pattern.includes("?")) return p >= 0 && pattern === op;
   if (p < 0) return false;
   // The connector parts are equal when the op starts with the pattern's, dot included (it holds no other dot).

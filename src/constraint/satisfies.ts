@@ -12,7 +12,8 @@ import { hostAllowed, urlHostPort } from "./url-host.js";
 /**
  * The run-time check: does a concrete value satisfy a constraint?
  *
- * Keys that look at the value itself (`sha256` too: a string whose digest is listed): `all` checks each conjunct against the value; `max_length`
+ * Keys that look at the value itself (`sha256` too: a string whose digest is listed): `all` checks each conjunct
+ * against the value; `max_length`
  * and `min_length` bound a string's or an array's length; `type` names the value's JSON type;
  * `elements` wants an array whose every element satisfies it; `fields` wants an object with no key
  * beyond those listed, each listed field (null when absent) satisfying its constraint; `json`

@@ -84,7 +84,10 @@ function replaced(
   return c;
 }
 
-/** `all` without its TRUE parts, `any` without its FALSE ones (neither changes what they hold of), and one part alone as itself. */
+/**
+ * `all` without its TRUE parts, `any` without its FALSE ones (neither changes what they hold of), and one part alone as
+ * itself.
+ */
 function simplified(key: "all" | "any", parts: ValueConstraint[], neutral: ValueConstraint): ValueConstraint {
   const kept = parts.filter((p) => !jsonEqual(p, neutral));
   if (kept.length === 1) return kept[0]!;

@@ -46,7 +46,10 @@ export interface Global {
   prototype?: Shape;
 }
 
-/** An object a program reaches through syntax rather than a global name: function and iterator prototypes, errors the engine throws. */
+/**
+ * An object a program reaches through syntax rather than a global name: function and iterator prototypes, errors the
+ * engine throws.
+ */
 export interface Intrinsic {
   name: string;
   /** How a runner finds it: JavaScript source of an expression, evaluated in the realm before anything is removed. */
@@ -432,7 +435,8 @@ const regexpInternals = [
 ];
 
 export const INTRINSICS: readonly Intrinsic[] = [
-  // Every function's prototype: no call/apply/bind (they would call trusted functions out of sight), no constructor (Function).
+  // Every function's prototype: no call/apply/bind (they would call trusted functions out of sight), no constructor
+  // (Function).
   // @@hasInstance cannot be removed (the engine makes it non-configurable); it only answers instanceof.
   {
     name: "Function.prototype",
@@ -484,7 +488,8 @@ export const INTRINSICS: readonly Intrinsic[] = [
       members: [{ name: "name" }, { name: "message" }],
     }),
   ),
-  // Reached through literals the analyzer refuses (0n) or values no listed built-in returns (symbols): stripped bare all the same.
+  // Reached through literals the analyzer refuses (0n) or values no listed built-in returns (symbols): stripped bare
+  // all the same.
   { name: "BigInt.prototype", find: "Object.getPrototypeOf(0n)", members: [] },
   { name: "Symbol.prototype", find: "Symbol.prototype", members: [] },
   // The accessor of a strict function's arguments.callee: frozen by the language, a function like any other.
@@ -493,7 +498,8 @@ export const INTRINSICS: readonly Intrinsic[] = [
     find: 'Object.getOwnPropertyDescriptor((function () { "use strict"; return arguments; })(), "callee").get',
     members: [],
   },
-  // Last, so that it names nothing the other engines reach: QuickJS throws an InternalError on a stack overflow or out of memory.
+  // Last, so that it names nothing the other engines reach: QuickJS throws an InternalError on a stack overflow or out
+  // of memory.
   {
     name: "InternalError.prototype",
     find: 'typeof InternalError === "function" ? InternalError.prototype : undefined',

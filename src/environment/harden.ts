@@ -20,7 +20,10 @@ export interface RuntimeAllowlist {
 
 const names = (members: readonly Member[]): string[] => members.map((m) => m.name);
 
-/** The environment as a realm keeps it: what the hardening script is built from, and the agreement tests compare against. */
+/**
+ * The environment as a realm keeps it: what the hardening script is built from, and the agreement tests compare
+ * against.
+ */
 export function runtimeAllowlist(): RuntimeAllowlist {
   const objects: KeptObject[] = [];
   const present = GLOBALS.filter((g) => g.typesOnly !== true);
@@ -91,7 +94,10 @@ const GUARDED_METHODS = [
   "unshift",
 ];
 
-/** Key names as a set for the script: string keys as an object's keys (JSON.parse builds it), then any well-known symbols by name. */
+/**
+ * Key names as a set for the script: string keys as an object's keys (JSON.parse builds it), then any well-known
+ * symbols by name.
+ */
 function keySet(names: readonly string[]): [Record<string, 1>] | [Record<string, 1>, string[]] {
   const keys = Object.fromEntries(names.filter((n) => !n.startsWith("@@")).map((n) => [n, 1] as const));
   const symbols = names.filter((n) => n.startsWith("@@")).map((n) => n.slice(2));

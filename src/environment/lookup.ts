@@ -4,7 +4,9 @@ function membersOf(global: string, part: "statics" | "prototype"): Member[] {
   return GLOBALS.find((g) => g.name === global)?.[part]?.members ?? [];
 }
 
-/** The names of `<global>.prototype`'s (or the global's own) members that the analyzer computes exactly on constants. */
+/**
+ * The names of `<global>.prototype`'s (or the global's own) members that the analyzer computes exactly on constants.
+ */
 export function exactMembers(global: string, part: "statics" | "prototype"): ReadonlySet<string> {
   return new Set(
     membersOf(global, part)

@@ -71,7 +71,10 @@ function walk(value: Json, path: string, visit: (text: string, path: string) => 
   }
 }
 
-/** The part that describes the value at `path`: the one whose path is it or encloses it (a part deeper than the parts go is described as a whole). */
+/**
+ * The part that describes the value at `path`: the one whose path is it or encloses it (a part deeper than the parts go
+ * is described as a whole).
+ */
 function partAt(parts: readonly ResultPart[], path: string): ResultPart | undefined {
   let best: ResultPart | undefined;
   for (const p of parts) {

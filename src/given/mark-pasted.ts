@@ -4,7 +4,9 @@ import { givenKeys, MIN_WHOLE, type GivenKeys } from "./given-keys.js";
 import { normalizeMailbox, normalizeText } from "./normalize.js";
 import { programLiterals } from "./program-literals.js";
 
-/** A literal that shares this many characters in a row with a given text was copied from it (a sentence, not a word). */
+/**
+ * A literal that shares this many characters in a row with a given text was copied from it (a sentence, not a word).
+ */
 export const COPIED_RUN = 32;
 /**
  * A literal is searched for windows starting every WINDOW_STEP characters, each as long as
@@ -25,7 +27,8 @@ export interface MarkOptions {
  * untrusted, "pasted from the result of <op> in request <id>" — in the arguments, their sources
  * and any agent action's own arguments; a value the program's text holds anywhere — as written,
  * in its literals joined in order or reversed, or spelled by its numbers (programLiterals): pieces
- * the analysis does not see reach a call, a disguise — steers every call, as data branched on does; and `context` says what the agent had been given. Pure.
+ * the analysis does not see reach a call, a disguise — steers every call, as data branched on does; and `context` says
+ * what the agent had been given. Pure.
  *
  * A literal matches a given text when, both normalized (normalizeText): it is the whole text; it
  * holds one of the text's tokens (givenKeys); it names the same mailbox as an address in the text;
@@ -62,7 +65,10 @@ function keysOf(given: GivenText, ignored: ReadonlySet<string>): GivenKeys {
   return keys;
 }
 
-/** A program text as it is searched for a value: as written, its literals joined (and reversed), and the characters its numbers spell. */
+/**
+ * A program text as it is searched for a value: as written, its literals joined (and reversed), and the characters its
+ * numbers spell.
+ */
 export function searchedTexts(text: string): string[] {
   const { strings, codes } = programLiterals(text);
   const joined = normalizeText(strings);
@@ -109,7 +115,8 @@ function markEffect(effect: Effect, matcher: PieceMatcher, steering: readonly Pr
 
 function pastedFrom(given: GivenText, how: string): Provenance {
   const ops = given.from.length === 0 ? "an earlier run" : `the result of ${given.from.join(", ")}`;
-  // One op names it where there is one; several (or none) leave it of unknown origin, which a `from` condition reads as any op.
+  // One op names it where there is one; several (or none) leave it of unknown origin, which a `from` condition reads as
+  // any op.
   return {
     source: `${how} pasted from ${ops} in request ${given.request}`,
     untrusted: true,

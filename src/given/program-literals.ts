@@ -45,7 +45,10 @@ function blockEnd(source: string, i: number): number {
 
 const SIMPLE: Readonly<Record<string, string>> = { n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", v: "\v", 0: "\0" };
 
-/** A string (or a template's text, `${` … `}` skipped as code) from after its opening quote: its value and where it ends. */
+/**
+ * A string (or a template's text, `${` … `}` skipped as code) from after its opening quote: its value and where it
+ * ends.
+ */
 function readString(source: string, start: number, quote: string): { text: string; end: number } {
   let text = "";
   let i = start;

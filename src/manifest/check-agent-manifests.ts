@@ -76,14 +76,20 @@ export function checkStoredAgentManifests(
   return checkParsed(trusted, parsed, [], allowlists);
 }
 
-/** The manifests of a canonical text, as the agent submitted them (descriptions are its words); undefined when it is not that form. */
+/**
+ * The manifests of a canonical text, as the agent submitted them (descriptions are its words); undefined when it is not
+ * that form.
+ */
 export function storedAgentManifests(text: string): ActionManifest[] | undefined {
   const parsed = parseStored(text);
   if (parsed === undefined || parsed.some((p) => p.data === undefined)) return undefined;
   return parsed.map((p) => p.data!);
 }
 
-/** The `[name, manifest]` pairs of a canonical text, each through the schema (which fills nothing new: defaults are in it). */
+/**
+ * The `[name, manifest]` pairs of a canonical text, each through the schema (which fills nothing new: defaults are in
+ * it).
+ */
 function parseStored(text: string): ParsedManifest<ActionManifest>[] | undefined {
   let value: unknown;
   try {
@@ -141,7 +147,8 @@ function checkParsed(
     const fn = actionFunctionName(name);
     const same = byFunction.get(fn);
     const like = trustedNames.get(name) ?? trustedNames.get(fn);
-    // A second action under one function name is set aside (its twin's checks stand for it); a bad name alone does not stop the other checks.
+    // A second action under one function name is set aside (its twin's checks stand for it); a bad name alone does not
+    // stop the other checks.
     if (same !== undefined) {
       errors.push(
         fieldError(

@@ -6,7 +6,9 @@ import type { Template } from "./template.js";
 
 type Report = (path: FieldPath, message: string) => void;
 
-/** Each input's first index, duplicates reported (a map, not indexOf: thousands of inputs must not take quadratic time). */
+/**
+ * Each input's first index, duplicates reported (a map, not indexOf: thousands of inputs must not take quadratic time).
+ */
 export function checkInputNames(action: ActionManifest, error: Report): Map<string, number> {
   return firstByName(action.inputs, ["inputs"], "input", error);
 }
@@ -77,7 +79,9 @@ export function checkResolve(
   return template;
 }
 
-/** An op run without a receipt of its own must only read and need no approval; its args may use only `${args.<input>}`. */
+/**
+ * An op run without a receipt of its own must only read and need no approval; its args may use only `${args.<input>}`.
+ */
 function checkRead(
   at: FieldPath,
   role: string,

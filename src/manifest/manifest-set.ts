@@ -12,7 +12,10 @@ export interface LoadedAction {
   templates: ActionTemplates;
 }
 
-/** The `${…}` inputs of an action, parsed when it was loaded: one per [[execute]] step, the preview's args, and the resolve op's args. */
+/**
+ * The `${…}` inputs of an action, parsed when it was loaded: one per [[execute]] step, the preview's args, and the
+ * resolve op's args.
+ */
 export interface ActionTemplates {
   execute: Template[];
   preview: Template | null;

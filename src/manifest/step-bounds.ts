@@ -68,7 +68,9 @@ function fieldOf(template: Template, key: string): Template | undefined {
   return undefined;
 }
 
-/** A string template as an abstract value (exact for a literal, its leading text for a template), and how to show it. */
+/**
+ * A string template as an abstract value (exact for a literal, its leading text for a template), and how to show it.
+ */
 function knownText(template: Template | undefined): { value: AbstractValue; shown: string } | undefined {
   if (template === undefined) return undefined;
   if (template.kind === "literal")

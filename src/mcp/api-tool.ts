@@ -19,7 +19,9 @@ export default program({
 });
 `;
 
-/** What countersign_api answers; optional fields: a refused call (an unknown argument) carries only `error` and `next`. */
+/**
+ * What countersign_api answers; optional fields: a refused call (an unknown argument) carries only `error` and `next`.
+ */
 const output = {
   modules: z.record(z.string(), z.string()).optional(),
   skeleton: z.string().optional(),

@@ -124,7 +124,10 @@ export function registerCheckTool(server: McpServer, { ctx, authority }: McpDeps
   );
 }
 
-/** None configured, or nothing answers where one is: the client's own config_error (an authority's own errors come from its boundary). */
+/**
+ * None configured, or nothing answers where one is: the client's own config_error (an authority's own errors come from
+ * its boundary).
+ */
 function noAuthority(err: unknown): boolean {
   return err instanceof CountersignError && err.class === "config_error" && err.boundary === "cli";
 }

@@ -317,7 +317,9 @@ export function runResult(report: RunReport): z.infer<z.ZodObject<typeof RunTool
   };
 }
 
-/** In plain words, which parts of the value hold untrusted data: the agent reads them as data, never as instructions. */
+/**
+ * In plain words, which parts of the value hold untrusted data: the agent reads them as data, never as instructions.
+ */
 export function valueNote(parts: readonly ResultPart[], value: Json = null): string {
   const untrusted = parts.filter((p) => p.untrusted);
   const held = handlesIn(value);

@@ -4,7 +4,10 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { AppContext, AuthorityClient } from "../app/index.js";
 import { createMcpServer } from "./create-server.js";
 
-/** Sessions one agent may hold at once: a few hosts or windows, not a leak (past it, its least recently used one with nothing open is closed). */
+/**
+ * Sessions one agent may hold at once: a few hosts or windows, not a leak (past it, its least recently used one with
+ * nothing open is closed).
+ */
 export const DEFAULT_SESSIONS_PER_AGENT = 16;
 /** Sessions the endpoint holds at once, every agent together. */
 export const DEFAULT_MAX_SESSIONS = 256;

@@ -55,7 +55,9 @@ export const AskAdvice = z.object({
 });
 export type AskAdvice = z.infer<typeof AskAdvice>;
 
-/** What `POST /v1/check` answers, and what `countersign check` prints either way; `advice` when a person would be asked. */
+/**
+ * What `POST /v1/check` answers, and what `countersign check` prints either way; `advice` when a person would be asked.
+ */
 export const CheckResult = z.object({ facts: Facts, decision: PolicyDecision, advice: AskAdvice.optional() });
 export type CheckResult = z.infer<typeof CheckResult>;
 

@@ -19,7 +19,9 @@ export type GivenText = z.infer<typeof GivenText>;
 const RunLogs = z.array(z.object({ stream: z.enum(["log", "error"]), text: z.string() }).strict());
 const Thrown = z.object({ name: z.string(), message: z.string() }).strict();
 
-/** What a run's sandbox produced for the agent, as the runner hands it to the authority before the agent sees any of it. */
+/**
+ * What a run's sandbox produced for the agent, as the runner hands it to the authority before the agent sees any of it.
+ */
 export const RunOutput = z
   .object({
     value: Json,

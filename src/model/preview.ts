@@ -2,7 +2,9 @@ import { z } from "zod";
 import { Site } from "./facts.js";
 import { Json } from "./json.js";
 
-/** One line of a preview: the manifest's `render` label, the value read from the preview op's answer ("n/a" if absent). */
+/**
+ * One line of a preview: the manifest's `render` label, the value read from the preview op's answer ("n/a" if absent).
+ */
 export const PreviewField = z
   .object({
     label: z.string(),
@@ -12,7 +14,10 @@ export const PreviewField = z
   .strict();
 export type PreviewField = z.infer<typeof PreviewField>;
 
-/** Which call a preview is for: the effect's index in `facts.effects`, its op and site, and the preview's own arguments' values. */
+/**
+ * Which call a preview is for: the effect's index in `facts.effects`, its op and site, and the preview's own arguments'
+ * values.
+ */
 const PreviewOf = {
   effect: z.number().int().nonnegative(),
   op: z.string(),

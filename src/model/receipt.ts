@@ -137,7 +137,10 @@ export type Ed25519PublicJwk = z.infer<typeof Ed25519PublicJwk>;
 export const Jwks = z.object({ keys: z.array(z.record(z.string(), z.unknown())) });
 export type Jwks = z.infer<typeof Jwks>;
 
-/** `$COUNTERSIGN_HOME/authority.json`: whom the local runner trusts, and where the authority serves. `jwks_path` is relative to that directory. */
+/**
+ * `$COUNTERSIGN_HOME/authority.json`: whom the local runner trusts, and where the authority serves. `jwks_path` is
+ * relative to that directory.
+ */
 export const AuthorityFile = z
   .object({
     issuer: z.string().min(1),

@@ -70,7 +70,10 @@ export const PersonDecision = z.discriminatedUnion("kind", [
 ]);
 export type PersonDecision = z.infer<typeof PersonDecision>;
 
-/** Request ids: 22 base64url characters, the time in milliseconds (sorting as it grows, so that new rows go to the end of the indexes) and 96 random bits. */
+/**
+ * Request ids: 22 base64url characters, the time in milliseconds (sorting as it grows, so that new rows go to the end
+ * of the indexes) and 96 random bits.
+ */
 export const RequestId = z
   .string()
   .regex(/^req_[A-Za-z0-9_-]{22}$/, "must be req_ and 22 base64url characters (a time prefix and 96 random bits)");

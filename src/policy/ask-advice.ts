@@ -26,7 +26,10 @@ export function askAdvice(facts: Facts, policy: Policy, set: ManifestSet): AskAd
   return { asks };
 }
 
-/** Every deny or ask rule that may apply could be ruled out by narrowing, and some allow rule that can pass the call could be made sure. */
+/**
+ * Every deny or ask rule that may apply could be ruled out by narrowing, and some allow rule that can pass the call
+ * could be made sure.
+ */
 function guaranteeCouldHelp(e: EffectEvaluation, set: ManifestSet): boolean {
   const blockers = e.rules.filter((o) => o.rule.decision !== "allow" && o.holds !== "no");
   if (!blockers.every((o) => o.holds === "maybe" && o.parts.some((p) => p.holds === "maybe" && narrowable(p))))
@@ -40,7 +43,10 @@ function guaranteeCouldHelp(e: EffectEvaluation, set: ManifestSet): boolean {
   );
 }
 
-/** A condition a guarantee can decide: on an argument's value (not its provenance), or on the calls' count or distinctness. */
+/**
+ * A condition a guarantee can decide: on an argument's value (not its provenance), or on the calls' count or
+ * distinctness.
+ */
 function narrowable(p: RuleCheck["parts"][number]): boolean {
   if (p.kind === "arg") return !mentionsSources(p.c);
   return p.kind === "count" || p.kind === "distinct";

@@ -65,7 +65,8 @@ type Part =
  * Does `rule` (whose op matches) apply to `effect`? Three-valued, conditions joined by "and".
  * An allow rule needs every element of a list input to match (the constraint language's
  * reading); a deny or ask rule fires when any element matches — "deny mail to *@rival.com" and
- * "ask before mail to the CFO" must catch a list that holds one such address among others. `count` and `distinct` look at all effects
+ * "ask before mail to the CFO" must catch a list that holds one such address among others. `count` and `distinct` look
+ * at all effects
  * the rule's op matches, since a bound on calls is a bound on the total.
  *
  * An input the call does not show but the trusted wrapper reads before each call (`[resolve]`,

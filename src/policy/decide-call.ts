@@ -3,7 +3,9 @@ import type { ManifestSet } from "../manifest/index.js";
 import { evaluate } from "./evaluate.js";
 import type { Policy } from "./schema.js";
 
-/** One concrete call countersign makes itself (a preview's read at approval time), with the exact values it will send. */
+/**
+ * One concrete call countersign makes itself (a preview's read at approval time), with the exact values it will send.
+ */
 export interface ConcreteCall {
   op: string;
   args: Readonly<Record<string, Json>>; // by the op's input names, as the connector gets them

@@ -20,7 +20,8 @@ export type Remembered = { op: string; rule: PolicyRule; binds?: string[] } | { 
 /**
  * For "approve and remember": per op, the narrowest allow rule that auto-approves exactly these
  * effects — every input pinned to its finite set of constants (`in`; list inputs per element),
- * or to the `in` set a guarantee holds it to at every call; calls capped at the program's total. It names the op exactly, so it can lift a consequential
+ * or to the `in` set a guarantee holds it to at every call; calls capped at the program's total. It names the op
+ * exactly, so it can lift a consequential
  * action's floor, and it never allows more than this program does: when an input is not a
  * finite constant set or the calls are unbounded, no rule is made for that op.
  *

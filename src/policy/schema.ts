@@ -39,7 +39,10 @@ function onlySources(c: ValueConstraint): boolean {
 export const ContextCondition = z.object({ untrusted: z.boolean() }).strict();
 export type ContextCondition = z.infer<typeof ContextCondition>;
 
-/** A rule's condition: an effect constraint without `op` (the rule names the op itself), what may have influenced the call, and what the agent had been given. */
+/**
+ * A rule's condition: an effect constraint without `op` (the rule names the op itself), what may have influenced the
+ * call, and what the agent had been given.
+ */
 export const RuleWhen = EffectConstraint.omit({ op: true })
   .extend({ influenced_by: InfluenceCondition.optional(), context: ContextCondition.optional() })
   .strict();

@@ -57,7 +57,10 @@ function trustedValue(
   }
 }
 
-/** The source, trusted when an entry vouches for it. A source of unknown origin (no op) may hold anything: no entry does. */
+/**
+ * The source, trusted when an entry vouches for it. A source of unknown origin (no op) may hold anything: no entry
+ * does.
+ */
 export function trustedSource(p: Provenance, entries: readonly TrustedEntry[]): Provenance {
   if (!p.untrusted || p.op === undefined) return p;
   const entry = entries.find((e) => vouchesFor(e, p));

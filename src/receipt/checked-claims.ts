@@ -17,7 +17,10 @@ interface Template {
 }
 
 const kept = new Map<string, Template>();
-/** The template used last, with a private copy of the claims it was made from (parsed from their text: nobody else holds it). */
+/**
+ * The template used last, with a private copy of the claims it was made from (parsed from their text: nobody else holds
+ * it).
+ */
 let last: { copy: unknown; template: Template } | undefined;
 
 /** The claims, checked, and their JSON text as signed (the schema's key order), or the schema's error. */
@@ -75,7 +78,10 @@ function ownText(own: OwnClaims): string {
   return `"sub":${s(own.sub)},"iat":${s(own.iat)},"nbf":${s(own.nbf)},"exp":${s(own.exp)},"jti":${s(own.jti)}`;
 }
 
-/** The text of `claims` before and after its own claims; only if that is exactly how JSON.stringify writes them (checked here, once). */
+/**
+ * The text of `claims` before and after its own claims; only if that is exactly how JSON.stringify writes them (checked
+ * here, once).
+ */
 function textAround(claims: ReceiptClaims): Pick<Template, "text"> {
   const { iss, aud, sub: _sub, iat: _iat, nbf: _nbf, exp: _exp, jti: _jti, ...rest } = claims;
   const head = `${JSON.stringify({ iss, aud }).slice(0, -1)},`;

@@ -64,7 +64,10 @@ const noProtoKey = (key: string, value: unknown): unknown => {
   return value;
 };
 
-/** A JSON object from UTF-8 bytes, or undefined for anything else (bad UTF-8, bad JSON, a `__proto__` key, not an object). */
+/**
+ * A JSON object from UTF-8 bytes, or undefined for anything else (bad UTF-8, bad JSON, a `__proto__` key, not an
+ * object).
+ */
 export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> | undefined {
   try {
     const text = utf8.decode(bytes);

@@ -28,7 +28,8 @@ export interface VerifyOptions {
  * Check a receipt before a run, in this order, each failure a receipt_invalid with its own
  * reason: size and compact form; header (alg, other parameters, typ, kid); the signature, with
  * the JWKS key named by kid; the claims schema; iss; aud; nbf and exp (with a small clock
- * tolerance); lifetime; the program hash; the agent manifests' hash. It does not redeem the jti: see verifyAndRedeemReceipt.
+ * tolerance); lifetime; the program hash; the agent manifests' hash. It does not redeem the jti: see
+ * verifyAndRedeemReceipt.
  */
 export async function verifyReceipt(token: string, opts: VerifyOptions): Promise<VerifiedReceipt> {
   const { kid, signingInput, payload, signature } = parseCompact(token);

@@ -61,7 +61,9 @@ export interface QueuedCall {
   args: string;
 }
 
-/** The trusted calls the program made since the last take, in order; one crossing into the VM however many there are. */
+/**
+ * The trusted calls the program made since the last take, in order; one crossing into the VM however many there are.
+ */
 export function takeCalls(bridge: Bridge): QueuedCall[] {
   const { vm } = bridge;
   const handle = vm.unwrapResult(vm.callFunction(bridge.take, vm.undefined));
@@ -92,7 +94,9 @@ export function limitCalls(bridge: Bridge, max: number): void {
   }
 }
 
-/** A fresh value inside the VM from host data: JSON parsed there, so nothing is shared with the host or between calls. */
+/**
+ * A fresh value inside the VM from host data: JSON parsed there, so nothing is shared with the host or between calls.
+ */
 export function toVm(bridge: Bridge, value: Json): QuickJSHandle {
   return callWith(bridge, bridge.parseJson, [JSON.stringify(value)]);
 }

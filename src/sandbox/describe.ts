@@ -34,7 +34,10 @@ export function describeThrown(bridge: Bridge, handle: QuickJSHandle): Thrown {
   return thrown;
 }
 
-/** One console argument as text: strings as they are, plain data as JSON, errors as `name: message`, anything else by its kind. */
+/**
+ * One console argument as text: strings as they are, plain data as JSON, errors as `name: message`, anything else by
+ * its kind.
+ */
 export function logText(bridge: Bridge, handle: QuickJSHandle): string {
   const { vm } = bridge;
   const type = vm.typeof(handle);

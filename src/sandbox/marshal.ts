@@ -26,7 +26,9 @@ export const MAX_TEXT = MARSHAL_LIMITS.maxChars; // characters across all string
  */
 export type Reading = "data" | "call";
 
-/** A program value as JSON, by the serializer inside the VM (see realm-serializer.ts); NotPlainData when it is refused. */
+/**
+ * A program value as JSON, by the serializer inside the VM (see realm-serializer.ts); NotPlainData when it is refused.
+ */
 export function toJson(bridge: Bridge, handle: QuickJSHandle, reading: Reading = "data"): Json {
   const { vm } = bridge;
   const result = vm.unwrapResult(

@@ -14,7 +14,10 @@ const OPTIONS: ts.CompilerOptions = {
   removeComments: false,
 };
 
-/** A program ready to run: its JavaScript, and the modules it imports (only those are loaded: an import() finds no other). */
+/**
+ * A program ready to run: its JavaScript, and the modules it imports (only those are loaded: an import() finds no
+ * other).
+ */
 export interface ProgramSource {
   code: string;
   imports: ReadonlySet<string>;

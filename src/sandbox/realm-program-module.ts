@@ -1,4 +1,6 @@
-/** What the host put on the host global (see install-host.ts and realm-bridge.ts) that the `countersign` module uses. */
+/**
+ * What the host put on the host global (see install-host.ts and realm-bridge.ts) that the `countersign` module uses.
+ */
 interface HostObject {
   call: (op: string, args: unknown) => Promise<unknown>;
   register: (runner: (value: unknown) => unknown) => void;

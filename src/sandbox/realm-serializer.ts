@@ -5,7 +5,10 @@ export interface SerializerLimits {
   maxText: number;
 }
 
-/** The serializer inside the VM: a value, and whether it is a trusted call's arguments, to "J" + JSON text or "E" + JSON [path, reason]. */
+/**
+ * The serializer inside the VM: a value, and whether it is a trusted call's arguments, to "J" + JSON text or "E" + JSON
+ * [path, reason].
+ */
 export type Serialize = (root: unknown, forCall?: boolean) => string;
 
 /**

@@ -70,7 +70,10 @@ export async function buildRealm(api: SandboxApi, imports: ReadonlySet<string>, 
   return realm;
 }
 
-/** Give the realm its run: the run's budget, limits, messages out and wake-up, and the interrupt handler that reads the budget. */
+/**
+ * Give the realm its run: the run's budget, limits, messages out and wake-up, and the interrupt handler that reads the
+ * budget.
+ */
 export function bindRealm(
   realm: Realm,
   run: Pick<RunState, "budget" | "limits" | "send" | "wake">,

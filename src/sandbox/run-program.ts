@@ -166,7 +166,10 @@ class HostRun {
     }
   }
 
-  /** A trusted call: its arguments become plain data (or it is refused), then `invoke`; the answer goes back to the program. */
+  /**
+   * A trusted call: its arguments become plain data (or it is refused), then `invoke`; the answer goes back to the
+   * program.
+   */
   #call(id: number, op: string, text: string): void {
     const record = this.#record(op);
     if (id !== this.#made - 1 || id >= this.#limits.maxCalls) {
@@ -256,7 +259,9 @@ class HostRun {
     });
   }
 
-  /** Record a failed call and count a refusal. A host error that is not ours reaches the program without its details. */
+  /**
+   * Record a failed call and count a refusal. A host error that is not ours reaches the program without its details.
+   */
   #fail(record: CallRecord, error: unknown): CountersignError {
     const known =
       error instanceof CountersignError

@@ -40,7 +40,10 @@ export interface RunState {
   logBytes: number;
   /** The limit that ended the run; once set, no more program code runs and no call goes out. */
   stopped: CountersignError | undefined;
-  /** Trusted calls (by id) whose promise the program holds, settled by the host when the call ends: sent, or waiting to be. */
+  /**
+   * Trusted calls (by id) whose promise the program holds, settled by the host when the call ends: sent, or waiting to
+   * be.
+   */
   inflight: Set<number>;
   /** Calls held back until the ones sent are answered (see sendCalls), and the argument text of those sent, by id. */
   waiting: QueuedCall[];
@@ -63,7 +66,10 @@ export function stop(state: RunState, error: CountersignError): void {
   state.wake();
 }
 
-/** The engine's own resource errors, which a program may let escape: out of memory, stack overflow (JSON.parse's is a SyntaxError). */
+/**
+ * The engine's own resource errors, which a program may let escape: out of memory, stack overflow (JSON.parse's is a
+ * SyntaxError).
+ */
 export function engineLimit(thrown: Thrown): CountersignError | undefined {
   if (!["InternalError", "RangeError", "SyntaxError"].includes(thrown.name)) return undefined;
   if (thrown.message === "out of memory") return limitExceeded("memory", "the program ran out of memory");

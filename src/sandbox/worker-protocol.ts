@@ -12,7 +12,10 @@ import type { SandboxLimits } from "./limits.js";
  * back as JSON text.
  */
 
-/** A SandboxApi as data: the contract helpers are functions, so they are named by connector and taken again from trusted/contracts. */
+/**
+ * A SandboxApi as data: the contract helpers are functions, so they are named by connector and taken again from
+ * trusted/contracts.
+ */
 export interface ApiData {
   actions: SandboxApi["actions"];
   contracts: string[];

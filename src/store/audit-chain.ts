@@ -45,7 +45,10 @@ export function canonicalDetails(details: Record<string, Json>): string {
   return JSON.stringify(details);
 }
 
-/** entryHash with the canonical JSON of the entry's details given: a writer stores that very text as the entry's details. */
+/**
+ * entryHash with the canonical JSON of the entry's details given: a writer stores that very text as the entry's
+ * details.
+ */
 export function entryHashOf(entry: Omit<AuditEntry, "hash" | "details">, canonicalDetails: string): string {
   const { id, at, type, request_id, actor, prev_hash } = entry;
   const s = JSON.stringify;

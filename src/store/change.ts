@@ -18,7 +18,10 @@ export interface StoreContext {
   driver: Driver;
   now: () => number; // ms since the epoch
   reads: ReadCache; // tokens and remembered rules, while nothing changed them
-  /** The chain head as this process's last change left it: a guess (another process may have moved it since), never trusted unchecked. */
+  /**
+   * The chain head as this process's last change left it: a guess (another process may have moved it since), never
+   * trusted unchecked.
+   */
   head?: ChainHead;
 }
 
@@ -42,7 +45,10 @@ export type CheckpointSigner = {
   sign: (checkpoint: { size: number; head: string; at: number }) => string;
 };
 
-/** The SQLSTATE of a change built on a chain head that another change has moved since (its function is in migrations.ts). */
+/**
+ * The SQLSTATE of a change built on a chain head that another change has moved since (its function is in
+ * migrations.ts).
+ */
 export const HEAD_MOVED = "CS001";
 
 export interface AuditInput {
@@ -162,7 +168,10 @@ function readHead(ctx: StoreContext, tx: Tx): Promise<HeadInProgress> {
   });
 }
 
-/** `expected` at once; the statement that locks the head and checks it is left to the commit, which it fails with HEAD_MOVED. */
+/**
+ * `expected` at once; the statement that locks the head and checks it is left to the commit, which it fails with
+ * HEAD_MOVED.
+ */
 function expectHead(tx: Tx, expected: ChainHead): Promise<HeadInProgress> {
   leftToCommit(tx.all("SELECT countersign_expect_head(?, ?)", [expected.id, expected.hash]));
   return Promise.resolve({ start: expected.id, ...expected });

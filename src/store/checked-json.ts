@@ -63,7 +63,10 @@ export class CheckedJson<S extends z.ZodType> {
   }
 }
 
-/** Plain JSON data (objects, arrays, strings, finite numbers, booleans, null), frozen all the way down: nothing can change it any more. */
+/**
+ * Plain JSON data (objects, arrays, strings, finite numbers, booleans, null), frozen all the way down: nothing can
+ * change it any more.
+ */
 export function frozenJson(value: unknown): boolean {
   if (value === null || typeof value === "string" || typeof value === "boolean") return true;
   if (typeof value === "number") return Number.isFinite(value);

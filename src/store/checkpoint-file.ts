@@ -25,7 +25,10 @@ export function readCheckpointFile(path: string): string | undefined {
   }
 }
 
-/** Replace the file whole (readers see the old checkpoint or the new one); readable by all: it holds no secret, only a signed hash. */
+/**
+ * Replace the file whole (readers see the old checkpoint or the new one); readable by all: it holds no secret, only a
+ * signed hash.
+ */
 export function writeCheckpointFile(path: string, jws: string): void {
   writeFileAtomic(path, jws + "\n", 0o644);
 }

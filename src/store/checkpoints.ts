@@ -58,7 +58,10 @@ export async function decisionEntryId(ctx: StoreContext, requestId: string): Pro
   return id === null || id === undefined ? undefined : Number(id);
 }
 
-/** The checkpoints stored with one of `kids` either side of entry `id`: the last one before it, and the first that holds it. */
+/**
+ * The checkpoints stored with one of `kids` either side of entry `id`: the last one before it, and the first that holds
+ * it.
+ */
 export async function checkpointsAround(
   ctx: StoreContext,
   id: number,

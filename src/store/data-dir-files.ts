@@ -9,7 +9,10 @@ export const APPROVER_SECRET_FILE = "approver.secret";
 /** The first submitter token, for the agent on this machine (mode 0600). */
 export const SUBMITTER_TOKEN_FILE = "submitter.token";
 
-/** Write `text` to `path` unless the file exists; true when this call made it. Atomic, so a reader never sees half a file. */
+/**
+ * Write `text` to `path` unless the file exists; true when this call made it. Atomic, so a reader never sees half a
+ * file.
+ */
 export function writeNewFile(path: string, text: string, mode: number): boolean {
   if (existsSync(path)) return false; // not even a temporary file beside it: a start on a directory it keeps writes nothing
   try {

@@ -24,7 +24,9 @@ export interface Tx extends Queryer {
 
 export interface WriteOptions {
   durable?: boolean;
-  /** The transaction changes none of what a ReadCache keeps (tokens, remembered rules): it leaves `version` as it is. */
+  /**
+   * The transaction changes none of what a ReadCache keeps (tokens, remembered rules): it leaves `version` as it is.
+   */
   keepsCachedReads?: boolean;
 }
 
@@ -41,7 +43,8 @@ export interface Driver {
   write<T>(fn: (tx: Tx) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**
    * Call `onRing` after each committed transaction that rang: for SQLite the writes of this
-   * process (any of its connections to the file), for PostgreSQL every process sharing the database (LISTEN/NOTIFY). A ring carries no
+   * process (any of its connections to the file), for PostgreSQL every process sharing the database (LISTEN/NOTIFY). A
+   * ring carries no
    * data: listeners read what changed from the events table, so a lost ring loses nothing.
    */
   listen(onRing: () => void): Promise<() => Promise<void>>;

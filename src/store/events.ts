@@ -37,7 +37,10 @@ export interface SubscribeOptions {
   onError?: (err: unknown) => void;
 }
 
-/** Events in id order, one batch per read of the events table; the same array may go to several listeners (do not change it). */
+/**
+ * Events in id order, one batch per read of the events table; the same array may go to several listeners (do not change
+ * it).
+ */
 export type EventsListener = (events: readonly StoreEvent[]) => void;
 
 interface Subscription {

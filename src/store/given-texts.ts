@@ -42,7 +42,9 @@ export async function recordGiven(ctx: StoreContext, record: GivenRecord): Promi
   );
 }
 
-/** Parsed rows, by request: a row is never rewritten, so it is read and parsed once per process (the newest KEPT_ROWS). */
+/**
+ * Parsed rows, by request: a row is never rewritten, so it is read and parsed once per process (the newest KEPT_ROWS).
+ */
 const parsedRows = new Map<string, readonly GivenText[]>();
 const KEPT_ROWS = 10_000;
 /** Rows read in one statement, well within both databases' bound on parameters. */

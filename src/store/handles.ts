@@ -27,7 +27,9 @@ export interface StoredHandle {
   expires_at: number; // ms since the epoch
 }
 
-/** Keep the values a run held back, all in one transaction. Expired rows are removed on the way: nobody may read them. */
+/**
+ * Keep the values a run held back, all in one transaction. Expired rows are removed on the way: nobody may read them.
+ */
 export async function putHandles(ctx: StoreContext, raw: readonly HandleRow[]): Promise<void> {
   const rows = parseInput(z.array(HandleRow), raw, "handles");
   if (rows.length === 0) return;
@@ -53,7 +55,10 @@ export async function putHandles(ctx: StoreContext, raw: readonly HandleRow[]): 
   );
 }
 
-/** The held value `id` of `submitter`; undefined when unknown, another submitter's, or expired (the three look alike to the caller). */
+/**
+ * The held value `id` of `submitter`; undefined when unknown, another submitter's, or expired (the three look alike to
+ * the caller).
+ */
 export async function readHandle(ctx: StoreContext, id: string, submitter: string): Promise<StoredHandle | undefined> {
   if (!HandleId.safeParse(id).success) return undefined;
   const rows = await ctx.driver.read((q) =>

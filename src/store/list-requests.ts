@@ -33,7 +33,10 @@ export async function listRequests(ctx: StoreContext, raw: ListQuery = {}): Prom
   return rows.length > query.limit && last !== undefined ? { requests, cursor: String(last.seq) } : { requests };
 }
 
-/** A recorded request as a replay reads it: checked, or why its row no longer reads as one (written by an older version). */
+/**
+ * A recorded request as a replay reads it: checked, or why its row no longer reads as one (written by an older
+ * version).
+ */
 export type RecordedRequest = { request: StoredRequest } | { id: string; created_at: number; problem: string };
 
 /**

@@ -96,7 +96,8 @@ export async function openPostgresDriver(url: string, options: { max?: number } 
   // loaded here, not with the module: a SQLite authority starts without it
   const { default: driver } = await import("pg");
   const config = { connectionString: url, types: typesOf(driver), connectionTimeoutMillis: 10_000 };
-  // pipeline: statements issued together (BEGIN and the first ones, Tx.insert's, the last ones and COMMIT) share one round trip
+  // pipeline: statements issued together (BEGIN and the first ones, Tx.insert's, the last ones and COMMIT) share one
+  // round trip
   const pool = new driver.Pool({ ...config, pipeline: true, max: options.max ?? 10 });
   pool.on("error", () => undefined); // an idle client died: the pool drops it, the next query reconnects
   try {

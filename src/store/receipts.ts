@@ -56,7 +56,10 @@ function receiptToHandOutOf(receipts: Row[], now: number): ReceiptToHandOut {
   return receipts.length >= MAX_RECEIPTS_PER_REQUEST ? { kind: "used_up" } : { kind: "issue" };
 }
 
-/** Read only: the receipt of `requestId` to hand out, or whether one may be issued (the request's own state is the caller's to check). */
+/**
+ * Read only: the receipt of `requestId` to hand out, or whether one may be issued (the request's own state is the
+ * caller's to check).
+ */
 export async function receiptToHandOut(ctx: StoreContext, requestId: string): Promise<ReceiptToHandOut> {
   const receipts = await ctx.driver.read((q) => q.all(RECEIPTS_OF_REQUEST, [requestId]));
   return receiptToHandOutOf(receipts, ctx.now());

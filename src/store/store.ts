@@ -73,7 +73,10 @@ export class Store implements RedemptionStore {
   list(query?: ListQuery): Promise<RequestListPage> {
     return listRequests(this.#ctx, query);
   }
-  /** Requests created since `since` (ms), oldest first, each checked or with why it no longer reads: for replaying them, read only. */
+  /**
+   * Requests created since `since` (ms), oldest first, each checked or with why it no longer reads: for replaying them,
+   * read only.
+   */
   recordedSince(since: number): Promise<RecordedRequest[]> {
     return recordedSince(this.#ctx, since);
   }

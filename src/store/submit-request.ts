@@ -15,7 +15,9 @@ import { storeUsageError } from "./store-error.js";
 
 export type SubmitResult = { ok: true; request: StoredRequest } | { ok: false; reason: "token_inactive" };
 
-/** 96 random bits after the time (timeOrderedToken): request ids are not guessable, and they go to the end of the index. */
+/**
+ * 96 random bits after the time (timeOrderedToken): request ids are not guessable, and they go to the end of the index.
+ */
 export function newRequestId(): string {
   return `req_${timeOrderedToken(Date.now())}`;
 }
@@ -106,7 +108,8 @@ async function insertSubmissions(
   const tokens = [...new Set(batch.map((p) => p.input.token))];
   const active = new Map(tokens.map((name) => [name, true]));
   if (expectActive) {
-    // checked by the database after the head's lock, as the reads below; one inactive fails the transaction (TOKEN_INACTIVE)
+    // checked by the database after the head's lock, as the reads below; one inactive fails the transaction
+    // (TOKEN_INACTIVE)
     for (const name of tokens) leftToCommit(c.tx.all("SELECT countersign_expect_active_token(?)", [name]));
   } else {
     // read once per transaction, after the head's lock: a revocation waits for the lock we hold
@@ -144,7 +147,8 @@ async function insertSubmissions(
       request_id: id,
       actor: request.token,
       details: {
-        // keys in sorted order, as every entry's details below: their canonical text is then JSON.stringify's (canonicalDetails)
+        // keys in sorted order, as every entry's details below: their canonical text is then JSON.stringify's
+        // (canonicalDetails)
         ...(facts.agentManifests === undefined ? {} : { agent_manifests_sha256: facts.agentManifests.sha256 }),
         deadline_at: request.deadline_at,
         entry: facts.program.entry,

@@ -12,7 +12,10 @@ export interface TokenInfo {
 
 const PREFIX = "cs_";
 
-/** Tokens are 256 random bits, so one sha256 is enough: nothing to brute-force, no salt needed. Hex, as stored (node's one-shot hash answers hex faster than a Buffer). */
+/**
+ * Tokens are 256 random bits, so one sha256 is enough: nothing to brute-force, no salt needed. Hex, as stored (node's
+ * one-shot hash answers hex faster than a Buffer).
+ */
 function tokenHash(token: string): string {
   return hash("sha256", token, "hex");
 }
@@ -42,7 +45,10 @@ export async function addToken(ctx: StoreContext, rawName: string): Promise<{ na
   });
 }
 
-/** Revoke at once: `authenticate` answers from memory only while no transaction has committed since its read (ReadCache). */
+/**
+ * Revoke at once: `authenticate` answers from memory only while no transaction has committed since its read
+ * (ReadCache).
+ */
 export async function revokeToken(ctx: StoreContext, name: string): Promise<boolean> {
   return change(
     ctx,

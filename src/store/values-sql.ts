@@ -1,6 +1,9 @@
 import type { SqlValue } from "./driver.js";
 
-/** Texts already written, by their shape: the same batch sizes come back, and a driver finds a prepared statement by its text. */
+/**
+ * Texts already written, by their shape: the same batch sizes come back, and a driver finds a prepared statement by its
+ * text.
+ */
 const texts = new Map<string, string>();
 
 /** `INSERT INTO into VALUES (?, …), …` for `rows` rows of `columns` values each, as both drivers write it. */
@@ -15,7 +18,10 @@ export function valuesSql(into: string, rows: number, columns: number, returning
   return sql;
 }
 
-/** The values of rows[start, end) as one parameter list, row after row (a loop: slice().flat()'s generic path cost more than binding them). */
+/**
+ * The values of rows[start, end) as one parameter list, row after row (a loop: slice().flat()'s generic path cost more
+ * than binding them).
+ */
 export function rowValues(rows: readonly SqlValue[][], start: number, end: number): SqlValue[] {
   const values: SqlValue[] = [];
   for (let r = start; r < end; r++) for (const value of rows[r]!) values.push(value);

@@ -436,7 +436,9 @@ const NUMBER_FUNCTIONS = new Set([
   "Date.now",
 ]);
 
-/** A call of one of the environment's number functions, by a name that resolves to the environment (not a local one). */
+/**
+ * A call of one of the environment's number functions, by a name that resolves to the environment (not a local one).
+ */
 function returnsNumber(checker: ts.TypeChecker, call: ts.CallExpression): boolean {
   const callee = skipOuter(call.expression);
   const root = ts.isPropertyAccessExpression(callee) ? skipOuter(callee.expression) : callee;

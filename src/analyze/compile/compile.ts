@@ -83,7 +83,10 @@ export function createCompiler(set: ManifestSet): Compiler {
     getNewLine: () => "\n",
   };
   let last: ts.Program | undefined;
-  /** A program with the lib, the API and `text` as PROGRAM_FILE; the unchanged declaration files are reused from the last one. */
+  /**
+   * A program with the lib, the API and `text` as PROGRAM_FILE; the unchanged declaration files are reused from the
+   * last one.
+   */
   const build = (text: string): ts.Program => {
     source = text;
     last = ts.createProgram({
@@ -163,7 +166,8 @@ function diagnosticsOf(program: ts.Program, file: ts.SourceFile, token: ts.Cance
   return [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file, token)];
 }
 
-// A program that touches what most programs do: the API's program(...) and its contract helpers, arrays, loops, strings.
+// A program that touches what most programs do: the API's program(...) and its contract helpers, arrays, loops,
+// strings.
 const WARM_UP = `import { program } from "countersign";
 export default program({ rationale: "warm-up", guarantees: [{ op: "email.*", count: { max: 0 } }], async main() { for (const x of ["a"]) { \`\${x}\`.trim(); } } });
 `;

@@ -178,7 +178,10 @@ export function scanProgram(
   };
 }
 
-/** `new Map(...)` or `new Set(...)` of the environment: a fresh object, whatever its argument (the constructor copies it). */
+/**
+ * `new Map(...)` or `new Set(...)` of the environment: a fresh object, whatever its argument (the constructor copies
+ * it).
+ */
 export function isNewCollection(checker: ts.TypeChecker, file: ts.SourceFile, e: ts.Node): e is ts.NewExpression {
   if (
     !ts.isNewExpression(e) ||

@@ -49,7 +49,10 @@ function exactly(inputs: AbstractValue[], source: string, run: (values: Json[]) 
 
 const isPrimitive = (v: Json): boolean => v === null || typeof v !== "object";
 
-/** Past 2^53 engines round parseInt differently (V8 and QuickJS differ in radix 36): only a safe integer is the same everywhere. */
+/**
+ * Past 2^53 engines round parseInt differently (V8 and QuickJS differ in radix 36): only a safe integer is the same
+ * everywhere.
+ */
 function safeParseInt(text: string, radix?: number): number | undefined {
   const n = parseInt(text, radix);
   return Number.isSafeInteger(n) ? n : undefined;

@@ -176,7 +176,8 @@ function joinParts(a: AbstractValue, b: AbstractValue): AbstractValue {
   const ra = asRecord(a);
   const rb = asRecord(b);
   if (ra !== undefined && rb !== undefined && sameKeys(ra, rb)) {
-    // fromEntries defines each field, so that a key named __proto__ stays a field (an assignment would set the prototype).
+    // fromEntries defines each field, so that a key named __proto__ stays a field (an assignment would set the
+    // prototype).
     const fields = Object.fromEntries(Object.keys(ra).map((key) => [key, join(ra[key]!, rb[key]!)]));
     return { kind: "record", fields };
   }

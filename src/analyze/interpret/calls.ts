@@ -252,7 +252,10 @@ function resultProvenance(
   };
 }
 
-/** The one host every value a call's `url` may take goes to (`host` or `host:port`), or null when there is not one known host. */
+/**
+ * The one host every value a call's `url` may take goes to (`host` or `host:port`), or null when there is not one known
+ * host.
+ */
 function oneHost(url: AbstractValue): string | null {
   const hosts =
     url.kind === "const"
@@ -332,7 +335,10 @@ const namespaces = environmentNamespaces();
 const perElement = new Set(["map", "forEach", "filter", "flatMap"]);
 const someElements = new Set(["some", "every", "find", "findIndex"]);
 
-/** `ns.name(...)` (or `ns?.name(...)`, `ns["name"](...)`): a namespace member, an array callback, a mutator or a built-in method. */
+/**
+ * `ns.name(...)` (or `ns?.name(...)`, `ns["name"](...)`): a namespace member, an array callback, a mutator or a
+ * built-in method.
+ */
 function methodCall(
   it: Interpreter,
   call: ts.CallExpression,
@@ -359,7 +365,8 @@ function methodCall(
   }
   const args = evaluateArgs(it, call.arguments, state);
   if (MUTATORS.has(name) || COLLECTION_MUTATORS.has(name)) {
-    // An array mutator; or a Map or Set one on a value not known to be a collection: whatever it is, it may now hold the arguments.
+    // An array mutator; or a Map or Set one on a value not known to be a collection: whatever it is, it may now hold
+    // the arguments.
     mutateTracked(
       it,
       ns,
@@ -403,7 +410,8 @@ function collectionCall(
     if (callback !== undefined) {
       it.influence.add(receiver); // how many times the callback runs depends on what the collection holds
       const value = c.kind === "Map" ? (c.value ?? unknown("a value of an empty Map")) : keys;
-      // forEach visits entries added while it runs: a callback that names the collection (its third parameter) may add any number.
+      // forEach visits entries added while it runs: a callback that names the collection (its third parameter) may add
+      // any number.
       const reachesIt =
         callback.parameters.length > 2 || callback.parameters.some((p) => p.dotDotDotToken !== undefined);
       it.counts.repeat(state, state, reachesIt ? { min: 0, max: null } : c.size, (s) => {
@@ -633,7 +641,10 @@ function plainEntries(entries: AbstractValue | undefined): boolean {
   return leaf !== undefined && (leaf.kind === "const" || leaf.kind === "string");
 }
 
-/** Whether the object Object.fromEntries(...) returns has primitive values by its type (no function can hide there without a cast). */
+/**
+ * Whether the object Object.fromEntries(...) returns has primitive values by its type (no function can hide there
+ * without a cast).
+ */
 function primitiveValues(checker: ts.TypeChecker, call: ts.CallExpression): boolean {
   const value = checker.getTypeAtLocation(call).getStringIndexType();
   const PRIMITIVE =
@@ -664,7 +675,10 @@ export function evaluateNew(it: Interpreter, e: ts.NewExpression, state: State):
   return derived(args, `new ${name}()`);
 }
 
-/** How many entries a collection made from one known array holds, when its keys are primitives (equal objects may be one object or two). */
+/**
+ * How many entries a collection made from one known array holds, when its keys are primitives (equal objects may be one
+ * object or two).
+ */
 function exactSize(kind: "Map" | "Set", items: Json[] | undefined): CountRange | undefined {
   if (items === undefined) return undefined;
   const keys =

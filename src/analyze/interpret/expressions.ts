@@ -42,7 +42,10 @@ const functionValue = on<ts.ArrowFunction | ts.FunctionExpression>((it, e, state
   return unknown("a function");
 });
 
-/** How each expression kind evaluates (past the wrappers skipOuter removes); the construct check allows exactly the kinds listed here. */
+/**
+ * How each expression kind evaluates (past the wrappers skipOuter removes); the construct check allows exactly the
+ * kinds listed here.
+ */
 export const EXPRESSIONS: ReadonlyMap<ts.SyntaxKind, ExpressionHandler<ts.Expression>> = new Map([
   [ts.SyntaxKind.StringLiteral, literal],
   [ts.SyntaxKind.NoSubstitutionTemplateLiteral, literal],
@@ -286,7 +289,8 @@ function binaryExpression(it: Interpreter, e: ts.BinaryExpression, state: State)
   }
   const left = evaluateExpression(it, e.left, state);
   const right = evaluateExpression(it, e.right, state);
-  // Non-primitive operands run valueOf/toString (or the string grows too long); `in` and `instanceof` throw on primitives.
+  // Non-primitive operands run valueOf/toString (or the string grows too long); `in` and `instanceof` throw on
+  // primitives.
   const strict = op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsEqualsToken;
   const relation = op === ts.SyntaxKind.InKeyword || op === ts.SyntaxKind.InstanceOfKeyword;
   if (relation || (!strict && !(isPrimitive(left) && isPrimitive(right)))) it.counts.mayThrow(state);

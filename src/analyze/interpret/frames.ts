@@ -6,7 +6,10 @@ interface Frame {
   escaped: boolean;
 }
 
-/** The stack of functions being interpreted: it cuts recursion and tells whether a call runs inside a function that escaped. */
+/**
+ * The stack of functions being interpreted: it cuts recursion and tells whether a call runs inside a function that
+ * escaped.
+ */
 export class Frames {
   readonly #stack: Frame[] = [];
 

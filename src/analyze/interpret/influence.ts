@@ -20,7 +20,10 @@ export class Influence {
     this.#addSources(provenanceOf(value));
   }
 
-  /** A trusted call's result, with its sources noted for `caught`: `own` its op's, which the parts read from it narrow (see resultView). */
+  /**
+   * A trusted call's result, with its sources noted for `caught`: `own` its op's, which the parts read from it narrow
+   * (see resultView).
+   */
   result(own: Provenance[], others: Provenance[]): AbstractValue {
     this.#results = mergeProvenance([this.#results, own, others]);
     return resultView(own, others);

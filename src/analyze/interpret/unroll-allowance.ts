@@ -4,7 +4,10 @@ import { MAX_UNROLLED_IN_ALL } from "../limits.js";
 export class UnrollAllowance {
   #left = MAX_UNROLLED_IN_ALL;
 
-  /** Takes `iterations` unrolled iterations from the allowance; false (nothing taken) when they do not fit: widen instead. */
+  /**
+   * Takes `iterations` unrolled iterations from the allowance; false (nothing taken) when they do not fit: widen
+   * instead.
+   */
   take(iterations: number): boolean {
     if (iterations > this.#left) return false;
     this.#left -= iterations;

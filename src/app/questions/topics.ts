@@ -220,7 +220,10 @@ function body(content: NonNullable<Understood["content"]>, a: A): TopicAnswer {
   return contentOf(a, "body", "What does the email say?", "Body", "None: the program sends and drafts no email.");
 }
 
-/** The subject or body of every email the program sends or drafts: the argument, or for a draft it sends, the preview's field. */
+/**
+ * The subject or body of every email the program sends or drafts: the argument, or for a draft it sends, the preview's
+ * field.
+ */
 function contentOf(a: A, input: "subject" | "body", question: string, label: string, none: string): TopicAnswer {
   const mail = a.facts.effects.filter((e) => isSend(e) || isDraft(e));
   if (mail.length === 0) return { question, lines: [none] };
@@ -588,7 +591,9 @@ function onConnector(g: GuaranteeResult, connector: string): boolean {
   return c === connector || c === "*";
 }
 
-/** The guarantees on a connector over any of the arguments `names` (or, with `counts`, over how many calls it makes). */
+/**
+ * The guarantees on a connector over any of the arguments `names` (or, with `counts`, over how many calls it makes).
+ */
 function guaranteesOn(facts: Facts, connector: string, names: readonly string[], counts = false): string[] {
   return facts.guarantees
     .filter(

@@ -74,7 +74,9 @@ const OPENERS: readonly RegExp[] = [
   /^(?:let me know|i(?:'d| would)? (?:like|want) to know|i wonder|i'm wondering|i am wondering|explain|describe|confirm|say)\s+/,
 ];
 
-/** The start of a question once an opener is gone: an interrogative, an auxiliary, or a list ("list the recipients"). */
+/**
+ * The start of a question once an opener is gone: an interrogative, an auxiliary, or a list ("list the recipients").
+ */
 const QUESTION_START =
   /^(?:who|whom|whose|what|what's|whats|which|how|where|when|whether|if|will|would|does|do|did|is|are|was|were|can|could|has|have|list|any|anything|is there|are there|summar\w*)\b/;
 

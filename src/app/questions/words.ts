@@ -44,7 +44,9 @@ const NOTES: Readonly<Record<string, string>> = {
   "http.post": "an HTTP POST",
 };
 
-/** "At line 12 it sends an email once", "At line 10 it creates a draft email once (a draft is not sent by this call)". */
+/**
+ * "At line 12 it sends an email once", "At line 10 it creates a draft email once (a draft is not sent by this call)".
+ */
 export function callLead(e: Effect): string {
   const note = NOTES[e.op];
   return `At line ${e.site.line} it ${doing(e)} ${times(e.count)}${note === undefined ? "" : ` (${note})`}`;
@@ -112,7 +114,10 @@ export function fromWords(sources: readonly Provenance[], said: Said): string {
   return `, from ${listWords([...new Set(sources.map((p) => sourceWords(p, said)))])}`;
 }
 
-/** One source: "the file ticket.txt (third-party content)", "the draft the program's own email.draft_email call made (not third-party)". */
+/**
+ * One source: "the file ticket.txt (third-party content)", "the draft the program's own email.draft_email call made
+ * (not third-party)".
+ */
 export function sourceWords(p: Provenance, said: Said): string {
   if (isOwnResult(p, said.set)) return `what the program's own ${p.op} call made (its own, not third-party content)`;
   const mark = p.untrusted ? " (third-party content)" : "";

@@ -5,7 +5,10 @@ import { liveScript } from "./live-script.js";
 /** The UI's one script (live-script.ts), called with layout.ts's `span`. */
 export const LIVE_SCRIPT = `${callText(liveScript, span.toString())};\n`;
 
-/** Plain CSS: one column that reads at 360 px, a visible focus ring, danger marked in words and colour, the agent's words set apart. */
+/**
+ * Plain CSS: one column that reads at 360 px, a visible focus ring, danger marked in words and colour, the agent's
+ * words set apart.
+ */
 export const STYLESHEET = `:root { color-scheme: light; --fg: #1b1f24; --muted: #59636e; --line: #d0d7de; --bg-soft: #f6f8fa;
   --ok: #1a7f37; --bad: #cf222e; --warn: #7d5300; --focus: #0969da; --neutral: #0550ae;
   --bad-soft: #ffebe9; --warn-soft: #fff8e5; }

@@ -12,7 +12,9 @@ const version = (rows: readonly StoredRequest[]): string =>
     .digest("base64url")
     .slice(0, 16);
 
-/** A risk as a small marker in a row: its label, danger ones filled red, with the level in words for a screen reader. */
+/**
+ * A risk as a small marker in a row: its label, danger ones filled red, with the level in words for a screen reader.
+ */
 const marker = (r: PageRisk): Html =>
   html`<span class="marker ${r.level}" title="${r.text}"><span class="visually-hidden">${r.level}: </span>${r.label}</span>`;
 

@@ -62,7 +62,9 @@ export function decidedByWords(
   return html`by the policy`;
 }
 
-/** A time as the page shows it: absolute in the tooltip and datetime, relative in the text (kept current by the script). */
+/**
+ * A time as the page shows it: absolute in the tooltip and datetime, relative in the text (kept current by the script).
+ */
 export function timeAgo(iso: string, now: number): Html {
   return html`<time datetime="${iso}" title="${iso}" data-ago>${ago(Date.parse(iso), now)}</time>`;
 }

@@ -35,7 +35,10 @@ const line = (n: number | null): Html => (n === null ? html`` : html` <a href="#
 const tag = (kind: string, text: string = kind.replaceAll("_", " ")): Html =>
   html`<span class="tag ${kind}">${text}</span>`;
 
-/** Where a value or a call's control comes from: red only for third-party content; the program's own earlier call is labelled as such. */
+/**
+ * Where a value or a call's control comes from: red only for third-party content; the program's own earlier call is
+ * labelled as such.
+ */
 const sources = (label: string, s: PageSources): Html => {
   const kind = s.untrusted ? " untrusted" : s.own ? " own" : "";
   return html`<span class="source${kind}">${!s.untrusted && s.own ? html`<span class="tag own">the program's own earlier call</span> ` : ""}${label} ${s.text}</span>`;
@@ -141,7 +144,10 @@ function answerBanner(answer: FactAnswer): Html {
 </section>`;
 }
 
-/** The action manifests the agent submitted: each step and what each call resolves it to as facts, the descriptions set apart as the agent's words. */
+/**
+ * The action manifests the agent submitted: each step and what each call resolves it to as facts, the descriptions set
+ * apart as the agent's words.
+ */
 function agentManifests(page: RequestPage): Html {
   const kept = page.agent_manifests;
   if (kept === null) return html``;
@@ -268,7 +274,9 @@ ${caution.length === 0 ? "" : html`<p class="approve-why" id="approve-why"><span
 </section>`;
 }
 
-/** The ask box: a question the facts answer is answered here; anything else is confirmed before it goes to the agent. */
+/**
+ * The ask box: a question the facts answer is answered here; anything else is confirmed before it goes to the agent.
+ */
 function askForm(text: string, form: (action: string, content: Html, id?: string) => Html): Html {
   return form(
     "ask",
@@ -280,7 +288,10 @@ function askForm(text: string, form: (action: string, content: Html, id?: string
   );
 }
 
-/** Text the facts do not answer: it goes to the agent only as a request for changes the person confirms, which ends the request. */
+/**
+ * Text the facts do not answer: it goes to the agent only as a request for changes the person confirms, which ends the
+ * request.
+ */
 function confirmPanel(
   page: RequestPage,
   text: string,

@@ -101,7 +101,8 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const question = c.req.query("q");
     try {
       if (question === undefined) return await showRequest(c, id);
-      // A link's text is never put in the box nor shown: the page words the question itself, and text the facts do not answer shows nothing.
+      // A link's text is never put in the box nor shown: the page words the question itself, and text the facts do not
+      // answer shows nothing.
       return await showAnswer(c, id, question, {});
     } catch (err) {
       if (httpStatus(err) !== 404) throw err;
@@ -115,7 +116,8 @@ export function uiRoutes(app: Hono<AuthorityEnv>, deps: AppDeps): void {
     const action = form.get("action") ?? "";
     const text = (form.get("text") ?? "").trim();
     const who = c.get("approver").approver;
-    // A form from before a second login (or another session) does nothing: the page again, with what was typed, to send anew.
+    // A form from before a second login (or another session) does nothing: the page again, with what was typed, to send
+    // anew.
     if (!csrf) return showRequest(c, id, { error: { message: STALE_FORM, action, text } }, 403);
     let verdict: Verdict;
     try {
@@ -215,7 +217,10 @@ function pageSession(deps: AppDeps): MiddlewareHandler<AuthorityEnv> {
 const STALE_FORM =
   "this page was loaded under an earlier sign-in (you signed in again since), so nothing was done. What you typed is kept below: check it and send it again.";
 
-/** A form post: url-encoded, within the body limit; `csrf`: whether it carries the session's CSRF token in its `csrf` field. */
+/**
+ * A form post: url-encoded, within the body limit; `csrf`: whether it carries the session's CSRF token in its `csrf`
+ * field.
+ */
 async function readForm(c: Ctx, deps: AppDeps): Promise<{ form: URLSearchParams; csrf: boolean }> {
   const type = c.req.header("content-type") ?? "";
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type))

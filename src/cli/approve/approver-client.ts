@@ -47,7 +47,9 @@ export class ApproverClient {
     return ApproverList.parse(await this.#json("GET", "/v1/requests?status=pending&limit=500")).requests;
   }
 
-  /** The requests no longer pending, newest first: decided by a person, by the policy or a remembered rule, or expired. */
+  /**
+   * The requests no longer pending, newest first: decided by a person, by the policy or a remembered rule, or expired.
+   */
   async history(): Promise<ApproverRequest[]> {
     return ApproverList.parse(await this.#json("GET", "/v1/requests?limit=200")).requests.filter(
       (r) => r.status !== "pending",

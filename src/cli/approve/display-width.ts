@@ -55,7 +55,10 @@ export function displayWidth(text: string): number {
   return width;
 }
 
-/** The pieces a line may be cut between, each with its columns: its clusters, or the code points of one wider than a row. */
+/**
+ * The pieces a line may be cut between, each with its columns: its clusters, or the code points of one wider than a
+ * row.
+ */
 function* pieces(text: string, max: number): Generator<{ text: string; width: number }> {
   for (const cluster of clustersOf(text)) {
     const width = clusterWidth(cluster);
@@ -93,7 +96,10 @@ export function fitLine(text: string, width: number): string {
   return wrapLine(text, width - 1)[0] + "…";
 }
 
-/** A line cut into pieces of at most `width` columns at spaces where it can, inside a word only when the word alone is wider. */
+/**
+ * A line cut into pieces of at most `width` columns at spaces where it can, inside a word only when the word alone is
+ * wider.
+ */
 export function wrapWords(text: string, width: number): string[] {
   const max = Math.max(2, width);
   if (displayWidth(text) <= max) return [text];

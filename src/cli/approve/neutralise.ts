@@ -3,7 +3,10 @@
 // over a warning; bidi overrides reorder what is read. Every character a terminal would act on or
 // hide is shown as visible text instead.
 
-/** Characters a terminal interprets or renders invisibly: controls, format characters (bidi, zero width), separators, lone surrogates. */
+/**
+ * Characters a terminal interprets or renders invisibly: controls, format characters (bidi, zero width), separators,
+ * lone surrogates.
+ */
 const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/gu;
 
 const TAB = "    ";
@@ -17,7 +20,9 @@ function visible(ch: string): string {
   return `<U+${cp.toString(16).toUpperCase().padStart(4, "0")}>`;
 }
 
-/** One line of text, safe to print: nothing in it is a control or invisible character any more (line breaks included). */
+/**
+ * One line of text, safe to print: nothing in it is a control or invisible character any more (line breaks included).
+ */
 export function neutralise(text: string): string {
   return text.replace(HIDDEN, visible);
 }

@@ -39,7 +39,9 @@ export function rememberLines(page: RequestPage): Line[] {
   return lines;
 }
 
-/** The decision body for a remembered approval: the rules cover whom and for as long as the person chose, never more. */
+/**
+ * The decision body for a remembered approval: the rules cover whom and for as long as the person chose, never more.
+ */
 export function rememberBody(
   scope: ScopeChoice,
   lifetime: Lifetime,

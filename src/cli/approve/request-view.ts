@@ -222,7 +222,10 @@ function preview(p: PagePreview, full: boolean): Line[] {
   return lines;
 }
 
-/** A multiline field's lines under the block's gutter: the first PREVIEW_LINES, and how many more there are, unless `full`. */
+/**
+ * A multiline field's lines under the block's gutter: the first PREVIEW_LINES, and how many more there are, unless
+ * `full`.
+ */
 function block(lines: string[], full: boolean): Line[] {
   const cut = !full && lines.length > PREVIEW_LINES + 1; // one line more than the limit is shown rather than announced
   const shown = (cut ? lines.slice(0, PREVIEW_LINES) : lines).map((text): Line => ({ gutter: BLOCK_GUTTER, text }));
@@ -236,7 +239,10 @@ function block(lines: string[], full: boolean): Line[] {
 const words = (text: string): Line[] =>
   splitLines(text).map((l) => ({ gutter: AGENT_GUTTER, text: l, style: "agent" }));
 
-/** The action manifests the agent submitted: each step and what each call resolves it to as facts, the descriptions as the agent's words. */
+/**
+ * The action manifests the agent submitted: each step and what each call resolves it to as facts, the descriptions as
+ * the agent's words.
+ */
 function agentManifests(page: RequestPage): Line[] {
   const kept = page.agent_manifests;
   if (kept === null) return [];

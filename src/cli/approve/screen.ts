@@ -28,7 +28,10 @@ export interface ScreenRow {
   style?: Style;
 }
 
-/** Logical lines as screen rows: neutralised, and wrapped to the width with continuation rows indented like their line (or under its gutter). */
+/**
+ * Logical lines as screen rows: neutralised, and wrapped to the width with continuation rows indented like their line
+ * (or under its gutter).
+ */
 export function wrapToRows(lines: readonly Line[], width: number): ScreenRow[] {
   const rows: ScreenRow[] = [];
   for (const l of lines) {

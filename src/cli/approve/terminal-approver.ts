@@ -24,7 +24,10 @@ export interface TerminalIo {
   color: boolean;
 }
 
-/** A question over the request: free text (a reason, feedback, a question), or a choice by one key over lines that scroll. */
+/**
+ * A question over the request: free text (a reason, feedback, a question), or a choice by one key over lines that
+ * scroll.
+ */
 type Overlay =
   | { kind: "input"; label: string; text: string; submit: (text: string) => void }
   | { kind: "choice"; lines: Line[]; prompt: string; keys: Record<string, () => void>; scroll: number };
