@@ -54,13 +54,121 @@ const sameQuestion = (a: Understood, b: Understood) => JSON.stringify(a) === JSO
 // ---------------------------------------------------------------------------------------------
 // One sentence.
 
+/** A pattern matching any of its alternatives (each a regular expression's source), written one to a line. */
+const anyOf = (...alternatives: string[]): RegExp => new RegExp(alternatives.join("|"));
+
+/** A group of alternatives between `before` and `after`, such as `\b(a|b|c)\b`, written as a list. */
+const wordsIn = (before: string, words: readonly string[], after: string, nonCapturing = false): RegExp =>
+  new RegExp(`${before}(${nonCapturing ? "?:" : ""}${words.join("|")})${after}`);
+
 /** Words that ask for a change, wherever they stand: a sentence holding one is for the agent. */
-const CHANGE_WORDS =
-  /\b(instead|rather|don't|dont|do not|doesn't need|never|shouldn't|should|must|need to|needs to|have to|has to|i want|i'd like|i would like|i need|we need|make sure|ensure|let's|lets|go ahead|but|except|without|unless|also|too|as well|plus|then|please (?!tell|show|list|explain|describe|say|confirm|let me know))\b/;
+const CHANGE_WORDS = wordsIn(
+  String.raw`\b`,
+  [
+    "instead",
+    "rather",
+    "don't",
+    "dont",
+    "do not",
+    "doesn't need",
+    "never",
+    "shouldn't",
+    "should",
+    "must",
+    "need to",
+    "needs to",
+    "have to",
+    "has to",
+    "i want",
+    "i'd like",
+    "i would like",
+    "i need",
+    "we need",
+    "make sure",
+    "ensure",
+    "let's",
+    "lets",
+    "go ahead",
+    "but",
+    "except",
+    "without",
+    "unless",
+    "also",
+    "too",
+    "as well",
+    "plus",
+    "then",
+    "please (?!tell|show|list|explain|describe|say|confirm|let me know)",
+  ],
+  String.raw`\b`,
+);
 
 /** Verbs that change the program: after "can you", "and" or a comma they ask the agent to do something. */
-const CHANGE_VERBS =
-  /^(add|remove|drop|delete|replace|change|swap|switch|edit|fix|rewrite|include|exclude|cancel|stop|use|make|put|move|rename|set|update|limit|restrict|keep|skip|try|redo|retry|resubmit|split|merge|shorten|attach|forward|reply|cc|bcc|let|allow|avoid|ask|wait|approve|reject|send|email|mail|write|post|create|draft|run|correct|adjust|modify|undo|revert|remember)(?=\s|$)/;
+const CHANGE_VERBS = wordsIn(
+  "^",
+  [
+    "add",
+    "remove",
+    "drop",
+    "delete",
+    "replace",
+    "change",
+    "swap",
+    "switch",
+    "edit",
+    "fix",
+    "rewrite",
+    "include",
+    "exclude",
+    "cancel",
+    "stop",
+    "use",
+    "make",
+    "put",
+    "move",
+    "rename",
+    "set",
+    "update",
+    "limit",
+    "restrict",
+    "keep",
+    "skip",
+    "try",
+    "redo",
+    "retry",
+    "resubmit",
+    "split",
+    "merge",
+    "shorten",
+    "attach",
+    "forward",
+    "reply",
+    "cc",
+    "bcc",
+    "let",
+    "allow",
+    "avoid",
+    "ask",
+    "wait",
+    "approve",
+    "reject",
+    "send",
+    "email",
+    "mail",
+    "write",
+    "post",
+    "create",
+    "draft",
+    "run",
+    "correct",
+    "adjust",
+    "modify",
+    "undo",
+    "revert",
+    "remember",
+  ],
+  String.raw`(?=\s|$)`,
+);
 
 /** Verbs a question names what the program does with: "which files will it read and write?". */
 const EFFECT_VERBS = /^(?:send|email|mail|write|post|create|draft|run|delete)s?\b/;
@@ -77,12 +185,116 @@ const OPENERS: readonly RegExp[] = [
 /**
  * The start of a question once an opener is gone: an interrogative, an auxiliary, or a list ("list the recipients").
  */
-const QUESTION_START =
-  /^(?:who|whom|whose|what|what's|whats|which|how|where|when|whether|if|will|would|does|do|did|is|are|was|were|can|could|has|have|list|any|anything|is there|are there|summar\w*)\b/;
+const QUESTION_START = wordsIn(
+  "^",
+  [
+    "who",
+    "whom",
+    "whose",
+    "what",
+    "what's",
+    "whats",
+    "which",
+    "how",
+    "where",
+    "when",
+    "whether",
+    "if",
+    "will",
+    "would",
+    "does",
+    "do",
+    "did",
+    "is",
+    "are",
+    "was",
+    "were",
+    "can",
+    "could",
+    "has",
+    "have",
+    "list",
+    "any",
+    "anything",
+    "is there",
+    "are there",
+    String.raw`summar\w*`,
+  ],
+  String.raw`\b`,
+  true,
+);
 
 /** After "and" or a comma inside a question: what may follow (another question, or the same one going on). */
-const CONTINUES =
-  /^(?:who|whom|whose|what|which|how|where|when|whether|will|would|does|do|did|is|are|was|were|can|could|has|have|to whom|from where|the|its|their|any|anything|all|each|read|reads|written|writes|write|sent|sends|emailed|mailed|posted|fetched|deleted|created|listed|opened|cc|bcc|cc'd|bcc'd|to|from|where|files?|hosts?|urls?|subject|body|recipients?|many|often|once|more)\b/;
+const CONTINUES = wordsIn(
+  "^",
+  [
+    "who",
+    "whom",
+    "whose",
+    "what",
+    "which",
+    "how",
+    "where",
+    "when",
+    "whether",
+    "will",
+    "would",
+    "does",
+    "do",
+    "did",
+    "is",
+    "are",
+    "was",
+    "were",
+    "can",
+    "could",
+    "has",
+    "have",
+    "to whom",
+    "from where",
+    "the",
+    "its",
+    "their",
+    "any",
+    "anything",
+    "all",
+    "each",
+    "read",
+    "reads",
+    "written",
+    "writes",
+    "write",
+    "sent",
+    "sends",
+    "emailed",
+    "mailed",
+    "posted",
+    "fetched",
+    "deleted",
+    "created",
+    "listed",
+    "opened",
+    "cc",
+    "bcc",
+    "cc'd",
+    "bcc'd",
+    "to",
+    "from",
+    "where",
+    "files?",
+    "hosts?",
+    "urls?",
+    "subject",
+    "body",
+    "recipients?",
+    "many",
+    "often",
+    "once",
+    "more",
+  ],
+  String.raw`\b`,
+  true,
+);
 
 function understandSentence(sentence: string): Understood[] | null {
   let s = sentence
@@ -160,22 +372,45 @@ interface TopicRule {
 const TOPIC_RULES: readonly TopicRule[] = [
   {
     topic: "reject",
-    asks: /\b(?:if|when|after) (?:i|we) (?:reject|deny|decline|refuse|say no|don't approve|do not approve|turn (?:it|this) down)|\b(?:what does|what will) (?:rejecting|denying|declining|refusing)\b|\b(?:rejecting|denying|declining)\b.*\b(?:do|happen|mean)\b/,
+    asks: anyOf(
+      String.raw`\b(?:if|when|after) (?:i|we) (?:reject|deny|decline|refuse|say no|don't approve|do not approve|turn (?:it|this) down)`,
+      String.raw`\b(?:what does|what will) (?:rejecting|denying|declining|refusing)\b`,
+      String.raw`\b(?:rejecting|denying|declining)\b.*\b(?:do|happen|mean)\b`,
+    ),
   },
   {
     topic: "approve",
-    asks: /\b(?:if|when|after|once) (?:i|we) (?:approve|accept|allow|say yes|confirm|agree|ok|okay|sign)|\b(?:what does|what will) (?:approving|accepting|allowing|confirming)\b|\b(?:approving|accepting)\b.*\b(?:do|happen|mean|let)\b|\bwhat (?:will|would|is going to) happen\b|\bwhat (?:does|will|would) (?:it|this|the program|this program|the script|this script|the request|this request) (?:do|actually do)\b|\bwhat is (?:it|this|this request|the program|this program) (?:doing|for|about)\b|\bsummar(?:y|ize|ise)\b|\bin (?:short|a sentence|brief)\b/,
+    asks: anyOf(
+      String.raw`\b(?:if|when|after|once) (?:i|we) (?:approve|accept|allow|say yes|confirm|agree|ok|okay|sign)`,
+      String.raw`\b(?:what does|what will) (?:approving|accepting|allowing|confirming)\b`,
+      String.raw`\b(?:approving|accepting)\b.*\b(?:do|happen|mean|let)\b`,
+      String.raw`\bwhat (?:will|would|is going to) happen\b`,
+      String.raw`\bwhat (?:does|will|would) (?:it|this|the program|this program|the script|this script|the request|this request) (?:do|actually do)\b`,
+      String.raw`\bwhat is (?:it|this|this request|the program|this program) (?:doing|for|about)\b`,
+      String.raw`\bsummar(?:y|ize|ise)\b`,
+      String.raw`\bin (?:short|a sentence|brief)\b`,
+    ),
   },
   {
     topic: "email_count",
-    asks: new RegExp(
-      String.raw`\bhow many\b.*\b${MAIL}|\bnumber of ${MAIL}|\bhow many (?:times )?(?:will|does|would) (?:it|the program|this|this program) (?:send|e-?mail|mail)\b|\bhow many (?:are|will be|get|gets) (?:sent|e-?mailed|mailed)\b`,
+    asks: anyOf(
+      String.raw`\bhow many\b.*\b${MAIL}`,
+      String.raw`\bnumber of ${MAIL}`,
+      String.raw`\bhow many (?:times )?(?:will|does|would) (?:it|the program|this|this program) (?:send|e-?mail|mail)\b`,
+      String.raw`\bhow many (?:are|will be|get|gets) (?:sent|e-?mailed|mailed)\b`,
     ),
   },
   {
     topic: "recipients",
-    asks: new RegExp(
-      String.raw`\b(?:recipients?|addressees?|e-?mailed|mailed|cc'd|bcc'd|cced|bcced|addressed|to whom)\b|\b(?:cc|bcc)\b|\bsen[dt]s? (?:it |this |that |them |the ${MAIL} |an? ${MAIL} )?to\b|\b(?:going|goes|go) (?:out )?to\b|\bwho(?:m)?\b.*\b(?:gets?|getting|receives?|receiving|${MAIL}|sen[dt]s?|see|sees|reads? it|cc|bcc|to|notified|contacted|written to)\b|\bhow many (?:people|persons|recipients|addresses|addressees)\b|\bwhich (?:people|persons|addresses|address|e-?mail address(?:es)?|mailboxes)\b|\b(?:which|what) (?:e-?mail )?address(?:es)?\b`,
+    asks: anyOf(
+      String.raw`\b(?:recipients?|addressees?|e-?mailed|mailed|cc'd|bcc'd|cced|bcced|addressed|to whom)\b`,
+      String.raw`\b(?:cc|bcc)\b`,
+      String.raw`\bsen[dt]s? (?:it |this |that |them |the ${MAIL} |an? ${MAIL} )?to\b`,
+      String.raw`\b(?:going|goes|go) (?:out )?to\b`,
+      String.raw`\bwho(?:m)?\b.*\b(?:gets?|getting|receives?|receiving|${MAIL}|sen[dt]s?|see|sees|reads? it|cc|bcc|to|notified|contacted|written to)\b`,
+      String.raw`\bhow many (?:people|persons|recipients|addresses|addressees)\b`,
+      String.raw`\bwhich (?:people|persons|addresses|address|e-?mail address(?:es)?|mailboxes)\b`,
+      String.raw`\b(?:which|what) (?:e-?mail )?address(?:es)?\b`,
     ),
     narrow: (piece) => {
       const fields = (["to", "cc", "bcc"] as const).filter((f) =>
@@ -187,8 +422,16 @@ const TOPIC_RULES: readonly TopicRule[] = [
   { topic: "subject", asks: /\bsubject(?: line)?s?\b|\btitles? of the (?:e-?mails?|mails?|messages?|drafts?)\b/ },
   {
     topic: "body",
-    asks: new RegExp(
-      String.raw`\bbody\b|\bbodies\b|\b(?:what|which) (?:does|do|will|would) (?:it|the ${MAIL}|this ${MAIL}|the draft|the program|they|the file|the post|the request) (?:say|says|contain|write in|tell)\b|\bwhat is (?:in|inside) (?:it|the ${MAIL}|this ${MAIL}|the draft|them)\b|\b(?:contents?|wording|text) of (?:the |this |each )?(?:${MAIL}|draft|file|files|post|request)\b|\b${MAIL} (?:contents?|text|wording)\b|\bwhat (?:will|does|would) (?:it|the program) (?:say|post|upload|submit)\b|\bwhat (?:is|gets) (?:posted|uploaded|submitted)\b|\bwhat (?:will|does) (?:it|the program) write (?:in|into|to) (?:it|the file|them|the files)\b`,
+    asks: anyOf(
+      String.raw`\bbody\b`,
+      String.raw`\bbodies\b`,
+      String.raw`\b(?:what|which) (?:does|do|will|would) (?:it|the ${MAIL}|this ${MAIL}|the draft|the program|they|the file|the post|the request) (?:say|says|contain|write in|tell)\b`,
+      String.raw`\bwhat is (?:in|inside) (?:it|the ${MAIL}|this ${MAIL}|the draft|them)\b`,
+      String.raw`\b(?:contents?|wording|text) of (?:the |this |each )?(?:${MAIL}|draft|file|files|post|request)\b`,
+      String.raw`\b${MAIL} (?:contents?|text|wording)\b`,
+      String.raw`\bwhat (?:will|does|would) (?:it|the program) (?:say|post|upload|submit)\b`,
+      String.raw`\bwhat (?:is|gets) (?:posted|uploaded|submitted)\b`,
+      String.raw`\bwhat (?:will|does) (?:it|the program) write (?:in|into|to) (?:it|the file|them|the files)\b`,
     ),
     narrow: (piece) => ({
       content: /\bfiles?\b|\bwrite (?:in|into|to)\b/.test(piece)
@@ -200,16 +443,41 @@ const TOPIC_RULES: readonly TopicRule[] = [
   },
   {
     topic: "untrusted",
-    asks: /\buntrusted\b|\bthird[- ]party\b|\bexternal (?:data|content|input|values?|sources?)\b|\bfrom (?:outside|the (?:internet|web|outside))\b|\bprovenance\b|\bwhere (?:do|does|did) (?:the |its |these |those )?(?:values?|data|arguments?|inputs?|addresses?|paths?|urls?) come from\b|\bwhere (?:is|are) (?:the |its )?(?:values?|data|arguments?|inputs?) (?:from|coming from)\b|\b(?:injection|injected|tainted|trustworthy|trust)\b|\bwho (?:controls|chose|chooses|picks|decides) (?:the |its )?(?:values?|data|arguments?|recipients?|addresses?)\b/,
+    asks: anyOf(
+      String.raw`\buntrusted\b`,
+      String.raw`\bthird[- ]party\b`,
+      String.raw`\bexternal (?:data|content|input|values?|sources?)\b`,
+      String.raw`\bfrom (?:outside|the (?:internet|web|outside))\b`,
+      String.raw`\bprovenance\b`,
+      String.raw`\bwhere (?:do|does|did) (?:the |its |these |those )?(?:values?|data|arguments?|inputs?|addresses?|paths?|urls?) come from\b`,
+      String.raw`\bwhere (?:is|are) (?:the |its )?(?:values?|data|arguments?|inputs?) (?:from|coming from)\b`,
+      String.raw`\b(?:injection|injected|tainted|trustworthy|trust)\b`,
+      String.raw`\bwho (?:controls|chose|chooses|picks|decides) (?:the |its )?(?:values?|data|arguments?|recipients?|addresses?)\b`,
+    ),
   },
   { topic: "deletes", asks: /\b(?:delet\w*|remov\w*|eras\w*|destroy\w*|wip\w*|trash\w*|overwrit\w*|lose|lost)\b/ },
   {
     topic: "times",
-    asks: /\bmore than once\b|\bhow (?:many times|often)\b|\brepeat\w*\b|\bloops?\b|\bagain and again\b|\bonly once\b|\bjust once\b|\bruns? (?:once|twice|several times|multiple times)\b|\bonce or\b/,
+    asks: anyOf(
+      String.raw`\bmore than once\b`,
+      String.raw`\bhow (?:many times|often)\b`,
+      String.raw`\brepeat\w*\b`,
+      String.raw`\bloops?\b`,
+      String.raw`\bagain and again\b`,
+      String.raw`\bonly once\b`,
+      String.raw`\bjust once\b`,
+      String.raw`\bruns? (?:once|twice|several times|multiple times)\b`,
+      String.raw`\bonce or\b`,
+    ),
   },
   {
     topic: "files",
-    asks: /\b(?:files?|paths?|director(?:y|ies)|folders?|dirs?|documents?|disk)\b|\bwhat (?:will|does|would) (?:it|the program) (?:write|save|create|change|modify|touch)\b|\bwhere (?:will|does|would) (?:it|the program) (?:write|save)\b|\bwhat (?:will|would) be (?:written|saved|created|changed|modified)\b/,
+    asks: anyOf(
+      String.raw`\b(?:files?|paths?|director(?:y|ies)|folders?|dirs?|documents?|disk)\b`,
+      String.raw`\bwhat (?:will|does|would) (?:it|the program) (?:write|save|create|change|modify|touch)\b`,
+      String.raw`\bwhere (?:will|does|would) (?:it|the program) (?:write|save)\b`,
+      String.raw`\bwhat (?:will|would) be (?:written|saved|created|changed|modified)\b`,
+    ),
     narrow: (piece) => {
       const writes = WRITE_WORDS.test(piece);
       const reads = READ_WORDS.test(piece);
@@ -218,19 +486,67 @@ const TOPIC_RULES: readonly TopicRule[] = [
   },
   {
     topic: "hosts",
-    asks: /\b(?:hosts?|domains?|servers?|urls?|uris?|(?:web)?sites?|websites?|endpoints?|apis?|web address(?:es)?|internet|network|online|web|connect\w*|contact\w*|call out|phone home|http|https)\b/,
+    asks: wordsIn(
+      String.raw`\b`,
+      [
+        "hosts?",
+        "domains?",
+        "servers?",
+        "urls?",
+        "uris?",
+        "(?:web)?sites?",
+        "websites?",
+        "endpoints?",
+        "apis?",
+        "web address(?:es)?",
+        "internet",
+        "network",
+        "online",
+        "web",
+        String.raw`connect\w*`,
+        String.raw`contact\w*`,
+        "call out",
+        "phone home",
+        "http",
+        "https",
+      ],
+      String.raw`\b`,
+      true,
+    ),
   },
   {
     topic: "sends",
-    asks: /\b(?:is|are|will|would|does|do) (?:anything|something|any ?thing|any data|any information|data|it|this|the program|information|info)\b.*\b(?:sen[dt]|posted|uploaded|shared|leave|leaks?|published|transmitted|go out|goes out)\b|\bsen[dt]s? (?:anything|something|out)\b|\bwhat (?:is|gets|will be|would be) (?:sent|posted|uploaded|shared)\b|\bwhat (?:does|will|would) (?:it|the program) (?:send|share|upload)\b|\bdoes (?:it|this|the program) (?:send|e-?mail|mail|post)\b|\b(?:any|anything|something) (?:sent|outgoing)\b/,
+    asks: anyOf(
+      String.raw`\b(?:is|are|will|would|does|do) (?:anything|something|any ?thing|any data|any information|data|it|this|the program|information|info)\b.*\b(?:sen[dt]|posted|uploaded|shared|leave|leaks?|published|transmitted|go out|goes out)\b`,
+      String.raw`\bsen[dt]s? (?:anything|something|out)\b`,
+      String.raw`\bwhat (?:is|gets|will be|would be) (?:sent|posted|uploaded|shared)\b`,
+      String.raw`\bwhat (?:does|will|would) (?:it|the program) (?:send|share|upload)\b`,
+      String.raw`\bdoes (?:it|this|the program) (?:send|e-?mail|mail|post)\b`,
+      String.raw`\b(?:any|anything|something) (?:sent|outgoing)\b`,
+    ),
   },
   {
     topic: "reads",
-    asks: /\bwhat (?:does|will|would|can) (?:it|the program|this program|this) (?:read|look at|access|see|open|fetch|get|load)\b|\bwhat (?:data|information|info) (?:does|will|would|can) (?:it|the program|this program|this) (?:read|access|use|see|get|touch)\b|\bwhat (?:is|gets|will be) read\b|\b(?:reads?|accesses) what\b/,
+    asks: anyOf(
+      String.raw`\bwhat (?:does|will|would|can) (?:it|the program|this program|this) (?:read|look at|access|see|open|fetch|get|load)\b`,
+      String.raw`\bwhat (?:data|information|info) (?:does|will|would|can) (?:it|the program|this program|this) (?:read|access|use|see|get|touch)\b`,
+      String.raw`\bwhat (?:is|gets|will be) read\b`,
+      String.raw`\b(?:reads?|accesses) what\b`,
+    ),
   },
   {
     topic: "guarantees",
-    asks: /\bguarantee\w*\b|\bpromis\w*\b|\bproven\b|\bprove[sd]?\b|\bcontracts?\b|\bwhat is enforced\b|\bsafe\b|\bsafety\b|\bchecks?\b/,
+    asks: anyOf(
+      String.raw`\bguarantee\w*\b`,
+      String.raw`\bpromis\w*\b`,
+      String.raw`\bproven\b`,
+      String.raw`\bprove[sd]?\b`,
+      String.raw`\bcontracts?\b`,
+      String.raw`\bwhat is enforced\b`,
+      String.raw`\bsafe\b`,
+      String.raw`\bsafety\b`,
+      String.raw`\bchecks?\b`,
+    ),
   },
 ];
 
