@@ -25,7 +25,8 @@ export interface BoundCall {
 export interface ShownBinding {
   sha256: string; // of the canonical JSON of `calls`
   calls: BoundCall[];
-  runtime: { op: string; line: number }[]; // resolved calls whose reference is only known when the program runs: nothing to bind
+  // resolved calls whose reference is only known when the program runs: nothing to bind
+  runtime: { op: string; line: number }[];
 }
 
 /** Per op, the constraints an approval adds to its grant: the resolved inputs exactly as they were shown. */

@@ -29,7 +29,8 @@ import { manifestsFor } from "./manifests-for.js";
 export interface LocalOptions {
   manifests?: string; // a manifest directory given by the user, else the data directory's or the shipped ones
   policies?: string; // likewise for the policy
-  database?: string; // the authority's store: a postgres:// URL or a SQLite file; default $COUNTERSIGN_DATABASE, else the data directory's
+  // the authority's store: a postgres:// URL or a SQLite file; default $COUNTERSIGN_DATABASE, else the data directory's
+  database?: string;
 }
 
 /**

@@ -37,6 +37,7 @@ export function requestManifests(ctx: AppContext, request: StoredRequest): { set
       };
     return { set };
   } catch (err) {
-    return { set: trusted, problem: err instanceof Error ? err.message : String(err) }; // the connections file cannot be read now
+    // the connections file cannot be read now
+    return { set: trusted, problem: err instanceof Error ? err.message : String(err) };
   }
 }

@@ -70,7 +70,8 @@ export interface PageCall {
   line: number;
   column: number;
   count: string; // "1", "0..3", "1 or more"
-  args: { name: string; value: string; sources: PageSources | null }[]; // sources: null when the value is the program's own
+  // sources: null when the value is the program's own
+  args: { name: string; value: string; sources: PageSources | null }[];
   influence: PageSources | null; // what the call's running, count or values may depend on; null: nothing
 }
 
@@ -91,7 +92,8 @@ export type PagePreview =
  */
 export interface PageBinding {
   sha256: string;
-  calls: { op: string; line: number; bound: boolean; text: string }[]; // bound: false when nothing can be bound (approving is refused)
+  // bound: false when nothing can be bound (approving is refused)
+  calls: { op: string; line: number; bound: boolean; text: string }[];
   runtime: { op: string; line: number; text: string }[]; // references only known at run time: nothing bound
 }
 
@@ -163,7 +165,8 @@ export interface PageAgentStep {
   id: string;
   op: string; // the trusted op it calls, e.g. "http.post"
   inputs: { name: string; value: string }[]; // as the manifest builds them (`${args.x}` is the call's argument x)
-  calls: { line: number; column: number; count: string; args: { name: string; value: string }[] }[]; // what each call of the action resolves them to
+  // what each call of the action resolves them to
+  calls: { line: number; column: number; count: string; args: { name: string; value: string }[] }[];
 }
 
 export interface RequestPageInput {

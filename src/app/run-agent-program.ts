@@ -35,7 +35,8 @@ export interface RunInput {
   // Run this earlier request of the same submitter instead of submitting the program again: the
   // source must be its program, byte for byte; it runs once approved, and only once.
   resume?: string;
-  manifests?: AgentManifestSource[]; // the agent's own action manifests (trusted/agent), submitted with the program and run with it
+  // the agent's own action manifests (trusted/agent), submitted with the program and run with it
+  manifests?: AgentManifestSource[];
   limits?: Partial<SandboxLimits>;
 }
 

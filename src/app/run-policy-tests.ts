@@ -56,7 +56,8 @@ export interface PolicyCaseResult {
 export interface PolicyTestOptions {
   manifests: ManifestSet;
   home: string; // what `~` means in the policy, unless a test file fixes its own `home`
-  ownAddresses?: readonly string[]; // the user's own addresses (none when left out), unless a test file fixes its own `address`
+  // the user's own addresses (none when left out), unless a test file fixes its own `address`
+  ownAddresses?: readonly string[];
   analyze: (source: string, entry: string) => Facts | Promise<Facts>;
 }
 

@@ -104,7 +104,8 @@ export class AnalysisPool {
     const old = this.#workers;
     this.#manifests = manifests;
     this.#workers = fresh;
-    for (const w of old) if (!this.#assigned.has(w)) void w.terminate(); // a busy one is terminated when its program is done
+    // a busy one is terminated when its program is done
+    for (const w of old) if (!this.#assigned.has(w)) void w.terminate();
     this.#dispatch();
   }
 

@@ -82,7 +82,8 @@ function readAll(incoming: IncomingMessage, limit: number, tooLarge: () => Error
       incoming.off("data", onData).off("end", onEnd).off("error", done).off("close", onClose);
       if (err === undefined) resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
       else {
-        incoming.pause(); // the rest of an oversized body is never read here (the server drains a bounded amount, then closes)
+        // the rest of an oversized body is never read here (the server drains a bounded amount, then closes)
+        incoming.pause();
         reject(err);
       }
     };

@@ -94,7 +94,8 @@ const command: Command = {
     const clientSecret = readClientSecret(clientSecretFile);
     const baseUrl =
       values["base-url"] === undefined ? undefined : Connection.safeParse({ base_url: values["base-url"] });
-    if (baseUrl?.success === false) throw usageError(`--base-url: ${baseUrl.error.issues[0]!.message}`); // before the person goes through the consent screen
+    // before the person goes through the consent screen
+    if (baseUrl?.success === false) throw usageError(`--base-url: ${baseUrl.error.issues[0]!.message}`);
     const waitSeconds = positiveFlag(values.timeout, "--timeout", 3600) ?? DEFAULT_WAIT_SECONDS;
     const data = dataDir(io.env);
     const json = values.json === true;

@@ -122,7 +122,8 @@ const command: Command = {
       const ctx = localContext(io.env);
       const printer = new Printer(io, json, { file, resumed: resume !== undefined });
       const interrupt = new AbortController();
-      const onSigint = () => (interrupt.signal.aborted ? process.exit(130) : interrupt.abort()); // a second Ctrl-C does not wait
+      // a second Ctrl-C does not wait
+      const onSigint = () => (interrupt.signal.aborted ? process.exit(130) : interrupt.abort());
       process.on("SIGINT", onSigint);
       // How long this call waits: --detach not at all; a resumed request --timeout, else until its
       // deadline; a new one --timeout (its deadline too), after which it is withdrawn, as on Ctrl-C.

@@ -1,7 +1,8 @@
 import { join, resolve } from "node:path";
 import type { InitResult } from "../app/index.js";
 import { describeReload, startAuthority, DEFAULT_HOST, DEFAULT_PORT, type McpEndpoint } from "../authority/index.js";
-import { dataDir, homeDir } from "../config/data-dir.js"; // a light entry: the config index loads the manifests and policy
+// a light entry: the config index loads the manifests and policy
+import { dataDir, homeDir } from "../config/data-dir.js";
 import { isPostgresUrl, openStore, redactUrl, SQLITE_FILE } from "../store/index.js";
 import { EXIT, shownPath, usageError, type Command, type Io } from "./command.js";
 import { parseFlags } from "./parse-flags.js";

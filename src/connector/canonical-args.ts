@@ -14,7 +14,8 @@ import type { Json } from "../model/index.js";
  * are: the type checks refuse them. Returns a new object; `args` is not changed.
  */
 export function canonicalArgs(action: LoadedAction, args: Readonly<Record<string, Json>>): Record<string, Json> {
-  if (args === null || typeof args !== "object" || Array.isArray(args)) return args; // not arguments: the caller's checks refuse them
+  // not arguments: the caller's checks refuse them
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
   const out: Record<string, Json> = { ...args };
   for (const input of action.manifest.inputs) {
     const format = input.format;

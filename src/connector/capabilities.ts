@@ -77,7 +77,8 @@ function realRoots(connections: Connections, key: string, roots: string[], decla
 }
 
 function allowedHosts(connections: Connections, name: string, conn: Connection, declared: string[]): Set<string> {
-  if (conn.base_url !== undefined) return new Set([formatTarget(urlTarget(new URL(conn.base_url))!)]); // validated http(s) with a host
+  // validated http(s) with a host
+  if (conn.base_url !== undefined) return new Set([formatTarget(urlTarget(new URL(conn.base_url))!)]);
   if (conn.hosts === undefined) {
     if (declared.length > 0) return new Set(declared);
     throw configError(

@@ -87,7 +87,8 @@ interface Match {
 /** Where a program's path lands: the most specific root it is under, and the real path through it. */
 export interface Located extends Match {
   real: string;
-  matches: Match[]; // every root the path is under: none may see a link on the way (a root named through a link below another)
+  // every root the path is under: none may see a link on the way (a root named through a link below another)
+  matches: Match[];
 }
 
 /**

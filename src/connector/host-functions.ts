@@ -76,7 +76,8 @@ export const SUCCESS_ANSWERS: Readonly<Record<string, SuccessAnswer>> = {
     } catch {
       return null;
     }
-    return parsed.success ? JSON.stringify({ ok: true }) : null; // as fsMakeDir answers, but for the folders made: see fs_write
+    // as fsMakeDir answers, but for the folders made: see fs_write
+    return parsed.success ? JSON.stringify({ ok: true }) : null;
   },
 };
 

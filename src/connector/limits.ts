@@ -3,7 +3,8 @@ export interface Limits {
   timeoutMs: number; // wall clock for one plugin call, host functions included
   maxResponseBytes: number; // an HTTP response body or a file read
   maxMemoryPages: number; // the most linear memory (64 KiB pages) a plugin may declare
-  maxHostMemoryBytes: number; // what a plugin may allocate in host memory (Extism's blocks: its output, its requests) in one call
+  // what a plugin may allocate in host memory (Extism's blocks: its output, its requests) in one call
+  maxHostMemoryBytes: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {

@@ -257,7 +257,8 @@ function makeChanges(instance: Instance): void {
 }
 
 function synchronous(name: string, answer: string | Promise<string>): string {
-  if (typeof answer !== "string") throw new Error(`${name} does not answer synchronously`); // the pool runs such plugins in a worker
+  // the pool runs such plugins in a worker
+  if (typeof answer !== "string") throw new Error(`${name} does not answer synchronously`);
   return answer;
 }
 

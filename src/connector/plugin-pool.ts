@@ -198,7 +198,8 @@ export function createPluginPool(): PluginPool {
             ? await outOfSlice(entry, connector, fn, text, outcome.changed, deadline, limits)
             : outcome;
       } else {
-        const answer = (name: string, request: string) => entry.handlers[name]!(request); // checkPlugin checked the imports
+        // checkPlugin checked the imports
+        const answer = (name: string, request: string) => entry.handlers[name]!(request);
         result = await plugin.call(fn, text, deadline, answer, fresh, limits.maxHostMemoryBytes);
       }
       if (entry.state.hostError !== null) throw entry.state.hostError;

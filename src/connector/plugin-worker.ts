@@ -70,7 +70,8 @@ export class PluginWorker {
     this.#worker = new Worker(...threadModule(import.meta.url, "./plugin-thread", { execArgv: [], workerData }));
     // The worker never keeps the process alive; during a call the deadline's timer does (see untilDeadline).
     this.#worker.unref();
-    this.#worker.on("error", (err) => (this.#failure = `the plugin worker failed: ${err.message}`)); // the call in progress fails on "exit"
+    // the call in progress fails on "exit"
+    this.#worker.on("error", (err) => (this.#failure = `the plugin worker failed: ${err.message}`));
     this.#worker.on("exit", () => {
       this.#exited = true;
       Atomics.store(this.#channel.flags, TO_MAIN, 1);

@@ -74,7 +74,8 @@ export function describeSources(sources: readonly Provenance[], none: string, ca
   const agentActions = new Set(sources.flatMap((p) => (p.op?.startsWith("agent.") === true ? [p.op] : [])));
   const steps = new Map<string, Set<string>>(); // agent action → the ops its steps call
   const listed: Provenance[] = [];
-  const untrusted = new Set<string>(); // agent actions with an untrusted step folded in: the action's entry carries the mark
+  // agent actions with an untrusted step folded in: the action's entry carries the mark
+  const untrusted = new Set<string>();
   for (const p of sources) {
     const step = STEP.exec(p.source);
     if (step === null || !agentActions.has(step[2]!)) {

@@ -69,7 +69,8 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
       return undefined;
     };
     const lengthOf = (target: unknown): number => {
-      if (target === null || (typeof target !== "object" && typeof target !== "function")) return 0; // a primitive: as long as its memory allows
+      // a primitive: as long as its memory allows
+      if (target === null || (typeof target !== "object" && typeof target !== "function")) return 0;
       if (isArray(target)) return target.length;
       const length = dataAt(target, "length");
       if (length !== null && (typeof length === "object" || typeof length === "function"))
@@ -132,7 +133,8 @@ export function hardenRealm(plan: HardeningPlan, findObjects: (G: typeof globalT
       (original) =>
         ({
           flat(this: unknown, depth?: unknown) {
-            const d = depth === undefined ? 1 : +(depth as number); // converted once: the method gets the number that was checked
+            // converted once: the method gets the number that was checked
+            const d = depth === undefined ? 1 : +(depth as number);
             flatSize(this, d, 0);
             return call(original, this, [d]);
           },

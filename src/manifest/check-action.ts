@@ -15,7 +15,8 @@ export interface ActionContext {
   actions: ReadonlyMap<string, ActionManifest>; // the schema-valid actions of that connector, by name
   broken: ReadonlySet<string>; // file names (without .toml) of that connector's actions that failed their schema
   connectors: ReadonlySet<string>; // every connector directory of the set
-  exports: ReadonlyMap<string, ReadonlySet<string>>; // the functions each connector's plugin exports, where its wasm compiled
+  // the functions each connector's plugin exports, where its wasm compiled
+  exports: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**

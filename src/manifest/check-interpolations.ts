@@ -5,7 +5,8 @@ import { parseTemplate, type Template, type TemplateProblem } from "./template.j
 /** What a `${...}` may name where it appears: declared inputs always, earlier steps only in [[execute]]. */
 export interface InterpolationScope {
   inputs: ReadonlyMap<string, unknown>; // keyed by input name, in declaration order
-  steps: ReadonlyMap<string, unknown> | null; // the earlier steps by id; null: step results are not available (preview args)
+  // the earlier steps by id; null: step results are not available (preview args)
+  steps: ReadonlyMap<string, unknown> | null;
 }
 
 /** Parse a value's `${args.X}` / `${step.field}` references (strings at any depth) and check each against its scope. */

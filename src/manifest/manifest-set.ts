@@ -35,5 +35,6 @@ export interface ManifestSet {
   dir: string;
   connectors: ReadonlyMap<string, LoadedConnector>;
   actions: ReadonlyMap<string, LoadedAction>; // keyed by op
-  agent?: AgentActions; // actions an agent submitted with its program (never in `actions`: the policy and grants see only trusted ops)
+  // actions an agent submitted with its program (never in `actions`: the policy and grants see only trusted ops)
+  agent?: AgentActions;
 }

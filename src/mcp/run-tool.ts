@@ -124,7 +124,8 @@ export function registerRunTool(server: McpServer, { ctx, authority }: McpDeps):
     try {
       client = authority();
     } catch (err) {
-      return toolResult(runResult({ outcome: "unavailable", error: toEnvelope(err, "cli").error }), true); // as when one is configured but does not answer
+      // as when one is configured but does not answer
+      return toolResult(runResult({ outcome: "unavailable", error: toEnvelope(err, "cli").error }), true);
     }
     const token = extra._meta?.progressToken;
     let step = 0;

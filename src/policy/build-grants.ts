@@ -134,7 +134,8 @@ function frozen(c: ValueConstraint): ValueConstraint {
     if (key === "all" || key === "any") (member as ValueConstraint[]).forEach(frozen);
     else if (key === "not" || key === "elements") frozen(member as ValueConstraint);
     else if (key === "fields") Object.values(Object.freeze(member as Record<string, ValueConstraint>)).forEach(frozen);
-    if (key === "all" || key === "any" || key === "in" || key === "type") Object.freeze(member); // lists constraintOf made
+    // lists constraintOf made
+    if (key === "all" || key === "any" || key === "in" || key === "type") Object.freeze(member);
   }
   return Object.freeze(c);
 }

@@ -38,9 +38,11 @@ export interface RuleContext {
   known: readonly EffectConstraint[]; // what holds at run time
   knownHere: readonly EffectConstraint[]; // those of them whose op matches the effect's
   listInputs: ReadonlySet<string>; // inputs of the effect's action whose type is array
-  resolved: ReadonlyMap<string, AbstractValue>; // inputs the wrapper reads before each call ([resolve]), as the rules see them
+  // inputs the wrapper reads before each call ([resolve]), as the rules see them
+  resolved: ReadonlyMap<string, AbstractValue>;
   options: EffectOptions; // what the manifests say about every op's inputs
-  given: GivenContext | undefined; // what the submitting agent had been given (facts.context); undefined: nothing read, nothing given
+  // what the submitting agent had been given (facts.context); undefined: nothing read, nothing given
+  given: GivenContext | undefined;
 }
 
 /** One condition's verdict, with what `whyOf` needs to say why (strings are built only when shown). */

@@ -6,7 +6,8 @@ import { effectOptionsOf, type ManifestSet } from "../manifest/index.js";
 export interface ManifestView {
   options: EffectOptions; // what the manifests say about every op's inputs
   listInputs(op: string): ReadonlySet<string>; // the op's inputs whose type is array
-  resolved(op: string): ReadonlyMap<string, AbstractValue>; // the inputs the wrapper reads before each call, as the rules see them
+  // the inputs the wrapper reads before each call, as the rules see them
+  resolved(op: string): ReadonlyMap<string, AbstractValue>;
 }
 
 // A loaded manifest set never changes, so its view is kept with it; a reload makes a new set.

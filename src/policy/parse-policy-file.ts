@@ -9,7 +9,8 @@ export interface ParsedPolicyFile {
   content?: PolicyFile; // the whole file, present exactly when it has no problem
   default?: DefaultDecision;
   rules: { rule: PolicyRule; index: number }[]; // every rule that is valid by itself, with its position
-  trusted: { entry: TrustedEntry; index: number }[]; // every [[trusted]] entry that is valid by itself, with its position
+  // every [[trusted]] entry that is valid by itself, with its position
+  trusted: { entry: TrustedEntry; index: number }[];
   problems: PolicyProblem[];
   lines: KeyLines;
 }

@@ -5,7 +5,8 @@ import { narrowEffect, typedEffect } from "./narrow-effect.js";
 
 /** What the policy stage derives from a program's facts and the manifests alone, before any rule is read. */
 export interface PreparedFacts {
-  assumed: EffectConstraint[]; // proven guarantees hold on every run and enforced ones are checked at every call: both are known
+  // proven guarantees hold on every run and enforced ones are checked at every call: both are known
+  assumed: EffectConstraint[];
   enforced: EffectConstraint[]; // checked at every call: the decision's guards carry them
   effects: readonly Effect[]; // typed as a call that runs has them, narrowed by `assumed`
   assumedHere: readonly (readonly EffectConstraint[])[]; // per effect, those of `assumed` whose op matches its op

@@ -35,7 +35,8 @@ function buildApi(set: ManifestSet): SandboxApi {
     Object.entries(contractsByConnector).filter(([connector]) => set.connectors.has(connector)),
   );
   for (const functions of Object.values(actions)) Object.freeze(functions);
-  return Object.freeze({ actions: Object.freeze(actions), contracts: Object.freeze(contracts) }); // shared by every run of the set
+  // shared by every run of the set
+  return Object.freeze({ actions: Object.freeze(actions), contracts: Object.freeze(contracts) });
 }
 
 /**

@@ -46,7 +46,9 @@ export function makeBridge(hostGlobal: string, serialize: Serialize): BridgeFunc
     return error;
   };
   const pending: ([(value: unknown) => void, (error: Error) => void] | undefined)[] = [];
-  let queue: string[] = []; // one line per call: id, op (JSON) and arguments (serialize's answer), tab-separated (JSON text holds no raw tab or newline)
+  // one line per call: id, op (JSON) and arguments (serialize's answer), tab-separated (JSON text holds no raw tab or
+  // newline)
+  let queue: string[] = [];
   let next = 0;
   let max = 0;
   host.call = (op, args) => {

@@ -160,7 +160,8 @@ type HeadInProgress = ChainHead & { start: number };
  * waits for it.
  */
 function readHead(ctx: StoreContext, tx: Tx): Promise<HeadInProgress> {
-  const lock = ctx.driver.dialect === "postgres" ? " FOR UPDATE" : ""; // SQLite: BEGIN IMMEDIATE holds the only write lock
+  // SQLite: BEGIN IMMEDIATE holds the only write lock
+  const lock = ctx.driver.dialect === "postgres" ? " FOR UPDATE" : "";
   return tx.all(`SELECT last_id, last_hash FROM audit_head WHERE one = 1${lock}`).then((rows) => {
     const row = rows[0];
     if (row === undefined) throw new Error("the audit chain head is missing");

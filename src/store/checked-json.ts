@@ -15,7 +15,8 @@ export class CheckedJson<S extends z.ZodType> {
   readonly #what: string;
   readonly #maxChars: number;
   readonly #entries = new Map<string, { value: z.infer<S>; json: string }>();
-  readonly #frozen = new WeakMap<object, { value: z.infer<S>; json: string }>(); // by the very object, for values nothing can change
+  // by the very object, for values nothing can change
+  readonly #frozen = new WeakMap<object, { value: z.infer<S>; json: string }>();
   #chars = 0;
 
   constructor(schema: S, what: string, maxChars = 4_000_000) {

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { accessSync, constants, existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { CountersignError } from "../model/errors-plain.js"; // a light entry: `check` reads the token file name from here
+// a light entry: `check` reads the token file name from here
+import { CountersignError } from "../model/errors-plain.js";
 import { writeFileAtomic } from "./atomic-write.js";
 
 /** The approver secret (mode 0600): login links are made from it, so whoever can read it may approve. */
@@ -14,7 +15,8 @@ export const SUBMITTER_TOKEN_FILE = "submitter.token";
  * file.
  */
 export function writeNewFile(path: string, text: string, mode: number): boolean {
-  if (existsSync(path)) return false; // not even a temporary file beside it: a start on a directory it keeps writes nothing
+  // not even a temporary file beside it: a start on a directory it keeps writes nothing
+  if (existsSync(path)) return false;
   try {
     writeFileAtomic(path, text, mode, { exclusive: true });
     return true;

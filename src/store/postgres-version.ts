@@ -44,7 +44,8 @@ export function versionReader(pool: pg.Pool): (fresh: boolean) => string | Promi
         const row = result.rows[0];
         if (row === undefined) throw new Error("the reads_version row is missing");
         const version = String(row.n);
-        if (answeredThisTurn === undefined) setImmediate(() => (answeredThisTurn = undefined)); // the check phase of this loop iteration
+        // the check phase of this loop iteration
+        if (answeredThisTurn === undefined) setImmediate(() => (answeredThisTurn = undefined));
         answeredThisTurn = version; // before its callers resume, so that what they look up next reuses it
         batch.resolve(version);
       })

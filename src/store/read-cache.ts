@@ -25,7 +25,8 @@ export class ReadCache {
   }
 
   read<T>(key: string, read: () => Promise<T>, fresh = false): Promise<T> {
-    const version = this.#driver.version(fresh); // before the read: a change after it makes the entry stale, never the reverse
+    // before the read: a change after it makes the entry stale, never the reverse
+    const version = this.#driver.version(fresh);
     if (version === undefined) return read();
     if (typeof version !== "string") return version.then((v) => this.#readAt(v, key, read));
     return this.#readAt(version, key, read);

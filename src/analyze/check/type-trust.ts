@@ -125,7 +125,8 @@ function isWrite(node: ts.Node): node is ts.Expression {
  */
 function directives(file: ts.SourceFile): number[] {
   const text = file.text;
-  if (!DIRECTIVE.test(text)) return []; // a comment is part of the text: without the words anywhere, no comment holds them
+  // a comment is part of the text: without the words anywhere, no comment holds them
+  if (!DIRECTIVE.test(text)) return [];
   const found = new Set<number>();
   const seen = new Set<number>();
   const visit = (node: ts.Node): void => {

@@ -14,7 +14,8 @@ import {
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
-import { makePrivateDir } from "../../model/paths.js"; // a light entry: installed by every command, before anything else loads
+// a light entry: installed by every command, before anything else loads
+import { makePrivateDir } from "../../model/paths.js";
 
 /**
  * A V8 code cache for big CommonJS bundles (the TypeScript compiler, otherwise compiled from

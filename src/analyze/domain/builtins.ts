@@ -96,9 +96,10 @@ export function callGlobal(name: string, args: AbstractValue[]): AbstractValue {
       case "String":
         if (first.kind === "const" && first.values.every(isPrimitive))
           return constants(first.values.map((v) => String(v)));
+        // always a string
         return first.kind === "string"
           ? first
-          : { kind: "string", prefix: "", suffix: "", provenance: provenanceOf(derived([first], source)) }; // always a string
+          : { kind: "string", prefix: "", suffix: "", provenance: provenanceOf(derived([first], source)) };
       case "Number":
       case "parseInt":
       case "parseFloat":

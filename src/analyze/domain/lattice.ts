@@ -207,7 +207,8 @@ export function asRecord(value: AbstractValue): Record<string, AbstractValue> | 
   const objects = value.values.filter(isPlainObject);
   if (objects.length !== value.values.length || objects.length === 0) return undefined;
   if (!objects.every((o) => sameKeys(o, objects[0]!))) return undefined;
-  return Object.fromEntries(Object.keys(objects[0]!).map((key) => [key, constants(objects.map((o) => o[key]!))])); // a __proto__ key stays a field, as in join
+  // a __proto__ key stays a field, as in join
+  return Object.fromEntries(Object.keys(objects[0]!).map((key) => [key, constants(objects.map((o) => o[key]!))]));
 }
 
 export function isPlainObject(value: Json): value is { [key: string]: Json } {

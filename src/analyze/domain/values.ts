@@ -65,7 +65,8 @@ export function getProperty(v: AbstractValue, key: string): AbstractValue {
 
 function lengthOf(v: AbstractValue & { kind: "array" | "string" }): AbstractValue {
   if (v.kind === "string") return derived([v], "the length of a string");
-  return v.length.min === v.length.max ? constant(v.length.min) : derived([v], "the length of an array"); // an untrusted list's length is untrusted
+  // an untrusted list's length is untrusted
+  return v.length.min === v.length.max ? constant(v.length.min) : derived([v], "the length of an array");
 }
 
 /**

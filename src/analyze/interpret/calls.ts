@@ -135,7 +135,8 @@ export function invoke(
     if (!detached) {
       const { end, value } = runBody(it, fn, callee);
       if (end !== undefined) state.counts = end.counts;
-      return isAsync(fn) ? it.promises.of(it.promises.awaited(value)) : value; // an async function resolves what it returns
+      // an async function resolves what it returns
+      return isAsync(fn) ? it.promises.of(it.promises.awaited(value)) : value;
     }
     // A detached async call that throws rejects its promise, and its caller goes on: with the
     // smallest counts of any point where the body may throw, and the largest it reached at all.
@@ -205,7 +206,8 @@ export function evaluateCall(it: Interpreter, call: ts.CallExpression, state: St
   if (ts.isPropertyAccessExpression(callee)) return methodCall(it, call, callee.expression, callee.name.text, state);
   const key = ts.isElementAccessExpression(callee) ? skipOuter(callee.argumentExpression) : undefined;
   if (key !== undefined && (ts.isStringLiteral(key) || ts.isNoSubstitutionTemplateLiteral(key)))
-    return methodCall(it, call, (callee as ts.ElementAccessExpression).expression, key.text, state); // xs["push"](x) is xs.push(x)
+    // xs["push"](x) is xs.push(x)
+    return methodCall(it, call, (callee as ts.ElementAccessExpression).expression, key.text, state);
   const target = evaluateExpression(it, callee, state);
   if (call.questionDotToken !== undefined) it.chains.mayShortCircuit(target, state);
   return derived([target, evaluateArgs(it, call.arguments, state).list], "the result of a function value");
@@ -565,7 +567,8 @@ function arrayCallback(
     const element = view?.element ?? derived([receiver], "an element of a collection");
     const length = view?.length ?? { min: 0, max: null };
     const iterations = perElement.has(name) || name === "reduce" ? length : { min: 0, max: length.max };
-    const index = view !== undefined ? numeric(unknown("an index")) : unknown("an index"); // an array's own method passes a number
+    // an array's own method passes a number
+    const index = view !== undefined ? numeric(unknown("an index")) : unknown("an index");
     const args =
       name === "reduce"
         ? [join(rest[0] ?? unknown("undefined"), unknown("an accumulated value", true)), element, index, receiver]

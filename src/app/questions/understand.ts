@@ -338,7 +338,8 @@ function understandSentence(sentence: string): Understood[] | null {
     if (CHANGE_VERBS.test(next) && !EFFECT_VERBS.test(next)) return null;
     if (!CONTINUES.test(next)) return null;
   }
-  if (/,\s*(?:and\s+|or\s+)?(?:send|email|mail|write|post|create|draft|run|delete)\b/.test(s)) return null; // ", send it to ...": a request
+  // ", send it to ...": a request
+  if (/,\s*(?:and\s+|or\s+)?(?:send|email|mail|write|post|create|draft|run|delete)\b/.test(s)) return null;
   if (
     /\b(?:and|or)\s+(?:send|email|mail|post|create|draft|run|delete)\s+(?:it|this|that|them|the|a|an|to|only)\b/.test(s)
   )

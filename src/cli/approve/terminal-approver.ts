@@ -39,7 +39,8 @@ interface Opened {
   fullPreviews: boolean;
   answer?: ShownAnswer; // the last question asked here and its answer
   scroll: number;
-  laidOut?: { key: string; rows: ScreenRow[] }; // a 256 KiB source takes a while to lay out: once per view, width and second
+  // a 256 KiB source takes a while to lay out: once per view, width and second
+  laidOut?: { key: string; rows: ScreenRow[] };
 }
 
 // The keys, most important first and short enough for 80 columns: the decisions on one row, moving about on the next.
@@ -94,7 +95,8 @@ export class TerminalApprover {
     output.on("resize", render);
     input.resume();
     output.write(ENTER_SCREEN);
-    const ticker = setInterval(() => this.#opened === undefined && this.#render(), TICK_MS); // the list's ages and times left
+    // the list's ages and times left
+    const ticker = setInterval(() => this.#opened === undefined && this.#render(), TICK_MS);
     try {
       const done = new Promise<void>((resolve) => (this.#quit = resolve));
       const watching = this.#client.watch(
@@ -478,7 +480,8 @@ export class TerminalApprover {
       );
       body = truncate([title, line(""), ...listLines(this.#shown, this.#selected, now, this.#mode)], width);
       footer = [...status, ...truncate([line(LIST_KEYS[this.#mode], "dim")], width)];
-      const last = 2 + (this.#selected + 1) * ROWS_PER_REQUEST; // the selected request's rows (after the title and a blank) in view
+      // the selected request's rows (after the title and a blank) in view
+      const last = 2 + (this.#selected + 1) * ROWS_PER_REQUEST;
       scroll = Math.max(0, last - (height - footer.length));
     }
     const text = frame(body, { width, height, scroll, footer, color: this.#io.color });
