@@ -182,6 +182,9 @@ const OPENERS: readonly RegExp[] = [
   /^(?:let me know|i(?:'d| would)? (?:like|want) to know|i wonder|i'm wondering|i am wondering|explain|describe|confirm|say)\s+/,
 ];
 
+/** The auxiliaries a question may start or go on with: "will it…", "and does it…". */
+const AUXILIARIES = ["will", "would", "does", "do", "did", "is", "are", "was", "were", "can", "could", "has", "have"];
+
 /**
  * The start of a question once an opener is gone: an interrogative, an auxiliary, or a list ("list the recipients").
  */
@@ -200,19 +203,7 @@ const QUESTION_START = wordsIn(
     "when",
     "whether",
     "if",
-    "will",
-    "would",
-    "does",
-    "do",
-    "did",
-    "is",
-    "are",
-    "was",
-    "were",
-    "can",
-    "could",
-    "has",
-    "have",
+    ...AUXILIARIES,
     "list",
     "any",
     "anything",
@@ -237,19 +228,7 @@ const CONTINUES = wordsIn(
     "where",
     "when",
     "whether",
-    "will",
-    "would",
-    "does",
-    "do",
-    "did",
-    "is",
-    "are",
-    "was",
-    "were",
-    "can",
-    "could",
-    "has",
-    "have",
+    ...AUXILIARIES,
     "to whom",
     "from where",
     "the",
