@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import createPlugin from "@extism/extism";
 import { buildWasm } from "../scripts/build-connectors.mjs";
-import { load, measure, syncHostHandlers, tempDir } from "./sandbox-measure-kit.mjs";
+import { fsCapabilities, load, measure, syncHostHandlers, tempDir } from "./sandbox-measure-kit.mjs";
 
 const { connectorContext } = await load("config/connector-context.js");
 const { executeAction } = await load("connector/execute-action.js");
@@ -27,14 +27,7 @@ writeFileSync(join(root, "connections.toml"), `[fs]\nroots = ["${files}"]\n`);
 const set = loadManifests(join(pkg, "manifests"));
 const connector = set.connectors.get("fs");
 
-const caps = {
-  connector: "fs",
-  hosts: new Set(),
-  baseUrl: null,
-  credential: null,
-  roots: [{ given: files, real: files }],
-  secrets: [],
-};
+const caps = fsCapabilities(files);
 const input = JSON.stringify({ path: files });
 const state = () => ({ caps, limits: DEFAULT_LIMITS, signal: new AbortController().signal, hostError: null });
 // A canned, synchronous fs_list: foreground plugins cannot await a host function, and it isolates

@@ -15,6 +15,18 @@ export function tempDir(prefix) {
 /** A module of the built dist/src/, e.g. load("sandbox/index.js"). */
 export const load = (path) => import(new URL(path, dist).href);
 
+/** What the fs connector may reach in the measurements: the one folder `files`, and nothing else. */
+export function fsCapabilities(files) {
+  return {
+    connector: "fs",
+    hosts: new Set(),
+    baseUrl: null,
+    credential: null,
+    roots: [{ given: files, real: files }],
+    secrets: [],
+  };
+}
+
 /**
  * The host handlers a plugin in the host's thread is given: every one that answers synchronously,
  * as the pool gives them, so that a connector importing a new one still starts here.

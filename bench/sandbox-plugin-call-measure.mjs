@@ -6,7 +6,7 @@ import { createContext, Script } from "node:vm";
 import { Worker } from "node:worker_threads";
 import createPlugin from "@extism/extism";
 import { buildWasm } from "../scripts/build-connectors.mjs";
-import { load, measure, measureAfter, syncHostHandlers, tempDir } from "./sandbox-measure-kit.mjs";
+import { fsCapabilities, load, measure, measureAfter, syncHostHandlers, tempDir } from "./sandbox-measure-kit.mjs";
 
 const { connectorContext } = await load("config/connector-context.js");
 const { executeAction } = await load("connector/execute-action.js");
@@ -34,14 +34,7 @@ const module = await WebAssembly.compile(readFileSync(connector.wasmPath));
 const unmeteredPath = join(root, "fs-unmetered.wasm");
 await buildWasm(join(pkg, "trusted", "connectors", "fs", "index.ts"), unmeteredPath, { meter: false });
 const unmetered = await WebAssembly.compile(readFileSync(unmeteredPath));
-const caps = {
-  connector: "fs",
-  hosts: new Set(),
-  baseUrl: null,
-  credential: null,
-  roots: [{ given: files, real: files }],
-  secrets: [],
-};
+const caps = fsCapabilities(files);
 const input = JSON.stringify({ path: files });
 // Every variant answers fs_list with the real host operation (realpath + readdir).
 const state = { caps, limits: DEFAULT_LIMITS, signal: new AbortController().signal, hostError: null };
