@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { program, run, texts } from "./helpers.js";
+import { hostModules } from "../../src/sandbox/host-modules.js";
+import { api, program, run, texts } from "./helpers.js";
 
 // What a program imports from `trusted/...` is made by typed functions inside the realm, before
 // the lockdown: frozen arrow functions that hand their op and arguments to the host, nothing else.
@@ -37,5 +38,15 @@ describe("the trusted modules a program imports", () => {
     const r = await run(program(`console.log(JSON.stringify(recipientsOnly(["bob@example.com"])));`));
     expect(r.outcome).toBe("returned");
     expect(JSON.parse(texts(r)[0]!)).toEqual({ op: "email.*", args: { to: { in: ["bob@example.com"] } } });
+  });
+
+  it("name exactly the connector's functions as exports, and refuse a name that is no identifier", () => {
+    const email = hostModules(api).get("trusted/email")!;
+    const exported = /export \{ ([^}]*) \};/.exec(email)![1]!.split(", ");
+    expect(exported.sort()).toEqual(Object.keys(api.actions.email!).sort());
+    const hostile = { actions: { x: { "send-mail": "x.send_mail" } }, contracts: {} };
+    expect(() => hostModules(hostile)).toThrow(/cannot export "send-mail"/);
+    const injected = { actions: { x: { "a } from 'y'; //": "x.a" } }, contracts: {} };
+    expect(() => hostModules(injected)).toThrow(/cannot export/);
   });
 });
